@@ -1,0 +1,118 @@
+package cassettes
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// SchemaVersion is the version of cassette's own metadata (the `cassette:` key).
+const SchemaVersion = 1
+
+// GoVCRVersion is the go-vcr cassette format version our HTTP cassettes follow
+// (the `version:` key), so that go-vcr v3/v4 load them as they are.
+const GoVCRVersion = 2
+
+// Kind is the kind of an adapter and of its cassettes.
+type Kind string
+
+// The adapter kinds.
+const (
+	KindHTTP Kind = "http"
+	KindCLI  Kind = "cli"
+)
+
+// Cassette is the recorded input and output of one scenario of one adapter.
+// HTTP interactions keep go-vcr's `version: 2` shape; the other top-level keys
+// are cassette's metadata, which go-vcr ignores.
+type Cassette struct {
+	Cassette     int           `yaml:"cassette,omitempty"`
+	Version      int           `yaml:"version"`
+	Adapter      string        `yaml:"adapter,omitempty"`
+	Scenario     string        `yaml:"scenario,omitempty"`
+	Kind         Kind          `yaml:"kind,omitempty"`
+	Normalizers  []string      `yaml:"normalizers,omitempty"`
+	RecordedAt   *time.Time    `yaml:"recorded_at,omitempty"`
+	Recorder     *Recorder     `yaml:"recorder,omitempty"`
+	Replayable   *bool         `yaml:"replayable,omitempty"` // false: the scenario mutates the real side
+	Input        *Input        `yaml:"input,omitempty"`
+	Output       *Output       `yaml:"output,omitempty"`
+	Interactions []Interaction `yaml:"interactions"`
+
+	// Path is the file the cassette was loaded from or will be saved to.
+	Path string `yaml:"-"`
+	// Plain is true for a go-vcr cassette without cassette's metadata; its
+	// adapter and scenario were taken from the path.
+	Plain bool `yaml:"-"`
+	// Warnings are non-fatal findings of the loader (an upgraded format, a
+	// key another tool added).
+	Warnings []Problem `yaml:"-"`
+}
+
+// Recorder identifies the cassette build that wrote a cassette.
+type Recorder struct {
+	Version string `yaml:"version"`
+	SHA     string `yaml:"sha,omitempty"`
+}
+
+// Input is what a CLI scenario runs: the command, its arguments, its standard
+// input and the names (never the values) of the environment variables it needs.
+type Input struct {
+	Command string   `yaml:"command"`
+	Args    []string `yaml:"args,omitempty"`
+	Stdin   Body     `yaml:"stdin,omitempty"`
+	Env     []string `yaml:"env,omitempty"`
+}
+
+// Output is what a CLI scenario produced.
+type Output struct {
+	Stdout   Body `yaml:"stdout"`
+	Stderr   Body `yaml:"stderr"`
+	ExitCode int  `yaml:"exit_code"`
+}
+
+// Interaction is one HTTP round trip, in go-vcr's shape.
+type Interaction struct {
+	ID       int      `yaml:"id"`
+	Request  Request  `yaml:"request"`
+	Response Response `yaml:"response"`
+}
+
+// Request is a recorded HTTP request (go-vcr's fields and names).
+type Request struct {
+	Proto            string      `yaml:"proto,omitempty"`
+	ProtoMajor       int         `yaml:"proto_major,omitempty"`
+	ProtoMinor       int         `yaml:"proto_minor,omitempty"`
+	ContentLength    int64       `yaml:"content_length,omitempty"`
+	TransferEncoding []string    `yaml:"transfer_encoding,omitempty"`
+	Trailer          http.Header `yaml:"trailer,omitempty"`
+	Host             string      `yaml:"host,omitempty"`
+	RemoteAddr       string      `yaml:"remote_addr,omitempty"`
+	RequestURI       string      `yaml:"request_uri,omitempty"`
+	Body             Body        `yaml:"body,omitempty"`
+	BodyFile         string      `yaml:"body_file,omitempty"` // sidecar holding a large body
+	Form             url.Values  `yaml:"form,omitempty"`
+	Headers          http.Header `yaml:"headers,omitempty"`
+	URL              string      `yaml:"url"`
+	Method           string      `yaml:"method"`
+}
+
+// Response is a recorded HTTP response (go-vcr's fields and names).
+type Response struct {
+	Proto            string      `yaml:"proto,omitempty"`
+	ProtoMajor       int         `yaml:"proto_major,omitempty"`
+	ProtoMinor       int         `yaml:"proto_minor,omitempty"`
+	TransferEncoding []string    `yaml:"transfer_encoding,omitempty"`
+	Trailer          http.Header `yaml:"trailer,omitempty"`
+	ContentLength    int64       `yaml:"content_length"`
+	Uncompressed     bool        `yaml:"uncompressed,omitempty"`
+	Body             Body        `yaml:"body"`
+	BodyFile         string      `yaml:"body_file,omitempty"` // sidecar holding a large body
+	Headers          http.Header `yaml:"headers"`
+	Status           string      `yaml:"status"`
+	Code             int         `yaml:"code"`
+	Duration         Duration    `yaml:"duration,omitempty"`
+}
+
+// ID returns "adapter/scenario", the cassette's identity in reports.
+func (c *Cassette) ID() string { return c.Adapter + "/" + c.Scenario }

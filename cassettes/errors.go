@@ -1,0 +1,177 @@
+package cassettes
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Exit is the coarse process exit class of the PR-gate contract
+// (specs/002 §4): it never changes meaning; reason codes carry the nuance.
+type Exit int
+
+// The exit classes.
+const (
+	ExitPass  Exit = 0 // everything passed
+	ExitFail  Exit = 1 // one or more cassettes drifted or failed
+	ExitUser  Exit = 2 // configuration or user error
+	ExitInfra Exit = 3 // infrastructure: fake/real side unavailable, timeout, rate limit
+)
+
+// Reason is a stable, machine-readable reason code (specs/002 §5).
+type Reason string
+
+// The registered reason codes. New codes are added, never repurposed.
+const (
+	// exit 2: configuration or user error
+	ECfgParse                Reason = "E_CFG_PARSE"
+	EMissingConfig           Reason = "E_MISSING_CONFIG"
+	ECassetteNotFound        Reason = "E_CASSETTE_NOT_FOUND"
+	ECassetteInvalid         Reason = "E_CASSETTE_INVALID"
+	EReplayMissingDependency Reason = "E_REPLAY_MISSING_DEPENDENCY"
+	ESecretLeak              Reason = "E_SECRET_LEAK"
+	EUsage                   Reason = "E_USAGE"
+	EQuarantineInvalid       Reason = "E_QUARANTINE_INVALID"
+	EBundleInvalid           Reason = "E_BUNDLE_INVALID"
+	// exit 3: infrastructure
+	ETimeout         Reason = "E_TIMEOUT"
+	ERateLimit       Reason = "E_RATE_LIMIT"
+	EProvider5xx     Reason = "E_PROVIDER_5XX"
+	EFakeUnavailable Reason = "E_FAKE_UNAVAILABLE"
+	ERealUnreachable Reason = "E_REAL_UNREACHABLE"
+	EForge           Reason = "E_FORGE"
+	EPushRejected    Reason = "E_PUSH_REJECTED"
+	EIO              Reason = "E_IO"
+	// exit 1: test failure
+	ETestFailed        Reason = "E_TEST_FAILED"
+	EContractDrift     Reason = "E_CONTRACT_DRIFT"
+	EFakeError         Reason = "E_FAKE_ERROR"
+	EQuarantineExpired Reason = "E_QUARANTINE_EXPIRED"
+	EReplayMiss        Reason = "E_REPLAY_MISS"
+	EEscalated         Reason = "E_ESCALATED"
+)
+
+var reasonExit = map[Reason]Exit{
+	ECfgParse: ExitUser, EMissingConfig: ExitUser, ECassetteNotFound: ExitUser,
+	ECassetteInvalid: ExitUser, EReplayMissingDependency: ExitUser, ESecretLeak: ExitUser,
+	EUsage: ExitUser, EQuarantineInvalid: ExitUser, EBundleInvalid: ExitUser,
+	ETimeout: ExitInfra, ERateLimit: ExitInfra, EProvider5xx: ExitInfra,
+	EFakeUnavailable: ExitInfra, ERealUnreachable: ExitInfra, EForge: ExitInfra,
+	EPushRejected: ExitInfra, EIO: ExitInfra,
+	ETestFailed: ExitFail, EContractDrift: ExitFail, EFakeError: ExitFail,
+	EQuarantineExpired: ExitFail, EReplayMiss: ExitFail, EEscalated: ExitFail,
+}
+
+// Exit returns the exit class a reason code maps to; an unregistered code is a
+// user error so that nothing unknown ever passes as success.
+func (r Reason) Exit() Exit {
+	if e, ok := reasonExit[r]; ok {
+		return e
+	}
+	return ExitUser
+}
+
+// Reasons lists every registered reason code (for documentation and tests).
+func Reasons() []Reason {
+	out := make([]Reason, 0, len(reasonExit))
+	for r := range reasonExit {
+		out = append(out, r)
+	}
+	return out
+}
+
+// Problem is one thing wrong with one place of one file.
+type Problem struct {
+	File       string // path as the user gave it
+	Line       int    // 1-based; 0 when unknown
+	Column     int    // 1-based; 0 when unknown
+	Field      string // field path in yaml names, e.g. interactions[0].response.code
+	Message    string // what is wrong
+	Expected   string // what was expected, if it can be said
+	Suggestion string // e.g. "did you mean `timestamps.ISO8601`?"
+}
+
+// Location renders "file:line:col" as far as it is known.
+func (p Problem) Location() string {
+	loc := p.File
+	if loc == "" {
+		loc = "<input>"
+	}
+	if p.Line > 0 {
+		loc += fmt.Sprintf(":%d", p.Line)
+		if p.Column > 0 {
+			loc += fmt.Sprintf(":%d", p.Column)
+		}
+	}
+	return loc
+}
+
+// String renders the problem on one line for a terminal or a log.
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.Location())
+	b.WriteString(": ")
+	if p.Field != "" {
+		b.WriteString(p.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Message)
+	if p.Expected != "" {
+		b.WriteString(" (expected ")
+		b.WriteString(p.Expected)
+		b.WriteString(")")
+	}
+	if p.Suggestion != "" {
+		b.WriteString("; ")
+		b.WriteString(p.Suggestion)
+	}
+	return b.String()
+}
+
+// Error is the one error model of every command: a reason code (which fixes
+// the exit class), a message, the problems found (each with file, line and
+// field) and one concrete next step.
+type Error struct {
+	Reason   Reason
+	Message  string
+	Problems []Problem
+	NextStep string // a command the user can run next
+	Err      error  // the underlying cause, if any
+}
+
+// Errorf builds an Error with a formatted message.
+func Errorf(reason Reason, next string, format string, args ...any) *Error {
+	return &Error{Reason: reason, NextStep: next, Message: fmt.Sprintf(format, args...)}
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Message)
+	if e.Err != nil && !strings.Contains(e.Message, e.Err.Error()) {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	for _, p := range e.Problems {
+		b.WriteString("\n  ")
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Exit is the exit class of the error's reason.
+func (e *Error) Exit() Exit { return e.Reason.Exit() }
+
+// AsError finds the *Error in err's chain. An error of another kind is
+// wrapped as an infrastructure error so that no failure goes unclassified.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var ce *Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return &Error{Reason: EIO, Message: err.Error(), Err: err, NextStep: "cassette validate"}
+}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // SchemaVersion is the version of cassette's own metadata (the `cassette:` key).
@@ -47,6 +49,8 @@ type Cassette struct {
 	// Warnings are non-fatal findings of the loader (an upgraded format, a
 	// key another tool added).
 	Warnings []Problem `yaml:"-"`
+
+	node *yaml.Node // the parsed document, for Line
 }
 
 // Recorder identifies the cassette build that wrote a cassette.

@@ -1,6 +1,7 @@
 module github.com/cassette-dev/cassette
 
-go 1.26
+go 1.26.0
+
 require (
 	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/elazarl/goproxy v1.9.3

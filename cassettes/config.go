@@ -1,0 +1,213 @@
+package cassettes
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ConfigVersion is the schema version of cassette.yaml.
+const ConfigVersion = 1
+
+// ConfigFile is the default config file name.
+const ConfigFile = "cassette.yaml"
+
+// Config is cassette.yaml: the adapters, project-defined normalizers, the
+// refresh settings and quarantine entries.
+type Config struct {
+	Version     int                      `yaml:"version,omitempty" validate:"omitempty,eq=1"`
+	Cassettes   string                   `yaml:"cassettes,omitempty"` // directory of cassettes; default "cassettes"
+	Adapters    map[string]*Adapter      `yaml:"adapters" validate:"required,min=1,dive,keys,adaptername,endkeys,required"`
+	Normalizers map[string]NormalizerDef `yaml:"normalizers,omitempty" validate:"dive,keys,normalizername,endkeys"`
+	Refresh     Refresh                  `yaml:"refresh,omitempty"`
+	Quarantine  map[string]Quarantine    `yaml:"quarantine,omitempty" validate:"dive,keys,caseid,endkeys"`
+
+	// Path is where the config was loaded from; Dir is its directory, the
+	// project root against which relative paths resolve.
+	Path string `yaml:"-"`
+	Dir  string `yaml:"-"`
+	// Order lists adapter names in the order the file declares them (the
+	// order of reports).
+	Order []string `yaml:"-"`
+
+	node *yaml.Node
+}
+
+// Adapter is one external service with a real side and a fake side.
+type Adapter struct {
+	Kind        Kind     `yaml:"kind" validate:"required,oneof=http cli"`
+	Real        Real     `yaml:"real"`
+	Fake        Fake     `yaml:"fake"`
+	Normalizers []string `yaml:"normalizers,omitempty" validate:"dive,normalizer"`
+	Owners      []string `yaml:"owners,omitempty"`
+	// ContractHeaders are the response headers verify compares (after
+	// normalization); other headers are informative only.
+	ContractHeaders []string `yaml:"contract_headers,omitempty"`
+	// Scenarios are HTTP scenarios that can be recorded without a client
+	// program (cassette record --adapter X), and what refresh re-records.
+	Scenarios []Scenario `yaml:"scenarios,omitempty" validate:"dive"`
+	// Match configures replay matching for this adapter's cassettes.
+	Match Match `yaml:"match,omitempty"`
+	// AllowMutating lets refresh re-run scenarios marked replayable: false
+	// (mutating calls) against the real service.
+	AllowMutating bool `yaml:"allow_mutating,omitempty"`
+}
+
+// Real is how to reach the real service.
+type Real struct {
+	BaseURL     string            `yaml:"base_url,omitempty" validate:"omitempty,url"`
+	Command     []string          `yaml:"command,omitempty"`
+	Credentials []string          `yaml:"credentials,omitempty" validate:"dive,envname"`
+	Headers     map[string]string `yaml:"headers,omitempty"`
+	Env         map[string]string `yaml:"env,omitempty"`
+	Dir         string            `yaml:"dir,omitempty"`
+}
+
+// Fake is how to reach or start the fake.
+type Fake struct {
+	Command []string          `yaml:"command,omitempty"`
+	BaseURL string            `yaml:"base_url,omitempty"`
+	Ready   string            `yaml:"ready,omitempty"`
+	Env     map[string]string `yaml:"env,omitempty"`
+	Dir     string            `yaml:"dir,omitempty"`
+	Timeout Duration          `yaml:"timeout,omitempty"`
+}
+
+// Scenario is one HTTP call shape to record from the real side.
+type Scenario struct {
+	Name       string            `yaml:"name" validate:"required,scenarioname"`
+	Method     string            `yaml:"method,omitempty" validate:"omitempty,oneof=GET HEAD POST PUT PATCH DELETE OPTIONS"`
+	Path       string            `yaml:"path" validate:"required,startswith=/"`
+	Headers    map[string]string `yaml:"headers,omitempty"`
+	Body       string            `yaml:"body,omitempty"`
+	Replayable *bool             `yaml:"replayable,omitempty"`
+}
+
+// Match configures how replay matches requests to recorded interactions.
+type Match struct {
+	Headers []string `yaml:"headers,omitempty"`
+	Body    string   `yaml:"body,omitempty" validate:"omitempty,oneof=raw json ignore"`
+	Query   *bool    `yaml:"query,omitempty"`
+}
+
+// NormalizerDef is a project-defined normalizer: a regular expression with
+// a replacement, JSONPaths whose values are replaced, or headers whose
+// values are replaced.
+type NormalizerDef struct {
+	Regex     string   `yaml:"regex,omitempty"`
+	Replace   string   `yaml:"replace,omitempty"`
+	JSONPaths []string `yaml:"json_paths,omitempty"`
+	Headers   []string `yaml:"headers,omitempty"`
+}
+
+// Refresh holds the scheduled refresh settings.
+type Refresh struct {
+	Schedule      string   `yaml:"schedule,omitempty"`
+	TimeZone      string   `yaml:"timezone,omitempty"`
+	Forge         Forge    `yaml:"forge,omitempty"`
+	EscalateAfter int      `yaml:"escalate_after,omitempty" validate:"omitempty,min=1"`
+	Base          string   `yaml:"base,omitempty"` // base branch of refresh PRs; default: the current branch
+	Labels        []string `yaml:"labels,omitempty"`
+}
+
+// Forge is where refresh pushes branches and opens PRs and issues.
+type Forge struct {
+	Kind     string `yaml:"kind,omitempty" validate:"omitempty,oneof=github git"`
+	Repo     string `yaml:"repo,omitempty"`
+	TokenEnv string `yaml:"token_env,omitempty" validate:"omitempty,envname"`
+	Remote   string `yaml:"remote,omitempty"`
+	APIURL   string `yaml:"api_url,omitempty" validate:"omitempty,url"`
+}
+
+// Quarantine is a flaky-case quarantine entry (specs/000): all nine fields
+// are required, the category is one of the FLAKE-* codes, and the window is
+// at most 14 days.
+type Quarantine struct {
+	Category    string `yaml:"category" validate:"required,oneof=FLAKE-TIMING FLAKE-ENV FLAKE-NET FLAKE-RES FLAKE-EXT FLAKE-LOGIC"`
+	Owner       string `yaml:"owner" validate:"required"`
+	Quarantined Date   `yaml:"quarantined" validate:"required"`
+	Expires     Date   `yaml:"expires" validate:"required"`
+	Bead        string `yaml:"bead" validate:"required"`
+	Evidence    string `yaml:"evidence" validate:"required"`
+	Repro       string `yaml:"repro" validate:"required"`
+	Reason      string `yaml:"reason" validate:"required"`
+	RemoveWhen  string `yaml:"remove_when" validate:"required"`
+}
+
+// MaxQuarantineDays is the longest quarantine window allowed.
+const MaxQuarantineDays = 14
+
+// Expired reports whether the entry has expired at now (after its expiry day).
+func (q Quarantine) Expired(now time.Time) bool {
+	return now.UTC().Format(time.DateOnly) > q.Expires.String()
+}
+
+// CassetteDir is the directory holding the cassettes, resolved against the
+// config's directory.
+func (c *Config) CassetteDir() string {
+	d := c.Cassettes
+	if d == "" {
+		d = "cassettes"
+	}
+	return joinDir(c.Dir, d)
+}
+
+// Line returns the line of a field path in cassette.yaml (see Cassette.Line).
+func (c *Config) Line(field string) int { return lineOf(c.node, field) }
+
+// Date is a calendar day (YYYY-MM-DD), as quarantine entries carry them.
+type Date struct{ time.Time }
+
+// String renders the day as YYYY-MM-DD ("" for the zero Date).
+func (d Date) String() string {
+	if d.IsZero() {
+		return ""
+	}
+	return d.Format(time.DateOnly)
+}
+
+// MarshalYAML writes YYYY-MM-DD.
+func (d Date) MarshalYAML() (any, error) { return d.String(), nil }
+
+// UnmarshalYAML reads YYYY-MM-DD.
+func (d *Date) UnmarshalYAML(n *yaml.Node) error {
+	t, err := time.Parse(time.DateOnly, strings.TrimSpace(n.Value))
+	if err != nil {
+		return fmt.Errorf("line %d: expected a date like 2026-11-30, got %q", n.Line, n.Value)
+	}
+	d.Time = t
+	return nil
+}
+
+var interpolation = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// Expand replaces ${VAR} with lookup(VAR). It is used only where the design
+// allows interpolation: real.headers, real.env, fake.base_url and fake.env.
+// A variable that is not set expands to "" and is reported in missing.
+func Expand(s string, lookup func(string) (string, bool)) (out string, missing []string) {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	out = interpolation.ReplaceAllStringFunc(s, func(m string) string {
+		name := m[2 : len(m)-1]
+		v, ok := lookup(name)
+		if !ok {
+			missing = append(missing, name)
+		}
+		return v
+	})
+	return out, missing
+}
+
+// Vars lists the ${VAR} names a string refers to.
+func Vars(s string) []string {
+	var out []string
+	for _, m := range interpolation.FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}

@@ -1,0 +1,436 @@
+package cassettes
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cassette-dev/cassette/secrets"
+)
+
+// NameSet is a registry of names (the normalize registry satisfies it), so
+// that this package validates normalizer names without importing normalize.
+type NameSet interface {
+	Has(name string) bool
+	Names() []string
+}
+
+// LoadOptions are the registries a load validates against. A nil field
+// skips that check.
+type LoadOptions struct {
+	Config      *Config           // declared adapters and project-defined normalizers
+	Normalizers NameSet           // built-in normalizer names
+	Credentials map[string]string // declared credential values (name → value) to scan for
+}
+
+// Load reads, decodes and validates one cassette file. A file carrying
+// cassette's metadata (`cassette:`) is loaded strictly; a plain go-vcr
+// cassette is loaded as go-vcr loads it, with adapter and scenario taken from
+// its path (cassettes/<adapter>/<scenario>.yaml). Every problem found is
+// returned in one *Error (reason E_CASSETTE_INVALID or E_SECRET_LEAK).
+func Load(path string, opts LoadOptions) (*Cassette, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &Error{Reason: ECassetteNotFound, Message: fmt.Sprintf("cassette %s does not exist", path),
+				NextStep: "cassette validate   # lists the cassettes that exist", Err: err}
+		}
+		return nil, &Error{Reason: EIO, Message: "cannot read cassette " + path, Err: err, NextStep: "ls -l " + path}
+	}
+	return Parse(path, data, opts)
+}
+
+// Parse is Load for bytes already read; path names them in messages and
+// resolves sidecar bodies.
+func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
+	next := "cassette validate " + path
+	doc, probs := parseDocument(path, data, "a cassette: `version: 2` and `interactions:` (see README \"Cassette format\")")
+	if len(probs) > 0 {
+		return nil, &Error{Reason: ECassetteInvalid, Message: "cassette " + path + " is not valid YAML", Problems: probs, NextStep: next}
+	}
+	root := doc.Content[0]
+	c := &Cassette{Path: path, node: doc}
+	strict := mappingKey(root, "cassette") != nil
+	c.Plain = !strict
+	probs = append(probs, checkKnown(path, root, reflect.TypeOf(Cassette{}), "", strict, &c.Warnings)...)
+	if err := decodeStrict(data, c, strict); err != nil {
+		probs = append(probs, yamlProblems(path, doc, err)...)
+	}
+	if len(probs) > 0 {
+		return nil, &Error{Reason: ECassetteInvalid, Message: "cassette " + path + " does not fit the cassette schema", Problems: probs, NextStep: next}
+	}
+	if c.Plain {
+		upgradePlain(c)
+	}
+	probs = append(probs, validateCassette(c, opts)...)
+	probs = append(probs, loadSidecars(c)...)
+	if len(probs) > 0 {
+		return nil, &Error{Reason: ECassetteInvalid, Message: "cassette " + path + " is invalid", Problems: probs, NextStep: next}
+	}
+	if leaks := leakProblems(path, data, opts.Credentials); len(leaks) > 0 {
+		return nil, &Error{Reason: ESecretLeak, Message: "cassette " + path + " contains credentials", Problems: leaks,
+			NextStep: "remove the value from " + path + ", rotate the credential, then re-record: cassette record --adapter " + c.Adapter + " --scenario " + c.Scenario}
+	}
+	return c, nil
+}
+
+// parseDocument decodes exactly one YAML document into a node tree, refusing
+// empty input, binary data and a second document.
+func parseDocument(path string, data []byte, expected string) (*yaml.Node, []Problem) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, []Problem{{File: path, Line: 1, Message: "the file is empty", Expected: expected}}
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 || !utf8.Valid(data) {
+		line := 1
+		if i >= 0 {
+			line += bytes.Count(data[:i], []byte("\n"))
+		}
+		return nil, []Problem{{File: path, Line: line, Message: "the file is binary data, not YAML text", Expected: expected}}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		return nil, yamlProblems(path, nil, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, []Problem{{File: path, Line: extra.Line, Message: "a second YAML document starts here; a file holds exactly one", Suggestion: "remove the `---` separator and what follows, or split it into its own file"}}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, yamlProblems(path, nil, err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		line := 1
+		if len(doc.Content) > 0 {
+			line = doc.Content[0].Line
+		}
+		return nil, []Problem{{File: path, Line: line, Message: "the top level is not a mapping of keys", Expected: expected}}
+	}
+	return &doc, nil
+}
+
+func decodeStrict(data []byte, v any, strict bool) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(strict)
+	return dec.Decode(v)
+}
+
+var lineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// yamlProblems turns the YAML library's errors into problems with a line
+// and, where the node tree is known, a field path. Unknown-field errors are
+// left out: checkKnown reports them with their full path and a suggestion.
+func yamlProblems(path string, doc *yaml.Node, err error) []Problem {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	var out []Problem
+	for _, m := range msgs {
+		if strings.Contains(m, " not found in type ") {
+			continue
+		}
+		p := Problem{File: path, Message: strings.TrimPrefix(m, "yaml: ")}
+		if sm := lineRe.FindStringSubmatch(m); sm != nil {
+			p.Line, _ = strconv.Atoi(sm[1])
+			p.Message = sm[2]
+			if doc != nil {
+				p.Field = fieldAtLine(doc, p.Line)
+			}
+		}
+		p.Message = friendlyYAML(p.Message, &p)
+		out = append(out, p)
+	}
+	return out
+}
+
+var unmarshalRe = regexp.MustCompile("cannot unmarshal !!(\\w+) `?(.*?)`? into (.*)$")
+
+// friendlyYAML rewrites the YAML library's wording into the user's terms.
+func friendlyYAML(msg string, p *Problem) string {
+	if m := unmarshalRe.FindStringSubmatch(msg); m != nil {
+		p.Expected = goTypeName(m[3])
+		got := map[string]string{"str": "a string", "int": "a number", "float": "a number", "bool": "a boolean", "map": "a mapping", "seq": "a list", "null": "nothing", "timestamp": "a timestamp", "binary": "binary data"}[m[1]]
+		if got == "" {
+			got = m[1]
+		}
+		if m[2] != "" && len(m[2]) < 60 {
+			return fmt.Sprintf("wrong type: got %s (%s)", got, m[2])
+		}
+		return "wrong type: got " + got
+	}
+	if strings.Contains(msg, "already defined") {
+		p.Suggestion = "remove one of the duplicate keys"
+	}
+	return msg
+}
+
+func goTypeName(t string) string {
+	switch {
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "http.Header"), strings.HasPrefix(t, "url.Values"):
+		return "a mapping"
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"), t == "float64":
+		return "a whole number"
+	case t == "bool":
+		return "true or false"
+	case t == "string", strings.HasSuffix(t, "Body"), strings.HasSuffix(t, "Kind"):
+		return "a string"
+	}
+	return "a mapping"
+}
+
+// fieldAtLine finds the yaml field path of the first value that starts on line.
+func fieldAtLine(doc *yaml.Node, line int) string {
+	var walk func(n *yaml.Node, path string) (string, bool)
+	walk = func(n *yaml.Node, path string) (string, bool) {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				if p, ok := walk(c, path); ok {
+					return p, true
+				}
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				p := joinField(path, k.Value)
+				if k.Line == line || v.Line == line && v.Kind == yaml.ScalarNode {
+					return p, true
+				}
+				if r, ok := walk(v, p); ok {
+					return r, true
+				}
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				p := fmt.Sprintf("%s[%d]", path, i)
+				if c.Line == line && c.Kind == yaml.ScalarNode {
+					return p, true
+				}
+				if r, ok := walk(c, p); ok {
+					return r, true
+				}
+			}
+		}
+		return "", false
+	}
+	p, _ := walk(doc, "")
+	return p
+}
+
+func joinField(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func mappingKey(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// checkKnown walks a mapping against a struct type and reports keys the type
+// does not have, with their full path, line and the closest known key. When
+// strict is false (plain go-vcr cassettes) they become warnings.
+func checkKnown(path string, n *yaml.Node, t reflect.Type, field string, strict bool, warnings *[]Problem) []Problem {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var out []Problem
+	switch {
+	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Struct:
+		if _, custom := reflect.PointerTo(t).MethodByName("UnmarshalYAML"); custom {
+			return nil
+		}
+		fields := yamlFields(t)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			ft, ok := fields[k.Value]
+			p := joinField(field, k.Value)
+			if !ok {
+				prob := Problem{File: path, Line: k.Line, Column: k.Column, Field: p, Message: fmt.Sprintf("unknown field `%s`", k.Value)}
+				if s := closest(k.Value, keysOf(fields)); s != "" {
+					prob.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
+				} else {
+					prob.Expected = "one of " + strings.Join(sortedKeys(keysOf(fields)), ", ")
+				}
+				if strict {
+					out = append(out, prob)
+				} else if warnings != nil {
+					prob.Message += " (kept by go-vcr compatibility, ignored by cassette)"
+					*warnings = append(*warnings, prob)
+				}
+				continue
+			}
+			out = append(out, checkKnown(path, v, ft, p, strict, warnings)...)
+		}
+	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Map && t.Elem().Kind() != reflect.String:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			out = append(out, checkKnown(path, n.Content[i+1], t.Elem(), joinField(field, n.Content[i].Value), strict, warnings)...)
+		}
+	case n.Kind == yaml.SequenceNode && t.Kind() == reflect.Slice:
+		for i, c := range n.Content {
+			out = append(out, checkKnown(path, c, t.Elem(), fmt.Sprintf("%s[%d]", field, i), strict, warnings)...)
+		}
+	}
+	return out
+}
+
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name := strings.Split(f.Tag.Get("yaml"), ",")[0]
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			if f.Anonymous {
+				for k, v := range yamlFields(f.Type) {
+					out[k] = v
+				}
+				continue
+			}
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+func keysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func sortedKeys(ks []string) []string { sort.Strings(ks); return ks }
+
+var pathRe = regexp.MustCompile(`(?:^|/)([^/]+)/([^/]+)\.ya?ml$`)
+
+// upgradePlain fills what a plain go-vcr cassette lacks from its path and
+// brings a go-vcr version 1 cassette to version 2 (same fields, no ids).
+func upgradePlain(c *Cassette) {
+	if m := pathRe.FindStringSubmatch(filepath.ToSlash(c.Path)); m != nil {
+		c.Adapter, c.Scenario = m[1], m[2]
+	} else {
+		c.Scenario = strings.TrimSuffix(filepath.Base(c.Path), filepath.Ext(c.Path))
+	}
+	if c.Kind == "" {
+		c.Kind = KindHTTP
+	}
+	if c.Version == 1 {
+		c.Warnings = append(c.Warnings, Problem{File: c.Path, Line: c.Line("version"), Field: "version",
+			Message: "go-vcr format version 1 was upgraded to version 2 in memory", Suggestion: "save it again with cassette to write version 2"})
+		c.Version = GoVCRVersion
+		for i := range c.Interactions {
+			c.Interactions[i].ID = i
+		}
+	}
+}
+
+// loadSidecars reads bodies kept in sidecar files and checks their hashes.
+func loadSidecars(c *Cassette) []Problem {
+	var out []Problem
+	load := func(ref string, body *Body, field string) {
+		if ref == "" {
+			return
+		}
+		p := filepath.Join(filepath.Dir(c.Path), filepath.FromSlash(ref))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field, Message: "sidecar body " + ref + " cannot be read: " + err.Error(), Suggestion: "restore it from version control or re-record the cassette"})
+			return
+		}
+		sum := sha256.Sum256(data)
+		if want := sidecarName(hex.EncodeToString(sum[:])); filepath.Base(ref) != filepath.Base(want) {
+			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field, Message: "sidecar body " + ref + " does not match its content hash", Expected: want, Suggestion: "the sidecar was edited; re-record the cassette"})
+			return
+		}
+		*body = Body(data)
+	}
+	for i := range c.Interactions {
+		in := &c.Interactions[i]
+		load(in.Request.BodyFile, &in.Request.Body, fmt.Sprintf("interactions[%d].request.body_file", i))
+		load(in.Response.BodyFile, &in.Response.Body, fmt.Sprintf("interactions[%d].response.body_file", i))
+	}
+	return out
+}
+
+// leakProblems scans the raw bytes of a file for credentials. The value is
+// never part of the problem.
+func leakProblems(path string, data []byte, declared map[string]string) []Problem {
+	var out []Problem
+	for _, f := range secrets.Scan(data, declared) {
+		out = append(out, Problem{File: path, Line: f.Line, Column: f.Column, Message: "a credential (" + f.Kind + ") is stored in the file", Expected: secrets.Redacted})
+	}
+	return out
+}
+
+// Discover lists the cassette files under dir (*.yaml, *.yml), sorted by
+// path, skipping sidecar directories and dot-directories.
+func Discover(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == sidecarDir) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ext := filepath.Ext(p); ext == ".yaml" || ext == ".yml" {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &Error{Reason: ECassetteNotFound, Message: "cassette directory " + dir + " does not exist", Err: err,
+				NextStep: "cassette record --adapter NAME --scenario NAME -- COMMAND   # records the first cassette"}
+		}
+		return nil, &Error{Reason: EIO, Message: "cannot list cassettes in " + dir, Err: err, NextStep: "ls -la " + dir}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func joinDir(base, p string) string {
+	if filepath.IsAbs(p) || base == "" {
+		return p
+	}
+	return filepath.Join(base, p)
+}

@@ -1,0 +1,171 @@
+package cassettes
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"time"
+)
+
+// ConfigOptions are the registries a config load validates against.
+type ConfigOptions struct {
+	Normalizers NameSet // built-in normalizer names; nil skips the check
+	// DefineNormalizer, when set, is called for each project-defined
+	// normalizer so that the caller's registry can compile it (a bad regular
+	// expression or JSONPath is reported at its line).
+	DefineNormalizer func(name string, def NormalizerDef) error
+}
+
+// LoadConfig reads and strictly validates cassette.yaml. A missing file is
+// E_MISSING_CONFIG; anything else wrong is E_CFG_PARSE with every problem
+// named by line and field.
+func LoadConfig(path string, opts ConfigOptions) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &Error{Reason: EMissingConfig, Message: fmt.Sprintf("no %s here (looked for %s)", ConfigFile, path), Err: err,
+				NextStep: "cassette init   # scaffolds cassette.yaml and cassettes/"}
+		}
+		return nil, &Error{Reason: EIO, Message: "cannot read " + path, Err: err, NextStep: "ls -l " + path}
+	}
+	return ParseConfig(path, data, opts)
+}
+
+// ParseConfig is LoadConfig for bytes already read.
+func ParseConfig(path string, data []byte, opts ConfigOptions) (*Config, error) {
+	next := "cassette validate --config " + path
+	doc, probs := parseDocument(path, data, "cassette.yaml with an `adapters:` mapping (run `cassette init` for an example)")
+	if len(probs) > 0 {
+		return nil, &Error{Reason: ECfgParse, Message: path + " is not valid YAML", Problems: probs, NextStep: next}
+	}
+	cfg := &Config{Path: path, Dir: filepath.Dir(path), node: doc}
+	probs = append(probs, checkKnown(path, doc.Content[0], reflect.TypeOf(Config{}), "", true, nil)...)
+	if err := decodeStrict(data, cfg, true); err != nil {
+		probs = append(probs, yamlProblems(path, doc, err)...)
+	}
+	if len(probs) > 0 {
+		return nil, &Error{Reason: ECfgParse, Message: path + " does not fit the config schema", Problems: probs, NextStep: next}
+	}
+	if ad := mappingKey(doc.Content[0], "adapters"); ad != nil && ad.Kind == 4 /* yaml.MappingNode */ {
+		for i := 0; i+1 < len(ad.Content); i += 2 {
+			cfg.Order = append(cfg.Order, ad.Content[i].Value)
+		}
+	}
+	probs = append(probs, structProblems(path, cfg, registries{cfg: cfg, normalizers: opts.Normalizers}, cfg.Line)...)
+	probs = append(probs, configRules(cfg)...)
+	if opts.DefineNormalizer != nil {
+		for _, name := range sortedKeys(keysOf(cfg.Normalizers)) {
+			if err := opts.DefineNormalizer(name, cfg.Normalizers[name]); err != nil {
+				field := "normalizers." + name
+				probs = append(probs, Problem{File: path, Line: cfg.Line(field), Field: field, Message: err.Error()})
+			}
+		}
+	}
+	if len(probs) > 0 {
+		return nil, &Error{Reason: ECfgParse, Message: path + " is invalid", Problems: probs, NextStep: next}
+	}
+	return cfg, nil
+}
+
+// configRules are the cross-field rules struct tags cannot say.
+func configRules(cfg *Config) []Problem {
+	var out []Problem
+	add := func(field, msg, expected string) {
+		out = append(out, Problem{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: msg, Expected: expected})
+	}
+	for _, name := range cfg.Order {
+		a := cfg.Adapters[name]
+		if a == nil {
+			continue
+		}
+		f := "adapters." + name
+		switch a.Kind {
+		case KindHTTP:
+			if len(a.Fake.Command) == 0 && a.Fake.BaseURL == "" {
+				add(f+".fake", "an http adapter's fake needs `base_url` or `command`", "fake: {command: [...], base_url: http://127.0.0.1:${PORT}, ready: /healthz}")
+			}
+			if len(a.Fake.Command) > 0 && a.Fake.BaseURL == "" {
+				add(f+".fake.base_url", "a fake started by `command` needs `base_url` (use ${PORT} for the port verify picks)", "base_url: http://127.0.0.1:${PORT}")
+			}
+		case KindCLI:
+			if len(a.Fake.Command) == 0 {
+				add(f+".fake.command", "a cli adapter's fake needs `command`", "command: [./bin/fake-gh]")
+			}
+		}
+		for k, v := range a.Real.Headers {
+			for _, vr := range Vars(v) {
+				if !contains(a.Real.Credentials, vr) {
+					add(f+".real.headers."+k, fmt.Sprintf("header uses ${%s}, which is not listed in real.credentials", vr), "list it in real.credentials so its value is redacted from cassettes")
+				}
+			}
+		}
+		for i, s := range a.Scenarios {
+			for j := range i {
+				if a.Scenarios[j].Name == s.Name {
+					add(fmt.Sprintf("%s.scenarios[%d].name", f, i), fmt.Sprintf("scenario `%s` is declared twice", s.Name), "unique scenario names")
+				}
+			}
+		}
+	}
+	for _, id := range sortedKeys(keysOf(cfg.Quarantine)) {
+		q := cfg.Quarantine[id]
+		f := "quarantine." + id
+		if !q.Quarantined.IsZero() && !q.Expires.IsZero() {
+			days := q.Expires.Sub(q.Quarantined.Time) / (24 * time.Hour)
+			if days > MaxQuarantineDays {
+				add(f+".expires", fmt.Sprintf("quarantine window is %d days", days), fmt.Sprintf("at most %d days after quarantined", MaxQuarantineDays))
+			}
+			if days < 0 {
+				add(f+".expires", "expires is before quarantined", "a date after quarantined")
+			}
+		}
+		if len(id) > 0 {
+			var adapter string
+			for i := range id {
+				if id[i] == '/' {
+					adapter = id[:i]
+					break
+				}
+			}
+			if _, ok := cfg.Adapters[adapter]; adapter != "" && !ok {
+				add(f, fmt.Sprintf("quarantine names adapter `%s`, which is not declared", adapter), "adapter/scenario of a declared adapter")
+			}
+		}
+	}
+	if sched := cfg.Refresh.Schedule; sched != "" && cfg.Refresh.Forge.Kind == "github" && cfg.Refresh.Forge.Repo == "" {
+		add("refresh.forge.repo", "the github forge needs `repo`", "repo: owner/name")
+	}
+	if cfg.Refresh.TimeZone != "" {
+		if _, err := time.LoadLocation(cfg.Refresh.TimeZone); err != nil {
+			add("refresh.timezone", fmt.Sprintf("unknown time zone `%s`", cfg.Refresh.TimeZone), "an IANA zone like UTC or Europe/Paris")
+		}
+	}
+	return out
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// CredentialNames lists every credential variable declared by any adapter.
+func (c *Config) CredentialNames() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, name := range c.Order {
+		for _, v := range c.Adapters[name].Real.Credentials {
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}

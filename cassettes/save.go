@@ -1,0 +1,149 @@
+package cassettes
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// DefaultSidecarThreshold is the body size above which Save moves a body
+// into a content-addressed sidecar file, so that the YAML stays reviewable.
+const DefaultSidecarThreshold = 1 << 20
+
+// sidecarDir is the directory, next to the cassette, holding sidecar bodies.
+const sidecarDir = "bodies"
+
+func sidecarName(sum string) string { return sidecarDir + "/sha256-" + sum + ".bin" }
+
+// SaveOptions control Save.
+type SaveOptions struct {
+	// SidecarThreshold is the body size above which a body goes to a sidecar
+	// file; 0 means DefaultSidecarThreshold, a negative value never.
+	SidecarThreshold int
+	// Credentials are the declared credential values (name → value); a
+	// cassette that still contains one, or a known key format, is refused.
+	Credentials map[string]string
+}
+
+// Marshal renders a cassette in its deterministic byte layout: fixed field
+// order, sorted map keys, two-space indentation, bodies as Body describes.
+// Marshal(Load(Marshal(c))) == Marshal(c).
+func Marshal(c *Cassette) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(c); err != nil {
+		return nil, fmt.Errorf("encode cassette %s: %w", c.Path, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Save writes a cassette to c.Path atomically (temp file in the same
+// directory, fsync, rename): a killed recorder never leaves half a file.
+// Bodies above the sidecar threshold are written first, content-addressed.
+// A cassette in which a credential still appears is refused with
+// E_SECRET_LEAK and nothing is written.
+func Save(c *Cassette, opts SaveOptions) error {
+	if c.Path == "" {
+		return Errorf(EUsage, "pass a path", "cassette has no path to save to")
+	}
+	threshold := opts.SidecarThreshold
+	if threshold == 0 {
+		threshold = DefaultSidecarThreshold
+	}
+	out := *c
+	if out.Cassette == 0 {
+		out.Cassette = SchemaVersion // a plain go-vcr cassette saved by cassette gains its metadata
+	}
+	out.Interactions = append([]Interaction(nil), c.Interactions...)
+	sidecars := map[string][]byte{}
+	move := func(body *Body, ref *string) {
+		if threshold < 0 || len(*body) <= threshold {
+			*ref = ""
+			return
+		}
+		sum := sha256.Sum256([]byte(*body))
+		name := sidecarName(hex.EncodeToString(sum[:]))
+		sidecars[name] = []byte(*body)
+		*ref, *body = name, ""
+	}
+	for i := range out.Interactions {
+		in := &out.Interactions[i]
+		move(&in.Request.Body, &in.Request.BodyFile)
+		move(&in.Response.Body, &in.Response.BodyFile)
+	}
+	data, err := Marshal(&out)
+	if err != nil {
+		return &Error{Reason: EIO, Message: "cannot encode cassette " + c.Path, Err: err, NextStep: "report this as a bug with the cassette attached"}
+	}
+	leaks := leakProblems(c.Path, data, opts.Credentials)
+	for name, body := range sidecars {
+		for _, p := range leakProblems(name, body, opts.Credentials) {
+			leaks = append(leaks, p)
+		}
+	}
+	if len(leaks) > 0 {
+		return &Error{Reason: ESecretLeak, Message: "refusing to save " + c.Path + ": it would contain a credential", Problems: leaks,
+			NextStep: "declare the variable under the adapter's real.credentials in cassette.yaml so it is redacted, then record again"}
+	}
+	dir := filepath.Dir(c.Path)
+	for name, body := range sidecars {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if _, err := os.Stat(p); err == nil {
+			continue // content-addressed: same name, same bytes
+		}
+		if err := WriteFileAtomic(p, body, 0o644); err != nil {
+			return err
+		}
+	}
+	return WriteFileAtomic(c.Path, data, 0o644)
+}
+
+// WriteFileAtomic writes data to path through a temp file in the same
+// directory, fsyncs it, renames it into place and fsyncs the directory.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	fail := func(err error) error {
+		return &Error{Reason: EIO, Message: "cannot write " + path, Err: err, NextStep: "check that " + filepath.Dir(path) + " is writable: ls -ld " + filepath.Dir(path)}
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fail(err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fail(err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fail(err)
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fail(err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,297 @@
+package cassettes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/go-playground/validator/v10"
+)
+
+type ctxKey struct{}
+
+// registries is what the registry-backed validations read, passed through
+// the validation context so one validator serves every load.
+type registries struct {
+	cfg         *Config
+	normalizers NameSet
+}
+
+var (
+	validateOnce sync.Once
+	validate     *validator.Validate
+)
+
+var (
+	nameRe    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	caseIDRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*$`)
+)
+
+// validatorInstance registers every custom validation before the first use
+// (validator caches struct metadata: later registrations would be ignored).
+func validatorInstance() *validator.Validate {
+	validateOnce.Do(func() {
+		v := validator.New(validator.WithRequiredStructEnabled())
+		v.RegisterTagNameFunc(func(f reflect.StructField) string {
+			name := strings.Split(f.Tag.Get("yaml"), ",")[0]
+			if name == "-" {
+				return ""
+			}
+			return name
+		})
+		must := func(tag string, fn validator.FuncCtx) {
+			if err := v.RegisterValidationCtx(tag, fn); err != nil {
+				panic(err)
+			}
+		}
+		must("adaptername", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
+		must("scenarioname", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
+		must("normalizername", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
+		must("envname", func(_ context.Context, fl validator.FieldLevel) bool {
+			return envNameRe.MatchString(fl.Field().String())
+		})
+		must("caseid", func(_ context.Context, fl validator.FieldLevel) bool {
+			return caseIDRe.MatchString(fl.Field().String())
+		})
+		must("adapter", func(ctx context.Context, fl validator.FieldLevel) bool {
+			r, _ := ctx.Value(ctxKey{}).(registries)
+			if r.cfg == nil {
+				return true
+			}
+			_, ok := r.cfg.Adapters[fl.Field().String()]
+			return ok
+		})
+		must("normalizer", func(ctx context.Context, fl validator.FieldLevel) bool {
+			r, _ := ctx.Value(ctxKey{}).(registries)
+			return r.knownNormalizer(fl.Field().String())
+		})
+		validate = v
+	})
+	return validate
+}
+
+func (r registries) knownNormalizer(name string) bool {
+	if r.cfg != nil {
+		if _, ok := r.cfg.Normalizers[name]; ok {
+			return true
+		}
+	}
+	if r.normalizers == nil {
+		return true
+	}
+	return r.normalizers.Has(name)
+}
+
+func (r registries) normalizerNames() []string {
+	var names []string
+	if r.normalizers != nil {
+		names = append(names, r.normalizers.Names()...)
+	}
+	if r.cfg != nil {
+		names = append(names, keysOf(r.cfg.Normalizers)...)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// structProblems validates v and turns each field error into a problem with
+// the yaml field path, its line, what was expected and a suggestion.
+func structProblems(path string, v any, r registries, line func(string) int) []Problem {
+	err := validatorInstance().StructCtx(context.WithValue(context.Background(), ctxKey{}, r), v)
+	var ves validator.ValidationErrors
+	if !errors.As(err, &ves) {
+		if err != nil {
+			return []Problem{{File: path, Message: err.Error()}}
+		}
+		return nil
+	}
+	var out []Problem
+	for _, fe := range ves {
+		field := fe.Namespace()
+		if i := strings.IndexByte(field, '.'); i >= 0 {
+			field = field[i+1:]
+		}
+		p := Problem{File: path, Field: field, Line: line(field)}
+		val := fmt.Sprint(fe.Value())
+		switch fe.Tag() {
+		case "required":
+			p.Message = "is required"
+		case "oneof":
+			p.Message = fmt.Sprintf("`%s` is not allowed", val)
+			p.Expected = "one of " + strings.ReplaceAll(fe.Param(), " ", ", ")
+			if s := closest(val, strings.Fields(fe.Param())); s != "" {
+				p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
+			}
+		case "adapter":
+			p.Message = fmt.Sprintf("adapter `%s` is not declared in cassette.yaml", val)
+			if r.cfg != nil {
+				names := keysOf(r.cfg.Adapters)
+				p.Expected = "one of " + strings.Join(sortedKeys(names), ", ")
+				if s := closest(val, names); s != "" {
+					p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
+				} else {
+					p.Suggestion = "declare it under `adapters:` in cassette.yaml"
+				}
+			}
+		case "normalizer":
+			p.Message = fmt.Sprintf("unknown normalizer `%s`", val)
+			names := r.normalizerNames()
+			if s := closest(val, names); s != "" {
+				p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
+			} else {
+				p.Suggestion = "run `cassette normalizers` to list them, or define it under `normalizers:` in cassette.yaml"
+			}
+		case "adaptername", "scenarioname", "normalizername":
+			p.Message = fmt.Sprintf("`%s` is not a valid name", val)
+			p.Expected = "lower-case letters, digits, '.', '_' and '-', starting with a letter or digit"
+		case "envname":
+			p.Message = fmt.Sprintf("`%s` is not an environment variable name", val)
+			p.Expected = "a name like GITHUB_TOKEN (the variable's name, never its value)"
+		case "caseid":
+			p.Message = fmt.Sprintf("`%s` is not a case id", val)
+			p.Expected = "adapter/scenario"
+		case "url":
+			p.Message = fmt.Sprintf("`%s` is not an absolute URL", val)
+			p.Expected = "a URL like https://api.example.com"
+		case "startswith":
+			p.Message = fmt.Sprintf("`%s` must start with `%s`", val, fe.Param())
+		case "min", "gte":
+			p.Message = fmt.Sprintf("`%s` is too small", val)
+			p.Expected = "at least " + fe.Param()
+		case "max", "lte":
+			p.Message = fmt.Sprintf("`%s` is too large", val)
+			p.Expected = "at most " + fe.Param()
+		case "eq":
+			p.Message = fmt.Sprintf("`%s` is not supported", val)
+			p.Expected = fe.Param()
+		default:
+			p.Message = fmt.Sprintf("failed the `%s` check", fe.Tag())
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// cassetteRules are the validator tags of a cassette, kept beside the
+// cross-field rules that tags cannot say.
+type cassetteRules struct {
+	Cassette     int               `yaml:"cassette" validate:"omitempty,max=1"`
+	Version      int               `yaml:"version" validate:"eq=2"`
+	Adapter      string            `yaml:"adapter" validate:"required,adaptername,adapter"`
+	Scenario     string            `yaml:"scenario" validate:"required,scenarioname"`
+	Kind         Kind              `yaml:"kind" validate:"required,oneof=http cli"`
+	Normalizers  []string          `yaml:"normalizers" validate:"dive,normalizer"`
+	Input        *inputRules       `yaml:"input" validate:"required_if=Kind cli,omitempty"`
+	Output       *Output           `yaml:"output" validate:"required_if=Kind cli"`
+	Interactions []interactionRule `yaml:"interactions" validate:"required_if=Kind http,dive"`
+}
+
+type inputRules struct {
+	Command string   `yaml:"command" validate:"required"`
+	Env     []string `yaml:"env" validate:"dive,envname"`
+}
+
+type interactionRule struct {
+	Request struct {
+		URL    string `yaml:"url" validate:"required,url"`
+		Method string `yaml:"method" validate:"required"`
+	} `yaml:"request"`
+	Response struct {
+		Code int `yaml:"code" validate:"min=100,max=599"`
+	} `yaml:"response"`
+}
+
+func validateCassette(c *Cassette, opts LoadOptions) []Problem {
+	r := cassetteRules{Cassette: c.Cassette, Version: c.Version, Adapter: c.Adapter, Scenario: c.Scenario,
+		Kind: c.Kind, Normalizers: c.Normalizers, Output: c.Output}
+	if c.Plain && c.Adapter == "" {
+		r.Adapter = "plain" // a plain cassette outside cassettes/<adapter>/ still loads
+	}
+	if c.Plain && opts.Config != nil {
+		if _, ok := opts.Config.Adapters[c.Adapter]; !ok {
+			r.Adapter = "plain"
+		}
+	}
+	if c.Input != nil {
+		r.Input = &inputRules{Command: c.Input.Command, Env: c.Input.Env}
+	}
+	for _, in := range c.Interactions {
+		var ir interactionRule
+		ir.Request.URL, ir.Request.Method, ir.Response.Code = in.Request.URL, in.Request.Method, in.Response.Code
+		r.Interactions = append(r.Interactions, ir)
+	}
+	regs := registries{cfg: opts.Config, normalizers: opts.Normalizers}
+	if c.Plain {
+		regs.cfg = nil
+	}
+	out := structProblems(c.Path, r, regs, c.Line)
+	for i := range out {
+		if out[i].Field == "cassette" {
+			out[i].Message = fmt.Sprintf("cassette schema %d was written by a newer cassette", c.Cassette)
+			out[i].Expected = fmt.Sprintf("%d", SchemaVersion)
+			out[i].Suggestion = "upgrade cassette: go install github.com/cassette-dev/cassette/cmd/cassette@latest"
+		}
+	}
+	if opts.Config != nil && !c.Plain {
+		if a, ok := opts.Config.Adapters[c.Adapter]; ok && c.Kind != "" && a.Kind != c.Kind {
+			out = append(out, Problem{File: c.Path, Line: c.Line("kind"), Field: "kind",
+				Message:  fmt.Sprintf("kind `%s` differs from adapter `%s`, which is of kind `%s`", c.Kind, c.Adapter, a.Kind),
+				Expected: string(a.Kind)})
+		}
+	}
+	if c.Kind == KindCLI && c.Input == nil {
+		// required_if already reported it; nothing more to add
+	}
+	return out
+}
+
+// closest returns the candidate nearest to s by edit distance, if it is near
+// enough to be a plausible typo.
+func closest(s string, candidates []string) string {
+	best, bestD := "", -1
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(s), strings.ToLower(c))
+		if bestD < 0 || d < bestD || d == bestD && c < best {
+			best, bestD = c, d
+		}
+	}
+	if bestD < 0 || bestD > max(2, len(s)/3) {
+		return ""
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// Suggest returns "did you mean `x`?" for the candidate nearest to s, or "".
+func Suggest(s string, candidates []string) string {
+	if c := closest(s, candidates); c != "" {
+		return fmt.Sprintf("did you mean `%s`?", c)
+	}
+	return ""
+}

@@ -26,3 +26,5 @@ require (
 	golang.org/x/text v0.43.0
 	gopkg.in/dnaeon/go-vcr.v4 v4.0.7
 )
+
+require golang.org/x/tools v0.51.0 // indirect

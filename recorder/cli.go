@@ -1,0 +1,197 @@
+package recorder
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// Interceptor captures the HTTP(S) calls a child process makes: the
+// recording proxy, started and ready.
+type Interceptor interface {
+	// Env returns the variables that route a child through the interceptor
+	// and make it trust its CA (HTTPS_PROXY, SSL_CERT_FILE, …).
+	Env() []string
+	// Interactions returns what was captured so far, in arrival order,
+	// already passed through the redact function the interceptor was
+	// started with.
+	Interactions() []cassettes.Interaction
+	// Close stops the interceptor.
+	Close() error
+}
+
+// InterceptFunc starts an Interceptor whose every captured interaction goes
+// through redact before it is stored.
+type InterceptFunc func(ctx context.Context, redact func(*cassettes.Interaction)) (Interceptor, error)
+
+// CLIOptions says what RecordCLI runs and how.
+type CLIOptions struct {
+	Meta
+	Command string   // program to run (looked up in PATH)
+	Args    []string // its arguments
+	Stdin   []byte   // fed to the child's standard input
+	Dir     string   // working directory; "" is the current one
+	// Env are variables set for the child on top of the inherited
+	// environment (the adapter's real.env, already expanded). Their names,
+	// never their values, are recorded in input.env.
+	Env map[string]string
+	// Credentials are the names of the credential variables the child needs
+	// (the adapter's real.credentials). Their values are scrubbed from
+	// everything recorded; their names are recorded in input.env.
+	Credentials []string
+	// LookupEnv reads the environment (credential values, the inherited
+	// environment); nil is os.LookupEnv with os.Environ.
+	LookupEnv func(string) (string, bool)
+	// Environ is the environment the child inherits; nil is os.Environ().
+	Environ []string
+	// Intercept starts the recording proxy for the child's HTTP(S) calls.
+	// nil records the process only (stdin, stdout, stderr, exit code).
+	Intercept InterceptFunc
+	// Timeout bounds the child's run time; 0 is no limit beyond ctx. The
+	// child is killed when it is reached, and RecordCLI returns E_TIMEOUT.
+	Timeout time.Duration
+	// Stdout and Stderr, when set, also receive the child's output live
+	// (unredacted: a terminal, never a file).
+	Stdout, Stderr io.Writer
+}
+
+// RecordCLI runs the real command once, with the recording proxy and its CA
+// in the environment when Intercept is set, and returns a `kind: cli`
+// cassette holding its input (command, arguments, stdin, the names of the
+// variables it needs), its output (stdout, stderr, exit code) and the HTTP(S)
+// interactions it made, all redacted. A non-zero exit status is recorded, not
+// an error. It fails with E_USAGE when the command cannot be started,
+// E_TIMEOUT when it overruns, and E_SECRET_LEAK when redaction left a secret
+// in the cassette.
+func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error) {
+	if opts.Command == "" {
+		return nil, cassettes.Errorf(cassettes.EUsage, "cassette record --adapter NAME --scenario NAME -- COMMAND [ARGS...]",
+			"no command to record")
+	}
+	red := NewRedactor(Credentials(opts.Credentials, opts.LookupEnv))
+	c := opts.Meta.newCassette(cassettes.KindCLI, opts.Scenario)
+	names := append([]string(nil), opts.Credentials...)
+	for k := range opts.Env {
+		names = append(names, k)
+	}
+	c.Input = &cassettes.Input{
+		Command: opts.Command,
+		Args:    append([]string(nil), opts.Args...),
+		Stdin:   cassettes.Body(opts.Stdin),
+		Env:     sortedUnique(names),
+	}
+
+	env := opts.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append([]string(nil), env...)
+	for _, k := range sortedKeys(opts.Env) {
+		env = append(env, k+"="+opts.Env[k])
+	}
+	var icpt Interceptor
+	if opts.Intercept != nil {
+		var err error
+		icpt, err = opts.Intercept(ctx, red.Interaction)
+		if err != nil {
+			return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot start the recording proxy",
+				Err: redactedError(red, err), NextStep: "cassette ca init"}
+		}
+		defer icpt.Close()
+		env = append(env, icpt.Env()...)
+	}
+
+	runCtx := ctx
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(runCtx, opts.Command, opts.Args...)
+	cmd.Dir = opts.Dir
+	cmd.Env = env
+	cmd.Stdin = bytes.NewReader(opts.Stdin)
+	cmd.WaitDelay = 5 * time.Second // a grandchild holding the pipes open cannot hang us
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = tee(&stdout, opts.Stdout)
+	cmd.Stderr = tee(&stderr, opts.Stderr)
+
+	err := cmd.Run()
+	exit := 0
+	var exitErr *exec.ExitError
+	switch {
+	case runCtx.Err() != nil && ctx.Err() == nil:
+		return nil, &cassettes.Error{Reason: cassettes.ETimeout,
+			Message:  fmt.Sprintf("%s did not finish within %s (killed)", opts.Command, opts.Timeout),
+			NextStep: "run the command by hand to see where it waits, or raise the timeout"}
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.As(err, &exitErr):
+		exit = exitErr.ExitCode()
+	case err != nil:
+		return nil, &cassettes.Error{Reason: cassettes.EUsage,
+			Message:  fmt.Sprintf("cannot run %s", opts.Command),
+			Err:      redactedError(red, err),
+			Problems: []cassettes.Problem{{Field: "real.command", Message: "the command could not be started", Expected: "an executable in PATH"}},
+			NextStep: fmt.Sprintf("check `real.command` of adapter %q in cassette.yaml, or install %s", opts.Adapter, opts.Command)}
+	}
+	c.Output = &cassettes.Output{Stdout: cassettes.Body(stdout.Bytes()), Stderr: cassettes.Body(stderr.Bytes()), ExitCode: exit}
+	if icpt != nil {
+		c.Interactions = icpt.Interactions()
+	}
+	return finish(c, red)
+}
+
+// RerecordCLI runs again the input of a recorded CLI cassette (the refresh
+// loop's entry point) and returns the new cassette. opts supplies what the
+// cassette does not hold: credentials, environment values, the interceptor.
+// Command, Args, Stdin and Scenario are taken from the cassette.
+func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) (*cassettes.Cassette, error) {
+	if old == nil || old.Input == nil {
+		return nil, cassettes.Errorf(cassettes.ECassetteInvalid, "cassette validate", "the cassette has no input to run again")
+	}
+	opts.Command = old.Input.Command
+	opts.Args = append([]string(nil), old.Input.Args...)
+	opts.Stdin = old.Input.Stdin.Bytes()
+	if opts.Adapter == "" {
+		opts.Adapter = old.Adapter
+	}
+	opts.Scenario = old.Scenario
+	if len(opts.Normalizers) == 0 {
+		opts.Normalizers = old.Normalizers
+	}
+	c, err := RecordCLI(ctx, opts)
+	if c != nil {
+		c.Path = old.Path
+		c.Replayable = old.Replayable
+	}
+	return c, err
+}
+
+func tee(buf *bytes.Buffer, w io.Writer) io.Writer {
+	if w == nil {
+		return buf
+	}
+	return io.MultiWriter(buf, w)
+}
+
+// redactedError turns err into an error whose text carries no credential:
+// transport errors quote URLs, which may hold a token in the query string.
+func redactedError(r *Redactor, err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := r.String(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(strings.TrimSpace(msg))
+}

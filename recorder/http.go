@@ -1,0 +1,367 @@
+package recorder
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/secrets"
+)
+
+// Scenario is one HTTP call shape of an adapter, as cassette.yaml declares
+// it: a method, a path (with its query) under the adapter's real base URL,
+// extra headers and a body. `${VAR}` in path, headers and body is expanded
+// from the environment.
+type Scenario struct {
+	Name       string
+	Method     string // "" is GET
+	Path       string // starts with "/"; may carry a query
+	Headers    map[string]string
+	Body       string
+	Replayable *bool // copied to the cassette
+}
+
+// HTTPOptions says against what and how RecordHTTP records.
+type HTTPOptions struct {
+	Meta
+	BaseURL string // the adapter's real base_url
+	// Headers are the adapter's real headers, sent with every request
+	// (`Authorization: Bearer ${GITHUB_TOKEN}`); `${VAR}` is expanded.
+	Headers     map[string]string
+	Credentials []string // names of the credential variables, scrubbed from everything recorded
+	// LookupEnv reads the environment; nil is os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	Scenarios []Scenario
+	// Transport sends the requests; nil is a clone of
+	// http.DefaultTransport with transparent compression off, so that what
+	// is recorded is the body bytes the server sent.
+	Transport http.RoundTripper
+	// Policy is the live-call retry policy; nil is DefaultPolicy().
+	Policy *Policy
+	// AttemptTimeout bounds one attempt (a timeout is retried); 0 is 30 s.
+	AttemptTimeout time.Duration
+}
+
+// Recording is one recorded cassette and the live_record result of the
+// calls that produced it (retry telemetry included).
+type Recording struct {
+	Cassette *cassettes.Cassette
+	Live     LiveRecord
+}
+
+// RecordHTTP records every scenario against the adapter's real base URL, one
+// cassette per scenario, in the order given. Retryable failures are retried
+// by the policy; a scenario that still fails stops the run with E_RATE_LIMIT
+// (429), E_PROVIDER_5XX (5xx), E_TIMEOUT or E_REAL_UNREACHABLE, and the
+// recordings made so far are returned with the error. Other statuses (404,
+// 401, …) are recorded as the real answer. Everything is redacted, and a
+// cassette with a secret left fails with E_SECRET_LEAK.
+func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
+	lookup := opts.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	red := NewRedactor(Credentials(opts.Credentials, lookup))
+	var out []Recording
+	for _, sc := range opts.Scenarios {
+		req, err := expandScenario(sc, opts.BaseURL, opts.Headers, lookup)
+		if err != nil {
+			return out, withScenario(err, opts.Adapter, sc.Name)
+		}
+		rec, err := record(ctx, opts, sc.Name, []request{req}, red)
+		if err != nil {
+			return out, withScenario(err, opts.Adapter, sc.Name)
+		}
+		rec.Cassette.Replayable = sc.Replayable
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// RerecordHTTP issues again the requests of a recorded HTTP cassette
+// against opts.BaseURL (the refresh loop's entry point): each recorded
+// request keeps its method, path, query and body; its recorded headers are
+// sent except the redacted ones and the hop-by-hop ones, and the adapter's
+// real headers (opts.Headers, `${VAR}` expanded) are set on top. The new
+// cassette keeps the old one's scenario, path and replayable flag.
+func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions) (Recording, error) {
+	lookup := opts.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	if opts.Adapter == "" {
+		opts.Adapter = old.Adapter
+	}
+	if len(opts.Normalizers) == 0 {
+		opts.Normalizers = old.Normalizers
+	}
+	red := NewRedactor(Credentials(opts.Credentials, lookup))
+	var reqs []request
+	for i, in := range old.Interactions {
+		u, err := url.Parse(in.Request.URL)
+		if err != nil {
+			return Recording{}, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Err: err,
+				Message:  "a recorded request URL does not parse",
+				Problems: []cassettes.Problem{{File: old.Path, Line: old.Line(fmt.Sprintf("interactions[%d].request.url", i)), Field: fmt.Sprintf("interactions[%d].request.url", i), Message: "not a URL"}},
+				NextStep: "cassette validate " + old.Path}
+		}
+		h := map[string]string{}
+		for k, vs := range in.Request.Headers {
+			if len(vs) == 0 || hopHeader(k) || secrets.IsCredentialHeader(k) || strings.Contains(vs[0], secrets.Redacted) {
+				continue
+			}
+			h[k] = vs[0]
+		}
+		hdr, err := expandHeaders(opts.Headers, lookup)
+		if err != nil {
+			return Recording{}, withScenario(err, opts.Adapter, old.Scenario)
+		}
+		for k, v := range hdr {
+			h[k] = v
+		}
+		reqs = append(reqs, request{method: in.Request.Method, url: joinURL(opts.BaseURL, u.RequestURI()), headers: h, body: in.Request.Body.Bytes()})
+	}
+	rec, err := record(ctx, opts, old.Scenario, reqs, red)
+	if err != nil {
+		return rec, withScenario(err, opts.Adapter, old.Scenario)
+	}
+	rec.Cassette.Path = old.Path
+	rec.Cassette.Replayable = old.Replayable
+	return rec, nil
+}
+
+// request is one expanded request to send.
+type request struct {
+	method  string
+	url     string
+	headers map[string]string
+	body    []byte
+}
+
+func expandScenario(sc Scenario, base string, adapterHeaders map[string]string, lookup func(string) (string, bool)) (request, error) {
+	method := strings.ToUpper(sc.Method)
+	if method == "" {
+		method = http.MethodGet
+	}
+	path, err := expand(sc.Path, "scenarios."+sc.Name+".path", lookup)
+	if err != nil {
+		return request{}, err
+	}
+	body, err := expand(sc.Body, "scenarios."+sc.Name+".body", lookup)
+	if err != nil {
+		return request{}, err
+	}
+	h, err := expandHeaders(adapterHeaders, lookup)
+	if err != nil {
+		return request{}, err
+	}
+	sh, err := expandHeaders(sc.Headers, lookup)
+	if err != nil {
+		return request{}, err
+	}
+	for k, v := range sh {
+		h[k] = v
+	}
+	if base == "" {
+		return request{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "the adapter has no real base URL",
+			Problems: []cassettes.Problem{{Field: "real.base_url", Message: "missing", Expected: "a URL such as https://api.example.com"}},
+			NextStep: "set `real.base_url` of the adapter in cassette.yaml"}
+	}
+	return request{method: method, url: joinURL(base, path), headers: h, body: []byte(body)}, nil
+}
+
+func expandHeaders(in map[string]string, lookup func(string) (string, bool)) (map[string]string, error) {
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		e, err := expand(v, "real.headers."+k, lookup)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = e
+	}
+	return out, nil
+}
+
+// expand replaces ${VAR} and $VAR from the environment; a variable that is
+// not set is an E_MISSING_CONFIG error naming it (never a value).
+func expand(s, field string, lookup func(string) (string, bool)) (string, error) {
+	var missing []string
+	out := os.Expand(s, func(name string) string {
+		v, ok := lookup(name)
+		if !ok {
+			missing = append(missing, name)
+		}
+		return v
+	})
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return "", &cassettes.Error{Reason: cassettes.EMissingConfig,
+			Message:  fmt.Sprintf("%s uses unset environment variable(s) %s", field, strings.Join(missing, ", ")),
+			Problems: []cassettes.Problem{{Field: field, Message: "refers to an unset variable", Expected: "${" + missing[0] + "} set in the environment"}},
+			NextStep: fmt.Sprintf("export %s=… and run the command again", missing[0])}
+	}
+	return out, nil
+}
+
+func joinURL(base, pathAndQuery string) string {
+	if pathAndQuery == "" {
+		return base
+	}
+	if !strings.HasPrefix(pathAndQuery, "/") {
+		pathAndQuery = "/" + pathAndQuery
+	}
+	return strings.TrimSuffix(base, "/") + pathAndQuery
+}
+
+func hopHeader(k string) bool {
+	switch http.CanonicalHeaderKey(k) {
+	case "Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length", "Host", "Accept-Encoding":
+		return true
+	}
+	return false
+}
+
+func withScenario(err error, adapter, scenario string) error {
+	var ce *cassettes.Error
+	if errors.As(err, &ce) {
+		if ce.NextStep == "" {
+			ce.NextStep = fmt.Sprintf("cassette record --adapter %s --scenario %s", adapter, scenario)
+		}
+		ce.Message = fmt.Sprintf("%s/%s: %s", adapter, scenario, ce.Message)
+		return ce
+	}
+	return err
+}
+
+// record sends the requests in order and builds one redacted cassette.
+func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []request, red *Redactor) (Recording, error) {
+	rt := opts.Transport
+	if rt == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DisableCompression = true
+		rt = t
+		defer t.CloseIdleConnections()
+	}
+	pol := DefaultPolicy()
+	if opts.Policy != nil {
+		pol = *opts.Policy
+	}
+	attemptTimeout := opts.AttemptTimeout
+	if attemptTimeout <= 0 {
+		attemptTimeout = 30 * time.Second
+	}
+	c := opts.Meta.newCassette(cassettes.KindHTTP, scenario)
+	var tel Telemetry
+	for _, rq := range reqs {
+		var cancel context.CancelFunc = func() {}
+		newReq := func(ctx context.Context) (*http.Request, error) {
+			cancel()
+			var actx context.Context
+			actx, cancel = context.WithTimeout(ctx, attemptTimeout)
+			var body io.Reader
+			if len(rq.body) > 0 {
+				body = bytes.NewReader(rq.body)
+			}
+			r, err := http.NewRequestWithContext(actx, rq.method, rq.url, body)
+			if err != nil {
+				return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request", Err: redactedError(red, err),
+					NextStep: "check `real.base_url` and the scenario's path in cassette.yaml"}
+			}
+			for _, k := range sortedKeys(rq.headers) {
+				r.Header.Set(k, rq.headers[k])
+			}
+			return r, nil
+		}
+		start := opts.Meta.now()
+		resp, t, err := pol.Do(ctx, rt, newReq)
+		tel.Attempts += t.Attempts
+		tel.RetryBackoffMS = append(tel.RetryBackoffMS, t.RetryBackoffMS...)
+		tel.Statuses = append(tel.Statuses, t.Statuses...)
+		live := NewLiveRecord(tel)
+		if err != nil {
+			cancel()
+			return Recording{Live: live}, transportError(red, err, ctx, t)
+		}
+		respBody, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cancel()
+		if err != nil {
+			return Recording{Live: live}, transportError(red, err, ctx, t)
+		}
+		if pol.retryableStatus(resp.StatusCode) {
+			return Recording{Live: live}, statusError(resp.StatusCode, t)
+		}
+		dur := opts.Meta.now().Sub(start)
+		req := resp.Request
+		in := cassettes.Interaction{
+			Request: cassettes.Request{
+				Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+				ContentLength: int64(len(rq.body)),
+				Host:          req.URL.Host,
+				Body:          cassettes.Body(rq.body),
+				Headers:       req.Header.Clone(),
+				URL:           req.URL.String(),
+				Method:        rq.method,
+			},
+			Response: cassettes.Response{
+				Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
+				TransferEncoding: resp.TransferEncoding,
+				Trailer:          resp.Trailer,
+				ContentLength:    resp.ContentLength,
+				Uncompressed:     resp.Uncompressed,
+				Body:             cassettes.Body(respBody),
+				Headers:          resp.Header.Clone(),
+				Status:           resp.Status,
+				Code:             resp.StatusCode,
+				Duration:         cassettes.Duration(dur),
+			},
+		}
+		if in.Response.ContentLength < 0 {
+			in.Response.ContentLength = int64(len(respBody))
+		}
+		c.Interactions = append(c.Interactions, in)
+	}
+	done, err := finish(c, red)
+	return Recording{Cassette: done, Live: NewLiveRecord(tel)}, err
+}
+
+func statusError(code int, t Telemetry) error {
+	reason := cassettes.EProvider5xx
+	switch code {
+	case http.StatusTooManyRequests:
+		reason = cassettes.ERateLimit
+	case http.StatusRequestTimeout:
+		reason = cassettes.ETimeout
+	}
+	return &cassettes.Error{Reason: reason,
+		Message:  fmt.Sprintf("the real service answered %d %s after %d attempt(s) (backoff %v ms)", code, http.StatusText(code), t.Attempts, t.RetryBackoffMS),
+		NextStep: "wait for the service to recover, then run the same `cassette record` command again"}
+}
+
+func transportError(red *Redactor, err error, ctx context.Context, t Telemetry) error {
+	var ce *cassettes.Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	reason := cassettes.ERealUnreachable
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		reason = cassettes.ETimeout
+	}
+	return &cassettes.Error{Reason: reason, Err: redactedError(red, err),
+		Message:  fmt.Sprintf("the real service could not be reached after %d attempt(s)", t.Attempts),
+		NextStep: "check the network and `real.base_url`, then run the same `cassette record` command again"}
+}

@@ -1,0 +1,243 @@
+package recorder
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// The live-call retry policy of specs/000 ("live provider calls use
+// deterministic retry policy").
+const (
+	// MaxAttempts is LIVE_E2E_MAX_ATTEMPTS: the first call plus two retries.
+	MaxAttempts = 3
+	// MaxRetryAfter caps a server's Retry-After: a recording run waits at most
+	// this long between two attempts, whatever the server asks for. A server
+	// asking for longer is rate limiting for real; the run fails with
+	// E_RATE_LIMIT rather than hanging a CI job.
+	MaxRetryAfter = 30 * time.Second
+)
+
+// RetryableStatus is LIVE_E2E_RETRYABLE_HTTP_STATUS.
+var RetryableStatus = []int{408, 429, 500, 502, 503, 504, 529}
+
+// Backoff is LIVE_E2E_RETRY_BACKOFF_MS: the wait before the second and the
+// third attempt.
+var Backoff = []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond}
+
+// Policy is a live-call retry policy. The zero value is not useful; start
+// from DefaultPolicy.
+type Policy struct {
+	MaxAttempts     int             // attempts in all, the first one included
+	RetryableStatus []int           // statuses that are retried
+	Backoff         []time.Duration // wait before attempt i+2; the last entry repeats
+	MaxRetryAfter   time.Duration   // cap on a server's Retry-After
+	// Sleep waits d or until ctx is done. Tests inject one that records the
+	// waits instead of sleeping; nil sleeps on a timer.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock used to read a Retry-After HTTP-date; nil is time.Now.
+	Now func() time.Time
+}
+
+// DefaultPolicy returns the policy of specs/000: 3 attempts, statuses
+// 408/429/500/502/503/504/529 and transport timeouts or resets retried,
+// backoff 500 ms then 1500 ms, Retry-After honoured up to MaxRetryAfter.
+func DefaultPolicy() Policy {
+	return Policy{
+		MaxAttempts:     MaxAttempts,
+		RetryableStatus: append([]int(nil), RetryableStatus...),
+		Backoff:         append([]time.Duration(nil), Backoff...),
+		MaxRetryAfter:   MaxRetryAfter,
+	}
+}
+
+// Telemetry is the retry telemetry every live call reports (specs/000: the
+// `attempts` and `retry_backoff_ms` fields of a live provider result).
+type Telemetry struct {
+	Attempts       int     `json:"attempts"`
+	RetryBackoffMS []int64 `json:"retry_backoff_ms"`
+	// Statuses holds the status of each attempt, 0 for a transport error.
+	Statuses []int `json:"statuses,omitempty"`
+}
+
+// LiveRecord is the result contract of one live recording (specs/000: the
+// live_record result fields plus the retry telemetry).
+type LiveRecord struct {
+	ExecutionMode  string `json:"execution_mode"`  // always "live_record"
+	ReplayBoundary string `json:"replay_boundary"` // "live_request_then_vcr_trace_extract"
+	TraceOrigin    string `json:"trace_origin"`    // "vcr_last_interaction"
+	Telemetry
+}
+
+// NewLiveRecord returns the live_record result for the given telemetry.
+func NewLiveRecord(t Telemetry) LiveRecord {
+	return LiveRecord{
+		ExecutionMode:  "live_record",
+		ReplayBoundary: "live_request_then_vcr_trace_extract",
+		TraceOrigin:    "vcr_last_interaction",
+		Telemetry:      t,
+	}
+}
+
+// Do sends the request built by newReq through rt, retrying as the policy
+// says. newReq is called once per attempt so that each attempt gets a fresh
+// body. On success (a response with a status that is not retried, or the last
+// attempt's response whatever its status) it returns the response, whose body
+// the caller must close. A transport error that is not retried, or that
+// persists after the last attempt, is returned as it is. The telemetry is
+// filled in every case.
+func (p Policy) Do(ctx context.Context, rt http.RoundTripper, newReq func(ctx context.Context) (*http.Request, error)) (*http.Response, Telemetry, error) {
+	var tel Telemetry
+	max := p.MaxAttempts
+	if max < 1 {
+		max = 1
+	}
+	for attempt := 1; ; attempt++ {
+		req, err := newReq(ctx)
+		if err != nil {
+			return nil, tel, err
+		}
+		tel.Attempts = attempt
+		resp, err := rt.RoundTrip(req)
+		var wait time.Duration
+		switch {
+		case err != nil:
+			tel.Statuses = append(tel.Statuses, 0)
+			if attempt >= max || ctx.Err() != nil || !RetryableError(err) {
+				return nil, tel, err
+			}
+			wait = p.backoff(attempt)
+		default:
+			tel.Statuses = append(tel.Statuses, resp.StatusCode)
+			if attempt >= max || !p.retryableStatus(resp.StatusCode) {
+				return resp, tel, nil
+			}
+			wait = p.backoff(attempt)
+			if ra, ok := p.retryAfter(resp.Header.Get("Retry-After")); ok {
+				wait = ra
+			}
+			// Drain a little so the connection can be reused, then let go.
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+		}
+		tel.RetryBackoffMS = append(tel.RetryBackoffMS, wait.Milliseconds())
+		if err := p.sleep(ctx, wait); err != nil {
+			return nil, tel, err
+		}
+	}
+}
+
+func (p Policy) retryableStatus(code int) bool {
+	for _, c := range p.RetryableStatus {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}
+
+// backoff is the wait after the given failed attempt (1-based).
+func (p Policy) backoff(attempt int) time.Duration {
+	if len(p.Backoff) == 0 {
+		return 0
+	}
+	i := attempt - 1
+	if i >= len(p.Backoff) {
+		i = len(p.Backoff) - 1
+	}
+	return p.Backoff[i]
+}
+
+func (p Policy) retryAfter(v string) (time.Duration, bool) {
+	now := time.Now
+	if p.Now != nil {
+		now = p.Now
+	}
+	d, ok := ParseRetryAfter(v, now())
+	if !ok {
+		return 0, false
+	}
+	limit := p.MaxRetryAfter
+	if limit <= 0 {
+		limit = MaxRetryAfter
+	}
+	if d > limit {
+		d = limit
+	}
+	return d, true
+}
+
+func (p Policy) sleep(ctx context.Context, d time.Duration) error {
+	if p.Sleep != nil {
+		return p.Sleep(ctx, d)
+	}
+	return SleepContext(ctx, d)
+}
+
+// SleepContext waits d, or returns ctx's error as soon as ctx is done.
+func SleepContext(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ParseRetryAfter reads a Retry-After header value (RFC 9110 §10.2.3):
+// either a number of seconds or an HTTP-date, which is turned into a wait
+// relative to now (a date in the past is a wait of 0). It reports false for
+// an absent or malformed value.
+func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseUint(v, 10, 32); err == nil {
+		return time.Duration(secs) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	d := t.Sub(now)
+	if d < 0 {
+		d = 0
+	}
+	return d, true
+}
+
+// RetryableError reports whether a transport error is of the timeout or
+// reset class that the live-call policy retries: a network timeout, a
+// connection reset or broken pipe, or a connection closed before the
+// response arrived. Refused connections, DNS failures, TLS verification
+// failures and the caller's own cancellation are not retried.
+func RetryableError(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	return errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, syscall.ECONNABORTED) ||
+		errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.EOF)
+}

@@ -26,7 +26,7 @@ func LoadConfig(path string, opts ConfigOptions) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &Error{Reason: EMissingConfig, Message: fmt.Sprintf("no %s here (looked for %s)", ConfigFile, path), Err: err,
+			return nil, &Error{Reason: EMissingConfig, Message: fmt.Sprintf("config file %s does not exist", path),
 				NextStep: "cassette init   # scaffolds cassette.yaml and cassettes/"}
 		}
 		return nil, &Error{Reason: EIO, Message: "cannot read " + path, Err: err, NextStep: "ls -l " + path}

@@ -1,0 +1,31 @@
+# cassette — see README.md. `make test` is what CI runs.
+GO        ?= go
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+BIN       := bin/cassette
+
+.PHONY: build test demo bench lint fuzz clean
+
+build: ## build bin/cassette
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/cassette
+
+test: ## vet, then every test with the race detector (the CLI scripts included)
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 12m ./...
+
+demo: build ## verify the embedded example's cassettes against its fakes (no network, no credentials)
+	cd examples/demo && ../../$(BIN) verify
+
+bench: ## benchmarks (not part of make test)
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint: ## gofmt, go vet, staticcheck (installed on first use)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "run: gofmt -w ."; exit 1)
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@latest ./...
+
+fuzz: ## run each fuzz target for FUZZTIME (default 60s)
+	$(GO) test ./cassettes -run '^$$' -fuzz FuzzParse -fuzztime $${FUZZTIME:-60s}
+
+clean:
+	rm -rf bin .cassette

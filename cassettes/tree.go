@@ -1,0 +1,65 @@
+package cassettes
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// LoadTree loads every cassette named by paths (files, or directories
+// searched with Discover) and returns them in path order. Problems from all
+// files are gathered into one *Error, so a user sees everything at once: its
+// reason is E_SECRET_LEAK if any file leaks a credential, E_CASSETTE_NOT_FOUND
+// if a named path does not exist, else E_CASSETTE_INVALID.
+func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, &Error{Reason: ECassetteNotFound, Message: "no cassette or directory at " + p, Err: err,
+				NextStep: "cassette validate   # checks every cassette under cassettes/"}
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		found, err := Discover(p)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, found...)
+	}
+	var (
+		out    []*Cassette
+		all    []Problem
+		reason = ECassetteInvalid
+		bad    int
+	)
+	for _, f := range files {
+		c, err := Load(f, opts)
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) {
+				return nil, err
+			}
+			if ce.Reason == ESecretLeak {
+				reason = ESecretLeak
+			} else if ce.Reason != ECassetteInvalid {
+				return nil, ce
+			}
+			bad++
+			all = append(all, ce.Problems...)
+			continue
+		}
+		out = append(out, c)
+	}
+	if bad > 0 {
+		next := "fix the lines above, then: cassette validate"
+		if reason == ESecretLeak {
+			next = "remove the credential from the file, rotate it, re-record the cassette, then: cassette validate"
+		}
+		return out, &Error{Reason: reason, Problems: all, NextStep: next,
+			Message: fmt.Sprintf("%d of %d cassettes have problems (%d in all)", bad, len(files), len(all))}
+	}
+	return out, nil
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// initTemplate is the cassette.yaml that `cassette init` writes: valid as
+// written, every section present, comments saying what to change.
+const initTemplate = `# cassette.yaml: the adapters whose fakes cassette keeps honest.
+# Reference: README.md, section "Config". Check it with: cassette validate
+version: 1
+adapters:
+  # One adapter per external service. Rename "example" and point it at yours.
+  example:
+    kind: http                       # http | cli
+    real:
+      base_url: https://api.example.com
+      credentials: [EXAMPLE_TOKEN]   # env var NAMES; absent -> refresh skips this adapter
+      headers: {Authorization: "Bearer ${EXAMPLE_TOKEN}"}
+    fake:
+      command: [go, run, ./fakes/example]   # started by verify; listens on $PORT
+      base_url: http://127.0.0.1:${PORT}
+      ready: /healthz
+    normalizers: [headers.volatile, timestamps.ISO8601]
+    owners: ["@your-team"]
+    scenarios:                       # what 'cassette record --adapter example' records
+      - {name: get-root, method: GET, path: /}
+normalizers: {}                      # project-defined: {name: {regex: ..., replace: ...}}
+refresh:
+  schedule: "@weekly"
+  forge: {kind: git, remote: origin}
+  escalate_after: 3
+quarantine: {}
+`
+
+func newInitCmd(stdio *IO, g *globals) *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Scaffold cassette.yaml and the cassettes/ directory",
+		Example: `  cassette init
+  cassette init --config ci/cassette.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return initRun(stdio, g.config, force)
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing config file")
+	return cmd
+}
+
+func initRun(stdio *IO, path string, force bool) error {
+	if _, err := os.Stat(path); err == nil && !force {
+		return cassettes.Errorf(cassettes.EUsage, "cassette validate   # or: cassette init --force to start over",
+			"%s already exists; not overwriting it", path)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot check " + path, Err: err, NextStep: "ls -l " + path}
+	}
+	if err := cassettes.WriteFileAtomic(path, []byte(initTemplate), 0o644); err != nil {
+		return err
+	}
+	dir := filepath.Join(filepath.Dir(path), "cassettes")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot create " + dir, Err: err, NextStep: "mkdir -p " + dir}
+	}
+	fmt.Fprintf(stdio.Out, "wrote %s and %s/\n", path, dir)
+	fmt.Fprintf(stdio.Out, "next: edit %s, then record a first cassette:\n  cassette record --adapter example --scenario get-root\n", path)
+	return nil
+}

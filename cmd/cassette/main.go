@@ -1,0 +1,9 @@
+// Command cassette records real HTTP(S) and CLI interactions into cassettes,
+// verifies fakes against them, and refreshes them on a schedule.
+package main
+
+import "os"
+
+func main() {
+	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// version is set at build time (-ldflags "-X main.version=...").
+var version = "0.1.0-dev"
+
+// IO is the command's standard streams and whether colour is wanted.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+	Color    bool
+}
+
+// globals are the flags every command shares.
+type globals struct {
+	config string
+	json   bool
+}
+
+// Main runs the cassette command line and returns the process exit code. It
+// is the one place that turns an error into an exit code and prints it.
+func Main(args []string, in io.Reader, out, errw io.Writer) int {
+	stdio := &IO{In: in, Out: out, Err: errw, Color: colorWanted(out)}
+	g := &globals{}
+	root := newRootCmd(stdio, g)
+	root.SetArgs(args)
+	root.SetIn(in)
+	root.SetOut(out)
+	root.SetErr(errw)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var ex exitError
+	if errors.As(err, &ex) {
+		return int(ex)
+	}
+	ce := cassettes.AsError(err)
+	if isUsageError(err) {
+		ce = &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: strings.Join(strings.Fields("cassette "+commandPath(root, args)+" --help"), " ")}
+	}
+	printError(stdio, g, ce)
+	return int(ce.Exit())
+}
+
+// exitError is returned by a command that already printed its outcome and
+// only needs a non-zero exit (e.g. verify with drift).
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+func isUsageError(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires exactly", "invalid argument", "flag needs an argument", "accepts at most"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func commandPath(root *cobra.Command, args []string) string {
+	c, _, err := root.Find(args)
+	if err != nil || c == root {
+		return ""
+	}
+	return strings.TrimPrefix(c.CommandPath(), root.Name()+" ")
+}
+
+// printError writes the error, every problem on its own line, and the next step.
+func printError(stdio *IO, g *globals, e *cassettes.Error) {
+	if g.json {
+		_ = json.NewEncoder(stdio.Out).Encode(errorJSON(e))
+	}
+	w := stdio.Err
+	fmt.Fprintf(w, "%s %s\n", paint(stdio, "31;1", "error["+string(e.Reason)+"]:"), firstLine(e))
+	for _, p := range e.Problems {
+		fmt.Fprintf(w, "  %s\n", p.String())
+	}
+	if e.NextStep != "" {
+		fmt.Fprintf(w, "%s %s\n", paint(stdio, "1", "next:"), e.NextStep)
+	}
+}
+
+func firstLine(e *cassettes.Error) string {
+	msg := e.Message
+	if e.Err != nil && !strings.Contains(msg, e.Err.Error()) {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+type problemJSON struct {
+	File       string `json:"file"`
+	Line       int    `json:"line,omitempty"`
+	Column     int    `json:"column,omitempty"`
+	Field      string `json:"field,omitempty"`
+	Message    string `json:"message"`
+	Expected   string `json:"expected,omitempty"`
+	Suggestion string `json:"suggestion,omitempty"`
+}
+
+func problemsJSON(ps []cassettes.Problem) []problemJSON {
+	out := make([]problemJSON, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, problemJSON{p.File, p.Line, p.Column, p.Field, p.Message, p.Expected, p.Suggestion})
+	}
+	return out
+}
+
+func errorJSON(e *cassettes.Error) any {
+	return map[string]any{
+		"exit_code": int(e.Exit()), "reason_code": e.Reason, "message": firstLine(e),
+		"problems": problemsJSON(e.Problems), "next_step": e.NextStep,
+	}
+}
+
+// colorWanted: colour only on a terminal, never with NO_COLOR or TERM=dumb.
+func colorWanted(w io.Writer) bool {
+	if _, ok := os.LookupEnv("NO_COLOR"); ok || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func paint(stdio *IO, code, s string) string {
+	if !stdio.Color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func newRootCmd(stdio *IO, g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "cassette",
+		Short: "Keep test fakes honest: record real services, verify fakes, refresh on a schedule",
+		Long: `cassette records real HTTP(S) and CLI interactions into small, reviewable
+cassettes (secrets removed before anything touches disk), verifies in CI that
+each fake gives the recorded output (normalized, byte for byte), and refreshes
+the cassettes on a schedule, opening a pull request when reality drifted.
+
+Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       versionString(),
+	}
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.PersistentFlags().StringVar(&g.config, "config", cassettes.ConfigFile, "path of the config file")
+	root.PersistentFlags().BoolVar(&g.json, "json", false, "write machine-readable JSON to stdout")
+	root.AddCommand(
+		newInitCmd(stdio, g),
+		newValidateCmd(stdio, g),
+		newVersionCmd(stdio, g),
+	)
+	return root
+}
+
+// buildInfo returns the version and the VCS revision the binary was built from.
+func buildInfo() (ver, sha string) {
+	ver = version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+				sha = s.Value[:7]
+			}
+		}
+	}
+	return ver, sha
+}
+
+func versionString() string {
+	v, sha := buildInfo()
+	if sha != "" {
+		return "cassette " + v + " (" + sha + ")"
+	}
+	return "cassette " + v
+}

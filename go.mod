@@ -27,4 +27,7 @@ require (
 	gopkg.in/dnaeon/go-vcr.v4 v4.0.7
 )
 
-require golang.org/x/tools v0.51.0 // indirect
+require (
+	go.yaml.in/yaml/v4 v4.0.0-rc.6 // indirect
+	golang.org/x/tools v0.51.0 // indirect
+)

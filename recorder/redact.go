@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/secrets"
 )
@@ -52,7 +50,8 @@ func NewRedactor(declared map[string]string) *Redactor {
 func encodings(v string) []string {
 	out := []string{v, url.QueryEscape(v), url.PathEscape(v)}
 	if j, err := json.Marshal(v); err == nil {
-		out = append(out, string(j[1:len(j)-1]))
+		esc := string(j[1 : len(j)-1])
+		out = append(out, esc, strings.ReplaceAll(esc, "/", `\/`)) // some encoders escape "/"
 	}
 	out = append(out,
 		base64.StdEncoding.EncodeToString([]byte(v)),
@@ -238,12 +237,18 @@ func (r *Redactor) Cassette(c *cassettes.Cassette) {
 // E_SECRET_LEAK *cassettes.Error whose problems name the line and the kind
 // of secret found — never the value.
 func (r *Redactor) Check(c *cassettes.Cassette) error {
-	data, err := yaml.Marshal(c)
+	data, err := cassettes.Marshal(c)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot encode the cassette to scan it", Err: err,
 			NextStep: "cassette validate"}
 	}
 	return r.CheckBytes(c.Path, data)
+}
+
+// SaveOptions returns the options with which cassettes.Save runs its own
+// final scan for the declared credentials (all their encodings).
+func (r *Redactor) SaveOptions() cassettes.SaveOptions {
+	return cassettes.SaveOptions{Credentials: r.Declared()}
 }
 
 // CheckBytes scans data that is about to be written to file (a cassette, a

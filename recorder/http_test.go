@@ -1,0 +1,266 @@
+package recorder
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// echoServer is a real TLS server that answers with what it was sent.
+func echoServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Echo-Auth", r.Header.Get("Authorization"))
+		w.Header().Set("Set-Cookie", "session=abcdef123456")
+		io.WriteString(w, `{"method":"`+r.Method+`","uri":"`+r.URL.RequestURI()+`","body":`+string(body)+`}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestRecordHTTP(t *testing.T) {
+	srv := echoServer(t)
+	yes := true
+	recs, err := RecordHTTP(context.Background(), HTTPOptions{
+		Meta:        Meta{Adapter: "shop", Normalizers: []string{"headers.volatile"}, Now: fixedNow},
+		BaseURL:     srv.URL + "/api/",
+		Headers:     map[string]string{"Authorization": "Bearer ${SHOP_TOKEN}", "Accept": "application/json"},
+		Credentials: []string{"SHOP_TOKEN"},
+		LookupEnv:   env(map[string]string{"SHOP_TOKEN": plantedValue}),
+		Transport:   srv.Client().Transport,
+		Scenarios: []Scenario{
+			{Name: "list-items", Path: "/items?page=2"},
+			{Name: "create-item", Method: "post", Path: "/items", Body: `{"name":"x"}`, Replayable: &yes},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("got %d recordings, want 2", len(recs))
+	}
+	tests := []struct {
+		i                  int
+		scenario, method   string
+		url, reqBody, resp string
+	}{
+		{0, "list-items", "GET", srv.URL + "/api/items?page=2", "", `{"method":"GET","uri":"/api/items?page=2","body":}`},
+		{1, "create-item", "POST", srv.URL + "/api/items", `{"name":"x"}`, `{"method":"POST","uri":"/api/items","body":{"name":"x"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario, func(t *testing.T) {
+			c := recs[tt.i].Cassette
+			if c.Scenario != tt.scenario || c.Adapter != "shop" || c.Kind != cassettes.KindHTTP || c.RecordedAt == nil || !c.RecordedAt.Equal(fixedNow()) {
+				t.Errorf("metadata = %+v", c)
+			}
+			if len(c.Interactions) != 1 {
+				t.Fatalf("%d interactions", len(c.Interactions))
+			}
+			in := c.Interactions[0]
+			if in.Request.Method != tt.method || in.Request.URL != tt.url || string(in.Request.Body) != tt.reqBody {
+				t.Errorf("request = %s %s %q", in.Request.Method, in.Request.URL, in.Request.Body)
+			}
+			if got := in.Request.Headers.Get("Authorization"); got != "[REDACTED]" {
+				t.Errorf("Authorization recorded as %q", got)
+			}
+			if got := in.Response.Headers.Get("X-Echo-Auth"); got != "Bearer [REDACTED]" {
+				t.Errorf("echoed credential recorded as %q", got)
+			}
+			if in.Response.Code != 200 || string(in.Response.Body) != tt.resp || in.Response.ContentLength != int64(len(tt.resp)) {
+				t.Errorf("response = %d %q (length %d)", in.Response.Code, in.Response.Body, in.Response.ContentLength)
+			}
+			if l := recs[tt.i].Live; l.Attempts != 1 || l.ExecutionMode != "live_record" {
+				t.Errorf("live = %+v", l)
+			}
+		})
+	}
+	if recs[1].Cassette.Replayable == nil || !*recs[1].Cassette.Replayable {
+		t.Errorf("replayable flag not copied")
+	}
+}
+
+func TestRecordHTTPRetriesThenFails(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+	sl := &sleeper{}
+	p := DefaultPolicy()
+	p.Sleep = sl.Sleep
+	recs, err := RecordHTTP(context.Background(), HTTPOptions{
+		Meta: Meta{Adapter: "shop", Now: fixedNow}, BaseURL: srv.URL, Transport: srv.Client().Transport, Policy: &p,
+		Scenarios: []Scenario{{Name: "list", Path: "/"}},
+	})
+	var ce *cassettes.Error
+	if !errors.As(err, &ce) || ce.Reason != cassettes.ERateLimit {
+		t.Fatalf("err = %v, want E_RATE_LIMIT", err)
+	}
+	if len(recs) != 0 || n.Load() != 3 || len(sl.waits) != 2 {
+		t.Errorf("recordings %d, requests %d, waits %v", len(recs), n.Load(), sl.waits)
+	}
+	if !strings.Contains(ce.NextStep, "cassette record") {
+		t.Errorf("next step = %q", ce.NextStep)
+	}
+}
+
+func TestRecordHTTPMissingVariable(t *testing.T) {
+	_, err := RecordHTTP(context.Background(), HTTPOptions{
+		Meta: Meta{Adapter: "shop"}, BaseURL: "https://127.0.0.1:1",
+		Headers:   map[string]string{"Authorization": "Bearer ${SHOP_TOKEN}"},
+		LookupEnv: env(nil), Scenarios: []Scenario{{Name: "list", Path: "/"}},
+	})
+	var ce *cassettes.Error
+	if !errors.As(err, &ce) || ce.Reason != cassettes.EMissingConfig || !strings.Contains(ce.Error(), "SHOP_TOKEN") {
+		t.Fatalf("err = %v, want E_MISSING_CONFIG naming SHOP_TOKEN", err)
+	}
+}
+
+func TestRerecordHTTP(t *testing.T) {
+	srv := echoServer(t)
+	old := &cassettes.Cassette{Adapter: "shop", Scenario: "create", Path: "cassettes/shop/create.yaml", Kind: cassettes.KindHTTP,
+		Interactions: []cassettes.Interaction{{Request: cassettes.Request{Method: "POST",
+			URL:     "https://api.shop.example/v1/items?x=1",
+			Headers: http.Header{"Authorization": {"[REDACTED]"}, "Content-Type": {"application/json"}},
+			Body:    `{"a":1}`}}}}
+	rec, err := RerecordHTTP(context.Background(), old, HTTPOptions{
+		BaseURL: srv.URL, Transport: srv.Client().Transport, Meta: Meta{Now: fixedNow},
+		Headers: map[string]string{"Authorization": "Bearer ${T}"}, Credentials: []string{"T"},
+		LookupEnv: env(map[string]string{"T": plantedValue}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := rec.Cassette.Interactions[0]
+	if want := `{"method":"POST","uri":"/v1/items?x=1","body":{"a":1}}`; string(in.Response.Body) != want {
+		t.Errorf("body = %s, want %s", in.Response.Body, want)
+	}
+	if in.Response.Headers.Get("X-Echo-Auth") != "Bearer [REDACTED]" || in.Request.Headers.Get("Content-Type") != "application/json" {
+		t.Errorf("headers: req %v resp %v", in.Request.Headers, in.Response.Headers)
+	}
+	if rec.Cassette.Path != old.Path {
+		t.Errorf("path = %q", rec.Cassette.Path)
+	}
+}
+
+// TestSecretsNeverReachDisk plants a token in a request header, a query
+// string, a JSON body, CLI stdout and an environment variable, records, saves
+// everything under one directory and greps all of it.
+func TestSecretsNeverReachDisk(t *testing.T) {
+	ghToken := "ghp_" + strings.Repeat("Zq9x", 9) // a known format nobody declared
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("X-Seen-Auth", r.Header.Get("Authorization"))
+		w.Header().Set("X-Seen-Query", r.URL.RawQuery)
+		io.WriteString(w, `{"seen":`+string(body)+`,"query":"`+r.URL.Query().Get("q")+`","leaked":"`+ghToken+`"}`)
+	}))
+	defer srv.Close()
+	vars := map[string]string{"API_TOKEN": plantedValue}
+	dir := t.TempDir()
+
+	recs, err := RecordHTTP(context.Background(), HTTPOptions{
+		Meta:        Meta{Adapter: "api", Now: fixedNow},
+		BaseURL:     srv.URL,
+		Headers:     map[string]string{"Authorization": "token ${API_TOKEN}", "X-Client": "c-${API_TOKEN}"},
+		Credentials: []string{"API_TOKEN"}, LookupEnv: env(vars), Transport: srv.Client().Transport,
+		Scenarios: []Scenario{{Name: "planted", Method: "POST",
+			Path: "/search?q=${API_TOKEN}&access_token=${API_TOKEN}",
+			Body: `{"token":"${API_TOKEN}","nested":{"t":"${API_TOKEN}"}}`}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := RecordCLI(context.Background(), CLIOptions{
+		Meta:    Meta{Adapter: "tool", Scenario: "planted", Now: fixedNow},
+		Command: "sh", Args: []string{"-c", `echo "stdout $API_TOKEN"; echo "stderr $API_TOKEN" >&2; echo "gh ` + ghToken + `"`, "--token=" + plantedValue},
+		Stdin:       []byte("stdin " + plantedValue + "\n"),
+		Credentials: []string{"API_TOKEN"}, LookupEnv: env(vars),
+		Environ: []string{"PATH=" + os.Getenv("PATH"), "API_TOKEN=" + plantedValue},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	red := NewRedactor(vars)
+	for _, c := range []*cassettes.Cassette{recs[0].Cassette, cli} {
+		c.Path = filepath.Join(dir, "cassettes", c.Adapter, c.Scenario+".yaml")
+		if err := cassettes.Save(c, red.SaveOptions()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forbidden := []string{plantedValue, url.QueryEscape(plantedValue), url.PathEscape(plantedValue),
+		base64.StdEncoding.EncodeToString([]byte(plantedValue)), ghToken}
+	files := 0
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, f := range forbidden {
+			if strings.Contains(string(data), f) {
+				t.Errorf("%s contains a planted secret (form %d)", p, strings.Index(strings.Join(forbidden, "\x00"), f))
+			}
+		}
+		if !strings.Contains(string(data), "[REDACTED]") {
+			t.Errorf("%s has no [REDACTED] marker: the planted values were not where the test thinks", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files != 2 {
+		t.Errorf("%d files written, want 2", files)
+	}
+	// The planted values really went over the wire: the server saw them.
+	if got := recs[0].Cassette.Interactions[0].Response.Headers.Get("X-Seen-Auth"); got != "token [REDACTED]" {
+		t.Errorf("X-Seen-Auth = %q", got)
+	}
+}
+
+func BenchmarkRecordHTTP(b *testing.B) {
+	payload := strings.Repeat(`{"id":1,"name":"item"},`, 2000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, payload) }))
+	defer srv.Close()
+	opts := HTTPOptions{Meta: Meta{Adapter: "a", Now: time.Now}, BaseURL: srv.URL, Transport: srv.Client().Transport,
+		Credentials: []string{"T"}, LookupEnv: env(map[string]string{"T": plantedValue}),
+		Scenarios: []Scenario{{Name: "s", Path: "/"}}}
+	b.Run("direct-get-baseline", func(b *testing.B) {
+		b.SetBytes(int64(len(payload)))
+		for b.Loop() {
+			resp, err := srv.Client().Get(srv.URL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	})
+	b.Run("record", func(b *testing.B) {
+		b.SetBytes(int64(len(payload)))
+		for b.Loop() {
+			if _, err := RecordHTTP(context.Background(), opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

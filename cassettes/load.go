@@ -108,7 +108,11 @@ func parseDocument(path string, data []byte, expected string) (*yaml.Node, []Pro
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		return nil, []Problem{{File: path, Line: extra.Line, Message: "a second YAML document starts here; a file holds exactly one", Suggestion: "remove the `---` separator and what follows, or split it into its own file"}}
+		line := extra.Line
+		if len(extra.Content) > 0 {
+			line = extra.Content[0].Line
+		}
+		return nil, []Problem{{File: path, Line: line, Message: "a second YAML document starts here; a file holds exactly one", Suggestion: "remove the `---` separator and what follows, or split it into its own file"}}
 	} else if !errors.Is(err, io.EOF) {
 		return nil, yamlProblems(path, nil, err)
 	}

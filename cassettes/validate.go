@@ -122,6 +122,9 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 		switch fe.Tag() {
 		case "required":
 			p.Message = "is required"
+		case "required_if":
+			p.Message = "is required"
+			p.Expected = "present when " + strings.ToLower(strings.Replace(fe.Param(), " ", " is ", 1))
 		case "oneof":
 			p.Message = fmt.Sprintf("`%s` is not allowed", val)
 			p.Expected = "one of " + strings.ReplaceAll(fe.Param(), " ", ", ")

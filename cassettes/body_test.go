@@ -1,0 +1,162 @@
+package cassettes
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBodyEncoding pins the decided representation of each kind of body and
+// that every one comes back byte for byte.
+func TestBodyEncoding(t *testing.T) {
+	cases := []struct {
+		name, body string
+		want       string // what the body line of the file looks like
+	}{
+		{"multi-line text is a literal block", "{\n  \"a\": 1\n}\n", "body: |\n"},
+		{"no final newline is strip-chomped", "line one\nline two", "body: |-\n"},
+		{"several final newlines are kept", "a\nb\n\n\n", "body: |+\n"},
+		{"CRLF is double-quoted with visible escapes", "a\r\nb\r\n", `body: "a\r\nb\r\n"`},
+		{"trailing spaces are double-quoted", "a  \nb\n", `body: "a  \nb\n"`},
+		{"leading space is double-quoted", " indented\nnext\n", `body: " indented\nnext\n"`},
+		{"single line stays plain", "OK", "body: OK\n"},
+		{"a YAML-looking string is quoted", "true", `body: "true"`},
+		{"control characters are escaped", "a\x1bb", `body: "a\eb"`},
+		{"invalid UTF-8 is !!binary", "\xff\xd8\xff\xe0binary", "body: !!binary"},
+		{"NUL bytes are escaped", "a\x00b", `body: "a\0b"`},
+		{"empty body", "", `body: ""`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cs := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP,
+				Interactions: []Interaction{{Request: Request{URL: "http://x/", Method: "GET"}, Response: Response{Code: 200, Body: Body(c.body)}}}}
+			data, err := Marshal(cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), c.want) {
+				t.Errorf("want %q in:\n%s", c.want, data)
+			}
+			got, err := Parse("x.yaml", data, LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := got.Interactions[0].Response.Body; string(g) != c.body {
+				t.Errorf("round trip: got %q, want %q", g, c.body)
+			}
+		})
+	}
+}
+
+// TestSidecar moves a large body out of the YAML into a content-addressed
+// file and loads it back; an edited sidecar is caught by its hash.
+func TestSidecar(t *testing.T) {
+	dir := t.TempDir()
+	big := bytes.Repeat([]byte("0123456789abcdef"), 256) // 4 KiB
+	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP, Path: filepath.Join(dir, "s.yaml"),
+		Interactions: []Interaction{{Request: Request{URL: "http://x/", Method: "GET"}, Response: Response{Code: 200, Body: Body(big)}}}}
+	if err := Save(c, SaveOptions{SidecarThreshold: 1024}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(c.Path)
+	if bytes.Contains(data, big[:64]) || !strings.Contains(string(data), "body_file: bodies/sha256-") {
+		t.Fatalf("the body was not moved to a sidecar:\n%s", data)
+	}
+	got, err := Load(c.Path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal([]byte(got.Interactions[0].Response.Body), big) {
+		t.Fatal("sidecar body did not come back")
+	}
+	side, _ := filepath.Glob(filepath.Join(dir, "bodies", "sha256-*.bin"))
+	if len(side) != 1 {
+		t.Fatalf("sidecars: %v", side)
+	}
+	os.WriteFile(side[0], []byte("edited"), 0o644)
+	if _, err := Load(c.Path, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "does not match its content hash") {
+		t.Fatalf("an edited sidecar loaded: %v", err)
+	}
+}
+
+// TestSaveRefusesLeaks: nothing is written when a credential remains, and
+// the error names the line, never the value.
+func TestSaveRefusesLeaks(t *testing.T) {
+	dir := t.TempDir()
+	tok := "xoxb-" + strings.Repeat("1", 20)
+	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindCLI, Path: filepath.Join(dir, "s.yaml"),
+		Input: &Input{Command: "x"}, Output: &Output{Stdout: Body("token: " + tok + "\nmine: hunter2-long\n")}}
+	for _, declared := range []map[string]string{nil, {"MY_PASS": "hunter2-long"}} {
+		if declared != nil {
+			c.Output.Stdout = "mine: hunter2-long\n"
+		}
+		err := Save(c, SaveOptions{Credentials: declared})
+		if err == nil || AsError(err).Reason != ESecretLeak {
+			t.Fatalf("Save = %v, want E_SECRET_LEAK", err)
+		}
+		if strings.Contains(err.Error(), tok) || strings.Contains(err.Error(), "hunter2-long") {
+			t.Fatalf("the error leaks the value: %v", err)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Fatalf("files were written: %v", ents)
+		}
+	}
+}
+
+// TestSaveIsAtomic: a save replaces the file whole and leaves no temp file.
+func TestSaveIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.yaml")
+	os.WriteFile(p, []byte("old"), 0o644)
+	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindCLI, Path: p, Input: &Input{Command: "x"}, Output: &Output{}}
+	if err := Save(c, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(c, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
+	}
+	if _, err := Load(p, LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzParse: the loader never panics, and whatever it accepts saves to a
+// fixed point.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(goodHTTP))
+	f.Add([]byte(goodCLI))
+	f.Add([]byte("version: 1\ninteractions:\n- request: {url: 'http://x', method: GET}\n  response: {code: 200, body: !!binary AAE=}\n"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "shared", "testdata", "go-vcr-real", "*.yaml"))
+	for _, p := range files {
+		if data, err := os.ReadFile(p); err == nil && len(data) < 20000 {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse("cassettes/a/s.yaml", data, LoadOptions{})
+		if err != nil {
+			if AsError(err).Exit() != ExitUser {
+				t.Fatalf("a bad file must be a user error, got %v", err)
+			}
+			return
+		}
+		b1, err := Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2, err := Parse("cassettes/a/s.yaml", b1, LoadOptions{})
+		if err != nil {
+			t.Fatalf("our own output does not load: %v\n%s", err, b1)
+		}
+		b2, _ := Marshal(c2)
+		if !bytes.Equal(b1, b2) {
+			t.Fatalf("not a fixed point:\n%s\n---\n%s", b1, b2)
+		}
+	})
+}

@@ -68,7 +68,7 @@ func TestRedactorInteraction(t *testing.T) {
 			Method: "POST", URL: "https://api.example.com/x?token=" + url.QueryEscape(plantedValue),
 			RemoteAddr: "127.0.0.1:53211",
 			Headers: http.Header{
-				"Authorization": {"Bearer " + plantedValue},
+				"Authorization":  {"Bearer " + plantedValue},
 				"X-Github-Token": {"whatever"},
 				"X-Trace":        {"id-" + plantedValue},
 				"Accept":         {"application/json"},

@@ -1,0 +1,30 @@
+// Package report writes the shared report contracts of one cassette run
+// (verify, refresh or record) from a plain data model, [Run], that the
+// commands fill: it never runs anything itself.
+//
+// [Write] puts these files in the report directory (default
+// .cassette/reports):
+//
+//   - junit.xml    — JUnit XML: one testsuite per adapter, one testcase per
+//     cassette, <failure> with the drift diff, <skipped> for quarantined cases
+//     (specs/002 §2).
+//   - sarif.json   — SARIF 2.1.0: one rule per failure class, every result
+//     located (cassette file and line of the drifting field, or a synthetic
+//     location), deterministic truncation recorded in
+//     runs[0].properties.cassette (specs/002 §6).
+//   - summary.json — the PR-gate summary: exit and reason codes, next step,
+//     provenance, seeds, results, performance (specs/002 §3). [ReadSummary]
+//     reads it back and ignores unknown keys.
+//   - report.jsonl — the canonical JSONL report: header, case, assert, action,
+//     artifact and summary records (specs/001). In golden mode keys are
+//     byte-sorted and volatile fields omitted, so equal inputs give equal bytes.
+//   - log.jsonl    — the structured test log (schema cassette.test.log.v1):
+//     trace_id on every record, failure digests for failed cases (specs/000).
+//   - run.json     — the run model itself, so that [Merge] can combine the
+//     outputs of sharded runs into the set an unsharded run writes.
+//
+// [WriteBundle] writes the forensic bundle of specs/004 and [ValidateBundle]
+// checks one. Every file either function writes is first run through the
+// secret scan of package secrets: a finding is an E_SECRET_LEAK error and
+// nothing is written.
+package report

@@ -1,0 +1,244 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"time"
+)
+
+// The canonical JSONL report's constants (specs/001).
+const (
+	ReportKind    = "cassette_report" // the header's k (the spec's observer_report)
+	ReportVersion = "0"
+	// DefaultPreviewBytes bounds each base64url preview when
+	// Options.PreviewBytes is 0.
+	DefaultPreviewBytes = 256
+)
+
+// CaseID is the canonical case identifier of specs/001 §6.2: the unpadded
+// base64url of item_id (the adapter), byte 0x1f, case_key (the scenario).
+func CaseID(adapter, scenario string) string { return caseID(adapter, scenario) }
+
+func caseID(itemID, caseKey string) string {
+	b := make([]byte, 0, len(itemID)+1+len(caseKey))
+	b = append(b, itemID...)
+	b = append(b, 0x1f)
+	b = append(b, caseKey...)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+type record map[string]any
+
+// jsonLine encodes one record on one line. Go's encoder writes map keys in
+// ascending byte order, which is golden mode's required order; HTML escaping
+// is off so that text stays as written.
+func jsonLine(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func ms(d time.Duration) int64 { return d.Milliseconds() }
+
+// preview adds <name>_len, <name>_preview_b64 and <name>_truncated for data.
+func preview(rec record, lenKey, prevKey, truncKey string, data []byte, limit int) {
+	rec[lenKey] = len(data)
+	if len(data) == 0 {
+		return
+	}
+	p := data
+	if len(p) > limit {
+		p = p[:limit]
+		rec[truncKey] = true
+	}
+	rec[prevKey] = base64.RawURLEncoding.EncodeToString(p)
+}
+
+// jsonl renders the canonical JSONL report (report.jsonl).
+func (r *Run) jsonl(opts Options) ([]byte, error) {
+	limit := opts.PreviewBytes
+	if limit <= 0 {
+		limit = DefaultPreviewBytes
+	}
+	mode := "default"
+	if opts.Golden {
+		mode = "golden"
+	}
+	var buf bytes.Buffer
+	head := record{
+		"k": ReportKind, "v": ReportVersion,
+		"inventory_sha256": InventoryDigest(r.Inventory),
+		"suite_sha256":     sha256Hex(r.ConfigBytes),
+		"mode":             mode,
+		"suite":            r.Suite,
+		"command":          r.command(),
+	}
+	if !opts.Golden {
+		head["generated_at_utc"] = opts.now().UTC().Format(time.RFC3339)
+		head["implementation"] = r.toolName() + " " + r.Tool.Version
+		if opts.Host != "" {
+			head["host"] = opts.Host
+		}
+		if r.Shard != "" {
+			head["shard"] = r.Shard
+		}
+	}
+	if err := jsonLine(&buf, head); err != nil {
+		return nil, err
+	}
+	var sum struct{ casePass, caseFail, caseQuar, caseSkip, assertPass, assertFail int }
+	for _, c := range r.sortedCases() {
+		id := caseID(c.Adapter, c.Scenario)
+		var asserts []record
+		switch c.Status {
+		case StatusPass:
+			asserts = append(asserts, record{"status": "pass", "msg": "normalized output equals the cassette"})
+		case StatusFail:
+			for _, d := range c.Drifts {
+				a := record{"status": "fail", "msg": driftText(d), "predicate": "drift/" + d.Class}
+				if d.Line > 0 {
+					a["loc"] = record{"line": d.Line, "col": 0}
+				}
+				asserts = append(asserts, a)
+			}
+			if len(c.Drifts) == 0 {
+				asserts = append(asserts, record{"status": "fail", "msg": r.digest(c).FirstFailingAssertion})
+			}
+		}
+		ap, af := 0, 0
+		for _, a := range asserts {
+			if a["status"] == "pass" {
+				ap++
+			} else {
+				af++
+			}
+		}
+		unhandled := 0
+		if c.Status == StatusError {
+			unhandled = 1
+		}
+		status := "pass"
+		if c.failed() {
+			status = "fail"
+		}
+		cr := record{
+			"k": "case", "case_id": id, "item_id": c.Adapter, "case_key": c.Scenario, "test_name": c.Scenario,
+			"status": status, "outcome": string(c.Status),
+			"assert_pass": ap, "assert_fail": af, "unhandled_action_fail": unhandled,
+		}
+		if c.CassettePath != "" {
+			cr["case_inputs"] = record{"cassette": c.CassettePath}
+		}
+		if c.failed() {
+			cr["reason_code"] = string(c.reason(r.now()))
+			cr["blocking"] = c.blocking(r.now())
+		}
+		if c.Quarantine != nil {
+			cr["quarantined"] = c.Quarantined(r.now())
+		}
+		if c.Message != "" {
+			cr["notes"] = truncateString(c.Message, 1024)
+		}
+		if !opts.Golden {
+			cr["duration_ms"] = ms(c.Duration)
+		}
+		switch {
+		case c.Status == StatusSkipped:
+			sum.caseSkip++
+		case c.failed():
+			sum.caseFail++
+			if c.Quarantined(r.now()) {
+				sum.caseQuar++
+			}
+		default:
+			sum.casePass++
+		}
+		sum.assertPass += ap
+		sum.assertFail += af
+		if err := jsonLine(&buf, cr); err != nil {
+			return nil, err
+		}
+		for i, a := range asserts {
+			a["k"] = "assert"
+			a["case_id"] = id
+			a["assert_ix"] = i
+			if err := jsonLine(&buf, a); err != nil {
+				return nil, err
+			}
+		}
+		for i, a := range c.Actions {
+			if err := jsonLine(&buf, actionRecord(id, i, a, limit, opts.Golden)); err != nil {
+				return nil, err
+			}
+		}
+		for i, a := range c.Artifacts {
+			ar := record{"k": "artifact", "case_id": id, "artifact_ix": i, "action_ix": 0,
+				"name": a.Name, "event": "publish", "kind": a.Kind, "status": "ok",
+				"location": record{"path": a.Path}}
+			if err := jsonLine(&buf, ar); err != nil {
+				return nil, err
+			}
+		}
+	}
+	final := record{"k": "summary", "case_pass": sum.casePass, "case_fail": sum.caseFail,
+		"case_quarantined": sum.caseQuar, "case_skip": sum.caseSkip,
+		"assert_pass": sum.assertPass, "assert_fail": sum.assertFail,
+		"exit_code": int(r.Exit()), "reason_code": string(r.Reason())}
+	if !opts.Golden {
+		final["duration_ms"] = ms(r.Duration())
+	}
+	if err := jsonLine(&buf, final); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func actionRecord(id string, ix int, a Action, limit int, golden bool) record {
+	rec := record{"k": "action", "case_id": id, "action_ix": ix, "action": a.Kind}
+	if a.ID != "" {
+		rec["action_id"] = a.ID
+	}
+	payload := record{}
+	switch a.Kind {
+	case "http":
+		rec["args"] = record{"method": a.Method, "url": a.URL}
+		payload["status"] = a.StatusCode
+		preview(payload, "body_len", "body_preview_b64", "body_truncated", a.Body, limit)
+	default:
+		argv := a.Argv
+		if argv == nil {
+			argv = []string{}
+		}
+		rec["args"] = record{"argv": argv}
+		payload["exit"] = a.Exit
+		preview(payload, "out_len", "out_preview_b64", "out_truncated", a.Stdout, limit)
+		preview(payload, "err_len", "err_preview_b64", "err_truncated", a.Stderr, limit)
+	}
+	if a.Err != "" {
+		rec["status"] = "fail"
+		kind := a.ErrKind
+		if kind == "" {
+			kind = "error"
+		}
+		rec["fail"] = record{"kind": kind, "msg": truncateString(a.Err, 1024)}
+	} else {
+		rec["status"] = "ok"
+		rec["ok"] = payload
+	}
+	if !golden {
+		rec["duration_ms"] = ms(a.Duration)
+	}
+	return rec
+}
+
+func truncateString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	// cut on a rune boundary
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

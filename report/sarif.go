@@ -1,0 +1,242 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// SARIF constants.
+const (
+	SARIFVersion   = "2.1.0"
+	SARIFSchemaURI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+	// DefaultSARIFLimit is the number of results kept when Options.SARIFLimit
+	// is 0: well under GitHub's 25,000 results per run, so upload never
+	// fails on count.
+	DefaultSARIFLimit = 5000
+	// sarifPropertyBag is the run property bag that records truncation
+	// (the spec's runs[].properties.assay, under our tool's name).
+	sarifPropertyBag = "cassette"
+)
+
+// The SARIF subset we write. Plain structs rather than go-sarif: its
+// generated types serialize many empty arrays as null, and we need a small,
+// deterministic subset; the tests validate the output against the official
+// schema.
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
+	Properties  map[string]any    `json:"properties,omitempty"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri,omitempty"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string        `json:"id"`
+	Name                 string        `json:"name"`
+	ShortDescription     sarifMessage  `json:"shortDescription"`
+	DefaultConfiguration sarifRuleConf `json:"defaultConfiguration"`
+}
+
+type sarifRuleConf struct {
+	Level string `json:"level"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful bool `json:"executionSuccessful"`
+	ExitCode            int  `json:"exitCode"`
+}
+
+type sarifMessage struct {
+	Text string `json:"text"`
+}
+
+type sarifResult struct {
+	RuleID     string            `json:"ruleId"`
+	RuleIndex  int               `json:"ruleIndex"`
+	Level      string            `json:"level"`
+	Message    sarifMessage      `json:"message"`
+	Locations  []sarifLocation   `json:"locations"`
+	Properties map[string]string `json:"properties,omitempty"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           *sarifRegion  `json:"region,omitempty"`
+}
+
+type sarifArtifact struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+// sarifLevel maps an outcome to a SARIF level (specs/002 §6.4): blocking
+// failures are errors, quarantined (flaky) failures warnings.
+func levelRank(l string) int {
+	switch l {
+	case "error":
+		return 0
+	case "warning":
+		return 1
+	}
+	return 2
+}
+
+// sarif builds sarif.json and returns it with the number of eligible results
+// omitted by truncation. Selection is deterministic: errors first, then
+// warnings, then notes; within a level, report order (adapter, scenario,
+// drift index).
+func (r *Run) sarif(opts Options) (sarifLog, int) {
+	limit := opts.SARIFLimit
+	if limit <= 0 {
+		limit = DefaultSARIFLimit
+	}
+	synthetic := r.ConfigPath
+	if synthetic == "" {
+		synthetic = "cassette.yaml"
+	}
+	rules := map[string]sarifRule{}
+	var results []sarifResult
+	add := func(ruleID, ruleDesc, level, msg, uri string, line int, caseID string) {
+		if _, ok := rules[ruleID]; !ok {
+			rules[ruleID] = sarifRule{ID: ruleID, Name: ruleName(ruleID), ShortDescription: sarifMessage{ruleDesc}, DefaultConfiguration: sarifRuleConf{"error"}}
+		}
+		if uri == "" {
+			uri = synthetic
+		}
+		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri}}}
+		if line > 0 {
+			loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
+		}
+		res := sarifResult{RuleID: ruleID, Level: level, Message: sarifMessage{msg}, Locations: []sarifLocation{loc}}
+		if caseID != "" {
+			res.Properties = map[string]string{"case_id": caseID}
+		}
+		results = append(results, res)
+	}
+	if r.Err != nil {
+		rc := string(r.Reason())
+		msg := r.Err.Message
+		if ns := r.Err.NextStep; ns != "" {
+			msg += " Next step: " + ns
+		}
+		if len(r.Err.Problems) == 0 {
+			add(rc, "Run-level error "+rc, "error", msg, synthetic, 0, "")
+		}
+		for _, p := range r.Err.Problems {
+			add(rc, "Run-level error "+rc, "error", p.String(), slash(p.File), p.Line, "")
+		}
+	}
+	for _, c := range r.sortedCases() {
+		if !c.failed() {
+			continue
+		}
+		level := "error"
+		if c.Quarantined(r.now()) {
+			level = "warning"
+		}
+		id := caseID(c.Adapter, c.Scenario)
+		if len(c.Drifts) > 0 {
+			for _, d := range c.Drifts {
+				class := d.Class
+				if class == "" {
+					class = "output"
+				}
+				add("drift/"+class, fmt.Sprintf("The fake's %s differs from the recorded cassette", class), level,
+					c.ID()+": "+driftText(d), c.CassettePath, d.Line, id)
+			}
+			continue
+		}
+		rc := string(c.reason(r.now()))
+		msg := c.ID() + ": " + c.Message
+		if c.Message == "" {
+			msg = fmt.Sprintf("%s: %s (%s)", c.ID(), c.Status, rc)
+		}
+		add(rc, "Case failed with "+rc, level, msg, c.CassettePath, 0, id)
+	}
+
+	ids := make([]string, 0, len(rules))
+	for id := range rules {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	index := map[string]int{}
+	ruleList := make([]sarifRule, len(ids))
+	for i, id := range ids {
+		index[id] = i
+		ruleList[i] = rules[id]
+	}
+	sort.SliceStable(results, func(i, j int) bool { return levelRank(results[i].Level) < levelRank(results[j].Level) })
+	omitted := 0
+	if len(results) > limit {
+		omitted = len(results) - limit
+		results = results[:limit]
+	}
+	for i := range results {
+		results[i].RuleIndex = index[results[i].RuleID]
+	}
+	if results == nil {
+		results = []sarifResult{}
+	}
+	name := r.Tool.Name
+	if name == "" {
+		name = "cassette"
+	}
+	run := sarifRun{
+		Tool:        sarifTool{Driver: sarifDriver{Name: name, Version: r.Tool.Version, InformationURI: r.Tool.URI, Rules: ruleList}},
+		Invocations: []sarifInvocation{{ExecutionSuccessful: r.Exit() <= cassettes.ExitFail, ExitCode: int(r.Exit())}},
+		Results:     results,
+	}
+	if omitted > 0 {
+		run.Properties = map[string]any{sarifPropertyBag: map[string]any{
+			"truncated":     true,
+			"omitted_count": omitted,
+			"message":       fmt.Sprintf("%d results omitted due to GitHub upload limits (kept %d; errors first); see summary.json for authoritative counts", omitted, limit),
+		}}
+	}
+	return sarifLog{Schema: SARIFSchemaURI, Version: SARIFVersion, Runs: []sarifRun{run}}, omitted
+}
+
+func ruleName(id string) string {
+	var b strings.Builder
+	up := true
+	for _, c := range id {
+		if c == '/' || c == '_' || c == '-' || c == '.' {
+			up = true
+			continue
+		}
+		if up && c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up = false
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func slash(p string) string { return strings.ReplaceAll(p, `\`, "/") }

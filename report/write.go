@@ -1,0 +1,235 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/secrets"
+)
+
+// The file names Write uses in the report directory.
+const (
+	FileJUnit   = "junit.xml"
+	FileSARIF   = "sarif.json"
+	FileSummary = "summary.json"
+	FileReport  = "report.jsonl"
+	FileLog     = "log.jsonl"
+	FileRun     = "run.json"
+)
+
+// DefaultDir is the default report directory (--report-dir).
+const DefaultDir = ".cassette/reports"
+
+// Options controls how reports are written.
+type Options struct {
+	// Golden omits volatile fields (times, durations, host) from every file,
+	// so that two runs over the same inputs write identical bytes.
+	Golden bool `json:"golden"`
+	// SARIFLimit is the most results sarif.json keeps; 0 means
+	// DefaultSARIFLimit.
+	SARIFLimit int `json:"sarif_limit,omitempty"`
+	// PreviewBytes bounds each base64url preview in report.jsonl; 0 means
+	// DefaultPreviewBytes.
+	PreviewBytes int `json:"preview_bytes,omitempty"`
+	// Now is the clock for generated_at and log timestamps; nil means
+	// time.Now.
+	Now func() time.Time `json:"-"`
+	// Host is written as report.jsonl's volatile host field when set.
+	Host string `json:"-"`
+	// Declared are the values of the declared credential variables (name →
+	// value): the secret scan looks for them, besides the known key
+	// formats, in every file before it is written. Never persisted.
+	Declared map[string]string `json:"-"`
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// runFile is run.json: the run model and the options it was written with,
+// which is all Merge needs.
+type runFile struct {
+	SchemaVersion int `json:"schema_version"`
+	*Run
+	Error   *runError `json:"error,omitempty"`
+	Options Options   `json:"options"`
+}
+
+type runError struct {
+	Reason   cassettes.Reason `json:"reason"`
+	Message  string           `json:"message"`
+	NextStep string           `json:"next_step,omitempty"`
+	Problems []ProblemJSON    `json:"problems,omitempty"`
+}
+
+// render builds every report file in memory.
+func render(run *Run, opts Options) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	sl, omitted := run.sarif(opts)
+	var err error
+	if files[FileSARIF], err = indentJSON(sl); err != nil {
+		return nil, err
+	}
+	if files[FileSummary], err = indentJSON(run.summary(opts, omitted)); err != nil {
+		return nil, err
+	}
+	if files[FileJUnit], err = run.junit(opts); err != nil {
+		return nil, err
+	}
+	if files[FileReport], err = run.jsonl(opts); err != nil {
+		return nil, err
+	}
+	if files[FileLog], err = run.testLog(opts); err != nil {
+		return nil, err
+	}
+	if files[FileRun], err = run.runJSON(opts); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+func (r *Run) runJSON(opts Options) ([]byte, error) {
+	cp := *r
+	cp.Cases = nil
+	for _, c := range r.sortedCases() {
+		cp.Cases = append(cp.Cases, *c)
+	}
+	rf := runFile{SchemaVersion: 1, Run: &cp, Options: Options{Golden: opts.Golden, SARIFLimit: opts.SARIFLimit, PreviewBytes: opts.PreviewBytes}}
+	if opts.Golden {
+		cp.Started, cp.Finished = time.Time{}, time.Time{}
+		for i := range cp.Cases {
+			cp.Cases[i].Duration = 0
+			cp.Cases[i].Actions = append([]Action(nil), cp.Cases[i].Actions...)
+			for j := range cp.Cases[i].Actions {
+				cp.Cases[i].Actions[j].Duration = 0
+			}
+		}
+	}
+	if r.Err != nil {
+		rf.Error = &runError{Reason: r.Err.Reason, Message: r.Err.Message, NextStep: r.Err.NextStep, Problems: problemsJSON(r.Err.Problems)}
+	}
+	return indentJSON(rf)
+}
+
+func indentJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// scan runs the secret scan over every file; the error names each finding's
+// file, line and kind, never the value.
+func scan(dir string, files map[string][]byte, declared map[string]string) error {
+	var probs []cassettes.Problem
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		for _, f := range secrets.Scan(files[n], declared) {
+			probs = append(probs, cassettes.Problem{File: filepath.Join(dir, filepath.FromSlash(n)), Line: f.Line, Column: f.Column,
+				Message: "credential of kind " + f.Kind + " would be written", Expected: secrets.Redacted})
+		}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	return &cassettes.Error{Reason: cassettes.ESecretLeak, Problems: probs,
+		Message:  fmt.Sprintf("refusing to write reports: %d credential(s) found by the secret scan; nothing was written", len(probs)),
+		NextStep: "Redact the value at its source (declare the variable under credentials: in cassette.yaml), then run: cassette verify"}
+}
+
+// Write writes junit.xml, sarif.json, summary.json, report.jsonl, log.jsonl
+// and run.json into dir (created if needed). Every file is rendered and
+// secret-scanned before any is written; on a finding Write returns an
+// E_SECRET_LEAK error, writes nothing and removes the previous run's files
+// of these names so that no stale result is read. Each file is replaced
+// atomically.
+func Write(dir string, run *Run, opts Options) error {
+	files, err := render(run, opts)
+	if err != nil {
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render reports", Err: err, NextStep: "Report this as a bug in cassette"}
+	}
+	if err := scan(dir, files, opts.Declared); err != nil {
+		for n := range files {
+			_ = os.Remove(filepath.Join(dir, n))
+		}
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ioError(dir, err)
+	}
+	for _, n := range sortedNames(files) {
+		if err := writeAtomic(filepath.Join(dir, n), files[n]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedNames(files map[string][]byte) []string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// writeAtomic writes data to a temporary file beside path, syncs it and
+// renames it over path.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return ioError(path, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return ioError(path, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return ioError(path, err)
+	}
+	return nil
+}
+
+func ioError(path string, err error) error {
+	return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot write " + path, Err: err,
+		Problems: []cassettes.Problem{{File: path, Message: err.Error()}},
+		NextStep: "Check that the report directory is writable, or pass --report-dir DIR"}
+}
+
+func dirOf(path string) string { return filepath.Dir(path) }
+
+func redactValue(v string, declared map[string]string) string {
+	return secrets.RedactString(v, declared)
+}

@@ -1,13 +1,18 @@
 package main
 
-import "github.com/cassette-dev/cassette/cassettes"
+import (
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/normalize"
+)
 
-// normalizerRegistry adapts the normalize registry to the config loader.
-// TODO(lead): replace with normalize.Registry once the package lands.
-type normalizerRegistry struct{}
+// normalizerRegistry is the built-in normalizer registry, to which the
+// config's project-defined normalizers are added as it loads.
+type normalizerRegistry struct{ *normalize.Registry }
 
-func newNormalizerRegistry() *normalizerRegistry { return &normalizerRegistry{} }
+func newNormalizerRegistry() *normalizerRegistry {
+	return &normalizerRegistry{normalize.Builtins()}
+}
 
-func (r *normalizerRegistry) Has(string) bool                              { return true }
-func (r *normalizerRegistry) Names() []string                              { return nil }
-func (r *normalizerRegistry) define(string, cassettes.NormalizerDef) error { return nil }
+func (r *normalizerRegistry) define(name string, d cassettes.NormalizerDef) error {
+	return r.Define(name, normalize.Definition{Regex: d.Regex, Replace: d.Replace, JSONPaths: d.JSONPaths, Headers: d.Headers})
+}

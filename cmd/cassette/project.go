@@ -11,7 +11,7 @@ import (
 // registries derived from it.
 type project struct {
 	cfg         *cassettes.Config
-	normalizers cassettes.NameSet
+	normalizers *normalizerRegistry
 }
 
 // loadProject loads and validates the config named by --config.

@@ -1,0 +1,88 @@
+package recorder
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/proxy"
+)
+
+// ProxyConfig configures the recording proxy a CLI recording runs its child
+// through.
+type ProxyConfig struct {
+	// CA signs the MITM certificates; nil loads (or creates) the CA in
+	// CADir, and CADir "" is proxy.DefaultCADir().
+	CA    *proxy.CA
+	CADir string
+	// Transport reaches the real services; nil is the proxy's default
+	// (verified TLS, no proxy). Tests set RootCAs for a self-signed upstream.
+	Transport *http.Transport
+	// Log receives the proxy's one line per request; nil discards.
+	Log io.Writer
+	// FlushTimeout bounds the wait, once the child has exited, for
+	// responses still being relayed; 0 is 5 s.
+	FlushTimeout time.Duration
+}
+
+// ProxyInterceptor returns an InterceptFunc that starts the forward
+// recording proxy (HTTPS MITM with the cassette CA) on loopback for one CLI
+// recording: the child gets HTTPS_PROXY/HTTP_PROXY and every CA variable
+// (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE,
+// GIT_SSL_CAINFO), and each interaction is redacted before it is stored.
+func ProxyInterceptor(cfg ProxyConfig) InterceptFunc {
+	return func(ctx context.Context, redact func(*cassettes.Interaction)) (Interceptor, error) {
+		ca := cfg.CA
+		if ca == nil {
+			dir := cfg.CADir
+			if dir == "" {
+				var err error
+				if dir, err = proxy.DefaultCADir(); err != nil {
+					return nil, err
+				}
+			}
+			var err error
+			if ca, err = proxy.LoadOrCreateCA(dir); err != nil {
+				return nil, err
+			}
+		}
+		p, err := proxy.New(proxy.Options{
+			Mode:      proxy.ModeRecord,
+			CA:        ca,
+			Redact:    redact,
+			Transport: cfg.Transport,
+			Log:       cfg.Log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := p.Start(); err != nil {
+			p.Close()
+			return nil, err
+		}
+		flush := cfg.FlushTimeout
+		if flush <= 0 {
+			flush = 5 * time.Second
+		}
+		return &proxyInterceptor{p: p, ca: ca, flush: flush}, nil
+	}
+}
+
+type proxyInterceptor struct {
+	p     *proxy.Proxy
+	ca    *proxy.CA
+	flush time.Duration
+}
+
+func (i *proxyInterceptor) Env() []string { return i.ca.ChildEnv(i.p.URL()) }
+
+func (i *proxyInterceptor) Interactions() []cassettes.Interaction {
+	ctx, cancel := context.WithTimeout(context.Background(), i.flush)
+	defer cancel()
+	_ = i.p.Flush(ctx) // what is still streaming after the child exited is left out
+	return i.p.Interactions()
+}
+
+func (i *proxyInterceptor) Close() error { return i.p.Close() }

@@ -1,0 +1,104 @@
+package recorder
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/proxy"
+)
+
+// TestRecordCLIThroughProxy runs a real curl through the real recording
+// proxy against a real TLS server and checks the one cassette holds both the
+// process and its HTTPS call, with the planted token redacted everywhere.
+func TestRecordCLIThroughProxy(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not installed")
+	}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"items":[1,2,3],"auth":"`+r.Header.Get("Authorization")+`"}`)
+	}))
+	defer srv.Close()
+	upstream := srv.Client().Transport.(*http.Transport).Clone()
+
+	vars := map[string]string{"API_TOKEN": plantedValue}
+	dir := t.TempDir()
+	c, err := RecordCLI(context.Background(), CLIOptions{
+		Meta:    Meta{Adapter: "curl", Scenario: "items", Now: fixedNow},
+		Command: "curl",
+		Args:    []string{"-sS", "--fail", "-H", "Authorization: Bearer " + plantedValue, srv.URL + "/items?q=" + plantedValue},
+		Credentials: []string{"API_TOKEN"}, LookupEnv: env(vars),
+		Environ:   []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "API_TOKEN=" + plantedValue},
+		Intercept: ProxyInterceptor(ProxyConfig{CADir: filepath.Join(dir, "ca"), Transport: upstream}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Output.ExitCode != 0 {
+		t.Fatalf("curl exited %d: %s", c.Output.ExitCode, c.Output.Stderr)
+	}
+	wantOut := `{"items":[1,2,3],"auth":"Bearer [REDACTED]"}`
+	if string(c.Output.Stdout) != wantOut {
+		t.Errorf("stdout = %q, want %q", c.Output.Stdout, wantOut)
+	}
+	if len(c.Interactions) != 1 {
+		t.Fatalf("%d interactions recorded, want 1", len(c.Interactions))
+	}
+	in := c.Interactions[0]
+	if in.Request.Method != "GET" || !strings.HasSuffix(in.Request.URL, "/items?q=[REDACTED]") {
+		t.Errorf("request = %s %s", in.Request.Method, in.Request.URL)
+	}
+	if in.Request.Headers.Get("Authorization") != "[REDACTED]" {
+		t.Errorf("Authorization recorded as %q", in.Request.Headers.Get("Authorization"))
+	}
+	if string(in.Response.Body) != wantOut || in.Response.Code != 200 {
+		t.Errorf("response = %d %q", in.Response.Code, in.Response.Body)
+	}
+	c.Path = filepath.Join(dir, "out", "curl", "items.yaml")
+	if err := cassettes.Save(c, NewRedactor(vars).SaveOptions()); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(c.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), plantedValue) || strings.Contains(string(data), "pl4nted") {
+		t.Errorf("the cassette holds the planted token")
+	}
+
+	// Replay offline: the upstream is gone, the proxy serves the cassette.
+	srv.Close()
+	loaded, err := cassettes.Load(c.Path, cassettes.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := proxy.LoadOrCreateCA(filepath.Join(dir, "ca"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := proxy.New(proxy.Options{Mode: proxy.ModeReplay, CA: ca, Cassettes: []*cassettes.Cassette{loaded}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	cmd := exec.Command("curl", "-sS", "--fail", srv.URL+"/items?q=[REDACTED]", "-g")
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, ca.ChildEnv(rp.URL())...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("replay through curl: %v\n%s", err, out)
+	}
+	if string(out) != wantOut {
+		t.Errorf("replayed body = %q, want %q", out, wantOut)
+	}
+}

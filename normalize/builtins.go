@@ -1,0 +1,350 @@
+package normalize
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cassette-dev/cassette/secrets"
+)
+
+// Builtins returns a registry holding every built-in normalizer:
+//
+//	timestamps.ISO8601    2026-11-22T14:00:00Z, with or without zone, fraction → <ISO8601>
+//	timestamps.RFC1123    HTTP dates (Sat, 22 Nov 2026 14:00:00 GMT) → <RFC1123>
+//	timestamps.ANSIC      git's default date (Sat Nov 22 14:00:00 2026 +0000) → <ANSIC>
+//	timestamps.unix       10/13-digit epochs in time-like fields (created_at, ts, exp…);
+//	                      JSON numbers keep their type (→ 1000000000 / 1000000000000),
+//	                      strings and text become <unix>
+//	sha:full              40 and 64 hex digits → <sha:N>, <sha256:N>
+//	sha:short             7–12 hex digits with a digit and a letter → <sha:N:short>;
+//	                      an abbreviation shares N with the full SHA it abbreviates
+//	uuid                  RFC 4122 UUIDs, any case → <uuid:N>
+//	headers.volatile      Date, Age, ETag, request ids, rate-limit counters, trace
+//	                      and timing headers → <volatile> (the header stays present)
+//	ports                 loopback ports (127.0.0.1:54321, localhost:8080, [::1]:9) → <port:N>
+//	paths.tmp             the working directory → <cwd>; a directory under a temp root → <tmp:N>
+//	json.canonical        JSON written in RFC 8785 form (sorted keys, no spacing)
+//	whitespace.trailing   blanks at the end of each line removed
+//	redact.credentials    declared credential values and known key formats → [REDACTED];
+//	                      credential headers forced to [REDACTED]
+//	header:<Name>         the named header's values → <volatile>
+//	json.path:<JSONPath>  the selected JSON values → <name:N>, name being the last
+//	                      member name of the path ($.items[*].id → <id:N>)
+//
+// Placeholders numbered N are identity-preserving: within one cassette (one
+// State) the same value always gets the same number.
+func Builtins() *Registry {
+	r := NewRegistry()
+	must := func(err error) {
+		if err != nil {
+			panic(err) // a duplicate here is a programming error caught by every test
+		}
+	}
+	must(r.Register("timestamps.ISO8601", textRule(isoRE, func(string, *State) string { return "<ISO8601>" })))
+	must(r.Register("timestamps.RFC1123", textRule(rfc1123RE, func(string, *State) string { return "<RFC1123>" })))
+	must(r.Register("timestamps.ANSIC", textRule(ansicRE, func(string, *State) string { return "<ANSIC>" })))
+	must(r.Register("timestamps.unix", func(string, Options) (Normalizer, error) { return unixTimestamps(), nil }))
+	must(r.Register("sha:full", textRule(shaFullRE, func(m string, st *State) string {
+		if len(m) == 64 {
+			return st.Placeholder("sha256", strings.ToLower(m))
+		}
+		return "<sha:" + strconv.Itoa(st.sha(m)) + ">"
+	})))
+	must(r.Register("sha:short", func(string, Options) (Normalizer, error) { return shortSHA(), nil }))
+	must(r.Register("uuid", textRule(uuidRE, func(m string, st *State) string {
+		return st.Placeholder("uuid", strings.ToLower(m))
+	})))
+	must(r.Register("headers.volatile", func(string, Options) (Normalizer, error) {
+		return Normalizer{Headers: func(h http.Header, _ *State) {
+			for k, vs := range h {
+				if IsVolatileHeader(k) {
+					for i := range vs {
+						vs[i] = "<volatile>"
+					}
+				}
+			}
+		}}, nil
+	}))
+	must(r.Register("header:<Name>", func(arg string, _ Options) (Normalizer, error) {
+		if strings.ContainsAny(arg, " :\t") {
+			return Normalizer{}, fmt.Errorf("%q is not a header name", arg)
+		}
+		want := http.CanonicalHeaderKey(arg)
+		return Normalizer{Headers: func(h http.Header, _ *State) {
+			for k, vs := range h {
+				if http.CanonicalHeaderKey(k) == want {
+					for i := range vs {
+						vs[i] = "<volatile>"
+					}
+				}
+			}
+		}}, nil
+	}))
+	must(r.Register("json.path:<JSONPath>", func(arg string, _ Options) (Normalizer, error) {
+		p, err := ParseJSONPath(arg)
+		if err != nil {
+			return Normalizer{}, err
+		}
+		kind := p.lastName()
+		return Normalizer{json: func(root *jsonNode, st *State) {
+			for _, v := range p.selectNodes(root) {
+				s := v.str
+				if v.kind != '"' {
+					s = string(v.writeCanonical(nil))
+				} else if isPlaceholder(s) {
+					continue
+				}
+				v.setString(st.Placeholder(kind, s))
+			}
+		}}, nil
+	}))
+	must(r.Register("ports", textRule(portRE, func(m string, st *State) string {
+		i := strings.LastIndexByte(m, ':')
+		return m[:i+1] + st.Placeholder("port", m[i+1:])
+	})))
+	must(r.Register("paths.tmp", func(_ string, o Options) (Normalizer, error) { return tmpPaths(o), nil }))
+	must(r.Register("json.canonical", func(string, Options) (Normalizer, error) {
+		return Normalizer{canonical: true}, nil
+	}))
+	must(r.Register("whitespace.trailing", func(string, Options) (Normalizer, error) {
+		return Normalizer{Text: func(s string, _ *State) string { return trimTrailing(s) }}, nil
+	}))
+	must(r.Register("redact.credentials", redactCredentials))
+	return r
+}
+
+var (
+	isoRE      = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?\b`)
+	rfc1123RE  = regexp.MustCompile(`\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2}[ -](?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ -]\d{4} \d{2}:\d{2}:\d{2} (?:GMT|UTC|[+-]\d{4})`)
+	ansicRE    = regexp.MustCompile(`\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}(?: [+-]\d{4})?`)
+	shaFullRE  = regexp.MustCompile(`\b(?:[0-9a-f]{64}|[0-9a-f]{40})\b`)
+	shaShortRE = regexp.MustCompile(`\b[0-9a-f]{7,12}\b`)
+	uuidRE     = regexp.MustCompile(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)
+	portRE     = regexp.MustCompile(`(?:\b127\.0\.0\.1|\blocalhost|\b0\.0\.0\.0|\[::1\]):\d{1,5}\b`)
+	// unixKeyRE names the fields whose 10/13-digit numbers are epoch times.
+	unixKeyRE  = regexp.MustCompile(`(?i)^(?:.*_at|.*_on|.*time|.*timestamp|.*_ts|ts|iat|exp|nbf|auth_time|date|created|updated|modified|expires|reset|since|until|last_modified)$`)
+	unixTextRE = regexp.MustCompile(`(?i)\b([a-z_]*(?:_at|time|timestamp|_ts|\bts|iat|exp|nbf|reset|expires))(["']?\s*[:=]\s*["']?)(\d{13}|\d{10})\b`)
+)
+
+// textRule builds a normalizer replacing every match of re in text.
+func textRule(re *regexp.Regexp, repl func(m string, st *State) string) Factory {
+	return func(string, Options) (Normalizer, error) {
+		return Normalizer{Text: func(s string, st *State) string {
+			return re.ReplaceAllStringFunc(s, func(m string) string { return repl(m, st) })
+		}}, nil
+	}
+}
+
+func shortSHA() Normalizer {
+	return Normalizer{Text: func(s string, st *State) string {
+		locs := shaShortRE.FindAllStringIndex(s, -1)
+		if locs == nil {
+			return s
+		}
+		var b strings.Builder
+		last := 0
+		for _, l := range locs {
+			m := s[l[0]:l[1]]
+			// Skip the groups of a UUID and words without both a digit and a letter.
+			if (l[0] > 0 && s[l[0]-1] == '-') || (l[1] < len(s) && s[l[1]] == '-') ||
+				!strings.ContainsAny(m, "0123456789") || !strings.ContainsAny(m, "abcdef") {
+				continue
+			}
+			b.WriteString(s[last:l[0]])
+			b.WriteString("<sha:" + strconv.Itoa(st.sha(m)) + ":short>")
+			last = l[1]
+		}
+		if last == 0 {
+			return s
+		}
+		b.WriteString(s[last:])
+		return b.String()
+	}}
+}
+
+func unixTimestamps() Normalizer {
+	return Normalizer{
+		Text: func(s string, _ *State) string {
+			return unixTextRE.ReplaceAllString(s, "${1}${2}<unix>")
+		},
+		json: func(root *jsonNode, _ *State) {
+			root.walk(nil, func(n *jsonNode, _ []pathStep) bool {
+				if n.kind != '{' {
+					return true
+				}
+				for i, k := range n.keys {
+					if !unixKeyRE.MatchString(k) {
+						continue
+					}
+					v := n.kids[i]
+					if d := epochDigits(v.str); d > 0 {
+						switch v.kind {
+						case '0':
+							v.setNumber("1" + strings.Repeat("0", d-1))
+						case '"':
+							v.setString("<unix>")
+						}
+					}
+				}
+				return true
+			})
+		},
+	}
+}
+
+// epochDigits returns 10 or 13 when s is an unsigned integer of that many digits.
+func epochDigits(s string) int {
+	if len(s) != 10 && len(s) != 13 {
+		return 0
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0
+		}
+	}
+	return len(s)
+}
+
+// volatileHeaders change on every response without meaning anything to a client.
+var volatileHeaders = map[string]bool{
+	"Date": true, "Age": true, "Etag": true, "Expires": true, "Last-Modified": true,
+	"X-Request-Id": true, "X-Github-Request-Id": true, "Request-Id": true, "X-Amz-Request-Id": true,
+	"X-Amz-Id-2": true, "X-Amzn-Requestid": true, "X-Amzn-Trace-Id": true, "X-Correlation-Id": true,
+	"Cf-Ray": true, "X-Cloud-Trace-Context": true, "Traceparent": true, "Tracestate": true,
+	"Server-Timing": true, "X-Runtime": true, "X-Response-Time": true, "X-Served-By": true,
+	"X-Timer": true, "X-Cache": true, "X-Cache-Hits": true, "X-Fastly-Request-Id": true,
+	"Retry-After": true, "Nel": true, "Report-To": true, "Alt-Svc": true, "Anthropic-Organization-Id": true,
+	"Openai-Processing-Ms": true, "X-Envoy-Upstream-Service-Time": true, "Via": true,
+}
+
+// volatilePrefixes are header families whose every member is volatile.
+var volatilePrefixes = []string{"X-Ratelimit-", "Ratelimit-", "X-Rate-Limit-", "Anthropic-Ratelimit-", "X-B3-", "X-Datadog-", "Uber-Trace-"}
+
+// IsVolatileHeader reports whether headers.volatile rewrites the header.
+func IsVolatileHeader(name string) bool {
+	c := http.CanonicalHeaderKey(name)
+	if volatileHeaders[c] || c == "Ratelimit" {
+		return true
+	}
+	for _, p := range volatilePrefixes {
+		if strings.HasPrefix(c, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func redactCredentials(_ string, o Options) (Normalizer, error) {
+	creds := o.Credentials
+	return Normalizer{
+		ByteSafe: true,
+		Text:     func(s string, _ *State) string { return secrets.RedactString(s, creds) },
+		Headers: func(h http.Header, _ *State) {
+			for k, vs := range secrets.RedactHeaders(h, creds) {
+				h[k] = vs
+			}
+		},
+	}, nil
+}
+
+// DefaultTempDirs returns the usual roots of temporary directories: the
+// process's own, /tmp, /var/tmp and macOS's per-user folders.
+func DefaultTempDirs() []string {
+	dirs := []string{filepath.ToSlash(os.TempDir()), "/tmp", "/var/tmp", "/private/tmp"}
+	sort.Strings(dirs)
+	out := dirs[:0]
+	for i, d := range dirs {
+		if i == 0 || d != dirs[i-1] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+var macTempRE = regexp.MustCompile(`(?:/private)?/var/folders/[A-Za-z0-9_+-]{2}/[A-Za-z0-9_+-]+/T/[^/\s"'\\:<>]+`)
+
+func tmpPaths(o Options) Normalizer {
+	wd := strings.TrimRight(filepath.ToSlash(o.WorkDir), "/")
+	roots := make([]string, 0, len(o.TempDirs))
+	for _, d := range o.TempDirs {
+		if d = strings.TrimRight(filepath.ToSlash(d), "/"); d != "" {
+			roots = append(roots, regexp.QuoteMeta(d))
+		}
+	}
+	sort.Slice(roots, func(i, j int) bool { return len(roots[i]) > len(roots[j]) })
+	var tmpRE *regexp.Regexp
+	if len(roots) > 0 {
+		tmpRE = regexp.MustCompile(`(?:` + strings.Join(roots, "|") + `)/[^/\s"'\\:<>]+`)
+	}
+	return Normalizer{Text: func(s string, st *State) string {
+		if wd != "" {
+			s = replacePath(s, wd, "<cwd>")
+		}
+		tmp := func(m string) string { return st.Placeholder("tmp", m) }
+		if tmpRE != nil {
+			s = tmpRE.ReplaceAllStringFunc(s, tmp)
+		}
+		return macTempRE.ReplaceAllStringFunc(s, tmp)
+	}}
+}
+
+// replacePath replaces dir where it is a whole path prefix (not /work/main
+// inside /work/mainline).
+func replacePath(s, dir, repl string) string {
+	if !strings.Contains(s, dir) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, dir)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(dir)
+		if end < len(s) && isPathChar(s[end]) {
+			b.WriteString(s[:end])
+		} else {
+			b.WriteString(s[:i])
+			b.WriteString(repl)
+		}
+		s = s[end:]
+	}
+}
+
+func isPathChar(c byte) bool {
+	return c == '.' || c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// trimTrailing removes blanks before each line end and at the end.
+func trimTrailing(s string) string {
+	if !strings.ContainsAny(s, " \t") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for {
+		i := strings.IndexByte(s, '\n')
+		line, rest, nl := s, "", false
+		if i >= 0 {
+			line, rest, nl = s[:i], s[i+1:], true
+		}
+		cr := strings.HasSuffix(line, "\r")
+		line = strings.TrimRight(strings.TrimSuffix(line, "\r"), " \t")
+		b.WriteString(line)
+		if cr {
+			b.WriteByte('\r')
+		}
+		if !nl {
+			return b.String()
+		}
+		b.WriteByte('\n')
+		s = rest
+	}
+}

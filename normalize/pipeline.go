@@ -1,0 +1,245 @@
+package normalize
+
+import (
+	"bytes"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// Pipeline applies a list of normalizers, in order, identically to whatever
+// it is given. It is immutable and safe for concurrent use; the identity
+// numbering lives in the State passed to each call.
+//
+// Every pipeline redacts credentials first, whether or not
+// redact.credentials is listed: normalized forms end up in diffs and reports,
+// and no credential may reach those.
+type Pipeline struct {
+	names     []string
+	steps     []Normalizer
+	redact    Normalizer
+	canonical bool
+}
+
+// Names returns the names the pipeline was built from.
+func (p *Pipeline) Names() []string { return append([]string(nil), p.names...) }
+
+// Kind is how a body is normalized and compared.
+type Kind string
+
+// The body kinds.
+const (
+	KindJSON   Kind = "json"   // one JSON document
+	KindJSONL  Kind = "jsonl"  // JSON records, one a line (NDJSON, stream-json)
+	KindSSE    Kind = "sse"    // text/event-stream
+	KindText   Kind = "text"   // other UTF-8
+	KindBinary Kind = "binary" // not UTF-8
+	KindEmpty  Kind = "empty"
+)
+
+// DetectKind classifies a body by its Content-Type, falling back to its
+// content when the type is missing or generic: a body that parses as one
+// JSON document is JSON, one whose every non-blank line parses is JSONL.
+// A body that claims JSON but does not parse is text.
+func DetectKind(contentType string, body []byte) Kind {
+	if len(body) == 0 {
+		return KindEmpty
+	}
+	if !utf8.Valid(body) {
+		return KindBinary
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch {
+	case mt == "text/event-stream":
+		return KindSSE
+	case mt == "application/x-ndjson" || mt == "application/jsonl" || mt == "application/x-jsonlines" ||
+		mt == "application/jsonlines" || mt == "application/stream+json" || mt == "application/json-seq":
+		if isJSONL(body) {
+			return KindJSONL
+		}
+		return KindText
+	}
+	if _, err := parseJSON(body); err == nil {
+		return KindJSON
+	}
+	if isJSONL(body) {
+		return KindJSONL
+	}
+	return KindText
+}
+
+// isJSONL reports whether body has at least one line and every non-blank
+// line is a JSON object or array.
+func isJSONL(body []byte) bool {
+	n := 0
+	for _, line := range bytes.Split(body, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '{' && line[0] != '[' {
+			return false
+		}
+		if _, err := parseJSON(line); err != nil {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// Body normalizes an HTTP body of the given Content-Type: JSON as JSON
+// (values by path), JSONL and SSE record by record, other UTF-8 as text, and
+// binary only with byte-safe normalizers.
+func (p *Pipeline) Body(st *State, contentType string, body []byte) []byte {
+	return p.kind(st, DetectKind(contentType, body), body)
+}
+
+// Output normalizes a CLI stdout or stderr: a JSON document or JSONL stream
+// as JSON record by record, anything else as text.
+func (p *Pipeline) Output(st *State, out []byte) []byte {
+	return p.Body(st, "", out)
+}
+
+// kind normalizes a body already classified as k.
+func (p *Pipeline) kind(st *State, k Kind, body []byte) []byte {
+	switch k {
+	case KindEmpty:
+		return body
+	case KindBinary:
+		return p.binary(st, body)
+	case KindJSON:
+		if out, ok := p.JSON(st, body); ok {
+			return out
+		}
+	case KindJSONL:
+		return p.lines(st, body, func(line string) string {
+			if out, ok := p.JSON(st, []byte(line)); ok {
+				return string(out)
+			}
+			return p.Text(st, line)
+		})
+	case KindSSE:
+		return p.lines(st, body, func(line string) string {
+			if rest, ok := strings.CutPrefix(line, "data:"); ok {
+				sp := ""
+				if strings.HasPrefix(rest, " ") {
+					sp, rest = " ", rest[1:]
+				}
+				if out, ok := p.JSON(st, []byte(rest)); ok {
+					return "data:" + sp + string(out)
+				}
+				return "data:" + sp + p.Text(st, rest)
+			}
+			return p.Text(st, line)
+		})
+	}
+	return []byte(p.Text(st, string(body)))
+}
+
+// lines applies fn to every line (without its "\n" or "\r\n") and keeps the
+// line ends, so that record boundaries survive normalization.
+func (p *Pipeline) lines(st *State, body []byte, fn func(string) string) []byte {
+	var out bytes.Buffer
+	out.Grow(len(body))
+	s := string(body)
+	for s != "" {
+		line, rest, nl := strings.Cut(s, "\n")
+		cr := strings.HasSuffix(line, "\r")
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) != "" {
+			line = fn(line)
+		}
+		out.WriteString(line)
+		if cr {
+			out.WriteByte('\r')
+		}
+		if nl {
+			out.WriteByte('\n')
+		}
+		s = rest
+	}
+	return out.Bytes()
+}
+
+// Text normalizes text with every text normalizer in order.
+func (p *Pipeline) Text(st *State, s string) string {
+	s = p.redact.Text(s, st)
+	for _, n := range p.steps {
+		if n.Text != nil {
+			s = n.Text(s, st)
+		}
+	}
+	return s
+}
+
+func (p *Pipeline) binary(st *State, b []byte) []byte {
+	s := p.redact.Text(string(b), st)
+	for _, n := range p.steps {
+		if n.ByteSafe && n.Text != nil {
+			s = n.Text(s, st)
+		}
+	}
+	return []byte(s)
+}
+
+// JSON normalizes one JSON document: each normalizer in order rewrites it by
+// path and then rewrites its string values as text. The document keeps its
+// key order and spacing unless json.canonical is in the pipeline. It reports
+// false, and does nothing, when data is not JSON.
+func (p *Pipeline) JSON(st *State, data []byte) ([]byte, bool) {
+	root, err := parseJSON(data)
+	if err != nil {
+		return nil, false
+	}
+	p.jsonStep(root, st, p.redact)
+	for _, n := range p.steps {
+		p.jsonStep(root, st, n)
+	}
+	if p.canonical {
+		return root.writeCanonical(make([]byte, 0, len(data))), true
+	}
+	return root.write(make([]byte, 0, len(data)), data), true
+}
+
+func (p *Pipeline) jsonStep(root *jsonNode, st *State, n Normalizer) {
+	if n.json != nil {
+		n.json(root, st)
+	}
+	if n.Text != nil {
+		root.walk(nil, func(v *jsonNode, _ []pathStep) bool {
+			if v.kind == '"' {
+				if s := n.Text(v.str, st); s != v.str {
+					v.setString(s)
+				}
+			}
+			return true
+		})
+	}
+}
+
+// Headers returns a normalized copy of h: header normalizers first, then
+// the text normalizers on every value. Header names are kept as given.
+func (p *Pipeline) Headers(st *State, h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		out[k] = append([]string(nil), vs...)
+	}
+	for _, n := range append([]Normalizer{p.redact}, p.steps...) {
+		if n.Headers != nil {
+			n.Headers(out, st)
+		}
+		if n.Text != nil {
+			for _, k := range sortedHeaderKeys(out) {
+				for i, v := range out[k] {
+					out[k][i] = n.Text(v, st)
+				}
+			}
+		}
+	}
+	return out
+}

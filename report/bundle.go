@@ -112,7 +112,7 @@ func WriteBundle(root string, run *Run, files BundleFiles) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := scan(dir, content, opts.Declared); err != nil {
+	if err := scan(dir, run, content, opts.Declared); err != nil {
 		return "", err
 	}
 	for _, n := range sortedNames(content) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -133,8 +134,8 @@ func indentJSON(v any) ([]byte, error) {
 
 // scan runs the secret scan over every file; the error names each finding's
 // file, line and kind, never the value.
-func scan(dir string, files map[string][]byte, declared map[string]string) error {
-	var probs []cassettes.Problem
+func scan(dir string, run *Run, files map[string][]byte, declared map[string]string) error {
+	probs := scanPayloads(dir, run, declared)
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -146,6 +147,32 @@ func scan(dir string, files map[string][]byte, declared map[string]string) error
 				Message: "credential of kind " + f.Kind + " would be written", Expected: secrets.Redacted})
 		}
 	}
+	return leakError(probs)
+}
+
+// scanPayloads scans the bytes that files carry encoded (base64 previews,
+// run.json's byte fields), where the text scan cannot see them.
+func scanPayloads(dir string, run *Run, declared map[string]string) []cassettes.Problem {
+	var probs []cassettes.Problem
+	check := func(field string, data []byte) {
+		for _, f := range secrets.Scan(data, declared) {
+			probs = append(probs, cassettes.Problem{File: dir, Field: field, Line: f.Line, Column: f.Column,
+				Message: "credential of kind " + f.Kind + " would be written (encoded)", Expected: secrets.Redacted})
+		}
+	}
+	check("config", run.ConfigBytes)
+	for _, c := range run.sortedCases() {
+		for i, a := range c.Actions {
+			pfx := fmt.Sprintf("cases[%s].actions[%d].", c.ID(), i)
+			check(pfx+"body", a.Body)
+			check(pfx+"stdout", a.Stdout)
+			check(pfx+"stderr", a.Stderr)
+		}
+	}
+	return probs
+}
+
+func leakError(probs []cassettes.Problem) error {
 	if len(probs) == 0 {
 		return nil
 	}
@@ -165,7 +192,7 @@ func Write(dir string, run *Run, opts Options) error {
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render reports", Err: err, NextStep: "Report this as a bug in cassette"}
 	}
-	if err := scan(dir, files, opts.Declared); err != nil {
+	if err := scan(dir, run, files, opts.Declared); err != nil {
 		for n := range files {
 			_ = os.Remove(filepath.Join(dir, n))
 		}
@@ -232,4 +259,16 @@ func dirOf(path string) string { return filepath.Dir(path) }
 
 func redactValue(v string, declared map[string]string) string {
 	return secrets.RedactString(v, declared)
+}
+
+// WriteNextStep prints the run's next step as one console line,
+// "next step: <command>", when the run did not pass; it prints nothing for
+// a passing run. The console and summary.json's next_step then always agree.
+func WriteNextStep(w io.Writer, run *Run) error {
+	ns := run.NextStepCommand()
+	if ns == "" {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "next step: %s\n", ns)
+	return err
 }

@@ -1,0 +1,105 @@
+package report
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+var t0 = time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC)
+
+func u64(v uint64) *uint64 { return &v }
+
+func baseRun() *Run {
+	return &Run{
+		Tool:       Tool{Name: "cassette", Version: "0.3.0", SHA: "1a2b3c4"},
+		Command:    "verify",
+		Suite:      "shop",
+		ConfigPath: "cassette.yaml",
+		ConfigBytes: []byte("adapters:\n  github: {kind: http}\n  gh: {kind: cli}\n"),
+		Inventory: []InventoryItem{
+			NewInventoryItem("cassettes/github/list-pulls.yaml", []byte("a")),
+			NewInventoryItem("cassettes/github/get-pull.yaml", []byte("b")),
+			NewInventoryItem("cassettes/gh/pr-list.yaml", []byte("c")),
+		},
+		Started:  t0,
+		Finished: t0.Add(1500 * time.Millisecond),
+		Seeds:    Seeds{Order: u64(18446744073709551615)},
+	}
+}
+
+func passCase(adapter, scenario string) Case {
+	return Case{Adapter: adapter, Scenario: scenario, CassettePath: "cassettes/" + adapter + "/" + scenario + ".yaml",
+		Status: StatusPass, Duration: 120 * time.Millisecond,
+		Actions: []Action{{Kind: "http", ID: "interactions[0]", Method: "GET", URL: "http://127.0.0.1:4000/repos/o/r/pulls", StatusCode: 200, Body: []byte(`[{"number":1}]`), Duration: 3 * time.Millisecond}}}
+}
+
+// passingRun: every cassette matches.
+func passingRun() *Run {
+	r := baseRun()
+	r.Cases = []Case{passCase("github", "list-pulls"), passCase("github", "get-pull"),
+		{Adapter: "gh", Scenario: "pr-list", CassettePath: "cassettes/gh/pr-list.yaml", Status: StatusPass, Duration: 40 * time.Millisecond,
+			Actions: []Action{{Kind: "proc", Argv: []string{"gh", "pr", "list"}, Stdout: make([]byte, 600), Exit: 0}}}}
+	return r
+}
+
+// failingRun: a drift, an error, a quarantined failure, a pass.
+func failingRun() *Run {
+	r := baseRun()
+	drift := passCase("github", "list-pulls")
+	drift.Status = StatusFail
+	drift.Drifts = []Drift{
+		{Class: "body", Field: "interactions[0].response.body", JSONPath: "$[0].title", Line: 23, Message: `value "Fix bug" differs from recorded "Fix a bug"`,
+			Diff: "--- cassette\n+++ fake\n@@ -1 +1 @@\n-\"title\": \"Fix a bug\"\n+\"title\": \"Fix bug\"\n"},
+		{Class: "header", Field: "interactions[0].response.headers.Content-Type", Line: 17, Message: "header differs <&>"},
+	}
+	drift.Artifacts = []Artifact{{Name: "fake-github.log", Kind: "log", Path: "logs/fake-github.log"}}
+	errc := Case{Adapter: "gh", Scenario: "pr-list", CassettePath: "cassettes/gh/pr-list.yaml", Status: StatusError,
+		Reason: cassettes.EFakeError, Message: "fake-gh exited with status 2: unknown flag --json",
+		Actions: []Action{{Kind: "proc", Argv: []string{"./bin/fake-gh", "pr", "list", "--json"}, Stderr: []byte("unknown flag --json"), Exit: 2}}}
+	quar := passCase("github", "get-pull")
+	quar.Status = StatusFail
+	quar.Drifts = []Drift{{Class: "status", Field: "interactions[0].response.code", Line: 30, Message: "503 differs from recorded 200"}}
+	quar.Quarantine = &QuarantineInfo{Category: "FLAKE-NET", Owner: "alice", Quarantined: t0.Add(-48 * time.Hour), Expires: t0.Add(7 * 24 * time.Hour),
+		Issue: "#42", Evidence: "https://ci.example/run/1", Repro: "cassette verify --case github/get-pull", Reason: "port race", RemoveWhen: "3 green runs"}
+	r.Cases = []Case{drift, errc, quar, passCase("gh", "auth-status")}
+	r.Inventory = append(r.Inventory, NewInventoryItem("cassettes/gh/auth-status.yaml", []byte("d")))
+	return r
+}
+
+// truncatedRun: more SARIF results than the limit used in tests.
+func truncatedRun() *Run {
+	r := baseRun()
+	for i := range 12 {
+		c := passCase("github", fmt.Sprintf("s%02d", i))
+		c.Status = StatusFail
+		c.Drifts = []Drift{{Class: "body", Line: i + 1, Message: "differs"}}
+		if i%3 == 0 {
+			c.Quarantine = &QuarantineInfo{Category: "FLAKE-TIMING", Owner: "bob", Quarantined: t0, Expires: t0.Add(24 * time.Hour)}
+		}
+		r.Cases = append(r.Cases, c)
+	}
+	return r
+}
+
+// errorRun: a run-level error before any case ran.
+func errorRun() *Run {
+	r := baseRun()
+	r.Seeds = Seeds{}
+	r.Err = &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cassette.yaml: unknown field \"adapterz\"",
+		Problems: []cassettes.Problem{{File: "cassette.yaml", Line: 3, Column: 1, Field: "adapterz", Message: "unknown field", Suggestion: "did you mean `adapters`?"}},
+		NextStep: "Run: cassette validate --config cassette.yaml"}
+	return r
+}
+
+var sampleRuns = []struct {
+	name  string
+	run   func() *Run
+	limit int
+}{
+	{"passing", passingRun, 0},
+	{"failing", failingRun, 0},
+	{"truncated", truncatedRun, 5},
+	{"error", errorRun, 0},
+}

@@ -13,10 +13,10 @@ func u64(v uint64) *uint64 { return &v }
 
 func baseRun() *Run {
 	return &Run{
-		Tool:       Tool{Name: "cassette", Version: "0.3.0", SHA: "1a2b3c4"},
-		Command:    "verify",
-		Suite:      "shop",
-		ConfigPath: "cassette.yaml",
+		Tool:        Tool{Name: "cassette", Version: "0.3.0", SHA: "1a2b3c4"},
+		Command:     "verify",
+		Suite:       "shop",
+		ConfigPath:  "cassette.yaml",
 		ConfigBytes: []byte("adapters:\n  github: {kind: http}\n  gh: {kind: cli}\n"),
 		Inventory: []InventoryItem{
 			NewInventoryItem("cassettes/github/list-pulls.yaml", []byte("a")),

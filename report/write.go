@@ -100,6 +100,7 @@ func render(run *Run, opts Options) (map[string][]byte, error) {
 
 func (r *Run) runJSON(opts Options) ([]byte, error) {
 	cp := *r
+	cp.Inventory = normalizedInventory(r.Inventory)
 	cp.Cases = nil
 	for _, c := range r.sortedCases() {
 		cp.Cases = append(cp.Cases, *c)
@@ -271,4 +272,18 @@ func WriteNextStep(w io.Writer, run *Run) error {
 	}
 	_, err := fmt.Fprintf(w, "next step: %s\n", ns)
 	return err
+}
+
+// normalizedInventory sorts items by path and drops repeated paths.
+func normalizedInventory(items []InventoryItem) []InventoryItem {
+	s := append([]InventoryItem(nil), items...)
+	sort.SliceStable(s, func(i, j int) bool { return s[i].Path < s[j].Path })
+	out := s[:0]
+	for i, it := range s {
+		if i > 0 && s[i-1].Path == it.Path {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
 }

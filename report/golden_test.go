@@ -1,0 +1,200 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// jitter returns a copy of r with every volatile value changed, as a second
+// run over the same inputs would have them.
+func jitter(r *Run, d time.Duration) *Run {
+	r.Started = r.Started.Add(d)
+	r.Finished = r.Finished.Add(3 * d)
+	for i := range r.Cases {
+		r.Cases[i].Duration += d
+		for j := range r.Cases[i].Actions {
+			r.Cases[i].Actions[j].Duration += d
+		}
+	}
+	return r
+}
+
+func readAll(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, n := range []string{FileJUnit, FileSARIF, FileSummary, FileReport, FileLog, FileRun} {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[n] = b
+	}
+	return out
+}
+
+func TestGoldenModeIsByteIdenticalAcrossRuns(t *testing.T) {
+	for _, tc := range sampleRuns {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Golden: true, SARIFLimit: tc.limit}
+			a := readAll(t, writeRun(t, tc.run(), opts))
+			opts.Now = func() time.Time { return t0.Add(time.Hour) }
+			opts.Host = "other-host"
+			b := readAll(t, writeRun(t, jitter(tc.run(), 7*time.Second), opts))
+			for n := range a {
+				if !bytes.Equal(a[n], b[n]) {
+					t.Errorf("%s differs between two golden runs:\n%s\n---\n%s", n, a[n], b[n])
+				}
+			}
+			// and default mode does carry the volatile fields
+			d := readAll(t, writeRun(t, tc.run(), Options{SARIFLimit: tc.limit}))
+			if !bytes.Contains(d[FileReport], []byte(`"generated_at_utc"`)) || bytes.Contains(a[FileReport], []byte(`"duration_ms"`)) {
+				t.Error("volatile fields: expected in default mode, absent in golden mode")
+			}
+		})
+	}
+}
+
+// TestGoldenFiles compares the golden-mode outputs of the failing run with
+// the reviewed files under testdata/ (regenerate with -update).
+func TestGoldenFiles(t *testing.T) {
+	dir := writeRun(t, failingRun(), Options{Golden: true})
+	for n, got := range readAll(t, dir) {
+		if n == FileRun {
+			continue
+		}
+		golden := filepath.Join("testdata", "failing."+n)
+		if *update {
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test ./report -update to create it)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from %s (review, then go test ./report -update):\n%s", n, golden, got)
+		}
+	}
+}
+
+func TestGoldenKeysAreByteSorted(t *testing.T) {
+	dir := writeRun(t, failingRun(), Options{Golden: true})
+	data, _ := os.ReadFile(filepath.Join(dir, FileReport))
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	if !bytes.Contains(lines[0], []byte(`"k":"cassette_report"`)) || !bytes.Contains(lines[len(lines)-1], []byte(`"k":"summary"`)) {
+		t.Fatal("report must start with the header and end with the summary")
+	}
+	for i, ln := range lines {
+		keys := topLevelKeys(t, ln)
+		for j := 1; j < len(keys); j++ {
+			if keys[j-1] >= keys[j] {
+				t.Errorf("line %d: key %q before %q", i+1, keys[j-1], keys[j])
+			}
+		}
+	}
+}
+
+// topLevelKeys lists the keys of a JSON object in the order written.
+func topLevelKeys(t *testing.T, line []byte) []string {
+	t.Helper()
+	dec := jsonDecoder(line)
+	var keys []string
+	depth := 0
+	expectKey := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch v := tok.(type) {
+		case jsonDelim:
+			if v == '{' || v == '[' {
+				depth++
+				expectKey = v == '{' && depth == 1
+			} else {
+				depth--
+				expectKey = depth == 1
+			}
+			continue
+		case string:
+			if depth == 1 && expectKey {
+				keys = append(keys, v)
+				expectKey = false
+				continue
+			}
+		}
+		if depth == 1 {
+			expectKey = true
+		}
+	}
+	return keys
+}
+
+func TestShardMergeEqualsUnsharded(t *testing.T) {
+	for _, tc := range sampleRuns {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Golden: true, SARIFLimit: tc.limit}
+			whole := readAll(t, writeRun(t, tc.run(), opts))
+
+			var dirs []string
+			for i := range 2 {
+				r := tc.run()
+				r.Shard = []string{"1/2", "2/2"}[i]
+				var mine []Case
+				for j, c := range r.Cases {
+					if j%2 == i {
+						mine = append(mine, c)
+					}
+				}
+				r.Cases = mine
+				dirs = append(dirs, writeRun(t, jitter(r, time.Duration(i)*time.Second), opts))
+			}
+			out := t.TempDir()
+			if err := Merge(out, dirs...); err != nil {
+				t.Fatal(err)
+			}
+			merged := readAll(t, out)
+			for n := range whole {
+				if !bytes.Equal(whole[n], merged[n]) {
+					t.Errorf("merged %s differs from the unsharded run's:\n%s\n---\n%s", n, whole[n], merged[n])
+				}
+			}
+		})
+	}
+}
+
+func TestMergeRejects(t *testing.T) {
+	a := writeRun(t, failingRun(), Options{Golden: true})
+	other := failingRun()
+	other.Suite = "other"
+	b := writeRun(t, other, Options{Golden: true})
+	c := writeRun(t, failingRun(), Options{})
+	tests := []struct {
+		name string
+		dirs []string
+	}{
+		{"the same case twice", []string{a, a}},
+		{"another suite", []string{a, b}},
+		{"other options", []string{a, c}},
+		{"no run.json", []string{a, t.TempDir()}},
+		{"nothing", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var w bytes.Buffer
+			if err := CmdMerge(&w, t.TempDir(), tc.dirs); err == nil {
+				t.Error("merged")
+			}
+		})
+	}
+}
+
+type jsonDelim = json.Delim
+
+func jsonDecoder(b []byte) *json.Decoder { return json.NewDecoder(bytes.NewReader(b)) }

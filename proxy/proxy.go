@@ -264,7 +264,8 @@ func (p *Proxy) newGoproxy() *goproxy.ProxyHttpServer {
 type logWriter struct{ p *Proxy }
 
 func (w logWriter) Write(b []byte) (int, error) {
-	w.p.logf("%s", strings.TrimSuffix(string(b), "\n"))
+	// goproxy's own warnings may quote URLs: scrub them like everything else.
+	w.p.logf("%s", secrets.RedactString(strings.TrimSuffix(string(b), "\n"), w.p.opts.Secrets))
 	return len(b), nil
 }
 

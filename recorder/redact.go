@@ -1,7 +1,6 @@
 package recorder
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -284,15 +283,4 @@ func (r *Redactor) CheckBytes(file string, data []byte) error {
 	sort.Strings(names)
 	e.Message = fmt.Sprintf("refusing to save: %d secret(s) left after redaction (%s)", len(findings), strings.Join(names, ", "))
 	return e
-}
-
-// containsAny reports whether data holds any declared value in any encoding
-// (used by tests and by callers that want a cheap pre-check).
-func (r *Redactor) containsAny(data []byte) bool {
-	for enc := range r.variants {
-		if len(enc) >= 6 && bytes.Contains(data, []byte(enc)) {
-			return true
-		}
-	}
-	return false
 }

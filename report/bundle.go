@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -253,7 +255,7 @@ func bundleContent(run *Run, files BundleFiles, suite, stamp string, started tim
 	command := run.suiteReplay()
 	reproEnv := fmt.Sprintf("TZ=UTC\nCASSETTE_SUITE=%s\nCASSETTE_INVENTORY_SHA256=%s\nCASSETTE_SUITE_SHA256=%s\nCASSETTE_ORDER_SEED=%d\n",
 		run.Suite, InventoryDigest(run.Inventory), sha256Hex(run.ConfigBytes), seed)
-	repro := common(map[string]any{"clock_mode": "recorded", "seed": seed, "run_started_at": rfc3339(started),
+	repro := common(map[string]any{"clock_mode": "recorded", "seed": seed, "seed_decimal": strconv.FormatUint(seed, 10), "run_started_at": rfc3339(started),
 		"run_start_epoch_s": started.Unix(), "command": command})
 
 	// fixtures
@@ -506,7 +508,7 @@ func hasType(val any, typ string) bool {
 	switch typ {
 	case "int":
 		f, ok := val.(float64)
-		return ok && f == float64(int64(f))
+		return ok && f == math.Trunc(f)
 	case "string":
 		_, ok := val.(string)
 		return ok
@@ -528,7 +530,7 @@ func jsonType(val any) string {
 	case nil:
 		return "null"
 	case float64:
-		if x == float64(int64(x)) {
+		if x == math.Trunc(x) {
 			return "int"
 		}
 		return "number"

@@ -1,0 +1,204 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+func writeBundle(t *testing.T) string {
+	t.Helper()
+	dir, err := WriteBundle(t.TempDir(), failingRun(), BundleFiles{
+		Cassettes: []File{{Path: "cassettes/github/list-pulls.yaml", Data: []byte("cassette: 1\nversion: 2\n")},
+			{Path: "../../etc/escape.yaml", Data: []byte("x: 1\n")}},
+		Logs: []File{{Path: "fake-github.log", Data: []byte("listening on 127.0.0.1:4000\n")}},
+		Env:  []string{"HOME=/home/ci", "GITHUB_TOKEN=ghp_" + strings.Repeat("b", 36), "SHOP_PASSWORD=hunter22", "PLAIN=hello"},
+		Git:  GitInfo{Commit: "1a2b3c4", Branch: "main"},
+	})
+	if err != nil {
+		t.Fatalf("WriteBundle: %v", err)
+	}
+	return dir
+}
+
+func TestWriteBundleIsValid(t *testing.T) {
+	dir := writeBundle(t)
+	if probs := ValidateBundle(dir); len(probs) > 0 {
+		t.Fatalf("a bundle WriteBundle wrote does not validate: %v", probs)
+	}
+	if got := filepath.Base(dir); got != "20261122_140000" || filepath.Base(filepath.Dir(dir)) != "shop" {
+		t.Errorf("bundle dir = %s, want <root>/shop/20261122_140000", dir)
+	}
+	env, _ := os.ReadFile(filepath.Join(dir, "diagnostics", "env_redacted.txt"))
+	if want := "GITHUB_TOKEN=[REDACTED]\nHOME=/home/ci\nPLAIN=hello\nSHOP_PASSWORD=[REDACTED]\n"; string(env) != want {
+		t.Errorf("env_redacted.txt = %q, want %q", env, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fixtures", "etc", "escape.yaml")); err != nil {
+		t.Errorf("a fixture path with .. must land inside the bundle: %v", err)
+	}
+	var w bytes.Buffer
+	if err := CmdBundleValidate(&w, dir); err != nil || !strings.Contains(w.String(), "valid") {
+		t.Errorf("CmdBundleValidate = %v, %q", err, w.String())
+	}
+	// a second bundle of the same second does not overwrite the first
+	root := filepath.Dir(filepath.Dir(dir))
+	second, err := WriteBundle(root, failingRun(), BundleFiles{})
+	if err != nil || second == dir {
+		t.Errorf("second bundle %s, %v", second, err)
+	}
+	if probs := ValidateBundle(second); len(probs) > 0 {
+		t.Errorf("second bundle: %v", probs)
+	}
+}
+
+func TestWriteBundleRefusesLeaks(t *testing.T) {
+	root := t.TempDir()
+	_, err := WriteBundle(root, passingRun(), BundleFiles{Logs: []File{{Path: "fake.log", Data: []byte("auth: ghp_" + strings.Repeat("c", 36))}}})
+	var ce *cassettes.Error
+	if !errors.As(err, &ce) || ce.Reason != cassettes.ESecretLeak {
+		t.Fatalf("err = %v, want E_SECRET_LEAK", err)
+	}
+	var left []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if !d.IsDir() {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Errorf("files left after a leak: %v", left)
+	}
+}
+
+// editJSON rewrites one JSON file of a bundle.
+func editJSON(t *testing.T, path string, edit func(m map[string]any)) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	out, _ := json.Marshal(m)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestValidateBundleRejects has one case per violation class of specs/004.
+func TestValidateBundleRejects(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(t *testing.T, dir string)
+		want   string // a fragment of one problem
+	}{
+		{"schema name", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "bundle.json"), func(m map[string]any) { m["schema"].(map[string]any)["name"] = "mcp-agent-mail-artifacts" })
+		}, "schema.name"},
+		{"schema major", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "bundle.json"), func(m map[string]any) { m["schema"].(map[string]any)["major"] = 2 })
+		}, "unsupported major"},
+		{"bundle.json missing key", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "bundle.json"), func(m map[string]any) { delete(m, "counts") })
+		}, "counts.total: required key is missing"},
+		{"artifact section", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "bundle.json"), func(m map[string]any) { delete(m["artifacts"].(map[string]any), "replay") })
+		}, "artifacts.replay.command.path"},
+		{"missing required file", func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, "repro.env"))
+		}, "repro.env: required file is missing"},
+		{"inventoried file missing", func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, "logs", "fake-github.log"))
+		}, "file listed in bundle.json is missing"},
+		{"byte mismatch", func(t *testing.T, dir string) {
+			f, _ := os.OpenFile(filepath.Join(dir, "transcript", "summary.txt"), os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString("more\n")
+			f.Close()
+		}, "differs from bundle.json's"},
+		{"hash mismatch", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "repro.txt")
+			b, _ := os.ReadFile(p)
+			b[0] ^= 0x20 // same size, other bytes
+			os.WriteFile(p, b, 0o644)
+		}, "sha256"},
+		{"bad inventory path", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "bundle.json"), func(m map[string]any) {
+				m["files"].([]any)[0].(map[string]any)["path"] = "../outside.txt"
+			})
+		}, "not relative to the bundle root"},
+		{"bad inventory hash format", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "bundle.json"), func(m map[string]any) {
+				m["files"].([]any)[0].(map[string]any)["sha256"] = "ABC"
+			})
+		}, "64 lowercase hex"},
+		{"unknown inventory kind", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "bundle.json"), func(m map[string]any) {
+				m["files"].([]any)[0].(map[string]any)["kind"] = "video"
+			})
+		}, "unknown kind"},
+		{"malformed JSON", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "extra.json"), []byte("{\n  \"a\": 1,\n}"), 0o644)
+		}, "extra.json:3: malformed JSON"},
+		{"malformed JSONL", func(t *testing.T, dir string) {
+			f, _ := os.OpenFile(filepath.Join(dir, "trace", "events.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString("{not json\n")
+			f.Close()
+		}, "malformed JSON line"},
+		{"typed artifact schema", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "metrics.json"), func(m map[string]any) { m["timing"].(map[string]any)["duration_s"] = "1s" })
+		}, "timing.duration_s: has type string"},
+		{"trace without suite_end", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "trace", "events.jsonl")
+			b, _ := os.ReadFile(p)
+			lines := strings.SplitAfter(strings.TrimSpace(string(b)), "\n")
+			os.WriteFile(p, []byte(strings.Join(lines[:len(lines)-1], "")), 0o644)
+		}, "no suite_end event"},
+		{"trace of another run", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "trace", "events.jsonl")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.ReplaceAll(b, []byte("20261122_140000"), []byte("20991231_000000")), 0o644)
+		}, "differs from bundle.json's timestamp"},
+		{"duplicate fixture id", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "fixtures.json"), func(m map[string]any) {
+				m["fixture_ids"] = append(m["fixture_ids"].([]any), m["fixture_ids"].([]any)[0])
+			})
+		}, "unique string"},
+		{"logs index disagrees with inventory", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "logs", "index.json"), func(m map[string]any) {
+				m["files"].([]any)[0].(map[string]any)["bytes"] = 1
+			})
+		}, "differ from bundle.json's inventory"},
+		{"no bundle", func(t *testing.T, dir string) { os.RemoveAll(dir) }, "does not exist"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeBundle(t)
+			tc.mutate(t, dir)
+			probs := ValidateBundle(dir)
+			var all []string
+			found := false
+			for _, p := range probs {
+				all = append(all, p.String())
+				found = found || strings.Contains(p.String(), tc.want)
+			}
+			if !found {
+				t.Errorf("no problem mentions %q; got:\n%s", tc.want, strings.Join(all, "\n"))
+			}
+			var w bytes.Buffer
+			err := CmdBundleValidate(&w, dir)
+			var ce *cassettes.Error
+			if !errors.As(err, &ce) || ce.Reason != cassettes.EBundleInvalid || ce.Exit() == 0 || ce.NextStep == "" {
+				t.Errorf("CmdBundleValidate = %v, want a non-zero E_BUNDLE_INVALID with a next step", err)
+			}
+		})
+	}
+}

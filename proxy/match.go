@@ -128,8 +128,11 @@ func normalizeURL(raw string) (origin, path, query string) {
 	if (scheme == "https" && strings.HasSuffix(host, ":443")) || (scheme == "http" && strings.HasSuffix(host, ":80")) {
 		host = host[:strings.LastIndexByte(host, ':')]
 	}
-	if scheme != "" || host != "" {
+	switch {
+	case scheme != "":
 		origin = scheme + "://" + host
+	case host != "":
+		origin = "//" + host // scheme-relative
 	}
 	path = u.EscapedPath()
 	if path == "" {

@@ -80,13 +80,17 @@ func main() {
 		reply(w, http.StatusCreated, p)
 	}))
 	mux.HandleFunc("GET /v1/pets/{id}", auth(func(w http.ResponseWriter, r *http.Request) {
+		var found *pet
 		mu.Lock()
-		defer mu.Unlock()
 		for _, p := range pets {
 			if p.ID == r.PathValue("id") {
-				reply(w, http.StatusOK, p)
-				return
+				found = &p
 			}
+		}
+		mu.Unlock()
+		if found != nil {
+			reply(w, http.StatusOK, found)
+			return
 		}
 		reply(w, http.StatusNotFound, map[string]string{"error": "no such pet"})
 	}))

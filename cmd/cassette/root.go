@@ -169,6 +169,7 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		newInitCmd(stdio, g),
 		newValidateCmd(stdio, g),
 		newVersionCmd(stdio, g),
+		newRecordCmd(stdio, g),
 	)
 	return root
 }

@@ -69,12 +69,20 @@ type Real struct {
 
 // Fake is how to reach or start the fake.
 type Fake struct {
+	// Build runs once before the fake is used (e.g. [go, build, -o, bin/fake, ./fakes/x]),
+	// so that many cases share one compiled fake.
+	Build   []string          `yaml:"build,omitempty"`
 	Command []string          `yaml:"command,omitempty"`
 	BaseURL string            `yaml:"base_url,omitempty"`
 	Ready   string            `yaml:"ready,omitempty"`
 	Env     map[string]string `yaml:"env,omitempty"`
 	Dir     string            `yaml:"dir,omitempty"`
 	Timeout Duration          `yaml:"timeout,omitempty"`
+	// Shared runs one fake process for all of the adapter's cases, in
+	// parallel. The default starts a fresh fake for each case, so that a
+	// stateful fake sees each cassette as the real service was recorded
+	// and results never depend on case order; share only stateless fakes.
+	Shared bool `yaml:"shared,omitempty"`
 }
 
 // Scenario is one HTTP call shape to record from the real side.

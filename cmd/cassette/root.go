@@ -170,6 +170,9 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		newValidateCmd(stdio, g),
 		newVersionCmd(stdio, g),
 		newRecordCmd(stdio, g),
+		newVerifyCmd(stdio, g),
+		newProxyCmd(stdio, g),
+		newCACmd(stdio),
 	)
 	return root
 }

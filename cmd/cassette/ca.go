@@ -1,0 +1,30 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/proxy"
+)
+
+func newCACmd(stdio *IO) *cobra.Command {
+	var o proxy.CAOptions
+	cmd := &cobra.Command{
+		Use:   "ca",
+		Short: "Manage the local CA that the recording proxy signs HTTPS certificates with",
+		Long: `The CA is an ECDSA P-256 key pair created on first use in the user's config
+directory ($CASSETTE_CA_DIR overrides it); the key file is 0600. Leaf
+certificates are issued per host and cached. Only the machines you record on
+need to trust it; verify in CI never uses it.`,
+		Args: cobra.NoArgs,
+	}
+	cmd.PersistentFlags().StringVar(&o.Dir, "dir", "", "CA directory (default $CASSETTE_CA_DIR or the user config dir)")
+	cmd.AddCommand(
+		&cobra.Command{Use: "init", Short: "Create the CA (if needed) and print how to trust it", Args: cobra.NoArgs,
+			RunE: func(*cobra.Command, []string) error { return proxy.RunCAInit(stdio.Out, o) }},
+		&cobra.Command{Use: "show", Short: "Print the CA certificate, how to trust it and the environment a child needs", Args: cobra.NoArgs,
+			RunE: func(*cobra.Command, []string) error { return proxy.RunCAShow(stdio.Out, o) }},
+		&cobra.Command{Use: "path", Short: "Print the path of the CA certificate (PEM)", Example: `  export SSL_CERT_FILE="$(cassette ca path)"`, Args: cobra.NoArgs,
+			RunE: func(*cobra.Command, []string) error { return proxy.RunCAPath(stdio.Out, o) }},
+	)
+	return cmd
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/recorder"
+)
+
+type proxyOptions struct {
+	mode, listen, upstream, cassette, adapter, caDir string
+	allowRemote, replayable, latency, ignoreHost        bool
+	matchHeaders                                        []string
+	matchBody                                           string
+}
+
+func newProxyCmd(stdio *IO, g *globals) *cobra.Command {
+	o := &proxyOptions{}
+	cmd := &cobra.Command{
+		Use:   "proxy --mode record|replay|passthrough --cassette PATH",
+		Short: "Run the intercepting proxy: record, replay or pass through HTTP(S)",
+		Long: `proxy serves until Ctrl-C (SIGINT or SIGTERM); in a recording mode it then
+saves what it recorded to --cassette and exits 0.
+
+Without --upstream it is a forward proxy with HTTPS interception (HTTP/1.1 and
+HTTP/2): point a client at it with HTTPS_PROXY and trust the CA (see
+'cassette ca show'). With --upstream it is a reverse proxy listening on a
+local port, for clients that cannot use a proxy.
+
+Replay fails closed: a request that matches no recorded interaction gets a
+502 response naming the closest recorded request and what differs — never a
+pass-through to the network.
+
+Modes: record, replay, passthrough, record-once (replay if the cassette
+exists, else record), replay-with-new-episodes (replay what matches, record
+the rest).`,
+		Example: `  cassette proxy --mode record --cassette cassettes/github/session.yaml
+  cassette proxy --mode replay --cassette cassettes/github --listen 127.0.0.1:8080
+  cassette proxy --mode record --upstream https://api.example.com --cassette cassettes/example/s.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return proxyRun(cmd.Context(), stdio, g, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.mode, "mode", "replay", "record, replay, passthrough, record-once or replay-with-new-episodes")
+	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "address to listen on (loopback unless --allow-remote)")
+	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow a non-loopback --listen address")
+	f.StringVar(&o.upstream, "upstream", "", "reverse-proxy to this base URL instead of being a forward proxy")
+	f.StringVar(&o.cassette, "cassette", "", "cassette file (record) or file or directory (replay)")
+	f.StringVar(&o.adapter, "adapter", "", "adapter whose credentials are redacted (default: from the cassette path)")
+	f.StringVar(&o.caDir, "ca-dir", "", "CA directory (default $CASSETTE_CA_DIR or the user config dir)")
+	f.StringSliceVar(&o.matchHeaders, "match-header", nil, "request headers that must also match on replay (repeatable)")
+	f.StringVar(&o.matchBody, "match-body", "raw", "request body matching: raw, json or ignore")
+	f.BoolVar(&o.ignoreHost, "ignore-host", false, "match recorded requests whatever their scheme and host")
+	f.BoolVar(&o.replayable, "replayable", false, "serve the last response again once a sequence is used up")
+	f.BoolVar(&o.latency, "latency", false, "replay with the recorded latency")
+	return cmd
+}
+
+func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error {
+	mode, err := proxy.ParseMode(o.mode)
+	if err != nil {
+		return err
+	}
+	if o.cassette == "" && mode != proxy.ModePassthrough {
+		return cassettes.Errorf(cassettes.EUsage, "cassette proxy --mode "+o.mode+" --cassette cassettes/ADAPTER/SCENARIO.yaml", "--cassette is required in %s mode", mode)
+	}
+	switch o.matchBody {
+	case "raw", "json", "ignore":
+	default:
+		return cassettes.Errorf(cassettes.EUsage, "cassette proxy --match-body json ...", "--match-body %q: expected raw, json or ignore", o.matchBody)
+	}
+	adapter, scenario := o.adapter, ""
+	if m := strings.Split(filepath.ToSlash(filepath.Clean(o.cassette)), "/"); len(m) >= 2 && strings.HasSuffix(o.cassette, ".yaml") {
+		if adapter == "" {
+			adapter = m[len(m)-2]
+		}
+		scenario = strings.TrimSuffix(m[len(m)-1], ".yaml")
+	}
+	var credNames, normalizers []string
+	if p, err := loadProject(g); err == nil {
+		if a, ok := p.cfg.Adapters[adapter]; ok {
+			credNames, normalizers = a.Real.Credentials, a.Normalizers
+		}
+	}
+	redactor := recorder.NewRedactor(recorder.Credentials(credNames, nil))
+	opts := proxy.RunOptions{Options: proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
+		Match:           proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost},
+		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err}}
+	if o.upstream == "" && mode != proxy.ModeReplay {
+		dir := o.caDir
+		if dir == "" {
+			if dir, err = proxy.DefaultCADir(); err != nil {
+				return err
+			}
+		}
+		if opts.CA, err = proxy.LoadOrCreateCA(dir); err != nil {
+			return err
+		}
+	}
+	if o.cassette != "" {
+		if _, err := os.Stat(o.cassette); err == nil {
+			list, err := cassettes.LoadTree([]string{o.cassette}, cassettes.LoadOptions{})
+			if err != nil {
+				return err
+			}
+			opts.Cassettes = list
+		} else if mode == proxy.ModeReplay {
+			return &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette, Err: err,
+				NextStep: "cassette proxy --mode record --cassette " + o.cassette + "   # record it first"}
+		}
+	}
+	if mode != proxy.ModeReplay && mode != proxy.ModePassthrough {
+		if !strings.HasSuffix(o.cassette, ".yaml") {
+			return cassettes.Errorf(cassettes.EUsage, "cassette proxy --mode "+o.mode+" --cassette cassettes/ADAPTER/SCENARIO.yaml",
+				"--cassette must name a .yaml file to record into, got %q", o.cassette)
+		}
+		ver, sha := buildInfo()
+		opts.Save = func(its []cassettes.Interaction) error {
+			now := time.Now().UTC().Truncate(time.Second)
+			c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion, Adapter: adapter, Scenario: scenario,
+				Kind: cassettes.KindHTTP, Normalizers: normalizers, RecordedAt: &now, Recorder: &cassettes.Recorder{Version: ver, SHA: sha},
+				Interactions: its, Path: o.cassette}
+			if len(opts.Cassettes) == 1 && mode == proxy.ModeReplayWithNewEpisodes {
+				c.Interactions = append(append([]cassettes.Interaction(nil), opts.Cassettes[0].Interactions...), its...)
+			}
+			for i := range c.Interactions {
+				c.Interactions[i].ID = i
+			}
+			if err := cassettes.Save(c, redactor.SaveOptions()); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdio.Out, "saved %d interaction(s) to %s\n", len(c.Interactions), o.cassette)
+			return nil
+		}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return proxy.Run(ctx, stdio.Out, opts)
+}

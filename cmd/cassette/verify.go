@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verify"
+)
+
+type verifyOptions struct {
+	jobs      int
+	timeout   time.Duration
+	shard     string
+	adapters  []string
+	run       string
+	cases     []string
+	reportDir string
+	bundleDir string
+	golden    bool
+	logDir    string
+}
+
+func newVerifyCmd(stdio *IO, g *globals) *cobra.Command {
+	o := &verifyOptions{}
+	cmd := &cobra.Command{
+		Use:   "verify [paths...]",
+		Short: "Replay every cassette against its adapter's fake and fail on drift",
+		Long: `verify feeds each cassette's input to the adapter's fake — the recorded
+requests, in order, to an HTTP fake (started with $PORT if fake.command is
+set); the recorded arguments, stdin and environment names to a CLI fake — and
+compares the fake's output with the cassette's, normalized, byte for byte.
+
+Every run writes junit.xml, sarif.json, summary.json, report.jsonl and
+log.jsonl to --report-dir. Exit 0: all passed; 1: a fake drifted or failed;
+2: a config or cassette error; 3: a fake did not start.`,
+		Example: `  cassette verify
+  cassette verify --adapter github -j 8
+  cassette verify --case github/list-pulls
+  cassette verify --shard 2/4 --report-dir out/shard-2`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return verifyRun(cmd.Context(), stdio, g, o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&o.jobs, "jobs", "j", 0, "cases run in parallel (default: the number of CPUs)")
+	f.DurationVar(&o.timeout, "timeout", verify.DefaultCaseTimeout, "time limit of one case")
+	f.StringVar(&o.shard, "shard", "", "run shard i of n (i/n), for CI matrices; merge with 'cassette report merge'")
+	f.StringSliceVar(&o.adapters, "adapter", nil, "only these adapters (repeatable)")
+	f.StringVar(&o.run, "run", "", "only cases whose adapter/scenario matches this regular expression")
+	f.StringSliceVar(&o.cases, "case", nil, "only this case, adapter/scenario (repeatable)")
+	f.StringVar(&o.reportDir, "report-dir", filepath.Join(".cassette", "reports"), "where the report files are written")
+	f.StringVar(&o.bundleDir, "bundle-dir", "", "also write a forensic bundle under this directory")
+	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports (sorted keys, volatile fields omitted)")
+	f.StringVar(&o.logDir, "log-dir", "", "where the fakes' logs go (default: <report-dir>/fakes)")
+	return cmd
+}
+
+func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, paths []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	sel := verify.Selection{Adapters: o.adapters}
+	if o.shard != "" {
+		var err error
+		if sel.Shard, sel.Shards, err = verify.ParseShard(o.shard); err != nil {
+			return err
+		}
+	}
+	pattern := o.run
+	if len(o.cases) > 0 {
+		quoted := make([]string, len(o.cases))
+		for i, c := range o.cases {
+			quoted[i] = regexp.QuoteMeta(c)
+		}
+		pattern = "^(?:" + strings.Join(quoted, "|") + ")$"
+	}
+	if pattern != "" {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return cassettes.Errorf(cassettes.EUsage, "cassette verify --run 'github/.*'", "--run %q is not a regular expression: %v", o.run, err)
+		}
+		sel.Run = re
+	}
+	ver, sha := buildInfo()
+	tool := report.Tool{Name: "cassette", Version: ver, SHA: sha, URI: "https://github.com/cassette-dev/cassette"}
+	p, err := loadProject(g)
+	if err != nil {
+		return writeErrorReport(stdio, o, tool, g.config, cassettes.AsError(err))
+	}
+	if len(paths) == 0 {
+		paths = []string{p.cfg.CassetteDir()}
+	}
+	list, err := cassettes.LoadTree(paths, p.loadOptions())
+	if err != nil {
+		return writeErrorReport(stdio, o, tool, g.config, cassettes.AsError(err))
+	}
+	cases, err := verify.Plan(p.cfg, list, sel)
+	if err != nil {
+		return err
+	}
+	if len(cases) == 0 && sel.Shards <= 1 {
+		return writeErrorReport(stdio, o, tool, g.config, &cassettes.Error{Reason: cassettes.ECassetteNotFound,
+			Message:  "no cassette matches: nothing to verify",
+			NextStep: "cassette record --adapter " + firstOf(p.cfg.Order) + " ...   # record a first cassette"})
+	}
+	logDir := o.logDir
+	if logDir == "" {
+		logDir = filepath.Join(o.reportDir, "fakes")
+	}
+	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Jobs: o.jobs,
+		CaseTimeout: o.timeout, LogDir: logDir, Credentials: p.credentials()})
+	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
+	verify.Console{W: stdio.Out, Color: stdio.Color}.Write(outcome, run)
+	bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
+	for _, c := range cases {
+		if data, err := os.ReadFile(c.Cassette.Path); err == nil {
+			bundle.Cassettes = append(bundle.Cassettes, report.File{Path: relTo(p.cfg.Dir, c.Cassette.Path), Data: data})
+		}
+	}
+	for _, name := range p.cfg.Order {
+		if lp := outcome.FakeLogs[name]; lp != "" {
+			if data, err := os.ReadFile(lp); err == nil {
+				bundle.Logs = append(bundle.Logs, report.File{Path: name + ".log", Data: data})
+			}
+		}
+	}
+	if err := writeReports(stdio, o, run, bundle); err != nil {
+		return err
+	}
+	if code := run.Exit(); code != cassettes.ExitPass {
+		return exitError(code)
+	}
+	return nil
+}
+
+// writeReports writes the report files (and the bundle) and says where.
+func writeReports(stdio *IO, o *verifyOptions, run *report.Run, bundle report.BundleFiles) error {
+	if err := report.Write(o.reportDir, run, bundle.Options); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdio.Out, "reports: %s\n", filepath.Join(o.reportDir, "{junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl}"))
+	if o.bundleDir != "" {
+		dir, err := report.WriteBundle(o.bundleDir, run, bundle)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdio.Out, "bundle: %s\n", dir)
+	}
+	return nil
+}
+
+// writeErrorReport records a run that failed before any case ran, so that
+// CI still finds summary.json with the reason and the next step.
+func writeErrorReport(stdio *IO, o *verifyOptions, tool report.Tool, config string, e *cassettes.Error) error {
+	run := &report.Run{Tool: tool, Command: "verify", Suite: suiteOf(config), ConfigPath: config, Err: e, Started: time.Now(), Finished: time.Now()}
+	if err := report.Write(o.reportDir, run, report.Options{Golden: o.golden}); err != nil {
+		fmt.Fprintf(stdio.Err, "warning: could not write reports: %v\n", err)
+	}
+	return e
+}
+
+func suiteOf(config string) string {
+	abs, err := filepath.Abs(filepath.Dir(config))
+	if err != nil {
+		return "cassette"
+	}
+	return filepath.Base(abs)
+}
+
+// gitInfo describes the working tree of dir, as far as git can tell.
+func gitInfo(dir string) report.GitInfo {
+	var gi report.GitInfo
+	out := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		b, err := cmd.Output()
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+	gi.Commit = out("rev-parse", "HEAD")
+	gi.Branch = out("rev-parse", "--abbrev-ref", "HEAD")
+	gi.Dirty = out("status", "--porcelain") != ""
+	return gi
+}
+
+func relTo(base, p string) string {
+	if r, err := filepath.Rel(base, p); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return filepath.ToSlash(p)
+}

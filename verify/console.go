@@ -1,0 +1,79 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/cassette-dev/cassette/report"
+)
+
+// Console writes the human account of a run: one line per case, the
+// explanation of each failure under it, a summary line and the next step.
+type Console struct {
+	W     io.Writer
+	Color bool
+}
+
+func (c Console) paint(code, s string) string {
+	if !c.Color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// Write renders the outcome with the run model's verdict.
+func (c Console) Write(o *Outcome, run *report.Run) {
+	width := 0
+	for _, r := range o.Results {
+		width = max(width, len(r.Case.ID()))
+	}
+	var pass, fail, errs, quar int
+	for _, r := range o.Results {
+		tag := c.paint("32", "PASS ")
+		switch {
+		case r.Status == report.StatusPass:
+			pass++
+		case r.Quarantine != nil && r.Failed() && r.Reason != "E_QUARANTINE_EXPIRED":
+			quar++
+			tag = c.paint("33", "QUAR ")
+		case r.Status == report.StatusError:
+			errs++
+			tag = c.paint("31", "ERROR")
+		default:
+			fail++
+			tag = c.paint("31", "FAIL ")
+		}
+		line := fmt.Sprintf("%s %-*s %6s", tag, width, r.Case.ID(), r.Duration.Round(time.Millisecond))
+		if r.Status != report.StatusPass {
+			line += "  " + r.Message
+		}
+		fmt.Fprintln(c.W, strings.TrimRight(line, " "))
+		if r.Explain != "" {
+			fmt.Fprintln(c.W, indentBlock(r.Explain, "      "))
+		}
+		if r.Status == report.StatusError && r.FakeLog != "" {
+			fmt.Fprintf(c.W, "      fake log: %s\n", r.FakeLog)
+		}
+	}
+	if o.Err != nil {
+		fmt.Fprintf(c.W, "%s %s\n", c.paint("31;1", "error["+string(o.Err.Reason)+"]:"), o.Err.Message)
+		for _, p := range o.Err.Problems {
+			fmt.Fprintf(c.W, "  %s\n", p.String())
+		}
+	}
+	summary := fmt.Sprintf("%d passed, %d failed", pass, fail+errs)
+	if quar > 0 {
+		summary += fmt.Sprintf(", %d quarantined", quar)
+	}
+	fmt.Fprintf(c.W, "\n%s in %s\n", summary, o.Finished.Sub(o.Started).Round(time.Millisecond))
+	if next := run.NextStepCommand(); next != "" {
+		fmt.Fprintf(c.W, "%s %s\n", c.paint("1", "next:"), strings.TrimPrefix(next, "Run: "))
+	}
+}
+
+func indentBlock(s, pre string) string {
+	s = strings.TrimRight(s, "\n")
+	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
+}

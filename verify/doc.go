@@ -1,0 +1,12 @@
+// Package verify replays committed cassettes against fakes and decides, case
+// by case, whether each fake still gives the recorded output: the fake's
+// output and the cassette's, normalized, must be byte-identical.
+//
+// A case is one cassette. HTTP cases send the cassette's requests, in order,
+// to the fake (a base URL, a process verify starts, or an in-process
+// http.Handler) and compare status, the adapter's contract headers and the
+// normalized body; CLI cases run the fake command with the recorded
+// arguments, stdin and environment names and compare stdout, stderr and the
+// exit code. Cases run in parallel and are reported in a deterministic order
+// (adapter order in cassette.yaml, then scenario).
+package verify

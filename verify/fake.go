@@ -1,0 +1,276 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// DefaultFakeTimeout is how long a fake process may take to become ready
+// when the adapter sets no fake.timeout (long enough for `go run` to build).
+const DefaultFakeTimeout = 90 * time.Second
+
+// Process is an HTTP fake that verify started and will stop.
+type Process struct {
+	Adapter string
+	BaseURL string
+	LogPath string // the fake's combined stdout and stderr
+
+	cmd    *exec.Cmd
+	log    *os.File
+	exited chan struct{}
+	err    error // the process's exit error, once exited is closed
+}
+
+// StartFake starts the fake of an HTTP adapter: it runs fake.command with a
+// free loopback port in $PORT (and ${PORT} expanded in fake.base_url and
+// fake.env), logs its output to logDir/<adapter>.log, and waits until
+// GET base_url+ready answers below 500 — or fails with E_FAKE_UNAVAILABLE,
+// naming the log and its last lines, when the process exits or the timeout
+// passes first. An adapter with a base_url and no command is not started:
+// its URL is checked for readiness only.
+func StartFake(ctx context.Context, name string, a *cassettes.Adapter, projectDir, logDir string) (*Process, error) {
+	return startFake(ctx, name, name, a, projectDir, logDir)
+}
+
+// startFake is StartFake with the log named after logName.
+func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, projectDir, logDir string) (*Process, error) {
+	p := &Process{Adapter: name, exited: make(chan struct{})}
+	port := ""
+	if len(a.Fake.Command) > 0 {
+		var err error
+		if port, err = freePort(); err != nil {
+			return nil, unavailable(name, "cannot find a free loopback port", err, "", a)
+		}
+	}
+	lookup := func(k string) (string, bool) {
+		if k == "PORT" && port != "" {
+			return port, true
+		}
+		return os.LookupEnv(k)
+	}
+	p.BaseURL, _ = cassettes.Expand(a.Fake.BaseURL, lookup)
+	p.BaseURL = strings.TrimSuffix(p.BaseURL, "/")
+	timeout := time.Duration(a.Fake.Timeout)
+	if timeout <= 0 {
+		timeout = DefaultFakeTimeout
+	}
+	if len(a.Fake.Command) == 0 {
+		close(p.exited)
+		if err := p.waitReady(ctx, a.Fake.Ready, timeout); err != nil {
+			return nil, unavailable(name, "fake at "+p.BaseURL+" is not answering", err, "", a)
+		}
+		return p, nil
+	}
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return nil, unavailable(name, "cannot create the fake log directory", err, "", a)
+	}
+	p.LogPath = filepath.Join(logDir, logName+".log")
+	log, err := os.Create(p.LogPath)
+	if err != nil {
+		return nil, unavailable(name, "cannot create the fake log", err, "", a)
+	}
+	p.log = log
+	cmd := exec.Command(a.Fake.Command[0], a.Fake.Command[1:]...)
+	cmd.Dir = resolveDir(projectDir, a.Fake.Dir)
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	for _, k := range sortedKeys(a.Fake.Env) {
+		v, _ := cassettes.Expand(a.Fake.Env[k], lookup)
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // `go run` has a child: stop the whole group
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return nil, unavailable(name, fmt.Sprintf("cannot start fake command %q", strings.Join(a.Fake.Command, " ")), err, p.LogPath, a)
+	}
+	p.cmd = cmd
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	if err := p.waitReady(ctx, a.Fake.Ready, timeout); err != nil {
+		p.Stop()
+		return nil, unavailable(name, "fake did not become ready at "+p.BaseURL+a.Fake.Ready, err, p.LogPath, a)
+	}
+	return p, nil
+}
+
+// waitReady polls the ready path until it answers below 500.
+func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil}}
+	delay := 20 * time.Millisecond
+	var last error
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.BaseURL+ready, nil)
+		if err != nil {
+			return fmt.Errorf("fake.base_url %q is not a URL: %w", p.BaseURL, err)
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode < 500 {
+				return nil
+			}
+			last = fmt.Errorf("ready check answered %s", resp.Status)
+		} else {
+			last = err
+		}
+		if p.cmd != nil {
+			select {
+			case <-p.exited:
+				return fmt.Errorf("the fake exited before it was ready (%v)", p.err)
+			default:
+			}
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("not ready after %s: %v", timeout, last)
+		case <-p.exited:
+			t.Stop()
+			if p.cmd != nil {
+				return fmt.Errorf("the fake exited before it was ready (%v)", p.err)
+			}
+		case <-t.C:
+		}
+		delay = min(delay*2, 500*time.Millisecond)
+	}
+}
+
+// Exited reports whether the fake process has exited (a crash mid-run).
+func (p *Process) Exited() (bool, error) {
+	if p.cmd == nil {
+		return false, nil
+	}
+	select {
+	case <-p.exited:
+		return true, p.err
+	default:
+		return false, nil
+	}
+}
+
+// Stop terminates the fake's process group (SIGTERM, then SIGKILL after 5 s)
+// and closes its log.
+func (p *Process) Stop() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		pgid := p.cmd.Process.Pid
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			<-p.exited
+		}
+	}
+	if p.log != nil {
+		p.log.Close()
+	}
+}
+
+// LogTail returns the last lines of the fake's log, for messages.
+func LogTail(path string, lines int) string {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) == 0 {
+		return ""
+	}
+	ls := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(ls) > lines {
+		ls = ls[len(ls)-lines:]
+	}
+	return strings.Join(ls, "\n")
+}
+
+func unavailable(name, msg string, err error, logPath string, a *cassettes.Adapter) *cassettes.Error {
+	e := &cassettes.Error{Reason: cassettes.EFakeUnavailable, Message: fmt.Sprintf("adapter %s: %s", name, msg), Err: err}
+	if logPath != "" {
+		e.Problems = append(e.Problems, cassettes.Problem{File: logPath, Message: "the fake's log; its last lines:\n" + indent(LogTail(logPath, 15), "    ")})
+	}
+	if len(a.Fake.Command) > 0 {
+		e.NextStep = "PORT=8080 " + strings.Join(a.Fake.Command, " ") + "   # run the fake by hand and watch it start"
+	} else {
+		e.NextStep = "curl -sS " + a.Fake.BaseURL + a.Fake.Ready + "   # is the fake running?"
+	}
+	return e
+}
+
+func indent(s, pre string) string {
+	if s == "" {
+		return pre + "(empty)"
+	}
+	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
+}
+
+// freePort asks the kernel for a free loopback port. The port is free when
+// this returns; a fake that loses the race fails to bind and is reported.
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
+}
+
+func resolveDir(projectDir, dir string) string {
+	if dir == "" {
+		return projectDir
+	}
+	if filepath.IsAbs(dir) {
+		return dir
+	}
+	return filepath.Join(projectDir, dir)
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+// BuildFake runs the adapter's fake.build command once, in fake.dir, logging
+// to logDir/<adapter>.build.log. A failed build is E_FAKE_UNAVAILABLE.
+func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, projectDir, logDir string) (logPath string, err error) {
+	if len(a.Fake.Build) == 0 {
+		return "", nil
+	}
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return "", unavailable(name, "cannot create the fake log directory", err, "", a)
+	}
+	logPath = filepath.Join(logDir, name+".build.log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		return "", unavailable(name, "cannot create the build log", err, "", a)
+	}
+	defer log.Close()
+	cmd := exec.CommandContext(ctx, a.Fake.Build[0], a.Fake.Build[1:]...)
+	cmd.Dir = resolveDir(projectDir, a.Fake.Dir)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		e := unavailable(name, fmt.Sprintf("fake.build %q failed", strings.Join(a.Fake.Build, " ")), err, logPath, a)
+		e.NextStep = strings.Join(a.Fake.Build, " ") + "   # build the fake by hand to see why"
+		return logPath, e
+	}
+	return logPath, nil
+}

@@ -1,0 +1,109 @@
+package verify
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// Case is one cassette to verify.
+type Case struct {
+	Cassette *cassettes.Cassette
+	Adapter  *cassettes.Adapter // nil for a cassette whose adapter is not declared
+}
+
+// ID is "adapter/scenario".
+func (c Case) ID() string { return c.Cassette.ID() }
+
+// Selection narrows the cases of a run.
+type Selection struct {
+	Adapters []string       // only these adapters (nil: all)
+	Run      *regexp.Regexp // only case ids matching (nil: all)
+	Shard    int            // 1-based shard index; 0: no sharding
+	Shards   int            // number of shards
+}
+
+// ParseShard parses "i/n" (1 ≤ i ≤ n).
+func ParseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, cassettes.Errorf(cassettes.EUsage, "cassette verify --shard 1/4", "--shard %q: expected i/n with 1 ≤ i ≤ n, e.g. 2/4", s)
+	}
+	return i, n, nil
+}
+
+// Plan orders the cassettes into cases — adapter order in the config, then
+// scenario, then path — and applies the selection. Sharding is by position
+// in that order (case k goes to shard k mod n), so that n shards together run
+// every case exactly once and stay balanced.
+func Plan(cfg *cassettes.Config, list []*cassettes.Cassette, sel Selection) ([]Case, error) {
+	rank := map[string]int{}
+	for i, name := range cfg.Order {
+		rank[name] = i
+	}
+	for _, a := range sel.Adapters {
+		if _, ok := cfg.Adapters[a]; !ok {
+			return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
+				Problems: []cassettes.Problem{{File: cfg.Path, Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
+				NextStep: "cassette verify --adapter " + firstOr(cfg.Order, "NAME")}
+		}
+	}
+	sorted := append([]*cassettes.Cassette(nil), list...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		ra, oka := rank[a.Adapter]
+		rb, okb := rank[b.Adapter]
+		if oka != okb {
+			return oka // declared adapters first
+		}
+		if ra != rb {
+			return ra < rb
+		}
+		if a.Adapter != b.Adapter {
+			return a.Adapter < b.Adapter
+		}
+		if a.Scenario != b.Scenario {
+			return a.Scenario < b.Scenario
+		}
+		return a.Path < b.Path
+	})
+	var out []Case
+	k := 0
+	for _, c := range sorted {
+		if len(sel.Adapters) > 0 && !contains(sel.Adapters, c.Adapter) {
+			continue
+		}
+		if sel.Run != nil && !sel.Run.MatchString(c.ID()) {
+			continue
+		}
+		pos := k
+		k++
+		if sel.Shards > 1 && pos%sel.Shards != sel.Shard-1 {
+			continue
+		}
+		out = append(out, Case{Cassette: c, Adapter: cfg.Adapters[c.Adapter]})
+	}
+	return out, nil
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func firstOr(xs []string, def string) string {
+	if len(xs) > 0 {
+		return xs[0]
+	}
+	return def
+}

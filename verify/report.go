@@ -1,0 +1,66 @@
+package verify
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/report"
+)
+
+// Meta is what a report needs besides the outcome.
+type Meta struct {
+	Tool    report.Tool
+	Command string // "verify" unless a caller (refresh) says otherwise
+	Shard   string
+}
+
+// Report turns an outcome into the report package's run model.
+func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
+	cmd := m.Command
+	if cmd == "" {
+		cmd = "verify"
+	}
+	run := &report.Run{Tool: m.Tool, Command: cmd, Mode: "replay", Suite: suiteName(cfg), ConfigPath: rel(cfg.Dir, cfg.Path),
+		Started: o.Started, Finished: o.Finished, Shard: m.Shard, Err: o.Err}
+	if data, err := os.ReadFile(cfg.Path); err == nil {
+		run.ConfigBytes = data
+	}
+	for _, r := range o.Results {
+		path := rel(cfg.Dir, r.Case.Cassette.Path)
+		if data, err := os.ReadFile(r.Case.Cassette.Path); err == nil {
+			run.Inventory = append(run.Inventory, report.NewInventoryItem(path, data))
+		}
+		c := report.Case{Adapter: r.Case.Cassette.Adapter, Scenario: r.Case.Cassette.Scenario, CassettePath: path,
+			Status: r.Status, Reason: r.Reason, Message: r.Message, Drifts: r.Drifts, Duration: r.Duration, Actions: r.Actions}
+		if r.Status == report.StatusPass {
+			c.Reason = ""
+		}
+		if r.FakeLog != "" {
+			c.Artifacts = append(c.Artifacts, report.Artifact{Name: r.Case.Cassette.Adapter + " fake log", Kind: "log", Path: r.FakeLog})
+		}
+		if q := r.Quarantine; q != nil {
+			c.Quarantine = &report.QuarantineInfo{Category: q.Category, Owner: q.Owner, Quarantined: q.Quarantined.Time,
+				Expires: q.Expires.Add(24*time.Hour - time.Nanosecond), Issue: q.Bead, Evidence: q.Evidence, Repro: q.Repro, Reason: q.Reason, RemoveWhen: q.RemoveWhen}
+		}
+		run.Cases = append(run.Cases, c)
+	}
+	return run
+}
+
+func suiteName(cfg *cassettes.Config) string {
+	abs, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return "cassette"
+	}
+	return filepath.Base(abs)
+}
+
+// rel renders path relative to the project directory, slash-separated.
+func rel(base, path string) string {
+	if r, err := filepath.Rel(base, path); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return filepath.ToSlash(path)
+}

@@ -1,0 +1,172 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/report"
+)
+
+// HTTPTarget is an HTTP fake as verify reaches it: a base URL and a client.
+type HTTPTarget struct {
+	BaseURL string
+	Client  *http.Client
+	// Alive, when set, tells whether the fake is still running (to tell a
+	// crash from a transport error).
+	Alive func() (bool, error)
+}
+
+// Invocation is one run of a CLI fake.
+type Invocation struct {
+	Args  []string
+	Stdin []byte
+	Env   []string // NAME=value, from the recorded names
+	Dir   string
+}
+
+// CLITarget runs a CLI fake once and returns its output. err is for a fake
+// that could not be run at all (not found, not executable).
+type CLITarget func(ctx context.Context, inv Invocation) (out cassettes.Output, err error)
+
+// hopHeaders are not forwarded to a fake: the transport sets them itself.
+var hopHeaders = map[string]bool{"Host": true, "Content-Length": true, "Connection": true, "Transfer-Encoding": true,
+	"Keep-Alive": true, "Proxy-Connection": true, "Te": true, "Trailer": true, "Upgrade": true}
+
+// replayHTTP sends the cassette's requests to the fake, in order, and returns
+// a copy of the cassette whose responses are the fake's. A transport error
+// stops the sequence: later requests may depend on earlier responses.
+func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette) (*cassettes.Cassette, []report.Action, error) {
+	got := *c
+	got.Interactions = make([]cassettes.Interaction, len(c.Interactions))
+	var actions []report.Action
+	for i, in := range c.Interactions {
+		got.Interactions[i] = in
+		u, err := url.Parse(in.Request.URL)
+		if err != nil {
+			return nil, actions, fmt.Errorf("interactions[%d].request.url %q: %w", i, in.Request.URL, err)
+		}
+		target := t.BaseURL + u.EscapedPath()
+		if u.RawQuery != "" {
+			target += "?" + u.RawQuery
+		}
+		req, err := http.NewRequestWithContext(ctx, in.Request.Method, target, bytes.NewReader([]byte(in.Request.Body)))
+		if err != nil {
+			return nil, actions, fmt.Errorf("interactions[%d].request: %w", i, err)
+		}
+		for k, vs := range in.Request.Headers {
+			if !hopHeaders[http.CanonicalHeaderKey(k)] {
+				req.Header[k] = append([]string(nil), vs...)
+			}
+		}
+		if req.Header.Get("User-Agent") == "" {
+			req.Header.Set("User-Agent", "") // no Go default: the fake sees what was recorded
+		}
+		start := time.Now()
+		resp, err := t.Client.Do(req)
+		act := report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: target}
+		if err != nil {
+			act.Err, act.ErrKind = err.Error(), errKind(err)
+			actions = append(actions, act)
+			return nil, actions, fmt.Errorf("%s %s: %w", in.Request.Method, target, err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		act.Duration, act.StatusCode, act.Body = time.Since(start), resp.StatusCode, body
+		actions = append(actions, act)
+		if err != nil {
+			return nil, actions, fmt.Errorf("%s %s: reading the body: %w", in.Request.Method, target, err)
+		}
+		r := &got.Interactions[i].Response
+		r.Code, r.Status, r.Headers, r.Body, r.BodyFile = resp.StatusCode, resp.Status, resp.Header, cassettes.Body(body), ""
+		r.ContentLength, r.Proto, r.ProtoMajor, r.ProtoMinor = resp.ContentLength, resp.Proto, resp.ProtoMajor, resp.ProtoMinor
+		r.TransferEncoding, r.Trailer, r.Uncompressed, r.Duration = resp.TransferEncoding, resp.Trailer, resp.Uncompressed, 0
+	}
+	return &got, actions, nil
+}
+
+func errKind(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case strings.Contains(err.Error(), "connection refused"):
+		return "connect"
+	case strings.Contains(err.Error(), "EOF"), strings.Contains(err.Error(), "reset"):
+		return "closed"
+	}
+	return "transport"
+}
+
+// runCLI runs the fake with the cassette's input and returns a copy of the
+// cassette whose output is the fake's.
+func runCLI(ctx context.Context, run CLITarget, c *cassettes.Cassette, dir string) (*cassettes.Cassette, []report.Action, error) {
+	inv := Invocation{Args: c.Input.Args, Stdin: []byte(c.Input.Stdin), Dir: dir}
+	for _, name := range c.Input.Env {
+		if v, ok := os.LookupEnv(name); ok {
+			inv.Env = append(inv.Env, name+"="+v)
+		}
+	}
+	start := time.Now()
+	out, err := run(ctx, inv)
+	act := report.Action{Kind: "proc", ID: "output", Argv: append([]string{c.Input.Command}, c.Input.Args...),
+		Stdout: []byte(out.Stdout), Stderr: []byte(out.Stderr), Exit: out.ExitCode, Duration: time.Since(start)}
+	if err != nil {
+		act.Err, act.ErrKind = err.Error(), errKind(err)
+		return nil, []report.Action{act}, err
+	}
+	got := *c
+	got.Output = &out
+	return &got, []report.Action{act}, nil
+}
+
+// errNotRunnable marks a CLI fake that could not be started at all.
+var errNotRunnable = errors.New("the fake command cannot be run")
+
+// ProcessCLI is the CLITarget of a fake command from cassette.yaml: the
+// command, then the recorded arguments; the recorded environment names with
+// their current values added to the environment.
+func ProcessCLI(command []string, env map[string]string) CLITarget {
+	return func(ctx context.Context, inv Invocation) (cassettes.Output, error) {
+		args := append(append([]string(nil), command[1:]...), inv.Args...)
+		cmd := exec.CommandContext(ctx, command[0], args...)
+		cmd.Dir = inv.Dir
+		cmd.Env = append(append(os.Environ(), inv.Env...), envList(env)...)
+		cmd.Stdin = bytes.NewReader(inv.Stdin)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.WaitDelay = 2 * time.Second
+		err := cmd.Run()
+		out := cassettes.Output{Stdout: cassettes.Body(stdout.Bytes()), Stderr: cassettes.Body(stderr.Bytes())}
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return out, fmt.Errorf("%s: %w", command[0], ctx.Err())
+		case errors.As(err, &ee) && ee.ExitCode() >= 0:
+			out.ExitCode = ee.ExitCode()
+		case errors.As(err, &ee):
+			return out, fmt.Errorf("%s crashed: %v", command[0], ee)
+		default:
+			return out, fmt.Errorf("%w: %v", errNotRunnable, err)
+		}
+		return out, nil
+	}
+}
+
+func envList(m map[string]string) []string {
+	var out []string
+	for _, k := range sortedKeys(m) {
+		v, _ := cassettes.Expand(m[k], nil)
+		out = append(out, k+"="+v)
+	}
+	return out
+}

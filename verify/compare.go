@@ -36,11 +36,11 @@ func pipeline(c Case, opts Options) (*normalize.Pipeline, error) {
 	return reg.Pipeline(names, normalize.Options{Credentials: opts.Credentials, WorkDir: opts.Config.Dir})
 }
 
-// compare normalizes the cassette (want) and the fake's output (got), each
+// Compare normalizes the cassette (want) and the fake's output (got), each
 // with its own identity state in interaction order, and returns the drifts
 // and their human explanation. No drift means the normalized forms are
 // byte-identical.
-func compare(c Case, got *cassettes.Cassette, opts Options) ([]report.Drift, string, error) {
+func Compare(c Case, got *cassettes.Cassette, opts Options) ([]report.Drift, string, error) {
 	p, err := pipeline(c, opts)
 	if err != nil {
 		return nil, "", err

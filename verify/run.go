@@ -50,7 +50,9 @@ type Result struct {
 }
 
 // Failed reports whether the case failed (quarantined or not).
-func (r *Result) Failed() bool { return r.Status == report.StatusFail || r.Status == report.StatusError }
+func (r *Result) Failed() bool {
+	return r.Status == report.StatusFail || r.Status == report.StatusError
+}
 
 // Outcome is a whole run: the results in plan order and a run-level error
 // (a fake that did not start) if there was one.
@@ -248,7 +250,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		}
 		return res
 	}
-	drifts, explain, err := compare(c, got, opts)
+	drifts, explain, err := Compare(c, got, opts)
 	if err != nil {
 		res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, err.Error()
 		return res

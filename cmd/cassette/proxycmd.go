@@ -19,9 +19,9 @@ import (
 
 type proxyOptions struct {
 	mode, listen, upstream, cassette, adapter, caDir string
-	allowRemote, replayable, latency, ignoreHost        bool
-	matchHeaders                                        []string
-	matchBody                                           string
+	allowRemote, replayable, latency, ignoreHost     bool
+	matchHeaders                                     []string
+	matchBody                                        string
 }
 
 func newProxyCmd(stdio *IO, g *globals) *cobra.Command {

@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -50,6 +52,7 @@ func Compare(c Case, got *cassettes.Cassette, opts Options) ([]report.Drift, str
 	var explain strings.Builder
 	add := func(class, field, msg, w, g string) {
 		d := report.Drift{Class: class, Field: field, Line: want.Line(field), Message: msg}
+		w, g = pretty(w), pretty(g)
 		if w != g && (strings.Contains(w, "\n") || strings.Contains(g, "\n") || len(w)+len(g) > 80) {
 			d.Diff = udiff.Unified("cassette", "fake", w, g)
 		}
@@ -111,4 +114,15 @@ func pick(h http.Header, names []string) http.Header {
 		}
 	}
 	return out
+}
+
+// pretty indents a JSON document for display, so that a diff of canonical
+// (one-line) JSON shows one field a line; other text is returned as is.
+func pretty(s string) string {
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(s), "", "  ") != nil {
+		return s
+	}
+	b.WriteByte('\n')
+	return b.String()
 }

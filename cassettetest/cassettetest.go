@@ -1,0 +1,135 @@
+// Package cassettetest verifies in-process fakes against cassettes from
+// `go test`: each cassette becomes a subtest that feeds the cassette's input
+// to the fake and fails with the normalized diff when the fake's output
+// differs from the recorded one.
+//
+//	func TestFakeGitHub(t *testing.T) {
+//		cassettetest.VerifyHTTP(t, fakegithub.New(), "testdata/cassettes/github")
+//	}
+package cassettetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verify"
+)
+
+// CLIFunc is an in-process CLI fake: it runs with the recorded arguments,
+// stdin and environment (NAME=value for the recorded names that are set) and
+// returns the exit code.
+type CLIFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int
+
+// VerifyHTTP replays every cassette under dir against h, one subtest per
+// cassette. h's state is shared by the subtests, in scenario order; use
+// VerifyHTTPFresh for a fresh fake per cassette.
+func VerifyHTTP(t *testing.T, h http.Handler, dir string) {
+	t.Helper()
+	VerifyHTTPFresh(t, func() http.Handler { return h }, dir)
+}
+
+// VerifyHTTPFresh is VerifyHTTP with a new handler for each cassette.
+func VerifyHTTPFresh(t *testing.T, newHandler func() http.Handler, dir string) {
+	t.Helper()
+	each(t, dir, cassettes.KindHTTP, func(t *testing.T, c verify.Case, opts verify.Options) {
+		srv := httptest.NewServer(newHandler())
+		defer srv.Close()
+		opts.HTTP = map[string]verify.HTTPTarget{c.Cassette.Adapter: {BaseURL: srv.URL, Client: srv.Client()}}
+		check(t, c, opts)
+	})
+}
+
+// VerifyCLI runs every CLI cassette under dir against fn, one subtest per
+// cassette.
+func VerifyCLI(t *testing.T, fn CLIFunc, dir string) {
+	t.Helper()
+	each(t, dir, cassettes.KindCLI, func(t *testing.T, c verify.Case, opts verify.Options) {
+		opts.CLI = map[string]verify.CLITarget{c.Cassette.Adapter: func(ctx context.Context, inv verify.Invocation) (cassettes.Output, error) {
+			var stdout, stderr bytes.Buffer
+			code := fn(ctx, inv.Args, bytes.NewReader(inv.Stdin), &stdout, &stderr, inv.Env)
+			return cassettes.Output{Stdout: cassettes.Body(stdout.Bytes()), Stderr: cassettes.Body(stderr.Bytes()), ExitCode: code}, nil
+		}}
+		check(t, c, opts)
+	})
+}
+
+// each loads the cassettes of one kind under dir (with the project's
+// cassette.yaml when one is found above dir) and runs fn for each.
+func each(t *testing.T, dir string, kind cassettes.Kind, fn func(*testing.T, verify.Case, verify.Options)) {
+	t.Helper()
+	reg := normalize.Builtins()
+	cfg := findConfig(dir, reg)
+	list, err := cassettes.LoadTree([]string{dir}, cassettes.LoadOptions{Normalizers: reg})
+	if err != nil {
+		t.Fatalf("cassettetest: %v", err)
+	}
+	n := 0
+	for _, c := range list {
+		if c.Kind != kind {
+			continue
+		}
+		n++
+		if _, ok := cfg.Adapters[c.Adapter]; !ok {
+			cfg.Adapters[c.Adapter] = &cassettes.Adapter{Kind: kind, Normalizers: c.Normalizers}
+			cfg.Order = append(cfg.Order, c.Adapter)
+		}
+		cs := verify.Case{Cassette: c, Adapter: cfg.Adapters[c.Adapter]}
+		t.Run(c.Scenario, func(t *testing.T) {
+			fn(t, cs, verify.Options{Config: cfg, Normalizers: reg, Jobs: 1})
+		})
+	}
+	if n == 0 {
+		t.Fatalf("cassettetest: no %s cassette under %s", kind, dir)
+	}
+}
+
+// check runs one case and reports its drift as a test failure.
+func check(t *testing.T, c verify.Case, opts verify.Options) {
+	t.Helper()
+	o := verify.Run(context.Background(), []verify.Case{c}, opts)
+	r := o.Results[0]
+	switch r.Status {
+	case report.StatusPass:
+	case report.StatusFail:
+		t.Errorf("%s drifted from %s:\n%s", c.ID(), c.Cassette.Path, r.Explain)
+	default:
+		t.Errorf("%s: %s: %s", c.ID(), r.Reason, r.Message)
+	}
+}
+
+// findConfig looks for cassette.yaml in dir and up to three parents, so that
+// the adapters' normalizers and contract headers apply; without one, each
+// cassette's own normalizers are used.
+func findConfig(dir string, reg *normalize.Registry) *cassettes.Config {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		for d, i := abs, 0; i < 4; d, i = filepath.Dir(d), i+1 {
+			p := filepath.Join(d, cassettes.ConfigFile)
+			if _, err := os.Stat(p); err != nil {
+				continue
+			}
+			cfg, err := cassettes.LoadConfig(p, cassettes.ConfigOptions{Normalizers: reg,
+				DefineNormalizer: func(name string, d cassettes.NormalizerDef) error {
+					return reg.Define(name, normalize.Definition{Regex: d.Regex, Replace: d.Replace, JSONPaths: d.JSONPaths, Headers: d.Headers})
+				}})
+			if err == nil {
+				return cfg
+			}
+			var ce *cassettes.Error
+			if errors.As(err, &ce) {
+				panic("cassettetest: " + ce.Error())
+			}
+		}
+	}
+	return &cassettes.Config{Adapters: map[string]*cassettes.Adapter{}, Dir: dir, Path: filepath.Join(dir, cassettes.ConfigFile)}
+}

@@ -1,0 +1,50 @@
+package cassettetest_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/cassette-dev/cassette/cassettetest"
+	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
+)
+
+// The demo's pet store fake, in process, against the demo's cassettes
+// (recorded from the demo's real pet store service).
+func TestPetstoreFake(t *testing.T) {
+	cassettetest.VerifyHTTPFresh(t, func() http.Handler { return store.New() }, "../examples/demo/cassettes/petstore")
+}
+
+// A CLI fake written as a function, against the demo's greet cassettes.
+func TestGreetFake(t *testing.T) {
+	cassettetest.VerifyCLI(t, greet, "../examples/demo/cassettes/greet")
+}
+
+func greet(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer, _ []string) int {
+	asJSON := false
+	var names []string
+	for _, a := range args {
+		switch {
+		case a == "--json":
+			asJSON = true
+		case strings.HasPrefix(a, "-"):
+			fmt.Fprintf(stderr, "greet: unknown flag %s\n", a)
+			return 2
+		default:
+			names = append(names, a)
+		}
+	}
+	for _, n := range names {
+		if asJSON {
+			b, _ := json.Marshal(map[string]string{"greeting": "Hello, " + n + "!", "name": n})
+			fmt.Fprintln(stdout, string(b))
+		} else {
+			fmt.Fprintf(stdout, "Hello, %s!\n", n)
+		}
+	}
+	return 0
+}

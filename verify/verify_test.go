@@ -1,0 +1,359 @@
+package verify_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
+	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verify"
+)
+
+// demo loads the demo project: its config and the cassettes that were
+// recorded from its real pet store and greet tool.
+func demo(t *testing.T) (*cassettes.Config, []*cassettes.Cassette, *normalize.Registry) {
+	t.Helper()
+	reg := normalize.Builtins()
+	cfg, err := cassettes.LoadConfig(filepath.Join("..", "examples", "demo", "cassette.yaml"), cassettes.ConfigOptions{Normalizers: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := cassettes.LoadTree([]string{cfg.CassetteDir()}, cassettes.LoadOptions{Config: cfg, Normalizers: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, list, reg
+}
+
+// rewrite wraps the fake store and edits its JSON responses.
+func rewrite(edit func(path string, code *int, doc map[string]any)) func() http.Handler {
+	return func() http.Handler {
+		s := store.New()
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, r)
+			code := rec.Code
+			var doc map[string]any
+			body := rec.Body.Bytes()
+			if json.Unmarshal(body, &doc) == nil {
+				edit(r.Method+" "+r.URL.Path, &code, doc)
+				body, _ = json.MarshalIndent(doc, "", "  ")
+				body = append(body, '\n')
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(code)
+			w.Write(body)
+		})
+	}
+}
+
+// greetCLI is the greet fake in process; mutate changes its behaviour.
+func greetCLI(mutate func(args []string, out *cassettes.Output)) verify.CLITarget {
+	return func(ctx context.Context, inv verify.Invocation) (cassettes.Output, error) {
+		var out cassettes.Output
+		var b strings.Builder
+		for _, a := range inv.Args {
+			switch {
+			case a == "--json":
+			case strings.HasPrefix(a, "-"):
+				return cassettes.Output{Stderr: cassettes.Body("greet: unknown flag " + a + "\n"), ExitCode: 2}, nil
+			}
+		}
+		asJSON := len(inv.Args) > 0 && inv.Args[0] == "--json"
+		for _, a := range inv.Args {
+			if a == "--json" {
+				continue
+			}
+			if asJSON {
+				fmt.Fprintf(&b, "{\"greeting\":\"Hello, %s!\",\"name\":\"%s\"}\n", a, a)
+			} else {
+				fmt.Fprintf(&b, "Hello, %s!\n", a)
+			}
+		}
+		out.Stdout = cassettes.Body(b.String())
+		if mutate != nil {
+			mutate(inv.Args, &out)
+		}
+		return out, nil
+	}
+}
+
+// runDemo verifies the demo cassettes against in-process fakes.
+func runDemo(t *testing.T, newHandler func() http.Handler, cli verify.CLITarget) map[string]verify.Result {
+	t.Helper()
+	cfg, list, reg := demo(t)
+	cases, err := verify.Plan(cfg, list, verify.Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]verify.Result{}
+	for _, c := range cases {
+		srv := httptest.NewServer(newHandler())
+		o := verify.Run(context.Background(), []verify.Case{c}, verify.Options{Config: cfg, Normalizers: reg,
+			HTTP: map[string]verify.HTTPTarget{"petstore": {BaseURL: srv.URL, Client: srv.Client()}},
+			CLI:  map[string]verify.CLITarget{"greet": cli}})
+		srv.Close()
+		if o.Err != nil {
+			t.Fatalf("run error: %v", o.Err)
+		}
+		out[c.ID()] = o.Results[0]
+	}
+	return out
+}
+
+func TestCorrectFakePasses(t *testing.T) {
+	for id, r := range runDemo(t, func() http.Handler { return store.New() }, greetCLI(nil)) {
+		if r.Status != report.StatusPass {
+			t.Errorf("%s: %s %s: %s\n%s", id, r.Status, r.Reason, r.Message, r.Explain)
+		}
+	}
+}
+
+// TestDriftIsCaught: each kind of wrong fake fails the case it breaks, with
+// the drift's class, the cassette field and line, and a minimal explanation;
+// the other cases still pass.
+func TestDriftIsCaught(t *testing.T) {
+	cases := []struct {
+		name     string
+		handler  func() http.Handler
+		cli      verify.CLITarget
+		failing  string
+		class    string
+		field    string
+		explains string
+	}{
+		{name: "changed field", failing: "petstore/create-then-list", class: "value", field: "interactions[0].response.body", explains: `"tag": "cat"`,
+			handler: rewrite(func(p string, _ *int, d map[string]any) {
+				if p == "POST /v1/pets" {
+					d["tag"] = "cat"
+				}
+			})},
+		{name: "missing field", failing: "petstore/create-then-list", class: "value", field: "interactions[0].response.body", explains: `-  "name": "Rex",`,
+			handler: rewrite(func(p string, _ *int, d map[string]any) {
+				if p == "POST /v1/pets" {
+					delete(d, "name")
+				}
+			})},
+		{name: "wrong status", failing: "petstore/get-missing", class: "status", field: "interactions[0].response.code", explains: "status want 404, got 410",
+			handler: rewrite(func(p string, code *int, _ map[string]any) {
+				if *code == 404 {
+					*code = 410
+				}
+			})},
+		{name: "wrong id", failing: "petstore/create-then-list", class: "value", field: "interactions[1].response.body", explains: `"<uuid:2>"`,
+			handler: rewrite(func(p string, _ *int, d map[string]any) {
+				if pets, ok := d["pets"].([]any); ok && len(pets) > 0 {
+					pets[0].(map[string]any)["id"] = "0b9e4a3c-9d1e-4b6a-8c7d-2f3e4a5b6c7d" // not the id it created
+				}
+			})},
+		{name: "wrong exit code", failing: "greet/bad-flag", class: "exit_code", field: "output.exit_code", explains: "exit code: want 2, got 1",
+			cli: func(ctx context.Context, inv verify.Invocation) (cassettes.Output, error) {
+				out, err := greetCLI(nil)(ctx, inv)
+				if out.ExitCode == 2 {
+					out.ExitCode = 1
+				}
+				return out, err
+			}},
+		{name: "changed stdout", failing: "greet/hello", class: "stdout", field: "output.stdout", explains: "+Hi, Ada!",
+			cli: greetCLI(func(args []string, out *cassettes.Output) {
+				if len(args) == 2 && args[0] != "--json" {
+					out.Stdout = cassettes.Body(strings.Replace(string(out.Stdout), "Hello, Ada!", "Hi, Ada!", 1))
+				}
+			})},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, cli := tc.handler, tc.cli
+			if h == nil {
+				h = func() http.Handler { return store.New() }
+			}
+			if cli == nil {
+				cli = greetCLI(nil)
+			}
+			for id, r := range runDemo(t, h, cli) {
+				if id != tc.failing {
+					if r.Status != report.StatusPass {
+						t.Errorf("%s should pass, got %s: %s", id, r.Status, r.Message)
+					}
+					continue
+				}
+				if r.Status != report.StatusFail || r.Reason != cassettes.EContractDrift {
+					t.Fatalf("%s: got %s %s (%s), want fail E_CONTRACT_DRIFT", id, r.Status, r.Reason, r.Message)
+				}
+				d := r.Drifts[0]
+				if d.Class != tc.class || d.Field != tc.field || d.Line == 0 {
+					t.Errorf("drift = %+v, want class %s at %s with a line", d, tc.class, tc.field)
+				}
+				if !strings.Contains(r.Explain, tc.explains) {
+					t.Errorf("explanation lacks %q:\n%s", tc.explains, r.Explain)
+				}
+				if len(r.Drifts) != 1 {
+					t.Errorf("want exactly one drift, got %d: %+v", len(r.Drifts), r.Drifts)
+				}
+			}
+		})
+	}
+}
+
+// TestFakeProcessUnavailable: a fake that exits before it is ready makes
+// every case of its adapter an error with E_FAKE_UNAVAILABLE (exit 3), and
+// its log is kept and quoted.
+func TestFakeProcessUnavailable(t *testing.T) {
+	cfg, list, reg := demo(t)
+	a := *cfg.Adapters["petstore"]
+	a.Fake.Build = nil
+	a.Fake.Command = []string{"sh", "-c", "echo 'listen tcp: address already in use' >&2; exit 3"}
+	a.Fake.Shared = true
+	cfg.Adapters["petstore"] = &a
+	cases, _ := verify.Plan(cfg, list, verify.Selection{Adapters: []string{"petstore"}})
+	logDir := t.TempDir()
+	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: logDir})
+	if o.Err == nil || o.Err.Reason != cassettes.EFakeUnavailable || o.Err.Exit() != cassettes.ExitInfra {
+		t.Fatalf("run error = %v, want E_FAKE_UNAVAILABLE", o.Err)
+	}
+	if !strings.Contains(o.Err.Error(), "address already in use") || o.Err.NextStep == "" {
+		t.Errorf("the error should quote the fake's log and give a next step:\n%v\nnext: %s", o.Err, o.Err.NextStep)
+	}
+	for _, r := range o.Results {
+		if r.Status != report.StatusError || r.Reason != cassettes.EFakeUnavailable || r.FakeLog == "" {
+			t.Errorf("%s: %s %s log=%q", r.Case.ID(), r.Status, r.Reason, r.FakeLog)
+		}
+	}
+	run := o.Report(cfg, verify.Meta{})
+	if run.Exit() != cassettes.ExitInfra {
+		t.Errorf("run exit = %d, want 3", run.Exit())
+	}
+}
+
+// TestFakeProcess runs the demo's real fake binaries, built by fake.build,
+// as verify does from the command line: one process per case.
+func TestFakeProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the demo fakes")
+	}
+	cfg, list, reg := demo(t)
+	bin := t.TempDir()
+	for _, name := range []string{"petstore", "greet"} {
+		a := *cfg.Adapters[name]
+		a.Fake.Build = []string{"go", "build", "-o", filepath.Join(bin, name), "./fakes/" + name}
+		a.Fake.Command = []string{filepath.Join(bin, name)}
+		cfg.Adapters[name] = &a
+	}
+	cases, _ := verify.Plan(cfg, list, verify.Selection{})
+	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: t.TempDir(), Jobs: 2})
+	if o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	for _, r := range o.Results {
+		if r.Status != report.StatusPass {
+			t.Errorf("%s: %s %s\n%s", r.Case.ID(), r.Status, r.Message, r.Explain)
+		}
+	}
+}
+
+// TestShards: four shards together run every case exactly once, and the
+// plan order is the config's adapter order, then scenario.
+func TestShards(t *testing.T) {
+	cfg, list, _ := demo(t)
+	// more cassettes than shards: copies under other scenario names
+	var many []*cassettes.Cassette
+	for i := range 5 {
+		for _, c := range list {
+			cc := *c
+			cc.Scenario = fmt.Sprintf("%s-%d", c.Scenario, i)
+			many = append(many, &cc)
+		}
+	}
+	all, _ := verify.Plan(cfg, many, verify.Selection{})
+	if len(all) != len(many) {
+		t.Fatalf("plan has %d cases, want %d", len(all), len(many))
+	}
+	if all[0].Cassette.Adapter != "petstore" || all[len(all)-1].Cassette.Adapter != "greet" {
+		t.Errorf("plan order does not follow the config's adapter order")
+	}
+	seen := map[string]int{}
+	for i := 1; i <= 4; i++ {
+		part, err := verify.Plan(cfg, many, verify.Selection{Shard: i, Shards: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(part) < len(all)/4 || len(part) > len(all)/4+1 {
+			t.Errorf("shard %d has %d cases: unbalanced", i, len(part))
+		}
+		for _, c := range part {
+			seen[c.ID()]++
+		}
+	}
+	for _, c := range all {
+		if seen[c.ID()] != 1 {
+			t.Errorf("%s ran %d times over 4 shards", c.ID(), seen[c.ID()])
+		}
+	}
+	if _, _, err := verify.ParseShard("5/4"); err == nil {
+		t.Error("ParseShard accepted 5/4")
+	}
+	sel := verify.Selection{Run: regexp.MustCompile(`^greet/hello`)}
+	got, _ := verify.Plan(cfg, list, sel)
+	if len(got) != 2 {
+		t.Errorf("--run selected %d cases, want 2", len(got))
+	}
+	if _, err := verify.Plan(cfg, list, verify.Selection{Adapters: []string{"petstor"}}); err == nil || !strings.Contains(err.Error(), "petstor") {
+		t.Errorf("an unknown --adapter should be an error naming it, got %v", err)
+	}
+}
+
+// TestQuarantine: a quarantined failure does not fail the run; an expired
+// quarantine is a hard failure even for a passing case.
+func TestQuarantine(t *testing.T) {
+	cfg, list, reg := demo(t)
+	q := cassettes.Quarantine{Category: "FLAKE-EXT", Owner: "a", Bead: "b", Evidence: "e", Repro: "r", Reason: "x", RemoveWhen: "w"}
+	q.Quarantined.Time = mustDate(t, "2026-11-20")
+	q.Expires.Time = mustDate(t, "2026-11-30")
+	cfg.Quarantine = map[string]cassettes.Quarantine{"greet/hello": q}
+	cases, _ := verify.Plan(cfg, list, verify.Selection{Adapters: []string{"greet"}})
+	broken := greetCLI(func(args []string, out *cassettes.Output) { out.Stdout += "extra\n" })
+	at := func(day string) *report.Run {
+		now := mustDate(t, day)
+		o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, Now: func() time.Time { return now },
+			CLI: map[string]verify.CLITarget{"greet": onlyBreak("Ada", broken)}})
+		return o.Report(cfg, verify.Meta{})
+	}
+	if run := at("2026-11-25"); run.Exit() != cassettes.ExitPass {
+		t.Errorf("quarantined failure failed the run: exit %d (%s)", run.Exit(), run.Message())
+	}
+	if run := at("2026-12-01"); run.Exit() != cassettes.ExitFail || run.Reason() != cassettes.EQuarantineExpired {
+		t.Errorf("expired quarantine: exit %d reason %s, want 1 E_QUARANTINE_EXPIRED", run.Exit(), run.Reason())
+	}
+}
+
+// onlyBreak applies broken only to invocations greeting name alone.
+func onlyBreak(name string, broken verify.CLITarget) verify.CLITarget {
+	good := greetCLI(nil)
+	return func(ctx context.Context, inv verify.Invocation) (cassettes.Output, error) {
+		if len(inv.Args) == 2 && inv.Args[0] == name {
+			return broken(ctx, inv)
+		}
+		return good(ctx, inv)
+	}
+}
+
+func mustDate(t *testing.T, s string) time.Time {
+	t.Helper()
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

@@ -46,7 +46,8 @@ type Result struct {
 	Actions    []report.Action
 	Duration   time.Duration
 	Quarantine *cassettes.Quarantine
-	FakeLog    string // path of the fake's log, when verify started it
+	FakeLog    string           // path of the fake's log, when verify started it
+	Err        *cassettes.Error // the error behind an errored case, when there is one
 }
 
 // Failed reports whether the case failed (quarantined or not).
@@ -163,6 +164,13 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	}
 	close(work)
 	workers.Wait()
+	// A fake that could not start for some case makes the run an
+	// infrastructure failure: its results are not a verdict on the fake.
+	for _, r := range o.Results {
+		if o.Err == nil && r.Err != nil && r.Err.Exit() == cassettes.ExitInfra {
+			o.Err = r.Err
+		}
+	}
 	o.Finished = now()
 	return o
 }
@@ -228,7 +236,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 			p, err := startFake(ctx, name, strings.ReplaceAll(c.ID(), "/", "__"), c.Adapter, opts.Config.Dir, opts.logDir())
 			if err != nil {
 				ce := cassettes.AsError(err)
-				res.Status, res.Reason, res.Message = report.StatusError, ce.Reason, ce.Message
+				res.Status, res.Reason, res.Message, res.Err = report.StatusError, ce.Reason, ce.Message, ce
 				res.FakeLog = logOf(ce)
 				return res
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -110,6 +111,13 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	c, err := recorder.RecordCLI(ctx, opts)
 	if err != nil {
 		return err
+	}
+	// input.args are the arguments after the tool itself: when the command
+	// starts with the adapter's real.command, that prefix is the tool, so
+	// that verify can run fake.command with the same arguments.
+	if n := len(a.Real.Command); n > 0 && len(command) >= n && c.Input != nil && slices.Equal(command[:n], a.Real.Command) {
+		c.Input.Command = strings.Join(a.Real.Command, " ")
+		c.Input.Args = append([]string(nil), command[n:]...)
 	}
 	if a.Kind == cassettes.KindHTTP {
 		c.Kind, c.Input, c.Output = cassettes.KindHTTP, nil, nil

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"net/http/httptest"
 	"os"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
 )
 
 // TestMain lets the scripts run this test binary as the real `cassette`
@@ -23,6 +26,9 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fakeshop": fakeshop,
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("SHARED", sharedDir())
@@ -36,4 +42,16 @@ func TestScripts(t *testing.T) {
 func sharedDir() string {
 	wd, _ := os.Getwd()
 	return wd + "/../../../shared"
+}
+
+// fakeshop starts the demo pet store in process and puts its URL in
+// $FAKESHOP_URL, for scripts that need a real HTTP service to record from
+// and a fake to verify against; it stops when the script ends.
+func fakeshop(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: fakeshop")
+	}
+	srv := httptest.NewServer(store.New())
+	ts.Setenv("FAKESHOP_URL", srv.URL)
+	ts.Defer(srv.Close)
 }

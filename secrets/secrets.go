@@ -19,20 +19,34 @@ const minValueLen = 6
 type Pattern struct {
 	Name string
 	Re   *regexp.Regexp
+	// Literals are strings one of which every match contains: a text with
+	// none of them is skipped without running the expression (the scan runs
+	// over every body recorded, so this is its hot path).
+	Literals []string
+}
+
+// mayMatch reports whether data contains one of the pattern's literals.
+func (p Pattern) mayMatch(data []byte) bool {
+	for _, l := range p.Literals {
+		if bytes.Contains(data, []byte(l)) {
+			return true
+		}
+	}
+	return len(p.Literals) == 0
 }
 
 // Patterns are the known key formats the scan refuses to let through.
 var Patterns = []Pattern{
-	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
-	{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
-	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,250}\b`)},
-	{"slack-webhook", regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{20,}`)},
-	{"anthropic-key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
-	{"openai-key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
-	{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
-	{"stripe-key", regexp.MustCompile(`\b[rs]k_live_[0-9A-Za-z]{16,}\b`)},
-	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
-	{"private-key", regexp.MustCompile(`-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----`)},
+	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`), []string{"AKIA", "ASIA", "ABIA", "ACCA"}},
+	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,250}\b`), []string{"xox"}},
+	{"slack-webhook", regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{20,}`), []string{"hooks.slack.com"}},
+	{"anthropic-key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`), []string{"sk-ant-"}},
+	{"openai-key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), []string{"sk-"}},
+	{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), []string{"AIza"}},
+	{"stripe-key", regexp.MustCompile(`\b[rs]k_live_[0-9A-Za-z]{16,}\b`), []string{"k_live_"}},
+	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), []string{"eyJ"}},
+	{"private-key", regexp.MustCompile(`-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----`), []string{"PRIVATE KEY-----"}},
 }
 
 // Finding is one credential found in a text.
@@ -52,6 +66,9 @@ func Scan(data []byte, declared map[string]string) []Finding {
 	}
 	var hits []hit
 	for _, p := range Patterns {
+		if !p.mayMatch(data) {
+			continue
+		}
 		for _, loc := range p.Re.FindAllIndex(data, -1) {
 			if bytes.Contains(data[loc[0]:loc[1]], []byte(Redacted)) {
 				continue
@@ -103,7 +120,9 @@ func Redact(data []byte, declared map[string]string) []byte {
 		data = bytes.ReplaceAll(data, []byte(v), []byte(Redacted))
 	}
 	for _, p := range Patterns {
-		data = p.Re.ReplaceAll(data, []byte(Redacted))
+		if p.mayMatch(data) {
+			data = p.Re.ReplaceAll(data, []byte(Redacted))
+		}
 	}
 	return data
 }

@@ -28,6 +28,7 @@ require (
 )
 
 require (
+	github.com/google/go-querystring v1.2.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.6 // indirect
 	golang.org/x/tools v0.51.0 // indirect
 )

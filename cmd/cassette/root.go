@@ -173,6 +173,8 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		newVerifyCmd(stdio, g),
 		newProxyCmd(stdio, g),
 		newCACmd(stdio),
+		newReportCmd(stdio),
+		newBundleCmd(stdio),
 	)
 	return root
 }

@@ -49,6 +49,12 @@ const (
 	EQuarantineExpired Reason = "E_QUARANTINE_EXPIRED"
 	EReplayMiss        Reason = "E_REPLAY_MISS"
 	EEscalated         Reason = "E_ESCALATED"
+	// refresh (exit 1): the real service changed and a refresh PR now
+	// carries the new cassettes (the fake still matches them) …
+	ERealDrift Reason = "E_REAL_DRIFT"
+	// … or the fake no longer matches the re-recorded cassettes, and a
+	// fake-drift companion issue was filed.
+	EFakeDrift Reason = "E_FAKE_DRIFT"
 )
 
 var reasonExit = map[Reason]Exit{
@@ -60,6 +66,7 @@ var reasonExit = map[Reason]Exit{
 	EPushRejected: ExitInfra, EIO: ExitInfra,
 	ETestFailed: ExitFail, EContractDrift: ExitFail, EFakeError: ExitFail,
 	EQuarantineExpired: ExitFail, EReplayMiss: ExitFail, EEscalated: ExitFail,
+	ERealDrift: ExitFail, EFakeDrift: ExitFail,
 }
 
 // Exit returns the exit class a reason code maps to; an unregistered code is a

@@ -120,7 +120,11 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Jobs: o.jobs,
 		CaseTimeout: o.timeout, LogDir: logDir, Credentials: p.credentials()})
 	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
-	verify.Console{W: stdio.Out, Color: stdio.Color}.Write(outcome, run)
+	console := stdio.Out
+	if g.json {
+		console = stdio.Err // stdout carries summary.json
+	}
+	verify.Console{W: console, Color: stdio.Color && !g.json}.Write(outcome, run)
 	bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
 	for _, c := range cases {
 		if data, err := os.ReadFile(c.Cassette.Path); err == nil {
@@ -134,7 +138,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 			}
 		}
 	}
-	if err := writeReports(stdio, o, run, bundle); err != nil {
+	if err := writeReports(stdio, o, run, bundle, g.json); err != nil {
 		return err
 	}
 	if code := run.Exit(); code != cassettes.ExitPass {
@@ -144,17 +148,26 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 }
 
 // writeReports writes the report files (and the bundle) and says where.
-func writeReports(stdio *IO, o *verifyOptions, run *report.Run, bundle report.BundleFiles) error {
+func writeReports(stdio *IO, o *verifyOptions, run *report.Run, bundle report.BundleFiles, asJSON bool) error {
 	if err := report.Write(o.reportDir, run, bundle.Options); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdio.Out, "reports: %s\n", filepath.Join(o.reportDir, "{junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl}"))
+	human := stdio.Out
+	if asJSON {
+		data, err := os.ReadFile(filepath.Join(o.reportDir, report.FileSummary))
+		if err != nil {
+			return err
+		}
+		stdio.Out.Write(data)
+		human = stdio.Err
+	}
+	fmt.Fprintf(human, "reports: %s\n", filepath.Join(o.reportDir, "{junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl}"))
 	if o.bundleDir != "" {
 		dir, err := report.WriteBundle(o.bundleDir, run, bundle)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdio.Out, "bundle: %s\n", dir)
+		fmt.Fprintf(human, "bundle: %s\n", dir)
 	}
 	return nil
 }

@@ -46,18 +46,13 @@ func Builtins() *Registry {
 			panic(err) // a duplicate here is a programming error caught by every test
 		}
 	}
-	must(r.Register("timestamps.ISO8601", textRule(isoRE, func(string, *State) string { return "<ISO8601>" })))
-	must(r.Register("timestamps.RFC1123", textRule(rfc1123RE, func(string, *State) string { return "<RFC1123>" })))
-	must(r.Register("timestamps.ANSIC", textRule(ansicRE, func(string, *State) string { return "<ANSIC>" })))
+	must(r.Register("timestamps.ISO8601", textRule(isoRE, hasAll('-', ':'), func(string, *State) string { return "<ISO8601>" })))
+	must(r.Register("timestamps.RFC1123", textRule(rfc1123RE, hasAny(", "), func(string, *State) string { return "<RFC1123>" })))
+	must(r.Register("timestamps.ANSIC", textRule(ansicRE, hasAll(':', ' '), func(string, *State) string { return "<ANSIC>" })))
 	must(r.Register("timestamps.unix", func(string, Options) (Normalizer, error) { return unixTimestamps(), nil }))
-	must(r.Register("sha:full", textRule(shaFullRE, func(m string, st *State) string {
-		if len(m) == 64 {
-			return st.Placeholder("sha256", strings.ToLower(m))
-		}
-		return "<sha:" + strconv.Itoa(st.sha(m)) + ">"
-	})))
+	must(r.Register("sha:full", func(string, Options) (Normalizer, error) { return fullSHA(), nil }))
 	must(r.Register("sha:short", func(string, Options) (Normalizer, error) { return shortSHA(), nil }))
-	must(r.Register("uuid", textRule(uuidRE, func(m string, st *State) string {
+	must(r.Register("uuid", textRule(uuidRE, hasAll('-'), func(m string, st *State) string {
 		return st.Placeholder("uuid", strings.ToLower(m))
 	})))
 	must(r.Register("headers.volatile", func(string, Options) (Normalizer, error) {
@@ -104,7 +99,7 @@ func Builtins() *Registry {
 			}
 		}}, nil
 	}))
-	must(r.Register("ports", textRule(portRE, func(m string, st *State) string {
+	must(r.Register("ports", textRule(portRE, hasAny("127.0.0.1", "localhost", "0.0.0.0", "[::1]"), func(m string, st *State) string {
 		i := strings.LastIndexByte(m, ':')
 		return m[:i+1] + st.Placeholder("port", m[i+1:])
 	})))
@@ -119,59 +114,189 @@ func Builtins() *Registry {
 	return r
 }
 
+// The built-in patterns carry no \b: matchBounded checks the word
+// boundaries itself, counting a placeholder as a word, so that rewriting a
+// neighbour never makes a second pass match what the first did not.
 var (
-	isoRE      = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?\b`)
-	rfc1123RE  = regexp.MustCompile(`\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2}[ -](?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ -]\d{4} \d{2}:\d{2}:\d{2} (?:GMT|UTC|[+-]\d{4})`)
-	ansicRE    = regexp.MustCompile(`\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}(?: [+-]\d{4})?`)
-	shaFullRE  = regexp.MustCompile(`\b(?:[0-9a-f]{64}|[0-9a-f]{40})\b`)
-	shaShortRE = regexp.MustCompile(`\b[0-9a-f]{7,12}\b`)
-	uuidRE     = regexp.MustCompile(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)
-	portRE     = regexp.MustCompile(`(?:\b127\.0\.0\.1|\blocalhost|\b0\.0\.0\.0|\[::1\]):\d{1,5}\b`)
+	isoRE     = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?`)
+	rfc1123RE = regexp.MustCompile(`(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2}[ -](?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ -]\d{4} \d{2}:\d{2}:\d{2} (?:GMT|UTC|[+-]\d{4})`)
+	ansicRE   = regexp.MustCompile(`(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}(?: [+-]\d{4})?`)
+	uuidRE    = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+	portRE    = regexp.MustCompile(`(?:127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1\]):\d{1,5}`)
 	// unixKeyRE names the fields whose 10/13-digit numbers are epoch times.
 	unixKeyRE  = regexp.MustCompile(`(?i)^(?:.*_at|.*_on|.*time|.*timestamp|.*_ts|ts|iat|exp|nbf|auth_time|date|created|updated|modified|expires|reset|since|until|last_modified)$`)
-	unixTextRE = regexp.MustCompile(`(?i)\b([a-z_]*(?:_at|time|timestamp|_ts|\bts|iat|exp|nbf|reset|expires))(["']?\s*[:=]\s*["']?)(\d{13}|\d{10})\b`)
+	unixTextRE = regexp.MustCompile(`(?i)[a-z_-]*(?:_at|time|timestamp|_ts|ts|iat|exp|nbf|reset|expires)["']?[ \t]*[:=][ \t]*["']?(?:\d{13}|\d{10})`)
+	digitsRE   = regexp.MustCompile(`\d+$`)
 )
 
-// textRule builds a normalizer replacing every match of re in text.
-func textRule(re *regexp.Regexp, repl func(m string, st *State) string) Factory {
+// textRule builds a normalizer replacing every match of re in text. None of
+// the built-in patterns spans a line, so the text is handled line by line and
+// re only runs on lines for which the cheap trigger holds: Go's regexp has no
+// fast path for patterns without a literal prefix, and most lines hold
+// nothing to rewrite.
+func textRule(re *regexp.Regexp, trigger func(string) bool, repl func(m string, st *State) string) Factory {
 	return func(string, Options) (Normalizer, error) {
 		return Normalizer{Text: func(s string, st *State) string {
-			return re.ReplaceAllStringFunc(s, func(m string) string { return repl(m, st) })
+			return byLine(s, trigger, func(line string) string {
+				return replaceBounded(re, line, func(m string) string { return repl(m, st) })
+			})
 		}}, nil
 	}
 }
 
+// byLine applies fn to the lines of s for which trigger holds.
+func byLine(s string, trigger func(string) bool, fn func(string) string) string {
+	if !trigger(s) {
+		return s
+	}
+	if len(s) < 512 || strings.IndexByte(s, '\n') < 0 {
+		return fn(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for s != "" {
+		line, rest, nl := strings.Cut(s, "\n")
+		if trigger(line) {
+			line = fn(line)
+		}
+		b.WriteString(line)
+		if nl {
+			b.WriteByte('\n')
+		}
+		s = rest
+	}
+	return b.String()
+}
+
+func hasAll(bs ...byte) func(string) bool {
+	return func(s string) bool {
+		for _, c := range bs {
+			if strings.IndexByte(s, c) < 0 {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func hasAny(subs ...string) func(string) bool {
+	return func(s string) bool {
+		for _, sub := range subs {
+			if strings.Contains(s, sub) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// hexWords replaces the words of s (maximal runs of [A-Za-z0-9_]) made of
+// lowercase hex digits with repl's answer; a word touching a glue byte or a
+// placeholder is left alone, as replaceBounded would.
+func hexWords(s string, glue byte, repl func(w string) string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !isWordByte(s[i]) {
+			i++
+			continue
+		}
+		j, hex := i, true
+		for j < len(s) && isWordByte(s[j]) {
+			c := s[j]
+			hex = hex && (c >= '0' && c <= '9' || c >= 'a' && c <= 'f')
+			j++
+		}
+		if hex && j-i >= 7 &&
+			!(i > 0 && (s[i-1] == glue || endsWithPlaceholder(s[:i]))) &&
+			!(j < len(s) && (s[j] == glue || startsWithPlaceholder(s[j:]))) {
+			if r := repl(s[i:j]); r != s[i:j] {
+				b.WriteString(s[last:i])
+				b.WriteString(r)
+				last = j
+			}
+		}
+		i = j
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
 func shortSHA() Normalizer {
 	return Normalizer{Text: func(s string, st *State) string {
-		locs := shaShortRE.FindAllStringIndex(s, -1)
-		if locs == nil {
-			return s
-		}
-		var b strings.Builder
-		last := 0
-		for _, l := range locs {
-			m := s[l[0]:l[1]]
-			// Skip the groups of a UUID and words without both a digit and a letter.
-			if (l[0] > 0 && s[l[0]-1] == '-') || (l[1] < len(s) && s[l[1]] == '-') ||
-				!strings.ContainsAny(m, "0123456789") || !strings.ContainsAny(m, "abcdef") {
-				continue
+		return hexWords(s, '-', func(w string) string {
+			// 7–12 digits, not a UUID group, and not a word or a number: a digit and a letter.
+			if len(w) > 12 || !strings.ContainsAny(w, "0123456789") || !strings.ContainsAny(w, "abcdef") {
+				return w
 			}
-			b.WriteString(s[last:l[0]])
-			b.WriteString("<sha:" + strconv.Itoa(st.sha(m)) + ":short>")
-			last = l[1]
-		}
-		if last == 0 {
-			return s
-		}
-		b.WriteString(s[last:])
-		return b.String()
+			return "<sha:" + strconv.Itoa(st.sha(w)) + ":short>"
+		})
 	}}
+}
+
+func fullSHA() Normalizer {
+	return Normalizer{Text: func(s string, st *State) string {
+		return hexWords(s, 0, func(w string) string {
+			switch len(w) {
+			case 64:
+				return st.Placeholder("sha256", w)
+			case 40:
+				return "<sha:" + strconv.Itoa(st.sha(w)) + ">"
+			}
+			return w
+		})
+	}}
+}
+
+// replaceBounded replaces the matches of re that stand alone: where a match
+// begins (ends) with a word character, the character before (after) it must
+// not be a word character, a placeholder or one of the extra glue bytes.
+func replaceBounded(re *regexp.Regexp, s string, repl func(string) string, glue ...byte) string {
+	locs := re.FindAllStringIndex(s, -1)
+	if locs == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, l := range locs {
+		i, j := l[0], l[1]
+		if (isWordByte(s[i]) && i > 0 && (isWordByte(s[i-1]) || bytesHas(glue, s[i-1]) || endsWithPlaceholder(s[:i]))) ||
+			(isWordByte(s[j-1]) && j < len(s) && (isWordByte(s[j]) || bytesHas(glue, s[j]) || startsWithPlaceholder(s[j:]))) {
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(repl(s[i:j]))
+		last = j
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func bytesHas(set []byte, c byte) bool {
+	for _, x := range set {
+		if x == c {
+			return true
+		}
+	}
+	return false
 }
 
 func unixTimestamps() Normalizer {
 	return Normalizer{
 		Text: func(s string, _ *State) string {
-			return unixTextRE.ReplaceAllString(s, "${1}${2}<unix>")
+			return byLine(s, hasAny("=", ":"), func(line string) string {
+				return replaceBounded(unixTextRE, line, func(m string) string { return digitsRE.ReplaceAllString(m, "<unix>") })
+			})
 		},
 		json: func(root *jsonNode, _ *State) {
 			root.walk(nil, func(n *jsonNode, _ []pathStep) bool {
@@ -240,11 +365,42 @@ func IsVolatileHeader(name string) bool {
 	return false
 }
 
+// anySecretRE is every known key format in one pattern, built from
+// secrets.Patterns, so that text without a credential costs one scan
+// instead of one per format.
+var anySecretRE = func() *regexp.Regexp {
+	alts := make([]string, len(secrets.Patterns))
+	for i, p := range secrets.Patterns {
+		alts[i] = "(?:" + p.Re.String() + ")"
+	}
+	return regexp.MustCompile(strings.Join(alts, "|"))
+}()
+
 func redactCredentials(_ string, o Options) (Normalizer, error) {
 	creds := o.Credentials
+	var values []string
+	for _, v := range creds {
+		if v != "" {
+			values = append(values, v)
+		}
+	}
 	return Normalizer{
 		ByteSafe: true,
-		Text:     func(s string, _ *State) string { return secrets.RedactString(s, creds) },
+		Text: func(s string, _ *State) string {
+			for _, v := range values {
+				if strings.Contains(s, v) {
+					return secrets.RedactString(s, creds)
+				}
+			}
+			// No declared value: only known formats, line by line, and only
+			// on lines holding one of their literal prefixes.
+			return byLine(s, mayHoldSecret, func(line string) string {
+				if !anySecretRE.MatchString(line) {
+					return line
+				}
+				return secrets.RedactString(line, creds)
+			})
+		},
 		Headers: func(h http.Header, _ *State) {
 			for k, vs := range secrets.RedactHeaders(h, creds) {
 				h[k] = vs
@@ -282,7 +438,20 @@ func tmpPaths(o Options) Normalizer {
 	if len(roots) > 0 {
 		tmpRE = regexp.MustCompile(`(?:` + strings.Join(roots, "|") + `)/[^/\s"'\\:<>]+`)
 	}
+	triggers := []string{"/var/folders/"}
+	if wd != "" {
+		triggers = append(triggers, wd)
+	}
+	for _, d := range o.TempDirs {
+		if d = strings.TrimRight(filepath.ToSlash(d), "/"); d != "" {
+			triggers = append(triggers, d+"/")
+		}
+	}
+	trigger := hasAny(triggers...)
 	return Normalizer{Text: func(s string, st *State) string {
+		if !trigger(s) {
+			return s
+		}
 		if wd != "" {
 			s = replacePath(s, wd, "<cwd>")
 		}

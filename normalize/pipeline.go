@@ -12,7 +12,7 @@ import (
 // it is given. It is immutable and safe for concurrent use; the identity
 // numbering lives in the State passed to each call.
 //
-// Every pipeline redacts credentials first, whether or not
+// Every pipeline redacts credentials first and last, whether or not
 // redact.credentials is listed: normalized forms end up in diffs and reports,
 // and no credential may reach those.
 type Pipeline struct {
@@ -163,9 +163,27 @@ func (p *Pipeline) lines(st *State, body []byte, fn func(string) string) []byte 
 	return out.Bytes()
 }
 
-// Text normalizes text with every text normalizer in order.
+// maxPasses bounds the passes of a pipeline. A pass can expose a new match
+// (a rule that removes "+0000" lets another see a date it could not before),
+// so a pipeline runs until a pass changes nothing; real text settles in two.
+const maxPasses = 4
+
+// Text normalizes text with every text normalizer in order: credentials
+// are redacted, the normalizers run until a pass changes nothing, and
+// credentials are redacted again (a rewritten neighbour can expose a key).
 func (p *Pipeline) Text(st *State, s string) string {
 	s = p.redact.Text(s, st)
+	for range maxPasses {
+		t := p.textPass(st, s)
+		if t == s {
+			break
+		}
+		s = t
+	}
+	return p.redact.Text(s, st)
+}
+
+func (p *Pipeline) textPass(st *State, s string) string {
 	for _, n := range p.steps {
 		if n.Text != nil {
 			s = n.Text(s, st)
@@ -181,7 +199,7 @@ func (p *Pipeline) binary(st *State, b []byte) []byte {
 			s = n.Text(s, st)
 		}
 	}
-	return []byte(s)
+	return []byte(p.redact.Text(s, st))
 }
 
 // JSON normalizes one JSON document: each normalizer in order rewrites it by
@@ -194,13 +212,23 @@ func (p *Pipeline) JSON(st *State, data []byte) ([]byte, bool) {
 		return nil, false
 	}
 	p.jsonStep(root, st, p.redact)
-	for _, n := range p.steps {
-		p.jsonStep(root, st, n)
+	prev := root.write(make([]byte, 0, len(data)), data)
+	for range maxPasses {
+		for _, n := range p.steps {
+			p.jsonStep(root, st, n)
+		}
+		out := root.write(make([]byte, 0, len(data)), data)
+		if bytes.Equal(out, prev) {
+			break
+		}
+		prev = out
 	}
+	p.jsonStep(root, st, p.redact)
+	prev = root.write(make([]byte, 0, len(data)), data)
 	if p.canonical {
 		return root.writeCanonical(make([]byte, 0, len(data))), true
 	}
-	return root.write(make([]byte, 0, len(data)), data), true
+	return prev, true
 }
 
 func (p *Pipeline) jsonStep(root *jsonNode, st *State, n Normalizer) {
@@ -220,7 +248,7 @@ func (p *Pipeline) jsonStep(root *jsonNode, st *State, n Normalizer) {
 }
 
 // Headers returns a normalized copy of h: header normalizers first, then
-// the text normalizers on every value. Header names are kept as given.
+// the text normalizers on every value (as Text does). Header names are kept as given.
 func (p *Pipeline) Headers(st *State, h http.Header) http.Header {
 	if h == nil {
 		return nil
@@ -233,12 +261,10 @@ func (p *Pipeline) Headers(st *State, h http.Header) http.Header {
 		if n.Headers != nil {
 			n.Headers(out, st)
 		}
-		if n.Text != nil {
-			for _, k := range sortedHeaderKeys(out) {
-				for i, v := range out[k] {
-					out[k][i] = n.Text(v, st)
-				}
-			}
+	}
+	for _, k := range sortedHeaderKeys(out) {
+		for i, v := range out[k] {
+			out[k][i] = p.Text(st, v)
 		}
 	}
 	return out

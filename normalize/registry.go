@@ -122,6 +122,9 @@ func (r *Registry) Suggest(name string) string {
 			}
 		}
 		d := distance(strings.ToLower(name), strings.ToLower(cand))
+		if len(name) >= 3 && strings.HasPrefix(strings.ToLower(cand), strings.ToLower(name)) {
+			d = 0 // a truncated name: timestamps.iso → timestamps.ISO8601
+		}
 		if bestD < 0 || d < bestD {
 			best, bestD = n, d
 		}

@@ -14,7 +14,7 @@ import (
 type State struct {
 	ids    map[string]map[string]int // kind → value → number
 	count  map[string]int            // kind → numbers given
-	shaPre map[string][]string       // first 7 hex digits → SHA values seen
+	shaPre map[string][]string       // 7–12-digit prefix → the first full SHA with it
 }
 
 // NewState returns an empty identity state.
@@ -44,8 +44,9 @@ func (s *State) Placeholder(kind, value string) string {
 	return "<" + kind + ":" + strconv.Itoa(s.Number(kind, value)) + ">"
 }
 
-// sha numbers a SHA so that an abbreviation and the full value it abbreviates
-// share a number, whichever comes first.
+// sha numbers a SHA so that an abbreviation (7–12 digits) and the full
+// value it abbreviates share a number, whichever comes first. Every full SHA
+// is indexed by its 7–12-digit prefixes, so both lookups are O(1).
 func (s *State) sha(v string) int {
 	v = strings.ToLower(v)
 	m := s.ids["sha"]
@@ -56,17 +57,36 @@ func (s *State) sha(v string) int {
 	if n, ok := m[v]; ok {
 		return n
 	}
-	pre := v[:7]
-	for _, known := range s.shaPre[pre] {
-		if strings.HasPrefix(known, v) || strings.HasPrefix(v, known) {
-			n := m[known]
-			m[v] = n
-			return n
+	if s.shaPre == nil {
+		s.shaPre = map[string][]string{}
+	}
+	if len(v) <= 12 { // an abbreviation: a full SHA seen before?
+		if full, ok := s.shaPre[v]; ok {
+			m[v] = m[full[0]]
+			return m[v]
+		}
+	} else { // a full SHA: an abbreviation of it seen before?
+		for k := 7; k <= 12 && k < len(v); k++ {
+			if n, ok := m[v[:k]]; ok {
+				m[v] = n
+				s.indexSHA(v)
+				return n
+			}
 		}
 	}
 	n := s.Number("sha", v)
-	s.shaPre[pre] = append(s.shaPre[pre], v)
+	if len(v) > 12 {
+		s.indexSHA(v)
+	}
 	return n
+}
+
+func (s *State) indexSHA(v string) {
+	for k := 7; k <= 12 && k < len(v); k++ {
+		if _, ok := s.shaPre[v[:k]]; !ok {
+			s.shaPre[v[:k]] = []string{v}
+		}
+	}
 }
 
 var placeholderRE = regexp.MustCompile(`^<[A-Za-z0-9_.:-]+>$`)
@@ -78,7 +98,31 @@ func isPlaceholder(s string) bool {
 }
 
 // placeholderSpanRE finds the placeholders this package writes.
-var placeholderSpanRE = regexp.MustCompile(`<[A-Za-z0-9_.-]+:\d+(?::short)?>|<(?:ISO8601|RFC1123|ANSIC|unix|volatile|cwd)>`)
+var placeholderSpanRE = regexp.MustCompile(`<[A-Za-z0-9_.-]+:\d+(?::short)?>|<(?:ISO8601|RFC1123|ANSIC|unix|volatile|cwd)>|\[REDACTED\]`)
+
+// endsWithPlaceholder reports whether s ends with a placeholder (or [REDACTED]).
+func endsWithPlaceholder(s string) bool {
+	if s == "" || (s[len(s)-1] != '>' && s[len(s)-1] != ']') {
+		return false
+	}
+	tail := s[max(0, len(s)-64):] // placeholders are short: never scan further back
+	k := strings.LastIndexAny(tail, "<[")
+	if k < 0 {
+		return false
+	}
+	k += len(s) - len(tail)
+	loc := placeholderSpanRE.FindStringIndex(s[k:])
+	return loc != nil && loc[0] == 0 && loc[1] == len(s)-k
+}
+
+// startsWithPlaceholder reports whether s starts with a placeholder (or [REDACTED]).
+func startsWithPlaceholder(s string) bool {
+	if s == "" || (s[0] != '<' && s[0] != '[') {
+		return false
+	}
+	loc := placeholderSpanRE.FindStringIndex(s[:min(len(s), 64)])
+	return loc != nil && loc[0] == 0
+}
 
 // outsidePlaceholders applies fn to the text between placeholders only, so
 // that a project regex never rewrites a placeholder an earlier normalizer

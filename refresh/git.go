@@ -1,0 +1,170 @@
+package refresh
+
+import (
+	"bytes"
+	"encoding/base64"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/secrets"
+)
+
+// DefaultAuthorName and DefaultAuthorEmail are the identity refresh commits
+// are made with when none is configured, so that a fresh CI machine with no
+// git identity can commit.
+const (
+	DefaultAuthorName  = "cassette-refresh"
+	DefaultAuthorEmail = "cassette-refresh@users.noreply.github.com"
+)
+
+// Git runs the real git binary in one repository.
+type Git struct {
+	Dir   string // a directory inside the work tree
+	Name  string // commit identity; "" is DefaultAuthorName
+	Email string // "" is DefaultAuthorEmail
+	// Env is added to the inherited environment of every git process
+	// (tests set HOME and GIT_CONFIG_NOSYSTEM; the GitHub forge sets an
+	// authorization header through GIT_CONFIG_COUNT, never on the command
+	// line).
+	Env []string
+	// Secrets are values scrubbed from every error message (the forge token).
+	Secrets map[string]string
+}
+
+// gitError is a failed git command: the arguments and what git said.
+type gitError struct {
+	Args   []string
+	Stderr string
+	Code   int
+}
+
+func (e *gitError) Error() string {
+	return fmt.Sprintf("git %s: exit %d: %s", strings.Join(e.Args, " "), e.Code, strings.TrimSpace(e.Stderr))
+}
+
+var userinfo = regexp.MustCompile(`(https?://)[^/@\s]+@`)
+
+// scrub removes credentials from git output: declared values and the
+// userinfo part of URLs.
+func (g *Git) scrub(s string) string {
+	s = userinfo.ReplaceAllString(s, "${1}"+secrets.Redacted+"@")
+	return secrets.RedactString(s, g.Secrets)
+}
+
+// run runs git with args in dir (g.Dir when dir is ""), with stdin, and
+// returns its standard output.
+func (g *Git) run(ctx context.Context, dir string, stdin []byte, args ...string) (string, error) {
+	if dir == "" {
+		dir = g.Dir
+	}
+	name, email := g.Name, g.Email
+	if name == "" {
+		name = DefaultAuthorName
+	}
+	if email == "" {
+		email = DefaultAuthorEmail
+	}
+	full := append([]string{"-c", "user.name=" + name, "-c", "user.email=" + email, "-c", "commit.gpgsign=false"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"), g.Env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		code := -1
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		msg := errb.String()
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.String(), &gitError{Args: args, Stderr: g.scrub(msg), Code: code}
+	}
+	return out.String(), nil
+}
+
+// Run runs a git command in the repository and returns its trimmed output.
+func (g *Git) Run(ctx context.Context, args ...string) (string, error) {
+	out, err := g.run(ctx, "", nil, args...)
+	return strings.TrimSpace(out), err
+}
+
+// TopLevel is the root of the work tree.
+func (g *Git) TopLevel(ctx context.Context) (string, error) {
+	return g.Run(ctx, "rev-parse", "--show-toplevel")
+}
+
+// CurrentBranch is the checked-out branch ("" when detached).
+func (g *Git) CurrentBranch(ctx context.Context) string {
+	b, err := g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return b
+}
+
+// FetchRef fetches one branch of remote and returns its commit, or "" when
+// the remote has no such branch.
+func (g *Git) FetchRef(ctx context.Context, remote, branch string) (string, error) {
+	out, err := g.Run(ctx, "ls-remote", "--heads", remote, "refs/heads/"+branch)
+	if err != nil {
+		return "", g.remoteError(remote, "cannot list the branches of", err)
+	}
+	if out == "" {
+		return "", nil
+	}
+	if _, err := g.Run(ctx, "fetch", "--quiet", "--no-tags", remote, "refs/heads/"+branch); err != nil {
+		return "", g.remoteError(remote, "cannot fetch "+branch+" from", err)
+	}
+	return g.Run(ctx, "rev-parse", "FETCH_HEAD^{commit}")
+}
+
+// RemoteBranches lists the branches of remote under prefix (name → commit).
+func (g *Git) RemoteBranches(ctx context.Context, remote, prefix string) (map[string]string, error) {
+	out, err := g.Run(ctx, "ls-remote", "--heads", remote, "refs/heads/"+prefix+"*")
+	if err != nil {
+		return nil, g.remoteError(remote, "cannot list the branches of", err)
+	}
+	res := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		sha, ref, ok := strings.Cut(strings.TrimSpace(line), "\t")
+		if ok {
+			res[strings.TrimPrefix(ref, "refs/heads/")] = sha
+		}
+	}
+	return res, nil
+}
+
+// Push pushes commit to remote's branch (no force: a branch someone else
+// moved is rejected, never overwritten).
+func (g *Git) Push(ctx context.Context, remote, commit, branch string) error {
+	_, err := g.Run(ctx, "push", "--quiet", "--porcelain", remote, commit+":refs/heads/"+branch)
+	if err == nil {
+		return nil
+	}
+	ge, _ := err.(*gitError)
+	msg := err.Error()
+	if ge != nil && (strings.Contains(ge.Stderr, "rejected") || strings.Contains(ge.Stderr, "non-fast-forward") || strings.Contains(ge.Stderr, "fetch first") || strings.Contains(ge.Stderr, "denied") || strings.Contains(ge.Stderr, "hook declined")) {
+		return &cassettes.Error{Reason: cassettes.EPushRejected, Message: fmt.Sprintf("the remote %s rejected the push of %s", remote, branch), Err: fmt.Errorf("%s", msg),
+			NextStep: fmt.Sprintf("git fetch %s %s && git log FETCH_HEAD   # see who moved the branch; delete it or merge its PR, then run cassette refresh --once again", remote, branch)}
+	}
+	return g.remoteError(remote, "cannot push "+branch+" to", err)
+}
+
+func (g *Git) remoteError(remote, what string, err error) error {
+	return &cassettes.Error{Reason: cassettes.EForge, Message: fmt.Sprintf("%s the remote %s", what, remote), Err: err,
+		NextStep: fmt.Sprintf("git ls-remote %s   # check that the remote exists and that this machine may push to it (refresh.forge.remote in cassette.yaml)", remote)}
+}
+
+func basicAuth(user, pass string) string {
+	return base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
+}

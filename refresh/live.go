@@ -1,0 +1,76 @@
+package refresh
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/recorder"
+)
+
+// Recorder re-records one committed cassette against the real side of its
+// adapter, from the cassette's own input.
+type Recorder interface {
+	Rerecord(ctx context.Context, adapter string, a *cassettes.Adapter, old *cassettes.Cassette) (recorder.Recording, error)
+}
+
+// Live is the Recorder that talks to the real services: HTTP cassettes go
+// to real.base_url with real.headers, CLI cassettes run their recorded
+// command in real.dir with real.env, both with the live retry policy.
+type Live struct {
+	Config    *cassettes.Config
+	LookupEnv func(string) (string, bool) // nil is os.LookupEnv
+	Recorder  cassettes.Recorder          // the build that records
+	Now       func() time.Time            // recorded_at; nil is time.Now
+	Transport http.RoundTripper           // HTTP; nil is the recorder's default
+	Policy    *recorder.Policy            // nil is the policy of specs/000
+	// Intercept records the HTTP calls of a CLI cassette that has some;
+	// nil is the recording proxy with the user's CA.
+	Intercept recorder.InterceptFunc
+	// CLITimeout bounds one CLI run; 0 is 10 minutes.
+	CLITimeout time.Duration
+}
+
+// Rerecord implements Recorder.
+func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, old *cassettes.Cassette) (recorder.Recording, error) {
+	lookup := l.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	meta := recorder.Meta{Adapter: name, Recorder: l.Recorder, Now: l.Now}
+	if old.Kind == cassettes.KindCLI {
+		env := map[string]string{}
+		for k, v := range a.Real.Env {
+			env[k], _ = cassettes.Expand(v, lookup)
+		}
+		timeout := l.CLITimeout
+		if timeout == 0 {
+			timeout = 10 * time.Minute
+		}
+		opts := recorder.CLIOptions{Meta: meta, Dir: resolve(l.Config.Dir, a.Real.Dir), Env: env, Credentials: a.Real.Credentials,
+			LookupEnv: lookup, Timeout: timeout}
+		if len(old.Interactions) > 0 {
+			opts.Intercept = l.Intercept
+			if opts.Intercept == nil {
+				opts.Intercept = recorder.ProxyInterceptor(recorder.ProxyConfig{})
+			}
+		}
+		c, err := recorder.RerecordCLI(ctx, old, opts)
+		return recorder.Recording{Cassette: c}, err
+	}
+	return recorder.RerecordHTTP(ctx, old, recorder.HTTPOptions{Meta: meta, BaseURL: a.Real.BaseURL, Headers: a.Real.Headers,
+		Credentials: a.Real.Credentials, LookupEnv: lookup, Transport: l.Transport, Policy: l.Policy})
+}
+
+func resolve(base, dir string) string {
+	switch {
+	case dir == "":
+		return base
+	case filepath.IsAbs(dir):
+		return dir
+	}
+	return filepath.Join(base, dir)
+}

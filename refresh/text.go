@@ -1,0 +1,133 @@
+package refresh
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cassette-dev/cassette/verify"
+)
+
+// Title is the title of a refresh PR, e.g. "contract-refresh: 2026-11-30 (github)".
+func Title(date, adapter string) string { return fmt.Sprintf("contract-refresh: %s (%s)", date, adapter) }
+
+// IssueTitle is the title of an adapter's fake-drift companion issue; it
+// does not change from cycle to cycle, so that the open one is found and
+// updated.
+func IssueTitle(adapter string) string { return fmt.Sprintf("fake-drift: %s", adapter) }
+
+// CommitMessage names the drifting scenarios and their drift classes.
+func CommitMessage(title string, drifting []*CaseResult) string {
+	var b strings.Builder
+	b.WriteString(title)
+	b.WriteString("\n\nThe real service no longer gives the committed output for:\n\n")
+	for _, cr := range drifting {
+		fmt.Fprintf(&b, "- %s (%s)\n", cr.Old.Scenario, strings.Join(classes(cr), ", "))
+	}
+	b.WriteString("\nRe-recorded by cassette refresh.\n")
+	return b.String()
+}
+
+func classes(cr *CaseResult) []string {
+	var out []string
+	for _, d := range cr.Drifts {
+		if !contains(out, d.Class) {
+			out = append(out, d.Class)
+		}
+	}
+	return out
+}
+
+// PRText is what a refresh PR body says.
+type PRText struct {
+	Date, Adapter, Branch, Base string
+	Drifting                    []*CaseResult
+	Escalated                   bool
+	Owners                      []string
+	Consecutive                 int
+	GateFailed                  int // cases the replay gate failed on the new cassettes
+}
+
+// PRBody renders the body of a refresh PR: each drifting cassette with its
+// drift classes and structural diff, the replay gate's verdict and, when
+// escalated, a mention of the adapter's owners.
+func PRBody(t PRText) string {
+	var b strings.Builder
+	if t.Escalated {
+		fmt.Fprintf(&b, "> [!WARNING]\n> **Escalated** to %s: `%s` has drifted for %d refresh cycles in a row. A human needs to look.\n\n", ownersText(t.Owners), t.Adapter, t.Consecutive)
+	}
+	fmt.Fprintf(&b, "The weekly refresh of %s (%s) re-recorded its cassettes against the real service and found drift.\n\n", t.Date, t.Adapter)
+	fmt.Fprintf(&b, "| cassette | drift classes |\n|---|---|\n")
+	for _, cr := range t.Drifting {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", rel(cr), strings.Join(classes(cr), ", "))
+	}
+	b.WriteString("\n")
+	for _, cr := range t.Drifting {
+		fmt.Fprintf(&b, "### `%s`\n\n", cr.Old.ID())
+		for _, d := range cr.Drifts {
+			fmt.Fprintf(&b, "- **%s** `%s`: %s\n", d.Class, d.Field, d.Message)
+		}
+		if diff := diffs(cr); diff != "" {
+			fmt.Fprintf(&b, "\n```diff\n%s```\n", diff)
+		}
+		b.WriteString("\n")
+	}
+	if t.GateFailed > 0 {
+		fmt.Fprintf(&b, "**Replay gate: the fake fails on %d of the new cassettes.** Merging this PR alone breaks `cassette verify`; the fake must change too (see the `%s` issue).\n\n", t.GateFailed, IssueTitle(t.Adapter))
+	} else {
+		b.WriteString("Replay gate: the fake passes on the new cassettes (`cassette verify`).\n\n")
+	}
+	fmt.Fprintf(&b, "Branch `%s` → `%s`. Re-run: `cassette refresh --once --adapter %s`.\n", t.Branch, t.Base, t.Adapter)
+	return b.String()
+}
+
+func rel(cr *CaseResult) string {
+	return cr.Old.Adapter + "/" + cr.Old.Scenario
+}
+
+func diffs(cr *CaseResult) string {
+	var b strings.Builder
+	for _, d := range cr.Drifts {
+		if d.Diff != "" {
+			b.WriteString(d.Diff)
+			if !strings.HasSuffix(d.Diff, "\n") {
+				b.WriteString("\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// IssueText is what a fake-drift issue says.
+type IssueText struct {
+	Adapter     string
+	PR          *PR
+	Remote      string
+	Failed      []verify.Result
+	Escalated   bool
+	Owners      []string
+	Consecutive int
+}
+
+// IssueBody renders the body of a fake-drift companion issue: the refresh PR
+// it belongs to, each failing case and the commands that replay it.
+func IssueBody(t IssueText) string {
+	var b strings.Builder
+	if t.Escalated {
+		fmt.Fprintf(&b, "> [!WARNING]\n> **Escalated** to %s: `%s` has drifted for %d refresh cycles in a row.\n\n", ownersText(t.Owners), t.Adapter, t.Consecutive)
+	}
+	fmt.Fprintf(&b, "The real service behind `%s` changed, and the fake no longer matches the re-recorded cassettes: the fake's code must change, not only the cassettes.\n\n", t.Adapter)
+	fmt.Fprintf(&b, "Refresh PR: %s\n\n", t.PR.Ref())
+	b.WriteString("Failing cases:\n\n")
+	for _, r := range t.Failed {
+		fmt.Fprintf(&b, "- `%s` (%s): %s\n", r.Case.ID(), r.Reason, firstLine(r.Message))
+	}
+	b.WriteString("\nReplay:\n\n```sh\n")
+	if t.PR != nil && t.PR.Branch != "" {
+		fmt.Fprintf(&b, "git fetch %s %s && git checkout FETCH_HEAD\n", t.Remote, t.PR.Branch)
+	}
+	for _, r := range t.Failed {
+		fmt.Fprintf(&b, "cassette verify --case %s\n", r.Case.ID())
+	}
+	b.WriteString("```\n")
+	return b.String()
+}

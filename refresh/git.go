@@ -2,8 +2,8 @@ package refresh
 
 import (
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"os/exec"

@@ -8,7 +8,9 @@ import (
 )
 
 // Title is the title of a refresh PR, e.g. "contract-refresh: 2026-11-30 (github)".
-func Title(date, adapter string) string { return fmt.Sprintf("contract-refresh: %s (%s)", date, adapter) }
+func Title(date, adapter string) string {
+	return fmt.Sprintf("contract-refresh: %s (%s)", date, adapter)
+}
 
 // IssueTitle is the title of an adapter's fake-drift companion issue; it
 // does not change from cycle to cycle, so that the open one is found and

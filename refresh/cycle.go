@@ -363,11 +363,16 @@ func (c *cycle) publish(ctx context.Context, ar *AdapterResult, a *cassettes.Ada
 		}
 		k := *cr.New
 		k.Path = filepath.Join(dir, rel)
+		newPaths[cr] = k.Path
+		ar.Files = append(ar.Files, filepath.ToSlash(rel))
+		if prev, err := cassettes.Load(k.Path, cassettes.LoadOptions{Config: o.Config, Normalizers: o.registry()}); err == nil {
+			if d, _ := compare(prev, &k, a, vopts); len(d) == 0 {
+				continue // the branch already holds this recording (normalized): no churn
+			}
+		}
 		if err := cassettes.Save(&k, saveOpts); err != nil {
 			return err
 		}
-		newPaths[cr] = k.Path
-		ar.Files = append(ar.Files, filepath.ToSlash(rel))
 		if o.AfterWrite != nil {
 			if err := o.AfterWrite(k.Path); err != nil {
 				return err

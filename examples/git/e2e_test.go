@@ -27,8 +27,15 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	cassetteBin = filepath.Join(dir, "cassette")
+	// CASSETTE_E2E_BIN runs the tests against a cassette binary built elsewhere.
+	cassetteBin = os.Getenv("CASSETTE_E2E_BIN")
+	if cassetteBin == "" {
+		cassetteBin = filepath.Join(dir, "cassette")
+	}
 	build := exec.Command("go", "build", "-o", cassetteBin, "github.com/cassette-dev/cassette/cmd/cassette")
+	if os.Getenv("CASSETTE_E2E_BIN") != "" {
+		build = exec.Command(cassetteBin, "version")
+	}
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building cassette: %v\n%s", err, out)
 		os.RemoveAll(dir)

@@ -8,7 +8,8 @@
 #
 # CASSETTE names the cassette binary (default: built from this checkout);
 # PROM_PORT the loopback port (default 9090, what cassette.yaml says);
-# PROM_FLAGS extra Prometheus flags (e.g. --storage.tsdb.retention.time=30d).
+# PROM_FLAGS extra Prometheus flags (e.g. --storage.tsdb.retention.time=30d);
+# PROM_URL a Prometheus already running (then none is started).
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ -z "${CASSETTE:-}" ]; then
@@ -16,7 +17,7 @@ if [ -z "${CASSETTE:-}" ]; then
   CASSETTE=$PWD/.cassette/bin/cassette
 fi
 port=${PROM_PORT:-9090}
-base=http://127.0.0.1:$port
+base=${PROM_URL:-http://127.0.0.1:$port}
 work=$(mktemp -d)
 prom_pid= proxy_pid=
 cleanup() {
@@ -26,16 +27,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# shellcheck disable=SC2086
-prometheus --config.file=prometheus.yml --storage.tsdb.path="$work/data" \
-  --web.listen-address=127.0.0.1:$port ${PROM_FLAGS:-} >"$work/prometheus.log" 2>&1 &
-prom_pid=$!
-for _ in $(seq 100); do
-  curl -sf "$base/-/ready" >/dev/null 2>&1 && break
-  kill -0 "$prom_pid" 2>/dev/null || { cat "$work/prometheus.log"; exit 3; }
-  sleep 0.1
-done
-curl -sf "$base/-/ready" >/dev/null || { echo "prometheus did not become ready at $base" >&2; exit 3; }
+if [ -z "${PROM_URL:-}" ]; then
+  command -v prometheus >/dev/null || { echo "prometheus is not installed: sudo apt-get install prometheus" >&2; exit 3; }
+  # shellcheck disable=SC2086
+  prometheus --config.file=prometheus.yml --storage.tsdb.path="$work/data" \
+    --web.listen-address=127.0.0.1:$port ${PROM_FLAGS:-} >"$work/prometheus.log" 2>&1 &
+  prom_pid=$!
+  for _ in $(seq 100); do
+    curl -sf "$base/-/ready" >/dev/null 2>&1 && break
+    kill -0 "$prom_pid" 2>/dev/null || { cat "$work/prometheus.log" >&2; exit 3; }
+    sleep 0.1
+  done
+fi
+curl -sf "$base/-/ready" >/dev/null || { echo "prometheus is not ready at $base" >&2; exit 3; }
 
 # curl, through the recording forward proxy (record sets HTTP(S)_PROXY and the CA variables).
 rec() { "$CASSETTE" record --quiet --adapter prometheus --scenario "$1" -- curl -sS "${@:2}" >/dev/null; }

@@ -163,6 +163,8 @@ func normCases() []normCase {
 			in: "\xff\xfe 9f1c3a2e-1b7d-4c8e-9a55-0d1e2f3a4b5c  \nabc1234 \x00", want: "\xff\xfe 9f1c3a2e-1b7d-4c8e-9a55-0d1e2f3a4b5c  \nabc1234 \x00"},
 		{name: "binary body is still redacted", names: nil, ctype: "application/octet-stream",
 			in: "\xff\xfeghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\x00", want: "\xff\xfe[REDACTED]\x00"},
+		{name: "JSON keeps the white space around the document", names: []string{"uuid"}, ctype: "application/json",
+			in: "\n {\"id\": \"9f1c3a2e-1b7d-4c8e-9a55-0d1e2f3a4b5c\"}\n", want: "\n {\"id\": \"<uuid:1>\"}\n"},
 		{name: "JSON with escapes is written back byte for byte when nothing matched", names: []string{"uuid"},
 			in: `{"s":"caf\u00e9 \"q\" \/","n":-1.5e+3}`, want: `{"s":"caf\u00e9 \"q\" \/","n":-1.5e+3}`},
 		{name: "a body that claims JSON but is not is text", names: []string{"uuid"}, ctype: "application/json",

@@ -228,7 +228,12 @@ func (p *Pipeline) JSON(st *State, data []byte) ([]byte, bool) {
 	if p.canonical {
 		return root.writeCanonical(make([]byte, 0, len(data))), true
 	}
-	return prev, true
+	// Keep the white space around the document (a trailing newline is part
+	// of the body's bytes).
+	out := make([]byte, 0, len(prev)+root.start+len(data)-root.end)
+	out = append(out, data[:root.start]...)
+	out = append(out, prev...)
+	return append(out, data[root.end:]...), true
 }
 
 func (p *Pipeline) jsonStep(root *jsonNode, st *State, n Normalizer) {

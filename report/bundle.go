@@ -457,22 +457,6 @@ func (v *bundleValidator) add(file string, line int, field, msg, want string) {
 	v.probs = append(v.probs, cassettes.Problem{File: filepath.Join(v.dir, filepath.FromSlash(file)), Line: line, Field: field, Message: msg, Expected: want})
 }
 
-// readJSON reads and parses one JSON file; a problem is added when it is
-// missing or malformed.
-func (v *bundleValidator) readJSON(rel string) (map[string]any, bool) {
-	data, err := os.ReadFile(filepath.Join(v.dir, filepath.FromSlash(rel)))
-	if err != nil {
-		v.add(rel, 0, "", "required file is missing", "the file listed by specs/004 for a v1 bundle")
-		return nil, false
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		v.add(rel, jsonErrLine(data, err), "", "malformed JSON: "+err.Error(), "a JSON object")
-		return nil, false
-	}
-	return m, true
-}
-
 // lookup finds a dotted key path in a decoded JSON object.
 func lookup(m map[string]any, key string) (any, bool) {
 	var cur any = m

@@ -2,14 +2,9 @@ package verify
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"strings"
-
-	udiff "github.com/aymanbagabas/go-udiff"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/diff"
 	"github.com/cassette-dev/cassette/normalize"
 	"github.com/cassette-dev/cassette/report"
 )
@@ -40,89 +35,49 @@ func pipeline(c Case, opts Options) (*normalize.Pipeline, error) {
 
 // Compare normalizes the cassette (want) and the fake's output (got), each
 // with its own identity state in interaction order, and returns the drifts
-// and their human explanation. No drift means the normalized forms are
-// byte-identical.
+// and their human explanation (the diff package's structural diff for JSON,
+// a unified diff for text). No drift means the normalized forms are
+// byte-identical. Only the adapter's contract_headers are compared.
 func Compare(c Case, got *cassettes.Cassette, opts Options) ([]report.Drift, string, error) {
 	p, err := pipeline(c, opts)
 	if err != nil {
-		return nil, "", err
+		return nil, "", &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: err.Error(), NextStep: "cassette validate " + c.Cassette.Path}
 	}
-	want := c.Cassette
-	var drifts []report.Drift
-	var explain strings.Builder
-	add := func(class, field, msg, w, g string) {
-		d := report.Drift{Class: class, Field: field, Line: want.Line(field), Message: msg}
-		w, g = pretty(w), pretty(g)
-		if w != g && (strings.Contains(w, "\n") || strings.Contains(g, "\n") || len(w)+len(g) > 80) {
-			d.Diff = udiff.Unified("cassette", "fake", w, g)
-		}
-		drifts = append(drifts, d)
-		fmt.Fprintf(&explain, "%s (%s:%d)\n", msg, want.Path, d.Line)
-		if d.Diff != "" {
-			explain.WriteString(d.Diff)
-		}
-	}
-	if want.Kind == cassettes.KindCLI {
-		ws, gs := normalize.NewState(), normalize.NewState()
-		wo, gout := want.Output, got.Output
-		if wo.ExitCode != gout.ExitCode {
-			add("exit_code", "output.exit_code", fmt.Sprintf("exit code: want %d, got %d", wo.ExitCode, gout.ExitCode), "", "")
-		}
-		for _, s := range []struct {
-			field string
-			w, g  []byte
-		}{{"output.stdout", []byte(wo.Stdout), []byte(gout.Stdout)}, {"output.stderr", []byte(wo.Stderr), []byte(gout.Stderr)}} {
-			nw, ng := string(p.Output(ws, s.w)), string(p.Output(gs, s.g))
-			if nw != ng {
-				add(strings.TrimPrefix(s.field, "output."), s.field, strings.TrimPrefix(s.field, "output.")+" differs", nw, ng)
-			}
-		}
-		return drifts, explain.String(), nil
-	}
-	ws, gs := normalize.NewState(), normalize.NewState()
-	var contract []string
-	if c.Adapter != nil {
+	contract := []string{}
+	if c.Adapter != nil && c.Adapter.ContractHeaders != nil {
 		contract = c.Adapter.ContractHeaders
 	}
-	for i := range want.Interactions {
-		wr, gr := want.Interactions[i].Response, got.Interactions[i].Response
-		base := fmt.Sprintf("interactions[%d].response", i)
-		if wr.Code != gr.Code {
-			add("status", base+".code", fmt.Sprintf("%s %s: status want %d, got %d", want.Interactions[i].Request.Method, want.Interactions[i].Request.URL, wr.Code, gr.Code), "", "")
-		}
-		wh, gh := p.Headers(ws, pick(wr.Headers, contract)), p.Headers(gs, pick(gr.Headers, contract))
-		for _, h := range contract {
-			a, b := strings.Join(wh.Values(h), ", "), strings.Join(gh.Values(h), ", ")
-			if a != b {
-				add("headers", base+".headers."+http.CanonicalHeaderKey(h), fmt.Sprintf("header %s: want %q, got %q", h, a, b), a, b)
-			}
-		}
-		nw := string(p.Body(ws, wr.Headers.Get("Content-Type"), []byte(wr.Body)))
-		ng := string(p.Body(gs, gr.Headers.Get("Content-Type"), []byte(gr.Body)))
-		if nw != ng {
-			add("value", base+".body", fmt.Sprintf("%s %s: body differs", want.Interactions[i].Request.Method, want.Interactions[i].Request.URL), nw, ng)
-		}
+	res := diff.ComparePipeline(c.Cassette, got, p, contract)
+	if res.Equal {
+		return nil, "", nil
+	}
+	var explain bytes.Buffer
+	_ = diff.Render(&explain, res, false)
+	drifts := make([]report.Drift, 0, len(res.Drifts))
+	for _, d := range res.Drifts {
+		drifts = append(drifts, report.Drift{Class: string(d.Class), Field: d.Field, JSONPath: d.Path, Line: d.Line,
+			Message: driftMessage(d), Diff: d.Diff})
 	}
 	return drifts, explain.String(), nil
 }
 
-func pick(h http.Header, names []string) http.Header {
-	out := http.Header{}
-	for _, n := range names {
-		if vs := h.Values(n); len(vs) > 0 {
-			out[http.CanonicalHeaderKey(n)] = vs
-		}
+// driftMessage is the one-line account of a drift.
+func driftMessage(d diff.Drift) string {
+	where := d.Field
+	if d.Path != "" {
+		where += " " + d.Path
 	}
-	return out
+	switch {
+	case d.Want != "" || d.Got != "":
+		return string(d.Class) + " drift at " + where + ": " + d.Change + " (want " + quote(d.Want) + ", got " + quote(d.Got) + ")"
+	default:
+		return string(d.Class) + " drift at " + where + ": " + d.Change
+	}
 }
 
-// pretty indents a JSON document for display, so that a diff of canonical
-// (one-line) JSON shows one field a line; other text is returned as is.
-func pretty(s string) string {
-	var b bytes.Buffer
-	if json.Indent(&b, []byte(s), "", "  ") != nil {
-		return s
+func quote(s string) string {
+	if s == "" {
+		return "nothing"
 	}
-	b.WriteByte('\n')
-	return b.String()
+	return s
 }

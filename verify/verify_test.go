@@ -133,7 +133,7 @@ func TestDriftIsCaught(t *testing.T) {
 		class    string
 		field    string
 		explains string // substrings of the explanation, separated by |
-		drifts   int // 0 means 1
+		drifts   int    // 0 means 1
 	}{
 		{name: "changed field", failing: "petstore/create-then-list", class: "value", field: "interactions[0].response.body", explains: "$.tag|value changed:|- \"dog\"|+ \"cat\"",
 			handler: rewrite(func(p string, _ *int, d map[string]any) {

@@ -265,3 +265,78 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// TestRefreshLoop is the whole loop against a local bare remote: record and
+// commit the cassettes, verify passes; the real side changes (the last
+// commit's message is amended); `cassette refresh --once` re-records, pushes
+// a refresh branch with the new cassettes and writes the fake-drift issue;
+// on that branch verify fails against the unchanged fake; fixing the fake
+// makes it pass.
+func TestRefreshLoop(t *testing.T) {
+	e := newExample(t)
+	if _, errOut, code := e.run(cassetteBin, "refresh", "--help"); code != 0 {
+		t.Fatalf("this cassette has no refresh command (exit %d): %s", code, errOut)
+	}
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitID := []string{"-c", "user.name=Grace Hopper", "-c", "user.email=grace@example.com"}
+	e.must("git", "init", "-q", "--bare", remote)
+	e.must("git", "init", "-q", "-b", "main")
+	e.must("git", "remote", "add", "origin", remote)
+	e.must("./record.sh")
+	e.must("git", append(gitID, "add", ".")...)
+	e.must("git", append(gitID, "commit", "-q", "-m", "git example: cassettes")...)
+	e.must("git", "push", "-q", "origin", "main")
+	e.must(cassetteBin, "verify")
+
+	// The real side changes.
+	e.must("git", append(append([]string{"-C", ".cassette/repo"}, gitID...), "commit", "-q", "--amend", "--only", "-m", "Explain how to run greet")...)
+
+	out, errOut, code := e.run(cassetteBin, "refresh", "--once")
+	if code != 1 {
+		t.Fatalf("refresh --once: exit %d, want 1 (drift)\n%s\n%s", code, out, errOut)
+	}
+	refs := e.must("git", "ls-remote", "--heads", remote)
+	var branch string
+	for _, line := range strings.Split(refs, "\n") {
+		if _, ref, ok := strings.Cut(line, "\trefs/heads/"); ok && strings.HasPrefix(ref, "cassette-refresh/git/") {
+			branch = ref
+		}
+	}
+	if branch == "" {
+		t.Fatalf("refresh pushed no cassette-refresh/git/... branch; remote has:\n%s\nrefresh said:\n%s\n%s", refs, out, errOut)
+	}
+	e.must("git", "fetch", "-q", "origin", branch)
+	changed := e.must("git", "diff", "--name-only", "main", "FETCH_HEAD")
+	for _, f := range []string{"cassettes/git/log-oneline.yaml", "cassettes/git/show-stat-head.yaml"} {
+		if !strings.Contains(changed, f) {
+			t.Errorf("the refresh branch does not change %s; it changes:\n%s", f, changed)
+		}
+	}
+	if strings.Contains(changed, "fakes/") {
+		t.Errorf("refresh must not touch the fake; it changed:\n%s", changed)
+	}
+	issue := readFile(t, e.path(".cassette/reports/refresh/git.issue.md"))
+	if !strings.Contains(issue, "log-oneline") || !strings.Contains(issue, "show-stat-head") {
+		t.Errorf("the fake-drift issue does not name the drifting cases:\n%s", issue)
+	}
+
+	// On the refresh branch, the unchanged fake fails.
+	e.must("git", "checkout", "-q", "FETCH_HEAD")
+	if got := readFile(t, e.path("cassettes/git/log-oneline.yaml")); !strings.Contains(got, "Explain how to run greet") {
+		t.Fatalf("the refreshed cassette does not hold the new commit message:\n%s", got)
+	}
+	out, errOut, code = e.run(cassetteBin, "verify")
+	if code != 1 || !strings.Contains(out, "FAIL  git/log-oneline") || !strings.Contains(out, "FAIL  git/show-stat-head") ||
+		!strings.Contains(out, "+<git.abbrev:1> Document how to run it") {
+		t.Fatalf("verify on the refresh branch: exit %d, want 1 with log-oneline and show-stat-head drifting\n%s\n%s", code, out, errOut)
+	}
+	if code, reason := e.summary(); code != 1 || reason != "E_CONTRACT_DRIFT" {
+		t.Errorf("summary.json: exit %d, reason %q; want 1, E_CONTRACT_DRIFT", code, reason)
+	}
+
+	// Fix the fake.
+	e.patch("fakes/git/repo.go", `"Document how to run it"`, `"Explain how to run greet"`)
+	if out := e.must(cassetteBin, "verify"); !strings.Contains(out, "6 passed, 0 failed") {
+		t.Fatalf("verify after fixing the fake:\n%s", out)
+	}
+}

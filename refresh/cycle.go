@@ -295,6 +295,12 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 	}
 	st.Branch, st.PR, st.Issue = ar.Branch, ar.PR.Ref(), ar.Issue.Ref()
 	for _, cr := range drifting {
+		if g := cr.Gate; g != nil && g.Failed() && g.Reason.Exit() == cassettes.ExitInfra {
+			cr.Status, cr.Reason = report.StatusError, g.Reason
+			cr.Message += "; refresh PR: " + ar.PR.Ref() + "; the replay gate could not run: " + firstLine(g.Message)
+			cr.NextStep = fmt.Sprintf("cassette verify --adapter %s   # make the fake start, then run cassette refresh --once again", name)
+			continue
+		}
 		switch {
 		case ar.Escalated:
 			cr.Reason = cassettes.EEscalated
@@ -431,8 +437,8 @@ func (c *cycle) publish(ctx context.Context, ar *AdapterResult, a *cassettes.Ada
 		if cr, ok := gateOf[i]; ok {
 			cr.Gate = &r
 		}
-		if r.Failed() {
-			gateFailed = append(gateFailed, r)
+		if r.Failed() && r.Reason.Exit() != cassettes.ExitInfra {
+			gateFailed = append(gateFailed, r) // the fake answered wrongly; a fake that did not start is no fake drift
 		}
 	}
 	body := PRBody(PRText{Date: c.date, Adapter: ar.Name, Branch: ar.Branch, Base: c.base, Drifting: drifting, Escalated: ar.Escalated,

@@ -241,7 +241,7 @@ func TestCycleDriftOpensThenUpdatesRefreshBranch(t *testing.T) {
 	if pet.PR.Title != "contract-refresh: 2026-11-29 (petstore)" {
 		t.Errorf("PR title %q", pet.PR.Title)
 	}
-	for _, want := range []string{"petstore/list-pets", "petstore/get-pet", "value", "total", "fake passes"} {
+	for _, want := range []string{"petstore/list-pets", "petstore/get-pet", "schema", "$.total", "fake passes"} {
 		if !strings.Contains(pet.PR.Body, want) {
 			t.Errorf("PR body lacks %q:\n%s", want, pet.PR.Body)
 		}
@@ -249,7 +249,7 @@ func TestCycleDriftOpensThenUpdatesRefreshBranch(t *testing.T) {
 	// The commit on the remote branch: its message names the drifting
 	// scenarios, its files are the two re-recorded cassettes, nothing else.
 	msg := p.remoteGit("log", "-1", "--format=%B", wantBranch)
-	for _, want := range []string{"contract-refresh: 2026-11-29 (petstore)", "- list-pets (value)", "- get-pet (value)"} {
+	for _, want := range []string{"contract-refresh: 2026-11-29 (petstore)", "- list-pets (schema)", "- get-pet (schema)"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("commit message lacks %q:\n%s", want, msg)
 		}

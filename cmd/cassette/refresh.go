@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/refresh"
+	"github.com/cassette-dev/cassette/report"
+)
+
+type refreshOptions struct {
+	once      bool
+	schedule  string
+	dryRun    bool
+	adapters  []string
+	reportDir string
+	bundleDir string
+	golden    bool
+	remote    string
+	base      string
+}
+
+func newRefreshCmd(stdio *IO, g *globals) *cobra.Command {
+	o := &refreshOptions{}
+	cmd := &cobra.Command{
+		Use:   "refresh (--once | --schedule SPEC) [--dry-run]",
+		Short: "Re-record every cassette against the real services; open a refresh PR on drift",
+		Long: `refresh re-records each cassette from its own input against the real side
+(adapters whose credential variables are not set are skipped), compares it,
+normalized, with the committed cassette, and on drift pushes the new cassettes
+to a branch cassette-refresh/<adapter>/<date> and opens (or updates) the
+refresh PR "contract-refresh: <date> (<adapter>)". It then replays the new
+cassettes against the fake; when the fake fails, it files (or updates) a
+fake-drift issue. An adapter that drifts for refresh.escalate_after cycles in
+a row (default 3) is escalated: labelled, and its owners mentioned. The count
+is kept on the remote branch cassette-refresh/state.
+
+With refresh.forge.kind: git, the PR and issue texts are written to
+<report-dir>/refresh/. Every cycle writes the reports like verify.
+
+Exit 0: no drift; 1: drift (E_REAL_DRIFT: a refresh PR awaits review;
+E_FAKE_DRIFT: the fake must change; E_ESCALATED); 3: the real service, the
+remote or the forge failed.`,
+		Example: `  cassette refresh --once
+  cassette refresh --once --dry-run --adapter github
+  cassette refresh --schedule "@weekly"      # runs until SIGINT/SIGTERM`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return refreshRun(cmd.Context(), stdio, g, o)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.once, "once", false, "run one cycle and exit (the default without --schedule)")
+	f.StringVar(&o.schedule, "schedule", "", `run cycles on this cron schedule, e.g. "@weekly" or "0 6 * * 1" (refresh.timezone, default UTC)`)
+	f.BoolVar(&o.dryRun, "dry-run", false, "show what would be pushed and opened; touch neither the remote nor the forge")
+	f.StringSliceVar(&o.adapters, "adapter", nil, "only these adapters (repeatable)")
+	f.StringVar(&o.reportDir, "report-dir", filepath.Join(".cassette", "reports"), "where the report files are written")
+	f.StringVar(&o.bundleDir, "bundle-dir", "", "also write a forensic bundle under this directory")
+	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports")
+	f.StringVar(&o.remote, "remote", "", "git remote to push to (default: refresh.forge.remote, then origin)")
+	f.StringVar(&o.base, "base", "", "base branch of refresh PRs (default: refresh.base, then the current branch)")
+	return cmd
+}
+
+func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.once && o.schedule != "" {
+		return cassettes.Errorf(cassettes.EUsage, "cassette refresh --once", "--once and --schedule exclude each other")
+	}
+	p, err := loadProject(g)
+	if err != nil {
+		return err
+	}
+	loc := time.UTC
+	if tz := p.cfg.Refresh.TimeZone; tz != "" {
+		if loc, err = time.LoadLocation(tz); err != nil {
+			return cassettes.Errorf(cassettes.ECfgParse, "set refresh.timezone to an IANA zone like UTC", "refresh.timezone %q: %v", tz, err)
+		}
+	}
+	cycle := func(ctx context.Context, now time.Time) error {
+		opts, err := refreshOptionsFor(p, o)
+		if err != nil {
+			return err
+		}
+		opts.Log = stdio.Err
+		res := refresh.Cycle(ctx, now, opts)
+		res.Print(stdio.Out)
+		proposals := filepath.Join(o.reportDir, "refresh")
+		if err := res.WriteProposals(proposals); err != nil {
+			return err
+		}
+		ver, sha := buildInfo()
+		run := res.Report(p.cfg, report.Tool{Name: "cassette", Version: ver, SHA: sha, URI: "https://github.com/cassette-dev/cassette"}, proposals)
+		bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
+		if err := writeRefreshReports(stdio, o, run, bundle); err != nil {
+			return err
+		}
+		_ = report.WriteNextStep(stdio.Out, run)
+		if code := run.Exit(); code != cassettes.ExitPass {
+			return exitError(code)
+		}
+		return nil
+	}
+	if o.schedule == "" {
+		return cycle(ctx, time.Now().In(loc))
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts, err := refreshOptionsFor(p, o)
+	if err != nil {
+		return err
+	}
+	d := &refresh.Daemon{Schedule: o.schedule, Location: loc, Log: stdio.Out,
+		Job: func(ctx context.Context, now time.Time) {
+			if err := cycle(ctx, now); err != nil {
+				if _, ok := err.(exitError); !ok {
+					printError(stdio, g, cassettes.AsError(err))
+				}
+			}
+		},
+		LastRun: func(ctx context.Context) (time.Time, error) {
+			st, err := (&refresh.StateStore{Git: opts.Git, Remote: opts.Remote}).Load(ctx)
+			if err != nil {
+				return time.Time{}, err
+			}
+			return st.LastRun, nil
+		}}
+	return d.Serve(ctx)
+}
+
+// refreshOptionsFor builds the cycle's options: git on the project, and the
+// forge of refresh.forge (github needs its token; git needs nothing more).
+func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
+	f := p.cfg.Refresh.Forge
+	remote := firstNonEmptyString(o.remote, f.Remote, "origin")
+	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.credentials()}
+	ver, sha := buildInfo()
+	opts := refresh.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Adapters: o.adapters, Git: g, Remote: remote,
+		Base: o.base, DryRun: o.dryRun, Recorder: refresh.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}}}
+	switch f.Kind {
+	case "github":
+		env := firstNonEmptyString(f.TokenEnv, "GITHUB_TOKEN")
+		tok := os.Getenv(env)
+		if tok == "" && o.dryRun {
+			opts.Forge = nil // a dry run needs no API
+			return opts, nil
+		}
+		gh, err := refresh.NewGitHub(f.Repo, tok, f.APIURL, nil)
+		if err != nil {
+			if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.EMissingConfig {
+				ce.Message = fmt.Sprintf("the github forge needs a token in $%s (refresh.forge.token_env)", env)
+				ce.NextStep = "export " + env + "=...   # a token that may push branches and open PRs and issues"
+			}
+			return opts, err
+		}
+		g.Secrets = mergeSecrets(g.Secrets, env, tok)
+		g.Env = gh.PushEnv()
+		opts.Forge = gh
+	default:
+		opts.Forge = &refresh.GitForge{Git: g, Remote: remote, Base: firstNonEmptyString(o.base, p.cfg.Refresh.Base)}
+	}
+	return opts, nil
+}
+
+// writeRefreshReports writes the report files (and the bundle) and says where.
+func writeRefreshReports(stdio *IO, o *refreshOptions, run *report.Run, bundle report.BundleFiles) error {
+	if err := report.Write(o.reportDir, run, bundle.Options); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdio.Out, "reports: %s\n", filepath.Join(o.reportDir, "{junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl}"))
+	if o.bundleDir != "" {
+		dir, err := report.WriteBundle(o.bundleDir, run, bundle)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdio.Out, "bundle: %s\n", dir)
+	}
+	return nil
+}
+
+func mergeSecrets(m map[string]string, k, v string) map[string]string {
+	out := map[string]string{k: v}
+	for a, b := range m {
+		out[a] = b
+	}
+	return out
+}
+
+func firstNonEmptyString(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}

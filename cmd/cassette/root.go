@@ -171,10 +171,13 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		newVersionCmd(stdio, g),
 		newRecordCmd(stdio, g),
 		newVerifyCmd(stdio, g),
+		newRefreshCmd(stdio, g),
 		newProxyCmd(stdio, g),
 		newCACmd(stdio),
 		newReportCmd(stdio),
 		newBundleCmd(stdio),
+		newNormalizeCmd(stdio, g),
+		newDiffCmd(stdio, g),
 	)
 	return root
 }

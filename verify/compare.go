@@ -9,9 +9,9 @@ import (
 	"github.com/cassette-dev/cassette/report"
 )
 
-// pipeline builds the normalizer pipeline of a case: the adapter's
-// normalizers, then the cassette's own that the adapter does not list.
-func pipeline(c Case, opts Options) (*normalize.Pipeline, error) {
+// NormalizerNames are the normalizers applied to a cassette: its adapter's,
+// then the cassette's own that the adapter does not list.
+func NormalizerNames(c *cassettes.Cassette, a *cassettes.Adapter) []string {
 	var names []string
 	seen := map[string]bool{}
 	add := func(ns []string) {
@@ -22,15 +22,20 @@ func pipeline(c Case, opts Options) (*normalize.Pipeline, error) {
 			}
 		}
 	}
-	if c.Adapter != nil {
-		add(c.Adapter.Normalizers)
+	if a != nil {
+		add(a.Normalizers)
 	}
-	add(c.Cassette.Normalizers)
+	add(c.Normalizers)
+	return names
+}
+
+// pipeline builds the normalizer pipeline of a case.
+func pipeline(c Case, opts Options) (*normalize.Pipeline, error) {
 	reg := opts.Normalizers
 	if reg == nil {
 		reg = normalize.Builtins()
 	}
-	return reg.Pipeline(names, normalize.Options{Credentials: opts.Credentials, WorkDir: opts.Config.Dir})
+	return reg.Pipeline(NormalizerNames(c.Cassette, c.Adapter), normalize.Options{Credentials: opts.Credentials, WorkDir: opts.Config.Dir})
 }
 
 // Compare normalizes the cassette (want) and the fake's output (got), each

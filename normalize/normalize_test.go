@@ -433,3 +433,14 @@ func TestDetectKind(t *testing.T) {
 		})
 	}
 }
+
+func TestStateValues(t *testing.T) {
+	st := NewState()
+	st.Number("uuid", "a")
+	st.Number("uuid", "b")
+	st.Number("uuid", "a")
+	got := st.Values()["uuid"]
+	if len(got) != 2 || got[1] != "a" || got[2] != "b" {
+		t.Errorf("Values = %v, want 1:a 2:b", got)
+	}
+}

@@ -145,3 +145,21 @@ func outsidePlaceholders(s string, fn func(string) string) string {
 	b.WriteString(fn(s[last:]))
 	return b.String()
 }
+
+// Values returns, for each kind, the values numbered so far by number (the
+// inverse of Number). A SHA abbreviation and its full value share a number;
+// the longest is returned. verify uses it to map the ids a real service
+// returned to the ids a fake returned in the same places.
+func (s *State) Values() map[string]map[int]string {
+	out := map[string]map[int]string{}
+	for kind, m := range s.ids {
+		byNum := map[int]string{}
+		for v, n := range m {
+			if cur, ok := byNum[n]; !ok || len(v) > len(cur) || len(v) == len(cur) && v < cur {
+				byNum[n] = v
+			}
+		}
+		out[kind] = byNum
+	}
+	return out
+}

@@ -244,7 +244,12 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 			res.FakeLog = p.LogPath
 			t = processTarget(p, 1)
 		}
-		got, res.Actions, err = replayHTTP(ctx, t, c.Cassette)
+		p, perr := pipeline(c, opts)
+		if perr != nil {
+			res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, perr.Error()
+			return res
+		}
+		got, res.Actions, err = replayHTTP(ctx, t, c.Cassette, p)
 		if err != nil && t.Alive != nil {
 			if alive, exitErr := t.Alive(); !alive {
 				err = fmt.Errorf("the fake crashed (%v): %w", exitErr, err)

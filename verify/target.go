@@ -10,10 +10,12 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/normalize"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -45,12 +47,20 @@ var hopHeaders = map[string]bool{"Host": true, "Content-Length": true, "Connecti
 // replayHTTP sends the cassette's requests to the fake, in order, and returns
 // a copy of the cassette whose responses are the fake's. A transport error
 // stops the sequence: later requests may depend on earlier responses.
-func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette) (*cassettes.Cassette, []report.Action, error) {
+//
+// Identities carry over: when the recorded responses held a volatile value
+// (an id, a SHA) and the fake's responses hold another in the same place,
+// later requests get the fake's value where the recording had the real
+// one — so "create, then get what was created" works against a fake that
+// makes its own ids.
+func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *normalize.Pipeline) (*cassettes.Cassette, []report.Action, error) {
 	got := *c
 	got.Interactions = make([]cassettes.Interaction, len(c.Interactions))
 	var actions []report.Action
-	for i, in := range c.Interactions {
-		got.Interactions[i] = in
+	ids := newIdentities(p)
+	for i, recorded := range c.Interactions {
+		got.Interactions[i] = recorded
+		in := ids.apply(recorded)
 		u, err := url.Parse(in.Request.URL)
 		if err != nil {
 			return nil, actions, fmt.Errorf("interactions[%d].request.url %q: %w", i, in.Request.URL, err)
@@ -90,8 +100,74 @@ func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette) (*cass
 		r.Code, r.Status, r.Headers, r.Body, r.BodyFile = resp.StatusCode, resp.Status, resp.Header, cassettes.Body(body), ""
 		r.ContentLength, r.Proto, r.ProtoMajor, r.ProtoMinor = resp.ContentLength, resp.Proto, resp.ProtoMajor, resp.ProtoMinor
 		r.TransferEncoding, r.Trailer, r.Uncompressed, r.Duration = resp.TransferEncoding, resp.Trailer, resp.Uncompressed, 0
+		ids.learn(recorded.Response, *r)
 	}
 	return &got, actions, nil
+}
+
+// identities maps the volatile values of the recording to the fake's.
+type identities struct {
+	p        *normalize.Pipeline
+	rec, got *normalize.State
+	subst    map[string]string
+	keys     []string // subst's keys, longest first
+}
+
+func newIdentities(p *normalize.Pipeline) *identities {
+	return &identities{p: p, rec: normalize.NewState(), got: normalize.NewState(), subst: map[string]string{}}
+}
+
+// learn numbers the values of the recorded response and of the fake's, in
+// the same order, and maps each recorded value to the fake's value of the
+// same kind and number.
+func (ids *identities) learn(rec, got cassettes.Response) {
+	if ids.p == nil {
+		return
+	}
+	ids.p.Headers(ids.rec, rec.Headers)
+	ids.p.Body(ids.rec, rec.Headers.Get("Content-Type"), []byte(rec.Body))
+	ids.p.Headers(ids.got, got.Headers)
+	ids.p.Body(ids.got, got.Headers.Get("Content-Type"), []byte(got.Body))
+	gv := ids.got.Values()
+	for kind, byNum := range ids.rec.Values() {
+		for n, rv := range byNum {
+			if fv, ok := gv[kind][n]; ok && fv != rv && len(rv) >= 4 {
+				if _, known := ids.subst[rv]; !known {
+					ids.subst[rv] = fv
+					ids.keys = append(ids.keys, rv)
+				}
+			}
+		}
+	}
+	sort.Slice(ids.keys, func(i, j int) bool {
+		if len(ids.keys[i]) != len(ids.keys[j]) {
+			return len(ids.keys[i]) > len(ids.keys[j])
+		}
+		return ids.keys[i] < ids.keys[j]
+	})
+}
+
+// apply returns the interaction with the recorded values in its request
+// replaced by the fake's.
+func (ids *identities) apply(in cassettes.Interaction) cassettes.Interaction {
+	if len(ids.keys) == 0 {
+		return in
+	}
+	pairs := make([]string, 0, 2*len(ids.keys))
+	for _, k := range ids.keys {
+		pairs = append(pairs, k, ids.subst[k])
+	}
+	r := strings.NewReplacer(pairs...)
+	in.Request.URL = r.Replace(in.Request.URL)
+	in.Request.Body = cassettes.Body(r.Replace(string(in.Request.Body)))
+	h := http.Header{}
+	for k, vs := range in.Request.Headers {
+		for _, v := range vs {
+			h[k] = append(h[k], r.Replace(v))
+		}
+	}
+	in.Request.Headers = h
+	return in
 }
 
 func errKind(err error) string {

@@ -79,6 +79,8 @@ func normCases() []normCase {
 			in: "Expires Sat, 22 Nov 2026 14:00:00 +0100.", want: "Expires <RFC1123>."},
 		{name: "git log dates", names: []string{"timestamps.ANSIC"}, mode: "output",
 			in: "Date:   Sat Nov 22 14:00:00 2026 +0000\nDate:   Fri Nov  7 09:30:12 2026 -0500\n", want: "Date:   <ANSIC>\nDate:   <ANSIC>\n"},
+		{name: "git log date with an unpadded day", names: []string{"timestamps.ANSIC"}, mode: "output",
+			in: "Date:   Tue Nov 3 10:00:00 2026 +0100\n", want: "Date:   <ANSIC>\n"},
 		{name: "unix seconds in a known JSON field keep their type", names: []string{"timestamps.unix"},
 			in: `{"created": 1763820000, "id": 1763820000, "exp": "1763823600"}`, want: `{"created": 1000000000, "id": 1763820000, "exp": "<unix>"}`},
 		{name: "unix milliseconds", names: []string{"timestamps.unix"},

@@ -38,7 +38,7 @@ HTTP/2): point a client at it with HTTPS_PROXY and trust the CA (see
 local port, for clients that cannot use a proxy.
 
 Replay fails closed: a request that matches no recorded interaction gets a
-502 response naming the closest recorded request and what differs — never a
+599 response (X-Cassette-Miss: replay) naming the closest recorded request and what differs — never a
 pass-through to the network.
 
 Modes: record, replay, passthrough, record-once (replay if the cassette
@@ -98,7 +98,7 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	opts := proxy.RunOptions{Options: proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
 		Match:           proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost},
 		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err}}
-	if o.upstream == "" && mode != proxy.ModeReplay {
+	if o.upstream == "" {
 		dir := o.caDir
 		if dir == "" {
 			if dir, err = proxy.DefaultCADir(); err != nil {

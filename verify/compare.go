@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/diff"
@@ -73,7 +74,7 @@ func driftMessage(d diff.Drift) string {
 		where += " " + d.Path
 	}
 	switch {
-	case d.Want != "" || d.Got != "":
+	case d.Diff == "" && (d.Want != "" || d.Got != "") && !strings.Contains(d.Want+d.Got, "\n") && len(d.Want)+len(d.Got) < 120:
 		return string(d.Class) + " drift at " + where + ": " + d.Change + " (want " + quote(d.Want) + ", got " + quote(d.Got) + ")"
 	default:
 		return string(d.Class) + " drift at " + where + ": " + d.Change

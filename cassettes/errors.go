@@ -89,13 +89,13 @@ func Reasons() []Reason {
 
 // Problem is one thing wrong with one place of one file.
 type Problem struct {
-	File       string // path as the user gave it
-	Line       int    // 1-based; 0 when unknown
-	Column     int    // 1-based; 0 when unknown
-	Field      string // field path in yaml names, e.g. interactions[0].response.code
-	Message    string // what is wrong
-	Expected   string // what was expected, if it can be said
-	Suggestion string // e.g. "did you mean `timestamps.ISO8601`?"
+	File       string `json:"file,omitempty"`       // path as the user gave it
+	Line       int    `json:"line,omitempty"`       // 1-based; 0 when unknown
+	Column     int    `json:"column,omitempty"`     // 1-based; 0 when unknown
+	Field      string `json:"field,omitempty"`      // field path in yaml names, e.g. interactions[0].response.code
+	Message    string `json:"message"`              // what is wrong
+	Expected   string `json:"expected,omitempty"`   // what was expected, if it can be said
+	Suggestion string `json:"suggestion,omitempty"` // e.g. "did you mean `timestamps.ISO8601`?"
 }
 
 // Location renders "file:line:col" as far as it is known.

@@ -73,16 +73,8 @@ type SARIFInfo struct {
 	Omitted int `json:"omitted"`
 }
 
-// ProblemJSON is a cassettes.Problem as JSON.
-type ProblemJSON struct {
-	File       string `json:"file,omitempty"`
-	Line       int    `json:"line,omitempty"`
-	Column     int    `json:"column,omitempty"`
-	Field      string `json:"field,omitempty"`
-	Message    string `json:"message"`
-	Expected   string `json:"expected,omitempty"`
-	Suggestion string `json:"suggestion,omitempty"`
-}
+// ProblemJSON is a cassettes.Problem as JSON (its own tags).
+type ProblemJSON = cassettes.Problem
 
 func problemsJSON(ps []cassettes.Problem) []ProblemJSON {
 	var out []ProblemJSON

@@ -3,11 +3,13 @@ package verify
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -236,18 +238,7 @@ func resolveDir(projectDir, dir string) string {
 	return filepath.Join(projectDir, dir)
 }
 
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // BuildFake runs the adapter's fake.build command once, in fake.dir, logging
 // to logDir/<adapter>.build.log. A failed build is E_FAKE_UNAVAILABLE.

@@ -139,7 +139,7 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 			p.Stop()
 		}
 	}()
-	for _, name := range sortedErrKeys(failed) {
+	for _, name := range sortedKeys(failed) {
 		if o.Err == nil {
 			o.Err = failed[name]
 		}
@@ -302,19 +302,6 @@ func adaptersOf(cases []Case, kind cassettes.Kind) []string {
 		out = append(out, c.Cassette.Adapter)
 	}
 	return out
-}
-
-func sortedErrKeys(m map[string]*cassettes.Error) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
 }
 
 func (o Options) logDir() string {

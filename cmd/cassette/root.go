@@ -103,22 +103,12 @@ func firstLine(e *cassettes.Error) string {
 	return msg
 }
 
-type problemJSON struct {
-	File       string `json:"file"`
-	Line       int    `json:"line,omitempty"`
-	Column     int    `json:"column,omitempty"`
-	Field      string `json:"field,omitempty"`
-	Message    string `json:"message"`
-	Expected   string `json:"expected,omitempty"`
-	Suggestion string `json:"suggestion,omitempty"`
-}
-
-func problemsJSON(ps []cassettes.Problem) []problemJSON {
-	out := make([]problemJSON, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, problemJSON{p.File, p.Line, p.Column, p.Field, p.Message, p.Expected, p.Suggestion})
+// problemsJSON never returns nil, so that JSON shows [] for no problems.
+func problemsJSON(ps []cassettes.Problem) []cassettes.Problem {
+	if ps == nil {
+		return []cassettes.Problem{}
 	}
-	return out
+	return ps
 }
 
 func errorJSON(e *cassettes.Error) any {

@@ -36,7 +36,7 @@ an adapter's real.credentials) fails with E_SECRET_LEAK.`,
 				return err
 			}
 			if g.json {
-				out := map[string]any{"cassettes": len(list), "problems": []problemJSON{}, "warnings": []problemJSON{}}
+				out := map[string]any{"cassettes": len(list), "problems": []cassettes.Problem{}, "warnings": []cassettes.Problem{}}
 				if ce != nil {
 					out["problems"] = problemsJSON(ce.Problems)
 					out["reason_code"] = ce.Reason

@@ -219,35 +219,10 @@ func sortedNames(files map[string][]byte) []string {
 	return names
 }
 
-// writeAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path.
+// writeAtomic writes data through cassettes' atomic write (temp file,
+// fsync, rename, directory fsync).
 func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return ioError(path, err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return ioError(path, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return ioError(path, err)
-	}
-	return nil
+	return cassettes.WriteFileAtomic(path, data, 0o644)
 }
 
 func ioError(path string, err error) error {

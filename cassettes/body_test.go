@@ -2,6 +2,8 @@ package cassettes
 
 import (
 	"bytes"
+	"compress/gzip"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,4 +161,31 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("not a fixed point:\n%s\n---\n%s", b1, b2)
 		}
 	})
+}
+
+// TestGzipBodyLeak: a credential inside a gzip-encoded body is found on
+// save and on load, although the file's bytes do not show it.
+func TestGzipBodyLeak(t *testing.T) {
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write([]byte(`{"echo":"Bearer ghp_` + strings.Repeat("f", 36) + `"}`))
+	zw.Close()
+	dir := t.TempDir()
+	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP, Path: filepath.Join(dir, "s.yaml"),
+		Interactions: []Interaction{{Request: Request{URL: "http://x/", Method: "GET"},
+			Response: Response{Code: 200, Body: Body(zb.Bytes()), Headers: http.Header{"Content-Encoding": {"gzip"}}}}}}
+	if err := Save(c, SaveOptions{}); err == nil || AsError(err).Reason != ESecretLeak {
+		t.Fatalf("Save = %v, want E_SECRET_LEAK", err)
+	}
+	data, err := Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("ghp_")) {
+		t.Fatal("the test needs the token hidden by the encoding")
+	}
+	_, err = Parse(c.Path, data, LoadOptions{})
+	if err == nil || AsError(err).Reason != ESecretLeak || !strings.Contains(err.Error(), "interactions[0].response.body") {
+		t.Fatalf("Parse = %v, want E_SECRET_LEAK naming the body", err)
+	}
 }

@@ -141,6 +141,9 @@ func TestMalformed(t *testing.T) {
 		{name: "planted known token", data: rep("[REDACTED]", "Bearer ghp_"+strings.Repeat("b", 36)), reason: ESecretLeak, want: ":15:33: a credential (github-token) is stored in the file"},
 		{name: "planted declared value", data: repCLI(`"1\tfix\n"`, `"token s3cr3t-value-123\n"`), reason: ESecretLeak, want: "declared:GH_TOKEN"},
 		{name: "planted env token", data: repCLI(`"1\tfix\n"`, `"ghp_`+strings.Repeat("a", 36)+`"`), reason: ESecretLeak, want: "github-token"},
+		{name: "leak behind a schema error", data: rep("[REDACTED]", "ghp_"+strings.Repeat("c", 36)) + "bogus: 1\n", reason: ESecretLeak, want: ":15:26: a credential (github-token)"},
+		{name: "leak in a binary file", data: "\x00\x01 token ghp_" + strings.Repeat("d", 36), reason: ESecretLeak, want: "github-token"},
+		{name: "empty schema version", data: rep("cassette: 1", "cassette:"), reason: ECassetteInvalid, want: "cassette: the cassette schema version is missing (expected 1)"},
 		{name: "missing sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/sha256-00.bin"), reason: ECassetteInvalid, want: "sidecar body bodies/sha256-00.bin cannot be read"},
 		// cassette.yaml
 		{name: "config unknown field", config: true, data: "adapters:\n  gh:\n    knd: cli\n", reason: ECfgParse, want: ":3:5: adapters.gh.knd: unknown field `knd`; did you mean `kind`?"},
@@ -155,6 +158,7 @@ func TestMalformed(t *testing.T) {
 		{name: "config quarantine bad category", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}}\nquarantine:\n  gh/x: {category: FLAKY, owner: a, quarantined: 2026-11-01, expires: 2026-11-02, bead: b, evidence: e, repro: r, reason: why, remove_when: w}\n", reason: ECfgParse, want: "`FLAKY` is not allowed"},
 		{name: "config bad date", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}}\nquarantine:\n  gh/x: {category: FLAKE-NET, owner: a, quarantined: soon, expires: 2026-11-02, bead: b, evidence: e, repro: r, reason: why, remove_when: w}\n", reason: ECfgParse, want: "expected a date like 2026-11-30"},
 		{name: "config second document", config: true, data: "adapters: {}\n---\nx: 1\n", reason: ECfgParse, want: ":3: a second YAML document starts here"},
+		{name: "config with a token", config: true, data: "adapters:\n  gh:\n    kind: http\n    real: {headers: {Authorization: \"Bearer ghp_" + strings.Repeat("e", 36) + "\"}}\n    fake: {base_url: http://x}\n", reason: ESecretLeak, want: ":4:"},
 		{name: "config binary", config: true, data: "\xff\xfe\x00", reason: ECfgParse, want: "binary data"},
 	}
 	if len(cases) < 25 {

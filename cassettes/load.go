@@ -2,12 +2,15 @@ package cassettes
 
 import (
 	"bytes"
+	"compress/flate"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -58,9 +61,19 @@ func Load(path string, opts LoadOptions) (*Cassette, error) {
 // resolves sidecar bodies.
 func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	next := "cassette validate " + path
+	// Credentials are looked for first, in the raw bytes, whatever else is
+	// wrong with the file: a leak is reported even when the schema is not met.
+	leaks := leakProblems(path, data, opts.Credentials)
+	fail := func(msg string, probs []Problem) (*Cassette, error) {
+		if len(leaks) > 0 {
+			return nil, &Error{Reason: ESecretLeak, Message: "cassette " + path + " contains credentials", Problems: append(leaks, probs...),
+				NextStep: "remove the value from " + path + ", rotate the credential, then re-record the cassette"}
+		}
+		return nil, &Error{Reason: ECassetteInvalid, Message: msg, Problems: probs, NextStep: next}
+	}
 	doc, probs := parseDocument(path, data, "a cassette: `version: 2` and `interactions:` (see README \"Cassette format\")")
 	if len(probs) > 0 {
-		return nil, &Error{Reason: ECassetteInvalid, Message: "cassette " + path + " is not valid YAML", Problems: probs, NextStep: next}
+		return fail("cassette "+path+" is not valid YAML", probs)
 	}
 	root := doc.Content[0]
 	c := &Cassette{Path: path, node: doc}
@@ -71,21 +84,67 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 		probs = append(probs, yamlProblems(path, doc, err)...)
 	}
 	if len(probs) > 0 {
-		return nil, &Error{Reason: ECassetteInvalid, Message: "cassette " + path + " does not fit the cassette schema", Problems: probs, NextStep: next}
+		return fail("cassette "+path+" does not fit the cassette schema", probs)
 	}
 	if c.Plain {
 		upgradePlain(c)
+	} else if c.Cassette < 1 {
+		probs = append(probs, Problem{File: path, Line: c.Line("cassette"), Field: "cassette", Message: "the cassette schema version is missing",
+			Expected: fmt.Sprintf("%d", SchemaVersion)})
 	}
 	probs = append(probs, validateCassette(c, opts)...)
 	probs = append(probs, loadSidecars(c)...)
-	if len(probs) > 0 {
-		return nil, &Error{Reason: ECassetteInvalid, Message: "cassette " + path + " is invalid", Problems: probs, NextStep: next}
-	}
-	if leaks := leakProblems(path, data, opts.Credentials); len(leaks) > 0 {
-		return nil, &Error{Reason: ESecretLeak, Message: "cassette " + path + " contains credentials", Problems: leaks,
-			NextStep: "remove the value from " + path + ", rotate the credential, then re-record: cassette record --adapter " + c.Adapter + " --scenario " + c.Scenario}
+	leaks = append(leaks, encodedLeaks(c, opts.Credentials)...)
+	if len(probs) > 0 || len(leaks) > 0 {
+		return fail("cassette "+path+" is invalid", probs)
 	}
 	return c, nil
+}
+
+// encodedLeaks scans the bodies the raw scan cannot read: gzip- or
+// deflate-encoded bodies (a plain go-vcr cassette keeps them as recorded)
+// and sidecar files.
+func encodedLeaks(c *Cassette, declared map[string]string) []Problem {
+	var out []Problem
+	scan := func(field string, h http.Header, body Body, sidecar bool) {
+		data := []byte(body)
+		if dec, ok := decodeBody(h.Get("Content-Encoding"), data); ok {
+			data = dec
+		} else if !sidecar {
+			return // already scanned as part of the file
+		}
+		for _, f := range secrets.Scan(data, declared) {
+			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field,
+				Message: "a credential (" + f.Kind + ") is stored in this body (found after decoding it)", Expected: secrets.Redacted})
+		}
+	}
+	for i, in := range c.Interactions {
+		scan(fmt.Sprintf("interactions[%d].request.body", i), in.Request.Headers, in.Request.Body, in.Request.BodyFile != "")
+		scan(fmt.Sprintf("interactions[%d].response.body", i), in.Response.Headers, in.Response.Body, in.Response.BodyFile != "")
+	}
+	return out
+}
+
+// decodeBody undoes a gzip or deflate Content-Encoding (bounded to 64 MiB).
+func decodeBody(encoding string, data []byte) ([]byte, bool) {
+	var r io.Reader
+	switch strings.ToLower(strings.TrimSpace(encoding)) {
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, false
+		}
+		r = zr
+	case "deflate":
+		r = flate.NewReader(bytes.NewReader(data))
+	default:
+		return nil, false
+	}
+	out, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	if err != nil && len(out) == 0 {
+		return nil, false
+	}
+	return out, true
 }
 
 // parseDocument decodes exactly one YAML document into a node tree, refusing

@@ -37,6 +37,10 @@ func LoadConfig(path string, opts ConfigOptions) (*Config, error) {
 // ParseConfig is LoadConfig for bytes already read.
 func ParseConfig(path string, data []byte, opts ConfigOptions) (*Config, error) {
 	next := "cassette validate --config " + path
+	if leaks := leakProblems(path, data, nil); len(leaks) > 0 {
+		return nil, &Error{Reason: ESecretLeak, Message: path + " contains a credential", Problems: leaks,
+			NextStep: "replace the value with ${VAR} (listed in real.credentials), rotate the credential, then: " + next}
+	}
 	doc, probs := parseDocument(path, data, "cassette.yaml with an `adapters:` mapping (run `cassette init` for an example)")
 	if len(probs) > 0 {
 		return nil, &Error{Reason: ECfgParse, Message: path + " is not valid YAML", Problems: probs, NextStep: next}

@@ -84,7 +84,7 @@ func Save(c *Cassette, opts SaveOptions) error {
 	if err != nil {
 		return &Error{Reason: EIO, Message: "cannot encode cassette " + c.Path, Err: err, NextStep: "report this as a bug with the cassette attached"}
 	}
-	leaks := leakProblems(c.Path, data, opts.Credentials)
+	leaks := append(leakProblems(c.Path, data, opts.Credentials), encodedLeaks(&out, opts.Credentials)...)
 	for name, body := range sidecars {
 		for _, p := range leakProblems(name, body, opts.Credentials) {
 			leaks = append(leaks, p)

@@ -276,9 +276,9 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 		ar.Consecutive = st.Consecutive
 		return ar
 	}
-	if st.LastDrift != c.date {
+	if stamp := c.now.UTC().Format(time.RFC3339Nano); st.LastDrift != stamp {
 		st.Consecutive++
-		st.LastDrift = c.date
+		st.LastDrift = stamp
 	}
 	ar.Consecutive = st.Consecutive
 	ar.Escalated = st.Consecutive >= c.threshd

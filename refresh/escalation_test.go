@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/report"
@@ -25,10 +26,12 @@ func TestEscalation(t *testing.T) {
 		seq       []bool
 		wantCount []int
 		wantEsc   []bool
+		step      time.Duration // between cycles; 0 means a week
 	}{
-		{"drift drift drift escalates", []bool{drift, drift, drift}, []int{1, 2, 3}, []bool{false, false, true}},
-		{"drift clean resets", []bool{drift, clean, drift}, []int{1, 0, 1}, []bool{false, false, false}},
-		{"escalation keeps counting", []bool{drift, drift, drift, drift, clean}, []int{1, 2, 3, 4, 0}, []bool{false, false, true, true, false}},
+		{"hourly cycles on one day count each", []bool{drift, drift, drift}, []int{1, 2, 3}, []bool{false, false, true}, time.Hour},
+		{"drift drift drift escalates", []bool{drift, drift, drift}, []int{1, 2, 3}, []bool{false, false, true}, 0},
+		{"drift clean resets", []bool{drift, clean, drift}, []int{1, 0, 1}, []bool{false, false, false}, 0},
+		{"escalation keeps counting", []bool{drift, drift, drift, drift, clean}, []int{1, 2, 3, 4, 0}, []bool{false, false, true, true, false}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,7 +46,11 @@ func TestEscalation(t *testing.T) {
 				p.dir = filepath.Join(t.TempDir(), "clone")
 				runGit(t, p.env, filepath.Dir(p.dir), "clone", "--quiet", p.remote, p.dir)
 				p.load()
-				r := p.cycle(week0.AddDate(0, 0, 7*i), nil)
+				step := tt.step
+				if step == 0 {
+					step = 7 * 24 * time.Hour
+				}
+				r := p.cycle(week0.Add(time.Duration(i)*step), nil)
 				if r.Err != nil {
 					t.Fatal(r.Err)
 				}

@@ -32,8 +32,9 @@ type AdapterState struct {
 	// Consecutive counts the cycles in a row whose drift was still
 	// unresolved; a clean cycle resets it.
 	Consecutive int `json:"consecutive"`
-	// LastDrift is the cycle date (YYYY-MM-DD) that last counted, so that
-	// a cycle run twice on one day counts once.
+	// LastDrift is the start time (RFC 3339, UTC) of the cycle that last
+	// counted, so that a cycle whose state is saved twice counts once while
+	// every new cycle counts, however often the schedule runs.
 	LastDrift string `json:"last_drift,omitempty"`
 	// Escalated is set once the count reached the threshold.
 	Escalated bool   `json:"escalated,omitempty"`

@@ -85,6 +85,9 @@ func (r *Result) Print(w io.Writer) {
 			continue
 		case ar.Err != nil:
 			fmt.Fprintf(w, "  %s: error[%s] %s\n", ar.Name, ar.Err.Reason, firstLine(ar.Err.Error()))
+			for _, p := range ar.Err.Problems {
+				fmt.Fprintf(w, "      %s\n", p.String())
+			}
 		case ar.PR != nil:
 			fmt.Fprintf(w, "  %s: drift; %s %q on %s\n", ar.Name, ar.PR.Ref(), ar.PR.Title, ar.Branch)
 		default:
@@ -104,6 +107,9 @@ func (r *Result) Print(w io.Writer) {
 	}
 	if r.Err != nil {
 		fmt.Fprintf(w, "error[%s] %s\n", r.Err.Reason, firstLine(r.Err.Error()))
+		for _, p := range r.Err.Problems {
+			fmt.Fprintf(w, "  %s\n", p.String())
+		}
 	}
 }
 

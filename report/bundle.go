@@ -391,22 +391,33 @@ func fileKind(p string) (string, *string) {
 	return "opaque", nil
 }
 
-var credentialName = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|AUTH|SESSION|COOKIE)`)
+// envKept are the variables whose values a bundle keeps: they describe the
+// machine and the toolchain and hold no secrets. Every other value is
+// replaced by [REDACTED] — a denylist of credential-like names misses
+// DATABASE_URL, SENTRY_DSN, MY_PASS and the like.
+var envKept = map[string]bool{
+	"PATH": true, "HOME": true, "USER": true, "SHELL": true, "PWD": true, "TMPDIR": true, "TZ": true,
+	"LANG": true, "LC_ALL": true, "LC_CTYPE": true, "TERM": true, "CI": true, "NO_COLOR": true,
+	"GOOS": true, "GOARCH": true, "GOPATH": true, "GOROOT": true, "GOFLAGS": true, "GOMAXPROCS": true,
+	"GOCACHE": true, "GOMODCACHE": true, "GOTOOLCHAIN": true, "CGO_ENABLED": true,
+	"GITHUB_ACTIONS": true, "GITHUB_WORKFLOW": true, "GITHUB_RUN_ID": true, "GITHUB_RUN_ATTEMPT": true,
+	"GITHUB_SHA": true, "GITHUB_REF": true, "GITHUB_REPOSITORY": true, "GITHUB_EVENT_NAME": true,
+	"RUNNER_OS": true, "RUNNER_ARCH": true, "CASSETTE_CA_DIR": true,
+}
 
-// redactEnv renders the environment sorted by name, with the value of every
-// credential-like or declared variable replaced by [REDACTED] and declared
-// values and known key formats scrubbed from the rest.
+// redactEnv renders the environment sorted by name, keeping the values of
+// the variables in envKept (scrubbed of declared values and known key
+// formats all the same) and replacing every other value by [REDACTED].
 func redactEnv(env []string, declared map[string]string) []byte {
 	lines := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, val, _ := strings.Cut(kv, "=")
 		_, isDeclared := declared[name]
-		if credentialName.MatchString(name) || isDeclared {
-			if val != "" {
-				val = "[REDACTED]"
-			}
-		} else {
+		switch {
+		case envKept[name] && !isDeclared:
 			val = redactValue(val, declared)
+		case val != "":
+			val = "[REDACTED]"
 		}
 		lines = append(lines, name+"="+val)
 	}

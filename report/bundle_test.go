@@ -18,7 +18,7 @@ func writeBundle(t *testing.T) string {
 		Cassettes: []File{{Path: "cassettes/github/list-pulls.yaml", Data: []byte("cassette: 1\nversion: 2\n")},
 			{Path: "../../etc/escape.yaml", Data: []byte("x: 1\n")}},
 		Logs: []File{{Path: "fake-github.log", Data: []byte("listening on 127.0.0.1:4000\n")}},
-		Env:  []string{"HOME=/home/ci", "GITHUB_TOKEN=ghp_" + strings.Repeat("b", 36), "SHOP_PASSWORD=hunter22", "PLAIN=hello"},
+		Env:  []string{"HOME=/home/ci", "GITHUB_TOKEN=ghp_" + strings.Repeat("b", 36), "SHOP_PASSWORD=hunter22", "PLAIN=hello", "DATABASE_URL=postgres://u:hunter2pass@h/db"},
 		Git:  GitInfo{Commit: "1a2b3c4", Branch: "main"},
 	})
 	if err != nil {
@@ -36,7 +36,7 @@ func TestWriteBundleIsValid(t *testing.T) {
 		t.Errorf("bundle dir = %s, want <root>/shop/20261122_140000", dir)
 	}
 	env, _ := os.ReadFile(filepath.Join(dir, "diagnostics", "env_redacted.txt"))
-	if want := "GITHUB_TOKEN=[REDACTED]\nHOME=/home/ci\nPLAIN=hello\nSHOP_PASSWORD=[REDACTED]\n"; string(env) != want {
+	if want := "DATABASE_URL=[REDACTED]\nGITHUB_TOKEN=[REDACTED]\nHOME=/home/ci\nPLAIN=[REDACTED]\nSHOP_PASSWORD=[REDACTED]\n"; string(env) != want {
 		t.Errorf("env_redacted.txt = %q, want %q", env, want)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "fixtures", "etc", "escape.yaml")); err != nil {

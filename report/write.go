@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -189,6 +190,7 @@ func leakError(probs []cassettes.Problem) error {
 // of these names so that no stale result is read. Each file is replaced
 // atomically.
 func Write(dir string, run *Run, opts Options) error {
+	run = withLocalArtifacts(dir, run)
 	files, err := render(run, opts)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render reports", Err: err, NextStep: "Report this as a bug in cassette"}
@@ -261,4 +263,26 @@ func normalizedInventory(items []InventoryItem) []InventoryItem {
 		out = append(out, it)
 	}
 	return out
+}
+
+// withLocalArtifacts returns run with the paths of artifacts that live in
+// the report directory (the fakes' logs) made relative to it, so that the
+// reports do not depend on where the directory is.
+func withLocalArtifacts(dir string, run *Run) *Run {
+	out := *run
+	out.Cases = make([]Case, len(run.Cases))
+	for i, c := range run.Cases {
+		if len(c.Artifacts) > 0 {
+			arts := make([]Artifact, len(c.Artifacts))
+			for j, a := range c.Artifacts {
+				if rel, err := filepath.Rel(dir, a.Path); err == nil && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+					a.Path = filepath.ToSlash(rel)
+				}
+				arts[j] = a
+			}
+			c.Artifacts = arts
+		}
+		out.Cases[i] = c
+	}
+	return &out
 }

@@ -263,6 +263,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		}
 		return res
 	}
+	normalizeActions(c, res.Actions, opts)
 	drifts, explain, err := Compare(c, got, opts)
 	if err != nil {
 		res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, err.Error()
@@ -316,4 +317,31 @@ func (o Options) logDir() string {
 func processTarget(p *Process, conns int) HTTPTarget {
 	return HTTPTarget{BaseURL: p.BaseURL, Alive: func() (bool, error) { ex, err := p.Exited(); return !ex, err },
 		Client: &http.Client{Transport: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: conns}}}
+}
+
+// normalizeActions replaces the fake's bodies and outputs in the actions by
+// their normalized forms (the report previews them): what the case compared,
+// without the volatile values that would make golden reports differ per run.
+func normalizeActions(c Case, actions []report.Action, opts Options) {
+	p, err := pipeline(c, opts)
+	if err != nil {
+		return
+	}
+	st := normalize.NewState()
+	for i := range actions {
+		a := &actions[i]
+		if len(a.Body) > 0 {
+			ct := ""
+			if i < len(c.Cassette.Interactions) {
+				ct = c.Cassette.Interactions[i].Response.Headers.Get("Content-Type")
+			}
+			a.Body = p.Body(st, ct, a.Body)
+		}
+		if len(a.Stdout) > 0 {
+			a.Stdout = p.Output(st, a.Stdout)
+		}
+		if len(a.Stderr) > 0 {
+			a.Stderr = p.Output(st, a.Stderr)
+		}
+	}
 }

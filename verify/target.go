@@ -83,7 +83,9 @@ func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *nor
 		}
 		start := time.Now()
 		resp, err := t.Client.Do(req)
-		act := report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: target}
+		// The action names the recorded URL, not the fake's address (a fresh
+		// port each run), so that golden reports are stable.
+		act := report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: recorded.Request.URL}
 		if err != nil {
 			act.Err, act.ErrKind = err.Error(), errKind(err)
 			actions = append(actions, act)

@@ -1,11 +1,13 @@
 package verify_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -256,13 +258,31 @@ func TestFakeProcess(t *testing.T) {
 		cfg.Adapters[name] = &a
 	}
 	cases, _ := verify.Plan(cfg, list, verify.Selection{})
-	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: t.TempDir(), Jobs: 2})
-	if o.Err != nil {
-		t.Fatal(o.Err)
+	// Two runs with real fake processes (fresh ports, fresh ids) must give
+	// byte-identical golden reports.
+	var reports [2]map[string][]byte
+	for k := range reports {
+		dir := t.TempDir()
+		o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: filepath.Join(dir, "fakes"), Jobs: 2})
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+		for _, r := range o.Results {
+			if r.Status != report.StatusPass {
+				t.Errorf("%s: %s %s\n%s", r.Case.ID(), r.Status, r.Message, r.Explain)
+			}
+		}
+		if err := report.Write(dir, o.Report(cfg, verify.Meta{}), report.Options{Golden: true}); err != nil {
+			t.Fatal(err)
+		}
+		reports[k] = map[string][]byte{}
+		for _, f := range []string{report.FileReport, report.FileSummary, report.FileJUnit, report.FileSARIF, report.FileLog} {
+			reports[k][f], _ = os.ReadFile(filepath.Join(dir, f))
+		}
 	}
-	for _, r := range o.Results {
-		if r.Status != report.StatusPass {
-			t.Errorf("%s: %s %s\n%s", r.Case.ID(), r.Status, r.Message, r.Explain)
+	for f, a := range reports[0] {
+		if !bytes.Equal(a, reports[1][f]) {
+			t.Errorf("golden %s differs between two runs against real fake processes", f)
 		}
 	}
 }

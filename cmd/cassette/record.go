@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -103,7 +104,11 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: dirOr(p.cfg.Dir, a.Real.Dir), Env: env,
+	stdin, err := pipedInput(stdio.In)
+	if err != nil {
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read standard input", Err: err, NextStep: "cassette record ... < input-file"}
+	}
+	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: dirOr(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
 		Credentials: a.Real.Credentials, Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{}), Timeout: o.timeout}
 	if !o.quiet {
 		opts.Stdout, opts.Stderr = stdio.Err, stdio.Err
@@ -205,4 +210,22 @@ func firstOf(xs []string) string {
 		return "NAME"
 	}
 	return xs[0]
+}
+
+// pipedInput reads standard input when it is a pipe or a file (what the
+// recorded command is fed, and what the cassette keeps as input.stdin); a
+// terminal or /dev/null gives nothing.
+func pipedInput(in io.Reader) ([]byte, error) {
+	f, ok := in.(*os.File)
+	if !ok {
+		if in == nil {
+			return nil, nil
+		}
+		return io.ReadAll(in)
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice != 0 {
+		return nil, nil
+	}
+	return io.ReadAll(f)
 }

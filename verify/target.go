@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -221,6 +222,10 @@ func ProcessCLI(command []string, env map[string]string) CLITarget {
 		cmd.Stdin = bytes.NewReader(inv.Stdin)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		// The fake and whatever it starts form one process group, killed
+		// whole when the case times out: no orphan outlives verify.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		cmd.WaitDelay = 2 * time.Second
 		err := cmd.Run()
 		out := cassettes.Output{Stdout: cassettes.Body(stdout.Bytes()), Stderr: cassettes.Body(stderr.Bytes())}

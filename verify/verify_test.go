@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -380,4 +382,35 @@ func mustDate(t *testing.T, s string) time.Time {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// TestCLITimeoutKillsTheGroup: a CLI fake that hangs (and starts a child
+// that hangs) is stopped at the case timeout, with nothing left running.
+func TestCLITimeoutKillsTheGroup(t *testing.T) {
+	cfg, list, reg := demo(t)
+	marker := filepath.Join(t.TempDir(), "pid")
+	a := *cfg.Adapters["greet"]
+	a.Fake.Build = nil
+	a.Fake.Command = []string{"sh", "-c", `sleep 300 & echo $! > ` + marker + `; wait`, "greet"}
+	cfg.Adapters["greet"] = &a
+	cases, _ := verify.Plan(cfg, list, verify.Selection{Run: regexp.MustCompile(`^greet/hello$`)})
+	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, CaseTimeout: 500 * time.Millisecond})
+	r := o.Results[0]
+	if r.Status != report.StatusError || r.Reason != cassettes.ETimeout {
+		t.Fatalf("got %s %s (%s), want an E_TIMEOUT error", r.Status, r.Reason, r.Message)
+	}
+	data, err := os.ReadFile(marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	// A killed process may linger as a zombie until it is reaped: only a
+	// process in another state is alive.
+	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) > 0 && fields[0] != "Z" && fields[0] != "X" {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the fake's child %d outlived the case (state %s)", pid, fields[0])
+		}
+	}
 }

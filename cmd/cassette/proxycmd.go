@@ -54,8 +54,8 @@ the rest).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.mode, "mode", "replay", "record, replay, passthrough, record-once or replay-with-new-episodes")
-	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "address to listen on (loopback unless --allow-remote)")
-	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow a non-loopback --listen address")
+	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "address to listen on (loopback unless --allow-non-loopback)")
+	f.BoolVar(&o.allowRemote, "allow-non-loopback", false, "allow a non-loopback --listen address (the proxy then serves anyone who can reach it)")
 	f.StringVar(&o.upstream, "upstream", "", "reverse-proxy to this base URL instead of being a forward proxy")
 	f.StringVar(&o.cassette, "cassette", "", "cassette file (record) or file or directory (replay)")
 	f.StringVar(&o.adapter, "adapter", "", "adapter whose credentials are redacted (default: from the cassette path)")

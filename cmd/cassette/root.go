@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/cassette-dev/cassette/cassettes"
 )
@@ -21,7 +22,8 @@ var version = "0.1.0-dev"
 type IO struct {
 	In       io.Reader
 	Out, Err io.Writer
-	Color    bool
+	Color    bool // stdout is a terminal that wants colour
+	ErrColor bool // stderr is
 }
 
 // globals are the flags every command shares.
@@ -33,7 +35,7 @@ type globals struct {
 // Main runs the cassette command line and returns the process exit code. It
 // is the one place that turns an error into an exit code and prints it.
 func Main(args []string, in io.Reader, out, errw io.Writer) int {
-	stdio := &IO{In: in, Out: out, Err: errw, Color: colorWanted(out)}
+	stdio := &IO{In: in, Out: out, Err: errw, Color: colorWanted(out), ErrColor: colorWanted(errw)}
 	g := &globals{}
 	root := newRootCmd(stdio, g)
 	root.SetArgs(args)
@@ -86,12 +88,13 @@ func printError(stdio *IO, g *globals, e *cassettes.Error) {
 		_ = json.NewEncoder(stdio.Out).Encode(errorJSON(e))
 	}
 	w := stdio.Err
-	fmt.Fprintf(w, "%s %s\n", paint(stdio, "31;1", "error["+string(e.Reason)+"]:"), firstLine(e))
+	errIO := &IO{Color: stdio.ErrColor}
+	fmt.Fprintf(w, "%s %s\n", paint(errIO, "31;1", "error["+string(e.Reason)+"]:"), firstLine(e))
 	for _, p := range e.Problems {
 		fmt.Fprintf(w, "  %s\n", p.String())
 	}
 	if e.NextStep != "" {
-		fmt.Fprintf(w, "%s %s\n", paint(stdio, "1", "next:"), e.NextStep)
+		fmt.Fprintf(w, "%s %s\n", paint(errIO, "1", "next:"), e.NextStep)
 	}
 }
 
@@ -119,6 +122,8 @@ func errorJSON(e *cassettes.Error) any {
 }
 
 // colorWanted: colour only on a terminal, never with NO_COLOR or TERM=dumb.
+// A terminal is a device that answers the terminal ioctl (/dev/null, also a
+// character device, does not).
 func colorWanted(w io.Writer) bool {
 	if _, ok := os.LookupEnv("NO_COLOR"); ok || os.Getenv("TERM") == "dumb" {
 		return false
@@ -127,8 +132,8 @@ func colorWanted(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 func paint(stdio *IO, code, s string) string {

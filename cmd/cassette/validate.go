@@ -58,7 +58,7 @@ an adapter's real.credentials) fails with E_SECRET_LEAK.`,
 			}
 			for _, c := range list {
 				for _, w := range c.Warnings {
-					fmt.Fprintf(stdio.Err, "%s %s\n", paint(stdio, "33", "warning:"), w.String())
+					fmt.Fprintf(stdio.Err, "%s %s\n", paint(&IO{Color: stdio.ErrColor}, "33", "warning:"), w.String())
 				}
 			}
 			if ce != nil {

@@ -2,7 +2,9 @@ package verify
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -22,13 +24,14 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 	if cmd == "" {
 		cmd = "verify"
 	}
-	run := &report.Run{Tool: m.Tool, Command: cmd, Mode: "replay", Suite: suiteName(cfg), ConfigPath: rel(cfg.Dir, cfg.Path),
+	base := RepoRoot(cfg.Dir)
+	run := &report.Run{Tool: m.Tool, Command: cmd, Mode: "replay", Suite: suiteName(cfg), ConfigPath: rel(base, cfg.Path),
 		Started: o.Started, Finished: o.Finished, Shard: m.Shard, Err: o.Err}
 	if data, err := os.ReadFile(cfg.Path); err == nil {
 		run.ConfigBytes = data
 	}
 	for _, r := range o.Results {
-		path := rel(cfg.Dir, r.Case.Cassette.Path)
+		path := rel(base, r.Case.Cassette.Path)
 		if data, err := os.ReadFile(r.Case.Cassette.Path); err == nil {
 			run.Inventory = append(run.Inventory, report.NewInventoryItem(path, data))
 		}
@@ -59,8 +62,26 @@ func suiteName(cfg *cassettes.Config) string {
 
 // rel renders path relative to the project directory, slash-separated.
 func rel(base, path string) string {
+	ab, err1 := filepath.Abs(base)
+	ap, err2 := filepath.Abs(path)
+	if err1 == nil && err2 == nil {
+		base, path = ab, ap
+	}
 	if r, err := filepath.Rel(base, path); err == nil {
 		return filepath.ToSlash(r)
 	}
 	return filepath.ToSlash(path)
+}
+
+// RepoRoot is the top of the git work tree holding dir, or dir itself
+// outside one. Report paths are relative to it, as GitHub code scanning
+// resolves SARIF locations against the repository root.
+func RepoRoot(dir string) string {
+	cmd := exec.Command("git", "rev-parse", "--show-toplevel")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return dir
+	}
+	return strings.TrimSpace(string(out))
 }

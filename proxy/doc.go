@@ -9,13 +9,22 @@
 //   - Wire bytes. The client's Accept-Encoding is not forwarded and the
 //     upstream transport never asks for compression, so an upstream that
 //     honours HTTP sends identity bodies: what is recorded is exactly what
-//     came over the wire, and it is readable. An upstream that compresses
-//     anyway is recorded compressed, with its Content-Encoding header.
-//   - Redaction happens before anything is stored: credential headers,
-//     known key formats and declared secret values are replaced with
-//     [REDACTED] (see package secrets), then Options.Redact runs. Replay
-//     applies the same redaction to the incoming request before matching,
-//     so a recorded "[REDACTED]" query value matches a live token.
+//     came over the wire, and it is readable. A body that is compressed
+//     anyway (gzip or deflate, request or response) is decoded before
+//     redaction (DecodeBodies): the cassette holds the plain body without
+//     Content-Encoding, with matching lengths and `uncompressed: true`, so
+//     that redaction, the secret scan and normalizers see inside it, and
+//     replay serves the plain body. Brotli and zstd have no decoder in the
+//     standard library and are recorded as they came.
+//   - Redaction happens before anything is stored: Options.Redact runs on
+//     the raw interaction, then credential headers, known key formats and
+//     declared secret values are replaced with [REDACTED] (see package
+//     secrets). A value hidden because of its header's name (a bearer
+//     token, a Basic password, a cookie; see HiddenHeaderValues) is learned
+//     and scrubbed from the rest of the interaction and from every other
+//     one of the session. Replay applies the same redaction to the incoming
+//     request before matching, so a recorded "[REDACTED]" query value
+//     matches a live token.
 //   - A replay miss is answered with status 599 (never a network call) and
 //     a text body naming the closest recorded interaction, the fields that
 //     differ with a small diff and the command that re-records it. 599 is

@@ -93,9 +93,15 @@ type Options struct {
 	// secrets.FromEnv); they are scrubbed from every recorded URL, header
 	// and body, as are credential headers and known key formats.
 	Secrets map[string]string
-	// Redact is called on each captured interaction, after the built-in
-	// redaction and before it is stored; replay calls it on the incoming
-	// request too (with an empty response) before matching.
+	// Redact is called on each captured interaction before it is stored,
+	// and before the built-in redaction: it gets the raw interaction (bodies
+	// already decoded, see DecodeBodies) so that it can learn the values it
+	// hides because of their name and scrub them elsewhere; the built-in
+	// redaction then runs on its result. It is called again on every stored
+	// interaction by Interactions, so that values learned later are scrubbed
+	// from earlier interactions too: it must be idempotent. Replay calls it
+	// on the incoming request too (with an empty response) before matching.
+	// It is called concurrently.
 	Redact func(*cassettes.Interaction)
 	// Transport reaches the upstream (tests set RootCAs for a self-signed
 	// upstream). It is cloned; its Proxy is cleared so the proxy never loops
@@ -131,6 +137,10 @@ type Proxy struct {
 	waiters  []chan struct{}
 
 	logMu sync.Mutex
+
+	// learned is the session's scrub list: values the built-in redaction
+	// hid because of a header's name.
+	learned learned
 
 	srv   *http.Server
 	ln    *trackingListener
@@ -265,7 +275,7 @@ type logWriter struct{ p *Proxy }
 
 func (w logWriter) Write(b []byte) (int, error) {
 	// goproxy's own warnings may quote URLs: scrub them like everything else.
-	w.p.logf("%s", secrets.RedactString(strings.TrimSuffix(string(b), "\n"), w.p.opts.Secrets))
+	w.p.logf("%s", secrets.RedactString(strings.TrimSuffix(string(b), "\n"), w.p.secrets()))
 	return len(b), nil
 }
 
@@ -415,8 +425,8 @@ func (p *Proxy) passTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response
 }
 
 func (p *Proxy) upstreamFailure(req *http.Request, err error) *http.Response {
-	msg := secrets.RedactString(err.Error(), p.opts.Secrets)
-	u := secrets.RedactString(req.URL.String(), p.opts.Secrets)
+	msg := secrets.RedactString(err.Error(), p.secrets())
+	u := secrets.RedactString(req.URL.String(), p.secrets())
 	p.logf("upstream failed: %s %s: %s", req.Method, u, msg)
 	resp := p.synthetic(req, http.StatusBadGateway,
 		fmt.Sprintf("cassette: the upstream did not answer %s %s: %s\nnext step: check that the service is reachable, then retry\n", req.Method, u, msg))
@@ -424,27 +434,40 @@ func (p *Proxy) upstreamFailure(req *http.Request, err error) *http.Response {
 	return resp
 }
 
-// redact applies the built-in redaction, then Options.Redact, and makes the
-// recorded lengths agree with the (possibly shortened) bodies.
+// redact decodes compressed bodies, learns the values of the credential
+// headers (request side, then response side, all before any body is
+// scrubbed), calls Options.Redact, then applies the built-in redaction with
+// the declared and learned values, and makes the recorded lengths agree with
+// the (possibly shortened) bodies.
 func (p *Proxy) redact(it *cassettes.Interaction) {
-	s := p.opts.Secrets
+	DecodeBodies(it)
 	rq, rs := &it.Request, &it.Response
+	p.learned.learnHeaders(rq.Headers)
+	p.learned.learnHeaders(rq.Trailer)
+	p.learned.learnHeaders(rs.Headers)
+	p.learned.learnHeaders(rs.Trailer)
+	if p.opts.Redact != nil {
+		p.opts.Redact(it)
+	}
+	s := p.secrets()
 	rq.URL = secrets.RedactString(rq.URL, s)
+	rq.RequestURI = secrets.RedactString(rq.RequestURI, s)
 	rq.Host = secrets.RedactString(rq.Host, s)
 	rq.Headers = secrets.RedactHeaders(rq.Headers, s)
 	rq.Trailer = secrets.RedactHeaders(rq.Trailer, s)
 	rq.Body = cassettes.Body(secrets.Redact([]byte(rq.Body), s))
 	rs.Headers = secrets.RedactHeaders(rs.Headers, s)
 	rs.Trailer = secrets.RedactHeaders(rs.Trailer, s)
+	rs.Status = secrets.RedactString(rs.Status, s)
 	rs.Body = cassettes.Body(secrets.Redact([]byte(rs.Body), s))
-	if p.opts.Redact != nil {
-		p.opts.Redact(it)
-	}
 	fixLength(&rq.ContentLength, rq.Headers, len(rq.Body))
 	if it.Response.Code != 0 && !headOrBodiless(rq.Method, rs.Code) {
 		fixLength(&rs.ContentLength, rs.Headers, len(rs.Body))
 	}
 }
+
+// secrets returns the declared values and those learned so far.
+func (p *Proxy) secrets() map[string]string { return p.learned.with(p.opts.Secrets) }
 
 func headOrBodiless(method string, code int) bool {
 	return method == http.MethodHead || code == http.StatusNoContent || code == http.StatusNotModified || (code >= 100 && code < 200)
@@ -509,7 +532,7 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 			it.Response.Trailer = resp.Trailer.Clone()
 			if !complete {
 				p.logf("record %s %s: the client went away before the end of the response; %d bytes recorded",
-					req.Method, secrets.RedactString(rec.URL, p.opts.Secrets), len(b))
+					req.Method, secrets.RedactString(rec.URL, p.secrets()), len(b))
 			}
 			p.store(seq, it)
 			p.end()
@@ -597,7 +620,10 @@ func (p *Proxy) Flush(ctx context.Context) error {
 
 // Interactions returns the interactions recorded so far (complete ones),
 // redacted, in arrival order, with IDs 0..n-1. In replay-with-new-episodes
-// mode these are the new episodes only.
+// mode these are the new episodes only. Each is redacted again on the way
+// out, so that a value learned from a later interaction (a token a login
+// response returned, sent by the next request as a bearer) is scrubbed
+// from the earlier ones as well.
 func (p *Proxy) Interactions() []cassettes.Interaction {
 	p.mu.Lock()
 	rs := append([]recorded(nil), p.recorded...)
@@ -605,8 +631,24 @@ func (p *Proxy) Interactions() []cassettes.Interaction {
 	sort.Slice(rs, func(i, j int) bool { return rs[i].seq < rs[j].seq })
 	out := make([]cassettes.Interaction, len(rs))
 	for i, r := range rs {
-		out[i] = r.it
+		it := r.it
+		it.Request.Headers, it.Request.Trailer = it.Request.Headers.Clone(), it.Request.Trailer.Clone()
+		it.Response.Headers, it.Response.Trailer = it.Response.Headers.Clone(), it.Response.Trailer.Clone()
+		it.Request.Form = cloneValues(it.Request.Form)
+		p.redact(&it)
+		out[i] = it
 		out[i].ID = i
+	}
+	return out
+}
+
+func cloneValues(v url.Values) url.Values {
+	if v == nil {
+		return nil
+	}
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
 	}
 	return out
 }

@@ -70,13 +70,19 @@ type CLIOptions struct {
 // interactions it made, all redacted. A non-zero exit status is recorded, not
 // an error. It fails with E_USAGE when the command cannot be started,
 // E_TIMEOUT when it overruns, and E_SECRET_LEAK when redaction left a secret
-// in the cassette.
+// in the cassette or when the command line itself holds a credential value
+// (a declared one, checked before the command runs, or one the command
+// sent in a credential header; see argsLeak): the next step is the same
+// command referring to the variable instead.
 func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error) {
 	if opts.Command == "" {
 		return nil, cassettes.Errorf(cassettes.EUsage, "cassette record --adapter NAME --scenario NAME -- COMMAND [ARGS...]",
 			"no command to record")
 	}
 	red := NewRedactor(Credentials(opts.Credentials, opts.LookupEnv))
+	if err := argsLeak(red, opts); err != nil {
+		return nil, err
+	}
 	c := opts.Meta.newCassette(cassettes.KindCLI, opts.Scenario)
 	names := append([]string(nil), opts.Credentials...)
 	for k := range opts.Env {
@@ -146,6 +152,12 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	c.Output = &cassettes.Output{Stdout: cassettes.Body(stdout.Bytes()), Stderr: cassettes.Body(stderr.Bytes()), ExitCode: exit}
 	if icpt != nil {
 		c.Interactions = icpt.Interactions()
+	}
+	// A credential the command sent by name (a bearer token, a cookie) that
+	// is also written in its arguments would be redacted out of input.args,
+	// and the cassette could not be run again: refuse, as for a declared one.
+	if err := argsLeak(red, opts); err != nil {
+		return nil, err
 	}
 	return finish(c, red)
 }

@@ -73,6 +73,14 @@ func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
 	}
 	red := NewRedactor(Credentials(opts.Credentials, lookup))
 	var out []Recording
+	// One Redactor is the session: a value learned by name in a later
+	// scenario (a token a response set as a cookie, sent again as a bearer)
+	// is scrubbed from the cassettes recorded before it too.
+	defer func() {
+		for _, r := range out {
+			red.Cassette(r.Cassette)
+		}
+	}()
 	for _, sc := range opts.Scenarios {
 		req, err := expandScenario(sc, opts.BaseURL, opts.Headers, lookup)
 		if err != nil {

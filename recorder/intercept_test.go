@@ -32,9 +32,10 @@ func TestRecordCLIThroughProxy(t *testing.T) {
 	vars := map[string]string{"API_TOKEN": plantedValue}
 	dir := t.TempDir()
 	c, err := RecordCLI(context.Background(), CLIOptions{
-		Meta:        Meta{Adapter: "curl", Scenario: "items", Now: fixedNow},
-		Command:     "curl",
-		Args:        []string{"-sS", "--fail", "-H", "Authorization: Bearer " + plantedValue, srv.URL + "/items?q=" + plantedValue},
+		Meta: Meta{Adapter: "curl", Scenario: "items", Now: fixedNow},
+		// The command refers to the variable: a value in the arguments is refused.
+		Command:     "sh",
+		Args:        []string{"-c", `curl -sS --fail -H "Authorization: Bearer $API_TOKEN" "` + srv.URL + `/items?q=$API_TOKEN"`},
 		Credentials: []string{"API_TOKEN"}, LookupEnv: env(vars),
 		Environ:   []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "API_TOKEN=" + plantedValue},
 		Intercept: ProxyInterceptor(ProxyConfig{CADir: filepath.Join(dir, "ca"), Transport: upstream}),

@@ -9,8 +9,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/secrets"
 )
 
@@ -21,11 +23,27 @@ import (
 // arguments and CLI output, query parameters named like a credential are
 // blanked, and known key formats (secrets.Patterns) are replaced.
 //
+// A Redactor is one recording session: every value it hides because of its
+// name rather than because it was declared (credential header values, the
+// token of `Authorization: Bearer X` and the password of Basic auth, cookie
+// values, query and form parameters named like a credential, a URL's
+// password) is learned, when it is 6 bytes or longer, and from then on
+// scrubbed, in all its encodings, from everything the Redactor redacts —
+// the rest of the same interaction and every later one (Cassette redacts
+// again, so a whole cassette is scrubbed of everything learned while
+// recording it).
+//
 // A Redactor is safe for concurrent use; it never logs or returns a value.
 type Redactor struct {
 	declared map[string]string // name -> value, as given
+
+	mu       sync.RWMutex
 	variants map[string]string // every encoded form of every value -> its name
+	nlearned int
 }
+
+// learnedName names the values a Redactor learned in scan findings.
+const learnedName = "hidden-by-name"
 
 // NewRedactor returns a Redactor for the declared credentials (variable name
 // to live value, as secrets.FromEnv returns them).
@@ -60,10 +78,19 @@ func encodings(v string) []string {
 }
 
 // Declared returns the declared credentials for secrets.Scan, including
-// their encoded forms (named after the variable they come from).
+// their encoded forms (named after the variable they come from), and the
+// values learned so far (named hidden-by-name).
 func (r *Redactor) Declared() map[string]string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	out := make(map[string]string, len(r.variants))
-	for enc, name := range r.variants {
+	encs := make([]string, 0, len(r.variants))
+	for enc := range r.variants {
+		encs = append(encs, enc)
+	}
+	sort.Strings(encs) // stable names
+	for _, enc := range encs {
+		name := r.variants[enc]
 		key := name
 		if enc != r.declared[name] {
 			key = name + "(encoded)"
@@ -78,6 +105,119 @@ func (r *Redactor) Declared() map[string]string {
 		out[key] = enc
 	}
 	return out
+}
+
+// learn adds a value hidden because of its name to the session's scrub
+// list, in all its encodings. Short values, and values already redacted
+// (a second pass over a redacted interaction), in any encoding, are not
+// learned.
+func (r *Redactor) learn(v string) {
+	v = strings.TrimSpace(v)
+	// "REDACTED" also catches the marker's encoded forms (%5BREDACTED%5D).
+	if len(v) < minLearned || strings.Contains(v, "REDACTED") {
+		return
+	}
+	r.mu.RLock()
+	_, known := r.variants[v]
+	r.mu.RUnlock()
+	if known {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, known := r.variants[v]; known {
+		return
+	}
+	r.nlearned++
+	for _, enc := range encodings(v) {
+		if _, dup := r.variants[enc]; !dup && len(enc) >= minLearned {
+			r.variants[enc] = learnedName
+		}
+	}
+	r.variants[v] = learnedName
+}
+
+// minLearned is the shortest value learned (and scrubbed): the length from
+// which package secrets scrubs declared values.
+const minLearned = 6
+
+// learnHeaders learns the secret parts of h's credential headers.
+func (r *Redactor) learnHeaders(h http.Header) {
+	for k, vs := range h {
+		for _, v := range vs {
+			for _, s := range proxy.HiddenHeaderValues(k, v) {
+				r.learn(s)
+			}
+		}
+	}
+}
+
+// learnURL learns a URL's password and its query parameters named like a
+// credential.
+func (r *Redactor) learnURL(raw string) {
+	if raw == "" {
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return
+	}
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			r.learn(pw)
+		}
+	}
+	r.learnQuery(u.RawQuery)
+}
+
+// learnQuery learns the values of the credential-named parameters of a
+// query string or a form-urlencoded body.
+func (r *Redactor) learnQuery(raw string) {
+	for _, p := range strings.Split(raw, "&") {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			continue
+		}
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if !credentialParam(name) {
+			continue
+		}
+		if dv, err := url.QueryUnescape(v); err == nil {
+			r.learn(dv)
+		}
+		r.learn(v)
+	}
+}
+
+// learnInteraction learns every value of in that redaction hides by name:
+// the request side first, then the response side, before anything is
+// scrubbed, so that a value learned anywhere in the interaction is scrubbed
+// everywhere in it.
+func (r *Redactor) learnInteraction(in *cassettes.Interaction) {
+	q := &in.Request
+	r.learnHeaders(q.Headers)
+	r.learnHeaders(q.Trailer)
+	r.learnURL(q.URL)
+	r.learnURL(q.RequestURI)
+	for k, vs := range q.Form {
+		if credentialParam(k) {
+			for _, v := range vs {
+				r.learn(v)
+			}
+		}
+	}
+	if ct := q.Headers.Get("Content-Type"); strings.HasPrefix(strings.ToLower(ct), "application/x-www-form-urlencoded") && !q.Body.IsBinary() {
+		r.learnQuery(strings.TrimSpace(string(q.Body)))
+	}
+	p := &in.Response
+	r.learnHeaders(p.Headers)
+	r.learnHeaders(p.Trailer)
+	if loc := p.Headers.Get("Location"); loc != "" {
+		r.learnURL(loc)
+	}
 }
 
 // Bytes returns data with every declared value (in any of its encodings)
@@ -100,6 +240,8 @@ func (r *Redactor) String(s string) string {
 // byValue maps each variant to itself under a unique key, the shape
 // secrets.Redact wants.
 func (r *Redactor) byValue() map[string]string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	m := make(map[string]string, len(r.variants))
 	for enc := range r.variants {
 		m[enc] = enc
@@ -167,7 +309,18 @@ func credentialParam(name string) bool {
 // Interaction redacts one captured interaction in place. It is the function
 // to hand to the proxy's Redact hook. A body whose length changes keeps a
 // consistent content_length, so that replay serves well-formed responses.
+//
+// First, bodies with a Content-Encoding of gzip or deflate are decoded (see
+// proxy.DecodeBodies: the decoded body is stored, Content-Encoding removed,
+// the lengths fixed and the response marked uncompressed, so that replay
+// serves the plain body; brotli is kept as it came, the standard library
+// cannot decode it). Then the values hidden by name are learned, request
+// side before response side, and only then is anything scrubbed.
+// Interaction is idempotent: a second pass over its result changes nothing
+// unless values were learned in between.
 func (r *Redactor) Interaction(in *cassettes.Interaction) {
+	proxy.DecodeBodies(in)
+	r.learnInteraction(in)
 	q := &in.Request
 	q.Headers = r.Headers(q.Headers)
 	q.Trailer = r.Headers(q.Trailer)
@@ -198,6 +351,9 @@ func (r *Redactor) Interaction(in *cassettes.Interaction) {
 	}
 	p := &in.Response
 	p.Headers = r.Headers(p.Headers)
+	if loc := p.Headers.Get("Location"); loc != "" {
+		p.Headers.Set("Location", r.URL(loc))
+	}
 	p.Trailer = r.Headers(p.Trailer)
 	p.Status = r.String(p.Status)
 	if nb := cassettes.Body(r.Bytes(p.Body.Bytes())); nb != p.Body {
@@ -283,4 +439,52 @@ func (r *Redactor) CheckBytes(file string, data []byte) error {
 	sort.Strings(names)
 	e.Message = fmt.Sprintf("refusing to save: %d secret(s) left after redaction (%s)", len(findings), strings.Join(names, ", "))
 	return e
+}
+
+// namesIn returns, sorted, the names of the values (declared variables, or
+// hidden-by-name for learned ones) that s holds in any of their encodings.
+func (r *Redactor) namesIn(s string) []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	seen := map[string]bool{}
+	for enc, name := range r.variants {
+		if len(enc) >= minLearned && strings.Contains(s, enc) {
+			seen[name] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// replaceValues replaces in s every value (longest form first) with what
+// repl returns for the name of its variable.
+func (r *Redactor) replaceValues(s string, repl func(name string) string) string {
+	r.mu.RLock()
+	encs := make([]string, 0, len(r.variants))
+	for enc := range r.variants {
+		if len(enc) >= minLearned {
+			encs = append(encs, enc)
+		}
+	}
+	names := make(map[string]string, len(encs))
+	for _, e := range encs {
+		names[e] = r.variants[e]
+	}
+	r.mu.RUnlock()
+	sort.Slice(encs, func(i, j int) bool {
+		if len(encs[i]) != len(encs[j]) {
+			return len(encs[i]) > len(encs[j])
+		}
+		return encs[i] < encs[j]
+	})
+	for _, e := range encs {
+		if strings.Contains(s, e) {
+			s = strings.ReplaceAll(s, e, repl(names[e]))
+		}
+	}
+	return s
 }

@@ -1,0 +1,133 @@
+package proxy
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+func gzipped(t testing.TB, s string) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	io.WriteString(w, s)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestCurlCompressedRecordsDecodedAndScrubsLearnedValues records curl
+// --compressed through the MITM proxy against a server that always gzips:
+// /login hands out a token, /a is called with it as a bearer (not a declared
+// variable) and echoes it, /b repeats it without being sent it. The
+// cassette holds plain bodies with the token scrubbed everywhere, including
+// from /login, recorded before the token was seen in a header; replay
+// serves the plain bodies to curl --compressed.
+func TestCurlCompressedRecordsDecodedAndScrubsLearnedValues(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not installed (apt-get install -y curl)")
+	}
+	const token = "learned-bearer-token-0123456789"
+	const declared = "declared-value-98765"
+	var mu sync.Mutex
+	var last string
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		var plain string
+		switch r.URL.Path {
+		case "/login":
+			plain = `{"issued":"` + token + `","declared":"` + declared + `"}`
+		default:
+			if a := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "); a != "" {
+				last = a
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer error="`+last+`"`)
+			plain = `{"path":"` + r.URL.Path + `","token":"` + last + `"}`
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(gzipped(t, plain))
+	}), false)
+	ca := testCA(t)
+	rec := startProxy(t, Options{Mode: ModeRecord, CA: ca, Transport: trusting(up), Secrets: map[string]string{"SRV_TOKEN": declared}})
+	env := childEnv(t, ca.ChildEnv(rec.URL())...)
+	curl := func(path string, args ...string) []byte {
+		return run(t, t.TempDir(), env, "curl", append([]string{"-sS", "--fail", "--compressed", up.URL + path}, args...)...)
+	}
+	want := []string{string(curl("/login"))} // issued before it is seen in a header
+	want = append(want, string(curl("/a", "-H", "Authorization: Bearer "+token)))
+	want = append(want, string(curl("/b")))
+	if !strings.Contains(want[2], token) {
+		t.Fatalf("the client did not get the decoded body through the proxy: %q", want[2])
+	}
+	its := flushed(t, rec)
+	if len(its) != 3 {
+		t.Fatalf("recorded %d interactions, want 3", len(its))
+	}
+	c := &cassettes.Cassette{Version: cassettes.GoVCRVersion, Interactions: its}
+	data, err := cassettes.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{token, declared, "!!binary"} {
+		if bytes.Contains(data, []byte(v)) {
+			t.Errorf("the cassette holds %q:\n%s", v, data)
+		}
+	}
+	for i, it := range its {
+		p := it.Response
+		if p.Headers.Get("Content-Encoding") != "" || !p.Uncompressed || p.ContentLength != int64(len(p.Body)) {
+			t.Errorf("interaction %d: Content-Encoding %q, uncompressed %v, content_length %d for %d bytes",
+				i, p.Headers.Get("Content-Encoding"), p.Uncompressed, p.ContentLength, len(p.Body))
+		}
+		if !strings.Contains(string(p.Body), "[REDACTED]") {
+			t.Errorf("interaction %d: body %q", i, p.Body)
+		}
+	}
+	if got := its[2].Response.Headers.Get("WWW-Authenticate"); got != `Bearer error="[REDACTED]"` {
+		t.Errorf("WWW-Authenticate of a later interaction = %q", got)
+	}
+
+	up.Close()
+	rep := startProxy(t, Options{Mode: ModeReplay, CA: ca, Cassettes: []*cassettes.Cassette{c}})
+	env = childEnv(t, ca.ChildEnv(rep.URL())...)
+	if got := string(curl("/b")); got != string(its[2].Response.Body) {
+		t.Errorf("replayed %q, want the recorded plain body %q", got, its[2].Response.Body)
+	}
+}
+
+func TestDecodeBodies(t *testing.T) {
+	full := gzipped(t, "hello secret world")
+	tests := []struct {
+		name, enc string
+		body      []byte
+		want      string
+		decoded   bool
+	}{
+		{"gzip", "gzip", full, "hello secret world", true},
+		{"chain", "gzip, gzip", gzipped(t, string(full)), "hello secret world", true},
+		{"cut short keeps the decoded prefix", "gzip", full[:len(full)-8], "hello secret world", true},
+		{"brotli is kept as it came", "br", []byte("\x0b\x02\x80hi\x03"), "\x0b\x02\x80hi\x03", false},
+		{"mislabelled is kept", "gzip", []byte("plain"), "plain", false},
+		{"identity", "identity", []byte("plain"), "plain", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			it := cassettes.Interaction{Response: cassettes.Response{Body: cassettes.Body(tt.body), ContentLength: int64(len(tt.body)),
+				Headers: http.Header{"Content-Encoding": {tt.enc}, "Content-Length": {"1"}}}}
+			DecodeBodies(&it)
+			if string(it.Response.Body) != tt.want || it.Response.Uncompressed != tt.decoded ||
+				(it.Response.Headers.Get("Content-Encoding") == "") != tt.decoded {
+				t.Errorf("body %q uncompressed %v headers %v", it.Response.Body, it.Response.Uncompressed, it.Response.Headers)
+			}
+		})
+	}
+}

@@ -1,0 +1,171 @@
+package recorder
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// argsLeak refuses to record a command whose own command line holds a
+// credential value: a cassette keeps the command and its arguments so that
+// refresh can run them again, and it cannot keep them redacted (the run
+// would send [REDACTED]) nor as they are (the secret would reach disk). The
+// error names each field (input.command, input.args[N]) and the variable,
+// never the value, and its next step is the same command referring to the
+// variable instead, for the shell to expand when the command runs.
+//
+// Before the run it finds the declared credentials; after the run, also the
+// values learned while recording (a bearer token that is not declared).
+func argsLeak(red *Redactor, opts CLIOptions) error {
+	fields := append([]string{opts.Command}, opts.Args...)
+	var probs []cassettes.Problem
+	vars := map[string]bool{}
+	learned := false
+	for i, a := range fields {
+		field := "input.command"
+		if i > 0 {
+			field = fmt.Sprintf("input.args[%d]", i-1)
+		}
+		for _, name := range red.namesIn(a) {
+			msg := "holds the value of the credential variable " + name
+			if name == learnedName {
+				learned = true
+				msg = "holds a credential the command also sends in a credential header, cookie or parameter (the variable is not declared)"
+			} else {
+				vars[name] = true
+			}
+			probs = append(probs, cassettes.Problem{Field: field, Message: msg + "; the value is not shown",
+				Expected: `a reference to the variable ("$` + varFor(name, opts.Adapter) + `"), expanded by the shell`})
+		}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	suggestion := red.String(suggestCommand(red, opts))
+	e := &cassettes.Error{Reason: cassettes.ESecretLeak, Problems: probs,
+		Message: fmt.Sprintf("refusing to record: %s holds a credential value; the cassette keeps the command line to run it again, so it must refer to the variable, not hold its value",
+			probs[0].Field)}
+	if learned {
+		v := varFor(learnedName, opts.Adapter)
+		e.NextStep = fmt.Sprintf("put the credential in a variable, declare it under `real.credentials` of adapter %s in cassette.yaml, and refer to the variable in the command instead of its value: export %s=…; %s",
+			orAdapter(opts.Adapter), v, suggestion)
+	} else {
+		e.NextStep = "refer to the variable instead of its value in the command (it is declared; the shell expands it when the command runs): " + suggestion
+	}
+	return e
+}
+
+// varFor is the variable a value is referred to by in the suggested command.
+func varFor(name, adapter string) string {
+	if name != learnedName {
+		return name
+	}
+	a := strings.ToUpper(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(adapter, "_"))
+	if a == "" || a == "_" {
+		return "API_TOKEN"
+	}
+	return strings.Trim(a, "_") + "_TOKEN"
+}
+
+func orAdapter(a string) string {
+	if a == "" {
+		return "NAME"
+	}
+	return a
+}
+
+// suggestCommand is the `cassette record` command line that runs the same
+// command with each credential value replaced by a reference to its
+// variable: inside the script of `sh -c SCRIPT` as ${VAR}, otherwise by
+// wrapping the command in sh -c with "${VAR}" in place of the value.
+func suggestCommand(red *Redactor, opts CLIOptions) string {
+	const mark = "\x00"
+	repl := func(name string) string { return mark + varFor(name, opts.Adapter) + mark }
+	prefix := fmt.Sprintf("cassette record --adapter %s --scenario %s -- ", orAdapter(opts.Adapter), orScenario(opts.Scenario))
+	args := make([]string, len(opts.Args))
+	for i, a := range opts.Args {
+		args[i] = red.replaceValues(a, repl)
+	}
+	cmd := red.replaceValues(opts.Command, repl)
+	switch filepath.Base(opts.Command) {
+	case "sh", "bash", "dash", "zsh", "ksh":
+		for i := 0; i+1 < len(args); i++ {
+			if args[i] == "-c" {
+				words := []string{shellQuote(cmd)}
+				for j, a := range args {
+					if j == i+1 {
+						a = shellQuote(strings.ReplaceAll(withRefs(a, mark, "${", "}"), mark, ""))
+					} else {
+						a = shellWord(a, mark)
+					}
+					words = append(words, a)
+				}
+				return prefix + strings.Join(words, " ")
+			}
+		}
+	}
+	words := []string{shellWord(cmd, mark)}
+	for _, a := range args {
+		words = append(words, shellWord(a, mark))
+	}
+	return prefix + "sh -c " + shellQuote(strings.Join(words, " "))
+}
+
+func orScenario(s string) string {
+	if s == "" {
+		return "NAME"
+	}
+	return s
+}
+
+// withRefs turns each mark-delimited variable name in s into open+name+close.
+func withRefs(s, mark, open, close string) string {
+	parts := strings.Split(s, mark)
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 {
+			b.WriteString(open + p + close)
+		} else {
+			b.WriteString(p)
+		}
+	}
+	return b.String()
+}
+
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// shellQuote quotes s as one sh word.
+func shellQuote(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellWord quotes s as one sh word in which the mark-delimited variable
+// names become "${VAR}" references.
+func shellWord(s, mark string) string {
+	if !strings.Contains(s, mark) {
+		return shellQuote(s)
+	}
+	parts := strings.Split(s, mark)
+	var b strings.Builder
+	b.WriteByte('"')
+	for i, p := range parts {
+		if i%2 == 1 {
+			b.WriteString("${" + p + "}")
+			continue
+		}
+		for _, r := range p {
+			if strings.ContainsRune("\\\"$`", r) {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

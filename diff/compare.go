@@ -96,7 +96,7 @@ func ComparePipeline(want, got *cassettes.Cassette, p *normalize.Pipeline, heade
 				Want: strings.TrimSpace(fmt.Sprintf("%d %s", wr.Code, statusText(wr))), Got: strings.TrimSpace(fmt.Sprintf("%d %s", gr.Code, statusText(gr)))})
 		}
 		c.headers(f+".response.headers", wr.Headers, gr.Headers, headers)
-		c.body(f+".response.body", contentType(want.Interactions[i].Response.Headers), wr.Body.Bytes(), gr.Body.Bytes())
+		c.body(f+".response.body", contentType(want.Interactions[i].Response.Headers), want.Interactions[i].Response.Body.Bytes(), wr.Body.Bytes(), gr.Body.Bytes())
 	}
 	if w.Output != nil || g.Output != nil {
 		var wo, gout cassettes.Output
@@ -106,8 +106,12 @@ func ComparePipeline(want, got *cassettes.Cassette, p *normalize.Pipeline, heade
 		if g.Output != nil {
 			gout = *g.Output
 		}
-		c.body("output.stdout", "", wo.Stdout.Bytes(), gout.Stdout.Bytes())
-		c.body("output.stderr", "", wo.Stderr.Bytes(), gout.Stderr.Bytes())
+		var raw cassettes.Output
+		if want.Output != nil {
+			raw = *want.Output
+		}
+		c.body("output.stdout", "", raw.Stdout.Bytes(), wo.Stdout.Bytes(), gout.Stdout.Bytes())
+		c.body("output.stderr", "", raw.Stderr.Bytes(), wo.Stderr.Bytes(), gout.Stderr.Bytes())
 		if wo.ExitCode != gout.ExitCode {
 			c.add(Drift{Class: ClassExitCode, Change: ValueChanged, Field: "output.exit_code", Want: fmt.Sprint(wo.ExitCode), Got: fmt.Sprint(gout.ExitCode)})
 		}
@@ -194,24 +198,37 @@ func (c *comparer) headerLine(field string, h http.Header, canon string) int {
 	return c.want.Line(field)
 }
 
-// body compares one normalized body (or stdout, stderr) by its kind.
-func (c *comparer) body(field, ctype string, w, g []byte) {
+// body compares one normalized body (or stdout, stderr) by its kind. raw is
+// the body as the cassette file holds it, where lines are counted.
+func (c *comparer) body(field, ctype string, raw, w, g []byte) {
 	if bytes.Equal(w, g) {
 		return
 	}
 	before := len(c.res.Drifts)
 	wk, gk := normalize.DetectKind(ctype, w), normalize.DetectKind(ctype, g)
 	base := c.want.Line(field)
-	literal := isLiteral(w)
-	lineAt := func(offset int) int {
-		if base == 0 || !literal || offset < 0 {
-			return base
+	literal := isLiteral(raw)
+	lineIn := func(src []byte) func(int) int {
+		return func(offset int) int {
+			if base == 0 || !literal || offset < 0 || offset > len(src) {
+				return base
+			}
+			return base + 1 + bytes.Count(src[:offset], []byte("\n"))
 		}
-		return base + 1 + bytes.Count(w[:offset], []byte("\n"))
+	}
+	lineAt := lineIn(w)
+	if !bytes.Equal(raw, w) && bytes.Count(raw, []byte("\n")) != bytes.Count(w, []byte("\n")) {
+		lineAt = func(int) int { return base } // the layout changed (json.canonical): no line inside
 	}
 	switch {
 	case wk == normalize.KindJSON && gk == normalize.KindJSON:
-		c.jsonBody(field, w, g, lineAt)
+		// A JSON member is found by its path in the file's own text, which
+		// a normalizer (json.canonical) may have laid out differently.
+		src := w
+		if _, err := decodeJSON(raw); err == nil {
+			src = raw
+		}
+		c.jsonBody(field, src, w, g, lineIn(src))
 	case (wk == normalize.KindJSONL || wk == normalize.KindSSE) && wk == gk:
 		c.stream(field, wk, w, g, lineAt)
 	}
@@ -224,14 +241,14 @@ func (c *comparer) body(field, ctype string, w, g []byte) {
 	}
 }
 
-func (c *comparer) jsonBody(field string, w, g []byte, lineAt func(int) int) {
+func (c *comparer) jsonBody(field string, src, w, g []byte, lineAt func(int) int) {
 	wv, err1 := decodeJSON(w)
 	gv, err2 := decodeJSON(g)
 	if err1 != nil || err2 != nil {
 		return
 	}
 	for _, ch := range jsonChanges(nil, wv, gv) {
-		c.add(ch.drift(field, lineAt(locate(w, ch.locateSteps()))))
+		c.add(ch.drift(field, lineAt(locate(src, ch.locateSteps()))))
 	}
 }
 

@@ -362,3 +362,23 @@ func TestRenderColor(t *testing.T) {
 }
 
 var _ = normalize.Builtins
+
+// TestLineWithCanonicalJSON: with json.canonical the compared body is one
+// line, but the drift still points at the member's line in the file.
+func TestLineWithCanonicalJSON(t *testing.T) {
+	src := "cassette: 1\nversion: 2\nadapter: a\nscenario: s\nkind: http\nnormalizers: [json.canonical]\ninteractions:\n  - id: 0\n    request: {url: 'http://x/', method: GET}\n    response:\n      code: 200\n      headers: {Content-Type: [application/json]}\n      body: |\n        {\n          \"name\": \"Rex\",\n          \"tag\": \"dog\"\n        }\n"
+	want, err := cassettes.Parse("cassettes/a/s.yaml", []byte(src), cassettes.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := *want
+	got.Interactions = append([]cassettes.Interaction(nil), want.Interactions...)
+	got.Interactions[0].Response.Body = `{"tag":"cat","name":"Rex"}`
+	res, err := Compare(want, &got, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Drifts) != 1 || res.Drifts[0].Path != "$.tag" || res.Drifts[0].Line != 16 {
+		t.Fatalf("drifts = %+v, want one at $.tag on line 16", res.Drifts)
+	}
+}

@@ -28,15 +28,21 @@ const (
 // HTTP interactions keep go-vcr's `version: 2` shape; the other top-level keys
 // are cassette's metadata, which go-vcr ignores.
 type Cassette struct {
-	Cassette     int           `yaml:"cassette,omitempty"`
-	Version      int           `yaml:"version"`
-	Adapter      string        `yaml:"adapter,omitempty"`
-	Scenario     string        `yaml:"scenario,omitempty"`
-	Kind         Kind          `yaml:"kind,omitempty"`
-	Normalizers  []string      `yaml:"normalizers,omitempty"`
-	RecordedAt   *time.Time    `yaml:"recorded_at,omitempty"`
-	Recorder     *Recorder     `yaml:"recorder,omitempty"`
-	Replayable   *bool         `yaml:"replayable,omitempty"` // false: the scenario mutates the real side
+	Cassette    int        `yaml:"cassette,omitempty"`
+	Version     int        `yaml:"version"`
+	Adapter     string     `yaml:"adapter,omitempty"`
+	Scenario    string     `yaml:"scenario,omitempty"`
+	Kind        Kind       `yaml:"kind,omitempty"`
+	Normalizers []string   `yaml:"normalizers,omitempty"`
+	RecordedAt  *time.Time `yaml:"recorded_at,omitempty"`
+	Recorder    *Recorder  `yaml:"recorder,omitempty"`
+	// Replayable, when true, lets replay serve the last response again once
+	// the recorded sequence is used up (go-vcr's replayable interactions).
+	Replayable *bool `yaml:"replayable,omitempty"`
+	// Mutating marks a scenario that changes the real service (creates,
+	// deletes, charges): refresh does not re-run it unless the adapter
+	// sets allow_mutating.
+	Mutating     bool          `yaml:"mutating,omitempty"`
 	Input        *Input        `yaml:"input,omitempty"`
 	Output       *Output       `yaml:"output,omitempty"`
 	Interactions []Interaction `yaml:"interactions"`

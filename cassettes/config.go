@@ -92,7 +92,8 @@ type Scenario struct {
 	Path       string            `yaml:"path" validate:"required,startswith=/"`
 	Headers    map[string]string `yaml:"headers,omitempty"`
 	Body       string            `yaml:"body,omitempty"`
-	Replayable *bool             `yaml:"replayable,omitempty"`
+	Replayable *bool             `yaml:"replayable,omitempty"` // copied to the cassette (replay may repeat it)
+	Mutating   bool              `yaml:"mutating,omitempty"`   // copied to the cassette (refresh skips it)
 }
 
 // Match configures how replay matches requests to recorded interactions.

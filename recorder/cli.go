@@ -183,7 +183,7 @@ func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) 
 	c, err := RecordCLI(ctx, opts)
 	if c != nil {
 		c.Path = old.Path
-		c.Replayable = old.Replayable
+		c.Replayable, c.Mutating = old.Replayable, old.Mutating
 	}
 	return c, err
 }

@@ -29,6 +29,7 @@ type Scenario struct {
 	Headers    map[string]string
 	Body       string
 	Replayable *bool // copied to the cassette
+	Mutating   bool  // copied to the cassette: refresh does not re-run it
 }
 
 // HTTPOptions says against what and how RecordHTTP records.
@@ -90,7 +91,7 @@ func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
 		if err != nil {
 			return out, withScenario(err, opts.Adapter, sc.Name)
 		}
-		rec.Cassette.Replayable = sc.Replayable
+		rec.Cassette.Replayable, rec.Cassette.Mutating = sc.Replayable, sc.Mutating
 		out = append(out, rec)
 	}
 	return out, nil
@@ -144,7 +145,7 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 		return rec, withScenario(err, opts.Adapter, old.Scenario)
 	}
 	rec.Cassette.Path = old.Path
-	rec.Cassette.Replayable = old.Replayable
+	rec.Cassette.Replayable, rec.Cassette.Mutating = old.Replayable, old.Mutating
 	return rec, nil
 }
 

@@ -231,8 +231,8 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 	for _, old := range olds {
 		cr := &CaseResult{Old: old}
 		ar.Cases = append(ar.Cases, cr)
-		if old.Replayable != nil && !*old.Replayable && !a.AllowMutating {
-			cr.Status, cr.Message = report.StatusSkipped, "scenario mutates the real service (replayable: false); not re-recorded"
+		if old.Mutating && !a.AllowMutating {
+			cr.Status, cr.Message = report.StatusSkipped, "scenario mutates the real service (mutating: true); not re-recorded"
 			cr.NextStep = fmt.Sprintf("set adapters.%s.allow_mutating: true in cassette.yaml to refresh it", name)
 			continue
 		}

@@ -314,3 +314,36 @@ func noSleepPolicy() *recorder.Policy {
 	pol.Sleep = func(ctx context.Context, d time.Duration) error { return ctx.Err() }
 	return &pol
 }
+
+// TestCycleSkipsMutatingScenarios: a cassette marked mutating is not re-run
+// against the real service unless the adapter allows it.
+func TestCycleSkipsMutatingScenarios(t *testing.T) {
+	p := newProject(t)
+	path := filepath.Join(p.dir, "cassettes", "petstore", scenarios[0]+".yaml")
+	c, err := cassettes.Load(path, cassettes.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Mutating = true
+	if err := cassettes.Save(c, cassettes.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p.real.set(200, `{"pets":[],"total":0}`) // would drift if re-recorded
+	p.fake.set(200, `{"pets":[],"total":0}`)
+	for _, allow := range []bool{false, true} {
+		p.cfg.Adapters["petstore"].AllowMutating = allow
+		r := p.cycle(week0, func(o *Options) { o.DryRun = true })
+		var got *CaseResult
+		for _, cr := range adapterResult(t, r, "petstore").Cases {
+			if cr.Old.Scenario == scenarios[0] {
+				got = cr
+			}
+		}
+		if got == nil {
+			t.Fatalf("allow_mutating=%v: no result for %s", allow, scenarios[0])
+		}
+		if skipped := got.Status == report.StatusSkipped; skipped == allow {
+			t.Errorf("allow_mutating=%v: status %s (%s)", allow, got.Status, got.Message)
+		}
+	}
+}

@@ -138,7 +138,7 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 	var scen []recorder.Scenario
 	for _, s := range a.Scenarios {
 		if o.scenario == "" || s.Name == o.scenario {
-			scen = append(scen, recorder.Scenario{Name: s.Name, Method: s.Method, Path: s.Path, Headers: s.Headers, Body: s.Body, Replayable: s.Replayable})
+			scen = append(scen, recorder.Scenario{Name: s.Name, Method: s.Method, Path: s.Path, Headers: s.Headers, Body: s.Body, Replayable: s.Replayable, Mutating: s.Mutating})
 		}
 	}
 	if len(scen) == 0 {

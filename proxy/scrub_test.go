@@ -32,7 +32,7 @@ func gzipped(t testing.TB, s string) []byte {
 // serves the plain bodies to curl --compressed.
 func TestCurlCompressedRecordsDecodedAndScrubsLearnedValues(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("curl not installed (apt-get install -y curl)")
+		missingTool(t, "curl not installed (apt-get install -y curl)")
 	}
 	const token = "learned-bearer-token-0123456789"
 	const declared = "declared-value-98765"

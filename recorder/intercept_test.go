@@ -20,7 +20,7 @@ import (
 // process and its HTTPS call, with the planted token redacted everywhere.
 func TestRecordCLIThroughProxy(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("curl not installed")
+		missingTool(t, "curl not installed")
 	}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -102,4 +102,15 @@ func TestRecordCLIThroughProxy(t *testing.T) {
 	if string(out) != wantOut {
 		t.Errorf("replayed body = %q, want %q", out, wantOut)
 	}
+}
+
+// missingTool skips a test whose real client is not installed, except in CI
+// (CI=true), where .ci/run installs it: there a missing tool is a failure,
+// not a silent skip.
+func missingTool(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s: CI must install it (.ci/run)", why)
+	}
+	t.Skip(why)
 }

@@ -254,7 +254,7 @@ func TestRecordCLIRefusesCredentialInArgs(t *testing.T) {
 // command's output; written in the arguments, it is refused.
 func TestRecordCLIThroughProxyScrubsUndeclaredBearer(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("curl not installed")
+		missingTool(t, "curl not installed")
 	}
 	srv := undeclaredServer(t)
 	dir := t.TempDir()

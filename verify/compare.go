@@ -75,9 +75,9 @@ func driftMessage(d diff.Drift) string {
 	}
 	switch {
 	case d.Diff == "" && (d.Want != "" || d.Got != "") && !strings.Contains(d.Want+d.Got, "\n") && len(d.Want)+len(d.Got) < 120:
-		return string(d.Class) + " drift at " + where + ": " + d.Change + " (want " + quote(d.Want) + ", got " + quote(d.Got) + ")"
+		return string(d.Class) + " drift at " + where + ": " + strings.ReplaceAll(d.Change, "_", " ") + " (want " + quote(d.Want) + ", got " + quote(d.Got) + ")"
 	default:
-		return string(d.Class) + " drift at " + where + ": " + d.Change
+		return string(d.Class) + " drift at " + where + ": " + strings.ReplaceAll(d.Change, "_", " ")
 	}
 }
 

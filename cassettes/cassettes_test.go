@@ -101,10 +101,10 @@ func TestMalformed(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "ghp_"+strings.Repeat("a", 36))
 	declared := map[string]string{"GH_TOKEN": "s3cr3t-value-123"}
 	type tc struct {
-		name, file, data string
-		config           bool
-		reason           Reason
-		want             string // substring of the rendered error
+		name, data string
+		config     bool
+		reason     Reason
+		want       string // substring of the rendered error
 	}
 	rep := func(old, new string) string { return strings.Replace(goodHTTP, old, new, 1) }
 	repCLI := func(old, new string) string { return strings.Replace(goodCLI, old, new, 1) }

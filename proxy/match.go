@@ -165,7 +165,6 @@ type index struct {
 	opts   MatchOptions
 	hnames []string
 	cs     []*cassettes.Cassette
-	redact func(*cassettes.Interaction)
 
 	mu    sync.Mutex
 	slots map[string]*slot
@@ -204,9 +203,6 @@ func newIndex(cs []*cassettes.Cassette, opts MatchOptions) *index {
 	}
 	return x
 }
-
-// size is the number of recorded interactions.
-func (x *index) size() int { return len(x.all) }
 
 func (x *index) interaction(r ref) *cassettes.Interaction {
 	return &x.cs[r.c].Interactions[r.i]

@@ -266,7 +266,7 @@ func TestRecordCLIThroughProxyScrubsUndeclaredBearer(t *testing.T) {
 			Intercept: ProxyInterceptor(ProxyConfig{CADir: filepath.Join(dir, "ca"), Transport: srv.Client().Transport.(*http.Transport).Clone()}),
 		})
 	}
-	c, err := rec(`curl -sS -H "Authorization: Bearer $TOK" "` + srv.URL + `/x?api_key=` + undeclaredKey + `"; echo; curl -sS -D - "` + srv.URL + `/y"`)
+	_, err := rec(`curl -sS -H "Authorization: Bearer $TOK" "` + srv.URL + `/x?api_key=` + undeclaredKey + `"; echo; curl -sS -D - "` + srv.URL + `/y"`)
 	if err == nil {
 		t.Fatal("the api_key value written in the arguments was not refused")
 	}
@@ -276,7 +276,7 @@ func TestRecordCLIThroughProxyScrubsUndeclaredBearer(t *testing.T) {
 		t.Errorf("err = %v\nnext step %q", err, ce.NextStep)
 	}
 
-	c, err = rec(`curl -sS -H "Authorization: Bearer $TOK" "` + srv.URL + `/x"; echo; curl -sS -D - "` + srv.URL + `/y"`)
+	c, err := rec(`curl -sS -H "Authorization: Bearer $TOK" "` + srv.URL + `/x"; echo; curl -sS -D - "` + srv.URL + `/y"`)
 	if err != nil {
 		t.Fatal(err)
 	}

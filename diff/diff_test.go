@@ -382,3 +382,15 @@ func TestLineWithCanonicalJSON(t *testing.T) {
 		t.Fatalf("drifts = %+v, want one at $.tag on line 16", res.Drifts)
 	}
 }
+
+// TestWrongIDIsOneChange: an array item whose identity member alone differs
+// is paired with its counterpart, so the drift is the id, not a removal and
+// an addition.
+func TestWrongIDIsOneChange(t *testing.T) {
+	w := []any{map[string]any{"id": "<uuid:1>", "name": "Rex", "tag": "dog"}, map[string]any{"id": "<uuid:2>", "name": "Tom", "tag": "cat"}}
+	g := []any{map[string]any{"id": "<uuid:1>", "name": "Rex", "tag": "dog"}, map[string]any{"id": "<uuid:3>", "name": "Tom", "tag": "cat"}}
+	ch := arrayChanges(nil, w, g)
+	if len(ch) != 1 || ch[0].kind != ValueChanged {
+		t.Fatalf("changes = %+v, want one value change of [1].id", ch)
+	}
+}

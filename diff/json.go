@@ -165,17 +165,33 @@ func arrayChanges(at []step, w, g []any) []change {
 		}
 		used := map[int]bool{}
 		var ops []alignOp
+		var lostW []int
 		for i, v := range w {
 			if j, ok := gi[compact(v.(map[string]any)[key])]; ok {
 				ops = append(ops, alignOp{i, j})
 				used[j] = true
 			} else {
-				ops = append(ops, alignOp{i, -1})
+				lostW = append(lostW, i)
 			}
 		}
+		var lostG []int
 		for j := range g {
 			if !used[j] {
-				ops = append(ops, alignOp{-1, j})
+				lostG = append(lostG, j)
+			}
+		}
+		// Items whose identity matched nothing are paired by similarity, so
+		// that an item whose id alone changed shows as that change (the
+		// wrong id a fake returned), not as one removed and one added.
+		for _, op := range align(len(lostW), len(lostG), func(int, int) bool { return false },
+			func(a, b int) float64 { return similarity(w[lostW[a]], g[lostG[b]]) }) {
+			switch {
+			case op.i < 0:
+				ops = append(ops, alignOp{-1, lostG[op.j]})
+			case op.j < 0:
+				ops = append(ops, alignOp{lostW[op.i], -1})
+			default:
+				ops = append(ops, alignOp{lostW[op.i], lostG[op.j]})
 			}
 		}
 		pair(ops)

@@ -158,7 +158,7 @@ func TestDriftIsCaught(t *testing.T) {
 					*code = 410
 				}
 			})},
-		{name: "wrong id", failing: "petstore/create-then-list", class: "value", field: "interactions[1].response.body", explains: `"id":"<uuid:2>"`, drifts: 2,
+		{name: "wrong id", failing: "petstore/create-then-list", class: "value", field: "interactions[1].response.body", explains: `$.pets[0].id|- "<uuid:1>"|+ "<uuid:2>"`,
 			handler: rewrite(func(p string, _ *int, d map[string]any) {
 				if pets, ok := d["pets"].([]any); ok && len(pets) > 0 {
 					pets[0].(map[string]any)["id"] = "0b9e4a3c-9d1e-4b6a-8c7d-2f3e4a5b6c7d" // not the id it created

@@ -95,21 +95,21 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	tool := report.Tool{Name: "cassette", Version: ver, SHA: sha, URI: "https://github.com/cassette-dev/cassette"}
 	p, err := loadProject(g)
 	if err != nil {
-		return writeErrorReport(stdio, o, tool, g.config, cassettes.AsError(err))
+		return writeErrorReport(stdio, g, o, tool, cassettes.AsError(err))
 	}
 	if len(paths) == 0 {
 		paths = []string{p.cfg.CassetteDir()}
 	}
 	list, err := cassettes.LoadTree(paths, p.loadOptions())
 	if err != nil {
-		return writeErrorReport(stdio, o, tool, g.config, cassettes.AsError(err))
+		return writeErrorReport(stdio, g, o, tool, cassettes.AsError(err))
 	}
 	cases, err := verify.Plan(p.cfg, list, sel)
 	if err != nil {
 		return err
 	}
 	if len(cases) == 0 && sel.Shards <= 1 {
-		return writeErrorReport(stdio, o, tool, g.config, &cassettes.Error{Reason: cassettes.ECassetteNotFound,
+		return writeErrorReport(stdio, g, o, tool, &cassettes.Error{Reason: cassettes.ECassetteNotFound,
 			Message:  "no cassette matches: nothing to verify",
 			NextStep: "cassette record --adapter " + firstOf(p.cfg.Order) + " ...   # record a first cassette"})
 	}
@@ -174,10 +174,18 @@ func writeReports(stdio *IO, o *verifyOptions, run *report.Run, bundle report.Bu
 
 // writeErrorReport records a run that failed before any case ran, so that
 // CI still finds summary.json with the reason and the next step.
-func writeErrorReport(stdio *IO, o *verifyOptions, tool report.Tool, config string, e *cassettes.Error) error {
-	run := &report.Run{Tool: tool, Command: "verify", Suite: suiteOf(config), ConfigPath: config, Err: e, Started: time.Now(), Finished: time.Now()}
+func writeErrorReport(stdio *IO, g *globals, o *verifyOptions, tool report.Tool, e *cassettes.Error) error {
+	run := &report.Run{Tool: tool, Command: "verify", Suite: suiteOf(g.config), ConfigPath: g.config, Err: e, Started: time.Now(), Finished: time.Now()}
 	if err := report.Write(o.reportDir, run, report.Options{Golden: o.golden}); err != nil {
 		fmt.Fprintf(stdio.Err, "warning: could not write reports: %v\n", err)
+		return e
+	}
+	if g.json { // stdout carries summary.json, as for a run that ran
+		if data, err := os.ReadFile(filepath.Join(o.reportDir, report.FileSummary)); err == nil {
+			stdio.Out.Write(data)
+			printError(stdio, &globals{}, e)
+			return exitError(e.Exit())
+		}
 	}
 	return e
 }

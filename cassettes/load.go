@@ -214,7 +214,7 @@ func yamlProblems(path string, doc *yaml.Node, err error) []Problem {
 			p.Line, _ = strconv.Atoi(sm[1])
 			p.Message = sm[2]
 			if doc != nil {
-				p.Field = fieldAtLine(doc, p.Line)
+				p.Field = fieldAtLine(doc, p.Line, unmarshalTag(sm[2]))
 			}
 		}
 		p.Message = friendlyYAML(p.Message, &p)
@@ -223,7 +223,7 @@ func yamlProblems(path string, doc *yaml.Node, err error) []Problem {
 	return out
 }
 
-var unmarshalRe = regexp.MustCompile("cannot unmarshal !!(\\w+) `?(.*?)`? into (.*)$")
+var unmarshalRe = regexp.MustCompile("cannot unmarshal !!(\\w+)(?: `(.*?)`)? into (.*)$")
 
 // friendlyYAML rewrites the YAML library's wording into the user's terms.
 func friendlyYAML(msg string, p *Problem) string {
@@ -260,43 +260,53 @@ func goTypeName(t string) string {
 	return "a mapping"
 }
 
-// fieldAtLine finds the yaml field path of the first value that starts on line.
-func fieldAtLine(doc *yaml.Node, line int) string {
-	var walk func(n *yaml.Node, path string) (string, bool)
-	walk = func(n *yaml.Node, path string) (string, bool) {
+// unmarshalTag is the YAML tag a "cannot unmarshal !!seq ..." error is
+// about ("!!seq"), or "".
+func unmarshalTag(msg string) string {
+	if m := unmarshalRe.FindStringSubmatch(msg); m != nil {
+		return "!!" + m[1]
+	}
+	return ""
+}
+
+// fieldAtLine finds the yaml field path of the value on line that an error
+// is about: the one whose tag is tag when tag is given (several keys can
+// share a line in flow style), else the first value starting on the line.
+func fieldAtLine(doc *yaml.Node, line int, tag string) string {
+	first, best := "", ""
+	var walk func(n *yaml.Node, path string)
+	visit := func(v *yaml.Node, keyLine int, p string) {
+		if keyLine == line || v.Line == line {
+			if first == "" {
+				first = p
+			}
+			if tag != "" && v.ShortTag() == tag { // the deepest such value wins
+				best = p
+			}
+		}
+		walk(v, p)
+	}
+	walk = func(n *yaml.Node, path string) {
 		switch n.Kind {
 		case yaml.DocumentNode:
 			for _, c := range n.Content {
-				if p, ok := walk(c, path); ok {
-					return p, true
-				}
+				walk(c, path)
 			}
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
-				p := joinField(path, k.Value)
-				if k.Line == line || v.Line == line && v.Kind == yaml.ScalarNode {
-					return p, true
-				}
-				if r, ok := walk(v, p); ok {
-					return r, true
-				}
+				visit(n.Content[i+1], n.Content[i].Line, joinField(path, n.Content[i].Value))
 			}
 		case yaml.SequenceNode:
 			for i, c := range n.Content {
-				p := fmt.Sprintf("%s[%d]", path, i)
-				if c.Line == line && c.Kind == yaml.ScalarNode {
-					return p, true
-				}
-				if r, ok := walk(c, p); ok {
-					return r, true
-				}
+				visit(c, 0, fmt.Sprintf("%s[%d]", path, i))
 			}
 		}
-		return "", false
 	}
-	p, _ := walk(doc, "")
-	return p
+	walk(doc, "")
+	if best != "" {
+		return best
+	}
+	return first
 }
 
 func joinField(path, key string) string {

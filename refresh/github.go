@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/google/go-github/v92/github"
@@ -20,6 +21,7 @@ type GitHub struct {
 	Client      *github.Client
 	Owner, Repo string
 	token       string
+	host        string // where git pushes: https://github.com/ or the Enterprise host
 }
 
 // NewGitHub returns the GitHub forge of repo ("owner/name"), authenticated
@@ -46,7 +48,17 @@ func NewGitHub(repo, token, apiURL string, hc *http.Client) (*GitHub, error) {
 	if err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot set up the GitHub client", Err: err, NextStep: "check refresh.forge.api_url in cassette.yaml"}
 	}
-	return &GitHub{Client: c, Owner: owner, Repo: name, token: token}, nil
+	return &GitHub{Client: c, Owner: owner, Repo: name, token: token, host: gitHost(apiURL)}, nil
+}
+
+// gitHost is the HTTPS origin git pushes to: github.com, or a GitHub
+// Enterprise server's own host (its API lives under /api/v3 there).
+func gitHost(apiURL string) string {
+	u, err := url.Parse(apiURL)
+	if apiURL == "" || err != nil || u.Host == "" || u.Host == "api.github.com" {
+		return "https://github.com/"
+	}
+	return u.Scheme + "://" + u.Host + "/"
 }
 
 // Kind implements Forge.
@@ -56,7 +68,7 @@ func (g *GitHub) Kind() string { return "github" }
 // HTTPS with the token, as actions/checkout does: an Authorization header
 // set through GIT_CONFIG_COUNT, so the token never appears on a command line.
 func (g *GitHub) PushEnv() []string {
-	return []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=http.https://github.com/.extraheader",
+	return []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=http." + g.host + ".extraheader",
 		"GIT_CONFIG_VALUE_0=AUTHORIZATION: basic " + basicAuth("x-access-token", g.token)}
 }
 

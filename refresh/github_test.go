@@ -237,3 +237,15 @@ func TestGitHubForgeErrors(t *testing.T) {
 		t.Errorf("no token: %v", err)
 	}
 }
+
+func TestPushEnvHost(t *testing.T) {
+	for api, want := range map[string]string{"": "https://github.com/", "https://api.github.com/": "https://github.com/", "https://ghe.example.com/api/v3/": "https://ghe.example.com/"} {
+		g, err := NewGitHub("o/r", "tok-123456", api, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if env := strings.Join(g.PushEnv(), " "); !strings.Contains(env, "http."+want+".extraheader") {
+			t.Errorf("api %q: push env %q, want the header for %s", api, env, want)
+		}
+	}
+}

@@ -203,7 +203,7 @@ func unavailable(name, msg string, err error, logPath string, a *cassettes.Adapt
 		e.Problems = append(e.Problems, cassettes.Problem{File: logPath, Message: "the fake's log; its last lines:\n" + indent(LogTail(logPath, 15), "    ")})
 	}
 	if len(a.Fake.Command) > 0 {
-		e.NextStep = "PORT=8080 " + strings.Join(a.Fake.Command, " ") + "   # run the fake by hand and watch it start"
+		e.NextStep = "PORT=8080 " + shellJoin(a.Fake.Command) + "   # run the fake by hand and watch it start"
 	} else {
 		e.NextStep = "curl -sS " + a.Fake.BaseURL + a.Fake.Ready + "   # is the fake running?"
 	}
@@ -260,8 +260,23 @@ func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, projectDi
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		e := unavailable(name, fmt.Sprintf("fake.build %q failed", strings.Join(a.Fake.Build, " ")), err, logPath, a)
-		e.NextStep = strings.Join(a.Fake.Build, " ") + "   # build the fake by hand to see why"
+		e.NextStep = shellJoin(a.Fake.Build) + "   # build the fake by hand to see why"
 		return logPath, e
 	}
 	return logPath, nil
+}
+
+// shellJoin renders argv as a command a user can paste into a shell.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == ':' || r == ',' || r == '@' || r == '+' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		}) < 0 {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
 }

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,6 +71,10 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// Ctrl-C cancels the run: the fakes verify started (in process groups of
+	// their own, out of the terminal's reach) are stopped before it exits.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	sel := verify.Selection{Adapters: o.adapters}
 	if o.shard != "" {
 		var err error

@@ -113,7 +113,7 @@ func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Dura
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil}}
-	delay := 20 * time.Millisecond
+	delay := time.Millisecond // doubles up to 500ms: a built fake is ready in a few ms
 	var last error
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.BaseURL+ready, nil)

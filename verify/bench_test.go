@@ -3,7 +3,9 @@ package verify_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"testing"
 	"time"
@@ -45,20 +47,46 @@ func checkPassed(b *testing.B, o *verify.Outcome) {
 }
 
 // BenchmarkVerify1000InProcess verifies 1,000 HTTP cassettes against the
-// pet store fake served in process (one shared server).
+// pet store fake served in process (one shared server), and, as the
+// baseline of the same run, sends the same 1,000 requests with a plain
+// net/http client (no normalization, no comparison).
 func BenchmarkVerify1000InProcess(b *testing.B) {
 	cfg, list, reg := demo(&testing.T{})
 	cases := thousand(b, cfg, list)
 	srv := httptest.NewServer(store.New())
 	defer srv.Close()
-	runs, start := 0, time.Now()
-	for b.Loop() {
-		o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg,
-			HTTP: map[string]verify.HTTPTarget{"petstore": {BaseURL: srv.URL, Client: srv.Client()}}})
-		checkPassed(b, o)
-		runs++
-	}
-	b.ReportMetric(float64(runs*len(cases))/time.Since(start).Seconds(), "cases/s")
+	var direct, full float64
+	b.Run("baseline-direct-http", func(b *testing.B) {
+		runs, start := 0, time.Now()
+		for b.Loop() {
+			for _, c := range cases {
+				u, _ := url.Parse(c.Cassette.Interactions[0].Request.URL)
+				resp, err := srv.Client().Get(srv.URL + u.Path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			runs++
+		}
+		direct = float64(runs*len(cases)) / time.Since(start).Seconds()
+		b.ReportMetric(direct, "cases/s")
+	})
+	b.Run("verify", func(b *testing.B) {
+		runs, start := 0, time.Now()
+		for b.Loop() {
+			o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg,
+				HTTP: map[string]verify.HTTPTarget{"petstore": {BaseURL: srv.URL, Client: srv.Client()}}})
+			checkPassed(b, o)
+			runs++
+		}
+		full = float64(runs*len(cases)) / time.Since(start).Seconds()
+		b.ReportMetric(full, "cases/s")
+		if direct > 0 {
+			b.ReportMetric(direct/full, "x-slower-than-direct")
+		}
+	})
 }
 
 // BenchmarkVerify1000Process verifies the same 1,000 cassettes against the

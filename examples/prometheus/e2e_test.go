@@ -9,14 +9,9 @@ package prometheus_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -25,35 +20,14 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cassette-dev/cassette/examples/internal/e2e"
 )
 
 // cassetteBin is the cassette binary built for this test run.
 var cassetteBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cassette-prometheus-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	// CASSETTE_E2E_BIN runs the tests against a cassette binary built elsewhere.
-	cassetteBin = os.Getenv("CASSETTE_E2E_BIN")
-	if cassetteBin == "" {
-		cassetteBin = filepath.Join(dir, "cassette")
-	}
-	build := exec.Command("go", "build", "-o", cassetteBin, "github.com/cassette-dev/cassette/cmd/cassette")
-	if os.Getenv("CASSETTE_E2E_BIN") != "" {
-		build = exec.Command(cassetteBin, "version")
-	}
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building cassette: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(e2e.Main(m, "cassette-prometheus-e2e-", &cassetteBin)) }
 
 // needPrometheus skips the test when Prometheus is not installed, except in
 // CI, where .ci/run installs it and its absence is a failure.
@@ -83,12 +57,12 @@ var listeningRE = regexp.MustCompile(`msg="Listening on" address=(127\.0\.0\.1:\
 // startPrometheus starts Prometheus with the example's configuration on a
 // port the kernel picks, and returns once it logged that it is ready to
 // serve; t's cleanup stops it.
-func startPrometheus(t *testing.T, e *example, flags ...string) *prometheus {
+func startPrometheus(t *testing.T, e *e2e.Example, flags ...string) *prometheus {
 	t.Helper()
-	args := append([]string{"--config.file=" + e.path("prometheus.yml"), "--storage.tsdb.path=" + t.TempDir(),
+	args := append([]string{"--config.file=" + e.Path("prometheus.yml"), "--storage.tsdb.path=" + t.TempDir(),
 		"--web.listen-address=127.0.0.1:0"}, flags...)
 	p := &prometheus{cmd: exec.Command("prometheus", args...), done: make(chan struct{})}
-	p.cmd.Env = e.env
+	p.cmd.Env = e.Env
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -150,92 +124,19 @@ func (p *prometheus) stop() {
 	_ = p.cmd.Wait()
 }
 
-// example is a copy of the example in a temporary directory, with the
-// environment its commands run in.
-type example struct {
-	t   *testing.T
-	dir string
-	env []string
-}
-
-func newExample(t *testing.T) *example {
+// newExample copies the example's committed files (not .cassette/) into a
+// temporary directory, with a go.mod so that verify can build the fake
+// there, and an environment with no proxy or PROM_ variables of the user's.
+func newExample(t *testing.T) *e2e.Example {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "example")
-	for _, name := range []string{"cassette.yaml", ".gitignore", "prometheus.yml", "record.sh", "fakes", "cassettes"} {
-		copyTree(t, name, filepath.Join(dir, name))
-	}
-	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/promexample\n\ngo 1.26\n")
-	home := t.TempDir()
-	env := []string{"HOME=" + home, "CASSETTE=" + cassetteBin, "CASSETTE_CA_DIR=" + filepath.Join(home, "ca"),
-		"NO_COLOR=1", "GOFLAGS=", "GOWORK=off"}
-	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} { // keep Go's caches warm despite the new HOME
-		out, err := exec.Command("go", "env", v).Output()
-		if err != nil {
-			t.Fatalf("go env %s: %v", v, err)
-		}
-		env = append(env, v+"="+strings.TrimSpace(string(out)))
-	}
-	skip := map[string]bool{"HOME": true, "CASSETTE": true, "CASSETTE_CA_DIR": true, "NO_COLOR": true, "GOFLAGS": true,
-		"GOWORK": true, "GOCACHE": true, "GOMODCACHE": true, "GOPATH": true, "PROM_URL": true, "PROM_PORT": true, "PROM_FLAGS": true}
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if !skip[name] && !strings.HasSuffix(strings.ToLower(name), "_proxy") {
-			env = append(env, kv)
-		}
-	}
-	return &example{t: t, dir: dir, env: env}
-}
-
-// run runs a command in the example's directory with extra variables and
-// returns its output and exit code.
-func (e *example) run(extraEnv []string, name string, args ...string) (stdout, stderr string, code int) {
-	e.t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir, cmd.Env = e.dir, append(append([]string(nil), e.env...), extraEnv...)
-	var o, s bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &s
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	default:
-		e.t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
-	}
-	return o.String(), s.String(), code
-}
-
-func (e *example) must(extraEnv []string, name string, args ...string) string {
-	e.t.Helper()
-	out, errOut, code := e.run(extraEnv, name, args...)
-	if code != 0 {
-		e.t.Fatalf("%s %s: exit %d\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), code, out, errOut)
-	}
-	return out
-}
-
-func (e *example) path(rel string) string { return filepath.Join(e.dir, filepath.FromSlash(rel)) }
-
-func (e *example) patch(rel, old, new string) {
-	e.t.Helper()
-	data := readFile(e.t, e.path(rel))
-	if !strings.Contains(data, old) {
-		e.t.Fatalf("%s does not contain %q", rel, old)
-	}
-	writeFile(e.t, e.path(rel), strings.Replace(data, old, new, 1))
-}
-
-func (e *example) summary() (exitCode int, reason string) {
-	e.t.Helper()
-	var s struct {
-		ExitCode   int    `json:"exit_code"`
-		ReasonCode string `json:"reason_code"`
-	}
-	if err := json.Unmarshal([]byte(readFile(e.t, e.path(".cassette/reports/summary.json"))), &s); err != nil {
-		e.t.Fatalf("summary.json: %v", err)
-	}
-	return s.ExitCode, s.ReasonCode
+	return e2e.NewExample(t, ".", e2e.Config{
+		Cassette: cassetteBin,
+		Files:    []string{"cassette.yaml", ".gitignore", "prometheus.yml", "record.sh", "fakes", "cassettes"},
+		Module:   "example.com/promexample",
+		Drop: func(name string) bool {
+			return name == "PROM_URL" || name == "PROM_PORT" || name == "PROM_FLAGS" || strings.HasSuffix(strings.ToLower(name), "_proxy")
+		},
+	})
 }
 
 var scenarios = []string{"buildinfo", "config", "healthy", "labels", "promtool-query", "query-at-time",
@@ -245,17 +146,7 @@ var scenarios = []string{"buildinfo", "config", "healthy", "labels", "promtool-q
 // without Prometheus installed: the committed cassettes are valid and the
 // fake answers them.
 func TestCommittedCassettesVerify(t *testing.T) {
-	e := newExample(t)
-	e.must(nil, cassetteBin, "validate")
-	out := e.must(nil, cassetteBin, "verify")
-	for _, s := range scenarios {
-		if !strings.Contains(out, "PASS  prometheus/"+s) {
-			t.Errorf("verify did not pass prometheus/%s:\n%s", s, out)
-		}
-	}
-	if code, reason := e.summary(); code != 0 || reason != "" {
-		t.Errorf("summary.json: exit %d, reason %q; want 0, none", code, reason)
-	}
+	newExample(t).VerifyCommitted(cassetteBin, "prometheus", scenarios)
 }
 
 // TestRecordReplayDrift is the whole loop on the real Prometheus: record
@@ -266,22 +157,22 @@ func TestCommittedCassettesVerify(t *testing.T) {
 func TestRecordReplayDrift(t *testing.T) {
 	needPrometheus(t)
 	e := newExample(t)
-	if err := os.RemoveAll(e.path("cassettes/prometheus")); err != nil {
+	if err := os.RemoveAll(e.Path("cassettes/prometheus")); err != nil {
 		t.Fatal(err)
 	}
 	prom := startPrometheus(t, e)
-	out := e.must([]string{"PROM_URL=" + prom.URL}, "./record.sh")
+	out := e.Must([]string{"PROM_URL=" + prom.URL}, "./record.sh")
 	for _, s := range scenarios {
-		if _, err := os.Stat(e.path("cassettes/prometheus/" + s + ".yaml")); err != nil {
+		if _, err := os.Stat(e.Path("cassettes/prometheus/" + s + ".yaml")); err != nil {
 			t.Errorf("record.sh did not record %s: %v\n%s", s, err, out)
 		}
 	}
-	runtimeinfo := readFile(t, e.path("cassettes/prometheus/runtimeinfo.yaml"))
+	runtimeinfo := e2e.ReadFile(t, e.Path("cassettes/prometheus/runtimeinfo.yaml"))
 	if !strings.Contains(runtimeinfo, prom.URL+"/api/v1/status/runtimeinfo") || !strings.Contains(runtimeinfo, `"storageRetention":"15d"`) {
 		t.Fatalf("runtimeinfo was not recorded from %s:\n%s", prom.URL, runtimeinfo)
 	}
-	e.must(nil, cassetteBin, "validate")
-	if out := e.must(nil, cassetteBin, "verify"); !strings.Contains(out, "10 passed, 0 failed") {
+	e.Must(nil, cassetteBin, "validate")
+	if out := e.Must(nil, cassetteBin, "verify"); !strings.Contains(out, "10 passed, 0 failed") {
 		t.Fatalf("verify:\n%s", out)
 	}
 
@@ -292,20 +183,20 @@ func TestRecordReplayDrift(t *testing.T) {
 		px := startProxy(t, e, "--mode", "replay", "--cassette", "cassettes/prometheus")
 		env := append([]string{"HTTP_PROXY=" + px, "http_proxy=" + px, "HTTPS_PROXY=" + px, "https_proxy=" + px, "NO_PROXY=", "no_proxy="},
 			caEnv(t, e)...)
-		got := e.must(env, "curl", "-sS", prom.URL+"/api/v1/status/buildinfo")
-		if want := recordedBody(t, e.path("cassettes/prometheus/buildinfo.yaml")); got != want || !strings.Contains(got, `"version"`) {
+		got := e.Must(env, "curl", "-sS", prom.URL+"/api/v1/status/buildinfo")
+		if want := recordedBody(t, e.Path("cassettes/prometheus/buildinfo.yaml")); got != want || !strings.Contains(got, `"version"`) {
 			t.Errorf("curl got %q, want the recorded body %q", got, want)
 		}
 	})
 	t.Run("curl and promtool through the reverse proxy", func(t *testing.T) {
 		px := startProxy(t, e, "--mode", "replay", "--upstream", prom.URL, "--ignore-host", "--cassette", "cassettes/prometheus")
-		if got := e.must(nil, "curl", "-sS", px+"/-/healthy"); got != "Prometheus Server is Healthy.\n" {
+		if got := e.Must(nil, "curl", "-sS", px+"/-/healthy"); got != "Prometheus Server is Healthy.\n" {
 			t.Errorf("curl /-/healthy: %q", got)
 		}
-		if got := e.must(nil, "promtool", "query", "instant", "--time=1780000000", px, "vector(3)"); got != "{} => 3 @[1780000000]\n" {
+		if got := e.Must(nil, "promtool", "query", "instant", "--time=1780000000", px, "vector(3)"); got != "{} => 3 @[1780000000]\n" {
 			t.Errorf("promtool query instant: %q", got)
 		}
-		out, errOut, code := e.run(nil, "curl", "-sS", "-w", "%{http_code}", px+"/api/v1/series")
+		out, errOut, code := e.Run(nil, "curl", "-sS", "-w", "%{http_code}", px+"/api/v1/series")
 		if !strings.HasSuffix(out, "599") || !strings.Contains(out, "replay miss") || !strings.Contains(out, "closest recorded request") {
 			t.Errorf("an unrecorded request must fail closed (599, proxy.MissStatus) naming the closest recording; got exit %d\n%s\n%s", code, out, errOut)
 		}
@@ -313,32 +204,32 @@ func TestRecordReplayDrift(t *testing.T) {
 
 	// The real side changes: a flag that /api/v1/status/runtimeinfo shows.
 	prom = startPrometheus(t, e, "--storage.tsdb.retention.time=30d")
-	e.must([]string{"PROM_URL=" + prom.URL}, "./record.sh")
+	e.Must([]string{"PROM_URL=" + prom.URL}, "./record.sh")
 	prom.stop()
-	out, errOut, code := e.run(nil, cassetteBin, "verify")
+	out, errOut, code := e.Run(nil, cassetteBin, "verify")
 	if code != 1 || !strings.Contains(out, "FAIL  prometheus/runtimeinfo") || !strings.Contains(out, "storageRetention") ||
 		!strings.Contains(out, `"30d"`) || !strings.Contains(out, `"15d"`) || !strings.Contains(out, "9 passed, 1 failed") {
 		t.Fatalf("verify after the flag changed: exit %d, want 1 with runtimeinfo drifting\n%s\n%s", code, out, errOut)
 	}
-	if code, reason := e.summary(); code != 1 || reason != "E_CONTRACT_DRIFT" {
+	if code, reason := e.Summary(); code != 1 || reason != "E_CONTRACT_DRIFT" {
 		t.Errorf("summary.json: exit %d, reason %q; want 1, E_CONTRACT_DRIFT", code, reason)
 	}
-	if junit := readFile(t, e.path(".cassette/reports/junit.xml")); !strings.Contains(junit, "runtimeinfo") || !strings.Contains(junit, "<failure") {
+	if junit := e2e.ReadFile(t, e.Path(".cassette/reports/junit.xml")); !strings.Contains(junit, "runtimeinfo") || !strings.Contains(junit, "<failure") {
 		t.Errorf("junit.xml has no failure for runtimeinfo:\n%s", junit)
 	}
 	// Fix the fake.
-	e.patch("fakes/prometheus/server.go", `Retention: "15d"`, `Retention: "30d"`)
-	if out := e.must(nil, cassetteBin, "verify"); !strings.Contains(out, "10 passed, 0 failed") {
+	e.Patch("fakes/prometheus/server.go", `Retention: "15d"`, `Retention: "30d"`)
+	if out := e.Must(nil, cassetteBin, "verify"); !strings.Contains(out, "10 passed, 0 failed") {
 		t.Fatalf("verify after fixing the fake:\n%s", out)
 	}
 }
 
 // startProxy runs `cassette proxy` in the example until the test ends and
 // returns the URL it listens on.
-func startProxy(t *testing.T, e *example, args ...string) string {
+func startProxy(t *testing.T, e *e2e.Example, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(cassetteBin, append([]string{"proxy"}, args...)...)
-	cmd.Dir, cmd.Env = e.dir, e.env
+	cmd.Dir, cmd.Env = e.Dir, e.Env
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -366,9 +257,9 @@ func startProxy(t *testing.T, e *example, args ...string) string {
 
 // caEnv is the CA variables of `cassette ca`, for clients that go through
 // the forward proxy.
-func caEnv(t *testing.T, e *example) []string {
+func caEnv(t *testing.T, e *e2e.Example) []string {
 	t.Helper()
-	cert := strings.TrimSpace(e.must(nil, cassetteBin, "ca", "path"))
+	cert := strings.TrimSpace(e.Must(nil, cassetteBin, "ca", "path"))
 	var env []string
 	for _, v := range []string{"SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO"} {
 		env = append(env, v+"="+cert)
@@ -386,56 +277,8 @@ func recordedBody(t *testing.T, path string) string {
 			} `yaml:"response"`
 		} `yaml:"interactions"`
 	}
-	if err := yaml.Unmarshal([]byte(readFile(t, path)), &c); err != nil || len(c.Interactions) == 0 {
+	if err := yaml.Unmarshal([]byte(e2e.ReadFile(t, path)), &c); err != nil || len(c.Interactions) == 0 {
 		t.Fatalf("%s: %v (%d interactions)", path, err, len(c.Interactions))
 	}
 	return c.Interactions[0].Response.Body
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, info.Mode().Perm())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -404,13 +405,25 @@ func TestCLITimeoutKillsTheGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	// A killed process may linger as a zombie until it is reaped: only a
-	// process in another state is alive.
-	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(fields) > 0 && fields[0] != "Z" && fields[0] != "X" {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the fake's child %d outlived the case (state %s)", pid, fields[0])
+	// SIGKILL is delivered asynchronously, and a killed process lingers as a
+	// zombie until it is reaped: wait (bounded) for it to be dead or a zombie.
+	alive := func() string {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return ""
 		}
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) == 0 || fields[0] == "Z" || fields[0] == "X" {
+			return ""
+		}
+		return fields[0]
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for state := alive(); state != ""; state = alive() {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the fake's child %d outlived the case (state %s)", pid, state)
+		}
+		runtime.Gosched()
 	}
 }

@@ -50,11 +50,7 @@ func RunCAInit(w io.Writer, opts CAOptions) error {
 // RunCAShow is `cassette ca show`: the CA's certificate details, how to
 // trust it and the environment a child process needs (created on first use).
 func RunCAShow(w io.Writer, opts CAOptions) error {
-	dir, err := opts.dir()
-	if err != nil {
-		return err
-	}
-	ca, err := LoadOrCreateCA(dir)
+	ca, err := opts.load()
 	if err != nil {
 		return err
 	}
@@ -64,16 +60,21 @@ func RunCAShow(w io.Writer, opts CAOptions) error {
 // RunCAPath is `cassette ca path`: the certificate file's path alone, for
 // scripts (export SSL_CERT_FILE="$(cassette ca path)").
 func RunCAPath(w io.Writer, opts CAOptions) error {
-	dir, err := opts.dir()
-	if err != nil {
-		return err
-	}
-	ca, err := LoadOrCreateCA(dir)
+	ca, err := opts.load()
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintln(w, ca.CertFile())
 	return err
+}
+
+// load loads (or creates) the CA of the options' directory.
+func (o CAOptions) load() (*CA, error) {
+	dir, err := o.dir()
+	if err != nil {
+		return nil, err
+	}
+	return LoadOrCreateCA(dir)
 }
 
 // WriteCAInfo prints the CA certificate's identity, how to trust it

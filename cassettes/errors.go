@@ -42,6 +42,7 @@ const (
 	EForge           Reason = "E_FORGE"
 	EPushRejected    Reason = "E_PUSH_REJECTED"
 	EIO              Reason = "E_IO"
+	EInterrupted     Reason = "E_INTERRUPTED" // stopped by SIGINT/SIGTERM before it finished
 	// exit 1: test failure
 	ETestFailed        Reason = "E_TEST_FAILED"
 	EContractDrift     Reason = "E_CONTRACT_DRIFT"
@@ -63,7 +64,7 @@ var reasonExit = map[Reason]Exit{
 	EUsage: ExitUser, EQuarantineInvalid: ExitUser, EBundleInvalid: ExitUser,
 	ETimeout: ExitInfra, ERateLimit: ExitInfra, EProvider5xx: ExitInfra,
 	EFakeUnavailable: ExitInfra, ERealUnreachable: ExitInfra, EForge: ExitInfra,
-	EPushRejected: ExitInfra, EIO: ExitInfra,
+	EPushRejected: ExitInfra, EIO: ExitInfra, EInterrupted: ExitInfra,
 	ETestFailed: ExitFail, EContractDrift: ExitFail, EFakeError: ExitFail,
 	EQuarantineExpired: ExitFail, EReplayMiss: ExitFail, EEscalated: ExitFail,
 	ERealDrift: ExitFail, EFakeDrift: ExitFail,

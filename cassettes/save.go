@@ -86,7 +86,7 @@ func Save(c *Cassette, opts SaveOptions) error {
 	}
 	leaks := append(leakProblems(c.Path, data, opts.Credentials), encodedLeaks(&out, opts.Credentials)...)
 	for name, body := range sidecars {
-		leaks = append(leaks, leakProblems(name, body, opts.Credentials)...)
+		leaks = append(leaks, leakProblems(filepath.Join(filepath.Dir(c.Path), filepath.FromSlash(name)), body, opts.Credentials)...)
 	}
 	if len(leaks) > 0 {
 		return &Error{Reason: ESecretLeak, Message: "refusing to save " + c.Path + ": it would contain a credential", Problems: leaks,

@@ -11,7 +11,7 @@ package cassettetest
 import (
 	"bytes"
 	"context"
-	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -68,7 +68,10 @@ func VerifyCLI(t *testing.T, fn CLIFunc, dir string) {
 func each(t *testing.T, dir string, kind cassettes.Kind, fn func(*testing.T, verify.Case, verify.Options)) {
 	t.Helper()
 	reg := normalize.Builtins()
-	cfg := findConfig(dir, reg)
+	cfg, err := findConfig(dir, reg)
+	if err != nil {
+		t.Fatalf("cassettetest: %v", err)
+	}
 	list, err := cassettes.LoadTree([]string{dir}, cassettes.LoadOptions{Normalizers: reg})
 	if err != nil {
 		t.Fatalf("cassettetest: %v", err)
@@ -96,21 +99,30 @@ func each(t *testing.T, dir string, kind cassettes.Kind, fn func(*testing.T, ver
 // check runs one case and reports its drift as a test failure.
 func check(t *testing.T, c verify.Case, opts verify.Options) {
 	t.Helper()
+	if msg := verifyOne(c, opts); msg != "" {
+		t.Error(msg)
+	}
+}
+
+// verifyOne runs one case and returns what is wrong with the fake, or "".
+func verifyOne(c verify.Case, opts verify.Options) string {
 	o := verify.Run(context.Background(), []verify.Case{c}, opts)
 	r := o.Results[0]
 	switch r.Status {
 	case report.StatusPass:
+		return ""
 	case report.StatusFail:
-		t.Errorf("%s drifted from %s:\n%s", c.ID(), c.Cassette.Path, r.Explain)
+		return fmt.Sprintf("%s drifted from %s:\n%s", c.ID(), c.Cassette.Path, r.Explain)
 	default:
-		t.Errorf("%s: %s: %s", c.ID(), r.Reason, r.Message)
+		return fmt.Sprintf("%s: %s: %s", c.ID(), r.Reason, r.Message)
 	}
 }
 
 // findConfig looks for cassette.yaml in dir and up to three parents, so that
 // the adapters' normalizers and contract headers apply; without one, each
-// cassette's own normalizers are used.
-func findConfig(dir string, reg *normalize.Registry) *cassettes.Config {
+// cassette's own normalizers are used. A cassette.yaml that is found but
+// invalid is an error.
+func findConfig(dir string, reg *normalize.Registry) (*cassettes.Config, error) {
 	abs, err := filepath.Abs(dir)
 	if err == nil {
 		for d, i := abs, 0; i < 4; d, i = filepath.Dir(d), i+1 {
@@ -118,18 +130,11 @@ func findConfig(dir string, reg *normalize.Registry) *cassettes.Config {
 			if _, err := os.Stat(p); err != nil {
 				continue
 			}
-			cfg, err := cassettes.LoadConfig(p, cassettes.ConfigOptions{Normalizers: reg,
+			return cassettes.LoadConfig(p, cassettes.ConfigOptions{Normalizers: reg,
 				DefineNormalizer: func(name string, d cassettes.NormalizerDef) error {
 					return reg.Define(name, normalize.Definition{Regex: d.Regex, Replace: d.Replace, JSONPaths: d.JSONPaths, Headers: d.Headers})
 				}})
-			if err == nil {
-				return cfg
-			}
-			var ce *cassettes.Error
-			if errors.As(err, &ce) {
-				panic("cassettetest: " + ce.Error())
-			}
 		}
 	}
-	return &cassettes.Config{Adapters: map[string]*cassettes.Adapter{}, Dir: dir, Path: filepath.Join(dir, cassettes.ConfigFile)}
+	return &cassettes.Config{Adapters: map[string]*cassettes.Adapter{}, Dir: dir, Path: filepath.Join(dir, cassettes.ConfigFile)}, nil
 }

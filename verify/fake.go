@@ -175,9 +175,11 @@ func (p *Process) Stop() {
 		select {
 		case <-p.exited:
 		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			<-p.exited
 		}
+		// Whatever of the group is left (a child that ignored SIGTERM, the
+		// leader itself after 5 s) is killed: nothing outlives verify.
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.exited
 	}
 	if p.log != nil {
 		p.log.Close()

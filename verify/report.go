@@ -62,11 +62,21 @@ func suiteName(cfg *cassettes.Config) string {
 
 // rel renders path relative to the project directory, slash-separated.
 func rel(base, path string) string {
-	ab, err1 := filepath.Abs(base)
-	ap, err2 := filepath.Abs(path)
-	if err1 == nil && err2 == nil {
-		base, path = ab, ap
+	// Both sides resolved the same way: git reports the top with symlinks
+	// resolved, while the working directory may be reached through one.
+	real := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			p = a
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil { // p itself may not exist
+			return filepath.Join(r, filepath.Base(p))
+		}
+		return p
 	}
+	base, path = real(base), real(path)
 	if r, err := filepath.Rel(base, path); err == nil {
 		return filepath.ToSlash(r)
 	}

@@ -104,10 +104,13 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 		}()
 	}
 	wg.Wait()
-	// Start every HTTP fake the cases need, side by side.
+	// Start every HTTP fake the cases need, side by side (the maps are
+	// written by those goroutines: fill the overrides first).
+	for name, t := range opts.HTTP {
+		targets[name] = t
+	}
 	for _, name := range adaptersOf(cases, cassettes.KindHTTP) {
-		if t, ok := opts.HTTP[name]; ok {
-			targets[name] = t
+		if _, ok := opts.HTTP[name]; ok {
 			continue
 		}
 		if failed[name] != nil || !opts.Config.Adapters[name].Fake.Shared && len(opts.Config.Adapters[name].Fake.Command) > 0 {
@@ -160,6 +163,10 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 		}()
 	}
 	for i := range cases {
+		if ctx.Err() != nil { // interrupted: the rest is not run
+			o.Results[i] = Result{Case: cases[i], Status: report.StatusError, Reason: cassettes.EInterrupted, Message: "not run: interrupted"}
+			continue
+		}
 		work <- i
 	}
 	close(work)
@@ -192,6 +199,9 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		if r := recover(); r != nil {
 			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeError, fmt.Sprintf("verify panicked on this case: %v", r)
 		}
+		// Previews carry the normalized (and so redacted) output, whatever
+		// the outcome: a fake that echoes a credential never leaks it.
+		normalizeActions(c, res.Actions, opts)
 		res.Duration = time.Since(start)
 		applyQuarantine(&res, opts.Config, now())
 	}()
@@ -209,8 +219,12 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 	if timeout <= 0 {
 		timeout = DefaultCaseTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	parent := ctx
+	var cancel context.CancelFunc = func() {}
+	defer func() { cancel() }()
+	// The case's time starts once its fake is ready: a fake's start-up has
+	// its own limit (fake.timeout).
+	startClock := func() { ctx, cancel = context.WithTimeout(parent, timeout) }
 	var (
 		got *cassettes.Cassette
 		err error
@@ -225,6 +239,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 			}
 			run = ProcessCLI(c.Adapter.Fake.Command, c.Adapter.Fake.Env)
 		}
+		startClock()
 		got, res.Actions, err = runCLI(ctx, run, c.Cassette, resolveDir(opts.Config.Dir, c.Adapter.Fake.Dir))
 		if errors.Is(err, errNotRunnable) {
 			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, err.Error()
@@ -233,7 +248,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 	default:
 		t, ok := targets[name]
 		if !ok { // a fresh fake for this case
-			p, err := startFake(ctx, name, strings.ReplaceAll(c.ID(), "/", "__"), c.Adapter, opts.Config.Dir, opts.logDir())
+			p, err := startFake(parent, name, caseLogName(c), c.Adapter, opts.Config.Dir, opts.logDir())
 			if err != nil {
 				ce := cassettes.AsError(err)
 				res.Status, res.Reason, res.Message, res.Err = report.StatusError, ce.Reason, ce.Message, ce
@@ -249,6 +264,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 			res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, perr.Error()
 			return res
 		}
+		startClock()
 		got, res.Actions, err = replayHTTP(ctx, t, c.Cassette, p)
 		if err != nil && t.Alive != nil {
 			if alive, exitErr := t.Alive(); !alive {
@@ -258,12 +274,14 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 	}
 	if err != nil {
 		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeError, err.Error()
-		if ctx.Err() != nil {
-			res.Reason, res.Message = cassettes.ETimeout, fmt.Sprintf("the case did not finish within %s: %v", timeout, err)
+		switch {
+		case parent.Err() != nil:
+			res.Reason, res.Message = cassettes.EInterrupted, "interrupted before the case finished"
+		case ctx.Err() != nil:
+			res.Reason, res.Message = cassettes.ETimeout, fmt.Sprintf("the case did not finish within %s (--timeout): %v", timeout, err)
 		}
 		return res
 	}
-	normalizeActions(c, res.Actions, opts)
 	drifts, explain, err := Compare(c, got, opts)
 	if err != nil {
 		res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, err.Error()
@@ -344,4 +362,15 @@ func normalizeActions(c Case, actions []report.Action, opts Options) {
 			a.Stderr = p.Output(st, a.Stderr)
 		}
 	}
+}
+
+// caseLogName names a per-case fake's log after the case and its cassette
+// file, so that two cassettes with one id never share a log.
+func caseLogName(c Case) string {
+	base := strings.TrimSuffix(filepath.Base(c.Cassette.Path), filepath.Ext(c.Cassette.Path))
+	name := strings.ReplaceAll(c.ID(), "/", "__")
+	if base != "" && base != c.Cassette.Scenario {
+		name += "__" + base
+	}
+	return name
 }

@@ -228,9 +228,16 @@ func ProcessCLI(command []string, env map[string]string) CLITarget {
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		cmd.WaitDelay = 2 * time.Second
 		err := cmd.Run()
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the fake left running in the background
+		}
 		out := cassettes.Output{Stdout: cassettes.Body(stdout.Bytes()), Stderr: cassettes.Body(stderr.Bytes())}
 		var ee *exec.ExitError
 		switch {
+		case errors.Is(err, exec.ErrWaitDelay):
+			// The fake exited but a child it left held its output open: its
+			// exit status stands; the child was killed above.
+			out.ExitCode = cmd.ProcessState.ExitCode()
 		case err == nil:
 		case ctx.Err() != nil:
 			return out, fmt.Errorf("%s: %w", command[0], ctx.Err())

@@ -104,6 +104,9 @@ func runDemo(t *testing.T, newHandler func() http.Handler, cli verify.CLITarget)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(cases) < 7 {
+		t.Fatalf("the demo has %d cassettes, want at least 7: the tests below would prove nothing", len(cases))
+	}
 	out := map[string]verify.Result{}
 	for _, c := range cases {
 		srv := httptest.NewServer(newHandler())
@@ -189,7 +192,13 @@ func TestDriftIsCaught(t *testing.T) {
 			if cli == nil {
 				cli = greetCLI(nil)
 			}
-			for id, r := range runDemo(t, h, cli) {
+			results := runDemo(t, h, cli)
+			for _, id := range strings.Fields(tc.failing) {
+				if _, ok := results[id]; !ok {
+					t.Fatalf("case %s, which should fail, was not run", id)
+				}
+			}
+			for id, r := range results {
 				if !slices.Contains(strings.Fields(tc.failing), id) {
 					if r.Status != report.StatusPass {
 						t.Errorf("%s should pass, got %s: %s", id, r.Status, r.Message)
@@ -280,7 +289,11 @@ func TestFakeProcess(t *testing.T) {
 		}
 		reports[k] = map[string][]byte{}
 		for _, f := range []string{report.FileReport, report.FileSummary, report.FileJUnit, report.FileSARIF, report.FileLog} {
-			reports[k][f], _ = os.ReadFile(filepath.Join(dir, f))
+			data, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil || len(data) == 0 {
+				t.Fatalf("report %s: %v (%d bytes)", f, err, len(data))
+			}
+			reports[k][f] = data
 		}
 	}
 	for f, a := range reports[0] {
@@ -425,5 +438,31 @@ func TestCLITimeoutKillsTheGroup(t *testing.T) {
 			t.Fatalf("the fake's child %d outlived the case (state %s)", pid, state)
 		}
 		runtime.Gosched()
+	}
+}
+
+// TestTimedOutFakeLeaksNothing: a CLI fake that prints a declared credential
+// and hangs is stopped at the timeout, and its output reaches the report
+// redacted, so the reports are still written.
+func TestTimedOutFakeLeaksNothing(t *testing.T) {
+	cfg, list, reg := demo(t)
+	const secret = "tok-5f3a9c2e7d"
+	a := *cfg.Adapters["greet"]
+	a.Fake.Build = nil
+	a.Fake.Command = []string{"sh", "-c", `echo "token ` + secret + `"; exec sleep 300`, "greet"}
+	cfg.Adapters["greet"] = &a
+	cases, _ := verify.Plan(cfg, list, verify.Selection{Run: regexp.MustCompile(`^greet/hello$`)})
+	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, CaseTimeout: 300 * time.Millisecond,
+		Credentials: map[string]string{"GREET_TOKEN": secret}})
+	if r := o.Results[0]; r.Reason != cassettes.ETimeout {
+		t.Fatalf("got %s %s, want E_TIMEOUT", r.Status, r.Reason)
+	}
+	dir := t.TempDir()
+	if err := report.Write(dir, o.Report(cfg, verify.Meta{}), report.Options{Declared: map[string]string{"GREET_TOKEN": secret}}); err != nil {
+		t.Fatalf("the reports were refused: %v", err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, report.FileReport))
+	if len(data) == 0 || bytes.Contains(data, []byte(secret)) {
+		t.Fatalf("report.jsonl is empty or holds the credential")
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -88,11 +89,20 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 		}
 		scenario = strings.TrimSuffix(m[len(m)-1], ".yaml")
 	}
+	// The config names the credentials to redact: without one the proxy
+	// still redacts credential headers and known key formats, but a broken
+	// config is an error, never a reason to record declared values in clear.
 	var credNames, normalizers []string
-	if p, err := loadProject(g); err == nil {
+	p, err := loadProject(g)
+	var ce *cassettes.Error
+	switch {
+	case err == nil:
 		if a, ok := p.cfg.Adapters[adapter]; ok {
 			credNames, normalizers = a.Real.Credentials, a.Normalizers
 		}
+	case errors.As(err, &ce) && ce.Reason == cassettes.EMissingConfig:
+	default:
+		return err
 	}
 	redactor := recorder.NewRedactor(recorder.Credentials(credNames, nil))
 	opts := proxy.RunOptions{Options: proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,

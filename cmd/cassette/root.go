@@ -50,8 +50,9 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	if errors.As(err, &ex) {
 		return int(ex)
 	}
+	var typed *cassettes.Error
 	ce := cassettes.AsError(err)
-	if isUsageError(err) {
+	if !errors.As(err, &typed) && isUsageError(err) { // cobra's own flag and argument errors
 		ce = &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: strings.Join(strings.Fields("cassette "+commandPath(root, args)+" --help"), " ")}
 	}
 	printError(stdio, g, ce)

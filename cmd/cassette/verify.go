@@ -75,11 +75,16 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	// their own, out of the terminal's reach) are stopped before it exits.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ver, sha := buildInfo()
+	tool := report.Tool{Name: "cassette", Version: ver, SHA: sha, URI: "https://github.com/cassette-dev/cassette"}
+	// Every failure, even before a case runs, rewrites summary.json: CI must
+	// never read the previous run's verdict.
+	fail := func(err error) error { return writeErrorReport(stdio, g, o, tool, cassettes.AsError(err)) }
 	sel := verify.Selection{Adapters: o.adapters}
 	if o.shard != "" {
 		var err error
 		if sel.Shard, sel.Shards, err = verify.ParseShard(o.shard); err != nil {
-			return err
+			return fail(err)
 		}
 	}
 	pattern := o.run
@@ -93,29 +98,27 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if pattern != "" {
 		re, err := regexp.Compile(pattern)
 		if err != nil {
-			return cassettes.Errorf(cassettes.EUsage, "cassette verify --run 'github/.*'", "--run %q is not a regular expression: %v", o.run, err)
+			return fail(cassettes.Errorf(cassettes.EUsage, "cassette verify --run 'github/.*'", "--run %q is not a regular expression: %v", o.run, err))
 		}
 		sel.Run = re
 	}
-	ver, sha := buildInfo()
-	tool := report.Tool{Name: "cassette", Version: ver, SHA: sha, URI: "https://github.com/cassette-dev/cassette"}
 	p, err := loadProject(g)
 	if err != nil {
-		return writeErrorReport(stdio, g, o, tool, cassettes.AsError(err))
+		return fail(err)
 	}
 	if len(paths) == 0 {
 		paths = []string{p.cfg.CassetteDir()}
 	}
 	list, err := cassettes.LoadTree(paths, p.loadOptions())
 	if err != nil {
-		return writeErrorReport(stdio, g, o, tool, cassettes.AsError(err))
+		return fail(err)
 	}
 	cases, err := verify.Plan(p.cfg, list, sel)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	if len(cases) == 0 && sel.Shards <= 1 {
-		return writeErrorReport(stdio, g, o, tool, &cassettes.Error{Reason: cassettes.ECassetteNotFound,
+		return fail(&cassettes.Error{Reason: cassettes.ECassetteNotFound,
 			Message:  "no cassette matches: nothing to verify",
 			NextStep: "cassette record --adapter " + firstOf(p.cfg.Order) + " ...   # record a first cassette"})
 	}
@@ -137,12 +140,22 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 			bundle.Cassettes = append(bundle.Cassettes, report.File{Path: relTo(p.cfg.Dir, c.Cassette.Path), Data: data})
 		}
 	}
-	for _, name := range p.cfg.Order {
-		if lp := outcome.FakeLogs[name]; lp != "" {
-			if data, err := os.ReadFile(lp); err == nil {
-				bundle.Logs = append(bundle.Logs, report.File{Path: name + ".log", Data: data})
-			}
+	// The fakes' logs: shared fakes' (one per adapter) and per-case fakes'.
+	seen := map[string]bool{}
+	addLog := func(lp string) {
+		if lp == "" || seen[lp] {
+			return
 		}
+		seen[lp] = true
+		if data, err := os.ReadFile(lp); err == nil {
+			bundle.Logs = append(bundle.Logs, report.File{Path: filepath.Base(lp), Data: data})
+		}
+	}
+	for _, name := range p.cfg.Order {
+		addLog(outcome.FakeLogs[name])
+	}
+	for _, r := range outcome.Results {
+		addLog(r.FakeLog)
 	}
 	if err := writeReports(stdio, o, run, bundle, g.json); err != nil {
 		return err

@@ -41,6 +41,16 @@ func argsLeak(red *Redactor, opts CLIOptions) error {
 				Expected: `a reference to the variable ("$` + varFor(name, opts.Adapter) + `"), expanded by the shell`})
 		}
 	}
+	// Standard input is kept to be fed again on every re-recording: a
+	// credential in it would be replayed as [REDACTED] to the real service.
+	for _, name := range red.namesIn(string(opts.Stdin)) {
+		if name == learnedName {
+			continue
+		}
+		vars[name] = true
+		probs = append(probs, cassettes.Problem{Field: "input.stdin", Message: "holds the value of the credential variable " + name + "; the value is not shown",
+			Expected: "standard input without credentials: pass them through the environment (real.credentials)"})
+	}
 	if len(probs) == 0 {
 		return nil
 	}

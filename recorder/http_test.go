@@ -189,7 +189,7 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 	cli, err := RecordCLI(context.Background(), CLIOptions{
 		Meta:    Meta{Adapter: "tool", Scenario: "planted", Now: fixedNow},
 		Command: "sh", Args: []string{"-c", `echo "stdout $API_TOKEN"; echo "stderr $API_TOKEN" >&2; echo "gh ` + ghToken + `"`, "--token=${API_TOKEN}"},
-		Stdin:       []byte("stdin " + plantedValue + "\n"),
+		Stdin:       []byte("stdin holds no credential: that is refused (TestRecordCLIRefusesCredentialInStdin)\n"),
 		Credentials: []string{"API_TOKEN"}, LookupEnv: env(vars),
 		Environ: []string{"PATH=" + os.Getenv("PATH"), "API_TOKEN=" + plantedValue},
 	})

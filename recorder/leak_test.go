@@ -291,3 +291,19 @@ func TestRecordCLIThroughProxyScrubsUndeclaredBearer(t *testing.T) {
 		t.Errorf("%d interactions, stdout %q", len(c.Interactions), c.Output.Stdout)
 	}
 }
+
+// TestRecordCLIRefusesCredentialInStdin: stdin is fed again on every
+// re-recording, so a credential in it is refused, not silently redacted.
+func TestRecordCLIRefusesCredentialInStdin(t *testing.T) {
+	const val = "s3cr3t-stdin-value"
+	_, err := RecordCLI(context.Background(), CLIOptions{Meta: Meta{Adapter: "srv", Scenario: "login", Now: fixedNow},
+		Command: "cat", Stdin: []byte("password=" + val + "\n"),
+		Credentials: []string{"SRV_TOKEN"}, LookupEnv: env(map[string]string{"SRV_TOKEN": val})})
+	var ce *cassettes.Error
+	if !errors.As(err, &ce) || ce.Reason != cassettes.ESecretLeak || len(ce.Problems) != 1 || ce.Problems[0].Field != "input.stdin" {
+		t.Fatalf("err = %v, want E_SECRET_LEAK on input.stdin", err)
+	}
+	if strings.Contains(ce.Error()+ce.NextStep, val) {
+		t.Errorf("the error shows the value")
+	}
+}

@@ -61,6 +61,11 @@ type CLIOptions struct {
 	// Stdout and Stderr, when set, also receive the child's output live
 	// (unredacted: a terminal, never a file).
 	Stdout, Stderr io.Writer
+	// RealCommand is the adapter's real.command, for RerecordCLI: when set,
+	// a cassette is re-recorded by running it followed by the cassette's
+	// input.args (input.command is then only the tool's name, as `cassette
+	// record` writes it when the recorded command starts with real.command).
+	RealCommand []string
 }
 
 // RecordCLI runs the real command once, with the recording proxy and its CA
@@ -172,6 +177,10 @@ func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) 
 	}
 	opts.Command = old.Input.Command
 	opts.Args = append([]string(nil), old.Input.Args...)
+	if len(opts.RealCommand) > 0 {
+		opts.Command = opts.RealCommand[0]
+		opts.Args = append(append([]string(nil), opts.RealCommand[1:]...), old.Input.Args...)
+	}
 	opts.Stdin = old.Input.Stdin.Bytes()
 	if opts.Adapter == "" {
 		opts.Adapter = old.Adapter
@@ -181,6 +190,9 @@ func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) 
 		opts.Normalizers = old.Normalizers
 	}
 	c, err := RecordCLI(ctx, opts)
+	if c != nil && c.Input != nil && len(opts.RealCommand) > 0 {
+		c.Input.Command, c.Input.Args = old.Input.Command, append([]string(nil), old.Input.Args...)
+	}
 	if c != nil {
 		c.Path = old.Path
 		c.Replayable, c.Mutating = old.Replayable, old.Mutating

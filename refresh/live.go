@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -52,6 +53,11 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		}
 		opts := recorder.CLIOptions{Meta: meta, Dir: resolve(l.Config.Dir, a.Real.Dir), Env: env, Credentials: a.Real.Credentials,
 			LookupEnv: lookup, Timeout: timeout}
+		// A cassette recorded through real.command keeps only the tool's
+		// name in input.command: run real.command itself again.
+		if old.Input != nil && len(a.Real.Command) > 0 && old.Input.Command == strings.Join(a.Real.Command, " ") {
+			opts.RealCommand = a.Real.Command
+		}
 		if len(old.Interactions) > 0 {
 			opts.Intercept = l.Intercept
 			if opts.Intercept == nil {

@@ -93,7 +93,11 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 		}
 		opts.Log = stdio.Err
 		res := refresh.Cycle(ctx, now, opts)
-		res.Print(stdio.Out)
+		human := stdio.Out
+		if g.json {
+			human = stdio.Err // stdout carries summary.json
+		}
+		res.Print(human)
 		proposals := filepath.Join(o.reportDir, "refresh")
 		if err := res.WriteProposals(proposals); err != nil {
 			return err
@@ -101,10 +105,15 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 		ver, sha := buildInfo()
 		run := res.Report(p.cfg, report.Tool{Name: "cassette", Version: ver, SHA: sha, URI: "https://github.com/cassette-dev/cassette"}, proposals)
 		bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
-		if err := writeRefreshReports(stdio, o, run, bundle); err != nil {
+		if err := writeRefreshReports(&IO{Out: human, Err: stdio.Err}, o, run, bundle); err != nil {
 			return err
 		}
-		_ = report.WriteNextStep(stdio.Out, run)
+		_ = report.WriteNextStep(human, run)
+		if g.json {
+			if data, err := os.ReadFile(filepath.Join(o.reportDir, report.FileSummary)); err == nil {
+				stdio.Out.Write(data)
+			}
+		}
 		if code := run.Exit(); code != cassettes.ExitPass {
 			return exitError(code)
 		}

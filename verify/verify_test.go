@@ -408,7 +408,7 @@ func TestCLITimeoutKillsTheGroup(t *testing.T) {
 	a.Fake.Command = []string{"sh", "-c", `sleep 300 & echo $! > ` + marker + `; wait`, "greet"}
 	cfg.Adapters["greet"] = &a
 	cases, _ := verify.Plan(cfg, list, verify.Selection{Run: regexp.MustCompile(`^greet/hello$`)})
-	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, CaseTimeout: 500 * time.Millisecond})
+	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, CaseTimeout: 2 * time.Second})
 	r := o.Results[0]
 	if r.Status != report.StatusError || r.Reason != cassettes.ETimeout {
 		t.Fatalf("got %s %s (%s), want an E_TIMEOUT error", r.Status, r.Reason, r.Message)

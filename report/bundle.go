@@ -273,7 +273,15 @@ func bundleContent(run *Run, files BundleFiles, suite, stamp string, started tim
 	// logs
 	logIndex := []indexEntry{}
 	for _, f := range files.Logs {
-		p := "logs/" + localPath(f.Path)
+		name := localPath(f.Path)
+		if ext := filepath.Ext(name); ext != ".log" && ext != ".txt" {
+			name += ".log" // a log is text: never validated as JSON, never the index
+		}
+		p := "logs/" + name
+		// Two logs of one name get a suffix: nothing written is overwritten.
+		for n := 2; out[p] != nil; n++ {
+			p = "logs/" + strings.TrimSuffix(name, ".log") + fmt.Sprintf("_%d", n) + filepath.Ext(name)
+		}
 		out[p] = f.Data
 		logIndex = append(logIndex, indexEntry{Path: p, Bytes: int64(len(f.Data)), SHA256: sha256Hex(f.Data)})
 	}
@@ -589,6 +597,11 @@ func (v *bundleValidator) run() {
 		}
 	}
 	inv := v.inventory(m)
+	for _, f := range requiredBundleFiles {
+		if _, listed := inv[f]; !listed && f != "bundle.json" {
+			v.add("bundle.json", 0, "files", "required file "+f+" is not in the inventory", "every file of the bundle listed with its sha256 and bytes")
+		}
+	}
 	v.typed(stamp)
 	v.index("logs/index.json", inv)
 	v.index("screenshots/index.json", inv)
@@ -599,9 +612,18 @@ func (v *bundleValidator) readJSONQuiet(rel string) (map[string]any, bool) {
 	if err != nil {
 		return nil, false // reported as a missing required file
 	}
-	var m map[string]any
-	if json.Unmarshal(data, &m) != nil {
+	if len(bytes.TrimSpace(data)) == 0 {
+		v.add(rel, 0, "", "the file is empty", "a JSON object")
+		return nil, false
+	}
+	var doc any
+	if json.Unmarshal(data, &doc) != nil {
 		return nil, false // reported by walkSyntax
+	}
+	m, ok := doc.(map[string]any)
+	if !ok {
+		v.add(rel, 0, "", "the file holds JSON that is not an object", "a JSON object")
+		return nil, false
 	}
 	return m, true
 }
@@ -708,12 +730,14 @@ func (v *bundleValidator) typed(stamp string) {
 		v.keys(file, 0, m, append(append([]string(nil), base...), reqs...)...)
 		if file == "fixtures.json" {
 			ids, _ := m["fixture_ids"].([]any)
-			seen := map[any]bool{}
+			seen := map[string]bool{}
 			for i, id := range ids {
-				if _, ok := id.(string); !ok || seen[id] {
+				s, ok := id.(string)
+				if !ok || seen[s] {
 					v.add(file, 0, fmt.Sprintf("fixture_ids[%d]", i), "fixture id is not a unique string", "unique strings")
+					continue
 				}
-				seen[id] = true
+				seen[s] = true
 			}
 		}
 	}

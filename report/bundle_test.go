@@ -178,6 +178,26 @@ func TestValidateBundleRejects(t *testing.T) {
 			})
 		}, "differ from bundle.json's inventory"},
 		{"no bundle", func(t *testing.T, dir string) { os.RemoveAll(dir) }, "does not exist"},
+		{"non-string fixture id", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "fixtures.json"), func(m map[string]any) { m["fixture_ids"] = []any{map[string]any{}} })
+		}, "unique string"},
+		{"empty bundle.json", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "bundle.json"), nil, 0o644)
+		}, "bundle.json: the file is empty"},
+		{"bundle.json not an object", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "bundle.json"), []byte("[]\n"), 0o644)
+		}, "not an object"},
+		{"required file left out of the inventory", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "bundle.json"), func(m map[string]any) {
+				var kept []any
+				for _, f := range m["files"].([]any) {
+					if f.(map[string]any)["path"] != "repro.txt" {
+						kept = append(kept, f)
+					}
+				}
+				m["files"] = kept
+			})
+		}, "required file repro.txt is not in the inventory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -200,5 +220,22 @@ func TestValidateBundleRejects(t *testing.T) {
 				t.Errorf("CmdBundleValidate = %v, want a non-zero E_BUNDLE_INVALID with a next step", err)
 			}
 		})
+	}
+}
+
+// TestWriteBundleLogNameCollisions: logs named like the index, or like each
+// other, are all written and the bundle validates.
+func TestWriteBundleLogNameCollisions(t *testing.T) {
+	run := &Run{Tool: Tool{Name: "cassette", Version: "1"}, Command: "verify", Suite: "s", Started: t0, Finished: t0}
+	dir, err := WriteBundle(t.TempDir(), run, BundleFiles{Logs: []File{{Path: "index.json", Data: []byte("a\n")}, {Path: "fake.log", Data: []byte("b\n")}, {Path: "./fake.log", Data: []byte("c\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if probs := ValidateBundle(dir); len(probs) != 0 {
+		t.Fatalf("WriteBundle wrote a bundle its validator rejects: %v", probs)
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "logs", "*"))
+	if len(logs) != 4 { // three logs and the index
+		t.Errorf("logs/ holds %v, want three logs and index.json", logs)
 	}
 }

@@ -199,6 +199,9 @@ type QuarantineInfo struct {
 	Repro       string    `json:"repro"`
 	Reason      string    `json:"reason"`
 	RemoveWhen  string    `json:"remove_when"`
+	// Expired records that the quarantine had expired when the run ran, so
+	// that a report read back (a golden run.json has no clock) keeps it.
+	Expired bool `json:"expired,omitempty"`
 }
 
 // ID is the case's identity: "<adapter>/<scenario>".
@@ -208,6 +211,9 @@ func (c *Case) ID() string { return c.Adapter + "/" + c.Scenario }
 // expired at time now.
 func (c *Case) Quarantined(now time.Time) bool {
 	if c.Quarantine == nil {
+		return false
+	}
+	if c.Quarantine.Expired {
 		return false
 	}
 	return c.Quarantine.Expires.IsZero() || !now.After(c.Quarantine.Expires)
@@ -244,9 +250,12 @@ func (r *Run) now() time.Time {
 }
 
 // Reason is the run's reason code: a run-level error's own reason; else,
-// when cases failed (quarantined ones do not count), their common reason if
-// they share one (E_CONTRACT_DRIFT when all failures are drifts), else
-// E_TEST_FAILED; else "" (pass).
+// when cases failed (quarantined ones do not count), the reason of the most
+// severe exit class among them (infrastructure 3, then user error 2, then
+// failure 1: an infrastructure failure is never hidden behind a drift): the
+// common reason of that class if its failures share one, else E_TEST_FAILED
+// for class 1 and the first such failure's reason (in report order) for the
+// others; else "" (pass).
 func (r *Run) Reason() cassettes.Reason {
 	if r.Err != nil {
 		if r.Err.Reason == "" {
@@ -254,19 +263,23 @@ func (r *Run) Reason() cassettes.Reason {
 		}
 		return r.Err.Reason
 	}
+	severity := map[cassettes.Exit]int{cassettes.ExitFail: 1, cassettes.ExitUser: 2, cassettes.ExitInfra: 3}
 	var common cassettes.Reason
-	for i := range r.Cases {
-		c := &r.Cases[i]
+	mixed := false
+	for _, c := range r.sortedCases() {
 		if !c.blocking(r.now()) {
 			continue
 		}
 		rc := c.reason(r.now())
 		switch {
-		case common == "":
-			common = rc
-		case common != rc:
-			return cassettes.ETestFailed
+		case common == "" || severity[rc.Exit()] > severity[common.Exit()]:
+			common, mixed = rc, false
+		case rc != common && rc.Exit() == common.Exit():
+			mixed = true
 		}
+	}
+	if mixed && common.Exit() == cassettes.ExitFail {
+		return cassettes.ETestFailed
 	}
 	return common
 }

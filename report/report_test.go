@@ -305,6 +305,9 @@ func TestRunReason(t *testing.T) {
 	expired := Case{Adapter: "a", Scenario: "3", Status: StatusFail, Quarantine: &QuarantineInfo{Expires: t0.Add(-time.Hour)}}
 	quar := Case{Adapter: "a", Scenario: "4", Status: StatusFail, Quarantine: &QuarantineInfo{Expires: t0.Add(time.Hour)}}
 	pass := Case{Adapter: "a", Scenario: "5", Status: StatusPass}
+	timeout := Case{Adapter: "b", Scenario: "1", Status: StatusError, Reason: cassettes.ETimeout}
+	limited := Case{Adapter: "b", Scenario: "2", Status: StatusError, Reason: cassettes.ERateLimit}
+	invalid := Case{Adapter: "c", Scenario: "1", Status: StatusError, Reason: cassettes.ECassetteInvalid}
 	tests := []struct {
 		name  string
 		cases []Case
@@ -318,6 +321,9 @@ func TestRunReason(t *testing.T) {
 		{"one common reason", []Case{miss}, nil, cassettes.EReplayMiss, 1},
 		{"mixed", []Case{drift, miss}, nil, cassettes.ETestFailed, 1},
 		{"expired quarantine fails", []Case{expired}, nil, cassettes.EQuarantineExpired, 1},
+		{"infrastructure is never hidden by a drift", []Case{drift, timeout}, nil, cassettes.ETimeout, 3},
+		{"two infrastructure reasons stay exit 3", []Case{limited, timeout, drift}, nil, cassettes.ETimeout, 3},
+		{"a user error outranks a drift", []Case{drift, invalid}, nil, cassettes.ECassetteInvalid, 2},
 		{"run error wins", []Case{drift}, cassettes.Errorf(cassettes.ETimeout, "retry", "timeout"), cassettes.ETimeout, 3},
 	}
 	for _, tc := range tests {
@@ -425,5 +431,31 @@ func TestStructuredLog(t *testing.T) {
 				t.Error("accepted")
 			}
 		})
+	}
+}
+
+// TestMergeKeepsExpiredQuarantine: a golden run.json has no clock, yet a
+// shard whose quarantine had expired still fails the merged run.
+func TestMergeKeepsExpiredQuarantine(t *testing.T) {
+	shard := func(c Case) string {
+		dir := t.TempDir()
+		run := &Run{Tool: Tool{Name: "cassette", Version: "1"}, Command: "verify", Suite: "s", Started: t0, Finished: t0, Cases: []Case{c}}
+		if err := Write(dir, run, Options{Golden: true}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	expired := Case{Adapter: "a", Scenario: "1", Status: StatusFail, Quarantine: &QuarantineInfo{Category: "FLAKE-NET", Expires: t0.Add(-time.Hour)}}
+	d1, d2 := shard(expired), shard(Case{Adapter: "a", Scenario: "2", Status: StatusPass})
+	out := t.TempDir()
+	if err := Merge(out, d1, d2); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSummary(filepath.Join(out, FileSummary))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ExitCode != 1 || s.ReasonCode != string(cassettes.EQuarantineExpired) {
+		t.Errorf("merged exit %d reason %q, want 1 E_QUARANTINE_EXPIRED", s.ExitCode, s.ReasonCode)
 	}
 }

@@ -104,7 +104,13 @@ func (r *Run) runJSON(opts Options) ([]byte, error) {
 	cp.Inventory = normalizedInventory(r.Inventory)
 	cp.Cases = nil
 	for _, c := range r.sortedCases() {
-		cp.Cases = append(cp.Cases, *c)
+		cc := *c
+		if q := c.Quarantine; q != nil && !c.Quarantined(r.now()) {
+			qc := *q
+			qc.Expired = true
+			cc.Quarantine = &qc
+		}
+		cp.Cases = append(cp.Cases, cc)
 	}
 	rf := runFile{SchemaVersion: 1, Run: &cp, Options: Options{Golden: opts.Golden, SARIFLimit: opts.SARIFLimit, PreviewBytes: opts.PreviewBytes}}
 	if opts.Golden {

@@ -107,6 +107,7 @@ type cycle struct {
 	now     time.Time
 	date    string
 	remote  string
+	shown   string // remote with any credential removed, for messages and texts
 	base    string
 	top     string // repository root
 	res     *Result
@@ -138,6 +139,7 @@ func (c *cycle) run(ctx context.Context) error {
 	o := &c.opts
 	cfg := o.Config
 	c.remote = firstNonEmpty(o.Remote, cfg.Refresh.Forge.Remote, "origin")
+	c.shown = o.Git.scrub(c.remote) // a remote URL may carry a token: messages show this
 	c.base = firstNonEmpty(o.Base, cfg.Refresh.Base, o.Git.CurrentBranch(ctx))
 	if c.base == "" {
 		return cassettes.Errorf(cassettes.EUsage, "cassette refresh --once --base main", "cannot tell the base branch of refresh PRs: HEAD is detached and refresh.base is not set")
@@ -182,7 +184,7 @@ func (c *cycle) run(ctx context.Context) error {
 	}
 	c.state.LastRun = c.now
 	if o.DryRun {
-		c.logf("dry run: state not saved (would push %s to %s)", StateBranch, c.remote)
+		c.logf("dry run: state not saved (would push %s to %s)", StateBranch, c.shown)
 		return nil
 	}
 	return store.Save(ctx, c.state, "cassette refresh "+c.date)
@@ -310,12 +312,12 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 		}
 		if cr.Gate != nil && cr.Gate.Failed() {
 			cr.Message += "; the fake does not match the new cassette (" + firstLine(cr.Gate.Message) + "), see " + firstNonEmpty(ar.Issue.Ref(), "the fake-drift issue")
-			cr.NextStep = fmt.Sprintf("git fetch %s %s && git checkout FETCH_HEAD && cassette verify --case %s   # then fix the fake", c.remote, ar.Branch, cr.Old.ID())
+			cr.NextStep = fmt.Sprintf("git fetch %s %s && git checkout FETCH_HEAD && cassette verify --case %s   # then fix the fake", c.shown, ar.Branch, cr.Old.ID())
 		} else {
 			cr.Message += "; refresh PR: " + ar.PR.Ref()
 			cr.NextStep = "review and merge the refresh PR: " + ar.PR.Ref()
 			if ar.PR.Number == 0 && ar.PR.URL == "" {
-				cr.NextStep = fmt.Sprintf("git fetch %s %s && git diff HEAD FETCH_HEAD   # review the refresh branch, then merge it into %s", c.remote, ar.Branch, c.base)
+				cr.NextStep = fmt.Sprintf("git fetch %s %s && git diff HEAD FETCH_HEAD   # review the refresh branch, then merge it into %s", c.shown, ar.Branch, c.base)
 			}
 		}
 	}
@@ -388,7 +390,7 @@ func (c *cycle) publish(ctx context.Context, ar *AdapterResult, a *cassettes.Ada
 	title := Title(c.date, ar.Name)
 	msg := CommitMessage(title, drifting)
 	if o.DryRun {
-		c.logf("dry run: would commit %s on %s and push it to %s", strings.Join(ar.Files, ", "), ar.Branch, c.remote)
+		c.logf("dry run: would commit %s on %s and push it to %s", strings.Join(ar.Files, ", "), ar.Branch, c.shown)
 	} else {
 		if _, err := o.Git.run(ctx, dir, nil, append([]string{"add", "--"}, ar.Files...)...); err != nil {
 			return gitStepError("stage the new cassettes", err)
@@ -406,7 +408,7 @@ func (c *cycle) publish(ctx context.Context, ar *AdapterResult, a *cassettes.Ada
 				return err
 			}
 			ar.Pushed = true
-			c.logf("%s: pushed %s to %s", ar.Name, ar.Branch, c.remote)
+			c.logf("%s: pushed %s to %s", ar.Name, ar.Branch, c.shown)
 		}
 	}
 	// The replay gate, on the cassettes as they are on the branch.
@@ -468,7 +470,7 @@ func (c *cycle) publish(ctx context.Context, ar *AdapterResult, a *cassettes.Ada
 		return nil
 	}
 	ireq := IssueRequest{Adapter: ar.Name, Title: IssueTitle(ar.Name), Labels: []string{LabelFakeDrift},
-		Body: IssueBody(IssueText{Adapter: ar.Name, PR: ar.PR, Remote: c.remote, Failed: gateFailed, Escalated: ar.Escalated, Owners: a.Owners, Consecutive: ar.Consecutive})}
+		Body: IssueBody(IssueText{Adapter: ar.Name, PR: ar.PR, Remote: c.shown, Failed: gateFailed, Escalated: ar.Escalated, Owners: a.Owners, Consecutive: ar.Consecutive})}
 	if ar.Escalated {
 		ireq.Labels = append(ireq.Labels, LabelEscalated)
 	}
@@ -509,8 +511,8 @@ func (c *cycle) workdir(ctx context.Context, ar *AdapterResult) (string, func(),
 			return "", nil, sp, err
 		}
 		if start == "" {
-			return "", nil, sp, cassettes.Errorf(cassettes.EForge, fmt.Sprintf("git push %s %s   # or set refresh.base in cassette.yaml", c.remote, c.base),
-				"the base branch %s is not on the remote %s", c.base, c.remote)
+			return "", nil, sp, cassettes.Errorf(cassettes.EForge, fmt.Sprintf("git push %s %s   # or set refresh.base in cassette.yaml", c.shown, c.base),
+				"the base branch %s is not on the remote %s", c.base, c.shown)
 		}
 	}
 	wt, err := c.worktreePath(ctx, ar.Name)
@@ -538,7 +540,26 @@ func (c *cycle) worktreePath(ctx context.Context, adapter string) (string, error
 func (c *cycle) removeWorktree(ctx context.Context, wt string) {
 	_, _ = c.opts.Git.Run(ctx, "worktree", "remove", "--force", wt)
 	_ = os.RemoveAll(wt)
-	_, _ = c.opts.Git.Run(ctx, "worktree", "prune")
+	c.forgetWorktree(ctx, wt)
+}
+
+// forgetWorktree removes git's record of our work tree wt when its
+// directory is gone, and only that record: `git worktree prune` would also
+// forget the user's own work trees whose directories are not there now (an
+// unmounted disk).
+func (c *cycle) forgetWorktree(ctx context.Context, wt string) {
+	gd, err := c.opts.Git.Run(ctx, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return
+	}
+	admin := filepath.Join(strings.TrimSpace(gd), "worktrees")
+	entries, _ := os.ReadDir(admin)
+	for _, e := range entries {
+		link, err := os.ReadFile(filepath.Join(admin, e.Name(), "gitdir"))
+		if err == nil && filepath.Dir(strings.TrimSpace(string(link))) == filepath.Clean(wt) {
+			_ = os.RemoveAll(filepath.Join(admin, e.Name()))
+		}
+	}
 }
 
 // cleanWorktrees removes what a crashed cycle left behind.
@@ -552,7 +573,6 @@ func (c *cycle) cleanWorktrees(ctx context.Context) {
 		c.logf("removing the work tree a previous cycle left: %s", e.Name())
 		c.removeWorktree(ctx, filepath.Join(gd, "cassette-refresh", e.Name()))
 	}
-	_, _ = c.opts.Git.Run(ctx, "worktree", "prune")
 }
 
 // relPath is a cassette's path relative to the repository root.

@@ -87,7 +87,11 @@ func (g *Git) run(ctx context.Context, dir string, stdin []byte, args ...string)
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out.String(), &gitError{Args: args, Stderr: g.scrub(msg), Code: code}
+		shown := make([]string, len(args))
+		for i, a := range args {
+			shown[i] = g.scrub(a) // a remote URL argument may carry a token
+		}
+		return out.String(), &gitError{Args: shown, Stderr: g.scrub(msg), Code: code}
 	}
 	return out.String(), nil
 }
@@ -154,13 +158,15 @@ func (g *Git) Push(ctx context.Context, remote, commit, branch string) error {
 	ge, _ := err.(*gitError)
 	msg := err.Error()
 	if ge != nil && (strings.Contains(ge.Stderr, "rejected") || strings.Contains(ge.Stderr, "non-fast-forward") || strings.Contains(ge.Stderr, "fetch first") || strings.Contains(ge.Stderr, "denied") || strings.Contains(ge.Stderr, "hook declined")) {
-		return &cassettes.Error{Reason: cassettes.EPushRejected, Message: fmt.Sprintf("the remote %s rejected the push of %s", remote, branch), Err: fmt.Errorf("%s", msg),
-			NextStep: fmt.Sprintf("git fetch %s %s && git log FETCH_HEAD   # see who moved the branch; delete it or merge its PR, then run cassette refresh --once again", remote, branch)}
+		shown := g.scrub(remote)
+		return &cassettes.Error{Reason: cassettes.EPushRejected, Message: fmt.Sprintf("the remote %s rejected the push of %s", shown, branch), Err: fmt.Errorf("%s", msg),
+			NextStep: fmt.Sprintf("git fetch %s %s && git log FETCH_HEAD   # see who moved the branch; delete it or merge its PR, then run cassette refresh --once again", shown, branch)}
 	}
 	return g.remoteError(remote, "cannot push "+branch+" to", err)
 }
 
 func (g *Git) remoteError(remote, what string, err error) error {
+	remote = g.scrub(remote) // a remote URL may carry a token
 	return &cassettes.Error{Reason: cassettes.EForge, Message: fmt.Sprintf("%s the remote %s", what, remote), Err: err,
 		NextStep: fmt.Sprintf("git ls-remote %s   # check that the remote exists and that this machine may push to it (refresh.forge.remote in cassette.yaml)", remote)}
 }

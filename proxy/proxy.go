@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -11,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -197,12 +199,50 @@ func New(opts Options) (*Proxy, error) {
 	p.tr = upstreamTransport(opts.Transport)
 	p.gp = p.newGoproxy()
 	if p.upstream != nil {
-		p.handler = http.HandlerFunc(p.serveReverse)
+		p.handler = streaming(http.HandlerFunc(p.serveReverse))
 	} else {
-		p.handler = p.gp
+		p.handler = streaming(p.gp)
 	}
 	return p, nil
 }
+
+// streaming makes every write reach the client at once. goproxy flushes
+// only text/event-stream and responses whose Transfer-Encoding header says
+// chunked, a header Go's client removes: without this an NDJSON stream
+// through the reverse proxy (or plain-HTTP forward proxy) waited for its end.
+func streaming(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(flushingWriter{w}, r)
+	})
+}
+
+// flushingWriter flushes after each write; it passes Hijack through (the
+// CONNECT tunnels and WebSockets need it).
+type flushingWriter struct{ http.ResponseWriter }
+
+func (f flushingWriter) Write(b []byte) (int, error) {
+	n, err := f.ResponseWriter.Write(b)
+	if fl, ok := f.ResponseWriter.(http.Flusher); ok {
+		fl.Flush()
+	}
+	return n, err
+}
+
+func (f flushingWriter) Flush() {
+	if fl, ok := f.ResponseWriter.(http.Flusher); ok {
+		fl.Flush()
+	}
+}
+
+func (f flushingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := f.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("cassette proxy: the connection cannot be taken over")
+	}
+	return h.Hijack()
+}
+
+func (f flushingWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
 
 // checkListen refuses a non-loopback address unless allowed.
 func checkListen(addr string, allow bool) error {
@@ -273,9 +313,13 @@ func (p *Proxy) newGoproxy() *goproxy.ProxyHttpServer {
 
 type logWriter struct{ p *Proxy }
 
+// urlQuery finds the query of a URL quoted in a message (see shownURL).
+var urlQuery = regexp.MustCompile(`(https?://[^\s"'?]*)\?[^\s"']*`)
+
 func (w logWriter) Write(b []byte) (int, error) {
 	// goproxy's own warnings may quote URLs: scrub them like everything else.
-	w.p.logf("%s", secrets.RedactString(strings.TrimSuffix(string(b), "\n"), w.p.secrets()))
+	line := urlQuery.ReplaceAllString(strings.TrimSuffix(string(b), "\n"), "${1}?…")
+	w.p.logf("%s", secrets.RedactString(line, w.p.secrets()))
 	return len(b), nil
 }
 
@@ -425,8 +469,11 @@ func (p *Proxy) passTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response
 }
 
 func (p *Proxy) upstreamFailure(req *http.Request, err error) *http.Response {
-	msg := secrets.RedactString(err.Error(), p.secrets())
-	u := secrets.RedactString(req.URL.String(), p.secrets())
+	// A query may hold a credential known only by its parameter's name (the
+	// recorder learns it from stored interactions; this one is not stored):
+	// messages show the URL without its query.
+	u := secrets.RedactString(shownURL(req.URL.String()), p.secrets())
+	msg := secrets.RedactString(strings.ReplaceAll(err.Error(), req.URL.String(), u), p.secrets())
 	p.logf("upstream failed: %s %s: %s", req.Method, u, msg)
 	resp := p.synthetic(req, http.StatusBadGateway,
 		fmt.Sprintf("cassette: the upstream did not answer %s %s: %s\nnext step: check that the service is reachable, then retry\n", req.Method, u, msg))
@@ -532,7 +579,7 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 			it.Response.Trailer = resp.Trailer.Clone()
 			if !complete {
 				p.logf("record %s %s: the client went away before the end of the response; %d bytes recorded",
-					req.Method, secrets.RedactString(rec.URL, p.secrets()), len(b))
+					req.Method, secrets.RedactString(shownURL(rec.URL), p.secrets()), len(b))
 			}
 			p.store(seq, it)
 			p.end()
@@ -780,4 +827,19 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// shownURL is a URL for messages and logs: its query (which may carry a
+// credential under any parameter name) and userinfo left out.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "<unparsable URL>"
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		u.RawQuery = ""
+		return u.String() + "?…"
+	}
+	return u.String()
 }

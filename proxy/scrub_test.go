@@ -1,14 +1,17 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
 )
@@ -129,5 +132,67 @@ func TestDecodeBodies(t *testing.T) {
 				t.Errorf("body %q uncompressed %v headers %v", it.Response.Body, it.Response.Uncompressed, it.Response.Headers)
 			}
 		})
+	}
+}
+
+// TestUpstreamFailureHidesTheQuery: when the upstream cannot be reached,
+// the 502 body and the log quote the URL without its query, which may hold
+// a credential known only by its parameter's name.
+func TestUpstreamFailureHidesTheQuery(t *testing.T) {
+	var log bytes.Buffer
+	var mu sync.Mutex
+	p := startProxy(t, Options{Mode: ModeRecord, Upstream: "http://127.0.0.1:1", Log: lockedWriter{&mu, &log}})
+	const secret = "TOPSECRETvalue123"
+	resp, err := http.Get(p.URL() + "/v1/x?access_token=" + secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), "/v1/x?…") {
+		t.Fatalf("status %d body %q", resp.StatusCode, body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(string(body)+log.String(), secret) {
+		t.Errorf("the query value leaked:\nbody: %s\nlog: %s", body, log.String())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// TestReverseProxyStreamsNDJSON: a chunked stream that is not SSE reaches
+// the client record by record through the reverse proxy, while the
+// upstream still holds the response open.
+func TestReverseProxyStreamsNDJSON(t *testing.T) {
+	release := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.Write([]byte(`{"n":1}` + "\n"))
+		w.(http.Flusher).Flush()
+		<-release
+		w.Write([]byte(`{"n":2}` + "\n"))
+	}))
+	defer up.Close()
+	defer close(release)
+	p := startProxy(t, Options{Mode: ModeRecord, Upstream: up.URL})
+	client := &http.Client{Timeout: 10 * time.Second} // a buffered stream would block here
+	resp, err := client.Get(p.URL() + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil || line != `{"n":1}`+"\n" {
+		t.Fatalf("first record = %q, %v", line, err)
 	}
 }

@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -16,10 +17,10 @@ import (
 const (
 	// MaxAttempts is LIVE_E2E_MAX_ATTEMPTS: the first call plus two retries.
 	MaxAttempts = 3
-	// MaxRetryAfter caps a server's Retry-After: a recording run waits at most
-	// this long between two attempts, whatever the server asks for. A server
-	// asking for longer is rate limiting for real; the run fails with
-	// E_RATE_LIMIT rather than hanging a CI job.
+	// MaxRetryAfter bounds a server's Retry-After: a recording run waits as
+	// long as the server asks up to this; a server asking for longer is rate
+	// limiting for real, and the run fails at once with E_RATE_LIMIT rather
+	// than hanging a CI job or retrying before it was told to.
 	MaxRetryAfter = 30 * time.Second
 )
 
@@ -115,10 +116,28 @@ func (p Policy) Do(ctx context.Context, rt http.RoundTripper, newReq func(ctx co
 		default:
 			tel.Statuses = append(tel.Statuses, resp.StatusCode)
 			if attempt >= max || !p.retryableStatus(resp.StatusCode) {
-				return resp, tel, nil
+				// The body is read here, inside the policy: a reset or a
+				// timeout half-way through it is retried like one before it.
+				body, rerr := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if rerr == nil {
+					resp.Body = io.NopCloser(bytes.NewReader(body))
+					return resp, tel, nil
+				}
+				if attempt >= max || ctx.Err() != nil || !RetryableError(rerr) {
+					return nil, tel, rerr
+				}
+				wait = p.backoff(attempt)
+				break
 			}
 			wait = p.backoff(attempt)
 			if ra, ok := p.retryAfter(resp.Header.Get("Retry-After")); ok {
+				if ra > p.maxRetryAfter() {
+					// Rate limited for longer than a run may wait: give up
+					// now with the server's answer (E_RATE_LIMIT), instead of
+					// retrying early against its word.
+					return resp, tel, nil
+				}
 				wait = ra
 			}
 			// Drain a little so the connection can be reused, then let go.
@@ -158,18 +177,14 @@ func (p Policy) retryAfter(v string) (time.Duration, bool) {
 	if p.Now != nil {
 		now = p.Now
 	}
-	d, ok := ParseRetryAfter(v, now())
-	if !ok {
-		return 0, false
+	return ParseRetryAfter(v, now())
+}
+
+func (p Policy) maxRetryAfter() time.Duration {
+	if p.MaxRetryAfter <= 0 {
+		return MaxRetryAfter
 	}
-	limit := p.MaxRetryAfter
-	if limit <= 0 {
-		limit = MaxRetryAfter
-	}
-	if d > limit {
-		d = limit
-	}
-	return d, true
+	return p.MaxRetryAfter
 }
 
 func (p Policy) sleep(ctx context.Context, d time.Duration) error {

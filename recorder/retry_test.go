@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -56,7 +57,9 @@ func TestPolicyDo(t *testing.T) {
 			retryAfter: []string{now.Add(4 * time.Second).Format(http.TimeFormat)}, wantStatus: 200,
 			wantTel:   Telemetry{Attempts: 2, RetryBackoffMS: []int64{4000}, Statuses: []int{503, 200}},
 			wantWaits: []time.Duration{4 * time.Second}},
-		{name: "Retry-After capped", statuses: []int{429, 200}, retryAfter: []string{"3600"}, wantStatus: 200,
+		{name: "Retry-After beyond the limit gives up at once", statuses: []int{429, 200}, retryAfter: []string{"3600"}, wantStatus: 429,
+			wantTel: Telemetry{Attempts: 1, Statuses: []int{429}}},
+		{name: "Retry-After at the limit is waited in full", statuses: []int{429, 200}, retryAfter: []string{"30"}, wantStatus: 200,
 			wantTel:   Telemetry{Attempts: 2, RetryBackoffMS: []int64{30000}, Statuses: []int{429, 200}},
 			wantWaits: []time.Duration{MaxRetryAfter}},
 		{name: "malformed Retry-After falls back to the schedule", statuses: []int{408, 200}, retryAfter: []string{"soon"}, wantStatus: 200,
@@ -231,4 +234,37 @@ func FuzzParseRetryAfter(f *testing.F) {
 			t.Fatalf("not ok but wait %v for %q", d, s)
 		}
 	})
+}
+
+// TestPolicyRetriesABodyCutShort: a connection dropped half-way through the
+// body is retried like one dropped before the status line (specs/000:
+// transport resets are retryable).
+func TestPolicyRetriesABodyCutShort(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Header().Set("Content-Length", "100")
+			w.Write([]byte("partial"))
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		w.Write([]byte("whole body"))
+	}))
+	defer srv.Close()
+	var waits []time.Duration
+	p := DefaultPolicy()
+	p.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+	resp, tel, err := p.Do(context.Background(), srv.Client().Transport, func(ctx context.Context) (*http.Request, error) {
+		return http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	})
+	if err != nil {
+		t.Fatalf("Do: %v (telemetry %+v)", err, tel)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if string(body) != "whole body" || tel.Attempts != 2 || len(waits) != 1 || waits[0] != 500*time.Millisecond {
+		t.Errorf("body %q, telemetry %+v, waits %v; want the second attempt's body after one 500ms backoff", body, tel, waits)
+	}
 }

@@ -162,7 +162,7 @@ func (c *Config) CassetteDir() string {
 	if d == "" {
 		d = "cassettes"
 	}
-	return joinDir(c.Dir, d)
+	return ResolvePath(c.Dir, d)
 }
 
 // Line returns the line of a field path in cassette.yaml (see Cassette.Line).

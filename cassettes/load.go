@@ -501,7 +501,10 @@ func Discover(dir string) ([]string, error) {
 	return out, nil
 }
 
-func joinDir(base, p string) string {
+// ResolvePath resolves a path from cassette.yaml (real.dir, fake.dir, the
+// cassettes directory) against the project directory base: an absolute
+// path stays, a relative one joins base, and "" is base itself.
+func ResolvePath(base, p string) string {
 	if filepath.IsAbs(p) || base == "" {
 		return p
 	}

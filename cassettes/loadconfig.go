@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"time"
 )
 
@@ -101,7 +102,7 @@ func configRules(cfg *Config) []Problem {
 		}
 		for k, v := range a.Real.Headers {
 			for _, vr := range Vars(v) {
-				if !contains(a.Real.Credentials, vr) {
+				if !slices.Contains(a.Real.Credentials, vr) {
 					add(f+".real.headers."+k, fmt.Sprintf("header uses ${%s}, which is not listed in real.credentials", vr), "list it in real.credentials so its value is redacted from cassettes")
 				}
 			}
@@ -148,15 +149,6 @@ func configRules(cfg *Config) []Problem {
 		}
 	}
 	return out
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // CredentialNames lists every credential variable declared by any adapter.

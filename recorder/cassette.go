@@ -82,12 +82,3 @@ func sortedUnique(xs []string) []string {
 	sort.Strings(out)
 	return out
 }
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -105,7 +107,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		env = os.Environ()
 	}
 	env = append([]string(nil), env...)
-	for _, k := range sortedKeys(opts.Env) {
+	for _, k := range slices.Sorted(maps.Keys(opts.Env)) {
 		env = append(env, k+"="+opts.Env[k])
 	}
 	var icpt Interceptor

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -286,7 +288,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 				return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request", Err: redactedError(red, err),
 					NextStep: "check `real.base_url` and the scenario's path in cassette.yaml"}
 			}
-			for _, k := range sortedKeys(rq.headers) {
+			for _, k := range slices.Sorted(maps.Keys(rq.headers)) {
 				r.Header.Set(k, rq.headers[k])
 			}
 			return r, nil

@@ -1,11 +1,13 @@
 package refresh
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,9 +140,9 @@ func Cycle(ctx context.Context, now time.Time, opts Options) *Result {
 func (c *cycle) run(ctx context.Context) error {
 	o := &c.opts
 	cfg := o.Config
-	c.remote = firstNonEmpty(o.Remote, cfg.Refresh.Forge.Remote, "origin")
+	c.remote = cmp.Or(o.Remote, cfg.Refresh.Forge.Remote, "origin")
 	c.shown = o.Git.scrub(c.remote) // a remote URL may carry a token: messages show this
-	c.base = firstNonEmpty(o.Base, cfg.Refresh.Base, o.Git.CurrentBranch(ctx))
+	c.base = cmp.Or(o.Base, cfg.Refresh.Base, o.Git.CurrentBranch(ctx))
 	if c.base == "" {
 		return cassettes.Errorf(cassettes.EUsage, "cassette refresh --once --base main", "cannot tell the base branch of refresh PRs: HEAD is detached and refresh.base is not set")
 	}
@@ -161,7 +163,7 @@ func (c *cycle) run(ctx context.Context) error {
 		if _, ok := cfg.Adapters[a]; !ok {
 			return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
 				Problems: []cassettes.Problem{{File: cfg.Path, Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
-				NextStep: "cassette refresh --once --adapter " + firstNonEmpty(firstOf(cfg.Order), "NAME")}
+				NextStep: "cassette refresh --once --adapter " + cmp.Or(firstOf(cfg.Order), "NAME")}
 		}
 	}
 	store := &StateStore{Git: o.Git, Remote: c.remote}
@@ -171,7 +173,7 @@ func (c *cycle) run(ctx context.Context) error {
 	c.res.State = c.state
 	c.cleanWorktrees(ctx)
 	for _, name := range cfg.Order {
-		if len(o.Adapters) > 0 && !contains(o.Adapters, name) {
+		if len(o.Adapters) > 0 && !slices.Contains(o.Adapters, name) {
 			continue
 		}
 		var olds []*cassettes.Cassette
@@ -249,7 +251,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 			failed = true
 			ce := cassettes.AsError(err)
 			cr.Status, cr.Reason, cr.Message = report.StatusError, ce.Reason, firstLine(ce.Error())
-			cr.NextStep = firstNonEmpty(ce.NextStep, fmt.Sprintf("cassette record --adapter %s --scenario %s   # check that the real service answers", name, old.Scenario))
+			cr.NextStep = cmp.Or(ce.NextStep, fmt.Sprintf("cassette record --adapter %s --scenario %s   # check that the real service answers", name, old.Scenario))
 			c.logf("%s: cannot re-record: %s", old.ID(), cr.Message)
 			continue
 		}
@@ -311,7 +313,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 			cr.Reason = cassettes.EFakeDrift
 		}
 		if cr.Gate != nil && cr.Gate.Failed() {
-			cr.Message += "; the fake does not match the new cassette (" + firstLine(cr.Gate.Message) + "), see " + firstNonEmpty(ar.Issue.Ref(), "the fake-drift issue")
+			cr.Message += "; the fake does not match the new cassette (" + firstLine(cr.Gate.Message) + "), see " + cmp.Or(ar.Issue.Ref(), "the fake-drift issue")
 			cr.NextStep = fmt.Sprintf("git fetch %s %s && git checkout FETCH_HEAD && cassette verify --case %s   # then fix the fake", c.shown, ar.Branch, cr.Old.ID())
 		} else {
 			cr.Message += "; refresh PR: " + ar.PR.Ref()
@@ -604,15 +606,6 @@ func realPath(p string) string {
 	return filepath.Join(realPath(filepath.Clean(dir)), base)
 }
 
-func firstNonEmpty(xs ...string) string {
-	for _, x := range xs {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
 func firstPositive(xs ...int) int {
 	for _, x := range xs {
 		if x > 0 {
@@ -629,19 +622,10 @@ func firstOf(xs []string) string {
 	return ""
 }
 
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func dedupe(xs []string) []string {
 	var out []string
 	for _, x := range xs {
-		if x != "" && !contains(out, x) {
+		if x != "" && !slices.Contains(out, x) {
 			out = append(out, x)
 		}
 	}

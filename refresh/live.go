@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -51,7 +50,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		if timeout == 0 {
 			timeout = 10 * time.Minute
 		}
-		opts := recorder.CLIOptions{Meta: meta, Dir: resolve(l.Config.Dir, a.Real.Dir), Env: env, Credentials: a.Real.Credentials,
+		opts := recorder.CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: env, Credentials: a.Real.Credentials,
 			LookupEnv: lookup, Timeout: timeout}
 		// A cassette recorded through real.command keeps only the tool's
 		// name in input.command: run real.command itself again.
@@ -69,14 +68,4 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 	}
 	return recorder.RerecordHTTP(ctx, old, recorder.HTTPOptions{Meta: meta, BaseURL: a.Real.BaseURL, Headers: a.Real.Headers,
 		Credentials: a.Real.Credentials, LookupEnv: lookup, Transport: l.Transport, Policy: l.Policy})
-}
-
-func resolve(base, dir string) string {
-	switch {
-	case dir == "":
-		return base
-	case filepath.IsAbs(dir):
-		return dir
-	}
-	return filepath.Join(base, dir)
 }

@@ -2,6 +2,7 @@ package refresh
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cassette-dev/cassette/verify"
@@ -32,7 +33,7 @@ func CommitMessage(title string, drifting []*CaseResult) string {
 func classes(cr *CaseResult) []string {
 	var out []string
 	for _, d := range cr.Drifts {
-		if !contains(out, d.Class) {
+		if !slices.Contains(out, d.Class) {
 			out = append(out, d.Class)
 		}
 	}

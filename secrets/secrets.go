@@ -2,8 +2,10 @@ package secrets
 
 import (
 	"bytes"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -76,7 +78,7 @@ func Scan(data []byte, declared map[string]string) []Finding {
 			hits = append(hits, hit{loc[0], p.Name})
 		}
 	}
-	for _, name := range sortedKeys(declared) {
+	for _, name := range slices.Sorted(maps.Keys(declared)) {
 		v := declared[name]
 		if len(v) < minValueLen {
 			continue
@@ -186,13 +188,4 @@ func FromEnv(names []string, lookup func(string) (string, bool)) map[string]stri
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

@@ -84,7 +84,7 @@ func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, 
 	}
 	p.log = log
 	cmd := exec.Command(a.Fake.Command[0], a.Fake.Command[1:]...)
-	cmd.Dir = resolveDir(projectDir, a.Fake.Dir)
+	cmd.Dir = cassettes.ResolvePath(projectDir, a.Fake.Dir)
 	cmd.Env = append(os.Environ(), "PORT="+port)
 	for _, k := range sortedKeys(a.Fake.Env) {
 		v, _ := cassettes.Expand(a.Fake.Env[k], lookup)
@@ -230,16 +230,6 @@ func freePort() (string, error) {
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
 }
 
-func resolveDir(projectDir, dir string) string {
-	if dir == "" {
-		return projectDir
-	}
-	if filepath.IsAbs(dir) {
-		return dir
-	}
-	return filepath.Join(projectDir, dir)
-}
-
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // BuildFake runs the adapter's fake.build command once, in fake.dir, logging
@@ -258,7 +248,7 @@ func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, projectDi
 	}
 	defer log.Close()
 	cmd := exec.CommandContext(ctx, a.Fake.Build[0], a.Fake.Build[1:]...)
-	cmd.Dir = resolveDir(projectDir, a.Fake.Dir)
+	cmd.Dir = cassettes.ResolvePath(projectDir, a.Fake.Dir)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		e := unavailable(name, fmt.Sprintf("fake.build %q failed", strings.Join(a.Fake.Build, " ")), err, logPath, a)

@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,7 +77,7 @@ func Plan(cfg *cassettes.Config, list []*cassettes.Cassette, sel Selection) ([]C
 	var out []Case
 	k := 0
 	for _, c := range sorted {
-		if len(sel.Adapters) > 0 && !contains(sel.Adapters, c.Adapter) {
+		if len(sel.Adapters) > 0 && !slices.Contains(sel.Adapters, c.Adapter) {
 			continue
 		}
 		if sel.Run != nil && !sel.Run.MatchString(c.ID()) {
@@ -90,15 +91,6 @@ func Plan(cfg *cassettes.Config, list []*cassettes.Cassette, sel Selection) ([]C
 		out = append(out, Case{Cassette: c, Adapter: cfg.Adapters[c.Adapter]})
 	}
 	return out, nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func firstOr(xs []string, def string) string {

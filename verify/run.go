@@ -240,7 +240,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 			run = ProcessCLI(c.Adapter.Fake.Command, c.Adapter.Fake.Env)
 		}
 		startClock()
-		got, res.Actions, err = runCLI(ctx, run, c.Cassette, resolveDir(opts.Config.Dir, c.Adapter.Fake.Dir))
+		got, res.Actions, err = runCLI(ctx, run, c.Cassette, cassettes.ResolvePath(opts.Config.Dir, c.Adapter.Fake.Dir))
 		if errors.Is(err, errNotRunnable) {
 			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, err.Error()
 			return res

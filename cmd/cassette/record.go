@@ -108,7 +108,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read standard input", Err: err, NextStep: "cassette record ... < input-file"}
 	}
-	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: dirOr(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
+	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
 		Credentials: a.Real.Credentials, Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{}), Timeout: o.timeout}
 	if !o.quiet {
 		opts.Stdout, opts.Stderr = stdio.Err, stdio.Err
@@ -193,16 +193,6 @@ func missingCredentials(a *cassettes.Adapter) []string {
 		}
 	}
 	return out
-}
-
-func dirOr(base, dir string) string {
-	if dir == "" {
-		return base
-	}
-	if filepath.IsAbs(dir) {
-		return dir
-	}
-	return filepath.Join(base, dir)
 }
 
 func firstOf(xs []string) string {

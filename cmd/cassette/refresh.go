@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -102,17 +103,11 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 		if err := res.WriteProposals(proposals); err != nil {
 			return err
 		}
-		ver, sha := buildInfo()
-		run := res.Report(p.cfg, report.Tool{Name: "cassette", Version: ver, SHA: sha, URI: "https://github.com/cassette-dev/cassette"}, proposals)
+		run := res.Report(p.cfg, reportTool(), proposals)
 		bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
-		if err := writeRefreshReports(&IO{Out: human, Err: stdio.Err}, o, run, bundle); err != nil {
-			return err
-		}
 		_ = report.WriteNextStep(human, run)
-		if g.json {
-			if data, err := os.ReadFile(filepath.Join(o.reportDir, report.FileSummary)); err == nil {
-				stdio.Out.Write(data)
-			}
+		if err := writeReports(stdio, o.reportDir, o.bundleDir, run, bundle, g.json); err != nil {
+			return err
 		}
 		if code := run.Exit(); code != cassettes.ExitPass {
 			return exitError(code)
@@ -150,14 +145,14 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 // forge of refresh.forge (github needs its token; git needs nothing more).
 func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 	f := p.cfg.Refresh.Forge
-	remote := firstNonEmptyString(o.remote, f.Remote, "origin")
+	remote := cmp.Or(o.remote, f.Remote, "origin")
 	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.credentials()}
 	ver, sha := buildInfo()
 	opts := refresh.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Adapters: o.adapters, Git: g, Remote: remote,
 		Base: o.base, DryRun: o.dryRun, Recorder: refresh.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}}}
 	switch f.Kind {
 	case "github":
-		env := firstNonEmptyString(f.TokenEnv, "GITHUB_TOKEN")
+		env := cmp.Or(f.TokenEnv, "GITHUB_TOKEN")
 		tok := os.Getenv(env)
 		if tok == "" && o.dryRun {
 			opts.Forge = nil // a dry run needs no API
@@ -175,25 +170,9 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 		g.Env = gh.PushEnv()
 		opts.Forge = gh
 	default:
-		opts.Forge = &refresh.GitForge{Git: g, Remote: remote, Base: firstNonEmptyString(o.base, p.cfg.Refresh.Base)}
+		opts.Forge = &refresh.GitForge{Git: g, Remote: remote, Base: cmp.Or(o.base, p.cfg.Refresh.Base)}
 	}
 	return opts, nil
-}
-
-// writeRefreshReports writes the report files (and the bundle) and says where.
-func writeRefreshReports(stdio *IO, o *refreshOptions, run *report.Run, bundle report.BundleFiles) error {
-	if err := report.Write(o.reportDir, run, bundle.Options); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdio.Out, "reports: %s\n", filepath.Join(o.reportDir, "{junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl}"))
-	if o.bundleDir != "" {
-		dir, err := report.WriteBundle(o.bundleDir, run, bundle)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdio.Out, "bundle: %s\n", dir)
-	}
-	return nil
 }
 
 func mergeSecrets(m map[string]string, k, v string) map[string]string {
@@ -202,13 +181,4 @@ func mergeSecrets(m map[string]string, k, v string) map[string]string {
 		out[a] = b
 	}
 	return out
-}
-
-func firstNonEmptyString(xs ...string) string {
-	for _, x := range xs {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }

@@ -75,8 +75,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	// their own, out of the terminal's reach) are stopped before it exits.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ver, sha := buildInfo()
-	tool := report.Tool{Name: "cassette", Version: ver, SHA: sha, URI: "https://github.com/cassette-dev/cassette"}
+	tool := reportTool()
 	// Every failure, even before a case runs, rewrites summary.json: CI must
 	// never read the previous run's verdict.
 	fail := func(err error) error { return writeErrorReport(stdio, g, o, tool, cassettes.AsError(err)) }
@@ -157,7 +156,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	for _, r := range outcome.Results {
 		addLog(r.FakeLog)
 	}
-	if err := writeReports(stdio, o, run, bundle, g.json); err != nil {
+	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, bundle, g.json); err != nil {
 		return err
 	}
 	if code := run.Exit(); code != cassettes.ExitPass {
@@ -166,29 +165,37 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	return nil
 }
 
-// writeReports writes the report files (and the bundle) and says where.
-func writeReports(stdio *IO, o *verifyOptions, run *report.Run, bundle report.BundleFiles, asJSON bool) error {
-	if err := report.Write(o.reportDir, run, bundle.Options); err != nil {
+// writeReports writes the report files (and the bundle) of a verify or
+// refresh run and says where; with --json, summary.json goes to stdout and
+// the human lines to stderr.
+func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundle report.BundleFiles, asJSON bool) error {
+	if err := report.Write(reportDir, run, bundle.Options); err != nil {
 		return err
 	}
 	human := stdio.Out
 	if asJSON {
-		data, err := os.ReadFile(filepath.Join(o.reportDir, report.FileSummary))
+		data, err := os.ReadFile(filepath.Join(reportDir, report.FileSummary))
 		if err != nil {
 			return err
 		}
 		stdio.Out.Write(data)
 		human = stdio.Err
 	}
-	fmt.Fprintf(human, "reports: %s\n", filepath.Join(o.reportDir, "{junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl}"))
-	if o.bundleDir != "" {
-		dir, err := report.WriteBundle(o.bundleDir, run, bundle)
+	fmt.Fprintf(human, "reports: %s\n", filepath.Join(reportDir, "{junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl}"))
+	if bundleDir != "" {
+		dir, err := report.WriteBundle(bundleDir, run, bundle)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(human, "bundle: %s\n", dir)
 	}
 	return nil
+}
+
+// reportTool names this build in the reports.
+func reportTool() report.Tool {
+	ver, sha := buildInfo()
+	return report.Tool{Name: "cassette", Version: ver, SHA: sha, URI: "https://github.com/cassette-dev/cassette"}
 }
 
 // writeErrorReport records a run that failed before any case ran, so that

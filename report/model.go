@@ -486,16 +486,7 @@ func (r *Run) digest(c *Case) FailureDigest {
 	return d
 }
 
-func driftText(d Drift) string {
-	s := d.Message
-	if d.Field != "" {
-		s = d.Field + ": " + s
-	}
-	if d.JSONPath != "" {
-		s += " (at " + d.JSONPath + ")"
-	}
-	return firstLine(s)
-}
+func driftText(d Drift) string { return driftOnce(d) }
 
 // rootCause maps a reason code to the declared taxonomy.
 func rootCause(rc cassettes.Reason) string {

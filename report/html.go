@@ -471,4 +471,3 @@ func anchor(parts ...string) string {
 	}
 	return b.String()
 }
-

@@ -106,7 +106,7 @@ type htmlCase struct {
 
 type htmlDrift struct {
 	Class, Where, Location, Message string
-	Diff                            string
+	Diff                            template.HTML
 }
 
 // htmlPart is one compared part of a case: an HTTP interaction's response,
@@ -254,7 +254,7 @@ func (r *Run) htmlCase(c *Case, opts Options, want *cassettes.Cassette) *htmlCas
 			hc.Location = loc
 		}
 		hc.Drifts = append(hc.Drifts, htmlDrift{Class: d.Class, Where: strings.TrimSpace(d.Field + " " + d.JSONPath), Location: loc,
-			Message: driftOnce(d), Diff: d.Diff})
+			Message: driftOnce(d), Diff: unifiedHTML(d.Diff)})
 	}
 	if c.Status == StatusPass || c.Status == StatusSkipped {
 		return hc

@@ -410,3 +410,23 @@ func streamView(id string, k normalize.Kind, want, got []byte, paths []string) [
 	}
 	return out
 }
+
+// unifiedHTML renders a unified diff with its removed lines as <del> and its
+// added lines as <ins>.
+func unifiedHTML(d string) template.HTML {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(d, "\n") {
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, "---"), strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "@@"):
+			b.WriteString(`<span class="muted">` + html.EscapeString(line) + `</span>`)
+		case line[0] == '-':
+			b.WriteString(`<del><span class="sr">removed: </span>` + html.EscapeString(line) + `</del>`)
+		case line[0] == '+':
+			b.WriteString(`<ins><span class="sr">added: </span>` + html.EscapeString(line) + `</ins>`)
+		default:
+			b.WriteString(html.EscapeString(line))
+		}
+	}
+	return template.HTML(b.String())
+}

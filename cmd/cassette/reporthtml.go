@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -26,7 +27,9 @@ their content is the one the run used.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run, opts, err := report.ReadRun(args[0])
 			if err != nil {
-				return err
+				ce := cassettes.AsError(err)
+				ce.NextStep = "cassette verify --report-dir " + args[0] + "   # writes report.html there"
+				return ce
 			}
 			if err := report.WriteHTML(args[0], run, opts); err != nil {
 				return err

@@ -77,6 +77,8 @@ func driftMessage(d diff.Drift) string {
 	switch {
 	case d.Diff == "" && (d.Want != "" || d.Got != "") && !strings.Contains(d.Want+d.Got, "\n") && len(d.Want)+len(d.Got) < 120:
 		return string(d.Class) + " drift at " + where + ": " + strings.ReplaceAll(d.Change, "_", " ") + " (want " + quote(d.Want) + ", got " + quote(d.Got) + ")"
+	case strings.HasPrefix(d.Diff, "binary "):
+		return string(d.Class) + " drift at " + where + ": " + strings.TrimSpace(d.Diff)
 	case d.Change == diff.Changed && d.Want+d.Got != "" && d.Class != diff.ClassStream:
 		// a text body, stdout or stderr: say what the first differing line became
 		return string(d.Class) + " drift at " + where + ": line " + lineText(d.Want) + " became " + lineText(d.Got)

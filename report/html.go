@@ -76,7 +76,8 @@ type htmlPage struct {
 	Bar        []htmlCount
 	Provenance []htmlKV
 	RunError   *htmlRunError
-	Cases      []*htmlCase // the cases that did not pass, in report order
+	Cases      []*htmlCase // the cases that failed, in report order
+	Skipped    []*htmlCase
 	Passed     []*htmlCase
 	History    []htmlAdapterHistory
 }
@@ -169,12 +170,16 @@ func (r *Run) htmlPage(opts Options, rec map[string]*cassettes.Cassette) *htmlPa
 	}
 	for _, c := range r.sortedCases() {
 		hc := r.htmlCase(c, opts, rec[c.CassettePath])
-		if c.Status == StatusPass {
+		switch c.Status {
+		case StatusPass:
 			p.Passed = append(p.Passed, hc)
-		} else {
+		case StatusSkipped:
+			p.Skipped = append(p.Skipped, hc)
+		default:
 			p.Cases = append(p.Cases, hc)
 		}
 	}
+	p.History = r.htmlHistory()
 	return p
 }
 
@@ -260,6 +265,8 @@ func (r *Run) htmlCase(c *Case, opts Options, want *cassettes.Cassette) *htmlCas
 		return hc
 	}
 	switch {
+	case want == nil && len(c.Drifts) > 0 && r.Command == "refresh":
+		hc.Note = "The re-recorded cassette is on the refresh branch; each drift's diff is below."
 	case want == nil && len(c.Drifts) > 0:
 		hc.Note = "The recorded side is not shown: the committed cassette " + c.CassettePath +
 			" was not found from this directory with the content this run used. Each drift's diff is below."

@@ -61,6 +61,8 @@ type Run struct {
 	TraceID string `json:"trace_id,omitempty"`
 	// CICorrelationID links the shards of one CI run (optional).
 	CICorrelationID string `json:"ci_correlation_id,omitempty"`
+	// History is refresh's drift history by adapter (report.html draws it).
+	History []AdapterHistory `json:"history,omitempty"`
 }
 
 // Tool identifies the cassette build that produced a report.

@@ -85,6 +85,10 @@ func TestReportHTMLInChromium(t *testing.T) {
 				t.Fatalf("no screenshot at %s (%v)", shot, err)
 			}
 			t.Logf("screenshot: %s", shot)
+			if p.name == "demo" { // the same page as a reader with a dark setting sees it
+				dark := filepath.Join(t.ArtifactDir(), p.name+"-dark.png")
+				run(t, chromium, "--force-dark-mode", "--window-size=1280,1600", "--hide-scrollbars", "--screenshot="+dark, "file://"+report)
+			}
 		})
 	}
 }

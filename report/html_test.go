@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
 )
@@ -212,5 +213,21 @@ func TestFirstDifference(t *testing.T) {
 		if got := firstDifference([]byte(c.a), []byte(c.b)); got != c.want {
 			t.Errorf("firstDifference(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+// In golden mode report.html is byte-identical across runs over the same
+// inputs, like every other report.
+func TestHTMLGoldenModeIsStable(t *testing.T) {
+	a, err := htmlProject(t).html(Options{Golden: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := jitter(htmlProject(t), 7*time.Second).html(Options{Golden: true, Host: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("report.html differs between two golden runs")
 	}
 }

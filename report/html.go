@@ -27,9 +27,7 @@ const FileHTML = "report.html"
 //go:embed html.tmpl
 var htmlSource string
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"inc": func(i int) int { return i + 1 },
-}).Parse(htmlSource))
+var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
 
 // WriteHTML (re)builds report.html in dir from run alone, as `cassette
 // report html DIR` does from the run.json of an earlier run. The page is
@@ -148,11 +146,9 @@ type htmlRecord struct {
 // htmlAdapterHistory is the drift history of one adapter across refresh
 // cycles, drawn as a small chart.
 type htmlAdapterHistory struct {
-	Adapter   string
-	Escalated int // the escalation count now
-	Threshold int
-	Chart     template.HTML
-	Summary   string
+	Adapter string
+	Chart   template.HTML
+	Summary string
 }
 
 func (r *Run) htmlPage(opts Options, rec map[string]*cassettes.Cassette) *htmlPage {

@@ -43,7 +43,7 @@ func (r *Run) htmlHistory() []htmlAdapterHistory {
 			}
 		}
 		sum += fmt.Sprintf("; %d of the last %d cycles drifted.", drifting, len(h.Cycles))
-		out = append(out, htmlAdapterHistory{Adapter: h.Adapter, Escalated: h.Consecutive, Threshold: h.Threshold, Summary: sum, Chart: historyChart(h)})
+		out = append(out, htmlAdapterHistory{Adapter: h.Adapter, Summary: sum, Chart: historyChart(h)})
 	}
 	return out
 }

@@ -30,6 +30,9 @@ type Summary struct {
 	Results           Results      `json:"results"`
 	Performance       *Performance `json:"performance,omitempty"`
 	SARIF             *SARIFInfo   `json:"sarif,omitempty"`
+	// CorrelationID identifies the run (specs/000: correlation_id in run
+	// summaries); it is log.jsonl's trace_id.
+	CorrelationID string `json:"correlation_id"`
 	// Problems are the run-level error's problems (an extension key).
 	Problems []ProblemJSON `json:"problems,omitempty"`
 }
@@ -112,6 +115,7 @@ func (r *Run) summary(opts Options, omitted int) Summary {
 		Results: Results{
 			Passed: c.Pass, Failed: c.Blocking, Warned: c.Quarantined, Skipped: c.Skipped, Total: c.Total,
 		},
+		CorrelationID: r.correlationID(opts.Golden),
 	}
 	if s.Provenance.CassetteVersion == "" {
 		s.Provenance.CassetteVersion = "unknown"

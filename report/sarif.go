@@ -34,9 +34,9 @@ type sarifLog struct {
 type sarifRun struct {
 	Tool              sarifTool         `json:"tool"`
 	AutomationDetails sarifAutomation   `json:"automationDetails"`
-	Invocations []sarifInvocation `json:"invocations"`
-	Results     []sarifResult     `json:"results"`
-	Properties  map[string]any    `json:"properties,omitempty"`
+	Invocations       []sarifInvocation `json:"invocations"`
+	Results           []sarifResult     `json:"results"`
+	Properties        map[string]any    `json:"properties,omitempty"`
 }
 
 type sarifAutomation struct {
@@ -77,10 +77,10 @@ type sarifMessage struct {
 }
 
 type sarifResult struct {
-	RuleID     string            `json:"ruleId"`
-	RuleIndex  int               `json:"ruleIndex"`
-	Level      string            `json:"level"`
-	Message    sarifMessage      `json:"message"`
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifMessage      `json:"message"`
 	Locations           []sarifLocation   `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Properties          map[string]string `json:"properties,omitempty"`
@@ -252,8 +252,8 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 		// the alerts of the last verify upload (GitHub: the category is the
 		// id up to its last slash).
 		AutomationDetails: sarifAutomation{ID: name + "/" + r.command() + "/"},
-		Invocations: []sarifInvocation{{ExecutionSuccessful: r.Exit() <= cassettes.ExitFail, ExitCode: int(r.Exit())}},
-		Results:     results,
+		Invocations:       []sarifInvocation{{ExecutionSuccessful: r.Exit() <= cassettes.ExitFail, ExitCode: int(r.Exit())}},
+		Results:           results,
 	}
 	if omitted > 0 {
 		run.Properties = map[string]any{sarifPropertyBag: map[string]any{

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -42,8 +43,14 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 				c.Reason = ""
 			}
 			c.ReplayCommand = "cassette refresh --once --dry-run --adapter " + ar.Name
-			c.Actions = liveActions(cr)
-			if l := cr.Live; l != nil {
+			live := cr.Live
+			if live == nil && cr.Status != report.StatusSkipped {
+				// A command is run once: no retry policy applies to it.
+				l := recorder.NewLiveRecord(recorder.Telemetry{Attempts: 1, RetryBackoffMS: []int64{}})
+				live = &l
+			}
+			c.Actions = liveActions(cr, live)
+			if l := live; l != nil {
 				c.Live = &report.LiveRecord{ExecutionMode: l.ExecutionMode, ReplayBoundary: l.ReplayBoundary, TraceOrigin: l.TraceOrigin,
 					Attempts: l.Attempts, RetryBackoffMS: l.RetryBackoffMS}
 			}
@@ -64,7 +71,7 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 // liveActions are the calls a case's re-recording made against the real
 // service: the new cassette's interactions (or command), or the one call
 // that failed; the retry telemetry goes on the first.
-func liveActions(cr *CaseResult) []report.Action {
+func liveActions(cr *CaseResult, live *recorder.LiveRecord) []report.Action {
 	var acts []report.Action
 	src := cr.New
 	if src == nil {
@@ -88,13 +95,13 @@ func liveActions(cr *CaseResult) []report.Action {
 			}
 		}
 	}
-	if len(acts) == 0 || cr.Live == nil {
+	if len(acts) == 0 || live == nil {
 		return nil // not re-recorded (skipped)
 	}
 	if cr.New == nil && cr.Status == report.StatusError {
 		acts[0].Err, acts[0].ErrKind = firstLine(cr.Message), string(cr.Reason)
 	}
-	acts[0].Attempts, acts[0].RetryBackoffMS = cr.Live.Attempts, cr.Live.RetryBackoffMS
+	acts[0].Attempts, acts[0].RetryBackoffMS = live.Attempts, live.RetryBackoffMS
 	return acts
 }
 

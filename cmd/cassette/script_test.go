@@ -37,8 +37,9 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fakeshop":  fakeshop,
-			"speccheck": speccheckCmd,
+			"fakeshop":     fakeshop,
+			"speccheck":    speccheckCmd,
+			"statusserver": statusserver,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")

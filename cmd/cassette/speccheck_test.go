@@ -1,8 +1,11 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -58,4 +61,22 @@ func speccheckCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if len(probs) > 0 {
 		ts.Fatalf("%s", speccheck.Describe(probs))
 	}
+}
+
+// statusserver starts an HTTP server that answers every request with the
+// given status (a real service having an outage) and puts its URL in
+// $STATUS_URL; it stops when the script ends.
+func statusserver(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: statusserver CODE")
+	}
+	code, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("usage: statusserver CODE")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, http.StatusText(code), code)
+	}))
+	ts.Setenv("STATUS_URL", srv.URL)
+	ts.Defer(srv.Close)
 }

@@ -83,7 +83,9 @@ func (r *Run) testLog(opts Options) ([]byte, error) {
 		if !c.failed() {
 			continue
 		}
-		if err := emit("failure_digest", level, "case", c.ID()+" failed", span, runSpan, digestRecord(id, c, r.digest(c))); err != nil {
+		dctx := digestRecord(id, c, r.digest(c))
+		dctx["reason_code"] = string(c.reason(r.now()))
+		if err := emit("failure_digest", level, "case", c.ID()+" failed", span, runSpan, dctx); err != nil {
 			return nil, err
 		}
 	}

@@ -160,7 +160,7 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 			// A file the repository does not hold (a fake's log under
 			// .cassette/, an absolute path): report at the config instead,
 			// and name the file in the message.
-			if uri != "" {
+			if uri != "" && !strings.Contains(msg, uri) {
 				msg += " (" + uri + ")"
 			}
 			uri, line = synthetic, 0

@@ -56,8 +56,10 @@ type Run struct {
 	// "cassette verify". A case's targeted replay appends
 	// " --case <adapter>/<scenario>".
 	ReplayCommand string `json:"replay_command,omitempty"`
-	// TraceID correlates every record of the structured log; empty means one
-	// derived from the inputs (so that golden logs are stable).
+	// TraceID correlates every record of the structured log and is the
+	// run's correlation_id; empty means one derived from the inputs, the
+	// start time and the shard (in golden mode always from the inputs only,
+	// so that golden logs are stable).
 	TraceID string `json:"trace_id,omitempty"`
 	// CICorrelationID links the shards of one CI run (optional).
 	CICorrelationID string `json:"ci_correlation_id,omitempty"`

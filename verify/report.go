@@ -26,7 +26,7 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 	}
 	base := RepoRoot(cfg.Dir)
 	run := &report.Run{Tool: m.Tool, Command: cmd, Mode: "replay", Suite: suiteName(cfg), ConfigPath: rel(base, cfg.Path),
-		Started: o.Started, Finished: o.Finished, Shard: m.Shard, Err: repoRelative(base, o.Err)}
+		Started: o.Started, Finished: o.Finished, Shard: m.Shard, Err: repoRelative(base, atConfig(cfg, o, o.Err))}
 	if data, err := os.ReadFile(cfg.Path); err == nil {
 		run.ConfigBytes = data
 	}
@@ -79,6 +79,37 @@ func ErrorReport(configPath string, tool report.Tool, e *cassettes.Error, now ti
 	}
 	return &report.Run{Tool: tool, Command: "verify", Suite: suite, ConfigPath: rel(base, configPath),
 		Err: repoRelative(base, e), Started: now, Finished: now}
+}
+
+// atConfig returns e with each problem that points into a fake's log (a
+// file under the report directory, which the repository does not hold)
+// moved to the config line that declares that fake; the message keeps the
+// log's path. A copy; e itself is not changed.
+func atConfig(cfg *cassettes.Config, o *Outcome, e *cassettes.Error) *cassettes.Error {
+	if e == nil || len(e.Problems) == 0 {
+		return e
+	}
+	owner := map[string]string{} // log path → adapter
+	for name, lp := range o.FakeLogs {
+		owner[filepath.Clean(lp)] = name
+	}
+	for _, r := range o.Results {
+		if r.FakeLog != "" {
+			owner[filepath.Clean(r.FakeLog)] = r.Case.Cassette.Adapter
+		}
+	}
+	cp := *e
+	cp.Problems = append([]cassettes.Problem(nil), e.Problems...)
+	for i, p := range cp.Problems {
+		name, ok := owner[filepath.Clean(p.File)]
+		if p.File == "" || !ok {
+			continue
+		}
+		field := "adapters." + name + ".fake"
+		cp.Problems[i] = cassettes.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
+			Message: p.File + ": " + p.Message, Expected: p.Expected, Suggestion: p.Suggestion}
+	}
+	return &cp
 }
 
 // repoRelative returns e with the files of its problems relative to the

@@ -216,14 +216,6 @@ func writeErrorReport(stdio *IO, g *globals, o *verifyOptions, tool report.Tool,
 	return e
 }
 
-func suiteOf(config string) string {
-	abs, err := filepath.Abs(filepath.Dir(config))
-	if err != nil {
-		return "cassette"
-	}
-	return filepath.Base(abs)
-}
-
 // gitInfo describes the working tree of dir, as far as git can tell.
 func gitInfo(dir string) report.GitInfo {
 	var gi report.GitInfo

@@ -18,7 +18,7 @@ import (
 //     auth, cookie, session, signature, …): "X-Auth", "access_token",
 //     "Set-Cookie", but not "token_type" or "secret_name";
 //   - its words run together end with one of nameCompounds ("xapikey",
-//     "clientsecret", "sessionid", …) or contain one of nameAnywhere
+//     "clientsecret", …) or contain one of nameAnywhere
 //     ("password_confirmation");
 //   - its last word is "key" and the word before it is in keyQualifiers
 //     ("X-Api-Key", "Ocp-Apim-Subscription-Key", "X-Access-Key",
@@ -32,12 +32,12 @@ import (
 var (
 	nameWords = []string{
 		"token", "tokens", "secret", "secrets", "password", "passwd", "pwd", "pass", "passphrase", "passcode",
-		"auth", "authorization", "credential", "credentials", "cookie", "session", "sessionid", "sid",
+		"auth", "authorization", "credential", "credentials", "cookie", "session",
 		"signature", "sig", "apikey", "jwt", "bearer", "otp", "totp",
 	}
 	nameCompounds = []string{
 		"apikey", "accesskey", "secretkey", "privatekey", "subscriptionkey", "accesstoken", "refreshtoken",
-		"authtoken", "idtoken", "clientsecret", "sessionid", "token", "secret", "credential", "signature",
+		"authtoken", "idtoken", "clientsecret", "token", "secret", "credential", "signature",
 	}
 	nameAnywhere  = []string{"password", "passwd", "apikey", "privatekey"}
 	keyQualifiers = []string{

@@ -81,7 +81,7 @@ func TestHeaders(t *testing.T) {
 	if h.Get("Authorization") != "Bearer x" {
 		t.Error("RedactHeaders changed its input")
 	}
-	for name, want := range map[string]bool{"cookie": true, "X-Api-Key": true, "X-Session-Id": true, "Accept": false, "Etag": false} {
+	for name, want := range map[string]bool{"cookie": true, "X-Api-Key": true, "Accept": false, "Etag": false} {
 		if IsCredentialHeader(name) != want {
 			t.Errorf("IsCredentialHeader(%q) = %v", name, !want)
 		}
@@ -167,12 +167,12 @@ func TestPrivateKeyBlocks(t *testing.T) {
 // case-insensitive, with _ and - variants; the project can add names.
 func TestCredentialNames(t *testing.T) {
 	yes := []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "api_key", "apiKey", "APIKEY",
-		"X-Auth", "X-Auth-Token", "Ocp-Apim-Subscription-Key", "X-Access-Key", "X-Session-Id", "Private-Token",
+		"X-Auth", "X-Auth-Token", "Ocp-Apim-Subscription-Key", "X-Access-Key", "Private-Token",
 		"X-Amz-Security-Token", "X-Goog-Api-Key", "client_secret", "clientSecret", "Client-Secret", "password", "Password",
 		"pass", "pwd", "passwd", "token", "access_token", "accessToken", "refresh_token", "id_token", "aws_secret_access_key",
 		"SecretAccessKey", "private_key", "password_confirmation", "X-Hub-Signature", "key", "session"}
 	no := []string{"Accept", "Content-Type", "Etag", "Idempotency-Key", "Sec-Websocket-Key", "token_type", "secret_name",
-		"Www-Authenticate", "author", "id", "name", "bypass", "X-Request-Id", "Keep-Alive", "expires_in", "monkey"}
+		"Www-Authenticate", "author", "id", "name", "bypass", "X-Request-Id", "Keep-Alive", "expires_in", "monkey", "session_id", "X-Session-Id"}
 	for _, n := range yes {
 		if !IsCredentialName(n) {
 			t.Errorf("IsCredentialName(%q) = false", n)

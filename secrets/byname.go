@@ -75,73 +75,103 @@ func RedactQuery(raw string) (string, []string) {
 	return strings.Join(parts, "&"), hidden
 }
 
-// redactJSON replaces the string values under credential-named keys.
+// redactJSON replaces the string values under credential-named keys, and
+// the strings of an array there. It scans the bytes instead of decoding
+// them (a string followed by ':' is a key), so that it runs at memory
+// speed over large bodies, reads JSON streams and documents cut short
+// alike, and never fails.
 func redactJSON(body []byte) ([]byte, []string) {
-	type span struct{ start, end int64 }
 	var (
-		spans  []span
+		out    []byte
 		hidden []string
+		prev   int
 	)
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	// stack of containers: for objects, whether the next token is a key;
-	// for arrays, whether their strings are credentials (under such a key).
-	type frame struct {
-		object, wantKey, credArray bool
-	}
-	var stack []frame
-	credKey := false // the value about to be read is under a credential key
-	for {
-		before := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			break // io.EOF, or the body stops being JSON: keep what was found
+	replace := func(start, end int) {
+		var v string
+		if json.Unmarshal(body[start:end], &v) != nil || v == Redacted {
+			return
 		}
-		top := len(stack) - 1
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{':
-				stack = append(stack, frame{object: true, wantKey: true})
-			case '[':
-				stack = append(stack, frame{credArray: credKey})
-			default:
-				stack = stack[:top]
-				if top > 0 && stack[top-1].object {
-					stack[top-1].wantKey = true
+		hidden = append(hidden, v)
+		if out == nil {
+			out = make([]byte, 0, len(body))
+		}
+		out = append(out, body[prev:start]...)
+		out = append(out, `"`+Redacted+`"`...)
+		prev = end
+	}
+	for i := 0; i < len(body); {
+		if body[i] != '"' {
+			i++
+			continue
+		}
+		end := stringEnd(body, i)
+		if end < 0 {
+			break
+		}
+		j := skipSpace(body, end)
+		if j >= len(body) || body[j] != ':' || !credentialKey(body[i:end]) {
+			i = end
+			continue
+		}
+		v := skipSpace(body, j+1)
+		i = v
+		switch {
+		case v < len(body) && body[v] == '"':
+			if e := stringEnd(body, v); e > 0 {
+				replace(v, e)
+				i = e
+			}
+		case v < len(body) && body[v] == '[': // an array of strings
+			for k := skipSpace(body, v+1); k < len(body) && body[k] == '"'; {
+				e := stringEnd(body, k)
+				if e < 0 {
+					break
+				}
+				replace(k, e)
+				i = e
+				if k = skipSpace(body, e); k < len(body) && body[k] == ',' {
+					k = skipSpace(body, k+1)
 				}
 			}
-			credKey = false
-			continue
-		}
-		if top >= 0 && stack[top].object && stack[top].wantKey {
-			s, _ := tok.(string)
-			credKey = IsCredentialName(s)
-			stack[top].wantKey = false
-			continue
-		}
-		inCred := credKey || (top >= 0 && !stack[top].object && stack[top].credArray)
-		if s, ok := tok.(string); ok && inCred && s != Redacted {
-			end := dec.InputOffset()
-			start := before + int64(bytes.IndexByte(body[before:end], '"'))
-			spans = append(spans, span{start, end})
-			hidden = append(hidden, s)
-		}
-		credKey = false
-		if top >= 0 && stack[top].object {
-			stack[top].wantKey = true
 		}
 	}
-	if len(spans) == 0 {
+	if out == nil {
 		return body, nil
 	}
-	out := make([]byte, 0, len(body))
-	prev := int64(0)
-	for _, s := range spans {
-		out = append(out, body[prev:s.start]...)
-		out = append(out, `"`+Redacted+`"`...)
-		prev = s.end
-	}
 	return append(out, body[prev:]...), hidden
+}
+
+// stringEnd returns the index after the closing quote of the JSON string
+// that starts at body[i], or -1 when it does not end.
+func stringEnd(body []byte, i int) int {
+	for j := i + 1; j < len(body); j++ {
+		switch body[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		case '\n':
+			return -1 // not a JSON string
+		}
+	}
+	return -1
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// credentialKey reports whether a quoted JSON key is credential-named.
+func credentialKey(quoted []byte) bool {
+	raw := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return IsCredentialName(string(raw))
+	}
+	var k string
+	return json.Unmarshal(quoted, &k) == nil && IsCredentialName(k)
 }
 
 // redactMultipart replaces the values of credential-named form fields (not

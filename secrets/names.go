@@ -1,10 +1,11 @@
 package secrets
 
 import (
+	"bytes"
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"unicode"
 )
 
@@ -46,10 +47,8 @@ var (
 	}
 )
 
-var (
-	extraMu sync.RWMutex
-	extra   map[string]bool // compact forms of the project's added names
-)
+// extra holds the compact forms of the project's added names.
+var extra atomic.Pointer[map[string]bool]
 
 // SetExtraNames sets the names a project adds to the credential-shaped
 // names (cassette.yaml's redact.names), for the whole process; a later call
@@ -61,9 +60,7 @@ func SetExtraNames(names []string) {
 			m[c] = true
 		}
 	}
-	extraMu.Lock()
-	extra = m
-	extraMu.Unlock()
+	extra.Store(&m)
 }
 
 // nameParts splits a name into lower-case words.
@@ -93,36 +90,92 @@ func nameParts(name string) []string {
 }
 
 // IsCredentialName reports whether a header, parameter, form field or JSON
-// key is named like a credential (see the list above).
+// key is named like a credential (see the list above). It runs on every key
+// of every recorded JSON body: an ASCII name is judged without allocating.
 func IsCredentialName(name string) bool {
-	parts := nameParts(name)
-	if len(parts) == 0 {
+	var buf [64]byte
+	compact, last, prev, ok := splitASCII(name, buf[:0])
+	if !ok {
+		parts := nameParts(name)
+		if len(parts) == 0 {
+			return false
+		}
+		c := strings.Join(parts, "")
+		p := ""
+		if len(parts) > 1 {
+			p = parts[len(parts)-2]
+		}
+		return judge([]byte(c), parts[len(parts)-1], p)
+	}
+	if len(compact) == 0 {
 		return false
 	}
-	compact := strings.Join(parts, "")
-	extraMu.RLock()
-	added := extra[compact]
-	extraMu.RUnlock()
-	if added {
-		return true
-	}
-	if slices.Contains(nameWords, parts[len(parts)-1]) {
+	return judge(compact, string(compact[last:]), string(compact[prev:last]))
+}
+
+// judge applies the rules to a name's words run together, its last word
+// and the word before it ("" when there is none).
+func judge(compact []byte, last, prev string) bool {
+	if m := extra.Load(); (m != nil && (*m)[string(compact)]) || slices.Contains(nameWords, last) {
 		return true
 	}
 	for _, c := range nameCompounds {
-		if strings.HasSuffix(compact, c) {
+		if bytes.HasSuffix(compact, []byte(c)) {
 			return true
 		}
 	}
 	for _, c := range nameAnywhere {
-		if strings.Contains(compact, c) {
+		if bytes.Contains(compact, []byte(c)) {
 			return true
 		}
 	}
-	if last := len(parts) - 1; parts[last] == "key" && (last == 0 || slices.Contains(keyQualifiers, parts[last-1])) {
-		return true
+	return last == "key" && (prev == "" || slices.Contains(keyQualifiers, prev))
+}
+
+// splitASCII is nameParts for a short ASCII name, into buf: the words run
+// together in lower case, and where the last word and the one before it
+// start. ok is false for a name it does not handle (non-ASCII, too long).
+func splitASCII(name string, buf []byte) (compact []byte, last, prev int, ok bool) {
+	if len(name) > cap(buf) {
+		return nil, 0, 0, false
 	}
-	return false
+	starts := [2]int{} // the last two word starts
+	inWord := false
+	newWord := func() {
+		starts[0], starts[1] = starts[1], len(buf)
+		inWord = true
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 0x80 {
+			return nil, 0, 0, false
+		}
+		switch {
+		case c == '-' || c == '_' || c == '.' || c == ' ' || c == ':':
+			inWord = false
+			continue
+		case c >= 'A' && c <= 'Z':
+			lowerPrev := i > 0 && name[i-1] >= 'a' && name[i-1] <= 'z'
+			upperPrevLowerNext := i > 0 && name[i-1] >= 'A' && name[i-1] <= 'Z' && i+1 < len(name) && name[i+1] >= 'a' && name[i+1] <= 'z'
+			if !inWord || lowerPrev || upperPrevLowerNext {
+				newWord()
+			}
+			c += 'a' - 'A'
+		default:
+			if !inWord {
+				newWord()
+			}
+		}
+		buf = append(buf, c)
+	}
+	if len(buf) == 0 {
+		return buf, 0, 0, true
+	}
+	prev = starts[0]
+	if starts[0] == starts[1] {
+		prev = starts[1] // a single word: no word before it
+	}
+	return buf, starts[1], prev, true
 }
 
 // IsCredentialHeader reports whether a header carries a credential: one

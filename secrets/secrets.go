@@ -56,8 +56,10 @@ var Patterns = []Pattern{
 	{"private-key", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)|-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`), []string{"PRIVATE KEY"}, 0},
 	// An AWS secret access key has no prefix of its own: it is found by
 	// the name it is written under (aws_secret_access_key=…,
-	// "SecretAccessKey": "…"); only the value (group 1) is replaced.
-	{"aws-secret-access-key", regexp.MustCompile(`(?i)secret[_-]?access[_-]?key["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`), []string{"ecret", "ECRET"}, 1},
+	// "SecretAccessKey": "…"); only the value (group 1) is replaced. The
+	// prefilter looks for "ccess" in lower or upper case ("e" of "secret"
+	// is too common a first byte: the scan ran 3x slower).
+	{"aws-secret-access-key", regexp.MustCompile(`(?i)secret[_-]?access[_-]?key["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`), []string{"ccess", "CCESS"}, 1},
 }
 
 // Finding is one credential found in a text.

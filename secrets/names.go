@@ -17,7 +17,8 @@ import (
 //
 //   - its last word is in nameWords (token, secret, password, pwd, pass,
 //     auth, cookie, session, signature, …): "X-Auth", "access_token",
-//     "Set-Cookie", but not "token_type" or "secret_name";
+//     "Set-Cookie", but not "token_type" or "secret_name" (trailing words
+//     of digits do not count: "X-Hub-Signature-256");
 //   - its words run together end with one of nameCompounds ("xapikey",
 //     "clientsecret", …) or contain one of nameAnywhere
 //     ("password_confirmation");
@@ -93,6 +94,7 @@ func nameParts(name string) []string {
 // key is named like a credential (see the list above). It runs on every key
 // of every recorded JSON body: an ASCII name is judged without allocating.
 func IsCredentialName(name string) bool {
+	name = trimNumericWords(name)
 	var buf [64]byte
 	compact, last, prev, ok := splitASCII(name, buf[:0])
 	if !ok {
@@ -111,6 +113,23 @@ func IsCredentialName(name string) bool {
 		return false
 	}
 	return judge(compact, string(compact[last:]), string(compact[prev:last]))
+}
+
+// trimNumericWords drops trailing words that are only digits
+// ("X-Hub-Signature-256" is judged as "X-Hub-Signature").
+func trimNumericWords(name string) string {
+	for {
+		i := strings.LastIndexAny(name, "-_.: ")
+		if i < 0 || i == len(name)-1 {
+			return name
+		}
+		for _, c := range name[i+1:] {
+			if c < '0' || c > '9' {
+				return name
+			}
+		}
+		name = name[:i]
+	}
 }
 
 // judge applies the rules to a name's words run together, its last word

@@ -170,9 +170,9 @@ func TestCredentialNames(t *testing.T) {
 		"X-Auth", "X-Auth-Token", "Ocp-Apim-Subscription-Key", "X-Access-Key", "Private-Token",
 		"X-Amz-Security-Token", "X-Goog-Api-Key", "client_secret", "clientSecret", "Client-Secret", "password", "Password",
 		"pass", "pwd", "passwd", "token", "access_token", "accessToken", "refresh_token", "id_token", "aws_secret_access_key",
-		"SecretAccessKey", "private_key", "password_confirmation", "X-Hub-Signature", "key", "session"}
+		"SecretAccessKey", "private_key", "password_confirmation", "X-Hub-Signature", "X-Hub-Signature-256", "token_2", "key", "session"}
 	no := []string{"Accept", "Content-Type", "Etag", "Idempotency-Key", "Sec-Websocket-Key", "token_type", "secret_name",
-		"Www-Authenticate", "author", "id", "name", "bypass", "X-Request-Id", "Keep-Alive", "expires_in", "monkey", "session_id", "X-Session-Id"}
+		"Www-Authenticate", "author", "id", "name", "bypass", "X-Request-Id", "Keep-Alive", "expires_in", "monkey", "session_id", "X-Session-Id", "token_type_2", "256", "-"}
 	for _, n := range yes {
 		if !IsCredentialName(n) {
 			t.Errorf("IsCredentialName(%q) = false", n)

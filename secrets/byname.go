@@ -193,10 +193,10 @@ func redactMultipart(body []byte, boundary string) ([]byte, []string) {
 		}
 		hidden = append(hidden, string(v))
 		// The value sits between the part's blank line and the next
-		// boundary: replace it there only.
+		// boundary: replace it there.
 		from := []byte("\r\n\r\n" + string(v) + "\r\n--" + boundary)
 		to := []byte("\r\n\r\n" + Redacted + "\r\n--" + boundary)
-		body = bytes.Replace(body, from, to, 1)
+		body = bytes.ReplaceAll(body, from, to) // another field with the same value is the same secret
 	}
 	return body, hidden
 }

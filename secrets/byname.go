@@ -106,7 +106,8 @@ func redactJSON(body []byte) ([]byte, []string) {
 		}
 		end := stringEnd(body, i)
 		if end < 0 {
-			break
+			i++ // not a string (a line cut short): read on from the next quote
+			continue
 		}
 		j := skipSpace(body, end)
 		if j >= len(body) || body[j] != ':' || !credentialKey(body[i:end]) {

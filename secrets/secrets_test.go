@@ -206,6 +206,8 @@ func TestRedactByName(t *testing.T) {
 			`[{"tokens":["[REDACTED]","[REDACTED]"],"access_token":"[REDACTED]"}]`, []string{`a"1`, "b2", "xAy"}},
 		{"ndjson stream", "application/x-ndjson", "{\"token\":\"t1\"}\n{\"token\":\"t2\"}\n",
 			"{\"token\":\"[REDACTED]\"}\n{\"token\":\"[REDACTED]\"}\n", []string{"t1", "t2"}},
+		{"a broken line does not stop the stream", "application/x-ndjson", "{\"x\":\"cut\n{\"token\":\"t3\"}\n",
+			"{\"x\":\"cut\n{\"token\":\"[REDACTED]\"}\n", []string{"t3"}},
 		{"json sniffed without a type", "", `{"pwd":"zz"}`, `{"pwd":"[REDACTED]"}`, []string{"zz"}},
 		{"cut short json keeps the redacted prefix", "application/json", `{"secret":"s1","x":"unterminated`,
 			`{"secret":"[REDACTED]","x":"unterminated`, []string{"s1"}},

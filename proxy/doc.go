@@ -25,6 +25,13 @@
 //     one of the session. Replay applies the same redaction to the incoming
 //     request before matching, so a recorded "[REDACTED]" query value
 //     matches a live token.
+//   - Nothing is saved half: a response that did not reach its end (the
+//     client went away, the upstream cut it short) is left out of the
+//     recording and reported (Incomplete, a log line), never stored with a
+//     truncated body. Request bodies are bounded in size
+//     (Options.MaxRequestBody, 413 past it) and in time (a read deadline
+//     set only while the body is read, so streams are not cut); see
+//     limits.go.
 //   - A replay miss is answered with status 599 (never a network call) and
 //     a text body naming the closest recorded interaction, the fields that
 //     differ with a small diff and the command that re-records it. 599 is

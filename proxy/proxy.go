@@ -114,6 +114,12 @@ type Options struct {
 	// Log receives one line per request and the full text of every replay
 	// miss; nil discards.
 	Log io.Writer
+	// MaxRequestBody bounds a request body the proxy buffers to record or
+	// match it (0: DefaultMaxRequestBody); see limits.go.
+	MaxRequestBody int64
+	// BodyReadTimeout bounds the reading of a request body (0:
+	// DefaultBodyReadTimeout).
+	BodyReadTimeout time.Duration
 }
 
 // Proxy is a running (or ready to run) recording, replaying or passthrough
@@ -137,6 +143,10 @@ type Proxy struct {
 	misses   []*Miss
 	inflight int
 	waiters  []chan struct{}
+
+	// incomplete are the responses left out because they were cut short
+	// (guarded by mu).
+	incomplete []Incomplete
 
 	logMu sync.Mutex
 
@@ -199,9 +209,9 @@ func New(opts Options) (*Proxy, error) {
 	p.tr = upstreamTransport(opts.Transport)
 	p.gp = p.newGoproxy()
 	if p.upstream != nil {
-		p.handler = streaming(http.HandlerFunc(p.serveReverse))
+		p.handler = p.streaming(http.HandlerFunc(p.serveReverse))
 	} else {
-		p.handler = streaming(p.gp)
+		p.handler = p.streaming(p.gp)
 	}
 	return p, nil
 }
@@ -210,8 +220,9 @@ func New(opts Options) (*Proxy, error) {
 // only text/event-stream and responses whose Transfer-Encoding header says
 // chunked, a header Go's client removes: without this an NDJSON stream
 // through the reverse proxy (or plain-HTTP forward proxy) waited for its end.
-func streaming(h http.Handler) http.Handler {
+func (p *Proxy) streaming(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bodyDeadline(w, r, p.bodyReadTimeout())
 		h.ServeHTTP(flushingWriter{w}, r)
 	})
 }
@@ -372,9 +383,9 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 		ctx.RoundTripper = p.recordTrip(seq)
 		return req, nil
 	}
-	body, err := readBody(req)
+	body, err := p.readBoundedBody(req)
 	if err != nil {
-		return req, p.synthetic(req, http.StatusBadGateway, "cassette: cannot read the request body: "+err.Error()+"\n")
+		return req, p.bodyError(req, err)
 	}
 	probe := cassettes.Interaction{Request: captureRequest(req, body)}
 	p.redact(&probe)
@@ -403,15 +414,6 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 	resp := p.synthetic(req, MissStatus, text)
 	resp.Header.Set(MissHeader, "replay")
 	return req, resp
-}
-
-func readBody(req *http.Request) ([]byte, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	b, err := io.ReadAll(req.Body)
-	req.Body.Close()
-	return b, err
 }
 
 // synthetic builds a response the proxy makes up itself. Returning one
@@ -548,9 +550,9 @@ func captureRequest(req *http.Request, body []byte) cassettes.Request {
 // upstream sends it while a copy accumulates for the cassette.
 func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 	return goproxy.RoundTripperFunc(func(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response, error) {
-		body, err := readBody(req)
+		body, err := p.readBoundedBody(req)
 		if err != nil {
-			return p.synthetic(req, http.StatusBadGateway, "cassette: cannot read the request body: "+err.Error()+"\n"), nil
+			return p.bodyError(req, err), nil
 		}
 		if body != nil {
 			req.Body = io.NopCloser(bytes.NewReader(body))
@@ -575,12 +577,17 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 			Duration: cassettes.Duration(p.now().Sub(start)),
 		}}
 		resp.Body = &captureBody{rc: resp.Body, done: func(b []byte, complete bool) {
+			// All the announced bytes, or none due (HEAD, 204, 304), is
+			// whole even when the end was not read.
+			complete = complete || headOrBodiless(req.Method, it.Response.Code) ||
+				(it.Response.ContentLength >= 0 && int64(len(b)) == it.Response.ContentLength)
+			if !complete { // a truncated body is never saved as if whole
+				p.dropIncomplete(req.Method, rec.URL, it.Response.Code, len(b), it.Response.ContentLength)
+				p.end()
+				return
+			}
 			it.Response.Body = cassettes.Body(b)
 			it.Response.Trailer = resp.Trailer.Clone()
-			if !complete {
-				p.logf("record %s %s: the client went away before the end of the response; %d bytes recorded",
-					req.Method, secrets.RedactString(shownURL(rec.URL), p.secrets()), len(b))
-			}
 			p.store(seq, it)
 			p.end()
 		}}
@@ -724,7 +731,7 @@ func (p *Proxy) Start() error {
 	}
 	p.ln = &trackingListener{Listener: ln, conns: map[net.Conn]struct{}{}}
 	p.addr = ln.Addr().String()
-	p.srv = &http.Server{Handler: p.handler, ReadHeaderTimeout: 30 * time.Second,
+	p.srv = &http.Server{Handler: p.handler, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout,
 		ErrorLog: log.New(logWriter{p}, "http: ", 0)}
 	go func() { _ = p.srv.Serve(p.ln) }()
 	return nil

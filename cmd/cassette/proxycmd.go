@@ -23,6 +23,7 @@ type proxyOptions struct {
 	allowRemote, replayable, latency, ignoreHost     bool
 	matchHeaders                                     []string
 	matchBody                                        string
+	maxRequestBody                                   int64
 }
 
 func newProxyCmd(stdio *IO, g *globals) *cobra.Command {
@@ -66,6 +67,7 @@ the rest).`,
 	f.BoolVar(&o.ignoreHost, "ignore-host", false, "match recorded requests whatever their scheme and host")
 	f.BoolVar(&o.replayable, "replayable", false, "serve the last response again once a sequence is used up")
 	f.BoolVar(&o.latency, "latency", false, "replay with the recorded latency")
+	f.Int64Var(&o.maxRequestBody, "max-request-body", proxy.DefaultMaxRequestBody, "largest request body (bytes) the proxy buffers to record or match; a larger one is answered 413")
 	return cmd
 }
 
@@ -107,7 +109,8 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	redactor := recorder.NewRedactor(recorder.Credentials(credNames, nil))
 	opts := proxy.RunOptions{Options: proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
 		Match:           proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost},
-		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err}}
+		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err,
+		MaxRequestBody: o.maxRequestBody}}
 	if o.upstream == "" {
 		dir := o.caDir
 		if dir == "" {

@@ -122,6 +122,7 @@ type Proxy struct {
 	opts     Options
 	mode     Mode // effective: record-once resolved
 	upstream *url.URL
+	socket   string // a unix-socket upstream's path (see unix.go)
 	gp       *goproxy.ProxyHttpServer
 	tr       *http.Transport
 	idx      *index
@@ -172,10 +173,19 @@ func New(opts Options) (*Proxy, error) {
 	p := &Proxy{opts: opts, mode: opts.Mode, now: time.Now, sleep: sleepCtx}
 	if opts.Upstream != "" {
 		u, err := url.Parse(opts.Upstream)
+		if err == nil {
+			var isUnix bool
+			if p.socket, p.upstream, isUnix, err = parseUnixUpstream(u); isUnix {
+				if err != nil {
+					return nil, err
+				}
+				u = p.upstream
+			}
+		}
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, &cassettes.Error{Reason: cassettes.EUsage,
 				Message:  fmt.Sprintf("--upstream %q is not an http(s) base URL", opts.Upstream),
-				Problems: []cassettes.Problem{{Field: "--upstream", Message: "not an absolute http(s) URL", Expected: "like https://api.example.com"}},
+				Problems: []cassettes.Problem{{Field: "--upstream", Message: "not an absolute http(s) URL", Expected: "like https://api.example.com or unix:///run/podman/podman.sock"}},
 				NextStep: "cassette proxy --upstream https://api.example.com --mode record"}
 		}
 		u.RawQuery, u.Fragment = "", ""
@@ -197,6 +207,9 @@ func New(opts Options) (*Proxy, error) {
 	}
 	p.idx = newIndex(opts.Cassettes, opts.Match)
 	p.tr = upstreamTransport(opts.Transport)
+	if p.socket != "" {
+		dialUnix(p.tr, p.socket)
+	}
 	p.gp = p.newGoproxy()
 	if p.upstream != nil {
 		p.handler = streaming(http.HandlerFunc(p.serveReverse))

@@ -42,8 +42,9 @@ type CLIOptions struct {
 	Stdin   []byte   // fed to the child's standard input
 	Dir     string   // working directory; "" is the current one
 	// Env are variables set for the child on top of the inherited
-	// environment (the adapter's real.env, already expanded). Their names,
-	// never their values, are recorded in input.env.
+	// environment (the adapter's real.env, expanded by ExpandEnv: the
+	// recording proxy's address is filled in here). Their names, never
+	// their values, are recorded in input.env.
 	Env map[string]string
 	// Credentials are the names of the credential variables the child needs
 	// (the adapter's real.credentials). Their values are scrubbed from
@@ -102,15 +103,8 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		Env:     sortedUnique(names),
 	}
 
-	env := opts.Environ
-	if env == nil {
-		env = os.Environ()
-	}
-	env = append([]string(nil), env...)
-	for _, k := range slices.Sorted(maps.Keys(opts.Env)) {
-		env = append(env, k+"="+opts.Env[k])
-	}
 	var icpt Interceptor
+	var icptEnv []string
 	if opts.Intercept != nil {
 		var err error
 		icpt, err = opts.Intercept(ctx, red.Interaction)
@@ -119,8 +113,17 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 				Err: redactedError(red, err), NextStep: "cassette ca init"}
 		}
 		defer icpt.Close()
-		env = append(env, icpt.Env()...)
+		icptEnv = icpt.Env()
 	}
+	env := opts.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append([]string(nil), env...)
+	for _, k := range slices.Sorted(maps.Keys(opts.Env)) {
+		env = append(env, k+"="+fillProxyVars(opts.Env[k], icptEnv))
+	}
+	env = append(env, icptEnv...)
 
 	runCtx := ctx
 	if opts.Timeout > 0 {

@@ -23,7 +23,7 @@ type recordOptions struct {
 	adapter, scenario string
 	baseURL           string
 	timeout           time.Duration
-	quiet             bool
+	quiet, mutating   bool
 }
 
 func newRecordCmd(stdio *IO, g *globals) *cobra.Command {
@@ -57,6 +57,7 @@ Ctrl-C stops the command; what it recorded is saved.`,
 	f.StringVar(&o.baseURL, "base-url", "", "override the adapter's real.base_url")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a recorded command that runs longer")
 	f.BoolVar(&o.quiet, "quiet", false, "do not echo the command's output")
+	f.BoolVar(&o.mutating, "mutating", false, "mark the cassette as changing the real service: refresh does not re-run it")
 	_ = cmd.MarkFlagRequired("adapter")
 	return cmd
 }
@@ -122,6 +123,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		c.Input.Command = strings.Join(a.Real.Command, " ")
 		c.Input.Args = append([]string(nil), command[n:]...)
 	}
+	c.Mutating = o.mutating
 	if a.Kind == cassettes.KindHTTP {
 		c.Kind, c.Input, c.Output = cassettes.KindHTTP, nil, nil
 		if len(c.Interactions) == 0 {

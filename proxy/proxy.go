@@ -109,7 +109,9 @@ type Options struct {
 	// upstream). It is cloned; its Proxy is cleared so the proxy never loops
 	// through itself, and compression is not requested (see the package doc).
 	Transport *http.Transport
-	// SimulateLatency delays each replayed response by its recorded duration.
+	// SimulateLatency delays each replayed response by its recorded
+	// duration, and serves a recorded stream (SSE, NDJSON) event by event at
+	// the recorded times (see pace.go).
 	SimulateLatency bool
 	// Log receives one line per request and the full text of every replay
 	// miss; nil discards.
@@ -401,7 +403,11 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 				return req, p.synthetic(req, MissStatus, "cassette: request cancelled during simulated latency\n")
 			}
 		}
-		return req, cannedResponse(req, it)
+		resp := cannedResponse(req, it)
+		if p.opts.SimulateLatency {
+			p.paced(req.Context(), resp, it.Response) // a stream: event by event (pace.go)
+		}
+		return req, resp
 	}
 	if p.mode == ModeReplayWithNewEpisodes {
 		req.Body = io.NopCloser(bytes.NewReader(body))
@@ -587,8 +593,12 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 			Headers: resp.Header.Clone(), Status: resp.Status, Code: resp.StatusCode,
 			Duration: cassettes.Duration(p.now().Sub(start)),
 		}}
-		resp.Body = &captureBody{rc: resp.Body, done: func(b []byte, complete bool) {
+		clock := p.newEventClock(resp, start) // nil unless a stream (pace.go)
+		resp.Body = &captureBody{rc: resp.Body, clock: clock, done: func(b []byte, complete bool) {
 			it.Response.Body = cassettes.Body(b)
+			if clock != nil {
+				it.Response.EventTimes = clock.times
+			}
 			it.Response.Trailer = resp.Trailer.Clone()
 			if !complete {
 				p.logf("record %s %s: the client went away before the end of the response; %d bytes recorded",
@@ -604,15 +614,19 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 // captureBody copies what the client reads into a buffer and reports it
 // once, at the end of the body or when it is closed.
 type captureBody struct {
-	rc   io.ReadCloser
-	buf  bytes.Buffer
-	once sync.Once
-	done func(b []byte, complete bool)
+	rc    io.ReadCloser
+	clock *eventClock // a stream's: when each event ended
+	buf   bytes.Buffer
+	once  sync.Once
+	done  func(b []byte, complete bool)
 }
 
 func (c *captureBody) Read(b []byte) (int, error) {
 	n, err := c.rc.Read(b)
 	c.buf.Write(b[:n])
+	if c.clock != nil {
+		c.clock.observe(b[:n])
+	}
 	if err == io.EOF {
 		c.finish(true)
 	}

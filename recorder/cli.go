@@ -108,7 +108,11 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	if opts.Intercept != nil {
 		var err error
 		icpt, err = opts.Intercept(ctx, red.Interaction)
-		if err != nil {
+		var ce *cassettes.Error
+		switch {
+		case errors.As(err, &ce) && ce.Reason == cassettes.ERealUnreachable:
+			return nil, ce // the real side is not there: nothing to run the command against
+		case err != nil:
 			return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot start the recording proxy",
 				Err: redactedError(red, err), NextStep: "cassette ca init"}
 		}

@@ -40,7 +40,7 @@ type ProxyConfig struct {
 func ProxyInterceptor(cfg ProxyConfig) InterceptFunc {
 	return func(ctx context.Context, redact func(*cassettes.Interaction)) (Interceptor, error) {
 		if cfg.Upstream != "" {
-			return startReverse(cfg, redact)
+			return startReverse(ctx, cfg, redact)
 		}
 		ca := cfg.CA
 		if ca == nil {

@@ -1,6 +1,10 @@
 package recorder
 
 import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -64,11 +68,18 @@ func (i *reverseInterceptor) Env() []string {
 	return []string{ProxyAddrVar + "=" + i.p.Addr(), ProxyURLVar + "=" + i.p.URL()}
 }
 
-// startReverse starts the reverse recording proxy of ProxyConfig.Upstream.
-func startReverse(cfg ProxyConfig, redact func(*cassettes.Interaction)) (Interceptor, error) {
+// startReverse starts the reverse recording proxy of ProxyConfig.Upstream,
+// once the upstream accepts a connection: a command run against an engine
+// that is not there would only record its own failure as the real output.
+func startReverse(ctx context.Context, cfg ProxyConfig, redact func(*cassettes.Interaction)) (Interceptor, error) {
 	p, err := proxy.New(proxy.Options{Mode: proxy.ModeRecord, Upstream: cfg.Upstream, Redact: redact, Transport: cfg.Transport, Log: cfg.Log})
 	if err != nil {
 		return nil, err
+	}
+	if err := reachable(ctx, cfg.Upstream); err != nil {
+		return nil, &cassettes.Error{Reason: cassettes.ERealUnreachable, Err: err,
+			Message:  fmt.Sprintf("the real side at %s does not accept connections", shownUpstream(cfg.Upstream)),
+			NextStep: "start it (or point real.base_url, or `cassette record --base-url`, at one that runs), then run the same command again"}
 	}
 	if err := p.Start(); err != nil {
 		p.Close()
@@ -79,4 +90,38 @@ func startReverse(cfg ProxyConfig, redact func(*cassettes.Interaction)) (Interce
 		flush = 5 * time.Second
 	}
 	return &reverseInterceptor{proxyInterceptor{p: p, flush: flush}}, nil
+}
+
+// reachable dials the upstream once (its socket, or its host and port).
+func reachable(ctx context.Context, upstream string) error {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return err
+	}
+	network, addr := "tcp", u.Host
+	switch {
+	case u.Scheme == "unix":
+		network, addr = "unix", u.Path
+	case u.Port() == "" && u.Scheme == "https":
+		addr = net.JoinHostPort(u.Hostname(), "443")
+	case u.Port() == "":
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// shownUpstream is an upstream URL for messages: no userinfo, no query.
+func shownUpstream(upstream string) string {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return "<unparsable URL>"
+	}
+	u.User, u.RawQuery = nil, ""
+	return u.String()
 }

@@ -8,7 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/cassettes"
 )
 
 // TestRecordCLIThroughReverseProxy records a real curl that finds its server
@@ -54,5 +57,27 @@ func TestRecordCLIThroughReverseProxy(t *testing.T) {
 	}
 	if got := c.Input.Env; len(got) != 3 || got[0] != "ENGINE_HOST" {
 		t.Errorf("input.env = %v, want the names only", got)
+	}
+}
+
+// TestRecordCLIEngineNotThere: with no engine on the socket, the command is
+// not run (it would record its own failure as the real output) and the
+// error says the real side is unreachable (exit 3).
+func TestRecordCLIEngineNotThere(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "gone.sock")
+	ran := filepath.Join(t.TempDir(), "ran")
+	_, err := RecordCLI(context.Background(), CLIOptions{
+		Meta:      Meta{Adapter: "engine", Scenario: "version", Now: fixedNow},
+		Command:   "sh",
+		Args:      []string{"-c", "touch " + ran},
+		Environ:   []string{"PATH=" + os.Getenv("PATH")},
+		Intercept: ProxyInterceptor(ProxyConfig{Upstream: "unix://" + sock}),
+	})
+	ce := cassettes.AsError(err)
+	if ce == nil || ce.Reason != cassettes.ERealUnreachable || ce.Exit() != cassettes.ExitInfra || !strings.Contains(ce.Error(), sock) {
+		t.Fatalf("got %v, want E_REAL_UNREACHABLE naming %s", err, sock)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the command ran against a missing engine")
 	}
 }

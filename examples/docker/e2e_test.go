@@ -161,7 +161,7 @@ func TestRecordThenVerify(t *testing.T) {
 	}
 
 	// The engine is gone (record.sh stopped it): replay the recorded HTTP.
-	// (Not events: the CLI turns --until=-1s into a new absolute time, a
+	// (Not events: the CLI turns --until=-2s into a new absolute time, a
 	// new query, on every run; not ps or images: they print ages, "3
 	// seconds ago", relative to now.)
 	for _, s := range []string{"version", "image-inspect", "image-missing", "volume-ls"} {

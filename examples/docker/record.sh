@@ -52,17 +52,20 @@ tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C .cassette/work
 mkdir -p .cassette/work/.docker
 
 rec() { "$CASSETTE" record --quiet --base-url "$socket" --adapter docker --scenario "$@"; }
-# Read-only calls on the empty engine, then the calls that build its state
-# (--mutating: refresh does not re-run them), then read-only calls again.
+# In order: the calls that build the engine's state (--mutating: refresh
+# does not re-run them) between read-only ones. Podman logs an import's
+# `tag` event a moment after the import returns: two reads separate the
+# import from the next change, so that the event stream keeps the order of
+# the calls.
 rec version         -- docker version --format '{{.Server.Version}} API {{.Server.APIVersion}} (minimum {{.Server.MinAPIVersion}}) {{.Server.Os}}/{{.Server.Arch}}'
 rec import --mutating -- docker import --message 'cassette example' rootfs.tar.gz example/motd:1
+rec image-inspect   -- docker image inspect --format '{{json .RepoTags}} {{.Comment}} {{.Os}}/{{.Architecture}} {{.Size}} {{.Config.Labels}}' example/motd:1
+rec image-missing   -- docker image inspect example/nothing:1
 rec create --mutating -- docker create --name web --label app=web example/motd:1 /bin/sh -c 'cat /etc/motd'
 rec volume-create --mutating -- docker volume create --label app=web data
 rec info            -- docker info --format '{{.ServerVersion}} driver={{.Driver}} images={{.Images}} containers={{.Containers}} stopped={{.ContainersStopped}}'
 rec images          -- docker images --format '{{json .}}'
-rec image-inspect   -- docker image inspect --format '{{json .RepoTags}} {{.Comment}} {{.Os}}/{{.Architecture}} {{.Size}} {{.Config.Labels}}' example/motd:1
-rec image-missing   -- docker image inspect example/nothing:1
 rec ps-all          -- docker ps --all --format '{{json .}}'
 rec volume-ls       -- docker volume ls --format '{{json .}}'
 rec network-ls      -- docker network ls --format '{{json .}}'
-rec events          -- docker events --since 0 --until=-1s --format '{{json .}}'
+rec events          -- docker events --since 0 --until=-2s --format '{{json .}}'

@@ -54,7 +54,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		if old.Input != nil && len(a.Real.Command) > 0 && old.Input.Command == strings.Join(a.Real.Command, " ") {
 			opts.RealCommand = a.Real.Command
 		}
-		if len(old.Interactions) > 0 {
+		if len(old.Interactions) > 0 || a.Real.BaseURL != "" { // real.env may name the reverse proxy
 			opts.Intercept = l.Intercept
 			if opts.Intercept == nil {
 				opts.Intercept = recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: a.Real.BaseURL}) // a cli adapter's engine, or forward

@@ -199,6 +199,7 @@ func TestMalformed(t *testing.T) {
 		{name: "config second document", config: true, data: "adapters: {}\n---\nx: 1\n", reason: ECfgParse, want: ":3: a second YAML document starts here"},
 		{name: "config with a token", config: true, data: "adapters:\n  gh:\n    kind: http\n    real: {headers: {Authorization: \"Bearer ghp_" + strings.Repeat("e", 36) + "\"}}\n    fake: {base_url: http://x}\n", reason: ESecretLeak, want: ":4:"},
 		{name: "config flow mapping wrong type", config: true, data: "adapters:\n  svc:\n    kind: http\n    fake: {base_url: http://x}\n    scenarios:\n      - {name: a, path: /, headers: {Accept-Encoding: [gzip]}}\n", reason: ECfgParse, want: ":6: adapters.svc.scenarios[0].headers.Accept-Encoding: wrong type: got a list"},
+		{name: "config bad base_url", config: true, data: "adapters:\n  docker:\n    kind: cli\n    real: {base_url: podman.sock}\n    fake: {command: [x]}\n", reason: ECfgParse, want: ":4: adapters[docker].real.base_url: `podman.sock` is not an absolute URL (expected a URL like https://api.example.com or unix:///run/podman/podman.sock)"},
 		{name: "config binary", config: true, data: "\xff\xfe\x00", reason: ECfgParse, want: "binary data"},
 		{name: "config fifo", config: true, data: "adapters: {}\n", reason: ECfgParse, want: "not a regular file (a named pipe)",
 			setup: func(t *testing.T, file string) string {

@@ -68,7 +68,7 @@ type Adapter struct {
 
 // Real is how to reach the real service.
 type Real struct {
-	BaseURL     string            `yaml:"base_url,omitempty" validate:"omitempty,url"`
+	BaseURL     string            `yaml:"base_url,omitempty" validate:"omitempty,url|startswith=unix:///"` // or a unix socket (a cli adapter's engine)
 	Command     []string          `yaml:"command,omitempty"`
 	Credentials []string          `yaml:"credentials,omitempty" validate:"dive,envname"`
 	Headers     map[string]string `yaml:"headers,omitempty"`

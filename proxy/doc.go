@@ -37,6 +37,14 @@
 //     differ with a small diff and the command that re-records it. 599 is
 //     not a status any upstream sends, so it cannot be confused with a
 //     recorded 502, and retry policies (which retry 502) leave it alone.
+//   - Upstreams: a reverse proxy's upstream may be a unix socket
+//     (unix:///run/podman/podman.sock, as Docker engines listen); requests
+//     are then recorded under http://localhost, never the socket's path,
+//     which belongs to one machine (unix.go).
+//   - Streams: a text/event-stream or NDJSON response is recorded with the
+//     time each event arrived (event_times); replay with SimulateLatency
+//     serves it event by event at those times, each written and flushed, so
+//     a client rendering tokens sees them arrive (pace.go).
 //   - Sequences: the n-th identical request gets the n-th recorded
 //     response. Once they are used up, the last one is served again only
 //     when MatchOptions.Replayable is set or the cassette says

@@ -109,7 +109,9 @@ type Options struct {
 	// upstream). It is cloned; its Proxy is cleared so the proxy never loops
 	// through itself, and compression is not requested (see the package doc).
 	Transport *http.Transport
-	// SimulateLatency delays each replayed response by its recorded duration.
+	// SimulateLatency delays each replayed response by its recorded
+	// duration, and serves a recorded stream (SSE, NDJSON) event by event at
+	// the recorded times (see pace.go).
 	SimulateLatency bool
 	// Log receives one line per request and the full text of every replay
 	// miss; nil discards.
@@ -128,6 +130,7 @@ type Proxy struct {
 	opts     Options
 	mode     Mode // effective: record-once resolved
 	upstream *url.URL
+	socket   string // a unix-socket upstream's path (see unix.go)
 	gp       *goproxy.ProxyHttpServer
 	tr       *http.Transport
 	idx      *index
@@ -182,10 +185,19 @@ func New(opts Options) (*Proxy, error) {
 	p := &Proxy{opts: opts, mode: opts.Mode, now: time.Now, sleep: sleepCtx}
 	if opts.Upstream != "" {
 		u, err := url.Parse(opts.Upstream)
+		if err == nil {
+			var isUnix bool
+			if p.socket, p.upstream, isUnix, err = parseUnixUpstream(u); isUnix {
+				if err != nil {
+					return nil, err
+				}
+				u = p.upstream
+			}
+		}
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, &cassettes.Error{Reason: cassettes.EUsage,
 				Message:  fmt.Sprintf("--upstream %q is not an http(s) base URL", opts.Upstream),
-				Problems: []cassettes.Problem{{Field: "--upstream", Message: "not an absolute http(s) URL", Expected: "like https://api.example.com"}},
+				Problems: []cassettes.Problem{{Field: "--upstream", Message: "not an absolute http(s) URL", Expected: "like https://api.example.com or unix:///run/podman/podman.sock"}},
 				NextStep: "cassette proxy --upstream https://api.example.com --mode record"}
 		}
 		u.RawQuery, u.Fragment = "", ""
@@ -207,6 +219,9 @@ func New(opts Options) (*Proxy, error) {
 	}
 	p.idx = newIndex(opts.Cassettes, opts.Match)
 	p.tr = upstreamTransport(opts.Transport)
+	if p.socket != "" {
+		dialUnix(p.tr, p.socket)
+	}
 	p.gp = p.newGoproxy()
 	if p.upstream != nil {
 		p.handler = p.streaming(http.HandlerFunc(p.serveReverse))
@@ -399,7 +414,11 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 				return req, p.synthetic(req, MissStatus, "cassette: request cancelled during simulated latency\n")
 			}
 		}
-		return req, cannedResponse(req, it)
+		resp := cannedResponse(req, it)
+		if p.opts.SimulateLatency {
+			p.paced(req.Context(), resp, it.Response) // a stream: event by event (pace.go)
+		}
+		return req, resp
 	}
 	if p.mode == ModeReplayWithNewEpisodes {
 		req.Body = io.NopCloser(bytes.NewReader(body))
@@ -576,7 +595,8 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 			Headers: resp.Header.Clone(), Status: resp.Status, Code: resp.StatusCode,
 			Duration: cassettes.Duration(p.now().Sub(start)),
 		}}
-		resp.Body = &captureBody{rc: resp.Body, done: func(b []byte, complete bool) {
+		clock := p.newEventClock(resp, start) // nil unless a stream (pace.go)
+		resp.Body = &captureBody{rc: resp.Body, clock: clock, done: func(b []byte, complete bool) {
 			// All the announced bytes, or none due (HEAD, 204, 304), is
 			// whole even when the end was not read.
 			complete = complete || headOrBodiless(req.Method, it.Response.Code) ||
@@ -587,6 +607,9 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 				return
 			}
 			it.Response.Body = cassettes.Body(b)
+			if clock != nil {
+				it.Response.EventTimes = clock.times
+			}
 			it.Response.Trailer = resp.Trailer.Clone()
 			p.store(seq, it)
 			p.end()
@@ -598,15 +621,19 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 // captureBody copies what the client reads into a buffer and reports it
 // once, at the end of the body or when it is closed.
 type captureBody struct {
-	rc   io.ReadCloser
-	buf  bytes.Buffer
-	once sync.Once
-	done func(b []byte, complete bool)
+	rc    io.ReadCloser
+	clock *eventClock // a stream's: when each event ended
+	buf   bytes.Buffer
+	once  sync.Once
+	done  func(b []byte, complete bool)
 }
 
 func (c *captureBody) Read(b []byte) (int, error) {
 	n, err := c.rc.Read(b)
 	c.buf.Write(b[:n])
+	if c.clock != nil {
+		c.clock.observe(b[:n])
+	}
 	if err == io.EOF {
 		c.finish(true)
 	}

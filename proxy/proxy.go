@@ -105,9 +105,11 @@ type Options struct {
 	// on the incoming request too (with an empty response) before matching.
 	// It is called concurrently.
 	Redact func(*cassettes.Interaction)
-	// Transport reaches the upstream (tests set RootCAs for a self-signed
-	// upstream). It is cloned; its Proxy is cleared so the proxy never loops
-	// through itself, and compression is not requested (see the package doc).
+	// Transport reaches the upstream (Upstream.Transport builds one with the
+	// user's TLS settings and corporate proxy; tests set RootCAs for a
+	// self-signed upstream). It is cloned; its Proxy is kept (never used to
+	// reach this proxy itself), and compression is not requested (see the
+	// package doc).
 	Transport *http.Transport
 	// SimulateLatency delays each replayed response by its recorded duration.
 	SimulateLatency bool
@@ -143,6 +145,9 @@ type Proxy struct {
 	// learned is the session's scrub list: values the built-in redaction
 	// hid because of a header's name.
 	learned learned
+
+	// fails are the upstream failures seen (see Failures).
+	fails failures
 
 	srv   *http.Server
 	ln    *trackingListener
@@ -198,6 +203,7 @@ func New(opts Options) (*Proxy, error) {
 	p.idx = newIndex(opts.Cassettes, opts.Match)
 	p.tr = upstreamTransport(opts.Transport)
 	p.gp = p.newGoproxy()
+	p.chainUpstream()
 	if p.upstream != nil {
 		p.handler = streaming(http.HandlerFunc(p.serveReverse))
 	} else {
@@ -281,7 +287,8 @@ func upstreamTransport(t *http.Transport) *http.Transport {
 			MaxIdleConns:          256,
 		}
 	}
-	tr.Proxy = nil // never loop through HTTPS_PROXY, which may point at us
+	// tr.Proxy is the caller's corporate proxy, if any (see chainUpstream);
+	// the default transport dials directly.
 	tr.DisableCompression = true
 	tr.ForceAttemptHTTP2 = true
 	if tr.MaxIdleConnsPerHost == 0 {
@@ -474,9 +481,10 @@ func (p *Proxy) upstreamFailure(req *http.Request, err error) *http.Response {
 	// messages show the URL without its query.
 	u := secrets.RedactString(shownURL(req.URL.String()), p.secrets())
 	msg := secrets.RedactString(strings.ReplaceAll(err.Error(), req.URL.String(), u), p.secrets())
-	p.logf("upstream failed: %s %s: %s", req.Method, u, msg)
+	f := p.failed(req, err, 0, "")
+	p.logf("upstream failed: %s %s: [%s] %s", req.Method, u, f.Reason, msg)
 	resp := p.synthetic(req, http.StatusBadGateway,
-		fmt.Sprintf("cassette: the upstream did not answer %s %s: %s\nnext step: check that the service is reachable, then retry\n", req.Method, u, msg))
+		fmt.Sprintf("cassette: the upstream did not answer %s %s: [%s] %s: %s\nnext step: check that the service is reachable, then retry\n", req.Method, u, f.Reason, f.Class, msg))
 	resp.Header.Set(MissHeader, "upstream")
 	return resp
 }
@@ -565,6 +573,7 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 			p.end()
 			return p.upstreamFailure(req, err), nil
 		}
+		p.failingStatus(req, resp)
 		// goproxy rewrites the response after this returns (Proto, framing):
 		// snapshot what is recorded now.
 		it := cassettes.Interaction{Request: rec, Response: cassettes.Response{
@@ -574,7 +583,7 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 			Headers: resp.Header.Clone(), Status: resp.Status, Code: resp.StatusCode,
 			Duration: cassettes.Duration(p.now().Sub(start)),
 		}}
-		resp.Body = &captureBody{rc: resp.Body, done: func(b []byte, complete bool) {
+		resp.Body = &captureBody{rc: resp.Body, fail: func(err error) { p.failed(req, err, 0, "") }, done: func(b []byte, complete bool) {
 			it.Response.Body = cassettes.Body(b)
 			it.Response.Trailer = resp.Trailer.Clone()
 			if !complete {
@@ -595,6 +604,7 @@ type captureBody struct {
 	buf  bytes.Buffer
 	once sync.Once
 	done func(b []byte, complete bool)
+	fail func(err error) // the upstream failed mid-body
 }
 
 func (c *captureBody) Read(b []byte) (int, error) {
@@ -602,6 +612,8 @@ func (c *captureBody) Read(b []byte) (int, error) {
 	c.buf.Write(b[:n])
 	if err == io.EOF {
 		c.finish(true)
+	} else if err != nil && c.fail != nil {
+		c.fail(err)
 	}
 	return n, err
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,15 +19,17 @@ import (
 )
 
 type refreshOptions struct {
-	once      bool
-	schedule  string
-	dryRun    bool
-	adapters  []string
-	reportDir string
-	bundleDir string
-	golden    bool
-	remote    string
-	base      string
+	upstreamCA string
+	warn       io.Writer // where the insecure_skip_verify warning goes
+	once       bool
+	schedule   string
+	dryRun     bool
+	adapters   []string
+	reportDir  string
+	bundleDir  string
+	golden     bool
+	remote     string
+	base       string
 }
 
 func newRefreshCmd(stdio *IO, g *globals) *cobra.Command {
@@ -66,6 +69,7 @@ remote or the forge failed.`,
 	f.StringVar(&o.bundleDir, "bundle-dir", "", "also write a forensic bundle under this directory")
 	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports")
 	f.StringVar(&o.remote, "remote", "", "git remote to push to (default: refresh.forge.remote, then origin)")
+	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA that signed the real services' certificates (replaces real.ca_file)")
 	f.StringVar(&o.base, "base", "", "base branch of refresh PRs (default: refresh.base, then the current branch)")
 	return cmd
 }
@@ -81,6 +85,7 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 	if err != nil {
 		return err
 	}
+	o.warn = stdio.Err
 	loc := time.UTC
 	if tz := p.cfg.Refresh.TimeZone; tz != "" {
 		if loc, err = time.LoadLocation(tz); err != nil {
@@ -149,7 +154,7 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.credentials()}
 	ver, sha := buildInfo()
 	opts := refresh.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Adapters: o.adapters, Git: g, Remote: remote,
-		Base: o.base, DryRun: o.dryRun, Recorder: refresh.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}}}
+		Base: o.base, DryRun: o.dryRun, Recorder: refresh.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn}}
 	switch f.Kind {
 	case "github":
 		env := cmp.Or(f.TokenEnv, "GITHUB_TOKEN")

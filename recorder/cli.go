@@ -162,7 +162,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	case runCtx.Err() != nil && ctx.Err() == nil:
 		return nil, &cassettes.Error{Reason: cassettes.ETimeout,
 			Message:  fmt.Sprintf("%s did not finish within %s (killed)", opts.Command, opts.Timeout),
-			NextStep: "run the command by hand to see where it waits, or raise the timeout"}
+			NextStep: cassettes.ShellJoin(append([]string{opts.Command}, opts.Args...)) + "   # run it by hand to see where it waits; give record a longer --timeout if it needs one"}
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.As(err, &exitErr):

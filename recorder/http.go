@@ -52,6 +52,9 @@ type HTTPOptions struct {
 	Policy *Policy
 	// AttemptTimeout bounds one attempt (a timeout is retried); 0 is 30 s.
 	AttemptTimeout time.Duration
+	// AgainArgs are flags next steps repeat after `cassette record
+	// --adapter A --scenario S` (e.g. " --base-url URL").
+	AgainArgs string
 }
 
 // Recording is one recorded cassette and the live_record result of the
@@ -271,7 +274,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		attemptTimeout = 30 * time.Second
 	}
 	c := opts.Meta.newCassette(cassettes.KindHTTP, scenario)
-	again := fmt.Sprintf("cassette record --adapter %s --scenario %s", opts.Adapter, scenario)
+	again := fmt.Sprintf("cassette record --adapter %s --scenario %s%s", opts.Adapter, scenario, opts.AgainArgs)
 	var tel Telemetry
 	for _, rq := range reqs {
 		var cancel context.CancelFunc = func() {}

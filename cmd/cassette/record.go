@@ -26,6 +26,7 @@ type recordOptions struct {
 	baseURL           string
 	upstreamCA        string
 	timeout           time.Duration
+	attemptTimeout    time.Duration // --timeout given: bounds each live request of a scenario
 	quiet             bool
 }
 
@@ -56,6 +57,9 @@ timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
   cassette record --adapter github                  # every scenario in cassette.yaml
   cassette record --adapter github --scenario list-pulls`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("timeout") {
+				o.attemptTimeout = o.timeout
+			}
 			return recordRun(cmd.Context(), stdio, g, o, args)
 		},
 	}
@@ -64,7 +68,7 @@ timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
 	f.StringVar(&o.scenario, "scenario", "", "scenario name (required with a command; selects one declared scenario otherwise)")
 	f.StringVar(&o.baseURL, "base-url", "", "override the adapter's real.base_url")
 	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA that signed the real service's certificate (replaces real.ca_file)")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a recorded command that runs longer")
+	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a recorded command that runs longer; with scenarios, bound each live request (default 30s)")
 	f.BoolVar(&o.quiet, "quiet", false, "do not echo the command's output")
 	_ = cmd.MarkFlagRequired("adapter")
 	return cmd
@@ -199,7 +203,8 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 	if o.baseURL != "" {
 		base = o.baseURL
 	}
-	recs, err := recorder.RecordHTTP(ctx, recorder.HTTPOptions{Meta: meta, BaseURL: base, Headers: a.Real.Headers, Credentials: a.Real.Credentials, Scenarios: scen, Transport: tr})
+	recs, err := recorder.RecordHTTP(ctx, recorder.HTTPOptions{Meta: meta, BaseURL: base, Headers: a.Real.Headers, Credentials: a.Real.Credentials, Scenarios: scen, Transport: tr,
+		AttemptTimeout: o.attemptTimeout, AgainArgs: againArgs(o)})
 	for _, r := range recs {
 		if serr := saveRecorded(stdio, r.Cassette, filepath.Join(dir, r.Cassette.Scenario+".yaml"), redactor); serr != nil {
 			return serr
@@ -300,4 +305,19 @@ func pipedInput(in io.Reader) ([]byte, error) {
 		return nil, nil
 	}
 	return io.ReadAll(f)
+}
+
+// againArgs are the flags of this run that a next step must repeat.
+func againArgs(o *recordOptions) string {
+	var b strings.Builder
+	if o.baseURL != "" {
+		b.WriteString(" --base-url " + cassettes.ShellJoin([]string{o.baseURL}))
+	}
+	if o.upstreamCA != "" {
+		b.WriteString(" --upstream-ca " + cassettes.ShellJoin([]string{o.upstreamCA}))
+	}
+	if o.attemptTimeout > 0 {
+		b.WriteString(" --timeout " + o.attemptTimeout.String())
+	}
+	return b.String()
 }

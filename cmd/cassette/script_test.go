@@ -14,7 +14,8 @@ import (
 // command, as the Go team tests the go command.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"cassette": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cassette":  func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"faultfake": faultfake,
 	})
 }
 
@@ -27,7 +28,10 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fakeshop": fakeshop,
+			"fakeshop":      fakeshop,
+			"faultupstream": faultupstream,
+			"fault":         fault,
+			"runnext":       runnext,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")

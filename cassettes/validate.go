@@ -185,7 +185,7 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 // cross-field rules that tags cannot say.
 type cassetteRules struct {
 	Cassette     int               `yaml:"cassette" validate:"omitempty,max=1"`
-	Version      int               `yaml:"version" validate:"eq=2"`
+	Version      int               `yaml:"version" validate:"required_if=Kind http,omitempty,eq=2"` // go-vcr's: HTTP cassettes only; absent is never "0"
 	Adapter      string            `yaml:"adapter" validate:"required,adaptername,adapter"`
 	Scenario     string            `yaml:"scenario" validate:"required,scenarioname"`
 	Kind         Kind              `yaml:"kind" validate:"required,oneof=http cli"`

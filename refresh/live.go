@@ -36,6 +36,9 @@ type Live struct {
 	Intercept recorder.InterceptFunc
 	// CLITimeout bounds one CLI run; 0 is 10 minutes.
 	CLITimeout time.Duration
+	// AttemptTimeout bounds one live HTTP request; 0 is the recorder's
+	// default (30 s).
+	AttemptTimeout time.Duration
 	// UpstreamCA, when set, replaces every adapter's real.ca_file (the
 	// --upstream-ca flag).
 	UpstreamCA string
@@ -97,7 +100,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		rt = l.Transport
 	}
 	return recorder.RerecordHTTP(ctx, old, recorder.HTTPOptions{Meta: meta, BaseURL: cmp.Or(a.Real.BaseURL, recordedBase(old)), Headers: a.Real.Headers,
-		Credentials: a.Real.Credentials, LookupEnv: lookup, Transport: rt, Policy: l.Policy})
+		Credentials: a.Real.Credentials, LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout})
 }
 
 // recordedBase is the scheme and host of a cassette's first recorded

@@ -175,6 +175,23 @@ func (p *Process) Exited() (bool, error) {
 	}
 }
 
+// alive reports whether the process is still running, waiting up to d for
+// an exit in progress to be reaped (a fake that crashed while answering has
+// closed its connection a moment before its exit is seen).
+func (p *Process) alive(d time.Duration) (bool, error) {
+	if p.cmd == nil {
+		return true, nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return false, p.err
+	case <-t.C:
+		return true, nil
+	}
+}
+
 // Stop terminates the fake's process group (SIGTERM, then SIGKILL after 5 s)
 // and closes its log.
 func (p *Process) Stop() {

@@ -148,6 +148,10 @@ type Proxy struct {
 
 	// fails are the upstream failures seen (see Failures).
 	fails failures
+	// origin is the one recorded host a replaying forward proxy serves
+	// origin-form requests from; hosts are all the recorded hosts.
+	origin *url.URL
+	hosts  []string
 
 	srv   *http.Server
 	ln    *trackingListener
@@ -201,6 +205,7 @@ func New(opts Options) (*Proxy, error) {
 			NextStep: "cassette ca init"}
 	}
 	p.idx = newIndex(opts.Cassettes, opts.Match)
+	p.origin, p.hosts = replayOrigin(p.mode, p.upstream, opts.Cassettes)
 	p.tr = upstreamTransport(opts.Transport)
 	p.gp = p.newGoproxy()
 	p.chainUpstream()
@@ -340,6 +345,9 @@ func (p *Proxy) logf(format string, args ...any) {
 }
 
 func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
+	if p.frontDoor(w, r) {
+		return
+	}
 	w.Header().Set(MissHeader, "not-a-proxy-request")
 	http.Error(w, "cassette: this is a forward proxy; send absolute-URL requests (HTTPS_PROXY="+p.URL()+
 		") or start it with --upstream URL to use it as a reverse proxy", http.StatusBadRequest)
@@ -348,15 +356,21 @@ func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
 // serveReverse is the reverse-proxy front door: origin-form requests are
 // rewritten onto the upstream base URL and go through the same pipeline.
 func (p *Proxy) serveReverse(w http.ResponseWriter, r *http.Request) {
+	p.serveAt(p.upstream, w, r)
+}
+
+// serveAt rewrites an origin-form request onto the base URL upstream and
+// serves it through the pipeline.
+func (p *Proxy) serveAt(upstream *url.URL, w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodConnect {
-		http.Error(w, "cassette: this is a reverse proxy for "+p.upstream.String()+"; CONNECT is not supported", http.StatusMethodNotAllowed)
+		http.Error(w, "cassette: this is a reverse proxy for "+upstream.String()+"; CONNECT is not supported", http.StatusMethodNotAllowed)
 		return
 	}
-	u := *p.upstream
-	base := strings.TrimSuffix(p.upstream.Path, "/")
+	u := *upstream
+	base := strings.TrimSuffix(upstream.Path, "/")
 	u.Path = base + r.URL.Path
 	if r.URL.RawPath != "" {
-		u.RawPath = strings.TrimSuffix(p.upstream.EscapedPath(), "/") + r.URL.EscapedPath()
+		u.RawPath = strings.TrimSuffix(upstream.EscapedPath(), "/") + r.URL.EscapedPath()
 	} else {
 		u.RawPath = ""
 	}

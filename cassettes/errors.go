@@ -121,8 +121,10 @@ func (p Problem) Location() string {
 // String renders the problem on one line for a terminal or a log.
 func (p Problem) String() string {
 	var b strings.Builder
-	b.WriteString(p.Location())
-	b.WriteString(": ")
+	if p.File != "" || p.Line > 0 { // a flag or an argument has no file: no made-up location
+		b.WriteString(p.Location())
+		b.WriteString(": ")
+	}
 	if p.Field != "" {
 		b.WriteString(p.Field)
 		b.WriteString(": ")

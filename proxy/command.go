@@ -89,7 +89,10 @@ func WriteCAInfo(w io.Writer, ca *CA) error {
 	fmt.Fprintf(&b, "sha256:      %s\n\n", ca.Fingerprint())
 	b.WriteString("cassette record sets these for the command it runs. To use the proxy by hand\n")
 	b.WriteString("(cassette proxy --mode record), export them in the client's shell:\n\n")
+	// curl reads only the lower-case http_proxy for plain HTTP (the upper
+	// case is ignored, for CGI's sake): both spellings, as record sets them.
 	fmt.Fprintf(&b, "  export HTTPS_PROXY=http://127.0.0.1:PORT HTTP_PROXY=http://127.0.0.1:PORT NO_PROXY=\n")
+	fmt.Fprintf(&b, "  export https_proxy=http://127.0.0.1:PORT http_proxy=http://127.0.0.1:PORT no_proxy=\n")
 	for _, v := range CAEnvVars {
 		fmt.Fprintf(&b, "  export %s=%s\n", v, ca.CertFile())
 	}

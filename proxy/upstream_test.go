@@ -208,3 +208,17 @@ func TestReplayFrontDoor(t *testing.T) {
 		t.Fatalf("two hosts: %d %q", resp.StatusCode, body)
 	}
 }
+
+// TestCAInfoShowsLowerCaseProxyVariables: curl reads only the lower-case
+// http_proxy for plain HTTP, so `cassette ca show` prints both spellings.
+func TestCAInfoShowsLowerCaseProxyVariables(t *testing.T) {
+	var b strings.Builder
+	if err := WriteCAInfo(&b, testCA(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"HTTPS_PROXY=", "HTTP_PROXY=", "https_proxy=", "http_proxy=", "no_proxy="} {
+		if !strings.Contains(b.String(), v) {
+			t.Errorf("ca show does not print %s:\n%s", v, b.String())
+		}
+	}
+}

@@ -22,6 +22,10 @@ import (
 // when the adapter sets no fake.timeout (long enough for `go run` to build).
 const DefaultFakeTimeout = 90 * time.Second
 
+// DefaultFakeBaseURL is fake.base_url when the adapter sets fake.command
+// and no base_url.
+const DefaultFakeBaseURL = "http://127.0.0.1:${PORT}"
+
 // ExternalFakeTimeout bounds the readiness check of a fake verify did not
 // start (fake.base_url without fake.command): it is up or it is not, and
 // no build is in progress to wait for.
@@ -66,7 +70,11 @@ func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, 
 		}
 		return os.LookupEnv(k)
 	}
-	p.BaseURL, _ = cassettes.Expand(a.Fake.BaseURL, lookup)
+	base := a.Fake.BaseURL
+	if base == "" && port != "" {
+		base = DefaultFakeBaseURL // a fake verify starts listens on $PORT
+	}
+	p.BaseURL, _ = cassettes.Expand(base, lookup)
 	p.BaseURL = strings.TrimSuffix(p.BaseURL, "/")
 	timeout := time.Duration(a.Fake.Timeout)
 	if timeout <= 0 {

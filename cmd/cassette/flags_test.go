@@ -60,3 +60,18 @@ func cmdPathOf(args []string) string {
 	}
 	return strings.Join(words, " ")
 }
+
+// TestEveryCommandHasExamples: the README says every command has --help
+// with examples; this keeps it true.
+func TestEveryCommandHasExamples(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Name() != "help" && c.Name() != "cassette" && c.Example == "" && !c.Hidden {
+			t.Errorf("cassette %s --help shows no example", strings.TrimPrefix(c.CommandPath(), "cassette "))
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(&IO{}, &globals{}))
+}

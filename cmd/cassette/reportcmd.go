@@ -15,9 +15,10 @@ import (
 
 func newReportCmd(stdio *IO) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "report",
-		Short: "Work with the report files verify writes",
-		Args:  cobra.NoArgs,
+		Use:     "report",
+		Short:   "Work with the report files verify writes",
+		Example: "  cassette report merge --out out/all out/1 out/2",
+		Args:    cobra.NoArgs,
 	}
 	var out string
 	merge := &cobra.Command{
@@ -45,9 +46,10 @@ func newReportCmd(stdio *IO) *cobra.Command {
 
 func newBundleCmd(stdio *IO) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "bundle",
-		Short: "Work with forensic bundles (verify --bundle-dir)",
-		Args:  cobra.NoArgs,
+		Use:     "bundle",
+		Short:   "Work with forensic bundles (verify --bundle-dir)",
+		Example: "  cassette bundle validate .cassette/bundles",
+		Args:    cobra.NoArgs,
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "validate DIR",

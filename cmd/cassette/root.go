@@ -197,6 +197,16 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 	for _, c := range root.Commands() {
 		c.GroupID = groups[c.Name()]
 	}
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Example = "  source <(cassette completion bash)\n  cassette completion zsh > \"${fpath[1]}/_cassette\"\n  cassette completion fish > ~/.config/fish/completions/cassette.fish"
+			c.GroupID = "tools"
+			for _, sh := range c.Commands() {
+				sh.Example = "  cassette completion " + sh.Name() + " > cassette-completion   # then load it as the help above says"
+			}
+		}
+	}
 	root.SetHelpCommandGroupID("tools")
 	root.SetCompletionCommandGroupID("tools")
 	return root

@@ -171,6 +171,9 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		return nil, notStarted(red, opts, err)
 	}
 	if len(fails) > 0 {
+		for i := range fails { // with every value learned by the end of the run
+			fails[i].URL, fails[i].Detail = red.String(fails[i].URL), red.String(fails[i].Detail)
+		}
 		return nil, upstreamFailed(fails, again(opts))
 	}
 	c.Output = &cassettes.Output{Stdout: cassettes.Body(stdout.Bytes()), Stderr: cassettes.Body(stderr.Bytes()), ExitCode: exit}

@@ -116,12 +116,17 @@ type RunOptions struct {
 	// ShutdownTimeout bounds the wait for responses still being recorded
 	// (default 10s).
 	ShutdownTimeout time.Duration
+	// Again is the command that records again, for the next step of a
+	// recording refused because the real service failed during it.
+	Again string
 }
 
 // Run is `cassette proxy`: it starts the proxy, prints where it listens and
 // how to point a client at it, serves until ctx ends (the command cancels
 // ctx on SIGINT/SIGTERM), then stops, waits for interactions still being
-// recorded, and hands them to Save. A clean stop returns nil (exit 0).
+// recorded, and hands them to Save. A clean stop returns nil (exit 0). A
+// recording during which the real service failed (see Failures) is not
+// saved: Run returns FailureError (exit 3).
 func Run(ctx context.Context, w io.Writer, opts RunOptions) error {
 	p, err := New(opts.Options)
 	if err != nil {
@@ -152,6 +157,9 @@ func Run(ctx context.Context, w io.Writer, opts RunOptions) error {
 	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	shutErr := p.Shutdown(sctx)
+	if fails := p.Failures(); recording(p.Mode()) && len(fails) > 0 {
+		return FailureError(fails, opts.Again)
+	}
 	its := p.Interactions()
 	if opts.Save != nil && len(its) > 0 {
 		if err := opts.Save(its); err != nil {

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bufio"
+	"context"
 	"encoding/pem"
 	"io"
 	"net"
@@ -220,5 +222,38 @@ func TestCAInfoShowsLowerCaseProxyVariables(t *testing.T) {
 		if !strings.Contains(b.String(), v) {
 			t.Errorf("ca show does not print %s:\n%s", v, b.String())
 		}
+	}
+}
+
+// TestRunRefusesToSaveAFailedRecording: `cassette proxy --mode record`
+// saves nothing when the real service failed during the recording, and
+// returns the failure's class (exit 3) with the command to run again.
+func TestRunRefusesToSaveAFailedRecording(t *testing.T) {
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, pw, RunOptions{Options: Options{Mode: ModeRecord, Upstream: "http://127.0.0.1:1"}, Again: "cassette proxy --mode record",
+			Save: func([]cassettes.Interaction) error { t.Error("a failed recording was saved"); return nil }})
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	addr := line[strings.LastIndex(line, " ")+1 : len(line)-1]
+	resp, err := http.Get(addr + "/things")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("status %d, want 502", resp.StatusCode)
+	}
+	cancel()
+	ce := cassettes.AsError(<-done)
+	if ce == nil || ce.Reason != cassettes.ERealUnreachable || !strings.HasPrefix(ce.NextStep, "cassette proxy --mode record   # ") {
+		t.Fatalf("Run = %v (next %q), want E_REAL_UNREACHABLE", ce, ce.NextStep)
 	}
 }

@@ -174,7 +174,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		for i := range fails { // with every value learned by the end of the run
 			fails[i].URL, fails[i].Detail = red.String(fails[i].URL), red.String(fails[i].Detail)
 		}
-		return nil, upstreamFailed(fails, again(opts))
+		return nil, proxy.FailureError(fails, again(opts))
 	}
 	c.Output = &cassettes.Output{Stdout: cassettes.Body(stdout.Bytes()), Stderr: cassettes.Body(stderr.Bytes()), ExitCode: exit}
 	// A credential the command sent by name (a bearer token, a cookie) that
@@ -240,21 +240,6 @@ func notStarted(red *Redactor, opts CLIOptions, err error) error {
 	}
 	e.Problems = []cassettes.Problem{{Field: "COMMAND (after --)", Message: opts.Command + " could not be started", Expected: "an executable in PATH or a path to one"}}
 	e.NextStep = fmt.Sprintf("command -v %s   # is it installed and in PATH?", opts.Command)
-	return e
-}
-
-// upstreamFailed is the error of a run during which the recording proxy
-// could not complete a request against the real service: the output the
-// command gave then is not the service's, so nothing is recorded. Its
-// reason is the first failure's class (all are infrastructure, exit 3).
-func upstreamFailed(fails []proxy.UpstreamFailure, again string) error {
-	f := fails[0]
-	e := &cassettes.Error{Reason: f.Reason,
-		Message:  fmt.Sprintf("not recorded: the real service failed during the run (%s); what the command printed is not the service's answer", f.Class),
-		NextStep: f.NextStep(again)}
-	for _, x := range fails {
-		e.Problems = append(e.Problems, cassettes.Problem{Field: "upstream", Message: x.String()})
-	}
 	return e
 }
 

@@ -67,6 +67,7 @@ func TestClassifyTransport(t *testing.T) {
 }
 
 // TestCLICassetteNeedsNoVersion: `version` is go-vcr's, for HTTP cassettes;
+// an absent number is reported missing, never as the value 0;
 // a CLI cassette without it loads, and an HTTP cassette without it is told
 // the field is missing, never that `0` is not supported.
 func TestCLICassetteNeedsNoVersion(t *testing.T) {
@@ -90,5 +91,10 @@ func TestCLICassetteNeedsNoVersion(t *testing.T) {
 	_, err := Load(api, LoadOptions{Config: cfg})
 	if err == nil || strings.Contains(err.Error(), "`0`") || !strings.Contains(err.Error(), "version") {
 		t.Errorf("an HTTP cassette without version: %v; want version named as missing", err)
+	}
+	nocode := write("cassettes/api/nocode.yaml", "cassette: 1\nversion: 2\nadapter: api\nscenario: nocode\nkind: http\ninteractions:\n  - request: {method: GET, url: \"http://x.example/\"}\n    response: {body: ok}\n")
+	_, err = Load(nocode, LoadOptions{Config: cfg})
+	if err == nil || strings.Contains(err.Error(), "`0`") || !strings.Contains(err.Error(), "response.code: is missing") {
+		t.Errorf("a response without code: %v; want it named as missing", err)
 	}
 }

@@ -119,6 +119,9 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 		}
 		p := Problem{File: path, Field: field, Line: line(field)}
 		val := fmt.Sprint(fe.Value())
+		// A number that is 0 was absent (no rule here allows an explicit 0):
+		// it is reported as missing, never as "`0` is …".
+		absent := val == "0" && fe.Kind() >= reflect.Int && fe.Kind() <= reflect.Float64
 		switch fe.Tag() {
 		case "required":
 			p.Message = "is required"
@@ -175,6 +178,9 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 			p.Expected = fe.Param()
 		default:
 			p.Message = fmt.Sprintf("failed the `%s` check", fe.Tag())
+		}
+		if absent {
+			p.Message = "is missing"
 		}
 		out = append(out, p)
 	}

@@ -54,8 +54,21 @@ func StartFake(ctx context.Context, name string, a *cassettes.Adapter, projectDi
 	return startFake(ctx, name, name, a, projectDir, logDir)
 }
 
-// startFake is StartFake with the log named after logName.
+// startFake is StartFake with the log named after logName. The port is
+// free when it is picked, but another process may bind it before the fake
+// does: a fake that exits saying its address is in use is started again on
+// a new port (at most three times in all).
 func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, projectDir, logDir string) (*Process, error) {
+	for attempt := 1; ; attempt++ {
+		p, err := startFakeOnce(ctx, name, logName, a, projectDir, logDir)
+		if err == nil || attempt == 3 || len(a.Fake.Command) == 0 ||
+			!strings.Contains(LogTail(filepath.Join(logDir, logName+".log"), 15), "address already in use") {
+			return p, err
+		}
+	}
+}
+
+func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapter, projectDir, logDir string) (*Process, error) {
 	p := &Process{Adapter: name, exited: make(chan struct{})}
 	port := ""
 	if len(a.Fake.Command) > 0 {

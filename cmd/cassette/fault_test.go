@@ -144,9 +144,11 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 			c.Close()
 		}
 	case "slow":
-		select {
-		case <-r.Context().Done():
-		case <-u.stop:
+		// Never answers while the script runs: the client gives up. At the
+		// script's end the connection is dropped without a response.
+		<-u.stop
+		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			c.Close()
 		}
 	default:
 		w.Header().Set("Content-Type", "application/json")

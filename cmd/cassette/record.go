@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -215,11 +216,13 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 
 // rerecordExisting records cassettes/<adapter>/<scenario>.yaml again from
 // its own input, as refresh does, when no command is given and the adapter
-// declares no such scenario: the command every replay miss prints works
-// for a cassette recorded with a command or through the proxy too.
+// declares no such scenario (or declares it without a real.base_url): the
+// command every replay miss prints works for a cassette recorded with a
+// command, through the proxy, or with --base-url too.
 func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *recorder.Redactor, dir string, tr *http.Transport) (bool, error) {
-	if o.scenario == "" || (a.Kind == cassettes.KindHTTP && slices.ContainsFunc(a.Scenarios, func(s cassettes.Scenario) bool { return s.Name == o.scenario })) {
-		return false, nil
+	declared := a.Kind == cassettes.KindHTTP && slices.ContainsFunc(a.Scenarios, func(s cassettes.Scenario) bool { return s.Name == o.scenario })
+	if o.scenario == "" || (declared && cmp.Or(o.baseURL, a.Real.BaseURL) != "") {
+		return false, nil // a declared scenario is recorded from cassette.yaml when it knows where
 	}
 	path := filepath.Join(dir, o.scenario+".yaml")
 	old, err := cassettes.Load(path, cassettes.LoadOptions{Config: p.cfg})

@@ -159,7 +159,8 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	if a.Kind == cassettes.KindHTTP {
 		c.Kind, c.Input, c.Output = cassettes.KindHTTP, nil, nil
 		if len(c.Interactions) == 0 {
-			return cassettes.Errorf(cassettes.EUsage, "HTTPS_PROXY=http://127.0.0.1:1 "+cassettes.ShellJoin(command)+"   # fails if the command honours HTTPS_PROXY; Go programs skip the proxy for loopback hosts (use cassette proxy --upstream)",
+			next := cassettes.ShellJoin([]string{"cassette", "proxy", "--mode", "record", "--upstream", cmp.Or(o.baseURL, a.Real.BaseURL, "https://SERVICE"), "--cassette", filepath.Join(dir, o.scenario+".yaml")})
+			return cassettes.Errorf(cassettes.EUsage, next+"   # for a client that ignores HTTPS_PROXY (Go programs do for loopback hosts): point its base URL at this proxy",
 				"%s made no HTTP(S) request through the proxy; nothing to record for http adapter %s", command[0], o.adapter)
 		}
 		kept, host, others := recorder.SplitHosts(c.Interactions, a.Real.BaseURL)

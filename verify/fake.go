@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -38,6 +36,7 @@ type Process struct {
 	LogPath string // the fake's combined stdout and stderr
 
 	cmd    *exec.Cmd
+	port   string // leased until Stop (port.go)
 	log    *os.File
 	exited chan struct{}
 	err    error // the process's exit error, once exited is closed
@@ -76,6 +75,7 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapt
 		if port, err = freePort(); err != nil {
 			return nil, unavailable(name, "cannot find a free loopback port", err, "", a)
 		}
+		p.port = port
 	}
 	lookup := func(k string) (string, bool) {
 		if k == "PORT" && port != "" {
@@ -101,11 +101,13 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapt
 		return p, nil
 	}
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		releasePort(port)
 		return nil, unavailable(name, "cannot create the fake log directory", err, "", a)
 	}
 	p.LogPath = filepath.Join(logDir, logName+".log")
 	log, err := os.Create(p.LogPath)
 	if err != nil {
+		releasePort(port)
 		return nil, unavailable(name, "cannot create the fake log", err, "", a)
 	}
 	p.log = log
@@ -120,6 +122,7 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapt
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // `go run` has a child: stop the whole group
 	if err := cmd.Start(); err != nil {
 		log.Close()
+		releasePort(port)
 		return nil, unavailable(name, fmt.Sprintf("cannot start fake command %q", strings.Join(a.Fake.Command, " ")), err, p.LogPath, a)
 	}
 	p.cmd = cmd
@@ -227,6 +230,7 @@ func (p *Process) Stop() {
 		// leader itself after 5 s) is killed: nothing outlives verify.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		<-p.exited
+		releasePort(p.port) // its group is gone: the port may go to the next fake
 	}
 	if p.log != nil {
 		p.log.Close()
@@ -264,17 +268,6 @@ func indent(s, pre string) string {
 		return pre + "(empty)"
 	}
 	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
-}
-
-// freePort asks the kernel for a free loopback port. The port is free when
-// this returns; a fake that loses the race fails to bind and is reported.
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -111,10 +111,10 @@ func TestRecordThenVerify(t *testing.T) {
 	if err := os.RemoveAll(e.Path("cassettes/gh")); err != nil {
 		t.Fatal(err)
 	}
-	out := e.Must(nil, "./record.sh")
-	for _, s := range scenarios {
-		if !strings.Contains(out, "recorded cassettes/gh/"+s+".yaml") {
-			t.Errorf("record.sh did not record %s:\n%s", s, out)
+	_, errOut := e.MustBoth(nil, "./record.sh")
+	for _, s := range scenarios { // record's messages go to stderr
+		if !strings.Contains(errOut, "recorded cassettes/gh/"+s+".yaml") {
+			t.Errorf("record.sh did not record %s:\n%s", s, errOut)
 		}
 	}
 	var c struct {

@@ -136,11 +136,19 @@ func (e *Example) Run(extraEnv []string, name string, args ...string) (stdout, s
 // Must runs a command that has to succeed and returns its standard output.
 func (e *Example) Must(extraEnv []string, name string, args ...string) string {
 	e.t.Helper()
+	out, _ := e.MustBoth(extraEnv, name, args...)
+	return out
+}
+
+// MustBoth is Must returning stderr too (where cassette record reports what
+// it recorded).
+func (e *Example) MustBoth(extraEnv []string, name string, args ...string) (stdout, stderr string) {
+	e.t.Helper()
 	out, errOut, code := e.Run(extraEnv, name, args...)
 	if code != 0 {
 		e.t.Fatalf("%s %s: exit %d\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), code, out, errOut)
 	}
-	return out
+	return out, errOut
 }
 
 // Path is the path of a file of the example, given relative to it with

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -159,6 +160,25 @@ func TestActionInputs(t *testing.T) {
 	}
 }
 
+// actionSteps returns the steps of the composite action (action.yml's
+// shape is checked by TestCompositeAction).
+func actionSteps(t *testing.T) []step {
+	t.Helper()
+	var a struct {
+		Runs struct {
+			Steps []step `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	data, err := os.ReadFile("action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a.Runs.Steps
+}
+
 // runner plays GitHub's part for one workspace.
 type runner struct {
 	t      *testing.T
@@ -250,20 +270,8 @@ func cassettesIn(t *testing.T, file string) []string {
 func TestShardedWorkflowRuns(t *testing.T) {
 	var w shardedWorkflow
 	load(t, "verify-sharded.yml", &w)
-	var a struct {
-		Runs struct {
-			Steps []step `yaml:"steps"`
-		} `yaml:"runs"`
-	}
-	data, err := os.ReadFile("action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(data, &a); err != nil {
-		t.Fatal(err)
-	}
 	r := &runner{t: t, path: filepath.Dir(cassetteBin) + string(os.PathListSeparator) + os.Getenv("PATH")}
-	for _, s := range a.Runs.Steps {
+	for _, s := range actionSteps(t) {
 		if s.ID == "run" {
 			r.script = s.Run
 		}
@@ -347,6 +355,12 @@ func TestShardedWorkflowRuns(t *testing.T) {
 		}
 	})
 
+	t.Run("shard without total", func(t *testing.T) {
+		if code, _ := r.step(map[string]string{"command": "verify", "shard": "1"}, nil); code != 2 {
+			t.Errorf("the action with shard but no total: exit %d, want 2", code)
+		}
+	})
+
 	// The exit codes of `cassette report merge` come with issue 18: until
 	// its merge exits with the merged run's code (its --allow-incomplete
 	// came with it), skip what depends on them.
@@ -387,4 +401,26 @@ func TestShardedWorkflowRuns(t *testing.T) {
 			t.Error("an incomplete merge left a sarif.json for the upload step")
 		}
 	})
+}
+
+// TestActionScriptsShellcheck: actionlint checks the workflows' run: blocks
+// with ShellCheck, but not a composite action's: this test does.
+func TestActionScriptsShellcheck(t *testing.T) {
+	sc, err := exec.LookPath("shellcheck")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("shellcheck is required in CI (CI is set): apt-get install -y shellcheck")
+		}
+		t.Skip("shellcheck not found; install it with: apt-get update && apt-get install -y shellcheck")
+	}
+	for i, s := range actionSteps(t) {
+		if s.Run == "" {
+			continue
+		}
+		cmd := exec.Command(sc, "--shell=bash", "-")
+		cmd.Stdin = strings.NewReader(s.Run)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("action.yml runs.steps[%d] (%s): shellcheck: %v\n%s", i, s.Name, err, out)
+		}
+	}
 }

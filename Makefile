@@ -4,7 +4,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 BIN       := bin/cassette
 
-.PHONY: build test demo bench lint fuzz clean
+.PHONY: build test demo bench lint fuzz clean report-screenshot
 
 build: ## build bin/cassette
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/cassette
@@ -16,6 +16,12 @@ test: ## vet, then every test with the race detector (the CLI scripts included),
 
 demo: build ## verify the embedded example's cassettes against its fakes (no network, no credentials)
 	cd examples/demo && ../../$(BIN) verify
+
+report-screenshot: ## refresh docs/report-html.png, the README's picture of the demo's report.html after "See a drift" (needs chromium)
+	rm -rf .cassette/artifacts && mkdir -p .cassette/artifacts
+	$(GO) test -count=1 -run 'TestReportHTMLInChromium/demo' -artifacts -outputdir $(CURDIR)/.cassette/artifacts ./examples/internal/browser
+	mkdir -p docs
+	cp "$$(find .cassette/artifacts -name demo.png | head -n 1)" docs/report-html.png
 
 bench: ## benchmarks (not part of make test)
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -64,6 +64,8 @@ type Result struct {
 	// saved).
 	Err   *cassettes.Error
 	State *State
+	// Threshold is the escalation threshold the cycle used.
+	Threshold int
 }
 
 // AdapterResult is what the cycle did for one adapter.
@@ -147,6 +149,7 @@ func (c *cycle) run(ctx context.Context) error {
 		return cassettes.Errorf(cassettes.EUsage, "cassette refresh --once --base main", "cannot tell the base branch of refresh PRs: HEAD is detached and refresh.base is not set")
 	}
 	c.threshd = firstPositive(o.EscalateAfter, cfg.Refresh.EscalateAfter, DefaultEscalateAfter)
+	c.res.Threshold = c.threshd
 	top, err := o.Git.TopLevel(ctx)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: cfg.Dir + " is not in a git repository", Err: err, NextStep: "git init && git add cassette.yaml cassettes && git commit -m cassettes   # refresh works on a git repository"}
@@ -182,7 +185,9 @@ func (c *cycle) run(ctx context.Context) error {
 				olds = append(olds, k)
 			}
 		}
-		c.res.Adapters = append(c.res.Adapters, c.adapter(ctx, name, cfg.Adapters[name], olds))
+		ar := c.adapter(ctx, name, cfg.Adapters[name], olds)
+		c.recordHistory(ar)
+		c.res.Adapters = append(c.res.Adapters, ar)
 	}
 	c.state.LastRun = c.now
 	if o.DryRun {

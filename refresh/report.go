@@ -23,6 +23,7 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 	if data, err := os.ReadFile(cfg.Path); err == nil {
 		run.ConfigBytes = data
 	}
+	run.History = r.history(r.Threshold)
 	for _, ar := range r.Adapters {
 		for _, cr := range ar.Cases {
 			path := relTo(cfg.Dir, cr.Old.Path)

@@ -41,6 +41,8 @@ type AdapterState struct {
 	Branch    string `json:"branch,omitempty"` // the refresh branch
 	PR        string `json:"pr,omitempty"`     // its PR, when the forge has one
 	Issue     string `json:"issue,omitempty"`  // the fake-drift companion issue
+	// History is the adapter's last HistoryCycles cycles, oldest first.
+	History []HistoryEntry `json:"history,omitempty"`
 }
 
 // Adapter returns the adapter's state, creating it.

@@ -22,6 +22,11 @@
 //     trace_id on every record, failure digests for failed cases (specs/000).
 //   - run.json     — the run model itself, so that [Merge] can combine the
 //     outputs of sharded runs into the set an unsharded run writes.
+//   - report.html  — the same run for people: one self-contained page
+//     (inline CSS, no script) with each drift's recorded and fake outputs side
+//     by side; [WriteHTML] rebuilds it from run.json. The recorded side is
+//     read from the committed cassettes, only when their SHA-256 is the one
+//     the run's inventory holds.
 //
 // [WriteBundle] writes the forensic bundle of specs/004 and [ValidateBundle]
 // checks one. Every file either function writes is first run through the

@@ -123,7 +123,7 @@ func (r *Run) jsonl(opts Options) ([]byte, error) {
 			status = "fail"
 		}
 		cr := record{
-			"k": "case", "case_id": id, "item_id": c.Adapter, "case_key": c.Scenario, "test_name": c.Scenario,
+			"k": "case", "case_id": id, "case": c.ID(), "item_id": c.Adapter, "case_key": c.Scenario, "test_name": c.Scenario,
 			"status": status, "outcome": string(c.Status),
 			"assert_pass": ap, "assert_fail": af, "unhandled_action_fail": unhandled,
 		}
@@ -162,18 +162,21 @@ func (r *Run) jsonl(opts Options) ([]byte, error) {
 		for i, a := range asserts {
 			a["k"] = "assert"
 			a["case_id"] = id
+			a["case"] = c.ID()
 			a["assert_ix"] = i
 			if err := jsonLine(&buf, a); err != nil {
 				return nil, err
 			}
 		}
 		for i, a := range c.Actions {
-			if err := jsonLine(&buf, actionRecord(id, i, a, limit, opts.Golden)); err != nil {
+			ar := actionRecord(id, i, a, limit, opts.Golden)
+			ar["case"] = c.ID()
+			if err := jsonLine(&buf, ar); err != nil {
 				return nil, err
 			}
 		}
 		for i, a := range c.Artifacts {
-			ar := record{"k": "artifact", "case_id": id, "artifact_ix": i, "action_ix": 0,
+			ar := record{"k": "artifact", "case_id": id, "case": c.ID(), "artifact_ix": i, "action_ix": 0,
 				"name": a.Name, "event": "publish", "kind": a.Kind, "status": "ok",
 				"location": record{"path": a.Path}}
 			if err := jsonLine(&buf, ar); err != nil {

@@ -59,7 +59,7 @@ func (r *Run) testLog(opts Options) ([]byte, error) {
 		case c.failed():
 			level = "error"
 		}
-		ctx := record{"case_id": id, "adapter": c.Adapter, "scenario": c.Scenario, "status": string(c.Status), "cassette": c.CassettePath}
+		ctx := record{"case_id": id, "case": c.ID(), "adapter": c.Adapter, "scenario": c.Scenario, "status": string(c.Status), "cassette": c.CassettePath}
 		if c.failed() {
 			ctx["reason_code"] = string(c.reason(r.now()))
 		}
@@ -114,6 +114,7 @@ func digestRecord(id string, c *Case, d FailureDigest) record {
 		"remediation_pointer": record{"replay_command": d.ReplayCase}}
 	if c != nil {
 		rec["case_id"] = id
+		rec["case"] = c.ID()
 		rec["adapter"] = c.Adapter
 		rec["scenario"] = c.Scenario
 	}

@@ -61,6 +61,8 @@ type Run struct {
 	TraceID string `json:"trace_id,omitempty"`
 	// CICorrelationID links the shards of one CI run (optional).
 	CICorrelationID string `json:"ci_correlation_id,omitempty"`
+	// History is refresh's drift history by adapter (report.html draws it).
+	History []AdapterHistory `json:"history,omitempty"`
 }
 
 // Tool identifies the cassette build that produced a report.
@@ -486,16 +488,7 @@ func (r *Run) digest(c *Case) FailureDigest {
 	return d
 }
 
-func driftText(d Drift) string {
-	s := d.Message
-	if d.Field != "" {
-		s = d.Field + ": " + s
-	}
-	if d.JSONPath != "" {
-		s += " (at " + d.JSONPath + ")"
-	}
-	return firstLine(s)
-}
+func driftText(d Drift) string { return driftOnce(d) }
 
 // rootCause maps a reason code to the declared taxonomy.
 func rootCause(rc cassettes.Reason) string {

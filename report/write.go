@@ -96,6 +96,9 @@ func render(run *Run, opts Options) (map[string][]byte, error) {
 	if files[FileRun], err = run.runJSON(opts); err != nil {
 		return nil, err
 	}
+	if files[FileHTML], err = run.html(opts); err != nil {
+		return nil, err
+	}
 	return files, nil
 }
 

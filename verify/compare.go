@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -76,9 +77,30 @@ func driftMessage(d diff.Drift) string {
 	switch {
 	case d.Diff == "" && (d.Want != "" || d.Got != "") && !strings.Contains(d.Want+d.Got, "\n") && len(d.Want)+len(d.Got) < 120:
 		return string(d.Class) + " drift at " + where + ": " + strings.ReplaceAll(d.Change, "_", " ") + " (want " + quote(d.Want) + ", got " + quote(d.Got) + ")"
+	case strings.HasPrefix(d.Diff, "binary "):
+		return string(d.Class) + " drift at " + where + ": " + strings.TrimSpace(d.Diff)
+	case d.Change == diff.Changed && d.Want+d.Got != "" && d.Class != diff.ClassStream:
+		// a text body, stdout or stderr: say what the first differing line became
+		return string(d.Class) + " drift at " + where + ": line " + lineText(d.Want) + " became " + lineText(d.Got)
 	default:
 		return string(d.Class) + " drift at " + where + ": " + strings.ReplaceAll(d.Change, "_", " ")
 	}
+}
+
+// lineText quotes one line of a text drift, cut to a readable length.
+func lineText(s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	const n = 80
+	if len(s) > n {
+		cut := n
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return strconv.Quote(s)
 }
 
 func quote(s string) string {

@@ -37,6 +37,7 @@ func newReportCmd(stdio *IO) *cobra.Command {
 	}
 	merge.Flags().StringVar(&out, "out", "", "directory for the merged reports")
 	cmd.AddCommand(merge)
+	cmd.AddCommand(newReportHTMLCmd(stdio))
 	return cmd
 }
 

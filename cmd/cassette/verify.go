@@ -186,7 +186,11 @@ func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundl
 		stdio.Out.Write(data)
 		human = stdio.Err
 	}
-	fmt.Fprintf(human, "reports: %s\n", filepath.Join(reportDir, "{junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl}"))
+	fmt.Fprintf(human, "reports: %s\n", filepath.Join(reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}"))
+	links := report.Links{ServerURL: os.Getenv("GITHUB_SERVER_URL"), Repository: os.Getenv("GITHUB_REPOSITORY"), SHA: os.Getenv("GITHUB_SHA")}
+	if err := report.AppendStepSummary(os.Getenv("GITHUB_STEP_SUMMARY"), run, links, bundle.Options); err != nil {
+		return err
+	}
 	if bundleDir != "" {
 		dir, err := report.WriteBundle(bundleDir, run, bundle)
 		if err != nil {

@@ -302,10 +302,7 @@ func TestShardedWorkflowRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			vars := map[string]string{"matrix.shard": strconv.Itoa(i), "strategy.job-total": strconv.Itoa(len(shards))}
-			code, summary := r.step(golden, vars)
-			if want := "### cassette verify (shard " + vars["matrix.shard"] + "/" + vars["strategy.job-total"] + ")"; !strings.Contains(summary, want) {
-				t.Errorf("shard %d's job summary lacks %q:\n%s", i, want, summary)
-			}
+			code, _ := r.step(golden, vars)
 			codes = append(codes, code)
 			name := strings.ReplaceAll(up.With["name"], "${{ matrix.shard }}", vars["matrix.shard"])
 			artifact(t, store, name, r.e.Path(up.With["path"]))
@@ -343,11 +340,10 @@ func TestShardedWorkflowRuns(t *testing.T) {
 		if !slices.Equal(ran, all) {
 			t.Errorf("the shards ran %v; the unsharded run ran %v", ran, all)
 		}
-		code, summary := merge(t)
-		if code != 0 || !strings.Contains(summary, "### cassette report") {
+		if code, summary := merge(t); code != 0 {
 			t.Errorf("merge step: exit %d, job summary:\n%s", code, summary)
 		}
-		for _, f := range []string{"report.jsonl", "summary.json", "junit.xml", "sarif.json"} {
+		for _, f := range []string{"report.jsonl", "summary.json", "junit.xml", "sarif.json", "report.html"} {
 			if e2e.ReadFile(t, filepath.Join(reports, f)) != e2e.ReadFile(t, r.e.Path("unsharded/"+f)) {
 				t.Errorf("merged %s differs from the unsharded run's", f)
 			}

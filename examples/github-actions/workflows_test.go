@@ -75,6 +75,29 @@ func find(steps []step, uses string) *step {
 	return nil
 }
 
+// findWith is find for the step that also has with.key = value.
+func findWith(steps []step, uses, key, value string) *step {
+	for i := range steps {
+		if strings.HasPrefix(steps[i].Uses, uses) && steps[i].With[key] == value {
+			return &steps[i]
+		}
+	}
+	return nil
+}
+
+// uploadsReportHTML checks that report.html is kept as an artifact of its
+// own, also when cassette failed (a drift is when it is needed).
+func uploadsReportHTML(t *testing.T, ss []step, dir string) {
+	t.Helper()
+	s := findWith(ss, "actions/upload-artifact@", "path", dir+"/report.html")
+	if s == nil {
+		t.Fatalf("no actions/upload-artifact step keeps %s/report.html", dir)
+	}
+	if s.With["name"] == "" || !strings.Contains(s.If, "cancelled()") {
+		t.Errorf("report.html artifact: name %q, if %q; it needs a name and must run when cassette failed", s.With["name"], s.If)
+	}
+}
+
 func TestVerifyWorkflow(t *testing.T) {
 	var w workflow
 	load(t, "verify.yml", &w)
@@ -97,9 +120,10 @@ func TestVerifyWorkflow(t *testing.T) {
 		{"dorny/test-reporter@", "path", dir + "/junit.xml"},
 		{"actions/upload-artifact@", "path", dir + "/"},
 	}
+	uploadsReportHTML(t, ss, dir)
 	for _, tt := range tests {
 		t.Run(tt.uses, func(t *testing.T) {
-			s := find(ss, tt.uses)
+			s := findWith(ss, tt.uses, tt.key, tt.want)
 			if s == nil {
 				t.Fatalf("no step uses %s", tt.uses)
 			}
@@ -146,6 +170,10 @@ func TestRefreshWorkflow(t *testing.T) {
 	if run.Env["GITHUB_TOKEN"] != "${{ secrets.GITHUB_TOKEN }}" {
 		t.Errorf("refresh gets no GITHUB_TOKEN: env %v", run.Env)
 	}
+	if run.With["report-dir"] == "" {
+		t.Fatalf("refresh writes its reports to no report-dir: %+v", run.With)
+	}
+	uploadsReportHTML(t, ss, run.With["report-dir"])
 }
 
 func TestCompositeAction(t *testing.T) {

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/report"
+)
+
+// newReportHTMLCmd is `cassette report html DIR`: rebuild report.html from
+// the run.json of a report directory (a CI artifact, merged shards).
+func newReportHTMLCmd(stdio *IO) *cobra.Command {
+	return &cobra.Command{
+		Use:   "html DIR",
+		Short: "Rebuild report.html from the run.json of a report directory",
+		Long: `Rebuild report.html from the run.json that verify or refresh wrote into DIR.
+
+The recorded side of each drift is read from the committed cassettes, found
+from the current directory (run it from the repository), and shown only when
+their content is the one the run used.`,
+		Example: `  cassette report html .cassette/reports
+  cassette report merge --out out/all out/1 out/2 && cassette report html out/all`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			run, opts, err := report.ReadRun(args[0])
+			if err != nil {
+				ce := cassettes.AsError(err)
+				ce.NextStep = "cassette verify --report-dir " + args[0] + "   # writes report.html there"
+				return ce
+			}
+			if err := report.WriteHTML(args[0], run, opts); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdio.Out, "wrote %s\n", filepath.Join(args[0], report.FileHTML))
+			return nil
+		},
+	}
+}

@@ -1,0 +1,72 @@
+package refresh
+
+import (
+	"time"
+
+	"github.com/cassette-dev/cassette/report"
+)
+
+// HistoryCycles is how many cycles of drift history each adapter's state
+// keeps: half a year of a weekly schedule.
+const HistoryCycles = 26
+
+// HistoryEntry is one refresh cycle of one adapter in its history.
+type HistoryEntry struct {
+	At          string `json:"at"`                  // the cycle's start, RFC 3339 UTC
+	Drifts      int    `json:"drifts"`              // cassettes that drifted
+	Consecutive int    `json:"consecutive"`         // the escalation count after the cycle
+	Escalated   bool   `json:"escalated,omitempty"` // the count had reached the threshold
+}
+
+// recordHistory appends the adapter's outcome of this cycle to its history
+// in the state (a cycle whose state is saved twice is recorded once). An
+// adapter that was skipped or could not be re-recorded at all adds nothing:
+// its history says only what was compared.
+func (c *cycle) recordHistory(ar *AdapterResult) {
+	if ar.Skipped != "" {
+		return
+	}
+	drifts, compared := 0, false
+	for _, cr := range ar.Cases {
+		if cr.New != nil || cr.Drifted() {
+			compared = true
+		}
+		if cr.Drifted() {
+			drifts++
+		}
+	}
+	if !compared {
+		return
+	}
+	st := c.state.Adapter(ar.Name)
+	e := HistoryEntry{At: c.now.UTC().Format(time.RFC3339), Drifts: drifts, Consecutive: ar.Consecutive, Escalated: ar.Escalated}
+	if n := len(st.History); n > 0 && st.History[n-1].At == e.At {
+		st.History[n-1] = e
+	} else {
+		st.History = append(st.History, e)
+	}
+	if n := len(st.History); n > HistoryCycles {
+		st.History = append([]HistoryEntry(nil), st.History[n-HistoryCycles:]...)
+	}
+}
+
+// history is what the report shows of the state: each refreshed adapter's
+// cycles, oldest first, and the threshold they escalate at.
+func (r *Result) history(threshold int) []report.AdapterHistory {
+	if r.State == nil {
+		return nil
+	}
+	var out []report.AdapterHistory
+	for _, ar := range r.Adapters {
+		st := r.State.Adapters[ar.Name]
+		if st == nil || len(st.History) == 0 {
+			continue
+		}
+		h := report.AdapterHistory{Adapter: ar.Name, Threshold: threshold, Consecutive: st.Consecutive, Escalated: st.Escalated}
+		for _, c := range st.History {
+			h.Cycles = append(h.Cycles, report.HistoryCycle{At: c.At, Drifts: c.Drifts, Consecutive: c.Consecutive, Escalated: c.Escalated})
+		}
+		out = append(out, h)
+	}
+	return out
+}

@@ -1,0 +1,79 @@
+package refresh
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cassette-dev/cassette/report"
+)
+
+// TestHistoryCrossesCycles: each cycle adds one entry to the adapter's
+// history on the state branch (read back from a fresh clone, as the next
+// scheduled run does), the report carries it, and report.html draws it.
+func TestHistoryCrossesCycles(t *testing.T) {
+	p := newProject(t)
+	bodies := []string{`{"pets":[],"n":1}`, `{"pets":[],"n":2}`, `{"pets":[]}`, `{"pets":[],"n":4}`}
+	var last *report.Run
+	for i, body := range bodies {
+		p.real.set(200, body)
+		p.dir = filepath.Join(t.TempDir(), "clone")
+		runGit(t, p.env, filepath.Dir(p.dir), "clone", "--quiet", p.remote, p.dir)
+		p.load()
+		r := p.cycle(week0.Add(time.Duration(i)*7*24*time.Hour), nil)
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		last = r.Report(p.cfg, report.Tool{Name: "cassette"}, "")
+	}
+	if len(last.History) != 1 || last.History[0].Adapter != "petstore" {
+		t.Fatalf("history: %+v, want petstore's", last.History)
+	}
+	h := last.History[0]
+	var counts []int
+	for _, c := range h.Cycles {
+		counts = append(counts, c.Consecutive)
+	}
+	if len(h.Cycles) != 4 || counts[0] != 1 || counts[1] != 2 || counts[2] != 0 || counts[3] != 1 || h.Cycles[2].Drifts != 0 || h.Cycles[3].Drifts == 0 {
+		t.Fatalf("cycles %+v, want counts 1 2 0 1", h.Cycles)
+	}
+	if h.Threshold != DefaultEscalateAfter || h.Consecutive != 1 {
+		t.Errorf("threshold %d, count %d", h.Threshold, h.Consecutive)
+	}
+	dir := t.TempDir()
+	if err := report.Write(dir, last, report.Options{Golden: true}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	for _, want := range []string{`<h2 id="history">Drift history by adapter</h2>`, `<svg class="history" role="img"`, `escalates at 3`,
+		`Escalation count 1 of 3; 3 of the last 4 cycles drifted.`, `<rect class="bar-clean"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+// The history keeps the last HistoryCycles cycles, and a cycle recorded
+// twice (its state saved again) is one entry.
+func TestHistoryIsBounded(t *testing.T) {
+	c := &cycle{state: &State{}}
+	for i := range HistoryCycles + 5 {
+		c.now = week0.Add(time.Duration(i) * time.Hour)
+		c.recordHistory(&AdapterResult{Name: "a", Consecutive: i, Cases: []*CaseResult{{Drifts: []report.Drift{{Class: "value"}}}}})
+		c.recordHistory(&AdapterResult{Name: "a", Consecutive: i, Cases: []*CaseResult{{Drifts: []report.Drift{{Class: "value"}}}}})
+	}
+	h := c.state.Adapter("a").History
+	if len(h) != HistoryCycles || h[len(h)-1].Consecutive != HistoryCycles+4 || h[0].Consecutive != 5 {
+		t.Fatalf("%d entries, first %+v, last %+v", len(h), h[0], h[len(h)-1])
+	}
+	c.recordHistory(&AdapterResult{Name: "b", Skipped: "no credentials"})
+	if len(c.state.Adapter("b").History) != 0 {
+		t.Error("a skipped adapter got a history entry")
+	}
+}

@@ -1,0 +1,233 @@
+package report
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// htmlProject writes a project with one HTTP cassette (a JSON body and a
+// binary one) and one CLI cassette into a temporary directory, makes it the
+// working directory, and returns a failing run over them whose actions
+// carry what the fake answered.
+func htmlProject(t *testing.T) *Run {
+	t.Helper()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	cfg := []byte("version: 1\nadapters:\n  shop:\n    kind: http\n    real: {base_url: https://shop.example}\n    fake: {command: [./fake], base_url: http://127.0.0.1:1}\n  tool:\n    kind: cli\n    real: {command: [tool]}\n    fake: {command: [./fake-tool]}\n")
+	httpCas := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "shop", Scenario: "get-pet", Kind: cassettes.KindHTTP,
+		Interactions: []cassettes.Interaction{
+			{Request: cassettes.Request{Method: "GET", URL: "https://shop.example/pets/1"},
+				Response: cassettes.Response{Code: 200, Status: "200 OK", Headers: http.Header{"Content-Type": {"application/json"}},
+					Body: cassettes.Body(`{"id":1,"name":"Tom","tags":["cat","grey"],"owner":{"name":"Ada"}}`)}},
+			{Request: cassettes.Request{Method: "GET", URL: "https://shop.example/pets/1/photo"},
+				Response: cassettes.Response{Code: 200, Status: "200 OK", Headers: http.Header{"Content-Type": {"image/png"}},
+					Body: cassettes.Body(append([]byte{0x89, 'P', 'N', 'G', 0xff, 0xfe}, bytes.Repeat([]byte{0x01}, 40)...))}},
+		}}
+	cliCas := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "tool", Scenario: "log", Kind: cassettes.KindCLI,
+		Input:  &cassettes.Input{Command: "tool", Args: []string{"log"}},
+		Output: &cassettes.Output{Stdout: cassettes.Body("abc Document how to run it\ndef Initial commit\n")}}
+	run := &Run{Tool: Tool{Name: "cassette", Version: "0.0.0-test"}, Command: "verify", Suite: "shop", ConfigPath: "cassette.yaml", ConfigBytes: cfg}
+	if err := os.WriteFile("cassette.yaml", cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*cassettes.Cassette{httpCas, cliCas} {
+		data, err := cassettes.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := "cassettes/" + c.Adapter + "/" + c.Scenario + ".yaml"
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run.Inventory = append(run.Inventory, NewInventoryItem(path, data))
+	}
+	gotPNG := append([]byte{0x89, 'P', 'N', 'G', 0xff, 0xfe}, bytes.Repeat([]byte{0x01}, 40)...)
+	gotPNG[26] = 0x02
+	run.Cases = []Case{
+		{Adapter: "shop", Scenario: "get-pet", CassettePath: "cassettes/shop/get-pet.yaml", Status: StatusFail,
+			Drifts: []Drift{
+				{Class: "value", Field: "interactions[0].response.body", JSONPath: "$.tags[0]", Line: 9, Message: `value drift at interactions[0].response.body $.tags[0]: value changed (want "cat", got "cats")`},
+				{Class: "schema", Field: "interactions[0].response.body", JSONPath: "$.owner.email", Line: 9, Message: `schema drift at interactions[0].response.body $.owner.email: added`},
+				{Class: "body", Field: "interactions[1].response.body", Line: 20, Message: "body drift at interactions[1].response.body: changed", Diff: "binary bodies differ (46 bytes want, 46 bytes got)\n"},
+			},
+			Actions: []Action{
+				{Kind: "http", ID: "interactions[0]", Method: "GET", URL: "https://shop.example/pets/1", StatusCode: 200,
+					Body: []byte(`{"id":1,"name":"Tom","tags":["cats","grey"],"owner":{"name":"Ada","email":"ada@example.com"}}`)},
+				{Kind: "http", ID: "interactions[1]", Method: "GET", URL: "https://shop.example/pets/1/photo", StatusCode: 200, Body: gotPNG},
+			}},
+		{Adapter: "tool", Scenario: "log", CassettePath: "cassettes/tool/log.yaml", Status: StatusFail,
+			Drifts: []Drift{{Class: "body", Field: "output.stdout", Line: 12, Message: `body drift at output.stdout: line "abc Document how to run it" became "abc Document it"`,
+				Diff: "--- want\n+++ got\n-abc Document how to run it\n+abc Document it\n"}},
+			Actions: []Action{{Kind: "proc", ID: "output", Argv: []string{"tool", "log"}, Stdout: []byte("abc Document it\ndef Initial commit\n")}}},
+		{Adapter: "shop", Scenario: "list", CassettePath: "cassettes/shop/list.yaml", Status: StatusPass},
+	}
+	return run
+}
+
+func renderHTML(t *testing.T, run *Run) string {
+	t.Helper()
+	b, err := run.html(Options{Golden: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestHTMLShowsBothSidesOfEachDrift(t *testing.T) {
+	page := renderHTML(t, htmlProject(t))
+	checks := []struct{ what, re string }{
+		{"the changed JSON value is marked on both sides", `(?s)recorded \(want\).*<li data-path="\$\.tags\[0\]" class="changed"><mark>.*&#34;cat&#34;.*fake \(got\).*<li data-path="\$\.tags\[0\]" class="changed"><mark>.*&#34;cats&#34;`},
+		{"an added member is marked where it exists", `<li data-path="\$\.owner\.email" class="changed"><mark><span class="sr">changed: </span><span class="jk">&#34;email&#34;</span>`},
+		{"the container on the way is open", `<li data-path="\$\.owner"><details open>`},
+		{"the hex view names the first differing offset", `First difference at offset <strong data-offset="26">0x0000001a \(26\)</strong>`},
+		{"the differing byte is marked", `<mark class="first" data-offset="26"><span class="sr">first difference: </span>01</mark>`},
+		{"the word diff strikes the lost words", `Document<del><span class="sr">removed: </span> how to run</del> it`},
+		{"the exit code is compared", `exit code</th><td class="mono">0</td>`},
+		{"the cassette line", `cassettes/shop/get-pet.yaml:9`},
+		{"the command that reproduces it", `cassette verify --case shop/get-pet`},
+		{"the summary bar", `<li class="pass"><strong>1</strong>passed</li>`},
+		{"light and dark", `prefers-color-scheme: dark`},
+	}
+	for _, c := range checks {
+		if !regexp.MustCompile(c.re).MatchString(page) {
+			t.Errorf("%s: no match for %s", c.what, c.re)
+		}
+	}
+	if t.Failed() {
+		t.Log(page)
+	}
+}
+
+func TestHTMLIsSelfContained(t *testing.T) {
+	page := renderHTML(t, htmlProject(t))
+	for _, bad := range []string{"<script", "<link", "<img", "@import", "url("} {
+		if strings.Contains(page, bad) {
+			t.Errorf("report.html contains %q: it must open offline, without script", bad)
+		}
+	}
+	if m := regexp.MustCompile(`(?i)(src|href)="https?:`).FindString(page); m != "" {
+		t.Errorf("report.html loads or links %s", m)
+	}
+}
+
+// A cassette that changed since the run is not shown as the recorded side:
+// the page says so and keeps the drifts and their diffs.
+func TestHTMLWithoutTheCommittedCassette(t *testing.T) {
+	run := htmlProject(t)
+	if err := os.WriteFile("cassettes/tool/log.yaml", []byte("edited since"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := renderHTML(t, run)
+	if !strings.Contains(page, "The recorded side is not shown: the committed cassette cassettes/tool/log.yaml was not found") {
+		t.Error("no note for the cassette that changed")
+	}
+	if !strings.Contains(page, "<ins><span class=\"sr\">added: </span>+abc Document it\n</ins>") {
+		t.Error("the drift's own diff is not shown")
+	}
+	if !strings.Contains(page, `data-path="$.tags[0]" class="changed"`) {
+		t.Error("the other case lost its sides")
+	}
+}
+
+// Write puts report.html with the other reports, and `cassette report html`
+// (ReadRun, then WriteHTML) rebuilds the same page from run.json.
+func TestWriteHTMLRebuildsFromRunJSON(t *testing.T) {
+	run := htmlProject(t)
+	dir := filepath.Join(t.TempDir(), "reports")
+	if err := Write(dir, run, Options{Golden: true}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := os.ReadFile(filepath.Join(dir, FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, FileHTML)); err != nil {
+		t.Fatal(err)
+	}
+	back, opts, err := ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(dir, back, opts); err != nil {
+		t.Fatal(err)
+	}
+	again, err := os.ReadFile(filepath.Join(dir, FileHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first, again) {
+		t.Errorf("report.html rebuilt from run.json differs from the one Write wrote")
+	}
+}
+
+// The page is secret-scanned like every report: a declared value in a
+// fake's output stops the write.
+func TestWriteHTMLRefusesASecret(t *testing.T) {
+	run := htmlProject(t)
+	run.Cases[1].Actions[0].Stdout = []byte("token s3cr3t-value-123\n")
+	dir := t.TempDir()
+	err := WriteHTML(dir, run, Options{Declared: map[string]string{"TOOL_TOKEN": "s3cr3t-value-123"}})
+	if ce := cassettes.AsError(err); err == nil || ce.Reason != cassettes.ESecretLeak {
+		t.Fatalf("err = %v, want E_SECRET_LEAK", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileHTML)); err == nil {
+		t.Error("report.html was written despite the finding")
+	}
+}
+
+func TestStreamViewOpensTheFirstDifferingRecord(t *testing.T) {
+	want := []byte("{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n")
+	got := []byte("{\"n\":1}\n{\"n\":20}\n{\"n\":3}\n{\"n\":4}\n")
+	b := bodyView("s", "application/x-ndjson", want, got, []string{"$[1].n"})
+	if b.Kind != "jsonl" || len(b.Records) != 4 {
+		t.Fatalf("kind %s, %d records", b.Kind, len(b.Records))
+	}
+	states := []string{}
+	for _, r := range b.Records {
+		states = append(states, r.State)
+	}
+	if strings.Join(states, ",") != "same,changed,same,added" || !b.Records[1].Open || b.Records[3].Open || b.Records[0].Open {
+		t.Errorf("states %v, open %v %v", states, b.Records[1].Open, b.Records[3].Open)
+	}
+	if !strings.Contains(string(b.Records[1].Got), `<li data-path="$[1].n" class="changed">`) {
+		t.Errorf("record 1 does not mark $[1].n:\n%s", b.Records[1].Got)
+	}
+}
+
+func TestFirstDifference(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{{"abc", "abc", -1}, {"abc", "abd", 2}, {"ab", "abc", 2}, {"", "x", 0}, {"xbc", "abc", 0}} {
+		if got := firstDifference([]byte(c.a), []byte(c.b)); got != c.want {
+			t.Errorf("firstDifference(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// In golden mode report.html is byte-identical across runs over the same
+// inputs, like every other report.
+func TestHTMLGoldenModeIsStable(t *testing.T) {
+	a, err := htmlProject(t).html(Options{Golden: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := jitter(htmlProject(t), 7*time.Second).html(Options{Golden: true, Host: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("report.html differs between two golden runs")
+	}
+}

@@ -1,7 +1,8 @@
 # cassette — see README.md. `make test` is what CI runs.
 GO        ?= go
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN       := bin/cassette
 
 .PHONY: build test demo bench lint fuzz clean report-screenshot

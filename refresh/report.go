@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verify"
 )
 
 // Report turns a cycle into the report package's run model: one case per
@@ -17,9 +19,15 @@ import (
 // not be reached keeps the recorder's reason (exit 3); an adapter without
 // credentials is skipped. proposals is where WriteProposals wrote the PR
 // and issue texts ("" for none); they are attached to the cases.
+//
+// Paths are relative to the repository root, as in verify's reports. A
+// case's replay command is the dry-run refresh of its adapter, which
+// re-records against the real service as this run did.
 func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals string) *report.Run {
+	base := verify.RepoRoot(cfg.Dir)
+	relTo := func(_, p string) string { return verify.RelPath(base, p) }
 	run := &report.Run{Tool: tool, Command: "refresh", Mode: "live_record", Suite: suite(cfg), ConfigPath: relTo(cfg.Dir, cfg.Path),
-		Started: r.Started, Finished: r.Finished, Err: r.Err, ReplayCommand: "cassette verify"}
+		Started: r.Started, Finished: r.Finished, Err: r.Err, ReplayCommand: "cassette refresh --once --dry-run"}
 	if data, err := os.ReadFile(cfg.Path); err == nil {
 		run.ConfigBytes = data
 	}
@@ -35,6 +43,18 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 			if cr.Status == report.StatusPass {
 				c.Reason = ""
 			}
+			c.ReplayCommand = "cassette refresh --once --dry-run --adapter " + ar.Name
+			live := cr.Live
+			if live == nil && cr.Status != report.StatusSkipped {
+				// A command is run once: no retry policy applies to it.
+				l := recorder.NewLiveRecord(recorder.Telemetry{Attempts: 1, RetryBackoffMS: []int64{}})
+				live = &l
+			}
+			c.Actions = liveActions(cr, live)
+			if l := live; l != nil {
+				c.Live = &report.LiveRecord{ExecutionMode: l.ExecutionMode, ReplayBoundary: l.ReplayBoundary, TraceOrigin: l.TraceOrigin,
+					Attempts: l.Attempts, RetryBackoffMS: l.RetryBackoffMS}
+			}
 			if proposals != "" && cr.Drifted() {
 				if ar.PR != nil {
 					c.Artifacts = append(c.Artifacts, report.Artifact{Name: "refresh PR", Kind: "text", Path: filepath.ToSlash(filepath.Join(proposals, ar.Name+".pr.md"))})
@@ -47,6 +67,43 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 		}
 	}
 	return run
+}
+
+// liveActions are the calls a case's re-recording made against the real
+// service: the new cassette's interactions (or command), or the one call
+// that failed; the retry telemetry goes on the first.
+func liveActions(cr *CaseResult, live *recorder.LiveRecord) []report.Action {
+	var acts []report.Action
+	src := cr.New
+	if src == nil {
+		src = cr.Old
+	}
+	if src.Input != nil {
+		a := report.Action{Kind: "proc", ID: "output", Argv: append([]string{src.Input.Command}, src.Input.Args...)}
+		if cr.New != nil && cr.New.Output != nil {
+			a.Stdout, a.Stderr, a.Exit = cr.New.Output.Stdout.Bytes(), cr.New.Output.Stderr.Bytes(), cr.New.Output.ExitCode
+		}
+		acts = append(acts, a)
+	} else {
+		for i, in := range src.Interactions {
+			a := report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: in.Request.URL}
+			if cr.New != nil {
+				a.StatusCode, a.Body = in.Response.Code, in.Response.Body.Bytes()
+			}
+			acts = append(acts, a)
+			if cr.New == nil {
+				break // the first call is the one that failed
+			}
+		}
+	}
+	if len(acts) == 0 || live == nil {
+		return nil // not re-recorded (skipped)
+	}
+	if cr.New == nil && cr.Status == report.StatusError {
+		acts[0].Err, acts[0].ErrKind = firstLine(cr.Message), string(cr.Reason)
+	}
+	acts[0].Attempts, acts[0].RetryBackoffMS = live.Attempts, live.RetryBackoffMS
+	return acts
 }
 
 // WriteProposals writes each adapter's PR and issue (title, then body) to

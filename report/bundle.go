@@ -210,7 +210,7 @@ func bundleContent(run *Run, files BundleFiles, suite, stamp string, started tim
 	}
 	event(started, "suite_start", "", run.command()+" "+run.Suite)
 	at := started
-	for _, cs := range run.sortedCases() {
+	for _, cs := range run.reportCases() {
 		at = at.Add(cs.Duration)
 		running.total++
 		switch {
@@ -238,7 +238,7 @@ func bundleContent(run *Run, files BundleFiles, suite, stamp string, started tim
 	if ns := run.NextStepCommand(); ns != "" {
 		fmt.Fprintf(&tr, "next step: %s\n", ns)
 	}
-	for _, cs := range run.sortedCases() {
+	for _, cs := range run.reportCases() {
 		fmt.Fprintf(&tr, "%-8s %s\n", cs.Status, cs.ID())
 		if cs.failed() {
 			for _, l := range strings.Split(strings.TrimRight(run.caseDetail(cs), "\n"), "\n") {
@@ -256,7 +256,7 @@ func bundleContent(run *Run, files BundleFiles, suite, stamp string, started tim
 	reproEnv := fmt.Sprintf("TZ=UTC\nCASSETTE_SUITE=%s\nCASSETTE_INVENTORY_SHA256=%s\nCASSETTE_SUITE_SHA256=%s\nCASSETTE_ORDER_SEED=%d\n",
 		run.Suite, InventoryDigest(run.Inventory), sha256Hex(run.ConfigBytes), seed)
 	repro := common(map[string]any{"clock_mode": "recorded", "seed": seed, "seed_decimal": strconv.FormatUint(seed, 10), "run_started_at": rfc3339(started),
-		"run_start_epoch_s": started.Unix(), "command": command})
+		"run_start_epoch_s": started.Unix(), "command": command, "correlation_id": run.correlationID(opts.Golden)})
 
 	// fixtures
 	ids := []string{}

@@ -6,8 +6,8 @@
 // .cassette/reports):
 //
 //   - junit.xml    — JUnit XML: one testsuite per adapter, one testcase per
-//     cassette, <failure> with the drift diff, <skipped> for quarantined cases
-//     (specs/002 §2).
+//     cassette, <failure> with the drift diff for a drift and an error alike,
+//     <skipped> for skipped and quarantined cases (specs/002 §2).
 //   - sarif.json   — SARIF 2.1.0: one rule per failure class, every result
 //     located (cassette file and line of the drifting field, or a synthetic
 //     location), deterministic truncation recorded in
@@ -18,15 +18,22 @@
 //   - report.jsonl — the canonical JSONL report: header, case, assert, action,
 //     artifact and summary records (specs/001). In golden mode keys are
 //     byte-sorted and volatile fields omitted, so equal inputs give equal bytes.
-//   - log.jsonl    — the structured test log (schema cassette.test.log.v1):
-//     trace_id on every record, failure digests for failed cases (specs/000).
-//   - run.json     — the run model itself, so that [Merge] can combine the
-//     outputs of sharded runs into the set an unsharded run writes.
+//   - log.jsonl    — the structured test log (schema cassette.test.log.v2,
+//     the fields of pi.test.log.v2): one trace_id per run on every record,
+//     failure digests for failed cases (specs/000).
+//   - run.json     — the seeds (specs/002 §3.3.1) and the run model itself, so
+//     that [Merge] can combine the outputs of sharded runs into the set an
+//     unsharded run writes.
 //   - report.html  — the same run for people: one self-contained page
 //     (inline CSS, no script) with each drift's recorded and fake outputs side
 //     by side; [WriteHTML] rebuilds it from run.json. The recorded side is
 //     read from the committed cassettes, only when their SHA-256 is the one
 //     the run's inventory holds.
+//
+// A run-level error is one more failed case, <tool>/<command>, in every
+// file, so that the files of one run count the same tests. README.md's
+// Reports and Exit codes sections document how each file maps cassette's
+// outcomes onto its spec.
 //
 // [WriteBundle] writes the forensic bundle of specs/004 and [ValidateBundle]
 // checks one. Every file either function writes is first run through the

@@ -3,10 +3,14 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
 )
 
 // jitter returns a copy of r with every volatile value changed, as a second
@@ -188,11 +192,89 @@ func TestMergeRejects(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var w bytes.Buffer
-			if err := CmdMerge(&w, t.TempDir(), tc.dirs); err == nil {
+			if _, err := CmdMerge(&w, t.TempDir(), tc.dirs, MergeOptions{}); err == nil {
 				t.Error("merged")
 			}
 		})
 	}
+}
+
+// shardDirs writes failingRun split into n shards (case k in shard k mod n)
+// and returns their report directories.
+func shardDirs(t *testing.T, n int) []string {
+	var dirs []string
+	for i := range n {
+		r := failingRun()
+		r.Shard = fmt.Sprintf("%d/%d", i+1, n)
+		var mine []Case
+		for j, c := range r.Cases {
+			if j%n == i {
+				mine = append(mine, c)
+			}
+		}
+		r.Cases = mine
+		dirs = append(dirs, writeRun(t, r, Options{Golden: true}))
+	}
+	return dirs
+}
+
+// TestMergeShardSet: a merge of every shard exits with the merged run's
+// code and prints its next step; an incomplete set is refused (exit 2,
+// naming the missing shard) unless explicitly allowed; a shard given twice,
+// shards of two matrices and a whole run mixed with shards are refused.
+func TestMergeShardSet(t *testing.T) {
+	three := shardDirs(t, 3)
+	two := shardDirs(t, 2)
+	whole := writeRun(t, failingRun(), Options{Golden: true})
+
+	var w bytes.Buffer
+	code, err := CmdMerge(&w, t.TempDir(), three, MergeOptions{})
+	if err != nil || code != cassettes.ExitFail {
+		t.Fatalf("complete drifting set: exit %d, %v; want 1", code, err)
+	}
+	if !strings.Contains(w.String(), "next step: Run: cassette verify --case gh/pr-list") {
+		t.Errorf("no next step printed:\n%s", w.String())
+	}
+
+	refused := []struct {
+		name, want string
+		dirs       []string
+	}{
+		{"missing middle shard", "shard 2/3 is missing", []string{three[0], three[2]}},
+		{"missing last shard", "shard 2/2 is missing", two[:1]},
+		{"shard twice", "shard 1/3 is given twice", []string{three[0], three[0], three[1], three[2]}},
+		{"two matrices", "is shard 1/2 but an earlier directory is a shard of 3", []string{three[0], two[0]}},
+		{"whole run among shards", "is not a shard", []string{whole, two[0], two[1]}},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			_, err := CmdMerge(&bytes.Buffer{}, out, tc.dirs, MergeOptions{})
+			ce := cassettes.AsError(err)
+			if err == nil || ce.Exit() != cassettes.ExitUser || !strings.Contains(ce.Message, tc.want) || ce.NextStep == "" {
+				t.Fatalf("got %v (next %q), want exit 2 with %q and a next step", err, ce.NextStep, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(out, FileSummary)); err == nil {
+				t.Error("a refused merge wrote summary.json")
+			}
+		})
+	}
+
+	t.Run("allowed incomplete", func(t *testing.T) {
+		out := t.TempDir()
+		var w bytes.Buffer
+		code, err := CmdMerge(&w, out, []string{three[0], three[2]}, MergeOptions{AllowIncomplete: true})
+		if err != nil || code != cassettes.ExitFail {
+			t.Fatalf("exit %d, %v", code, err)
+		}
+		if !strings.Contains(w.String(), "warning: shards 1,3 of 3 (incomplete)") {
+			t.Errorf("no warning:\n%s", w.String())
+		}
+		r, _, err := ReadRun(out)
+		if err != nil || r.Shard != "1,3 of 3 (incomplete)" {
+			t.Errorf("merged run.json shard %q, %v", r.Shard, err)
+		}
+	})
 }
 
 type jsonDelim = json.Delim

@@ -227,7 +227,7 @@ func (r *Run) htmlProvenance(opts Options) []htmlKV {
 		}
 		kv = append(kv, htmlKV{"duration", r.Duration().Round(time.Millisecond).String()})
 	}
-	kv = append(kv, htmlKV{"trace id", r.traceID()})
+	kv = append(kv, htmlKV{"trace id", r.traceID(opts.Golden)})
 	return kv
 }
 

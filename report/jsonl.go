@@ -88,13 +88,13 @@ func (r *Run) jsonl(opts Options) ([]byte, error) {
 		return nil, err
 	}
 	var sum struct{ casePass, caseFail, caseQuar, caseSkip, assertPass, assertFail int }
-	for _, c := range r.sortedCases() {
+	for _, c := range r.reportCases() {
 		id := caseID(c.Adapter, c.Scenario)
 		var asserts []record
 		switch c.Status {
 		case StatusPass:
 			asserts = append(asserts, record{"status": "pass", "msg": "normalized output equals the cassette"})
-		case StatusFail:
+		case StatusFail, StatusError:
 			for _, d := range c.Drifts {
 				a := record{"status": "fail", "msg": driftText(d), "predicate": "drift/" + d.Class}
 				if d.Line > 0 {
@@ -102,7 +102,7 @@ func (r *Run) jsonl(opts Options) ([]byte, error) {
 				}
 				asserts = append(asserts, a)
 			}
-			if len(c.Drifts) == 0 {
+			if len(c.Drifts) == 0 && c.Status == StatusFail {
 				asserts = append(asserts, record{"status": "fail", "msg": r.digest(c).FirstFailingAssertion})
 			}
 		}
@@ -114,12 +114,18 @@ func (r *Run) jsonl(opts Options) ([]byte, error) {
 				af++
 			}
 		}
+		actions, artifacts := r.caseEvents(c, id, limit, opts.Golden)
 		unhandled := 0
-		if c.Status == StatusError {
-			unhandled = 1
+		for _, a := range actions {
+			if a["status"] == "fail" {
+				unhandled++
+			}
 		}
+		// status is the case's verdict for the gate (pass or fail, specs/001):
+		// a skipped case and a quarantined failure do not fail the run, so
+		// they are "pass"; outcome says what happened.
 		status := "pass"
-		if c.failed() {
+		if c.blocking(r.now()) {
 			status = "fail"
 		}
 		cr := record{
@@ -144,15 +150,16 @@ func (r *Run) jsonl(opts Options) ([]byte, error) {
 			cr["duration_ms"] = ms(c.Duration)
 		}
 		switch {
-		case c.Status == StatusSkipped:
-			sum.caseSkip++
-		case c.failed():
+		case status == "fail":
 			sum.caseFail++
-			if c.Quarantined(r.now()) {
-				sum.caseQuar++
-			}
 		default:
 			sum.casePass++
+			if c.Status == StatusSkipped {
+				sum.caseSkip++
+			}
+			if c.failed() {
+				sum.caseQuar++
+			}
 		}
 		sum.assertPass += ap
 		sum.assertFail += af
@@ -168,26 +175,20 @@ func (r *Run) jsonl(opts Options) ([]byte, error) {
 				return nil, err
 			}
 		}
-		for i, a := range c.Actions {
-			ar := actionRecord(id, i, a, limit, opts.Golden)
-			ar["case"] = c.ID()
-			if err := jsonLine(&buf, ar); err != nil {
-				return nil, err
-			}
-		}
-		for i, a := range c.Artifacts {
-			ar := record{"k": "artifact", "case_id": id, "case": c.ID(), "artifact_ix": i, "action_ix": 0,
-				"name": a.Name, "event": "publish", "kind": a.Kind, "status": "ok",
-				"location": record{"path": a.Path}}
-			if err := jsonLine(&buf, ar); err != nil {
+		for _, rec := range append(actions, artifacts...) {
+			rec["case"] = c.ID()
+			if err := jsonLine(&buf, rec); err != nil {
 				return nil, err
 			}
 		}
 	}
+	// exit_code follows specs/001 §9 (0, 1, 2): an infrastructure failure
+	// (exit 3 of specs/002) is a runner error there, 2; process_exit_code
+	// and reason_code keep the precise outcome.
 	final := record{"k": "summary", "case_pass": sum.casePass, "case_fail": sum.caseFail,
 		"case_quarantined": sum.caseQuar, "case_skip": sum.caseSkip,
 		"assert_pass": sum.assertPass, "assert_fail": sum.assertFail,
-		"exit_code": int(r.Exit()), "reason_code": string(r.Reason())}
+		"exit_code": min(int(r.Exit()), 2), "process_exit_code": int(r.Exit()), "reason_code": string(r.Reason())}
 	if !opts.Golden {
 		final["duration_ms"] = ms(r.Duration())
 	}
@@ -195,6 +196,47 @@ func (r *Run) jsonl(opts Options) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// caseEvents renders a case's action and artifact records. Every artifact
+// names the action that produced it: the case's action with the artifact's
+// Action ID, or else an artifactPublish action of its own. A case that
+// errored without a failing action gets one "run" action that failed, so
+// that unhandled_action_fail counts records a consumer can see.
+func (r *Run) caseEvents(c *Case, id string, limit int, golden bool) (actions, artifacts []record) {
+	failing := false
+	byID := map[string]int{}
+	for i, a := range c.Actions {
+		rec := actionRecord(id, i, a, limit, golden)
+		if a.ID != "" {
+			byID[a.ID] = i
+		}
+		failing = failing || a.Err != ""
+		actions = append(actions, rec)
+	}
+	if c.Status == StatusError && !failing {
+		rc := c.reason(r.now())
+		msg := firstLine(c.Message)
+		if msg == "" {
+			msg = string(rc)
+		}
+		actions = append(actions, record{"k": "action", "case_id": id, "action_ix": len(actions), "action": "run",
+			"action_id": "case", "args": record{"cassette": c.CassettePath}, "status": "fail",
+			"fail": record{"kind": rootCause(rc), "msg": truncateString(msg, 1024), "code": string(rc)}})
+	}
+	for i, a := range c.Artifacts {
+		ix, ok := byID[a.Action]
+		if a.Action == "" || !ok {
+			ix = len(actions)
+			actions = append(actions, record{"k": "action", "case_id": id, "action_ix": ix, "action": "artifactPublish",
+				"action_id": "publish:" + a.Name, "args": record{"name": a.Name}, "status": "ok",
+				"ok": record{"name": a.Name, "kind": a.Kind, "path": a.Path}})
+		}
+		artifacts = append(artifacts, record{"k": "artifact", "case_id": id, "artifact_ix": i, "action_ix": ix,
+			"name": a.Name, "event": "publish", "kind": a.Kind, "status": "ok",
+			"location": record{"path": a.Path}})
+	}
+	return actions, artifacts
 }
 
 func actionRecord(id string, ix int, a Action, limit int, golden bool) record {
@@ -228,6 +270,10 @@ func actionRecord(id string, ix int, a Action, limit int, golden bool) record {
 	} else {
 		rec["status"] = "ok"
 		rec["ok"] = payload
+	}
+	if a.Attempts > 0 {
+		rec["attempts"] = a.Attempts
+		rec["retry_backoff_ms"] = backoffList(a.RetryBackoffMS)
 	}
 	if !golden {
 		rec["duration_ms"] = ms(a.Duration)

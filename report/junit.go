@@ -49,13 +49,16 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // junit renders junit.xml: one testsuite per adapter (in report order), one
 // testcase per cassette; a run-level error is one more suite, named after the
-// tool, holding one errored testcase named after the command. Golden mode
-// omits times and timestamps.
+// tool, holding one testcase named after the command (the case every report
+// file counts for it). A drift and an error are both <failure> (specs/002
+// §2: Fail/Error map to <failure>; the type attribute keeps the reason
+// code); a skipped or quarantined case is <skipped>. Golden mode omits times
+// and timestamps.
 func (r *Run) junit(opts Options) ([]byte, error) {
 	root := junitSuites{Name: r.toolName() + " " + r.command()}
 	byAdapter := map[string]int{}
 	var suiteTime []time.Duration
-	for _, c := range r.sortedCases() {
+	for _, c := range r.reportCases() {
 		i, ok := byAdapter[c.Adapter]
 		if !ok {
 			i = len(root.Suites)
@@ -78,30 +81,13 @@ func (r *Run) junit(opts Options) ([]byte, error) {
 		case c.Status == StatusSkipped:
 			tc.Skipped = &junitMessage{Message: c.Message}
 			s.Skipped++
-		case c.Status == StatusFail:
+		case c.failed():
 			tc.Failure = &junitMessage{Type: string(c.reason(r.now())), Message: r.digest(c).FirstFailingAssertion, Text: detail}
 			s.Failures++
-		case c.Status == StatusError:
-			tc.Error = &junitMessage{Type: string(c.reason(r.now())), Message: r.digest(c).FirstFailingAssertion, Text: detail}
-			s.Errors++
 		}
 		s.Tests++
 		s.Cases = append(s.Cases, tc)
 		suiteTime[i] += c.Duration
-	}
-	if r.Err != nil {
-		var text strings.Builder
-		text.WriteString(r.Err.Message)
-		for _, p := range r.Err.Problems {
-			text.WriteString("\n" + p.String())
-		}
-		if ns := r.NextStepCommand(); ns != "" {
-			text.WriteString("\nNext step: " + ns)
-		}
-		root.Suites = append(root.Suites, junitSuite{Name: r.toolName(), Tests: 1, Errors: 1, Cases: []junitCase{{
-			Name: r.command(), Classname: r.toolName(),
-			Error: &junitMessage{Type: string(r.Reason()), Message: firstLine(r.Err.Message), Text: text.String()},
-		}}})
 	}
 	for i := range root.Suites {
 		s := &root.Suites[i]

@@ -10,9 +10,12 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 )
 
-// LogSchema is the schema id of every record of the structured test log
-// (the counterpart of specs/000's pi.test.log.v2).
-const LogSchema = "cassette.test.log.v1"
+// LogSchema is the schema id of every record of the structured test log:
+// cassette's counterpart of specs/000's pi.test.log.v2, whose stable fields
+// (schema, type, level, category, message, context) and correlation fields
+// (trace_id, span_id, parent_span_id, ci_correlation_id) every record
+// carries under the same names (README.md, Reports).
+const LogSchema = "cassette.test.log.v2"
 
 func spanID(parts ...string) string {
 	var b bytes.Buffer
@@ -27,7 +30,7 @@ func spanID(parts ...string) string {
 // failure_digest record per failed case (and for a run-level error), and
 // run_end. Every record carries schema and trace_id; span ids are strings.
 func (r *Run) testLog(opts Options) ([]byte, error) {
-	trace := r.traceID()
+	trace := r.traceID(opts.Golden)
 	runSpan := spanID(trace, "run")
 	var buf bytes.Buffer
 	emit := func(typ, level, category, msg, span, parent string, ctx record) error {
@@ -45,11 +48,12 @@ func (r *Run) testLog(opts Options) ([]byte, error) {
 		return jsonLine(&buf, rec)
 	}
 	start := record{"suite": r.Suite, "command": r.command(), "cases": len(r.Cases),
-		"inventory_sha256": InventoryDigest(r.Inventory), "suite_sha256": sha256Hex(r.ConfigBytes)}
+		"inventory_sha256": InventoryDigest(r.Inventory), "suite_sha256": sha256Hex(r.ConfigBytes),
+		"correlation_id": r.correlationID(opts.Golden)}
 	if err := emit("run_start", "info", "run", r.command()+" "+r.Suite, runSpan, "", start); err != nil {
 		return nil, err
 	}
-	for _, c := range r.sortedCases() {
+	for _, c := range r.reportCases() {
 		id := caseID(c.Adapter, c.Scenario)
 		span := spanID(trace, id)
 		level := "info"
@@ -63,6 +67,13 @@ func (r *Run) testLog(opts Options) ([]byte, error) {
 		if c.failed() {
 			ctx["reason_code"] = string(c.reason(r.now()))
 		}
+		if c.Quarantine != nil {
+			ctx["quarantined"] = c.Quarantined(r.now())
+		}
+		if l := c.Live; l != nil {
+			ctx["execution_mode"], ctx["replay_boundary"], ctx["trace_origin"] = l.ExecutionMode, l.ReplayBoundary, l.TraceOrigin
+			ctx["attempts"], ctx["retry_backoff_ms"] = l.Attempts, backoffList(l.RetryBackoffMS)
+		}
 		if !opts.Golden {
 			ctx["duration_ms"] = ms(c.Duration)
 		}
@@ -72,29 +83,16 @@ func (r *Run) testLog(opts Options) ([]byte, error) {
 		if !c.failed() {
 			continue
 		}
-		if err := emit("failure_digest", level, "case", c.ID()+" failed", span, runSpan, digestRecord(id, c, r.digest(c))); err != nil {
-			return nil, err
-		}
-	}
-	if r.Err != nil {
-		d := FailureDigest{
-			RootCauseClass:        rootCause(r.Reason()),
-			FirstFailingAssertion: firstLine(r.Err.Message),
-			ReplaySuite:           r.suiteReplay(),
-			ReplayCase:            r.NextStepCommand(),
-		}
-		if d.FirstFailingAssertion == "" {
-			d.FirstFailingAssertion = string(r.Reason())
-		}
-		ctx := digestRecord("", nil, d)
-		ctx["reason_code"] = string(r.Reason())
-		if err := emit("failure_digest", "error", "run", r.Err.Message, spanID(trace, "error"), runSpan, ctx); err != nil {
+		dctx := digestRecord(id, c, r.digest(c))
+		dctx["reason_code"] = string(c.reason(r.now()))
+		if err := emit("failure_digest", level, "case", c.ID()+" failed", span, runSpan, dctx); err != nil {
 			return nil, err
 		}
 	}
 	c := r.Counts()
 	end := record{"exit_code": int(r.Exit()), "reason_code": string(r.Reason()), "next_step": r.NextStepCommand(),
-		"total": c.Total, "pass": c.Pass, "fail": c.Fail, "quarantined": c.Quarantined, "skip": c.Skipped}
+		"total": c.Total, "pass": c.Pass, "fail": c.Fail, "quarantined": c.Quarantined, "skip": c.Skipped,
+		"correlation_id": r.correlationID(opts.Golden)}
 	if !opts.Golden {
 		end["duration_ms"] = ms(r.Duration())
 	}
@@ -107,6 +105,18 @@ func (r *Run) testLog(opts Options) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// backoffList never returns nil, so that JSON shows [] for no retries.
+func backoffList(b []int64) []int64 {
+	if b == nil {
+		return []int64{}
+	}
+	return b
+}
+
+// correlationID identifies the run in run-level summaries (specs/000:
+// correlation_id in evidence and replay summaries): the trace id.
+func (r *Run) correlationID(golden bool) string { return r.traceID(golden) }
 
 func digestRecord(id string, c *Case, d FailureDigest) record {
 	rec := record{"root_cause_class": d.RootCauseClass, "first_failing_assertion": d.FirstFailingAssertion,
@@ -121,7 +131,7 @@ func digestRecord(id string, c *Case, d FailureDigest) record {
 	return rec
 }
 
-// ValidateLog checks a structured test log against cassette.test.log.v1:
+// ValidateLog checks a structured test log against cassette.test.log.v2:
 // every line a JSON object with the schema id, a non-empty trace_id, span
 // fields that are strings when present, and failure digests whose
 // root_cause_class is declared and whose first_failing_assertion is

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -107,41 +109,142 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
+// MergeOptions controls [MergeDirs].
+type MergeOptions struct {
+	// AllowIncomplete merges a set of shards that lacks some of 1..n; the
+	// merged run's Shard then names the shards it holds ("1,3 of 4
+	// (incomplete)").
+	AllowIncomplete bool
+}
+
 // Merge combines the report directories of `--shard` runs into out, which
 // then holds the set an unsharded run writes (byte-identical in golden
-// mode). The shards must have been written with the same options.
+// mode). The shards must have been written with the same options, and the
+// set must be complete (every i of i/n present once).
 func Merge(out string, dirs ...string) error {
+	_, err := MergeDirs(out, MergeOptions{}, dirs...)
+	return err
+}
+
+// MergeDirs is [Merge] with options; it returns the merged run, whose
+// [Run.Exit] is the merged exit code.
+func MergeDirs(out string, mo MergeOptions, dirs ...string) (*Run, error) {
 	var runs []*Run
 	var opts Options
 	for i, d := range dirs {
 		r, o, err := ReadRun(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if i > 0 && (o.Golden != opts.Golden || o.SARIFLimit != opts.SARIFLimit || o.PreviewBytes != opts.PreviewBytes) {
-			return cassettes.Errorf(cassettes.EUsage, "Run every shard with the same --golden and report flags",
+			return nil, cassettes.Errorf(cassettes.EUsage, "Run every shard with the same --golden and report flags",
 				"%s was written with other report options than %s", d, dirs[0])
 		}
 		opts = o
 		runs = append(runs, r)
 	}
+	held, err := checkShards(runs, dirs, mo.AllowIncomplete)
+	if err != nil {
+		return nil, err
+	}
 	m, err := MergeRuns(runs...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return Write(out, m, opts)
+	m.Shard = held
+	if err := Write(out, m, opts); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
-// CmdMerge is `cassette report merge OUT DIR...`: it merges and prints where
-// the combined reports are and the run's outcome.
-func CmdMerge(w io.Writer, out string, dirs []string) error {
-	if err := Merge(out, dirs...); err != nil {
-		return err
+// checkShards checks that the runs are the complete shard set of one
+// matrix: every run says "i/n" with one n, each i of 1..n exactly once.
+// Runs that are no shard (unsharded runs, earlier merges) may only be
+// merged with one another. With allowIncomplete, missing shards are
+// accepted and held names the shards present ("1,3 of 4 (incomplete)");
+// it is "" for a complete set.
+func checkShards(runs []*Run, dirs []string, allowIncomplete bool) (held string, err error) {
+	const next = "Run: cassette report merge --out DIR SHARD_DIR... with the report directory of every shard"
+	n := 0
+	at := map[int]string{} // shard index → directory
+	var plain []string     // directories of runs that are no shard
+	for k, r := range runs {
+		if r.Shard == "" {
+			plain = append(plain, dirs[k])
+			continue
+		}
+		i, sn, ok := parseShard(r.Shard)
+		if !ok {
+			if allowIncomplete {
+				plain = append(plain, dirs[k])
+				continue
+			}
+			return "", cassettes.Errorf(cassettes.EUsage, next, "%s: run.json has shard %q, expected i/n", dirs[k], r.Shard)
+		}
+		if n != 0 && sn != n {
+			return "", cassettes.Errorf(cassettes.EUsage, "Check the --shard flags of the matrix: every shard must use the same n",
+				"%s is shard %s but an earlier directory is a shard of %d", dirs[k], r.Shard, n)
+		}
+		n = sn
+		if d, dup := at[i]; dup {
+			return "", cassettes.Errorf(cassettes.EUsage, "Check the --shard flags of the matrix: each i/n must be distinct",
+				"shard %d/%d is given twice: %s and %s", i, n, d, dirs[k])
+		}
+		at[i] = dirs[k]
 	}
-	s, err := ReadSummary(filepath.Join(out, FileSummary))
+	if n == 0 {
+		return "", nil // no shard at all: a merge of whole runs
+	}
+	if len(plain) > 0 && !allowIncomplete {
+		return "", cassettes.Errorf(cassettes.EUsage, next, "%s is not a shard (no --shard i/%d), yet the others are", plain[0], n)
+	}
+	var missing, present []string
+	for i := 1; i <= n; i++ {
+		if _, ok := at[i]; ok {
+			present = append(present, fmt.Sprint(i))
+		} else {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	if len(missing) == 0 {
+		return "", nil
+	}
+	if !allowIncomplete {
+		first := strings.SplitN(missing[0], "/", 2)[0]
+		return "", &cassettes.Error{Reason: cassettes.EUsage,
+			Message: fmt.Sprintf("incomplete shard set: shard %s is missing (have %s of %d); a merge of it would report only part of the run",
+				strings.Join(missing, ", "), strings.Join(present, ", "), n),
+			NextStep: fmt.Sprintf("Run: cassette verify --shard %s/%d --report-dir DIR, then merge again with DIR (or pass --allow-incomplete)", first, n)}
+	}
+	return fmt.Sprintf("%s of %d (incomplete)", strings.Join(present, ","), n), nil
+}
+
+func parseShard(s string) (i, n int, ok bool) {
+	a, b, cut := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !cut || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, false
+	}
+	return i, n, true
+}
+
+// CmdMerge is `cassette report merge --out OUT DIR...`: it merges, prints
+// where the combined reports are and the merged run's outcome, and, when
+// that run did not pass, its next step. It returns the merged run's exit
+// code, which the command exits with.
+func CmdMerge(w io.Writer, out string, dirs []string, mo MergeOptions) (cassettes.Exit, error) {
+	m, err := MergeDirs(out, mo, dirs...)
 	if err != nil {
-		return err
+		return cassettes.ExitUser, err
 	}
-	fmt.Fprintf(w, "merged %d report directories into %s: %s\n", len(dirs), out, s.Message)
-	return nil
+	fmt.Fprintf(w, "merged %d shard report(s) into %s: %s\n", len(dirs), out, m.Message())
+	if m.Shard != "" {
+		fmt.Fprintf(w, "warning: shards %s: the merged reports cover only these shards\n", m.Shard)
+	}
+	if err := WriteNextStep(w, m); err != nil {
+		return cassettes.ExitInfra, err
+	}
+	return m.Exit(), nil
 }

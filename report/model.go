@@ -56,8 +56,10 @@ type Run struct {
 	// "cassette verify". A case's targeted replay appends
 	// " --case <adapter>/<scenario>".
 	ReplayCommand string `json:"replay_command,omitempty"`
-	// TraceID correlates every record of the structured log; empty means one
-	// derived from the inputs (so that golden logs are stable).
+	// TraceID correlates every record of the structured log and is the
+	// run's correlation_id; empty means one derived from the inputs, the
+	// start time and the shard (in golden mode always from the inputs only,
+	// so that golden logs are stable).
 	TraceID string `json:"trace_id,omitempty"`
 	// CICorrelationID links the shards of one CI run (optional).
 	CICorrelationID string `json:"ci_correlation_id,omitempty"`
@@ -120,6 +122,22 @@ type Case struct {
 	Actions      []Action         `json:"actions,omitempty"`
 	Artifacts    []Artifact       `json:"artifacts,omitempty"`
 	Quarantine   *QuarantineInfo  `json:"quarantine,omitempty"`
+	// Live is the live_record result of a case re-recorded against the
+	// real service (refresh), with its retry telemetry; nil for replay.
+	Live *LiveRecord `json:"live,omitempty"`
+	// ReplayCommand is the command that reproduces this case; empty means
+	// the run's replay command with " --case <adapter>/<scenario>".
+	ReplayCommand string `json:"replay_command,omitempty"`
+}
+
+// LiveRecord is the result contract of one live recording (specs/000): the
+// live_record fields and the retry telemetry.
+type LiveRecord struct {
+	ExecutionMode  string  `json:"execution_mode"`  // "live_record"
+	ReplayBoundary string  `json:"replay_boundary"` // "live_request_then_vcr_trace_extract"
+	TraceOrigin    string  `json:"trace_origin"`    // "vcr_last_interaction"
+	Attempts       int     `json:"attempts"`
+	RetryBackoffMS []int64 `json:"retry_backoff_ms"`
 }
 
 // Drift is one difference between the normalized output and the cassette.
@@ -152,13 +170,21 @@ const (
 	RootConfig          = "config"      // configuration or cassette error
 	RootSecretLeak      = "secret_leak" // a credential would have been written
 	RootQuarantine      = "quarantine_expired"
+	RootRealDrift       = "real_drift"   // refresh: the real service changed; the fake still matches
+	RootFakeDrift       = "fake_drift"   // refresh: the real service changed and the fake does not follow
+	RootEscalated       = "escalated"    // refresh: drifting for escalate_after cycles
+	RootProvider5xx     = "provider_5xx" // the real service answered 5xx after the retries
+	RootForge           = "forge"        // the forge (git push, GitHub API) refused or failed
+	RootInterrupted     = "interrupted"  // stopped by SIGINT/SIGTERM
+	RootIO              = "io"           // a local file could not be read or written
 	RootUnknown         = "unknown"
 )
 
 // RootCauseClasses lists the declared taxonomy, in a fixed order.
-var RootCauseClasses = []string{RootContractDrift, RootFakeError, RootFakeUnavailable,
-	RootReplayMiss, RootRealUnreachable, RootTimeout, RootRateLimit, RootConfig,
-	RootSecretLeak, RootQuarantine, RootUnknown}
+var RootCauseClasses = []string{RootContractDrift, RootRealDrift, RootFakeDrift, RootEscalated,
+	RootFakeError, RootFakeUnavailable, RootReplayMiss, RootRealUnreachable, RootProvider5xx,
+	RootTimeout, RootRateLimit, RootConfig, RootSecretLeak, RootQuarantine, RootForge,
+	RootInterrupted, RootIO, RootUnknown}
 
 // Action is one thing a case did: an HTTP round trip or a process run.
 // Bodies and outputs appear in the reports only as lengths and bounded
@@ -181,6 +207,10 @@ type Action struct {
 	Err      string        `json:"err,omitempty"`
 	ErrKind  string        `json:"err_kind,omitempty"`
 	Duration time.Duration `json:"duration,omitempty"`
+	// Attempts and RetryBackoffMS are the retry telemetry of a live call
+	// (specs/000); zero for a replay.
+	Attempts       int     `json:"attempts,omitempty"`
+	RetryBackoffMS []int64 `json:"retry_backoff_ms,omitempty"`
 }
 
 // Artifact is a file a case produced, e.g. the fake's log.
@@ -188,6 +218,10 @@ type Artifact struct {
 	Name string `json:"name"`
 	Kind string `json:"kind"` // e.g. "log", "diff", "cassette"
 	Path string `json:"path"`
+	// Action is the ID of the case's action that produced the artifact;
+	// empty (or an unknown ID) means the artifact was published by its own
+	// artifactPublish action in report.jsonl.
+	Action string `json:"action,omitempty"`
 }
 
 // QuarantineInfo is the quarantine entry of a case (specs/000 quarantine).
@@ -358,6 +392,9 @@ func (r *Run) suiteReplay() string {
 }
 
 func (r *Run) caseReplay(c *Case) string {
+	if c.ReplayCommand != "" {
+		return c.ReplayCommand
+	}
 	return r.suiteReplay() + " --case " + c.ID()
 }
 
@@ -371,11 +408,11 @@ type Counts struct {
 	Blocking int
 }
 
-// Counts counts the run's cases by outcome.
+// Counts counts the run's cases by outcome; a run-level error counts as
+// one failed case (see [Run.reportCases]).
 func (r *Run) Counts() Counts {
 	var c Counts
-	for i := range r.Cases {
-		cs := &r.Cases[i]
+	for _, cs := range r.reportCases() {
 		c.Total++
 		switch {
 		case cs.failed():
@@ -427,6 +464,33 @@ func (r *Run) sortedCases() []*Case {
 	return out
 }
 
+// reportCases returns the cases every report file lists, in report order:
+// the run's cases and, when the run has a run-level error, one failed case
+// <tool>/<command> (e.g. cassette/verify) standing for it, so that
+// junit.xml, summary.json, report.jsonl, log.jsonl and the bundle count the
+// same tests.
+func (r *Run) reportCases() []*Case {
+	cs := r.sortedCases()
+	if r.Err == nil {
+		return cs
+	}
+	msg := r.Err.Message
+	for _, p := range r.Err.Problems {
+		msg += "\n" + p.String()
+	}
+	next := r.NextStepCommand()
+	return append(cs, &Case{Adapter: r.toolName(), Scenario: r.command(), CassettePath: r.ConfigPath,
+		Status: StatusError, Reason: r.Reason(), Message: msg, NextStep: next,
+		ReplayCommand: strings.TrimPrefix(cmpOr(next, "Run: "+r.suiteReplay()), "Run: ")})
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 // InventoryBytes is the normalized inventory byte sequence: one line
 // "<sha256> <bytes> <path>\n" per distinct path, sorted by path bytes. The
 // empty inventory is the empty byte sequence.
@@ -451,12 +515,19 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// traceID is Run.TraceID or a stable id derived from the run's inputs.
-func (r *Run) traceID() string {
-	if r.TraceID != "" {
+// traceID is the run's trace id: Run.TraceID, else one derived from the
+// run's inputs and its start time (to the nanosecond) and shard, so that two
+// runs' logs differ. In golden mode, which promises equal bytes for equal
+// inputs, it is derived from the inputs only.
+func (r *Run) traceID(golden bool) string {
+	if r.TraceID != "" && !golden {
 		return r.TraceID
 	}
-	return sha256Hex([]byte(r.Command + "\x1f" + r.Suite + "\x1f" + InventoryDigest(r.Inventory) + "\x1f" + sha256Hex(r.ConfigBytes)))[:32]
+	in := r.command() + "\x1f" + r.Suite + "\x1f" + InventoryDigest(r.Inventory) + "\x1f" + sha256Hex(r.ConfigBytes)
+	if !golden {
+		in += "\x1f" + r.Started.UTC().Format(time.RFC3339Nano) + "\x1f" + r.Shard
+	}
+	return sha256Hex([]byte(in))[:32]
 }
 
 // digest returns the failure digest of a failed case: the case's own, with
@@ -501,8 +572,24 @@ func rootCause(rc cassettes.Reason) string {
 		return RootFakeUnavailable
 	case cassettes.EReplayMiss:
 		return RootReplayMiss
-	case cassettes.ERealUnreachable, cassettes.EProvider5xx:
+	case cassettes.ERealUnreachable:
 		return RootRealUnreachable
+	case cassettes.EProvider5xx:
+		return RootProvider5xx
+	case cassettes.ERealDrift:
+		return RootRealDrift
+	case cassettes.EFakeDrift:
+		return RootFakeDrift
+	case cassettes.EEscalated:
+		return RootEscalated
+	case cassettes.EForge, cassettes.EPushRejected:
+		return RootForge
+	case cassettes.EInterrupted:
+		return RootInterrupted
+	case cassettes.EIO:
+		return RootIO
+	case cassettes.ETestFailed:
+		return RootContractDrift
 	case cassettes.ETimeout:
 		return RootTimeout
 	case cassettes.ERateLimit:

@@ -32,10 +32,15 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool        sarifTool         `json:"tool"`
-	Invocations []sarifInvocation `json:"invocations"`
-	Results     []sarifResult     `json:"results"`
-	Properties  map[string]any    `json:"properties,omitempty"`
+	Tool              sarifTool         `json:"tool"`
+	AutomationDetails sarifAutomation   `json:"automationDetails"`
+	Invocations       []sarifInvocation `json:"invocations"`
+	Results           []sarifResult     `json:"results"`
+	Properties        map[string]any    `json:"properties,omitempty"`
+}
+
+type sarifAutomation struct {
+	ID string `json:"id"`
 }
 
 type sarifTool struct {
@@ -53,6 +58,8 @@ type sarifRule struct {
 	ID                   string        `json:"id"`
 	Name                 string        `json:"name"`
 	ShortDescription     sarifMessage  `json:"shortDescription"`
+	Help                 sarifMessage  `json:"help"`
+	HelpURI              string        `json:"helpUri"`
 	DefaultConfiguration sarifRuleConf `json:"defaultConfiguration"`
 }
 
@@ -70,12 +77,13 @@ type sarifMessage struct {
 }
 
 type sarifResult struct {
-	RuleID     string            `json:"ruleId"`
-	RuleIndex  int               `json:"ruleIndex"`
-	Level      string            `json:"level"`
-	Message    sarifMessage      `json:"message"`
-	Locations  []sarifLocation   `json:"locations"`
-	Properties map[string]string `json:"properties,omitempty"`
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifMessage      `json:"message"`
+	Locations           []sarifLocation   `json:"locations"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Properties          map[string]string `json:"properties,omitempty"`
 }
 
 type sarifLocation struct {
@@ -84,11 +92,31 @@ type sarifLocation struct {
 
 type sarifPhysical struct {
 	ArtifactLocation sarifArtifact `json:"artifactLocation"`
-	Region           *sarifRegion  `json:"region,omitempty"`
+	Region           sarifRegion   `json:"region"`
 }
 
 type sarifArtifact struct {
-	URI string `json:"uri"`
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId"`
+}
+
+// sarifSrcRoot is the uriBaseId of every location: the repository root, as
+// GitHub code scanning resolves relative URIs.
+const sarifSrcRoot = "%SRCROOT%"
+
+// inRepository reports whether a slash-separated path names a file that the
+// repository holds: relative, not above the root, and not under a hidden
+// directory such as .cassette/ (reports, fake logs) that git ignores.
+func inRepository(p string) bool {
+	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, ":") {
+		return false
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." || (strings.HasPrefix(part, ".") && part != ".") {
+			return false
+		}
+	}
+	return true
 }
 
 type sarifRegion struct {
@@ -122,18 +150,29 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 	}
 	rules := map[string]sarifRule{}
 	var results []sarifResult
-	add := func(ruleID, ruleDesc, level, msg, uri string, line int, caseID string) {
+	add := func(ruleID, ruleDesc, level, msg, uri string, line int, caseID, field string) {
 		if _, ok := rules[ruleID]; !ok {
-			rules[ruleID] = sarifRule{ID: ruleID, Name: ruleName(ruleID), ShortDescription: sarifMessage{ruleDesc}, DefaultConfiguration: sarifRuleConf{"error"}}
+			rules[ruleID] = sarifRule{ID: ruleID, Name: ruleName(ruleID), ShortDescription: sarifMessage{ruleDesc},
+				Help: sarifMessage{ruleHelp(ruleID, r.suiteReplay())}, HelpURI: helpURI(r.Tool.URI, ruleID), DefaultConfiguration: sarifRuleConf{"error"}}
 		}
-		if uri == "" {
-			uri = synthetic
+		uri = slash(uri)
+		if !inRepository(uri) {
+			// A file the repository does not hold (a fake's log under
+			// .cassette/, an absolute path): report at the config instead,
+			// and name the file in the message.
+			if uri != "" && !strings.Contains(msg, uri) {
+				msg += " (" + uri + ")"
+			}
+			uri, line = synthetic, 0
 		}
-		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri}}}
-		if line > 0 {
-			loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
-		}
-		res := sarifResult{RuleID: ruleID, Level: level, Message: sarifMessage{msg}, Locations: []sarifLocation{loc}}
+		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri, URIBaseID: sarifSrcRoot},
+			Region: sarifRegion{StartLine: max(line, 1)}}}
+		// The fingerprint is the finding's identity — rule, case, field and
+		// file, never the line or the message — so that an alert is tracked
+		// across runs even when the cassette's lines move.
+		fp := sha256Hex([]byte(ruleID + "\x1f" + caseID + "\x1f" + field + "\x1f" + uri))[:32]
+		res := sarifResult{RuleID: ruleID, Level: level, Message: sarifMessage{msg}, Locations: []sarifLocation{loc},
+			PartialFingerprints: map[string]string{"primaryLocationLineHash": fp + ":1"}}
 		if caseID != "" {
 			res.Properties = map[string]string{"case_id": caseID}
 		}
@@ -146,10 +185,10 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 			msg += " Next step: " + ns
 		}
 		if len(r.Err.Problems) == 0 {
-			add(rc, "Run-level error "+rc, "error", msg, synthetic, 0, "")
+			add(rc, "Run-level error "+rc, "error", msg, synthetic, 0, "", "")
 		}
-		for _, p := range r.Err.Problems {
-			add(rc, "Run-level error "+rc, "error", p.String(), slash(p.File), p.Line, "")
+		for i, p := range r.Err.Problems {
+			add(rc, "Run-level error "+rc, "error", p.String(), p.File, p.Line, "", fmt.Sprintf("%s#%d", p.Field, i))
 		}
 	}
 	for _, c := range r.sortedCases() {
@@ -168,7 +207,7 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 					class = "output"
 				}
 				add("drift/"+class, fmt.Sprintf("The fake's %s differs from the recorded cassette", class), level,
-					c.ID()+": "+driftText(d), c.CassettePath, d.Line, id)
+					c.ID()+": "+driftText(d), c.CassettePath, d.Line, id, d.Field+d.JSONPath)
 			}
 			continue
 		}
@@ -177,7 +216,7 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 		if c.Message == "" {
 			msg = fmt.Sprintf("%s: %s (%s)", c.ID(), c.Status, rc)
 		}
-		add(rc, "Case failed with "+rc, level, msg, c.CassettePath, 0, id)
+		add(rc, "Case failed with "+rc, level, msg, c.CassettePath, 0, id, "")
 	}
 
 	ids := make([]string, 0, len(rules))
@@ -208,9 +247,13 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 		name = "cassette"
 	}
 	run := sarifRun{
-		Tool:        sarifTool{Driver: sarifDriver{Name: name, Version: r.Tool.Version, InformationURI: r.Tool.URI, Rules: ruleList}},
-		Invocations: []sarifInvocation{{ExecutionSuccessful: r.Exit() <= cassettes.ExitFail, ExitCode: int(r.Exit())}},
-		Results:     results,
+		Tool: sarifTool{Driver: sarifDriver{Name: name, Version: r.Tool.Version, InformationURI: r.Tool.URI, Rules: ruleList}},
+		// One category per command, so that a refresh upload does not close
+		// the alerts of the last verify upload (GitHub: the category is the
+		// id up to its last slash).
+		AutomationDetails: sarifAutomation{ID: name + "/" + r.command() + "/"},
+		Invocations:       []sarifInvocation{{ExecutionSuccessful: r.Exit() <= cassettes.ExitFail, ExitCode: int(r.Exit())}},
+		Results:           results,
 	}
 	if omitted > 0 {
 		run.Properties = map[string]any{sarifPropertyBag: map[string]any{
@@ -220,6 +263,32 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 		}}
 	}
 	return sarifLog{Schema: SARIFSchemaURI, Version: SARIFVersion, Runs: []sarifRun{run}}, omitted
+}
+
+// helpURI is where a rule is explained: the README's Exit codes section
+// (reason codes) or Reports section (drift rules).
+func helpURI(tool, ruleID string) string {
+	base := strings.TrimSuffix(cmpOr(tool, "https://github.com/cassette-dev/cassette"), "/")
+	if strings.HasPrefix(ruleID, "drift/") {
+		return base + "#reports"
+	}
+	return base + "#exit-codes"
+}
+
+// ruleHelp is a rule's help text: what it means and what to do.
+func ruleHelp(ruleID, replay string) string {
+	if class, ok := strings.CutPrefix(ruleID, "drift/"); ok {
+		return "The fake's " + class + " differs from the recorded cassette after normalization. Reproduce it with `" +
+			replay + " --case ADAPTER/SCENARIO` (the result names the case), then fix the fake; if the real service changed, re-record the cassette with `cassette record`."
+	}
+	rc := cassettes.Reason(ruleID)
+	switch rc.Exit() {
+	case cassettes.ExitUser:
+		return ruleID + ": a configuration or cassette error (exit 2). The result's location is the file and line at fault; `cassette validate` lists every problem."
+	case cassettes.ExitInfra:
+		return ruleID + ": an infrastructure failure (exit 3): a fake, the real service or the forge could not be reached or started. The result's message gives the next step."
+	}
+	return ruleID + ": the case failed (exit 1). The result's message says how; replay it with `" + replay + " --case ADAPTER/SCENARIO`."
 }
 
 func ruleName(id string) string {

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 
@@ -30,6 +31,9 @@ type Summary struct {
 	Results           Results      `json:"results"`
 	Performance       *Performance `json:"performance,omitempty"`
 	SARIF             *SARIFInfo   `json:"sarif,omitempty"`
+	// CorrelationID identifies the run (specs/000: correlation_id in run
+	// summaries); it is log.jsonl's trace_id.
+	CorrelationID string `json:"correlation_id"`
 	// Problems are the run-level error's problems (an extension key).
 	Problems []ProblemJSON `json:"problems,omitempty"`
 }
@@ -112,6 +116,7 @@ func (r *Run) summary(opts Options, omitted int) Summary {
 		Results: Results{
 			Passed: c.Pass, Failed: c.Blocking, Warned: c.Quarantined, Skipped: c.Skipped, Total: c.Total,
 		},
+		CorrelationID: r.correlationID(opts.Golden),
 	}
 	if s.Provenance.CassetteVersion == "" {
 		s.Provenance.CassetteVersion = "unknown"
@@ -131,6 +136,23 @@ func (r *Run) summary(opts Options, omitted int) Summary {
 		s.Problems = problemsJSON(r.Err.Problems)
 	}
 	return s
+}
+
+// WriteSeeds prints the console line specs/002 §3.3.1 requires, so that CI
+// job summaries show the seeds a replay needs:
+//
+//	Seeds: seed_version=1 order_seed=null judge_seed=null
+//
+// An unknown seed is "null", as in summary.json.
+func WriteSeeds(w io.Writer, run *Run) error {
+	show := func(p *uint64) string {
+		if s := seedString(p); s != nil {
+			return *s
+		}
+		return "null"
+	}
+	_, err := fmt.Fprintf(w, "Seeds: seed_version=%d order_seed=%s judge_seed=%s\n", SeedVersion, show(run.Seeds.Order), show(run.Seeds.Judge))
+	return err
 }
 
 func (r *Run) verifyMode() string {

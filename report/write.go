@@ -61,6 +61,10 @@ func (o Options) now() time.Time {
 // which is all Merge needs.
 type runFile struct {
 	SchemaVersion int `json:"schema_version"`
+	// The seeds at top level, as specs/002 §3.3.1 requires of run.json.
+	SeedVersion int     `json:"seed_version"`
+	OrderSeed   *string `json:"order_seed"`
+	JudgeSeed   *string `json:"judge_seed"`
 	*Run
 	Error   *runError `json:"error,omitempty"`
 	Options Options   `json:"options"`
@@ -115,7 +119,8 @@ func (r *Run) runJSON(opts Options) ([]byte, error) {
 		}
 		cp.Cases = append(cp.Cases, cc)
 	}
-	rf := runFile{SchemaVersion: 1, Run: &cp, Options: Options{Golden: opts.Golden, SARIFLimit: opts.SARIFLimit, PreviewBytes: opts.PreviewBytes}}
+	rf := runFile{SchemaVersion: 1, SeedVersion: SeedVersion, OrderSeed: seedString(r.Seeds.Order), JudgeSeed: seedString(r.Seeds.Judge),
+		Run: &cp, Options: Options{Golden: opts.Golden, SARIFLimit: opts.SARIFLimit, PreviewBytes: opts.PreviewBytes}}
 	if opts.Golden {
 		cp.Started, cp.Finished = time.Time{}, time.Time{}
 		for i := range cp.Cases {

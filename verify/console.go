@@ -68,6 +68,7 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 		summary += fmt.Sprintf(", %d quarantined", quar)
 	}
 	fmt.Fprintf(c.W, "\n%s in %s\n", summary, o.Finished.Sub(o.Started).Round(time.Millisecond))
+	_ = report.WriteSeeds(c.W, run)
 	if next := run.NextStepCommand(); next != "" {
 		fmt.Fprintf(c.W, "%s %s\n", c.paint("1", "next:"), strings.TrimPrefix(next, "Run: "))
 	}

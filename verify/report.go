@@ -26,7 +26,7 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 	}
 	base := RepoRoot(cfg.Dir)
 	run := &report.Run{Tool: m.Tool, Command: cmd, Mode: "replay", Suite: suiteName(cfg), ConfigPath: rel(base, cfg.Path),
-		Started: o.Started, Finished: o.Finished, Shard: m.Shard, Err: o.Err}
+		Started: o.Started, Finished: o.Finished, Shard: m.Shard, Err: repoRelative(base, atConfig(cfg, o, o.Err))}
 	if data, err := os.ReadFile(cfg.Path); err == nil {
 		run.ConfigBytes = data
 	}
@@ -41,7 +41,18 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 			c.Reason = ""
 		}
 		if r.FakeLog != "" {
-			c.Artifacts = append(c.Artifacts, report.Artifact{Name: r.Case.Cassette.Adapter + " fake log", Kind: "log", Path: r.FakeLog})
+			art := report.Artifact{Name: r.Case.Cassette.Adapter + " fake log", Kind: "log", Path: r.FakeLog}
+			if r.Reason == cassettes.EFakeUnavailable {
+				// The fake's start is the action that failed; its log is
+				// what that action left.
+				var argv []string
+				if a := cfg.Adapters[r.Case.Cassette.Adapter]; a != nil {
+					argv = a.Fake.Command
+				}
+				c.Actions = append(c.Actions, report.Action{Kind: "proc", ID: "fake-start", Argv: argv, Err: firstLine(r.Message), ErrKind: "fake_unavailable"})
+				art.Action = "fake-start"
+			}
+			c.Artifacts = append(c.Artifacts, art)
 		}
 		if q := r.Quarantine; q != nil {
 			c.Quarantine = &report.QuarantineInfo{Category: q.Category, Owner: q.Owner, Quarantined: q.Quarantined.Time,
@@ -52,6 +63,78 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 	return run
 }
 
+// ErrorReport is the run model of a verify that failed before any case
+// ran (no config, a bad flag): its config path and the files of its
+// problems are made relative to the repository root, as in every report.
+func ErrorReport(configPath string, tool report.Tool, e *cassettes.Error, now time.Time) *report.Run {
+	dir := filepath.Dir(configPath)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = "."
+	}
+	base := RepoRoot(dir)
+	abs, err := filepath.Abs(filepath.Dir(configPath))
+	suite := "cassette"
+	if err == nil {
+		suite = filepath.Base(abs)
+	}
+	return &report.Run{Tool: tool, Command: "verify", Suite: suite, ConfigPath: rel(base, configPath),
+		Err: repoRelative(base, e), Started: now, Finished: now}
+}
+
+// atConfig returns e with each problem that points into a fake's log (a
+// file under the report directory, which the repository does not hold)
+// moved to the config line that declares that fake; the message keeps the
+// log's path. A copy; e itself is not changed.
+func atConfig(cfg *cassettes.Config, o *Outcome, e *cassettes.Error) *cassettes.Error {
+	if e == nil || len(e.Problems) == 0 {
+		return e
+	}
+	owner := map[string]string{} // log path → adapter
+	for name, lp := range o.FakeLogs {
+		owner[filepath.Clean(lp)] = name
+	}
+	for _, r := range o.Results {
+		if r.FakeLog != "" {
+			owner[filepath.Clean(r.FakeLog)] = r.Case.Cassette.Adapter
+		}
+	}
+	cp := *e
+	cp.Problems = append([]cassettes.Problem(nil), e.Problems...)
+	for i, p := range cp.Problems {
+		name, ok := owner[filepath.Clean(p.File)]
+		if p.File == "" || !ok {
+			continue
+		}
+		field := "adapters." + name + ".fake"
+		cp.Problems[i] = cassettes.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
+			Message: p.File + ": " + p.Message, Expected: p.Expected, Suggestion: p.Suggestion}
+	}
+	return &cp
+}
+
+// repoRelative returns e with the files of its problems relative to the
+// repository root base (a copy; e itself is not changed).
+func repoRelative(base string, e *cassettes.Error) *cassettes.Error {
+	if e == nil || len(e.Problems) == 0 {
+		return e
+	}
+	cp := *e
+	cp.Problems = append([]cassettes.Problem(nil), e.Problems...)
+	for i, p := range cp.Problems {
+		if p.File != "" {
+			cp.Problems[i].File = rel(base, p.File)
+		}
+	}
+	return &cp
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
 func suiteName(cfg *cassettes.Config) string {
 	abs, err := filepath.Abs(cfg.Dir)
 	if err != nil {
@@ -59,6 +142,10 @@ func suiteName(cfg *cassettes.Config) string {
 	}
 	return filepath.Base(abs)
 }
+
+// RelPath renders path relative to base (the repository root from
+// [RepoRoot]), slash-separated, both sides resolved through symlinks.
+func RelPath(base, path string) string { return rel(base, path) }
 
 // rel renders path relative to the project directory, slash-separated.
 func rel(base, path string) string {

@@ -105,6 +105,7 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 		}
 		run := res.Report(p.cfg, reportTool(), proposals)
 		bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
+		_ = report.WriteSeeds(human, run)
 		_ = report.WriteNextStep(human, run)
 		if err := writeReports(stdio, o.reportDir, o.bundleDir, run, bundle, g.json); err != nil {
 			return err

@@ -17,9 +17,16 @@ func newReportCmd(stdio *IO) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	var out string
+	var mo report.MergeOptions
 	merge := &cobra.Command{
 		Use:   "merge --out DIR SHARD_DIR...",
 		Short: "Combine the reports of 'verify --shard i/n' runs into one set, as one unsharded run writes it",
+		Long: `merge reads the run.json of each shard's report directory and writes the
+reports one unsharded run would have written. Every shard i/n of the matrix
+must be given once: an incomplete set is refused (exit 2, naming the missing
+shard) unless --allow-incomplete. The command exits with the merged run's
+exit code (0 pass, 1 drift or failure, 2 user error, 3 infrastructure) and
+prints its next step.`,
 		Example: `  cassette verify --shard 1/2 --report-dir out/1
   cassette verify --shard 2/2 --report-dir out/2
   cassette report merge --out out/all out/1 out/2`,
@@ -28,13 +35,17 @@ func newReportCmd(stdio *IO) *cobra.Command {
 			if out == "" {
 				return cassettes.Errorf(cassettes.EUsage, "cassette report merge --out DIR "+strings.Join(dirs, " "), "--out is required")
 			}
-			if err := report.Merge(out, dirs...); err != nil {
+			code, err := report.CmdMerge(stdio.Out, out, dirs, mo)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdio.Out, "merged %d shard report(s) into %s\n", len(dirs), out)
+			if code != cassettes.ExitPass {
+				return exitError(code)
+			}
 			return nil
 		},
 	}
+	merge.Flags().BoolVar(&mo.AllowIncomplete, "allow-incomplete", false, "merge even when some shards of the matrix are missing")
 	merge.Flags().StringVar(&out, "out", "", "directory for the merged reports")
 	cmd.AddCommand(merge)
 	cmd.AddCommand(newReportHTMLCmd(stdio))

@@ -193,15 +193,8 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 
 // buildInfo returns the version and the VCS revision the binary was built from.
 func buildInfo() (ver, sha string) {
-	ver = version
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
-				sha = s.Value[:7]
-			}
-		}
-	}
-	return ver, sha
+	bi, _ := debug.ReadBuildInfo()
+	return resolveBuild(bi, version, commit)
 }
 
 func versionString() string {

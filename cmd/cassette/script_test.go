@@ -3,6 +3,10 @@ package main
 import (
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -13,6 +17,12 @@ import (
 // TestMain lets the scripts run this test binary as the real `cassette`
 // command, as the Go team tests the go command.
 func TestMain(m *testing.M) {
+	// The test binary carries no vcs.revision (go test does not stamp one);
+	// set the link-time revision as the Makefile does for bin/cassette.
+	_, src, _, _ := runtime.Caller(0)
+	if out, err := exec.Command("git", "-C", filepath.Dir(src), "rev-parse", "HEAD").Output(); err == nil && commit == "" {
+		commit = strings.TrimSpace(string(out))
+	}
 	testscript.Main(m, map[string]func(){
 		"cassette": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
@@ -27,7 +37,9 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fakeshop": fakeshop,
+			"fakeshop":     fakeshop,
+			"speccheck":    speccheckCmd,
+			"statusserver": statusserver,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")

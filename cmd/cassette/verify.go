@@ -210,7 +210,7 @@ func reportTool() report.Tool {
 // writeErrorReport records a run that failed before any case ran, so that
 // CI still finds summary.json with the reason and the next step.
 func writeErrorReport(stdio *IO, g *globals, o *verifyOptions, tool report.Tool, e *cassettes.Error) error {
-	run := &report.Run{Tool: tool, Command: "verify", Suite: suiteOf(g.config), ConfigPath: g.config, Err: e, Started: time.Now(), Finished: time.Now()}
+	run := verify.ErrorReport(g.config, tool, e, time.Now())
 	if err := report.Write(o.reportDir, run, report.Options{Golden: o.golden}); err != nil {
 		fmt.Fprintf(stdio.Err, "warning: could not write reports: %v\n", err)
 		return e
@@ -223,14 +223,6 @@ func writeErrorReport(stdio *IO, g *globals, o *verifyOptions, tool report.Tool,
 		}
 	}
 	return e
-}
-
-func suiteOf(config string) string {
-	abs, err := filepath.Abs(filepath.Dir(config))
-	if err != nil {
-		return "cassette"
-	}
-	return filepath.Base(abs)
 }
 
 // gitInfo describes the working tree of dir, as far as git can tell.

@@ -1,0 +1,216 @@
+package speccheck
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+var bundleRequired = []string{"bundle.json", "summary.json", "meta.json", "metrics.json",
+	"diagnostics/env_redacted.txt", "diagnostics/tree.txt", "trace/events.jsonl", "transcript/summary.txt",
+	"repro.txt", "repro.env", "repro.json", "fixtures.json", "logs/index.json", "screenshots/index.json"}
+
+var bundleKinds = []string{"metadata", "metrics", "diagnostics", "trace", "transcript", "log", "screenshot", "fixture", "replay", "opaque"}
+
+// Bundle checks a forensic bundle directory against specs/004 (v1): the
+// required files, bundle.json's keys, typed artifact sections and file
+// inventory (every file listed, sizes and hashes right), the typed
+// artifacts' required keys, JSON and JSONL syntax, and the logs and
+// screenshots indexes. It returns every violation.
+func Bundle(dir string) []string {
+	c := &checker{dir: dir}
+	bad := func(file, format string, args ...any) { c.bad("004", file, format, args...) }
+	for _, f := range bundleRequired {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			bad(f, "required file is missing")
+		}
+	}
+	onDisk := map[string][]byte{}
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		data, _ := os.ReadFile(p)
+		onDisk[rel] = data
+		switch filepath.Ext(rel) {
+		case ".json":
+			if len(bytes.TrimSpace(data)) > 0 && !json.Valid(data) {
+				bad(rel, "malformed JSON")
+			}
+		case ".jsonl", ".ndjson":
+			for i, ln := range bytes.Split(data, []byte("\n")) {
+				if len(bytes.TrimSpace(ln)) > 0 && !json.Valid(ln) {
+					bad(rel, "line %d: malformed JSON", i+1)
+				}
+			}
+		}
+		return nil
+	})
+	m := c.object("004", "bundle.json")
+	if m == nil {
+		return c.probs
+	}
+	need := func(file string, doc map[string]any, reqs ...string) {
+		for _, req := range reqs {
+			key, typ, _ := strings.Cut(req, ":")
+			var cur any = doc
+			for _, k := range strings.Split(key, ".") {
+				cur = obj(cur)[k]
+			}
+			ok := false
+			switch typ {
+			case "int":
+				ok = isInt(cur)
+			case "string":
+				_, ok = cur.(string)
+			case "bool":
+				_, ok = cur.(bool)
+			case "object":
+				_, ok = cur.(map[string]any)
+			case "array":
+				_, ok = cur.([]any)
+			}
+			if !ok {
+				bad(file, "%s: missing or not %s", key, typ)
+			}
+		}
+	}
+	need("bundle.json", m, "schema.name:string", "schema.major:int", "schema.minor:int", "suite:string", "timestamp:string",
+		"generated_at:string", "started_at:string", "ended_at:string", "counts.total:int", "counts.pass:int",
+		"counts.fail:int", "counts.skip:int", "git.commit:string", "git.branch:string", "git.dirty:bool", "artifacts:object", "files:array")
+	if num(obj(m["schema"])["major"]) != 1 {
+		bad("bundle.json", "schema.major %v, expected 1", obj(m["schema"])["major"])
+	}
+	arts := obj(m["artifacts"])
+	for ref, want := range map[string]string{"metadata": "meta.json", "metrics": "metrics.json", "summary": "summary.json",
+		"diagnostics.env_redacted": "diagnostics/env_redacted.txt", "diagnostics.tree": "diagnostics/tree.txt",
+		"trace.events": "trace/events.jsonl", "transcript.summary": "transcript/summary.txt", "logs.index": "logs/index.json",
+		"screenshots.index": "screenshots/index.json", "fixtures": "fixtures.json", "replay.command": "repro.txt",
+		"replay.environment": "repro.env", "replay.metadata": "repro.json"} {
+		var cur any = arts
+		for _, k := range strings.Split(ref, ".") {
+			cur = obj(cur)[k]
+		}
+		if got := str(obj(cur)["path"]); got != want {
+			bad("bundle.json", "artifacts.%s.path %q, expected %q", ref, got, want)
+		}
+	}
+	c.counts("bundle.json", obj(m["counts"]))
+	inv := map[string]map[string]any{}
+	files, _ := m["files"].([]any)
+	for i, fv := range files {
+		e := obj(fv)
+		p := str(e["path"])
+		inv[p] = e
+		if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "/") || slices.Contains(strings.Split(p, "/"), "..") {
+			bad("bundle.json", "files[%d].path %q is not relative to the bundle root", i, p)
+			continue
+		}
+		if !hex64.MatchString(str(e["sha256"])) {
+			bad("bundle.json", "files[%d].sha256 is not 64 lowercase hex", i)
+		}
+		if !slices.Contains(bundleKinds, str(e["kind"])) {
+			bad("bundle.json", "files[%d].kind %v", i, e["kind"])
+		}
+		if s, ok := e["schema"]; !ok || (s != nil && str(s) == "") {
+			bad("bundle.json", "files[%d].schema must be a string or null", i)
+		}
+		data, ok := onDisk[p]
+		if !ok {
+			bad(p, "listed in bundle.json but missing")
+			continue
+		}
+		sum := sha256.Sum256(data)
+		if hex.EncodeToString(sum[:]) != str(e["sha256"]) || num(e["bytes"]) != len(data) {
+			bad(p, "bytes/sha256 differ from bundle.json's inventory")
+		}
+	}
+	for p := range onDisk {
+		if _, ok := inv[p]; !ok && p != "bundle.json" {
+			bad(p, "not in bundle.json's file inventory")
+		}
+	}
+	stamp := str(m["timestamp"])
+	base := []string{"schema_version:int", "suite:string", "timestamp:string"}
+	for file, reqs := range map[string][]string{
+		"summary.json":           {"started_at:string", "ended_at:string", "total:int", "pass:int", "fail:int", "skip:int"},
+		"meta.json":              {"started_at:string", "ended_at:string", "git.commit:string", "git.branch:string", "git.dirty:bool", "runner:object", "paths:object"},
+		"metrics.json":           {"timing.start_epoch_s:int", "timing.end_epoch_s:int", "timing.duration_s:int", "counts.total:int", "counts.pass:int", "counts.fail:int", "counts.skip:int"},
+		"fixtures.json":          {"fixture_ids:array"},
+		"repro.json":             {"clock_mode:string", "seed:int", "run_started_at:string", "run_start_epoch_s:int", "command:string"},
+		"logs/index.json":        {"files:array"},
+		"screenshots/index.json": {"files:array"},
+	} {
+		doc := c.object("004", file)
+		if doc == nil {
+			continue
+		}
+		need(file, doc, append(append([]string(nil), base...), reqs...)...)
+		if str(doc["timestamp"]) != stamp {
+			bad(file, "timestamp %v differs from bundle.json's %s", doc["timestamp"], stamp)
+		}
+		switch file {
+		case "summary.json":
+			c.counts(file, doc)
+		case "metrics.json":
+			c.counts(file, obj(doc["counts"]))
+		case "meta.json":
+			if str(obj(doc["runner"])["sha"]) == "" {
+				bad(file, "runner.sha is empty (the recorder sha, specs/003)")
+			}
+		case "repro.json":
+			if str(doc["correlation_id"]) == "" {
+				bad(file, "no correlation_id (required in replay summaries, specs/000)")
+			}
+		case "logs/index.json", "screenshots/index.json":
+			entries, _ := doc["files"].([]any)
+			for i, ev := range entries {
+				e := obj(ev)
+				want := inv[str(e["path"])]
+				if want == nil || num(want["bytes"]) != num(e["bytes"]) || want["sha256"] != e["sha256"] {
+					bad(file, "files[%d] %v does not match the inventory", i, e["path"])
+				}
+			}
+		}
+	}
+	kinds := map[string]bool{}
+	for i, ln := range bytes.Split(onDisk["trace/events.jsonl"], []byte("\n")) {
+		var e map[string]any
+		if json.Unmarshal(ln, &e) != nil {
+			continue
+		}
+		need("trace/events.jsonl", e, "schema_version:int", "suite:string", "run_timestamp:string", "ts:string", "kind:string",
+			"case:string", "message:string", "counters.total:int", "counters.pass:int", "counters.fail:int", "counters.skip:int")
+		if e["run_timestamp"] != stamp {
+			bad("trace/events.jsonl", "line %d: run_timestamp %v differs from %s", i+1, e["run_timestamp"], stamp)
+		}
+		kinds[str(e["kind"])] = true
+	}
+	if !kinds["suite_start"] || !kinds["suite_end"] {
+		bad("trace/events.jsonl", "suite_start and suite_end events are required")
+	}
+	return c.probs
+}
+
+// counts checks total = pass + fail + skip.
+func (c *checker) counts(file string, m map[string]any) {
+	if m == nil {
+		return
+	}
+	if num(m["total"]) != num(m["pass"])+num(m["fail"])+num(m["skip"]) {
+		c.bad("004", file, "total %v ≠ pass %v + fail %v + skip %v", m["total"], m["pass"], m["fail"], m["skip"])
+	}
+}
+
+// Describe joins problems for a test failure message.
+func Describe(probs []string) string {
+	return fmt.Sprintf("%d problem(s):\n  %s", len(probs), strings.Join(probs, "\n  "))
+}

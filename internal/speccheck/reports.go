@@ -1,0 +1,874 @@
+package speccheck
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Options says what the checkers may expect of a report directory.
+type Options struct {
+	// Shared is ../shared (the official SARIF schema and the JUnit XSD are
+	// under schemas/); empty skips the schema validations.
+	Shared string
+	// Root is the repository root the SARIF locations must resolve in;
+	// empty skips the existence check.
+	Root string
+	// Live says the run re-recorded against real services (refresh): its
+	// run cases must carry the live_record result fields of specs/000.
+	Live bool
+	// Secrets are credential values that must appear in no file.
+	Secrets []string
+}
+
+// The registered reason codes (specs/002 §5 plus the extensions README.md
+// documents) and the exit code each maps to.
+var registry = map[string]int{
+	"E_CFG_PARSE": 2, "E_MISSING_CONFIG": 2, "E_CASSETTE_NOT_FOUND": 2, "E_CASSETTE_INVALID": 2,
+	"E_REPLAY_MISSING_DEPENDENCY": 2, "E_SECRET_LEAK": 2, "E_USAGE": 2, "E_QUARANTINE_INVALID": 2, "E_BUNDLE_INVALID": 2,
+	"E_TIMEOUT": 3, "E_RATE_LIMIT": 3, "E_PROVIDER_5XX": 3, "E_FAKE_UNAVAILABLE": 3, "E_REAL_UNREACHABLE": 3,
+	"E_FORGE": 3, "E_PUSH_REJECTED": 3, "E_IO": 3, "E_INTERRUPTED": 3,
+	"E_TEST_FAILED": 1, "E_CONTRACT_DRIFT": 1, "E_FAKE_ERROR": 1, "E_QUARANTINE_EXPIRED": 1, "E_REPLAY_MISS": 1,
+	"E_ESCALATED": 1, "E_REAL_DRIFT": 1, "E_FAKE_DRIFT": 1,
+}
+
+// rootCauses is the declared root_cause_class taxonomy (README.md, Reports).
+var rootCauses = []string{"contract_drift", "real_drift", "fake_drift", "escalated", "fake_error", "fake_unavailable",
+	"replay_miss", "real_unreachable", "provider_5xx", "timeout", "rate_limit", "config", "secret_leak",
+	"quarantine_expired", "forge", "interrupted", "io", "unknown"}
+
+type checker struct {
+	dir   string
+	opts  Options
+	probs []string
+}
+
+func (c *checker) bad(spec, file, format string, args ...any) {
+	c.probs = append(c.probs, fmt.Sprintf("[%s] %s: %s", spec, file, fmt.Sprintf(format, args...)))
+}
+
+func (c *checker) read(name string) []byte {
+	b, err := os.ReadFile(filepath.Join(c.dir, name))
+	if err != nil {
+		c.bad("002", name, "cannot read: %v", err)
+		return nil
+	}
+	return b
+}
+
+func (c *checker) object(spec, name string) map[string]any {
+	b := c.read(name)
+	if b == nil {
+		return nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		c.bad(spec, name, "not a JSON object: %v", err)
+		return nil
+	}
+	return m
+}
+
+func isInt(v any) bool {
+	f, ok := v.(float64)
+	return ok && f == math.Trunc(f)
+}
+
+func num(v any) int {
+	f, _ := v.(float64)
+	return int(f)
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func obj(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var decimal = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
+
+// Reports checks the report directory a verify, refresh or merge wrote:
+// report.jsonl (001), summary.json, junit.xml, sarif.json and run.json
+// (002 and GitHub's SARIF requirements), log.jsonl (000), and that the
+// files of the run agree with one another. It returns every violation.
+func Reports(dir string, opts Options) []string {
+	c := &checker{dir: dir, opts: opts}
+	cases := c.report001()
+	sum := c.summary002()
+	c.run002()
+	c.junit002(sum, cases)
+	c.sarif(sum)
+	c.log000(sum)
+	c.secrets()
+	return c.probs
+}
+
+// caseTally is what report.jsonl's case records say.
+type caseTally struct {
+	records, pass, fail int
+	exit                int
+	ok                  bool
+}
+
+// report001 checks report.jsonl against specs/001 §6–§9.
+func (c *checker) report001() caseTally {
+	const f = "report.jsonl"
+	var t caseTally
+	data := c.read(f)
+	if data == nil {
+		return t
+	}
+	if !utf8.Valid(data) {
+		c.bad("001 §6", f, "not UTF-8")
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	var recs []map[string]any
+	for i, ln := range lines {
+		var m map[string]any
+		if err := json.Unmarshal(ln, &m); err != nil {
+			c.bad("001 §6", f, "line %d is not a JSON object: %v", i+1, err)
+			return t
+		}
+		recs = append(recs, m)
+	}
+	if len(recs) < 2 {
+		c.bad("001 §6", f, "needs a header and a summary record, has %d records", len(recs))
+		return t
+	}
+	head, last := recs[0], recs[len(recs)-1]
+	if k := str(head["k"]); !strings.HasSuffix(k, "_report") || head["v"] != "0" {
+		c.bad("001 §6.1", f, "first record is not the v0 header: k=%v v=%v", head["k"], head["v"])
+	}
+	for _, key := range []string{"inventory_sha256", "suite_sha256"} {
+		if !hex64.MatchString(str(head[key])) {
+			c.bad("001 §6.1", f, "header %s %q is not a SHA-256", key, head[key])
+		}
+	}
+	mode := str(head["mode"])
+	if mode != "default" && mode != "golden" {
+		c.bad("001 §6.1", f, "header mode %q, expected default or golden", mode)
+	}
+	if last["k"] != "summary" {
+		c.bad("001 §6.8", f, "last record is %v, expected the summary", last["k"])
+	}
+	if mode == "golden" {
+		for i, ln := range lines {
+			if err := sortedKeys(ln); err != nil {
+				c.bad("001 §6", f, "line %d (golden mode): %v", i+1, err)
+			}
+			for _, v := range []string{"duration_ms", "generated_at_utc", "started_at_utc", "ended_at_utc", "host"} {
+				if _, ok := recs[i][v]; ok {
+					c.bad("001 §10", f, "line %d (golden mode) carries volatile field %s", i+1, v)
+				}
+			}
+		}
+	}
+	type caseState struct {
+		assertPass, assertFail, unhandled int
+		asserts, actions, artifacts       int
+		failedActions                     int
+		actionIx                          map[int]bool
+	}
+	byID := map[string]*caseState{}
+	var assertPass, assertFail int
+	for i, r := range recs[1 : len(recs)-1] {
+		line := i + 2
+		id := str(r["case_id"])
+		switch r["k"] {
+		case "case":
+			t.records++
+			for _, k := range []string{"case_id", "item_id", "case_key"} {
+				if str(r[k]) == "" {
+					c.bad("001 §6.3", f, "line %d: case record without %s", line, k)
+				}
+			}
+			for _, k := range []string{"assert_pass", "assert_fail", "unhandled_action_fail"} {
+				if !isInt(r[k]) {
+					c.bad("001 §6.3", f, "line %d: %s is not an integer", line, k)
+				}
+			}
+			want := base64.RawURLEncoding.EncodeToString([]byte(str(r["item_id"]) + "\x1f" + str(r["case_key"])))
+			if id != want {
+				c.bad("001 §6.2", f, "line %d: case_id %q, expected %q", line, id, want)
+			}
+			if tn, ok := r["test_name"]; ok && tn != r["case_key"] {
+				c.bad("001 §6.2", f, "line %d: test_name %v differs from case_key", line, tn)
+			}
+			switch r["status"] {
+			case "pass":
+				t.pass++
+			case "fail":
+				t.fail++
+			default:
+				c.bad("001 §6.3", f, "line %d: status %v, expected pass or fail", line, r["status"])
+			}
+			if byID[id] != nil {
+				c.bad("001 §4", f, "line %d: case %s appears twice", line, id)
+			}
+			byID[id] = &caseState{assertPass: num(r["assert_pass"]), assertFail: num(r["assert_fail"]),
+				unhandled: num(r["unhandled_action_fail"]), actionIx: map[int]bool{}}
+			assertPass += num(r["assert_pass"])
+			assertFail += num(r["assert_fail"])
+		case "assert":
+			cs := byID[id]
+			if cs == nil {
+				c.bad("001 §6.4", f, "line %d: assert of unknown case %q", line, id)
+				continue
+			}
+			if !isInt(r["assert_ix"]) || num(r["assert_ix"]) != cs.asserts {
+				c.bad("001 §6.4", f, "line %d: assert_ix %v, expected %d", line, r["assert_ix"], cs.asserts)
+			}
+			cs.asserts++
+			if st := r["status"]; st == "pass" {
+				cs.assertPass--
+			} else if st == "fail" {
+				cs.assertFail--
+			} else {
+				c.bad("001 §6.4", f, "line %d: assert status %v", line, st)
+			}
+			if _, ok := r["msg"].(string); !ok {
+				c.bad("001 §6.4", f, "line %d: assert without msg", line)
+			}
+		case "action":
+			cs := byID[id]
+			if cs == nil {
+				c.bad("001 §6.5", f, "line %d: action of unknown case %q", line, id)
+				continue
+			}
+			if !isInt(r["action_ix"]) || num(r["action_ix"]) != cs.actions {
+				c.bad("001 §6.5", f, "line %d: action_ix %v, expected %d", line, r["action_ix"], cs.actions)
+			}
+			cs.actionIx[cs.actions] = true
+			cs.actions++
+			c.action(f, line, r)
+			if r["status"] == "fail" {
+				cs.failedActions++
+			}
+		case "artifact":
+			cs := byID[id]
+			if cs == nil {
+				c.bad("001 §6.6", f, "line %d: artifact of unknown case %q", line, id)
+				continue
+			}
+			if !isInt(r["artifact_ix"]) || num(r["artifact_ix"]) != cs.artifacts {
+				c.bad("001 §6.6", f, "line %d: artifact_ix %v, expected %d", line, r["artifact_ix"], cs.artifacts)
+			}
+			cs.artifacts++
+			if !isInt(r["action_ix"]) || !cs.actionIx[num(r["action_ix"])] {
+				c.bad("001 §6.6", f, "line %d: action_ix %v names no action record of the case", line, r["action_ix"])
+			}
+			for _, k := range []string{"name", "kind"} {
+				if str(r[k]) == "" {
+					c.bad("001 §6.6", f, "line %d: artifact without %s", line, k)
+				}
+			}
+			if ev := r["event"]; ev != "publish" && ev != "check" {
+				c.bad("001 §6.6", f, "line %d: event %v", line, ev)
+			}
+			if st := r["status"]; st != "ok" && st != "fail" {
+				c.bad("001 §6.6", f, "line %d: status %v", line, st)
+			}
+		case "extract":
+		default:
+			c.bad("001 §6", f, "line %d: unknown record kind %v", line, r["k"])
+		}
+	}
+	for id, cs := range byID {
+		if cs.assertPass != 0 || cs.assertFail != 0 {
+			c.bad("001 §6.3", f, "case %s: assert_pass/assert_fail differ from its assert records by %d/%d", id, cs.assertPass, cs.assertFail)
+		}
+		if cs.unhandled > cs.failedActions {
+			c.bad("001 §6.3", f, "case %s: unhandled_action_fail %d but %d failing action records", id, cs.unhandled, cs.failedActions)
+		}
+	}
+	for k, want := range map[string]int{"case_pass": t.pass, "case_fail": t.fail, "assert_pass": assertPass, "assert_fail": assertFail} {
+		if !isInt(last[k]) || num(last[k]) != want {
+			c.bad("001 §6.8", f, "summary %s is %v, the records say %d", k, last[k], want)
+		}
+	}
+	t.exit = num(last["exit_code"])
+	switch {
+	case !isInt(last["exit_code"]) || t.exit < 0 || t.exit > 2:
+		c.bad("001 §9", f, "summary exit_code %v, expected 0, 1 or 2", last["exit_code"])
+	case t.exit == 0 && t.fail > 0:
+		c.bad("001 §9", f, "exit_code 0 with %d failed cases", t.fail)
+	case t.exit != 0 && t.fail == 0 && t.exit == 1:
+		c.bad("001 §9", f, "exit_code 1 without a failed case")
+	case t.fail > 0 && t.exit == 0:
+		c.bad("001 §9", f, "failed cases but exit_code 0")
+	}
+	t.ok = true
+	return t
+}
+
+// action checks one action record's payload (001 §6.5, §8).
+func (c *checker) action(f string, line int, r map[string]any) {
+	if str(r["action"]) == "" {
+		c.bad("001 §6.5", f, "line %d: action without a kind", line)
+	}
+	if _, ok := r["args"].(map[string]any); !ok {
+		c.bad("001 §6.5", f, "line %d: action without args", line)
+	}
+	okP, hasOK := r["ok"].(map[string]any)
+	failP, hasFail := r["fail"].(map[string]any)
+	if hasOK == hasFail {
+		c.bad("001 §6.5", f, "line %d: exactly one of ok and fail must be present", line)
+	}
+	switch r["status"] {
+	case "ok":
+		if !hasOK {
+			c.bad("001 §6.5", f, "line %d: status ok without ok payload", line)
+		}
+	case "fail":
+		if !hasFail || str(failP["kind"]) == "" || str(failP["msg"]) == "" {
+			c.bad("001 §6.5", f, "line %d: status fail needs fail{kind, msg}", line)
+		}
+	default:
+		c.bad("001 §6.5", f, "line %d: status %v", line, r["status"])
+	}
+	if hasOK {
+		var need []string
+		switch r["action"] {
+		case "run", "proc":
+			need = []string{"exit", "out_len", "err_len"}
+		case "httpGet", "http":
+			need = []string{"status", "body_len"}
+		case "artifactPublish", "artifactCheck":
+			need = []string{"name", "kind", "path"}
+		}
+		for _, k := range need {
+			if _, ok := okP[k]; !ok {
+				c.bad("001 §6.5", f, "line %d: %v ok payload without %s", line, r["action"], k)
+			}
+		}
+		for k, v := range okP {
+			if strings.HasSuffix(k, "_preview_b64") {
+				if _, err := base64.RawURLEncoding.DecodeString(str(v)); err != nil {
+					c.bad("001 §8", f, "line %d: %s is not unpadded base64url", line, k)
+				}
+			}
+		}
+	}
+	for _, k := range []string{"attempts"} {
+		if v, ok := r[k]; ok && (!isInt(v) || num(v) < 1) {
+			c.bad("000 retry", f, "line %d: %s %v is not a positive integer", line, k, v)
+		}
+	}
+}
+
+// sortedKeys reports an object whose keys are not in ascending byte order,
+// at any depth.
+func sortedKeys(line []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	type frame struct {
+		obj     bool
+		last    string
+		wantKey bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				if top != nil && top.obj {
+					top.wantKey = true
+				}
+				stack = append(stack, &frame{obj: d == '{', wantKey: d == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].obj {
+					stack[len(stack)-1].wantKey = true
+				}
+			}
+			continue
+		}
+		if top != nil && top.obj {
+			if top.wantKey {
+				k := tok.(string)
+				if top.last != "" && k <= top.last {
+					return fmt.Errorf("key %q after %q: keys not in byte order", k, top.last)
+				}
+				top.last = k
+				top.wantKey = false
+			} else {
+				top.wantKey = true
+			}
+		}
+	}
+}
+
+// summary002 checks summary.json against specs/002 §3–§5, §7.
+func (c *checker) summary002() map[string]any {
+	const f = "summary.json"
+	s := c.object("002 §3", f)
+	if s == nil {
+		return nil
+	}
+	if s["schema_version"] != 1.0 {
+		c.bad("002 §3.1", f, "schema_version %v, expected 1", s["schema_version"])
+	}
+	if s["reason_code_version"] != 1.0 {
+		c.bad("002 §3.1", f, "reason_code_version %v, expected 1", s["reason_code_version"])
+	}
+	exit := num(s["exit_code"])
+	if !isInt(s["exit_code"]) || exit < 0 || exit > 3 {
+		c.bad("002 §4", f, "exit_code %v", s["exit_code"])
+	}
+	rc, ok := s["reason_code"].(string)
+	if !ok {
+		c.bad("002 §3.1", f, "reason_code is not a string")
+	}
+	if exit != 0 {
+		if want, known := registry[rc]; !known {
+			c.bad("002 §5", f, "reason_code %q is not registered", rc)
+		} else if want != exit {
+			c.bad("002 §4", f, "reason_code %s maps to exit %d, summary says %d", rc, want, exit)
+		}
+		if str(s["next_step"]) == "" {
+			c.bad("002 §7", f, "exit %d without next_step", exit)
+		}
+	}
+	prov := obj(s["provenance"])
+	if prov == nil {
+		c.bad("002 §3.2", f, "no provenance object")
+	} else {
+		hasVersion := false
+		for k, v := range prov {
+			if strings.HasSuffix(k, "_version") && str(v) != "" {
+				hasVersion = true
+			}
+		}
+		if !hasVersion {
+			c.bad("002 §3.2", f, "provenance names no tool version")
+		}
+		if vm := prov["verify_mode"]; vm != "enabled" && vm != "disabled" {
+			c.bad("002 §3.2", f, "provenance.verify_mode %v", vm)
+		}
+		if prov["replay"] == true {
+			if rm := prov["replay_mode"]; rm != "offline" && rm != "live" {
+				c.bad("002 §3.2", f, "replay_mode %v", rm)
+			}
+		}
+	}
+	seeds := obj(s["seeds"])
+	c.seeds("002 §3.3.1", f, seeds)
+	if res := obj(s["results"]); res != nil {
+		total := 0
+		for _, k := range []string{"passed", "failed", "warned", "skipped"} {
+			total += num(res[k])
+		}
+		if isInt(res["total"]) && num(res["total"]) != total {
+			c.bad("002 §3.2", f, "results add up to %d, total says %v", total, res["total"])
+		}
+		if exit == 0 && num(res["failed"]) > 0 {
+			c.bad("002 §4", f, "exit_code 0 with results.failed %v", res["failed"])
+		}
+		if exit == 1 && num(res["failed"]) == 0 {
+			c.bad("002 §4", f, "exit_code 1 with results.failed 0")
+		}
+	}
+	if sa := obj(s["sarif"]); sa != nil && (!isInt(sa["omitted"]) || num(sa["omitted"]) < 1) {
+		c.bad("002 §6.3", f, "sarif.omitted %v, expected ≥ 1", sa["omitted"])
+	}
+	if str(s["correlation_id"]) == "" {
+		c.bad("000 correlation", f, "no correlation_id (required in run-level summaries)")
+	}
+	return s
+}
+
+func (c *checker) seeds(spec, f string, seeds map[string]any) {
+	if seeds == nil {
+		c.bad(spec, f, "no seeds")
+		return
+	}
+	if seeds["seed_version"] != 1.0 {
+		c.bad(spec, f, "seed_version %v, expected 1", seeds["seed_version"])
+	}
+	for _, k := range []string{"order_seed", "judge_seed"} {
+		v, present := seeds[k]
+		if !present {
+			c.bad(spec, f, "%s is missing (string or null required)", k)
+			continue
+		}
+		if v != nil && !decimal.MatchString(str(v)) {
+			c.bad(spec, f, "%s %v is not a decimal string or null", k, v)
+		}
+	}
+}
+
+// run002 checks run.json's seeds (specs/002 §3.3.1).
+func (c *checker) run002() {
+	r := c.object("002 §3.3.1", "run.json")
+	if r != nil {
+		c.seeds("002 §3.3.1", "run.json", r)
+	}
+}
+
+type junitCase struct {
+	Name      string     `xml:"name,attr"`
+	Classname string     `xml:"classname,attr"`
+	Failure   []xml.Name `xml:"failure"`
+	Error     []xml.Name `xml:"error"`
+	Skipped   []xml.Name `xml:"skipped"`
+}
+
+// junit002 checks junit.xml (specs/002 §2): it validates against the XSD,
+// Fail/Error are <failure>, and it counts what summary.json and
+// report.jsonl count.
+func (c *checker) junit002(sum map[string]any, cases caseTally) {
+	const f = "junit.xml"
+	data := c.read(f)
+	if data == nil {
+		return
+	}
+	if c.opts.Shared != "" {
+		if xl, err := exec.LookPath("xmllint"); err == nil {
+			out, err := exec.Command(xl, "--noout", "--schema", filepath.Join(c.opts.Shared, "schemas", "junit-10.xsd"), filepath.Join(c.dir, f)).CombinedOutput()
+			if err != nil {
+				c.bad("002 §2", f, "does not validate against the JUnit XSD: %s", out)
+			}
+		}
+	}
+	var doc struct {
+		Suites []struct {
+			Cases []junitCase `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		c.bad("002 §2", f, "not XML: %v", err)
+		return
+	}
+	var tests, failures, errs, skipped int
+	for _, s := range doc.Suites {
+		for _, tc := range s.Cases {
+			tests++
+			failures += min(len(tc.Failure), 1)
+			errs += min(len(tc.Error), 1)
+			skipped += min(len(tc.Skipped), 1)
+		}
+	}
+	if errs > 0 {
+		c.bad("002 §2", f, "%d <error> elements: Fail/Error map to <failure>", errs)
+	}
+	if res := obj(sum["results"]); res != nil {
+		if num(res["total"]) != tests {
+			c.bad("002 §2", f, "%d testcases, summary.json results.total %v", tests, res["total"])
+		}
+		if num(res["failed"]) != failures+errs {
+			c.bad("002 §2", f, "%d failures, summary.json results.failed %v", failures+errs, res["failed"])
+		}
+	}
+	if cases.ok {
+		if cases.records != tests {
+			c.bad("001/002", f, "%d testcases, report.jsonl %d case records", tests, cases.records)
+		}
+		if cases.fail != failures+errs {
+			c.bad("001/002", f, "%d failures, report.jsonl %d failed cases", failures+errs, cases.fail)
+		}
+		if e := num(sum["exit_code"]); sum != nil && min(e, 2) != cases.exit {
+			c.bad("001/002", "report.jsonl", "exit_code %d, summary.json %d (3 maps to 2 in report.jsonl)", cases.exit, e)
+		}
+	}
+}
+
+// GitHub's documented code-scanning limits.
+const (
+	ghMaxGzipBytes        = 10 << 20
+	ghMaxResultsPerRun    = 25000
+	ghMaxRulesPerRun      = 25000
+	ghMaxLocationsPerRslt = 10
+	documentedLimit       = 5000 // README.md: results kept before truncation
+)
+
+// sarif checks sarif.json against the official schema, specs/002 §6 and
+// GitHub's code-scanning requirements.
+func (c *checker) sarif(sum map[string]any) {
+	const f = "sarif.json"
+	data := c.read(f)
+	if data == nil {
+		return
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	if gz.Len() > ghMaxGzipBytes {
+		c.bad("GitHub", f, "%d bytes gzipped, over the 10 MB upload limit", gz.Len())
+	}
+	if c.opts.Shared != "" {
+		comp := jsonschema.NewCompiler()
+		sch, err := comp.Compile(filepath.Join(c.opts.Shared, "schemas", "sarif-schema-2.1.0.json"))
+		if err == nil {
+			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+			if err == nil {
+				err = sch.Validate(inst)
+			}
+			if err != nil {
+				c.bad("002 §6.1", f, "not valid SARIF 2.1.0: %v", err)
+			}
+		}
+	}
+	var log map[string]any
+	if err := json.Unmarshal(data, &log); err != nil {
+		c.bad("002 §6", f, "not JSON: %v", err)
+		return
+	}
+	if log["version"] != "2.1.0" || !strings.Contains(str(log["$schema"]), "sarif-schema-2.1.0.json") {
+		c.bad("002 §6.1", f, "version %v / $schema %v", log["version"], log["$schema"])
+	}
+	runs, _ := log["runs"].([]any)
+	if len(runs) == 0 {
+		c.bad("002 §6", f, "no runs")
+		return
+	}
+	for ri, rv := range runs {
+		run := obj(rv)
+		driver := obj(obj(run["tool"])["driver"])
+		if str(driver["name"]) == "" {
+			c.bad("GitHub", f, "runs[%d].tool.driver.name is empty", ri)
+		}
+		if str(obj(run["automationDetails"])["id"]) == "" {
+			c.bad("GitHub", f, "runs[%d].automationDetails.id is missing (runs of different commands need their own category)", ri)
+		}
+		rules, _ := driver["rules"].([]any)
+		if len(rules) > ghMaxRulesPerRun {
+			c.bad("GitHub", f, "%d rules", len(rules))
+		}
+		ruleIDs := map[string]int{}
+		for i, rv := range rules {
+			rule := obj(rv)
+			ruleIDs[str(rule["id"])] = i
+			if str(obj(rule["help"])["text"]) == "" {
+				c.bad("GitHub", f, "rule %v has no help.text", rule["id"])
+			}
+			if str(rule["helpUri"]) == "" {
+				c.bad("GitHub", f, "rule %v has no helpUri", rule["id"])
+			}
+			if str(obj(rule["shortDescription"])["text"]) == "" {
+				c.bad("GitHub", f, "rule %v has no shortDescription", rule["id"])
+			}
+		}
+		results, _ := run["results"].([]any)
+		if len(results) > ghMaxResultsPerRun || len(results) > documentedLimit {
+			c.bad("002 §6.3", f, "%d results: over the documented limit %d", len(results), documentedLimit)
+		}
+		for i, rv := range results {
+			res := obj(rv)
+			where := fmt.Sprintf("runs[%d].results[%d]", ri, i)
+			if ix, ok := ruleIDs[str(res["ruleId"])]; !ok {
+				c.bad("GitHub", f, "%s: ruleId %v is not a rule of the driver", where, res["ruleId"])
+			} else if ri, has := res["ruleIndex"]; has && num(ri) != ix {
+				c.bad("GitHub", f, "%s: ruleIndex %v, rule is at %d", where, ri, ix)
+			}
+			if lv := res["level"]; lv != "error" && lv != "warning" && lv != "note" && lv != "none" {
+				c.bad("002 §6.4", f, "%s: level %v", where, lv)
+			}
+			if str(obj(res["message"])["text"]) == "" {
+				c.bad("GitHub", f, "%s: empty message", where)
+			}
+			fp := obj(res["partialFingerprints"])
+			if len(fp) == 0 {
+				c.bad("GitHub", f, "%s: no partialFingerprints", where)
+			}
+			for k, v := range fp {
+				if str(v) == "" {
+					c.bad("GitHub", f, "%s: partialFingerprints.%s is empty", where, k)
+				}
+			}
+			locs, _ := res["locations"].([]any)
+			if len(locs) == 0 {
+				c.bad("002 §6.2", f, "%s: no location", where)
+			}
+			if len(locs) > ghMaxLocationsPerRslt {
+				c.bad("GitHub", f, "%s: %d locations", where, len(locs))
+			}
+			for _, lv := range locs {
+				pl := obj(obj(lv)["physicalLocation"])
+				al := obj(pl["artifactLocation"])
+				uri := str(al["uri"])
+				switch {
+				case uri == "":
+					c.bad("GitHub", f, "%s: empty artifactLocation.uri", where)
+				case strings.Contains(uri, "://") || strings.HasPrefix(uri, "/") || strings.HasPrefix(uri, "../") || strings.Contains(uri, `\`):
+					c.bad("GitHub", f, "%s: uri %q is not relative to the repository root", where, uri)
+				case strings.HasPrefix(uri, ".cassette/"):
+					c.bad("GitHub", f, "%s: uri %q is under .cassette/, which the repository does not hold", where, uri)
+				case c.opts.Root != "":
+					if _, err := os.Stat(filepath.Join(c.opts.Root, filepath.FromSlash(uri))); err != nil {
+						c.bad("GitHub", f, "%s: uri %q is no file of the repository", where, uri)
+					}
+				}
+				if str(al["uriBaseId"]) == "" {
+					c.bad("GitHub", f, "%s: no uriBaseId", where)
+				}
+				if reg := obj(pl["region"]); reg == nil || !isInt(reg["startLine"]) || num(reg["startLine"]) < 1 {
+					c.bad("GitHub", f, "%s: no region.startLine ≥ 1", where)
+				}
+			}
+		}
+		// Truncation (002 §6.3): the property bag records it and agrees with
+		// summary.json.
+		omitted := -1
+		for _, bag := range obj(run["properties"]) {
+			if b := obj(bag); b != nil && b["truncated"] == true {
+				omitted = num(b["omitted_count"])
+				if omitted < 1 || !strings.Contains(str(b["message"]), "omitted") {
+					c.bad("002 §6.3", f, "truncation without omitted_count ≥ 1 and a message")
+				}
+			}
+		}
+		if sum != nil {
+			so, has := obj(sum["sarif"])["omitted"]
+			switch {
+			case omitted > 0 && (!has || num(so) != omitted):
+				c.bad("002 §6.3", f, "omitted_count %d, summary.json sarif.omitted %v", omitted, so)
+			case omitted < 0 && has:
+				c.bad("002 §6.3", f, "summary.json says %v omitted, sarif.json is not truncated", so)
+			}
+		}
+	}
+}
+
+// log000 checks log.jsonl against specs/000: the v2 log schema's stable
+// fields on every record, one trace id for the run, failure digests.
+func (c *checker) log000(sum map[string]any) {
+	const f = "log.jsonl"
+	data := c.read(f)
+	if data == nil {
+		return
+	}
+	trace := ""
+	for i, ln := range bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n")) {
+		line := i + 1
+		var r map[string]any
+		if err := json.Unmarshal(ln, &r); err != nil {
+			c.bad("000", f, "line %d is not a JSON object", line)
+			continue
+		}
+		if s := str(r["schema"]); !strings.HasSuffix(s, ".test.log.v2") {
+			c.bad("000", f, "line %d: schema %q is not a v2 test log schema", line, s)
+		}
+		for _, k := range []string{"type", "level", "category", "message"} {
+			if _, ok := r[k].(string); !ok {
+				c.bad("000", f, "line %d: %s is not a string", line, k)
+			}
+		}
+		if _, ok := r["context"].(map[string]any); !ok {
+			c.bad("000", f, "line %d: context is not an object", line)
+		}
+		tid := str(r["trace_id"])
+		if tid == "" {
+			c.bad("000", f, "line %d: no trace_id", line)
+		} else if trace == "" {
+			trace = tid
+		} else if tid != trace {
+			c.bad("000", f, "line %d: trace_id %s differs from the run's %s", line, tid, trace)
+		}
+		for _, k := range []string{"span_id", "parent_span_id", "ci_correlation_id"} {
+			if v, ok := r[k]; ok {
+				if _, isStr := v.(string); !isStr {
+					c.bad("000", f, "line %d: %s is not a string", line, k)
+				}
+			}
+		}
+		ctx := obj(r["context"])
+		switch r["type"] {
+		case "failure_digest":
+			rc := str(ctx["root_cause_class"])
+			if !slices.Contains(rootCauses, rc) {
+				c.bad("000", f, "line %d: root_cause_class %q is not declared", line, rc)
+			}
+			if rc == "unknown" && registry[str(ctx["reason_code"])] != 0 {
+				c.bad("000", f, "line %d: root_cause_class unknown for the registered reason %v", line, ctx["reason_code"])
+			}
+			if str(ctx["first_failing_assertion"]) == "" {
+				c.bad("000", f, "line %d: empty first_failing_assertion", line)
+			}
+			if str(obj(ctx["remediation_pointer"])["replay_command"]) == "" {
+				c.bad("000", f, "line %d: no remediation_pointer.replay_command", line)
+			}
+			for _, k := range []string{"suite_replay_command", "targeted_test_replay_command"} {
+				if str(ctx[k]) == "" {
+					c.bad("000", f, "line %d: no %s", line, k)
+				}
+			}
+		case "case":
+			if c.opts.Live && ctx["status"] != "skipped" && ctx["item"] != "run" {
+				for k, want := range map[string]string{"execution_mode": "live_record",
+					"replay_boundary": "live_request_then_vcr_trace_extract", "trace_origin": "vcr_last_interaction"} {
+					if ctx[k] != want {
+						c.bad("000 live", f, "line %d: %s %v, expected %s", line, k, ctx[k], want)
+					}
+				}
+				if !isInt(ctx["attempts"]) || num(ctx["attempts"]) < 1 {
+					c.bad("000 retry", f, "line %d: live case without attempts ≥ 1", line)
+				}
+				if _, ok := ctx["retry_backoff_ms"].([]any); !ok {
+					c.bad("000 retry", f, "line %d: live case without retry_backoff_ms", line)
+				}
+			}
+		}
+	}
+	if sum != nil && trace != "" && str(sum["trace_id"]) != "" && str(sum["trace_id"]) != trace {
+		c.bad("000", "summary.json", "trace_id %v differs from log.jsonl's %s", sum["trace_id"], trace)
+	}
+}
+
+// secrets checks that no credential value appears in any report file.
+func (c *checker) secrets() {
+	if len(c.opts.Secrets) == 0 {
+		return
+	}
+	_ = filepath.WalkDir(c.dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		for _, s := range c.opts.Secrets {
+			if s != "" && bytes.Contains(data, []byte(s)) {
+				c.bad("000 redaction", p, "holds a credential value")
+			}
+		}
+		return nil
+	})
+}
+
+// TraceID is the trace id of a report directory's log.jsonl ("" if none).
+func TraceID(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "log.jsonl"))
+	if err != nil {
+		return ""
+	}
+	var r map[string]any
+	ln, _, _ := bytes.Cut(data, []byte("\n"))
+	if json.Unmarshal(ln, &r) != nil {
+		return ""
+	}
+	return str(r["trace_id"])
+}

@@ -122,6 +122,10 @@ type Response struct {
 	Status           string      `yaml:"status"`
 	Code             int         `yaml:"code"`
 	Duration         Duration    `yaml:"duration,omitempty"`
+	// EventTimes are, for a stream (SSE, NDJSON), when each event had
+	// arrived, since the request was sent: replay with latency serves each
+	// event at its time. go-vcr ignores the key.
+	EventTimes []Duration `yaml:"event_times,omitempty"`
 }
 
 // ID returns "adapter/scenario", the cassette's identity in reports.

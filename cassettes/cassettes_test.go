@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -105,6 +107,9 @@ func TestMalformed(t *testing.T) {
 		config     bool
 		reason     Reason
 		want       string // substring of the rendered error
+		// setup, when set, changes what the test loads after the file is
+		// written (a FIFO, a symlink, a device) and returns the path to load.
+		setup func(t *testing.T, file string) string
 	}
 	rep := func(old, new string) string { return strings.Replace(goodHTTP, old, new, 1) }
 	repCLI := func(old, new string) string { return strings.Replace(goodCLI, old, new, 1) }
@@ -144,7 +149,41 @@ func TestMalformed(t *testing.T) {
 		{name: "leak behind a schema error", data: rep("[REDACTED]", "ghp_"+strings.Repeat("c", 36)) + "bogus: 1\n", reason: ESecretLeak, want: ":15:26: a credential (github-token)"},
 		{name: "leak in a binary file", data: "\x00\x01 token ghp_" + strings.Repeat("d", 36), reason: ESecretLeak, want: "github-token"},
 		{name: "empty schema version", data: rep("cassette: 1", "cassette:"), reason: ECassetteInvalid, want: "cassette: the cassette schema version is missing (expected 1)"},
-		{name: "missing sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/sha256-00.bin"), reason: ECassetteInvalid, want: "sidecar body bodies/sha256-00.bin cannot be read"},
+		{name: "missing sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/"+hex64+".bin"), reason: ECassetteInvalid, want: "sidecar body bodies/" + hex64 + ".bin cannot be read"},
+		// What a pull request adding one file could do to CI: each is refused
+		// before it is read, in bounded time and memory.
+		{name: "/dev/zero named", data: goodHTTP, reason: ECassetteInvalid, want: "not a regular file (a character device)",
+			setup: func(*testing.T, string) string { return "/dev/zero" }},
+		{name: "symlink to /dev/zero", data: goodHTTP, reason: ECassetteInvalid, want: "outside the project",
+			setup: func(t *testing.T, file string) string { return symlink(t, "/dev/zero", file) }},
+		{name: "fifo", data: goodHTTP, reason: ECassetteInvalid, want: "not a regular file (a named pipe)",
+			setup: func(t *testing.T, file string) string {
+				os.Remove(file)
+				if err := syscall.Mkfifo(file, 0o644); err != nil {
+					t.Skipf("cannot make a FIFO here: %v", err)
+				}
+				return file
+			}},
+		{name: "symlink out of the project", data: goodHTTP, reason: ECassetteInvalid, want: "is a symlink to /etc/passwd, outside the project",
+			setup: func(t *testing.T, file string) string { return symlink(t, "/etc/passwd", file) }},
+		{name: "huge cassette", data: goodHTTP, reason: ECassetteInvalid, want: "more than the 67108864 a cassette or config may have",
+			setup: func(t *testing.T, file string) string { sparse(t, file, MaxFileBytes+1); return file }},
+		{name: "../ sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: ../../../../../../etc/passwd"), reason: ECassetteInvalid,
+			want: `:18: interactions[0].response.body_file: body_file "../../../../../../etc/passwd" is not a sidecar of this cassette`},
+		{name: "absolute sidecar /dev/zero", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: /dev/zero"), reason: ECassetteInvalid,
+			want: `body_file "/dev/zero" is not a sidecar of this cassette`},
+		{name: "sidecar symlink", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/"+hex64+".bin"), reason: ECassetteInvalid,
+			want: "is not a regular file (a symlink)",
+			setup: func(t *testing.T, file string) string {
+				symlink(t, "/dev/zero", filepath.Join(filepath.Dir(file), "bodies", hex64+".bin"))
+				return file
+			}},
+		{name: "huge sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/"+hex64+".bin"), reason: ECassetteInvalid,
+			want: "bytes, more than the 536870912 allowed",
+			setup: func(t *testing.T, file string) string {
+				sparse(t, filepath.Join(filepath.Dir(file), "bodies", hex64+".bin"), MaxBodyFileBytes+1)
+				return file
+			}},
 		// cassette.yaml
 		{name: "config unknown field", config: true, data: "adapters:\n  gh:\n    knd: cli\n", reason: ECfgParse, want: ":3:5: adapters.gh.knd: unknown field `knd`; did you mean `kind`?"},
 		{name: "config no adapters", config: true, data: "version: 1\n", reason: ECfgParse, want: "adapters: is required"},
@@ -160,7 +199,28 @@ func TestMalformed(t *testing.T) {
 		{name: "config second document", config: true, data: "adapters: {}\n---\nx: 1\n", reason: ECfgParse, want: ":3: a second YAML document starts here"},
 		{name: "config with a token", config: true, data: "adapters:\n  gh:\n    kind: http\n    real: {headers: {Authorization: \"Bearer ghp_" + strings.Repeat("e", 36) + "\"}}\n    fake: {base_url: http://x}\n", reason: ESecretLeak, want: ":4:"},
 		{name: "config flow mapping wrong type", config: true, data: "adapters:\n  svc:\n    kind: http\n    fake: {base_url: http://x}\n    scenarios:\n      - {name: a, path: /, headers: {Accept-Encoding: [gzip]}}\n", reason: ECfgParse, want: ":6: adapters.svc.scenarios[0].headers.Accept-Encoding: wrong type: got a list"},
+		{name: "config bad base_url", config: true, data: "adapters:\n  docker:\n    kind: cli\n    real: {base_url: podman.sock}\n    fake: {command: [x]}\n", reason: ECfgParse, want: ":4: adapters[docker].real.base_url: `podman.sock` is not an absolute URL (expected a URL like https://api.example.com or unix:///run/podman/podman.sock)"},
 		{name: "config binary", config: true, data: "\xff\xfe\x00", reason: ECfgParse, want: "binary data"},
+		{name: "config fifo", config: true, data: "adapters: {}\n", reason: ECfgParse, want: "not a regular file (a named pipe)",
+			setup: func(t *testing.T, file string) string {
+				os.Remove(file)
+				if err := syscall.Mkfifo(file, 0o644); err != nil {
+					t.Skipf("cannot make a FIFO here: %v", err)
+				}
+				return file
+			}},
+		{name: "config symlink out", config: true, data: "adapters: {}\n", reason: ECfgParse, want: "outside the project",
+			setup: func(t *testing.T, file string) string { return symlink(t, "/etc/hostname", file) }},
+		{name: "config cassettes outside", config: true, data: "cassettes: ../../elsewhere\nadapters:\n  gh: {kind: cli, fake: {command: [x]}}\n", reason: ECfgParse,
+			want: ":1: cassettes: `cassettes: ../../elsewhere` points outside the project"},
+		{name: "config cassettes absolute", config: true, data: "cassettes: /etc\nadapters:\n  gh: {kind: cli, fake: {command: [x]}}\n", reason: ECfgParse,
+			want: "`cassettes: /etc` points outside the project"},
+		{name: "config cassettes symlinked out", config: true, data: "cassettes: cs\nadapters:\n  gh: {kind: cli, fake: {command: [x]}}\n", reason: ECfgParse,
+			want: "`cassettes: cs` is a symlink to /etc, outside the project",
+			setup: func(t *testing.T, file string) string {
+				symlink(t, "/etc", filepath.Join(filepath.Dir(file), "cs"))
+				return file
+			}},
 	}
 	if len(cases) < 25 {
 		t.Fatalf("the table must hold at least 25 cases, has %d", len(cases))
@@ -178,11 +238,20 @@ func TestMalformed(t *testing.T) {
 			if err := os.WriteFile(file, []byte(c.data), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			if c.setup != nil {
+				file = c.setup(t, file)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			var err error
 			if c.config {
 				_, err = LoadConfig(file, ConfigOptions{Normalizers: builtins})
 			} else {
 				_, err = Load(file, LoadOptions{Config: cfg, Normalizers: builtins, Credentials: declared})
+			}
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+				t.Errorf("loading allocated %d MB: a malformed file must be refused in bounded memory", alloc>>20)
 			}
 			var ce *Error
 			if !errors.As(err, &ce) {
@@ -205,6 +274,40 @@ func TestMalformed(t *testing.T) {
 				t.Errorf("the error leaks the credential:\n%s", msg)
 			}
 		})
+	}
+}
+
+// hex64 is a well-formed sidecar hash.
+var hex64 = "sha256-" + strings.Repeat("ab", 32)
+
+// symlink replaces link by a symlink to target.
+func symlink(t *testing.T, target, link string) string {
+	t.Helper()
+	os.Remove(link)
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	return link
+}
+
+// sparse makes path a file of size bytes that takes no disk space.
+func sparse(t *testing.T, path string, size int64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, size); err != nil {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if err := os.Truncate(path, size); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

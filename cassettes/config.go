@@ -25,6 +25,7 @@ type Config struct {
 	Normalizers map[string]NormalizerDef `yaml:"normalizers,omitempty" validate:"dive,keys,normalizername,endkeys"`
 	Refresh     Refresh                  `yaml:"refresh,omitempty"`
 	Quarantine  map[string]Quarantine    `yaml:"quarantine,omitempty" validate:"dive,keys,caseid,endkeys"`
+	Redact      Redact                   `yaml:"redact,omitempty"`
 
 	// Path is where the config was loaded from; Dir is its directory, the
 	// project root against which relative paths resolve.
@@ -35,6 +36,14 @@ type Config struct {
 	Order []string `yaml:"-"`
 
 	node *yaml.Node
+}
+
+// Redact extends what recording redacts.
+type Redact struct {
+	// Names are added to the credential-shaped names (see the README,
+	// "Recording"): headers, query, form and multipart parameters and JSON
+	// keys of these names are redacted like Authorization or client_secret.
+	Names []string `yaml:"names,omitempty" validate:"dive,required"`
 }
 
 // Adapter is one external service with a real side and a fake side.
@@ -59,7 +68,7 @@ type Adapter struct {
 
 // Real is how to reach the real service.
 type Real struct {
-	BaseURL     string            `yaml:"base_url,omitempty" validate:"omitempty,url"`
+	BaseURL     string            `yaml:"base_url,omitempty" validate:"omitempty,url|startswith=unix:///"` // or a unix socket (a cli adapter's engine)
 	Command     []string          `yaml:"command,omitempty"`
 	Credentials []string          `yaml:"credentials,omitempty" validate:"dive,envname"`
 	Headers     map[string]string `yaml:"headers,omitempty"`

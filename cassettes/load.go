@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -38,6 +37,20 @@ type LoadOptions struct {
 	Config      *Config           // declared adapters and project-defined normalizers
 	Normalizers NameSet           // built-in normalizer names
 	Credentials map[string]string // declared credential values (name → value) to scan for
+	// Root is the directory a symlinked cassette must resolve inside;
+	// "" means the config's directory, or without a config the cassette's
+	// own directory.
+	Root string
+}
+
+func (o LoadOptions) root(path string) string {
+	switch {
+	case o.Root != "":
+		return o.Root
+	case o.Config != nil && o.Config.Dir != "":
+		return o.Config.Dir
+	}
+	return filepath.Dir(path)
 }
 
 // Load reads, decodes and validates one cassette file. A file carrying
@@ -46,7 +59,11 @@ type LoadOptions struct {
 // its path (cassettes/<adapter>/<scenario>.yaml). Every problem found is
 // returned in one *Error (reason E_CASSETTE_INVALID or E_SECRET_LEAK).
 func Load(path string, opts LoadOptions) (*Cassette, error) {
-	data, err := os.ReadFile(path)
+	data, prob, err := readRegular(path, opts.root(path), MaxFileBytes)
+	if prob != nil {
+		return nil, &Error{Reason: ECassetteInvalid, Message: "cassette " + path + " is not read: " + prob.Message,
+			Problems: []Problem{*prob}, NextStep: "rm " + path + "   # then re-record it: cassette record"}
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &Error{Reason: ECassetteNotFound, Message: fmt.Sprintf("cassette %s does not exist", path),
@@ -440,10 +457,10 @@ func loadSidecars(c *Cassette) []Problem {
 		if ref == "" {
 			return
 		}
-		p := filepath.Join(filepath.Dir(c.Path), filepath.FromSlash(ref))
-		data, err := os.ReadFile(p)
-		if err != nil {
-			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field, Message: "sidecar body " + ref + " cannot be read: " + err.Error(), Suggestion: "restore it from version control or re-record the cassette"})
+		data, msg := readSidecar(c.Path, ref, MaxBodyFileBytes)
+		if msg != "" {
+			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field, Message: msg,
+				Expected: sidecarDir + "/sha256-<hex>.bin, a regular file next to the cassette", Suggestion: "restore it from version control or re-record the cassette"})
 			return
 		}
 		sum := sha256.Sum256(data)

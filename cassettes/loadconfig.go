@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -24,7 +23,11 @@ type ConfigOptions struct {
 // E_MISSING_CONFIG; anything else wrong is E_CFG_PARSE with every problem
 // named by line and field.
 func LoadConfig(path string, opts ConfigOptions) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, prob, err := readRegular(path, filepath.Dir(path), MaxFileBytes)
+	if prob != nil {
+		return nil, &Error{Reason: ECfgParse, Message: path + " is not read: " + prob.Message, Problems: []Problem{*prob},
+			NextStep: "replace " + path + " with a regular file, then: cassette validate --config " + path}
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &Error{Reason: EMissingConfig, Message: fmt.Sprintf("config file %s does not exist", path),
@@ -61,6 +64,9 @@ func ParseConfig(path string, data []byte, opts ConfigOptions) (*Config, error) 
 	}
 	probs = append(probs, structProblems(path, cfg, registries{cfg: cfg, normalizers: opts.Normalizers}, cfg.Line)...)
 	probs = append(probs, configRules(cfg)...)
+	if p := cassettesDirProblem(cfg); p != nil {
+		probs = append(probs, *p)
+	}
 	if opts.DefineNormalizer != nil {
 		for _, name := range sortedKeys(keysOf(cfg.Normalizers)) {
 			if err := opts.DefineNormalizer(name, cfg.Normalizers[name]); err != nil {

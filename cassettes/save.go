@@ -47,7 +47,10 @@ func Marshal(c *Cassette) ([]byte, error) {
 }
 
 // Save writes a cassette to c.Path atomically (temp file in the same
-// directory, fsync, rename): a killed recorder never leaves half a file.
+// directory, fsync, rename): a killed recorder never leaves half a file,
+// and what an earlier killed save left (its temp files) and the sidecars
+// the previous version referred to and nothing refers to any more are
+// removed once the new version is in place.
 // Bodies above the sidecar threshold are written first, content-addressed.
 // A cassette in which a credential still appears is refused with
 // E_SECRET_LEAK and nothing is written.
@@ -93,6 +96,7 @@ func Save(c *Cassette, opts SaveOptions) error {
 			NextStep: "declare the variable under the adapter's real.credentials in cassette.yaml so it is redacted, then record again"}
 	}
 	dir := filepath.Dir(c.Path)
+	old := sidecarRefs(c.Path)
 	for name, body := range sidecars {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if _, err := os.Stat(p); err == nil {
@@ -102,7 +106,15 @@ func Save(c *Cassette, opts SaveOptions) error {
 			return err
 		}
 	}
-	return WriteFileAtomic(c.Path, data, 0o644)
+	if err := WriteFileAtomic(c.Path, data, 0o644); err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	for name := range sidecars {
+		keep[name] = true
+	}
+	removeLeftovers(c.Path, old, keep)
+	return nil
 }
 
 // WriteFileAtomic writes data to path through a temp file in the same

@@ -159,9 +159,12 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 		case "caseid":
 			p.Message = fmt.Sprintf("`%s` is not a case id", val)
 			p.Expected = "adapter/scenario"
-		case "url":
+		case "url", "url|startswith=unix:///":
 			p.Message = fmt.Sprintf("`%s` is not an absolute URL", val)
 			p.Expected = "a URL like https://api.example.com"
+			if fe.Tag() != "url" {
+				p.Expected += " or unix:///run/podman/podman.sock"
+			}
 		case "startswith":
 			p.Message = fmt.Sprintf("`%s` must start with `%s`", val, fe.Param())
 		case "min", "gte":

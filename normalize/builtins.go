@@ -390,12 +390,34 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 		// secrets skips every key format none of whose literals occurs in
 		// the text, so a clean text costs a few substring searches.
 		Text: func(s string, _ *State) string { return secrets.RedactString(s, creds) },
+		// String values under a credential-named key, as recording
+		// redacts them (secrets.RedactByName): the fake's side then
+		// compares equal to the recorded [REDACTED].
+		json: func(root *jsonNode, _ *State) {
+			root.walk(nil, func(v *jsonNode, path []pathStep) bool {
+				if v.kind == '"' && credentialPath(path) {
+					v.setString(secrets.Redacted)
+				}
+				return true
+			})
+		},
 		Headers: func(h http.Header, _ *State) {
 			for k, vs := range secrets.RedactHeaders(h, creds) {
 				h[k] = vs
 			}
 		},
 	}, nil
+}
+
+// credentialPath reports whether a JSON value sits under a credential-named
+// key, directly or as an element of an array there.
+func credentialPath(path []pathStep) bool {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].isKey {
+			return secrets.IsCredentialName(path[i].key)
+		}
+	}
+	return false
 }
 
 // DefaultTempDirs returns the usual roots of temporary directories: the

@@ -25,11 +25,26 @@
 //     one of the session. Replay applies the same redaction to the incoming
 //     request before matching, so a recorded "[REDACTED]" query value
 //     matches a live token.
+//   - Nothing is saved half: a response that did not reach its end (the
+//     client went away, the upstream cut it short) is left out of the
+//     recording and reported (Incomplete, a log line), never stored with a
+//     truncated body. Request bodies are bounded in size
+//     (Options.MaxRequestBody, 413 past it) and in time (a read deadline
+//     set only while the body is read, so streams are not cut); see
+//     limits.go.
 //   - A replay miss is answered with status 599 (never a network call) and
 //     a text body naming the closest recorded interaction, the fields that
 //     differ with a small diff and the command that re-records it. 599 is
 //     not a status any upstream sends, so it cannot be confused with a
 //     recorded 502, and retry policies (which retry 502) leave it alone.
+//   - Upstreams: a reverse proxy's upstream may be a unix socket
+//     (unix:///run/podman/podman.sock, as Docker engines listen); requests
+//     are then recorded under http://localhost, never the socket's path,
+//     which belongs to one machine (unix.go).
+//   - Streams: a text/event-stream or NDJSON response is recorded with the
+//     time each event arrived (event_times); replay with SimulateLatency
+//     serves it event by event at those times, each written and flushed, so
+//     a client rendering tokens sees them arrive (pace.go).
 //   - Sequences: the n-th identical request gets the n-th recorded
 //     response. Once they are used up, the last one is served again only
 //     when MatchOptions.Replayable is set or the cassette says

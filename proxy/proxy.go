@@ -109,11 +109,19 @@ type Options struct {
 	// upstream). It is cloned; its Proxy is cleared so the proxy never loops
 	// through itself, and compression is not requested (see the package doc).
 	Transport *http.Transport
-	// SimulateLatency delays each replayed response by its recorded duration.
+	// SimulateLatency delays each replayed response by its recorded
+	// duration, and serves a recorded stream (SSE, NDJSON) event by event at
+	// the recorded times (see pace.go).
 	SimulateLatency bool
 	// Log receives one line per request and the full text of every replay
 	// miss; nil discards.
 	Log io.Writer
+	// MaxRequestBody bounds a request body the proxy buffers to record or
+	// match it (0: DefaultMaxRequestBody); see limits.go.
+	MaxRequestBody int64
+	// BodyReadTimeout bounds the reading of a request body (0:
+	// DefaultBodyReadTimeout).
+	BodyReadTimeout time.Duration
 }
 
 // Proxy is a running (or ready to run) recording, replaying or passthrough
@@ -122,6 +130,7 @@ type Proxy struct {
 	opts     Options
 	mode     Mode // effective: record-once resolved
 	upstream *url.URL
+	socket   string // a unix-socket upstream's path (see unix.go)
 	gp       *goproxy.ProxyHttpServer
 	tr       *http.Transport
 	idx      *index
@@ -137,6 +146,10 @@ type Proxy struct {
 	misses   []*Miss
 	inflight int
 	waiters  []chan struct{}
+
+	// incomplete are the responses left out because they were cut short
+	// (guarded by mu).
+	incomplete []Incomplete
 
 	logMu sync.Mutex
 
@@ -172,10 +185,19 @@ func New(opts Options) (*Proxy, error) {
 	p := &Proxy{opts: opts, mode: opts.Mode, now: time.Now, sleep: sleepCtx}
 	if opts.Upstream != "" {
 		u, err := url.Parse(opts.Upstream)
+		if err == nil {
+			var isUnix bool
+			if p.socket, p.upstream, isUnix, err = parseUnixUpstream(u); isUnix {
+				if err != nil {
+					return nil, err
+				}
+				u = p.upstream
+			}
+		}
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, &cassettes.Error{Reason: cassettes.EUsage,
 				Message:  fmt.Sprintf("--upstream %q is not an http(s) base URL", opts.Upstream),
-				Problems: []cassettes.Problem{{Field: "--upstream", Message: "not an absolute http(s) URL", Expected: "like https://api.example.com"}},
+				Problems: []cassettes.Problem{{Field: "--upstream", Message: "not an absolute http(s) URL", Expected: "like https://api.example.com or unix:///run/podman/podman.sock"}},
 				NextStep: "cassette proxy --upstream https://api.example.com --mode record"}
 		}
 		u.RawQuery, u.Fragment = "", ""
@@ -197,11 +219,14 @@ func New(opts Options) (*Proxy, error) {
 	}
 	p.idx = newIndex(opts.Cassettes, opts.Match)
 	p.tr = upstreamTransport(opts.Transport)
+	if p.socket != "" {
+		dialUnix(p.tr, p.socket)
+	}
 	p.gp = p.newGoproxy()
 	if p.upstream != nil {
-		p.handler = streaming(http.HandlerFunc(p.serveReverse))
+		p.handler = p.streaming(http.HandlerFunc(p.serveReverse))
 	} else {
-		p.handler = streaming(p.gp)
+		p.handler = p.streaming(p.gp)
 	}
 	return p, nil
 }
@@ -210,8 +235,9 @@ func New(opts Options) (*Proxy, error) {
 // only text/event-stream and responses whose Transfer-Encoding header says
 // chunked, a header Go's client removes: without this an NDJSON stream
 // through the reverse proxy (or plain-HTTP forward proxy) waited for its end.
-func streaming(h http.Handler) http.Handler {
+func (p *Proxy) streaming(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bodyDeadline(w, r, p.bodyReadTimeout())
 		h.ServeHTTP(flushingWriter{w}, r)
 	})
 }
@@ -372,9 +398,9 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 		ctx.RoundTripper = p.recordTrip(seq)
 		return req, nil
 	}
-	body, err := readBody(req)
+	body, err := p.readBoundedBody(req)
 	if err != nil {
-		return req, p.synthetic(req, http.StatusBadGateway, "cassette: cannot read the request body: "+err.Error()+"\n")
+		return req, p.bodyError(req, err)
 	}
 	probe := cassettes.Interaction{Request: captureRequest(req, body)}
 	p.redact(&probe)
@@ -388,7 +414,11 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 				return req, p.synthetic(req, MissStatus, "cassette: request cancelled during simulated latency\n")
 			}
 		}
-		return req, cannedResponse(req, it)
+		resp := cannedResponse(req, it)
+		if p.opts.SimulateLatency {
+			p.paced(req.Context(), resp, it.Response) // a stream: event by event (pace.go)
+		}
+		return req, resp
 	}
 	if p.mode == ModeReplayWithNewEpisodes {
 		req.Body = io.NopCloser(bytes.NewReader(body))
@@ -403,15 +433,6 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 	resp := p.synthetic(req, MissStatus, text)
 	resp.Header.Set(MissHeader, "replay")
 	return req, resp
-}
-
-func readBody(req *http.Request) ([]byte, error) {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	b, err := io.ReadAll(req.Body)
-	req.Body.Close()
-	return b, err
 }
 
 // synthetic builds a response the proxy makes up itself. Returning one
@@ -548,9 +569,9 @@ func captureRequest(req *http.Request, body []byte) cassettes.Request {
 // upstream sends it while a copy accumulates for the cassette.
 func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 	return goproxy.RoundTripperFunc(func(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response, error) {
-		body, err := readBody(req)
+		body, err := p.readBoundedBody(req)
 		if err != nil {
-			return p.synthetic(req, http.StatusBadGateway, "cassette: cannot read the request body: "+err.Error()+"\n"), nil
+			return p.bodyError(req, err), nil
 		}
 		if body != nil {
 			req.Body = io.NopCloser(bytes.NewReader(body))
@@ -574,13 +595,22 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 			Headers: resp.Header.Clone(), Status: resp.Status, Code: resp.StatusCode,
 			Duration: cassettes.Duration(p.now().Sub(start)),
 		}}
-		resp.Body = &captureBody{rc: resp.Body, done: func(b []byte, complete bool) {
-			it.Response.Body = cassettes.Body(b)
-			it.Response.Trailer = resp.Trailer.Clone()
-			if !complete {
-				p.logf("record %s %s: the client went away before the end of the response; %d bytes recorded",
-					req.Method, secrets.RedactString(shownURL(rec.URL), p.secrets()), len(b))
+		clock := p.newEventClock(resp, start) // nil unless a stream (pace.go)
+		resp.Body = &captureBody{rc: resp.Body, clock: clock, done: func(b []byte, complete bool) {
+			// All the announced bytes, or none due (HEAD, 204, 304), is
+			// whole even when the end was not read.
+			complete = complete || headOrBodiless(req.Method, it.Response.Code) ||
+				(it.Response.ContentLength >= 0 && int64(len(b)) == it.Response.ContentLength)
+			if !complete { // a truncated body is never saved as if whole
+				p.dropIncomplete(req.Method, rec.URL, it.Response.Code, len(b), it.Response.ContentLength)
+				p.end()
+				return
 			}
+			it.Response.Body = cassettes.Body(b)
+			if clock != nil {
+				it.Response.EventTimes = clock.times
+			}
+			it.Response.Trailer = resp.Trailer.Clone()
 			p.store(seq, it)
 			p.end()
 		}}
@@ -591,15 +621,19 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 // captureBody copies what the client reads into a buffer and reports it
 // once, at the end of the body or when it is closed.
 type captureBody struct {
-	rc   io.ReadCloser
-	buf  bytes.Buffer
-	once sync.Once
-	done func(b []byte, complete bool)
+	rc    io.ReadCloser
+	clock *eventClock // a stream's: when each event ended
+	buf   bytes.Buffer
+	once  sync.Once
+	done  func(b []byte, complete bool)
 }
 
 func (c *captureBody) Read(b []byte) (int, error) {
 	n, err := c.rc.Read(b)
 	c.buf.Write(b[:n])
+	if c.clock != nil {
+		c.clock.observe(b[:n])
+	}
 	if err == io.EOF {
 		c.finish(true)
 	}
@@ -724,7 +758,7 @@ func (p *Proxy) Start() error {
 	}
 	p.ln = &trackingListener{Listener: ln, conns: map[net.Conn]struct{}{}}
 	p.addr = ln.Addr().String()
-	p.srv = &http.Server{Handler: p.handler, ReadHeaderTimeout: 30 * time.Second,
+	p.srv = &http.Server{Handler: p.handler, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout,
 		ErrorLog: log.New(logWriter{p}, "http: ", 0)}
 	go func() { _ = p.srv.Serve(p.ln) }()
 	return nil

@@ -42,8 +42,9 @@ type CLIOptions struct {
 	Stdin   []byte   // fed to the child's standard input
 	Dir     string   // working directory; "" is the current one
 	// Env are variables set for the child on top of the inherited
-	// environment (the adapter's real.env, already expanded). Their names,
-	// never their values, are recorded in input.env.
+	// environment (the adapter's real.env, expanded by ExpandEnv: the
+	// recording proxy's address is filled in here). Their names, never
+	// their values, are recorded in input.env.
 	Env map[string]string
 	// Credentials are the names of the credential variables the child needs
 	// (the adapter's real.credentials). Their values are scrubbed from
@@ -102,25 +103,31 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		Env:     sortedUnique(names),
 	}
 
+	var icpt Interceptor
+	var icptEnv []string
+	if opts.Intercept != nil {
+		var err error
+		icpt, err = opts.Intercept(ctx, red.Interaction)
+		var ce *cassettes.Error
+		switch {
+		case errors.As(err, &ce) && ce.Reason == cassettes.ERealUnreachable:
+			return nil, ce // the real side is not there: nothing to run the command against
+		case err != nil:
+			return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot start the recording proxy",
+				Err: redactedError(red, err), NextStep: "cassette ca init"}
+		}
+		defer icpt.Close()
+		icptEnv = icpt.Env()
+	}
 	env := opts.Environ
 	if env == nil {
 		env = os.Environ()
 	}
 	env = append([]string(nil), env...)
 	for _, k := range slices.Sorted(maps.Keys(opts.Env)) {
-		env = append(env, k+"="+opts.Env[k])
+		env = append(env, k+"="+fillProxyVars(opts.Env[k], icptEnv))
 	}
-	var icpt Interceptor
-	if opts.Intercept != nil {
-		var err error
-		icpt, err = opts.Intercept(ctx, red.Interaction)
-		if err != nil {
-			return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot start the recording proxy",
-				Err: redactedError(red, err), NextStep: "cassette ca init"}
-		}
-		defer icpt.Close()
-		env = append(env, icpt.Env()...)
-	}
+	env = append(env, icptEnv...)
 
 	runCtx := ctx
 	if opts.Timeout > 0 {

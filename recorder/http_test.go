@@ -25,7 +25,7 @@ func echoServer(t *testing.T) *httptest.Server {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("X-Echo-Auth", r.Header.Get("Authorization"))
+		w.Header().Set("X-Echo-Header", r.Header.Get("Authorization"))
 		w.Header().Set("Set-Cookie", "session=abcdef123456")
 		io.WriteString(w, `{"method":"`+r.Method+`","uri":"`+r.URL.RequestURI()+`","body":`+string(body)+`}`)
 	}))
@@ -78,7 +78,7 @@ func TestRecordHTTP(t *testing.T) {
 			if got := in.Request.Headers.Get("Authorization"); got != "[REDACTED]" {
 				t.Errorf("Authorization recorded as %q", got)
 			}
-			if got := in.Response.Headers.Get("X-Echo-Auth"); got != "Bearer [REDACTED]" {
+			if got := in.Response.Headers.Get("X-Echo-Header"); got != "Bearer [REDACTED]" {
 				t.Errorf("echoed credential recorded as %q", got)
 			}
 			if in.Response.Code != 200 || string(in.Response.Body) != tt.resp || in.Response.ContentLength != int64(len(tt.resp)) {
@@ -151,7 +151,7 @@ func TestRerecordHTTP(t *testing.T) {
 	if want := `{"method":"POST","uri":"/v1/items?x=1","body":{"a":1}}`; string(in.Response.Body) != want {
 		t.Errorf("body = %s, want %s", in.Response.Body, want)
 	}
-	if in.Response.Headers.Get("X-Echo-Auth") != "Bearer [REDACTED]" || in.Request.Headers.Get("Content-Type") != "application/json" {
+	if in.Response.Headers.Get("X-Echo-Header") != "Bearer [REDACTED]" || in.Request.Headers.Get("Content-Type") != "application/json" {
 		t.Errorf("headers: req %v resp %v", in.Request.Headers, in.Response.Headers)
 	}
 	if rec.Cassette.Path != old.Path {
@@ -166,7 +166,7 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 	ghToken := "ghp_" + strings.Repeat("Zq9x", 9) // a known format nobody declared
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("X-Seen-Auth", r.Header.Get("Authorization"))
+		w.Header().Set("X-Seen-Header", r.Header.Get("Authorization"))
 		w.Header().Set("X-Seen-Query", r.URL.RawQuery)
 		io.WriteString(w, `{"seen":`+string(body)+`,"query":"`+r.URL.Query().Get("q")+`","leaked":"`+ghToken+`"}`)
 	}))
@@ -232,8 +232,8 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 		t.Errorf("%d files written, want 2", files)
 	}
 	// The planted values really went over the wire: the server saw them.
-	if got := recs[0].Cassette.Interactions[0].Response.Headers.Get("X-Seen-Auth"); got != "token [REDACTED]" {
-		t.Errorf("X-Seen-Auth = %q", got)
+	if got := recs[0].Cassette.Interactions[0].Response.Headers.Get("X-Seen-Header"); got != "token [REDACTED]" {
+		t.Errorf("X-Seen-Header = %q", got)
 	}
 }
 

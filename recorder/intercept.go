@@ -25,6 +25,11 @@ type ProxyConfig struct {
 	// FlushTimeout bounds the wait, once the child has exited, for
 	// responses still being relayed; 0 is 5 s.
 	FlushTimeout time.Duration
+	// Upstream, when set, makes the proxy a reverse proxy in front of this
+	// base URL (http, https or unix:///path; a cli adapter's real.base_url)
+	// instead of a forward one: the child gets CASSETTE_PROXY_ADDR and
+	// CASSETTE_PROXY_URL (see ExpandEnv) and no HTTPS_PROXY. No CA is needed.
+	Upstream string
 }
 
 // ProxyInterceptor returns an InterceptFunc that starts the forward
@@ -34,6 +39,9 @@ type ProxyConfig struct {
 // GIT_SSL_CAINFO), and each interaction is redacted before it is stored.
 func ProxyInterceptor(cfg ProxyConfig) InterceptFunc {
 	return func(ctx context.Context, redact func(*cassettes.Interaction)) (Interceptor, error) {
+		if cfg.Upstream != "" {
+			return startReverse(ctx, cfg, redact)
+		}
 		ca := cfg.CA
 		if ca == nil {
 			dir := cfg.CADir

@@ -24,7 +24,7 @@ func TestRecordCLIThroughProxy(t *testing.T) {
 	}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"items":[1,2,3],"auth":"`+r.Header.Get("Authorization")+`"}`)
+		io.WriteString(w, `{"items":[1,2,3],"echo":"`+r.Header.Get("Authorization")+`"}`)
 	}))
 	defer srv.Close()
 	upstream := srv.Client().Transport.(*http.Transport).Clone()
@@ -46,7 +46,7 @@ func TestRecordCLIThroughProxy(t *testing.T) {
 	if c.Output.ExitCode != 0 {
 		t.Fatalf("curl exited %d: %s", c.Output.ExitCode, c.Output.Stderr)
 	}
-	wantOut := `{"items":[1,2,3],"auth":"Bearer [REDACTED]"}`
+	wantOut := `{"items":[1,2,3],"echo":"Bearer [REDACTED]"}`
 	if string(c.Output.Stdout) != wantOut {
 		t.Errorf("stdout = %q, want %q", c.Output.Stdout, wantOut)
 	}

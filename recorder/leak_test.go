@@ -46,7 +46,7 @@ func compressingServer(t *testing.T) *httptest.Server {
 		} else {
 			body, _ = io.ReadAll(r.Body)
 		}
-		plain := `{"auth":"` + r.Header.Get("Authorization") + `","body":"` + strings.ReplaceAll(string(body), `"`, `'`) + `"}`
+		plain := `{"echo":"` + r.Header.Get("Authorization") + `","body":"` + strings.ReplaceAll(string(body), `"`, `'`) + `"}`
 		var out bytes.Buffer
 		switch ae := r.Header.Get("Accept-Encoding"); {
 		case strings.Contains(ae, "gzip"):
@@ -87,7 +87,7 @@ func TestRecordHTTPDecodesCompressedBodies(t *testing.T) {
 				t.Fatal(err)
 			}
 			in := recs[0].Cassette.Interactions[0]
-			want := `{"auth":"Bearer [REDACTED]","body":"sent [REDACTED]"}`
+			want := `{"echo":"Bearer [REDACTED]","body":"sent [REDACTED]"}`
 			if got := string(in.Response.Body); got != want {
 				t.Errorf("response body = %q, want %q", got, want)
 			}

@@ -209,15 +209,35 @@ func (r *Redactor) learnInteraction(in *cassettes.Interaction) {
 			}
 		}
 	}
-	if ct := q.Headers.Get("Content-Type"); strings.HasPrefix(strings.ToLower(ct), "application/x-www-form-urlencoded") && !q.Body.IsBinary() {
-		r.learnQuery(strings.TrimSpace(string(q.Body)))
-	}
+	r.learnBody(q.Headers, q.Body)
 	p := &in.Response
 	r.learnHeaders(p.Headers)
 	r.learnHeaders(p.Trailer)
+	r.learnBody(p.Headers, p.Body)
 	if loc := p.Headers.Get("Location"); loc != "" {
 		r.learnURL(loc)
 	}
+}
+
+// learnBody learns the values of a body's credential-named fields (JSON
+// keys, form parameters, multipart fields: secrets.RedactByName).
+func (r *Redactor) learnBody(h http.Header, b cassettes.Body) {
+	if len(b) == 0 || b.IsBinary() {
+		return
+	}
+	_, hidden := secrets.RedactByName(h.Get("Content-Type"), []byte(b))
+	for _, v := range hidden {
+		r.learn(v)
+	}
+}
+
+// byName replaces the values of a body's credential-named fields.
+func byName(h http.Header, b cassettes.Body) cassettes.Body {
+	if len(b) == 0 || b.IsBinary() {
+		return b
+	}
+	out, _ := secrets.RedactByName(h.Get("Content-Type"), []byte(b))
+	return cassettes.Body(out)
 }
 
 // Bytes returns data with every declared value (in any of its encodings)
@@ -281,30 +301,13 @@ func (r *Redactor) URL(raw string) string {
 // query redacts credential-named parameters while keeping the order and
 // encoding of the others byte for byte.
 func (r *Redactor) query(raw string) string {
-	parts := strings.Split(raw, "&")
-	for i, p := range parts {
-		k, _, hasValue := strings.Cut(p, "=")
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
-		}
-		if hasValue && credentialParam(name) {
-			parts[i] = k + "=" + url.QueryEscape(secrets.Redacted)
-		}
-	}
-	return strings.Join(parts, "&")
+	q, _ := secrets.RedactQuery(raw)
+	return q
 }
 
 // credentialParam reports whether a query or form parameter is named like a
-// credential.
-func credentialParam(name string) bool {
-	n := strings.ToLower(strings.ReplaceAll(name, "_", "-"))
-	switch n {
-	case "key", "code", "sig", "auth", "client-secret":
-		return true
-	}
-	return secrets.IsCredentialHeader(n) || strings.Contains(n, "access-token") || strings.HasSuffix(n, "-key")
-}
+// credential: the one list of package secrets (secrets.IsCredentialName).
+func credentialParam(name string) bool { return secrets.IsCredentialName(name) }
 
 // Interaction redacts one captured interaction in place. It is the function
 // to hand to the proxy's Redact hook. A body whose length changes keeps a
@@ -343,7 +346,7 @@ func (r *Redactor) Interaction(in *cassettes.Interaction) {
 		}
 		q.Form = form
 	}
-	if nb := cassettes.Body(r.Bytes(q.Body.Bytes())); nb != q.Body {
+	if nb := cassettes.Body(r.Bytes(byName(q.Headers, q.Body).Bytes())); nb != q.Body {
 		q.Body = nb
 		if q.ContentLength > 0 {
 			q.ContentLength = int64(len(nb))
@@ -356,7 +359,7 @@ func (r *Redactor) Interaction(in *cassettes.Interaction) {
 	}
 	p.Trailer = r.Headers(p.Trailer)
 	p.Status = r.String(p.Status)
-	if nb := cassettes.Body(r.Bytes(p.Body.Bytes())); nb != p.Body {
+	if nb := cassettes.Body(r.Bytes(byName(p.Headers, p.Body).Bytes())); nb != p.Body {
 		p.Body = nb
 		if p.ContentLength > 0 {
 			p.ContentLength = int64(len(nb))

@@ -155,7 +155,7 @@ func (t *Transport) match(r *http.Request, rec cassette.Request) bool {
 		body = b
 		r.Body = io.NopCloser(bytes.NewReader(b))
 	}
-	return string(t.red.Bytes(body)) == rec.Body
+	return string(t.red.Bytes(byName(r.Header, cassettes.Body(body)).Bytes())) == rec.Body
 }
 
 // marshal turns go-vcr's cassette into ours and encodes it; the converted

@@ -42,10 +42,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 	}
 	meta := recorder.Meta{Adapter: name, Recorder: l.Recorder, Now: l.Now}
 	if old.Kind == cassettes.KindCLI {
-		env := map[string]string{}
-		for k, v := range a.Real.Env {
-			env[k], _ = cassettes.Expand(v, lookup)
-		}
+		env := recorder.ExpandEnv(a.Real.Env, lookup)
 		timeout := l.CLITimeout
 		if timeout == 0 {
 			timeout = 10 * time.Minute
@@ -57,10 +54,10 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		if old.Input != nil && len(a.Real.Command) > 0 && old.Input.Command == strings.Join(a.Real.Command, " ") {
 			opts.RealCommand = a.Real.Command
 		}
-		if len(old.Interactions) > 0 {
+		if len(old.Interactions) > 0 || a.Real.BaseURL != "" { // real.env may name the reverse proxy
 			opts.Intercept = l.Intercept
 			if opts.Intercept == nil {
-				opts.Intercept = recorder.ProxyInterceptor(recorder.ProxyConfig{})
+				opts.Intercept = recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: a.Real.BaseURL}) // a cli adapter's engine, or forward
 			}
 		}
 		c, err := recorder.RerecordCLI(ctx, old, opts)

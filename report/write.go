@@ -205,6 +205,7 @@ func leakError(probs []cassettes.Problem) error {
 // atomically.
 func Write(dir string, run *Run, opts Options) error {
 	run = withLocalArtifacts(dir, run)
+	scrubLogs(dir, run, opts.Declared) // the fakes' logs get the cassettes' redaction
 	files, err := render(run, opts)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render reports", Err: err, NextStep: "Report this as a bug in cassette"}

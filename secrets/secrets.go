@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strings"
 )
 
 // Redacted is what a removed credential is replaced with.
@@ -25,6 +24,9 @@ type Pattern struct {
 	// none of them is skipped without running the expression (the scan runs
 	// over every body recorded, so this is its hot path).
 	Literals []string
+	// Group, when not 0, is the submatch that is the secret: only it is
+	// reported and replaced (the name around it stays readable).
+	Group int
 }
 
 // mayMatch reports whether data contains one of the pattern's literals.
@@ -39,16 +41,25 @@ func (p Pattern) mayMatch(data []byte) bool {
 
 // Patterns are the known key formats the scan refuses to let through.
 var Patterns = []Pattern{
-	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
-	{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`), []string{"AKIA", "ASIA", "ABIA", "ACCA"}},
-	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,250}\b`), []string{"xox"}},
-	{"slack-webhook", regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{20,}`), []string{"hooks.slack.com"}},
-	{"anthropic-key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`), []string{"sk-ant-"}},
-	{"openai-key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), []string{"sk-"}},
-	{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), []string{"AIza"}},
-	{"stripe-key", regexp.MustCompile(`\b[rs]k_live_[0-9A-Za-z]{16,}\b`), []string{"k_live_"}},
-	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), []string{"eyJ"}},
-	{"private-key", regexp.MustCompile(`-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----`), []string{"PRIVATE KEY-----"}},
+	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, 0},
+	{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`), []string{"AKIA", "ASIA", "ABIA", "ACCA"}, 0},
+	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,250}\b`), []string{"xox"}, 0},
+	{"slack-webhook", regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{20,}`), []string{"hooks.slack.com"}, 0},
+	{"anthropic-key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`), []string{"sk-ant-"}, 0},
+	{"openai-key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), []string{"sk-"}, 0},
+	{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), []string{"AIza"}, 0},
+	{"stripe-key", regexp.MustCompile(`\b[rs]k_live_[0-9A-Za-z]{16,}\b`), []string{"k_live_"}, 0},
+	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), []string{"eyJ"}, 0},
+	// A whole private key block, any armour (RSA, EC, OPENSSH, ENCRYPTED,
+	// PGP … BLOCK), BEGIN to END; one cut short runs to the end of the text,
+	// and a lone END line (what an older redaction left) is caught too.
+	{"private-key", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)|-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`), []string{"PRIVATE KEY"}, 0},
+	// An AWS secret access key has no prefix of its own: it is found by
+	// the name it is written under (aws_secret_access_key=…,
+	// "SecretAccessKey": "…"); only the value (group 1) is replaced. The
+	// prefilter looks for "ccess" in lower or upper case ("e" of "secret"
+	// is too common a first byte: the scan ran 3x slower).
+	{"aws-secret-access-key", regexp.MustCompile(`(?i)secret[_-]?access[_-]?key["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`), []string{"ccess", "CCESS"}, 1},
 }
 
 // Finding is one credential found in a text.
@@ -71,11 +82,12 @@ func Scan(data []byte, declared map[string]string) []Finding {
 		if !p.mayMatch(data) {
 			continue
 		}
-		for _, loc := range p.Re.FindAllIndex(data, -1) {
-			if bytes.Contains(data[loc[0]:loc[1]], []byte(Redacted)) {
+		for _, loc := range p.Re.FindAllSubmatchIndex(data, -1) {
+			start, end := loc[2*p.Group], loc[2*p.Group+1]
+			if start < 0 || bytes.Contains(data[start:end], []byte(Redacted)) {
 				continue
 			}
-			hits = append(hits, hit{loc[0], p.Name})
+			hits = append(hits, hit{start, p.Name})
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(declared)) {
@@ -123,38 +135,38 @@ func Redact(data []byte, declared map[string]string) []byte {
 	}
 	for _, p := range Patterns {
 		if p.mayMatch(data) {
-			data = p.Re.ReplaceAll(data, []byte(Redacted))
+			data = p.replace(data)
 		}
 	}
 	return data
 }
 
+// replace replaces every match of the pattern (its Group only, when set).
+func (p Pattern) replace(data []byte) []byte {
+	if p.Group == 0 {
+		return p.Re.ReplaceAll(data, []byte(Redacted))
+	}
+	locs := p.Re.FindAllSubmatchIndex(data, -1)
+	if len(locs) == 0 {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	prev := 0
+	for _, loc := range locs {
+		start, end := loc[2*p.Group], loc[2*p.Group+1]
+		if start < 0 {
+			continue
+		}
+		out = append(out, data[prev:start]...)
+		out = append(out, Redacted...)
+		prev = end
+	}
+	return append(out, data[prev:]...)
+}
+
 // RedactString is Redact for strings.
 func RedactString(s string, declared map[string]string) string {
 	return string(Redact([]byte(s), declared))
-}
-
-// credentialHeaders are always redacted, whatever their value.
-var credentialHeaders = map[string]bool{
-	"Authorization": true, "Proxy-Authorization": true, "Cookie": true, "Set-Cookie": true,
-	"X-Api-Key": true, "Api-Key": true, "X-Auth-Token": true, "Private-Token": true,
-	"X-Amz-Security-Token": true, "X-Goog-Api-Key": true,
-}
-
-// IsCredentialHeader reports whether a header carries a credential: the
-// well-known ones and any header named like a token, secret, password or key.
-func IsCredentialHeader(name string) bool {
-	c := http.CanonicalHeaderKey(name)
-	if credentialHeaders[c] {
-		return true
-	}
-	l := strings.ToLower(c)
-	for _, w := range []string{"token", "secret", "password", "passwd", "api-key", "apikey", "session", "signature", "credential"} {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
 }
 
 // RedactHeaders returns a copy of h with credential headers forced to

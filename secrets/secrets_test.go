@@ -18,7 +18,9 @@ var samples = map[string]string{
 	"google-api-key":    "AIza" + strings.Repeat("G", 35),
 	"stripe-key":        "sk_live_" + strings.Repeat("4", 24),
 	"jwt":               "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-	"private-key":       "-----BEGIN RSA PRIVATE KEY-----",
+	"private-key":       "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1234567890abcdefghij\nQWERTYUIOPasdfghjkl0987654321zxcvbnm==\n-----END RSA PRIVATE KEY-----",
+	// Test values, not live keys: the secret half of AWS's documented example pair.
+	"aws-secret-access-key": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
 }
 
 func TestPatterns(t *testing.T) {
@@ -31,8 +33,12 @@ func TestPatterns(t *testing.T) {
 		t.Run(p.Name, func(t *testing.T) {
 			text := []byte("line one\n  token: " + s + " end\n")
 			f := Scan(text, nil)
-			if len(f) == 0 || f[0].Line != 2 || f[0].Column != 10 {
-				t.Fatalf("Scan = %+v, want a finding at 2:10", f)
+			wantCol := 10
+			if p.Group != 0 {
+				wantCol += strings.Index(s, "wJal") // only the value is the secret
+			}
+			if len(f) == 0 || f[0].Line != 2 || f[0].Column != wantCol {
+				t.Fatalf("Scan = %+v, want a finding at 2:%d", f, wantCol)
 			}
 			if !p.mayMatch(text) {
 				t.Errorf("the literal prefilter would skip a real match")
@@ -75,7 +81,7 @@ func TestHeaders(t *testing.T) {
 	if h.Get("Authorization") != "Bearer x" {
 		t.Error("RedactHeaders changed its input")
 	}
-	for name, want := range map[string]bool{"cookie": true, "X-Api-Key": true, "X-Session-Id": true, "Accept": false, "Etag": false} {
+	for name, want := range map[string]bool{"cookie": true, "X-Api-Key": true, "Accept": false, "Etag": false} {
 		if IsCredentialHeader(name) != want {
 			t.Errorf("IsCredentialHeader(%q) = %v", name, !want)
 		}
@@ -115,4 +121,178 @@ func BenchmarkScan(b *testing.B) {
 			Scan(data, map[string]string{"T": "not-present-value"})
 		}
 	})
+}
+
+// TestPrivateKeyBlocks: the whole block goes, BEGIN to END, whatever its
+// armour, also JSON-escaped and cut short; nothing of it is left to scan.
+func TestPrivateKeyBlocks(t *testing.T) {
+	body := "MIIEowIBAAKCAQEAxKeyMaterialLine1abcdefghijklmnop\nZZZsecondLineOfKeyMaterial0123456789==\n"
+	tests := map[string]string{
+		"rsa":       "-----BEGIN RSA PRIVATE KEY-----\n" + body + "-----END RSA PRIVATE KEY-----\n",
+		"pkcs8":     "-----BEGIN PRIVATE KEY-----\n" + body + "-----END PRIVATE KEY-----",
+		"encrypted": "-----BEGIN ENCRYPTED PRIVATE KEY-----\n" + body + "-----END ENCRYPTED PRIVATE KEY-----",
+		"openssh":   "-----BEGIN OPENSSH PRIVATE KEY-----\n" + body + "-----END OPENSSH PRIVATE KEY-----",
+		"ec":        "-----BEGIN EC PRIVATE KEY-----\n" + body + "-----END EC PRIVATE KEY-----",
+		"pgp":       "-----BEGIN PGP PRIVATE KEY BLOCK-----\nComment: x\n\n" + body + "=ABCD\n-----END PGP PRIVATE KEY BLOCK-----",
+		"json":      `{"key":"-----BEGIN RSA PRIVATE KEY-----\n` + strings.ReplaceAll(body, "\n", `\n`) + `-----END RSA PRIVATE KEY-----\n","id":1}`,
+		"cut short": "-----BEGIN RSA PRIVATE KEY-----\n" + body,
+		"lone end":  "ZZZsecondLineOfKeyMaterial0123456789==\n-----END RSA PRIVATE KEY-----",
+	}
+	for name, text := range tests {
+		t.Run(name, func(t *testing.T) {
+			in := []byte("before\n" + text + "\nafter")
+			if len(Scan(in, nil)) == 0 {
+				t.Fatal("Scan found nothing")
+			}
+			red := string(Redact(in, nil))
+			for _, frag := range []string{"KeyMaterial", "PRIVATE KEY"} {
+				if strings.Contains(red, frag) && name != "lone end" {
+					t.Errorf("Redact left %q: %q", frag, red)
+				}
+			}
+			if !strings.HasPrefix(red, "before\n") || (name != "cut short" && !strings.HasSuffix(red, "after")) {
+				t.Errorf("Redact removed more than the block: %q", red)
+			}
+			if got := Scan([]byte(red), nil); len(got) != 0 {
+				t.Errorf("the redacted text still scans dirty: %+v", got)
+			}
+		})
+	}
+	if got := string(Redact([]byte(tests["json"]), nil)); got != `{"key":"[REDACTED]\n","id":1}` {
+		t.Errorf("JSON body = %q", got)
+	}
+}
+
+// TestCredentialNames: one list for headers, parameters and JSON keys,
+// case-insensitive, with _ and - variants; the project can add names.
+func TestCredentialNames(t *testing.T) {
+	yes := []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "api_key", "apiKey", "APIKEY",
+		"X-Auth", "X-Auth-Token", "Ocp-Apim-Subscription-Key", "X-Access-Key", "Private-Token",
+		"X-Amz-Security-Token", "X-Goog-Api-Key", "client_secret", "clientSecret", "Client-Secret", "password", "Password",
+		"pass", "pwd", "passwd", "token", "access_token", "accessToken", "refresh_token", "id_token", "aws_secret_access_key",
+		"SecretAccessKey", "private_key", "password_confirmation", "X-Hub-Signature", "X-Hub-Signature-256", "token_2", "key", "session"}
+	no := []string{"Accept", "Content-Type", "Etag", "Idempotency-Key", "Sec-Websocket-Key", "token_type", "secret_name",
+		"Www-Authenticate", "author", "id", "name", "bypass", "X-Request-Id", "Keep-Alive", "expires_in", "monkey", "session_id", "X-Session-Id", "token_type_2", "256", "-"}
+	for _, n := range yes {
+		if !IsCredentialName(n) {
+			t.Errorf("IsCredentialName(%q) = false", n)
+		}
+	}
+	for _, n := range no {
+		if IsCredentialName(n) {
+			t.Errorf("IsCredentialName(%q) = true", n)
+		}
+	}
+	t.Cleanup(func() { SetExtraNames(nil) })
+	SetExtraNames([]string{"X-Tenant-Pin", "membership_number"})
+	for _, n := range []string{"x_tenant_pin", "X-TENANT-PIN", "membershipNumber", "Membership-Number"} {
+		if !IsCredentialName(n) {
+			t.Errorf("added name: IsCredentialName(%q) = false", n)
+		}
+	}
+}
+
+func TestRedactByName(t *testing.T) {
+	tests := []struct {
+		name, ct, in, want string
+		hidden             []string
+	}{
+		{"json keys at any depth", "application/json",
+			`{"client_secret": "cs1", "user": {"password":"p2", "name":"bob"}, "token_type":"bearer", "n": 3}`,
+			`{"client_secret": "[REDACTED]", "user": {"password":"[REDACTED]", "name":"bob"}, "token_type":"bearer", "n": 3}`,
+			[]string{"cs1", "p2"}},
+		{"json array under a credential key, escaped strings", "application/vnd.api+json",
+			`[{"tokens":["a\"1","b2"],"access_token":"x\u0041y"}]`,
+			`[{"tokens":["[REDACTED]","[REDACTED]"],"access_token":"[REDACTED]"}]`, []string{`a"1`, "b2", "xAy"}},
+		{"ndjson stream", "application/x-ndjson", "{\"token\":\"t1\"}\n{\"token\":\"t2\"}\n",
+			"{\"token\":\"[REDACTED]\"}\n{\"token\":\"[REDACTED]\"}\n", []string{"t1", "t2"}},
+		{"a broken line does not stop the stream", "application/x-ndjson", "{\"x\":\"cut\n{\"token\":\"t3\"}\n",
+			"{\"x\":\"cut\n{\"token\":\"[REDACTED]\"}\n", []string{"t3"}},
+		{"json sniffed without a type", "", `{"pwd":"zz"}`, `{"pwd":"[REDACTED]"}`, []string{"zz"}},
+		{"cut short json keeps the redacted prefix", "application/json", `{"secret":"s1","x":"unterminated`,
+			`{"secret":"[REDACTED]","x":"unterminated`, []string{"s1"}},
+		{"form", "application/x-www-form-urlencoded", "grant_type=password&password=p%40ss&client_secret=c1&u=bob",
+			"grant_type=password&password=%5BREDACTED%5D&client_secret=%5BREDACTED%5D&u=bob", []string{"p@ss", "p%40ss", "c1", "c1"}},
+		{"multipart", "multipart/form-data; boundary=XyZ",
+			"--XyZ\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nbob\r\n--XyZ\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nmp-secret\r\n--XyZ\r\nContent-Disposition: form-data; name=\"token\"; filename=\"t.txt\"\r\n\r\nfile\r\n--XyZ--\r\n",
+			"--XyZ\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nbob\r\n--XyZ\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\n[REDACTED]\r\n--XyZ\r\nContent-Disposition: form-data; name=\"token\"; filename=\"t.txt\"\r\n\r\nfile\r\n--XyZ--\r\n",
+			[]string{"mp-secret"}},
+		{"plain text untouched", "text/plain", "password: x", "password: x", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, hidden := RedactByName(tt.ct, []byte(tt.in))
+			if string(got) != tt.want {
+				t.Errorf("body\n got %s\nwant %s", got, tt.want)
+			}
+			if strings.Join(hidden, "|") != strings.Join(tt.hidden, "|") {
+				t.Errorf("hidden = %q, want %q", hidden, tt.hidden)
+			}
+			again, more := RedactByName(tt.ct, got)
+			if string(again) != string(got) || len(more) != 0 {
+				t.Errorf("not idempotent: %s %q", again, more)
+			}
+		})
+	}
+}
+
+// FuzzRedactByName: whatever the body, redaction by name never panics,
+// is idempotent, and leaves no value it reported hidden under a JSON key.
+func FuzzRedactByName(f *testing.F) {
+	f.Add("application/json", []byte(`{"password":"p","a":[{"token":"t"}]}`))
+	f.Add("application/x-www-form-urlencoded", []byte("a=1&secret=2"))
+	f.Add("multipart/form-data; boundary=b", []byte("--b\r\nContent-Disposition: form-data; name=\"pwd\"\r\n\r\nv\r\n--b--\r\n"))
+	f.Fuzz(func(t *testing.T, ct string, body []byte) {
+		out, _ := RedactByName(ct, body)
+		again, _ := RedactByName(ct, out)
+		if !bytes.Equal(out, again) {
+			t.Fatalf("not idempotent:\n%q\n%q", out, again)
+		}
+	})
+}
+
+// FuzzCredentialName: the allocation-free split of ASCII names agrees with
+// the general one (nameParts) on every name.
+func FuzzCredentialName(f *testing.F) {
+	for _, s := range []string{"X-Api-Key", "clientSecret", "XMLHttpToken", "aws_secret_access_key", "key", "", "--", "Émile-token"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		var buf [64]byte
+		compact, last, prev, ok := splitASCII(name, buf[:0])
+		if !ok {
+			return
+		}
+		parts := nameParts(name)
+		if got, want := string(compact), strings.Join(parts, ""); got != want {
+			t.Fatalf("compact %q, want %q", got, want)
+		}
+		if len(parts) == 0 {
+			return
+		}
+		wantPrev := ""
+		if len(parts) > 1 {
+			wantPrev = parts[len(parts)-2]
+		}
+		if string(compact[last:]) != parts[len(parts)-1] || string(compact[prev:last]) != wantPrev {
+			t.Fatalf("last %q prev %q, want %q %q", compact[last:], compact[prev:last], parts[len(parts)-1], wantPrev)
+		}
+	})
+}
+
+// BenchmarkRedactByName measures redaction by name over a key-dense 1 MiB
+// JSON body with no credential in it (the common case: every recorded JSON
+// body goes through it).
+func BenchmarkRedactByName(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString("[")
+	for buf.Len() < 1<<20 {
+		buf.WriteString(`{"id":"b1e2","login":"octocat","url":"https://api.github.com/users/octocat","site_admin":false},`)
+	}
+	buf.WriteString(`{"id":1}]`)
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		RedactByName("application/json", data)
+	}
 }

@@ -464,3 +464,43 @@ func TestTimedOutFakeLeaksNothing(t *testing.T) {
 		t.Fatalf("report.jsonl is empty or holds the credential")
 	}
 }
+
+// TestCLIFakeIgnoresRecordedHTTP verifies a CLI cassette that also holds
+// the HTTP the real command made underneath (as docker's do): the fake
+// prints its own id where the real command printed the engine's, and the
+// id numbering of the output must not start after the recorded HTTP's.
+func TestCLIFakeIgnoresRecordedHTTP(t *testing.T) {
+	realID := strings.Repeat("d9ecda70", 8)
+	cfg := &cassettes.Config{Dir: t.TempDir(), Order: []string{"docker"}, Adapters: map[string]*cassettes.Adapter{
+		"docker": {Kind: cassettes.KindCLI, Normalizers: []string{"sha:full"}, Fake: cassettes.Fake{Command: []string{"fake-docker"}}}}}
+	c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "docker", Scenario: "import", Kind: cassettes.KindCLI,
+		Path:   "cassettes/docker/import.yaml",
+		Input:  &cassettes.Input{Command: "docker", Args: []string{"import", "rootfs.tar.gz"}},
+		Output: &cassettes.Output{Stdout: cassettes.Body("sha256:" + realID + "\n")},
+		Interactions: []cassettes.Interaction{{
+			Request:  cassettes.Request{Method: "POST", URL: "http://localhost/v1.41/images/create?fromSrc=-"},
+			Response: cassettes.Response{Code: 200, Body: cassettes.Body(`{"status":"sha256:` + realID + `"}`)}}}}
+	for _, tc := range []struct {
+		name, printed string
+		pass          bool
+	}{{"the fake's own id", strings.Repeat("0123abcd", 8), true}, {"no id", "nothing", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := func(context.Context, verify.Invocation) (cassettes.Output, error) {
+				return cassettes.Output{Stdout: cassettes.Body("sha256:" + tc.printed + "\n")}, nil
+			}
+			cases, err := verify.Plan(cfg, []*cassettes.Cassette{c}, verify.Selection{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: normalize.Builtins(),
+				CLI: map[string]verify.CLITarget{"docker": fake}})
+			if o.Err != nil {
+				t.Fatal(o.Err)
+			}
+			r := o.Results[0]
+			if (r.Status == report.StatusPass) != tc.pass {
+				t.Fatalf("status %s, want pass=%v: %s\n%s", r.Status, tc.pass, r.Message, r.Explain)
+			}
+		})
+	}
+}

@@ -21,6 +21,7 @@ func loadProject(g *globals) (*project, error) {
 	if err != nil {
 		return nil, err
 	}
+	secrets.SetExtraNames(cfg.Redact.Names) // redact.names: for every redaction of this run
 	return &project{cfg: cfg, normalizers: reg}, nil
 }
 

@@ -23,6 +23,7 @@ type proxyOptions struct {
 	allowRemote, replayable, latency, ignoreHost     bool
 	matchHeaders                                     []string
 	matchBody                                        string
+	maxRequestBody                                   int64
 }
 
 func newProxyCmd(stdio *IO, g *globals) *cobra.Command {
@@ -57,7 +58,7 @@ the rest).`,
 	f.StringVar(&o.mode, "mode", "replay", "record, replay, passthrough, record-once or replay-with-new-episodes")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "address to listen on (loopback unless --allow-non-loopback)")
 	f.BoolVar(&o.allowRemote, "allow-non-loopback", false, "allow a non-loopback --listen address (the proxy then serves anyone who can reach it)")
-	f.StringVar(&o.upstream, "upstream", "", "reverse-proxy to this base URL instead of being a forward proxy")
+	f.StringVar(&o.upstream, "upstream", "", "reverse-proxy to this base URL (http, https, or unix:///path for a unix socket) instead of being a forward proxy")
 	f.StringVar(&o.cassette, "cassette", "", "cassette file (record) or file or directory (replay)")
 	f.StringVar(&o.adapter, "adapter", "", "adapter whose credentials are redacted (default: from the cassette path)")
 	f.StringVar(&o.caDir, "ca-dir", "", "CA directory (default $CASSETTE_CA_DIR or the user config dir)")
@@ -65,7 +66,8 @@ the rest).`,
 	f.StringVar(&o.matchBody, "match-body", "raw", "request body matching: raw, json or ignore")
 	f.BoolVar(&o.ignoreHost, "ignore-host", false, "match recorded requests whatever their scheme and host")
 	f.BoolVar(&o.replayable, "replayable", false, "serve the last response again once a sequence is used up")
-	f.BoolVar(&o.latency, "latency", false, "replay with the recorded latency")
+	f.BoolVar(&o.latency, "latency", false, "replay with the recorded latency; a recorded stream (SSE, NDJSON) event by event, at the recorded times")
+	f.Int64Var(&o.maxRequestBody, "max-request-body", proxy.DefaultMaxRequestBody, "largest request body (bytes) the proxy buffers to record or match; a larger one is answered 413")
 	return cmd
 }
 
@@ -107,7 +109,8 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	redactor := recorder.NewRedactor(recorder.Credentials(credNames, nil))
 	opts := proxy.RunOptions{Options: proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
 		Match:           proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost},
-		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err}}
+		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err,
+		MaxRequestBody: o.maxRequestBody}}
 	if o.upstream == "" {
 		dir := o.caDir
 		if dir == "" {

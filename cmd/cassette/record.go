@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -22,7 +23,7 @@ type recordOptions struct {
 	adapter, scenario string
 	baseURL           string
 	timeout           time.Duration
-	quiet             bool
+	quiet, mutating   bool
 }
 
 func newRecordCmd(stdio *IO, g *globals) *cobra.Command {
@@ -56,6 +57,7 @@ Ctrl-C stops the command; what it recorded is saved.`,
 	f.StringVar(&o.baseURL, "base-url", "", "override the adapter's real.base_url")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a recorded command that runs longer")
 	f.BoolVar(&o.quiet, "quiet", false, "do not echo the command's output")
+	f.BoolVar(&o.mutating, "mutating", false, "mark the cassette as changing the real service: refresh does not re-run it")
 	_ = cmd.MarkFlagRequired("adapter")
 	return cmd
 }
@@ -95,10 +97,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		return cassettes.Errorf(cassettes.EUsage, "cassette record --adapter "+o.adapter+" --scenario NAME -- "+strings.Join(command, " "),
 			"--scenario is required when recording a command")
 	}
-	env := map[string]string{}
-	for k, v := range a.Real.Env {
-		env[k], _ = cassettes.Expand(v, nil)
-	}
+	env := recorder.ExpandEnv(a.Real.Env, nil)
 	// Ctrl-C reaches the child (same process group); record keeps running
 	// to save what the child did before it stopped.
 	sigs := make(chan os.Signal, 1)
@@ -109,7 +108,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read standard input", Err: err, NextStep: "cassette record ... < input-file"}
 	}
 	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
-		Credentials: a.Real.Credentials, Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{}), Timeout: o.timeout}
+		Credentials: a.Real.Credentials, Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL)}), Timeout: o.timeout}
 	if !o.quiet {
 		opts.Stdout, opts.Stderr = stdio.Err, stdio.Err
 	}
@@ -124,6 +123,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		c.Input.Command = strings.Join(a.Real.Command, " ")
 		c.Input.Args = append([]string(nil), command[n:]...)
 	}
+	c.Mutating = o.mutating
 	if a.Kind == cassettes.KindHTTP {
 		c.Kind, c.Input, c.Output = cassettes.KindHTTP, nil, nil
 		if len(c.Interactions) == 0 {
@@ -218,4 +218,15 @@ func pipedInput(in io.Reader) ([]byte, error) {
 		return nil, nil
 	}
 	return io.ReadAll(f)
+}
+
+// cliUpstream is the base URL a cli adapter's command reaches its server
+// at (--base-url, else real.base_url): its HTTP is then recorded through a
+// reverse proxy in front of it. "" (any http adapter, or none declared)
+// records through the forward proxy.
+func cliUpstream(a *cassettes.Adapter, override string) string {
+	if a.Kind != cassettes.KindCLI {
+		return ""
+	}
+	return cmp.Or(override, a.Real.BaseURL)
 }

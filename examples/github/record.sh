@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# record.sh: record every gh cassette with the real gh CLI (Debian's gh)
+# against a recording of GitHub's REST API: @octokit/fixtures (installed by
+# `npm ci` in ./upstream, pinned by its package-lock.json), served by
+# ./upstream on loopback. Each cassette holds what gh printed, its exit code
+# and the HTTP it made, through cassette's proxy.
+#
+#   sudo apt-get install gh nodejs npm && (cd upstream && npm ci)
+#   ./record.sh
+#
+# GITHUB_UPSTREAM=http://… records against an upstream already running (then
+# none is started). CASSETTE names the cassette binary (default: built from
+# this checkout).
+set -euo pipefail
+cd "$(dirname "$0")"
+if [ -z "${CASSETTE:-}" ]; then
+  (cd ../.. && go build -o examples/github/.cassette/bin/cassette ./cmd/cassette)
+  CASSETTE=$PWD/.cassette/bin/cassette
+fi
+command -v gh >/dev/null || { echo "gh is not installed: sudo apt-get install gh" >&2; exit 3; }
+work=$(mktemp -d)
+up_pid=
+cleanup() {
+  if [ -n "$up_pid" ]; then kill "$up_pid" 2>/dev/null; wait "$up_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+up=${GITHUB_UPSTREAM:-}
+if [ -z "$up" ]; then
+  [ -d upstream/node_modules/@octokit/fixtures ] || { echo "the fixtures are not installed: (cd upstream && npm ci)" >&2; exit 3; }
+  go build -o .cassette/bin/upstream ./upstream
+  .cassette/bin/upstream >"$work/upstream.out" 2>&1 &
+  up_pid=$!
+  for _ in $(seq 100); do grep -q 'listening on' "$work/upstream.out" && break; sleep 0.1; done
+  up=$(sed -n 's/.*listening on //p' "$work/upstream.out")
+  [ -n "$up" ] || { cat "$work/upstream.out" >&2; exit 3; }
+fi
+# The recorded API takes any token; the variable must be set all the same
+# (it is the adapter's credential, scrubbed from everything recorded).
+export GH_TOKEN=${GH_TOKEN:-recorded-fixtures-take-any-token}
+
+rec() { "$CASSETTE" record --quiet --base-url "$up" --adapter gh --scenario "$@"; }
+rec repo            -- gh api repos/octokit-fixture-org/hello-world --jq '.full_name, .default_branch, .private, .owner.login'
+rec org             -- gh api orgs/octokit-fixture-org --jq '.login, .type, .public_repos'
+rec issues-paginate -- gh api --paginate 'repos/octokit-fixture-org/paginate-issues/issues?per_page=3' --jq '.[] | "\(.number) \(.title)"'
+rec search-issues   -- gh api -X GET search/issues -f q='sesame repo:octokit-fixture-org/search-issues' --jq '.total_count, .items[].title'
+rec label-invalid   -- gh api -X POST repos/octokit-fixture-org/errors/labels -f name=foo -f color=invalid

@@ -1,0 +1,203 @@
+package secrets
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/url"
+	"strings"
+)
+
+// maxFieldBytes bounds one multipart field read to find a credential's
+// value: a credential is short, a bigger part is a file.
+const maxFieldBytes = 64 << 10
+
+// RedactByName replaces, in a body, the values of fields named like a
+// credential (IsCredentialName): JSON object keys (any depth, every value
+// of a JSON stream such as NDJSON), form-urlencoded parameters and
+// multipart/form-data fields. The body is changed only where a value is
+// replaced, so its other bytes (key order, spacing) stay as recorded. It
+// returns the new body and the values it replaced (their decoded text), so
+// that a caller can scrub them wherever else they appear. contentType picks
+// the format; a body that starts like JSON is read as JSON whatever it says.
+// Input that does not parse is left as it is from the point it stops
+// parsing.
+func RedactByName(contentType string, body []byte) ([]byte, []string) {
+	if len(body) == 0 {
+		return body, nil
+	}
+	mt, params, _ := mime.ParseMediaType(contentType)
+	switch {
+	case mt == "application/x-www-form-urlencoded":
+		q, hidden := RedactQuery(string(body))
+		return []byte(q), hidden
+	case mt == "multipart/form-data" && params["boundary"] != "":
+		return redactMultipart(body, params["boundary"])
+	case strings.Contains(mt, "json") || looksJSON(body):
+		return redactJSON(body)
+	}
+	return body, nil
+}
+
+func looksJSON(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+}
+
+// RedactQuery replaces the values of credential-named parameters of a
+// query string or form body with [REDACTED] (percent-encoded), keeping the
+// order and encoding of the others byte for byte. It returns the values
+// it replaced, decoded.
+func RedactQuery(raw string) (string, []string) {
+	if raw == "" {
+		return raw, nil
+	}
+	var hidden []string
+	parts := strings.Split(raw, "&")
+	for i, p := range parts {
+		k, v, hasValue := strings.Cut(p, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if !hasValue || !IsCredentialName(name) || v == url.QueryEscape(Redacted) {
+			continue
+		}
+		if dv, err := url.QueryUnescape(v); err == nil {
+			hidden = append(hidden, dv)
+		}
+		hidden = append(hidden, v)
+		parts[i] = k + "=" + url.QueryEscape(Redacted)
+	}
+	return strings.Join(parts, "&"), hidden
+}
+
+// redactJSON replaces the string values under credential-named keys, and
+// the strings of an array there. It scans the bytes instead of decoding
+// them (a string followed by ':' is a key), so that it runs at memory
+// speed over large bodies, reads JSON streams and documents cut short
+// alike, and never fails.
+func redactJSON(body []byte) ([]byte, []string) {
+	var (
+		out    []byte
+		hidden []string
+		prev   int
+	)
+	replace := func(start, end int) {
+		var v string
+		if json.Unmarshal(body[start:end], &v) != nil || v == Redacted {
+			return
+		}
+		hidden = append(hidden, v)
+		if out == nil {
+			out = make([]byte, 0, len(body))
+		}
+		out = append(out, body[prev:start]...)
+		out = append(out, `"`+Redacted+`"`...)
+		prev = end
+	}
+	for i := 0; i < len(body); {
+		if body[i] != '"' {
+			i++
+			continue
+		}
+		end := stringEnd(body, i)
+		if end < 0 {
+			i++ // not a string (a line cut short): read on from the next quote
+			continue
+		}
+		j := skipSpace(body, end)
+		if j >= len(body) || body[j] != ':' || !credentialKey(body[i:end]) {
+			i = end
+			continue
+		}
+		v := skipSpace(body, j+1)
+		i = v
+		switch {
+		case v < len(body) && body[v] == '"':
+			if e := stringEnd(body, v); e > 0 {
+				replace(v, e)
+				i = e
+			}
+		case v < len(body) && body[v] == '[': // an array of strings
+			for k := skipSpace(body, v+1); k < len(body) && body[k] == '"'; {
+				e := stringEnd(body, k)
+				if e < 0 {
+					break
+				}
+				replace(k, e)
+				i = e
+				if k = skipSpace(body, e); k < len(body) && body[k] == ',' {
+					k = skipSpace(body, k+1)
+				}
+			}
+		}
+	}
+	if out == nil {
+		return body, nil
+	}
+	return append(out, body[prev:]...), hidden
+}
+
+// stringEnd returns the index after the closing quote of the JSON string
+// that starts at body[i], or -1 when it does not end.
+func stringEnd(body []byte, i int) int {
+	for j := i + 1; j < len(body); j++ {
+		switch body[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		case '\n':
+			return -1 // not a JSON string
+		}
+	}
+	return -1
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// credentialKey reports whether a quoted JSON key is credential-named.
+func credentialKey(quoted []byte) bool {
+	raw := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return IsCredentialName(string(raw))
+	}
+	var k string
+	return json.Unmarshal(quoted, &k) == nil && IsCredentialName(k)
+}
+
+// redactMultipart replaces the values of credential-named form fields (not
+// files) of a multipart/form-data body.
+func redactMultipart(body []byte, boundary string) ([]byte, []string) {
+	var hidden []string
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	for {
+		part, err := mr.NextRawPart()
+		if err != nil {
+			break // io.EOF, or a malformed body: keep what was found
+		}
+		if part.FileName() != "" || !IsCredentialName(part.FormName()) {
+			continue
+		}
+		v, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+		if (err != nil && !errors.Is(err, io.EOF)) || len(v) == 0 || len(v) > maxFieldBytes || string(v) == Redacted {
+			continue
+		}
+		hidden = append(hidden, string(v))
+		// The value sits between the part's blank line and the next
+		// boundary: replace it there.
+		from := []byte("\r\n\r\n" + string(v) + "\r\n--" + boundary)
+		to := []byte("\r\n\r\n" + Redacted + "\r\n--" + boundary)
+		body = bytes.ReplaceAll(body, from, to) // another field with the same value is the same secret
+	}
+	return body, hidden
+}

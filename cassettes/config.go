@@ -74,6 +74,15 @@ type Real struct {
 	Headers     map[string]string `yaml:"headers,omitempty"`
 	Env         map[string]string `yaml:"env,omitempty"`
 	Dir         string            `yaml:"dir,omitempty"`
+	// CAFile, ClientCert, ClientKey and InsecureSkipVerify configure TLS
+	// to the real service (see the recorder's upstream options): a private
+	// CA's PEM file trusted on top of the system roots, a client
+	// certificate and key for mTLS (read in place, never copied), and an
+	// explicit opt-out of certificate checks that warns on every run.
+	CAFile             string `yaml:"ca_file,omitempty"`
+	ClientCert         string `yaml:"client_cert,omitempty"`
+	ClientKey          string `yaml:"client_key,omitempty"`
+	InsecureSkipVerify bool   `yaml:"insecure_skip_verify,omitempty"`
 }
 
 // Fake is how to reach or start the fake.

@@ -43,6 +43,9 @@ const (
 	EPushRejected    Reason = "E_PUSH_REJECTED"
 	EIO              Reason = "E_IO"
 	EInterrupted     Reason = "E_INTERRUPTED" // stopped by SIGINT/SIGTERM before it finished
+	ERealTLS         Reason = "E_REAL_TLS"    // the real side's TLS failed: certificate not trusted, wrong name, expired
+	ERealDNS         Reason = "E_REAL_DNS"    // the real side's host name does not resolve
+	ERealReset       Reason = "E_REAL_RESET"  // the real side closed or reset the connection mid-exchange
 	// exit 1: test failure
 	ETestFailed        Reason = "E_TEST_FAILED"
 	EContractDrift     Reason = "E_CONTRACT_DRIFT"
@@ -65,6 +68,7 @@ var reasonExit = map[Reason]Exit{
 	ETimeout: ExitInfra, ERateLimit: ExitInfra, EProvider5xx: ExitInfra,
 	EFakeUnavailable: ExitInfra, ERealUnreachable: ExitInfra, EForge: ExitInfra,
 	EPushRejected: ExitInfra, EIO: ExitInfra, EInterrupted: ExitInfra,
+	ERealTLS: ExitInfra, ERealDNS: ExitInfra, ERealReset: ExitInfra,
 	ETestFailed: ExitFail, EContractDrift: ExitFail, EFakeError: ExitFail,
 	EQuarantineExpired: ExitFail, EReplayMiss: ExitFail, EEscalated: ExitFail,
 	ERealDrift: ExitFail, EFakeDrift: ExitFail,
@@ -117,8 +121,10 @@ func (p Problem) Location() string {
 // String renders the problem on one line for a terminal or a log.
 func (p Problem) String() string {
 	var b strings.Builder
-	b.WriteString(p.Location())
-	b.WriteString(": ")
+	if p.File != "" || p.Line > 0 { // a flag or an argument has no file: no made-up location
+		b.WriteString(p.Location())
+		b.WriteString(": ")
+	}
 	if p.Field != "" {
 		b.WriteString(p.Field)
 		b.WriteString(": ")

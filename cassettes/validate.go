@@ -119,6 +119,9 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 		}
 		p := Problem{File: path, Field: field, Line: line(field)}
 		val := fmt.Sprint(fe.Value())
+		// A number that is 0 was absent (no rule here allows an explicit 0):
+		// it is reported as missing, never as "`0` is …".
+		absent := val == "0" && fe.Kind() >= reflect.Int && fe.Kind() <= reflect.Float64
 		switch fe.Tag() {
 		case "required":
 			p.Message = "is required"
@@ -179,6 +182,9 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 		default:
 			p.Message = fmt.Sprintf("failed the `%s` check", fe.Tag())
 		}
+		if absent {
+			p.Message = "is missing"
+		}
 		out = append(out, p)
 	}
 	return out
@@ -188,7 +194,7 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 // cross-field rules that tags cannot say.
 type cassetteRules struct {
 	Cassette     int               `yaml:"cassette" validate:"omitempty,max=1"`
-	Version      int               `yaml:"version" validate:"eq=2"`
+	Version      int               `yaml:"version" validate:"required_if=Kind http,omitempty,eq=2"` // go-vcr's: HTTP cassettes only; absent is never "0"
 	Adapter      string            `yaml:"adapter" validate:"required,adaptername,adapter"`
 	Scenario     string            `yaml:"scenario" validate:"required,scenarioname"`
 	Kind         Kind              `yaml:"kind" validate:"required,oneof=http cli"`

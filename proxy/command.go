@@ -89,7 +89,10 @@ func WriteCAInfo(w io.Writer, ca *CA) error {
 	fmt.Fprintf(&b, "sha256:      %s\n\n", ca.Fingerprint())
 	b.WriteString("cassette record sets these for the command it runs. To use the proxy by hand\n")
 	b.WriteString("(cassette proxy --mode record), export them in the client's shell:\n\n")
+	// curl reads only the lower-case http_proxy for plain HTTP (the upper
+	// case is ignored, for CGI's sake): both spellings, as record sets them.
 	fmt.Fprintf(&b, "  export HTTPS_PROXY=http://127.0.0.1:PORT HTTP_PROXY=http://127.0.0.1:PORT NO_PROXY=\n")
+	fmt.Fprintf(&b, "  export https_proxy=http://127.0.0.1:PORT http_proxy=http://127.0.0.1:PORT no_proxy=\n")
 	for _, v := range CAEnvVars {
 		fmt.Fprintf(&b, "  export %s=%s\n", v, ca.CertFile())
 	}
@@ -113,12 +116,17 @@ type RunOptions struct {
 	// ShutdownTimeout bounds the wait for responses still being recorded
 	// (default 10s).
 	ShutdownTimeout time.Duration
+	// Again is the command that records again, for the next step of a
+	// recording refused because the real service failed during it.
+	Again string
 }
 
 // Run is `cassette proxy`: it starts the proxy, prints where it listens and
 // how to point a client at it, serves until ctx ends (the command cancels
 // ctx on SIGINT/SIGTERM), then stops, waits for interactions still being
-// recorded, and hands them to Save. A clean stop returns nil (exit 0).
+// recorded, and hands them to Save. A clean stop returns nil (exit 0). A
+// recording during which the real service failed (see Failures) is not
+// saved: Run returns FailureError (exit 3).
 func Run(ctx context.Context, w io.Writer, opts RunOptions) error {
 	p, err := New(opts.Options)
 	if err != nil {
@@ -149,6 +157,9 @@ func Run(ctx context.Context, w io.Writer, opts RunOptions) error {
 	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	shutErr := p.Shutdown(sctx)
+	if fails := p.Failures(); recording(p.Mode()) && len(fails) > 0 {
+		return FailureError(fails, opts.Again)
+	}
 	its := p.Interactions()
 	if opts.Save != nil && len(its) > 0 {
 		if err := opts.Save(its); err != nil {

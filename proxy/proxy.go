@@ -105,9 +105,11 @@ type Options struct {
 	// on the incoming request too (with an empty response) before matching.
 	// It is called concurrently.
 	Redact func(*cassettes.Interaction)
-	// Transport reaches the upstream (tests set RootCAs for a self-signed
-	// upstream). It is cloned; its Proxy is cleared so the proxy never loops
-	// through itself, and compression is not requested (see the package doc).
+	// Transport reaches the upstream (Upstream.Transport builds one with the
+	// user's TLS settings and corporate proxy; tests set RootCAs for a
+	// self-signed upstream). It is cloned; its Proxy is kept (never used to
+	// reach this proxy itself), and compression is not requested (see the
+	// package doc).
 	Transport *http.Transport
 	// SimulateLatency delays each replayed response by its recorded
 	// duration, and serves a recorded stream (SSE, NDJSON) event by event at
@@ -156,6 +158,13 @@ type Proxy struct {
 	// learned is the session's scrub list: values the built-in redaction
 	// hid because of a header's name.
 	learned learned
+
+	// fails are the upstream failures seen (see Failures).
+	fails failures
+	// origin is the one recorded host a replaying forward proxy serves
+	// origin-form requests from; hosts are all the recorded hosts.
+	origin *url.URL
+	hosts  []string
 
 	srv   *http.Server
 	ln    *trackingListener
@@ -218,11 +227,13 @@ func New(opts Options) (*Proxy, error) {
 			NextStep: "cassette ca init"}
 	}
 	p.idx = newIndex(opts.Cassettes, opts.Match)
+	p.origin, p.hosts = replayOrigin(p.mode, p.upstream, opts.Cassettes)
 	p.tr = upstreamTransport(opts.Transport)
 	if p.socket != "" {
 		dialUnix(p.tr, p.socket)
 	}
 	p.gp = p.newGoproxy()
+	p.chainUpstream()
 	if p.upstream != nil {
 		p.handler = p.streaming(http.HandlerFunc(p.serveReverse))
 	} else {
@@ -307,7 +318,8 @@ func upstreamTransport(t *http.Transport) *http.Transport {
 			MaxIdleConns:          256,
 		}
 	}
-	tr.Proxy = nil // never loop through HTTPS_PROXY, which may point at us
+	// tr.Proxy is the caller's corporate proxy, if any (see chainUpstream);
+	// the default transport dials directly.
 	tr.DisableCompression = true
 	tr.ForceAttemptHTTP2 = true
 	if tr.MaxIdleConnsPerHost == 0 {
@@ -359,6 +371,9 @@ func (p *Proxy) logf(format string, args ...any) {
 }
 
 func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
+	if p.frontDoor(w, r) {
+		return
+	}
 	w.Header().Set(MissHeader, "not-a-proxy-request")
 	http.Error(w, "cassette: this is a forward proxy; send absolute-URL requests (HTTPS_PROXY="+p.URL()+
 		") or start it with --upstream URL to use it as a reverse proxy", http.StatusBadRequest)
@@ -367,15 +382,21 @@ func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
 // serveReverse is the reverse-proxy front door: origin-form requests are
 // rewritten onto the upstream base URL and go through the same pipeline.
 func (p *Proxy) serveReverse(w http.ResponseWriter, r *http.Request) {
+	p.serveAt(p.upstream, w, r)
+}
+
+// serveAt rewrites an origin-form request onto the base URL upstream and
+// serves it through the pipeline.
+func (p *Proxy) serveAt(upstream *url.URL, w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodConnect {
-		http.Error(w, "cassette: this is a reverse proxy for "+p.upstream.String()+"; CONNECT is not supported", http.StatusMethodNotAllowed)
+		http.Error(w, "cassette: this is a reverse proxy for "+upstream.String()+"; CONNECT is not supported", http.StatusMethodNotAllowed)
 		return
 	}
-	u := *p.upstream
-	base := strings.TrimSuffix(p.upstream.Path, "/")
+	u := *upstream
+	base := strings.TrimSuffix(upstream.Path, "/")
 	u.Path = base + r.URL.Path
 	if r.URL.RawPath != "" {
-		u.RawPath = strings.TrimSuffix(p.upstream.EscapedPath(), "/") + r.URL.EscapedPath()
+		u.RawPath = strings.TrimSuffix(upstream.EscapedPath(), "/") + r.URL.EscapedPath()
 	} else {
 		u.RawPath = ""
 	}
@@ -495,9 +516,10 @@ func (p *Proxy) upstreamFailure(req *http.Request, err error) *http.Response {
 	// messages show the URL without its query.
 	u := secrets.RedactString(shownURL(req.URL.String()), p.secrets())
 	msg := secrets.RedactString(strings.ReplaceAll(err.Error(), req.URL.String(), u), p.secrets())
-	p.logf("upstream failed: %s %s: %s", req.Method, u, msg)
+	f := p.failed(req, err, 0, "")
+	p.logf("upstream failed: %s %s: [%s] %s", req.Method, u, f.Reason, msg)
 	resp := p.synthetic(req, http.StatusBadGateway,
-		fmt.Sprintf("cassette: the upstream did not answer %s %s: %s\nnext step: check that the service is reachable, then retry\n", req.Method, u, msg))
+		fmt.Sprintf("cassette: the upstream did not answer %s %s: [%s] %s: %s\nnext step: check that the service is reachable, then retry\n", req.Method, u, f.Reason, f.Class, msg))
 	resp.Header.Set(MissHeader, "upstream")
 	return resp
 }
@@ -586,6 +608,7 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 			p.end()
 			return p.upstreamFailure(req, err), nil
 		}
+		p.failingStatus(req, resp)
 		// goproxy rewrites the response after this returns (Proto, framing):
 		// snapshot what is recorded now.
 		it := cassettes.Interaction{Request: rec, Response: cassettes.Response{
@@ -596,7 +619,7 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 			Duration: cassettes.Duration(p.now().Sub(start)),
 		}}
 		clock := p.newEventClock(resp, start) // nil unless a stream (pace.go)
-		resp.Body = &captureBody{rc: resp.Body, clock: clock, done: func(b []byte, complete bool) {
+		resp.Body = &captureBody{rc: resp.Body, clock: clock, fail: func(err error) { p.failed(req, err, 0, "") }, done: func(b []byte, complete bool) {
 			// All the announced bytes, or none due (HEAD, 204, 304), is
 			// whole even when the end was not read.
 			complete = complete || headOrBodiless(req.Method, it.Response.Code) ||
@@ -626,6 +649,7 @@ type captureBody struct {
 	buf   bytes.Buffer
 	once  sync.Once
 	done  func(b []byte, complete bool)
+	fail  func(err error) // the upstream failed mid-body
 }
 
 func (c *captureBody) Read(b []byte) (int, error) {
@@ -636,6 +660,8 @@ func (c *captureBody) Read(b []byte) (int, error) {
 	}
 	if err == io.EOF {
 		c.finish(true)
+	} else if err != nil && c.fail != nil {
+		c.fail(err)
 	}
 	return n, err
 }

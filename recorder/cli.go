@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/proxy"
 )
 
 // Interceptor captures the HTTP(S) calls a child process makes: the
@@ -26,6 +27,11 @@ type Interceptor interface {
 	// already passed through the redact function the interceptor was
 	// started with.
 	Interactions() []cassettes.Interaction
+	// Failures returns the requests the interceptor could not complete
+	// against the real service (refused, DNS, TLS, reset, timeout, or a
+	// status the live-call policy gives up on): a run with any is not a
+	// valid recording.
+	Failures() []proxy.UpstreamFailure
 	// Close stops the interceptor.
 	Close() error
 }
@@ -61,9 +67,15 @@ type CLIOptions struct {
 	// Timeout bounds the child's run time; 0 is no limit beyond ctx. The
 	// child is killed when it is reached, and RecordCLI returns E_TIMEOUT.
 	Timeout time.Duration
-	// Stdout and Stderr, when set, also receive the child's output live
-	// (unredacted: a terminal, never a file).
+	// Stdout and Stderr, when set, receive the child's output once it has
+	// exited, redacted as the cassette is (declared values, known key
+	// formats, and every value learned during the run): what a CI log keeps
+	// holds no credential. It is written whatever the outcome, a failed
+	// recording included, so that the user sees what the command said.
 	Stdout, Stderr io.Writer
+	// Again is the command that records this cassette again, for next
+	// steps; "" is `cassette record --adapter A --scenario S -- COMMAND...`.
+	Again string
 	// RealCommand is the adapter's real.command, for RerecordCLI: when set,
 	// a cassette is re-recorded by running it followed by the cassette's
 	// input.args (input.command is then only the tool's name, as `cassette
@@ -141,32 +153,37 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	cmd.Stdin = bytes.NewReader(opts.Stdin)
 	cmd.WaitDelay = 5 * time.Second // a grandchild holding the pipes open cannot hang us
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout = tee(&stdout, opts.Stdout)
-	cmd.Stderr = tee(&stderr, opts.Stderr)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 
 	err := cmd.Run()
+	var fails []proxy.UpstreamFailure
+	if icpt != nil {
+		c.Interactions = icpt.Interactions() // waits for what is still being relayed, and lets red learn from it
+		fails = icpt.Failures()
+	}
+	echo(opts.Stdout, red, stdout.Bytes())
+	echo(opts.Stderr, red, stderr.Bytes())
 	exit := 0
 	var exitErr *exec.ExitError
 	switch {
 	case runCtx.Err() != nil && ctx.Err() == nil:
 		return nil, &cassettes.Error{Reason: cassettes.ETimeout,
 			Message:  fmt.Sprintf("%s did not finish within %s (killed)", opts.Command, opts.Timeout),
-			NextStep: "run the command by hand to see where it waits, or raise the timeout"}
+			NextStep: cassettes.ShellJoin(append([]string{opts.Command}, opts.Args...)) + "   # run it by hand to see where it waits; give record a longer --timeout if it needs one"}
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.As(err, &exitErr):
 		exit = exitErr.ExitCode()
 	case err != nil:
-		return nil, &cassettes.Error{Reason: cassettes.EUsage,
-			Message:  fmt.Sprintf("cannot run %s", opts.Command),
-			Err:      redactedError(red, err),
-			Problems: []cassettes.Problem{{Field: "real.command", Message: "the command could not be started", Expected: "an executable in PATH"}},
-			NextStep: fmt.Sprintf("check `real.command` of adapter %q in cassette.yaml, or install %s", opts.Adapter, opts.Command)}
+		return nil, notStarted(red, opts, err)
+	}
+	if len(fails) > 0 {
+		for i := range fails { // with every value learned by the end of the run
+			fails[i].URL, fails[i].Detail = red.String(fails[i].URL), red.String(fails[i].Detail)
+		}
+		return nil, proxy.FailureError(fails, again(opts))
 	}
 	c.Output = &cassettes.Output{Stdout: cassettes.Body(stdout.Bytes()), Stderr: cassettes.Body(stderr.Bytes()), ExitCode: exit}
-	if icpt != nil {
-		c.Interactions = icpt.Interactions()
-	}
 	// A credential the command sent by name (a bearer token, a cookie) that
 	// is also written in its arguments would be redacted out of input.args,
 	// and the cassette could not be run again: refuse, as for a declared one.
@@ -209,11 +226,36 @@ func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) 
 	return c, err
 }
 
-func tee(buf *bytes.Buffer, w io.Writer) io.Writer {
-	if w == nil {
-		return buf
+// echo writes the child's output, redacted, to w (when set).
+func echo(w io.Writer, red *Redactor, b []byte) {
+	if w != nil && len(b) > 0 {
+		_, _ = w.Write(red.Bytes(b))
 	}
-	return io.MultiWriter(buf, w)
+}
+
+// notStarted is the error of a command that could not be started. It
+// names where the command came from: real.command when the run used it,
+// the arguments after -- otherwise.
+func notStarted(red *Redactor, opts CLIOptions, err error) error {
+	e := &cassettes.Error{Reason: cassettes.EUsage,
+		Message: fmt.Sprintf("cannot run %s", opts.Command),
+		Err:     redactedError(red, err)}
+	if len(opts.RealCommand) > 0 {
+		e.Problems = []cassettes.Problem{{Field: "real.command", Message: "the command could not be started", Expected: "an executable in PATH"}}
+		e.NextStep = fmt.Sprintf("command -v %s   # check real.command of adapter %q in cassette.yaml, or install it", opts.Command, opts.Adapter)
+		return e
+	}
+	e.Problems = []cassettes.Problem{{Field: "COMMAND (after --)", Message: opts.Command + " could not be started", Expected: "an executable in PATH or a path to one"}}
+	e.NextStep = fmt.Sprintf("command -v %s   # is it installed and in PATH?", opts.Command)
+	return e
+}
+
+func again(opts CLIOptions) string {
+	if opts.Again != "" {
+		return opts.Again
+	}
+	argv := append([]string{opts.Command}, opts.Args...)
+	return fmt.Sprintf("cassette record --adapter %s --scenario %s -- %s", opts.Adapter, opts.Scenario, cassettes.ShellJoin(argv))
 }
 
 // redactedError turns err into an error whose text carries no credential:

@@ -4,4 +4,12 @@
 // through the recording proxy), or a user's own Go client through an
 // http.RoundTripper built on go-vcr. It owns the live-call retry policy and
 // the redaction that runs before anything is stored.
+//
+// A failure of the real side (see cassettes.ClassifyTransport) is never a
+// recording: an HTTP scenario that still fails after the retry policy, or a
+// CLI run during which the recording proxy could not complete a request,
+// returns that class's infrastructure error and no cassette. What a CLI
+// printed is handed back only once it has exited, redacted like the
+// cassette with every value learned during the run, so that what a CI log
+// keeps holds no credential.
 package recorder

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -53,6 +52,9 @@ type HTTPOptions struct {
 	Policy *Policy
 	// AttemptTimeout bounds one attempt (a timeout is retried); 0 is 30 s.
 	AttemptTimeout time.Duration
+	// AgainArgs are flags next steps repeat after `cassette record
+	// --adapter A --scenario S` (e.g. " --base-url URL").
+	AgainArgs string
 }
 
 // Recording is one recorded cassette and the live_record result of the
@@ -272,6 +274,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		attemptTimeout = 30 * time.Second
 	}
 	c := opts.Meta.newCassette(cassettes.KindHTTP, scenario)
+	again := fmt.Sprintf("cassette record --adapter %s --scenario %s%s", opts.Adapter, scenario, opts.AgainArgs)
 	var tel Telemetry
 	for _, rq := range reqs {
 		var cancel context.CancelFunc = func() {}
@@ -301,16 +304,16 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		live := NewLiveRecord(tel)
 		if err != nil {
 			cancel()
-			return Recording{Live: live}, transportError(red, err, ctx, t)
+			return Recording{Live: live}, transportError(red, err, ctx, t, again)
 		}
 		respBody, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		cancel()
 		if err != nil {
-			return Recording{Live: live}, transportError(red, err, ctx, t)
+			return Recording{Live: live}, transportError(red, err, ctx, t, again)
 		}
 		if pol.retryableStatus(resp.StatusCode) {
-			return Recording{Live: live}, statusError(resp.StatusCode, t)
+			return Recording{Live: live}, statusError(resp.StatusCode, t, again)
 		}
 		dur := opts.Meta.now().Sub(start)
 		req := resp.Request
@@ -346,20 +349,20 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 	return Recording{Cassette: done, Live: NewLiveRecord(tel)}, err
 }
 
-func statusError(code int, t Telemetry) error {
-	reason := cassettes.EProvider5xx
-	switch code {
-	case http.StatusTooManyRequests:
-		reason = cassettes.ERateLimit
-	case http.StatusRequestTimeout:
-		reason = cassettes.ETimeout
+func statusError(code int, t Telemetry, again string) error {
+	f, ok := cassettes.ClassifyStatus(code)
+	if !ok {
+		f = cassettes.Failure{Reason: cassettes.EProvider5xx, Class: fmt.Sprintf("%d %s", code, http.StatusText(code))}
 	}
-	return &cassettes.Error{Reason: reason,
-		Message:  fmt.Sprintf("the real service answered %d %s after %d attempt(s) (backoff %v ms)", code, http.StatusText(code), t.Attempts, t.RetryBackoffMS),
-		NextStep: "wait for the service to recover, then run the same `cassette record` command again"}
+	return &cassettes.Error{Reason: f.Reason,
+		Message:  fmt.Sprintf("the real service answered %s after %d attempt(s) (backoff %v ms)", f.Class, t.Attempts, t.RetryBackoffMS),
+		NextStep: f.NextStep(again)}
 }
 
-func transportError(red *Redactor, err error, ctx context.Context, t Telemetry) error {
+// transportError is the error of a request that got no complete response,
+// classified (refused, DNS, TLS, reset, timeout: see
+// cassettes.ClassifyTransport), its text scrubbed of credentials.
+func transportError(red *Redactor, err error, ctx context.Context, t Telemetry, again string) error {
 	var ce *cassettes.Error
 	if errors.As(err, &ce) {
 		return ce
@@ -367,12 +370,8 @@ func transportError(red *Redactor, err error, ctx context.Context, t Telemetry) 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	reason := cassettes.ERealUnreachable
-	var ne net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-		reason = cassettes.ETimeout
-	}
-	return &cassettes.Error{Reason: reason, Err: redactedError(red, err),
-		Message:  fmt.Sprintf("the real service could not be reached after %d attempt(s)", t.Attempts),
-		NextStep: "check the network and `real.base_url`, then run the same `cassette record` command again"}
+	f := cassettes.ClassifyTransport(err)
+	return &cassettes.Error{Reason: f.Reason, Err: redactedError(red, err),
+		Message:  fmt.Sprintf("the real service could not be reached after %d attempt(s): %s", t.Attempts, f.Class),
+		NextStep: f.NextStep(again)}
 }

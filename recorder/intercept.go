@@ -93,4 +93,6 @@ func (i *proxyInterceptor) Interactions() []cassettes.Interaction {
 	return i.p.Interactions()
 }
 
+func (i *proxyInterceptor) Failures() []proxy.UpstreamFailure { return i.p.Failures() }
+
 func (i *proxyInterceptor) Close() error { return i.p.Close() }

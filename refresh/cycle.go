@@ -189,12 +189,31 @@ func (c *cycle) run(ctx context.Context) error {
 		c.recordHistory(ar)
 		c.res.Adapters = append(c.res.Adapters, ar)
 	}
+	if !c.reachedReal() {
+		// Every re-recording failed (or was skipped): nothing was learned
+		// about the real services, so the remote is left exactly as it was
+		// (no state push) and a scheduled run catches this cycle up.
+		c.logf("no cassette could be re-recorded: state not saved, %s left as it was", c.shown)
+		return nil
+	}
 	c.state.LastRun = c.now
 	if o.DryRun {
 		c.logf("dry run: state not saved (would push %s to %s)", StateBranch, c.shown)
 		return nil
 	}
 	return store.Save(ctx, c.state, "cassette refresh "+c.date)
+}
+
+// reachedReal reports whether any cassette was re-recorded this cycle.
+func (c *cycle) reachedReal() bool {
+	for _, ar := range c.res.Adapters {
+		for _, cr := range ar.Cases {
+			if cr.New != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (o *Options) registry() *normalize.Registry {

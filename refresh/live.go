@@ -1,8 +1,12 @@
 package refresh
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -32,6 +36,18 @@ type Live struct {
 	Intercept recorder.InterceptFunc
 	// CLITimeout bounds one CLI run; 0 is 10 minutes.
 	CLITimeout time.Duration
+	// AttemptTimeout bounds one live HTTP request; 0 is the recorder's
+	// default (30 s).
+	AttemptTimeout time.Duration
+	// UpstreamCA, when set, replaces every adapter's real.ca_file (the
+	// --upstream-ca flag).
+	UpstreamCA string
+	// Again is the command next steps print to record a cassette again;
+	// "" is `cassette refresh --once --adapter NAME`.
+	Again string
+	// Warn receives the warning of an adapter that turns certificate checks
+	// off (real.insecure_skip_verify), once per re-recording; nil discards.
+	Warn io.Writer
 }
 
 // Rerecord implements Recorder.
@@ -41,6 +57,18 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		lookup = os.LookupEnv
 	}
 	meta := recorder.Meta{Adapter: name, Recorder: l.Recorder, Now: l.Now}
+	up := recorder.UpstreamOf(l.Config.Dir, name, a, l.UpstreamCA, lookup)
+	if w := up.Warning(); w != "" && l.Warn != nil {
+		fmt.Fprintln(l.Warn, w)
+	}
+	var tr *http.Transport
+	if l.Transport == nil || (old.Kind == cassettes.KindCLI && l.Intercept == nil) {
+		var err error
+		if tr, err = up.Transport(); err != nil {
+			return recorder.Recording{}, err
+		}
+		defer tr.CloseIdleConnections()
+	}
 	if old.Kind == cassettes.KindCLI {
 		env := recorder.ExpandEnv(a.Real.Env, lookup)
 		timeout := l.CLITimeout
@@ -57,12 +85,29 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		if len(old.Interactions) > 0 || a.Real.BaseURL != "" { // real.env may name the reverse proxy
 			opts.Intercept = l.Intercept
 			if opts.Intercept == nil {
-				opts.Intercept = recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: a.Real.BaseURL}) // a cli adapter's engine, or forward
+				opts.Intercept = recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: a.Real.BaseURL, Transport: tr}) // a cli adapter's engine, or forward
 			}
 		}
+		opts.Again = cmp.Or(l.Again, "cassette refresh --once --adapter "+name)
 		c, err := recorder.RerecordCLI(ctx, old, opts)
 		return recorder.Recording{Cassette: c}, err
 	}
-	return recorder.RerecordHTTP(ctx, old, recorder.HTTPOptions{Meta: meta, BaseURL: a.Real.BaseURL, Headers: a.Real.Headers,
-		Credentials: a.Real.Credentials, LookupEnv: lookup, Transport: l.Transport, Policy: l.Policy})
+	var rt http.RoundTripper = tr
+	if l.Transport != nil {
+		rt = l.Transport
+	}
+	return recorder.RerecordHTTP(ctx, old, recorder.HTTPOptions{Meta: meta, BaseURL: cmp.Or(a.Real.BaseURL, recordedBase(old)), Headers: a.Real.Headers,
+		Credentials: a.Real.Credentials, LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout})
+}
+
+// recordedBase is the scheme and host of a cassette's first recorded
+// request: where an adapter without real.base_url (recorded through the
+// proxy) is re-recorded.
+func recordedBase(c *cassettes.Cassette) string {
+	for _, it := range c.Interactions {
+		if u, err := url.Parse(it.Request.URL); err == nil && u.Host != "" {
+			return u.Scheme + "://" + u.Host
+		}
+	}
+	return ""
 }

@@ -142,12 +142,14 @@ func (r *Result) Print(w io.Writer) {
 			fmt.Fprintf(w, "  %s: skipped, %s\n", ar.Name, ar.Skipped)
 			continue
 		case ar.Err != nil:
-			fmt.Fprintf(w, "  %s: error[%s] %s\n", ar.Name, ar.Err.Reason, firstLine(ar.Err.Error()))
+			fmt.Fprintf(w, "  %s: error[%s]: %s\n", ar.Name, ar.Err.Reason, firstLine(ar.Err.Error()))
 			for _, p := range ar.Err.Problems {
 				fmt.Fprintf(w, "      %s\n", p.String())
 			}
 		case ar.PR != nil:
 			fmt.Fprintf(w, "  %s: drift; %s %q on %s\n", ar.Name, ar.PR.Ref(), ar.PR.Title, ar.Branch)
+		case ar.failed() > 0:
+			fmt.Fprintf(w, "  %s: not refreshed: %d of %d cassette(s) could not be re-recorded (the real side failed; never a drift)\n", ar.Name, ar.failed(), len(ar.Cases))
 		default:
 			fmt.Fprintf(w, "  %s: no drift\n", ar.Name)
 		}
@@ -164,7 +166,7 @@ func (r *Result) Print(w io.Writer) {
 		}
 	}
 	if r.Err != nil {
-		fmt.Fprintf(w, "error[%s] %s\n", r.Err.Reason, firstLine(r.Err.Error()))
+		fmt.Fprintf(w, "error[%s]: %s\n", r.Err.Reason, firstLine(r.Err.Error()))
 		for _, p := range r.Err.Problems {
 			fmt.Fprintf(w, "  %s\n", p.String())
 		}
@@ -184,4 +186,15 @@ func relTo(base, p string) string {
 		return filepath.ToSlash(r)
 	}
 	return filepath.ToSlash(p)
+}
+
+// failed counts the cases that could not be re-recorded.
+func (ar *AdapterResult) failed() int {
+	n := 0
+	for _, cr := range ar.Cases {
+		if cr.Status == report.StatusError && cr.New == nil {
+			n++
+		}
+	}
+	return n
 }

@@ -22,6 +22,15 @@ import (
 // when the adapter sets no fake.timeout (long enough for `go run` to build).
 const DefaultFakeTimeout = 90 * time.Second
 
+// DefaultFakeBaseURL is fake.base_url when the adapter sets fake.command
+// and no base_url.
+const DefaultFakeBaseURL = "http://127.0.0.1:${PORT}"
+
+// ExternalFakeTimeout bounds the readiness check of a fake verify did not
+// start (fake.base_url without fake.command): it is up or it is not, and
+// no build is in progress to wait for.
+const ExternalFakeTimeout = 3 * time.Second
+
 // Process is an HTTP fake that verify started and will stop.
 type Process struct {
 	Adapter string
@@ -45,8 +54,21 @@ func StartFake(ctx context.Context, name string, a *cassettes.Adapter, projectDi
 	return startFake(ctx, name, name, a, projectDir, logDir)
 }
 
-// startFake is StartFake with the log named after logName.
+// startFake is StartFake with the log named after logName. The port is
+// free when it is picked, but another process may bind it before the fake
+// does: a fake that exits saying its address is in use is started again on
+// a new port (at most three times in all).
 func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, projectDir, logDir string) (*Process, error) {
+	for attempt := 1; ; attempt++ {
+		p, err := startFakeOnce(ctx, name, logName, a, projectDir, logDir)
+		if err == nil || attempt == 3 || len(a.Fake.Command) == 0 ||
+			!strings.Contains(LogTail(filepath.Join(logDir, logName+".log"), 15), "address already in use") {
+			return p, err
+		}
+	}
+}
+
+func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapter, projectDir, logDir string) (*Process, error) {
 	p := &Process{Adapter: name, exited: make(chan struct{})}
 	port := ""
 	if len(a.Fake.Command) > 0 {
@@ -61,7 +83,11 @@ func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, 
 		}
 		return os.LookupEnv(k)
 	}
-	p.BaseURL, _ = cassettes.Expand(a.Fake.BaseURL, lookup)
+	base := a.Fake.BaseURL
+	if base == "" && port != "" {
+		base = DefaultFakeBaseURL // a fake verify starts listens on $PORT
+	}
+	p.BaseURL, _ = cassettes.Expand(base, lookup)
 	p.BaseURL = strings.TrimSuffix(p.BaseURL, "/")
 	timeout := time.Duration(a.Fake.Timeout)
 	if timeout <= 0 {
@@ -69,7 +95,7 @@ func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, 
 	}
 	if len(a.Fake.Command) == 0 {
 		close(p.exited)
-		if err := p.waitReady(ctx, a.Fake.Ready, timeout); err != nil {
+		if err := p.waitReady(ctx, a.Fake.Ready, min(timeout, ExternalFakeTimeout)); err != nil {
 			return nil, unavailable(name, "fake at "+p.BaseURL+" is not answering", err, "", a)
 		}
 		return p, nil
@@ -115,6 +141,12 @@ func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Dura
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil}}
 	delay := time.Millisecond // doubles up to 500ms: a built fake is ready in a few ms
 	var last error
+	// Only a process verify started can exit; an external fake's closed
+	// channel would wake every wait at once (a busy loop).
+	var exited <-chan struct{}
+	if p.cmd != nil {
+		exited = p.exited
+	}
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.BaseURL+ready, nil)
 		if err != nil {
@@ -142,11 +174,9 @@ func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Dura
 		case <-ctx.Done():
 			t.Stop()
 			return fmt.Errorf("not ready after %s: %v", timeout, last)
-		case <-p.exited:
+		case <-exited:
 			t.Stop()
-			if p.cmd != nil {
-				return fmt.Errorf("the fake exited before it was ready (%v)", p.err)
-			}
+			return fmt.Errorf("the fake exited before it was ready (%v)", p.err)
 		case <-t.C:
 		}
 		delay = min(delay*2, 500*time.Millisecond)
@@ -163,6 +193,23 @@ func (p *Process) Exited() (bool, error) {
 		return true, p.err
 	default:
 		return false, nil
+	}
+}
+
+// alive reports whether the process is still running, waiting up to d for
+// an exit in progress to be reaped (a fake that crashed while answering has
+// closed its connection a moment before its exit is seen).
+func (p *Process) alive(d time.Duration) (bool, error) {
+	if p.cmd == nil {
+		return true, nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return false, p.err
+	case <-t.C:
+		return true, nil
 	}
 }
 
@@ -205,7 +252,7 @@ func unavailable(name, msg string, err error, logPath string, a *cassettes.Adapt
 		e.Problems = append(e.Problems, cassettes.Problem{File: logPath, Message: "the fake's log; its last lines:\n" + indent(LogTail(logPath, 15), "    ")})
 	}
 	if len(a.Fake.Command) > 0 {
-		e.NextStep = "PORT=8080 " + shellJoin(a.Fake.Command) + "   # run the fake by hand and watch it start"
+		e.NextStep = "PORT=8080 " + cassettes.ShellJoin(a.Fake.Command) + "   # run the fake by hand and watch it start"
 	} else {
 		e.NextStep = "curl -sS " + a.Fake.BaseURL + a.Fake.Ready + "   # is the fake running?"
 	}
@@ -252,23 +299,8 @@ func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, projectDi
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		e := unavailable(name, fmt.Sprintf("fake.build %q failed", strings.Join(a.Fake.Build, " ")), err, logPath, a)
-		e.NextStep = shellJoin(a.Fake.Build) + "   # build the fake by hand to see why"
+		e.NextStep = cassettes.ShellJoin(a.Fake.Build) + "   # build the fake by hand to see why"
 		return logPath, e
 	}
 	return logPath, nil
-}
-
-// shellJoin renders argv as a command a user can paste into a shell.
-func shellJoin(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == ':' || r == ',' || r == '@' || r == '+' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-		}) < 0 {
-			out[i] = a
-		} else {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(out, " ")
 }

@@ -241,7 +241,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		}
 		startClock()
 		got, res.Actions, err = runCLI(ctx, run, c.Cassette, cassettes.ResolvePath(opts.Config.Dir, c.Adapter.Fake.Dir))
-		if errors.Is(err, errNotRunnable) {
+		if errors.Is(err, errNotRunnable) || errors.Is(err, errCrashed) {
 			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, err.Error()
 			return res
 		}
@@ -268,7 +268,11 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		got, res.Actions, err = replayHTTP(ctx, t, c.Cassette, p)
 		if err != nil && t.Alive != nil {
 			if alive, exitErr := t.Alive(); !alive {
-				err = fmt.Errorf("the fake crashed (%v): %w", exitErr, err)
+				// A fake that died mid-run became unavailable: infrastructure
+				// (exit 3), not a drift of its answers.
+				res.Status, res.Reason = report.StatusError, cassettes.EFakeUnavailable
+				res.Message = fmt.Sprintf("the fake crashed (%v): %v", exitErr, err)
+				return res
 			}
 		}
 	}
@@ -333,7 +337,7 @@ func (o Options) logDir() string {
 // processTarget reaches a fake process over loopback HTTP, without any
 // proxy and without transparent decompression (bodies compare as sent).
 func processTarget(p *Process, conns int) HTTPTarget {
-	return HTTPTarget{BaseURL: p.BaseURL, Alive: func() (bool, error) { ex, err := p.Exited(); return !ex, err },
+	return HTTPTarget{BaseURL: p.BaseURL, Alive: func() (bool, error) { return p.alive(time.Second) },
 		Client: &http.Client{Transport: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: conns}}}
 }
 

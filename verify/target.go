@@ -211,6 +211,10 @@ func runCLI(ctx context.Context, run CLITarget, c *cassettes.Cassette, dir strin
 // errNotRunnable marks a CLI fake that could not be started at all.
 var errNotRunnable = errors.New("the fake command cannot be run")
 
+// errCrashed marks a CLI fake killed by a signal mid-run: the fake became
+// unavailable (infrastructure), it did not answer wrongly.
+var errCrashed = errors.New("crashed")
+
 // ProcessCLI is the CLITarget of a fake command from cassette.yaml: the
 // command, then the recorded arguments; the recorded environment names with
 // their current values added to the environment.
@@ -245,7 +249,7 @@ func ProcessCLI(command []string, env map[string]string) CLITarget {
 		case errors.As(err, &ee) && ee.ExitCode() >= 0:
 			out.ExitCode = ee.ExitCode()
 		case errors.As(err, &ee):
-			return out, fmt.Errorf("%s crashed: %v", command[0], ee)
+			return out, fmt.Errorf("%s %w: %v", command[0], errCrashed, ee)
 		default:
 			return out, fmt.Errorf("%w: %v", errNotRunnable, err)
 		}

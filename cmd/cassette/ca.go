@@ -15,14 +15,19 @@ func newCACmd(stdio *IO) *cobra.Command {
 directory ($CASSETTE_CA_DIR overrides it); the key file is 0600. Leaf
 certificates are issued per host and cached. Only the machines you record on
 need to trust it; verify in CI never uses it.`,
+		Example: `  cassette ca init                       # create it and see how to trust it
+  cassette ca show                       # where it is, its fingerprint, the environment a client needs
+  export SSL_CERT_FILE="$(cassette ca path)"`,
 		Args: cobra.NoArgs,
 	}
 	cmd.PersistentFlags().StringVar(&o.Dir, "dir", "", "CA directory (default $CASSETTE_CA_DIR or the user config dir)")
 	cmd.AddCommand(
 		&cobra.Command{Use: "init", Short: "Create the CA (if needed) and print how to trust it", Args: cobra.NoArgs,
-			RunE: func(*cobra.Command, []string) error { return proxy.RunCAInit(stdio.Out, o) }},
+			Example: "  cassette ca init\n  cassette ca init --dir ./ca   # a CA for this project only",
+			RunE:    func(*cobra.Command, []string) error { return proxy.RunCAInit(stdio.Out, o) }},
 		&cobra.Command{Use: "show", Short: "Print the CA certificate, how to trust it and the environment a child needs", Args: cobra.NoArgs,
-			RunE: func(*cobra.Command, []string) error { return proxy.RunCAShow(stdio.Out, o) }},
+			Example: "  cassette ca show\n  CASSETTE_CA_DIR=./ca cassette ca show",
+			RunE:    func(*cobra.Command, []string) error { return proxy.RunCAShow(stdio.Out, o) }},
 		&cobra.Command{Use: "path", Short: "Print the path of the CA certificate (PEM)", Example: `  export SSL_CERT_FILE="$(cassette ca path)"`, Args: cobra.NoArgs,
 			RunE: func(*cobra.Command, []string) error { return proxy.RunCAPath(stdio.Out, o) }},
 	)

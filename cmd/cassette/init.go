@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +28,7 @@ adapters:
       headers: {Authorization: "Bearer ${EXAMPLE_TOKEN}"}
     fake:
       command: [go, run, ./fakes/example]   # started by verify; listens on $PORT
-      base_url: http://127.0.0.1:${PORT}
+      base_url: http://127.0.0.1:${PORT}    # the default for a fake verify starts
       ready: /healthz
     normalizers: [headers.volatile, timestamps.ISO8601]
     owners: ["@your-team"]
@@ -72,6 +73,35 @@ func initRun(stdio *IO, path string, force bool) error {
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot create " + dir, Err: err, NextStep: "mkdir -p " + dir}
 	}
 	fmt.Fprintf(stdio.Out, "wrote %s and %s/\n", path, dir)
+	if added, err := ignoreWorkDir(filepath.Join(filepath.Dir(path), ".gitignore")); err != nil {
+		return err
+	} else if added {
+		fmt.Fprintf(stdio.Out, "added .cassette/ (reports, fake logs, built fakes) to %s\n", filepath.Join(filepath.Dir(path), ".gitignore"))
+	}
 	fmt.Fprintf(stdio.Out, "next: edit %s, then record a first cassette:\n  cassette record --adapter example --scenario get-root\n", path)
 	return nil
+}
+
+// ignoreWorkDir adds .cassette/ (what verify and record write: reports,
+// fake logs, built fakes) to the .gitignore at path, creating it, unless a
+// line already ignores it. It reports whether it added the line.
+func ignoreWorkDir(path string) (bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + path, Err: err, NextStep: "ls -l " + path}
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		switch strings.TrimSpace(line) {
+		case ".cassette", ".cassette/", "/.cassette", "/.cassette/":
+			return false, nil
+		}
+	}
+	if len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
+		data = append(data, '\n')
+	}
+	data = append(data, ".cassette/\n"...)
+	if err := cassettes.WriteFileAtomic(path, data, 0o644); err != nil {
+		return false, err
+	}
+	return true, nil
 }

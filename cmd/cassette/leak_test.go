@@ -436,8 +436,7 @@ func TestNoLeakThroughAnyDoor(t *testing.T) {
 	})
 	t.Run("printed-by-record-child-output", func(t *testing.T) {
 		if hits := found("output", cliPrinted); len(hits) > 0 {
-			t.Skipf("issue 14 item 3 (branch i13): `cassette record` prints the child's output unredacted: %v — "+
-				"remove this skip once i13 is merged; this subtest must then pass", hits)
+			t.Errorf("`cassette record` printed planted credentials %v:\n%s", hits, cliPrinted)
 		}
 	})
 }

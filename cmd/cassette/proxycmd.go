@@ -20,6 +20,7 @@ import (
 
 type proxyOptions struct {
 	mode, listen, upstream, cassette, adapter, caDir string
+	upstreamCA                                       string
 	allowRemote, replayable, latency, ignoreHost     bool
 	matchHeaders                                     []string
 	matchBody                                        string
@@ -61,6 +62,7 @@ the rest).`,
 	f.StringVar(&o.upstream, "upstream", "", "reverse-proxy to this base URL (http, https, or unix:///path for a unix socket) instead of being a forward proxy")
 	f.StringVar(&o.cassette, "cassette", "", "cassette file (record) or file or directory (replay)")
 	f.StringVar(&o.adapter, "adapter", "", "adapter whose credentials are redacted (default: from the cassette path)")
+	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA that signed the real service's certificate (replaces the adapter's real.ca_file)")
 	f.StringVar(&o.caDir, "ca-dir", "", "CA directory (default $CASSETTE_CA_DIR or the user config dir)")
 	f.StringSliceVar(&o.matchHeaders, "match-header", nil, "request headers that must also match on replay (repeatable)")
 	f.StringVar(&o.matchBody, "match-body", "raw", "request body matching: raw, json or ignore")
@@ -95,22 +97,32 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	// still redacts credential headers and known key formats, but a broken
 	// config is an error, never a reason to record declared values in clear.
 	var credNames, normalizers []string
+	up := proxy.Upstream{CAFile: o.upstreamCA}
 	p, err := loadProject(g)
 	var ce *cassettes.Error
 	switch {
 	case err == nil:
 		if a, ok := p.cfg.Adapters[adapter]; ok {
 			credNames, normalizers = a.Real.Credentials, a.Normalizers
+			up = recorder.UpstreamOf(p.cfg.Dir, adapter, a, o.upstreamCA, nil)
 		}
 	case errors.As(err, &ce) && ce.Reason == cassettes.EMissingConfig:
 	default:
 		return err
 	}
 	redactor := recorder.NewRedactor(recorder.Credentials(credNames, nil))
+	if w := up.Warning(); w != "" && mode != proxy.ModeReplay {
+		fmt.Fprintln(stdio.Err, w)
+	}
+	tr, err := up.Transport()
+	if err != nil {
+		return err
+	}
 	opts := proxy.RunOptions{Options: proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
 		Match:           proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost},
-		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err,
-		MaxRequestBody: o.maxRequestBody}}
+		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err, Transport: tr,
+		MaxRequestBody: o.maxRequestBody},
+		Again: proxyAgain(o)}
 	if o.upstream == "" {
 		dir := o.caDir
 		if dir == "" {
@@ -164,4 +176,19 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return proxy.Run(ctx, stdio.Out, opts)
+}
+
+// proxyAgain is the command line of this run, for next steps.
+func proxyAgain(o *proxyOptions) string {
+	argv := []string{"cassette", "proxy", "--mode", o.mode, "--cassette", o.cassette}
+	if o.upstream != "" {
+		argv = append(argv, "--upstream", o.upstream)
+	}
+	if o.upstreamCA != "" {
+		argv = append(argv, "--upstream-ca", o.upstreamCA)
+	}
+	if o.adapter != "" {
+		argv = append(argv, "--adapter", o.adapter)
+	}
+	return cassettes.ShellJoin(argv)
 }

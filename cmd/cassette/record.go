@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,12 +19,15 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/refresh"
 )
 
 type recordOptions struct {
 	adapter, scenario string
 	baseURL           string
+	upstreamCA        string
 	timeout           time.Duration
+	attemptTimeout    time.Duration // --timeout given: bounds each live request of a scenario
 	quiet, mutating   bool
 }
 
@@ -43,11 +48,19 @@ in cassette.yaml to real.base_url, with real.headers (${VAR} expanded).
 Credential headers become [REDACTED], the values of the variables named in
 real.credentials are scrubbed from URLs, bodies and output, and a scan for
 known key formats refuses to write a cassette that still holds one.
-Ctrl-C stops the command; what it recorded is saved.`,
+Ctrl-C stops the command; what it recorded is saved.
+
+The command's stdout goes to stdout and its stderr to stderr, once it has
+exited and redacted like the cassette; record's own messages go to stderr.
+A run during which the real service failed (refused, DNS, TLS, reset,
+timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
 		Example: `  cassette record --adapter gh --scenario pr-list -- gh pr list --json number
   cassette record --adapter github                  # every scenario in cassette.yaml
   cassette record --adapter github --scenario list-pulls`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("timeout") {
+				o.attemptTimeout = o.timeout
+			}
 			return recordRun(cmd.Context(), stdio, g, o, args)
 		},
 	}
@@ -55,7 +68,8 @@ Ctrl-C stops the command; what it recorded is saved.`,
 	f.StringVar(&o.adapter, "adapter", "", "adapter declared in cassette.yaml (required)")
 	f.StringVar(&o.scenario, "scenario", "", "scenario name (required with a command; selects one declared scenario otherwise)")
 	f.StringVar(&o.baseURL, "base-url", "", "override the adapter's real.base_url")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a recorded command that runs longer")
+	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA that signed the real service's certificate (replaces real.ca_file)")
+	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a recorded command that runs longer; with scenarios, bound each live request (default 30s)")
 	f.BoolVar(&o.quiet, "quiet", false, "do not echo the command's output")
 	f.BoolVar(&o.mutating, "mutating", false, "mark the cassette as changing the real service: refresh does not re-run it")
 	_ = cmd.MarkFlagRequired("adapter")
@@ -63,6 +77,11 @@ Ctrl-C stops the command; what it recorded is saved.`,
 }
 
 func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, command []string) error {
+	if o.scenario != "" && !cassettes.ValidName(o.scenario) {
+		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--scenario %q is not a valid scenario name", o.scenario),
+			Problems: []cassettes.Problem{{Field: "--scenario", Message: "not a valid name", Expected: cassettes.NameExpected}},
+			NextStep: "cassette record --help   # then pass --scenario list-pulls (for instance)"}
+	}
 	p, err := loadProject(g)
 	if err != nil {
 		return err
@@ -82,17 +101,29 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 	meta := recorder.Meta{Adapter: o.adapter, Scenario: o.scenario, Normalizers: a.Normalizers, Recorder: cassettes.Recorder{Version: ver, SHA: sha}}
 	redactor := recorder.NewRedactor(recorder.Credentials(a.Real.Credentials, nil))
 	dir := filepath.Join(p.cfg.CassetteDir(), o.adapter)
+	up := recorder.UpstreamOf(p.cfg.Dir, o.adapter, a, o.upstreamCA, nil)
+	if w := up.Warning(); w != "" {
+		fmt.Fprintln(stdio.Err, w)
+	}
+	tr, err := up.Transport()
+	if err != nil {
+		return err
+	}
+	defer tr.CloseIdleConnections()
 	if len(command) > 0 {
-		return recordCommand(ctx, stdio, p, a, o, meta, redactor, dir, command)
+		return recordCommand(ctx, stdio, p, a, o, meta, redactor, dir, command, tr)
+	}
+	if done, err := rerecordExisting(ctx, stdio, p, a, o, meta, redactor, dir, tr); done {
+		return err
 	}
 	if a.Kind != cassettes.KindHTTP {
 		return cassettes.Errorf(cassettes.EUsage, "cassette record --adapter "+o.adapter+" --scenario NAME -- "+strings.Join(append(a.Real.Command, "ARGS..."), " "),
 			"adapter %s is a cli adapter: give the command to record after --", o.adapter)
 	}
-	return recordScenarios(ctx, stdio, p, a, o, meta, redactor, dir)
+	return recordScenarios(ctx, stdio, p, a, o, meta, redactor, dir, tr)
 }
 
-func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *recorder.Redactor, dir string, command []string) error {
+func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *recorder.Redactor, dir string, command []string, tr *http.Transport) error {
 	if o.scenario == "" {
 		return cassettes.Errorf(cassettes.EUsage, "cassette record --adapter "+o.adapter+" --scenario NAME -- "+strings.Join(command, " "),
 			"--scenario is required when recording a command")
@@ -108,9 +139,9 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read standard input", Err: err, NextStep: "cassette record ... < input-file"}
 	}
 	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
-		Credentials: a.Real.Credentials, Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL)}), Timeout: o.timeout}
+		Credentials: a.Real.Credentials, Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr}), Timeout: o.timeout}
 	if !o.quiet {
-		opts.Stdout, opts.Stderr = stdio.Err, stdio.Err
+		opts.Stdout, opts.Stderr = stdio.Out, stdio.Err
 	}
 	c, err := recorder.RecordCLI(ctx, opts)
 	if err != nil {
@@ -127,14 +158,26 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	if a.Kind == cassettes.KindHTTP {
 		c.Kind, c.Input, c.Output = cassettes.KindHTTP, nil, nil
 		if len(c.Interactions) == 0 {
-			return cassettes.Errorf(cassettes.EUsage, "check that the command honours HTTPS_PROXY; Go programs skip the proxy for loopback hosts",
+			next := cassettes.ShellJoin([]string{"cassette", "proxy", "--mode", "record", "--upstream", cmp.Or(o.baseURL, a.Real.BaseURL, "https://SERVICE"), "--cassette", filepath.Join(dir, o.scenario+".yaml")})
+			return cassettes.Errorf(cassettes.EUsage, next+"   # for a client that ignores HTTPS_PROXY (Go programs do for loopback hosts): point its base URL at this proxy",
 				"%s made no HTTP(S) request through the proxy; nothing to record for http adapter %s", command[0], o.adapter)
 		}
+		kept, host, others := recorder.SplitHosts(c.Interactions, a.Real.BaseURL)
+		if len(others) > 0 {
+			fmt.Fprintf(stdio.Err, "not recorded in %s/%s: calls to hosts other than %s, the adapter's (%s); record each service under its own adapter\n", o.adapter, o.scenario, host, hostCounts(others))
+		}
+		if len(kept) == 0 {
+			return &cassettes.Error{Reason: cassettes.EUsage,
+				Message:  fmt.Sprintf("%s made no HTTP(S) request to %s, the host of adapter %s; it called %s", command[0], host, o.adapter, hostCounts(others)),
+				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter), Field: "adapters." + o.adapter + ".real.base_url", Message: "the host the adapter's cassettes hold calls to", Expected: "the service the command calls"}},
+				NextStep: "cassette validate   # after fixing real.base_url of adapter " + o.adapter + " in " + p.cfg.Path}
+		}
+		c.Interactions = kept
 	}
 	return saveRecorded(stdio, c, filepath.Join(dir, o.scenario+".yaml"), redactor)
 }
 
-func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *recorder.Redactor, dir string) error {
+func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *recorder.Redactor, dir string, tr *http.Transport) error {
 	var scen []recorder.Scenario
 	for _, s := range a.Scenarios {
 		if o.scenario == "" || s.Name == o.scenario {
@@ -148,7 +191,10 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 		}
 		msg := fmt.Sprintf("adapter %s declares no scenario", o.adapter)
 		if o.scenario != "" {
-			msg = fmt.Sprintf("adapter %s declares no scenario %q (declared: %s)", o.adapter, o.scenario, strings.Join(names, ", "))
+			msg = fmt.Sprintf("adapter %s declares no scenario %q and %s holds no cassette to record again", o.adapter, o.scenario, filepath.Join(dir, o.scenario+".yaml"))
+			if len(names) > 0 {
+				msg += " (declared: " + strings.Join(names, ", ") + ")"
+			}
 		}
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: msg,
 			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter), Field: "adapters." + o.adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: cassettes.Suggest(o.scenario, names)}},
@@ -158,13 +204,44 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 	if o.baseURL != "" {
 		base = o.baseURL
 	}
-	recs, err := recorder.RecordHTTP(ctx, recorder.HTTPOptions{Meta: meta, BaseURL: base, Headers: a.Real.Headers, Credentials: a.Real.Credentials, Scenarios: scen})
+	recs, err := recorder.RecordHTTP(ctx, recorder.HTTPOptions{Meta: meta, BaseURL: base, Headers: a.Real.Headers, Credentials: a.Real.Credentials, Scenarios: scen, Transport: tr,
+		AttemptTimeout: o.attemptTimeout, AgainArgs: againArgs(o)})
 	for _, r := range recs {
 		if serr := saveRecorded(stdio, r.Cassette, filepath.Join(dir, r.Cassette.Scenario+".yaml"), redactor); serr != nil {
 			return serr
 		}
 	}
 	return err
+}
+
+// rerecordExisting records cassettes/<adapter>/<scenario>.yaml again from
+// its own input, as refresh does, when no command is given and the adapter
+// declares no such scenario (or declares it without a real.base_url): the
+// command every replay miss prints works for a cassette recorded with a
+// command, through the proxy, or with --base-url too.
+func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *recorder.Redactor, dir string, tr *http.Transport) (bool, error) {
+	declared := a.Kind == cassettes.KindHTTP && slices.ContainsFunc(a.Scenarios, func(s cassettes.Scenario) bool { return s.Name == o.scenario })
+	if o.scenario == "" || (declared && cmp.Or(o.baseURL, a.Real.BaseURL) != "") {
+		return false, nil // a declared scenario is recorded from cassette.yaml when it knows where
+	}
+	path := filepath.Join(dir, o.scenario+".yaml")
+	old, err := cassettes.Load(path, cassettes.LoadOptions{Config: p.cfg})
+	if err != nil || (old.Kind == cassettes.KindCLI && old.Input == nil) || (old.Kind != cassettes.KindCLI && len(old.Interactions) == 0) {
+		return false, nil
+	}
+	if o.baseURL != "" {
+		ac := *a
+		ac.Real.BaseURL = o.baseURL
+		a = &ac
+	}
+	again := "cassette record --adapter " + o.adapter + " --scenario " + o.scenario
+	live := refresh.Live{Config: p.cfg, Recorder: meta.Recorder, Transport: tr, Again: again, UpstreamCA: o.upstreamCA}
+	rec, err := live.Rerecord(ctx, o.adapter, a, old)
+	if err != nil {
+		return true, err
+	}
+	fmt.Fprintf(stdio.Err, "recording %s again from its own input\n", path)
+	return true, saveRecorded(stdio, rec.Cassette, path, redactor)
 }
 
 // saveRecorded writes a recorded cassette through the scanning, atomic save.
@@ -181,8 +258,21 @@ func saveRecorded(stdio *IO, c *cassettes.Cassette, path string, redactor *recor
 	if c.Output != nil {
 		what = fmt.Sprintf("exit %d, %d bytes of stdout, %d interactions", c.Output.ExitCode, len(c.Output.Stdout), len(c.Interactions))
 	}
-	fmt.Fprintf(stdio.Out, "%s %s (%s)\n", verb, path, what)
+	fmt.Fprintf(stdio.Err, "%s %s (%s)\n", verb, path, what)
 	return nil
+}
+
+// hostCounts renders {host: n} as "a.example.com (2 calls), b.example.com (1 call)".
+func hostCounts(m map[string]int) string {
+	var parts []string
+	for _, h := range slices.Sorted(maps.Keys(m)) {
+		unit := "calls"
+		if m[h] == 1 {
+			unit = "call"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d %s)", h, m[h], unit))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func missingCredentials(a *cassettes.Adapter) []string {
@@ -229,4 +319,19 @@ func cliUpstream(a *cassettes.Adapter, override string) string {
 		return ""
 	}
 	return cmp.Or(override, a.Real.BaseURL)
+}
+
+// againArgs are the flags of this run that a next step must repeat.
+func againArgs(o *recordOptions) string {
+	var b strings.Builder
+	if o.baseURL != "" {
+		b.WriteString(" --base-url " + cassettes.ShellJoin([]string{o.baseURL}))
+	}
+	if o.upstreamCA != "" {
+		b.WriteString(" --upstream-ca " + cassettes.ShellJoin([]string{o.upstreamCA}))
+	}
+	if o.attemptTimeout > 0 {
+		b.WriteString(" --timeout " + o.attemptTimeout.String())
+	}
+	return b.String()
 }

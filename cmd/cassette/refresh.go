@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,15 +19,18 @@ import (
 )
 
 type refreshOptions struct {
-	once      bool
-	schedule  string
-	dryRun    bool
-	adapters  []string
-	reportDir string
-	bundleDir string
-	golden    bool
-	remote    string
-	base      string
+	upstreamCA string
+	timeout    time.Duration
+	warn       io.Writer // where the insecure_skip_verify warning goes
+	once       bool
+	schedule   string
+	dryRun     bool
+	adapters   []string
+	reportDir  string
+	bundleDir  string
+	golden     bool
+	remote     string
+	base       string
 }
 
 func newRefreshCmd(stdio *IO, g *globals) *cobra.Command {
@@ -66,6 +70,8 @@ remote or the forge failed.`,
 	f.StringVar(&o.bundleDir, "bundle-dir", "", "also write a forensic bundle under this directory")
 	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports")
 	f.StringVar(&o.remote, "remote", "", "git remote to push to (default: refresh.forge.remote, then origin)")
+	f.DurationVar(&o.timeout, "timeout", 0, "bound each live HTTP request and each CLI run (default 30s and 10m)")
+	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA that signed the real services' certificates (replaces real.ca_file)")
 	f.StringVar(&o.base, "base", "", "base branch of refresh PRs (default: refresh.base, then the current branch)")
 	return cmd
 }
@@ -81,6 +87,7 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 	if err != nil {
 		return err
 	}
+	o.warn = stdio.Err
 	loc := time.UTC
 	if tz := p.cfg.Refresh.TimeZone; tz != "" {
 		if loc, err = time.LoadLocation(tz); err != nil {
@@ -110,10 +117,7 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 		if err := writeReports(stdio, o.reportDir, o.bundleDir, run, bundle, g.json); err != nil {
 			return err
 		}
-		if code := run.Exit(); code != cassettes.ExitPass {
-			return exitError(code)
-		}
-		return nil
+		return runExit(stdio, run)
 	}
 	if o.schedule == "" {
 		return cycle(ctx, time.Now().In(loc))
@@ -150,7 +154,8 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.credentials()}
 	ver, sha := buildInfo()
 	opts := refresh.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Adapters: o.adapters, Git: g, Remote: remote,
-		Base: o.base, DryRun: o.dryRun, Recorder: refresh.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}}}
+		Base: o.base, DryRun: o.dryRun, Recorder: refresh.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
+			AttemptTimeout: o.timeout, CLITimeout: o.timeout}}
 	switch f.Kind {
 	case "github":
 		env := cmp.Or(f.TokenEnv, "GITHUB_TOKEN")

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,9 +15,10 @@ import (
 
 func newReportCmd(stdio *IO) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "report",
-		Short: "Work with the report files verify writes",
-		Args:  cobra.NoArgs,
+		Use:     "report",
+		Short:   "Work with the report files verify writes",
+		Example: "  cassette report merge --out out/all out/1 out/2",
+		Args:    cobra.NoArgs,
 	}
 	var out string
 	var mo report.MergeOptions
@@ -54,23 +58,70 @@ prints its next step.`,
 
 func newBundleCmd(stdio *IO) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "bundle",
-		Short: "Work with forensic bundles (verify --bundle-dir)",
-		Args:  cobra.NoArgs,
+		Use:     "bundle",
+		Short:   "Work with forensic bundles (verify --bundle-dir)",
+		Example: "  cassette bundle validate .cassette/bundles",
+		Args:    cobra.NoArgs,
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "validate DIR",
 		Short: "Check a bundle against its schema: required files, sizes, hashes, JSON and JSONL",
-		Args:  cobra.ExactArgs(1),
+		Long: `validate checks one bundle (a directory holding bundle.json) or, given the
+directory passed to --bundle-dir, every bundle below it (DIR/<suite>/<time>/),
+and names each one it checked.`,
+		Example: `  cassette verify --bundle-dir .cassette/bundles
+  cassette bundle validate .cassette/bundles                       # every bundle below it
+  cassette bundle validate .cassette/bundles/myproject/20261122T140000Z`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			probs := report.ValidateBundle(args[0])
-			if len(probs) > 0 {
-				return &cassettes.Error{Reason: cassettes.EBundleInvalid, Message: fmt.Sprintf("bundle %s has %d problem(s)", args[0], len(probs)),
-					Problems: probs, NextStep: "re-create the bundle: cassette verify --bundle-dir DIR"}
-			}
-			fmt.Fprintf(stdio.Out, "ok: bundle %s is valid\n", args[0])
-			return nil
+			return bundleValidate(stdio, args[0])
 		},
 	})
 	return cmd
+}
+
+// bundleValidate validates the bundle at dir, or every bundle below dir when
+// dir is a --bundle-dir root (bundles live at root/<suite>/<timestamp>/).
+func bundleValidate(stdio *IO, dir string) error {
+	bundles := []string{dir}
+	if _, err := os.Stat(filepath.Join(dir, "bundle.json")); err != nil {
+		found, _ := filepath.Glob(filepath.Join(dir, "*", "bundle.json"))
+		more, _ := filepath.Glob(filepath.Join(dir, "*", "*", "bundle.json"))
+		bundles = nil
+		for _, f := range append(found, more...) {
+			bundles = append(bundles, filepath.Dir(f))
+		}
+		sort.Strings(bundles)
+		if len(bundles) == 0 {
+			return &cassettes.Error{Reason: cassettes.EBundleInvalid,
+				Message:  fmt.Sprintf("%s holds no bundle: neither %s nor any DIR/<suite>/<timestamp>/bundle.json", dir, filepath.Join(dir, "bundle.json")),
+				NextStep: "cassette verify --bundle-dir " + cassettes.ShellJoin([]string{dir}) + "   # writes a bundle below it"}
+		}
+		fmt.Fprintf(stdio.Err, "%s is a bundle root: validating the %d bundle(s) below it\n", dir, len(bundles))
+	}
+	var probs []cassettes.Problem
+	bad := 0
+	for _, b := range bundles {
+		p := report.ValidateBundle(b)
+		if len(p) == 0 {
+			fmt.Fprintf(stdio.Out, "ok: bundle %s is valid\n", b)
+			continue
+		}
+		bad++
+		probs = append(probs, p...)
+	}
+	if bad > 0 {
+		return &cassettes.Error{Reason: cassettes.EBundleInvalid, Message: fmt.Sprintf("%d of %d bundle(s) below %s have problems (%d in all)", bad, len(bundles), dir, len(probs)),
+			Problems: probs, NextStep: "cassette verify --bundle-dir " + cassettes.ShellJoin([]string{bundleRoot(dir, bundles)}) + "   # re-create the bundle"}
+	}
+	return nil
+}
+
+// bundleRoot is the --bundle-dir a bundle was written under: dir itself
+// when it is a root, else two levels above the bundle.
+func bundleRoot(dir string, bundles []string) string {
+	if len(bundles) == 1 && bundles[0] == dir {
+		return filepath.Dir(filepath.Dir(filepath.Clean(dir)))
+	}
+	return dir
 }

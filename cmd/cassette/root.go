@@ -59,6 +59,12 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	return int(ce.Exit())
 }
 
+// flagError is an error cobra met while parsing a command's flags (see
+// SetFlagErrorFunc): always a usage error.
+type flagError struct{ error }
+
+func (e flagError) Unwrap() error { return e.error }
+
 // exitError is returned by a command that already printed its outcome and
 // only needs a non-zero exit (e.g. verify with drift).
 type exitError int
@@ -67,7 +73,11 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func isUsageError(err error) bool {
 	s := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires exactly", "invalid argument", "flag needs an argument", "accepts at most"} {
+	var fe flagError
+	if errors.As(err, &fe) {
+		return true
+	}
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires exactly", "invalid argument", "flag needs an argument", "accepts at most", "required flag(s)", "if any flags in the group"} {
 		if strings.Contains(s, p) {
 			return true
 		}
@@ -159,6 +169,7 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		Version:       versionString(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError{err} })
 	root.PersistentFlags().StringVar(&g.config, "config", cassettes.ConfigFile, "path of the config file")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "write machine-readable JSON to stdout")
 	root.AddCommand(
@@ -185,6 +196,16 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		"proxy": "tools", "ca": "tools", "report": "tools", "bundle": "tools", "version": "tools"}
 	for _, c := range root.Commands() {
 		c.GroupID = groups[c.Name()]
+	}
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Example = "  source <(cassette completion bash)\n  cassette completion zsh > \"${fpath[1]}/_cassette\"\n  cassette completion fish > ~/.config/fish/completions/cassette.fish"
+			c.GroupID = "tools"
+			for _, sh := range c.Commands() {
+				sh.Example = "  cassette completion " + sh.Name() + " > cassette-completion   # then load it as the help above says"
+			}
+		}
 	}
 	root.SetHelpCommandGroupID("tools")
 	root.SetCompletionCommandGroupID("tools")

@@ -24,7 +24,8 @@ func TestMain(m *testing.M) {
 		commit = strings.TrimSpace(string(out))
 	}
 	testscript.Main(m, map[string]func(){
-		"cassette": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cassette":  func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"faultfake": faultfake,
 	})
 }
 
@@ -37,9 +38,12 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fakeshop":     fakeshop,
-			"speccheck":    speccheckCmd,
-			"statusserver": statusserver,
+			"fakeshop":      fakeshop,
+			"faultupstream": faultupstream,
+			"fault":         fault,
+			"runnext":       runnext,
+			"speccheck":     speccheckCmd,
+			"statusserver":  statusserver,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")

@@ -164,10 +164,23 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, bundle, g.json); err != nil {
 		return err
 	}
-	if code := run.Exit(); code != cassettes.ExitPass {
-		return exitError(code)
+	return runExit(stdio, run)
+}
+
+// runExit ends a verify or refresh run: a failing one prints
+// `error[REASON]: outcome` and its next step on stderr, like every other
+// failing command, and exits with the run's class.
+func runExit(stdio *IO, run *report.Run) error {
+	code := run.Exit()
+	if code == cassettes.ExitPass {
+		return nil
 	}
-	return nil
+	errIO := &IO{Color: stdio.ErrColor}
+	fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "31;1", "error["+string(run.Reason())+"]:"), run.Message())
+	if ns := run.NextStepCommand(); ns != "" {
+		fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "1", "next:"), strings.TrimPrefix(ns, "Run: "))
+	}
+	return exitError(code)
 }
 
 // writeReports writes the report files (and the bundle) of a verify or

@@ -59,9 +59,10 @@ func resolveBuild(bi *debug.BuildInfo, linkedVersion, linkedCommit string) (ver,
 
 func newVersionCmd(stdio *IO, g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version of cassette",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print the version of cassette",
+		Example: "  cassette version\n  cassette version --json   # {\"version\": …, \"sha\": …, \"go\": …}",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, sha := buildInfo()
 			if g.json {

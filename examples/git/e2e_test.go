@@ -52,10 +52,13 @@ func TestRecordThenVerify(t *testing.T) {
 	if err := os.RemoveAll(e.Path("cassettes/git")); err != nil {
 		t.Fatal(err)
 	}
-	out := e.Must(nil, "./record.sh")
-	for _, s := range scenarios {
-		if !strings.Contains(out, "recorded cassettes/git/"+s+".yaml") {
-			t.Errorf("record.sh did not record %s:\n%s", s, out)
+	out, errOut, code := e.Run(nil, "./record.sh")
+	if code != 0 {
+		t.Fatalf("record.sh: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, s := range scenarios { // record's own messages go to stderr
+		if !strings.Contains(errOut, "recorded cassettes/git/"+s+".yaml") {
+			t.Errorf("record.sh did not record %s:\n%s", s, errOut)
 		}
 	}
 	head := strings.TrimSpace(e.Must(nil, "git", "-C", ".cassette/repo", "rev-parse", "HEAD"))

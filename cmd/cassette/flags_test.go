@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// TestFlagErrorsAreUsageErrors: for every subcommand, an unknown flag, a
+// flag without its value and a missing required flag are usage errors
+// (exit 2, E_USAGE) whose next step is that command's --help, never an
+// E_IO with `cassette validate` (record without --adapter used to be).
+func TestFlagErrorsAreUsageErrors(t *testing.T) {
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Runnable() && len(path) > 0 {
+			paths = append(paths, path)
+		}
+		for _, sub := range c.Commands() {
+			if sub.Name() == "help" || sub.Hidden {
+				continue
+			}
+			walk(sub, append(append([]string(nil), path...), sub.Name()))
+		}
+	}
+	walk(newRootCmd(&IO{}, &globals{}), nil)
+	if len(paths) < 14 {
+		t.Fatalf("found only %d commands: %v", len(paths), paths)
+	}
+	type row struct{ args []string }
+	var rows []row
+	for _, p := range paths {
+		rows = append(rows, row{append(append([]string(nil), p...), "--no-such-flag")})
+		rows = append(rows, row{append(append([]string(nil), p...), "--config")}) // a flag without its value
+	}
+	rows = append(rows, row{[]string{"record", "--scenario", "x", "--", "echo", "hi"}}) // --adapter is required
+	for _, r := range rows {
+		t.Run(strings.Join(r.args, " "), func(t *testing.T) {
+			var out, errw bytes.Buffer
+			code := Main(r.args, strings.NewReader(""), &out, &errw)
+			want := "next: cassette " + cmdPathOf(r.args) + " --help"
+			if code != 2 || !strings.Contains(errw.String(), "error[E_USAGE]: ") || !strings.Contains(errw.String(), want+"\n") {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 2, error[E_USAGE] and %q", code, errw.String(), want)
+			}
+		})
+	}
+}
+
+// cmdPathOf is the command part of args (the words before the first flag).
+func cmdPathOf(args []string) string {
+	var words []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			break
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
+}
+
+// TestEveryCommandHasExamples: the README says every command has --help
+// with examples; this keeps it true.
+func TestEveryCommandHasExamples(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Name() != "help" && c.Name() != "cassette" && c.Example == "" && !c.Hidden {
+			t.Errorf("cassette %s --help shows no example", strings.TrimPrefix(c.CommandPath(), "cassette "))
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(&IO{}, &globals{}))
+}

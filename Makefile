@@ -10,8 +10,9 @@ BIN       := bin/cassette
 build: ## build bin/cassette
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/cassette
 
-test: ## vet, then every test with the race detector (the CLI scripts included)
+test: ## vet, then every test with the race detector (the CLI scripts included), and actionlint over the workflows
 	$(GO) vet ./...
+	GO=$(GO) examples/github-actions/actionlint.sh
 	$(GO) test -race -count=1 -timeout 12m ./...
 
 demo: build ## verify the embedded example's cassettes against its fakes (no network, no credentials)

@@ -1,7 +1,11 @@
 package verify
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -40,9 +44,12 @@ func ParseShard(s string) (i, n int, err error) {
 }
 
 // Plan orders the cassettes into cases — adapter order in the config, then
-// scenario, then path — and applies the selection. Sharding is by position
-// in that order (case k goes to shard k mod n), so that n shards together run
-// every case exactly once and stay balanced.
+// scenario, then path — and applies the selection. With --shard i/n a case
+// runs in shard ShardOf(its id, n): n shards together run every case exactly
+// once, and a case stays on its shard when cassettes are added or removed.
+// The key is the cassette's path relative to the config's directory
+// (ShardKey), so that a shard can leave the other shards' files unread
+// (ShardPaths).
 func Plan(cfg *cassettes.Config, list []*cassettes.Cassette, sel Selection) ([]Case, error) {
 	rank := map[string]int{}
 	for i, name := range cfg.Order {
@@ -75,7 +82,6 @@ func Plan(cfg *cassettes.Config, list []*cassettes.Cassette, sel Selection) ([]C
 		return a.Path < b.Path
 	})
 	var out []Case
-	k := 0
 	for _, c := range sorted {
 		if len(sel.Adapters) > 0 && !slices.Contains(sel.Adapters, c.Adapter) {
 			continue
@@ -83,12 +89,69 @@ func Plan(cfg *cassettes.Config, list []*cassettes.Cassette, sel Selection) ([]C
 		if sel.Run != nil && !sel.Run.MatchString(c.ID()) {
 			continue
 		}
-		pos := k
-		k++
-		if sel.Shards > 1 && pos%sel.Shards != sel.Shard-1 {
+		if sel.Shards > 1 && ShardOf(ShardKey(cfg.Dir, c.Path), sel.Shards) != sel.Shard {
 			continue
 		}
 		out = append(out, Case{Cassette: c, Adapter: cfg.Adapters[c.Adapter]})
+	}
+	return out, nil
+}
+
+// ShardOf is the shard (1…n) that runs the cassette with this ShardKey in a
+// matrix of n shards. It depends on the key and n alone, never on the other
+// cassettes: adding a cassette moves no other one, every machine of a matrix
+// computes the same split, and a case's history stays with one shard. The
+// split is a uniform hash: k cassettes land k/n per shard give or take a few
+// √(k/n) (with 10,000 cassettes and 4 shards the largest shard is about 1 %
+// above the mean); a handful of cassettes may leave a shard empty, which then
+// reports zero cases. SHA-256 rather than FNV: FNV's low bits depend only on
+// the low bits of the input bytes, so "x-1" and "x-5" would always share a
+// shard of 4.
+func ShardOf(key string, n int) int {
+	if n <= 1 {
+		return 1
+	}
+	h := sha256.Sum256([]byte(key))
+	return int(binary.BigEndian.Uint64(h[:8])%uint64(n)) + 1
+}
+
+// ShardKey is the key a cassette file is sharded by: its path relative to
+// dir (the directory of cassette.yaml), with slashes, e.g.
+// "cassettes/github/list-pulls.yaml"; the path as given when it is not under
+// dir. It is the same on every machine and operating system of a matrix.
+func ShardKey(dir, path string) string {
+	ad, err1 := filepath.Abs(dir)
+	ap, err2 := filepath.Abs(path)
+	if err1 == nil && err2 == nil {
+		if rel, err := filepath.Rel(ad, ap); err == nil && filepath.IsLocal(rel) {
+			path = rel
+		}
+	}
+	return filepath.ToSlash(path)
+}
+
+// ShardPaths narrows the paths verify was given (cassette files and
+// directories) to the files of shard i of n, so that a shard reads, parses
+// and validates only its own cassettes: with thousands of cassettes, loading
+// all of them would be a cost every shard pays again. A path that does not
+// exist is kept, for the loader to report.
+func ShardPaths(dir string, paths []string, i, n int) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		files := []string{p}
+		if st, err := os.Stat(p); err != nil {
+			out = append(out, p)
+			continue
+		} else if st.IsDir() {
+			if files, err = cassettes.Discover(p); err != nil {
+				return nil, err
+			}
+		}
+		for _, f := range files {
+			if ShardOf(ShardKey(dir, f), n) == i {
+				out = append(out, f)
+			}
+		}
 	}
 	return out, nil
 }

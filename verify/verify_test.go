@@ -304,7 +304,8 @@ func TestFakeProcess(t *testing.T) {
 }
 
 // TestShards: four shards together run every case exactly once, and the
-// plan order is the config's adapter order, then scenario.
+// plan order is the config's adapter order, then scenario (balance and
+// stability: shard_test.go).
 func TestShards(t *testing.T) {
 	cfg, list, _ := demo(t)
 	// more cassettes than shards: copies under other scenario names
@@ -328,9 +329,6 @@ func TestShards(t *testing.T) {
 		part, err := verify.Plan(cfg, many, verify.Selection{Shard: i, Shards: 4})
 		if err != nil {
 			t.Fatal(err)
-		}
-		if len(part) < len(all)/4 || len(part) > len(all)/4+1 {
-			t.Errorf("shard %d has %d cases: unbalanced", i, len(part))
 		}
 		for _, c := range part {
 			seen[c.ID()]++

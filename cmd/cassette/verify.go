@@ -108,6 +108,11 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if len(paths) == 0 {
 		paths = []string{p.cfg.CassetteDir()}
 	}
+	if sel.Shards > 1 { // a shard reads only its own cassettes
+		if paths, err = verify.ShardPaths(p.cfg.Dir, paths, sel.Shard, sel.Shards); err != nil {
+			return fail(err)
+		}
+	}
 	list, err := cassettes.LoadTree(paths, p.loadOptions())
 	if err != nil {
 		return fail(err)

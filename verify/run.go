@@ -148,6 +148,14 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 		}
 	}
 
+	// The fresh fakes (one process per case) are started ahead, in plan
+	// order, each for its case (pool.go).
+	fresh := newFreshPool(ctx, freshPlan(cases, targets, failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
+		c := cases[i]
+		return startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, logDir)
+	})
+	defer fresh.close()
+
 	work := make(chan int)
 	var workers sync.WaitGroup
 	for range min(jobs, max(1, len(cases))) {
@@ -155,7 +163,8 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 		go func() {
 			defer workers.Done()
 			for i := range work {
-				o.Results[i] = runCase(ctx, cases[i], opts, targets, failed, now)
+				o.Results[i] = runCase(ctx, cases[i], opts, targets, failed, now, func(ctx context.Context) (*Process, error) { return fresh.take(ctx, i) })
+				fresh.drop(i) // a case that ended before it took its fake
 				if o.Results[i].FakeLog == "" {
 					o.Results[i].FakeLog = o.FakeLogs[cases[i].Cassette.Adapter]
 				}
@@ -182,6 +191,23 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	return o
 }
 
+// freshPlan lists, in plan order, the cases that will run against a fresh
+// fake of their own: HTTP cases whose adapter has no target (no override,
+// no shared fake) and whose fake did not fail to build. A cassette that
+// records no request needs no fake.
+func freshPlan(cases []Case, targets map[string]HTTPTarget, failed map[string]*cassettes.Error) []int {
+	var plan []int
+	for i, c := range cases {
+		name := c.Cassette.Adapter
+		if _, ok := targets[name]; ok || c.Adapter == nil || c.Cassette.Kind == cassettes.KindCLI ||
+			failed[name] != nil || len(c.Cassette.Interactions) == 0 {
+			continue
+		}
+		plan = append(plan, i)
+	}
+	return plan
+}
+
 func logOf(e *cassettes.Error) string {
 	for _, p := range e.Problems {
 		if strings.HasSuffix(p.File, ".log") {
@@ -192,7 +218,8 @@ func logOf(e *cassettes.Error) string {
 }
 
 // runCase runs one case to a result; it never panics the run.
-func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPTarget, failed map[string]*cassettes.Error, now func() time.Time) (res Result) {
+// An HTTP case without a target gets its own fresh fake from fresh.
+func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPTarget, failed map[string]*cassettes.Error, now func() time.Time, fresh func(context.Context) (*Process, error)) (res Result) {
 	start := time.Now()
 	res = Result{Case: c}
 	defer func() {
@@ -248,7 +275,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 	default:
 		t, ok := targets[name]
 		if !ok { // a fresh fake for this case
-			p, err := startFake(parent, name, caseLogName(c), c.Adapter, opts.Config.Dir, opts.logDir())
+			p, err := fresh(parent)
 			if err != nil {
 				ce := cassettes.AsError(err)
 				res.Status, res.Reason, res.Message, res.Err = report.StatusError, ce.Reason, ce.Message, ce

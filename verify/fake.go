@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -37,8 +36,7 @@ type Process struct {
 	LogPath string // the fake's combined stdout and stderr
 
 	cmd    *exec.Cmd
-	conns  *http.Transport // the ready check's, kept for the cases: its connection is reused
-	port   string          // leased until Stop (port.go)
+	port   string // leased until Stop (port.go)
 	log    *os.File
 	exited chan struct{}
 	err    error // the process's exit error, once exited is closed
@@ -70,7 +68,7 @@ func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, 
 }
 
 func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapter, projectDir, logDir string) (*Process, error) {
-	p := &Process{Adapter: name, exited: make(chan struct{}), conns: fakeTransport(fakeIdleConns)}
+	p := &Process{Adapter: name, exited: make(chan struct{})}
 	port := ""
 	if len(a.Fake.Command) > 0 {
 		var err error
@@ -143,7 +141,7 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapt
 func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := &http.Client{Timeout: 2 * time.Second, Transport: p.conns}
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil}}
 	delay := time.Millisecond // doubles up to 500ms: a built fake is ready in a few ms
 	var last error
 	// Only a process verify started can exit; an external fake's closed
@@ -159,7 +157,6 @@ func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Dura
 		}
 		resp, err := client.Do(req)
 		if err == nil {
-			io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) // read to the end: the connection is kept
 			resp.Body.Close()
 			if resp.StatusCode < 500 {
 				return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,12 +11,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -139,32 +136,5 @@ func TestInterruptStopsFakesStartedAhead(t *testing.T) {
 			t.Errorf("fake pid %d is still running after Run returned (kill 0: %v)", pid, err)
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
-	}
-}
-
-// TestFakeIsReachedOnOneConnection: the connection of the ready check is
-// the one the case then uses, so a fresh fake accepts one connection, not
-// two (each costs both processes an accept and a dial).
-func TestFakeIsReachedOnOneConnection(t *testing.T) {
-	cfg, list, reg := demo(t)
-	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(store.New())
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
-	a := *cfg.Adapters["petstore"]
-	a.Fake.Build, a.Fake.Command, a.Fake.BaseURL = nil, nil, srv.URL
-	cfg.Adapters["petstore"] = &a
-	cases := perCase(t, cfg, list, "petstore/get-missing", 1)
-	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: t.TempDir(), Jobs: 1})
-	if o.Err != nil || o.Results[0].Status != report.StatusPass {
-		t.Fatalf("%v %s %s", o.Err, o.Results[0].Status, o.Results[0].Message)
-	}
-	if n := conns.Load(); n != 1 {
-		t.Errorf("the fake accepted %d connections for a ready check and one case; want 1", n)
 	}
 }

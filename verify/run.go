@@ -363,22 +363,9 @@ func (o Options) logDir() string {
 
 // processTarget reaches a fake process over loopback HTTP, without any
 // proxy and without transparent decompression (bodies compare as sent).
-// The connection of the fake's ready check is the first one a case uses
-// (a fresh fake then accepts one connection in all, not two).
 func processTarget(p *Process, conns int) HTTPTarget {
-	tr := p.conns
-	if tr == nil || conns > fakeIdleConns {
-		tr = fakeTransport(conns)
-	}
 	return HTTPTarget{BaseURL: p.BaseURL, Alive: func() (bool, error) { return p.alive(time.Second) },
-		Client: &http.Client{Transport: tr}}
-}
-
-// fakeIdleConns is how many idle connections to a fake are kept for reuse.
-const fakeIdleConns = 64
-
-func fakeTransport(conns int) *http.Transport {
-	return &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: conns}
+		Client: &http.Client{Transport: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: conns}}}
 }
 
 // normalizeActions replaces the fake's bodies and outputs in the actions by

@@ -8,23 +8,36 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
 
 // BenchmarkForkExecFloor is the floor under verify's fresh-per-case
-// throughput: the demo's pet store fake started 1,000 times, GOMAXPROCS and 4×GOMAXPROCS
-// at a time, with nothing of verify around it.
+// throughput: the demo's pet store fake, as built by default (dynamically
+// linked: net uses cgo) and with CGO_ENABLED=0 (static), started 1,000
+// times, GOMAXPROCS and 4×GOMAXPROCS at a time, with nothing of verify
+// around it.
 //   - exit: fork+exec, Go runtime start and exit (listen fails at once);
 //   - ready: fork+exec until the fake accepts a connection on its port,
 //     then SIGTERM and reap, as verify's Stop does.
 func BenchmarkForkExecFloor(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "petstore")
-	build := exec.Command("go", "build", "-o", bin, "./fakes/petstore")
-	build.Dir = filepath.Join("..", "examples", "demo")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+	for _, link := range []string{"dynamic", "static"} {
+		bin := filepath.Join(b.TempDir(), "petstore")
+		build := exec.Command("go", "build", "-o", bin, "./fakes/petstore")
+		build.Dir = filepath.Join("..", "examples", "demo")
+		build.Env = append(os.Environ(), "CGO_ENABLED=1")
+		if link == "static" { // no dynamic loader at start-up
+			build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		}
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
+		b.Run(link, func(b *testing.B) { forkExecFloor(b, bin) })
 	}
+}
+
+func forkExecFloor(b *testing.B, bin string) {
 	one := map[string]func(b *testing.B){
 		"exit": func(b *testing.B) {
 			cmd := exec.Command(bin)
@@ -50,7 +63,7 @@ func BenchmarkForkExecFloor(b *testing.B) {
 				}
 				time.Sleep(100 * time.Microsecond) // a floor: poll finely
 			}
-			_ = cmd.Process.Signal(os.Interrupt)
+			_ = cmd.Process.Signal(syscall.SIGTERM)
 			_ = cmd.Wait()
 		},
 	}

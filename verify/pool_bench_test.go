@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -13,14 +14,26 @@ import (
 
 // BenchmarkVerifyFresh1000 verifies 1,000 HTTP cassettes against the demo's
 // pet store fake, built once beforehand, with a fresh process per case (the
-// default). It reports cases/s and the CPU spent per case by verify and by
-// the fakes (reaped children), so that a change can be told from the noise
-// of a shared machine: compare against a checkout of main in the same run.
+// default): the fake as the demo builds it (dynamically linked) and built
+// with CGO_ENABLED=0 (static, cheaper to start). It reports cases/s and the
+// CPU spent per case by verify and by the fakes (reaped children), so that
+// a change can be told from the noise of a shared machine: compare against
+// a checkout of main in the same run.
 func BenchmarkVerifyFresh1000(b *testing.B) {
+	for _, link := range []string{"dynamic", "static"} {
+		b.Run("fake="+link, func(b *testing.B) { verifyFresh1000(b, link) })
+	}
+}
+
+func verifyFresh1000(b *testing.B, link string) {
 	cfg, list, reg := demo(&testing.T{})
 	bin := filepath.Join(b.TempDir(), "petstore")
 	build := exec.Command("go", "build", "-o", bin, "./fakes/petstore")
 	build.Dir = cfg.Dir
+	build.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if link == "static" {
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -1,48 +1,82 @@
 package verify
 
 import (
+	"math/rand/v2"
 	"net"
+	"strconv"
 	"testing"
 )
 
-// stubListener is a listener that claims a given port: the kernel cannot be
-// made to hand one port out twice on demand, so the test plays the kernel.
+// stubListener is a listener on a given port: the kernel cannot be made to
+// hand one port out twice on demand, so the test plays the kernel.
 type stubListener struct {
 	net.Listener
-	port   int
 	closed *int
 }
 
-func (s stubListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: s.port} }
-func (s stubListener) Close() error   { *s.closed++; return nil }
+func (s stubListener) Close() error { *s.closed++; return nil }
 
-// TestPortLeaseNeverHandsOutALeasedPort: the kernel gives a port that was
-// just freed to the next caller; while a fake holds the lease on it, take
-// asks again and returns another one, and after release it is free again.
+// TestPortLeaseNeverHandsOutALeasedPort: while a fake holds the lease on a
+// port, take neither returns it nor binds it (the fake may be binding it
+// right then) and returns another one; after release it is free again.
 func TestPortLeaseNeverHandsOutALeasedPort(t *testing.T) {
 	l := portLease{held: map[int]bool{}}
 	closed := 0
-	kernel := func(ports ...int) func() (net.Listener, error) {
-		return func() (net.Listener, error) {
+	var bound []int
+	draw := func(ports ...int) func() int {
+		return func() int {
 			p := ports[0]
 			ports = ports[1:]
-			return stubListener{port: p, closed: &closed}, nil
+			return p
 		}
 	}
-	first, err := l.take(kernel(40001))
+	listen := func(port int) (net.Listener, error) {
+		bound = append(bound, port)
+		return stubListener{closed: &closed}, nil
+	}
+	first, err := l.take(draw(40001), listen)
 	if err != nil || first != 40001 {
 		t.Fatalf("take = %d, %v; want 40001", first, err)
 	}
-	second, err := l.take(kernel(40001, 40001, 40002))
+	bound = nil
+	second, err := l.take(draw(40001, 40001, 40002), listen)
 	if err != nil || second != 40002 {
 		t.Fatalf("take while 40001 is leased = %d, %v; want 40002", second, err)
 	}
-	if closed != 4 {
-		t.Errorf("%d listeners closed, want all 4", closed)
+	if len(bound) != 1 || bound[0] != 40002 {
+		t.Errorf("take bound %v while 40001 was leased; want only [40002]", bound)
+	}
+	if closed != 2 {
+		t.Errorf("%d listeners closed, want both", closed)
 	}
 	l.release(first)
-	if again, _ := l.take(kernel(40001)); again != 40001 {
+	if again, _ := l.take(draw(40001), listen); again != 40001 {
 		t.Errorf("take after release = %d, want 40001", again)
+	}
+}
+
+// TestPortLeaseSkipsBoundPorts: a port another program has bound is passed
+// over.
+func TestPortLeaseSkipsBoundPorts(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	busy := ln.Addr().(*net.TCPAddr).Port
+	l := portLease{held: map[int]bool{}}
+	lo, hi := fakePortRange()
+	draws := 0
+	got, err := l.take(func() int {
+		if draws++; draws == 1 {
+			return busy
+		}
+		return lo + rand.IntN(hi-lo+1)
+	}, func(port int) (net.Listener, error) {
+		return net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	})
+	if err != nil || got == busy || got < lo || got > hi || draws < 2 {
+		t.Fatalf("take = %d, %v; want a port other than the bound %d", got, err, busy)
 	}
 }
 

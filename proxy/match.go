@@ -44,6 +44,63 @@ type MatchOptions struct {
 	// responses recorded for n identical requests are used up. A cassette's
 	// own `replayable:` key, when present, wins.
 	Replayable bool
+	// URLs are URL patterns (ParseURLPattern: "glob:…" or "regex:…"): a
+	// request and a recorded interaction whose URLs match the same pattern
+	// match on the URL, whatever else it holds.
+	URLs []string
+	// IgnoreParams are query parameters left out by name (a nonce, a
+	// timestamp, a cache buster).
+	IgnoreParams []string
+	// IgnoreJSON are JSONPaths left out of a JSON body; OnlyJSON, when set,
+	// are the only JSONPaths compared (the subset: .name, ['name'], [N],
+	// [*], .*, ..name). Either makes a JSON body match as JSON.
+	IgnoreJSON, OnlyJSON []string
+}
+
+// compiled is what MatchOptions compile to once, for every request.
+type compiled struct {
+	urls   []URLPattern
+	params map[string]bool
+	json   jsonBodyFilter
+}
+
+// Check compiles the patterns and paths of m and returns the first error,
+// for flag and config validation.
+func (m MatchOptions) Check() error {
+	_, err := m.compile()
+	return err
+}
+
+func (m MatchOptions) compile() (compiled, error) {
+	var c compiled
+	for _, s := range m.URLs {
+		p, err := ParseURLPattern(s)
+		if err != nil {
+			return c, err
+		}
+		c.urls = append(c.urls, p)
+	}
+	if len(m.IgnoreParams) > 0 {
+		c.params = map[string]bool{}
+		for _, n := range m.IgnoreParams {
+			c.params[n] = true
+		}
+	}
+	for _, s := range m.IgnoreJSON {
+		p, err := parseJSONPath(s)
+		if err != nil {
+			return c, err
+		}
+		c.json.ignore = append(c.json.ignore, p)
+	}
+	for _, s := range m.OnlyJSON {
+		p, err := parseJSONPath(s)
+		if err != nil {
+			return c, err
+		}
+		c.json.only = append(c.json.only, p)
+	}
+	return c, nil
 }
 
 // view is the normalized form of a request, as far as matching sees it.
@@ -68,15 +125,39 @@ func (m MatchOptions) headerNames() []string {
 
 // view normalizes one request for matching.
 func (m MatchOptions) view(method, rawURL string, h http.Header, body []byte, hnames []string) view {
+	c, _ := m.compile() // checked when the options were made (Check)
+	return m.viewWith(c, method, rawURL, h, body, hnames)
+}
+
+func (m MatchOptions) viewWith(c compiled, method, rawURL string, h http.Header, body []byte, hnames []string) view {
 	v := view{method: strings.ToUpper(method)}
 	v.origin, v.path, v.query = normalizeURL(rawURL)
+	if c.params != nil && v.query != "" {
+		v.query = dropParams(v.query, c.params)
+	}
+	if len(c.urls) > 0 {
+		full := v.origin + v.path
+		if v.query != "" {
+			full += "?" + v.query
+		}
+		for _, p := range c.urls {
+			if p.match(full) {
+				v.origin, v.path, v.query = "", "<"+p.String()+">", ""
+				break
+			}
+		}
+	}
 	for _, name := range hnames {
 		v.headers = append(v.headers, strings.Join(h.Values(name), ", "))
 	}
-	switch m.Body {
-	case BodyIgnore:
+	switch {
+	case m.Body == BodyIgnore:
 		return v
-	case BodyJSON:
+	case !c.json.empty() && len(bytes.TrimSpace(body)) > 0:
+		if out, ok := c.json.apply(body); ok {
+			body, v.isJSON = out, true
+		}
+	case m.Body == BodyJSON:
 		if c, err := jcs.Transform(body); err == nil && len(bytes.TrimSpace(body)) > 0 {
 			body, v.isJSON = c, true
 		}
@@ -113,6 +194,18 @@ func (m MatchOptions) key(v view) string {
 	b.WriteByte(0)
 	b.WriteString(v.bodyKey)
 	return b.String()
+}
+
+// dropParams removes the named parameters from an encoded query.
+func dropParams(query string, names map[string]bool) string {
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return query
+	}
+	for n := range names {
+		q.Del(n)
+	}
+	return q.Encode()
 }
 
 // normalizeURL splits a URL into origin (lower-case scheme and host, default
@@ -163,6 +256,7 @@ type slot struct {
 // map lookup, whatever the number of recorded interactions.
 type index struct {
 	opts   MatchOptions
+	c      compiled
 	hnames []string
 	cs     []*cassettes.Cassette
 
@@ -178,16 +272,29 @@ type entry struct {
 	view view
 }
 
-func newIndex(cs []*cassettes.Cassette, opts MatchOptions) *index {
+// newIndex indexes the recorded requests of cs. prep, when not nil, is
+// applied to a copy of each recorded request before it is indexed: the
+// proxy passes the redaction it applies to every incoming request, so that
+// a cassette from elsewhere (a plain go-vcr file whose form body still holds
+// `client_secret=test-secret`) matches the same request redacted.
+func newIndex(cs []*cassettes.Cassette, opts MatchOptions, prep ...func(*cassettes.Interaction)) *index {
 	if opts.Body == "" {
 		opts.Body = BodyRaw
 	}
 	x := &index{opts: opts, hnames: opts.headerNames(), cs: cs,
 		slots: map[string]*slot{}, byMP: map[string][]int{}, byP: map[string][]int{}}
+	x.c, _ = opts.compile()
 	for ci, c := range cs {
 		for ii := range c.Interactions {
 			r := &c.Interactions[ii].Request
-			v := opts.view(r.Method, r.URL, r.Headers, []byte(r.Body), x.hnames)
+			if len(prep) > 0 && prep[0] != nil {
+				probe := cassettes.Interaction{Request: *r}
+				probe.Request.Headers = r.Headers.Clone()
+				probe.Request.Trailer = r.Trailer.Clone()
+				prep[0](&probe)
+				r = &probe.Request
+			}
+			v := opts.viewWith(x.c, r.Method, r.URL, r.Headers, []byte(r.Body), x.hnames)
 			k := opts.key(v)
 			s := x.slots[k]
 			if s == nil {

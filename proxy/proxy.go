@@ -195,7 +195,10 @@ func New(opts Options) (*Proxy, error) {
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
 			NextStep: "cassette ca init"}
 	}
-	p.idx = newIndex(opts.Cassettes, opts.Match)
+	if err := opts.Match.Check(); err != nil {
+		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: "cassette proxy --help   # the matching flags"}
+	}
+	p.idx = newIndex(opts.Cassettes, opts.Match, p.redact)
 	p.tr = upstreamTransport(opts.Transport)
 	p.gp = p.newGoproxy()
 	if p.upstream != nil {
@@ -379,7 +382,7 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 	probe := cassettes.Interaction{Request: captureRequest(req, body)}
 	p.redact(&probe)
 	r := probe.Request
-	v := p.opts.Match.view(r.Method, r.URL, r.Headers, []byte(r.Body), p.idx.hnames)
+	v := p.opts.Match.viewWith(p.idx.c, r.Method, r.URL, r.Headers, []byte(r.Body), p.idx.hnames)
 	it, miss := p.idx.lookup(v, r.Method+" "+r.URL)
 	if it != nil {
 		p.logf("replay %s %s → %d", r.Method, r.URL, it.Response.Code)

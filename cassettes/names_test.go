@@ -1,0 +1,102 @@
+package cassettes
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// plainGoVCR is a go-vcr v4 cassette as such projects commit them.
+const plainGoVCR = `---
+version: 2
+interactions:
+    - id: 0
+      request:
+        url: https://api.example.com/v1/things
+        method: GET
+      response:
+        body: '{"ok":true}'
+        status: 200 OK
+        code: 200
+        duration: 0s
+`
+
+// TestNamesFromTheWild: a go-vcr cassette named after a Go test and its
+// subtests loads, with the file's own name as the scenario (case kept), and
+// nested subtest folders become part of the scenario below the adapter.
+func TestNamesFromTheWild(t *testing.T) {
+	root := t.TempDir()
+	cfg := &Config{Dir: root, Adapters: map[string]*Adapter{"auth0": {Kind: KindHTTP}}}
+	for _, tc := range []struct{ rel, adapter, scenario string }{
+		{"auth0/TestFoo_Bar.yaml", "auth0", "TestFoo_Bar"},
+		{"auth0/Scenario_Get_X_returns_OK_response-e0bf.yaml", "auth0", "Scenario_Get_X_returns_OK_response-e0bf"},
+		{"auth0/400_Bad_Request.yml", "auth0", "400_Bad_Request"},
+		{"auth0/TestCIBA/Should throw error (v2).yaml", "auth0", "TestCIBA/Should throw error (v2)"},
+		{"undeclared/MixedCase.yaml", "undeclared", "MixedCase"},
+	} {
+		t.Run(tc.rel, func(t *testing.T) {
+			p := filepath.Join(root, "cassettes", filepath.FromSlash(tc.rel))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte(plainGoVCR), 0o644)
+			c, err := Load(p, LoadOptions{Config: cfg, Normalizers: builtins})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Adapter != tc.adapter || c.Scenario != tc.scenario {
+				t.Errorf("adapter/scenario = %q/%q, want %q/%q", c.Adapter, c.Scenario, tc.adapter, tc.scenario)
+			}
+			// Without a config the parent folder is the adapter.
+			c, err = Load(p, LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := filepath.Base(filepath.Dir(p)); c.Adapter != want || c.Scenario != strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)) {
+				t.Errorf("without config: %q/%q", c.Adapter, c.Scenario)
+			}
+		})
+	}
+}
+
+// TestEmptyInteractions: go-vcr writes `interactions: []` for a test that
+// made no request; it loads, plain or with our metadata.
+func TestEmptyInteractions(t *testing.T) {
+	cfg := testConfig(t)
+	for name, data := range map[string]string{
+		"plain.yaml":  "---\nversion: 2\ninteractions: []\n",
+		"ours.yaml":   goodHTTP[:strings.Index(goodHTTP, "interactions:")] + "interactions: []\n",
+		"format1.yml": "---\nversion: 1\ninteractions: []\n",
+	} {
+		p := filepath.Join(t.TempDir(), "github", name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(data), 0o644)
+		c, err := Load(p, LoadOptions{Config: cfg, Normalizers: builtins})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(c.Interactions) != 0 || c.Kind != KindHTTP {
+			t.Errorf("%s: %d interactions, kind %q", name, len(c.Interactions), c.Kind)
+		}
+	}
+}
+
+// TestNewNamesStayStrict: names cassette creates keep the strict form, with
+// a usage error that suggests one.
+func TestNewNamesStayStrict(t *testing.T) {
+	if err := CheckNewScenario("list-pulls"); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckNewScenario("TestFoo_Bar/Sub Test")
+	ce, ok := err.(*Error)
+	if !ok || ce.Reason != EUsage || ce.Exit() != ExitUser {
+		t.Fatalf("got %v", err)
+	}
+	if !strings.Contains(ce.Message, NameRule) || ce.NextStep != "cassette record --scenario testfoo_bar-sub-test ..." {
+		t.Errorf("message %q, next %q", ce.Message, ce.NextStep)
+	}
+	for _, bad := range []string{"", "../x", "a//b", "/abs", `a\b`, "a\x00b", "./x"} {
+		if validLoadedScenario(bad) {
+			t.Errorf("%q accepted as a loaded scenario", bad)
+		}
+	}
+}

@@ -158,7 +158,6 @@ func replayThroughProxy(t *testing.T, bin, caDir string, pool *x509.CertPool, fi
 	}
 }
 
-
 func caInit(bin, dir string) *exec.Cmd {
 	cmd := exec.Command(bin, "ca", "init")
 	cmd.Env = append(os.Environ(), "CASSETTE_CA_DIR="+dir)

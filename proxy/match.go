@@ -277,7 +277,11 @@ type entry struct {
 // proxy passes the redaction it applies to every incoming request, so that
 // a cassette from elsewhere (a plain go-vcr file whose form body still holds
 // `client_secret=test-secret`) matches the same request redacted.
-func newIndex(cs []*cassettes.Cassette, opts MatchOptions, prep ...func(*cassettes.Interaction)) *index {
+func newIndex(cs []*cassettes.Cassette, opts MatchOptions, preps ...func(*cassettes.Interaction)) *index {
+	var prep func(*cassettes.Interaction)
+	if len(preps) > 0 {
+		prep = preps[0]
+	}
 	if opts.Body == "" {
 		opts.Body = BodyRaw
 	}
@@ -287,11 +291,11 @@ func newIndex(cs []*cassettes.Cassette, opts MatchOptions, prep ...func(*cassett
 	for ci, c := range cs {
 		for ii := range c.Interactions {
 			r := &c.Interactions[ii].Request
-			if len(prep) > 0 && prep[0] != nil {
+			if prep != nil {
 				probe := cassettes.Interaction{Request: *r}
 				probe.Request.Headers = r.Headers.Clone()
 				probe.Request.Trailer = r.Trailer.Clone()
-				prep[0](&probe)
+				prep(&probe)
 				r = &probe.Request
 			}
 			v := opts.viewWith(x.c, r.Method, r.URL, r.Headers, []byte(r.Body), x.hnames)
@@ -360,6 +364,8 @@ type Miss struct {
 	Used int
 	// NextStep is the command that re-records the closest cassette.
 	NextStep string
+
+	score int // of Closest, to compare misses across match rules
 }
 
 // Candidate is a recorded interaction and how it differs from a request.
@@ -424,6 +430,7 @@ func (x *index) closest(v view, request string) *Miss {
 		}
 	}
 	e := x.all[best]
+	m.score = bestScore
 	m.Closest = x.candidateFor(e.ref)
 	m.Closest.Differences = x.differences(e.view, v)
 	m.NextStep = recordStep(x.cs[e.ref.c])
@@ -588,17 +595,28 @@ func preview(b []byte) string {
 
 func recordStep(c *cassettes.Cassette) string {
 	switch {
-	case c.Adapter != "" && c.Scenario != "":
+	case c.Adapter != "" && c.Scenario != "" && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario):
 		return "cassette record --adapter " + c.Adapter + " --scenario " + c.Scenario
 	case c.Path != "":
-		return "cassette proxy --mode record --cassette " + c.Path
+		return "cassette proxy --mode record --cassette " + shellQuote(c.Path)
 	}
 	return "cassette proxy --mode record"
 }
 
+// shellQuote single-quotes s when it holds anything a shell would split
+// or expand (names from the wild have spaces and parentheses).
+func shellQuote(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@=", r)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
 func replayableStep(c *cassettes.Cassette) string {
 	if c.Path != "" {
-		return "add `replayable: true` to " + c.Path + ", or " + recordStep(c)
+		return "add `replayable: true` to " + shellQuote(c.Path) + ", or " + recordStep(c)
 	}
 	return "set MatchOptions.Replayable, or " + recordStep(c)
 }

@@ -44,7 +44,7 @@ func TestMatchersRealSuitesNeed(t *testing.T) {
 				Request:  cassettes.Request{Method: "GET", URL: rec, Body: cassettes.Body(recBody)},
 				Response: cassettes.Response{Code: 200},
 			}}}
-			x := newIndex([]*cassettes.Cassette{c}, tc.opts)
+			x := newIndex([]*cassettes.Cassette{c}, tc.opts, nil)
 			got, miss := x.lookup(x.opts.viewWith(x.c, tc.method, tc.url, nil, []byte(tc.body), x.hnames), tc.url)
 			if (got != nil) != tc.match {
 				t.Fatalf("matched = %v, want %v", got != nil, tc.match)
@@ -62,7 +62,7 @@ func TestMatcherMissNamesField(t *testing.T) {
 		Response: cassettes.Response{Code: 200},
 	}}}
 	opts := MatchOptions{IgnoreJSON: []string{"$.nonce"}, IgnoreParams: []string{"ts"}}
-	x := newIndex([]*cassettes.Cassette{c}, opts)
+	x := newIndex([]*cassettes.Cassette{c}, opts, nil)
 	_, miss := x.lookup(x.opts.viewWith(x.c, "POST", "https://api.example.com/v1/chat?ts=5", nil, []byte(`{"model":"n","nonce":"b"}`), x.hnames), "POST https://api.example.com/v1/chat")
 	if miss == nil {
 		t.Fatal("matched")

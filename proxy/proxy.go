@@ -91,6 +91,10 @@ type Options struct {
 	// must be loaded into Body before.
 	Cassettes []*cassettes.Cassette
 	Match     MatchOptions
+	// MatchFor, when set, gives the match rules of each cassette (its
+	// adapter's or scenario's `match:` in cassette.yaml); Match is then
+	// only the default for an empty set of cassettes.
+	MatchFor func(*cassettes.Cassette) MatchOptions
 	// Secrets are the declared credential values (name → value, see
 	// secrets.FromEnv); they are scrubbed from every recorded URL, header
 	// and body, as are credential headers and known key formats.
@@ -124,7 +128,7 @@ type Proxy struct {
 	upstream *url.URL
 	gp       *goproxy.ProxyHttpServer
 	tr       *http.Transport
-	idx      *index
+	idx      *matcher
 	handler  http.Handler
 
 	now   func() time.Time
@@ -195,10 +199,10 @@ func New(opts Options) (*Proxy, error) {
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
 			NextStep: "cassette ca init"}
 	}
-	if err := opts.Match.Check(); err != nil {
+	p.idx = newMatcher(opts.Cassettes, opts.Match, opts.MatchFor, p.redact)
+	if err := p.idx.check(); err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: "cassette proxy --help   # the matching flags"}
 	}
-	p.idx = newIndex(opts.Cassettes, opts.Match, p.redact)
 	p.tr = upstreamTransport(opts.Transport)
 	p.gp = p.newGoproxy()
 	if p.upstream != nil {
@@ -382,8 +386,7 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 	probe := cassettes.Interaction{Request: captureRequest(req, body)}
 	p.redact(&probe)
 	r := probe.Request
-	v := p.opts.Match.viewWith(p.idx.c, r.Method, r.URL, r.Headers, []byte(r.Body), p.idx.hnames)
-	it, miss := p.idx.lookup(v, r.Method+" "+r.URL)
+	it, miss := p.idx.find(r.Method, r.URL, r.Headers, []byte(r.Body), r.Method+" "+r.URL)
 	if it != nil {
 		p.logf("replay %s %s → %d", r.Method, r.URL, it.Response.Code)
 		if p.opts.SimulateLatency && it.Response.Duration > 0 {

@@ -40,20 +40,7 @@ func TestGoVCRCorpusReplays(t *testing.T) {
 			}
 		}
 	}
-	bin, err := exec.LookPath("cassette") // the test binary, as testscript.Main put it on PATH
-	if err != nil {
-		t.Fatal(err)
-	}
-	caDir := t.TempDir()
-	if out, err := caInit(bin, caDir).CombinedOutput(); err != nil {
-		t.Fatalf("ca init: %v\n%s", err, out)
-	}
-	ca, err := os.ReadFile(filepath.Join(caDir, "ca.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca)
+	bin, caDir, pool := proxyTestSetup(t)
 	total := 0
 	for _, dir := range dirs {
 		files, err := cassettes.Discover(dir)
@@ -85,35 +72,7 @@ func replayThroughProxy(t *testing.T, bin, caDir string, pool *x509.CertPool, fi
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "proxy", "--mode", "replay", "--cassette", file, "--ca-dir", caDir, "--listen", "127.0.0.1:0")
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	}()
-	sc := bufio.NewScanner(stdout)
-	var proxyURL *url.URL
-	for sc.Scan() {
-		if m := listenRe.FindStringSubmatch(sc.Text()); m != nil {
-			proxyURL, _ = url.Parse(m[1])
-			break
-		}
-	}
-	if proxyURL == nil {
-		cmd.Wait()
-		t.Fatalf("the proxy did not start:\n%s", stderr.String())
-	}
-	go io.Copy(io.Discard, stdout)
-	client := &http.Client{
-		Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL), DisableCompression: true,
-			TLSClientConfig: &tls.Config{RootCAs: pool}},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	client := startProxyChild(t, bin, "", caDir, pool, "--cassette", file)
 	for i, in := range c.Interactions {
 		req, err := http.NewRequest(in.Request.Method, in.Request.URL, bytes.NewReader([]byte(in.Request.Body)))
 		if err != nil {
@@ -162,4 +121,61 @@ func caInit(bin, dir string) *exec.Cmd {
 	cmd := exec.Command(bin, "ca", "init")
 	cmd.Env = append(os.Environ(), "CASSETTE_CA_DIR="+dir)
 	return cmd
+}
+
+// startProxyChild runs `cassette proxy --mode replay ARGS` as a child process
+// in dir (forward proxy, CA in caDir) until the test ends, and returns a
+// client that goes through it and trusts the CA.
+func startProxyChild(t *testing.T, bin, dir, caDir string, pool *x509.CertPool, args ...string) *http.Client {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"proxy", "--mode", "replay", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CASSETTE_CA_DIR="+caDir)
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	sc := bufio.NewScanner(stdout)
+	var proxyURL *url.URL
+	for sc.Scan() {
+		if m := listenRe.FindStringSubmatch(sc.Text()); m != nil {
+			proxyURL, _ = url.Parse(m[1])
+			break
+		}
+	}
+	if proxyURL == nil {
+		cmd.Wait()
+		t.Fatalf("the proxy did not start:\n%s", stderr.String())
+	}
+	go io.Copy(io.Discard, stdout)
+	tr := &http.Transport{Proxy: http.ProxyURL(proxyURL), DisableCompression: true, TLSClientConfig: &tls.Config{RootCAs: pool}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// proxyTestSetup finds the cassette command (the test binary, which
+// testscript.Main put on PATH) and makes a CA for its proxy.
+func proxyTestSetup(t *testing.T) (bin, caDir string, pool *x509.CertPool) {
+	t.Helper()
+	bin, err := exec.LookPath("cassette")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caDir = t.TempDir()
+	if out, err := caInit(bin, caDir).CombinedOutput(); err != nil {
+		t.Fatalf("ca init: %v\n%s", err, out)
+	}
+	ca, err := os.ReadFile(filepath.Join(caDir, "ca.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	return bin, caDir, pool
 }

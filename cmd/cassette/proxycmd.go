@@ -23,6 +23,7 @@ type proxyOptions struct {
 	allowRemote, replayable, latency, ignoreHost     bool
 	matchHeaders                                     []string
 	matchBody                                        string
+	match                                            matchFlags
 }
 
 func newProxyCmd(stdio *IO, g *globals) *cobra.Command {
@@ -66,6 +67,7 @@ the rest).`,
 	f.BoolVar(&o.ignoreHost, "ignore-host", false, "match recorded requests whatever their scheme and host")
 	f.BoolVar(&o.replayable, "replayable", false, "serve the last response again once a sequence is used up")
 	f.BoolVar(&o.latency, "latency", false, "replay with the recorded latency")
+	o.match.bind(f)
 	return cmd
 }
 
@@ -81,6 +83,9 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	case "raw", "json", "ignore":
 	default:
 		return cassettes.Errorf(cassettes.EUsage, "cassette proxy --match-body json ...", "--match-body %q: expected raw, json or ignore", o.matchBody)
+	}
+	if err := o.match.check(); err != nil {
+		return err
 	}
 	adapter, scenario := o.adapter, ""
 	if m := strings.Split(filepath.ToSlash(filepath.Clean(o.cassette)), "/"); len(m) >= 2 && strings.HasSuffix(o.cassette, ".yaml") {
@@ -106,7 +111,7 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	}
 	redactor := recorder.NewRedactor(recorder.Credentials(credNames, nil))
 	opts := proxy.RunOptions{Options: proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
-		Match:           proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost},
+		Match:           o.match.apply(proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost}),
 		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err}}
 	if o.upstream == "" {
 		dir := o.caDir
@@ -126,6 +131,11 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 				return err
 			}
 			opts.Cassettes = list
+			if p != nil {
+				if opts.MatchFor, err = matchFromConfig(p.cfg, opts.Match, o); err != nil {
+					return err
+				}
+			}
 		} else if mode == proxy.ModeReplay {
 			return &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette, Err: err,
 				NextStep: "cassette proxy --mode record --cassette " + o.cassette + "   # record it first"}

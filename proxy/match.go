@@ -295,6 +295,7 @@ func newIndex(cs []*cassettes.Cassette, opts MatchOptions, preps ...func(*casset
 				probe := cassettes.Interaction{Request: *r}
 				probe.Request.Headers = r.Headers.Clone()
 				probe.Request.Trailer = r.Trailer.Clone()
+				probe.Request.Form = cloneValues(r.Form)
 				prep(&probe)
 				r = &probe.Request
 			}

@@ -509,6 +509,12 @@ func (p *Proxy) redact(it *cassettes.Interaction) {
 	rq.Headers = secrets.RedactHeaders(rq.Headers, s)
 	rq.Trailer = secrets.RedactHeaders(rq.Trailer, s)
 	rq.Body = cassettes.Body(secrets.Redact([]byte(rq.Body), s))
+	for k, vs := range rq.Form {
+		for i := range vs {
+			vs[i] = secrets.RedactString(vs[i], s)
+		}
+		rq.Form[k] = vs
+	}
 	rs.Headers = secrets.RedactHeaders(rs.Headers, s)
 	rs.Trailer = secrets.RedactHeaders(rs.Trailer, s)
 	rs.Status = secrets.RedactString(rs.Status, s)
@@ -544,8 +550,18 @@ func captureRequest(req *http.Request, body []byte) cassettes.Request {
 		Proto: req.Proto, ProtoMajor: req.ProtoMajor, ProtoMinor: req.ProtoMinor,
 		ContentLength: int64(len(body)), TransferEncoding: req.TransferEncoding,
 		Host: host, Body: cassettes.Body(body), Headers: req.Header.Clone(),
-		URL: req.URL.String(), Method: req.Method,
+		URL: req.URL.String(), Method: req.Method, Form: formOf(req, body),
 	}
+}
+
+// formOf is the request's form as go-vcr records it (and its default
+// matcher compares it): the URL query and a urlencoded body, parsed.
+func formOf(req *http.Request, body []byte) url.Values {
+	r := &http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body))}
+	if err := r.ParseForm(); err != nil || len(r.Form) == 0 {
+		return nil
+	}
+	return r.Form
 }
 
 // recordTrip is the per-request round tripper of record mode: it reads the

@@ -175,6 +175,7 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		newNormalizeCmd(stdio, g),
 		newDiffCmd(stdio, g),
 	)
+	root.AddCommand(newImportCmd(stdio, g), newExportCmd(stdio, g))
 	root.AddGroup(
 		&cobra.Group{ID: "main", Title: "The loop:"},
 		&cobra.Group{ID: "inspect", Title: "Set up and inspect:"},

@@ -156,3 +156,17 @@ func TestRecordedFormIsRedacted(t *testing.T) {
 		t.Errorf("form = %v", f)
 	}
 }
+
+// TestReadyPath: a reverse proxy answers verify's readiness probe itself,
+// in replay mode too, without a cassette for it.
+func TestReadyPath(t *testing.T) {
+	p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://fake.invalid"})
+	resp, err := http.Get(p.URL() + ReadyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Errorf("status %d", resp.StatusCode)
+	}
+}

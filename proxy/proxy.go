@@ -74,6 +74,10 @@ const MissStatus = 599
 // upstream failure) rather than one recorded or relayed.
 const MissHeader = "X-Cassette-Miss"
 
+// ReadyPath answers 204 on a reverse proxy, whatever its mode, so that a
+// replay proxy can be an adapter's fake (`fake.ready` in cassette.yaml).
+const ReadyPath = "/.well-known/cassette/ready"
+
 // Options configure a Proxy.
 type Options struct {
 	Mode             Mode
@@ -348,6 +352,10 @@ func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
 // serveReverse is the reverse-proxy front door: origin-form requests are
 // rewritten onto the upstream base URL and go through the same pipeline.
 func (p *Proxy) serveReverse(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == ReadyPath && r.Method == http.MethodGet {
+		w.WriteHeader(http.StatusNoContent) // the proxy as a fake: verify's fake.ready
+		return
+	}
 	if r.Method == http.MethodConnect {
 		http.Error(w, "cassette: this is a reverse proxy for "+p.upstream.String()+"; CONNECT is not supported", http.StatusMethodNotAllowed)
 		return

@@ -1,0 +1,35 @@
+package verify
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// TestRecordedRedirectIsNotFollowed: go-vcr's own cassettes record 301 and
+// 302 responses (golang.org → go.dev); verify compares the 3xx the fake
+// gives, and never follows its Location (which may be the real service).
+func TestRecordedRedirectIsNotFollowed(t *testing.T) {
+	followed := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/new" {
+			followed = true
+		}
+		http.Redirect(w, r, "/new", http.StatusFound)
+	}))
+	defer srv.Close()
+	c := &cassettes.Cassette{Adapter: "a", Scenario: "s", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{{
+		Request:  cassettes.Request{Method: "GET", URL: "https://golang.org/old"},
+		Response: cassettes.Response{Code: 302, Status: "302 Found", Headers: http.Header{"Location": {"/new"}}},
+	}}}
+	got, _, err := replayHTTP(context.Background(), HTTPTarget{BaseURL: srv.URL, Client: srv.Client()}, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if followed || got.Interactions[0].Response.Code != 302 {
+		t.Errorf("followed=%v, compared status %d", followed, got.Interactions[0].Response.Code)
+	}
+}

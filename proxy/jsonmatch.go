@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/cassette-dev/cassette/normalize"
 )
 
 // URLPattern matches whole request URLs (scheme://host/path?query, after
@@ -53,148 +53,69 @@ func (p URLPattern) match(u string) bool {
 	return ok
 }
 
-// jsonPath is the JSONPath subset body matching understands: `$`, `.name`,
-// `['name']`, `[N]`, `[*]`, `.*` and `..name` (a name at any depth).
-type jsonPath struct {
-	src   string
-	steps []jsonStep
-}
-
-type jsonStep struct {
-	name       string
-	index      int
-	wild, deep bool
-	isIndex    bool
-}
-
-var stepRe = regexp.MustCompile(`^(?:\.\.([A-Za-z0-9_$-]+)|\.([A-Za-z0-9_$-]+)|\.\*|\[\*\]|\[(\d+)\]|\['([^']*)'\]|\["([^"]*)"\])`)
-
-func parseJSONPath(s string) (jsonPath, error) {
-	p := jsonPath{src: s}
-	rest, ok := strings.CutPrefix(strings.TrimSpace(s), "$")
-	if !ok {
-		return p, fmt.Errorf("JSONPath %q must start with $", s)
-	}
-	for rest != "" {
-		m := stepRe.FindStringSubmatch(rest)
-		if m == nil {
-			return p, fmt.Errorf("JSONPath %q: cannot read %q (supported: .name, ['name'], [N], [*], .*, ..name)", s, rest)
-		}
-		var st jsonStep
-		switch {
-		case m[1] != "":
-			st = jsonStep{name: m[1], deep: true}
-		case m[2] != "":
-			st = jsonStep{name: m[2]}
-		case m[3] != "":
-			st.index, _ = strconv.Atoi(m[3])
-			st.isIndex = true
-		case m[4] != "" || m[5] != "":
-			st = jsonStep{name: m[4] + m[5]}
-		default:
-			st.wild = true
-		}
-		p.steps = append(p.steps, st)
-		rest = rest[len(m[0]):]
-	}
-	return p, nil
-}
-
-// visit calls fn with the parent container and key of every value the path
-// selects (parent is a map[string]any or []any).
-func (p jsonPath) visit(v any, fn func(parent any, key any)) {
-	var walk func(v any, steps []jsonStep)
-	walk = func(v any, steps []jsonStep) {
-		if len(steps) == 0 {
-			return
-		}
-		st, last := steps[0], len(steps) == 1
-		each := func(parent any, key any, child any) {
-			if last {
-				fn(parent, key)
-			} else {
-				walk(child, steps[1:])
-			}
-		}
-		switch t := v.(type) {
-		case map[string]any:
-			for _, k := range sortedMapKeys(t) {
-				if st.wild || !st.isIndex && k == st.name {
-					each(t, k, t[k])
-				}
-				if st.deep {
-					walk(t[k], steps)
-				}
-			}
-		case []any:
-			for i := range t {
-				if st.wild || st.isIndex && i == st.index {
-					each(t, i, t[i])
-				}
-				if st.deep {
-					walk(t[i], steps)
-				}
-			}
-		}
-	}
-	walk(v, p.steps)
-}
-
-func sortedMapKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-// jsonBodyFilter leaves JSON paths out of body matching (ignore), or keeps
-// only the named ones (only). A body that is not JSON is left as it is.
+// jsonBodyFilter leaves JSONPaths (RFC 9535, as normalizers take them) out
+// of body matching, or keeps only the named ones. A body that is not JSON
+// is left as it is.
 type jsonBodyFilter struct {
-	ignore, only []jsonPath
+	ignore *normalize.Pipeline // replaces the ignored values with one constant
+	only   []*normalize.JSONPath
 }
 
-func (f jsonBodyFilter) empty() bool { return len(f.ignore) == 0 && len(f.only) == 0 }
+func newJSONBodyFilter(ignore, only []string) (jsonBodyFilter, error) {
+	var f jsonBodyFilter
+	for _, s := range only {
+		p, err := normalize.ParseJSONPath(s)
+		if err != nil {
+			return f, fmt.Errorf("JSONPath %q: %w", s, err)
+		}
+		f.only = append(f.only, p)
+	}
+	if len(ignore) > 0 {
+		reg := normalize.NewRegistry()
+		if err := reg.Define("ignored", normalize.Definition{JSONPaths: ignore, Replace: "<ignored>"}); err != nil {
+			return f, err
+		}
+		pipe, err := reg.Pipeline([]string{"ignored"}, normalize.Options{})
+		if err != nil {
+			return f, err
+		}
+		f.ignore = pipe
+	}
+	return f, nil
+}
+
+func (f jsonBodyFilter) empty() bool { return f.ignore == nil && len(f.only) == 0 }
 
 // apply returns the canonical form of what is compared, or ok=false when
 // the body is not JSON.
 func (f jsonBodyFilter) apply(body []byte) ([]byte, bool) {
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		return nil, false
-	}
-	for _, p := range f.ignore {
-		p.visit(v, func(parent any, key any) {
-			switch t := parent.(type) {
-			case map[string]any:
-				delete(t, key.(string))
-			case []any:
-				t[key.(int)] = "<ignored>"
-			}
-		})
+	if f.ignore != nil {
+		out, ok := f.ignore.JSON(normalize.NewState(), body)
+		if !ok {
+			return nil, false
+		}
+		body = out
 	}
 	if len(f.only) > 0 {
-		kept := map[string]any{}
+		kept := map[string][]json.RawMessage{}
 		for _, p := range f.only {
-			var vals []any
-			p.visit(v, func(parent any, key any) {
-				switch t := parent.(type) {
-				case map[string]any:
-					vals = append(vals, t[key.(string)])
-				case []any:
-					vals = append(vals, t[key.(int)])
-				}
-			})
-			kept[p.src] = vals
+			vals, ok := p.Select(body)
+			if !ok {
+				return nil, false
+			}
+			raw := []json.RawMessage{}
+			for _, v := range vals {
+				raw = append(raw, v)
+			}
+			kept[p.String()] = raw
 		}
-		v = kept
+		b, err := json.Marshal(kept)
+		if err != nil {
+			return nil, false
+		}
+		body = b
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, false
-	}
-	out, err := jcs.Transform(raw)
+	out, err := jcs.Transform(body)
 	if err != nil {
 		return nil, false
 	}

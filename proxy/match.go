@@ -51,9 +51,9 @@ type MatchOptions struct {
 	// IgnoreParams are query parameters left out by name (a nonce, a
 	// timestamp, a cache buster).
 	IgnoreParams []string
-	// IgnoreJSON are JSONPaths left out of a JSON body; OnlyJSON, when set,
-	// are the only JSONPaths compared (the subset: .name, ['name'], [N],
-	// [*], .*, ..name). Either makes a JSON body match as JSON.
+	// IgnoreJSON are JSONPaths (RFC 9535, as normalizers take them) left
+	// out of a JSON body; OnlyJSON, when set, are the only ones compared.
+	// Either makes a JSON body match as JSON.
 	IgnoreJSON, OnlyJSON []string
 }
 
@@ -86,20 +86,11 @@ func (m MatchOptions) compile() (compiled, error) {
 			c.params[n] = true
 		}
 	}
-	for _, s := range m.IgnoreJSON {
-		p, err := parseJSONPath(s)
-		if err != nil {
-			return c, err
-		}
-		c.json.ignore = append(c.json.ignore, p)
+	f, err := newJSONBodyFilter(m.IgnoreJSON, m.OnlyJSON)
+	if err != nil {
+		return c, err
 	}
-	for _, s := range m.OnlyJSON {
-		p, err := parseJSONPath(s)
-		if err != nil {
-			return c, err
-		}
-		c.json.only = append(c.json.only, p)
-	}
+	c.json = f
 	return c, nil
 }
 

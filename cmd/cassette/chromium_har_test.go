@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
@@ -360,7 +361,8 @@ func startProxyURL(t *testing.T, bin, dir, caDir string, args ...string) string 
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CASSETTE_CA_DIR="+caDir)
 	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = io.Discard
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +374,8 @@ func startProxyURL(t *testing.T, bin, dir, caDir string, args ...string) string 
 			return m[1]
 		}
 	}
-	t.Fatal("the proxy did not start")
+	cmd.Wait()
+	t.Fatalf("the proxy did not start:\n%s", stderr.String())
 	return ""
 }
 

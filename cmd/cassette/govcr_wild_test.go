@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
@@ -128,32 +127,7 @@ func caInit(bin, dir string) *exec.Cmd {
 // client that goes through it and trusts the CA.
 func startProxyChild(t *testing.T, bin, dir, caDir string, pool *x509.CertPool, args ...string) *http.Client {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"proxy", "--mode", "replay", "--listen", "127.0.0.1:0"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CASSETTE_CA_DIR="+caDir)
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	})
-	sc := bufio.NewScanner(stdout)
-	var proxyURL *url.URL
-	for sc.Scan() {
-		if m := listenRe.FindStringSubmatch(sc.Text()); m != nil {
-			proxyURL, _ = url.Parse(m[1])
-			break
-		}
-	}
-	if proxyURL == nil {
-		cmd.Wait()
-		t.Fatalf("the proxy did not start:\n%s", stderr.String())
-	}
-	go io.Copy(io.Discard, stdout)
+	proxyURL, _ := url.Parse(startProxyURL(t, bin, dir, caDir, args...))
 	tr := &http.Transport{Proxy: http.ProxyURL(proxyURL), DisableCompression: true, TLSClientConfig: &tls.Config{RootCAs: pool}}
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

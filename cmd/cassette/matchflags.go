@@ -64,19 +64,8 @@ func (m *matchFlags) apply(o proxy.MatchOptions) proxy.MatchOptions {
 // scenario) in cassette.yaml, with the flags that were given laid over it.
 // An invalid pattern or path in the config is an error naming its line.
 func matchFromConfig(cfg *cassettes.Config, def proxy.MatchOptions, o *proxyOptions) (func(*cassettes.Cassette) proxy.MatchOptions, error) {
-	for _, name := range cfg.Order {
-		a := cfg.Adapters[name]
-		for _, sc := range append([]string{""}, sortedScenarioNames(a.Match)...) {
-			if err := proxy.MatchFromConfig(a.Match.For(sc)).Check(); err != nil {
-				field := "adapters." + name + ".match"
-				if sc != "" {
-					field += ".scenarios." + sc
-				}
-				return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "invalid replay matching in " + cfg.Path,
-					Problems: []cassettes.Problem{{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: err.Error()}},
-					NextStep: "cassette validate"}
-			}
-		}
+	if err := checkMatchConfig(cfg); err != nil {
+		return nil, err
 	}
 	return func(c *cassettes.Cassette) proxy.MatchOptions {
 		a, ok := cfg.Adapters[c.Adapter]
@@ -98,6 +87,27 @@ func matchFromConfig(cfg *cassettes.Config, def proxy.MatchOptions, o *proxyOpti
 		}
 		return o.match.apply(base)
 	}, nil
+}
+
+// checkMatchConfig compiles every adapter's and scenario's `match:` (URL
+// patterns, JSONPaths); the first that does not compile is a config error
+// naming its line.
+func checkMatchConfig(cfg *cassettes.Config) error {
+	for _, name := range cfg.Order {
+		a := cfg.Adapters[name]
+		for _, sc := range append([]string{""}, sortedScenarioNames(a.Match)...) {
+			if err := proxy.MatchFromConfig(a.Match.For(sc)).Check(); err != nil {
+				field := "adapters." + name + ".match"
+				if sc != "" {
+					field += ".scenarios." + sc
+				}
+				return &cassettes.Error{Reason: cassettes.ECfgParse, Message: "invalid replay matching in " + cfg.Path,
+					Problems: []cassettes.Problem{{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: err.Error()}},
+					NextStep: "cassette validate"}
+			}
+		}
+	}
+	return nil
 }
 
 func (o *proxyOptions) fsChanged(name string) bool {

@@ -93,3 +93,21 @@ func TestProxyMatchFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateChecksMatchConfig(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte(`version: 1
+adapters:
+  llm:
+    kind: http
+    fake: {base_url: "http://127.0.0.1:1"}
+    match:
+      scenarios:
+        Chat: {urls: ["regex:("]}
+`), 0o644)
+	var out, errw strings.Builder
+	code := Main([]string{"validate", "--config", filepath.Join(dir, "cassette.yaml")}, strings.NewReader(""), &out, &errw)
+	if code != 2 || !strings.Contains(errw.String(), "cassette.yaml:8") || !strings.Contains(errw.String(), "adapters.llm.match.scenarios.Chat") {
+		t.Errorf("exit %d\n%s", code, errw.String())
+	}
+}

@@ -28,17 +28,7 @@ import (
 // CASSETTE_GOVCR_DIRS (a path list of folders) adds folders to try, e.g.
 // real cassettes fetched from other projects that must not be committed.
 func TestGoVCRCorpusReplays(t *testing.T) {
-	dirs, _ := filepath.Glob(filepath.Join(sharedDir(), "testdata", "go-vcr-*"))
-	if len(dirs) == 0 {
-		t.Fatalf("no go-vcr folders under %s/testdata", sharedDir())
-	}
-	if extra := os.Getenv("CASSETTE_GOVCR_DIRS"); extra != "" {
-		for _, d := range filepath.SplitList(extra) {
-			if d != "" {
-				dirs = append(dirs, d)
-			}
-		}
-	}
+	dirs := goVCRDirs(t)
 	bin, caDir, pool := proxyTestSetup(t)
 	total := 0
 	for _, dir := range dirs {
@@ -152,4 +142,22 @@ func proxyTestSetup(t *testing.T) (bin, caDir string, pool *x509.CertPool) {
 	pool = x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
 	return bin, caDir, pool
+}
+
+// goVCRDirs are the folders of real go-vcr cassettes the tests read in
+// place: ../shared/testdata/go-vcr-* (go-vcr-real, and any sibling added
+// later) and the folders in CASSETTE_GOVCR_DIRS (a path list), for trying
+// cassettes that may not be committed.
+func goVCRDirs(t *testing.T) []string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(sharedDir(), "testdata", "go-vcr-*"))
+	if len(dirs) == 0 {
+		t.Fatalf("no go-vcr folders under %s/testdata", sharedDir())
+	}
+	for _, d := range filepath.SplitList(os.Getenv("CASSETTE_GOVCR_DIRS")) {
+		if d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
 }

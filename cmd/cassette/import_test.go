@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,18 +13,22 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 )
 
-// TestImportGoVCRThenVerify: `cassette import govcr` on go-vcr's own
-// cassettes (both formats, read in place) plus a tree named after Go tests
-// and subtests with an empty cassette; every body survives byte for byte,
-// the result validates strictly, and `cassette verify` passes each case
-// against a trivial fake (a replay proxy over that cassette).
+// TestImportGoVCRThenVerify: `cassette import govcr` on every go-vcr folder
+// the corpus test reads (../shared/testdata/go-vcr-*, in place, and
+// CASSETTE_GOVCR_DIRS) plus a tree named after Go tests and subtests with an
+// empty cassette; every body survives byte for byte, the result validates
+// strictly, and `cassette verify` passes each case against a trivial fake
+// (a replay proxy over that cassette).
 func TestImportGoVCRThenVerify(t *testing.T) {
 	bin, _, _ := proxyTestSetup(t)
-	src := filepath.Join(sharedDir(), "testdata", "go-vcr-real")
 	wild := t.TempDir()
 	os.MkdirAll(filepath.Join(wild, "TestLogin"), 0o755)
 	os.WriteFile(filepath.Join(wild, "TestLogin", "Should_return_tokens.yaml"), []byte(plainWild), 0o644)
 	os.WriteFile(filepath.Join(wild, "TestNothing_Happens.yaml"), []byte("---\nversion: 2\ninteractions: []\n"), 0o644)
+	srcs := map[string]string{"sdk": wild}
+	for _, d := range goVCRDirs(t) {
+		srcs[cassettes.StrictName(filepath.Base(d))] = d
+	}
 
 	dir := t.TempDir()
 	run := func(wantCode int, args ...string) string {
@@ -42,59 +47,59 @@ func TestImportGoVCRThenVerify(t *testing.T) {
 		}
 		return string(out)
 	}
-	run(0, "import", "govcr", src, "--adapter", "govcr")
-	run(0, "import", "govcr", wild, "--adapter", "sdk")
+	var config strings.Builder
+	config.WriteString("version: 1\nadapters:\n")
+	for adapter, src := range srcs {
+		run(0, "import", "govcr", src, "--adapter", adapter)
+		// The fake replays the one cassette named by $CASSETTE_FILE.
+		fmt.Fprintf(&config, `  %s:
+    kind: http
+    fake:
+      command: [sh, -c, 'exec "$CASSETTE_BIN" proxy --mode replay --upstream http://fake.invalid --ignore-host --cassette "$CASSETTE_FILE" --listen 127.0.0.1:$PORT']
+      env: {CASSETTE_BIN: %q, CASSETTE_FILE: "${CASSETTE_FILE}"}
+      base_url: http://127.0.0.1:${PORT}
+      ready: /.well-known/cassette/ready
+`, adapter, bin)
+	}
 	out := run(2, "import", "govcr", wild, "--adapter", "sdk")
 	if !strings.Contains(out, "exists; nothing was imported") || !strings.Contains(out, "--force") {
 		t.Errorf("a second import overwrote or said nothing useful:\n%s", out)
 	}
+	os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte(config.String()), 0o644)
+	run(0, "validate")
 
-	// Every byte of every body, the method, URL, status and headers.
-	originals, err := cassettes.LoadTree([]string{src}, cassettes.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range originals {
-		p := filepath.Join(dir, "cassettes", "govcr", filepath.Base(o.Path))
-		c, err := cassettes.Load(p, cassettes.LoadOptions{})
+	for adapter, src := range srcs {
+		// Every byte of every body, the method, URL, status and headers.
+		originals, err := cassettes.LoadTree([]string{src}, cassettes.LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Plain || c.Adapter != "govcr" || c.Scenario != strings.TrimSuffix(filepath.Base(o.Path), ".yaml") || len(c.Interactions) != len(o.Interactions) {
-			t.Fatalf("%s: plain=%v %s/%s with %d interactions", p, c.Plain, c.Adapter, c.Scenario, len(c.Interactions))
-		}
-		for i := range o.Interactions {
-			a, b := o.Interactions[i], c.Interactions[i]
-			if a.Request.Body != b.Request.Body || a.Response.Body != b.Response.Body || a.Request.URL != b.Request.URL ||
-				a.Request.Method != b.Request.Method || a.Response.Code != b.Response.Code ||
-				!sameHeaders(a.Response.Headers, b.Response.Headers) || !sameHeaders(a.Request.Headers, b.Request.Headers) {
-				t.Errorf("%s interactions[%d] changed on import", p, i)
+		for _, o := range originals {
+			rel, _ := filepath.Rel(src, o.Path)
+			p := filepath.Join(dir, "cassettes", adapter, rel)
+			c, err := cassettes.Load(p, cassettes.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}
-
-	// Strict validation and verify, one case at a time, each against a
-	// replay proxy of its own cassette.
-	imported, err := cassettes.Discover(filepath.Join(dir, "cassettes"))
-	if err != nil || len(imported) != len(originals)+2 {
-		t.Fatalf("%d imported files, %v", len(imported), err)
-	}
-	for _, f := range imported {
-		rel, _ := filepath.Rel(filepath.Join(dir, "cassettes"), f)
-		adapter, scenario, _ := strings.Cut(strings.TrimSuffix(filepath.ToSlash(rel), ".yaml"), "/")
-		fake := `
-    kind: http
-    fake:
-      command: [sh, -c, 'exec "$CASSETTE_BIN" proxy --mode replay --upstream http://fake.invalid --ignore-host --cassette "$CASSETTE_FILE" --listen 127.0.0.1:$PORT']
-      env: {CASSETTE_BIN: "` + bin + `", CASSETTE_FILE: "` + f + `"}
-      base_url: http://127.0.0.1:${PORT}
-      ready: /.well-known/cassette/ready
-`
-		os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte("version: 1\nadapters:\n  govcr:"+fake+"  sdk:"+fake), 0o644)
-		run(0, "validate", f)
-		out := run(0, "verify", "--case", adapter+"/"+scenario)
-		if !strings.Contains(out, "PASS  "+adapter+"/"+scenario) {
-			t.Errorf("verify %s/%s:\n%s", adapter, scenario, out)
+			scenario := strings.TrimSuffix(filepath.ToSlash(rel), filepath.Ext(rel))
+			if c.Plain || c.Adapter != adapter || c.Scenario != scenario || len(c.Interactions) != len(o.Interactions) {
+				t.Fatalf("%s: plain=%v %s/%s with %d interactions", p, c.Plain, c.Adapter, c.Scenario, len(c.Interactions))
+			}
+			for i := range o.Interactions {
+				a, b := o.Interactions[i], c.Interactions[i]
+				if a.Request.Body != b.Request.Body || a.Response.Body != b.Response.Body || a.Request.URL != b.Request.URL ||
+					a.Request.Method != b.Request.Method || a.Response.Code != b.Response.Code ||
+					!sameHeaders(a.Response.Headers, b.Response.Headers) || !sameHeaders(a.Request.Headers, b.Request.Headers) {
+					t.Errorf("%s interactions[%d] changed on import", p, i)
+				}
+			}
+			// verify, one case at a time, against a replay proxy of its own cassette.
+			cmd := exec.Command(bin, "verify", "--case", adapter+"/"+scenario)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "CASSETTE_FILE="+p)
+			if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "PASS  "+adapter+"/"+scenario) {
+				t.Errorf("verify %s/%s: %v\n%s", adapter, scenario, err, out)
+			}
 		}
 	}
 }

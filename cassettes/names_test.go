@@ -100,3 +100,20 @@ func TestNewNamesStayStrict(t *testing.T) {
 		}
 	}
 }
+
+// TestQuarantineWildCase: a case named from the wild can be quarantined;
+// a malformed id still cannot.
+func TestQuarantineWildCase(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "cassette.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, ok := range map[string]bool{"gh/TestLogin/Should_work": true, "gh/Scenario_Get_X-e0bf": true, "gh/../x": false, "GH/x": false, "gh": false} {
+		p := filepath.Join(t.TempDir(), "cassette.yaml")
+		os.WriteFile(p, []byte(strings.Replace(string(base), "  gh/pr-list:\n", "  "+id+":\n", 1)), 0o644)
+		_, err := LoadConfig(p, ConfigOptions{Normalizers: builtins})
+		if (err == nil) != ok {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+}

@@ -30,7 +30,6 @@ var (
 var (
 	nameRe    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 	envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	caseIDRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*$`)
 )
 
 // validatorInstance registers every custom validation before the first use
@@ -58,7 +57,10 @@ func validatorInstance() *validator.Validate {
 			return envNameRe.MatchString(fl.Field().String())
 		})
 		must("caseid", func(_ context.Context, fl validator.FieldLevel) bool {
-			return caseIDRe.MatchString(fl.Field().String())
+			// adapter/scenario: a declared (strict) adapter name, and a
+			// scenario as loaded files name them (TestLogin/Should_work).
+			adapter, scenario, ok := strings.Cut(fl.Field().String(), "/")
+			return ok && nameRe.MatchString(adapter) && validLoadedScenario(scenario)
 		})
 		must("adapter", func(ctx context.Context, fl validator.FieldLevel) bool {
 			r, _ := ctx.Value(ctxKey{}).(registries)

@@ -117,6 +117,10 @@ type Match struct {
 	// replayable (serve the last one again). A cassette's own
 	// `replayable:` key wins.
 	Sequence string `yaml:"sequence,omitempty" validate:"omitempty,oneof=replayable once"`
+	// Empty is what verify makes of an HTTP cassette that records no
+	// request (`interactions: []`, which go-vcr writes for a test that sent
+	// none): pass (the default: nothing to compare) or fail.
+	Empty string `yaml:"empty,omitempty" validate:"omitempty,oneof=pass fail"`
 	// Scenarios override these settings for single scenarios, by name.
 	Scenarios map[string]Match `yaml:"scenarios,omitempty" validate:"dive"`
 }
@@ -153,6 +157,9 @@ func (m Match) For(scenario string) Match {
 	}
 	if o.Sequence != "" {
 		out.Sequence = o.Sequence
+	}
+	if o.Empty != "" {
+		out.Empty = o.Empty
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
 )
@@ -31,5 +32,22 @@ func TestRecordedRedirectIsNotFollowed(t *testing.T) {
 	}
 	if followed || got.Interactions[0].Response.Code != 302 {
 		t.Errorf("followed=%v, compared status %d", followed, got.Interactions[0].Response.Code)
+	}
+}
+
+// TestEmptyCassette: go-vcr's `interactions: []` passes with nothing to
+// compare, without a fake, unless the adapter (or scenario) says fail.
+func TestEmptyCassette(t *testing.T) {
+	c := &cassettes.Cassette{Adapter: "a", Scenario: "TestNothing", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{}}
+	opts := Options{Config: &cassettes.Config{Path: "cassette.yaml"}}
+	a := &cassettes.Adapter{Kind: cassettes.KindHTTP} // no fake at all: none is started
+	res := runCase(context.Background(), Case{Cassette: c, Adapter: a}, opts, nil, nil, time.Now)
+	if res.Status != "pass" || res.Message != "nothing to compare: the cassette records no request" {
+		t.Errorf("%s: %s", res.Status, res.Message)
+	}
+	a.Match.Scenarios = map[string]cassettes.Match{"TestNothing": {Empty: "fail"}}
+	res = runCase(context.Background(), Case{Cassette: c, Adapter: a}, opts, nil, nil, time.Now)
+	if res.Status != "fail" || res.Reason != cassettes.ETestFailed {
+		t.Errorf("with match.empty: fail: %s %s: %s", res.Status, res.Reason, res.Message)
 	}
 }

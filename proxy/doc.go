@@ -24,7 +24,9 @@
 //     and scrubbed from the rest of the interaction and from every other
 //     one of the session. Replay applies the same redaction to the incoming
 //     request before matching, so a recorded "[REDACTED]" query value
-//     matches a live token.
+//     matches a live token — and to a copy of each recorded request when
+//     it indexes them, so a cassette from elsewhere (a go-vcr file whose
+//     form body still holds `client_secret=test-secret`) matches too.
 //   - A replay miss is answered with status 599 (never a network call) and
 //     a text body naming the closest recorded interaction, the fields that
 //     differ with a small diff and the command that re-records it. 599 is
@@ -34,4 +36,14 @@
 //     response. Once they are used up, the last one is served again only
 //     when MatchOptions.Replayable is set or the cassette says
 //     `replayable: true`; a cassette with `replayable: false` never repeats.
+//   - Matching rules (MatchOptions: URL globs and regexes, ignored query
+//     parameters, JSONPaths ignored in or selected from a JSON body, chosen
+//     headers) are applied to both sides before the index key is made, so
+//     a lookup stays one map access. Cassettes under different rules (the
+//     `match:` of their adapter or scenario) get one index each.
+//   - The recorded request keeps what go-vcr's default matcher compares:
+//     proto, host, content length and the parsed form (query and
+//     urlencoded body, secrets scrubbed). Headers are recorded as they came
+//     over the wire, which a go-vcr user's matcher must allow for (README
+//     "Coming from go-vcr").
 package proxy

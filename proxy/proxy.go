@@ -517,12 +517,7 @@ func (p *Proxy) redact(it *cassettes.Interaction) {
 	rq.Headers = secrets.RedactHeaders(rq.Headers, s)
 	rq.Trailer = secrets.RedactHeaders(rq.Trailer, s)
 	rq.Body = cassettes.Body(secrets.Redact([]byte(rq.Body), s))
-	for k, vs := range rq.Form {
-		for i := range vs {
-			vs[i] = secrets.RedactString(vs[i], s)
-		}
-		rq.Form[k] = vs
-	}
+	rq.Form = formOf(rq)
 	rs.Headers = secrets.RedactHeaders(rs.Headers, s)
 	rs.Trailer = secrets.RedactHeaders(rs.Trailer, s)
 	rs.Status = secrets.RedactString(rs.Status, s)
@@ -558,14 +553,21 @@ func captureRequest(req *http.Request, body []byte) cassettes.Request {
 		Proto: req.Proto, ProtoMajor: req.ProtoMajor, ProtoMinor: req.ProtoMinor,
 		ContentLength: int64(len(body)), TransferEncoding: req.TransferEncoding,
 		Host: host, Body: cassettes.Body(body), Headers: req.Header.Clone(),
-		URL: req.URL.String(), Method: req.Method, Form: formOf(req, body),
+		URL: req.URL.String(), Method: req.Method,
 	}
 }
 
 // formOf is the request's form as go-vcr records it (and its default
-// matcher compares it): the URL query and a urlencoded body, parsed.
-func formOf(req *http.Request, body []byte) url.Values {
-	r := &http.Request{Method: req.Method, URL: req.URL, Header: req.Header, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body))}
+// matcher compares it): the URL query and a urlencoded body, parsed. It is
+// taken from the request once redacted, so that it holds nothing the URL
+// and body do not (a decoded query value is another spelling of a secret:
+// `a+b` decodes to `a b`).
+func formOf(q *cassettes.Request) url.Values {
+	u, err := url.Parse(q.URL)
+	if err != nil {
+		return nil
+	}
+	r := &http.Request{Method: q.Method, URL: u, Header: q.Headers, Body: io.NopCloser(bytes.NewReader([]byte(q.Body))), ContentLength: int64(len(q.Body))}
 	if err := r.ParseForm(); err != nil || len(r.Form) == 0 {
 		return nil
 	}

@@ -14,8 +14,9 @@ import (
 func newExportCmd(stdio *IO, g *globals) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
-		Use:   "export har CASSETTE...",
-		Short: "Write HTTP cassettes as one HAR 1.2 file (for browsers' dev tools, WireMock, Hoverfly)",
+		GroupID: "tools",
+		Use:     "export har CASSETTE...",
+		Short:   "Write HTTP cassettes as one HAR 1.2 file (for browsers' dev tools, WireMock, Hoverfly)",
 		Long: `export har writes the HTTP interactions of the cassettes (files or
 directories) as a HAR 1.2 archive: one page per cassette, one entry per
 interaction, in order. Chromium's and Firefox's network panels import it

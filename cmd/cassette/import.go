@@ -21,8 +21,9 @@ type importOptions struct {
 func newImportCmd(stdio *IO, g *globals) *cobra.Command {
 	o := &importOptions{}
 	cmd := &cobra.Command{
-		Use:   "import govcr DIR | har FILE",
-		Short: "Bring go-vcr cassettes or a HAR into cassettes/<adapter>/",
+		GroupID: "inspect",
+		Use:     "import govcr DIR | har FILE",
+		Short:   "Bring go-vcr cassettes or a HAR into cassettes/<adapter>/",
 		Long: `import brings recordings made by other tools into the project's layout,
 cassettes/<adapter>/<scenario>.yaml (under the config's cassettes directory,
 or --out).

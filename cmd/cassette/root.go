@@ -175,7 +175,6 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		newNormalizeCmd(stdio, g),
 		newDiffCmd(stdio, g),
 	)
-	root.AddCommand(newImportCmd(stdio, g), newExportCmd(stdio, g))
 	root.AddGroup(
 		&cobra.Group{ID: "main", Title: "The loop:"},
 		&cobra.Group{ID: "inspect", Title: "Set up and inspect:"},
@@ -187,6 +186,7 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 	for _, c := range root.Commands() {
 		c.GroupID = groups[c.Name()]
 	}
+	root.AddCommand(newImportCmd(stdio, g), newExportCmd(stdio, g)) // they set their own group
 	root.SetHelpCommandGroupID("tools")
 	root.SetCompletionCommandGroupID("tools")
 	return root

@@ -61,12 +61,13 @@ func ToCassettes(a *Archive, opts ImportOptions) (out []Imported, skipped int, e
 		}
 		im := byKey[key]
 		if im == nil {
-			name := cassettes.StrictName(from)
-			if name == "" {
-				name = "har"
+			base := cassettes.StrictName(from)
+			if base == "" {
+				base = "har"
 			}
+			name := base
 			for n := 2; used[name]; n++ {
-				name = fmt.Sprintf("%s-%d", cassettes.StrictName(from), n)
+				name = fmt.Sprintf("%s-%d", base, n)
 			}
 			used[name] = true
 			c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion,

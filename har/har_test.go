@@ -159,3 +159,23 @@ func TestReadRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestImportNames: pages with the same title, or none a name can be made
+// of, still get distinct strict names.
+func TestImportNames(t *testing.T) {
+	a := &Archive{Log: Log{Pages: []Page{{ID: "p1", Title: "Shop"}, {ID: "p2", Title: "shop"}, {ID: "p3", Title: "日本"}, {ID: "p4", Title: "!!"}}}}
+	for _, id := range []string{"p1", "p2", "p3", "p4"} {
+		a.Log.Entries = append(a.Log.Entries, Entry{Pageref: id, Request: Request{Method: "GET", URL: "https://x.example/"}, Response: Response{Status: 200}})
+	}
+	ims, _, err := ToCassettes(a, ImportOptions{Adapter: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, im := range ims {
+		names = append(names, im.Cassette.Scenario)
+	}
+	if got := strings.Join(names, ","); got != "shop,shop-2,har,har-2" {
+		t.Errorf("names %s", got)
+	}
+}

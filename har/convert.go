@@ -191,13 +191,15 @@ func FromCassettes(cs []*cassettes.Cassette, opts ExportOptions) *Archive {
 	if a.Log.Creator.Name == "" {
 		a.Log.Creator = Creator{Name: "cassette", Version: "dev"}
 	}
-	for _, c := range cs {
+	for n, c := range cs {
 		start := time.Unix(0, 0).UTC()
 		if c.RecordedAt != nil {
 			start = c.RecordedAt.UTC()
 		}
-		id := c.ID()
-		a.Log.Pages = append(a.Log.Pages, Page{StartedDateTime: start.Format(time.RFC3339Nano), ID: id, Title: id,
+		// Page ids are unique even when two cassettes share adapter/scenario
+		// (nested folders loaded without a config).
+		id := fmt.Sprintf("page_%d", n+1)
+		a.Log.Pages = append(a.Log.Pages, Page{StartedDateTime: start.Format(time.RFC3339Nano), ID: id, Title: c.ID(),
 			PageTimings: PageTimings{OnContentLoad: -1, OnLoad: -1}})
 		at := start
 		for _, it := range c.Interactions {

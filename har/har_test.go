@@ -179,3 +179,17 @@ func TestImportNames(t *testing.T) {
 		t.Errorf("names %s", got)
 	}
 }
+
+// TestExportPageIDsAreUnique: two cassettes with the same adapter/scenario
+// (nested folders loaded without a config) stay two pages.
+func TestExportPageIDsAreUnique(t *testing.T) {
+	a, b := sample()[0], sample()[0]
+	h := FromCassettes([]*cassettes.Cassette{a, b}, ExportOptions{})
+	if len(h.Log.Pages) != 2 || h.Log.Pages[0].ID == h.Log.Pages[1].ID {
+		t.Fatalf("pages %+v", h.Log.Pages)
+	}
+	ims, _, err := ToCassettes(h, ImportOptions{Adapter: "shop"})
+	if err != nil || len(ims) != 2 || len(ims[1].Cassette.Interactions) != len(b.Interactions) {
+		t.Fatalf("%d cassettes, %v", len(ims), err)
+	}
+}

@@ -87,3 +87,36 @@ func TestExportHARThenImport(t *testing.T) {
 		}
 	}
 }
+
+// TestImportHARLearnsAcrossPages: a refresh token answered on the first
+// page and posted (under its credential name) on the second is learned on
+// the second and scrubbed from both; the import succeeds.
+func TestImportHARLearnsAcrossPages(t *testing.T) {
+	dir := t.TempDir()
+	harFile := filepath.Join(dir, "s.har")
+	const tok = "rt-91b2c7d4e5f6a7b8"
+	os.WriteFile(harFile, []byte(`{"log":{"version":"1.2","creator":{"name":"x","version":"1"},
+"pages":[{"startedDateTime":"2026-11-22T14:00:00Z","id":"p1","title":"login","pageTimings":{}},{"startedDateTime":"2026-11-22T14:00:01Z","id":"p2","title":"refresh","pageTimings":{}}],
+"entries":[
+{"pageref":"p1","startedDateTime":"2026-11-22T14:00:00Z","time":1,"request":{"method":"POST","url":"https://auth.example/token","httpVersion":"HTTP/1.1","headers":[],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":0},
+ "response":{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","headers":[{"name":"Content-Type","value":"application/json"}],"cookies":[],"content":{"size":1,"mimeType":"application/json","text":"{\"refresh_token\":\"`+tok+`\"}"},"redirectURL":"","headersSize":-1,"bodySize":-1},"cache":{},"timings":{"send":0,"wait":1,"receive":0}},
+{"pageref":"p2","startedDateTime":"2026-11-22T14:00:01Z","time":1,"request":{"method":"POST","url":"https://auth.example/token","httpVersion":"HTTP/1.1","headers":[{"name":"Content-Type","value":"application/x-www-form-urlencoded"}],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":0,
+  "postData":{"mimeType":"application/x-www-form-urlencoded","text":"grant_type=refresh_token&refresh_token=`+tok+`"}},
+ "response":{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","headers":[],"cookies":[],"content":{"size":2,"mimeType":"application/json","text":"{}"},"redirectURL":"","headersSize":-1,"bodySize":-1},"cache":{},"timings":{"send":0,"wait":1,"receive":0}}
+]}}`), 0o644)
+	var out, errw strings.Builder
+	code := Main([]string{"import", "har", harFile, "--adapter", "auth", "--out", filepath.Join(dir, "cassettes"), "--config", filepath.Join(dir, "none.yaml")},
+		strings.NewReader(""), &out, &errw)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errw.String())
+	}
+	for _, name := range []string{"login", "refresh"} {
+		data, err := os.ReadFile(filepath.Join(dir, "cassettes", "auth", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), tok) || !strings.Contains(string(data), "[REDACTED]") {
+			t.Errorf("%s:\n%s", name, data)
+		}
+	}
+}

@@ -125,6 +125,11 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 			redactor.Cassette(c)
 			list = append(list, c)
 		}
+		// A second pass scrubs the values learned from later entries (a
+		// refresh token posted on page 3 and answered on page 1).
+		for _, c := range list {
+			redactor.Cassette(c)
+		}
 	}
 	if !o.force {
 		for _, c := range list {

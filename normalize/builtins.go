@@ -414,7 +414,7 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 func credentialPath(path []pathStep) bool {
 	for i := len(path) - 1; i >= 0; i-- {
 		if path[i].isKey {
-			return secrets.IsCredentialName(path[i].key)
+			return secrets.IsCredentialField(path[i].key)
 		}
 	}
 	return false

@@ -77,10 +77,18 @@ timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
 }
 
 func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, command []string) error {
-	if o.scenario != "" && !cassettes.ValidName(o.scenario) {
+	if o.scenario != "" && !cassettes.ValidNewName(o.scenario) {
+		// The same command with the name in the strict form.
+		next := "cassette record --help"
+		if strict := cassettes.StrictName(o.scenario); strict != "" {
+			next = cassettes.ShellJoin([]string{"cassette", "record", "--adapter", o.adapter, "--scenario", strict})
+			if len(command) > 0 {
+				next += " -- " + cassettes.ShellJoin(command)
+			}
+		}
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--scenario %q is not a valid scenario name", o.scenario),
-			Problems: []cassettes.Problem{{Field: "--scenario", Message: "not a valid name", Expected: cassettes.NameExpected}},
-			NextStep: "cassette record --help   # then pass --scenario list-pulls (for instance)"}
+			Problems: []cassettes.Problem{{Field: "--scenario", Message: "not a valid name", Expected: cassettes.NameRule}},
+			NextStep: next}
 	}
 	p, err := loadProject(g)
 	if err != nil {

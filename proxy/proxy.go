@@ -711,7 +711,11 @@ func (c *captureBody) finish(complete bool) {
 func (p *Proxy) store(seq int64, it cassettes.Interaction) {
 	it.Request.RemoteAddr, it.Request.RequestURI = "", ""
 	p.redact(&it)
-	p.logf("record %s %s → %d (%d bytes)", it.Request.Method, it.Request.URL, it.Response.Code, len(it.Response.Body))
+	// Only the origin is logged live: a value in the path may be learned as
+	// a credential later in the session (a token first seen in a URL, then
+	// as a bearer). Run lists the whole URLs at the end, redacted with
+	// everything learned by then.
+	p.logf("record %s %s → %d (%d bytes)", it.Request.Method, originOf(it.Request.URL), it.Response.Code, len(it.Response.Body))
 	p.mu.Lock()
 	p.recorded = append(p.recorded, recorded{seq, it})
 	p.mu.Unlock()
@@ -919,6 +923,20 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// originOf is a URL's scheme and host, with "/…" when it has more: what a
+// live log line may show of a URL recorded before the session ends.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "<unparsable URL>"
+	}
+	o := u.Scheme + "://" + u.Host
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		o += "/…"
+	}
+	return o
 }
 
 // shownURL is a URL for messages and logs: its query (which may carry a

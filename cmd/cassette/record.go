@@ -171,7 +171,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 			return cassettes.Errorf(cassettes.EUsage, next+"   # for a client that ignores HTTPS_PROXY (Go programs do for loopback hosts): point its base URL at this proxy",
 				"%s made no HTTP(S) request through the proxy; nothing to record for http adapter %s", command[0], o.adapter)
 		}
-		kept, host, others := recorder.SplitHosts(c.Interactions, a.Real.BaseURL)
+		kept, host, others := recorder.SplitHosts(c.Interactions, cmp.Or(o.baseURL, a.Real.BaseURL)) // --base-url overrides real.base_url
 		if len(others) > 0 {
 			fmt.Fprintf(stdio.Err, "not recorded in %s/%s: calls to hosts other than %s, the adapter's (%s); record each service under its own adapter\n", o.adapter, o.scenario, host, hostCounts(others))
 		}

@@ -46,13 +46,13 @@ func Builtins() *Registry {
 			panic(err) // a duplicate here is a programming error caught by every test
 		}
 	}
-	must(r.Register("timestamps.ISO8601", textRule(isoRE, hasAll('-', ':'), func(string, *State) string { return "<ISO8601>" })))
-	must(r.Register("timestamps.RFC1123", textRule(rfc1123RE, hasAny(", "), func(string, *State) string { return "<RFC1123>" })))
-	must(r.Register("timestamps.ANSIC", textRule(ansicRE, hasAll(':', ' '), func(string, *State) string { return "<ANSIC>" })))
+	must(r.Register("timestamps.ISO8601", textRule(isoMatcher, nil, fDash|fColon|fDigit, hasAll('-', ':'), func(string, *State) string { return "<ISO8601>" })))
+	must(r.Register("timestamps.RFC1123", textRule(rfc1123Matcher, nil, fCommaSpace, hasAny(", "), func(string, *State) string { return "<RFC1123>" })))
+	must(r.Register("timestamps.ANSIC", textRule(ansicMatcher, nil, fColon|fSpace, hasAll(':', ' '), func(string, *State) string { return "<ANSIC>" })))
 	must(r.Register("timestamps.unix", func(string, Options) (Normalizer, error) { return unixTimestamps(), nil }))
 	must(r.Register("sha:full", func(string, Options) (Normalizer, error) { return fullSHA(), nil }))
 	must(r.Register("sha:short", func(string, Options) (Normalizer, error) { return shortSHA(), nil }))
-	must(r.Register("uuid", textRule(uuidRE, hasAll('-'), func(m string, st *State) string {
+	must(r.Register("uuid", textRule(uuidMatcher, []string{"uuid"}, fDash, hasAll('-'), func(m string, st *State) string {
 		return st.Placeholder("uuid", strings.ToLower(m))
 	})))
 	must(r.Register("headers.volatile", func(string, Options) (Normalizer, error) {
@@ -99,7 +99,7 @@ func Builtins() *Registry {
 			}
 		}}, nil
 	}))
-	must(r.Register("ports", textRule(portRE, hasAny("127.0.0.1", "localhost", "0.0.0.0", "[::1]"), func(m string, st *State) string {
+	must(r.Register("ports", textRule(regexMatcher{portRE}, []string{"port"}, fColon|fDigit, hasAny("127.0.0.1", "localhost", "0.0.0.0", "[::1]"), func(m string, st *State) string {
 		i := strings.LastIndexByte(m, ':')
 		return m[:i+1] + st.Placeholder("port", m[i+1:])
 	})))
@@ -108,7 +108,7 @@ func Builtins() *Registry {
 		return Normalizer{canonical: true}, nil
 	}))
 	must(r.Register("whitespace.trailing", func(string, Options) (Normalizer, error) {
-		return Normalizer{Text: func(s string, _ *State) string { return trimTrailing(s) }}, nil
+		return Normalizer{Text: func(s string, _ *State) string { return trimTrailing(s) }, kindsKnown: true, needs: fBlank}, nil
 	}))
 	must(r.Register("redact.credentials", redactCredentials))
 	return r
@@ -134,13 +134,13 @@ var (
 // re only runs on lines for which the cheap trigger holds: Go's regexp has no
 // fast path for patterns without a literal prefix, and most lines hold
 // nothing to rewrite.
-func textRule(re *regexp.Regexp, trigger func(string) bool, repl func(m string, st *State) string) Factory {
+func textRule(mt matcher, kinds []string, needs features, trigger func(string) bool, repl func(m string, st *State) string) Factory {
 	return func(string, Options) (Normalizer, error) {
 		return Normalizer{Text: func(s string, st *State) string {
 			return byLine(s, trigger, func(line string) string {
-				return replaceBounded(re, line, func(m string) string { return repl(m, st) })
+				return replaceBounded(mt, line, func(m string) string { return repl(m, st) })
 			})
-		}}, nil
+		}, kinds: kinds, kindsKnown: true, needs: needs}, nil
 	}
 }
 
@@ -252,7 +252,7 @@ func shortSHA() Normalizer {
 			}
 			return "<sha:" + strconv.Itoa(st.sha(w)) + ":short>"
 		})
-	}}
+	}, kinds: []string{"sha"}, kindsKnown: true, needs: fHex7}
 }
 
 func fullSHA() Normalizer {
@@ -266,14 +266,14 @@ func fullSHA() Normalizer {
 			}
 			return w
 		})
-	}}
+	}, kinds: []string{"sha", "sha256"}, kindsKnown: true, needs: fHex40}
 }
 
 // replaceBounded replaces the matches of re that stand alone: where a match
 // begins (ends) with a word character, the character before (after) it must
 // not be a word character, a placeholder or one of the extra glue bytes.
-func replaceBounded(re *regexp.Regexp, s string, repl func(string) string, glue ...byte) string {
-	locs := re.FindAllStringIndex(s, -1)
+func replaceBounded(m matcher, s string, repl func(string) string, glue ...byte) string {
+	locs := m.findAll(s)
 	if locs == nil {
 		return s
 	}
@@ -313,16 +313,16 @@ func unixTimestamps() Normalizer {
 	return Normalizer{
 		Text: func(s string, _ *State) string {
 			return byLine(s, hasDigitRun(10), func(line string) string {
-				return replaceBounded(unixTextRE, line, func(m string) string { return digitsRE.ReplaceAllString(m, "<unix>") })
+				return replaceBounded(regexMatcher{unixTextRE}, line, func(m string) string { return digitsRE.ReplaceAllString(m, "<unix>") })
 			})
 		},
 		json: func(root *jsonNode, _ *State) {
-			root.walk(nil, func(n *jsonNode, _ []pathStep) bool {
+			root.eachNode(func(n *jsonNode) {
 				if n.kind != '{' {
-					return true
+					return
 				}
 				for i, k := range n.keys {
-					if !unixKeyRE.MatchString(k) {
+					if !isUnixKey(k) {
 						continue
 					}
 					v := n.kids[i]
@@ -335,9 +335,10 @@ func unixTimestamps() Normalizer {
 						}
 					}
 				}
-				return true
 			})
 		},
+		kindsKnown: true,
+		needs:      fDigits10,
 	}
 }
 
@@ -385,22 +386,17 @@ func IsVolatileHeader(name string) bool {
 
 func redactCredentials(_ string, o Options) (Normalizer, error) {
 	creds := o.Credentials
+	red := newRedactor(creds)
 	return Normalizer{
-		ByteSafe: true,
+		ByteSafe:   true,
+		kindsKnown: true,
 		// secrets skips every key format none of whose literals occurs in
 		// the text, so a clean text costs a few substring searches.
-		Text: func(s string, _ *State) string { return secrets.RedactString(s, creds) },
+		Text: func(s string, _ *State) string { return red.text(s) },
 		// String values under a credential-named key, as recording
 		// redacts them (secrets.RedactByName): the fake's side then
 		// compares equal to the recorded [REDACTED].
-		json: func(root *jsonNode, _ *State) {
-			root.walk(nil, func(v *jsonNode, path []pathStep) bool {
-				if v.kind == '"' && credentialPath(path) {
-					v.setString(secrets.Redacted)
-				}
-				return true
-			})
-		},
+		json: func(root *jsonNode, _ *State) { redactByName(root, false, map[string]bool{}) },
 		Headers: func(h http.Header, _ *State) {
 			for k, vs := range secrets.RedactHeaders(h, creds) {
 				h[k] = vs
@@ -409,15 +405,29 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 	}, nil
 }
 
-// credentialPath reports whether a JSON value sits under a credential-named
-// key, directly or as an element of an array there.
-func credentialPath(path []pathStep) bool {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].isKey {
-			return secrets.IsCredentialName(path[i].key)
+// redactByName redacts the string values under a credential-named key,
+// directly or as elements of an array there; cred says whether n is under
+// one, and judged memoizes secrets.IsCredentialName (keys repeat).
+func redactByName(n *jsonNode, cred bool, judged map[string]bool) {
+	switch n.kind {
+	case '"':
+		if cred {
+			n.setString(secrets.Redacted)
+		}
+	case '[':
+		for _, k := range n.kids {
+			redactByName(k, cred, judged)
+		}
+	case '{':
+		for i, k := range n.kids {
+			c, ok := judged[n.keys[i]]
+			if !ok {
+				c = secrets.IsCredentialName(n.keys[i])
+				judged[n.keys[i]] = c
+			}
+			redactByName(k, c, judged)
 		}
 	}
-	return false
 }
 
 // DefaultTempDirs returns the usual roots of temporary directories: the
@@ -459,6 +469,12 @@ func tmpPaths(o Options) Normalizer {
 		}
 	}
 	trigger := hasAny(triggers...)
+	needs := fSlash // every trigger has a '/', unless the work directory has none
+	for _, t := range triggers {
+		if !strings.Contains(t, "/") {
+			needs = 0
+		}
+	}
 	return Normalizer{Text: func(s string, st *State) string {
 		if !trigger(s) {
 			return s
@@ -471,7 +487,7 @@ func tmpPaths(o Options) Normalizer {
 			s = tmpRE.ReplaceAllStringFunc(s, tmp)
 		}
 		return macTempRE.ReplaceAllStringFunc(s, tmp)
-	}}
+	}, kinds: []string{"tmp"}, kindsKnown: true, needs: needs}
 }
 
 // replacePath replaces dir where it is a whole path prefix (not /work/main

@@ -30,7 +30,9 @@ var errJSON = errors.New("not JSON")
 // parseJSON parses one JSON document (RFC 8259) with nothing but white space
 // around it. Duplicate keys are kept as they are.
 func parseJSON(src []byte) (*jsonNode, error) {
-	p := jsonParser{src: src}
+	// One copy of the source as a string: decoded strings without escapes
+	// and number texts are slices of it, not an allocation each.
+	p := jsonParser{src: src, s: string(src)}
 	p.space()
 	n, err := p.value(0)
 	if err != nil {
@@ -45,6 +47,7 @@ func parseJSON(src []byte) (*jsonNode, error) {
 
 type jsonParser struct {
 	src []byte
+	s   string // src as a string
 	i   int
 }
 
@@ -154,7 +157,7 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 		if err := p.number(); err != nil {
 			return nil, err
 		}
-		return &jsonNode{kind: '0', start: start, end: p.i, str: string(p.src[start:p.i])}, nil
+		return &jsonNode{kind: '0', start: start, end: p.i, str: p.s[start:p.i]}, nil
 	default:
 		for _, lit := range []string{"true", "false", "null"} {
 			if bytes.HasPrefix(p.src[p.i:], []byte(lit)) {
@@ -210,7 +213,36 @@ func (p *jsonParser) number() error {
 // string reads a JSON string starting at its opening quote.
 func (p *jsonParser) string() (string, error) {
 	p.i++ // opening quote
+	// Most strings have no escape: they are a slice of the source.
+	start := p.i
+	for p.i < len(p.src) {
+		c := p.src[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return p.s[start : p.i-1], nil
+		case c == '\\':
+			return p.slowString(start)
+		case c < 0x20:
+			return "", p.fail("control character in string")
+		case c < utf8.RuneSelf:
+			p.i++
+		default:
+			r, size := utf8.DecodeRuneInString(p.s[p.i:])
+			if r == utf8.RuneError && size == 1 {
+				return "", p.fail("invalid UTF-8")
+			}
+			p.i += size
+		}
+	}
+	return "", p.fail("unterminated string")
+}
+
+// slowString decodes a string with escapes; start is the byte after its
+// opening quote, p.i the first escape.
+func (p *jsonParser) slowString(start int) (string, error) {
 	var b strings.Builder
+	b.WriteString(p.s[start:p.i])
 	for {
 		if p.i >= len(p.src) {
 			return "", p.fail("unterminated string")
@@ -418,15 +450,18 @@ func appendJSONString(dst []byte, s string) []byte {
 // walk visits every value in document order with its location; it stops
 // descending where fn returns false.
 func (n *jsonNode) walk(path []pathStep, fn func(n *jsonNode, path []pathStep) bool) {
-	if !fn(n, path) {
+	if !fn(n, path) || len(n.kids) == 0 {
 		return
 	}
+	// One slot for the children's step, reused: not a slice per child.
+	path = append(path, pathStep{})
 	for i, k := range n.kids {
 		step := pathStep{index: i}
 		if n.kind == '{' {
 			step = pathStep{key: n.keys[i], isKey: true}
 		}
-		k.walk(append(path, step), fn)
+		path[len(path)-1] = step
+		k.walk(path, fn)
 	}
 }
 

@@ -1,0 +1,408 @@
+package normalize
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cassette-dev/cassette/secrets"
+)
+
+// This file holds what makes normalizing cheap where nothing is volatile
+// (most of any body): matchers that find a rule's candidates with a byte
+// search before any expression runs, a prefilter for credential redaction,
+// and the grouping of text normalizers so that a JSON document is walked
+// once per group rather than once per normalizer.
+
+// A matcher finds the matches of one built-in pattern, exactly as
+// regexp.FindAllStringIndex(s, -1) does.
+type matcher interface {
+	findAll(s string) [][]int
+}
+
+// windowMatcher is a pattern whose every match starts at a candidate
+// position a byte search finds, and is at most maxLen bytes long. The
+// anchored expression runs only at candidates, on maxLen bytes: Go's regexp
+// has no fast path for a pattern without a literal prefix, and tries every
+// position of every string otherwise.
+type windowMatcher struct {
+	re       *regexp.Regexp // the pattern, unanchored (for the equivalence fuzz test)
+	anchored *regexp.Regexp // ^(?:pattern)
+	maxLen   int
+	// next returns the first candidate start ≥ from, or -1. Every match
+	// of re starting at or after from starts at a candidate.
+	next func(s string, from int) int
+}
+
+func newWindowMatcher(re *regexp.Regexp, maxLen int, next func(s string, from int) int) *windowMatcher {
+	return &windowMatcher{re: re, anchored: regexp.MustCompile(`^(?:` + re.String() + `)`), maxLen: maxLen, next: next}
+}
+
+func (m *windowMatcher) findAll(s string) [][]int {
+	var locs [][]int
+	for from := 0; from < len(s); {
+		c := m.next(s, from)
+		if c < 0 {
+			break
+		}
+		end := min(len(s), c+m.maxLen)
+		if loc := m.anchored.FindStringIndex(s[c:end]); loc != nil {
+			locs = append(locs, []int{c, c + loc[1]})
+			from = c + loc[1]
+			continue
+		}
+		from = c + 1
+	}
+	return locs
+}
+
+type regexMatcher struct{ re *regexp.Regexp }
+
+func (m regexMatcher) findAll(s string) [][]int { return m.re.FindAllStringIndex(s, -1) }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// sepCandidate returns the candidates of a pattern that starts with pre
+// bytes satisfying ok followed by sep: each sep found at least pre bytes
+// after from, with ok bytes before it.
+func sepCandidate(sep byte, pre int, ok func(byte) bool) func(string, int) int {
+	return func(s string, from int) int {
+		for i := from + pre; i < len(s); {
+			k := strings.IndexByte(s[i:], sep)
+			if k < 0 {
+				return -1
+			}
+			i += k
+			c := i - pre
+			good := true
+			for j := c; j < i; j++ {
+				if !ok(s[j]) {
+					good = false
+					break
+				}
+			}
+			if good {
+				return c
+			}
+			i++
+		}
+		return -1
+	}
+}
+
+// dayCandidate returns the positions of a day name (Mon … Sun) followed by
+// sep: where RFC 1123 and ANSIC dates start.
+func dayCandidate(sep string) func(string, int) int {
+	return func(s string, from int) int {
+		for i := from + 3; i < len(s); {
+			k := strings.Index(s[i:], sep)
+			if k < 0 {
+				return -1
+			}
+			i += k
+			switch s[i-3 : i] {
+			case "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun":
+				return i - 3
+			}
+			i++
+		}
+		return -1
+	}
+}
+
+// The built-in patterns' matchers. Every length bound is the longest match
+// of the pattern (checked by TestMatcherBounds).
+var (
+	isoMatcher     = newWindowMatcher(isoRE, 35, sepCandidate('-', 4, isDigit))
+	uuidMatcher    = newWindowMatcher(uuidRE, 36, sepCandidate('-', 8, isHex))
+	rfc1123Matcher = newWindowMatcher(rfc1123RE, 31, dayCandidate(", "))
+	ansicMatcher   = newWindowMatcher(ansicRE, 31, dayCandidate(" "))
+)
+
+// redactor is secrets.RedactString with a prefilter: a text in which no
+// declared value and no literal of a key format occurs is returned as it is
+// (Redact would change nothing in it) after one scan of its byte pairs.
+type redactor struct {
+	creds map[string]string
+	lits  []string       // declared values (long enough to be scrubbed) and format literals
+	pairs *[1 << 16]bool // the first two bytes of each of lits
+	all   bool           // a format without literals: always redact
+	one   [256]bool      // first bytes of one-byte literals
+}
+
+func newRedactor(creds map[string]string) *redactor {
+	r := &redactor{creds: creds, pairs: new([1 << 16]bool)}
+	for _, v := range creds {
+		if v != "" { // secrets skips short values: listing them only costs a call
+			r.lits = append(r.lits, v)
+		}
+	}
+	for _, p := range secrets.Patterns {
+		if len(p.Literals) == 0 {
+			r.all = true
+		}
+		r.lits = append(r.lits, p.Literals...)
+	}
+	for _, l := range r.lits {
+		switch len(l) {
+		case 0:
+			r.all = true
+		case 1:
+			r.one[l[0]] = true
+		default:
+			r.pairs[uint16(l[0])<<8|uint16(l[1])] = true
+		}
+	}
+	return r
+}
+
+// mayChange reports whether a declared value or a format literal occurs in s.
+func (r *redactor) mayChange(s string) bool {
+	if r.all {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if r.one[s[i]] {
+			return true
+		}
+		if i+1 < len(s) && r.pairs[uint16(s[i])<<8|uint16(s[i+1])] {
+			for _, l := range r.lits {
+				if strings.HasPrefix(s[i:], l) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func (r *redactor) text(s string) string {
+	if !r.mayChange(s) {
+		return s
+	}
+	return secrets.RedactString(s, r.creds)
+}
+
+// A stage is one step of a pipeline's pass over a JSON document: either a
+// normalizer's JSON part, or the text parts of consecutive normalizers,
+// applied to each string value in turn in one walk.
+type stage struct {
+	json  func(root *jsonNode, st *State)
+	texts []textPart
+}
+
+type textPart struct {
+	fn    func(s string, st *State) string
+	needs features
+}
+
+// plan groups steps into stages. Applying a group of text parts string by
+// string gives what applying each to every string in turn gives, as long as
+// no two of them number values of one kind (the numbers follow the order of
+// first appearance): a normalizer whose kinds are unknown is alone in its
+// group, and a group ends before a normalizer with a JSON part.
+func plan(steps []Normalizer) []stage {
+	var out []stage
+	var kinds map[string]bool // kinds numbered by the open group; nil: none open
+	closeGroup := func() { kinds = nil }
+	for _, n := range steps {
+		if n.json != nil {
+			out = append(out, stage{json: n.json})
+			closeGroup()
+		}
+		if n.Text == nil {
+			continue
+		}
+		fits := kinds != nil && n.kindsKnown
+		for _, k := range n.kinds {
+			fits = fits && !kinds[k]
+		}
+		if !fits {
+			out = append(out, stage{})
+			kinds = map[string]bool{}
+		}
+		last := &out[len(out)-1]
+		last.texts = append(last.texts, textPart{n.Text, n.needs})
+		for _, k := range n.kinds {
+			kinds[k] = true
+		}
+		if !n.kindsKnown {
+			closeGroup()
+		}
+	}
+	return out
+}
+
+// run applies the stage to a document.
+func (s stage) run(root *jsonNode, st *State) {
+	if s.json != nil {
+		s.json(root, st)
+	}
+	if len(s.texts) == 0 {
+		return
+	}
+	root.eachString(func(v *jsonNode) {
+		str, changed := v.str, false
+		has := featuresOf(str)
+		for _, t := range s.texts {
+			if has&t.needs != t.needs {
+				continue // t.fn would return str as it is
+			}
+			if out := t.fn(str, st); out != str {
+				str, changed = out, true
+				has = featuresOf(str)
+			}
+		}
+		if changed {
+			// Marked rewritten even when the last part undid the first, as
+			// normalizer-by-normalizer application did.
+			v.str, v.dirty = str, true
+		}
+	})
+}
+
+// eachString calls fn on every string value, in document order.
+func (n *jsonNode) eachString(fn func(*jsonNode)) {
+	switch n.kind {
+	case '"':
+		fn(n)
+	case '{', '[':
+		for _, k := range n.kids {
+			k.eachString(fn)
+		}
+	}
+}
+
+// unixKeySuffixes and unixKeyNames are unixKeyRE's alternatives.
+var (
+	unixKeySuffixes = []string{"_at", "_on", "time", "timestamp", "_ts"}
+	unixKeyNames    = []string{"ts", "iat", "exp", "nbf", "auth_time", "date", "created", "updated", "modified", "expires", "reset", "since", "until", "last_modified"}
+)
+
+// isUnixKey is unixKeyRE.MatchString(k) without the expression for ASCII
+// keys (all but a few): (?i) folds more than ASCII letters ('K' U+212A is k).
+func isUnixKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if k[i] >= utf8.RuneSelf {
+			return unixKeyRE.MatchString(k)
+		}
+	}
+	for _, n := range unixKeyNames {
+		if strings.EqualFold(k, n) {
+			return true
+		}
+	}
+	if strings.IndexByte(k, '\n') >= 0 { // `.` stops at a newline
+		return false
+	}
+	for _, suf := range unixKeySuffixes {
+		if len(k) >= len(suf) && strings.EqualFold(k[len(k)-len(suf):], suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// eachNode calls fn on every value, parents before their children, in
+// document order (walk without the path).
+func (n *jsonNode) eachNode(fn func(*jsonNode)) {
+	fn(n)
+	for _, k := range n.kids {
+		k.eachNode(fn)
+	}
+}
+
+// features are what a text holds that some built-in needs before it can
+// rewrite anything: one scan of a string tells which built-ins to skip.
+type features uint16
+
+const (
+	fDash       features = 1 << iota // '-'
+	fColon                           // ':'
+	fSpace                           // ' '
+	fBlank                           // ' ' or '\t'
+	fSlash                           // '/'
+	fDigit                           // an ASCII digit
+	fCommaSpace                      // ", "
+	fDigits10                        // 10 digits in a row
+	fHex7                            // a word of 7 or more lowercase hex digits
+	fHex40                           // a word of 40 or more lowercase hex digits
+)
+
+// byteClass is, per byte, the features it gives alone and whether it is a
+// word byte (cWord) or a lowercase hex digit (cHex).
+var byteClass = func() (t [256]uint32) {
+	const cWord, cHex = 1 << 16, 1 << 17
+	for c := range 256 {
+		b := byte(c)
+		var f uint32
+		switch b {
+		case '-':
+			f = uint32(fDash)
+		case ':':
+			f = uint32(fColon)
+		case ' ':
+			f = uint32(fSpace | fBlank)
+		case '\t':
+			f = uint32(fBlank)
+		case '/':
+			f = uint32(fSlash)
+		}
+		if isDigit(b) {
+			f |= uint32(fDigit)
+		}
+		if isWordByte(b) {
+			f |= cWord
+		}
+		if isDigit(b) || b >= 'a' && b <= 'f' {
+			f |= cHex
+		}
+		t[c] = f
+	}
+	return t
+}()
+
+// featuresOf scans s once for its features.
+func featuresOf(s string) features {
+	const cWord, cHex = 1 << 16, 1 << 17
+	var f uint32
+	digits, word, hexWord := 0, 0, true
+	endWord := func() {
+		if hexWord && word >= 7 {
+			f |= uint32(fHex7)
+			if word >= 40 {
+				f |= uint32(fHex40)
+			}
+		}
+		word, hexWord = 0, true
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		cl := byteClass[c]
+		f |= cl
+		if cl&uint32(fDigit) != 0 {
+			if digits++; digits >= 10 {
+				f |= uint32(fDigits10)
+			}
+		} else {
+			digits = 0
+		}
+		if cl&cWord != 0 {
+			word++
+			hexWord = hexWord && cl&cHex != 0
+		} else {
+			if word > 0 {
+				endWord()
+			}
+			if c == ',' && i+1 < len(s) && s[i+1] == ' ' {
+				f |= uint32(fCommaSpace)
+			}
+		}
+	}
+	if word > 0 {
+		endWord()
+	}
+	return features(f)
+}

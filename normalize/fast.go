@@ -20,35 +20,41 @@ type matcher interface {
 	findAll(s string) [][]int
 }
 
-// windowMatcher is a pattern whose every match starts at a candidate
-// position a byte search finds, and is at most maxLen bytes long. The
-// anchored expression runs only at candidates, on maxLen bytes: Go's regexp
-// has no fast path for a pattern without a literal prefix, and tries every
-// position of every string otherwise.
-type windowMatcher struct {
-	re       *regexp.Regexp // the pattern, unanchored (for the equivalence fuzz test)
-	anchored *regexp.Regexp // ^(?:pattern)
-	maxLen   int
+// candidateMatcher is a pattern whose every match starts at a candidate
+// position a byte search finds: the pattern is only tried there. Go's
+// regexp has no fast path for a pattern without a literal prefix, and tries
+// every position of every string otherwise.
+type candidateMatcher struct {
+	re *regexp.Regexp // the pattern (FuzzMatchersAgreeWithRegexp holds them equal)
 	// next returns the first candidate start ≥ from, or -1. Every match
 	// of re starting at or after from starts at a candidate.
 	next func(s string, from int) int
+	// at returns the end of the match re prefers at c, or -1.
+	at func(s string, c int) int
 }
 
-func newWindowMatcher(re *regexp.Regexp, maxLen int, next func(s string, from int) int) *windowMatcher {
-	return &windowMatcher{re: re, anchored: regexp.MustCompile(`^(?:` + re.String() + `)`), maxLen: maxLen, next: next}
+// anchoredAt tries re at a position, on at most maxLen bytes (the longest
+// match of re).
+func anchoredAt(re *regexp.Regexp, maxLen int) func(string, int) int {
+	anchored := regexp.MustCompile(`^(?:` + re.String() + `)`)
+	return func(s string, c int) int {
+		if loc := anchored.FindStringIndex(s[c:min(len(s), c+maxLen)]); loc != nil {
+			return c + loc[1]
+		}
+		return -1
+	}
 }
 
-func (m *windowMatcher) findAll(s string) [][]int {
+func (m *candidateMatcher) findAll(s string) [][]int {
 	var locs [][]int
 	for from := 0; from < len(s); {
 		c := m.next(s, from)
 		if c < 0 {
 			break
 		}
-		end := min(len(s), c+m.maxLen)
-		if loc := m.anchored.FindStringIndex(s[c:end]); loc != nil {
-			locs = append(locs, []int{c, c + loc[1]})
-			from = c + loc[1]
+		if end := m.at(s, c); end >= 0 {
+			locs = append(locs, []int{c, end})
+			from = end
 			continue
 		}
 		from = c + 1
@@ -112,14 +118,86 @@ func dayCandidate(sep string) func(string, int) int {
 	}
 }
 
-// The built-in patterns' matchers. Every length bound is the longest match
-// of the pattern (checked by TestMatcherBounds).
+// The built-in patterns' matchers. The bounds given to anchoredAt are the
+// longest matches of the patterns.
 var (
-	isoMatcher     = newWindowMatcher(isoRE, 35, sepCandidate('-', 4, isDigit))
-	uuidMatcher    = newWindowMatcher(uuidRE, 36, sepCandidate('-', 8, isHex))
-	rfc1123Matcher = newWindowMatcher(rfc1123RE, 31, dayCandidate(", "))
-	ansicMatcher   = newWindowMatcher(ansicRE, 31, dayCandidate(" "))
+	isoMatcher     = &candidateMatcher{isoRE, sepCandidate('-', 4, isDigit), isoAt}
+	uuidMatcher    = &candidateMatcher{uuidRE, sepCandidate('-', 8, isHex), uuidAt}
+	rfc1123Matcher = &candidateMatcher{rfc1123RE, dayCandidate(", "), anchoredAt(rfc1123RE, 31)}
+	ansicMatcher   = &candidateMatcher{ansicRE, dayCandidate(" "), anchoredAt(ansicRE, 31)}
 )
+
+// digitsAt reports whether s holds n digits at i.
+func digitsAt(s string, i, n int) bool {
+	if i+n > len(s) {
+		return false
+	}
+	for _, c := range []byte(s[i : i+n]) {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func byteAt(s string, i int) byte {
+	if i < len(s) {
+		return s[i]
+	}
+	return 0
+}
+
+// isoAt is isoRE tried at i:
+// \d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?
+// Each optional part is taken when it matches (the expression prefers it)
+// and what follows it is optional too, so nothing is ever given back.
+func isoAt(s string, i int) int {
+	if !digitsAt(s, i, 4) || byteAt(s, i+4) != '-' || !digitsAt(s, i+5, 2) || byteAt(s, i+7) != '-' ||
+		!digitsAt(s, i+8, 2) || (byteAt(s, i+10) != 'T' && byteAt(s, i+10) != ' ') ||
+		!digitsAt(s, i+11, 2) || byteAt(s, i+13) != ':' || !digitsAt(s, i+14, 2) {
+		return -1
+	}
+	j := i + 16
+	if byteAt(s, j) == ':' && digitsAt(s, j+1, 2) {
+		j += 3
+		if c := byteAt(s, j); (c == '.' || c == ',') && digitsAt(s, j+1, 1) {
+			j += 2
+			for k := 1; k < 9 && isDigit(byteAt(s, j)); k++ {
+				j++
+			}
+		}
+	}
+	switch c := byteAt(s, j); {
+	case c == 'Z':
+		j++
+	case (c == '+' || c == '-') && digitsAt(s, j+1, 2):
+		j += 3
+		if byteAt(s, j) == ':' && digitsAt(s, j+1, 2) {
+			j += 3
+		} else if digitsAt(s, j, 2) {
+			j += 2
+		}
+	}
+	return j
+}
+
+// uuidAt is uuidRE tried at i.
+func uuidAt(s string, i int) int {
+	if i+36 > len(s) {
+		return -1
+	}
+	for k := range 36 {
+		c := s[i+k]
+		if k == 8 || k == 13 || k == 18 || k == 23 {
+			if c != '-' {
+				return -1
+			}
+		} else if !isHex(c) {
+			return -1
+		}
+	}
+	return i + 36
+}
 
 // redactor is secrets.RedactString with a prefilter: a text in which no
 // declared value and no literal of a key format occurs is returned as it is

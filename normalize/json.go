@@ -49,6 +49,24 @@ type jsonParser struct {
 	src []byte
 	s   string // src as a string
 	i   int
+
+	// Nodes are allocated in chunks, and the members of an object or array
+	// gathered on stacks and copied once when it ends: not an allocation
+	// per value and per growth.
+	chunk []jsonNode
+	keys  []string
+	kids  []*jsonNode
+}
+
+// node returns a new node, from the current chunk.
+func (p *jsonParser) node(kind byte, start int) *jsonNode {
+	if len(p.chunk) == cap(p.chunk) {
+		p.chunk = make([]jsonNode, 0, 512)
+	}
+	p.chunk = p.chunk[:len(p.chunk)+1]
+	n := &p.chunk[len(p.chunk)-1]
+	n.kind, n.start = kind, start
+	return n
 }
 
 const maxJSONDepth = 512
@@ -78,7 +96,8 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 	start := p.i
 	switch c := p.src[p.i]; {
 	case c == '{':
-		n := &jsonNode{kind: '{', start: start}
+		n := p.node('{', start)
+		base := len(p.kids)
 		p.i++
 		p.space()
 		if p.i < len(p.src) && p.src[p.i] == '}' {
@@ -105,8 +124,8 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 			if err != nil {
 				return nil, err
 			}
-			n.keys = append(n.keys, k)
-			n.kids = append(n.kids, v)
+			p.keys = append(p.keys, k)
+			p.kids = append(p.kids, v)
 			p.space()
 			if p.i < len(p.src) && p.src[p.i] == ',' {
 				p.i++
@@ -115,12 +134,16 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 			if p.i < len(p.src) && p.src[p.i] == '}' {
 				p.i++
 				n.end = p.i
+				n.keys = append([]string(nil), p.keys[base:]...)
+				n.kids = append([]*jsonNode(nil), p.kids[base:]...)
+				p.keys, p.kids = p.keys[:base], p.kids[:base]
 				return n, nil
 			}
 			return nil, p.fail("expected ',' or '}'")
 		}
 	case c == '[':
-		n := &jsonNode{kind: '[', start: start}
+		n := p.node('[', start)
+		base := len(p.kids)
 		p.i++
 		p.space()
 		if p.i < len(p.src) && p.src[p.i] == ']' {
@@ -134,7 +157,8 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 			if err != nil {
 				return nil, err
 			}
-			n.kids = append(n.kids, v)
+			p.kids = append(p.kids, v)
+			p.keys = append(p.keys, "") // keeps the stacks level
 			p.space()
 			if p.i < len(p.src) && p.src[p.i] == ',' {
 				p.i++
@@ -143,6 +167,8 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 			if p.i < len(p.src) && p.src[p.i] == ']' {
 				p.i++
 				n.end = p.i
+				n.kids = append([]*jsonNode(nil), p.kids[base:]...)
+				p.keys, p.kids = p.keys[:base], p.kids[:base]
 				return n, nil
 			}
 			return nil, p.fail("expected ',' or ']'")
@@ -152,17 +178,23 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &jsonNode{kind: '"', start: start, end: p.i, str: s}, nil
+		n := p.node('"', start)
+		n.end, n.str = p.i, s
+		return n, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		if err := p.number(); err != nil {
 			return nil, err
 		}
-		return &jsonNode{kind: '0', start: start, end: p.i, str: p.s[start:p.i]}, nil
+		n := p.node('0', start)
+		n.end, n.str = p.i, p.s[start:p.i]
+		return n, nil
 	default:
 		for _, lit := range []string{"true", "false", "null"} {
 			if bytes.HasPrefix(p.src[p.i:], []byte(lit)) {
 				p.i += len(lit)
-				return &jsonNode{kind: 'l', start: start, end: p.i, str: lit}, nil
+				n := p.node('l', start)
+				n.end, n.str = p.i, lit
+				return n, nil
 			}
 		}
 		return nil, p.fail("unexpected character")

@@ -14,12 +14,12 @@ import (
 type State struct {
 	ids    map[string]map[string]int // kind → value → number
 	count  map[string]int            // kind → numbers given
-	shaPre map[string][]string       // 7–12-digit prefix → the first full SHA with it
+	shaPre map[string]string         // 7–12-digit prefix → the first full SHA with it
 }
 
 // NewState returns an empty identity state.
 func NewState() *State {
-	return &State{ids: map[string]map[string]int{}, count: map[string]int{}, shaPre: map[string][]string{}}
+	return &State{ids: map[string]map[string]int{}, count: map[string]int{}, shaPre: map[string]string{}}
 }
 
 // Number returns the number of value among the values of kind, assigning
@@ -58,11 +58,11 @@ func (s *State) sha(v string) int {
 		return n
 	}
 	if s.shaPre == nil {
-		s.shaPre = map[string][]string{}
+		s.shaPre = map[string]string{}
 	}
 	if len(v) <= 12 { // an abbreviation: a full SHA seen before?
 		if full, ok := s.shaPre[v]; ok {
-			m[v] = m[full[0]]
+			m[v] = m[full]
 			return m[v]
 		}
 	} else { // a full SHA: an abbreviation of it seen before?
@@ -84,7 +84,7 @@ func (s *State) sha(v string) int {
 func (s *State) indexSHA(v string) {
 	for k := 7; k <= 12 && k < len(v); k++ {
 		if _, ok := s.shaPre[v[:k]]; !ok {
-			s.shaPre[v[:k]] = []string{v}
+			s.shaPre[v[:k]] = v
 		}
 	}
 }

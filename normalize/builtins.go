@@ -179,6 +179,8 @@ func hasAll(bs ...byte) func(string) bool {
 	}
 }
 
+var hasEpochDigits = hasDigitRun(10)
+
 // hasDigitRun reports whether s holds n ASCII digits in a row (an epoch
 // needs 10): most lines have none, and the expression never runs on them.
 func hasDigitRun(n int) func(string) bool {
@@ -229,6 +231,10 @@ func hexWords(s string, glue byte, repl func(w string) string) string {
 			!(i > 0 && (s[i-1] == glue || endsWithPlaceholder(s[:i]))) &&
 			!(j < len(s) && (s[j] == glue || startsWithPlaceholder(s[j:]))) {
 			if r := repl(s[i:j]); r != s[i:j] {
+				if i == 0 && j == len(s) {
+					return r // the text is one word
+				}
+				b.Grow(len(s))
 				b.WriteString(s[last:i])
 				b.WriteString(r)
 				last = j
@@ -273,8 +279,9 @@ func fullSHA() Normalizer {
 // begins (ends) with a word character, the character before (after) it must
 // not be a word character, a placeholder or one of the extra glue bytes.
 func replaceBounded(m matcher, s string, repl func(string) string, glue ...byte) string {
-	locs := m.findAll(s)
-	if locs == nil {
+	var buf [4]loc
+	locs := appendMatches(buf[:0], m, s)
+	if len(locs) == 0 {
 		return s
 	}
 	var b strings.Builder
@@ -285,8 +292,13 @@ func replaceBounded(m matcher, s string, repl func(string) string, glue ...byte)
 			(isWordByte(s[j-1]) && j < len(s) && (isWordByte(s[j]) || bytesHas(glue, s[j]) || startsWithPlaceholder(s[j:]))) {
 			continue
 		}
+		r := repl(s[i:j])
+		if i == 0 && j == len(s) {
+			return r // the text is one match
+		}
+		b.Grow(len(s))
 		b.WriteString(s[last:i])
-		b.WriteString(repl(s[i:j]))
+		b.WriteString(r)
 		last = j
 	}
 	if last == 0 {
@@ -312,17 +324,23 @@ func bytesHas(set []byte, c byte) bool {
 func unixTimestamps() Normalizer {
 	return Normalizer{
 		Text: func(s string, _ *State) string {
-			return byLine(s, hasDigitRun(10), func(line string) string {
+			return byLine(s, hasEpochDigits, func(line string) string {
 				return replaceBounded(regexMatcher{unixTextRE}, line, func(m string) string { return digitsRE.ReplaceAllString(m, "<unix>") })
 			})
 		},
 		json: func(root *jsonNode, _ *State) {
+			judged := map[string]bool{} // keys repeat: judge each once
 			root.eachNode(func(n *jsonNode) {
 				if n.kind != '{' {
 					return
 				}
 				for i, k := range n.keys {
-					if !isUnixKey(k) {
+					is, ok := judged[k]
+					if !ok {
+						is = isUnixKey(k)
+						judged[k] = is
+					}
+					if !is {
 						continue
 					}
 					v := n.kids[i]
@@ -338,7 +356,7 @@ func unixTimestamps() Normalizer {
 			})
 		},
 		kindsKnown: true,
-		needs:      fDigits10,
+		needs:      fDigits10 | fAssign,
 	}
 }
 
@@ -390,6 +408,7 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 	return Normalizer{
 		ByteSafe:   true,
 		kindsKnown: true,
+		redactor:   red,
 		// secrets skips every key format none of whose literals occurs in
 		// the text, so a clean text costs a few substring searches.
 		Text: func(s string, _ *State) string { return red.text(s) },
@@ -520,7 +539,7 @@ func isPathChar(c byte) bool {
 
 // trimTrailing removes blanks before each line end and at the end.
 func trimTrailing(s string) string {
-	if !strings.ContainsAny(s, " \t") {
+	if !hasTrailingBlank(s) {
 		return s
 	}
 	var b strings.Builder

@@ -20,6 +20,21 @@ type matcher interface {
 	findAll(s string) [][]int
 }
 
+// loc is the span of a match.
+type loc [2]int
+
+// appendMatches appends the matches of m in s to dst, without an
+// allocation per match where m is a candidateMatcher.
+func appendMatches(dst []loc, m matcher, s string) []loc {
+	if c, ok := m.(*candidateMatcher); ok {
+		return c.appendAll(dst, s)
+	}
+	for _, l := range m.findAll(s) {
+		dst = append(dst, loc{l[0], l[1]})
+	}
+	return dst
+}
+
 // candidateMatcher is a pattern whose every match starts at a candidate
 // position a byte search finds: the pattern is only tried there. Go's
 // regexp has no fast path for a pattern without a literal prefix, and tries
@@ -47,19 +62,26 @@ func anchoredAt(re *regexp.Regexp, maxLen int) func(string, int) int {
 
 func (m *candidateMatcher) findAll(s string) [][]int {
 	var locs [][]int
+	for _, l := range m.appendAll(nil, s) {
+		locs = append(locs, []int{l[0], l[1]})
+	}
+	return locs
+}
+
+func (m *candidateMatcher) appendAll(dst []loc, s string) []loc {
 	for from := 0; from < len(s); {
 		c := m.next(s, from)
 		if c < 0 {
 			break
 		}
 		if end := m.at(s, c); end >= 0 {
-			locs = append(locs, []int{c, end})
+			dst = append(dst, loc{c, end})
 			from = end
 			continue
 		}
 		from = c + 1
 	}
-	return locs
+	return dst
 }
 
 type regexMatcher struct{ re *regexp.Regexp }
@@ -256,6 +278,23 @@ func (r *redactor) mayChange(s string) bool {
 	return false
 }
 
+// strings redacts the string values of a document; a value found clean is
+// not scanned again until it changes.
+func (r *redactor) strings(root *jsonNode) {
+	root.eachString(func(v *jsonNode) {
+		if v.feat&fClean != 0 {
+			return
+		}
+		if !r.mayChange(v.str) {
+			v.feat |= fClean
+			return
+		}
+		if s := secrets.RedactString(v.str, r.creds); s != v.str {
+			v.setString(s)
+		}
+	})
+}
+
 func (r *redactor) text(s string) string {
 	if !r.mayChange(s) {
 		return s
@@ -323,7 +362,10 @@ func (s stage) run(root *jsonNode, st *State) {
 	}
 	root.eachString(func(v *jsonNode) {
 		str, changed := v.str, false
-		has := featuresOf(str)
+		if v.feat&fKnown == 0 {
+			v.feat |= featuresOf(str) | fKnown
+		}
+		has := v.feat
 		for _, t := range s.texts {
 			if has&t.needs != t.needs {
 				continue // t.fn would return str as it is
@@ -336,13 +378,23 @@ func (s stage) run(root *jsonNode, st *State) {
 		if changed {
 			// Marked rewritten even when the last part undid the first, as
 			// normalizer-by-normalizer application did.
-			v.str, v.dirty = str, true
+			v.str, v.dirty, v.feat = str, true, has|fKnown // not fClean: not checked yet
 		}
 	})
 }
 
 // eachString calls fn on every string value, in document order.
 func (n *jsonNode) eachString(fn func(*jsonNode)) {
+	if n.nodes != nil { // the root of a parsed document
+		for _, chunk := range *n.nodes {
+			for i := range chunk {
+				if d := &chunk[i]; d.kind == '"' && !d.gone {
+					fn(d)
+				}
+			}
+		}
+		return
+	}
 	switch n.kind {
 	case '"':
 		fn(n)
@@ -407,6 +459,9 @@ const (
 	fDigits10                        // 10 digits in a row
 	fHex7                            // a word of 7 or more lowercase hex digits
 	fHex40                           // a word of 40 or more lowercase hex digits
+	fAssign                          // ':' or '='
+	fKnown      features = 1 << 15   // (on a jsonNode) its features are computed
+	fClean      features = 1 << 14   // (on a jsonNode) redaction has nothing to do in it
 )
 
 // byteClass is, per byte, the features it gives alone and whether it is a
@@ -420,7 +475,9 @@ var byteClass = func() (t [256]uint32) {
 		case '-':
 			f = uint32(fDash)
 		case ':':
-			f = uint32(fColon)
+			f = uint32(fColon | fAssign)
+		case '=':
+			f = uint32(fAssign)
 		case ' ':
 			f = uint32(fSpace | fBlank)
 		case '\t':
@@ -483,4 +540,23 @@ func featuresOf(s string) features {
 		endWord()
 	}
 	return features(f)
+}
+
+// hasTrailingBlank reports whether a line of s (without its "\n" and one
+// "\r") ends with a space or a tab: where trimTrailing changes nothing.
+func hasTrailingBlank(s string) bool {
+	end := func(line string) bool {
+		line = strings.TrimSuffix(line, "\r")
+		return line != "" && (line[len(line)-1] == ' ' || line[len(line)-1] == '\t')
+	}
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return end(s)
+		}
+		if end(s[:i]) {
+			return true
+		}
+		s = s[i+1:]
+	}
 }

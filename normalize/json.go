@@ -23,6 +23,12 @@ type jsonNode struct {
 	kids  []*jsonNode // object member values or array elements
 	str   string      // decoded string, or the raw text of a number or literal
 	dirty bool        // rewritten since parsing: write str instead of the source span
+	feat  features    // featuresOf(str) | fKnown, or 0 when not computed yet
+	gone  bool        // was below a value rewritten to a string: no longer in the document
+	// nodes, on the root of a parsed document, are all its nodes in
+	// document order (parents first): a walk over them is a walk over
+	// memory in order, not a chase of pointers.
+	nodes *[][]jsonNode
 }
 
 var errJSON = errors.New("not JSON")
@@ -42,6 +48,8 @@ func parseJSON(src []byte) (*jsonNode, error) {
 	if p.i != len(p.src) {
 		return nil, fmt.Errorf("%w: trailing data at byte %d", errJSON, p.i)
 	}
+	p.chunks[len(p.chunks)-1] = p.chunk
+	n.nodes = &p.chunks
 	return n, nil
 }
 
@@ -53,15 +61,20 @@ type jsonParser struct {
 	// Nodes are allocated in chunks, and the members of an object or array
 	// gathered on stacks and copied once when it ends: not an allocation
 	// per value and per growth.
-	chunk []jsonNode
-	keys  []string
-	kids  []*jsonNode
+	chunk  []jsonNode
+	chunks [][]jsonNode // every chunk, in order
+	keys   []string
+	kids   []*jsonNode
 }
 
 // node returns a new node, from the current chunk.
 func (p *jsonParser) node(kind byte, start int) *jsonNode {
 	if len(p.chunk) == cap(p.chunk) {
+		if len(p.chunks) > 0 {
+			p.chunks[len(p.chunks)-1] = p.chunk
+		}
 		p.chunk = make([]jsonNode, 0, 512)
+		p.chunks = append(p.chunks, nil)
 	}
 	p.chunk = p.chunk[:len(p.chunk)+1]
 	n := &p.chunk[len(p.chunk)-1]
@@ -356,7 +369,10 @@ func (n *jsonNode) setString(s string) {
 	if n.kind == '"' && n.str == s && !n.dirty {
 		return
 	}
-	n.kind, n.str, n.dirty = '"', s, true
+	for _, k := range n.kids {
+		k.eachNode(func(d *jsonNode) { d.gone = true })
+	}
+	n.kind, n.str, n.dirty, n.feat = '"', s, true, 0
 	n.keys, n.kids = nil, nil
 }
 
@@ -365,7 +381,7 @@ func (n *jsonNode) setNumber(raw string) {
 	if n.kind == '0' && n.str == raw {
 		return
 	}
-	n.kind, n.str, n.dirty = '0', raw, true
+	n.kind, n.str, n.dirty, n.feat = '0', raw, true, 0
 }
 
 // write appends the document: the source bytes where nothing changed, the

@@ -247,8 +247,7 @@ func (p *Pipeline) json(st *State, root *jsonNode, data []byte) []byte {
 	}
 	// Keep the white space around the document (a trailing newline is part
 	// of the body's bytes).
-	out := make([]byte, 0, len(data)+len(data)/8)
-	out = append(out, data[:root.start]...)
+	out := append(spare[:0], data[:root.start]...) // spare is free now
 	out = root.write(out, data)
 	return append(out, data[root.end:]...)
 }
@@ -257,7 +256,9 @@ func (p *Pipeline) jsonStep(root *jsonNode, st *State, n Normalizer) {
 	if n.json != nil {
 		n.json(root, st)
 	}
-	if n.Text != nil {
+	if n.redactor != nil {
+		n.redactor.strings(root)
+	} else if n.Text != nil {
 		root.eachString(func(v *jsonNode) {
 			if s := n.Text(v.str, st); s != v.str {
 				v.setString(s)

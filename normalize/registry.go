@@ -34,6 +34,9 @@ type Normalizer struct {
 	// needs are features a text must have for Text to change it (0: any
 	// text may change).
 	needs features
+	// redactor, on redact.credentials, is its Text for JSON documents
+	// (remembering which values are clean).
+	redactor *redactor
 }
 
 // Options are what some built-ins need to know about the run: the declared

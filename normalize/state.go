@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // State is the identity state of one cassette: it numbers volatile values of
@@ -15,6 +16,10 @@ type State struct {
 	ids    map[string]map[string]int // kind → value → number
 	count  map[string]int            // kind → numbers given
 	shaPre map[string]string         // 7–12-digit prefix → the first full SHA with it
+	// Full SHAs not in shaPre yet, in order: they are indexed when an
+	// abbreviation is first looked up, not each as it comes.
+	shaPending []string
+	shaShort   int // "sha" values of 12 bytes or fewer numbered
 }
 
 // NewState returns an empty identity state.
@@ -36,6 +41,9 @@ func (s *State) Number(kind, value string) int {
 	s.count[kind]++
 	n := s.count[kind]
 	m[value] = n
+	if kind == "sha" && len(value) <= 12 {
+		s.shaShort++
+	}
 	return n
 }
 
@@ -46,9 +54,15 @@ func (s *State) Placeholder(kind, value string) string {
 
 // sha numbers a SHA so that an abbreviation (7–12 digits) and the full
 // value it abbreviates share a number, whichever comes first. Every full SHA
-// is indexed by its 7–12-digit prefixes, so both lookups are O(1).
+// is indexed by its 7–12-digit prefixes (once an abbreviation is looked
+// up: most cassettes have none), so both lookups are O(1).
 func (s *State) sha(v string) int {
-	v = strings.ToLower(v)
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
+			v = strings.ToLower(v)
+			break
+		}
+	}
 	m := s.ids["sha"]
 	if m == nil {
 		m = map[string]int{}
@@ -61,22 +75,27 @@ func (s *State) sha(v string) int {
 		s.shaPre = map[string]string{}
 	}
 	if len(v) <= 12 { // an abbreviation: a full SHA seen before?
+		for _, full := range s.shaPending {
+			s.indexSHA(full)
+		}
+		s.shaPending = s.shaPending[:0]
 		if full, ok := s.shaPre[v]; ok {
 			m[v] = m[full]
+			s.shaShort++
 			return m[v]
 		}
-	} else { // a full SHA: an abbreviation of it seen before?
+	} else if s.shaShort > 0 { // a full SHA: an abbreviation of it seen before?
 		for k := 7; k <= 12 && k < len(v); k++ {
 			if n, ok := m[v[:k]]; ok {
 				m[v] = n
-				s.indexSHA(v)
+				s.shaPending = append(s.shaPending, v)
 				return n
 			}
 		}
 	}
 	n := s.Number("sha", v)
 	if len(v) > 12 {
-		s.indexSHA(v)
+		s.shaPending = append(s.shaPending, v)
 	}
 	return n
 }

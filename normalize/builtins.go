@@ -137,6 +137,14 @@ var (
 func textRule(mt matcher, kinds []string, needs features, trigger func(string) bool, repl func(m string, st *State) string) Factory {
 	return func(string, Options) (Normalizer, error) {
 		return Normalizer{Text: func(s string, st *State) string {
+			if _, ok := mt.(*candidateMatcher); ok {
+				// Its search is already cheap, and no match spans a line:
+				// the whole text at once finds what line by line does.
+				if !trigger(s) {
+					return s
+				}
+				return replaceBounded(mt, s, func(m string) string { return repl(m, st) })
+			}
 			return byLine(s, trigger, func(line string) string {
 				return replaceBounded(mt, line, func(m string) string { return repl(m, st) })
 			})
@@ -181,6 +189,12 @@ func hasAll(bs ...byte) func(string) bool {
 
 var hasEpochDigits = hasDigitRun(10)
 
+// epochTrigger holds on a text where unixTextRE can match: 10 digits in a
+// row, and a ':' or '=' before them.
+func epochTrigger(s string) bool {
+	return strings.ContainsAny(s, ":=") && hasEpochDigits(s)
+}
+
 // hasDigitRun reports whether s holds n ASCII digits in a row (an epoch
 // needs 10): most lines have none, and the expression never runs on them.
 func hasDigitRun(n int) func(string) bool {
@@ -217,14 +231,13 @@ func hexWords(s string, glue byte, repl func(w string) string) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
-		if !isWordByte(s[i]) {
+		if wordClass[s[i]] == 0 {
 			i++
 			continue
 		}
 		j, hex := i, true
-		for j < len(s) && isWordByte(s[j]) {
-			c := s[j]
-			hex = hex && (c >= '0' && c <= '9' || c >= 'a' && c <= 'f')
+		for j < len(s) && wordClass[s[j]] != 0 {
+			hex = hex && wordClass[s[j]] == wordHex
 			j++
 		}
 		if hex && j-i >= 7 &&
@@ -308,6 +321,25 @@ func replaceBounded(m matcher, s string, repl func(string) string, glue ...byte)
 	return b.String()
 }
 
+// wordClass tells, per byte, whether it is a word byte and whether a
+// lowercase hex digit.
+var wordClass = func() (t [256]byte) {
+	for c := range 256 {
+		switch b := byte(c); {
+		case b >= '0' && b <= '9' || b >= 'a' && b <= 'f':
+			t[c] = wordHex
+		case isWordByte(b):
+			t[c] = wordOther
+		}
+	}
+	return t
+}()
+
+const (
+	wordOther = 1
+	wordHex   = 2
+)
+
 func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
@@ -324,7 +356,7 @@ func bytesHas(set []byte, c byte) bool {
 func unixTimestamps() Normalizer {
 	return Normalizer{
 		Text: func(s string, _ *State) string {
-			return byLine(s, hasEpochDigits, func(line string) string {
+			return byLine(s, epochTrigger, func(line string) string {
 				return replaceBounded(regexMatcher{unixTextRE}, line, func(m string) string { return digitsRE.ReplaceAllString(m, "<unix>") })
 			})
 		},
@@ -465,19 +497,28 @@ func DefaultTempDirs() []string {
 
 var macTempRE = regexp.MustCompile(`(?:/private)?/var/folders/[A-Za-z0-9_+-]{2}/[A-Za-z0-9_+-]+/T/[^/\s"'\\:<>]+`)
 
-func tmpPaths(o Options) Normalizer {
-	wd := strings.TrimRight(filepath.ToSlash(o.WorkDir), "/")
-	roots := make([]string, 0, len(o.TempDirs))
-	for _, d := range o.TempDirs {
+// tmpMatcher matches a directory under one of the temporary roots, or is
+// nil without roots.
+func tmpMatcher(tempDirs []string) *candidateMatcher {
+	roots := make([]string, 0, len(tempDirs))
+	var prefixes []string // every match starts with one of them
+	for _, d := range tempDirs {
 		if d = strings.TrimRight(filepath.ToSlash(d), "/"); d != "" {
 			roots = append(roots, regexp.QuoteMeta(d))
+			prefixes = append(prefixes, d+"/")
 		}
 	}
-	sort.Slice(roots, func(i, j int) bool { return len(roots[i]) > len(roots[j]) })
-	var tmpRE *regexp.Regexp
-	if len(roots) > 0 {
-		tmpRE = regexp.MustCompile(`(?:` + strings.Join(roots, "|") + `)/[^/\s"'\\:<>]+`)
+	if len(roots) == 0 {
+		return nil
 	}
+	sort.Slice(roots, func(i, j int) bool { return len(roots[i]) > len(roots[j]) })
+	tmpRE := regexp.MustCompile(`(?:` + strings.Join(roots, "|") + `)/[^/\s"'\\:<>]+`)
+	return &candidateMatcher{tmpRE, prefixCandidate(prefixes), anchoredAt(tmpRE, 0)}
+}
+
+func tmpPaths(o Options) Normalizer {
+	wd := strings.TrimRight(filepath.ToSlash(o.WorkDir), "/")
+	tmp := tmpMatcher(o.TempDirs)
 	triggers := []string{"/var/folders/"}
 	if wd != "" {
 		triggers = append(triggers, wd)
@@ -501,11 +542,11 @@ func tmpPaths(o Options) Normalizer {
 		if wd != "" {
 			s = replacePath(s, wd, "<cwd>")
 		}
-		tmp := func(m string) string { return st.Placeholder("tmp", m) }
-		if tmpRE != nil {
-			s = tmpRE.ReplaceAllStringFunc(s, tmp)
+		repl := func(m string) string { return st.Placeholder("tmp", m) }
+		if tmp != nil {
+			s = replaceAll(tmp, s, repl)
 		}
-		return macTempRE.ReplaceAllStringFunc(s, tmp)
+		return replaceAll(macTempMatcher, s, repl)
 	}, kinds: []string{"tmp"}, kindsKnown: true, needs: needs}
 }
 

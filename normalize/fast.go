@@ -49,11 +49,15 @@ type candidateMatcher struct {
 }
 
 // anchoredAt tries re at a position, on at most maxLen bytes (the longest
-// match of re).
+// match of re; 0: no bound).
 func anchoredAt(re *regexp.Regexp, maxLen int) func(string, int) int {
 	anchored := regexp.MustCompile(`^(?:` + re.String() + `)`)
 	return func(s string, c int) int {
-		if loc := anchored.FindStringIndex(s[c:min(len(s), c+maxLen)]); loc != nil {
+		end := len(s)
+		if maxLen > 0 {
+			end = min(end, c+maxLen)
+		}
+		if loc := anchored.FindStringIndex(s[c:end]); loc != nil {
 			return c + loc[1]
 		}
 		return -1
@@ -140,14 +144,165 @@ func dayCandidate(sep string) func(string, int) int {
 	}
 }
 
+// prefixCandidate returns the positions where one of prefixes starts: one
+// scan over their first bytes (a '/' but for Windows roots), however many
+// prefixes.
+func prefixCandidate(prefixes []string) func(string, int) int {
+	var firsts []byte
+	for _, p := range prefixes {
+		if !bytesHas(firsts, p[0]) {
+			firsts = append(firsts, p[0])
+		}
+	}
+	index := func(s string) int { return strings.IndexAny(s, string(firsts)) }
+	if len(firsts) == 1 {
+		index = func(s string) int { return strings.IndexByte(s, firsts[0]) }
+	}
+	return func(s string, from int) int {
+		for i := from; i < len(s); {
+			k := index(s[i:])
+			if k < 0 {
+				return -1
+			}
+			i += k
+			for _, p := range prefixes {
+				if strings.HasPrefix(s[i:], p) {
+					return i
+				}
+			}
+			i++
+		}
+		return -1
+	}
+}
+
+// macTempCandidate returns where macTempRE can match: at "/var/folders/",
+// or at the "/private" before it.
+func macTempCandidate(s string, from int) int {
+	k := strings.Index(s[from:], "/var/folders/")
+	if k < 0 {
+		return -1
+	}
+	i := from + k
+	if i-len("/private") >= from && s[i-len("/private"):i] == "/private" {
+		return i - len("/private")
+	}
+	return i
+}
+
+var macTempMatcher = &candidateMatcher{macTempRE, macTempCandidate, anchoredAt(macTempRE, 0)}
+
+// replaceAll is regexp's ReplaceAllStringFunc for a candidateMatcher.
+func replaceAll(m *candidateMatcher, s string, repl func(string) string) string {
+	var buf [4]loc
+	locs := m.appendAll(buf[:0], s)
+	if len(locs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, l := range locs {
+		b.WriteString(s[last:l[0]])
+		b.WriteString(repl(s[l[0]:l[1]]))
+		last = l[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
 // The built-in patterns' matchers. The bounds given to anchoredAt are the
 // longest matches of the patterns.
 var (
 	isoMatcher     = &candidateMatcher{isoRE, sepCandidate('-', 4, isDigit), isoAt}
 	uuidMatcher    = &candidateMatcher{uuidRE, sepCandidate('-', 8, isHex), uuidAt}
-	rfc1123Matcher = &candidateMatcher{rfc1123RE, dayCandidate(", "), anchoredAt(rfc1123RE, 31)}
-	ansicMatcher   = &candidateMatcher{ansicRE, dayCandidate(" "), anchoredAt(ansicRE, 31)}
+	rfc1123Matcher = &candidateMatcher{rfc1123RE, dayCandidate(", "), rfc1123At}
+	ansicMatcher   = &candidateMatcher{ansicRE, dayCandidate(" "), ansicAt}
 )
+
+func isDay(s string) bool {
+	switch s {
+	case "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun":
+		return true
+	}
+	return false
+}
+
+func isMonth(s string) bool {
+	switch s {
+	case "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec":
+		return true
+	}
+	return false
+}
+
+func sub(s string, i, n int) string {
+	if i+n > len(s) {
+		return ""
+	}
+	return s[i : i+n]
+}
+
+// clockAt reports whether s holds dd:dd:dd at i.
+func clockAt(s string, i int) bool {
+	return digitsAt(s, i, 2) && byteAt(s, i+2) == ':' && digitsAt(s, i+3, 2) && byteAt(s, i+5) == ':' && digitsAt(s, i+6, 2)
+}
+
+// digits12 returns the end of one or two digits at i (as many as there
+// are), or -1.
+func digits12(s string, i int) int {
+	if !isDigit(byteAt(s, i)) {
+		return -1
+	}
+	if isDigit(byteAt(s, i+1)) {
+		return i + 2
+	}
+	return i + 1
+}
+
+// rfc1123At is rfc1123RE tried at i: (?:Mon|…), \d{1,2}[ -](?:Jan|…)[ -]\d{4} \d{2}:\d{2}:\d{2} (?:GMT|UTC|[+-]\d{4}).
+// Where two digits are there, one digit never leads to a match (a digit
+// is not [ -]), so taking as many as there are gives the match.
+func rfc1123At(s string, i int) int {
+	if !isDay(sub(s, i, 3)) || sub(s, i+3, 2) != ", " {
+		return -1
+	}
+	j := digits12(s, i+5)
+	if j < 0 || (byteAt(s, j) != ' ' && byteAt(s, j) != '-') || !isMonth(sub(s, j+1, 3)) ||
+		(byteAt(s, j+4) != ' ' && byteAt(s, j+4) != '-') || !digitsAt(s, j+5, 4) || byteAt(s, j+9) != ' ' ||
+		!clockAt(s, j+10) || byteAt(s, j+18) != ' ' {
+		return -1
+	}
+	j += 19
+	switch z := sub(s, j, 3); {
+	case z == "GMT" || z == "UTC":
+		return j + 3
+	case (byteAt(s, j) == '+' || byteAt(s, j) == '-') && digitsAt(s, j+1, 4):
+		return j + 5
+	}
+	return -1
+}
+
+// ansicAt is ansicRE tried at i: (?:Mon|…) (?:Jan|…) {1,2}\d{1,2} \d{2}:\d{2}:\d{2} \d{4}(?: [+-]\d{4})?.
+// As in rfc1123At, taking as many spaces and digits as there are is the
+// only way to a match.
+func ansicAt(s string, i int) int {
+	if !isDay(sub(s, i, 3)) || byteAt(s, i+3) != ' ' || !isMonth(sub(s, i+4, 3)) || byteAt(s, i+7) != ' ' {
+		return -1
+	}
+	j := i + 8
+	if byteAt(s, j) == ' ' {
+		j++
+	}
+	if j = digits12(s, j); j < 0 || byteAt(s, j) != ' ' || !clockAt(s, j+1) || byteAt(s, j+9) != ' ' || !digitsAt(s, j+10, 4) {
+		return -1
+	}
+	j += 14
+	if byteAt(s, j) == ' ' && (byteAt(s, j+1) == '+' || byteAt(s, j+1) == '-') && digitsAt(s, j+2, 4) {
+		j += 6
+	}
+	return j
+}
 
 // digitsAt reports whether s holds n digits at i.
 func digitsAt(s string, i, n int) bool {
@@ -559,4 +714,13 @@ func hasTrailingBlank(s string) bool {
 		}
 		s = s[i+1:]
 	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

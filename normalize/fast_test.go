@@ -20,7 +20,8 @@ var fastSeeds = []string{
 	"Date:   Sat Nov 22 14:00:00 2026 +0000\n", "created_at", "CREATED_AT", "auth_time", "x\n_at", "\u212a", "ſince", "updated_aT",
 	"6dcb09b5b57875f334f61aebed695e2e4193db5e", "6dcb09b", "ghp_0123456789abcdefghijABCDEFGHIJ012345", "hunter2-secret",
 	"AKIAIOSFODNN7EXAMPLE", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-	"127.0.0.1:8080", "/tmp/x1/y", "/work/app/z", "ts=1763820000", "1763820000123", "a, b", "\t \r\n",
+	"127.0.0.1:8080", "/tmp/x1/y", "/work/app/z", "/private/tmp/a/b", "/tmp/a/b c", "C:/Users/me/AppData/Local/Temp/x",
+	"/private/var/folders/ab/cd_ef/T/tmp.x", "/var/folders/ab/cd/T/", "/private/var/folders/ab/cd/T/x:y", "ts=1763820000", "1763820000123", "a, b", "\t \r\n",
 }
 
 // TestMatchersAgreeWithRegexp: each hand-written matcher finds what its
@@ -32,6 +33,8 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 	f.Add(strings.Join(fastSeeds, " "))
 	creds := map[string]string{"TOKEN": "hunter2-secret", "SHORT": "abc"}
 	red := newRedactor(creds)
+	tmps := tmpMatcher([]string{"/tmp", "/var/tmp", "/private/tmp", "/tmp/a"})
+	winTmps := tmpMatcher([]string{"/tmp", "C:/Users/me/AppData/Local/Temp"})
 	var one []Normalizer
 	for _, name := range allNames {
 		if name == "pr" {
@@ -44,7 +47,7 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 		one = append(one, q.steps...)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, m := range []*candidateMatcher{isoMatcher, uuidMatcher, rfc1123Matcher, ansicMatcher} {
+		for _, m := range []*candidateMatcher{isoMatcher, uuidMatcher, rfc1123Matcher, ansicMatcher, macTempMatcher, tmps, winTmps} {
 			got, want := m.findAll(s), m.re.FindAllStringIndex(s, -1)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s in %q: found %v, the expression finds %v", m.re, s, got, want)

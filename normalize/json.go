@@ -457,6 +457,9 @@ func (n *jsonNode) writeCanonical(dst []byte) []byte {
 }
 
 func utf16Less(a, b string) bool {
+	if isASCII(a) && isASCII(b) {
+		return a < b // one code unit a byte
+	}
 	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
 	for i := 0; i < len(ua) && i < len(ub); i++ {
 		if ua[i] != ub[i] {

@@ -108,7 +108,7 @@ func Builtins() *Registry {
 		return Normalizer{canonical: true}, nil
 	}))
 	must(r.Register("whitespace.trailing", func(string, Options) (Normalizer, error) {
-		return Normalizer{Text: func(s string, _ *State) string { return trimTrailing(s) }, kindsKnown: true, needs: fBlank}, nil
+		return Normalizer{Text: func(s string, _ *State) string { return trimTrailing(s) }, kindsKnown: true, settles: true, needs: fBlank}, nil
 	}))
 	must(r.Register("redact.credentials", redactCredentials))
 	return r
@@ -148,7 +148,7 @@ func textRule(mt matcher, kinds []string, needs features, trigger func(string) b
 			return byLine(s, trigger, func(line string) string {
 				return replaceBounded(mt, line, func(m string) string { return repl(m, st) })
 			})
-		}, kinds: kinds, kindsKnown: true, needs: needs}, nil
+		}, kinds: kinds, kindsKnown: true, settles: true, needs: needs}, nil
 	}
 }
 
@@ -271,7 +271,7 @@ func shortSHA() Normalizer {
 			}
 			return "<sha:" + strconv.Itoa(st.sha(w)) + ":short>"
 		})
-	}, kinds: []string{"sha"}, kindsKnown: true, needs: fHex7}
+	}, kinds: []string{"sha"}, kindsKnown: true, settles: true, needs: fHex7}
 }
 
 func fullSHA() Normalizer {
@@ -285,7 +285,7 @@ func fullSHA() Normalizer {
 			}
 			return w
 		})
-	}, kinds: []string{"sha", "sha256"}, kindsKnown: true, needs: fHex40}
+	}, kinds: []string{"sha", "sha256"}, kindsKnown: true, settles: true, needs: fHex40}
 }
 
 // replaceBounded replaces the matches of re that stand alone: where a match
@@ -387,8 +387,8 @@ func unixTimestamps() Normalizer {
 				}
 			})
 		},
-		kindsKnown: true,
-		needs:      fDigits10 | fAssign,
+		kindsKnown: true, settles: true,
+		needs: fDigits10 | fAssign,
 	}
 }
 
@@ -439,8 +439,8 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 	red := newRedactor(creds)
 	return Normalizer{
 		ByteSafe:   true,
-		kindsKnown: true,
-		redactor:   red,
+		kindsKnown: true, settles: true,
+		redactor: red,
 		// secrets skips every key format none of whose literals occurs in
 		// the text, so a clean text costs a few substring searches.
 		Text: func(s string, _ *State) string { return red.text(s) },
@@ -528,7 +528,8 @@ func tmpPaths(o Options) Normalizer {
 			triggers = append(triggers, d+"/")
 		}
 	}
-	trigger := hasAny(triggers...)
+	anyAt := prefixCandidate(triggers) // hasAny(triggers...) in one scan
+	trigger := func(s string) bool { return anyAt(s, 0) >= 0 }
 	needs := fSlash // every trigger has a '/', unless the work directory has none
 	for _, t := range triggers {
 		if !strings.Contains(t, "/") {
@@ -547,7 +548,7 @@ func tmpPaths(o Options) Normalizer {
 			s = replaceAll(tmp, s, repl)
 		}
 		return replaceAll(macTempMatcher, s, repl)
-	}, kinds: []string{"tmp"}, kindsKnown: true, needs: needs}
+	}, kinds: []string{"tmp"}, kindsKnown: true, settles: true, needs: needs}
 }
 
 // replacePath replaces dir where it is a whole path prefix (not /work/main

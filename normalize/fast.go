@@ -149,12 +149,21 @@ func dayCandidate(sep string) func(string, int) int {
 // prefixes.
 func prefixCandidate(prefixes []string) func(string, int) int {
 	var firsts []byte
+	var first [256]bool
 	for _, p := range prefixes {
-		if !bytesHas(firsts, p[0]) {
+		if !first[p[0]] {
+			first[p[0]] = true
 			firsts = append(firsts, p[0])
 		}
 	}
-	index := func(s string) int { return strings.IndexAny(s, string(firsts)) }
+	index := func(s string) int {
+		for i := 0; i < len(s); i++ {
+			if first[s[i]] {
+				return i
+			}
+		}
+		return -1
+	}
 	if len(firsts) == 1 {
 		index = func(s string) int { return strings.IndexByte(s, firsts[0]) }
 	}
@@ -461,8 +470,9 @@ func (r *redactor) text(s string) string {
 // normalizer's JSON part, or the text parts of consecutive normalizers,
 // applied to each string value in turn in one walk.
 type stage struct {
-	json  func(root *jsonNode, st *State)
-	texts []textPart
+	json    func(root *jsonNode, st *State)
+	texts   []textPart
+	settles bool // every text part settles (see Normalizer.settles)
 }
 
 type textPart struct {
@@ -492,10 +502,11 @@ func plan(steps []Normalizer) []stage {
 			fits = fits && !kinds[k]
 		}
 		if !fits {
-			out = append(out, stage{})
+			out = append(out, stage{settles: true})
 			kinds = map[string]bool{}
 		}
 		last := &out[len(out)-1]
+		last.settles = last.settles && n.settles
 		last.texts = append(last.texts, textPart{n.Text, n.needs})
 		for _, k := range n.kinds {
 			kinds[k] = true
@@ -516,6 +527,9 @@ func (s stage) run(root *jsonNode, st *State) {
 		return
 	}
 	root.eachString(func(v *jsonNode) {
+		if s.settles && v.feat&fSettled != 0 {
+			return // unchanged by this stage last pass, and since
+		}
 		str, changed := v.str, false
 		if v.feat&fKnown == 0 {
 			v.feat |= featuresOf(str) | fKnown
@@ -533,9 +547,29 @@ func (s stage) run(root *jsonNode, st *State) {
 		if changed {
 			// Marked rewritten even when the last part undid the first, as
 			// normalizer-by-normalizer application did.
-			v.str, v.dirty, v.feat = str, true, has|fKnown // not fClean: not checked yet
+			v.str, v.dirty, v.feat = str, true, has|fKnown|fTouched // not fClean: not checked yet
 		}
 	})
+}
+
+// settle ends a pass: it reports whether a value was changed in it, and
+// marks the values that were not as settled for the next.
+func (n *jsonNode) settle() (changed bool) {
+	for _, chunk := range *n.nodes {
+		for i := range chunk {
+			d := &chunk[i]
+			if d.gone {
+				continue
+			}
+			if d.feat&fTouched != 0 {
+				changed = true
+				d.feat &^= fTouched | fSettled
+			} else {
+				d.feat |= fSettled
+			}
+		}
+	}
+	return changed
 }
 
 // eachString calls fn on every string value, in document order.
@@ -612,89 +646,93 @@ const (
 	fDigit                           // an ASCII digit
 	fCommaSpace                      // ", "
 	fDigits10                        // 10 digits in a row
-	fHex7                            // a word of 7 or more lowercase hex digits
-	fHex40                           // a word of 40 or more lowercase hex digits
+	fHex7                            // 7 or more lowercase hex digits in a row
+	fHex40                           // 40 or more lowercase hex digits in a row
 	fAssign                          // ':' or '='
-	fKnown      features = 1 << 15   // (on a jsonNode) its features are computed
-	fClean      features = 1 << 14   // (on a jsonNode) redaction has nothing to do in it
+	// Bits about a jsonNode rather than its text:
+	fKnown   features = 1 << 15 // its features are computed
+	fClean   features = 1 << 14 // redaction has nothing to do in it
+	fSettled features = 1 << 13 // no normalizer changed it in the last pass
+	fTouched features = 1 << 12 // changed in this pass
 )
 
-// byteClass is, per byte, the features it gives alone and whether it is a
-// word byte (cWord) or a lowercase hex digit (cHex).
-var byteClass = func() (t [256]uint32) {
-	const cWord, cHex = 1 << 16, 1 << 17
+// byteClass is, per byte, the features it gives alone.
+var byteClass = func() (t [256]features) {
 	for c := range 256 {
 		b := byte(c)
-		var f uint32
+		var f features
 		switch b {
 		case '-':
-			f = uint32(fDash)
+			f = fDash
 		case ':':
-			f = uint32(fColon | fAssign)
+			f = fColon | fAssign
 		case '=':
-			f = uint32(fAssign)
+			f = fAssign
 		case ' ':
-			f = uint32(fSpace | fBlank)
+			f = fSpace | fBlank
 		case '\t':
-			f = uint32(fBlank)
+			f = fBlank
 		case '/':
-			f = uint32(fSlash)
+			f = fSlash
 		}
 		if isDigit(b) {
-			f |= uint32(fDigit)
-		}
-		if isWordByte(b) {
-			f |= cWord
-		}
-		if isDigit(b) || b >= 'a' && b <= 'f' {
-			f |= cHex
+			f |= fDigit
 		}
 		t[c] = f
 	}
 	return t
 }()
 
-// featuresOf scans s once for its features.
-func featuresOf(s string) features {
-	const cWord, cHex = 1 << 16, 1 << 17
-	var f uint32
-	digits, word, hexWord := 0, 0, true
-	endWord := func() {
-		if hexWord && word >= 7 {
-			f |= uint32(fHex7)
-			if word >= 40 {
-				f |= uint32(fHex40)
-			}
+// runMasks are, per byte, all ones where it continues a run: of digits
+// (digitRun), of lowercase hex digits (hexRun), and a comma (comma).
+var digitRun, hexRun, comma = func() (d, h, c [256]int) {
+	for i := range 256 {
+		b := byte(i)
+		if isDigit(b) {
+			d[i] = -1
 		}
-		word, hexWord = 0, true
+		if isDigit(b) || b >= 'a' && b <= 'f' {
+			h[i] = -1
+		}
+		if b == ',' {
+			c[i] = -1
+		}
 	}
+	return d, h, c
+}()
+
+// featuresOf scans s once for its features, without a branch per byte. A
+// hex word needs a run of as many hex digits, which is what is measured
+// (a feature may hold where its built-in then finds nothing: never the
+// reverse).
+func featuresOf(s string) features {
+	var f features
+	dRun, dMax, hRun, hMax, afterComma, commaSpace := 0, 0, 0, 0, 0, 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		cl := byteClass[c]
-		f |= cl
-		if cl&uint32(fDigit) != 0 {
-			if digits++; digits >= 10 {
-				f |= uint32(fDigits10)
-			}
-		} else {
-			digits = 0
+		f |= byteClass[c]
+		dRun = (dRun + 1) & digitRun[c]
+		dMax = max(dMax, dRun)
+		hRun = (hRun + 1) & hexRun[c]
+		hMax = max(hMax, hRun)
+		if c == ' ' {
+			commaSpace |= afterComma
 		}
-		if cl&cWord != 0 {
-			word++
-			hexWord = hexWord && cl&cHex != 0
-		} else {
-			if word > 0 {
-				endWord()
-			}
-			if c == ',' && i+1 < len(s) && s[i+1] == ' ' {
-				f |= uint32(fCommaSpace)
-			}
-		}
+		afterComma = comma[c]
 	}
-	if word > 0 {
-		endWord()
+	if dMax >= 10 {
+		f |= fDigits10
 	}
-	return features(f)
+	if hMax >= 7 {
+		f |= fHex7
+	}
+	if hMax >= 40 {
+		f |= fHex40
+	}
+	if commaSpace != 0 {
+		f |= fCommaSpace
+	}
+	return f
 }
 
 // hasTrailingBlank reports whether a line of s (without its "\n" and one
@@ -723,4 +761,28 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// writeDoc is write for the root of a parsed document: only a leaf (a
+// string or number) is ever rewritten, and the leaves are in document order
+// in its nodes, so the output is the source with each rewritten leaf in
+// place of its span: one scan, no recursion.
+func (n *jsonNode) writeDoc(dst, src []byte) []byte {
+	pos := n.start
+	for _, chunk := range *n.nodes {
+		for i := range chunk {
+			d := &chunk[i]
+			if !d.dirty || d.gone {
+				continue
+			}
+			dst = append(dst, src[pos:d.start]...)
+			if d.kind == '"' {
+				dst = appendJSONString(dst, d.str)
+			} else {
+				dst = append(dst, d.str...)
+			}
+			pos = d.end
+		}
+	}
+	return append(dst, src[pos:n.end]...)
 }

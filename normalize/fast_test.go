@@ -34,7 +34,7 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 	creds := map[string]string{"TOKEN": "hunter2-secret", "SHORT": "abc"}
 	red := newRedactor(creds)
 	tmps := tmpMatcher([]string{"/tmp", "/var/tmp", "/private/tmp", "/tmp/a"})
-	winTmps := tmpMatcher([]string{"/tmp", "C:/Users/me/AppData/Local/Temp"})
+	winTmps := tmpMatcher([]string{"/tmp", "C:/Users/me/AppData/Local/Temp", "\xc3\xa9/t"})
 	var one []Normalizer
 	for _, name := range allNames {
 		if name == "pr" {
@@ -52,6 +52,9 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s in %q: found %v, the expression finds %v", m.re, s, got, want)
 			}
+		}
+		if got, want := isPlaceholder(s), len(s) > 2 && s[0] == '<' && placeholderRE.MatchString(s); got != want {
+			t.Fatalf("isPlaceholder(%q) = %v, placeholderRE says %v", s, got, want)
 		}
 		if got, want := isUnixKey(s), unixKeyRE.MatchString(s); got != want {
 			t.Fatalf("isUnixKey(%q) = %v, unixKeyRE says %v", s, got, want)

@@ -260,8 +260,15 @@ func (p *jsonParser) string() (string, error) {
 	p.i++ // opening quote
 	// Most strings have no escape: they are a slice of the source.
 	start := p.i
-	for p.i < len(p.src) {
-		c := p.src[p.i]
+	src := p.src
+	for p.i < len(src) {
+		for p.i < len(src) && plainStringByte[src[p.i]] {
+			p.i++
+		}
+		if p.i >= len(src) {
+			break
+		}
+		c := src[p.i]
 		switch {
 		case c == '"':
 			p.i++
@@ -282,6 +289,15 @@ func (p *jsonParser) string() (string, error) {
 	}
 	return "", p.fail("unterminated string")
 }
+
+// plainStringByte tells the bytes a string holds as they are: ASCII but
+// the quote, the backslash and control characters.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // slowString decodes a string with escapes; start is the byte after its
 // opening quote, p.i the first escape.
@@ -372,7 +388,7 @@ func (n *jsonNode) setString(s string) {
 	for _, k := range n.kids {
 		k.eachNode(func(d *jsonNode) { d.gone = true })
 	}
-	n.kind, n.str, n.dirty, n.feat = '"', s, true, 0
+	n.kind, n.str, n.dirty, n.feat = '"', s, true, fTouched
 	n.keys, n.kids = nil, nil
 }
 
@@ -381,12 +397,15 @@ func (n *jsonNode) setNumber(raw string) {
 	if n.kind == '0' && n.str == raw {
 		return
 	}
-	n.kind, n.str, n.dirty, n.feat = '0', raw, true, 0
+	n.kind, n.str, n.dirty, n.feat = '0', raw, true, fTouched
 }
 
 // write appends the document: the source bytes where nothing changed, the
 // rewritten values where something did.
 func (n *jsonNode) write(dst, src []byte) []byte {
+	if n.nodes != nil {
+		return n.writeDoc(dst, src)
+	}
 	if !n.changed() {
 		return append(dst, src[n.start:n.end]...)
 	}

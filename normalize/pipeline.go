@@ -235,6 +235,9 @@ func (p *Pipeline) json(st *State, root *jsonNode, data []byte) []byte {
 		for _, s := range p.stages {
 			s.run(root, st)
 		}
+		if !root.settle() {
+			break // no value changed: the output is the last pass's
+		}
 		out := root.write(spare[:0], data)
 		if bytes.Equal(out, prev) {
 			break

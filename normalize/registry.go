@@ -34,6 +34,9 @@ type Normalizer struct {
 	// needs are features a text must have for Text to change it (0: any
 	// text may change).
 	needs features
+	// settles: where Text leaves a text as it is once, it always does,
+	// whatever the State (a pass skips the values the last left alone).
+	settles bool
 	// redactor, on redact.credentials, is its Text for JSON documents
 	// (remembering which values are clean).
 	redactor *redactor

@@ -113,7 +113,15 @@ var placeholderRE = regexp.MustCompile(`^<[A-Za-z0-9_.:-]+>$`)
 // isPlaceholder reports whether s is already a placeholder, so that
 // normalizing twice changes nothing.
 func isPlaceholder(s string) bool {
-	return len(s) > 2 && s[0] == '<' && placeholderRE.MatchString(s)
+	if len(s) <= 2 || s[0] != '<' || s[len(s)-1] != '>' {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ { // placeholderRE without the expression
+		if c := s[i]; !isWordByte(c) && c != '.' && c != ':' && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // placeholderSpanRE finds the placeholders this package writes.

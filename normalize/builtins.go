@@ -361,18 +361,12 @@ func unixTimestamps() Normalizer {
 			})
 		},
 		json: func(root *jsonNode, _ *State) {
-			judged := map[string]bool{} // keys repeat: judge each once
 			root.eachNode(func(n *jsonNode) {
 				if n.kind != '{' {
 					return
 				}
 				for i, k := range n.keys {
-					is, ok := judged[k]
-					if !ok {
-						is = isUnixKey(k)
-						judged[k] = is
-					}
-					if !is {
+					if !isUnixKey(k) {
 						continue
 					}
 					v := n.kids[i]
@@ -502,10 +496,12 @@ var macTempRE = regexp.MustCompile(`(?:/private)?/var/folders/[A-Za-z0-9_+-]{2}/
 func tmpMatcher(tempDirs []string) *candidateMatcher {
 	roots := make([]string, 0, len(tempDirs))
 	var prefixes []string // every match starts with one of them
+	longest := 0
 	for _, d := range tempDirs {
 		if d = strings.TrimRight(filepath.ToSlash(d), "/"); d != "" {
 			roots = append(roots, regexp.QuoteMeta(d))
 			prefixes = append(prefixes, d+"/")
+			longest = max(longest, len(d))
 		}
 	}
 	if len(roots) == 0 {
@@ -513,7 +509,8 @@ func tmpMatcher(tempDirs []string) *candidateMatcher {
 	}
 	sort.Slice(roots, func(i, j int) bool { return len(roots[i]) > len(roots[j]) })
 	tmpRE := regexp.MustCompile(`(?:` + strings.Join(roots, "|") + `)/[^/\s"'\\:<>]+`)
-	return &candidateMatcher{tmpRE, prefixCandidate(prefixes), anchoredAt(tmpRE, 0)}
+	// After the root, a match holds no white space: no newline.
+	return &candidateMatcher{tmpRE, prefixCandidate(prefixes), lineAt(tmpRE, longest)}
 }
 
 func tmpPaths(o Options) Normalizer {

@@ -48,14 +48,16 @@ type candidateMatcher struct {
 	at func(s string, c int) int
 }
 
-// anchoredAt tries re at a position, on at most maxLen bytes (the longest
-// match of re; 0: no bound).
-func anchoredAt(re *regexp.Regexp, maxLen int) func(string, int) int {
+// lineAt tries re at a position, on the rest of the line after its first
+// skip bytes: no match of re has a newline after them.
+func lineAt(re *regexp.Regexp, skip int) func(string, int) int {
 	anchored := regexp.MustCompile(`^(?:` + re.String() + `)`)
 	return func(s string, c int) int {
 		end := len(s)
-		if maxLen > 0 {
-			end = min(end, c+maxLen)
+		if from := c + skip; from < len(s) {
+			if k := strings.IndexByte(s[from:], '\n'); k >= 0 {
+				end = from + k
+			}
 		}
 		if loc := anchored.FindStringIndex(s[c:end]); loc != nil {
 			return c + loc[1]
@@ -199,7 +201,7 @@ func macTempCandidate(s string, from int) int {
 	return i
 }
 
-var macTempMatcher = &candidateMatcher{macTempRE, macTempCandidate, anchoredAt(macTempRE, 0)}
+var macTempMatcher = &candidateMatcher{macTempRE, macTempCandidate, lineAt(macTempRE, 0)}
 
 // replaceAll is regexp's ReplaceAllStringFunc for a candidateMatcher.
 func replaceAll(m *candidateMatcher, s string, repl func(string) string) string {
@@ -220,8 +222,7 @@ func replaceAll(m *candidateMatcher, s string, repl func(string) string) string 
 	return b.String()
 }
 
-// The built-in patterns' matchers. The bounds given to anchoredAt are the
-// longest matches of the patterns.
+// The built-in patterns' matchers.
 var (
 	isoMatcher     = &candidateMatcher{isoRE, sepCandidate('-', 4, isDigit), isoAt}
 	uuidMatcher    = &candidateMatcher{uuidRE, sepCandidate('-', 8, isHex), uuidAt}
@@ -390,14 +391,14 @@ func uuidAt(s string, i int) int {
 // (Redact would change nothing in it) after one scan of its byte pairs.
 type redactor struct {
 	creds map[string]string
-	lits  []string       // declared values (long enough to be scrubbed) and format literals
-	pairs *[1 << 16]bool // the first two bytes of each of lits
-	all   bool           // a format without literals: always redact
-	one   [256]bool      // first bytes of one-byte literals
+	lits  []string         // declared values (long enough to be scrubbed) and format literals
+	pairs *[1 << 10]uint64 // bit set of the first two bytes of each of lits (8 KiB: stays in cache)
+	all   bool             // a format without literals: always redact
+	one   [256]bool        // first bytes of one-byte literals
 }
 
 func newRedactor(creds map[string]string) *redactor {
-	r := &redactor{creds: creds, pairs: new([1 << 16]bool)}
+	r := &redactor{creds: creds, pairs: new([1 << 10]uint64)}
 	for _, v := range creds {
 		if v != "" { // secrets skips short values: listing them only costs a call
 			r.lits = append(r.lits, v)
@@ -416,7 +417,8 @@ func newRedactor(creds map[string]string) *redactor {
 		case 1:
 			r.one[l[0]] = true
 		default:
-			r.pairs[uint16(l[0])<<8|uint16(l[1])] = true
+			pair := uint16(l[0])<<8 | uint16(l[1])
+			r.pairs[pair>>6] |= 1 << (pair & 63)
 		}
 	}
 	return r
@@ -431,7 +433,7 @@ func (r *redactor) mayChange(s string) bool {
 		if r.one[s[i]] {
 			return true
 		}
-		if i+1 < len(s) && r.pairs[uint16(s[i])<<8|uint16(s[i+1])] {
+		if pair := uint16(s[i])<<8 | uint16(byteAt(s, i+1)); r.pairs[pair>>6]&(1<<(pair&63)) != 0 && i+1 < len(s) {
 			for _, l := range r.lits {
 				if strings.HasPrefix(s[i:], l) {
 					return true
@@ -594,32 +596,38 @@ func (n *jsonNode) eachString(fn func(*jsonNode)) {
 	}
 }
 
-// unixKeySuffixes and unixKeyNames are unixKeyRE's alternatives.
-var (
-	unixKeySuffixes = []string{"_at", "_on", "time", "timestamp", "_ts"}
-	unixKeyNames    = []string{"ts", "iat", "exp", "nbf", "auth_time", "date", "created", "updated", "modified", "expires", "reset", "since", "until", "last_modified"}
-)
-
 // isUnixKey is unixKeyRE.MatchString(k) without the expression for ASCII
 // keys (all but a few): (?i) folds more than ASCII letters ('K' U+212A is k).
+// The alternatives are told apart by their last letter.
 func isUnixKey(k string) bool {
-	for i := 0; i < len(k); i++ {
-		if k[i] >= utf8.RuneSelf {
-			return unixKeyRE.MatchString(k)
-		}
+	if !isASCII(k) {
+		return unixKeyRE.MatchString(k)
 	}
-	for _, n := range unixKeyNames {
-		if strings.EqualFold(k, n) {
-			return true
-		}
-	}
-	if strings.IndexByte(k, '\n') >= 0 { // `.` stops at a newline
+	if k == "" {
 		return false
 	}
-	for _, suf := range unixKeySuffixes {
-		if len(k) >= len(suf) && strings.EqualFold(k[len(k)-len(suf):], suf) {
-			return true
-		}
+	is := strings.EqualFold
+	// suffix: k ends with suf, and has no newline (`.` stops at one).
+	suffix := func(suf string) bool {
+		return len(k) >= len(suf) && is(k[len(k)-len(suf):], suf) && strings.IndexByte(k, '\n') < 0
+	}
+	switch k[len(k)-1] | 0x20 {
+	case 't':
+		return suffix("_at") || is(k, "iat") || is(k, "reset")
+	case 'n':
+		return suffix("_on")
+	case 'e':
+		return suffix("time") || is(k, "date") || is(k, "since") // auth_time ends with time
+	case 'p':
+		return suffix("timestamp") || is(k, "exp")
+	case 's':
+		return suffix("_ts") || is(k, "ts") || is(k, "expires")
+	case 'f':
+		return is(k, "nbf")
+	case 'd':
+		return is(k, "created") || is(k, "updated") || is(k, "modified") || is(k, "last_modified")
+	case 'l':
+		return is(k, "until")
 	}
 	return false
 }
@@ -627,6 +635,16 @@ func isUnixKey(k string) bool {
 // eachNode calls fn on every value, parents before their children, in
 // document order (walk without the path).
 func (n *jsonNode) eachNode(fn func(*jsonNode)) {
+	if n.nodes != nil { // the root of a parsed document: its nodes are in that order
+		for _, chunk := range *n.nodes {
+			for i := range chunk {
+				if d := &chunk[i]; !d.gone {
+					fn(d)
+				}
+			}
+		}
+		return
+	}
 	fn(n)
 	for _, k := range n.kids {
 		k.eachNode(fn)

@@ -21,7 +21,7 @@ var fastSeeds = []string{
 	"6dcb09b5b57875f334f61aebed695e2e4193db5e", "6dcb09b", "ghp_0123456789abcdefghijABCDEFGHIJ012345", "hunter2-secret",
 	"AKIAIOSFODNN7EXAMPLE", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 	"127.0.0.1:8080", "/tmp/x1/y", "/work/app/z", "/private/tmp/a/b", "/tmp/a/b c", "C:/Users/me/AppData/Local/Temp/x",
-	"/private/var/folders/ab/cd_ef/T/tmp.x", "/var/folders/ab/cd/T/", "/private/var/folders/ab/cd/T/x:y", "ts=1763820000", "1763820000123", "a, b", "\t \r\n",
+	"/private/var/folders/ab/cd_ef/T/tmp.x", "/odd\nroot/x y\n", "a/odd\nroot/z", "/var/folders/ab/cd/T/", "/private/var/folders/ab/cd/T/x:y", "ts=1763820000", "1763820000123", "a, b", "\t \r\n",
 }
 
 // TestMatchersAgreeWithRegexp: each hand-written matcher finds what its
@@ -34,7 +34,7 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 	creds := map[string]string{"TOKEN": "hunter2-secret", "SHORT": "abc"}
 	red := newRedactor(creds)
 	tmps := tmpMatcher([]string{"/tmp", "/var/tmp", "/private/tmp", "/tmp/a"})
-	winTmps := tmpMatcher([]string{"/tmp", "C:/Users/me/AppData/Local/Temp", "\xc3\xa9/t"})
+	winTmps := tmpMatcher([]string{"/tmp", "C:/Users/me/AppData/Local/Temp", "\xc3\xa9/t", "/odd\nroot"})
 	var one []Normalizer
 	for _, name := range allNames {
 		if name == "pr" {

@@ -441,7 +441,7 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 		// String values under a credential-named key, as recording
 		// redacts them (secrets.RedactByName): the fake's side then
 		// compares equal to the recorded [REDACTED].
-		json: func(root *jsonNode, _ *State) { redactByName(root, false, map[string]bool{}) },
+		json: func(root *jsonNode, _ *State) { redactByName(root, false, red, map[string]bool{}) },
 		Headers: func(h http.Header, _ *State) {
 			for k, vs := range secrets.RedactHeaders(h, creds) {
 				h[k] = vs
@@ -452,8 +452,9 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 
 // redactByName redacts the string values under a credential-named key,
 // directly or as elements of an array there; cred says whether n is under
-// one, and judged memoizes secrets.IsCredentialName (keys repeat).
-func redactByName(n *jsonNode, cred bool, judged map[string]bool) {
+// one, and judged memoizes secrets.IsCredentialName (keys repeat) before
+// the redactor's cache.
+func redactByName(n *jsonNode, cred bool, red *redactor, judged map[string]bool) {
 	switch n.kind {
 	case '"':
 		if cred {
@@ -461,16 +462,16 @@ func redactByName(n *jsonNode, cred bool, judged map[string]bool) {
 		}
 	case '[':
 		for _, k := range n.kids {
-			redactByName(k, cred, judged)
+			redactByName(k, cred, red, judged)
 		}
 	case '{':
 		for i, k := range n.kids {
 			c, ok := judged[n.keys[i]]
 			if !ok {
-				c = secrets.IsCredentialName(n.keys[i])
+				c = red.isCredentialName(n.keys[i])
 				judged[n.keys[i]] = c
 			}
-			redactByName(k, c, judged)
+			redactByName(k, c, red, judged)
 		}
 	}
 }

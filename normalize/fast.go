@@ -3,6 +3,8 @@ package normalize
 import (
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/cassette-dev/cassette/secrets"
@@ -394,7 +396,12 @@ type redactor struct {
 	lits  []string         // declared values (long enough to be scrubbed) and format literals
 	pairs *[1 << 10]uint64 // bit set of the first two bytes of each of lits (8 KiB: stays in cache)
 	all   bool             // a format without literals: always redact
-	one   [256]bool        // first bytes of one-byte literals
+
+	// names remembers secrets.IsCredentialName for the first maxNames
+	// keys seen: the records of a stream repeat theirs.
+	names     sync.Map // string → bool
+	nameCount atomic.Int64
+	one       [256]bool // first bytes of one-byte literals
 }
 
 func newRedactor(creds map[string]string) *redactor {
@@ -459,6 +466,19 @@ func (r *redactor) strings(root *jsonNode) {
 			v.setString(s)
 		}
 	})
+}
+
+const maxNames = 4096
+
+func (r *redactor) isCredentialName(k string) bool {
+	if v, ok := r.names.Load(k); ok {
+		return v.(bool)
+	}
+	c := secrets.IsCredentialName(k)
+	if r.nameCount.Add(1) <= maxNames {
+		r.names.Store(strings.Clone(k), c) // not a slice of a whole document
+	}
+	return c
 }
 
 func (r *redactor) text(s string) string {

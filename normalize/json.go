@@ -73,7 +73,11 @@ func (p *jsonParser) node(kind byte, start int) *jsonNode {
 		if len(p.chunks) > 0 {
 			p.chunks[len(p.chunks)-1] = p.chunk
 		}
-		p.chunk = make([]jsonNode, 0, 512)
+		size := 512
+		if len(p.chunks) == 0 { // a small document, a small chunk
+			size = min(size, len(p.src)/16+16)
+		}
+		p.chunk = make([]jsonNode, 0, size)
 		p.chunks = append(p.chunks, nil)
 	}
 	p.chunk = p.chunk[:len(p.chunk)+1]

@@ -441,7 +441,18 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 		// String values under a credential-named key, as recording
 		// redacts them (secrets.RedactByName): the fake's side then
 		// compares equal to the recorded [REDACTED].
-		json: func(root *jsonNode, _ *State) { redactByName(root, false, red, map[string]bool{}) },
+		json: func(root *jsonNode, _ *State) {
+			if root.credKnown { // where the credential names are is known: no key is judged again
+				root.eachString(func(v *jsonNode) {
+					if v.cred {
+						v.setString(secrets.Redacted)
+					}
+				})
+				return
+			}
+			redactByName(root, false, red, map[string]bool{})
+			root.credKnown = root.nodes != nil // its nodes are what a later walk visits
+		},
 		Headers: func(h http.Header, _ *State) {
 			for k, vs := range secrets.RedactHeaders(h, creds) {
 				h[k] = vs
@@ -455,6 +466,7 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 // one, and judged memoizes secrets.IsCredentialName (keys repeat) before
 // the redactor's cache.
 func redactByName(n *jsonNode, cred bool, red *redactor, judged map[string]bool) {
+	n.cred = cred
 	switch n.kind {
 	case '"':
 		if cred {

@@ -25,6 +25,9 @@ type jsonNode struct {
 	dirty bool        // rewritten since parsing: write str instead of the source span
 	feat  features    // featuresOf(str) | fKnown, or 0 when not computed yet
 	gone  bool        // was below a value rewritten to a string: no longer in the document
+	// cred: the value sits under a credential-named key (set by the first
+	// redaction; credKnown, on the root, says it was).
+	cred, credKnown bool
 	// nodes, on the root of a parsed document, are all its nodes in
 	// document order (parents first): a walk over them is a walk over
 	// memory in order, not a chase of pointers.

@@ -40,7 +40,9 @@ func (s *State) Number(kind, value string) int {
 	}
 	s.count[kind]++
 	n := s.count[kind]
-	m[value] = n
+	// A copy: value may be a slice of a whole parsed document, which the
+	// State would otherwise keep alive for the cassette.
+	m[strings.Clone(value)] = n
 	if kind == "sha" && len(value) <= 12 {
 		s.shaShort++
 	}
@@ -71,6 +73,7 @@ func (s *State) sha(v string) int {
 	if n, ok := m[v]; ok {
 		return n
 	}
+	v = strings.Clone(v) // kept: not a slice of a whole document
 	if s.shaPre == nil {
 		s.shaPre = map[string]string{}
 	}

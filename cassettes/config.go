@@ -119,6 +119,67 @@ type Match struct {
 	Headers []string `yaml:"headers,omitempty"`
 	Body    string   `yaml:"body,omitempty" validate:"omitempty,oneof=raw json ignore"`
 	Query   *bool    `yaml:"query,omitempty"`
+
+	// URLs are URL patterns ("glob:https://api.x.com/v1/items/*" or
+	// "regex:…"): requests whose URLs match the same pattern as a recorded
+	// one match it on the URL.
+	URLs []string `yaml:"urls,omitempty"`
+	// IgnoreQuery are query parameters left out of matching, by name.
+	IgnoreQuery []string `yaml:"ignore_query,omitempty"`
+	// IgnoreJSON are JSONPaths left out of a JSON request body; OnlyJSON,
+	// when set, are the only ones compared.
+	IgnoreJSON []string `yaml:"ignore_json,omitempty"`
+	OnlyJSON   []string `yaml:"only_json,omitempty"`
+	// Sequence is what replay does once the n responses recorded for n
+	// identical requests are served: once (the default: a miss) or
+	// replayable (serve the last one again). A cassette's own
+	// `replayable:` key wins.
+	Sequence string `yaml:"sequence,omitempty" validate:"omitempty,oneof=replayable once"`
+	// Empty is what verify makes of an HTTP cassette that records no
+	// request (`interactions: []`, which go-vcr writes for a test that sent
+	// none): pass (the default: nothing to compare) or fail.
+	Empty string `yaml:"empty,omitempty" validate:"omitempty,oneof=pass fail"`
+	// Scenarios override these settings for single scenarios, by name.
+	Scenarios map[string]Match `yaml:"scenarios,omitempty" validate:"dive"`
+}
+
+// For returns the match settings of one scenario: the adapter's, with the
+// fields the scenario's override sets replacing them.
+func (m Match) For(scenario string) Match {
+	o, ok := m.Scenarios[scenario]
+	out := m
+	out.Scenarios = nil
+	if !ok {
+		return out
+	}
+	if o.Headers != nil {
+		out.Headers = o.Headers
+	}
+	if o.Body != "" {
+		out.Body = o.Body
+	}
+	if o.Query != nil {
+		out.Query = o.Query
+	}
+	if o.URLs != nil {
+		out.URLs = o.URLs
+	}
+	if o.IgnoreQuery != nil {
+		out.IgnoreQuery = o.IgnoreQuery
+	}
+	if o.IgnoreJSON != nil {
+		out.IgnoreJSON = o.IgnoreJSON
+	}
+	if o.OnlyJSON != nil {
+		out.OnlyJSON = o.OnlyJSON
+	}
+	if o.Sequence != "" {
+		out.Sequence = o.Sequence
+	}
+	if o.Empty != "" {
+		out.Empty = o.Empty
+	}
+	return out
 }
 
 // NormalizerDef is a project-defined normalizer: a regular expression with

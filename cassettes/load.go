@@ -104,7 +104,7 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 		return fail("cassette "+path+" does not fit the cassette schema", probs)
 	}
 	if c.Plain {
-		upgradePlain(c)
+		upgradePlain(c, opts)
 	} else if c.Cassette < 1 {
 		probs = append(probs, Problem{File: path, Line: c.Line("cassette"), Field: "cassette", Message: "the cassette schema version is missing",
 			Expected: fmt.Sprintf("%d", SchemaVersion)})
@@ -427,16 +427,14 @@ func keysOf[V any](m map[string]V) []string {
 
 func sortedKeys(ks []string) []string { sort.Strings(ks); return ks }
 
-var pathRe = regexp.MustCompile(`(?:^|/)([^/]+)/([^/]+)\.ya?ml$`)
-
 // upgradePlain fills what a plain go-vcr cassette lacks from its path and
 // brings a go-vcr version 1 cassette to version 2 (same fields, no ids).
-func upgradePlain(c *Cassette) {
-	if m := pathRe.FindStringSubmatch(filepath.ToSlash(c.Path)); m != nil {
-		c.Adapter, c.Scenario = m[1], m[2]
-	} else {
-		c.Scenario = strings.TrimSuffix(filepath.Base(c.Path), filepath.Ext(c.Path))
+func upgradePlain(c *Cassette, opts LoadOptions) {
+	root := ""
+	if opts.Config != nil {
+		root = opts.Config.CassetteDir()
 	}
+	c.Adapter, c.Scenario = namesFromPath(c.Path, root)
 	if c.Kind == "" {
 		c.Kind = KindHTTP
 	}

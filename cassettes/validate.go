@@ -30,7 +30,6 @@ var (
 var (
 	nameRe    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 	envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	caseIDRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*$`)
 )
 
 // validatorInstance registers every custom validation before the first use
@@ -52,12 +51,16 @@ func validatorInstance() *validator.Validate {
 		}
 		must("adaptername", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
 		must("scenarioname", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
+		must("loadedscenario", func(_ context.Context, fl validator.FieldLevel) bool { return validLoadedScenario(fl.Field().String()) })
 		must("normalizername", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
 		must("envname", func(_ context.Context, fl validator.FieldLevel) bool {
 			return envNameRe.MatchString(fl.Field().String())
 		})
 		must("caseid", func(_ context.Context, fl validator.FieldLevel) bool {
-			return caseIDRe.MatchString(fl.Field().String())
+			// adapter/scenario: a declared (strict) adapter name, and a
+			// scenario as loaded files name them (TestLogin/Should_work).
+			adapter, scenario, ok := strings.Cut(fl.Field().String(), "/")
+			return ok && nameRe.MatchString(adapter) && validLoadedScenario(scenario)
 		})
 		must("adapter", func(ctx context.Context, fl validator.FieldLevel) bool {
 			r, _ := ctx.Value(ctxKey{}).(registries)
@@ -155,7 +158,10 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 			}
 		case "adaptername", "scenarioname", "normalizername":
 			p.Message = fmt.Sprintf("`%s` is not a valid name", val)
-			p.Expected = "lower-case letters, digits, '.', '_' and '-', starting with a letter or digit"
+			p.Expected = NameRule
+		case "loadedscenario":
+			p.Message = fmt.Sprintf("`%s` is not a valid scenario name", val)
+			p.Expected = "a relative file name: no empty, '.' or '..' parts, backslashes or control characters"
 		case "envname":
 			p.Message = fmt.Sprintf("`%s` is not an environment variable name", val)
 			p.Expected = "a name like GITHUB_TOKEN (the variable's name, never its value)"
@@ -196,7 +202,7 @@ type cassetteRules struct {
 	Cassette     int               `yaml:"cassette" validate:"omitempty,max=1"`
 	Version      int               `yaml:"version" validate:"required_if=Kind http,omitempty,eq=2"` // go-vcr's: HTTP cassettes only; absent is never "0"
 	Adapter      string            `yaml:"adapter" validate:"required,adaptername,adapter"`
-	Scenario     string            `yaml:"scenario" validate:"required,scenarioname"`
+	Scenario     string            `yaml:"scenario" validate:"required,loadedscenario"`
 	Kind         Kind              `yaml:"kind" validate:"required,oneof=http cli"`
 	Normalizers  []string          `yaml:"normalizers" validate:"dive,normalizer"`
 	Input        *inputRules       `yaml:"input" validate:"required_if=Kind cli,omitempty"`
@@ -222,16 +228,20 @@ type interactionRule struct {
 func validateCassette(c *Cassette, opts LoadOptions) []Problem {
 	r := cassetteRules{Cassette: c.Cassette, Version: c.Version, Adapter: c.Adapter, Scenario: c.Scenario,
 		Kind: c.Kind, Normalizers: c.Normalizers, Output: c.Output}
-	if c.Plain && c.Adapter == "" {
-		r.Adapter = "plain" // a plain cassette outside cassettes/<adapter>/ still loads
-	}
-	if c.Plain && opts.Config != nil {
-		if _, ok := opts.Config.Adapters[c.Adapter]; !ok {
+	if c.Plain {
+		// A plain cassette takes its adapter from its folder, whatever the
+		// folder is called; only a declared adapter is checked further.
+		if _, ok := opts.Config.adapter(c.Adapter); !ok {
 			r.Adapter = "plain"
 		}
 	}
 	if c.Input != nil {
 		r.Input = &inputRules{Command: c.Input.Command, Env: c.Input.Env}
+	}
+	if c.node != nil && mappingKey(c.node.Content[0], "interactions") != nil {
+		// `interactions: []` (go-vcr writes it for a test that made no
+		// request) is a cassette with nothing to compare, not a missing key.
+		r.Interactions = []interactionRule{}
 	}
 	for _, in := range c.Interactions {
 		var ir interactionRule

@@ -46,13 +46,13 @@ func Builtins() *Registry {
 			panic(err) // a duplicate here is a programming error caught by every test
 		}
 	}
-	must(r.Register("timestamps.ISO8601", textRule(isoRE, hasAll('-', ':'), func(string, *State) string { return "<ISO8601>" })))
-	must(r.Register("timestamps.RFC1123", textRule(rfc1123RE, hasAny(", "), func(string, *State) string { return "<RFC1123>" })))
-	must(r.Register("timestamps.ANSIC", textRule(ansicRE, hasAll(':', ' '), func(string, *State) string { return "<ANSIC>" })))
+	must(r.Register("timestamps.ISO8601", textRule(isoMatcher, nil, fDash|fColon|fDigit, hasAll('-', ':'), func(string, *State) string { return "<ISO8601>" })))
+	must(r.Register("timestamps.RFC1123", textRule(rfc1123Matcher, nil, fCommaSpace, hasAny(", "), func(string, *State) string { return "<RFC1123>" })))
+	must(r.Register("timestamps.ANSIC", textRule(ansicMatcher, nil, fColon|fSpace, hasAll(':', ' '), func(string, *State) string { return "<ANSIC>" })))
 	must(r.Register("timestamps.unix", func(string, Options) (Normalizer, error) { return unixTimestamps(), nil }))
 	must(r.Register("sha:full", func(string, Options) (Normalizer, error) { return fullSHA(), nil }))
 	must(r.Register("sha:short", func(string, Options) (Normalizer, error) { return shortSHA(), nil }))
-	must(r.Register("uuid", textRule(uuidRE, hasAll('-'), func(m string, st *State) string {
+	must(r.Register("uuid", textRule(uuidMatcher, []string{"uuid"}, fDash, hasAll('-'), func(m string, st *State) string {
 		return st.Placeholder("uuid", strings.ToLower(m))
 	})))
 	must(r.Register("headers.volatile", func(string, Options) (Normalizer, error) {
@@ -99,7 +99,7 @@ func Builtins() *Registry {
 			}
 		}}, nil
 	}))
-	must(r.Register("ports", textRule(portRE, hasAny("127.0.0.1", "localhost", "0.0.0.0", "[::1]"), func(m string, st *State) string {
+	must(r.Register("ports", textRule(regexMatcher{portRE}, []string{"port"}, fColon|fDigit, hasAny("127.0.0.1", "localhost", "0.0.0.0", "[::1]"), func(m string, st *State) string {
 		i := strings.LastIndexByte(m, ':')
 		return m[:i+1] + st.Placeholder("port", m[i+1:])
 	})))
@@ -108,7 +108,7 @@ func Builtins() *Registry {
 		return Normalizer{canonical: true}, nil
 	}))
 	must(r.Register("whitespace.trailing", func(string, Options) (Normalizer, error) {
-		return Normalizer{Text: func(s string, _ *State) string { return trimTrailing(s) }}, nil
+		return Normalizer{Text: func(s string, _ *State) string { return trimTrailing(s) }, kindsKnown: true, settles: true, needs: fBlank}, nil
 	}))
 	must(r.Register("redact.credentials", redactCredentials))
 	return r
@@ -134,13 +134,21 @@ var (
 // re only runs on lines for which the cheap trigger holds: Go's regexp has no
 // fast path for patterns without a literal prefix, and most lines hold
 // nothing to rewrite.
-func textRule(re *regexp.Regexp, trigger func(string) bool, repl func(m string, st *State) string) Factory {
+func textRule(mt matcher, kinds []string, needs features, trigger func(string) bool, repl func(m string, st *State) string) Factory {
 	return func(string, Options) (Normalizer, error) {
 		return Normalizer{Text: func(s string, st *State) string {
+			if _, ok := mt.(*candidateMatcher); ok {
+				// Its search is already cheap, and no match spans a line:
+				// the whole text at once finds what line by line does.
+				if !trigger(s) {
+					return s
+				}
+				return replaceBounded(mt, s, func(m string) string { return repl(m, st) })
+			}
 			return byLine(s, trigger, func(line string) string {
-				return replaceBounded(re, line, func(m string) string { return repl(m, st) })
+				return replaceBounded(mt, line, func(m string) string { return repl(m, st) })
 			})
-		}}, nil
+		}, kinds: kinds, kindsKnown: true, settles: true, needs: needs}, nil
 	}
 }
 
@@ -179,6 +187,14 @@ func hasAll(bs ...byte) func(string) bool {
 	}
 }
 
+var hasEpochDigits = hasDigitRun(10)
+
+// epochTrigger holds on a text where unixTextRE can match: 10 digits in a
+// row, and a ':' or '=' before them.
+func epochTrigger(s string) bool {
+	return strings.ContainsAny(s, ":=") && hasEpochDigits(s)
+}
+
 // hasDigitRun reports whether s holds n ASCII digits in a row (an epoch
 // needs 10): most lines have none, and the expression never runs on them.
 func hasDigitRun(n int) func(string) bool {
@@ -215,20 +231,23 @@ func hexWords(s string, glue byte, repl func(w string) string) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
-		if !isWordByte(s[i]) {
+		if wordClass[s[i]] == 0 {
 			i++
 			continue
 		}
 		j, hex := i, true
-		for j < len(s) && isWordByte(s[j]) {
-			c := s[j]
-			hex = hex && (c >= '0' && c <= '9' || c >= 'a' && c <= 'f')
+		for j < len(s) && wordClass[s[j]] != 0 {
+			hex = hex && wordClass[s[j]] == wordHex
 			j++
 		}
 		if hex && j-i >= 7 &&
 			!(i > 0 && (s[i-1] == glue || endsWithPlaceholder(s[:i]))) &&
 			!(j < len(s) && (s[j] == glue || startsWithPlaceholder(s[j:]))) {
 			if r := repl(s[i:j]); r != s[i:j] {
+				if i == 0 && j == len(s) {
+					return r // the text is one word
+				}
+				b.Grow(len(s))
 				b.WriteString(s[last:i])
 				b.WriteString(r)
 				last = j
@@ -252,7 +271,7 @@ func shortSHA() Normalizer {
 			}
 			return "<sha:" + strconv.Itoa(st.sha(w)) + ":short>"
 		})
-	}}
+	}, kinds: []string{"sha"}, kindsKnown: true, settles: true, needs: fHex7}
 }
 
 func fullSHA() Normalizer {
@@ -266,15 +285,16 @@ func fullSHA() Normalizer {
 			}
 			return w
 		})
-	}}
+	}, kinds: []string{"sha", "sha256"}, kindsKnown: true, settles: true, needs: fHex40}
 }
 
 // replaceBounded replaces the matches of re that stand alone: where a match
 // begins (ends) with a word character, the character before (after) it must
 // not be a word character, a placeholder or one of the extra glue bytes.
-func replaceBounded(re *regexp.Regexp, s string, repl func(string) string, glue ...byte) string {
-	locs := re.FindAllStringIndex(s, -1)
-	if locs == nil {
+func replaceBounded(m matcher, s string, repl func(string) string, glue ...byte) string {
+	var buf [4]loc
+	locs := appendMatches(buf[:0], m, s)
+	if len(locs) == 0 {
 		return s
 	}
 	var b strings.Builder
@@ -285,8 +305,13 @@ func replaceBounded(re *regexp.Regexp, s string, repl func(string) string, glue 
 			(isWordByte(s[j-1]) && j < len(s) && (isWordByte(s[j]) || bytesHas(glue, s[j]) || startsWithPlaceholder(s[j:]))) {
 			continue
 		}
+		r := repl(s[i:j])
+		if i == 0 && j == len(s) {
+			return r // the text is one match
+		}
+		b.Grow(len(s))
 		b.WriteString(s[last:i])
-		b.WriteString(repl(s[i:j]))
+		b.WriteString(r)
 		last = j
 	}
 	if last == 0 {
@@ -295,6 +320,25 @@ func replaceBounded(re *regexp.Regexp, s string, repl func(string) string, glue 
 	b.WriteString(s[last:])
 	return b.String()
 }
+
+// wordClass tells, per byte, whether it is a word byte and whether a
+// lowercase hex digit.
+var wordClass = func() (t [256]byte) {
+	for c := range 256 {
+		switch b := byte(c); {
+		case b >= '0' && b <= '9' || b >= 'a' && b <= 'f':
+			t[c] = wordHex
+		case isWordByte(b):
+			t[c] = wordOther
+		}
+	}
+	return t
+}()
+
+const (
+	wordOther = 1
+	wordHex   = 2
+)
 
 func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
@@ -312,17 +356,17 @@ func bytesHas(set []byte, c byte) bool {
 func unixTimestamps() Normalizer {
 	return Normalizer{
 		Text: func(s string, _ *State) string {
-			return byLine(s, hasDigitRun(10), func(line string) string {
-				return replaceBounded(unixTextRE, line, func(m string) string { return digitsRE.ReplaceAllString(m, "<unix>") })
+			return byLine(s, epochTrigger, func(line string) string {
+				return replaceBounded(regexMatcher{unixTextRE}, line, func(m string) string { return digitsRE.ReplaceAllString(m, "<unix>") })
 			})
 		},
 		json: func(root *jsonNode, _ *State) {
-			root.walk(nil, func(n *jsonNode, _ []pathStep) bool {
+			root.eachNode(func(n *jsonNode) {
 				if n.kind != '{' {
-					return true
+					return
 				}
 				for i, k := range n.keys {
-					if !unixKeyRE.MatchString(k) {
+					if !isUnixKey(k) {
 						continue
 					}
 					v := n.kids[i]
@@ -335,9 +379,10 @@ func unixTimestamps() Normalizer {
 						}
 					}
 				}
-				return true
 			})
 		},
+		kindsKnown: true, settles: true,
+		needs: fDigits10 | fAssign,
 	}
 }
 
@@ -385,21 +430,28 @@ func IsVolatileHeader(name string) bool {
 
 func redactCredentials(_ string, o Options) (Normalizer, error) {
 	creds := o.Credentials
+	red := newRedactor(creds)
 	return Normalizer{
-		ByteSafe: true,
+		ByteSafe:   true,
+		kindsKnown: true, settles: true,
+		redactor: red,
 		// secrets skips every key format none of whose literals occurs in
 		// the text, so a clean text costs a few substring searches.
-		Text: func(s string, _ *State) string { return secrets.RedactString(s, creds) },
+		Text: func(s string, _ *State) string { return red.text(s) },
 		// String values under a credential-named key, as recording
 		// redacts them (secrets.RedactByName): the fake's side then
 		// compares equal to the recorded [REDACTED].
 		json: func(root *jsonNode, _ *State) {
-			root.walk(nil, func(v *jsonNode, path []pathStep) bool {
-				if v.kind == '"' && credentialPath(path) {
-					v.setString(secrets.Redacted)
-				}
-				return true
-			})
+			if root.credKnown { // where the credential names are is known: no key is judged again
+				root.eachString(func(v *jsonNode) {
+					if v.cred {
+						v.setString(secrets.Redacted)
+					}
+				})
+				return
+			}
+			redactByName(root, false, red, map[string]bool{})
+			root.credKnown = root.nodes != nil // its nodes are what a later walk visits
 		},
 		Headers: func(h http.Header, _ *State) {
 			for k, vs := range secrets.RedactHeaders(h, creds) {
@@ -409,15 +461,31 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 	}, nil
 }
 
-// credentialPath reports whether a JSON value sits under a credential-named
-// key, directly or as an element of an array there.
-func credentialPath(path []pathStep) bool {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].isKey {
-			return secrets.IsCredentialName(path[i].key)
+// redactByName redacts the string values under a credential-named key,
+// directly or as elements of an array there; cred says whether n is under
+// one, and judged memoizes secrets.IsCredentialField (keys repeat) before
+// the redactor's cache.
+func redactByName(n *jsonNode, cred bool, red *redactor, judged map[string]bool) {
+	n.cred = cred
+	switch n.kind {
+	case '"':
+		if cred {
+			n.setString(secrets.Redacted)
+		}
+	case '[':
+		for _, k := range n.kids {
+			redactByName(k, cred, red, judged)
+		}
+	case '{':
+		for i, k := range n.kids {
+			c, ok := judged[n.keys[i]]
+			if !ok {
+				c = red.isCredentialName(n.keys[i])
+				judged[n.keys[i]] = c
+			}
+			redactByName(k, c, red, judged)
 		}
 	}
-	return false
 }
 
 // DefaultTempDirs returns the usual roots of temporary directories: the
@@ -436,19 +504,31 @@ func DefaultTempDirs() []string {
 
 var macTempRE = regexp.MustCompile(`(?:/private)?/var/folders/[A-Za-z0-9_+-]{2}/[A-Za-z0-9_+-]+/T/[^/\s"'\\:<>]+`)
 
-func tmpPaths(o Options) Normalizer {
-	wd := strings.TrimRight(filepath.ToSlash(o.WorkDir), "/")
-	roots := make([]string, 0, len(o.TempDirs))
-	for _, d := range o.TempDirs {
+// tmpMatcher matches a directory under one of the temporary roots, or is
+// nil without roots.
+func tmpMatcher(tempDirs []string) *candidateMatcher {
+	roots := make([]string, 0, len(tempDirs))
+	var prefixes []string // every match starts with one of them
+	longest := 0
+	for _, d := range tempDirs {
 		if d = strings.TrimRight(filepath.ToSlash(d), "/"); d != "" {
 			roots = append(roots, regexp.QuoteMeta(d))
+			prefixes = append(prefixes, d+"/")
+			longest = max(longest, len(d))
 		}
 	}
-	sort.Slice(roots, func(i, j int) bool { return len(roots[i]) > len(roots[j]) })
-	var tmpRE *regexp.Regexp
-	if len(roots) > 0 {
-		tmpRE = regexp.MustCompile(`(?:` + strings.Join(roots, "|") + `)/[^/\s"'\\:<>]+`)
+	if len(roots) == 0 {
+		return nil
 	}
+	sort.Slice(roots, func(i, j int) bool { return len(roots[i]) > len(roots[j]) })
+	tmpRE := regexp.MustCompile(`(?:` + strings.Join(roots, "|") + `)/[^/\s"'\\:<>]+`)
+	// After the root, a match holds no white space: no newline.
+	return &candidateMatcher{tmpRE, prefixCandidate(prefixes), lineAt(tmpRE, longest)}
+}
+
+func tmpPaths(o Options) Normalizer {
+	wd := strings.TrimRight(filepath.ToSlash(o.WorkDir), "/")
+	tmp := tmpMatcher(o.TempDirs)
 	triggers := []string{"/var/folders/"}
 	if wd != "" {
 		triggers = append(triggers, wd)
@@ -458,7 +538,14 @@ func tmpPaths(o Options) Normalizer {
 			triggers = append(triggers, d+"/")
 		}
 	}
-	trigger := hasAny(triggers...)
+	anyAt := prefixCandidate(triggers) // hasAny(triggers...) in one scan
+	trigger := func(s string) bool { return anyAt(s, 0) >= 0 }
+	needs := fSlash // every trigger has a '/', unless the work directory has none
+	for _, t := range triggers {
+		if !strings.Contains(t, "/") {
+			needs = 0
+		}
+	}
 	return Normalizer{Text: func(s string, st *State) string {
 		if !trigger(s) {
 			return s
@@ -466,12 +553,12 @@ func tmpPaths(o Options) Normalizer {
 		if wd != "" {
 			s = replacePath(s, wd, "<cwd>")
 		}
-		tmp := func(m string) string { return st.Placeholder("tmp", m) }
-		if tmpRE != nil {
-			s = tmpRE.ReplaceAllStringFunc(s, tmp)
+		repl := func(m string) string { return st.Placeholder("tmp", m) }
+		if tmp != nil {
+			s = replaceAll(tmp, s, repl)
 		}
-		return macTempRE.ReplaceAllStringFunc(s, tmp)
-	}}
+		return replaceAll(macTempMatcher, s, repl)
+	}, kinds: []string{"tmp"}, kindsKnown: true, settles: true, needs: needs}
 }
 
 // replacePath replaces dir where it is a whole path prefix (not /work/main
@@ -504,7 +591,7 @@ func isPathChar(c byte) bool {
 
 // trimTrailing removes blanks before each line end and at the end.
 func trimTrailing(s string) string {
-	if !strings.ContainsAny(s, " \t") {
+	if !hasTrailingBlank(s) {
 		return s
 	}
 	var b strings.Builder

@@ -23,6 +23,15 @@ type jsonNode struct {
 	kids  []*jsonNode // object member values or array elements
 	str   string      // decoded string, or the raw text of a number or literal
 	dirty bool        // rewritten since parsing: write str instead of the source span
+	feat  features    // featuresOf(str) | fKnown, or 0 when not computed yet
+	gone  bool        // was below a value rewritten to a string: no longer in the document
+	// cred: the value sits under a credential-named key (set by the first
+	// redaction; credKnown, on the root, says it was).
+	cred, credKnown bool
+	// nodes, on the root of a parsed document, are all its nodes in
+	// document order (parents first): a walk over them is a walk over
+	// memory in order, not a chase of pointers.
+	nodes *[][]jsonNode
 }
 
 var errJSON = errors.New("not JSON")
@@ -30,7 +39,9 @@ var errJSON = errors.New("not JSON")
 // parseJSON parses one JSON document (RFC 8259) with nothing but white space
 // around it. Duplicate keys are kept as they are.
 func parseJSON(src []byte) (*jsonNode, error) {
-	p := jsonParser{src: src}
+	// One copy of the source as a string: decoded strings without escapes
+	// and number texts are slices of it, not an allocation each.
+	p := jsonParser{src: src, s: string(src)}
 	p.space()
 	n, err := p.value(0)
 	if err != nil {
@@ -40,12 +51,42 @@ func parseJSON(src []byte) (*jsonNode, error) {
 	if p.i != len(p.src) {
 		return nil, fmt.Errorf("%w: trailing data at byte %d", errJSON, p.i)
 	}
+	p.chunks[len(p.chunks)-1] = p.chunk
+	n.nodes = &p.chunks
 	return n, nil
 }
 
 type jsonParser struct {
 	src []byte
+	s   string // src as a string
 	i   int
+
+	// Nodes are allocated in chunks, and the members of an object or array
+	// gathered on stacks and copied once when it ends: not an allocation
+	// per value and per growth.
+	chunk  []jsonNode
+	chunks [][]jsonNode // every chunk, in order
+	keys   []string
+	kids   []*jsonNode
+}
+
+// node returns a new node, from the current chunk.
+func (p *jsonParser) node(kind byte, start int) *jsonNode {
+	if len(p.chunk) == cap(p.chunk) {
+		if len(p.chunks) > 0 {
+			p.chunks[len(p.chunks)-1] = p.chunk
+		}
+		size := 512
+		if len(p.chunks) == 0 { // a small document, a small chunk
+			size = min(size, len(p.src)/16+16)
+		}
+		p.chunk = make([]jsonNode, 0, size)
+		p.chunks = append(p.chunks, nil)
+	}
+	p.chunk = p.chunk[:len(p.chunk)+1]
+	n := &p.chunk[len(p.chunk)-1]
+	n.kind, n.start = kind, start
+	return n
 }
 
 const maxJSONDepth = 512
@@ -75,7 +116,8 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 	start := p.i
 	switch c := p.src[p.i]; {
 	case c == '{':
-		n := &jsonNode{kind: '{', start: start}
+		n := p.node('{', start)
+		base := len(p.kids)
 		p.i++
 		p.space()
 		if p.i < len(p.src) && p.src[p.i] == '}' {
@@ -102,8 +144,8 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 			if err != nil {
 				return nil, err
 			}
-			n.keys = append(n.keys, k)
-			n.kids = append(n.kids, v)
+			p.keys = append(p.keys, k)
+			p.kids = append(p.kids, v)
 			p.space()
 			if p.i < len(p.src) && p.src[p.i] == ',' {
 				p.i++
@@ -112,12 +154,16 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 			if p.i < len(p.src) && p.src[p.i] == '}' {
 				p.i++
 				n.end = p.i
+				n.keys = append([]string(nil), p.keys[base:]...)
+				n.kids = append([]*jsonNode(nil), p.kids[base:]...)
+				p.keys, p.kids = p.keys[:base], p.kids[:base]
 				return n, nil
 			}
 			return nil, p.fail("expected ',' or '}'")
 		}
 	case c == '[':
-		n := &jsonNode{kind: '[', start: start}
+		n := p.node('[', start)
+		base := len(p.kids)
 		p.i++
 		p.space()
 		if p.i < len(p.src) && p.src[p.i] == ']' {
@@ -131,7 +177,8 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 			if err != nil {
 				return nil, err
 			}
-			n.kids = append(n.kids, v)
+			p.kids = append(p.kids, v)
+			p.keys = append(p.keys, "") // keeps the stacks level
 			p.space()
 			if p.i < len(p.src) && p.src[p.i] == ',' {
 				p.i++
@@ -140,6 +187,8 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 			if p.i < len(p.src) && p.src[p.i] == ']' {
 				p.i++
 				n.end = p.i
+				n.kids = append([]*jsonNode(nil), p.kids[base:]...)
+				p.keys, p.kids = p.keys[:base], p.kids[:base]
 				return n, nil
 			}
 			return nil, p.fail("expected ',' or ']'")
@@ -149,17 +198,23 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &jsonNode{kind: '"', start: start, end: p.i, str: s}, nil
+		n := p.node('"', start)
+		n.end, n.str = p.i, s
+		return n, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		if err := p.number(); err != nil {
 			return nil, err
 		}
-		return &jsonNode{kind: '0', start: start, end: p.i, str: string(p.src[start:p.i])}, nil
+		n := p.node('0', start)
+		n.end, n.str = p.i, p.s[start:p.i]
+		return n, nil
 	default:
 		for _, lit := range []string{"true", "false", "null"} {
 			if bytes.HasPrefix(p.src[p.i:], []byte(lit)) {
 				p.i += len(lit)
-				return &jsonNode{kind: 'l', start: start, end: p.i, str: lit}, nil
+				n := p.node('l', start)
+				n.end, n.str = p.i, lit
+				return n, nil
 			}
 		}
 		return nil, p.fail("unexpected character")
@@ -210,7 +265,52 @@ func (p *jsonParser) number() error {
 // string reads a JSON string starting at its opening quote.
 func (p *jsonParser) string() (string, error) {
 	p.i++ // opening quote
+	// Most strings have no escape: they are a slice of the source.
+	start := p.i
+	src := p.src
+	for p.i < len(src) {
+		for p.i < len(src) && plainStringByte[src[p.i]] {
+			p.i++
+		}
+		if p.i >= len(src) {
+			break
+		}
+		c := src[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return p.s[start : p.i-1], nil
+		case c == '\\':
+			return p.slowString(start)
+		case c < 0x20:
+			return "", p.fail("control character in string")
+		case c < utf8.RuneSelf:
+			p.i++
+		default:
+			r, size := utf8.DecodeRuneInString(p.s[p.i:])
+			if r == utf8.RuneError && size == 1 {
+				return "", p.fail("invalid UTF-8")
+			}
+			p.i += size
+		}
+	}
+	return "", p.fail("unterminated string")
+}
+
+// plainStringByte tells the bytes a string holds as they are: ASCII but
+// the quote, the backslash and control characters.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// slowString decodes a string with escapes; start is the byte after its
+// opening quote, p.i the first escape.
+func (p *jsonParser) slowString(start int) (string, error) {
 	var b strings.Builder
+	b.WriteString(p.s[start:p.i])
 	for {
 		if p.i >= len(p.src) {
 			return "", p.fail("unterminated string")
@@ -292,7 +392,10 @@ func (n *jsonNode) setString(s string) {
 	if n.kind == '"' && n.str == s && !n.dirty {
 		return
 	}
-	n.kind, n.str, n.dirty = '"', s, true
+	for _, k := range n.kids {
+		k.eachNode(func(d *jsonNode) { d.gone = true })
+	}
+	n.kind, n.str, n.dirty, n.feat = '"', s, true, fTouched
 	n.keys, n.kids = nil, nil
 }
 
@@ -301,12 +404,15 @@ func (n *jsonNode) setNumber(raw string) {
 	if n.kind == '0' && n.str == raw {
 		return
 	}
-	n.kind, n.str, n.dirty = '0', raw, true
+	n.kind, n.str, n.dirty, n.feat = '0', raw, true, fTouched
 }
 
 // write appends the document: the source bytes where nothing changed, the
 // rewritten values where something did.
 func (n *jsonNode) write(dst, src []byte) []byte {
+	if n.nodes != nil {
+		return n.writeDoc(dst, src)
+	}
 	if !n.changed() {
 		return append(dst, src[n.start:n.end]...)
 	}
@@ -377,6 +483,9 @@ func (n *jsonNode) writeCanonical(dst []byte) []byte {
 }
 
 func utf16Less(a, b string) bool {
+	if isASCII(a) && isASCII(b) {
+		return a < b // one code unit a byte
+	}
 	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
 	for i := 0; i < len(ua) && i < len(ub); i++ {
 		if ua[i] != ub[i] {
@@ -418,15 +527,18 @@ func appendJSONString(dst []byte, s string) []byte {
 // walk visits every value in document order with its location; it stops
 // descending where fn returns false.
 func (n *jsonNode) walk(path []pathStep, fn func(n *jsonNode, path []pathStep) bool) {
-	if !fn(n, path) {
+	if !fn(n, path) || len(n.kids) == 0 {
 		return
 	}
+	// One slot for the children's step, reused: not a slice per child.
+	path = append(path, pathStep{})
 	for i, k := range n.kids {
 		step := pathStep{index: i}
 		if n.kind == '{' {
 			step = pathStep{key: n.keys[i], isKey: true}
 		}
-		k.walk(append(path, step), fn)
+		path[len(path)-1] = step
+		k.walk(path, fn)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 type Pipeline struct {
 	names     []string
 	steps     []Normalizer
+	stages    []stage // steps grouped for JSON documents (see plan)
 	redact    Normalizer
 	canonical bool
 }
@@ -43,30 +44,36 @@ const (
 // JSON document is JSON, one whose every non-blank line parses is JSONL.
 // A body that claims JSON but does not parse is text.
 func DetectKind(contentType string, body []byte) Kind {
+	k, _ := detect(contentType, body)
+	return k
+}
+
+// detect is DetectKind, also returning the parsed document of a JSON body.
+func detect(contentType string, body []byte) (Kind, *jsonNode) {
 	if len(body) == 0 {
-		return KindEmpty
+		return KindEmpty, nil
 	}
 	if !utf8.Valid(body) {
-		return KindBinary
+		return KindBinary, nil
 	}
 	mt, _, _ := mime.ParseMediaType(contentType)
 	switch {
 	case mt == "text/event-stream":
-		return KindSSE
+		return KindSSE, nil
 	case mt == "application/x-ndjson" || mt == "application/jsonl" || mt == "application/x-jsonlines" ||
 		mt == "application/jsonlines" || mt == "application/stream+json" || mt == "application/json-seq":
 		if isJSONL(body) {
-			return KindJSONL
+			return KindJSONL, nil
 		}
-		return KindText
+		return KindText, nil
 	}
-	if _, err := parseJSON(body); err == nil {
-		return KindJSON
+	if root, err := parseJSON(body); err == nil {
+		return KindJSON, root
 	}
 	if isJSONL(body) {
-		return KindJSONL
+		return KindJSONL, nil
 	}
-	return KindText
+	return KindText, nil
 }
 
 // isJSONL reports whether body has at least one line and every non-blank
@@ -93,7 +100,11 @@ func isJSONL(body []byte) bool {
 // (values by path), JSONL and SSE record by record, other UTF-8 as text, and
 // binary only with byte-safe normalizers.
 func (p *Pipeline) Body(st *State, contentType string, body []byte) []byte {
-	return p.kind(st, DetectKind(contentType, body), body)
+	k, root := detect(contentType, body)
+	if root != nil {
+		return p.json(st, root, body) // parsed once, for detection and normalizing
+	}
+	return p.kind(st, k, body)
 }
 
 // Output normalizes a CLI stdout or stderr: a JSON document or JSONL stream
@@ -211,43 +222,50 @@ func (p *Pipeline) JSON(st *State, data []byte) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
+	return p.json(st, root, data), true
+}
+
+// json normalizes the document root parsed from data.
+func (p *Pipeline) json(st *State, root *jsonNode, data []byte) []byte {
 	p.jsonStep(root, st, p.redact)
+	// Two buffers, the previous pass's output and this one's.
 	prev := root.write(make([]byte, 0, len(data)), data)
+	spare := make([]byte, 0, len(data))
 	for range maxPasses {
-		for _, n := range p.steps {
-			p.jsonStep(root, st, n)
+		for _, s := range p.stages {
+			s.run(root, st)
 		}
-		out := root.write(make([]byte, 0, len(data)), data)
+		if !root.settle() {
+			break // no value changed: the output is the last pass's
+		}
+		out := root.write(spare[:0], data)
 		if bytes.Equal(out, prev) {
 			break
 		}
-		prev = out
+		prev, spare = out, prev
 	}
 	p.jsonStep(root, st, p.redact)
-	prev = root.write(make([]byte, 0, len(data)), data)
 	if p.canonical {
-		return root.writeCanonical(make([]byte, 0, len(data))), true
+		return root.writeCanonical(make([]byte, 0, len(data)))
 	}
 	// Keep the white space around the document (a trailing newline is part
 	// of the body's bytes).
-	out := make([]byte, 0, len(prev)+root.start+len(data)-root.end)
-	out = append(out, data[:root.start]...)
-	out = append(out, prev...)
-	return append(out, data[root.end:]...), true
+	out := append(spare[:0], data[:root.start]...) // spare is free now
+	out = root.write(out, data)
+	return append(out, data[root.end:]...)
 }
 
 func (p *Pipeline) jsonStep(root *jsonNode, st *State, n Normalizer) {
 	if n.json != nil {
 		n.json(root, st)
 	}
-	if n.Text != nil {
-		root.walk(nil, func(v *jsonNode, _ []pathStep) bool {
-			if v.kind == '"' {
-				if s := n.Text(v.str, st); s != v.str {
-					v.setString(s)
-				}
+	if n.redactor != nil {
+		n.redactor.strings(root)
+	} else if n.Text != nil {
+		root.eachString(func(v *jsonNode) {
+			if s := n.Text(v.str, st); s != v.str {
+				v.setString(s)
 			}
-			return true
 		})
 	}
 }

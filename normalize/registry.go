@@ -26,6 +26,20 @@ type Normalizer struct {
 
 	json      func(root *jsonNode, st *State)
 	canonical bool // json.canonical: write JSON in RFC 8785 form
+
+	// kinds are the State kinds Text numbers, when kindsKnown: a pipeline
+	// applies text parts that share no kind string by string in one walk.
+	kinds      []string
+	kindsKnown bool
+	// needs are features a text must have for Text to change it (0: any
+	// text may change).
+	needs features
+	// settles: where Text leaves a text as it is once, it always does,
+	// whatever the State (a pass skips the values the last left alone).
+	settles bool
+	// redactor, on redact.credentials, is its Text for JSON documents
+	// (remembering which values are clean).
+	redactor *redactor
 }
 
 // Options are what some built-ins need to know about the run: the declared
@@ -202,6 +216,7 @@ func (r *Registry) Pipeline(names []string, o Options) (*Pipeline, error) {
 		}
 		p.steps = append(p.steps, n)
 	}
+	p.stages = plan(p.steps)
 	return p, nil
 }
 
@@ -308,7 +323,7 @@ func compileDefinition(name string, d Definition) (Normalizer, error) {
 		}
 		return st.Placeholder(name, s)
 	}
-	n := Normalizer{Name: name}
+	n := Normalizer{Name: name, kinds: []string{name}, kindsKnown: true}
 	if len(paths) > 0 {
 		n.json = func(root *jsonNode, st *State) {
 			for _, p := range paths {

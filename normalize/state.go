@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // State is the identity state of one cassette: it numbers volatile values of
@@ -14,12 +15,16 @@ import (
 type State struct {
 	ids    map[string]map[string]int // kind → value → number
 	count  map[string]int            // kind → numbers given
-	shaPre map[string][]string       // 7–12-digit prefix → the first full SHA with it
+	shaPre map[string]string         // 7–12-digit prefix → the first full SHA with it
+	// Full SHAs not in shaPre yet, in order: they are indexed when an
+	// abbreviation is first looked up, not each as it comes.
+	shaPending []string
+	shaShort   int // "sha" values of 12 bytes or fewer numbered
 }
 
 // NewState returns an empty identity state.
 func NewState() *State {
-	return &State{ids: map[string]map[string]int{}, count: map[string]int{}, shaPre: map[string][]string{}}
+	return &State{ids: map[string]map[string]int{}, count: map[string]int{}, shaPre: map[string]string{}}
 }
 
 // Number returns the number of value among the values of kind, assigning
@@ -35,7 +40,12 @@ func (s *State) Number(kind, value string) int {
 	}
 	s.count[kind]++
 	n := s.count[kind]
-	m[value] = n
+	// A copy: value may be a slice of a whole parsed document, which the
+	// State would otherwise keep alive for the cassette.
+	m[strings.Clone(value)] = n
+	if kind == "sha" && len(value) <= 12 {
+		s.shaShort++
+	}
 	return n
 }
 
@@ -46,9 +56,15 @@ func (s *State) Placeholder(kind, value string) string {
 
 // sha numbers a SHA so that an abbreviation (7–12 digits) and the full
 // value it abbreviates share a number, whichever comes first. Every full SHA
-// is indexed by its 7–12-digit prefixes, so both lookups are O(1).
+// is indexed by its 7–12-digit prefixes (once an abbreviation is looked
+// up: most cassettes have none), so both lookups are O(1).
 func (s *State) sha(v string) int {
-	v = strings.ToLower(v)
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
+			v = strings.ToLower(v)
+			break
+		}
+	}
 	m := s.ids["sha"]
 	if m == nil {
 		m = map[string]int{}
@@ -57,26 +73,32 @@ func (s *State) sha(v string) int {
 	if n, ok := m[v]; ok {
 		return n
 	}
+	v = strings.Clone(v) // kept: not a slice of a whole document
 	if s.shaPre == nil {
-		s.shaPre = map[string][]string{}
+		s.shaPre = map[string]string{}
 	}
 	if len(v) <= 12 { // an abbreviation: a full SHA seen before?
+		for _, full := range s.shaPending {
+			s.indexSHA(full)
+		}
+		s.shaPending = s.shaPending[:0]
 		if full, ok := s.shaPre[v]; ok {
-			m[v] = m[full[0]]
+			m[v] = m[full]
+			s.shaShort++
 			return m[v]
 		}
-	} else { // a full SHA: an abbreviation of it seen before?
+	} else if s.shaShort > 0 { // a full SHA: an abbreviation of it seen before?
 		for k := 7; k <= 12 && k < len(v); k++ {
 			if n, ok := m[v[:k]]; ok {
 				m[v] = n
-				s.indexSHA(v)
+				s.shaPending = append(s.shaPending, v)
 				return n
 			}
 		}
 	}
 	n := s.Number("sha", v)
 	if len(v) > 12 {
-		s.indexSHA(v)
+		s.shaPending = append(s.shaPending, v)
 	}
 	return n
 }
@@ -84,7 +106,7 @@ func (s *State) sha(v string) int {
 func (s *State) indexSHA(v string) {
 	for k := 7; k <= 12 && k < len(v); k++ {
 		if _, ok := s.shaPre[v[:k]]; !ok {
-			s.shaPre[v[:k]] = []string{v}
+			s.shaPre[v[:k]] = v
 		}
 	}
 }
@@ -94,7 +116,15 @@ var placeholderRE = regexp.MustCompile(`^<[A-Za-z0-9_.:-]+>$`)
 // isPlaceholder reports whether s is already a placeholder, so that
 // normalizing twice changes nothing.
 func isPlaceholder(s string) bool {
-	return len(s) > 2 && s[0] == '<' && placeholderRE.MatchString(s)
+	if len(s) <= 2 || s[0] != '<' || s[len(s)-1] != '>' {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ { // placeholderRE without the expression
+		if c := s[i]; !isWordByte(c) && c != '.' && c != ':' && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // placeholderSpanRE finds the placeholders this package writes.

@@ -160,7 +160,10 @@ func Run(ctx context.Context, w io.Writer, opts RunOptions) error {
 	if fails := p.Failures(); recording(p.Mode()) && len(fails) > 0 {
 		return FailureError(fails, opts.Again)
 	}
-	its := p.Interactions()
+	its := p.Interactions() // redacted with everything learned in the session
+	for _, it := range its {
+		fmt.Fprintf(w, "  recorded %s %s → %d\n", it.Request.Method, shownURL(it.Request.URL), it.Response.Code)
+	}
 	if opts.Save != nil && len(its) > 0 {
 		if err := opts.Save(its); err != nil {
 			return err

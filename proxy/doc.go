@@ -24,7 +24,9 @@
 //     and scrubbed from the rest of the interaction and from every other
 //     one of the session. Replay applies the same redaction to the incoming
 //     request before matching, so a recorded "[REDACTED]" query value
-//     matches a live token.
+//     matches a live token — and to a copy of each recorded request when
+//     it indexes them, so a cassette from elsewhere (a go-vcr file whose
+//     form body still holds `client_secret=test-secret`) matches too.
 //   - Nothing is saved half: a response that did not reach its end (the
 //     client went away, the upstream cut it short) is left out of the
 //     recording and reported (Incomplete, a log line), never stored with a
@@ -63,4 +65,14 @@
 //   - A replaying forward proxy whose cassettes hold one host serves
 //     origin-form requests from it (its front door), so that a recording
 //     made through the reverse proxy replays without --upstream.
+//   - Matching rules (MatchOptions: URL globs and regexes, ignored query
+//     parameters, JSONPaths ignored in or selected from a JSON body, chosen
+//     headers) are applied to both sides before the index key is made, so
+//     a lookup stays one map access. Cassettes under different rules (the
+//     `match:` of their adapter or scenario) get one index each.
+//   - The recorded request keeps what go-vcr's default matcher compares:
+//     proto, host, content length and the parsed form (query and
+//     urlencoded body, secrets scrubbed). Headers are recorded as they came
+//     over the wire, which a go-vcr user's matcher must allow for (README
+//     "Coming from go-vcr").
 package proxy

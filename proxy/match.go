@@ -44,6 +44,54 @@ type MatchOptions struct {
 	// responses recorded for n identical requests are used up. A cassette's
 	// own `replayable:` key, when present, wins.
 	Replayable bool
+	// URLs are URL patterns (ParseURLPattern: "glob:…" or "regex:…"): a
+	// request and a recorded interaction whose URLs match the same pattern
+	// match on the URL, whatever else it holds.
+	URLs []string
+	// IgnoreParams are query parameters left out by name (a nonce, a
+	// timestamp, a cache buster).
+	IgnoreParams []string
+	// IgnoreJSON are JSONPaths (RFC 9535, as normalizers take them) left
+	// out of a JSON body; OnlyJSON, when set, are the only ones compared.
+	// Either makes a JSON body match as JSON.
+	IgnoreJSON, OnlyJSON []string
+}
+
+// compiled is what MatchOptions compile to once, for every request.
+type compiled struct {
+	urls   []URLPattern
+	params map[string]bool
+	json   jsonBodyFilter
+}
+
+// Check compiles the patterns and paths of m and returns the first error,
+// for flag and config validation.
+func (m MatchOptions) Check() error {
+	_, err := m.compile()
+	return err
+}
+
+func (m MatchOptions) compile() (compiled, error) {
+	var c compiled
+	for _, s := range m.URLs {
+		p, err := ParseURLPattern(s)
+		if err != nil {
+			return c, err
+		}
+		c.urls = append(c.urls, p)
+	}
+	if len(m.IgnoreParams) > 0 {
+		c.params = map[string]bool{}
+		for _, n := range m.IgnoreParams {
+			c.params[n] = true
+		}
+	}
+	f, err := newJSONBodyFilter(m.IgnoreJSON, m.OnlyJSON)
+	if err != nil {
+		return c, err
+	}
+	c.json = f
+	return c, nil
 }
 
 // view is the normalized form of a request, as far as matching sees it.
@@ -68,15 +116,39 @@ func (m MatchOptions) headerNames() []string {
 
 // view normalizes one request for matching.
 func (m MatchOptions) view(method, rawURL string, h http.Header, body []byte, hnames []string) view {
+	c, _ := m.compile() // checked when the options were made (Check)
+	return m.viewWith(c, method, rawURL, h, body, hnames)
+}
+
+func (m MatchOptions) viewWith(c compiled, method, rawURL string, h http.Header, body []byte, hnames []string) view {
 	v := view{method: strings.ToUpper(method)}
 	v.origin, v.path, v.query = normalizeURL(rawURL)
+	if c.params != nil && v.query != "" {
+		v.query = dropParams(v.query, c.params)
+	}
+	if len(c.urls) > 0 {
+		full := v.origin + v.path
+		if v.query != "" {
+			full += "?" + v.query
+		}
+		for _, p := range c.urls {
+			if p.match(full) {
+				v.origin, v.path, v.query = "", "<"+p.String()+">", ""
+				break
+			}
+		}
+	}
 	for _, name := range hnames {
 		v.headers = append(v.headers, strings.Join(h.Values(name), ", "))
 	}
-	switch m.Body {
-	case BodyIgnore:
+	switch {
+	case m.Body == BodyIgnore:
 		return v
-	case BodyJSON:
+	case !c.json.empty() && len(bytes.TrimSpace(body)) > 0:
+		if out, ok := c.json.apply(body); ok {
+			body, v.isJSON = out, true
+		}
+	case m.Body == BodyJSON:
 		if c, err := jcs.Transform(body); err == nil && len(bytes.TrimSpace(body)) > 0 {
 			body, v.isJSON = c, true
 		}
@@ -113,6 +185,18 @@ func (m MatchOptions) key(v view) string {
 	b.WriteByte(0)
 	b.WriteString(v.bodyKey)
 	return b.String()
+}
+
+// dropParams removes the named parameters from an encoded query.
+func dropParams(query string, names map[string]bool) string {
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return query
+	}
+	for n := range names {
+		q.Del(n)
+	}
+	return q.Encode()
 }
 
 // normalizeURL splits a URL into origin (lower-case scheme and host, default
@@ -163,6 +247,7 @@ type slot struct {
 // map lookup, whatever the number of recorded interactions.
 type index struct {
 	opts   MatchOptions
+	c      compiled
 	hnames []string
 	cs     []*cassettes.Cassette
 
@@ -178,16 +263,34 @@ type entry struct {
 	view view
 }
 
-func newIndex(cs []*cassettes.Cassette, opts MatchOptions) *index {
+// newIndex indexes the recorded requests of cs. prep, when not nil, is
+// applied to a copy of each recorded request before it is indexed: the
+// proxy passes the redaction it applies to every incoming request, so that
+// a cassette from elsewhere (a plain go-vcr file whose form body still holds
+// `client_secret=test-secret`) matches the same request redacted.
+func newIndex(cs []*cassettes.Cassette, opts MatchOptions, preps ...func(*cassettes.Interaction)) *index {
+	var prep func(*cassettes.Interaction)
+	if len(preps) > 0 {
+		prep = preps[0]
+	}
 	if opts.Body == "" {
 		opts.Body = BodyRaw
 	}
 	x := &index{opts: opts, hnames: opts.headerNames(), cs: cs,
 		slots: map[string]*slot{}, byMP: map[string][]int{}, byP: map[string][]int{}}
+	x.c, _ = opts.compile()
 	for ci, c := range cs {
 		for ii := range c.Interactions {
 			r := &c.Interactions[ii].Request
-			v := opts.view(r.Method, r.URL, r.Headers, []byte(r.Body), x.hnames)
+			if prep != nil {
+				probe := cassettes.Interaction{Request: *r}
+				probe.Request.Headers = r.Headers.Clone()
+				probe.Request.Trailer = r.Trailer.Clone()
+				probe.Request.Form = cloneValues(r.Form)
+				prep(&probe)
+				r = &probe.Request
+			}
+			v := opts.viewWith(x.c, r.Method, r.URL, r.Headers, []byte(r.Body), x.hnames)
 			k := opts.key(v)
 			s := x.slots[k]
 			if s == nil {
@@ -253,6 +356,8 @@ type Miss struct {
 	Used int
 	// NextStep is the command that re-records the closest cassette.
 	NextStep string
+
+	score int // of Closest, to compare misses across match rules
 }
 
 // Candidate is a recorded interaction and how it differs from a request.
@@ -317,6 +422,7 @@ func (x *index) closest(v view, request string) *Miss {
 		}
 	}
 	e := x.all[best]
+	m.score = bestScore
 	m.Closest = x.candidateFor(e.ref)
 	m.Closest.Differences = x.differences(e.view, v)
 	m.NextStep = recordStep(x.cs[e.ref.c])
@@ -481,17 +587,28 @@ func preview(b []byte) string {
 
 func recordStep(c *cassettes.Cassette) string {
 	switch {
-	case c.Adapter != "" && c.Scenario != "":
+	case c.Adapter != "" && c.Scenario != "" && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario):
 		return "cassette record --adapter " + c.Adapter + " --scenario " + c.Scenario
 	case c.Path != "":
-		return "cassette proxy --mode record --cassette " + c.Path
+		return "cassette proxy --mode record --cassette " + shellQuote(c.Path)
 	}
 	return "cassette proxy --mode record"
 }
 
+// shellQuote single-quotes s when it holds anything a shell would split
+// or expand (names from the wild have spaces and parentheses).
+func shellQuote(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@=", r)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
 func replayableStep(c *cassettes.Cassette) string {
 	if c.Path != "" {
-		return "add `replayable: true` to " + c.Path + ", or " + recordStep(c)
+		return "add `replayable: true` to " + shellQuote(c.Path) + ", or " + recordStep(c)
 	}
 	return "set MatchOptions.Replayable, or " + recordStep(c)
 }

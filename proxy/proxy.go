@@ -74,6 +74,10 @@ const MissStatus = 599
 // upstream failure) rather than one recorded or relayed.
 const MissHeader = "X-Cassette-Miss"
 
+// ReadyPath answers 204 on a reverse proxy, whatever its mode, so that a
+// replay proxy can be an adapter's fake (`fake.ready` in cassette.yaml).
+const ReadyPath = "/.well-known/cassette/ready"
+
 // Options configure a Proxy.
 type Options struct {
 	Mode             Mode
@@ -91,6 +95,10 @@ type Options struct {
 	// must be loaded into Body before.
 	Cassettes []*cassettes.Cassette
 	Match     MatchOptions
+	// MatchFor, when set, gives the match rules of each cassette (its
+	// adapter's or scenario's `match:` in cassette.yaml); Match is then
+	// only the default for an empty set of cassettes.
+	MatchFor func(*cassettes.Cassette) MatchOptions
 	// Secrets are the declared credential values (name → value, see
 	// secrets.FromEnv); they are scrubbed from every recorded URL, header
 	// and body, as are credential headers and known key formats.
@@ -135,7 +143,7 @@ type Proxy struct {
 	socket   string // a unix-socket upstream's path (see unix.go)
 	gp       *goproxy.ProxyHttpServer
 	tr       *http.Transport
-	idx      *index
+	idx      *matcher
 	handler  http.Handler
 
 	now   func() time.Time
@@ -226,7 +234,10 @@ func New(opts Options) (*Proxy, error) {
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
 			NextStep: "cassette ca init"}
 	}
-	p.idx = newIndex(opts.Cassettes, opts.Match)
+	p.idx = newMatcher(opts.Cassettes, opts.Match, opts.MatchFor, p.redact)
+	if err := p.idx.check(); err != nil {
+		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: "cassette proxy --help   # the matching flags"}
+	}
 	p.origin, p.hosts = replayOrigin(p.mode, p.upstream, opts.Cassettes)
 	p.tr = upstreamTransport(opts.Transport)
 	if p.socket != "" {
@@ -382,6 +393,10 @@ func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
 // serveReverse is the reverse-proxy front door: origin-form requests are
 // rewritten onto the upstream base URL and go through the same pipeline.
 func (p *Proxy) serveReverse(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == ReadyPath && r.Method == http.MethodGet {
+		w.WriteHeader(http.StatusNoContent) // the proxy as a fake: verify's fake.ready
+		return
+	}
 	p.serveAt(p.upstream, w, r)
 }
 
@@ -426,8 +441,7 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 	probe := cassettes.Interaction{Request: captureRequest(req, body)}
 	p.redact(&probe)
 	r := probe.Request
-	v := p.opts.Match.view(r.Method, r.URL, r.Headers, []byte(r.Body), p.idx.hnames)
-	it, miss := p.idx.lookup(v, r.Method+" "+r.URL)
+	it, miss := p.idx.find(r.Method, r.URL, r.Headers, []byte(r.Body), r.Method+" "+r.URL)
 	if it != nil {
 		p.logf("replay %s %s → %d", r.Method, r.URL, it.Response.Code)
 		if p.opts.SimulateLatency && it.Response.Duration > 0 {
@@ -546,6 +560,7 @@ func (p *Proxy) redact(it *cassettes.Interaction) {
 	rq.Headers = secrets.RedactHeaders(rq.Headers, s)
 	rq.Trailer = secrets.RedactHeaders(rq.Trailer, s)
 	rq.Body = cassettes.Body(secrets.Redact([]byte(rq.Body), s))
+	rq.Form = formOf(rq)
 	rs.Headers = secrets.RedactHeaders(rs.Headers, s)
 	rs.Trailer = secrets.RedactHeaders(rs.Trailer, s)
 	rs.Status = secrets.RedactString(rs.Status, s)
@@ -583,6 +598,23 @@ func captureRequest(req *http.Request, body []byte) cassettes.Request {
 		Host: host, Body: cassettes.Body(body), Headers: req.Header.Clone(),
 		URL: req.URL.String(), Method: req.Method,
 	}
+}
+
+// formOf is the request's form as go-vcr records it (and its default
+// matcher compares it): the URL query and a urlencoded body, parsed. It is
+// taken from the request once redacted, so that it holds nothing the URL
+// and body do not (a decoded query value is another spelling of a secret:
+// `a+b` decodes to `a b`).
+func formOf(q *cassettes.Request) url.Values {
+	u, err := url.Parse(q.URL)
+	if err != nil {
+		return nil
+	}
+	r := &http.Request{Method: q.Method, URL: u, Header: q.Headers, Body: io.NopCloser(bytes.NewReader([]byte(q.Body))), ContentLength: int64(len(q.Body))}
+	if err := r.ParseForm(); err != nil || len(r.Form) == 0 {
+		return nil
+	}
+	return r.Form
 }
 
 // recordTrip is the per-request round tripper of record mode: it reads the
@@ -679,7 +711,11 @@ func (c *captureBody) finish(complete bool) {
 func (p *Proxy) store(seq int64, it cassettes.Interaction) {
 	it.Request.RemoteAddr, it.Request.RequestURI = "", ""
 	p.redact(&it)
-	p.logf("record %s %s → %d (%d bytes)", it.Request.Method, it.Request.URL, it.Response.Code, len(it.Response.Body))
+	// Only the origin is logged live: a value in the path may be learned as
+	// a credential later in the session (a token first seen in a URL, then
+	// as a bearer). Run lists the whole URLs at the end, redacted with
+	// everything learned by then.
+	p.logf("record %s %s → %d (%d bytes)", it.Request.Method, originOf(it.Request.URL), it.Response.Code, len(it.Response.Body))
 	p.mu.Lock()
 	p.recorded = append(p.recorded, recorded{seq, it})
 	p.mu.Unlock()
@@ -887,6 +923,20 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// originOf is a URL's scheme and host, with "/…" when it has more: what a
+// live log line may show of a URL recorded before the session ends.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "<unparsable URL>"
+	}
+	o := u.Scheme + "://" + u.Host
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		o += "/…"
+	}
+	return o
 }
 
 // shownURL is a URL for messages and logs: its query (which may carry a

@@ -32,6 +32,9 @@ type Interceptor interface {
 	// status the live-call policy gives up on): a run with any is not a
 	// valid recording.
 	Failures() []proxy.UpstreamFailure
+	// Incomplete returns the responses left out of the recording because
+	// they did not reach their end (the child stopped reading them).
+	Incomplete() []proxy.Incomplete
 	// Close stops the interceptor.
 	Close() error
 }
@@ -73,6 +76,10 @@ type CLIOptions struct {
 	// holds no credential. It is written whatever the outcome, a failed
 	// recording included, so that the user sees what the command said.
 	Stdout, Stderr io.Writer
+	// Log receives what the recorder has to say beside the child's output
+	// (a response left out because the child did not read it to its end);
+	// nil discards.
+	Log io.Writer
 	// Again is the command that records this cassette again, for next
 	// steps; "" is `cassette record --adapter A --scenario S -- COMMAND...`.
 	Again string
@@ -160,6 +167,12 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	if icpt != nil {
 		c.Interactions = icpt.Interactions() // waits for what is still being relayed, and lets red learn from it
 		fails = icpt.Failures()
+		for _, in := range icpt.Incomplete() {
+			if opts.Log != nil {
+				fmt.Fprintf(opts.Log, "not recorded: %s (%s stopped reading it before its end); the cassette holds the calls that ended\n",
+					red.String(in.String()), opts.Command)
+			}
+		}
 	}
 	echo(opts.Stdout, red, stdout.Bytes())
 	echo(opts.Stderr, red, stderr.Bytes())

@@ -95,4 +95,6 @@ func (i *proxyInterceptor) Interactions() []cassettes.Interaction {
 
 func (i *proxyInterceptor) Failures() []proxy.UpstreamFailure { return i.p.Failures() }
 
+func (i *proxyInterceptor) Incomplete() []proxy.Incomplete { return i.p.Incomplete() }
+
 func (i *proxyInterceptor) Close() error { return i.p.Close() }

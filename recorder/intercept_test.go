@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -113,4 +115,45 @@ func missingTool(t *testing.T, why string) {
 		t.Fatalf("%s: CI must install it (.ci/run)", why)
 	}
 	t.Skip(why)
+}
+
+// TestRecordCLIReportsResponsesCutShort: a command that stops reading a
+// response (curl's output piped into head) leaves that response out of the
+// cassette, and record says so on its log; the call that ended is kept.
+func TestRecordCLIReportsResponsesCutShort(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		missingTool(t, "curl not installed")
+	}
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/small" {
+			io.WriteString(w, "ok")
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(512*len(chunk))) // 32 MiB: more than loopback buffers hold
+		for range 512 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	var log strings.Builder
+	c, err := RecordCLI(context.Background(), CLIOptions{
+		Meta:    Meta{Adapter: "curl", Scenario: "cut", Now: fixedNow},
+		Command: "sh", Args: []string{"-c", `curl -sS "` + srv.URL + `/small"; curl -sS "` + srv.URL + `/big" | head -c 1000 >/dev/null`},
+		Environ:   []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir},
+		Intercept: ProxyInterceptor(ProxyConfig{CADir: filepath.Join(dir, "ca"), Transport: srv.Client().Transport.(*http.Transport).Clone()}),
+		Log:       &log,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Interactions) != 1 || !strings.HasSuffix(c.Interactions[0].Request.URL, "/small") {
+		t.Errorf("recorded %d interactions, want only /small", len(c.Interactions))
+	}
+	if !strings.Contains(log.String(), "not recorded: GET "+srv.URL+"/big → 200") {
+		t.Errorf("log:\n%s", log.String())
+	}
 }

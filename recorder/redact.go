@@ -182,7 +182,7 @@ func (r *Redactor) learnQuery(raw string) {
 		if err != nil {
 			name = k
 		}
-		if !credentialParam(name) {
+		if !secrets.IsCredentialName(name) {
 			continue
 		}
 		if dv, err := url.QueryUnescape(v); err == nil {
@@ -202,8 +202,8 @@ func (r *Redactor) learnInteraction(in *cassettes.Interaction) {
 	r.learnHeaders(q.Trailer)
 	r.learnURL(q.URL)
 	r.learnURL(q.RequestURI)
-	for k, vs := range q.Form {
-		if credentialParam(k) {
+	for k, vs := range q.Form { // query and form body: a query's ?key= was learned from the URL
+		if secrets.IsCredentialField(k) {
 			for _, v := range vs {
 				r.learn(v)
 			}
@@ -305,10 +305,6 @@ func (r *Redactor) query(raw string) string {
 	return q
 }
 
-// credentialParam reports whether a query or form parameter is named like a
-// credential: the one list of package secrets (secrets.IsCredentialName).
-func credentialParam(name string) bool { return secrets.IsCredentialName(name) }
-
 // Interaction redacts one captured interaction in place. It is the function
 // to hand to the proxy's Redact hook. A body whose length changes keeps a
 // consistent content_length, so that replay serves well-formed responses.
@@ -336,7 +332,7 @@ func (r *Redactor) Interaction(in *cassettes.Interaction) {
 		for k, vs := range q.Form {
 			nv := make([]string, len(vs))
 			for i, v := range vs {
-				if credentialParam(k) {
+				if secrets.IsCredentialField(k) {
 					nv[i] = secrets.Redacted
 				} else {
 					nv[i] = r.String(v)

@@ -18,7 +18,7 @@ const maxFieldBytes = 64 << 10
 // RedactByName replaces, in a body, the values of fields named like a
 // credential (IsCredentialName): JSON object keys (any depth, every value
 // of a JSON stream such as NDJSON), form-urlencoded parameters and
-// multipart/form-data fields. The body is changed only where a value is
+// multipart/form-data fields (names judged by IsCredentialField). The body is changed only where a value is
 // replaced, so its other bytes (key order, spacing) stay as recorded. It
 // returns the new body and the values it replaced (their decoded text), so
 // that a caller can scrub them wherever else they appear. contentType picks
@@ -32,7 +32,7 @@ func RedactByName(contentType string, body []byte) ([]byte, []string) {
 	mt, params, _ := mime.ParseMediaType(contentType)
 	switch {
 	case mt == "application/x-www-form-urlencoded":
-		q, hidden := RedactQuery(string(body))
+		q, hidden := redactPairs(string(body), IsCredentialField)
 		return []byte(q), hidden
 	case mt == "multipart/form-data" && params["boundary"] != "":
 		return redactMultipart(body, params["boundary"])
@@ -51,7 +51,11 @@ func looksJSON(b []byte) bool {
 // query string or form body with [REDACTED] (percent-encoded), keeping the
 // order and encoding of the others byte for byte. It returns the values
 // it replaced, decoded.
-func RedactQuery(raw string) (string, []string) {
+func RedactQuery(raw string) (string, []string) { return redactPairs(raw, IsCredentialName) }
+
+// redactPairs is RedactQuery with the rule for names: IsCredentialName in
+// a URL, IsCredentialField in a form body.
+func redactPairs(raw string, credential func(string) bool) (string, []string) {
 	if raw == "" {
 		return raw, nil
 	}
@@ -63,7 +67,7 @@ func RedactQuery(raw string) (string, []string) {
 		if err != nil {
 			name = k
 		}
-		if !hasValue || !IsCredentialName(name) || v == url.QueryEscape(Redacted) {
+		if !hasValue || !credential(name) || v == url.QueryEscape(Redacted) {
 			continue
 		}
 		if dv, err := url.QueryUnescape(v); err == nil {
@@ -169,10 +173,10 @@ func skipSpace(b []byte, i int) int {
 func credentialKey(quoted []byte) bool {
 	raw := quoted[1 : len(quoted)-1]
 	if bytes.IndexByte(raw, '\\') < 0 {
-		return IsCredentialName(string(raw))
+		return IsCredentialField(string(raw))
 	}
 	var k string
-	return json.Unmarshal(quoted, &k) == nil && IsCredentialName(k)
+	return json.Unmarshal(quoted, &k) == nil && IsCredentialField(k)
 }
 
 // redactMultipart replaces the values of credential-named form fields (not
@@ -185,7 +189,7 @@ func redactMultipart(body []byte, boundary string) ([]byte, []string) {
 		if err != nil {
 			break // io.EOF, or a malformed body: keep what was found
 		}
-		if part.FileName() != "" || !IsCredentialName(part.FormName()) {
+		if part.FileName() != "" || !IsCredentialField(part.FormName()) {
 			continue
 		}
 		v, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))

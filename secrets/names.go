@@ -24,7 +24,9 @@ import (
 //     ("password_confirmation");
 //   - its last word is "key" and the word before it is in keyQualifiers
 //     ("X-Api-Key", "Ocp-Apim-Subscription-Key", "X-Access-Key",
-//     "aws_secret_access_key"; not "Idempotency-Key"), or it is "key" alone;
+//     "aws_secret_access_key"; not "Idempotency-Key"), or it is "key" alone
+//     (a header or query parameter; not a field of a body, see
+//     IsCredentialField);
 //   - or it is one of the names a project adds in cassette.yaml
 //     (redact.names, see SetExtraNames), compared the same way.
 //
@@ -113,6 +115,14 @@ func IsCredentialName(name string) bool {
 		return false
 	}
 	return judge(compact, string(compact[last:]), string(compact[prev:last]))
+}
+
+// IsCredentialField is IsCredentialName for a field of a body (a JSON
+// object key, a form or multipart field): there "key" alone names data (etcd's and Consul's keys,
+// an object store's key, a translation key), not a credential, as it does
+// in a query string (`?key=` is Google's API key) or a header.
+func IsCredentialField(name string) bool {
+	return !strings.EqualFold(trimNumericWords(name), "key") && IsCredentialName(name)
 }
 
 // trimNumericWords drops trailing words that are only digits

@@ -296,3 +296,25 @@ func BenchmarkRedactByName(b *testing.B) {
 		RedactByName("application/json", data)
 	}
 }
+
+// TestBareKeyIsDataInBodies: "key" alone is a credential in a query or a
+// header (Google's ?key=), but data as a JSON key or multipart field (etcd's
+// {"key":"/foo"} and go-vcr's middleware example's key=value form, as
+// go-vcr's own cassettes record them); a qualified
+// key stays a credential everywhere.
+func TestBareKeyIsDataInBodies(t *testing.T) {
+	if !IsCredentialName("key") || IsCredentialField("key") || IsCredentialField("Key") || !IsCredentialField("api_key") || !IsCredentialField("password") {
+		t.Fatal("IsCredentialField: bare key must be data, qualified keys and passwords credentials")
+	}
+	body := `{"action":"set","node":{"key":"/foo","value":"bar"},"api_key":"k-123456"}`
+	got, hidden := RedactByName("application/json", []byte(body))
+	if want := `{"action":"set","node":{"key":"/foo","value":"bar"},"api_key":"[REDACTED]"}`; string(got) != want || len(hidden) != 1 {
+		t.Errorf("RedactByName = %s (hid %q), want %s", got, hidden, want)
+	}
+	if q, _ := RedactQuery("key=AIzaSyA-secret&q=1"); q != "key=%5BREDACTED%5D&q=1" {
+		t.Errorf("RedactQuery = %s", q)
+	}
+	if f, _ := RedactByName("application/x-www-form-urlencoded", []byte("key=value&password=hunter22")); string(f) != "key=value&password=%5BREDACTED%5D" {
+		t.Errorf("form body = %s", f)
+	}
+}

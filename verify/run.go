@@ -273,6 +273,15 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 			return res
 		}
 	default:
+		if len(c.Cassette.Interactions) == 0 { // go-vcr's `interactions: []`: no fake needed
+			if c.Adapter.Match.For(c.Cassette.Scenario).Empty == "fail" {
+				res.Status, res.Reason = report.StatusFail, cassettes.ETestFailed
+				res.Message = "the cassette records no request, and adapter " + name + " has match.empty: fail"
+				return res
+			}
+			res.Status, res.Message = report.StatusPass, "nothing to compare: the cassette records no request"
+			return res
+		}
 		t, ok := targets[name]
 		if !ok { // a fresh fake for this case
 			p, err := fresh(parent)

@@ -59,6 +59,10 @@ func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *nor
 	got.Interactions = make([]cassettes.Interaction, len(c.Interactions))
 	var actions []report.Action
 	ids := newIdentities(p)
+	// Each recorded exchange is compared as it was: a recorded redirect is
+	// a 3xx to compare, never followed (it may point at the real service).
+	client := *t.Client
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	for i, recorded := range c.Interactions {
 		got.Interactions[i] = recorded
 		in := ids.apply(recorded)
@@ -83,7 +87,7 @@ func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *nor
 			req.Header.Set("User-Agent", "") // no Go default: the fake sees what was recorded
 		}
 		start := time.Now()
-		resp, err := t.Client.Do(req)
+		resp, err := client.Do(req)
 		// The action names the recorded URL, not the fake's address (a fresh
 		// port each run), so that golden reports are stable.
 		act := report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: recorded.Request.URL}

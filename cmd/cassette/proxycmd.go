@@ -25,6 +25,7 @@ type proxyOptions struct {
 	matchHeaders                                     []string
 	matchBody                                        string
 	maxRequestBody                                   int64
+	match                                            matchFlags
 }
 
 func newProxyCmd(stdio *IO, g *globals) *cobra.Command {
@@ -70,6 +71,7 @@ the rest).`,
 	f.BoolVar(&o.replayable, "replayable", false, "serve the last response again once a sequence is used up")
 	f.BoolVar(&o.latency, "latency", false, "replay with the recorded latency; a recorded stream (SSE, NDJSON) event by event, at the recorded times")
 	f.Int64Var(&o.maxRequestBody, "max-request-body", proxy.DefaultMaxRequestBody, "largest request body (bytes) the proxy buffers to record or match; a larger one is answered 413")
+	o.match.bind(f)
 	return cmd
 }
 
@@ -85,6 +87,9 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	case "raw", "json", "ignore":
 	default:
 		return cassettes.Errorf(cassettes.EUsage, "cassette proxy --match-body json ...", "--match-body %q: expected raw, json or ignore", o.matchBody)
+	}
+	if err := o.match.check(); err != nil {
+		return err
 	}
 	adapter, scenario := o.adapter, ""
 	if m := strings.Split(filepath.ToSlash(filepath.Clean(o.cassette)), "/"); len(m) >= 2 && strings.HasSuffix(o.cassette, ".yaml") {
@@ -119,7 +124,7 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 		return err
 	}
 	opts := proxy.RunOptions{Options: proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
-		Match:           proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost},
+		Match:           o.match.apply(proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost}),
 		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err, Transport: tr,
 		MaxRequestBody: o.maxRequestBody},
 		Again: proxyAgain(o)}
@@ -141,6 +146,11 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 				return err
 			}
 			opts.Cassettes = list
+			if p != nil {
+				if opts.MatchFor, err = matchFromConfig(p.cfg, opts.Match, o); err != nil {
+					return err
+				}
+			}
 		} else if mode == proxy.ModeReplay {
 			return &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette, Err: err,
 				NextStep: "cassette proxy --mode record --cassette " + o.cassette + "   # record it first"}

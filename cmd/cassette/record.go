@@ -77,10 +77,18 @@ timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
 }
 
 func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, command []string) error {
-	if o.scenario != "" && !cassettes.ValidName(o.scenario) {
+	if o.scenario != "" && !cassettes.ValidNewName(o.scenario) {
+		// The same command with the name in the strict form.
+		next := "cassette record --help"
+		if strict := cassettes.StrictName(o.scenario); strict != "" {
+			next = cassettes.ShellJoin([]string{"cassette", "record", "--adapter", o.adapter, "--scenario", strict})
+			if len(command) > 0 {
+				next += " -- " + cassettes.ShellJoin(command)
+			}
+		}
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--scenario %q is not a valid scenario name", o.scenario),
-			Problems: []cassettes.Problem{{Field: "--scenario", Message: "not a valid name", Expected: cassettes.NameExpected}},
-			NextStep: "cassette record --help   # then pass --scenario list-pulls (for instance)"}
+			Problems: []cassettes.Problem{{Field: "--scenario", Message: "not a valid name", Expected: cassettes.NameRule}},
+			NextStep: next}
 	}
 	p, err := loadProject(g)
 	if err != nil {
@@ -140,6 +148,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	}
 	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
 		Credentials: a.Real.Credentials, Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr}), Timeout: o.timeout}
+	opts.Log = stdio.Err
 	if !o.quiet {
 		opts.Stdout, opts.Stderr = stdio.Out, stdio.Err
 	}
@@ -162,7 +171,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 			return cassettes.Errorf(cassettes.EUsage, next+"   # for a client that ignores HTTPS_PROXY (Go programs do for loopback hosts): point its base URL at this proxy",
 				"%s made no HTTP(S) request through the proxy; nothing to record for http adapter %s", command[0], o.adapter)
 		}
-		kept, host, others := recorder.SplitHosts(c.Interactions, a.Real.BaseURL)
+		kept, host, others := recorder.SplitHosts(c.Interactions, cmp.Or(o.baseURL, a.Real.BaseURL)) // --base-url overrides real.base_url
 		if len(others) > 0 {
 			fmt.Fprintf(stdio.Err, "not recorded in %s/%s: calls to hosts other than %s, the adapter's (%s); record each service under its own adapter\n", o.adapter, o.scenario, host, hostCounts(others))
 		}

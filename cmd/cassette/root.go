@@ -197,6 +197,7 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 	for _, c := range root.Commands() {
 		c.GroupID = groups[c.Name()]
 	}
+	root.AddCommand(newImportCmd(stdio, g), newExportCmd(stdio, g)) // they set their own group
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {

@@ -27,6 +27,9 @@ an adapter's real.credentials) fails with E_SECRET_LEAK.`,
 			if err != nil {
 				return err
 			}
+			if err := checkMatchConfig(p.cfg); err != nil {
+				return err
+			}
 			if len(args) == 0 {
 				args = []string{p.cfg.CassetteDir()}
 			}

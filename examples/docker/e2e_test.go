@@ -235,22 +235,7 @@ func TestRefreshLoop(t *testing.T) {
 	// The real side changes.
 	e.Must([]string{"DOCKER_HOST=" + socket, "DOCKER_CONFIG=" + t.TempDir()}, dockerCLI(t), "volume", "create", "cache")
 
-	out, errOut, code := e.Run(nil, cassetteBin, "refresh", "--once")
-	if code != 1 {
-		t.Fatalf("refresh --once: exit %d, want 1 (drift)\n%s\n%s", code, out, errOut)
-	}
-	refs := e.Must(nil, "git", "ls-remote", "--heads", remote)
-	var branch string
-	for _, line := range strings.Split(refs, "\n") {
-		if _, ref, ok := strings.Cut(line, "\trefs/heads/"); ok && strings.HasPrefix(ref, "cassette-refresh/docker/") {
-			branch = ref
-		}
-	}
-	if branch == "" {
-		t.Fatalf("refresh pushed no cassette-refresh/docker/... branch; remote has:\n%s\nrefresh said:\n%s\n%s", refs, out, errOut)
-	}
-	e.Must(nil, "git", "fetch", "-q", "origin", branch)
-	changed := strings.Fields(e.Must(nil, "git", "diff", "--name-only", "main", "FETCH_HEAD"))
+	changed, out, errOut := e.RefreshDrift(cassetteBin, remote, "docker", nil)
 	if want := []string{"cassettes/docker/events.yaml", "cassettes/docker/volume-ls.yaml"}; strings.Join(changed, " ") != strings.Join(want, " ") {
 		t.Log(e.Must(nil, "git", "diff", "main", "FETCH_HEAD", "--", "cassettes/docker/info.yaml"))
 		t.Errorf("the refresh branch changes %v, want %v (the mutating scenarios are not re-run, the fake is not touched)", changed, want)
@@ -262,7 +247,7 @@ func TestRefreshLoop(t *testing.T) {
 
 	// On the refresh branch, the unchanged fake fails, record by record.
 	e.Must(nil, "git", "checkout", "-q", "FETCH_HEAD")
-	out, errOut, code = e.Run(nil, cassetteBin, "verify")
+	out, errOut, code := e.Run(nil, cassetteBin, "verify")
 	if code != 1 || !strings.Contains(out, "FAIL  docker/volume-ls") || !strings.Contains(out, "FAIL  docker/events") ||
 		!strings.Contains(out, "stream drift at output.stdout $[4]") || !strings.Contains(out, `"name":"cache"`) {
 		t.Fatalf("verify on the refresh branch: exit %d, want 1 with volume-ls and events drifting (record 4 added)\n%s\n%s", code, out, errOut)

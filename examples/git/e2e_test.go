@@ -8,6 +8,7 @@ package git_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,28 +124,13 @@ func TestRefreshLoop(t *testing.T) {
 	// The real side changes.
 	e.Must(nil, "git", append(append([]string{"-C", ".cassette/repo"}, gitID...), "commit", "-q", "--amend", "--only", "-m", "Explain how to run greet")...)
 
-	out, errOut, code := e.Run(nil, cassetteBin, "refresh", "--once")
-	if code != 1 {
-		t.Fatalf("refresh --once: exit %d, want 1 (drift)\n%s\n%s", code, out, errOut)
-	}
-	refs := e.Must(nil, "git", "ls-remote", "--heads", remote)
-	var branch string
-	for _, line := range strings.Split(refs, "\n") {
-		if _, ref, ok := strings.Cut(line, "\trefs/heads/"); ok && strings.HasPrefix(ref, "cassette-refresh/git/") {
-			branch = ref
-		}
-	}
-	if branch == "" {
-		t.Fatalf("refresh pushed no cassette-refresh/git/... branch; remote has:\n%s\nrefresh said:\n%s\n%s", refs, out, errOut)
-	}
-	e.Must(nil, "git", "fetch", "-q", "origin", branch)
-	changed := e.Must(nil, "git", "diff", "--name-only", "main", "FETCH_HEAD")
+	changed, out, errOut := e.RefreshDrift(cassetteBin, remote, "git", nil)
 	for _, f := range []string{"cassettes/git/log-oneline.yaml", "cassettes/git/show-stat-head.yaml"} {
-		if !strings.Contains(changed, f) {
+		if !slices.Contains(changed, f) {
 			t.Errorf("the refresh branch does not change %s; it changes:\n%s", f, changed)
 		}
 	}
-	if strings.Contains(changed, "fakes/") {
+	if strings.Contains(strings.Join(changed, " "), "fakes/") {
 		t.Errorf("refresh must not touch the fake; it changed:\n%s", changed)
 	}
 	issue := e2e.ReadFile(t, e.Path(".cassette/reports/refresh/git.issue.md"))
@@ -157,7 +143,7 @@ func TestRefreshLoop(t *testing.T) {
 	if got := e2e.ReadFile(t, e.Path("cassettes/git/log-oneline.yaml")); !strings.Contains(got, "Explain how to run greet") {
 		t.Fatalf("the refreshed cassette does not hold the new commit message:\n%s", got)
 	}
-	out, errOut, code = e.Run(nil, cassetteBin, "verify")
+	out, errOut, code := e.Run(nil, cassetteBin, "verify")
 	if code != 1 || !strings.Contains(out, "FAIL  git/log-oneline") || !strings.Contains(out, "FAIL  git/show-stat-head") ||
 		!strings.Contains(out, "Document how to run it") || !strings.Contains(out, "Explain how to run greet") {
 		t.Fatalf("verify on the refresh branch: exit %d, want 1 with log-oneline and show-stat-head drifting\n%s\n%s", code, out, errOut)

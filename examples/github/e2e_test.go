@@ -188,30 +188,16 @@ func TestRefreshLoop(t *testing.T) {
 	e.Must(nil, "git", "push", "-q", "origin", "main")
 	e.Must(nil, cassetteBin, "verify")
 
-	out, errOut, code := e.Run([]string{"GH_TOKEN=recorded-fixtures-take-any-token"}, cassetteBin, "refresh", "--once")
-	if code != 1 {
-		t.Fatalf("refresh --once: exit %d, want 1 (drift)\n%s\n%s", code, out, errOut)
-	}
-	var branch string
-	refs := e.Must(nil, "git", "ls-remote", "--heads", remote)
-	for _, line := range strings.Split(refs, "\n") {
-		if _, ref, ok := strings.Cut(line, "\trefs/heads/"); ok && strings.HasPrefix(ref, "cassette-refresh/gh/") {
-			branch = ref
-		}
-	}
-	if branch == "" {
-		t.Fatalf("refresh pushed no cassette-refresh/gh/... branch; remote has:\n%s\nrefresh said:\n%s\n%s", refs, out, errOut)
-	}
-	e.Must(nil, "git", "fetch", "-q", "origin", branch)
-	if got := strings.Fields(e.Must(nil, "git", "diff", "--name-only", "main", "FETCH_HEAD")); strings.Join(got, " ") != "cassettes/gh/repo.yaml" {
-		t.Errorf("the refresh branch changes %v, want only cassettes/gh/repo.yaml", got)
+	files, out, errOut := e.RefreshDrift(cassetteBin, remote, "gh", []string{"GH_TOKEN=recorded-fixtures-take-any-token"})
+	if strings.Join(files, " ") != "cassettes/gh/repo.yaml" {
+		t.Errorf("the refresh branch changes %v, want only cassettes/gh/repo.yaml", files)
 	}
 	if issue := e2e.ReadFile(t, e.Path(".cassette/reports/refresh/gh.issue.md")); !strings.Contains(issue, "repo") {
 		t.Errorf("the fake-drift issue does not name the drifting case:\n%s", issue)
 	}
 
 	e.Must(nil, "git", "checkout", "-q", "FETCH_HEAD")
-	out, errOut, code = e.Run(nil, cassetteBin, "verify")
+	out, errOut, code := e.Run(nil, cassetteBin, "verify")
 	if code != 1 || !strings.Contains(out, "FAIL  gh/repo") || !strings.Contains(out, "+master") || !strings.Contains(out, "-main") {
 		t.Fatalf("verify on the refresh branch: exit %d, want 1 with gh/repo drifting\n%s\n%s", code, out, errOut)
 	}

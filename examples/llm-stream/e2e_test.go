@@ -141,30 +141,16 @@ func TestRefreshLoop(t *testing.T) {
 	e.Must(nil, cassetteBin, "verify")
 
 	key := []string{"ANTHROPIC_API_KEY=replayed-api-takes-any-key"}
-	out, errOut, code := e.Run(key, cassetteBin, "refresh", "--once", "--adapter", "chat")
-	if code != 1 {
-		t.Fatalf("refresh --once: exit %d, want 1 (drift)\n%s\n%s", code, out, errOut)
-	}
-	var branch string
-	refs := e.Must(nil, "git", "ls-remote", "--heads", remote)
-	for _, line := range strings.Split(refs, "\n") {
-		if _, ref, ok := strings.Cut(line, "\trefs/heads/"); ok && strings.HasPrefix(ref, "cassette-refresh/chat/") {
-			branch = ref
-		}
-	}
-	if branch == "" {
-		t.Fatalf("refresh pushed no cassette-refresh/chat/... branch; remote has:\n%s\nrefresh said:\n%s\n%s", refs, out, errOut)
-	}
-	e.Must(nil, "git", "fetch", "-q", "origin", branch)
-	if got := strings.Fields(e.Must(nil, "git", "diff", "--name-only", "main", "FETCH_HEAD")); strings.Join(got, " ") != "cassettes/chat/count.yaml" {
-		t.Errorf("the refresh branch changes %v, want only cassettes/chat/count.yaml", got)
+	files, out, errOut := e.RefreshDrift(cassetteBin, remote, "chat", key, "--adapter", "chat")
+	if strings.Join(files, " ") != "cassettes/chat/count.yaml" {
+		t.Errorf("the refresh branch changes %v, want only cassettes/chat/count.yaml", files)
 	}
 	if issue := e2e.ReadFile(t, e.Path(".cassette/reports/refresh/chat.issue.md")); !strings.Contains(issue, "count") {
 		t.Errorf("the fake-drift issue does not name the drifting case:\n%s", issue)
 	}
 
 	e.Must(nil, "git", "checkout", "-q", "FETCH_HEAD")
-	out, errOut, code = e.Run(nil, cassetteBin, "verify", "--adapter", "chat")
+	out, errOut, code := e.Run(nil, cassetteBin, "verify", "--adapter", "chat")
 	if code != 1 || !strings.Contains(out, `value drift at output.stdout $[3].text: value changed (want "\n4\n5.", got "\n4\n5")`) {
 		t.Fatalf("verify on the refresh branch: exit %d, want 1 with record 3 drifting\n%s\n%s", code, out, errOut)
 	}

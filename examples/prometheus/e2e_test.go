@@ -180,7 +180,7 @@ func TestRecordReplayDrift(t *testing.T) {
 	// answer can only come from the cassettes.
 	prom.stop()
 	t.Run("curl through the forward proxy", func(t *testing.T) {
-		px := startProxy(t, e, "--mode", "replay", "--cassette", "cassettes/prometheus")
+		px := e.StartProxy(t, cassetteBin, "--mode", "replay", "--cassette", "cassettes/prometheus")
 		env := append([]string{"HTTP_PROXY=" + px, "http_proxy=" + px, "HTTPS_PROXY=" + px, "https_proxy=" + px, "NO_PROXY=", "no_proxy="},
 			caEnv(t, e)...)
 		got := e.Must(env, "curl", "-sS", prom.URL+"/api/v1/status/buildinfo")
@@ -189,7 +189,7 @@ func TestRecordReplayDrift(t *testing.T) {
 		}
 	})
 	t.Run("curl and promtool through the reverse proxy", func(t *testing.T) {
-		px := startProxy(t, e, "--mode", "replay", "--upstream", prom.URL, "--ignore-host", "--cassette", "cassettes/prometheus")
+		px := e.StartProxy(t, cassetteBin, "--mode", "replay", "--upstream", prom.URL, "--ignore-host", "--cassette", "cassettes/prometheus")
 		if got := e.Must(nil, "curl", "-sS", px+"/-/healthy"); got != "Prometheus Server is Healthy.\n" {
 			t.Errorf("curl /-/healthy: %q", got)
 		}
@@ -222,37 +222,6 @@ func TestRecordReplayDrift(t *testing.T) {
 	if out := e.Must(nil, cassetteBin, "verify"); !strings.Contains(out, "10 passed, 0 failed") {
 		t.Fatalf("verify after fixing the fake:\n%s", out)
 	}
-}
-
-// startProxy runs `cassette proxy` in the example until the test ends and
-// returns the URL it listens on.
-func startProxy(t *testing.T, e *e2e.Example, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(cassetteBin, append([]string{"proxy"}, args...)...)
-	cmd.Dir, cmd.Env = e.Dir, e.Env
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	})
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if _, u, ok := strings.Cut(sc.Text(), "listening on "); ok {
-			go func() { _, _ = io.Copy(io.Discard, stdout) }()
-			return strings.TrimSpace(u)
-		}
-	}
-	_ = cmd.Wait()
-	t.Fatalf("cassette proxy %s exited before listening:\n%s", strings.Join(args, " "), stderr.String())
-	return ""
 }
 
 // caEnv is the CA variables of `cassette ca`, for clients that go through

@@ -42,7 +42,7 @@ fi
 curl -sf "$base/-/ready" >/dev/null || { echo "prometheus is not ready at $base" >&2; exit 3; }
 
 # curl, through the recording forward proxy (record sets HTTP(S)_PROXY and the CA variables).
-rec() { "$CASSETTE" record --quiet --adapter prometheus --scenario "$1" -- curl -sS "${@:2}" >/dev/null; }
+rec() { "$CASSETTE" record --quiet --adapter prometheus --base-url "$base" --scenario "$1" -- curl -sS "${@:2}" >/dev/null; }
 rec healthy           "$base/-/healthy"
 rec buildinfo         "$base/api/v1/status/buildinfo"
 rec runtimeinfo       "$base/api/v1/status/runtimeinfo"

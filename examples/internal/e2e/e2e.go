@@ -245,3 +245,27 @@ func ReadFile(t testing.TB, path string) string {
 	}
 	return string(data)
 }
+
+// RefreshDrift runs `cassette refresh --once ARGS...` in the example, which
+// must find a drift (exit 1) and push a cassette-refresh/<adapter>/… branch
+// to remote; it fetches that branch (FETCH_HEAD) and returns the files it
+// changes against main, and what refresh printed.
+func (e *Example) RefreshDrift(cassette, remote, adapter string, env []string, args ...string) (changed []string, stdout, stderr string) {
+	e.t.Helper()
+	out, errOut, code := e.Run(env, cassette, append([]string{"refresh", "--once"}, args...)...)
+	if code != 1 {
+		e.t.Fatalf("refresh --once: exit %d, want 1 (drift)\n%s\n%s", code, out, errOut)
+	}
+	refs := e.Must(nil, "git", "ls-remote", "--heads", remote)
+	var branch string
+	for _, line := range strings.Split(refs, "\n") {
+		if _, ref, ok := strings.Cut(line, "\trefs/heads/"); ok && strings.HasPrefix(ref, "cassette-refresh/"+adapter+"/") {
+			branch = ref
+		}
+	}
+	if branch == "" {
+		e.t.Fatalf("refresh pushed no cassette-refresh/%s/... branch; remote has:\n%s\nrefresh said:\n%s\n%s", adapter, refs, out, errOut)
+	}
+	e.Must(nil, "git", "fetch", "-q", "origin", branch)
+	return strings.Fields(e.Must(nil, "git", "diff", "--name-only", "main", "FETCH_HEAD")), out, errOut
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/har"
+)
+
+func newExportCmd(stdio *IO, g *globals) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		GroupID: "tools",
+		Use:     "export har CASSETTE...",
+		Short:   "Write HTTP cassettes as one HAR 1.2 file (for browsers' dev tools, WireMock, Hoverfly)",
+		Long: `export har writes the HTTP interactions of the cassettes (files or
+directories) as a HAR 1.2 archive: one page per cassette, one entry per
+interaction, in order. Chromium's and Firefox's network panels import it
+(Network → Import HAR). Text bodies are written as text, others as base64.
+Cassettes hold no credentials, so neither does the HAR.`,
+		Example: `  cassette export har cassettes/github --out github.har
+  cassette export har cassettes/shop/checkout.yaml > checkout.har`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] != "har" {
+				return cassettes.Errorf(cassettes.EUsage, "cassette export har CASSETTE...", "export %q: only har is supported", args[0])
+			}
+			list, err := cassettes.LoadTree(args[1:], cassettes.LoadOptions{})
+			if err != nil {
+				return err
+			}
+			ver, _ := buildInfo()
+			a := har.FromCassettes(list, har.ExportOptions{Creator: har.Creator{Name: "cassette", Version: ver}})
+			data, err := json.MarshalIndent(a, "", "  ")
+			if err != nil {
+				return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot encode the HAR", Err: err, NextStep: "cassette validate"}
+			}
+			data = append(data, '\n')
+			if out == "" || out == "-" {
+				_, err = stdio.Out.Write(data)
+				return err
+			}
+			if err := os.WriteFile(out, data, 0o644); err != nil {
+				return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot write " + out, Err: err, NextStep: "ls -ld " + out}
+			}
+			fmt.Fprintf(stdio.Err, "wrote %d entries from %d cassette(s) to %s\n", len(a.Log.Entries), len(list), out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "file to write (default: standard output)")
+	return cmd
+}

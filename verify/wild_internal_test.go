@@ -41,12 +41,13 @@ func TestEmptyCassette(t *testing.T) {
 	c := &cassettes.Cassette{Adapter: "a", Scenario: "TestNothing", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{}}
 	opts := Options{Config: &cassettes.Config{Path: "cassette.yaml"}}
 	a := &cassettes.Adapter{Kind: cassettes.KindHTTP} // no fake at all: none is started
-	res := runCase(context.Background(), Case{Cassette: c, Adapter: a}, opts, nil, nil, time.Now)
+	noFake := func(context.Context) (*Process, error) { t.Fatal("a fake was started"); return nil, nil }
+	res := runCase(context.Background(), Case{Cassette: c, Adapter: a}, opts, nil, nil, time.Now, noFake)
 	if res.Status != "pass" || res.Message != "nothing to compare: the cassette records no request" {
 		t.Errorf("%s: %s", res.Status, res.Message)
 	}
 	a.Match.Scenarios = map[string]cassettes.Match{"TestNothing": {Empty: "fail"}}
-	res = runCase(context.Background(), Case{Cassette: c, Adapter: a}, opts, nil, nil, time.Now)
+	res = runCase(context.Background(), Case{Cassette: c, Adapter: a}, opts, nil, nil, time.Now, noFake)
 	if res.Status != "fail" || res.Reason != cassettes.ETestFailed {
 		t.Errorf("with match.empty: fail: %s %s: %s", res.Status, res.Reason, res.Message)
 	}

@@ -149,7 +149,8 @@ type Proxy struct {
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
 
-	seq atomic.Int64
+	seq      atomic.Int64
+	replayed atomic.Int64 // requests served from the cassettes (see logReplay)
 
 	mu       sync.Mutex
 	recorded []recorded
@@ -260,29 +261,38 @@ func New(opts Options) (*Proxy, error) {
 func (p *Proxy) streaming(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bodyDeadline(w, r, p.bodyReadTimeout())
-		h.ServeHTTP(flushingWriter{w}, r)
+		h.ServeHTTP(&flushingWriter{ResponseWriter: w}, r)
 	})
 }
 
-// flushingWriter flushes after each write; it passes Hijack through (the
-// CONNECT tunnels and WebSockets need it).
+// flushingWriter flushes after each write, so that what an upstream sends
+// (a stream, or a slow body) reaches the client as it comes; it passes
+// Hijack through (the CONNECT tunnels and WebSockets need it).
+//
+// WriteString is how a replayed body arrives (a strings.Reader over the
+// stored bytes writes itself whole, in one call): it goes to the
+// connection without a copy and without a flush, which the server does
+// when the handler returns. A replayed stream served event by event
+// (SimulateLatency, pace.go) comes through Write, flushed.
 type flushingWriter struct{ http.ResponseWriter }
 
-func (f flushingWriter) Write(b []byte) (int, error) {
+func (f *flushingWriter) Write(b []byte) (int, error) {
 	n, err := f.ResponseWriter.Write(b)
-	if fl, ok := f.ResponseWriter.(http.Flusher); ok {
-		fl.Flush()
-	}
+	f.Flush()
 	return n, err
 }
 
-func (f flushingWriter) Flush() {
+func (f *flushingWriter) WriteString(s string) (int, error) {
+	return io.WriteString(f.ResponseWriter, s)
+}
+
+func (f *flushingWriter) Flush() {
 	if fl, ok := f.ResponseWriter.(http.Flusher); ok {
 		fl.Flush()
 	}
 }
 
-func (f flushingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (f *flushingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	h, ok := f.ResponseWriter.(http.Hijacker)
 	if !ok {
 		return nil, nil, errors.New("cassette proxy: the connection cannot be taken over")
@@ -290,7 +300,7 @@ func (f flushingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return h.Hijack()
 }
 
-func (f flushingWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
+func (f *flushingWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
 
 // checkListen refuses a non-loopback address unless allowed.
 func checkListen(addr string, allow bool) error {
@@ -438,12 +448,9 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 	if err != nil {
 		return req, p.bodyError(req, err)
 	}
-	probe := cassettes.Interaction{Request: captureRequest(req, body)}
-	p.redact(&probe)
-	r := probe.Request
-	it, miss := p.idx.find(r.Method, r.URL, r.Headers, []byte(r.Body), r.Method+" "+r.URL)
+	it, miss := p.replayLookup(req, body)
 	if it != nil {
-		p.logf("replay %s %s → %d", r.Method, r.URL, it.Response.Code)
+		p.logReplay(it)
 		if p.opts.SimulateLatency && it.Response.Duration > 0 {
 			if err := p.sleep(req.Context(), time.Duration(it.Response.Duration)); err != nil {
 				return req, p.synthetic(req, MissStatus, "cassette: request cancelled during simulated latency\n")
@@ -491,14 +498,16 @@ func (p *Proxy) synthetic(req *http.Request, code int, text string) *http.Respon
 // cannedResponse serves a recorded response.
 func cannedResponse(req *http.Request, it *cassettes.Interaction) *http.Response {
 	r := it.Response
-	body := []byte(r.Body)
+	// The body is served from the stored string, never copied: a reader
+	// over it costs the same at 600 bytes and at 64 KiB.
+	body := string(r.Body)
 	h := r.Headers.Clone()
 	if h == nil {
 		h = http.Header{}
 	}
 	n := int64(len(body))
 	if req.Method == http.MethodHead {
-		body, n = nil, r.ContentLength
+		body, n = "", r.ContentLength
 		if n <= 0 {
 			n, _ = strconv.ParseInt(h.Get("Content-Length"), 10, 64)
 		}
@@ -513,7 +522,7 @@ func cannedResponse(req *http.Request, it *cassettes.Interaction) *http.Response
 	}
 	return &http.Response{StatusCode: r.Code, Status: status,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Request: req,
-		Trailer: r.Trailer.Clone(), Body: io.NopCloser(bytes.NewReader(body)), ContentLength: n}
+		Trailer: r.Trailer.Clone(), Body: io.NopCloser(strings.NewReader(body)), ContentLength: n}
 }
 
 func (p *Proxy) passTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response, error) {

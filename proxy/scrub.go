@@ -196,6 +196,12 @@ func (l *learned) learnHeaders(h http.Header) {
 }
 
 func (l *learned) add(v string) {
+	l.mu.RLock()
+	_, known := l.vals[v]
+	l.mu.RUnlock()
+	if known { // every request of a session carries the same token
+		return
+	}
 	forms := []string{v, url.QueryEscape(v), url.PathEscape(v),
 		base64.StdEncoding.EncodeToString([]byte(v)), base64.RawURLEncoding.EncodeToString([]byte(v))}
 	l.mu.Lock()

@@ -428,6 +428,10 @@ func (p *Proxy) serveAt(upstream *url.URL, w http.ResponseWriter, r *http.Reques
 	u.RawQuery = r.URL.RawQuery
 	r.URL = &u
 	r.Host = u.Host
+	if p.mode == ModeReplay && !p.opts.SimulateLatency {
+		p.serveReplay(w, r) // nothing to forward: goproxy's per-request work is not needed
+		return
+	}
 	p.gp.ServeHTTP(w, r)
 }
 

@@ -122,3 +122,42 @@ func TestReplayLogIsSampledCountIsExact(t *testing.T) {
 		t.Errorf("%d replay lines, want 13 (1–10, 16, 32, 64):\n%s", lines, log.String())
 	}
 }
+
+// TestReverseReplayWithoutGoproxy: the reverse door answers replay itself;
+// status, headers, body, HEAD and announced trailers are what goproxy gave.
+func TestReverseReplayWithoutGoproxy(t *testing.T) {
+	rec := it("GET", "http://svc.test/v1/x", "", "hello")
+	rec.Response.Code, rec.Response.Status = 201, "201 Created"
+	rec.Response.Headers = http.Header{"Content-Type": {"text/plain"}, "Content-Length": {"5"}, "X-Id": {"7"}}
+	withTrailer := it("GET", "http://svc.test/v1/t", "", "body")
+	withTrailer.Response.Trailer = http.Header{"X-Checksum": {"abc"}}
+	head := it("HEAD", "http://svc.test/v1/x", "", "")
+	head.Response.Code, head.Response.Status, head.Response.ContentLength = 201, "201 Created", 5
+	head.Response.Headers = rec.Response.Headers
+	c := &cassettes.Cassette{Interactions: []cassettes.Interaction{rec, withTrailer, head}}
+	p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c}, Match: MatchOptions{Replayable: true}})
+	resp, err := http.Get(p.URL() + "/v1/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 201 || string(b) != "hello" || resp.Header.Get("X-Id") != "7" || resp.ContentLength != 5 {
+		t.Errorf("GET: %d %q %v", resp.StatusCode, b, resp.Header)
+	}
+	if resp, err = http.Head(p.URL() + "/v1/x"); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 201 || resp.ContentLength != 5 {
+		t.Errorf("HEAD: %d, length %d", resp.StatusCode, resp.ContentLength)
+	}
+	if resp, err = http.Get(p.URL() + "/v1/t"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "body" || resp.Trailer.Get("X-Checksum") != "abc" {
+		t.Errorf("trailers: %q %v", b, resp.Trailer)
+	}
+}

@@ -13,8 +13,9 @@
 #   - Hoverfly:  only when `go install …/hoverfly@$HOVERFLY_VERSION` works
 #                here (the Go module proxy may not serve it); else skipped.
 # Forward HTTPS (wrk cannot use a proxy): the Go load client of
-# bench/replaybench, 32 connections, against a direct HTTPS server and
-# through cassette's forward proxy (MITM with its CA) replaying the same.
+# bench/replaybench, 32 connections, against a direct HTTPS server, and
+# through cassette's forward proxy (MITM with its CA) and mitmproxy's
+# (regular mode, server replay) replaying the same.
 # Every configuration runs once per round, rounds interleaved (A B C, B C A,
 # …); each row shows the median and the min over rounds, and the ratios are
 # of medians (of mins in parentheses), all measured in this run.
@@ -120,6 +121,19 @@ for size in 604 65536; do
 			--server-replay "$WORK/flows$size" "${opts[@]}" --set connection_strategy=lazy
 		mp=$(wait_for "$WORK/mitm$size.out" 's/.*listening at [^ ]*:\([0-9][0-9]*\).*/\1/p')
 		URL[mitm$size]="http://127.0.0.1:$mp/data"
+
+		# The same as a forward HTTPS proxy (MITM with its own CA), recorded
+		# from the direct HTTPS server.
+		conf=(--set "confdir=$WORK/mitmconf" --ssl-insecure --listen-host 127.0.0.1 --listen-port 0)
+		start "mfrec$size" mitmdump "${conf[@]}" -w "$WORK/fflows$size"
+		mp=$(wait_for "$WORK/mfrec$size.out" 's/.*listening at [^ ]*:\([0-9][0-9]*\).*/\1/p')
+		curl -s -o /dev/null --proxy "http://127.0.0.1:$mp" --cacert "$WORK/mitmconf/mitmproxy-ca-cert.pem" "https://$t/data" ||
+			{ echo "mitmdump did not record through HTTPS" >&2; exit 3; }
+		kill "${PIDS[-1]}"
+		wait "${PIDS[-1]}" 2>/dev/null || true
+		start "mfwd$size" mitmdump --flow-detail 0 "${conf[@]}" --server-replay "$WORK/fflows$size" "${opts[@]}" --set connection_strategy=lazy
+		mp=$(wait_for "$WORK/mfwd$size.out" 's/.*listening at [^ ]*:\([0-9][0-9]*\).*/\1/p')
+		URL[mfwd$size]="https://$t/data" PROXY[mfwd$size]="http://127.0.0.1:$mp" CAF[mfwd$size]=$WORK/mitmconf/mitmproxy-ca-cert.pem
 	fi
 
 	if [ "$HOVERFLY" = yes ]; then
@@ -155,7 +169,7 @@ done
 measure() {
 	local k=$1 size=${1//[a-z]/} r
 	case $k in
-	tls* | forward*)
+	tls* | forward* | mfwd*)
 		r=$("$WORK/rb" load -url "${URL[$k]}" ${PROXY[$k]:+-proxy "${PROXY[$k]}"} -ca "${CAF[$k]}" -c 32 -secs "$SECS" -size "$size")
 		;;
 	*)
@@ -167,7 +181,7 @@ measure() {
 
 keys=()
 for size in 604 65536; do
-	for c in direct cassette mitm hoverfly tls forward; do
+	for c in direct cassette mitm hoverfly tls forward mfwd; do
 		[ -n "${URL[$c$size]:-}" ] && keys+=("$c$size")
 	done
 done
@@ -202,7 +216,8 @@ hf() { [ "$HOVERFLY" = yes ] && ratio "hoverfly$1" "direct$1" || skip "$HOVERFLY
 mt() { [ "$MITM" = yes ] && ratio "mitm$1" "direct$1" || skip "$MITM"; }
 echo "| reverse replay req/s ÷ direct net/http, 604 B | $(ratio cassette604 direct604) | $(hf 604) | $(mt 604) | ≥ 0.85 |"
 echo "| same, 64 KiB | $(ratio cassette65536 direct65536) | $(hf 65536) | $(mt 65536) | ≥ 0.85 |"
-echo "| forward HTTPS replay ÷ direct HTTPS, 604 B / 64 KiB | $(ratio forward604 tls604) / $(ratio forward65536 tls65536) | – | – | ≥ 0.85 |"
+mf() { [ "$MITM" = yes ] && echo "$(ratio mfwd604 tls604) / $(ratio mfwd65536 tls65536)" || skip "$MITM"; }
+echo "| forward HTTPS replay ÷ direct HTTPS, 604 B / 64 KiB | $(ratio forward604 tls604) / $(ratio forward65536 tls65536) | $(skip "$HOVERFLY") | $(mf) | ≥ 0.85 |"
 echo "| miss (closest-miss report), unseen path, 1k / 100k interactions | ${m1k} µs / ${m100k} µs | – | – | ≤ 2 ms, flat in N |"
 echo "| go-vcr v4's lookup of the same miss (linear), 1k / 100k | ${v1k} µs / ${v100k} µs | | | baseline |"
 echo

@@ -2,7 +2,7 @@
 # Replay throughput and miss cost of cassette next to a direct net/http
 # server, mitmproxy's server replay and Hoverfly, measured in one run:
 #
-#   bench/compare.sh [SECONDS] [ROUNDS]        (default 5 3)
+#   bench/compare.sh [SECONDS] [ROUNDS]        (default 4 5)
 #
 # Throughput: `wrk -t2 -c32` for 604-byte and 64 KiB JSON bodies against
 #   - direct:    a plain net/http server serving the body (bench/replaybench);
@@ -16,9 +16,11 @@
 # bench/replaybench, 32 connections, against a direct HTTPS server, and
 # through cassette's forward proxy (MITM with its CA) and mitmproxy's
 # (regular mode, server replay) replaying the same.
-# Every configuration runs once per round, rounds interleaved (A B C, B C A,
-# …); each row shows the median and the min over rounds, and the ratios are
-# of medians (of mins in parentheses), all measured in this run.
+# Every configuration runs once per round, rounds interleaved (A B C, then
+# C B A, …); a ratio is taken in each round between the two runs it
+# compares, and the table shows its median over rounds (its min in
+# parentheses), all measured in this run; the req/s of each configuration
+# follow (median / min).
 #
 # Misses: the time from a request that matches none of N recorded
 # interactions to the 599 naming the closest one (in process, median of
@@ -29,8 +31,8 @@
 # as root; mitmproxy is skipped if it cannot be). Not part of `make test`.
 set -euo pipefail
 
-SECS=${1:-5}
-ROUNDS=${2:-3}
+SECS=${1:-4}
+ROUNDS=${2:-5}
 HOVERFLY_VERSION=${HOVERFLY_VERSION:-latest}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 export GOFLAGS='' GOWORK=off NO_COLOR=1
@@ -188,7 +190,9 @@ done
 echo "$(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1)), load $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rounds of ${SECS}s per configuration" >&2
 for ((r = 0; r < ROUNDS; r++)); do
 	for ((i = 0; i < ${#keys[@]}; i++)); do
-		k=${keys[$(((i + r) % ${#keys[@]}))]}
+		j=$i
+		((r % 2)) && j=$((${#keys[@]} - 1 - i)) # A B C, then C B A: each pair in both orders
+		k=${keys[$j]}
 		measure "$k"
 		echo "round $((r + 1)): $k $(tail -n1 "$WORK/$k.rps") req/s" >&2
 	done
@@ -197,9 +201,10 @@ done
 # median and min of a configuration's rounds
 med() { sort -g "$WORK/$1.rps" | awk '{ v[NR] = $1 } END { printf "%.0f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 mn() { sort -g "$WORK/$1.rps" | head -n1 | awk '{ printf "%.0f", $1 }'; }
-ratio() { # A B: median(A)/median(B) (min(A)/min(B))
+ratio() { # A B: A ÷ B in each round (measured one after the other), median (min) over rounds
 	if [ ! -s "$WORK/$1.rps" ]; then echo "–"; return; fi
-	awk -v a="$(med "$1")" -v b="$(med "$2")" -v c="$(mn "$1")" -v d="$(mn "$2")" 'BEGIN { printf "%.2f (%.2f)", a / b, c / d }'
+	paste "$WORK/$1.rps" "$WORK/$2.rps" | awk '{ print $1 / $2 }' | sort -g |
+		awk '{ v[NR] = $1 } END { printf "%.2f (%.2f)", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1] }'
 }
 skip() { [ "$1" = yes ] && echo "–" || echo "${1%%:*}"; }
 
@@ -227,4 +232,4 @@ for k in "${keys[@]}"; do
 done
 [ "$HOVERFLY" = yes ] || echo "Hoverfly $HOVERFLY"
 [ "$MITM" = yes ] || echo "mitmproxy $MITM"
-echo "ratios are of medians, (of mins); forward HTTPS is measured with bench/replaybench's Go client (wrk cannot use a proxy), direct HTTPS with the same client"
+echo "ratios: median over rounds of the ratio within a round (min in parentheses); forward HTTPS is measured with bench/replaybench's Go client (wrk cannot use a proxy), direct HTTPS with the same client"

@@ -110,7 +110,8 @@ type Options struct {
 	// redaction then runs on its result. It is called again on every stored
 	// interaction by Interactions, so that values learned later are scrubbed
 	// from earlier interactions too: it must be idempotent. Replay calls it
-	// on the incoming request too (with an empty response) before matching.
+	// on an incoming request (with an empty response) that matches no
+	// recorded one as it came, before matching it again (replaypath.go).
 	// It is called concurrently.
 	Redact func(*cassettes.Interaction)
 	// Transport reaches the upstream (Upstream.Transport builds one with the
@@ -123,8 +124,8 @@ type Options struct {
 	// duration, and serves a recorded stream (SSE, NDJSON) event by event at
 	// the recorded times (see pace.go).
 	SimulateLatency bool
-	// Log receives one line per request and the full text of every replay
-	// miss; nil discards.
+	// Log receives a line per recorded request, the first replayed ones
+	// (see logReplay) and the full text of every replay miss; nil discards.
 	Log io.Writer
 	// MaxRequestBody bounds a request body the proxy buffers to record or
 	// match it (0: DefaultMaxRequestBody); see limits.go.

@@ -169,7 +169,7 @@ func Run(ctx context.Context, w io.Writer, opts RunOptions) error {
 			return err
 		}
 	}
-	fmt.Fprintf(w, "cassette proxy: stopped; %d interaction(s) recorded, %d replay miss(es)\n", len(its), len(p.Misses()))
+	fmt.Fprintf(w, "cassette proxy: stopped; %d interaction(s) recorded, %d replayed, %d replay miss(es)\n", len(its), p.Replayed(), len(p.Misses()))
 	return shutErr
 }
 

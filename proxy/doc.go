@@ -22,11 +22,15 @@
 //     secrets). A value hidden because of its header's name (a bearer
 //     token, a Basic password, a cookie; see HiddenHeaderValues) is learned
 //     and scrubbed from the rest of the interaction and from every other
-//     one of the session. Replay applies the same redaction to the incoming
-//     request before matching, so a recorded "[REDACTED]" query value
-//     matches a live token — and to a copy of each recorded request when
-//     it indexes them, so a cassette from elsewhere (a go-vcr file whose
-//     form body still holds `client_secret=test-secret`) matches too.
+//     one of the session. Replay applies the same redaction to a copy of
+//     each recorded request when it indexes them, so a cassette from
+//     elsewhere (a go-vcr file whose form body still holds
+//     `client_secret=test-secret`) matches a redacted request. An incoming
+//     request is looked up first as it came, which serves every request
+//     equal to a recorded one without paying for redaction; only one that
+//     matches nothing is redacted and looked up again, so a recorded
+//     "[REDACTED]" query value matches a live token, and a miss is always
+//     explained from the redacted request (replaypath.go).
 //   - Nothing is saved half: a response that did not reach its end (the
 //     client went away, the upstream cut it short) is left out of the
 //     recording and reported (Incomplete, a log line), never stored with a
@@ -36,7 +40,9 @@
 //     limits.go.
 //   - A replay miss is answered with status 599 (never a network call) and
 //     a text body naming the closest recorded interaction, the fields that
-//     differ with a small diff and the command that re-records it. 599 is
+//     differ with a small diff and the command that re-records it. The
+//     closest one comes from an index whose cost does not grow with the
+//     number of interactions (closest.go). 599 is
 //     not a status any upstream sends, so it cannot be confused with a
 //     recorded 502, and retry policies (which retry 502) leave it alone.
 //   - Upstreams: a reverse proxy's upstream may be a unix socket

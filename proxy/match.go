@@ -253,9 +253,8 @@ type index struct {
 
 	mu    sync.Mutex
 	slots map[string]*slot
-	all   []entry          // every recorded interaction, in recorded order
-	byMP  map[string][]int // method+path → positions in all, for the miss explanation
-	byP   map[string][]int // path → positions in all
+	all   []entry    // every recorded interaction, in recorded order
+	miss  *missIndex // positions in all, for the miss explanation (closest.go)
 }
 
 type entry struct {
@@ -277,7 +276,8 @@ func newIndex(cs []*cassettes.Cassette, opts MatchOptions, preps ...func(*casset
 		opts.Body = BodyRaw
 	}
 	x := &index{opts: opts, hnames: opts.headerNames(), cs: cs,
-		slots: map[string]*slot{}, byMP: map[string][]int{}, byP: map[string][]int{}}
+		slots: map[string]*slot{}}
+	x.miss = newMissIndex(opts, len(x.hnames))
 	x.c, _ = opts.compile()
 	for ci, c := range cs {
 		for ii := range c.Interactions {
@@ -298,10 +298,8 @@ func newIndex(cs []*cassettes.Cassette, opts MatchOptions, preps ...func(*casset
 				x.slots[k] = s
 			}
 			s.refs = append(s.refs, ref{ci, ii})
-			pos := len(x.all)
 			x.all = append(x.all, entry{ref{ci, ii}, v})
-			x.byMP[v.method+" "+v.path] = append(x.byMP[v.method+" "+v.path], pos)
-			x.byP[v.path] = append(x.byP[v.path], pos)
+			x.miss.add(&v)
 		}
 	}
 	return x
@@ -322,26 +320,35 @@ func (x *index) repeats(c int) bool {
 // lookup returns the interaction that answers v, or a miss explaining why
 // none does.
 func (x *index) lookup(v view, request string) (*cassettes.Interaction, *Miss) {
+	it, s := x.take(v)
+	switch {
+	case it != nil:
+		return it, nil
+	case s != nil:
+		return nil, x.exhausted(request, s.refs[len(s.refs)-1], len(s.refs))
+	}
+	return nil, x.closest(v, request)
+}
+
+// take returns the interaction that answers v and consumes it; when none
+// does, the slot of v's key if it exists (its responses all served).
+func (x *index) take(v view) (*cassettes.Interaction, *slot) {
 	k := x.opts.key(v)
 	x.mu.Lock()
+	defer x.mu.Unlock()
 	s := x.slots[k]
-	if s != nil {
-		if s.next < len(s.refs) {
-			r := s.refs[s.next]
-			s.next++
-			x.mu.Unlock()
-			return x.interaction(r), nil
-		}
-		last := s.refs[len(s.refs)-1]
-		if x.repeats(last.c) {
-			x.mu.Unlock()
-			return x.interaction(last), nil
-		}
-		x.mu.Unlock()
-		return nil, x.exhausted(request, last, len(s.refs))
+	if s == nil {
+		return nil, nil
 	}
-	x.mu.Unlock()
-	return nil, x.closest(v, request)
+	if s.next < len(s.refs) {
+		r := s.refs[s.next]
+		s.next++
+		return x.interaction(r), nil
+	}
+	if last := s.refs[len(s.refs)-1]; x.repeats(last.c) {
+		return x.interaction(last), nil
+	}
+	return nil, s
 }
 
 // Miss explains why replay found no recorded response for a request.
@@ -392,89 +399,22 @@ func (x *index) exhausted(request string, last ref, n int) *Miss {
 	return &Miss{Request: request, Closest: cand, Used: n, NextStep: replayableStep(x.cs[last.c])}
 }
 
-// closest scores candidates field by field (Hoverfly's closest miss: an
-// equal field 2 points, a near one 1) and keeps the best; the first
-// recorded wins a tie. Candidates are narrowed by the index to the same
-// method and path, then the same path, before all are scanned.
+// closest finds the recorded request that scores best field by field
+// (Hoverfly's closest miss: an equal field 2 points, a near one 1; the
+// first recorded wins a tie) from an index (closest.go), and explains it.
 func (x *index) closest(v view, request string) *Miss {
 	m := &Miss{Request: request}
-	if len(x.all) == 0 {
+	best, score := x.miss.best(&v)
+	if best < 0 {
 		m.NextStep = "cassette proxy --mode record"
 		return m
 	}
-	cands := x.byMP[v.method+" "+v.path]
-	if len(cands) == 0 {
-		cands = x.byP[v.path]
-	}
-	best, bestScore := -1, -1
-	score := func(pos int) {
-		if s := x.score(v, x.all[pos].view); s > bestScore {
-			best, bestScore = pos, s
-		}
-	}
-	if len(cands) > 0 {
-		for _, pos := range cands {
-			score(pos)
-		}
-	} else {
-		for pos := range x.all {
-			score(pos)
-		}
-	}
 	e := x.all[best]
-	m.score = bestScore
+	m.score = score
 	m.Closest = x.candidateFor(e.ref)
 	m.Closest.Differences = x.differences(e.view, v)
 	m.NextStep = recordStep(x.cs[e.ref.c])
 	return m
-}
-
-func (x *index) score(got, rec view) int {
-	s := 0
-	add := func(equal, near bool) {
-		switch {
-		case equal:
-			s += 2
-		case near:
-			s++
-		}
-	}
-	if !x.opts.IgnoreMethod {
-		add(got.method == rec.method, false)
-	}
-	if !x.opts.IgnoreHost {
-		add(got.origin == rec.origin, false)
-	}
-	add(got.path == rec.path, sameParent(got.path, rec.path))
-	if !x.opts.IgnoreQuery {
-		add(got.query == rec.query, sameKeys(got.query, rec.query))
-	}
-	for i := range got.headers {
-		add(got.headers[i] == rec.headers[i], false)
-	}
-	if x.opts.Body != BodyIgnore {
-		add(got.bodyKey == rec.bodyKey, false)
-	}
-	return s
-}
-
-func sameParent(a, b string) bool {
-	i, j := strings.LastIndexByte(a, '/'), strings.LastIndexByte(b, '/')
-	return i >= 0 && j >= 0 && a[:i] == b[:j]
-}
-
-func sameKeys(a, b string) bool {
-	qa, errA := url.ParseQuery(a)
-	qb, errB := url.ParseQuery(b)
-	if errA != nil || errB != nil || len(qa) != len(qb) {
-		return false
-	}
-	for k := range qa {
-		if _, ok := qb[k]; !ok {
-			return false
-		}
-	}
-	return true
 }
 
 func (x *index) differences(rec, got view) []Difference {

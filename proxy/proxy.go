@@ -110,7 +110,8 @@ type Options struct {
 	// redaction then runs on its result. It is called again on every stored
 	// interaction by Interactions, so that values learned later are scrubbed
 	// from earlier interactions too: it must be idempotent. Replay calls it
-	// on the incoming request too (with an empty response) before matching.
+	// on an incoming request (with an empty response) that matches no
+	// recorded one as it came, before matching it again (replaypath.go).
 	// It is called concurrently.
 	Redact func(*cassettes.Interaction)
 	// Transport reaches the upstream (Upstream.Transport builds one with the
@@ -123,8 +124,8 @@ type Options struct {
 	// duration, and serves a recorded stream (SSE, NDJSON) event by event at
 	// the recorded times (see pace.go).
 	SimulateLatency bool
-	// Log receives one line per request and the full text of every replay
-	// miss; nil discards.
+	// Log receives a line per recorded request, the first replayed ones
+	// (see logReplay) and the full text of every replay miss; nil discards.
 	Log io.Writer
 	// MaxRequestBody bounds a request body the proxy buffers to record or
 	// match it (0: DefaultMaxRequestBody); see limits.go.
@@ -149,7 +150,8 @@ type Proxy struct {
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
 
-	seq atomic.Int64
+	seq      atomic.Int64
+	replayed atomic.Int64 // requests served from the cassettes (see logReplay)
 
 	mu       sync.Mutex
 	recorded []recorded
@@ -260,29 +262,38 @@ func New(opts Options) (*Proxy, error) {
 func (p *Proxy) streaming(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bodyDeadline(w, r, p.bodyReadTimeout())
-		h.ServeHTTP(flushingWriter{w}, r)
+		h.ServeHTTP(&flushingWriter{ResponseWriter: w}, r)
 	})
 }
 
-// flushingWriter flushes after each write; it passes Hijack through (the
-// CONNECT tunnels and WebSockets need it).
+// flushingWriter flushes after each write, so that what an upstream sends
+// (a stream, or a slow body) reaches the client as it comes; it passes
+// Hijack through (the CONNECT tunnels and WebSockets need it).
+//
+// WriteString is how a replayed body arrives (a strings.Reader over the
+// stored bytes writes itself whole, in one call): it goes to the
+// connection without a copy and without a flush, which the server does
+// when the handler returns. A replayed stream served event by event
+// (SimulateLatency, pace.go) comes through Write, flushed.
 type flushingWriter struct{ http.ResponseWriter }
 
-func (f flushingWriter) Write(b []byte) (int, error) {
+func (f *flushingWriter) Write(b []byte) (int, error) {
 	n, err := f.ResponseWriter.Write(b)
-	if fl, ok := f.ResponseWriter.(http.Flusher); ok {
-		fl.Flush()
-	}
+	f.Flush()
 	return n, err
 }
 
-func (f flushingWriter) Flush() {
+func (f *flushingWriter) WriteString(s string) (int, error) {
+	return io.WriteString(f.ResponseWriter, s)
+}
+
+func (f *flushingWriter) Flush() {
 	if fl, ok := f.ResponseWriter.(http.Flusher); ok {
 		fl.Flush()
 	}
 }
 
-func (f flushingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (f *flushingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	h, ok := f.ResponseWriter.(http.Hijacker)
 	if !ok {
 		return nil, nil, errors.New("cassette proxy: the connection cannot be taken over")
@@ -290,7 +301,7 @@ func (f flushingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return h.Hijack()
 }
 
-func (f flushingWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
+func (f *flushingWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
 
 // checkListen refuses a non-loopback address unless allowed.
 func checkListen(addr string, allow bool) error {
@@ -418,6 +429,10 @@ func (p *Proxy) serveAt(upstream *url.URL, w http.ResponseWriter, r *http.Reques
 	u.RawQuery = r.URL.RawQuery
 	r.URL = &u
 	r.Host = u.Host
+	if p.mode == ModeReplay && !p.opts.SimulateLatency {
+		p.serveReplay(w, r) // nothing to forward: goproxy's per-request work is not needed
+		return
+	}
 	p.gp.ServeHTTP(w, r)
 }
 
@@ -438,12 +453,9 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 	if err != nil {
 		return req, p.bodyError(req, err)
 	}
-	probe := cassettes.Interaction{Request: captureRequest(req, body)}
-	p.redact(&probe)
-	r := probe.Request
-	it, miss := p.idx.find(r.Method, r.URL, r.Headers, []byte(r.Body), r.Method+" "+r.URL)
+	it, miss := p.replayLookup(req, body)
 	if it != nil {
-		p.logf("replay %s %s → %d", r.Method, r.URL, it.Response.Code)
+		p.logReplay(it)
 		if p.opts.SimulateLatency && it.Response.Duration > 0 {
 			if err := p.sleep(req.Context(), time.Duration(it.Response.Duration)); err != nil {
 				return req, p.synthetic(req, MissStatus, "cassette: request cancelled during simulated latency\n")
@@ -491,14 +503,16 @@ func (p *Proxy) synthetic(req *http.Request, code int, text string) *http.Respon
 // cannedResponse serves a recorded response.
 func cannedResponse(req *http.Request, it *cassettes.Interaction) *http.Response {
 	r := it.Response
-	body := []byte(r.Body)
+	// The body is served from the stored string, never copied: a reader
+	// over it costs the same at 600 bytes and at 64 KiB.
+	body := string(r.Body)
 	h := r.Headers.Clone()
 	if h == nil {
 		h = http.Header{}
 	}
 	n := int64(len(body))
 	if req.Method == http.MethodHead {
-		body, n = nil, r.ContentLength
+		body, n = "", r.ContentLength
 		if n <= 0 {
 			n, _ = strconv.ParseInt(h.Get("Content-Length"), 10, 64)
 		}
@@ -513,7 +527,7 @@ func cannedResponse(req *http.Request, it *cassettes.Interaction) *http.Response
 	}
 	return &http.Response{StatusCode: r.Code, Status: status,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Request: req,
-		Trailer: r.Trailer.Clone(), Body: io.NopCloser(bytes.NewReader(body)), ContentLength: n}
+		Trailer: r.Trailer.Clone(), Body: io.NopCloser(strings.NewReader(body)), ContentLength: n}
 }
 
 func (p *Proxy) passTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response, error) {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/secrets"
@@ -187,6 +188,9 @@ type learned struct {
 // learnHeaders adds the hidden values of h's credential headers.
 func (l *learned) learnHeaders(h http.Header) {
 	for k, vs := range h {
+		if !credentialHeader(k) {
+			continue
+		}
 		for _, v := range vs {
 			for _, s := range HiddenHeaderValues(k, v) {
 				l.add(s)
@@ -196,6 +200,12 @@ func (l *learned) learnHeaders(h http.Header) {
 }
 
 func (l *learned) add(v string) {
+	l.mu.RLock()
+	_, known := l.vals[v]
+	l.mu.RUnlock()
+	if known { // every request of a session carries the same token
+		return
+	}
 	forms := []string{v, url.QueryEscape(v), url.PathEscape(v),
 		base64.StdEncoding.EncodeToString([]byte(v)), base64.RawURLEncoding.EncodeToString([]byte(v))}
 	l.mu.Lock()
@@ -229,3 +239,23 @@ func (l *learned) with(declared map[string]string) map[string]string {
 	}
 	return out
 }
+
+// credentialHeader is secrets.IsCredentialHeader, remembered for the first
+// header names seen (replay asks it for every header of every request).
+func credentialHeader(name string) bool {
+	if v, ok := credHeaders.Load(name); ok {
+		return v.(bool)
+	}
+	c := secrets.IsCredentialHeader(name)
+	if credHeadersN.Add(1) <= maxCredHeaders {
+		credHeaders.Store(name, c)
+	}
+	return c
+}
+
+const maxCredHeaders = 512 // header names are the client's: the memo is bounded
+
+var (
+	credHeaders  sync.Map // header name → bool
+	credHeadersN atomic.Int32
+)

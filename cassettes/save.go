@@ -28,6 +28,10 @@ type SaveOptions struct {
 	// Credentials are the declared credential values (name → value); a
 	// cassette that still contains one, or a known key format, is refused.
 	Credentials map[string]string
+	// Root, when set, is the directory the cassette must stay in once
+	// symlinks are resolved: a cassette or adapter directory that is a
+	// symlink out of the project is refused, nothing is written.
+	Root string
 }
 
 // Marshal renders a cassette in its deterministic byte layout: fixed field
@@ -96,6 +100,12 @@ func Save(c *Cassette, opts SaveOptions) error {
 			NextStep: "declare the variable under the adapter's real.credentials in cassette.yaml so it is redacted, then record again"}
 	}
 	dir := filepath.Dir(c.Path)
+	if opts.Root != "" {
+		if resolved := existingAncestor(dir); !within(opts.Root, resolved) {
+			return &Error{Reason: EUsage, Message: fmt.Sprintf("refusing to save %s: its directory resolves to %s, outside the project %s", c.Path, resolved, opts.Root),
+				NextStep: "ls -l " + dir + "   # replace the symlink with a directory inside the project"}
+		}
+	}
 	old := sidecarRefs(c.Path)
 	for name, body := range sidecars {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -115,6 +125,20 @@ func Save(c *Cassette, opts SaveOptions) error {
 	}
 	removeLeftovers(c.Path, old, keep)
 	return nil
+}
+
+// existingAncestor resolves the symlinks of dir, or of its deepest parent
+// that exists (the directories Save would create do not exist yet).
+func existingAncestor(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			rel, _ := filepath.Rel(d, dir)
+			return filepath.Join(r, rel)
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
 }
 
 // WriteFileAtomic writes data to path through a temp file in the same

@@ -389,6 +389,7 @@ func (c *cycle) publish(ctx context.Context, ar *AdapterResult, a *cassettes.Ada
 	}
 	defer cleanup()
 	saveOpts := recorder.NewRedactor(creds).SaveOptions()
+	saveOpts.Root = dir // a symlinked adapter directory in the repository cannot send a write out of the worktree
 	newPaths := map[*CaseResult]string{}
 	for _, cr := range drifting {
 		rel, err := c.relPath(cr.Old.Path)

@@ -183,7 +183,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		}
 		c.Interactions = kept
 	}
-	return saveRecorded(stdio, c, filepath.Join(dir, o.scenario+".yaml"), redactor)
+	return saveRecorded(stdio, c, filepath.Join(dir, o.scenario+".yaml"), p.cfg.Dir, redactor)
 }
 
 func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *recorder.Redactor, dir string, tr *http.Transport) error {
@@ -216,7 +216,7 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 	recs, err := recorder.RecordHTTP(ctx, recorder.HTTPOptions{Meta: meta, BaseURL: base, Headers: a.Real.Headers, Credentials: a.Real.Credentials, Scenarios: scen, Transport: tr,
 		AttemptTimeout: o.attemptTimeout, AgainArgs: againArgs(o)})
 	for _, r := range recs {
-		if serr := saveRecorded(stdio, r.Cassette, filepath.Join(dir, r.Cassette.Scenario+".yaml"), redactor); serr != nil {
+		if serr := saveRecorded(stdio, r.Cassette, filepath.Join(dir, r.Cassette.Scenario+".yaml"), p.cfg.Dir, redactor); serr != nil {
 			return serr
 		}
 	}
@@ -250,17 +250,20 @@ func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.A
 		return true, err
 	}
 	fmt.Fprintf(stdio.Err, "recording %s again from its own input\n", path)
-	return true, saveRecorded(stdio, rec.Cassette, path, redactor)
+	return true, saveRecorded(stdio, rec.Cassette, path, p.cfg.Dir, redactor)
 }
 
 // saveRecorded writes a recorded cassette through the scanning, atomic save.
-func saveRecorded(stdio *IO, c *cassettes.Cassette, path string, redactor *recorder.Redactor) error {
+// saveRecorded saves a recorded cassette at path, inside the project root.
+func saveRecorded(stdio *IO, c *cassettes.Cassette, path, root string, redactor *recorder.Redactor) error {
 	verb := "recorded"
 	if _, err := os.Stat(path); err == nil {
 		verb = "re-recorded"
 	}
 	c.Path = path
-	if err := cassettes.Save(c, redactor.SaveOptions()); err != nil {
+	opts := redactor.SaveOptions()
+	opts.Root = root
+	if err := cassettes.Save(c, opts); err != nil {
 		return err
 	}
 	what := fmt.Sprintf("%d interactions", len(c.Interactions))

@@ -88,18 +88,12 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 		}
 		return nil, &Error{Reason: ECassetteInvalid, Message: msg, Problems: probs, NextStep: next}
 	}
-	doc, probs := parseDocument(path, data, "a cassette: `version: 2` and `interactions:` (see README \"Cassette format\")")
-	if len(probs) > 0 {
+	c, probs := decodeCassette(path, data)
+	if c == nil {
 		return fail("cassette "+path+" is not valid YAML", probs)
 	}
-	root := doc.Content[0]
-	c := &Cassette{Path: path, node: doc}
-	strict := mappingKey(root, "cassette") != nil
-	c.Plain = !strict
-	probs = append(probs, checkKnown(path, root, reflect.TypeOf(Cassette{}), "", strict, &c.Warnings)...)
-	if err := decodeStrict(data, c, strict); err != nil {
-		probs = append(probs, yamlProblems(path, doc, err)...)
-	}
+	c.loc.data = data
+	defer func() { c.loc.data = nil }() // from now on Line re-reads the file
 	if len(probs) > 0 {
 		return fail("cassette "+path+" does not fit the cassette schema", probs)
 	}
@@ -116,6 +110,36 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 		return fail("cassette "+path+" is invalid", probs)
 	}
 	return c, nil
+}
+
+// decodeCassette parses data once into a cassette: a large file split into
+// its interactions (split.go), else whole. A nil cassette means the file is
+// not one YAML mapping; the problems say why.
+func decodeCassette(path string, data []byte) (*Cassette, []Problem) {
+	const expected = "a cassette: `version: 2` and `interactions:` (see README \"Cassette format\")"
+	if len(data) >= splitBytes {
+		if s := findSection(data); s != nil {
+			c := &Cassette{Path: path}
+			probs, err := parseSplit(path, data, s, c, expected)
+			if err == nil {
+				c.loc.path = path
+				return c, probs
+			}
+		}
+	}
+	doc, probs := parseDocument(path, data, expected)
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	root := doc.Content[0]
+	c := &Cassette{Path: path, loc: &locator{head: doc}}
+	strict := mappingKey(root, "cassette") != nil
+	c.Plain = !strict
+	probs = append(probs, checkKnown(path, root, reflect.TypeOf(Cassette{}), "", strict, &c.Warnings)...)
+	if err := doc.Decode(c); err != nil {
+		probs = append(probs, yamlProblems(path, doc, err)...)
+	}
+	return c, probs
 }
 
 // encodedLeaks scans the bodies the raw scan cannot read: gzip- or
@@ -214,6 +238,12 @@ var lineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 // and, where the node tree is known, a field path. Unknown-field errors are
 // left out: checkKnown reports them with their full path and a suggestion.
 func yamlProblems(path string, doc *yaml.Node, err error) []Problem {
+	return yamlProblemsIn(path, doc, "", 0, err)
+}
+
+// yamlProblemsIn is yamlProblems for a part of a file: root is the node at
+// field path field, and its lines are offset lines before the file's.
+func yamlProblemsIn(path string, root *yaml.Node, field string, offset int, err error) []Problem {
 	var msgs []string
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
@@ -230,9 +260,10 @@ func yamlProblems(path string, doc *yaml.Node, err error) []Problem {
 		if sm := lineRe.FindStringSubmatch(m); sm != nil {
 			p.Line, _ = strconv.Atoi(sm[1])
 			p.Message = sm[2]
-			if doc != nil {
-				p.Field = fieldAtLine(doc, p.Line, unmarshalTag(sm[2]))
+			if root != nil {
+				p.Field = fieldAtLine(root, p.Line, unmarshalTag(sm[2]), field)
 			}
+			p.Line += offset
 		}
 		p.Message = friendlyYAML(p.Message, &p)
 		out = append(out, p)
@@ -289,7 +320,7 @@ func unmarshalTag(msg string) string {
 // fieldAtLine finds the yaml field path of the value on line that an error
 // is about: the one whose tag is tag when tag is given (several keys can
 // share a line in flow style), else the first value starting on the line.
-func fieldAtLine(doc *yaml.Node, line int, tag string) string {
+func fieldAtLine(doc *yaml.Node, line int, tag string, field string) string {
 	first, best := "", ""
 	var walk func(n *yaml.Node, path string)
 	visit := func(v *yaml.Node, keyLine int, p string) {
@@ -319,9 +350,12 @@ func fieldAtLine(doc *yaml.Node, line int, tag string) string {
 			}
 		}
 	}
-	walk(doc, "")
+	walk(doc, field)
 	if best != "" {
 		return best
+	}
+	if first == "" && doc.Line == line {
+		return field
 	}
 	return first
 }

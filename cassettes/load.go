@@ -265,6 +265,7 @@ func yamlProblemsIn(path string, root *yaml.Node, field string, offset int, err 
 			}
 			p.Line += offset
 		}
+
 		p.Message = friendlyYAML(p.Message, &p)
 		out = append(out, p)
 	}

@@ -6,8 +6,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // benchInteraction is interaction i of a generated cassette: a GET with
@@ -92,5 +96,104 @@ func TestWriteBenchCassettes(t *testing.T) {
 	for _, p := range writeBenchCassettes(t, dir, n, files) {
 		st, _ := os.Stat(p)
 		t.Logf("%s: %d bytes", p, st.Size())
+	}
+}
+
+// oldParse is how Parse read a cassette before the split (the baseline of
+// BenchmarkLoad100k): the whole file into a node tree kept for Line, then
+// the whole file again into the structs.
+func oldParse(path string, data []byte) (*Cassette, error) {
+	doc, probs := parseDocument(path, data, "a cassette")
+	if len(probs) > 0 {
+		return nil, fmt.Errorf("%v", probs)
+	}
+	c := &Cassette{Path: path, loc: &locator{head: doc}}
+	if err := decodeStrict(data, c, true); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// peakHeap samples the live heap objects every millisecond until stop is
+// closed and returns the largest value seen.
+func peakHeap(stop <-chan struct{}) <-chan uint64 {
+	out := make(chan uint64, 1)
+	go func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var peak uint64
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			peak = max(peak, s[0].Value.Uint64())
+			select {
+			case <-stop:
+				out <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return out
+}
+
+// BenchmarkLoad100k loads 100,000 generated interactions (about 130 MB of
+// YAML) the old way and the new way, interleaved, one round per iteration:
+// one 130 MB file through Parse (whole file in memory; Load refuses a file
+// over MaxFileBytes), and four 32 MB files through LoadTree. It reports
+// the median and the minimum of each, and the peak live heap during the
+// load. Run: go test ./cassettes -run '^$' -bench Load100k -benchtime 5x
+func BenchmarkLoad100k(b *testing.B) {
+	dir := b.TempDir()
+	one := writeBenchCassettes(b, filepath.Join(dir, "one"), 100_000, 1)[0]
+	four := filepath.Join(dir, "four")
+	writeBenchCassettes(b, four, 100_000, 4)
+	data, err := os.ReadFile(one)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(data))/1e6, "MB-yaml")
+	type run struct {
+		name string
+		load func() (*Cassette, error)
+	}
+	first := func(list []*Cassette, err error) (*Cassette, error) {
+		if err != nil {
+			return nil, err
+		}
+		return list[0], nil
+	}
+	runs := []run{
+		{"old-1file", func() (*Cassette, error) { return oldParse(one, data) }},
+		{"new-1file", func() (*Cassette, error) { return Parse(one, data, LoadOptions{}) }},
+		{"new-4files", func() (*Cassette, error) { return first(LoadTree([]string{four}, LoadOptions{})) }},
+	}
+	secs := make([][]float64, len(runs))
+	peaks := make([][]float64, len(runs))
+	for b.Loop() {
+		for i, r := range runs {
+			runtime.GC()
+			stop := make(chan struct{})
+			peak := peakHeap(stop)
+			t0 := time.Now()
+			c, err := r.load()
+			d := time.Since(t0)
+			close(stop)
+			if err != nil {
+				b.Fatal(err)
+			}
+			secs[i] = append(secs[i], d.Seconds())
+			peaks[i] = append(peaks[i], float64(<-peak)/1e6)
+			runtime.KeepAlive(c)
+		}
+	}
+	med := func(v []float64) float64 { s := slices.Clone(v); slices.Sort(s); return s[len(s)/2] }
+	for i, r := range runs {
+		b.ReportMetric(med(secs[i]), r.name+"-s-median")
+		b.ReportMetric(slices.Min(secs[i]), r.name+"-s-min")
+		b.ReportMetric(med(peaks[i]), r.name+"-peakheap-MB")
+		if i > 0 {
+			b.ReportMetric(med(secs[0])/med(secs[i]), r.name+"-speedup")
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -159,29 +160,46 @@ func parseSplit(path string, data []byte, s *section, c *Cassette, expected stri
 	strict := mappingKey(root, "cassette") != nil
 	c.Plain = !strict
 	c.loc = &locator{head: doc, items: s.items, end: int64(s.end)}
-	probs = append(probs, checkKnown(path, root, reflect.TypeOf(Cassette{}), "", strict, &c.Warnings)...)
+	// The problems come in the whole parse's order: unknown keys, then
+	// what decoding found, each in file order (keys before the items, the
+	// items, keys after them).
+	var headWarns []Problem
+	known := checkKnown(path, root, reflect.TypeOf(Cassette{}), "", strict, &headWarns)
+	var decoded []Problem
 	if err := doc.Decode(c); err != nil {
-		probs = append(probs, yamlProblems(path, doc, err)...)
+		if !keepsDecoding(err) {
+			return nil, errNoSplit // the whole parse says what it skipped
+		}
+		decoded = yamlProblems(path, doc, err)
 	}
 	c.Interactions = make([]Interaction, len(s.items))
-	items, warns, err := parseItems(path, data, s, c.Interactions, strict)
-	if err != nil {
-		return nil, err
+	r, ok := parseItems(path, data, s, c.Interactions, strict)
+	if !ok {
+		return nil, errNoSplit
 	}
-	c.Warnings = append(c.Warnings, warns...)
-	return append(probs, items...), nil
+	around := func(head, items []Problem) []Problem {
+		i := 0
+		for i < len(head) && head[i].Line <= s.keyLine {
+			i++
+		}
+		return append(append(append([]Problem(nil), head[:i]...), items...), head[i:]...)
+	}
+	c.Warnings = around(headWarns, r.warns)
+	return append(around(known, r.known), around(decoded, r.decoded)...), nil
 }
 
 // batchItems is how many interactions one parse reads: enough to make the
 // parser's setup negligible, few enough to keep each node tree small.
 const batchItems = 64
 
-// parseItems decodes the items of s into out, batches in parallel; the
-// problems and warnings come back in file order.
-func parseItems(path string, data []byte, s *section, out []Interaction, strict bool) ([]Problem, []Problem, error) {
+// itemProblems are what parsing items found, each kind in file order.
+type itemProblems struct{ known, decoded, warns []Problem }
+
+// parseItems decodes the items of s into out, batches in parallel. It
+// returns false when a batch is not what the split expected.
+func parseItems(path string, data []byte, s *section, out []Interaction, strict bool) (itemProblems, bool) {
 	n := (len(s.items) + batchItems - 1) / batchItems
-	type result struct{ probs, warns []Problem }
-	results := make([]result, n)
+	results := make([]itemProblems, n)
 	var (
 		next   atomic.Int64
 		failed atomic.Bool
@@ -198,30 +216,31 @@ func parseItems(path string, data []byte, s *section, out []Interaction, strict 
 					return
 				}
 				lo, hi := b*batchItems, min((b+1)*batchItems, len(s.items))
-				r := &results[b]
-				if !parseBatch(path, data[s.items[lo].off:s.itemEnd(hi-1)], int(s.items[lo].line)-1, lo, out[lo:hi], strict, &r.probs, &r.warns) {
+				if !parseBatch(path, data[s.items[lo].off:s.itemEnd(hi-1)], int(s.items[lo].line)-1, lo, out[lo:hi], strict, &results[b]) {
 					failed.Store(true)
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	var all itemProblems
 	if failed.Load() {
-		return nil, nil, errNoSplit
+		return all, false
 	}
-	var probs, warns []Problem
 	for _, r := range results {
-		probs = append(probs, r.probs...)
-		warns = append(warns, r.warns...)
+		all.known = append(all.known, r.known...)
+		all.decoded = append(all.decoded, r.decoded...)
+		all.warns = append(all.warns, r.warns...)
 	}
-	return probs, warns, nil
+	return all, true
 }
 
 // parseBatch decodes a run of items that starts after line offset of the
 // file, the first of them interaction first. It returns false when the text
-// is not exactly len(out) items on its own (the split was wrong, or the
-// file is not valid YAML: the whole parse then says where).
-func parseBatch(path string, text []byte, offset, first int, out []Interaction, strict bool, probs, warns *[]Problem) bool {
+// is not exactly len(out) mappings on its own (the split was wrong, or the
+// file is not valid YAML: the whole parse then says where), or when
+// decoding stops at an error.
+func parseBatch(path string, text []byte, offset, first int, out []Interaction, strict bool, r *itemProblems) bool {
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -234,21 +253,45 @@ func parseBatch(path string, text []byte, offset, first int, out []Interaction, 
 	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.SequenceNode || len(doc.Content[0].Content) != len(out) {
 		return false
 	}
+	for _, n := range doc.Content[0].Content {
+		if n.Kind != yaml.MappingNode {
+			return false // the whole parse drops such an item (null) or reports it alone
+		}
+	}
 	t := reflect.TypeOf(Interaction{})
 	for j, n := range doc.Content[0].Content {
 		field := fmt.Sprintf("interactions[%d]", first+j)
-		var w []Problem
-		found := checkKnown(path, n, t, field, strict, &w)
-		for i := range found {
-			found[i].Line += offset
+		known := len(r.known)
+		warns := len(r.warns)
+		r.known = append(r.known, checkKnown(path, n, t, field, strict, &r.warns)...)
+		for i := range r.known[known:] {
+			r.known[known+i].Line += offset
 		}
-		for i := range w {
-			w[i].Line += offset
+		for i := range r.warns[warns:] {
+			r.warns[warns+i].Line += offset
 		}
-		*probs = append(*probs, found...)
-		*warns = append(*warns, w...)
 		if err := n.Decode(&out[j]); err != nil {
-			*probs = append(*probs, yamlProblemsIn(path, n, field, offset, err)...)
+			if !keepsDecoding(err) {
+				return false
+			}
+			r.decoded = append(r.decoded, yamlProblemsIn(path, n, field, offset, err)...)
+		}
+	}
+	return true
+}
+
+// keepsDecoding reports whether err leaves the rest of a document decoded
+// as the whole parse decodes it: type errors do. A duplicate key makes the
+// decoder skip its whole mapping (an item's: the item is dropped from the
+// list), and any other error stops decoding.
+func keepsDecoding(err error) bool {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return false
+	}
+	for _, m := range te.Errors {
+		if strings.Contains(m, "already defined") {
+			return false
 		}
 	}
 	return true

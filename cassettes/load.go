@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -390,10 +391,11 @@ func checkKnown(path string, n *yaml.Node, t reflect.Type, field string, strict 
 	var out []Problem
 	switch {
 	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Struct:
-		if _, custom := reflect.PointerTo(t).MethodByName("UnmarshalYAML"); custom {
+		info := typeInfoOf(t)
+		if info.custom {
 			return nil
 		}
-		fields := yamlFields(t)
+		fields := info.fields
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			ft, ok := fields[k.Value]
@@ -425,6 +427,59 @@ func checkKnown(path string, n *yaml.Node, t reflect.Type, field string, strict 
 		}
 	}
 	return out
+}
+
+// allKnown is checkKnown's question without its answer: whether every key
+// under n is a field of t. It allocates nothing, so a large cassette pays
+// for field paths and suggestions only where a key is unknown.
+func allKnown(n *yaml.Node, t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Struct:
+		info := typeInfoOf(t)
+		if info.custom {
+			return true
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			ft, ok := info.fields[n.Content[i].Value]
+			if !ok || !allKnown(n.Content[i+1], ft) {
+				return false
+			}
+		}
+	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Map && t.Elem().Kind() != reflect.String:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if !allKnown(n.Content[i+1], t.Elem()) {
+				return false
+			}
+		}
+	case n.Kind == yaml.SequenceNode && t.Kind() == reflect.Slice:
+		for _, c := range n.Content {
+			if !allKnown(c, t.Elem()) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// typeInfo is what checkKnown needs of a struct type, computed once.
+type typeInfo struct {
+	custom bool // it decodes itself (UnmarshalYAML)
+	fields map[string]reflect.Type
+}
+
+var typeInfos sync.Map // reflect.Type → *typeInfo
+
+func typeInfoOf(t reflect.Type) *typeInfo {
+	if v, ok := typeInfos.Load(t); ok {
+		return v.(*typeInfo)
+	}
+	_, custom := reflect.PointerTo(t).MethodByName("UnmarshalYAML")
+	info := &typeInfo{custom: custom, fields: yamlFields(t)}
+	typeInfos.Store(t, info)
+	return info
 }
 
 func yamlFields(t reflect.Type) map[string]reflect.Type {

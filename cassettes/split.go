@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"net/http"
 	"reflect"
 	"runtime"
 	"strings"
@@ -260,10 +261,12 @@ func parseBatch(path string, text []byte, offset, first int, out []Interaction, 
 	}
 	t := reflect.TypeOf(Interaction{})
 	for j, n := range doc.Content[0].Content {
-		field := fmt.Sprintf("interactions[%d]", first+j)
+		field := func() string { return fmt.Sprintf("interactions[%d]", first+j) }
 		known := len(r.known)
 		warns := len(r.warns)
-		r.known = append(r.known, checkKnown(path, n, t, field, strict, &r.warns)...)
+		if !allKnown(n, t) {
+			r.known = append(r.known, checkKnown(path, n, t, field(), strict, &r.warns)...)
+		}
 		for i := range r.known[known:] {
 			r.known[known+i].Line += offset
 		}
@@ -274,10 +277,43 @@ func parseBatch(path string, text []byte, offset, first int, out []Interaction, 
 			if !keepsDecoding(err) {
 				return false
 			}
-			r.decoded = append(r.decoded, yamlProblemsIn(path, n, field, offset, err)...)
+			r.decoded = append(r.decoded, yamlProblemsIn(path, n, field(), offset, err)...)
 		}
 	}
+	shareStrings(out)
 	return true
+}
+
+// shareStrings makes the interactions of a batch share one copy of each
+// header value and of the short request and response fields:
+// they repeat from one interaction to the next, and the decoder allocates
+// every one (about a tenth of a loaded cassette's memory).
+func shareStrings(out []Interaction) {
+	seen := map[string]string{}
+	share := func(s *string) {
+		if v, ok := seen[*s]; ok {
+			*s = v
+		} else if len(*s) <= 128 {
+			seen[*s] = *s
+		}
+	}
+	headers := func(h http.Header) {
+		for _, vs := range h {
+			for i := range vs {
+				share(&vs[i])
+			}
+		}
+	}
+	for i := range out {
+		rq, rs := &out[i].Request, &out[i].Response
+		share(&rq.Method)
+		share(&rq.Host)
+		share(&rq.Proto)
+		share(&rs.Proto)
+		share(&rs.Status)
+		headers(rq.Headers)
+		headers(rs.Headers)
+	}
 }
 
 // keepsDecoding reports whether err leaves the rest of a document decoded

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -185,4 +186,92 @@ func FuzzSplit(f *testing.F) {
 			t.Fatalf("split and whole parse differ")
 		}
 	})
+}
+
+// TestSplitGoVCRFiles: the cassettes go-vcr wrote (both of its formats,
+// items at column 0 and indented by four) load split exactly as whole,
+// every field on the same line.
+func TestSplitGoVCRFiles(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(sharedDir(t), "testdata", "go-vcr-real", "*.yaml"))
+	if len(files) < 6 {
+		t.Fatalf("found %d go-vcr cassettes under shared/testdata, want 6", len(files))
+	}
+	split := 0
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			type res struct {
+				c   *Cassette
+				err error
+			}
+			load := func() res { c, err := Load(f, LoadOptions{}); return res{c, err} }
+			w, s := wholeParse(t, load), forceSplit(t, load)
+			if fmt.Sprint(w.err) != fmt.Sprint(s.err) {
+				t.Fatalf("split: %v\nwhole: %v", s.err, w.err)
+			}
+			if !reflect.DeepEqual(w.c.Interactions, s.c.Interactions) || !reflect.DeepEqual(w.c.Warnings, s.c.Warnings) || w.c.Version != s.c.Version {
+				t.Fatal("split and whole parse differ")
+			}
+			if s.c.loc.items != nil {
+				split++
+			}
+			var paths []string
+			fieldPaths(w.c.loc.head, "", &paths)
+			for _, p := range paths {
+				if a, b := w.c.Line(p), s.c.Line(p); a != b {
+					t.Errorf("Line(%q) = %d split, %d whole", p, b, a)
+				}
+			}
+		})
+	}
+	if split == 0 {
+		t.Error("no go-vcr file was split")
+	}
+}
+
+// TestSplitLinesConcurrent: replay asks for lines from many requests at
+// once (run with -race).
+func TestSplitLinesConcurrent(t *testing.T) {
+	p := writeBenchCassettes(t, t.TempDir(), 200, 1)[0]
+	c := forceSplit(t, func() *Cassette { c, err := Load(p, LoadOptions{}); must(t, err); return c })
+	want := wholeParse(t, func() *Cassette { c, err := Load(p, LoadOptions{}); must(t, err); return c })
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < 200; i += 3 {
+				f := fmt.Sprintf("interactions[%d].response.headers.Etag", i)
+				if got, w := c.Line(f), want.Line(f); got != w {
+					t.Errorf("Line(%s) = %d, want %d", f, got, w)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestLargeCassetteKeepsNoTree: a cassette above splitBytes is loaded split
+// by default, and what it keeps for Line is the tree of its head and one
+// entry per interaction, not a node per key and value.
+func TestLargeCassetteKeepsNoTree(t *testing.T) {
+	p := writeBenchCassettes(t, t.TempDir(), 300, 1)[0]
+	if st, err := os.Stat(p); err != nil || st.Size() < int64(splitBytes) {
+		t.Fatalf("the generated cassette is not above %d bytes: %v", splitBytes, err)
+	}
+	c, err := Load(p, LoadOptions{})
+	must(t, err)
+	if c.loc.items == nil || len(c.loc.items) != 300 {
+		t.Fatal("a large cassette was not split")
+	}
+	var count func(n *yaml.Node) int
+	count = func(n *yaml.Node) int {
+		k := 1
+		for _, c := range n.Content {
+			k += count(c)
+		}
+		return k
+	}
+	if n := count(c.loc.head); n > 20 {
+		t.Errorf("the loaded cassette keeps %d nodes, want its head's few", n)
+	}
 }

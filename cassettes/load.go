@@ -81,7 +81,11 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	next := "cassette validate " + path
 	// Credentials are looked for first, in the raw bytes, whatever else is
 	// wrong with the file: a leak is reported even when the schema is not met.
-	leaks := leakProblems(path, data, opts.Credentials)
+	// (The scan runs beside the parse: on a large file each takes a core.)
+	scanned := make(chan []Problem, 1)
+	go func() { scanned <- leakProblems(path, data, opts.Credentials) }()
+	c, probs := decodeCassette(path, data)
+	leaks := <-scanned
 	fail := func(msg string, probs []Problem) (*Cassette, error) {
 		if len(leaks) > 0 {
 			return nil, &Error{Reason: ESecretLeak, Message: "cassette " + path + " contains credentials", Problems: append(leaks, probs...),
@@ -89,7 +93,6 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 		}
 		return nil, &Error{Reason: ECassetteInvalid, Message: msg, Problems: probs, NextStep: next}
 	}
-	c, probs := decodeCassette(path, data)
 	if c == nil {
 		return fail("cassette "+path+" is not valid YAML", probs)
 	}

@@ -73,13 +73,16 @@ type loadResult struct {
 	err error
 }
 
-// loadAll loads files in parallel, as many at a time as there are CPUs (a
-// large file is parsed in parallel too), and returns the results in order.
+// loadAll loads files in parallel, as many at a time as there are CPUs,
+// and returns the results in order. A large file is parsed in parallel on
+// its own (split.go), so large files are loaded one at a time: their bytes
+// and parse garbage are not held twice at once.
 func loadAll(files []string, opts LoadOptions) []loadResult {
 	out := make([]loadResult, len(files))
 	var (
 		next atomic.Int64
 		wg   sync.WaitGroup
+		big  sync.Mutex
 	)
 	for w := min(runtime.GOMAXPROCS(0), len(files)); w > 0; w-- {
 		wg.Add(1)
@@ -89,6 +92,12 @@ func loadAll(files []string, opts LoadOptions) []loadResult {
 				i := int(next.Add(1) - 1)
 				if i >= len(files) {
 					return
+				}
+				if st, err := os.Stat(files[i]); err == nil && st.Size() >= int64(splitBytes) {
+					big.Lock()
+					out[i].c, out[i].err = Load(files[i], opts)
+					big.Unlock()
+					continue
 				}
 				out[i].c, out[i].err = Load(files[i], opts)
 			}

@@ -86,8 +86,13 @@ func (l *locator) item(i int) *yaml.Node {
 	return l.node
 }
 
+// readAt reads n bytes at off of the regular file path (the cassette a
+// FIFO or a device replaced since it was loaded is not read).
 func readAt(path string, off, n int64) []byte {
 	if path == "" || n < 0 || n > MaxFileBytes {
+		return nil
+	}
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() || st.Size() < off+n {
 		return nil
 	}
 	f, err := os.Open(path)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -100,6 +101,15 @@ func TestSplitLines(t *testing.T) {
 	split.loc.cached = 0
 	if got := split.Line("interactions[5].response.body"); got != want {
 		t.Errorf("Line after the file changed = %d, want the interaction's line %d", got, want)
+	}
+	// A FIFO in its place is not opened (it would block).
+	os.Remove(p)
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skipf("cannot make a FIFO here: %v", err)
+	}
+	split.loc.cached = 0
+	if got := split.Line("interactions[5].response.body"); got != want {
+		t.Errorf("Line with a FIFO in place = %d, want the interaction's line %d", got, want)
 	}
 }
 

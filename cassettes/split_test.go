@@ -132,6 +132,8 @@ func TestSplitDeclines(t *testing.T) {
 		"block items":             {head + "interactions:\n" + it + it, true},
 		"items at column 0":       {head + "interactions:\n- request: {url: 'https://a.example/x', method: GET}\n  response: {code: 200}\n", true},
 		"key after the items":     {"version: 2\ninteractions:\n" + it + "cassette: 1\nadapter: github\nscenario: s\nkind: http\n", true},
+		"CRLF line ends":          {strings.ReplaceAll(head+"interactions:\n"+it+it, "\n", "\r\n"), true},
+		"comment after the key":   {head + "interactions: # recorded\n" + it, false},
 		"flow sequence":           {head + "interactions: [{request: {url: 'https://a.example/x', method: GET}, response: {code: 200}}]\n", false},
 		"flow on the next line":   {head + "interactions:\n  [{request: {url: 'https://a.example/x', method: GET}, response: {code: 200}}]\n", false},
 		"key inside a string":     {"version: 2\nx: \"a\ninteractions:\n" + it + "\"\n" + "cassette: 1\n", false},

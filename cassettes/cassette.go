@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"net/url"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // SchemaVersion is the version of cassette's own metadata (the `cassette:` key).
@@ -56,7 +54,7 @@ type Cassette struct {
 	// key another tool added).
 	Warnings []Problem `yaml:"-"`
 
-	node *yaml.Node // the parsed document, for Line
+	loc *locator // where fields are in the file, for Line
 }
 
 // Recorder identifies the cassette build that wrote a cassette.

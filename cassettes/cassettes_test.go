@@ -3,6 +3,7 @@ package cassettes
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -250,6 +251,17 @@ func TestMalformed(t *testing.T) {
 				_, err = Load(file, LoadOptions{Config: cfg, Normalizers: builtins, Credentials: declared})
 			}
 			runtime.ReadMemStats(&after)
+			if !c.config {
+				// A large file is parsed one interaction at a time: it
+				// must say exactly what the whole parse says.
+				split := forceSplit(t, func() error {
+					_, err := Load(file, LoadOptions{Config: cfg, Normalizers: builtins, Credentials: declared})
+					return err
+				})
+				if fmt.Sprint(split) != fmt.Sprint(err) {
+					t.Errorf("split parse says\n%v\nwhole parse says\n%v", split, err)
+				}
+			}
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
 				t.Errorf("loading allocated %d MB: a malformed file must be refused in bounded memory", alloc>>20)
 			}

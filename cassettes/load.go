@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -80,7 +81,11 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	next := "cassette validate " + path
 	// Credentials are looked for first, in the raw bytes, whatever else is
 	// wrong with the file: a leak is reported even when the schema is not met.
-	leaks := leakProblems(path, data, opts.Credentials)
+	// (The scan runs beside the parse: on a large file each takes a core.)
+	scanned := make(chan []Problem, 1)
+	go func() { scanned <- leakProblems(path, data, opts.Credentials) }()
+	c, probs := decodeCassette(path, data)
+	leaks := <-scanned
 	fail := func(msg string, probs []Problem) (*Cassette, error) {
 		if len(leaks) > 0 {
 			return nil, &Error{Reason: ESecretLeak, Message: "cassette " + path + " contains credentials", Problems: append(leaks, probs...),
@@ -88,18 +93,11 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 		}
 		return nil, &Error{Reason: ECassetteInvalid, Message: msg, Problems: probs, NextStep: next}
 	}
-	doc, probs := parseDocument(path, data, "a cassette: `version: 2` and `interactions:` (see README \"Cassette format\")")
-	if len(probs) > 0 {
+	if c == nil {
 		return fail("cassette "+path+" is not valid YAML", probs)
 	}
-	root := doc.Content[0]
-	c := &Cassette{Path: path, node: doc}
-	strict := mappingKey(root, "cassette") != nil
-	c.Plain = !strict
-	probs = append(probs, checkKnown(path, root, reflect.TypeOf(Cassette{}), "", strict, &c.Warnings)...)
-	if err := decodeStrict(data, c, strict); err != nil {
-		probs = append(probs, yamlProblems(path, doc, err)...)
-	}
+	c.loc.data = data
+	defer func() { c.loc.data = nil }() // from now on Line re-reads the file
 	if len(probs) > 0 {
 		return fail("cassette "+path+" does not fit the cassette schema", probs)
 	}
@@ -116,6 +114,36 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 		return fail("cassette "+path+" is invalid", probs)
 	}
 	return c, nil
+}
+
+// decodeCassette parses data once into a cassette: a large file split into
+// its interactions (split.go), else whole. A nil cassette means the file is
+// not one YAML mapping; the problems say why.
+func decodeCassette(path string, data []byte) (*Cassette, []Problem) {
+	const expected = "a cassette: `version: 2` and `interactions:` (see README \"Cassette format\")"
+	if len(data) >= splitBytes {
+		if s := findSection(data); s != nil {
+			c := &Cassette{Path: path}
+			probs, err := parseSplit(path, data, s, c, expected)
+			if err == nil {
+				c.loc.path = path
+				return c, probs
+			}
+		}
+	}
+	doc, probs := parseDocument(path, data, expected)
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	root := doc.Content[0]
+	c := &Cassette{Path: path, loc: &locator{head: doc}}
+	strict := mappingKey(root, "cassette") != nil
+	c.Plain = !strict
+	probs = append(probs, checkKnown(path, root, reflect.TypeOf(Cassette{}), "", strict, &c.Warnings)...)
+	if err := doc.Decode(c); err != nil {
+		probs = append(probs, yamlProblems(path, doc, err)...)
+	}
+	return c, probs
 }
 
 // encodedLeaks scans the bodies the raw scan cannot read: gzip- or
@@ -214,6 +242,12 @@ var lineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 // and, where the node tree is known, a field path. Unknown-field errors are
 // left out: checkKnown reports them with their full path and a suggestion.
 func yamlProblems(path string, doc *yaml.Node, err error) []Problem {
+	return yamlProblemsIn(path, doc, "", 0, err)
+}
+
+// yamlProblemsIn is yamlProblems for a part of a file: root is the node at
+// field path field, and its lines are offset lines before the file's.
+func yamlProblemsIn(path string, root *yaml.Node, field string, offset int, err error) []Problem {
 	var msgs []string
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
@@ -230,10 +264,12 @@ func yamlProblems(path string, doc *yaml.Node, err error) []Problem {
 		if sm := lineRe.FindStringSubmatch(m); sm != nil {
 			p.Line, _ = strconv.Atoi(sm[1])
 			p.Message = sm[2]
-			if doc != nil {
-				p.Field = fieldAtLine(doc, p.Line, unmarshalTag(sm[2]))
+			if root != nil {
+				p.Field = fieldAtLine(root, p.Line, unmarshalTag(sm[2]), field)
 			}
+			p.Line += offset
 		}
+
 		p.Message = friendlyYAML(p.Message, &p)
 		out = append(out, p)
 	}
@@ -289,7 +325,7 @@ func unmarshalTag(msg string) string {
 // fieldAtLine finds the yaml field path of the value on line that an error
 // is about: the one whose tag is tag when tag is given (several keys can
 // share a line in flow style), else the first value starting on the line.
-func fieldAtLine(doc *yaml.Node, line int, tag string) string {
+func fieldAtLine(doc *yaml.Node, line int, tag string, field string) string {
 	first, best := "", ""
 	var walk func(n *yaml.Node, path string)
 	visit := func(v *yaml.Node, keyLine int, p string) {
@@ -319,9 +355,12 @@ func fieldAtLine(doc *yaml.Node, line int, tag string) string {
 			}
 		}
 	}
-	walk(doc, "")
+	walk(doc, field)
 	if best != "" {
 		return best
+	}
+	if first == "" && doc.Line == line {
+		return field
 	}
 	return first
 }
@@ -355,10 +394,11 @@ func checkKnown(path string, n *yaml.Node, t reflect.Type, field string, strict 
 	var out []Problem
 	switch {
 	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Struct:
-		if _, custom := reflect.PointerTo(t).MethodByName("UnmarshalYAML"); custom {
+		info := typeInfoOf(t)
+		if info.custom {
 			return nil
 		}
-		fields := yamlFields(t)
+		fields := info.fields
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			ft, ok := fields[k.Value]
@@ -390,6 +430,59 @@ func checkKnown(path string, n *yaml.Node, t reflect.Type, field string, strict 
 		}
 	}
 	return out
+}
+
+// allKnown is checkKnown's question without its answer: whether every key
+// under n is a field of t. It allocates nothing, so a large cassette pays
+// for field paths and suggestions only where a key is unknown.
+func allKnown(n *yaml.Node, t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Struct:
+		info := typeInfoOf(t)
+		if info.custom {
+			return true
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			ft, ok := info.fields[n.Content[i].Value]
+			if !ok || !allKnown(n.Content[i+1], ft) {
+				return false
+			}
+		}
+	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Map && t.Elem().Kind() != reflect.String:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if !allKnown(n.Content[i+1], t.Elem()) {
+				return false
+			}
+		}
+	case n.Kind == yaml.SequenceNode && t.Kind() == reflect.Slice:
+		for _, c := range n.Content {
+			if !allKnown(c, t.Elem()) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// typeInfo is what checkKnown needs of a struct type, computed once.
+type typeInfo struct {
+	custom bool // it decodes itself (UnmarshalYAML)
+	fields map[string]reflect.Type
+}
+
+var typeInfos sync.Map // reflect.Type → *typeInfo
+
+func typeInfoOf(t reflect.Type) *typeInfo {
+	if v, ok := typeInfos.Load(t); ok {
+		return v.(*typeInfo)
+	}
+	_, custom := reflect.PointerTo(t).MethodByName("UnmarshalYAML")
+	info := &typeInfo{custom: custom, fields: yamlFields(t)}
+	typeInfos.Store(t, info)
+	return info
 }
 
 func yamlFields(t reflect.Type) map[string]reflect.Type {

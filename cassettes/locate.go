@@ -1,8 +1,11 @@
 package cassettes
 
 import (
+	"hash/crc32"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -13,7 +16,95 @@ import (
 // returns the line of the closest existing parent; 0 when nothing is known
 // (a cassette built in memory).
 func (c *Cassette) Line(field string) int {
-	return lineOf(c.node, field)
+	if c.loc == nil {
+		return 0
+	}
+	return c.loc.line(field)
+}
+
+// locator finds lines in a loaded cassette's file. A file parsed whole
+// keeps its node tree in head; a split file (split.go) keeps the tree of its
+// head and where each interaction starts, and parses one interaction again
+// when a field inside it is asked for: from the bytes being loaded while
+// Parse runs, afterwards from the file, if it still holds those bytes.
+type locator struct {
+	head  *yaml.Node
+	items []item // nil when head holds the whole document
+	end   int64  // where the last item ends
+	path  string // the file to re-read items from, once data is gone
+	data  []byte // the file's bytes, while they are at hand
+
+	mu     sync.Mutex
+	cached int // the item in node, +1 (0: none)
+	node   *yaml.Node
+}
+
+func (l *locator) line(field string) int {
+	steps := splitPath(field)
+	if l.items == nil || len(steps) < 2 || steps[0] != "interactions" {
+		return lineOf(l.head, field)
+	}
+	i, err := strconv.Atoi(steps[1])
+	if err != nil || i < 0 || i >= len(l.items) {
+		return lineOf(l.head, "interactions")
+	}
+	it := l.items[i]
+	n := l.item(i)
+	if n == nil {
+		return int(it.line)
+	}
+	return lineIn(n, steps[2:]) + int(it.line) - 1
+}
+
+// item parses interaction i again, or returns nil when its bytes are gone
+// or changed.
+func (l *locator) item(i int) *yaml.Node {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cached == i+1 {
+		return l.node
+	}
+	it := l.items[i]
+	end := l.end
+	if i+1 < len(l.items) {
+		end = l.items[i+1].off
+	}
+	var text []byte
+	if l.data != nil {
+		text = l.data[it.off:end]
+	} else {
+		text = readAt(l.path, it.off, end-it.off)
+	}
+	if text == nil || crc32.ChecksumIEEE(text) != it.sum {
+		return nil
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(text, &doc) != nil || len(doc.Content) != 1 || len(doc.Content[0].Content) != 1 {
+		return nil
+	}
+	l.cached, l.node = i+1, doc.Content[0].Content[0]
+	return l.node
+}
+
+// readAt reads n bytes at off of the regular file path (the cassette a
+// FIFO or a device replaced since it was loaded is not read).
+func readAt(path string, off, n int64) []byte {
+	if path == "" || n < 0 || n > MaxFileBytes {
+		return nil
+	}
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() || st.Size() < off+n {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return nil
+	}
+	return buf
 }
 
 // lineOf walks a document node along a field path.
@@ -25,8 +116,13 @@ func lineOf(doc *yaml.Node, field string) int {
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
+	return lineIn(n, splitPath(field))
+}
+
+// lineIn walks from node n along steps.
+func lineIn(n *yaml.Node, steps []string) int {
 	best := n.Line
-	for _, step := range splitPath(field) {
+	for _, step := range steps {
 		next, keyLine := child(n, step)
 		if next == nil {
 			if keyLine > 0 {

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // LoadTree loads every cassette named by paths (files, or directories
@@ -35,8 +38,9 @@ func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
 		reason = ECassetteInvalid
 		bad    int
 	)
-	for _, f := range files {
-		c, err := Load(f, opts)
+	loaded := loadAll(files, opts)
+	for i := range files {
+		c, err := loaded[i].c, loaded[i].err
 		if err != nil {
 			var ce *Error
 			if !errors.As(err, &ce) {
@@ -62,4 +66,43 @@ func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
 			Message: fmt.Sprintf("%d of %d cassettes have problems (%d in all)", bad, len(files), len(all))}
 	}
 	return out, nil
+}
+
+type loadResult struct {
+	c   *Cassette
+	err error
+}
+
+// loadAll loads files in parallel, as many at a time as there are CPUs,
+// and returns the results in order. A large file is parsed in parallel on
+// its own (split.go), so large files are loaded one at a time: their bytes
+// and parse garbage are not held twice at once.
+func loadAll(files []string, opts LoadOptions) []loadResult {
+	out := make([]loadResult, len(files))
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+		big  sync.Mutex
+	)
+	for w := min(runtime.GOMAXPROCS(0), len(files)); w > 0; w-- {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(files) {
+					return
+				}
+				if st, err := os.Stat(files[i]); err == nil && st.Size() >= int64(splitBytes) {
+					big.Lock()
+					out[i].c, out[i].err = Load(files[i], opts)
+					big.Unlock()
+					continue
+				}
+				out[i].c, out[i].err = Load(files[i], opts)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }

@@ -238,7 +238,7 @@ func validateCassette(c *Cassette, opts LoadOptions) []Problem {
 	if c.Input != nil {
 		r.Input = &inputRules{Command: c.Input.Command, Env: c.Input.Env}
 	}
-	if c.node != nil && mappingKey(c.node.Content[0], "interactions") != nil {
+	if c.loc != nil && mappingKey(c.loc.head.Content[0], "interactions") != nil {
 		// `interactions: []` (go-vcr writes it for a test that made no
 		// request) is a cassette with nothing to compare, not a missing key.
 		r.Interactions = []interactionRule{}

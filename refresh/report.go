@@ -181,13 +181,6 @@ func suite(cfg *cassettes.Config) string {
 	return filepath.Base(abs)
 }
 
-func relTo(base, p string) string {
-	if r, err := filepath.Rel(base, p); err == nil {
-		return filepath.ToSlash(r)
-	}
-	return filepath.ToSlash(p)
-}
-
 // failed counts the cases that could not be re-recorded.
 func (ar *AdapterResult) failed() int {
 	n := 0

@@ -235,7 +235,7 @@ func TestRefreshLoop(t *testing.T) {
 	// The real side changes.
 	e.Must([]string{"DOCKER_HOST=" + socket, "DOCKER_CONFIG=" + t.TempDir()}, dockerCLI(t), "volume", "create", "cache")
 
-	changed, out, errOut := e.RefreshDrift(cassetteBin, remote, "docker", nil)
+	changed := e.RefreshDrift(cassetteBin, remote, "docker", nil)
 	if want := []string{"cassettes/docker/events.yaml", "cassettes/docker/volume-ls.yaml"}; strings.Join(changed, " ") != strings.Join(want, " ") {
 		t.Log(e.Must(nil, "git", "diff", "main", "FETCH_HEAD", "--", "cassettes/docker/info.yaml"))
 		t.Errorf("the refresh branch changes %v, want %v (the mutating scenarios are not re-run, the fake is not touched)", changed, want)

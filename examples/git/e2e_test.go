@@ -124,7 +124,7 @@ func TestRefreshLoop(t *testing.T) {
 	// The real side changes.
 	e.Must(nil, "git", append(append([]string{"-C", ".cassette/repo"}, gitID...), "commit", "-q", "--amend", "--only", "-m", "Explain how to run greet")...)
 
-	changed, out, errOut := e.RefreshDrift(cassetteBin, remote, "git", nil)
+	changed := e.RefreshDrift(cassetteBin, remote, "git", nil)
 	for _, f := range []string{"cassettes/git/log-oneline.yaml", "cassettes/git/show-stat-head.yaml"} {
 		if !slices.Contains(changed, f) {
 			t.Errorf("the refresh branch does not change %s; it changes:\n%s", f, changed)

@@ -188,7 +188,7 @@ func TestRefreshLoop(t *testing.T) {
 	e.Must(nil, "git", "push", "-q", "origin", "main")
 	e.Must(nil, cassetteBin, "verify")
 
-	files, out, errOut := e.RefreshDrift(cassetteBin, remote, "gh", []string{"GH_TOKEN=recorded-fixtures-take-any-token"})
+	files := e.RefreshDrift(cassetteBin, remote, "gh", []string{"GH_TOKEN=recorded-fixtures-take-any-token"})
 	if strings.Join(files, " ") != "cassettes/gh/repo.yaml" {
 		t.Errorf("the refresh branch changes %v, want only cassettes/gh/repo.yaml", files)
 	}

@@ -141,7 +141,7 @@ func TestRefreshLoop(t *testing.T) {
 	e.Must(nil, cassetteBin, "verify")
 
 	key := []string{"ANTHROPIC_API_KEY=replayed-api-takes-any-key"}
-	files, out, errOut := e.RefreshDrift(cassetteBin, remote, "chat", key, "--adapter", "chat")
+	files := e.RefreshDrift(cassetteBin, remote, "chat", key, "--adapter", "chat")
 	if strings.Join(files, " ") != "cassettes/chat/count.yaml" {
 		t.Errorf("the refresh branch changes %v, want only cassettes/chat/count.yaml", files)
 	}

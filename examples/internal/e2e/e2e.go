@@ -249,8 +249,8 @@ func ReadFile(t testing.TB, path string) string {
 // RefreshDrift runs `cassette refresh --once ARGS...` in the example, which
 // must find a drift (exit 1) and push a cassette-refresh/<adapter>/… branch
 // to remote; it fetches that branch (FETCH_HEAD) and returns the files it
-// changes against main, and what refresh printed.
-func (e *Example) RefreshDrift(cassette, remote, adapter string, env []string, args ...string) (changed []string, stdout, stderr string) {
+// changes against main.
+func (e *Example) RefreshDrift(cassette, remote, adapter string, env []string, args ...string) (changed []string) {
 	e.t.Helper()
 	out, errOut, code := e.Run(env, cassette, append([]string{"refresh", "--once"}, args...)...)
 	if code != 1 {
@@ -267,5 +267,5 @@ func (e *Example) RefreshDrift(cassette, remote, adapter string, env []string, a
 		e.t.Fatalf("refresh pushed no cassette-refresh/%s/... branch; remote has:\n%s\nrefresh said:\n%s\n%s", adapter, refs, out, errOut)
 	}
 	e.Must(nil, "git", "fetch", "-q", "origin", branch)
-	return strings.Fields(e.Must(nil, "git", "diff", "--name-only", "main", "FETCH_HEAD")), out, errOut
+	return strings.Fields(e.Must(nil, "git", "diff", "--name-only", "main", "FETCH_HEAD"))
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -189,7 +190,7 @@ func (p *Proxy) failed(req *http.Request, err error, status int, statusLine stri
 // failingStatus records resp as an upstream failure when its status is one
 // the live-call policy gives up on.
 func (p *Proxy) failingStatus(req *http.Request, resp *http.Response) {
-	if _, ok := cassettes.ClassifyStatus(resp.StatusCode); ok {
+	if _, ok := cassettes.ClassifyStatus(resp.StatusCode); ok && !slices.Contains(p.opts.AllowStatus, resp.StatusCode) {
 		f := p.failed(req, nil, resp.StatusCode, resp.Status)
 		p.logf("upstream failed: %s", f)
 	}

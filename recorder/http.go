@@ -31,6 +31,7 @@ type Scenario struct {
 	Body       string
 	Replayable *bool // copied to the cassette
 	Mutating   bool  // copied to the cassette: refresh does not re-run it
+	Status     int   // a 408/429/5xx the call answers on purpose: recorded, not retried
 }
 
 // HTTPOptions says against what and how RecordHTTP records.
@@ -91,6 +92,7 @@ func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
 		if err != nil {
 			return out, withScenario(err, opts.Adapter, sc.Name)
 		}
+		req.expect = sc.Status
 		rec, err := record(ctx, opts, sc.Name, []request{req}, red)
 		if err != nil {
 			return out, withScenario(err, opts.Adapter, sc.Name)
@@ -142,7 +144,13 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 		for k, v := range hdr {
 			h[k] = v
 		}
-		reqs = append(reqs, request{method: in.Request.Method, url: joinURL(opts.BaseURL, u.RequestURI()), headers: h, body: in.Request.Body.Bytes()})
+		// A failing status in a cassette was recorded on purpose (a failure
+		// of the real side is never saved): it is expected again.
+		expect := 0
+		if _, failing := cassettes.ClassifyStatus(in.Response.Code); failing {
+			expect = in.Response.Code
+		}
+		reqs = append(reqs, request{method: in.Request.Method, url: joinURL(opts.BaseURL, u.RequestURI()), headers: h, body: in.Request.Body.Bytes(), expect: expect})
 	}
 	rec, err := record(ctx, opts, old.Scenario, reqs, red)
 	if err != nil {
@@ -159,6 +167,7 @@ type request struct {
 	url     string
 	headers map[string]string
 	body    []byte
+	expect  int // a failing status (408, 429, 5xx) expected on purpose, 0 for none
 }
 
 func expandScenario(sc Scenario, base string, adapterHeaders map[string]string, lookup func(string) (string, bool)) (request, error) {
@@ -297,7 +306,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 			return r, nil
 		}
 		start := opts.Meta.now()
-		resp, t, err := pol.Do(ctx, rt, newReq)
+		resp, t, err := pol.expecting(rq.expect).Do(ctx, rt, newReq)
 		tel.Attempts += t.Attempts
 		tel.RetryBackoffMS = append(tel.RetryBackoffMS, t.RetryBackoffMS...)
 		tel.Statuses = append(tel.Statuses, t.Statuses...)
@@ -312,7 +321,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		if err != nil {
 			return Recording{Live: live}, transportError(red, err, ctx, t, again)
 		}
-		if pol.retryableStatus(resp.StatusCode) {
+		if resp.StatusCode != rq.expect && pol.retryableStatus(resp.StatusCode) {
 			return Recording{Live: live}, statusError(resp.StatusCode, t, again)
 		}
 		dur := opts.Meta.now().Sub(start)

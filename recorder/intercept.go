@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -30,6 +31,22 @@ type ProxyConfig struct {
 	// instead of a forward one: the child gets CASSETTE_PROXY_ADDR and
 	// CASSETTE_PROXY_URL (see ExpandEnv) and no HTTPS_PROXY. No CA is needed.
 	Upstream string
+	// AllowStatus are failing statuses (408, 429, 5xx) the command's calls
+	// answer on purpose (see proxy.Options.AllowStatus).
+	AllowStatus []int
+}
+
+// ExpectedStatuses are the failing statuses (408, 429, 5xx) a cassette
+// holds: a failure of the real side is never saved, so these were recorded
+// on purpose and are expected when the cassette is recorded again.
+func ExpectedStatuses(c *cassettes.Cassette) []int {
+	var out []int
+	for _, in := range c.Interactions {
+		if _, failing := cassettes.ClassifyStatus(in.Response.Code); failing && !slices.Contains(out, in.Response.Code) {
+			out = append(out, in.Response.Code)
+		}
+	}
+	return out
 }
 
 // ProxyInterceptor returns an InterceptFunc that starts the forward
@@ -57,11 +74,12 @@ func ProxyInterceptor(cfg ProxyConfig) InterceptFunc {
 			}
 		}
 		p, err := proxy.New(proxy.Options{
-			Mode:      proxy.ModeRecord,
-			CA:        ca,
-			Redact:    redact,
-			Transport: cfg.Transport,
-			Log:       cfg.Log,
+			Mode:        proxy.ModeRecord,
+			CA:          ca,
+			Redact:      redact,
+			Transport:   cfg.Transport,
+			Log:         cfg.Log,
+			AllowStatus: cfg.AllowStatus,
 		})
 		if err != nil {
 			return nil, err

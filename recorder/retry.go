@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -149,6 +150,16 @@ func (p Policy) Do(ctx context.Context, rt http.RoundTripper, newReq func(ctx co
 			return nil, tel, err
 		}
 	}
+}
+
+// expecting is the policy for a call that answers code on purpose: code is
+// not retried (0 changes nothing).
+func (p Policy) expecting(code int) Policy {
+	if code == 0 || !p.retryableStatus(code) {
+		return p
+	}
+	p.RetryableStatus = slices.DeleteFunc(slices.Clone(p.RetryableStatus), func(c int) bool { return c == code })
+	return p
 }
 
 func (p Policy) retryableStatus(code int) bool {

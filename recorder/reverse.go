@@ -72,7 +72,7 @@ func (i *reverseInterceptor) Env() []string {
 // once the upstream accepts a connection: a command run against an engine
 // that is not there would only record its own failure as the real output.
 func startReverse(ctx context.Context, cfg ProxyConfig, redact func(*cassettes.Interaction)) (Interceptor, error) {
-	p, err := proxy.New(proxy.Options{Mode: proxy.ModeRecord, Upstream: cfg.Upstream, Redact: redact, Transport: cfg.Transport, Log: cfg.Log})
+	p, err := proxy.New(proxy.Options{Mode: proxy.ModeRecord, Upstream: cfg.Upstream, Redact: redact, Transport: cfg.Transport, Log: cfg.Log, AllowStatus: cfg.AllowStatus})
 	if err != nil {
 		return nil, err
 	}

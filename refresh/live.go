@@ -85,7 +85,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		if len(old.Interactions) > 0 || a.Real.BaseURL != "" { // real.env may name the reverse proxy
 			opts.Intercept = l.Intercept
 			if opts.Intercept == nil {
-				opts.Intercept = recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: a.Real.BaseURL, Transport: tr}) // a cli adapter's engine, or forward
+				opts.Intercept = recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: a.Real.BaseURL, Transport: tr, AllowStatus: recorder.ExpectedStatuses(old)}) // a cli adapter's engine, or forward
 			}
 		}
 		opts.Again = cmp.Or(l.Again, "cassette refresh --once --adapter "+name)

@@ -25,6 +25,7 @@ type proxyOptions struct {
 	matchHeaders                                     []string
 	matchBody                                        string
 	maxRequestBody                                   int64
+	allowStatus                                      []int
 	match                                            matchFlags
 }
 
@@ -71,6 +72,7 @@ the rest).`,
 	f.BoolVar(&o.replayable, "replayable", false, "serve the last response again once a sequence is used up")
 	f.BoolVar(&o.latency, "latency", false, "replay with the recorded latency; a recorded stream (SSE, NDJSON) event by event, at the recorded times")
 	f.Int64Var(&o.maxRequestBody, "max-request-body", proxy.DefaultMaxRequestBody, "largest request body (bytes) the proxy buffers to record or match; a larger one is answered 413")
+	f.IntSliceVar(&o.allowStatus, "allow-status", nil, "record: a failing status (408, 429, 5xx) the upstream answers on purpose; record it instead of refusing the recording (repeatable)")
 	o.match.bind(f)
 	return cmd
 }
@@ -126,7 +128,7 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	opts := proxy.RunOptions{Options: proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
 		Match:           o.match.apply(proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost}),
 		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err, Transport: tr,
-		MaxRequestBody: o.maxRequestBody},
+		MaxRequestBody: o.maxRequestBody, AllowStatus: o.allowStatus},
 		Again: proxyAgain(o)}
 	if o.upstream == "" {
 		dir := o.caDir

@@ -29,6 +29,7 @@ type recordOptions struct {
 	timeout           time.Duration
 	attemptTimeout    time.Duration // --timeout given: bounds each live request of a scenario
 	quiet, mutating   bool
+	allowStatus       []int
 }
 
 func newRecordCmd(stdio *IO, g *globals) *cobra.Command {
@@ -71,6 +72,7 @@ timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
 	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA that signed the real service's certificate (replaces real.ca_file)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a recorded command that runs longer; with scenarios, bound each live request (default 30s)")
 	f.BoolVar(&o.quiet, "quiet", false, "do not echo the command's output")
+	f.IntSliceVar(&o.allowStatus, "allow-status", nil, "a failing status (408, 429, 5xx) the command's calls answer on purpose: record it instead of refusing the recording (repeatable)")
 	f.BoolVar(&o.mutating, "mutating", false, "mark the cassette as changing the real service: refresh does not re-run it")
 	_ = cmd.MarkFlagRequired("adapter")
 	return cmd
@@ -147,7 +149,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read standard input", Err: err, NextStep: "cassette record ... < input-file"}
 	}
 	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
-		Credentials: a.Real.Credentials, Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr}), Timeout: o.timeout}
+		Credentials: a.Real.Credentials, Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout}
 	opts.Log = stdio.Err
 	if !o.quiet {
 		opts.Stdout, opts.Stderr = stdio.Out, stdio.Err
@@ -190,7 +192,7 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 	var scen []recorder.Scenario
 	for _, s := range a.Scenarios {
 		if o.scenario == "" || s.Name == o.scenario {
-			scen = append(scen, recorder.Scenario{Name: s.Name, Method: s.Method, Path: s.Path, Headers: s.Headers, Body: s.Body, Replayable: s.Replayable, Mutating: s.Mutating})
+			scen = append(scen, recorder.Scenario{Name: s.Name, Method: s.Method, Path: s.Path, Headers: s.Headers, Body: s.Body, Replayable: s.Replayable, Mutating: s.Mutating, Status: s.Status})
 		}
 	}
 	if len(scen) == 0 {
@@ -253,8 +255,8 @@ func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.A
 	return true, saveRecorded(stdio, rec.Cassette, path, p.cfg.Dir, redactor)
 }
 
-// saveRecorded writes a recorded cassette through the scanning, atomic save.
-// saveRecorded saves a recorded cassette at path, inside the project root.
+// saveRecorded writes a recorded cassette at path through the scanning,
+// atomic save, which keeps it inside the project root.
 func saveRecorded(stdio *IO, c *cassettes.Cassette, path, root string, redactor *recorder.Redactor) error {
 	verb := "recorded"
 	if _, err := os.Stat(path); err == nil {

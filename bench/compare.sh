@@ -27,6 +27,9 @@
 # 200), at N = 1,000 and 100,000; and go-vcr v4's own lookup of the same
 # request (Cassette.GetInteraction, its default matcher) as a baseline.
 #
+# Then bench/go-rows.sh prints the rows Go benchmarks measure: loading 100k
+# interactions, normalizing, verify with a fresh fake per case.
+#
 # Needs: go, wrk and mitmdump (installed with apt-get when missing and run
 # as root; mitmproxy is skipped if it cannot be). Not part of `make test`.
 set -euo pipefail
@@ -233,3 +236,9 @@ done
 [ "$HOVERFLY" = yes ] || echo "Hoverfly $HOVERFLY"
 [ "$MITM" = yes ] || echo "mitmproxy $MITM"
 echo "ratios: median over rounds of the ratio within a round (min in parentheses); forward HTTPS is measured with bench/replaybench's Go client (wrk cannot use a proxy), direct HTTPS with the same client"
+
+# The rows Go benchmarks measure (load, normalize, verify): GO_ROWS=0 skips them.
+if [ "${GO_ROWS:-1}" != 0 ]; then
+	echo
+	"$REPO/bench/go-rows.sh" "$ROUNDS"
+fi

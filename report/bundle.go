@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path"
@@ -448,23 +447,6 @@ func ValidateBundle(dir string) []cassettes.Problem {
 	v := &bundleValidator{dir: dir}
 	v.run()
 	return v.probs
-}
-
-// CmdBundleValidate is `cassette bundle validate DIR`: it prints every
-// problem and returns an E_BUNDLE_INVALID error carrying them (exit 2), or
-// prints that the bundle is valid.
-func CmdBundleValidate(w io.Writer, dir string) error {
-	probs := ValidateBundle(dir)
-	if len(probs) == 0 {
-		fmt.Fprintf(w, "%s: valid %s v%d bundle\n", dir, BundleSchemaName, BundleSchemaMajor)
-		return nil
-	}
-	for _, p := range probs {
-		fmt.Fprintln(w, p.String())
-	}
-	return &cassettes.Error{Reason: cassettes.EBundleInvalid, Problems: probs,
-		Message:  fmt.Sprintf("%s is not a valid %s v%d bundle: %d problem(s)", dir, BundleSchemaName, BundleSchemaMajor, len(probs)),
-		NextStep: "Re-create the bundle: cassette verify --bundle-dir DIR, then run: cassette bundle validate " + dir}
 }
 
 type bundleValidator struct {

@@ -114,12 +114,6 @@ func (m MatchOptions) headerNames() []string {
 	return hs
 }
 
-// view normalizes one request for matching.
-func (m MatchOptions) view(method, rawURL string, h http.Header, body []byte, hnames []string) view {
-	c, _ := m.compile() // checked when the options were made (Check)
-	return m.viewWith(c, method, rawURL, h, body, hnames)
-}
-
 func (m MatchOptions) viewWith(c compiled, method, rawURL string, h http.Header, body []byte, hnames []string) view {
 	v := view{method: strings.ToUpper(method)}
 	v.origin, v.path, v.query = normalizeURL(rawURL)

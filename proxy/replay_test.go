@@ -317,3 +317,10 @@ func TestSecretsNeverWritten(t *testing.T) {
 		t.Errorf("replay: %d %q", code, body)
 	}
 }
+
+// view normalizes one request for matching, as the matcher does with the
+// options' compiled rules (tests and benchmarks build views this way).
+func (m MatchOptions) view(method, rawURL string, h http.Header, body []byte, hnames []string) view {
+	c, _ := m.compile()
+	return m.viewWith(c, method, rawURL, h, body, hnames)
+}

@@ -167,11 +167,13 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	if icpt != nil {
 		c.Interactions = icpt.Interactions() // waits for what is still being relayed, and lets red learn from it
 		fails = icpt.Failures()
+		log := opts.Log
+		if log == nil {
+			log = io.Discard
+		}
 		for _, in := range icpt.Incomplete() {
-			if opts.Log != nil {
-				fmt.Fprintf(opts.Log, "not recorded: %s (%s stopped reading it before its end); the cassette holds the calls that ended\n",
-					red.String(in.String()), opts.Command)
-			}
+			fmt.Fprintf(log, "not recorded: %s (%s stopped reading it before its end); the cassette holds the calls that ended\n",
+				red.String(in.String()), opts.Command)
 		}
 	}
 	echo(opts.Stdout, red, stdout.Bytes())

@@ -306,7 +306,8 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 			return r, nil
 		}
 		start := opts.Meta.now()
-		resp, t, err := pol.expecting(rq.expect).Do(ctx, rt, newReq)
+		rpol := pol.expecting(rq.expect) // a failing status answered on purpose is neither retried nor refused
+		resp, t, err := rpol.Do(ctx, rt, newReq)
 		tel.Attempts += t.Attempts
 		tel.RetryBackoffMS = append(tel.RetryBackoffMS, t.RetryBackoffMS...)
 		tel.Statuses = append(tel.Statuses, t.Statuses...)
@@ -321,7 +322,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		if err != nil {
 			return Recording{Live: live}, transportError(red, err, ctx, t, again)
 		}
-		if resp.StatusCode != rq.expect && pol.retryableStatus(resp.StatusCode) {
+		if rpol.retryableStatus(resp.StatusCode) {
 			return Recording{Live: live}, statusError(resp.StatusCode, t, again)
 		}
 		dur := opts.Meta.now().Sub(start)

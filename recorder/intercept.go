@@ -73,27 +73,37 @@ func ProxyInterceptor(cfg ProxyConfig) InterceptFunc {
 				return nil, err
 			}
 		}
-		p, err := proxy.New(proxy.Options{
-			Mode:        proxy.ModeRecord,
-			CA:          ca,
-			Redact:      redact,
-			Transport:   cfg.Transport,
-			Log:         cfg.Log,
-			AllowStatus: cfg.AllowStatus,
-		})
+		p, err := cfg.newProxy(redact, proxy.Options{CA: ca})
 		if err != nil {
 			return nil, err
 		}
-		if err := p.Start(); err != nil {
-			p.Close()
+		i, err := cfg.start(p)
+		if err != nil {
 			return nil, err
 		}
-		flush := cfg.FlushTimeout
-		if flush <= 0 {
-			flush = 5 * time.Second
-		}
-		return &proxyInterceptor{p: p, ca: ca, flush: flush}, nil
+		i.ca = ca
+		return i, nil
 	}
+}
+
+// newProxy makes the recording proxy of cfg: o says forward (CA) or
+// reverse (Upstream), cfg the rest.
+func (cfg ProxyConfig) newProxy(redact func(*cassettes.Interaction), o proxy.Options) (*proxy.Proxy, error) {
+	o.Mode, o.Redact, o.Transport, o.Log, o.AllowStatus = proxy.ModeRecord, redact, cfg.Transport, cfg.Log, cfg.AllowStatus
+	return proxy.New(o)
+}
+
+// start starts p and wraps it as the interceptor of one recording.
+func (cfg ProxyConfig) start(p *proxy.Proxy) (*proxyInterceptor, error) {
+	if err := p.Start(); err != nil {
+		p.Close()
+		return nil, err
+	}
+	flush := cfg.FlushTimeout
+	if flush <= 0 {
+		flush = 5 * time.Second
+	}
+	return &proxyInterceptor{p: p, flush: flush}, nil
 }
 
 type proxyInterceptor struct {

@@ -72,7 +72,7 @@ func (i *reverseInterceptor) Env() []string {
 // once the upstream accepts a connection: a command run against an engine
 // that is not there would only record its own failure as the real output.
 func startReverse(ctx context.Context, cfg ProxyConfig, redact func(*cassettes.Interaction)) (Interceptor, error) {
-	p, err := proxy.New(proxy.Options{Mode: proxy.ModeRecord, Upstream: cfg.Upstream, Redact: redact, Transport: cfg.Transport, Log: cfg.Log, AllowStatus: cfg.AllowStatus})
+	p, err := cfg.newProxy(redact, proxy.Options{Upstream: cfg.Upstream})
 	if err != nil {
 		return nil, err
 	}
@@ -81,15 +81,11 @@ func startReverse(ctx context.Context, cfg ProxyConfig, redact func(*cassettes.I
 			Message:  fmt.Sprintf("the real side at %s does not accept connections", shownUpstream(cfg.Upstream)),
 			NextStep: "start it (or point real.base_url, or `cassette record --base-url`, at one that runs), then run the same command again"}
 	}
-	if err := p.Start(); err != nil {
-		p.Close()
+	i, err := cfg.start(p)
+	if err != nil {
 		return nil, err
 	}
-	flush := cfg.FlushTimeout
-	if flush <= 0 {
-		flush = 5 * time.Second
-	}
-	return &reverseInterceptor{proxyInterceptor{p: p, flush: flush}}, nil
+	return &reverseInterceptor{*i}, nil
 }
 
 // reachable dials the upstream once (its socket, or its host and port).

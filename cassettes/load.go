@@ -22,7 +22,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // NameSet is a registry of names (the normalize registry satisfies it), so
@@ -158,9 +158,9 @@ func encodedLeaks(c *Cassette, declared map[string]string) []Problem {
 		} else if !sidecar {
 			return // already scanned as part of the file
 		}
-		for _, f := range secrets.Scan(data, declared) {
+		for _, f := range redact.Scan(data, declared) {
 			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field,
-				Message: "a credential (" + f.Kind + ") is stored in this body (found after decoding it)", Expected: secrets.Redacted})
+				Message: "a credential (" + f.Kind + ") is stored in this body (found after decoding it)", Expected: redact.Redacted})
 		}
 	}
 	for i, in := range c.Interactions {
@@ -573,8 +573,8 @@ func loadSidecars(c *Cassette) []Problem {
 // never part of the problem.
 func leakProblems(path string, data []byte, declared map[string]string) []Problem {
 	var out []Problem
-	for _, f := range secrets.Scan(data, declared) {
-		out = append(out, Problem{File: path, Line: f.Line, Column: f.Column, Message: "a credential (" + f.Kind + ") is stored in the file", Expected: secrets.Redacted})
+	for _, f := range redact.Scan(data, declared) {
+		out = append(out, Problem{File: path, Line: f.Line, Column: f.Column, Message: "a credential (" + f.Kind + ") is stored in the file", Expected: redact.Redacted})
 	}
 	return out
 }

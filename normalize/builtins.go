@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Builtins returns a registry holding every built-in normalizer:
@@ -439,13 +439,13 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 		// the text, so a clean text costs a few substring searches.
 		Text: func(s string, _ *State) string { return red.text(s) },
 		// String values under a credential-named key, as recording
-		// redacts them (secrets.RedactByName): the fake's side then
+		// redacts them (redact.RedactByName): the fake's side then
 		// compares equal to the recorded [REDACTED].
 		json: func(root *jsonNode, _ *State) {
 			if root.credKnown { // where the credential names are is known: no key is judged again
 				root.eachString(func(v *jsonNode) {
 					if v.cred {
-						v.setString(secrets.Redacted)
+						v.setString(redact.Redacted)
 					}
 				})
 				return
@@ -454,7 +454,7 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 			root.credKnown = root.nodes != nil // its nodes are what a later walk visits
 		},
 		Headers: func(h http.Header, _ *State) {
-			for k, vs := range secrets.RedactHeaders(h, creds) {
+			for k, vs := range redact.RedactHeaders(h, creds) {
 				h[k] = vs
 			}
 		},
@@ -463,14 +463,14 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 
 // redactByName redacts the string values under a credential-named key,
 // directly or as elements of an array there; cred says whether n is under
-// one, and judged memoizes secrets.IsCredentialField (keys repeat) before
+// one, and judged memoizes redact.IsCredentialField (keys repeat) before
 // the redactor's cache.
 func redactByName(n *jsonNode, cred bool, red *redactor, judged map[string]bool) {
 	n.cred = cred
 	switch n.kind {
 	case '"':
 		if cred {
-			n.setString(secrets.Redacted)
+			n.setString(redact.Redacted)
 		}
 	case '[':
 		for _, k := range n.kids {

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // This file holds what makes normalizing cheap where nothing is volatile
@@ -388,7 +388,7 @@ func uuidAt(s string, i int) int {
 	return i + 36
 }
 
-// redactor is secrets.RedactString with a prefilter: a text in which no
+// redactor is redact.RedactString with a prefilter: a text in which no
 // declared value and no literal of a key format occurs is returned as it is
 // (Redact would change nothing in it) after one scan of its byte pairs.
 type redactor struct {
@@ -397,7 +397,7 @@ type redactor struct {
 	pairs *[1 << 10]uint64 // bit set of the first two bytes of each of lits (8 KiB: stays in cache)
 	all   bool             // a format without literals: always redact
 
-	// names remembers secrets.IsCredentialName for the first maxNames
+	// names remembers redact.IsCredentialName for the first maxNames
 	// keys seen: the records of a stream repeat theirs.
 	names     sync.Map // string → bool
 	nameCount atomic.Int64
@@ -411,7 +411,7 @@ func newRedactor(creds map[string]string) *redactor {
 			r.lits = append(r.lits, v)
 		}
 	}
-	for _, p := range secrets.Patterns {
+	for _, p := range redact.Patterns {
 		if len(p.Literals) == 0 {
 			r.all = true
 		}
@@ -462,7 +462,7 @@ func (r *redactor) strings(root *jsonNode) {
 			v.feat |= fClean
 			return
 		}
-		if s := secrets.RedactString(v.str, r.creds); s != v.str {
+		if s := redact.RedactString(v.str, r.creds); s != v.str {
 			v.setString(s)
 		}
 	})
@@ -474,7 +474,7 @@ func (r *redactor) isCredentialName(k string) bool {
 	if v, ok := r.names.Load(k); ok {
 		return v.(bool)
 	}
-	c := secrets.IsCredentialField(k) // a JSON key: "key" alone is data there
+	c := redact.IsCredentialField(k) // a JSON key: "key" alone is data there
 	if r.nameCount.Add(1) <= maxNames {
 		r.names.Store(strings.Clone(k), c) // not a slice of a whole document
 	}
@@ -485,7 +485,7 @@ func (r *redactor) text(s string) string {
 	if !r.mayChange(s) {
 		return s
 	}
-	return secrets.RedactString(s, r.creds)
+	return redact.RedactString(s, r.creds)
 }
 
 // A stage is one step of a pipeline's pass over a JSON document: either a

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // fastSeeds are texts at the edges of what the hand-written scanning
@@ -59,8 +59,8 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 		if got, want := isUnixKey(s), unixKeyRE.MatchString(s); got != want {
 			t.Fatalf("isUnixKey(%q) = %v, unixKeyRE says %v", s, got, want)
 		}
-		if got, want := red.text(s), secrets.RedactString(s, creds); got != want {
-			t.Fatalf("redactor on %q: %q, secrets.RedactString gives %q", s, got, want)
+		if got, want := red.text(s), redact.RedactString(s, creds); got != want {
+			t.Fatalf("redactor on %q: %q, redact.RedactString gives %q", s, got, want)
 		}
 		// A normalizer skipped for lack of a feature would not have
 		// changed the text.

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 	"github.com/elazarl/goproxy"
 )
 
@@ -103,7 +103,7 @@ type Options struct {
 	// only the default for an empty set of cassettes.
 	MatchFor func(*cassettes.Cassette) MatchOptions
 	// Secrets are the declared credential values (name → value, see
-	// secrets.FromEnv); they are scrubbed from every recorded URL, header
+	// redact.FromEnv); they are scrubbed from every recorded URL, header
 	// and body, as are credential headers and known key formats.
 	Secrets map[string]string
 	// Redact is called on each captured interaction before it is stored,
@@ -382,7 +382,7 @@ var urlQuery = regexp.MustCompile(`(https?://[^\s"'?]*)\?[^\s"']*`)
 func (w logWriter) Write(b []byte) (int, error) {
 	// goproxy's own warnings may quote URLs: scrub them like everything else.
 	line := urlQuery.ReplaceAllString(strings.TrimSuffix(string(b), "\n"), "${1}?…")
-	w.p.logf("%s", secrets.RedactString(line, w.p.secrets()))
+	w.p.logf("%s", redact.RedactString(line, w.p.secrets()))
 	return len(b), nil
 }
 
@@ -545,8 +545,8 @@ func (p *Proxy) upstreamFailure(req *http.Request, err error) *http.Response {
 	// A query may hold a credential known only by its parameter's name (the
 	// recorder learns it from stored interactions; this one is not stored):
 	// messages show the URL without its query.
-	u := secrets.RedactString(shownURL(req.URL.String()), p.secrets())
-	msg := secrets.RedactString(strings.ReplaceAll(err.Error(), req.URL.String(), u), p.secrets())
+	u := redact.RedactString(shownURL(req.URL.String()), p.secrets())
+	msg := redact.RedactString(strings.ReplaceAll(err.Error(), req.URL.String(), u), p.secrets())
 	f := p.failed(req, err, 0, "")
 	p.logf("upstream failed: %s %s: [%s] %s", req.Method, u, f.Reason, msg)
 	resp := p.synthetic(req, http.StatusBadGateway,
@@ -571,17 +571,17 @@ func (p *Proxy) redact(it *cassettes.Interaction) {
 		p.opts.Redact(it)
 	}
 	s := p.secrets()
-	rq.URL = secrets.RedactString(rq.URL, s)
-	rq.RequestURI = secrets.RedactString(rq.RequestURI, s)
-	rq.Host = secrets.RedactString(rq.Host, s)
-	rq.Headers = secrets.RedactHeaders(rq.Headers, s)
-	rq.Trailer = secrets.RedactHeaders(rq.Trailer, s)
-	rq.Body = cassettes.Body(secrets.Redact([]byte(rq.Body), s))
+	rq.URL = redact.RedactString(rq.URL, s)
+	rq.RequestURI = redact.RedactString(rq.RequestURI, s)
+	rq.Host = redact.RedactString(rq.Host, s)
+	rq.Headers = redact.RedactHeaders(rq.Headers, s)
+	rq.Trailer = redact.RedactHeaders(rq.Trailer, s)
+	rq.Body = cassettes.Body(redact.Redact([]byte(rq.Body), s))
 	rq.Form = formOf(rq)
-	rs.Headers = secrets.RedactHeaders(rs.Headers, s)
-	rs.Trailer = secrets.RedactHeaders(rs.Trailer, s)
-	rs.Status = secrets.RedactString(rs.Status, s)
-	rs.Body = cassettes.Body(secrets.Redact([]byte(rs.Body), s))
+	rs.Headers = redact.RedactHeaders(rs.Headers, s)
+	rs.Trailer = redact.RedactHeaders(rs.Trailer, s)
+	rs.Status = redact.RedactString(rs.Status, s)
+	rs.Body = cassettes.Body(redact.Redact([]byte(rs.Body), s))
 	fixLength(&rq.ContentLength, rq.Headers, len(rq.Body))
 	if it.Response.Code != 0 && !headOrBodiless(rq.Method, rs.Code) {
 		fixLength(&rs.ContentLength, rs.Headers, len(rs.Body))

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // The replay hot path. A request is first looked up as it came: a recorded
@@ -49,7 +49,7 @@ func (p *Proxy) logReplay(it *cassettes.Interaction) {
 	if p.opts.Log == nil || (n > replayLogLines && n&(n-1) != 0) {
 		return
 	}
-	u := secrets.RedactString(shownURL(it.Request.URL), p.secrets())
+	u := redact.RedactString(shownURL(it.Request.URL), p.secrets())
 	switch {
 	case n < replayLogLines:
 		p.logf("replay %s %s → %d", it.Request.Method, u, it.Response.Code)

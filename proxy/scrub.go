@@ -17,7 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // maxDecoded bounds what one body may inflate to when it is decoded for
@@ -119,7 +119,7 @@ func decodeOne(coding string, b []byte) ([]byte, error) {
 const minLearned = 6
 
 // HiddenHeaderValues returns the secret parts of a credential header's
-// value (see secrets.IsCredentialHeader), the values that redaction hides
+// value (see redact.IsCredentialHeader), the values that redaction hides
 // because of the header's name and that must therefore be scrubbed
 // wherever else they appear: for Authorization and Proxy-Authorization the
 // credentials after the scheme ("Bearer X", "token X", "Basic X": X) and,
@@ -128,7 +128,7 @@ const minLearned = 6
 // value. Values shorter than 6 bytes or already redacted are left out. A
 // header that is not a credential header yields nothing.
 func HiddenHeaderValues(name, value string) []string {
-	if !secrets.IsCredentialHeader(name) {
+	if !redact.IsCredentialHeader(name) {
 		return nil
 	}
 	var out []string
@@ -218,7 +218,7 @@ func (l *learned) add(v string) {
 	}
 }
 
-// with returns declared plus the learned values, for secrets.Redact.
+// with returns declared plus the learned values, for redact.Redact.
 func (l *learned) with(declared map[string]string) map[string]string {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
@@ -240,13 +240,13 @@ func (l *learned) with(declared map[string]string) map[string]string {
 	return out
 }
 
-// credentialHeader is secrets.IsCredentialHeader, remembered for the first
+// credentialHeader is redact.IsCredentialHeader, remembered for the first
 // header names seen (replay asks it for every header of every request).
 func credentialHeader(name string) bool {
 	if v, ok := credHeaders.Load(name); ok {
 		return v.(bool)
 	}
-	c := secrets.IsCredentialHeader(name)
+	c := redact.IsCredentialHeader(name)
 	if credHeadersN.Add(1) <= maxCredHeaders {
 		credHeaders.Store(name, c)
 	}

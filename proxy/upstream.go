@@ -17,7 +17,7 @@ import (
 	"golang.org/x/net/http/httpproxy"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Upstream is how the proxy and the recorder reach the real services: the
@@ -169,13 +169,13 @@ func (p *Proxy) Failures() []UpstreamFailure {
 // failed records a failure of req: err, or else a failing status.
 func (p *Proxy) failed(req *http.Request, err error, status int, statusLine string) UpstreamFailure {
 	s := p.secrets()
-	f := UpstreamFailure{Method: req.Method, URL: secrets.RedactString(shownURL(req.URL.String()), s)}
+	f := UpstreamFailure{Method: req.Method, URL: redact.RedactString(shownURL(req.URL.String()), s)}
 	if err != nil {
 		f.Failure = cassettes.ClassifyTransport(err)
-		f.Detail = secrets.RedactString(urlQuery.ReplaceAllString(err.Error(), "${1}?…"), s)
+		f.Detail = redact.RedactString(urlQuery.ReplaceAllString(err.Error(), "${1}?…"), s)
 	} else {
 		f.Failure, _ = cassettes.ClassifyStatus(status)
-		f.Detail = secrets.RedactString(statusLine, s)
+		f.Detail = redact.RedactString(statusLine, s)
 	}
 	// The client going away (its request's context cancelled) is not the
 	// upstream failing.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Meta is what every recorded cassette carries besides the interactions,
@@ -55,7 +55,7 @@ func Credentials(names []string, lookup func(string) (string, bool)) map[string]
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	return secrets.FromEnv(names, lookup)
+	return redact.FromEnv(names, lookup)
 }
 
 // finish redacts the cassette and refuses it if anything secret is left.

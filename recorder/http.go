@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Scenario is one HTTP call shape of an adapter, as cassette.yaml declares
@@ -132,7 +132,7 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 		}
 		h := map[string]string{}
 		for k, vs := range in.Request.Headers {
-			if len(vs) == 0 || hopHeader(k) || secrets.IsCredentialHeader(k) || strings.Contains(vs[0], secrets.Redacted) {
+			if len(vs) == 0 || hopHeader(k) || redact.IsCredentialHeader(k) || strings.Contains(vs[0], redact.Redacted) {
 				continue
 			}
 			h[k] = vs[0]

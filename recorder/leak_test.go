@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 func gz(t testing.TB, s string) []byte {
@@ -163,8 +163,8 @@ func TestRecordHTTPScrubsValuesHiddenByName(t *testing.T) {
 			}
 		}
 		p := r.Cassette.Interactions[0].Response
-		if !strings.Contains(string(p.Body), `"token":"[REDACTED]"`) || !strings.Contains(p.Headers.Get("WWW-Authenticate"), secrets.Redacted) ||
-			!strings.Contains(p.Headers.Get("Location"), secrets.Redacted) {
+		if !strings.Contains(string(p.Body), `"token":"[REDACTED]"`) || !strings.Contains(p.Headers.Get("WWW-Authenticate"), redact.Redacted) ||
+			!strings.Contains(p.Headers.Get("Location"), redact.Redacted) {
 			t.Errorf("%s: body %q, WWW-Authenticate %q, Location %q", r.Cassette.Scenario, p.Body, p.Headers.Get("WWW-Authenticate"), p.Headers.Get("Location"))
 		}
 	}

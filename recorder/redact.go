@@ -13,15 +13,15 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Redactor removes credentials from everything the recorder captures, before
-// it is stored: credential headers are forced to secrets.Redacted, the values
+// it is stored: credential headers are forced to redact.Redacted, the values
 // of the declared credential variables (and their URL-, JSON- and
 // base64-encoded forms) are scrubbed from URLs, query strings, forms, bodies,
 // arguments and CLI output, query parameters named like a credential are
-// blanked, and known key formats (secrets.Patterns) are replaced.
+// blanked, and known key formats (redact.Patterns) are replaced.
 //
 // A Redactor is one recording session: every value it hides because of its
 // name rather than because it was declared (credential header values, the
@@ -46,7 +46,7 @@ type Redactor struct {
 const learnedName = "hidden-by-name"
 
 // NewRedactor returns a Redactor for the declared credentials (variable name
-// to live value, as secrets.FromEnv returns them).
+// to live value, as redact.FromEnv returns them).
 func NewRedactor(declared map[string]string) *Redactor {
 	r := &Redactor{declared: map[string]string{}, variants: map[string]string{}}
 	for name, v := range declared {
@@ -77,7 +77,7 @@ func encodings(v string) []string {
 	return out
 }
 
-// Declared returns the declared credentials for secrets.Scan, including
+// Declared returns the declared credentials for redact.Scan, including
 // their encoded forms (named after the variable they come from), and the
 // values learned so far (named hidden-by-name).
 func (r *Redactor) Declared() map[string]string {
@@ -138,7 +138,7 @@ func (r *Redactor) learn(v string) {
 }
 
 // minLearned is the shortest value learned (and scrubbed): the length from
-// which package secrets scrubs declared values.
+// which package redact scrubs declared values.
 const minLearned = 6
 
 // learnHeaders learns the secret parts of h's credential headers.
@@ -182,7 +182,7 @@ func (r *Redactor) learnQuery(raw string) {
 		if err != nil {
 			name = k
 		}
-		if !secrets.IsCredentialName(name) {
+		if !redact.IsCredentialName(name) {
 			continue
 		}
 		if dv, err := url.QueryUnescape(v); err == nil {
@@ -203,7 +203,7 @@ func (r *Redactor) learnInteraction(in *cassettes.Interaction) {
 	r.learnURL(q.URL)
 	r.learnURL(q.RequestURI)
 	for k, vs := range q.Form { // query and form body: a query's ?key= was learned from the URL
-		if secrets.IsCredentialField(k) {
+		if redact.IsCredentialField(k) {
 			for _, v := range vs {
 				r.learn(v)
 			}
@@ -220,12 +220,12 @@ func (r *Redactor) learnInteraction(in *cassettes.Interaction) {
 }
 
 // learnBody learns the values of a body's credential-named fields (JSON
-// keys, form parameters, multipart fields: secrets.RedactByName).
+// keys, form parameters, multipart fields: redact.RedactByName).
 func (r *Redactor) learnBody(h http.Header, b cassettes.Body) {
 	if len(b) == 0 || b.IsBinary() {
 		return
 	}
-	_, hidden := secrets.RedactByName(h.Get("Content-Type"), []byte(b))
+	_, hidden := redact.RedactByName(h.Get("Content-Type"), []byte(b))
 	for _, v := range hidden {
 		r.learn(v)
 	}
@@ -236,17 +236,17 @@ func byName(h http.Header, b cassettes.Body) cassettes.Body {
 	if len(b) == 0 || b.IsBinary() {
 		return b
 	}
-	out, _ := secrets.RedactByName(h.Get("Content-Type"), []byte(b))
+	out, _ := redact.RedactByName(h.Get("Content-Type"), []byte(b))
 	return cassettes.Body(out)
 }
 
 // Bytes returns data with every declared value (in any of its encodings)
-// and every known key format replaced by secrets.Redacted.
+// and every known key format replaced by redact.Redacted.
 func (r *Redactor) Bytes(data []byte) []byte {
 	if len(data) == 0 {
 		return data
 	}
-	return secrets.Redact(data, r.byValue())
+	return redact.Redact(data, r.byValue())
 }
 
 // String is Bytes for a string.
@@ -258,7 +258,7 @@ func (r *Redactor) String(s string) string {
 }
 
 // byValue maps each variant to itself under a unique key, the shape
-// secrets.Redact wants.
+// redact.Redact wants.
 func (r *Redactor) byValue() map[string]string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -270,13 +270,13 @@ func (r *Redactor) byValue() map[string]string {
 }
 
 // Headers returns a copy of h with credential headers forced to
-// secrets.Redacted and declared values scrubbed from the others.
+// redact.Redacted and declared values scrubbed from the others.
 func (r *Redactor) Headers(h http.Header) http.Header {
-	return secrets.RedactHeaders(h, r.byValue())
+	return redact.RedactHeaders(h, r.byValue())
 }
 
 // URL scrubs a URL: the values of query parameters named like a credential
-// (access_token, api_key, secret, …) become secrets.Redacted, and declared
+// (access_token, api_key, secret, …) become redact.Redacted, and declared
 // values are scrubbed from the rest. A URL that does not parse is scrubbed as
 // plain text.
 func (r *Redactor) URL(raw string) string {
@@ -289,7 +289,7 @@ func (r *Redactor) URL(raw string) string {
 	}
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), secrets.Redacted)
+			u.User = url.UserPassword(u.User.Username(), redact.Redacted)
 		}
 	}
 	if u.RawQuery != "" {
@@ -301,7 +301,7 @@ func (r *Redactor) URL(raw string) string {
 // query redacts credential-named parameters while keeping the order and
 // encoding of the others byte for byte.
 func (r *Redactor) query(raw string) string {
-	q, _ := secrets.RedactQuery(raw)
+	q, _ := redact.RedactQuery(raw)
 	return q
 }
 
@@ -332,8 +332,8 @@ func (r *Redactor) Interaction(in *cassettes.Interaction) {
 		for k, vs := range q.Form {
 			nv := make([]string, len(vs))
 			for i, v := range vs {
-				if secrets.IsCredentialField(k) {
-					nv[i] = secrets.Redacted
+				if redact.IsCredentialField(k) {
+					nv[i] = redact.Redacted
 				} else {
 					nv[i] = r.String(v)
 				}
@@ -408,7 +408,7 @@ func (r *Redactor) SaveOptions() cassettes.SaveOptions {
 // CheckBytes scans data that is about to be written to file (a cassette, a
 // report) like Check does.
 func (r *Redactor) CheckBytes(file string, data []byte) error {
-	findings := secrets.Scan(data, r.Declared())
+	findings := redact.Scan(data, r.Declared())
 	if len(findings) == 0 {
 		return nil
 	}
@@ -427,7 +427,7 @@ func (r *Redactor) CheckBytes(file string, data []byte) error {
 		e.Problems = append(e.Problems, cassettes.Problem{
 			File: file, Line: f.Line, Column: f.Column,
 			Message:    fmt.Sprintf("a secret (%s) would be written", kind),
-			Expected:   secrets.Redacted,
+			Expected:   redact.Redacted,
 			Suggestion: "refusing to save; the value is not shown",
 		})
 	}

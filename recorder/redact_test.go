@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 const plantedValue = "pl4nted-Value/with+chars" // declared, matches no known format
@@ -88,17 +88,17 @@ func TestRedactorInteraction(t *testing.T) {
 	r.Interaction(&in)
 	want := `{"echo":"[REDACTED]"}`
 	checks := []struct{ name, got, want string }{
-		{"authorization", in.Request.Headers.Get("Authorization"), secrets.Redacted},
-		{"header named like a token", in.Request.Headers.Get("X-Github-Token"), secrets.Redacted},
-		{"value in another header", in.Request.Headers.Get("X-Trace"), "id-" + secrets.Redacted},
+		{"authorization", in.Request.Headers.Get("Authorization"), redact.Redacted},
+		{"header named like a token", in.Request.Headers.Get("X-Github-Token"), redact.Redacted},
+		{"value in another header", in.Request.Headers.Get("X-Trace"), "id-" + redact.Redacted},
 		{"harmless header kept", in.Request.Headers.Get("Accept"), "application/json"},
 		{"query", in.Request.URL, "https://api.example.com/x?token=%5BREDACTED%5D"},
 		{"remote addr dropped", in.Request.RemoteAddr, ""},
-		{"form credential", in.Request.Form.Get("password"), secrets.Redacted},
-		{"form value", in.Request.Form.Get("q"), secrets.Redacted},
+		{"form credential", in.Request.Form.Get("password"), redact.Redacted},
+		{"form value", in.Request.Form.Get("q"), redact.Redacted},
 		{"request body", string(in.Request.Body), want},
 		{"response body", string(in.Response.Body), want},
-		{"set-cookie", in.Response.Headers.Get("Set-Cookie"), secrets.Redacted},
+		{"set-cookie", in.Response.Headers.Get("Set-Cookie"), redact.Redacted},
 		{"content-length header follows the body", in.Response.Headers.Get("Content-Length"), "21"},
 		{"harmless response header kept", in.Response.Headers.Get("Content-Type"), "application/json"},
 	}

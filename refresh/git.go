@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // DefaultAuthorName and DefaultAuthorEmail are the identity refresh commits
@@ -52,8 +52,8 @@ var userinfo = regexp.MustCompile(`(https?://)[^/@\s]+@`)
 // scrub removes credentials from git output: declared values and the
 // userinfo part of URLs.
 func (g *Git) scrub(s string) string {
-	s = userinfo.ReplaceAllString(s, "${1}"+secrets.Redacted+"@")
-	return secrets.RedactString(s, g.Secrets)
+	s = userinfo.ReplaceAllString(s, "${1}"+redact.Redacted+"@")
+	return redact.RedactString(s, g.Secrets)
 }
 
 // run runs git with args in dir (g.Dir when dir is ""), with stdin, and

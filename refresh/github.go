@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-github/v92/github"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // GitHub is the forge of a GitHub repository, through its REST API
@@ -168,6 +168,6 @@ func (g *GitHub) apiError(what string, err error) error {
 		reason = cassettes.ERateLimit
 		next = "wait for the GitHub rate limit to reset, then run cassette refresh --once again"
 	}
-	msg := secrets.RedactString(err.Error(), map[string]string{"token": g.token})
+	msg := redact.RedactString(err.Error(), map[string]string{"token": g.token})
 	return &cassettes.Error{Reason: reason, Message: fmt.Sprintf("GitHub API: cannot %s %s/%s", what, g.Owner, g.Repo), Err: errors.New(msg), NextStep: next}
 }

@@ -37,6 +37,6 @@
 //
 // [WriteBundle] writes the forensic bundle of specs/004 and [ValidateBundle]
 // checks one. Every file either function writes is first run through the
-// secret scan of package secrets: a finding is an E_SECRET_LEAK error and
+// secret scan of package redact: a finding is an E_SECRET_LEAK error and
 // nothing is written.
 package report

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // maxLogBytes bounds the log scrubbed in place; a longer one is cut there.
@@ -54,10 +54,10 @@ func scrubFile(path string, declared map[string]string) bool {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxLogBytes))
 	f.Close()
-	if err != nil || len(secrets.Scan(data, declared)) == 0 {
+	if err != nil || len(redact.Scan(data, declared)) == 0 {
 		return false
 	}
-	red := secrets.Redact(data, declared)
+	red := redact.Redact(data, declared)
 	if bytes.Equal(red, data) {
 		return false
 	}

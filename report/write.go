@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // The file names Write uses in the report directory.
@@ -158,9 +158,9 @@ func scan(dir string, run *Run, files map[string][]byte, declared map[string]str
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		for _, f := range secrets.Scan(files[n], declared) {
+		for _, f := range redact.Scan(files[n], declared) {
 			probs = append(probs, cassettes.Problem{File: filepath.Join(dir, filepath.FromSlash(n)), Line: f.Line, Column: f.Column,
-				Message: "credential of kind " + f.Kind + " would be written", Expected: secrets.Redacted})
+				Message: "credential of kind " + f.Kind + " would be written", Expected: redact.Redacted})
 		}
 	}
 	return leakError(probs)
@@ -171,9 +171,9 @@ func scan(dir string, run *Run, files map[string][]byte, declared map[string]str
 func scanPayloads(dir string, run *Run, declared map[string]string) []cassettes.Problem {
 	var probs []cassettes.Problem
 	check := func(field string, data []byte) {
-		for _, f := range secrets.Scan(data, declared) {
+		for _, f := range redact.Scan(data, declared) {
 			probs = append(probs, cassettes.Problem{File: dir, Field: field, Line: f.Line, Column: f.Column,
-				Message: "credential of kind " + f.Kind + " would be written (encoded)", Expected: secrets.Redacted})
+				Message: "credential of kind " + f.Kind + " would be written (encoded)", Expected: redact.Redacted})
 		}
 	}
 	check("config", run.ConfigBytes)
@@ -251,7 +251,7 @@ func ioError(path string, err error) error {
 func dirOf(path string) string { return filepath.Dir(path) }
 
 func redactValue(v string, declared map[string]string) string {
-	return secrets.RedactString(v, declared)
+	return redact.RedactString(v, declared)
 }
 
 // WriteNextStep prints the run's next step as one console line,

@@ -4,7 +4,7 @@ import (
 	"os"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/secrets"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // project is what most commands start from: the validated config and the
@@ -21,14 +21,14 @@ func loadProject(g *globals) (*project, error) {
 	if err != nil {
 		return nil, err
 	}
-	secrets.SetExtraNames(cfg.Redact.Names) // redact.names: for every redaction of this run
+	redact.SetExtraNames(cfg.Redact.Names) // redact.names: for every redaction of this run
 	return &project{cfg: cfg, normalizers: reg}, nil
 }
 
 // credentials returns the values of every declared credential variable
 // that is set, for the leak scan.
 func (p *project) credentials() map[string]string {
-	return secrets.FromEnv(p.cfg.CredentialNames(), os.LookupEnv)
+	return redact.FromEnv(p.cfg.CredentialNames(), os.LookupEnv)
 }
 
 func (p *project) loadOptions() cassettes.LoadOptions {

@@ -1,10 +1,14 @@
 package proxy
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/redact"
@@ -102,5 +106,46 @@ func (p *Proxy) serveReplay(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(w, resp.Body)
 	for k, vs := range resp.Trailer {
 		h[k] = vs
+	}
+}
+
+// cannedResponse serves a recorded response.
+func cannedResponse(req *http.Request, it *cassettes.Interaction) *http.Response {
+	r := it.Response
+	// The body is served from the stored string, never copied: a reader
+	// over it costs the same at 600 bytes and at 64 KiB.
+	body := string(r.Body)
+	h := r.Headers.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	n := int64(len(body))
+	if req.Method == http.MethodHead {
+		body, n = "", r.ContentLength
+		if n <= 0 {
+			n, _ = strconv.ParseInt(h.Get("Content-Length"), 10, 64)
+		}
+	} else if h.Get("Content-Length") != "" {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	status := r.Status
+	if status == "" {
+		status = fmt.Sprintf("%d %s", r.Code, http.StatusText(r.Code))
+	} else if !strings.HasPrefix(status, strconv.Itoa(r.Code)) {
+		status = fmt.Sprintf("%d %s", r.Code, status)
+	}
+	return &http.Response{StatusCode: r.Code, Status: status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Request: req,
+		Trailer: r.Trailer.Clone(), Body: io.NopCloser(strings.NewReader(body)), ContentLength: n}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }

@@ -1,0 +1,251 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/elazarl/goproxy"
+)
+
+// The doors: how a request reaches the proxy (reverse, forward HTTP, the
+// CONNECT tunnel's MITM through goproxy) and is handed to record or replay.
+
+// streaming makes every write reach the client at once. goproxy flushes
+// only text/event-stream and responses whose Transfer-Encoding header says
+// chunked, a header Go's client removes: without this an NDJSON stream
+// through the reverse proxy (or plain-HTTP forward proxy) waited for its end.
+func (p *Proxy) streaming(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bodyDeadline(w, r, p.bodyReadTimeout())
+		h.ServeHTTP(&flushingWriter{ResponseWriter: w}, r)
+	})
+}
+
+// flushingWriter flushes after each write, so that what an upstream sends
+// (a stream, or a slow body) reaches the client as it comes; it passes
+// Hijack through (the CONNECT tunnels and WebSockets need it).
+//
+// WriteString is how a replayed body arrives (a strings.Reader over the
+// stored bytes writes itself whole, in one call): it goes to the
+// connection without a copy and without a flush, which the server does
+// when the handler returns. A replayed stream served event by event
+// (SimulateLatency, pace.go) comes through Write, flushed.
+type flushingWriter struct{ http.ResponseWriter }
+
+func (f *flushingWriter) Write(b []byte) (int, error) {
+	n, err := f.ResponseWriter.Write(b)
+	f.Flush()
+	return n, err
+}
+
+func (f *flushingWriter) WriteString(s string) (int, error) {
+	return io.WriteString(f.ResponseWriter, s)
+}
+
+func (f *flushingWriter) Flush() {
+	if fl, ok := f.ResponseWriter.(http.Flusher); ok {
+		fl.Flush()
+	}
+}
+
+func (f *flushingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := f.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("cassette proxy: the connection cannot be taken over")
+	}
+	return h.Hijack()
+}
+
+func (f *flushingWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
+
+func upstreamTransport(t *http.Transport) *http.Transport {
+	var tr *http.Transport
+	if t != nil {
+		tr = t.Clone()
+	} else {
+		tr = &http.Transport{
+			DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			TLSHandshakeTimeout:   10 * time.Second,
+			IdleConnTimeout:       90 * time.Second,
+			ExpectContinueTimeout: time.Second,
+			MaxIdleConns:          256,
+		}
+	}
+	// tr.Proxy is the caller's corporate proxy, if any (see chainUpstream);
+	// the default transport dials directly.
+	tr.DisableCompression = true
+	tr.ForceAttemptHTTP2 = true
+	if tr.MaxIdleConnsPerHost == 0 {
+		tr.MaxIdleConnsPerHost = 64
+	}
+	return tr
+}
+
+func (p *Proxy) newGoproxy() *goproxy.ProxyHttpServer {
+	gp := goproxy.NewProxyHttpServer()
+	gp.Tr = p.tr
+	gp.ConnectDial = nil // NewProxyHttpServer chains to $HTTPS_PROXY; we dial directly
+	gp.AllowHTTP2 = true
+	gp.KeepAcceptEncoding = false
+	gp.Verbose = false
+	gp.Logger = log.New(logWriter{p}, "goproxy: ", 0)
+	gp.NonproxyHandler = http.HandlerFunc(p.nonProxy)
+	gp.OnRequest().HandleConnectFunc(func(host string, ctx *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
+		if p.mode == ModePassthrough {
+			return &goproxy.ConnectAction{Action: goproxy.ConnectAccept}, host
+		}
+		return &goproxy.ConnectAction{Action: goproxy.ConnectMitm,
+			TLSConfig: func(host string, _ *goproxy.ProxyCtx) (*tls.Config, error) { return p.opts.CA.tlsConfigFor(host) },
+		}, host
+	})
+	gp.OnRequest().DoFunc(p.onRequest)
+	return gp
+}
+
+func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
+	if p.frontDoor(w, r) {
+		return
+	}
+	w.Header().Set(MissHeader, "not-a-proxy-request")
+	http.Error(w, "cassette: this is a forward proxy; send absolute-URL requests (HTTPS_PROXY="+p.URL()+
+		") or start it with --upstream URL to use it as a reverse proxy", http.StatusBadRequest)
+}
+
+// serveReverse is the reverse-proxy front door: origin-form requests are
+// rewritten onto the upstream base URL and go through the same pipeline.
+func (p *Proxy) serveReverse(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == ReadyPath && r.Method == http.MethodGet {
+		w.WriteHeader(http.StatusNoContent) // the proxy as a fake: verify's fake.ready
+		return
+	}
+	p.serveAt(p.upstream, w, r)
+}
+
+// serveAt rewrites an origin-form request onto the base URL upstream and
+// serves it through the pipeline.
+func (p *Proxy) serveAt(upstream *url.URL, w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		http.Error(w, "cassette: this is a reverse proxy for "+upstream.String()+"; CONNECT is not supported", http.StatusMethodNotAllowed)
+		return
+	}
+	u := *upstream
+	base := strings.TrimSuffix(upstream.Path, "/")
+	u.Path = base + r.URL.Path
+	if r.URL.RawPath != "" {
+		u.RawPath = strings.TrimSuffix(upstream.EscapedPath(), "/") + r.URL.EscapedPath()
+	} else {
+		u.RawPath = ""
+	}
+	u.RawQuery = r.URL.RawQuery
+	r.URL = &u
+	r.Host = u.Host
+	if p.mode == ModeReplay && !p.opts.SimulateLatency {
+		p.serveReplay(w, r) // nothing to forward: goproxy's per-request work is not needed
+		return
+	}
+	p.gp.ServeHTTP(w, r)
+}
+
+// onRequest runs for every request of both front doors, plain and MITM'd,
+// HTTP/1.1 and HTTP/2.
+func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Request, *http.Response) {
+	seq := p.seq.Add(1) - 1 // arrival order
+	req.RemoteAddr = ""
+	switch p.mode {
+	case ModePassthrough:
+		ctx.RoundTripper = goproxy.RoundTripperFunc(p.passTrip)
+		return req, nil
+	case ModeRecord:
+		ctx.RoundTripper = p.recordTrip(seq)
+		return req, nil
+	}
+	body, err := p.readBoundedBody(req)
+	if err != nil {
+		return req, p.bodyError(req, err)
+	}
+	it, miss := p.replayLookup(req, body)
+	if it != nil {
+		p.logReplay(it)
+		if p.opts.SimulateLatency && it.Response.Duration > 0 {
+			if err := p.sleep(req.Context(), time.Duration(it.Response.Duration)); err != nil {
+				return req, p.synthetic(req, MissStatus, "cassette: request cancelled during simulated latency\n")
+			}
+		}
+		resp := cannedResponse(req, it)
+		if p.opts.SimulateLatency {
+			p.paced(req.Context(), resp, it.Response) // a stream: event by event (pace.go)
+		}
+		return req, resp
+	}
+	if p.mode == ModeReplayWithNewEpisodes {
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		ctx.RoundTripper = p.recordTrip(seq)
+		return req, nil
+	}
+	p.mu.Lock()
+	p.misses = append(p.misses, miss)
+	p.mu.Unlock()
+	text := miss.Text()
+	p.logf("%s", strings.TrimSuffix(text, "\n"))
+	resp := p.synthetic(req, MissStatus, text)
+	resp.Header.Set(MissHeader, "replay")
+	return req, resp
+}
+
+// synthetic builds a response the proxy makes up itself. Returning one
+// instead of an error keeps goproxy's HTTP/1.1 MITM path from closing the
+// client's connection without a word.
+func (p *Proxy) synthetic(req *http.Request, code int, text string) *http.Response {
+	body := []byte(text)
+	status := http.StatusText(code)
+	if code == MissStatus {
+		status = "Cassette Replay Miss"
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set(MissHeader, "error")
+	return &http.Response{StatusCode: code, Status: fmt.Sprintf("%d %s", code, status),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Request: req,
+		Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body))}
+}
+
+// originOf is a URL's scheme and host, with "/…" when it has more: what a
+// live log line may show of a URL recorded before the session ends.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "<unparsable URL>"
+	}
+	o := u.Scheme + "://" + u.Host
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		o += "/…"
+	}
+	return o
+}
+
+// shownURL is a URL for messages and logs: its query (which may carry a
+// credential under any parameter name) and userinfo left out.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "<unparsable URL>"
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		u.RawQuery = ""
+		return u.String() + "?…"
+	}
+	return u.String()
+}

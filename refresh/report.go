@@ -51,6 +51,12 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 				live = &l
 			}
 			c.Actions = liveActions(cr, live)
+			if cr.Sides != nil { // what the reports show is what was compared
+				c.Actions = cr.Sides.WithObserved(c.Actions)
+				if cr.Status == report.StatusFail || cr.Status == report.StatusError {
+					c.Recorded = cr.Sides.Recorded
+				}
+			}
 			if l := live; l != nil {
 				c.Live = &report.LiveRecord{ExecutionMode: l.ExecutionMode, ReplayBoundary: l.ReplayBoundary, TraceOrigin: l.TraceOrigin,
 					Attempts: l.Attempts, RetryBackoffMS: l.RetryBackoffMS}

@@ -26,9 +26,8 @@
 //     unsharded run writes.
 //   - report.html  — the same run for people: one self-contained page
 //     (inline CSS, no script) with each drift's recorded and fake outputs side
-//     by side; [WriteHTML] rebuilds it from run.json. The recorded side is
-//     read from the committed cassettes, only when their SHA-256 is the one
-//     the run's inventory holds.
+//     by side, as the run holds them (Case.Recorded and Case.Actions);
+//     [WriteHTML] rebuilds it from run.json.
 //
 // A run-level error is one more failed case, <tool>/<command>, in every
 // file, so that the files of one run count the same tests. README.md's

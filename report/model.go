@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -119,9 +120,19 @@ type Case struct {
 	Drifts       []Drift          `json:"drifts,omitempty"`
 	Duration     time.Duration    `json:"duration,omitempty"`
 	Digest       *FailureDigest   `json:"digest,omitempty"` // nil: derived for failed cases
-	Actions      []Action         `json:"actions,omitempty"`
-	Artifacts    []Artifact       `json:"artifacts,omitempty"`
-	Quarantine   *QuarantineInfo  `json:"quarantine,omitempty"`
+	// Actions are what the case did against the side under test (the fake,
+	// or the real service in a refresh), with that side's outputs
+	// normalized as they were compared.
+	Actions []Action `json:"actions,omitempty"`
+	// Recorded is the cassette's side, normalized as it was compared, in
+	// the shape of Actions: one "http" action per interaction (ID
+	// "interactions[i]", with the response's status, headers and body) or
+	// one "proc" action (ID "output"). report.html pairs it with Actions by
+	// ID. A producer gives it for the cases that failed; without it a case
+	// shows its drifts and their diffs only.
+	Recorded   []Action        `json:"recorded,omitempty"`
+	Artifacts  []Artifact      `json:"artifacts,omitempty"`
+	Quarantine *QuarantineInfo `json:"quarantine,omitempty"`
 	// Live is the live_record result of a case re-recorded against the
 	// real service (refresh), with its retry telemetry; nil for replay.
 	Live *LiveRecord `json:"live,omitempty"`
@@ -193,10 +204,11 @@ type Action struct {
 	Kind string `json:"kind"`         // "http" or "proc"
 	ID   string `json:"id,omitempty"` // stable id within the case, e.g. "interactions[0]"
 	// http
-	Method     string `json:"method,omitempty"`
-	URL        string `json:"url,omitempty"`
-	StatusCode int    `json:"status_code,omitempty"`
-	Body       []byte `json:"body,omitempty"` // the response body
+	Method     string      `json:"method,omitempty"`
+	URL        string      `json:"url,omitempty"`
+	StatusCode int         `json:"status_code,omitempty"`
+	Headers    http.Header `json:"headers,omitempty"` // the response headers (Case.Recorded)
+	Body       []byte      `json:"body,omitempty"`    // the response body
 	// proc
 	Argv   []string `json:"argv,omitempty"`
 	Stdout []byte   `json:"stdout,omitempty"`

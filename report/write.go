@@ -178,11 +178,16 @@ func scanPayloads(dir string, run *Run, declared map[string]string) []cassettes.
 	}
 	check("config", run.ConfigBytes)
 	for _, c := range run.sortedCases() {
-		for i, a := range c.Actions {
-			pfx := fmt.Sprintf("cases[%s].actions[%d].", c.ID(), i)
-			check(pfx+"body", a.Body)
-			check(pfx+"stdout", a.Stdout)
-			check(pfx+"stderr", a.Stderr)
+		for _, side := range []struct {
+			name string
+			acts []Action
+		}{{"actions", c.Actions}, {"recorded", c.Recorded}} {
+			for i, a := range side.acts {
+				pfx := fmt.Sprintf("cases[%s].%s[%d].", c.ID(), side.name, i)
+				check(pfx+"body", a.Body)
+				check(pfx+"stdout", a.Stdout)
+				check(pfx+"stderr", a.Stderr)
+			}
 		}
 	}
 	return probs

@@ -36,7 +36,8 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 			run.Inventory = append(run.Inventory, report.NewInventoryItem(path, data))
 		}
 		c := report.Case{Adapter: r.Case.Cassette.Adapter, Scenario: r.Case.Cassette.Scenario, CassettePath: path,
-			Status: r.Status, Reason: r.Reason, Message: r.Message, Drifts: r.Drifts, Duration: r.Duration, Actions: r.Actions}
+			Status: r.Status, Reason: r.Reason, Message: r.Message, Drifts: r.Drifts, Duration: r.Duration, Actions: r.Actions,
+			Recorded: r.Recorded}
 		if r.Status == report.StatusPass {
 			c.Reason = ""
 		}

@@ -37,13 +37,18 @@ type Options struct {
 
 // Result is the outcome of one case.
 type Result struct {
-	Case       Case
-	Status     report.Status
-	Reason     cassettes.Reason // set when the case did not pass
-	Message    string           // one line: what went wrong
-	Drifts     []report.Drift
-	Explain    string // the human rendering of the drift
-	Actions    []report.Action
+	Case    Case
+	Status  report.Status
+	Reason  cassettes.Reason // set when the case did not pass
+	Message string           // one line: what went wrong
+	Drifts  []report.Drift
+	Explain string // the human rendering of the drift
+	// Actions are what the case sent the fake and what it answered, its
+	// outputs normalized as they were compared.
+	Actions []report.Action
+	// Recorded is the cassette's side as it was compared (see
+	// [Comparison]), kept for a case that failed.
+	Recorded   []report.Action
 	Duration   time.Duration
 	Quarantine *cassettes.Quarantine
 	FakeLog    string           // path of the fake's log, when verify started it
@@ -222,15 +227,22 @@ func logOf(e *cassettes.Error) string {
 func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPTarget, failed map[string]*cassettes.Error, now func() time.Time, fresh func(context.Context) (*Process, error)) (res Result) {
 	start := time.Now()
 	res = Result{Case: c}
+	compared := false
 	defer func() {
 		if r := recover(); r != nil {
 			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeError, fmt.Sprintf("verify panicked on this case: %v", r)
 		}
 		// Previews carry the normalized (and so redacted) output, whatever
-		// the outcome: a fake that echoes a credential never leaks it.
-		normalizeActions(c, res.Actions, opts)
+		// the outcome: a fake that echoes a credential never leaks it. A
+		// compared case's are already the compared forms.
+		if !compared {
+			normalizeActions(c, res.Actions, opts)
+		}
 		res.Duration = time.Since(start)
 		applyQuarantine(&res, opts.Config, now())
+		if !res.Failed() {
+			res.Recorded = nil // the same as the fake's: nothing to show
+		}
 	}()
 	name := c.Cassette.Adapter
 	if c.Adapter == nil {
@@ -322,17 +334,19 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		}
 		return res
 	}
-	drifts, explain, err := Compare(c, got, opts)
+	sides, err := CompareSides(c, got, opts)
 	if err != nil {
 		res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, err.Error()
 		return res
 	}
-	if len(drifts) == 0 {
+	compared = true
+	res.Actions, res.Recorded = sides.WithObserved(res.Actions), sides.Recorded
+	if len(sides.Drifts) == 0 {
 		res.Status = report.StatusPass
 		return res
 	}
-	res.Status, res.Reason, res.Drifts, res.Explain = report.StatusFail, cassettes.EContractDrift, drifts, explain
-	res.Message = drifts[0].Message
+	res.Status, res.Reason, res.Drifts, res.Explain = report.StatusFail, cassettes.EContractDrift, sides.Drifts, sides.Explain
+	res.Message = sides.Drifts[0].Message
 	return res
 }
 

@@ -18,9 +18,8 @@ func newReportHTMLCmd(stdio *IO) *cobra.Command {
 		Short: "Rebuild report.html from the run.json of a report directory",
 		Long: `Rebuild report.html from the run.json that verify or refresh wrote into DIR.
 
-The recorded side of each drift is read from the committed cassettes, found
-from the current directory (run it from the repository), and shown only when
-their content is the one the run used.`,
+run.json holds both sides of each case that failed, as the run compared
+them: the page is rebuilt from it alone, from any directory.`,
 		Example: `  cassette report html .cassette/reports
   cassette report merge --out out/all out/1 out/2 && cassette report html out/all`,
 		Args: cobra.ExactArgs(1),

@@ -35,8 +35,8 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 	for _, ar := range r.Adapters {
 		for _, cr := range ar.Cases {
 			path := relTo(cfg.Dir, cr.Old.Path)
-			if data, err := os.ReadFile(cr.Old.Path); err == nil {
-				run.Inventory = append(run.Inventory, report.NewInventoryItem(path, data))
+			if src := cr.Old.Source; src.SHA256 != "" { // the committed bytes the cycle compared with
+				run.Inventory = append(run.Inventory, report.InventoryItem{Path: path, SHA256: src.SHA256, Bytes: src.Size})
 			}
 			c := report.Case{Adapter: cr.Old.Adapter, Scenario: cr.Old.Scenario, CassettePath: path, Status: cr.Status,
 				Reason: cr.Reason, Message: cr.Message, NextStep: cr.NextStep, Drifts: cr.Drifts, Duration: cr.Duration}

@@ -51,6 +51,9 @@ type BundleFiles struct {
 	// Options are the report options (golden mode, declared credential
 	// values for the scan, clock).
 	Options Options
+	// Reports are the run's report files as Render made them (and Write
+	// wrote them), copied under reports/; nil renders them here.
+	Reports Files
 }
 
 // File is one file given to a bundle: a slash-separated relative path (or a
@@ -152,9 +155,12 @@ func rfc3339(t time.Time) string {
 func bundleContent(run *Run, files BundleFiles, suite, stamp string, started time.Time) (map[string][]byte, error) {
 	opts := files.Options
 	out := map[string][]byte{}
-	reports, err := render(run, opts)
-	if err != nil {
-		return nil, err
+	reports := files.Reports
+	if reports == nil {
+		var err error
+		if reports, err = Render(run, opts); err != nil {
+			return nil, err
+		}
 	}
 	for n, b := range reports {
 		if n == FileSummary {

@@ -34,6 +34,10 @@
 // Reports and Exit codes sections document how each file maps cassette's
 // outcomes onto its spec.
 //
+// [Render] renders them in memory, reading nothing; [Publish] renders them
+// once and writes them, the job summary and the bundle, whose reports/ are
+// the same bytes.
+//
 // [WriteBundle] writes the forensic bundle of specs/004 and [ValidateBundle]
 // checks one. Every file either function writes is first run through the
 // secret scan of package redact: a finding is an E_SECRET_LEAK error and

@@ -113,7 +113,9 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 			return fail(err)
 		}
 	}
-	list, err := cassettes.LoadTree(paths, p.loadOptions())
+	lo := p.loadOptions()
+	lo.KeepBytes = o.bundleDir != "" // the bundle copies the cassettes as they were read
+	list, err := cassettes.LoadTree(paths, lo)
 	if err != nil {
 		return fail(err)
 	}
@@ -140,7 +142,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	verify.Console{W: console, Color: stdio.Color && !g.json}.Write(outcome, run)
 	bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
 	for _, c := range cases {
-		if data, err := os.ReadFile(c.Cassette.Path); err == nil {
+		if data := c.Cassette.Source.Bytes; data != nil {
 			bundle.Cassettes = append(bundle.Cassettes, report.File{Path: relTo(p.cfg.Dir, c.Cassette.Path), Data: data})
 		}
 	}
@@ -187,31 +189,22 @@ func runExit(stdio *IO, run *report.Run) error {
 // refresh run and says where; with --json, summary.json goes to stdout and
 // the human lines to stderr.
 func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundle report.BundleFiles, asJSON bool) error {
-	if err := report.Write(reportDir, run, bundle.Options); err != nil {
+	pub, err := report.Publish(run, bundle.Options, report.Destination{Dir: reportDir, BundleRoot: bundleDir, Bundle: bundle,
+		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
+		Links:       report.Links{ServerURL: os.Getenv("GITHUB_SERVER_URL"), Repository: os.Getenv("GITHUB_REPOSITORY"), SHA: os.Getenv("GITHUB_SHA")}})
+	if pub == nil {
 		return err
 	}
 	human := stdio.Out
 	if asJSON {
-		data, err := os.ReadFile(filepath.Join(reportDir, report.FileSummary))
-		if err != nil {
-			return err
-		}
-		stdio.Out.Write(data)
+		stdio.Out.Write(pub.Files[report.FileSummary])
 		human = stdio.Err
 	}
 	fmt.Fprintf(human, "reports: %s\n", filepath.Join(reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}"))
-	links := report.Links{ServerURL: os.Getenv("GITHUB_SERVER_URL"), Repository: os.Getenv("GITHUB_REPOSITORY"), SHA: os.Getenv("GITHUB_SHA")}
-	if err := report.AppendStepSummary(os.Getenv("GITHUB_STEP_SUMMARY"), run, links, bundle.Options); err != nil {
-		return err
+	if pub.Bundle != "" {
+		fmt.Fprintf(human, "bundle: %s\n", pub.Bundle)
 	}
-	if bundleDir != "" {
-		dir, err := report.WriteBundle(bundleDir, run, bundle)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(human, "bundle: %s\n", dir)
-	}
-	return nil
+	return err
 }
 
 // reportTool names this build in the reports.

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -32,13 +32,17 @@ var requiredBundleFiles = []string{
 // artifact's required keys; trace events with suite_start and suite_end and
 // the bundle's timestamp; and logs/screenshots indexes that agree with the
 // inventory. It returns every problem found, none for a valid bundle.
-func ValidateBundle(dir string) []cassettes.Problem {
-	v := &bundleValidator{dir: dir}
+//
+// The bundle is read through fsys, the bundle directory dir as the command
+// opens it (os.DirFS(dir)); dir names the files in the problems.
+func ValidateBundle(fsys fs.FS, dir string) []cassettes.Problem {
+	v := &bundleValidator{fsys: fsys, dir: dir}
 	v.run()
 	return v.probs
 }
 
 type bundleValidator struct {
+	fsys  fs.FS
 	dir   string
 	probs []cassettes.Problem
 }
@@ -125,12 +129,12 @@ var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 var inventoryKinds = []string{"metadata", "metrics", "diagnostics", "trace", "transcript", "log", "screenshot", "fixture", "replay", "opaque"}
 
 func (v *bundleValidator) run() {
-	if fi, err := os.Stat(v.dir); err != nil || !fi.IsDir() {
+	if fi, err := fs.Stat(v.fsys, "."); err != nil || !fi.IsDir() {
 		v.add("", 0, "", "bundle directory does not exist", "a directory written by cassette verify --bundle-dir")
 		return
 	}
 	for _, f := range requiredBundleFiles {
-		if _, err := os.Stat(filepath.Join(v.dir, filepath.FromSlash(f))); err != nil {
+		if _, err := fs.Stat(v.fsys, f); err != nil {
 			v.add(f, 0, "", "required file is missing", "present in every v1 bundle")
 		}
 	}
@@ -179,7 +183,7 @@ func (v *bundleValidator) run() {
 }
 
 func (v *bundleValidator) readJSONQuiet(rel string) (map[string]any, bool) {
-	data, err := os.ReadFile(filepath.Join(v.dir, filepath.FromSlash(rel)))
+	data, err := fs.ReadFile(v.fsys, rel)
 	if err != nil {
 		return nil, false // reported as a missing required file
 	}
@@ -230,7 +234,7 @@ func (v *bundleValidator) inventory(m map[string]any) map[string]indexEntry {
 			v.add("bundle.json", 0, field+".kind", fmt.Sprintf("unknown kind %q", kind), strings.Join(inventoryKinds, "|"))
 		}
 		out[p] = indexEntry{Path: p, Bytes: size, SHA256: sum}
-		data, err := os.ReadFile(filepath.Join(v.dir, filepath.FromSlash(p)))
+		data, err := fs.ReadFile(v.fsys, path.Clean(p))
 		if err != nil {
 			v.add(p, 0, "", "file listed in bundle.json is missing", "present with "+fmt.Sprint(size)+" bytes")
 			continue
@@ -247,15 +251,13 @@ func (v *bundleValidator) inventory(m map[string]any) map[string]indexEntry {
 
 // walkSyntax checks every *.json (when non-empty) and *.jsonl/*.ndjson file.
 func (v *bundleValidator) walkSyntax() {
-	_ = filepath.WalkDir(v.dir, func(p string, d os.DirEntry, err error) error {
+	_ = fs.WalkDir(v.fsys, ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
-		rel, _ := filepath.Rel(v.dir, p)
-		rel = filepath.ToSlash(rel)
 		switch ext := path.Ext(rel); ext {
 		case ".json", ".jsonl", ".ndjson":
-			data, err := os.ReadFile(p)
+			data, err := fs.ReadFile(v.fsys, rel)
 			if err != nil {
 				v.add(rel, 0, "", err.Error(), "a readable file")
 				return nil
@@ -312,7 +314,7 @@ func (v *bundleValidator) typed(stamp string) {
 			}
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(v.dir, "trace", "events.jsonl"))
+	data, err := fs.ReadFile(v.fsys, "trace/events.jsonl")
 	if err != nil {
 		return
 	}

@@ -151,7 +151,7 @@ func TestWriteHTMLRebuildsFromRunJSON(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, FileHTML)); err != nil {
 		t.Fatal(err)
 	}
-	back, opts, err := ReadRun(dir)
+	back, opts, err := ReadRun(os.DirFS(dir), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -24,7 +25,7 @@ them: the page is rebuilt from it alone, from any directory.`,
   cassette report merge --out out/all out/1 out/2 && cassette report html out/all`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			run, opts, err := report.ReadRun(args[0])
+			run, opts, err := report.ReadRun(os.DirFS(args[0]), args[0])
 			if err != nil {
 				ce := cassettes.AsError(err)
 				ce.NextStep = "cassette verify --report-dir " + args[0] + "   # writes report.html there"

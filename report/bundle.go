@@ -142,68 +142,132 @@ func rfc3339(t time.Time) string {
 
 // bundleContent renders every file of a bundle, bundle.json last.
 func bundleContent(run *Run, files BundleFiles, suite, stamp string, started time.Time) (map[string][]byte, error) {
-	opts := files.Options
-	out := map[string][]byte{}
-	reports := files.Reports
-	if reports == nil {
-		var err error
-		if reports, err = Render(run, opts); err != nil {
+	b := &bundleBuilder{run: run, opts: files.Options, suite: suite, stamp: stamp, started: started, ended: run.Finished, out: map[string][]byte{}}
+	if b.ended.IsZero() {
+		b.ended = started.Add(run.Duration())
+	}
+	if err := b.reports(files.Reports); err != nil {
+		return nil, err
+	}
+	sum, err := b.summary()
+	if err != nil {
+		return nil, err
+	}
+	fixtures := b.fixtures(files.Cassettes)
+	logIndex := b.logs(files.Logs)
+	reproEnv, command, repro := b.repro()
+	for name, v := range map[string]any{"summary.json": sum, "meta.json": b.meta(files.Git), "metrics.json": b.metrics(),
+		"repro.json": repro, "fixtures.json": fixtures,
+		"logs/index.json":        b.common(map[string]any{"files": logIndex}),
+		"screenshots/index.json": b.common(map[string]any{"files": []indexEntry{}})} {
+		if err := b.put(name, v); err != nil {
 			return nil, err
 		}
 	}
-	for n, b := range reports {
-		if n == FileSummary {
-			continue
-		}
-		out["reports/"+n] = b
-	}
-	ended := run.Finished
-	if ended.IsZero() {
-		ended = started.Add(run.Duration())
-	}
-	c := run.Counts()
-	counts := map[string]int{"total": c.Total, "pass": c.Pass, "fail": c.Fail, "skip": c.Skipped}
-	common := func(m map[string]any) map[string]any {
-		m["schema_version"] = 1
-		m["suite"] = suite
-		m["timestamp"] = stamp
-		return m
-	}
-
-	// summary.json: the PR-gate summary plus summary.v1's keys.
-	_, omitted := run.sarif(opts)
-	var sum map[string]any
-	b, _ := json.Marshal(run.summary(opts, omitted))
-	if err := json.Unmarshal(b, &sum); err != nil {
+	b.out["trace/events.jsonl"] = b.traceEvents()
+	b.out["transcript/summary.txt"] = b.transcript()
+	b.out["repro.txt"] = []byte(reproEnvPrefix(reproEnv) + command + "\n")
+	b.out["repro.env"] = []byte(reproEnv)
+	b.out["diagnostics/env_redacted.txt"] = redactEnv(files.Env, b.opts.Declared)
+	b.out["diagnostics/tree.txt"] = b.tree() // every file but itself and bundle.json
+	if err := b.put("bundle.json", b.manifest(files.Git)); err != nil {
 		return nil, err
 	}
-	sum["suite"], sum["timestamp"] = suite, stamp
-	sum["started_at"], sum["ended_at"] = rfc3339(started), rfc3339(ended)
-	sum["total"], sum["pass"], sum["fail"], sum["skip"] = c.Total, c.Pass, c.Fail, c.Skipped
+	return b.out, nil
+}
 
-	git := files.Git
-	meta := common(map[string]any{
-		"started_at": rfc3339(started), "ended_at": rfc3339(ended), "git": git,
+// bundleBuilder renders the files of one bundle into out.
+type bundleBuilder struct {
+	run            *Run
+	opts           Options
+	suite, stamp   string
+	started, ended time.Time
+	out            map[string][]byte
+}
+
+func (b *bundleBuilder) put(name string, v any) error {
+	data, err := indentJSON(v)
+	b.out[name] = data
+	return err
+}
+
+// common adds the keys every typed artifact carries.
+func (b *bundleBuilder) common(m map[string]any) map[string]any {
+	m["schema_version"] = 1
+	m["suite"] = b.suite
+	m["timestamp"] = b.stamp
+	return m
+}
+
+func (b *bundleBuilder) counts() map[string]int {
+	c := b.run.Counts()
+	return map[string]int{"total": c.Total, "pass": c.Pass, "fail": c.Fail, "skip": c.Skipped}
+}
+
+// reports copies the run's report files under reports/ (rendering them
+// when the caller has not), all but summary.json, which the bundle has at
+// its root.
+func (b *bundleBuilder) reports(reports Files) error {
+	if reports == nil {
+		var err error
+		if reports, err = Render(b.run, b.opts); err != nil {
+			return err
+		}
+	}
+	for n, data := range reports {
+		if n != FileSummary {
+			b.out["reports/"+n] = data
+		}
+	}
+	return nil
+}
+
+// summary is the PR-gate summary plus summary.v1's keys.
+func (b *bundleBuilder) summary() (map[string]any, error) {
+	_, omitted := b.run.sarif(b.opts)
+	var sum map[string]any
+	data, _ := json.Marshal(b.run.summary(b.opts, omitted))
+	if err := json.Unmarshal(data, &sum); err != nil {
+		return nil, err
+	}
+	c := b.run.Counts()
+	sum["suite"], sum["timestamp"] = b.suite, b.stamp
+	sum["started_at"], sum["ended_at"] = rfc3339(b.started), rfc3339(b.ended)
+	sum["total"], sum["pass"], sum["fail"], sum["skip"] = c.Total, c.Pass, c.Fail, c.Skipped
+	return sum, nil
+}
+
+func (b *bundleBuilder) meta(git GitInfo) map[string]any {
+	run := b.run
+	return b.common(map[string]any{
+		"started_at": rfc3339(b.started), "ended_at": rfc3339(b.ended), "git": git,
 		"runner": map[string]any{"tool": run.toolName(), "version": run.Tool.Version, "sha": run.Tool.SHA,
 			"command": run.command(), "mode": run.Mode, "shard": run.Shard},
 		"paths": map[string]any{"config": run.ConfigPath},
 	})
-	metrics := common(map[string]any{
-		"timing": map[string]any{"start_epoch_s": started.Unix(), "end_epoch_s": ended.Unix(),
-			"duration_s": int64(ended.Sub(started).Seconds())},
-		"counts": counts,
-	})
+}
 
-	// trace/events.jsonl
+func (b *bundleBuilder) metrics() map[string]any {
+	return b.common(map[string]any{
+		"timing": map[string]any{"start_epoch_s": b.started.Unix(), "end_epoch_s": b.ended.Unix(),
+			"duration_s": int64(b.ended.Sub(b.started).Seconds())},
+		"counts": b.counts(),
+	})
+}
+
+// traceEvents is trace/events.jsonl: suite_start, one event per case with
+// the running counters, a run-level error, suite_end.
+func (b *bundleBuilder) traceEvents() []byte {
+	run := b.run
 	var ev bytes.Buffer
 	var running struct{ total, pass, fail, skip int }
 	event := func(ts time.Time, kind, cs, msg string) {
-		_ = jsonLine(&ev, map[string]any{"schema_version": 1, "suite": suite, "run_timestamp": stamp,
+		_ = jsonLine(&ev, map[string]any{"schema_version": 1, "suite": b.suite, "run_timestamp": b.stamp,
 			"ts": rfc3339(ts), "kind": kind, "case": cs, "message": msg,
 			"counters": map[string]int{"total": running.total, "pass": running.pass, "fail": running.fail, "skip": running.skip}})
 	}
-	event(started, "suite_start", "", run.command()+" "+run.Suite)
-	at := started
+	event(b.started, "suite_start", "", run.command()+" "+run.Suite)
+	at := b.started
 	for _, cs := range run.reportCases() {
 		at = at.Add(cs.Duration)
 		running.total++
@@ -222,11 +286,16 @@ func bundleContent(run *Run, files BundleFiles, suite, stamp string, started tim
 		event(at, "case_"+string(cs.Status), cs.ID(), msg)
 	}
 	if run.Err != nil {
-		event(ended, "error", "", string(run.Reason())+": "+run.Err.Message)
+		event(b.ended, "error", "", string(run.Reason())+": "+run.Err.Message)
 	}
-	event(ended, "suite_end", "", run.Message())
+	event(b.ended, "suite_end", "", run.Message())
+	return ev.Bytes()
+}
 
-	// transcript/summary.txt
+// transcript is transcript/summary.txt: the outcome, then each case, with
+// the detail of those that failed.
+func (b *bundleBuilder) transcript() []byte {
+	run := b.run
 	var tr strings.Builder
 	fmt.Fprintf(&tr, "%s %s — suite %s\n%s\nexit %d %s\n", run.toolName(), run.command(), run.Suite, run.Message(), run.Exit(), run.Reason())
 	if ns := run.NextStepCommand(); ns != "" {
@@ -240,77 +309,74 @@ func bundleContent(run *Run, files BundleFiles, suite, stamp string, started tim
 			}
 		}
 	}
+	return []byte(tr.String())
+}
 
-	// replay
+// repro returns repro.env, the replay command and repro.json.
+func (b *bundleBuilder) repro() (env, command string, repro map[string]any) {
+	run := b.run
 	seed := uint64(0)
 	if run.Seeds.Order != nil {
 		seed = *run.Seeds.Order
 	}
-	command := run.suiteReplay()
-	reproEnv := fmt.Sprintf("TZ=UTC\nCASSETTE_SUITE=%s\nCASSETTE_INVENTORY_SHA256=%s\nCASSETTE_SUITE_SHA256=%s\nCASSETTE_ORDER_SEED=%d\n",
+	command = run.suiteReplay()
+	env = fmt.Sprintf("TZ=UTC\nCASSETTE_SUITE=%s\nCASSETTE_INVENTORY_SHA256=%s\nCASSETTE_SUITE_SHA256=%s\nCASSETTE_ORDER_SEED=%d\n",
 		run.Suite, InventoryDigest(run.Inventory), sha256Hex(run.ConfigBytes), seed)
-	repro := common(map[string]any{"clock_mode": "recorded", "seed": seed, "seed_decimal": strconv.FormatUint(seed, 10), "run_started_at": rfc3339(started),
-		"run_start_epoch_s": started.Unix(), "command": command, "correlation_id": run.correlationID(opts.Golden)})
+	repro = b.common(map[string]any{"clock_mode": "recorded", "seed": seed, "seed_decimal": strconv.FormatUint(seed, 10), "run_started_at": rfc3339(b.started),
+		"run_start_epoch_s": b.started.Unix(), "command": command, "correlation_id": run.correlationID(b.opts.Golden)})
+	return env, command, repro
+}
 
-	// fixtures
+// fixtures copies the cassettes under fixtures/ and returns fixtures.json.
+func (b *bundleBuilder) fixtures(cassettes []File) map[string]any {
 	ids := []string{}
-	for _, f := range files.Cassettes {
+	for _, f := range cassettes {
 		p := localPath(f.Path)
-		out["fixtures/"+p] = f.Data
+		b.out["fixtures/"+p] = f.Data
 		if !slices.Contains(ids, p) {
 			ids = append(ids, p)
 		}
 	}
 	sort.Strings(ids)
-	fixtures := common(map[string]any{"fixture_ids": ids})
+	return b.common(map[string]any{"fixture_ids": ids})
+}
 
-	// logs
-	logIndex := []indexEntry{}
-	for _, f := range files.Logs {
+// logs copies the logs under logs/ and returns their index.
+func (b *bundleBuilder) logs(logs []File) []indexEntry {
+	index := []indexEntry{}
+	for _, f := range logs {
 		name := localPath(f.Path)
 		if ext := filepath.Ext(name); ext != ".log" && ext != ".txt" {
 			name += ".log" // a log is text: never validated as JSON, never the index
 		}
 		p := "logs/" + name
 		// Two logs of one name get a suffix: nothing written is overwritten.
-		for n := 2; out[p] != nil; n++ {
+		for n := 2; b.out[p] != nil; n++ {
 			p = "logs/" + strings.TrimSuffix(name, ".log") + fmt.Sprintf("_%d", n) + filepath.Ext(name)
 		}
-		out[p] = f.Data
-		logIndex = append(logIndex, indexEntry{Path: p, Bytes: int64(len(f.Data)), SHA256: sha256Hex(f.Data)})
+		b.out[p] = f.Data
+		index = append(index, indexEntry{Path: p, Bytes: int64(len(f.Data)), SHA256: sha256Hex(f.Data)})
 	}
-	sort.Slice(logIndex, func(i, j int) bool { return logIndex[i].Path < logIndex[j].Path })
+	sort.Slice(index, func(i, j int) bool { return index[i].Path < index[j].Path })
+	return index
+}
 
-	put := func(name string, v any) error {
-		b, err := indentJSON(v)
-		out[name] = b
-		return err
-	}
-	for name, v := range map[string]any{"summary.json": sum, "meta.json": meta, "metrics.json": metrics,
-		"repro.json": repro, "fixtures.json": fixtures,
-		"logs/index.json":        common(map[string]any{"files": logIndex}),
-		"screenshots/index.json": common(map[string]any{"files": []indexEntry{}})} {
-		if err := put(name, v); err != nil {
-			return nil, err
-		}
-	}
-	out["trace/events.jsonl"] = ev.Bytes()
-	out["transcript/summary.txt"] = []byte(tr.String())
-	out["repro.txt"] = []byte(reproEnvPrefix(reproEnv) + command + "\n")
-	out["repro.env"] = []byte(reproEnv)
-	out["diagnostics/env_redacted.txt"] = redactEnv(files.Env, opts.Declared)
-
-	// tree.txt lists every file but itself and bundle.json.
+// tree is diagnostics/tree.txt: the size and name of every file so far.
+func (b *bundleBuilder) tree() []byte {
 	var tree strings.Builder
-	for _, n := range sortedNames(out) {
-		fmt.Fprintf(&tree, "%10d  %s\n", len(out[n]), n)
+	for _, n := range sortedNames(b.out) {
+		fmt.Fprintf(&tree, "%10d  %s\n", len(b.out[n]), n)
 	}
-	out["diagnostics/tree.txt"] = []byte(tree.String())
+	return []byte(tree.String())
+}
 
+// manifest is bundle.json: the schema, the typed artifact sections and the
+// inventory of every other file.
+func (b *bundleBuilder) manifest(git GitInfo) map[string]any {
 	var inv []inventoryEntry
-	for _, n := range sortedNames(out) {
+	for _, n := range sortedNames(b.out) {
 		kind, schema := fileKind(n)
-		inv = append(inv, inventoryEntry{Path: n, SHA256: sha256Hex(out[n]), Bytes: int64(len(out[n])), Kind: kind, Schema: schema})
+		inv = append(inv, inventoryEntry{Path: n, SHA256: sha256Hex(b.out[n]), Bytes: int64(len(b.out[n])), Kind: kind, Schema: schema})
 	}
 	ref := func(p, schema string) map[string]string {
 		m := map[string]string{"path": p}
@@ -319,14 +385,14 @@ func bundleContent(run *Run, files BundleFiles, suite, stamp string, started tim
 		}
 		return m
 	}
-	manifest := map[string]any{
+	return map[string]any{
 		"schema":       map[string]any{"name": BundleSchemaName, "major": BundleSchemaMajor, "minor": BundleSchemaMinor},
-		"suite":        suite,
-		"timestamp":    stamp,
-		"generated_at": rfc3339(opts.now()),
-		"started_at":   rfc3339(started),
-		"ended_at":     rfc3339(ended),
-		"counts":       counts,
+		"suite":        b.suite,
+		"timestamp":    b.stamp,
+		"generated_at": rfc3339(b.opts.now()),
+		"started_at":   rfc3339(b.started),
+		"ended_at":     rfc3339(b.ended),
+		"counts":       b.counts(),
 		"git":          git,
 		"artifacts": map[string]any{
 			"metadata":    ref("meta.json", "meta.v1"),
@@ -345,10 +411,6 @@ func bundleContent(run *Run, files BundleFiles, suite, stamp string, started tim
 		},
 		"files": inv,
 	}
-	if err := put("bundle.json", manifest); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func reproEnvPrefix(env string) string {

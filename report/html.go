@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"fmt"
 	"html/template"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -269,25 +270,10 @@ func (r *Run) htmlCase(c *Case, opts Options) *htmlCase {
 }
 
 // htmlParts pairs the recorded (want) and the compared (got) sides of a
-// case, both normalized, part by part, by action ID.
+// case, both normalized, part by part, by action ID, in the recorded
+// side's order.
 func htmlParts(c *Case) []*htmlPart {
-	paths := map[string][]string{} // field → JSONPaths that drifted
-	drifted := map[string]bool{}
-	headerDrift := map[string]string{}
-	for _, d := range c.Drifts {
-		field := d.Field
-		if d.Class == string(diff.ClassHeaders) {
-			if i := strings.LastIndex(field, ".headers."); i >= 0 {
-				headerDrift[field[:i+len(".headers")]+"\x00"+http.CanonicalHeaderKey(field[i+len(".headers."):])] = driftOnce(d)
-				drifted[field[:i+len(".headers")]] = true
-				continue
-			}
-		}
-		drifted[field] = true
-		if d.JSONPath != "" {
-			paths[field] = append(paths[field], d.JSONPath)
-		}
-	}
+	m := markDrifts(c.Drifts)
 	actions := map[string]*Action{}
 	for i := range c.Actions {
 		actions[c.Actions[i].ID] = &c.Actions[i]
@@ -295,81 +281,118 @@ func htmlParts(c *Case) []*htmlPart {
 	var parts []*htmlPart
 	for i := range c.Recorded {
 		want := &c.Recorded[i]
-		if want.Kind != "http" {
-			continue
+		switch want.Kind {
+		case "http":
+			parts = append(parts, m.httpPart(c, want, actions[want.ID]))
+		case "proc":
+			parts = append(parts, m.procParts(c, want, actions[want.ID])...)
 		}
-		f := want.ID
-		rf := f + ".response"
-		part := &htmlPart{Title: fmt.Sprintf("%s: %s %s", f, want.Method, want.URL), Field: rf, Anchor: anchor(c.ID(), f)}
-		got := actions[f]
-		wantStatus := strings.TrimSpace(fmt.Sprintf("%d %s", want.StatusCode, http.StatusText(want.StatusCode)))
-		gotStatus := "no response"
-		if got != nil && got.Err == "" {
-			gotStatus = strings.TrimSpace(fmt.Sprintf("%d %s", got.StatusCode, http.StatusText(got.StatusCode)))
-		} else if got != nil {
-			gotStatus = "no response: " + got.Err
-		}
-		part.Status = &htmlPair{Label: "status", Want: wantStatus, Got: gotStatus, Changed: drifted[rf+".code"] || (got != nil && got.StatusCode != want.StatusCode)}
-		for _, name := range slices.Sorted(func(yield func(string) bool) {
-			for k := range want.Headers {
-				if !yield(k) {
-					return
-				}
-			}
-		}) {
-			ck := http.CanonicalHeaderKey(name)
-			part.Headers = append(part.Headers, htmlHeader{Name: ck, Want: strings.Join(want.Headers[name], ", "), Drift: headerDrift[rf+".headers\x00"+ck]})
-			delete(headerDrift, rf+".headers\x00"+ck)
-		}
-		for k, msg := range headerDrift { // headers the fake added
-			if name, ok := strings.CutPrefix(k, rf+".headers\x00"); ok {
-				part.Headers = append(part.Headers, htmlHeader{Name: name, Drift: msg})
-			}
-		}
-		sort.SliceStable(part.Headers, func(a, b int) bool { return part.Headers[a].Name < part.Headers[b].Name })
-		var gotBody []byte
-		if got != nil {
-			gotBody = got.Body
-		}
-		ct := want.Headers.Get("Content-Type")
-		part.Body = bodyView(part.Anchor, ct, want.Body, gotBody, paths[rf+".body"])
-		part.Drifted = part.Status.Changed || drifted[rf+".body"] || drifted[rf+".headers"] || drifted[rf+".code"]
-		parts = append(parts, part)
 	}
-	for i := range c.Recorded {
-		want := &c.Recorded[i]
-		if want.Kind != "proc" {
-			continue
-		}
-		got := actions[want.ID]
-		var g Action
-		if got != nil {
-			g = *got
-		}
-		exit := &htmlPair{Label: "exit code", Want: fmt.Sprint(want.Exit), Got: fmt.Sprint(g.Exit), Changed: g.Exit != want.Exit}
-		if got == nil || got.Err != "" {
-			exit.Got = "did not run"
-			if got != nil {
-				exit.Got += ": " + got.Err
-			}
-			exit.Changed = true
-		}
-		title := "output"
-		if len(want.Argv) > 0 {
-			title = "$ " + strings.Join(want.Argv, " ")
-		}
-		parts = append(parts, &htmlPart{Title: title, Field: "output.exit_code", Anchor: anchor(c.ID(), "exit"), Status: exit, Drifted: exit.Changed})
-		for _, s := range []struct {
-			field     string
-			want, got []byte
-		}{{"output.stdout", want.Stdout, g.Stdout}, {"output.stderr", want.Stderr, g.Stderr}} {
-			if len(s.want) == 0 && len(s.got) == 0 {
+	return parts
+}
+
+// driftMarks say where a case drifted, for marking its parts.
+type driftMarks struct {
+	paths       map[string][]string // field → JSONPaths that drifted
+	drifted     map[string]bool     // fields that drifted
+	headerDrift map[string]string   // "<field>.headers\x00<Canonical-Name>" → drift
+}
+
+func markDrifts(drifts []Drift) *driftMarks {
+	m := &driftMarks{paths: map[string][]string{}, drifted: map[string]bool{}, headerDrift: map[string]string{}}
+	for _, d := range drifts {
+		field := d.Field
+		if d.Class == string(diff.ClassHeaders) {
+			if i := strings.LastIndex(field, ".headers."); i >= 0 {
+				m.headerDrift[field[:i+len(".headers")]+"\x00"+http.CanonicalHeaderKey(field[i+len(".headers."):])] = driftOnce(d)
+				m.drifted[field[:i+len(".headers")]] = true
 				continue
 			}
-			a := anchor(c.ID(), s.field)
-			parts = append(parts, &htmlPart{Title: strings.TrimPrefix(s.field, "output."), Field: s.field, Anchor: a, Drifted: drifted[s.field],
-				Body: bodyView(a, "", s.want, s.got, paths[s.field])})
 		}
+		m.drifted[field] = true
+		if d.JSONPath != "" {
+			m.paths[field] = append(m.paths[field], d.JSONPath)
+		}
+	}
+	return m
+}
+
+// httpPart is one interaction's response: status, the recorded headers
+// with their drifts (and the headers the fake added), the body.
+func (m *driftMarks) httpPart(c *Case, want, got *Action) *htmlPart {
+	f := want.ID
+	rf := f + ".response"
+	part := &htmlPart{Title: fmt.Sprintf("%s: %s %s", f, want.Method, want.URL), Field: rf, Anchor: anchor(c.ID(), f)}
+	wantStatus := strings.TrimSpace(fmt.Sprintf("%d %s", want.StatusCode, http.StatusText(want.StatusCode)))
+	gotStatus := "no response"
+	if got != nil && got.Err == "" {
+		gotStatus = strings.TrimSpace(fmt.Sprintf("%d %s", got.StatusCode, http.StatusText(got.StatusCode)))
+	} else if got != nil {
+		gotStatus = "no response: " + got.Err
+	}
+	part.Status = &htmlPair{Label: "status", Want: wantStatus, Got: gotStatus, Changed: m.drifted[rf+".code"] || (got != nil && got.StatusCode != want.StatusCode)}
+	part.Headers = m.headers(rf, want.Headers)
+	var gotBody []byte
+	if got != nil {
+		gotBody = got.Body
+	}
+	part.Body = bodyView(part.Anchor, want.Headers.Get("Content-Type"), want.Body, gotBody, m.paths[rf+".body"])
+	part.Drifted = part.Status.Changed || m.drifted[rf+".body"] || m.drifted[rf+".headers"] || m.drifted[rf+".code"]
+	return part
+}
+
+// headers lists the recorded headers of the response at rf with their
+// drifts, and the headers the fake added, by name.
+func (m *driftMarks) headers(rf string, want http.Header) []htmlHeader {
+	var out []htmlHeader
+	shown := map[string]bool{} // drifts shown beside a recorded header
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		k := rf + ".headers\x00" + http.CanonicalHeaderKey(name)
+		h := htmlHeader{Name: http.CanonicalHeaderKey(name), Want: strings.Join(want[name], ", ")}
+		if !shown[k] {
+			h.Drift, shown[k] = m.headerDrift[k], true
+		}
+		out = append(out, h)
+	}
+	for k, msg := range m.headerDrift { // headers the fake added
+		if name, ok := strings.CutPrefix(k, rf+".headers\x00"); ok && !shown[k] {
+			out = append(out, htmlHeader{Name: name, Drift: msg})
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	return out
+}
+
+// procParts are a command's exit code, then its stdout and stderr when
+// either side has any.
+func (m *driftMarks) procParts(c *Case, want, got *Action) []*htmlPart {
+	var g Action
+	if got != nil {
+		g = *got
+	}
+	exit := &htmlPair{Label: "exit code", Want: fmt.Sprint(want.Exit), Got: fmt.Sprint(g.Exit), Changed: g.Exit != want.Exit}
+	if got == nil || got.Err != "" {
+		exit.Got = "did not run"
+		if got != nil {
+			exit.Got += ": " + got.Err
+		}
+		exit.Changed = true
+	}
+	title := "output"
+	if len(want.Argv) > 0 {
+		title = "$ " + strings.Join(want.Argv, " ")
+	}
+	parts := []*htmlPart{{Title: title, Field: "output.exit_code", Anchor: anchor(c.ID(), "exit"), Status: exit, Drifted: exit.Changed}}
+	for _, s := range []struct {
+		field     string
+		want, got []byte
+	}{{"output.stdout", want.Stdout, g.Stdout}, {"output.stderr", want.Stderr, g.Stderr}} {
+		if len(s.want) == 0 && len(s.got) == 0 {
+			continue
+		}
+		a := anchor(c.ID(), s.field)
+		parts = append(parts, &htmlPart{Title: strings.TrimPrefix(s.field, "output."), Field: s.field, Anchor: a, Drifted: m.drifted[s.field],
+			Body: bodyView(a, "", s.want, s.got, m.paths[s.field])})
 	}
 	return parts
 }

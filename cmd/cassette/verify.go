@@ -76,57 +76,11 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	tool := reportTool()
-	// Every failure, even before a case runs, rewrites summary.json: CI must
-	// never read the previous run's verdict.
-	fail := func(err error) error { return writeErrorReport(stdio, g, o, tool, cassettes.AsError(err)) }
-	sel := verify.Selection{Adapters: o.adapters}
-	if o.shard != "" {
-		var err error
-		if sel.Shard, sel.Shards, err = verify.ParseShard(o.shard); err != nil {
-			return fail(err)
-		}
-	}
-	pattern := o.run
-	if len(o.cases) > 0 {
-		quoted := make([]string, len(o.cases))
-		for i, c := range o.cases {
-			quoted[i] = regexp.QuoteMeta(c)
-		}
-		pattern = "^(?:" + strings.Join(quoted, "|") + ")$"
-	}
-	if pattern != "" {
-		re, err := regexp.Compile(pattern)
-		if err != nil {
-			return fail(cassettes.Errorf(cassettes.EUsage, "cassette verify --run 'github/.*'", "--run %q is not a regular expression: %v", o.run, err))
-		}
-		sel.Run = re
-	}
-	p, err := loadProject(g)
+	p, cases, err := o.load(g, paths)
 	if err != nil {
-		return fail(err)
-	}
-	if len(paths) == 0 {
-		paths = []string{p.cfg.CassetteDir()}
-	}
-	if sel.Shards > 1 { // a shard reads only its own cassettes
-		if paths, err = verify.ShardPaths(p.cfg.Dir, paths, sel.Shard, sel.Shards); err != nil {
-			return fail(err)
-		}
-	}
-	lo := p.loadOptions()
-	lo.KeepBytes = o.bundleDir != "" // the bundle copies the cassettes as they were read
-	list, err := cassettes.LoadTree(paths, lo)
-	if err != nil {
-		return fail(err)
-	}
-	cases, err := verify.Plan(p.cfg, list, sel)
-	if err != nil {
-		return fail(err)
-	}
-	if len(cases) == 0 && sel.Shards <= 1 {
-		return fail(&cassettes.Error{Reason: cassettes.ECassetteNotFound,
-			Message:  "no cassette matches: nothing to verify",
-			NextStep: "cassette record --adapter " + firstOf(p.cfg.Order) + " ...   # record a first cassette"})
+		// Every failure, even before a case runs, rewrites summary.json: CI
+		// must never read the previous run's verdict.
+		return writeErrorReport(stdio, g, o, tool, cassettes.AsError(err))
 	}
 	logDir := o.logDir
 	if logDir == "" {
@@ -140,13 +94,86 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 		console = stdio.Err // stdout carries summary.json
 	}
 	verify.Console{W: console, Color: stdio.Color && !g.json}.Write(outcome, run)
+	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, verifyBundle(p, o, cases, outcome), g.json); err != nil {
+		return err
+	}
+	return runExit(stdio, run)
+}
+
+// selection is the cases the flags select.
+func (o *verifyOptions) selection() (verify.Selection, error) {
+	sel := verify.Selection{Adapters: o.adapters}
+	if o.shard != "" {
+		var err error
+		if sel.Shard, sel.Shards, err = verify.ParseShard(o.shard); err != nil {
+			return sel, err
+		}
+	}
+	pattern := o.run
+	if len(o.cases) > 0 {
+		quoted := make([]string, len(o.cases))
+		for i, c := range o.cases {
+			quoted[i] = regexp.QuoteMeta(c)
+		}
+		pattern = "^(?:" + strings.Join(quoted, "|") + ")$"
+	}
+	if pattern != "" {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return sel, cassettes.Errorf(cassettes.EUsage, "cassette verify --run 'github/.*'", "--run %q is not a regular expression: %v", o.run, err)
+		}
+		sel.Run = re
+	}
+	return sel, nil
+}
+
+// load loads the project and the cassettes of paths (the project's
+// cassettes by default; a shard's own only) and plans the selected cases.
+func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Case, error) {
+	sel, err := o.selection()
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := loadProject(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(paths) == 0 {
+		paths = []string{p.cfg.CassetteDir()}
+	}
+	if sel.Shards > 1 { // a shard reads only its own cassettes
+		if paths, err = verify.ShardPaths(p.cfg.Dir, paths, sel.Shard, sel.Shards); err != nil {
+			return nil, nil, err
+		}
+	}
+	lo := p.loadOptions()
+	lo.KeepBytes = o.bundleDir != "" // the bundle copies the cassettes as they were read
+	list, err := cassettes.LoadTree(paths, lo)
+	if err != nil {
+		return nil, nil, err
+	}
+	cases, err := verify.Plan(p.cfg, list, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(cases) == 0 && sel.Shards <= 1 {
+		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound,
+			Message:  "no cassette matches: nothing to verify",
+			NextStep: "cassette record --adapter " + firstOf(p.cfg.Order) + " ...   # record a first cassette"}
+	}
+	return p, cases, nil
+}
+
+// verifyBundle is what a bundle of the run holds besides its reports: the
+// cassettes as they were loaded, the fakes' logs (shared fakes', one per
+// adapter, then per-case fakes'), the environment and the working tree.
+func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, outcome *verify.Outcome) report.BundleFiles {
 	bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
 	for _, c := range cases {
 		if data := c.Cassette.Source.Bytes; data != nil {
 			bundle.Cassettes = append(bundle.Cassettes, report.File{Path: relTo(p.cfg.Dir, c.Cassette.Path), Data: data})
 		}
 	}
-	// The fakes' logs: shared fakes' (one per adapter) and per-case fakes'.
 	seen := map[string]bool{}
 	addLog := func(lp string) {
 		if lp == "" || seen[lp] {
@@ -163,10 +190,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	for _, r := range outcome.Results {
 		addLog(r.FakeLog)
 	}
-	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, bundle, g.json); err != nil {
-		return err
-	}
-	return runExit(stdio, run)
+	return bundle
 }
 
 // runExit ends a verify or refresh run: a failing one prints

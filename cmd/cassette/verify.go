@@ -164,11 +164,17 @@ func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Cas
 	return p, cases, nil
 }
 
-// verifyBundle is what a bundle of the run holds besides its reports: the
-// cassettes as they were loaded, the fakes' logs (shared fakes', one per
-// adapter, then per-case fakes'), the environment and the working tree.
+// verifyBundle is the report options and, with --bundle-dir, what the
+// bundle holds besides the reports: the cassettes as they were loaded, the
+// fakes' logs (shared fakes', one per adapter, then per-case fakes'), the
+// environment and the working tree. Without a bundle nothing is read and
+// git is not asked.
 func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, outcome *verify.Outcome) report.BundleFiles {
-	bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
+	bundle := report.BundleFiles{Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
+	if o.bundleDir == "" {
+		return bundle
+	}
+	bundle.Env, bundle.Git = os.Environ(), gitInfo(p.cfg.Dir)
 	for _, c := range cases {
 		if data := c.Cassette.Source.Bytes; data != nil {
 			bundle.Cassettes = append(bundle.Cassettes, report.File{Path: relTo(p.cfg.Dir, c.Cassette.Path), Data: data})

@@ -263,17 +263,8 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		if r := recover(); r != nil {
 			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeError, fmt.Sprintf("verify panicked on this case: %v", r)
 		}
-		// Previews carry the normalized (and so redacted) output, whatever
-		// the outcome: a fake that echoes a credential never leaks it. A
-		// compared case's are already the compared forms.
-		if !compared {
-			normalizeActions(c, res.Actions, opts)
-		}
 		res.Duration = time.Since(start)
-		applyQuarantine(&res, opts.Config, now())
-		if !res.Failed() {
-			res.Recorded = nil // the same as the fake's: nothing to show
-		}
+		finish(&res, compared, opts, now())
 	}()
 	name := c.Cassette.Adapter
 	if c.Adapter == nil {
@@ -315,6 +306,37 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		compared = compareCase(c, got, opts, &res)
 	}
 	return res
+}
+
+// Decide is the verdict on one case whose side under test ran elsewhere
+// (another language's test runner captured its output, got): the
+// comparison, drifts and both sides Run would give, without running
+// anything. actions are what the capture logged of that run (nil for
+// none); their outputs are replaced by the compared forms. An [Outcome] of
+// such results is reported as Run's is, with [Outcome.Report].
+func Decide(c Case, got *cassettes.Cassette, actions []report.Action, opts Options) Result {
+	res := Result{Case: c, Actions: actions}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	finish(&res, compareCase(c, got, opts, &res), opts, now())
+	return res
+}
+
+// finish completes a case's result whatever its outcome: the previews
+// carry the normalized (and so redacted) output, so that a fake that echoes
+// a credential never leaks it (a compared case's are already the compared
+// forms); the quarantine entry is attached; a case that did not fail keeps
+// no recorded side (the same as the fake's: nothing to show).
+func finish(res *Result, compared bool, opts Options, now time.Time) {
+	if !compared {
+		normalizeActions(res.Case, res.Actions, opts)
+	}
+	applyQuarantine(res, opts.Config, now)
+	if !res.Failed() {
+		res.Recorded = nil
+	}
 }
 
 // caseClock is a case's time limit. It starts once the case's fake is

@@ -550,3 +550,48 @@ func TestReportHoldsWhatWasCompared(t *testing.T) {
 		t.Errorf("recorded side %+v, want the cassette's output normalized as compared, %q", rc.Recorded, want)
 	}
 }
+
+// TestDecideFillsTheRunModel: a producer other than Run (outputs another
+// language's test runner captured) decides its cases with Decide, and its
+// outcome is reported as Run's: report.html shows both sides of the drift.
+func TestDecideFillsTheRunModel(t *testing.T) {
+	cfg := &cassettes.Config{Dir: t.TempDir(), Order: []string{"greet"}, Adapters: map[string]*cassettes.Adapter{
+		"greet": {Kind: cassettes.KindCLI, Fake: cassettes.Fake{Command: []string{"greet"}}}}}
+	cas := func(name, out string) *cassettes.Cassette {
+		return &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "greet", Scenario: name, Kind: cassettes.KindCLI,
+			Path: filepath.Join(cfg.Dir, "cassettes", "greet", name+".yaml"), Input: &cassettes.Input{Command: "greet", Args: []string{name}},
+			Output: &cassettes.Output{Stdout: cassettes.Body(out)}}
+	}
+	captured := func(c *cassettes.Cassette, out string) *cassettes.Cassette {
+		got := *c
+		got.Output = &cassettes.Output{Stdout: cassettes.Body(out)}
+		return &got
+	}
+	ada, bob := cas("ada", "Hello, Ada!\n"), cas("bob", "Hello, Bob!\n")
+	cases, err := verify.Plan(cfg, []*cassettes.Cassette{ada, bob}, verify.Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := verify.Options{Config: cfg, Normalizers: normalize.Builtins()}
+	o := &verify.Outcome{Results: []verify.Result{
+		verify.Decide(cases[0], captured(ada, "Hello, Ada!\n"), nil, opts),
+		verify.Decide(cases[1], captured(bob, "Hallo, Bob!\n"), []report.Action{{Kind: "proc", ID: "output", Argv: []string{"greet", "bob"}, Stdout: []byte("Hallo, Bob!\n")}}, opts),
+	}}
+	if s := []report.Status{o.Results[0].Status, o.Results[1].Status}; s[0] != report.StatusPass || s[1] != report.StatusFail {
+		t.Fatalf("statuses %v, want pass and fail", s)
+	}
+	run := o.Report(cfg, verify.Meta{Command: "check"})
+	files, err := report.Render(run, report.Options{Golden: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(files[report.FileHTML])
+	for _, want := range []string{`aria-label="recorded (want)"><h5>recorded (want)</h5><pre class="text"><del><span class="sr">removed: </span>Hello</del>, Bob!`, `<h1>cassette check`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if run.Exit() != cassettes.ExitFail || !bytes.Contains(files[report.FileReport], []byte(`"command":"check"`)) {
+		t.Errorf("exit %d; report.jsonl:\n%s", run.Exit(), files[report.FileReport])
+	}
+}

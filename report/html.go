@@ -75,6 +75,9 @@ type htmlPage struct {
 	Skipped    []*htmlCase
 	Passed     []*htmlCase
 	History    []htmlAdapterHistory
+	// Side names the side compared with the recording: "fake", or "real
+	// service" for refresh, which compares a re-recording.
+	Side string
 }
 
 type htmlCount struct {
@@ -152,6 +155,10 @@ func (r *Run) htmlPage(opts Options) *htmlPage {
 	p := &htmlPage{Command: r.command(), Suite: r.Suite, Outcome: r.Message(), ExitCode: int(r.Exit()),
 		Reason: string(r.Reason()), NextStep: r.NextStepCommand(), Failed: r.Exit() != cassettes.ExitPass}
 	p.Title = fmt.Sprintf("cassette %s — %s", p.Command, cmp.Or(r.Suite, "report"))
+	p.Side = "fake"
+	if r.Command == "refresh" {
+		p.Side = "real service"
+	}
 	p.Bar = r.htmlBar()
 	p.Provenance = r.htmlProvenance(opts)
 	if e := r.Err; e != nil {

@@ -227,3 +227,14 @@ func TestHTMLGoldenModeIsStable(t *testing.T) {
 		t.Error("report.html differs between two golden runs")
 	}
 }
+
+// A refresh compares a re-recording with the cassette: the other side is
+// the real service's, and the page says so.
+func TestHTMLNamesTheRealSideOfARefresh(t *testing.T) {
+	run := htmlProject(t)
+	run.Command = "refresh"
+	page := renderHTML(t, run)
+	if !strings.Contains(page, `<h5>real service (got)</h5>`) || strings.Contains(page, "fake (got)") {
+		t.Error("a refresh's report.html does not name the real service's side")
+	}
+}

@@ -130,12 +130,26 @@ type Case struct {
 	Recorded   []Action        `json:"recorded,omitempty"`
 	Artifacts  []Artifact      `json:"artifacts,omitempty"`
 	Quarantine *QuarantineInfo `json:"quarantine,omitempty"`
+	// Retries are the attempts of a quarantined case that failed before its
+	// last one, oldest first (specs/000: a failing quarantined case is run
+	// again after a delay, within its retry budget); the case's own outcome
+	// is its last attempt's. A case that is not quarantined is never retried.
+	Retries []Retry `json:"retries,omitempty"`
 	// Live is the live_record result of a case re-recorded against the
 	// real service (refresh), with its retry telemetry; nil for replay.
 	Live *LiveRecord `json:"live,omitempty"`
 	// ReplayCommand is the command that reproduces this case; empty means
 	// the run's replay command with " --case <adapter>/<scenario>".
 	ReplayCommand string `json:"replay_command,omitempty"`
+}
+
+// Retry is one failed attempt of a quarantined case that was run again.
+type Retry struct {
+	Status  Status           `json:"status"` // fail or error
+	Reason  cassettes.Reason `json:"reason,omitempty"`
+	Message string           `json:"message,omitempty"`
+	// DelayMS is the wait before the next attempt, in milliseconds.
+	DelayMS int64 `json:"delay_ms"`
 }
 
 // LiveRecord is the result contract of one live recording (specs/000): the

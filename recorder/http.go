@@ -284,7 +284,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 	}
 	c := opts.Meta.newCassette(cassettes.KindHTTP, scenario)
 	again := fmt.Sprintf("cassette record --adapter %s --scenario %s%s", opts.Adapter, scenario, opts.AgainArgs)
-	var tel Telemetry
+	var calls []Telemetry // one per request: retry telemetry is per live call
 	for _, rq := range reqs {
 		var cancel context.CancelFunc = func() {}
 		newReq := func(ctx context.Context) (*http.Request, error) {
@@ -308,10 +308,8 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		start := opts.Meta.now()
 		rpol := pol.expecting(rq.expect) // a failing status answered on purpose is neither retried nor refused
 		resp, t, err := rpol.Do(ctx, rt, newReq)
-		tel.Attempts += t.Attempts
-		tel.RetryBackoffMS = append(tel.RetryBackoffMS, t.RetryBackoffMS...)
-		tel.Statuses = append(tel.Statuses, t.Statuses...)
-		live := NewLiveRecord(tel)
+		calls = append(calls, t)
+		live := NewLiveRecord(calls...)
 		if err != nil {
 			cancel()
 			return Recording{Live: live}, transportError(red, err, ctx, t, again)
@@ -356,7 +354,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		c.Interactions = append(c.Interactions, in)
 	}
 	done, err := finish(c, red)
-	return Recording{Cassette: done, Live: NewLiveRecord(tel)}, err
+	return Recording{Cassette: done, Live: NewLiveRecord(calls...)}, err
 }
 
 func statusError(code int, t Telemetry, again string) error {

@@ -153,13 +153,12 @@ type Retry struct {
 }
 
 // LiveRecord is the result contract of one live recording (specs/000): the
-// live_record fields and the retry telemetry.
+// live_record fields. The retry telemetry is per live call, on each of the
+// case's actions (Action.Attempts, Action.RetryBackoffMS).
 type LiveRecord struct {
-	ExecutionMode  string  `json:"execution_mode"`  // "live_record"
-	ReplayBoundary string  `json:"replay_boundary"` // "live_request_then_vcr_trace_extract"
-	TraceOrigin    string  `json:"trace_origin"`    // "vcr_last_interaction"
-	Attempts       int     `json:"attempts"`
-	RetryBackoffMS []int64 `json:"retry_backoff_ms"`
+	ExecutionMode  string `json:"execution_mode"`  // "live_record"
+	ReplayBoundary string `json:"replay_boundary"` // "live_request_then_vcr_trace_extract"
+	TraceOrigin    string `json:"trace_origin"`    // "vcr_last_interaction"
 }
 
 // Drift is one difference between the normalized output and the cassette.
@@ -194,8 +193,9 @@ type Action struct {
 	Err      string        `json:"err,omitempty"`
 	ErrKind  string        `json:"err_kind,omitempty"`
 	Duration time.Duration `json:"duration,omitempty"`
-	// Attempts and RetryBackoffMS are the retry telemetry of a live call
-	// (specs/000); zero for a replay.
+	// Attempts and RetryBackoffMS are the retry telemetry of this live call
+	// (specs/000): its attempts in all and the wait before each retry, so
+	// Attempts is len(RetryBackoffMS)+1; zero for a replay.
 	Attempts       int     `json:"attempts,omitempty"`
 	RetryBackoffMS []int64 `json:"retry_backoff_ms,omitempty"`
 }

@@ -170,6 +170,11 @@ func (r *Run) jsonlCase(buf *bytes.Buffer, c *Case, limit int, golden bool, sum 
 	if c.Quarantine != nil {
 		cr["quarantined"] = c.Quarantined(r.now())
 	}
+	if n := len(c.Retries); n > 0 {
+		// the quarantine retry policy (specs/000): how many times the case
+		// was run again, after which delay, and what the first attempt gave
+		cr["retries"], cr["retry_delay_ms"], cr["first_outcome"] = n, c.Retries[0].DelayMS, string(c.Retries[0].Status)
+	}
 	if c.Message != "" {
 		cr["notes"] = truncateString(c.Message, 1024)
 	}

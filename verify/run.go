@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +30,9 @@ type Options struct {
 	LogDir      string              // where fake logs go; "" means a temp dir
 	Now         func() time.Time    // for quarantine expiry; nil means time.Now
 	Credentials map[string]string   // declared credential values, redacted from outputs
+	// QuarantineRetry is how a quarantined case that failed is run again;
+	// the zero value is the policy of specs/000 (1 retry, 5 s later).
+	QuarantineRetry QuarantineRetry
 	// HTTP and CLI override the fakes of cassette.yaml per adapter (in-process
 	// fakes from cassettetest, or a fake already running).
 	HTTP map[string]HTTPTarget
@@ -53,6 +57,69 @@ type Result struct {
 	Quarantine *cassettes.Quarantine
 	FakeLog    string           // path of the fake's log, when verify started it
 	Err        *cassettes.Error // the error behind an errored case, when there is one
+	// Retries are the failed attempts of a quarantined case before its last
+	// one (see QuarantineRetry); the result is the last attempt's.
+	Retries []report.Retry
+}
+
+// The retry policy of quarantined tests (specs/000, "CI applies a uniform
+// retry policy for quarantined tests before reporting failure").
+const (
+	DefaultQuarantineRetries = 1               // "Max auto-retries: 1"
+	DefaultQuarantineDelay   = 5 * time.Second // "Retry delay: 5 seconds"
+)
+
+// QuarantineRetry is the retry policy of quarantined cases: a case under
+// an unexpired quarantine that fails is run again, alone ("Retry scope:
+// failed target only"), up to Budget times, Delay after each failure; its
+// last attempt is its result ("second failure policy: treated as
+// deterministic failure", which the quarantine keeps from failing the
+// run). A case that is not quarantined is never retried.
+type QuarantineRetry struct {
+	Budget int           // 0 means DefaultQuarantineRetries
+	Delay  time.Duration // 0 means DefaultQuarantineDelay
+	// Sleep waits d or until ctx is done; nil waits on a timer. Tests
+	// inject one that records the wait.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (q QuarantineRetry) budget() int { return cmp.Or(q.Budget, DefaultQuarantineRetries) }
+
+func (q QuarantineRetry) delay() time.Duration { return cmp.Or(q.Delay, DefaultQuarantineDelay) }
+
+func (q QuarantineRetry) sleep(ctx context.Context, d time.Duration) error {
+	if q.Sleep != nil {
+		return q.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// retryQuarantined runs a quarantined case that failed again, as the
+// policy says; again runs it once more (with a fake of its own).
+func retryQuarantined(ctx context.Context, q QuarantineRetry, res Result, again func() Result) Result {
+	var retries []report.Retry
+	for range q.budget() {
+		if !res.Failed() || res.Quarantine == nil || res.Reason == cassettes.EQuarantineExpired || res.Reason == cassettes.EInterrupted {
+			break
+		}
+		d := q.delay()
+		retries = append(retries, report.Retry{Status: res.Status, Reason: res.Reason, Message: res.Message, DelayMS: d.Milliseconds()})
+		if q.sleep(ctx, d) != nil {
+			break // interrupted: the failure stands
+		}
+		res = again()
+	}
+	if len(retries) > 0 {
+		res.Retries = retries
+	}
+	return res
 }
 
 // Failed reports whether the case failed (quarantined or not).
@@ -103,6 +170,12 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	onWorkers(ctx, len(cases), jobs, func(i int) {
 		o.Results[i] = runCase(ctx, cases[i], opts, f.targets, f.failed, now, func(ctx context.Context) (*Process, error) { return fresh.take(ctx, i) })
 		fresh.drop(i) // a case that ended before it took its fake
+		o.Results[i] = retryQuarantined(ctx, opts.QuarantineRetry, o.Results[i], func() Result {
+			return runCase(ctx, cases[i], opts, f.targets, f.failed, now, func(ctx context.Context) (*Process, error) {
+				c := cases[i]
+				return startFake(ctx, c.Cassette.Adapter, caseLogName(c)+".retry", c.Adapter, opts.Config.Dir, f.logDir)
+			})
+		})
 		if o.Results[i].FakeLog == "" {
 			o.Results[i].FakeLog = o.FakeLogs[cases[i].Cassette.Adapter]
 		}

@@ -22,7 +22,7 @@ import (
 // -live expects the live_record fields of a refresh run. SARIF locations
 // must be files of the script's work directory (the repository root).
 func speccheckCmd(ts *testscript.TestScript, neg bool, args []string) {
-	opts := speccheck.Options{Shared: sharedDir(), Root: ts.MkAbs(".")}
+	opts := speccheck.Options{Shared: sharedDir(), Root: ts.MkAbs("."), README: "../../README.md"}
 	bundle := false
 	for len(args) > 1 {
 		switch args[0] {

@@ -3,6 +3,7 @@ package speccheck_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func edit(t *testing.T, path, old, new string) {
 // TestCheckersReject: each checker finds a broken rule of its spec.
 func TestCheckersReject(t *testing.T) {
 	dir, _ := write(t)
-	if probs := speccheck.Reports(dir, speccheck.Options{}); len(probs) > 0 {
+	if probs := speccheck.Reports(dir, speccheck.Options{README: "../../README.md"}); len(probs) > 0 {
 		t.Fatalf("the reports as written: %s", speccheck.Describe(probs))
 	}
 	tests := []struct {
@@ -72,12 +73,18 @@ func TestCheckersReject(t *testing.T) {
 		{"log.jsonl", `"schema":"cassette.test.log.v2"`, `"schema":"cassette.test.log.v1"`, "not a v2 test log schema"},
 		{"log.jsonl", `"root_cause_class":"fake_unavailable"`, `"root_cause_class":"unknown"`, "root_cause_class unknown"},
 		{"run.json", `"order_seed": null,`, ``, "order_seed is missing"},
+		{"summary.json", `"reason_code": "E_FAKE_UNAVAILABLE"`, `"reason_code": "E_MADE_UP"`, "nor documented in README.md's Exit codes table"},
+		{"junit.xml", `type="E_CONTRACT_DRIFT"`, `type="E_MADE_UP"`, "reason code E_MADE_UP is neither registered"},
+		{"log.jsonl", `"reason_code":"E_FAKE_UNAVAILABLE"`, `"reason_code":"E_MADE_UP"`, "reason code E_MADE_UP is neither registered"},
+		{"sarif.json", `"fullDescription"`, `"fullDescriptionX"`, "has no fullDescription.text"},
+		{"log.jsonl", `"context":{"cases"`, `"context":{"duration_ms":3,"cases"`, "duration_ms inside context"},
+		{"summary.json", `"correlation_id": "`, `"correlation_id": "x`, "correlation_id"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file+"/"+tc.want, func(t *testing.T) {
 			dir, _ := write(t)
 			edit(t, filepath.Join(dir, tc.file), tc.old, tc.new)
-			probs := speccheck.Reports(dir, speccheck.Options{})
+			probs := speccheck.Reports(dir, speccheck.Options{README: "../../README.md"})
 			if !strings.Contains(strings.Join(probs, "\n"), tc.want) {
 				t.Errorf("want a problem with %q, got %s", tc.want, speccheck.Describe(probs))
 			}
@@ -102,5 +109,74 @@ func TestBundleCheckerRejects(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("want %q in:\n%s", want, got)
 		}
+	}
+}
+
+// TestLiveTelemetryIsPerCall: the retry telemetry of a live call says its
+// own attempts and backoffs (attempts = backoffs + 1, at most 3); a sum
+// over a case's calls is refused, and so is a live call without it.
+func TestLiveTelemetryIsPerCall(t *testing.T) {
+	t0 := time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC)
+	live := &report.LiveRecord{ExecutionMode: "live_record", ReplayBoundary: "live_request_then_vcr_trace_extract", TraceOrigin: "vcr_last_interaction"}
+	run := &report.Run{Tool: report.Tool{Name: "cassette", Version: "0.3.0"}, Command: "refresh", Suite: "s", ConfigPath: "cassette.yaml",
+		Started: t0, Finished: t0.Add(time.Second), Cases: []report.Case{{Adapter: "a", Scenario: "two", CassettePath: "cassettes/a/two.yaml",
+			Status: report.StatusPass, Live: live, Actions: []report.Action{
+				{Kind: "http", ID: "interactions[0]", Method: "GET", URL: "https://a.example/1", StatusCode: 200, Attempts: 2, RetryBackoffMS: []int64{500}},
+				{Kind: "http", ID: "interactions[1]", Method: "GET", URL: "https://a.example/2", StatusCode: 200, Attempts: 1}}}}}
+	write := func(t *testing.T) string {
+		dir := t.TempDir()
+		if err := report.Write(dir, run, report.Options{Golden: true}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	opts := speccheck.Options{README: "../../README.md", Live: true}
+	if probs := speccheck.Reports(write(t), opts); len(probs) > 0 {
+		t.Fatalf("the reports as written: %s", speccheck.Describe(probs))
+	}
+	for _, tc := range []struct{ file, old, new, want string }{
+		{"report.jsonl", `"attempts":2`, `"attempts":4`, "attempts 4, expected 1…3"},
+		{"report.jsonl", `"attempts":1,"case"`, `"attempts":2,"case"`, "attempts 2 with 0 backoff(s)"},
+		{"log.jsonl", `"attempts":2,"case"`, `"attempts":3,"case"`, "attempts 3 with 1 backoff(s)"},
+		{"report.jsonl", `"retry_backoff_ms":[],`, ``, "a live call without its retry telemetry"},
+		{"log.jsonl", `"type":"live_call"`, `"type":"live_calx"`, "has no live_call record"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			dir := write(t)
+			edit(t, filepath.Join(dir, tc.file), tc.old, tc.new)
+			if tc.new == "" { // the call loses both fields
+				edit(t, filepath.Join(dir, tc.file), `"attempts":1,`, ``)
+			}
+			if got := strings.Join(speccheck.Reports(dir, opts), "\n"); !strings.Contains(got, tc.want) {
+				t.Errorf("want a problem with %q, got:\n%s", tc.want, got)
+			}
+		})
+	}
+}
+
+// TestReadRegistry: the registry is specs/002 §5's codes and the ones
+// README.md documents, each under its exit code, and the declared root
+// causes; a README that moves a code of the spec is refused.
+func TestReadRegistry(t *testing.T) {
+	reg, err := speccheck.ReadRegistry("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for code, exit := range map[string]int{"E_CFG_PARSE": 2, "E_JUDGE_UNAVAILABLE": 3, "E_REAL_DNS": 3, "E_REAL_TLS": 3,
+		"E_REAL_RESET": 3, "E_FAKE_DRIFT": 1, "E_BUNDLE_INVALID": 2, "E_IO": 3} {
+		if got, ok := reg.Exit[code]; !ok || got != exit {
+			t.Errorf("%s: exit %d (registered %v), want %d", code, got, ok, exit)
+		}
+	}
+	if _, ok := reg.Exit["E_MADE_UP"]; ok {
+		t.Error("an undocumented code is registered")
+	}
+	if !slices.Contains(reg.RootCauses, "real_unreachable") || !slices.Contains(reg.RootCauses, "unknown") {
+		t.Errorf("root causes %v", reg.RootCauses)
+	}
+	bad := filepath.Join(t.TempDir(), "README.md")
+	os.WriteFile(bad, []byte("## Exit codes\n\n| 3 | infra | `E_CFG_PARSE` |\n\n## Next\n`root_cause_class` — one of `x` (never)\n"), 0o644)
+	if _, err := speccheck.ReadRegistry(bad); err == nil || !strings.Contains(err.Error(), "E_CFG_PARSE under exit 3") {
+		t.Errorf("a README that moves a code of the spec: %v", err)
 	}
 }

@@ -641,8 +641,8 @@ type junitCase struct {
 	Failure   []struct {
 		Type string `xml:"type,attr"`
 	} `xml:"failure"`
-	Error     []xml.Name `xml:"error"`
-	Skipped   []xml.Name `xml:"skipped"`
+	Error   []xml.Name `xml:"error"`
+	Skipped []xml.Name `xml:"skipped"`
 }
 
 // junit002 checks junit.xml (specs/002 §2): it validates against the XSD,

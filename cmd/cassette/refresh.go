@@ -80,24 +80,30 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// A refresh that fails before a cycle writes its reports like one that
+	// ran: CI never reads the previous run's verdict.
+	fail := func(err error) error {
+		return errorReport(stdio, g, reportDest{command: "refresh", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden,
+			replay: "cassette refresh --once --dry-run"}, cassettes.AsError(err))
+	}
 	if o.once && o.schedule != "" {
-		return cassettes.Errorf(cassettes.EUsage, "cassette refresh --once", "--once and --schedule exclude each other")
+		return fail(cassettes.Errorf(cassettes.EUsage, "cassette refresh --once", "--once and --schedule exclude each other"))
 	}
 	p, err := loadProject(g)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	o.warn = stdio.Err
 	loc := time.UTC
 	if tz := p.cfg.Refresh.TimeZone; tz != "" {
 		if loc, err = time.LoadLocation(tz); err != nil {
-			return cassettes.Errorf(cassettes.ECfgParse, "set refresh.timezone to an IANA zone like UTC", "refresh.timezone %q: %v", tz, err)
+			return fail(cassettes.Errorf(cassettes.ECfgParse, "set refresh.timezone to an IANA zone like UTC", "refresh.timezone %q: %v", tz, err))
 		}
 	}
 	cycle := func(ctx context.Context, now time.Time) error {
 		opts, err := refreshOptionsFor(p, o)
 		if err != nil {
-			return err
+			return fail(err)
 		}
 		opts.Log = stdio.Err
 		res := refresh.Cycle(ctx, now, opts)
@@ -126,7 +132,7 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 	defer stop()
 	opts, err := refreshOptionsFor(p, o)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	d := &refresh.Daemon{Schedule: o.schedule, Location: loc, Log: stdio.Out,
 		Job: func(ctx context.Context, now time.Time) {

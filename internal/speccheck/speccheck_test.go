@@ -1,6 +1,7 @@
 package speccheck_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -178,5 +179,134 @@ func TestReadRegistry(t *testing.T) {
 	os.WriteFile(bad, []byte("## Exit codes\n\n| 3 | infra | `E_CFG_PARSE` |\n\n## Next\n`root_cause_class` — one of `x` (never)\n"), 0o644)
 	if _, err := speccheck.ReadRegistry(bad); err == nil || !strings.Contains(err.Error(), "E_CFG_PARSE under exit 3") {
 		t.Errorf("a README that moves a code of the spec: %v", err)
+	}
+}
+
+// TestConsole: the console must carry one Seeds line with summary.json's
+// seeds, exit with summary.json's code and, on failure, give its next step
+// and reason.
+func TestConsole(t *testing.T) {
+	dir, _ := write(t) // exit 3, E_FAKE_UNAVAILABLE
+	ns := readSummary(t, dir)["next_step"].(string)
+	seeds := "Seeds: seed_version=1 order_seed=null judge_seed=null\n"
+	good := func() (string, string) {
+		return "FAIL a/drift\n" + seeds + "next: " + strings.TrimPrefix(ns, "Run: ") + "\n", "error[E_FAKE_UNAVAILABLE]: fake did not start\n"
+	}
+	out, errOut := good()
+	if probs := speccheck.Console(dir, 3, out, errOut); len(probs) > 0 {
+		t.Fatalf("a good console: %s", speccheck.Describe(probs))
+	}
+	for _, tc := range []struct {
+		name           string
+		exit           int
+		stdout, stderr string
+		want           string
+	}{
+		{"no Seeds line", 3, strings.Replace(out, seeds, "", 1), errOut, "0 Seeds: lines"},
+		{"two Seeds lines", 3, out + seeds, errOut, "2 Seeds: lines"},
+		{"other seeds", 3, strings.Replace(out, "order_seed=null", "order_seed=7", 1), errOut, "order_seed=7"},
+		{"another exit", 1, out, errOut, "exited 1, summary.json says 3"},
+		{"no next step", 3, strings.Replace(out, "next:", "then:", 1), errOut, "no console line gives the next step"},
+		{"no error line", 3, out, "", "no error[E_FAKE_UNAVAILABLE]: line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Join(speccheck.Console(dir, tc.exit, tc.stdout, tc.stderr), "\n"); !strings.Contains(got, tc.want) {
+				t.Errorf("want %q, got:\n%s", tc.want, got)
+			}
+		})
+	}
+}
+
+func readSummary(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestSame: two golden runs must be byte-identical; a default-mode run is
+// not golden, and a changed file is named.
+func TestSame(t *testing.T) {
+	run := &report.Run{Tool: report.Tool{Name: "cassette", Version: "1"}, Command: "verify", Suite: "s", ConfigPath: "cassette.yaml",
+		Cases: []report.Case{{Adapter: "a", Scenario: "b", CassettePath: "cassettes/a/b.yaml", Status: report.StatusPass}}}
+	out := func(opts report.Options) string {
+		dir := t.TempDir()
+		if err := report.Write(dir, run, opts); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	a, b := out(report.Options{Golden: true}), out(report.Options{Golden: true})
+	if probs := speccheck.Same(a, b); len(probs) > 0 {
+		t.Fatalf("two golden runs: %s", speccheck.Describe(probs))
+	}
+	if got := strings.Join(speccheck.Same(out(report.Options{}), b), "\n"); !strings.Contains(got, "not written in golden mode") {
+		t.Errorf("a default-mode run: %s", got)
+	}
+	edit(t, filepath.Join(b, "summary.json"), `"exit_code": 0`, `"exit_code": 1`)
+	if got := strings.Join(speccheck.Same(a, b), "\n"); !strings.Contains(got, "summary.json: differs between two golden runs") {
+		t.Errorf("a changed file: %s", got)
+	}
+}
+
+// TestStepSummary: the job summary stays under 1 MiB with what the step
+// wrote before, was appended to, names the reason, cuts no link and gives
+// quarantined failures a section.
+func TestStepSummary(t *testing.T) {
+	dir, _ := write(t)
+	path := filepath.Join(t.TempDir(), "step.md")
+	prior := []byte("### an earlier command\n")
+	os.WriteFile(path, prior, 0o644)
+	ok := "### cassette verify: failed (exit 3, E\\_FAKE\\_UNAVAILABLE)\n\n| case | cassette |\n|---|---|\n| a/drift | [<code>cassettes/a/drift.yaml:9</code>](https://github.com/o/r/blob/s/cassettes/a/drift.yaml#L9) |\n"
+	check := func(appended string, before int64) string {
+		os.WriteFile(path, append(append([]byte(nil), prior...), appended...), 0o644)
+		return strings.Join(speccheck.StepSummary(path, before, dir), "\n")
+	}
+	if got := check(ok, int64(len(prior))); got != "" {
+		t.Fatalf("a good summary: %s", got)
+	}
+	for _, tc := range []struct{ name, appended, want string }{
+		{"nothing appended", "", "appended nothing"},
+		{"a link cut", ok[:len(ok)-30], "a link is cut"},
+		{"another reason", strings.ReplaceAll(ok, "FAKE\\_UNAVAILABLE", "TIMEOUT"), "does not name the run's reason code E_FAKE_UNAVAILABLE"},
+		{"over 1 MiB", ok + strings.Repeat("x", 1<<20), "over GitHub's 1 MiB"},
+		{"an open details block", ok + "<details><summary>a</summary>\n", "1 <details> for 0 </details>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := check(tc.appended, int64(len(prior))); !strings.Contains(got, tc.want) {
+				t.Errorf("want %q, got:\n%s", tc.want, got)
+			}
+		})
+	}
+}
+
+// TestTampers: every tamper breaks a bundle the checker sees broken; a
+// validator that accepts it, or refuses a valid bundle, is caught.
+func TestTampers(t *testing.T) {
+	for _, tm := range speccheck.Tampers() {
+		t.Run(tm.Name, func(t *testing.T) {
+			_, b := write(t)
+			if probs := speccheck.Verdict(b, 0, "ok: bundle "+b+" is valid\n", ""); len(probs) > 0 {
+				t.Fatalf("a valid bundle accepted: %s", speccheck.Describe(probs))
+			}
+			if err := tm.Apply(b); err != nil {
+				t.Fatal(err)
+			}
+			if len(speccheck.Bundle(b)) == 0 {
+				t.Fatal("the checker does not see the tampering")
+			}
+			if got := strings.Join(speccheck.Verdict(b, 0, "ok\n", ""), "\n"); !strings.Contains(got, "accepted a bundle that breaks the spec") {
+				t.Errorf("a validator accepting it: %s", got)
+			}
+			if probs := speccheck.Verdict(b, 2, "", "error[E_BUNDLE_INVALID]: "+b+" has problems\n"); len(probs) > 0 {
+				t.Errorf("a validator refusing it: %s", speccheck.Describe(probs))
+			}
+		})
 	}
 }

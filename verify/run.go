@@ -234,8 +234,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 	}()
 	name := c.Cassette.Adapter
 	if c.Adapter == nil {
-		res.Status, res.Reason = report.StatusError, cassettes.ECassetteInvalid
-		res.Message = fmt.Sprintf("adapter %q is not declared in %s", name, opts.Config.Path)
+		undeclared(&res, opts.Config)
 		return res
 	}
 	if e := failed[name]; e != nil {
@@ -273,13 +272,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 			return res
 		}
 	default:
-		if len(c.Cassette.Interactions) == 0 { // go-vcr's `interactions: []`: no fake needed
-			if c.Adapter.Match.For(c.Cassette.Scenario).Empty == "fail" {
-				res.Status, res.Reason = report.StatusFail, cassettes.ETestFailed
-				res.Message = "the cassette records no request, and adapter " + name + " has match.empty: fail"
-				return res
-			}
-			res.Status, res.Message = report.StatusPass, "nothing to compare: the cassette records no request"
+		if emptyVerdict(&res) { // go-vcr's `interactions: []`: no fake needed
 			return res
 		}
 		t, ok := targets[name]
@@ -322,17 +315,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		}
 		return res
 	}
-	drifts, explain, err := Compare(c, got, opts)
-	if err != nil {
-		res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, err.Error()
-		return res
-	}
-	if len(drifts) == 0 {
-		res.Status = report.StatusPass
-		return res
-	}
-	res.Status, res.Reason, res.Drifts, res.Explain = report.StatusFail, cassettes.EContractDrift, drifts, explain
-	res.Message = drifts[0].Message
+	judgeInto(&res, got, opts)
 	return res
 }
 

@@ -57,7 +57,7 @@ type Quarantine struct {
 // environment variables to pass from the harness's environment, and the
 // directory verify runs the fake in (fake.dir, absolute).
 type CLIInput struct {
-	Command string   `json:"command"`
+	Command     string   `json:"command"`
 	Args        []string `json:"args"`
 	Stdin       *string  `json:"stdin,omitempty"`
 	StdinBase64 string   `json:"stdin_base64,omitempty"`
@@ -118,8 +118,8 @@ type HTTPOutput struct {
 // Response is one response of an HTTP fake. Reason is the status text
 // ("OK"); empty means the standard one.
 type Response struct {
-	Status  int                 `json:"status"`
-	Reason  string              `json:"reason,omitempty"`
+	Status     int                 `json:"status"`
+	Reason     string              `json:"reason,omitempty"`
 	Headers    map[string][]string `json:"headers,omitempty"`
 	Body       *string             `json:"body,omitempty"`
 	BodyBase64 string              `json:"body_base64,omitempty"`

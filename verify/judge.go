@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -146,4 +147,44 @@ func Outgoing(c Case, i int, earlier []cassettes.Response, opts Options) (in cas
 	}
 	in.Request.Headers = h
 	return in, target, nil
+}
+
+// inProcessOnly reports whether a case's fake lives only in a test
+// runner's process (fake.in_process, no command, no base_url) and no
+// override of opts reaches it: verify has nothing to run it against.
+func inProcessOnly(c Case, opts Options) bool {
+	if c.Adapter == nil || !c.Adapter.Fake.InProcess || len(c.Adapter.Fake.Command) > 0 || c.Adapter.Fake.BaseURL != "" {
+		return false
+	}
+	_, inHTTP := opts.HTTP[c.Cassette.Adapter]
+	_, inCLI := opts.CLI[c.Cassette.Adapter]
+	return !inHTTP && !inCLI
+}
+
+// runInProcessApart runs the cases that verify can run and skips those
+// whose fake lives only in a test runner's process (they are verified
+// there, through `cassette check`), keeping plan order. It reports false,
+// doing nothing, when there is no such case.
+func runInProcessApart(ctx context.Context, cases []Case, opts Options) (*Outcome, bool) {
+	var rest []Case
+	var at []int // index in cases of each of rest
+	for i, c := range cases {
+		if !inProcessOnly(c, opts) {
+			rest, at = append(rest, c), append(at, i)
+		}
+	}
+	if len(rest) == len(cases) {
+		return nil, false
+	}
+	o := Run(ctx, rest, opts)
+	results := make([]Result, len(cases))
+	for i, c := range cases {
+		results[i] = Result{Case: c, Status: report.StatusSkipped,
+			Message: "the fake is in process (fake.in_process): its test runner verifies it through cassette check"}
+	}
+	for j, r := range o.Results {
+		results[at[j]] = r
+	}
+	o.Results = results
+	return o, true
 }

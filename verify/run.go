@@ -69,6 +69,9 @@ type Outcome struct {
 // adapter, shared by its cases), runs the cases on Jobs workers, stops the
 // fakes, and returns the results in the order of cases.
 func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
+	if o, apart := runInProcessApart(ctx, cases, opts); apart {
+		return o
+	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now

@@ -12,7 +12,7 @@
 // your test runner", for the protocol.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { accessSync, appendFileSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
@@ -391,4 +391,87 @@ function escapeRegExp(s) {
 
 function shellQuote(s) {
   return /^[\w./=:@+,-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`;
+}
+
+// Observations for `cassette coverage`: the calls a project's own tests
+// make to an in-process fake, one JSON line each, in cassette's observation
+// format (version 1; see the README, "The observation format"), written to
+// $CASSETTE_OBSERVE_DIR (set by `cassette observe`), else .cassette/observed/
+// beside the nearest cassette.yaml above the working directory, in a file
+// of this process, each line with one append. Values of environment
+// variables whose names say they are credentials become [REDACTED].
+
+const credentialName = /TOKEN|SECRET|PASSW|API_?KEY|AUTH|CREDENTIAL|PRIVATE/i;
+
+function redactor() {
+  const secrets = [...new Set(Object.entries(process.env).filter(([k, v]) => credentialName.test(k) && v.length >= 6).map(([, v]) => v))]
+    .sort((a, b) => b.length - a.length);
+  return (s) => secrets.reduce((out, v) => out.split(v).join('[REDACTED]'), String(s));
+}
+
+/** Writes the observed calls to one adapter's fake. */
+export class Observer {
+  constructor(adapter, kind, { dir, test } = {}) {
+    Object.assign(this, { adapter, kind, dir, test });
+  }
+
+  write(call, test = this.test) {
+    let dir = this.dir || process.env.CASSETTE_OBSERVE_DIR;
+    if (!dir) {
+      const config = findConfig(process.cwd());
+      dir = path.join(config ? path.dirname(config) : process.cwd(), '.cassette', 'observed');
+    }
+    mkdirSync(dir, { recursive: true });
+    const line = { v: 1, adapter: this.adapter, kind: this.kind, call, source: 'node', ...(test ? { test } : {}) };
+    appendFileSync(path.join(dir, `node-${process.pid}.jsonl`), `${JSON.stringify(line)}\n`);
+  }
+
+  /** Record one command line (the command first) and its stdin. */
+  cli(argv, stdin, test) {
+    const redact = redactor();
+    const call = { argv: argv.map(redact) };
+    if (stdin && stdin.length > 0) {
+      call.stdin = true;
+      const text = textField(stdin, 'input');
+      if (text.input !== undefined && text.input.length <= 64 << 10) call.input = redact(text.input);
+    }
+    this.write(call, test);
+  }
+
+  /** Record one request: method, path and query, its body. */
+  http(method, url, contentType, body, test) {
+    const redact = redactor();
+    const call = { method, url: redact(url) };
+    if (contentType) call.content_type = contentType;
+    if (body && body.length > 0) {
+      const text = textField(body, 'body');
+      if (text.body !== undefined && Buffer.byteLength(text.body) <= 1 << 20) call.body = redact(text.body);
+      else call.body_bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    }
+    this.write(call, test);
+  }
+}
+
+/**
+ * Wrap an in-process CLI fake called as fake(args, { stdin, ... }): each
+ * call is observed (options.command defaults to the adapter's name), then
+ * made. options.test names the test, options.dir the directory.
+ */
+export function observeCLI(adapter, fake, options = {}) {
+  const obs = new Observer(adapter, 'cli', options);
+  return (args, opts = {}, ...rest) => {
+    obs.cli([options.command || adapter, ...args], opts.stdin ?? opts.input);
+    return fake(args, opts, ...rest);
+  };
+}
+
+/** Wrap a fetch-style fake (WHATWG Request → Response): each request is observed, then served. */
+export function observeFetch(adapter, handler, options = {}) {
+  const obs = new Observer(adapter, 'http', options);
+  return async (req) => {
+    const u = new URL(req.url);
+    const body = req.body ? new Uint8Array(await req.clone().arrayBuffer()) : undefined;
+    obs.http(req.method, u.pathname + u.search, req.headers.get('content-type') || undefined, body);
+    return handler(req);
+  };
 }

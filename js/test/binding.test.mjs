@@ -3,7 +3,7 @@
 // run as a child process on test files that drive in-process fakes.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -220,4 +220,31 @@ test('a missing binary says how to get one', () => {
   const { out, code } = project('nobin', greetTest, { env: { CASSETTE_BIN: '/nonexistent/cassette' } });
   assert.notEqual(code, 0);
   assert.ok(out.includes('cannot find the cassette binary "/nonexistent/cassette"'), out);
+});
+
+test('observations for coverage', () => {
+  const { out, code, dir } = project('observe', `
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { observeCLI, observeFetch } from BINDING;
+import { greet, itemStore } from './fakes.mjs';
+test('code under test', async () => {
+  const g = observeCLI('greet', (args, { stdin }) => greet(args.slice(0, 1), Buffer.from(stdin), process.env), { test: 'code under test' });
+  assert.equal(g(['hello', '--token', process.env.GREET_TOKEN], { stdin: 'Ada\\n' }).stdout, 'Hello, Ada!\\n');
+  const store = observeFetch('items', itemStore(), { test: 'code under test' });
+  const res = await store(new Request('http://fake.invalid/items?x=1', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"pen"}' }));
+  assert.equal(res.status, 201);
+});
+`, { env: { GREET_TOKEN: 'tok-abcdef-123456' } });
+  assert.equal(code, 0, out);
+  const files = readdirSync(path.join(dir, '.cassette', 'observed'));
+  assert.equal(files.length, 1, files.join(' '));
+  const text = readFileSync(path.join(dir, '.cassette', 'observed', files[0]), 'utf8');
+  assert.ok(!text.includes('tok-abcdef-123456'), text);
+  assert.deepEqual(text.trim().split('\n').map((l) => JSON.parse(l)), [
+    { v: 1, adapter: 'greet', kind: 'cli', source: 'node', test: 'code under test',
+      call: { argv: ['greet', 'hello', '--token', '[REDACTED]'], stdin: true, input: 'Ada\n' } },
+    { v: 1, adapter: 'items', kind: 'http', source: 'node', test: 'code under test',
+      call: { method: 'POST', url: '/items?x=1', content_type: 'application/json', body: '{"name":"pen"}' } },
+  ]);
 });

@@ -11,7 +11,9 @@ classes and file:line as ``cassette verify``)::
 
 The cassette binary does all the judging (``cassette cases --json``, then
 one ``cassette check`` co-process for the session): see the README of the
-repository, "Verify from your test runner". Load the plugin with
+repository, "Verify from your test runner". ``observe_cli`` and
+``observe_wsgi`` record the calls the project's own tests make to a fake,
+for ``cassette coverage``. Load the plugin with
 ``-p cassette_pytest`` (PYTHONPATH naming this directory) or install it
 with pip.
 """
@@ -23,8 +25,10 @@ import pytest
 
 from .case import Case, Request, Result, wsgi_handler
 from .client import CassetteError, Project, find_binary, find_config
+from .observe import Observer, observe_cli, observe_wsgi
 
-__all__ = ["CassetteError", "Case", "PytestCase", "Project", "Request", "Result", "cassette_case"]
+__all__ = ["CassetteError", "Case", "Observer", "PytestCase", "Project", "Request", "Result", "cassette_case",
+           "observe_cli", "observe_wsgi"]
 
 
 class PytestCase(Case):

@@ -303,3 +303,38 @@ def test_installs_with_pip_and_loads_by_entry_point(project, tmp_path):
                        cwd=project.path, env=env, capture_output=True, text=True)
     assert "1 passed" in r.stdout, r.stdout + r.stderr
     assert "cassette check cassette.yaml: 1 checked, 1 passed" in r.stdout
+
+
+def test_observations_for_coverage(project, monkeypatch):
+    """The project's own tests call a wrapped fake; each call becomes a
+    line of cassette's observation format, naming the test, with credential
+    values redacted."""
+    monkeypatch.setenv("GREET_TOKEN", "tok-abcdef-123456")
+    project.makepyfile(test_app='''
+import io, os
+from cassette_pytest import observe_cli, observe_wsgi
+from fakes import greet, Items
+
+def run_greet(args, input=None):
+    return greet(args[:1], input or b"", os.environ)
+
+def test_code_under_test():
+    g = observe_cli("greet", run_greet)
+    assert g(["hello", "--token", os.environ["GREET_TOKEN"]], input=b"Ada\\n")[1] == "Hello, Ada!\\n"
+    app = observe_wsgi("items", Items())
+    env = {"REQUEST_METHOD": "POST", "PATH_INFO": "/items", "QUERY_STRING": "x=1", "CONTENT_TYPE": "application/json",
+           "CONTENT_LENGTH": "14", "wsgi.input": io.BytesIO(b'{"name":"pen"}')}
+    assert b'"name":"pen"' in b"".join(app(env, lambda status, headers: None))
+''')
+    r = run(project)
+    r.assert_outcomes(passed=1)
+    files = list((project.path / ".cassette" / "observed").glob("pytest-*.jsonl"))
+    assert len(files) == 1, files
+    lines = [json.loads(l) for l in files[0].read_text().splitlines()]
+    assert lines == [
+        {"v": 1, "adapter": "greet", "kind": "cli", "source": "pytest", "test": "test_app.py::test_code_under_test",
+         "call": {"argv": ["greet", "hello", "--token", "[REDACTED]"], "stdin": True, "input": "Ada\n"}},
+        {"v": 1, "adapter": "items", "kind": "http", "source": "pytest", "test": "test_app.py::test_code_under_test",
+         "call": {"method": "POST", "url": "/items?x=1", "content_type": "application/json", "body": '{"name":"pen"}'}},
+    ]
+    assert "tok-abcdef-123456" not in files[0].read_text()

@@ -71,34 +71,6 @@ output: {stdout: "ok\n", stderr: "", exit_code: 0}
 interactions: []
 `
 
-// createThenGet: POST /items answers a new id; GET /items/<id> reads it.
-const createThenGet = `cassette: 1
-version: 2
-adapter: items
-scenario: create-then-get
-kind: http
-interactions:
-  - id: 0
-    request:
-      method: POST
-      url: https://items.example.com/items
-      headers: {Content-Type: [application/json], Connection: [keep-alive]}
-      body: '{"name":"pen"}'
-    response:
-      status: 201 Created
-      code: 201
-      headers: {Content-Type: [application/json]}
-      body: '{"id":"0b6c6fd4-6d43-4e8b-9d6e-2f0f1c7f4a11","name":"pen"}'
-  - id: 1
-    request:
-      method: GET
-      url: https://items.example.com/items/0b6c6fd4-6d43-4e8b-9d6e-2f0f1c7f4a11?full=1
-    response:
-      status: 200 OK
-      code: 200
-      headers: {Content-Type: [application/json]}
-      body: '{"id":"0b6c6fd4-6d43-4e8b-9d6e-2f0f1c7f4a11","name":"pen"}'
-`
 
 // project writes the project into a temporary directory and loads it as
 // the cassette command does.
@@ -117,7 +89,11 @@ func project(t *testing.T) ([]verify.Case, verify.Options) {
 	write("cassette.yaml", config)
 	write("cassettes/greet/hello.yaml", hello)
 	write("cassettes/greet/flaky.yaml", flaky)
-	write("cassettes/items/create-then-get.yaml", createThenGet)
+	items, err := os.ReadFile(filepath.Join("testdata", "create-then-get.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("cassettes/items/create-then-get.yaml", string(items))
 	reg := normalize.Builtins()
 	cfg, err := cassettes.LoadConfig(filepath.Join(dir, "cassette.yaml"), cassettes.ConfigOptions{Normalizers: reg,
 		DefineNormalizer: func(name string, d cassettes.NormalizerDef) error {

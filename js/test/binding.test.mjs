@@ -56,33 +56,8 @@ output:
 interactions: []
 `;
 
-const items = `cassette: 1
-version: 2
-adapter: items
-scenario: create-then-get
-kind: http
-interactions:
-  - id: 0
-    request:
-      method: POST
-      url: https://items.example.com/items
-      headers: {Content-Type: [application/json]}
-      body: '{"name":"pen"}'
-    response:
-      status: 201 Created
-      code: 201
-      headers: {Content-Type: [application/json]}
-      body: '{"id":"0b6c6fd4-6d43-4e8b-9d6e-2f0f1c7f4a11","name":"pen"}'
-  - id: 1
-    request:
-      method: GET
-      url: https://items.example.com/items/0b6c6fd4-6d43-4e8b-9d6e-2f0f1c7f4a11
-    response:
-      status: 200 OK
-      code: 200
-      headers: {Content-Type: [application/json]}
-      body: '{"id":"0b6c6fd4-6d43-4e8b-9d6e-2f0f1c7f4a11","name":"pen"}'
-`;
+// The HTTP cassette the harness tests of every language share.
+const items = readFileSync(path.join(repo, 'harness', 'testdata', 'create-then-get.yaml'), 'utf8');
 
 // The fakes the test files import: a greeter (the name on stdin, the
 // language in GREET_LANG) and an item store that makes its own ids, as a

@@ -64,18 +64,24 @@ func checkRun(stdio *IO, g *globals, o *checkOptions, paths []string) error {
 	}
 	run := done.Run(opts.Config, reportTool())
 	sum := harness.Summarize(done, run)
+	var werr *cassettes.Error
 	if o.reportDir != "" {
-		if err := report.Write(o.reportDir, run, report.Options{Golden: o.golden, Declared: opts.Credentials}); err != nil {
-			return err
+		if werr = cassettes.AsError(report.Write(o.reportDir, run, report.Options{Golden: o.golden, Declared: opts.Credentials})); werr != nil {
+			// The harness still gets its summary, with the failure's class.
+			sum.ExitCode, sum.Reason = int(werr.Exit()), string(werr.Reason)
+		} else {
+			sum.Reports = o.reportDir
 		}
-		sum.Reports = o.reportDir
 	}
 	enc := json.NewEncoder(stdio.Out)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(sum); err != nil {
 		return err
 	}
-	if sum.ExitCode != 0 {
+	switch {
+	case werr != nil:
+		return werr
+	case sum.ExitCode != 0:
 		return exitError(sum.ExitCode)
 	}
 	return nil

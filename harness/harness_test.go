@@ -74,7 +74,7 @@ interactions: []
 
 // project writes the project into a temporary directory and loads it as
 // the cassette command does.
-func project(t *testing.T) ([]verify.Case, verify.Options) {
+func project(t testing.TB) ([]verify.Case, verify.Options) {
 	t.Helper()
 	dir := t.TempDir()
 	write := func(name, data string) {

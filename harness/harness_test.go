@@ -71,7 +71,6 @@ output: {stdout: "ok\n", stderr: "", exit_code: 0}
 interactions: []
 `
 
-
 // project writes the project into a temporary directory and loads it as
 // the cassette command does.
 func project(t testing.TB) ([]verify.Case, verify.Options) {

@@ -22,7 +22,8 @@
 #   - pytest:  (PYTEST=1) pytest with the cassette_pytest plugin on all CASES,
 #              an in-process echo as the fake, for context.
 # Prints each round, then the median and min over rounds of the wall time
-# per case, and verify1 ÷ check per case. Needs: go (and /usr/bin/python3
+# and of the CPU time (user + system, all processes) per case, and
+# verify1 ÷ check per case. Needs: go (and /usr/bin/python3
 # with pytest for PYTEST=1). Runs offline.
 set -euo pipefail
 
@@ -62,50 +63,47 @@ def test_echo(cassette_case):
 EOF
 
 cd "$P"
-now() { echo "$EPOCHREALTIME"; }
 fail() { echo "$1 failed; its output: $2" >&2; trap - EXIT; exit 3; }
-# per-case milliseconds: wall seconds $1..$2 over $3 cases
-perCase() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.4f\n", (b - a) * 1000 / n }'; }
-
-check() {
-	local t0 t1
-	t0=$(now)
-	"$WORK/cassette" cases --json >"$WORK/cases.json" || fail "cases" "$WORK/cases.json"
-	"$WORK/cassette" check <"$WORK/lines.jsonl" >"$WORK/check.out" || fail "check" "$WORK/check.out"
-	t1=$(now)
-	grep -q "\"checked\":$N,\"passed\":$N," "$WORK/check.out" || fail "check (not all passed)" "$WORK/check.out"
-	perCase "$t0" "$t1" "$N" >"$WORK/r$1/check"
+# timed NAME ROUND CASES CMD...: runs CMD and writes the milliseconds per
+# case of its wall time (NAME) and of its processes' CPU time, user + system
+# (NAME.cpu): on a shared machine the CPU time is the steadier figure.
+timed() {
+	local name=$1 r=$2 n=$3 t
+	shift 3
+	t=$({ TIMEFORMAT='%R %U %S'; time "$@" >/dev/null; } 2>&1 | tail -1)
+	awk -v t="$t" -v n="$n" 'BEGIN { split(t, x, " "); printf "%.4f\n", x[1] * 1000 / n }' >"$WORK/r$r/$name"
+	awk -v t="$t" -v n="$n" 'BEGIN { split(t, x, " "); printf "%.4f\n", (x[2] + x[3]) * 1000 / n }' >"$WORK/r$r/$name.cpu"
 }
 
-verify1() {
-	local t0 t1 k id
-	t0=$(now)
+runCheck() {
+	"$WORK/cassette" cases --json >"$WORK/cases.json" || fail "cases" "$WORK/cases.json"
+	"$WORK/cassette" check <"$WORK/lines.jsonl" >"$WORK/check.out" || fail "check" "$WORK/check.out"
+	grep -q "\"checked\":$N,\"passed\":$N," "$WORK/check.out" || fail "check (not all passed)" "$WORK/check.out"
+}
+check() { timed check "$1" "$N" runCheck; }
+
+runVerify1() {
+	local k id
 	for ((k = 0; k < SAMPLE; k++)); do
 		id=$(printf 'case-%05d' $((k * N / SAMPLE)))
 		"$WORK/cassette" verify --report-dir "$WORK/v1" "cassettes/echo/$id.yaml" --case "echo/$id" >"$WORK/v1.log" 2>&1 || fail "verify $id" "$WORK/v1.log"
 	done
-	t1=$(now)
-	perCase "$t0" "$t1" "$SAMPLE" >"$WORK/r$1/verify1"
 }
+verify1() { timed verify1 "$1" "$SAMPLE" runVerify1; }
 
-verifyN() {
-	local t0 t1
-	t0=$(now)
+runVerifyN() {
 	"$WORK/cassette" verify --report-dir "$WORK/vn" >"$WORK/vn.log" 2>&1 || fail "verify" "$WORK/vn.log"
-	t1=$(now)
 	grep -q "^$N passed, 0 failed" "$WORK/vn.log" || fail "verify (not all passed)" "$WORK/vn.log"
-	perCase "$t0" "$t1" "$N" >"$WORK/r$1/verifyN"
 }
+verifyN() { timed verifyN "$1" "$N" runVerifyN; }
 
-pytest() {
-	local t0 t1
-	[ -n "${PYTEST:-}" ] || { echo 0 >"$WORK/r$1/pytest"; return; }
-	t0=$(now)
+runPytest() {
 	CASSETTE_BIN=$WORK/cassette PYTHONPATH=$REPO/python PYTHONDONTWRITEBYTECODE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \
 		/usr/bin/python3 -m pytest -p cassette_pytest -p no:cacheprovider -q test_echo.py >"$WORK/pytest.log" 2>&1 || fail "pytest" "$WORK/pytest.log"
-	t1=$(now)
 	grep -q "^$N passed" "$WORK/pytest.log" || fail "pytest (not all passed)" "$WORK/pytest.log"
-	perCase "$t0" "$t1" "$N" >"$WORK/r$1/pytest"
+}
+pytest() {
+	if [ -n "${PYTEST:-}" ]; then timed pytest "$1" "$N" runPytest; else echo 0 >"$WORK/r$1/pytest"; echo 0 >"$WORK/r$1/pytest.cpu"; fi
 }
 
 # median and min of the numbers on stdin
@@ -130,12 +128,17 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	3) verifyN "$r"; pytest "$r"; check "$r"; verify1 "$r" ;;
 	0) pytest "$r"; check "$r"; verify1 "$r"; verifyN "$r" ;;
 	esac
-	printf 'round %d, ms per case: check %s; verify1 %s; verifyN %s; pytest %s\n' "$r" \
-		"$(cat "$WORK/r$r/check")" "$(cat "$WORK/r$r/verify1")" "$(cat "$WORK/r$r/verifyN")" "$(cat "$WORK/r$r/pytest")"
+	printf 'round %d, ms per case (wall/CPU): check %s/%s; verify1 %s/%s; verifyN %s/%s; pytest %s/%s\n' "$r" \
+		"$(cat "$WORK/r$r/check")" "$(cat "$WORK/r$r/check.cpu")" "$(cat "$WORK/r$r/verify1")" "$(cat "$WORK/r$r/verify1.cpu")" \
+		"$(cat "$WORK/r$r/verifyN")" "$(cat "$WORK/r$r/verifyN.cpu")" "$(cat "$WORK/r$r/pytest")" "$(cat "$WORK/r$r/pytest.cpu")"
 done
 echo
-echo "ms per case, cases + check, one batch:       $(col check | stats)"
-echo "ms per case, verify, a process per case:     $(col verify1 | stats)"
-echo "ms per case, verify, one process:            $(col verifyN | stats)"
-[ -z "${PYTEST:-}" ] || echo "ms per case, pytest + plugin, end to end:    $(col pytest | stats)"
-echo "verify per process ÷ check batch, per case:  $(ratio verify1 check)"
+for unit in "" .cpu; do
+	what=wall
+	[ -z "$unit" ] || what=CPU
+	echo "ms of $what per case, cases + check, one batch:       $(col check$unit | stats)"
+	echo "ms of $what per case, verify, a process per case:     $(col verify1$unit | stats)"
+	echo "ms of $what per case, verify, one process:            $(col verifyN$unit | stats)"
+	[ -z "${PYTEST:-}" ] || echo "ms of $what per case, pytest + plugin, end to end:    $(col pytest$unit | stats)"
+	echo "verify per process ÷ check batch, $what per case:  $(ratio verify1$unit check$unit)"
+done

@@ -100,6 +100,9 @@ func (k *Checker) line(n int, data []byte, now func() time.Time) (answer any, i 
 	if err := dec.Decode(&l); err != nil {
 		return k.problem(n, l.ID, "the line is not a check line: "+err.Error()), -1, res, ""
 	}
+	if dec.More() {
+		return k.problem(n, l.ID, "more than one JSON value on the line: write one line per case"), -1, res, ""
+	}
 	if l.Protocol > Version {
 		return k.problem(n, l.ID, fmt.Sprintf("the line speaks protocol %d; this cassette speaks protocol %d (upgrade cassette)", l.Protocol, Version)), -1, res, ""
 	}

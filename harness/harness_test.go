@@ -389,8 +389,9 @@ func TestRefusedLines(t *testing.T) {
 		want string
 	}{
 		{"not json", "line 1: the line is not a check line"},
-		{map[string]any{"cli": map[string]any{"exit_code": 0}}, "line 2: the line names no case"},
-		{map[string]any{"id": "greet/nope", "cli": map[string]any{"exit_code": 0}}, `line 3: no case "greet/nope"`},
+		{`{"id":"greet/flaky","cli":{"exit_code":0}} {"id":"greet/hello"}`, "line 2: more than one JSON value on the line"},
+		{map[string]any{"cli": map[string]any{"exit_code": 0}}, "line 3: the line names no case"},
+		{map[string]any{"id": "greet/nope", "cli": map[string]any{"exit_code": 0}}, `line 4: no case "greet/nope"`},
 		{map[string]any{"id": "greet/flaky", "http": map[string]any{"responses": []any{}}}, "greet/flaky is a CLI case: send cli"},
 		{map[string]any{"id": "greet/flaky", "cli": map[string]any{"exit_code": 0}, "colour": "red"}, `unknown field "colour"`},
 		{map[string]any{"id": "greet/flaky", "cli": map[string]any{"stdout": "x", "stdout_base64": "eA==", "exit_code": 0}}, "cli.stdout and cli.stdout_base64 are both set"},
@@ -421,7 +422,7 @@ func TestRefusedLines(t *testing.T) {
 	if s.ExitCode != 2 || s.Reason != "E_USAGE" || s.Problems != len(bad) || s.Checked != 1 || s.Passed != 1 {
 		t.Errorf("summary %+v: want exit 2, E_USAGE, %d problems, 1 checked and passed", s, len(bad))
 	}
-	if !strings.Contains(run.Message(), "12 lines of the harness were refused; the first: stdin line 1") {
+	if !strings.Contains(run.Message(), "13 lines of the harness were refused; the first: stdin line 1") {
 		t.Errorf("the run's message: %s", run.Message())
 	}
 }

@@ -153,6 +153,8 @@ func (k *Checker) find(id, file string) (int, string) {
 // judge decides a check line as verify decides a case.
 func (k *Checker) judge(c verify.Case, l Line, now time.Time) (verify.Result, error) {
 	d := time.Duration(l.DurationMS * float64(time.Millisecond))
+	opts := k.Options
+	opts.Now = func() time.Time { return now }
 	var (
 		got     *cassettes.Cassette
 		actions []report.Action
@@ -160,7 +162,7 @@ func (k *Checker) judge(c verify.Case, l Line, now time.Time) (verify.Result, er
 	)
 	switch {
 	case l.Error != "":
-		res := verify.Errored(c, l.Error, nil, k.Options, now)
+		res := verify.Errored(c, l.Error, nil, opts)
 		res.Duration = d
 		return res, nil
 	case c.Cassette.Kind == cassettes.KindCLI:
@@ -177,7 +179,7 @@ func (k *Checker) judge(c verify.Case, l Line, now time.Time) (verify.Result, er
 	if err != nil {
 		return verify.Result{}, err
 	}
-	res := verify.Judge(c, got, actions, k.Options, now)
+	res := verify.Judge(c, got, actions, opts)
 	res.Duration = d
 	return res, nil
 }

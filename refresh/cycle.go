@@ -98,6 +98,7 @@ type CaseResult struct {
 	NextStep string
 	Drifts   []report.Drift
 	Explain  string
+	Sides    *verify.Comparison // both sides as compared, normalized; nil when not compared
 	Live     *recorder.LiveRecord
 	Gate     *verify.Result // the replay gate's result on the new cassette
 	Duration time.Duration
@@ -281,7 +282,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 		}
 		cr.New = got.Cassette
 		cr.New.Path = old.Path
-		cr.Drifts, cr.Explain = compare(old, cr.New, a, vopts)
+		cr.Drifts, cr.Explain, cr.Sides = compare(old, cr.New, a, vopts)
 		if cr.Drifted() {
 			cr.Status, cr.Reason, cr.Message = report.StatusFail, cassettes.ERealDrift, "the real service changed: "+cr.Drifts[0].Message
 			c.logf("%s: drift (%d differences)", old.ID(), len(cr.Drifts))
@@ -351,20 +352,21 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 }
 
 // compare diffs the re-recorded cassette (got) against the committed one
-// (want), normalized, with verify's comparison.
-func compare(want, got *cassettes.Cassette, a *cassettes.Adapter, opts verify.Options) ([]report.Drift, string) {
+// (want), normalized, with verify's comparison; it also returns both sides
+// as compared (nil when they were not).
+func compare(want, got *cassettes.Cassette, a *cassettes.Adapter, opts verify.Options) ([]report.Drift, string, *verify.Comparison) {
 	if want.Kind != cassettes.KindCLI && len(want.Interactions) != len(got.Interactions) {
 		msg := fmt.Sprintf("the real service now makes %d HTTP interactions for this scenario; the cassette has %d", len(got.Interactions), len(want.Interactions))
-		return []report.Drift{{Class: "interactions", Field: "interactions", Line: want.Line("interactions"), Message: msg}}, msg + "\n"
+		return []report.Drift{{Class: "interactions", Field: "interactions", Line: want.Line("interactions"), Message: msg}}, msg + "\n", nil
 	}
 	if want.Kind == cassettes.KindCLI && (want.Output == nil || got.Output == nil) {
-		return []report.Drift{{Class: "output", Field: "output", Message: "no output to compare"}}, "no output to compare\n"
+		return []report.Drift{{Class: "output", Field: "output", Message: "no output to compare"}}, "no output to compare\n", nil
 	}
-	drifts, explain, err := verify.Compare(verify.Case{Cassette: want, Adapter: a}, got, opts)
+	sides, err := verify.CompareSides(verify.Case{Cassette: want, Adapter: a}, got, opts)
 	if err != nil {
-		return []report.Drift{{Class: "normalizers", Field: "normalizers", Message: err.Error()}}, err.Error() + "\n"
+		return []report.Drift{{Class: "normalizers", Field: "normalizers", Message: err.Error()}}, err.Error() + "\n", nil
 	}
-	return drifts, explain
+	return sides.Drifts, sides.Explain, sides
 }
 
 // publish writes the drifting cassettes on the refresh branch, pushes it,
@@ -401,7 +403,7 @@ func (c *cycle) publish(ctx context.Context, ar *AdapterResult, a *cassettes.Ada
 		newPaths[cr] = k.Path
 		ar.Files = append(ar.Files, filepath.ToSlash(rel))
 		if prev, err := cassettes.Load(k.Path, cassettes.LoadOptions{Config: o.Config, Normalizers: o.registry()}); err == nil {
-			if d, _ := compare(prev, &k, a, vopts); len(d) == 0 {
+			if d, _, _ := compare(prev, &k, a, vopts); len(d) == 0 {
 				continue // the branch already holds this recording (normalized): no churn
 			}
 		}

@@ -35,8 +35,8 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 	for _, ar := range r.Adapters {
 		for _, cr := range ar.Cases {
 			path := relTo(cfg.Dir, cr.Old.Path)
-			if data, err := os.ReadFile(cr.Old.Path); err == nil {
-				run.Inventory = append(run.Inventory, report.NewInventoryItem(path, data))
+			if src := cr.Old.Source; src.SHA256 != "" { // the committed bytes the cycle compared with
+				run.Inventory = append(run.Inventory, report.InventoryItem{Path: path, SHA256: src.SHA256, Bytes: src.Size})
 			}
 			c := report.Case{Adapter: cr.Old.Adapter, Scenario: cr.Old.Scenario, CassettePath: path, Status: cr.Status,
 				Reason: cr.Reason, Message: cr.Message, NextStep: cr.NextStep, Drifts: cr.Drifts, Duration: cr.Duration}
@@ -51,6 +51,12 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 				live = &l
 			}
 			c.Actions = liveActions(cr, live)
+			if cr.Sides != nil { // what the reports show is what was compared
+				c.Actions = cr.Sides.WithObserved(c.Actions)
+				if cr.Status == report.StatusFail || cr.Status == report.StatusError {
+					c.Recorded = cr.Sides.Recorded
+				}
+			}
 			if l := live; l != nil {
 				c.Live = &report.LiveRecord{ExecutionMode: l.ExecutionMode, ReplayBoundary: l.ReplayBoundary, TraceOrigin: l.TraceOrigin,
 					Attempts: l.Attempts, RetryBackoffMS: l.RetryBackoffMS}

@@ -19,29 +19,37 @@ import (
 // Judge decides a case from what its fake produced: got is the cassette
 // with the fake's output (WithOutput) or responses (WithResponses) in place
 // of the recorded ones, actions are what the fake was asked (for the
-// reports). The result is the one Run gives a case whose fake answered so:
-// same status, reason, message, drifts and explanation, quarantine applied.
-func Judge(c Case, got *cassettes.Cassette, actions []report.Action, opts Options, now time.Time) Result {
+// reports). The result is the one Run gives a case whose fake answered so
+// (Decide's comparison, and the cases Run decides before any fake runs: an
+// undeclared adapter, an HTTP cassette that records no request): same
+// status, reason, message, drifts and explanation, quarantine applied.
+func Judge(c Case, got *cassettes.Cassette, actions []report.Action, opts Options) Result {
 	res := Result{Case: c, Actions: actions}
 	switch {
 	case c.Adapter == nil:
 		undeclared(&res, opts.Config)
-	case !emptyVerdict(&res):
-		judgeInto(&res, got, opts)
+	case emptyVerdict(&res):
+	default:
+		return Decide(c, got, actions, opts)
 	}
-	normalizeActions(c, res.Actions, opts)
-	applyQuarantine(&res, opts.Config, now)
+	finish(&res, false, opts, opts.now())
 	return res
 }
 
 // Errored is the result of a case whose fake could not answer at all (it
 // raised, it is missing a call shape): E_FAKE_ERROR with the harness's
 // message, quarantine applied.
-func Errored(c Case, message string, actions []report.Action, opts Options, now time.Time) Result {
+func Errored(c Case, message string, actions []report.Action, opts Options) Result {
 	res := Result{Case: c, Status: report.StatusError, Reason: cassettes.EFakeError, Message: message, Actions: actions}
-	normalizeActions(c, res.Actions, opts)
-	applyQuarantine(&res, opts.Config, now)
+	finish(&res, false, opts, opts.now())
 	return res
+}
+
+func (o Options) now() time.Time {
+	if o.Now == nil {
+		return time.Now()
+	}
+	return o.Now()
 }
 
 // undeclared is the result of a case whose adapter is not in the config.
@@ -65,20 +73,6 @@ func emptyVerdict(res *Result) bool {
 	}
 	res.Status, res.Message = report.StatusPass, "nothing to compare: the cassette records no request"
 	return true
-}
-
-// judgeInto compares got with the case's cassette and sets the verdict.
-func judgeInto(res *Result, got *cassettes.Cassette, opts Options) {
-	drifts, explain, err := Compare(res.Case, got, opts)
-	switch {
-	case err != nil:
-		res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, err.Error()
-	case len(drifts) == 0:
-		res.Status = report.StatusPass
-	default:
-		res.Status, res.Reason, res.Drifts, res.Explain = report.StatusFail, cassettes.EContractDrift, drifts, explain
-		res.Message = drifts[0].Message
-	}
 }
 
 // WithOutput is a copy of a CLI cassette whose output is the fake's.

@@ -7,6 +7,8 @@ package git_test
 // cassette binary.
 
 import (
+	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,18 +42,12 @@ func runner(t *testing.T, name string, args ...string) (string, int) {
 	code := 0
 	switch {
 	case err == nil:
-	case errorsAs(err, &ee):
+	case errors.As(err, &ee):
 		code = ee.ExitCode()
 	default:
 		t.Fatalf("%s: %v", name, err)
 	}
 	return string(out), code
-}
-
-func errorsAs(err error, ee **exec.ExitError) bool {
-	e, ok := err.(*exec.ExitError)
-	*ee = e
-	return ok
 }
 
 func pytest(t *testing.T, args ...string) (string, int) {
@@ -136,20 +132,10 @@ func verifyFailures(t *testing.T, fake string) map[string]verifyFailure {
 		}
 		failures[m[1]] = f
 	}
-	if ids := slices.Sorted(mapsKeys(failures)); !slices.Equal(ids, []string{"git/log-oneline", "git/show-stat-head"}) {
+	if ids := slices.Sorted(maps.Keys(failures)); !slices.Equal(ids, []string{"git/log-oneline", "git/show-stat-head"}) {
 		t.Fatalf("verify failed %v, want git/log-oneline and git/show-stat-head:\n%s", ids, out)
 	}
 	return failures
-}
-
-func mapsKeys(m map[string]verifyFailure) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // holdsVerifysText requires the binding's output to show each of verify's

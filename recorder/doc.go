@@ -5,7 +5,7 @@
 // http.RoundTripper built on go-vcr. It owns the live-call retry policy and
 // the redaction that runs before anything is stored.
 //
-// A failure of the real side (see cassettes.ClassifyTransport) is never a
+// A failure of the real side (see infra.ClassifyTransport) is never a
 // recording: an HTTP scenario that still fails after the retry policy, or a
 // CLI run during which the recording proxy could not complete a request,
 // returns that class's infrastructure error and no cassette. What a CLI

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/recorder/infra"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -147,7 +148,7 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 		// A failing status in a cassette was recorded on purpose (a failure
 		// of the real side is never saved): it is expected again.
 		expect := 0
-		if _, failing := cassettes.ClassifyStatus(in.Response.Code); failing {
+		if _, failing := infra.ClassifyStatus(in.Response.Code); failing {
 			expect = in.Response.Code
 		}
 		reqs = append(reqs, request{method: in.Request.Method, url: joinURL(opts.BaseURL, u.RequestURI()), headers: h, body: in.Request.Body.Bytes(), expect: expect})
@@ -360,9 +361,9 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 }
 
 func statusError(code int, t Telemetry, again string) error {
-	f, ok := cassettes.ClassifyStatus(code)
+	f, ok := infra.ClassifyStatus(code)
 	if !ok {
-		f = cassettes.Failure{Reason: cassettes.EProvider5xx, Class: fmt.Sprintf("%d %s", code, http.StatusText(code))}
+		f = infra.Failure{Reason: cassettes.EProvider5xx, Class: fmt.Sprintf("%d %s", code, http.StatusText(code))}
 	}
 	return &cassettes.Error{Reason: f.Reason,
 		Message:  fmt.Sprintf("the real service answered %s after %d attempt(s) (backoff %v ms)", f.Class, t.Attempts, t.RetryBackoffMS),
@@ -371,7 +372,7 @@ func statusError(code int, t Telemetry, again string) error {
 
 // transportError is the error of a request that got no complete response,
 // classified (refused, DNS, TLS, reset, timeout: see
-// cassettes.ClassifyTransport), its text scrubbed of credentials.
+// infra.ClassifyTransport), its text scrubbed of credentials.
 func transportError(red *Redactor, err error, ctx context.Context, t Telemetry, again string) error {
 	var ce *cassettes.Error
 	if errors.As(err, &ce) {
@@ -380,7 +381,7 @@ func transportError(red *Redactor, err error, ctx context.Context, t Telemetry, 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	f := cassettes.ClassifyTransport(err)
+	f := infra.ClassifyTransport(err)
 	return &cassettes.Error{Reason: f.Reason, Err: redactedError(red, err),
 		Message:  fmt.Sprintf("the real service could not be reached after %d attempt(s): %s", t.Attempts, f.Class),
 		NextStep: f.NextStep(again)}

@@ -63,7 +63,7 @@
 //     live-call policy gives up on (408, 429, 5xx; infra.ClassifyStatus)
 //     go to Failures while the client still gets a 502 naming the reason,
 //     or the relayed status. A recording with a failure is not valid: the
-//     recorder and Run refuse to save it (FailureError, exit 3).
+//     recorder refuses to save it (recorder.FailureError, exit 3).
 //   - The upstream is reached the way Upstream says: the system roots plus
 //     a private CA, a client certificate for mTLS, certificate checks off
 //     only on an explicit, warned opt-in, and the corporate proxy of this

@@ -219,19 +219,3 @@ func (p *Proxy) chainUpstream() {
 		return p.gp.NewConnectDialToProxy(u.String())(network, addr)
 	}
 }
-
-// FailureError is the error of a recording during which the real service
-// failed: the output the client got then is not the service's answer, so
-// nothing is recorded. Its reason is the first failure's class (every class
-// is infrastructure, exit 3); each failure is one problem; the next step is
-// again (the command that records it again) with what to address first.
-func FailureError(fails []UpstreamFailure, again string) *cassettes.Error {
-	f := fails[0]
-	e := &cassettes.Error{Reason: f.Reason,
-		Message:  fmt.Sprintf("not recorded: the real service failed during the run (%s); what the client got is not the service's answer", f.Class),
-		NextStep: f.NextStep(again)}
-	for _, x := range fails {
-		e.Problems = append(e.Problems, cassettes.Problem{Field: "upstream", Message: x.String()})
-	}
-	return e
-}

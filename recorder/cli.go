@@ -196,7 +196,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		for i := range fails { // with every value learned by the end of the run
 			fails[i].URL, fails[i].Detail = red.String(fails[i].URL), red.String(fails[i].Detail)
 		}
-		return nil, proxy.FailureError(fails, again(opts))
+		return nil, FailureError(fails, again(opts))
 	}
 	c.Output = &cassettes.Output{Stdout: cassettes.Body(stdout.Bytes()), Stderr: cassettes.Body(stderr.Bytes()), ExitCode: exit}
 	// A credential the command sent by name (a bearer token, a cookie) that

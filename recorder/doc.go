@@ -3,8 +3,14 @@
 // process (its stdin, stdout, stderr, exit code and the HTTP(S) calls it made
 // through the recording proxy), a session of the recording proxy driven by
 // hand (SaveProxy), or a user's own Go client through an http.RoundTripper
-// built on go-vcr. It owns the live-call retry policy and
-// the redaction that runs before anything is stored.
+// built on go-vcr; and it records a committed cassette again from its own
+// input (Live, what refresh and `cassette record` re-record with). It owns
+// the live-call retry policy and the redaction that runs before anything
+// is stored.
+//
+// A CLI cassette is run again in one place: Live.cliOptions decides which
+// command runs (real.command when the cassette was recorded through it)
+// and whether behind the recording proxy, and RerecordCLI runs it.
 //
 // A failure of the real side (see infra.ClassifyTransport) is never a
 // recording: an HTTP scenario that still fails after the retry policy, or a

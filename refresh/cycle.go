@@ -253,7 +253,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 	vopts := verify.Options{Config: o.Config, Normalizers: o.registry(), Credentials: creds}
 	rec := o.Recorder
 	if rec == nil {
-		rec = Live{Config: o.Config, LookupEnv: o.lookup()}
+		rec = recorder.Live{Config: o.Config, LookupEnv: o.lookup()}
 	}
 	failed := false
 	for _, old := range olds {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/refresh"
 	"github.com/cassette-dev/cassette/report"
 )
@@ -154,7 +155,7 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.credentials()}
 	ver, sha := buildInfo()
 	opts := refresh.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Adapters: o.adapters, Git: g, Remote: remote,
-		Base: o.base, DryRun: o.dryRun, Recorder: refresh.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
+		Base: o.base, DryRun: o.dryRun, Recorder: recorder.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
 			AttemptTimeout: o.timeout, CLITimeout: o.timeout}}
 	switch f.Kind {
 	case "github":

@@ -16,65 +16,32 @@ import (
 // One adapter of a cycle: re-record each of its cassettes, compare, count
 // the drifting cycles, publish, and say what became of each case.
 
-// adapter refreshes one adapter.
+// adapterRun is one adapter's part of a cycle.
+type adapterRun struct {
+	*cycle
+	a     *cassettes.Adapter
+	res   *AdapterResult
+	creds map[string]string // the adapter's live credential values
+	vopts verify.Options    // how cassettes are compared and replayed
+}
+
+// adapter refreshes one adapter. An adapter whose credentials are not set
+// is skipped and leaves its escalation state as it was.
 func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, olds []*cassettes.Cassette) *AdapterResult {
 	o := &c.opts
 	ar := &AdapterResult{Name: name, Owners: a.Owners}
-	var missing []string
-	for _, v := range a.Real.Credentials {
-		if val, ok := o.lookup()(v); !ok || val == "" {
-			missing = append(missing, v)
-		}
-	}
-	if len(missing) > 0 {
-		ar.Skipped = fmt.Sprintf("no credentials: %s not set", strings.Join(missing, ", "))
-		c.logf("%s: skipped (%s)", name, ar.Skipped)
-		for _, old := range olds {
-			ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + ar.Skipped,
-				NextStep: "export " + missing[0] + "=...   # then: cassette refresh --once --adapter " + name})
-		}
+	if missing := c.missingCredentials(a); len(missing) > 0 {
+		c.skip(ar, olds, missing)
 		return ar
 	}
 	creds := recorder.Credentials(a.Real.Credentials, o.lookup())
-	vopts := verify.Options{Config: o.Config, Normalizers: o.registry(), Credentials: creds}
-	rec := o.Recorder
-	if rec == nil {
-		rec = recorder.Live{Config: o.Config, LookupEnv: o.lookup()}
-	}
+	r := &adapterRun{cycle: c, a: a, res: ar, creds: creds,
+		vopts: verify.Options{Config: o.Config, Normalizers: o.registry(), Credentials: creds}}
 	failed := false
 	for _, old := range olds {
-		cr := &CaseResult{Old: old}
+		cr := r.rerecord(ctx, old)
 		ar.Cases = append(ar.Cases, cr)
-		if old.Mutating && !a.AllowMutating {
-			cr.Status, cr.Message = report.StatusSkipped, "scenario mutates the real service (mutating: true); not re-recorded"
-			cr.NextStep = fmt.Sprintf("set adapters.%s.allow_mutating: true in cassette.yaml to refresh it", name)
-			continue
-		}
-		start := time.Now()
-		got, err := rec.Rerecord(ctx, name, a, old)
-		cr.Duration = time.Since(start)
-		if got.Live.ExecutionMode != "" {
-			live := got.Live
-			cr.Live = &live
-		}
-		if err != nil {
-			failed = true
-			ce := cassettes.AsError(err)
-			cr.Status, cr.Reason, cr.Message = report.StatusError, ce.Reason, firstLine(ce.Error())
-			cr.NextStep = cmp.Or(ce.NextStep, fmt.Sprintf("cassette record --adapter %s --scenario %s   # check that the real service answers", name, old.Scenario))
-			c.logf("%s: cannot re-record: %s", old.ID(), cr.Message)
-			continue
-		}
-		cr.New = got.Cassette
-		cr.New.Path = old.Path
-		cr.Drifts, cr.Explain = compare(old, cr.New, a, vopts)
-		if cr.Drifted() {
-			cr.Status, cr.Reason, cr.Message = report.StatusFail, cassettes.ERealDrift, "the real service changed: "+cr.Drifts[0].Message
-			c.logf("%s: drift (%d differences)", old.ID(), len(cr.Drifts))
-		} else {
-			cr.Status = report.StatusPass
-			c.logf("%s: no drift", old.ID())
-		}
+		failed = failed || cr.Status == report.StatusError
 	}
 	var drifting []*CaseResult
 	for _, cr := range ar.Cases {
@@ -84,56 +51,148 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 	}
 	st := c.state.Adapter(name)
 	if len(drifting) == 0 {
-		if !failed {
+		if !failed { // a clean cycle resets the count; one that could not look does not
 			st.Consecutive, st.Escalated, st.LastDrift, st.Branch, st.PR, st.Issue = 0, false, "", "", "", ""
 		}
 		ar.Consecutive = st.Consecutive
 		return ar
 	}
-	if stamp := c.now.UTC().Format(time.RFC3339Nano); st.LastDrift != stamp {
-		st.Consecutive++
-		st.LastDrift = stamp
-	}
-	ar.Consecutive = st.Consecutive
-	ar.Escalated = st.Consecutive >= c.threshd
-	st.Escalated = ar.Escalated
-	if err := c.publish(ctx, ar, a, drifting, creds, vopts); err != nil {
-		ar.Err = cassettes.AsError(err)
-		c.logf("%s: %s", name, ar.Err.Error())
-		for _, cr := range drifting {
-			cr.Status, cr.Reason = report.StatusError, ar.Err.Reason
-			cr.Message = "drift found, but the refresh could not be published: " + firstLine(ar.Err.Error())
-			cr.NextStep = ar.Err.NextStep
-		}
+	r.countDrift(st)
+	if err := r.publish(ctx, drifting); err != nil {
+		r.unpublished(drifting, err)
 		return ar
 	}
 	st.Branch, st.PR, st.Issue = ar.Branch, ar.PR.Ref(), ar.Issue.Ref()
 	for _, cr := range drifting {
-		if g := cr.Gate; g != nil && g.Failed() && g.Reason.Exit() == cassettes.ExitInfra {
-			cr.Status, cr.Reason = report.StatusError, g.Reason
-			cr.Message += "; refresh PR: " + ar.PR.Ref() + "; the replay gate could not run: " + firstLine(g.Message)
-			cr.NextStep = fmt.Sprintf("cassette verify --adapter %s   # make the fake start, then run cassette refresh --once again", name)
-			continue
-		}
-		switch {
-		case ar.Escalated:
-			cr.Reason = cassettes.EEscalated
-			cr.Message = fmt.Sprintf("escalated to %s: drifting for %d cycles in a row; %s", ownersText(a.Owners), ar.Consecutive, cr.Message)
-		case cr.Gate != nil && cr.Gate.Failed():
-			cr.Reason = cassettes.EFakeDrift
-		}
-		if cr.Gate != nil && cr.Gate.Failed() {
-			cr.Message += "; the fake does not match the new cassette (" + firstLine(cr.Gate.Message) + "), see " + cmp.Or(ar.Issue.Ref(), "the fake-drift issue")
-			cr.NextStep = fmt.Sprintf("git fetch %s %s && git checkout FETCH_HEAD && cassette verify --case %s   # then fix the fake", c.shown, ar.Branch, cr.Old.ID())
-		} else {
-			cr.Message += "; refresh PR: " + ar.PR.Ref()
-			cr.NextStep = "review and merge the refresh PR: " + ar.PR.Ref()
-			if ar.PR.Number == 0 && ar.PR.URL == "" {
-				cr.NextStep = fmt.Sprintf("git fetch %s %s && git diff HEAD FETCH_HEAD   # review the refresh branch, then merge it into %s", c.shown, ar.Branch, c.base)
-			}
-		}
+		r.outcome(cr)
 	}
 	return ar
+}
+
+// missingCredentials are the adapter's credential variables that are not
+// set (or empty).
+func (c *cycle) missingCredentials(a *cassettes.Adapter) []string {
+	var missing []string
+	for _, v := range a.Real.Credentials {
+		if val, ok := c.opts.lookup()(v); !ok || val == "" {
+			missing = append(missing, v)
+		}
+	}
+	return missing
+}
+
+// skip marks every case of an adapter without its credentials skipped.
+func (c *cycle) skip(ar *AdapterResult, olds []*cassettes.Cassette, missing []string) {
+	ar.Skipped = fmt.Sprintf("no credentials: %s not set", strings.Join(missing, ", "))
+	c.logf("%s: skipped (%s)", ar.Name, ar.Skipped)
+	for _, old := range olds {
+		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + ar.Skipped,
+			NextStep: "export " + missing[0] + "=...   # then: cassette refresh --once --adapter " + ar.Name})
+	}
+}
+
+// recorder is the options' Recorder, or the one that talks to the real
+// services.
+func (r *adapterRun) recorder() Recorder {
+	if r.opts.Recorder != nil {
+		return r.opts.Recorder
+	}
+	return recorder.Live{Config: r.opts.Config, LookupEnv: r.opts.lookup()}
+}
+
+// rerecord records one cassette again and compares it with the committed
+// one: skipped (a mutating scenario), an error (the real side failed), a
+// drift or a pass.
+func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *CaseResult {
+	name := r.res.Name
+	cr := &CaseResult{Old: old}
+	if old.Mutating && !r.a.AllowMutating {
+		cr.Status, cr.Message = report.StatusSkipped, "scenario mutates the real service (mutating: true); not re-recorded"
+		cr.NextStep = fmt.Sprintf("set adapters.%s.allow_mutating: true in cassette.yaml to refresh it", name)
+		return cr
+	}
+	start := time.Now()
+	got, err := r.recorder().Rerecord(ctx, name, r.a, old)
+	cr.Duration = time.Since(start)
+	if got.Live.ExecutionMode != "" {
+		live := got.Live
+		cr.Live = &live
+	}
+	if err != nil {
+		ce := cassettes.AsError(err)
+		cr.Status, cr.Reason, cr.Message = report.StatusError, ce.Reason, firstLine(ce.Error())
+		cr.NextStep = cmp.Or(ce.NextStep, fmt.Sprintf("cassette record --adapter %s --scenario %s   # check that the real service answers", name, old.Scenario))
+		r.logf("%s: cannot re-record: %s", old.ID(), cr.Message)
+		return cr
+	}
+	cr.New = got.Cassette
+	cr.New.Path = old.Path
+	cr.Drifts, cr.Explain = compare(old, cr.New, r.a, r.vopts)
+	if cr.Drifted() {
+		cr.Status, cr.Reason, cr.Message = report.StatusFail, cassettes.ERealDrift, "the real service changed: "+cr.Drifts[0].Message
+		r.logf("%s: drift (%d differences)", old.ID(), len(cr.Drifts))
+	} else {
+		cr.Status = report.StatusPass
+		r.logf("%s: no drift", old.ID())
+	}
+	return cr
+}
+
+// countDrift counts this cycle's drift once (a cycle run again at the same
+// time does not count twice) and escalates at the threshold.
+func (r *adapterRun) countDrift(st *AdapterState) {
+	if stamp := r.now.UTC().Format(time.RFC3339Nano); st.LastDrift != stamp {
+		st.Consecutive++
+		st.LastDrift = stamp
+	}
+	r.res.Consecutive = st.Consecutive
+	r.res.Escalated = st.Consecutive >= r.threshd
+	st.Escalated = r.res.Escalated
+}
+
+// unpublished turns the drifting cases into errors of the step that
+// failed to publish them.
+func (r *adapterRun) unpublished(drifting []*CaseResult, err error) {
+	ar := r.res
+	ar.Err = cassettes.AsError(err)
+	r.logf("%s: %s", ar.Name, ar.Err.Error())
+	for _, cr := range drifting {
+		cr.Status, cr.Reason = report.StatusError, ar.Err.Reason
+		cr.Message = "drift found, but the refresh could not be published: " + firstLine(ar.Err.Error())
+		cr.NextStep = ar.Err.NextStep
+	}
+}
+
+// outcome says what became of a published drifting case: a refresh PR to
+// review, a fake to fix (the replay gate failed), an escalation, or a gate
+// that could not run.
+func (r *adapterRun) outcome(cr *CaseResult) {
+	ar := r.res
+	if g := cr.Gate; g != nil && g.Failed() && g.Reason.Exit() == cassettes.ExitInfra {
+		cr.Status, cr.Reason = report.StatusError, g.Reason
+		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; the replay gate could not run: " + firstLine(g.Message)
+		cr.NextStep = fmt.Sprintf("cassette verify --adapter %s   # make the fake start, then run cassette refresh --once again", ar.Name)
+		return
+	}
+	fakeFailed := cr.Gate != nil && cr.Gate.Failed()
+	switch {
+	case ar.Escalated:
+		cr.Reason = cassettes.EEscalated
+		cr.Message = fmt.Sprintf("escalated to %s: drifting for %d cycles in a row; %s", ownersText(r.a.Owners), ar.Consecutive, cr.Message)
+	case fakeFailed:
+		cr.Reason = cassettes.EFakeDrift
+	}
+	switch {
+	case fakeFailed:
+		cr.Message += "; the fake does not match the new cassette (" + firstLine(cr.Gate.Message) + "), see " + cmp.Or(ar.Issue.Ref(), "the fake-drift issue")
+		cr.NextStep = fmt.Sprintf("git fetch %s %s && git checkout FETCH_HEAD && cassette verify --case %s   # then fix the fake", r.shown, ar.Branch, cr.Old.ID())
+	case ar.PR.Number == 0 && ar.PR.URL == "":
+		cr.Message += "; refresh PR: " + ar.PR.Ref()
+		cr.NextStep = fmt.Sprintf("git fetch %s %s && git diff HEAD FETCH_HEAD   # review the refresh branch, then merge it into %s", r.shown, ar.Branch, r.base)
+	default:
+		cr.Message += "; refresh PR: " + ar.PR.Ref()
+		cr.NextStep = "review and merge the refresh PR: " + ar.PR.Ref()
+	}
 }
 
 // compare diffs the re-recorded cassette (got) against the committed one

@@ -275,89 +275,112 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		rt = t
 		defer t.CloseIdleConnections()
 	}
-	pol := DefaultPolicy()
+	s := &sender{opts: opts, rt: rt, red: red, pol: DefaultPolicy(), attemptTimeout: opts.AttemptTimeout,
+		again: fmt.Sprintf("cassette record --adapter %s --scenario %s%s", opts.Adapter, scenario, opts.AgainArgs)}
 	if opts.Policy != nil {
-		pol = *opts.Policy
+		s.pol = *opts.Policy
 	}
-	attemptTimeout := opts.AttemptTimeout
-	if attemptTimeout <= 0 {
-		attemptTimeout = 30 * time.Second
+	if s.attemptTimeout <= 0 {
+		s.attemptTimeout = 30 * time.Second
 	}
 	c := opts.Meta.newCassette(cassettes.KindHTTP, scenario)
-	again := fmt.Sprintf("cassette record --adapter %s --scenario %s%s", opts.Adapter, scenario, opts.AgainArgs)
-	var tel Telemetry
 	for _, rq := range reqs {
-		var cancel context.CancelFunc = func() {}
-		newReq := func(ctx context.Context) (*http.Request, error) {
-			cancel()
-			var actx context.Context
-			actx, cancel = context.WithTimeout(ctx, attemptTimeout)
-			var body io.Reader
-			if len(rq.body) > 0 {
-				body = bytes.NewReader(rq.body)
-			}
-			r, err := http.NewRequestWithContext(actx, rq.method, rq.url, body)
-			if err != nil {
-				return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request", Err: redactedError(red, err),
-					NextStep: "check `real.base_url` and the scenario's path in cassette.yaml"}
-			}
-			for _, k := range slices.Sorted(maps.Keys(rq.headers)) {
-				r.Header.Set(k, rq.headers[k])
-			}
-			return r, nil
-		}
-		start := opts.Meta.now()
-		rpol := pol.expecting(rq.expect) // a failing status answered on purpose is neither retried nor refused
-		resp, t, err := rpol.Do(ctx, rt, newReq)
-		tel.Attempts += t.Attempts
-		tel.RetryBackoffMS = append(tel.RetryBackoffMS, t.RetryBackoffMS...)
-		tel.Statuses = append(tel.Statuses, t.Statuses...)
-		live := NewLiveRecord(tel)
+		in, err := s.send(ctx, rq)
 		if err != nil {
-			cancel()
-			return Recording{Live: live}, transportError(red, err, ctx, t, again)
-		}
-		respBody, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		cancel()
-		if err != nil {
-			return Recording{Live: live}, transportError(red, err, ctx, t, again)
-		}
-		if rpol.retryableStatus(resp.StatusCode) {
-			return Recording{Live: live}, statusError(resp.StatusCode, t, again)
-		}
-		dur := opts.Meta.now().Sub(start)
-		req := resp.Request
-		in := cassettes.Interaction{
-			Request: cassettes.Request{
-				Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-				ContentLength: int64(len(rq.body)),
-				Host:          req.URL.Host,
-				Body:          cassettes.Body(rq.body),
-				Headers:       req.Header.Clone(),
-				URL:           req.URL.String(),
-				Method:        rq.method,
-			},
-			Response: cassettes.Response{
-				Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
-				TransferEncoding: resp.TransferEncoding,
-				Trailer:          resp.Trailer,
-				ContentLength:    resp.ContentLength,
-				Uncompressed:     resp.Uncompressed,
-				Body:             cassettes.Body(respBody),
-				Headers:          resp.Header.Clone(),
-				Status:           resp.Status,
-				Code:             resp.StatusCode,
-				Duration:         cassettes.Duration(dur),
-			},
-		}
-		if in.Response.ContentLength < 0 {
-			in.Response.ContentLength = int64(len(respBody))
+			return Recording{Live: NewLiveRecord(s.tel)}, err
 		}
 		c.Interactions = append(c.Interactions, in)
 	}
 	done, err := finish(c, red)
-	return Recording{Cassette: done, Live: NewLiveRecord(tel)}, err
+	return Recording{Cassette: done, Live: NewLiveRecord(s.tel)}, err
+}
+
+// sender sends the requests of one recording with the live retry policy,
+// and keeps the telemetry of all their attempts.
+type sender struct {
+	opts           HTTPOptions
+	rt             http.RoundTripper
+	red            *Redactor
+	pol            Policy
+	attemptTimeout time.Duration
+	again          string // the command that records the scenario again
+	tel            Telemetry
+}
+
+// send sends one request (retried by the policy, each attempt bounded)
+// and returns the interaction it recorded. A request that still fails is
+// the error of its class, its text scrubbed of credentials.
+func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, error) {
+	var cancel context.CancelFunc = func() {}
+	defer func() { cancel() }()
+	newReq := func(ctx context.Context) (*http.Request, error) {
+		cancel()
+		var actx context.Context
+		actx, cancel = context.WithTimeout(ctx, s.attemptTimeout)
+		var body io.Reader
+		if len(rq.body) > 0 {
+			body = bytes.NewReader(rq.body)
+		}
+		r, err := http.NewRequestWithContext(actx, rq.method, rq.url, body)
+		if err != nil {
+			return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request", Err: redactedError(s.red, err),
+				NextStep: "check `real.base_url` and the scenario's path in cassette.yaml"}
+		}
+		for _, k := range slices.Sorted(maps.Keys(rq.headers)) {
+			r.Header.Set(k, rq.headers[k])
+		}
+		return r, nil
+	}
+	start := s.opts.Meta.now()
+	rpol := s.pol.expecting(rq.expect) // a failing status answered on purpose is neither retried nor refused
+	resp, t, err := rpol.Do(ctx, s.rt, newReq)
+	s.tel.Attempts += t.Attempts
+	s.tel.RetryBackoffMS = append(s.tel.RetryBackoffMS, t.RetryBackoffMS...)
+	s.tel.Statuses = append(s.tel.Statuses, t.Statuses...)
+	if err != nil {
+		return cassettes.Interaction{}, transportError(s.red, err, ctx, t, s.again)
+	}
+	respBody, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return cassettes.Interaction{}, transportError(s.red, err, ctx, t, s.again)
+	}
+	if rpol.retryableStatus(resp.StatusCode) {
+		return cassettes.Interaction{}, statusError(resp.StatusCode, t, s.again)
+	}
+	return interaction(rq, resp, respBody, s.opts.Meta.now().Sub(start)), nil
+}
+
+// interaction is the recorded form of one request sent and its response.
+func interaction(rq request, resp *http.Response, respBody []byte, dur time.Duration) cassettes.Interaction {
+	req := resp.Request
+	in := cassettes.Interaction{
+		Request: cassettes.Request{
+			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			ContentLength: int64(len(rq.body)),
+			Host:          req.URL.Host,
+			Body:          cassettes.Body(rq.body),
+			Headers:       req.Header.Clone(),
+			URL:           req.URL.String(),
+			Method:        rq.method,
+		},
+		Response: cassettes.Response{
+			Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
+			TransferEncoding: resp.TransferEncoding,
+			Trailer:          resp.Trailer,
+			ContentLength:    resp.ContentLength,
+			Uncompressed:     resp.Uncompressed,
+			Body:             cassettes.Body(respBody),
+			Headers:          resp.Header.Clone(),
+			Status:           resp.Status,
+			Code:             resp.StatusCode,
+			Duration:         cassettes.Duration(dur),
+		},
+	}
+	if in.Response.ContentLength < 0 {
+		in.Response.ContentLength = int64(len(respBody))
+	}
+	return in
 }
 
 func statusError(code int, t Telemetry, again string) error {

@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -111,6 +114,13 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 		cr.NextStep = fmt.Sprintf("set adapters.%s.allow_mutating: true in cassette.yaml to refresh it", name)
 		return cr
 	}
+	if call := unsafeCall(old); call != "" && r.opts.DryRun && !r.opts.DryRunUnsafe {
+		cr.Status = report.StatusSkipped
+		cr.Message = "dry run: not re-recorded: it would " + call + ", which may change the real service (a dry run sends only GET, HEAD and OPTIONS requests)"
+		cr.NextStep = "cassette refresh --once --dry-run --rerecord-unsafe --adapter " + name + "   # re-runs it against the real service; still pushes and opens nothing"
+		r.logf("%s: %s", old.ID(), cr.Message)
+		return cr
+	}
 	start := time.Now()
 	got, err := r.recorder().Rerecord(ctx, name, r.a, old)
 	cr.Duration = time.Since(start)
@@ -136,6 +146,56 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 		r.logf("%s: no drift", old.ID())
 	}
 	return cr
+}
+
+// unsafeCall is the first call re-recording c would make that may change
+// the real service, in words ("send PUT /v1/pets/1", "run gh pr merge 7"),
+// or "" when every call only reads (GET, HEAD, OPTIONS).
+func unsafeCall(c *cassettes.Cassette) string {
+	if c.Kind == cassettes.KindCLI {
+		if c.Input == nil {
+			return "run its command"
+		}
+		return "run " + cassettes.ShellJoin(append(strings.Fields(c.Input.Command), c.Input.Args...))
+	}
+	for _, it := range c.Interactions {
+		switch strings.ToUpper(it.Request.Method) {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			continue
+		}
+		target := it.Request.URL
+		if u, err := url.Parse(target); err == nil && u.Path != "" {
+			target = u.Path
+		}
+		return "send " + it.Request.Method + " " + target
+	}
+	return ""
+}
+
+// ReplayCommand is the command that records this adapter again without
+// writing anywhere: a dry run, told to re-run what may change the real
+// service when one of its cassettes does, so that it reproduces the
+// cycle's recordings.
+func (ar *AdapterResult) ReplayCommand() string {
+	if ar.unsafe() {
+		return "cassette refresh --once --dry-run --rerecord-unsafe --adapter " + ar.Name
+	}
+	return "cassette refresh --once --dry-run --adapter " + ar.Name
+}
+
+// unsafe reports whether re-recording one of the adapter's cassettes may
+// change the real service.
+func (ar *AdapterResult) unsafe() bool {
+	return slices.ContainsFunc(ar.Cases, func(cr *CaseResult) bool { return unsafeCall(cr.Old) != "" })
+}
+
+// ReplayCommand is the command that records the cycle's adapters again
+// without writing anywhere (see AdapterResult.ReplayCommand).
+func (r *Result) ReplayCommand() string {
+	if slices.ContainsFunc(r.Adapters, (*AdapterResult).unsafe) {
+		return "cassette refresh --once --dry-run --rerecord-unsafe"
+	}
+	return "cassette refresh --once --dry-run"
 }
 
 // countDrift counts this cycle's drift once (a cycle run again at the same

@@ -43,8 +43,16 @@ type Options struct {
 	EscalateAfter int
 	// DryRun writes the new cassettes to a temporary directory and says what
 	// would be pushed and opened; it reads the remote and the forge, never
-	// writes to them, and does not save the state.
+	// writes to them, and does not save the state. Against the real
+	// services it sends only what cannot change them: the HTTP cassettes
+	// whose every request is GET, HEAD or OPTIONS are re-recorded; CLI
+	// cassettes (a command may change anything) and other methods are
+	// listed as not re-recorded, unless DryRunUnsafe.
 	DryRun bool
+	// DryRunUnsafe makes a dry run re-record what may change a real
+	// service too (scenarios marked mutating stay skipped unless the
+	// adapter allows them, as in every cycle).
+	DryRunUnsafe bool
 	// Log receives one line per step; nil discards.
 	Log io.Writer
 	// AfterWrite is called after each new cassette is written (a test hook:
@@ -174,6 +182,9 @@ func (c *cycle) run(ctx context.Context) error {
 	}
 	c.res.State = c.state
 	c.cleanWorktrees(ctx)
+	if o.DryRun && !o.DryRunUnsafe {
+		c.logf("dry run: re-recording only what cannot change the real services (GET, HEAD and OPTIONS requests); pushing, opening and saving nothing")
+	}
 	for _, name := range cfg.Order {
 		if len(o.Adapters) > 0 && !slices.Contains(o.Adapters, name) {
 			continue

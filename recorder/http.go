@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -157,9 +158,37 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 	if err != nil {
 		return rec, withScenario(err, opts.Adapter, old.Scenario)
 	}
+	for i := range rec.Cassette.Interactions {
+		keepShape(&rec.Cassette.Interactions[i].Request, old.Interactions[i].Request)
+	}
+	if rec.Cassette, err = finish(rec.Cassette, red); err != nil {
+		return rec, withScenario(err, opts.Adapter, old.Scenario)
+	}
 	rec.Cassette.Path = old.Path
 	rec.Cassette.Replayable, rec.Cassette.Mutating = old.Replayable, old.Mutating
 	return rec, nil
+}
+
+// keepShape gives a re-recorded request the recorded shape of the old one,
+// so that re-recording an unchanged service writes the same bytes: what
+// says how the request was recorded rather than what the service answered
+// is kept (the client's proto, go-vcr's parsed form, a Content-Length
+// header, which Go's transport sends but keeps out of the request's
+// headers); what was sent (method, URL, headers, body) is the new
+// recording's.
+func keepShape(q *cassettes.Request, old cassettes.Request) {
+	if old.Proto != "" {
+		q.Proto, q.ProtoMajor, q.ProtoMinor = old.Proto, old.ProtoMajor, old.ProtoMinor
+	}
+	if old.Headers.Get("Content-Length") != "" {
+		if q.Headers == nil {
+			q.Headers = http.Header{}
+		}
+		q.Headers.Set("Content-Length", strconv.Itoa(len(q.Body)))
+	}
+	if old.Form != nil {
+		q.Form = q.ParsedForm()
+	}
 }
 
 // request is one expanded request to send.

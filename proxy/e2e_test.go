@@ -519,18 +519,13 @@ func TestNewRejectsBadOptions(t *testing.T) {
 
 // syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
 type syncBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	changed chan struct{}
+	mu sync.Mutex
+	b  bytes.Buffer
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
 	return s.b.Write(p)
 }
 
@@ -538,30 +533,4 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// waitFor waits until the output holds marker and returns the rest of that line.
-func (s *syncBuffer) waitFor(t *testing.T, marker string) string {
-	t.Helper()
-	timeout := time.NewTimer(10 * time.Second)
-	defer timeout.Stop()
-	for {
-		s.mu.Lock()
-		text := s.b.String()
-		if i := strings.Index(text, marker); i >= 0 {
-			rest := text[i+len(marker):]
-			if j := strings.IndexByte(rest, '\n'); j >= 0 {
-				s.mu.Unlock()
-				return rest[:j]
-			}
-		}
-		ch := make(chan struct{})
-		s.changed = ch
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-timeout.C:
-			t.Fatalf("no %q in output:\n%s", marker, text)
-		}
-	}
 }

@@ -8,11 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/proxy"
 )
 
 const churnToken = "tok-123456789abc"
@@ -57,29 +55,10 @@ func rerecordBytes(t *testing.T, old *cassettes.Cassette, base string) []byte {
 func TestRerecordUnchangedServiceIsByteIdentical(t *testing.T) {
 	up := stableService(t)
 	red := NewRedactor(map[string]string{"TOK": churnToken})
-	p, err := proxy.New(proxy.Options{Mode: proxy.ModeRecord, Upstream: up.URL, Redact: red.Interaction, Secrets: red.Declared()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for _, rq := range []struct{ method, path, body string }{{"POST", "/login?next=%2Fhome", "user=ada&lang=en"}, {"GET", "/v1/pets?limit=2", ""}} {
-		req, _ := http.NewRequest(rq.method, p.URL()+rq.path, strings.NewReader(rq.body))
-		if rq.body != "" {
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		}
-		req.Header.Set("Authorization", "Bearer "+churnToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
-	if err := p.Shutdown(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	auth := http.Header{"Authorization": {"Bearer " + churnToken}}
+	p := recordThrough(t, up.URL, red,
+		call{"POST", "/login?next=%2Fhome", "user=ada&lang=en", http.Header{"Authorization": auth["Authorization"], "Content-Type": {"application/x-www-form-urlencoded"}}},
+		call{"GET", "/v1/pets?limit=2", "", auth})
 	path := filepath.Join(t.TempDir(), "shop", "login.yaml")
 	c, err := SaveProxy(p, ProxySave{Meta: Meta{Adapter: "shop", Scenario: "login", Now: fixedNow}, Path: path, Redactor: red})
 	if err != nil {

@@ -15,9 +15,15 @@ import (
 	"github.com/cassette-dev/cassette/proxy"
 )
 
+// call is one request a client sends through the recording proxy.
+type call struct {
+	method, path, body string
+	header             http.Header
+}
+
 // recordThrough starts a reverse recording proxy in front of upstream,
-// redacting with red, sends GET path through it, and stops it.
-func recordThrough(t *testing.T, upstream string, red *Redactor, paths ...string) *proxy.Proxy {
+// redacting with red, sends the calls through it in order, and stops it.
+func recordThrough(t *testing.T, upstream string, red *Redactor, calls ...call) *proxy.Proxy {
 	t.Helper()
 	p, err := proxy.New(proxy.Options{Mode: proxy.ModeRecord, Upstream: upstream, Redact: red.Interaction, Secrets: red.Declared()})
 	if err != nil {
@@ -26,8 +32,15 @@ func recordThrough(t *testing.T, upstream string, red *Redactor, paths ...string
 	if err := p.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range paths {
-		resp, err := http.Get(p.URL() + path)
+	for _, c := range calls {
+		req, err := http.NewRequest(c.method, p.URL()+c.path, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, vs := range c.header {
+			req.Header[k] = vs
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +62,7 @@ func TestSaveProxyWritesAfterBefore(t *testing.T) {
 	}))
 	defer up.Close()
 	red := NewRedactor(map[string]string{"SHOP_TOKEN": "tok-decl-123456"})
-	p := recordThrough(t, up.URL, red, "/item/3")
+	p := recordThrough(t, up.URL, red, call{method: "GET", path: "/item/3"})
 	path := filepath.Join(t.TempDir(), "cassettes", "shop", "items.yaml")
 	before := []cassettes.Interaction{{ID: 7, Request: cassettes.Request{Method: "GET", URL: up.URL + "/item/1"}, Response: cassettes.Response{Code: 200, Body: "item 1"}}}
 	c, err := SaveProxy(p, ProxySave{Meta: Meta{Adapter: "shop", Scenario: "items", Now: fixedNow}, Path: path, Before: before, Redactor: red})
@@ -71,7 +84,7 @@ func TestSaveProxyWritesAfterBefore(t *testing.T) {
 // with the command to run again. A recording of nothing saves nothing.
 func TestSaveProxyRefusesAFailedRecording(t *testing.T) {
 	red := NewRedactor(nil)
-	p := recordThrough(t, "http://127.0.0.1:1", red, "/things")
+	p := recordThrough(t, "http://127.0.0.1:1", red, call{method: "GET", path: "/things"})
 	path := filepath.Join(t.TempDir(), "x.yaml")
 	c, err := SaveProxy(p, ProxySave{Path: path, Redactor: red, Again: "cassette proxy --mode record"})
 	ce := cassettes.AsError(err)

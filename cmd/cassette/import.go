@@ -2,12 +2,10 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
 	"github.com/cassette-dev/cassette/importer"
 	"github.com/cassette-dev/cassette/recorder"
@@ -61,23 +59,21 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 	}
 	// The project, when there is one, says where cassettes go and which
 	// credentials the adapter declares; import works without one.
-	p, err := loadProject(g)
-	var ce *cassettes.Error
-	switch {
-	case err == nil:
-		opts.Dir = cmp.Or(opts.Dir, p.cfg.CassetteDir())
-		if a, ok := p.cfg.Adapters[opts.Adapter]; ok {
-			opts.Credentials = recorder.Credentials(a.Real.Credentials, nil)
-		}
-	case errors.As(err, &ce) && ce.Reason == cassettes.EMissingConfig:
-	default:
+	p, err := optionalProject(g)
+	if err != nil {
 		return err
 	}
-	res, err := importer.Import(opts)
-	if res != nil && res.Skipped > 0 {
-		fmt.Fprintf(stdio.Err, "skipped %d entries without a response (blocked or aborted in the browser)\n", res.Skipped)
+	if p != nil {
+		opts.Dir = cmp.Or(opts.Dir, p.cfg.CassetteDir())
 	}
+	if a, ok := p.adapter(opts.Adapter); ok {
+		opts.Credentials = recorder.Credentials(a.Real.Credentials, nil)
+	}
+	res, err := importer.Import(opts)
 	if res != nil {
+		if res.Skipped > 0 {
+			fmt.Fprintf(stdio.Err, "skipped %d entries without a response (blocked or aborted in the browser)\n", res.Skipped)
+		}
 		for _, c := range res.Saved {
 			fmt.Fprintf(stdio.Out, "%s  %d interaction(s)\n", c.Path, len(c.Interactions))
 		}
@@ -86,7 +82,7 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 		return err
 	}
 	fmt.Fprintf(stdio.Out, "imported %d cassette(s) into %s\n", len(res.Saved), res.Dir)
-	if p == nil || p.cfg.Adapters[res.Adapter] == nil {
+	if _, ok := p.adapter(res.Adapter); !ok {
 		fmt.Fprintf(stdio.Out, "next: declare adapter %q in cassette.yaml (kind: http, its fake), then: cassette verify --adapter %s\n", res.Adapter, res.Adapter)
 	} else {
 		fmt.Fprintf(stdio.Out, "next: cassette verify --adapter %s\n", res.Adapter)

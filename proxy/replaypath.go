@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 	"github.com/cassette-dev/cassette/redact"
 )
 
 // The replay hot path. A request is first looked up as it came: a recorded
-// request is indexed in its redacted form (see newIndex), so when the
+// request is indexed in its redacted form (match.Options.Prepare), so when the
 // incoming request equals one of those there is nothing to redact, and the
 // full redaction (decoding, the adapter's Redact, the secret scan over URL,
 // headers and body, the parsed form) is not paid. Only a request that
@@ -26,19 +27,19 @@ import (
 
 // replayLookup returns the recorded interaction that answers req, or the
 // miss that explains (redacted) why none does.
-func (p *Proxy) replayLookup(req *http.Request, body []byte) (*cassettes.Interaction, *Miss) {
+func (p *Proxy) replayLookup(req *http.Request, body []byte) (*cassettes.Interaction, *match.Miss) {
 	// The credential headers of every request are learned, hit or miss, so
 	// a later miss that quotes one of their values elsewhere is scrubbed.
 	p.learned.learnHeaders(req.Header)
 	if req.Header.Get("Content-Encoding") == "" {
-		if it := p.idx.take(req.Method, req.URL.String(), req.Header, body); it != nil {
+		if it := p.idx.Take(match.Request{Method: req.Method, URL: req.URL.String(), Header: req.Header, Body: body}); it != nil {
 			return it, nil
 		}
 	}
 	probe := cassettes.Interaction{Request: captureRequest(req, body)}
 	p.redact(&probe)
 	r := probe.Request
-	return p.idx.find(r.Method, r.URL, r.Headers, []byte(r.Body), r.Method+" "+r.URL)
+	return p.idx.Find(match.Request{Method: r.Method, URL: r.URL, Header: r.Headers, Body: []byte(r.Body)})
 }
 
 // replayLogLines is how many replays are logged one by one; after them,
@@ -66,18 +67,6 @@ func (p *Proxy) logReplay(it *cassettes.Interaction) {
 
 // Replayed is the number of requests served from the cassettes so far.
 func (p *Proxy) Replayed() int64 { return p.replayed.Load() }
-
-// take serves the request from the first group whose index holds it
-// unused (or replayable), without building any miss; nil when none does.
-func (m *matcher) take(method, rawURL string, h http.Header, body []byte) *cassettes.Interaction {
-	for _, x := range m.groups {
-		v := x.opts.viewWith(x.c, method, rawURL, h, body, x.hnames)
-		if it, _ := x.take(v); it != nil {
-			return it
-		}
-	}
-	return nil
-}
 
 // serveReplay answers an origin-form request (the reverse proxy's, or the
 // forward proxy's front door) in replay mode directly, as goproxy would

@@ -3,7 +3,8 @@
 // the proxy (reverse, forward, MITM) and recorder.Transport, the go-vcr
 // http.RoundTripper of users' own Go tests, so that a miss reads the same
 // wherever it happens. It knows nothing of doors, listeners or goproxy: a
-// door hands it a Request and gets back an interaction or a Miss.
+// door builds an Index of its cassettes, hands it each Request and gets
+// back the recorded interaction or a Miss.
 //
 // Decisions worth knowing:
 //
@@ -27,11 +28,13 @@
 //     `replayable: false` on a cassette wins over the rules. A request
 //     whose responses are used up is a miss that says so (Miss.Used), not
 //     a search for another interaction.
-//   - The recorded side can be prepared (Options.Prepare) on a copy before
-//     it is indexed: a door passes the redaction it applies to the
-//     requests it matches, so both sides are compared in the same form.
-//     The door decides when to redact what comes in (the proxy first looks
-//     a request up as it came with Take, which is its hot path).
+//   - Both sides are compared redacted, by the door's own redaction
+//     (Options.Prepare), applied to a copy of each recorded request when
+//     it is indexed. A request is looked up first as it came, and only one
+//     that matches nothing that way is redacted and looked up again
+//     (Index.Lookup): a request equal to a recorded one, the common case
+//     and the hot path of replay, never pays for redaction, and a miss is
+//     always explained from the redacted request.
 //   - The closest miss is Hoverfly's: every recorded request scores 2
 //     points per equal field (method, host, path, query, each chosen
 //     header, body) and 1 per near one (a path with the same parent, a

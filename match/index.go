@@ -18,11 +18,12 @@ type Options struct {
 	// rules are indexed apart, one group per distinct set of rules.
 	RulesFor func(*cassettes.Cassette) Rules
 	// Prepare, when set, is applied to a copy of each recorded request
-	// (in an interaction with an empty response) before it is indexed: a
-	// door passes the redaction it applies to the requests it matches, so
-	// that a cassette from elsewhere (a plain go-vcr file whose form body
-	// still holds `client_secret=test-secret`) matches the same request
-	// redacted.
+	// (in an interaction with an empty response) before it is indexed, and
+	// to a copy of a request that matches nothing as it came (Lookup): a
+	// door passes its redaction, so that both sides are compared redacted
+	// and a cassette from elsewhere (a plain go-vcr file whose form body
+	// still holds `client_secret=test-secret`) matches the same request.
+	// It is called concurrently.
 	Prepare func(*cassettes.Interaction)
 	// Rerecord gives the command that re-records a cassette, which a miss
 	// names as its next step (c is nil when nothing is recorded). Nil is
@@ -37,7 +38,8 @@ type Options struct {
 // which recorded responses were served: the n-th identical request gets
 // the n-th recorded response. Its methods are safe for concurrent use.
 type Index struct {
-	groups []*group
+	groups  []*group
+	prepare func(*cassettes.Interaction)
 }
 
 // New indexes the recorded requests of cs; the error is the first rule
@@ -51,7 +53,7 @@ func New(cs []*cassettes.Cassette, o Options) (*Index, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Index{groups: []*group{g}}, nil
+		return &Index{groups: []*group{g}, prepare: o.Prepare}, nil
 	}
 	var keys []string
 	byKey := map[string][]*cassettes.Cassette{}
@@ -68,7 +70,7 @@ func New(cs []*cassettes.Cassette, o Options) (*Index, error) {
 	if len(keys) == 0 {
 		keys, rules[""] = []string{""}, o.Rules
 	}
-	x := &Index{}
+	x := &Index{prepare: o.Prepare}
 	for _, k := range keys {
 		g, err := newGroup(byKey[k], rules[k], o)
 		if err != nil {
@@ -79,10 +81,41 @@ func New(cs []*cassettes.Cassette, o Options) (*Index, error) {
 	return x, nil
 }
 
-// Take serves r from the first group that holds it unused (or repeats
-// it), and consumes it; nil when none does. It builds no miss: it is the
-// hot path of replay, tried on a request as it came.
-func (x *Index) Take(r Request) *cassettes.Interaction {
+// Lookup returns the recorded interaction that answers r, and consumes
+// it, or the miss that explains why none does. A request is first looked
+// up as it came: the recorded requests are indexed prepared (see
+// Options.Prepare), so when r equals one of them there is nothing to
+// prepare, and a door's redaction is not paid on its hot path. Only a
+// request that matches nothing as it came (one that carries a live token
+// where the cassette says [REDACTED], one whose body is compressed, or a
+// real miss) is prepared the same way, on a copy, and looked up again; the
+// miss is explained from that prepared form, so it never shows what the
+// preparation hides.
+func (x *Index) Lookup(r Request) (*cassettes.Interaction, *Miss) {
+	if x.prepare == nil {
+		return x.find(r)
+	}
+	if r.Header.Get("Content-Encoding") == "" { // the recorded side holds decoded bodies
+		if it := x.take(r); it != nil {
+			return it, nil
+		}
+	}
+	return x.find(prepared(r, x.prepare))
+}
+
+// prepared is r as prep leaves a copy of it, in an interaction with an
+// empty response.
+func prepared(r Request, prep func(*cassettes.Interaction)) Request {
+	probe := cassettes.Interaction{Request: cassettes.Request{Method: r.Method, URL: r.URL,
+		Headers: r.Header.Clone(), Body: cassettes.Body(r.Body), ContentLength: int64(len(r.Body))}}
+	prep(&probe)
+	q := &probe.Request
+	return Request{Method: q.Method, URL: q.URL, Header: q.Headers, Body: []byte(q.Body)}
+}
+
+// take serves r from the first group that holds it unused (or repeats
+// it), and consumes it; nil when none does. It builds no miss.
+func (x *Index) take(r Request) *cassettes.Interaction {
 	for _, g := range x.groups {
 		if it, _ := g.take(g.rules.view(r)); it != nil {
 			return it
@@ -91,10 +124,10 @@ func (x *Index) Take(r Request) *cassettes.Interaction {
 	return nil
 }
 
-// Find serves r like Take, or returns the miss that explains why nothing
+// find serves r like take, or returns the miss that explains why nothing
 // does: the recorded request that came closest over every group, or the
 // sequence r used up.
-func (x *Index) Find(r Request) (*cassettes.Interaction, *Miss) {
+func (x *Index) find(r Request) (*cassettes.Interaction, *Miss) {
 	var best *Miss
 	for _, g := range x.groups {
 		it, miss := g.lookup(g.rules.view(r), r.String())

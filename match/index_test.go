@@ -73,11 +73,11 @@ func TestMissExplanations(t *testing.T) {
 			x := newIndex(t, cs, tc.rules)
 			r := Request{tc.method, tc.url, http.Header{"Accept": {"text/html"}}, []byte(tc.body)}
 			for range tc.before {
-				if it, m := x.Find(r); it == nil {
+				if it, m := x.find(r); it == nil {
 					t.Fatalf("setup lookup missed: %s", m.Text())
 				}
 			}
-			got, miss := x.Find(r)
+			got, miss := x.find(r)
 			if got != nil {
 				t.Fatalf("lookup hit %s", got.Request.URL)
 			}
@@ -100,7 +100,7 @@ func TestMissExplanations(t *testing.T) {
 			if !errors.As(miss, &ce) || ce.Reason != cassettes.EReplayMiss {
 				t.Errorf("the miss does not unwrap to an E_REPLAY_MISS *cassettes.Error: %v", ce)
 			}
-			if miss.Error() != miss.Text() {
+			if miss.Error()+"\n" != miss.Text() {
 				t.Errorf("Error() is not the whole explanation")
 			}
 		})
@@ -126,7 +126,7 @@ func TestSequencesAndReplayable(t *testing.T) {
 			c.Replayable = tc.flag
 			x := newIndex(t, []*cassettes.Cassette{c}, tc.rules)
 			for i, want := range tc.wants {
-				got, _ := x.Find(Request{Method: "GET", URL: url})
+				got, _ := x.find(Request{Method: "GET", URL: url})
 				body := "miss"
 				if got != nil {
 					body = string(got.Response.Body)
@@ -173,7 +173,7 @@ func TestRules(t *testing.T) {
 				Response: cassettes.Response{Code: 200},
 			}}}
 			x := newIndex(t, []*cassettes.Cassette{c}, tc.rules)
-			got, _ := x.Find(Request{tc.method, tc.url, tc.h, []byte(tc.body)})
+			got, _ := x.find(Request{tc.method, tc.url, tc.h, []byte(tc.body)})
 			if (got != nil) != tc.match {
 				t.Errorf("matched = %v, want %v", got != nil, tc.match)
 			}
@@ -218,7 +218,7 @@ func TestRulesRealSuitesNeed(t *testing.T) {
 				Response: cassettes.Response{Code: 200},
 			}}}
 			x := newIndex(t, []*cassettes.Cassette{c}, tc.rules)
-			got, miss := x.Find(Request{tc.method, tc.url, nil, []byte(tc.body)})
+			got, miss := x.find(Request{tc.method, tc.url, nil, []byte(tc.body)})
 			if (got != nil) != tc.match {
 				t.Fatalf("matched = %v, want %v", got != nil, tc.match)
 			}
@@ -235,7 +235,7 @@ func TestMissNamesField(t *testing.T) {
 		Response: cassettes.Response{Code: 200},
 	}}}
 	x := newIndex(t, []*cassettes.Cassette{c}, Rules{IgnoreJSON: []string{"$.nonce"}, IgnoreParams: []string{"ts"}})
-	_, miss := x.Find(Request{"POST", "https://api.example.com/v1/chat?ts=5", nil, []byte(`{"model":"n","nonce":"b"}`)})
+	_, miss := x.find(Request{"POST", "https://api.example.com/v1/chat?ts=5", nil, []byte(`{"model":"n","nonce":"b"}`)})
 	if miss == nil {
 		t.Fatal("matched")
 	}
@@ -284,13 +284,13 @@ func TestGroupsByRules(t *testing.T) {
 	if len(x.groups) != 2 {
 		t.Fatalf("%d groups, want 2", len(x.groups))
 	}
-	if got := x.Take(Request{"POST", "https://api.llm.test/v1/chat", nil, []byte(`{"nonce":"b","model":"m"}`)}); got == nil || string(got.Response.Body) != "chat" {
+	if got := x.take(Request{"POST", "https://api.llm.test/v1/chat", nil, []byte(`{"nonce":"b","model":"m"}`)}); got == nil || string(got.Response.Body) != "chat" {
 		t.Errorf("the llm rules did not serve the chat: %v", got)
 	}
-	if got := x.Take(Request{Method: "GET", URL: "https://api.github.com/repos/o/r/pulls?page=1&state=open"}); got == nil || string(got.Response.Body) != "[1]" {
+	if got := x.take(Request{Method: "GET", URL: "https://api.github.com/repos/o/r/pulls?page=1&state=open"}); got == nil || string(got.Response.Body) != "[1]" {
 		t.Errorf("the default rules did not serve the pulls: %v", got)
 	}
-	_, miss := x.Find(Request{"POST", "https://api.llm.test/v1/chat", nil, []byte(`{"model":"n","nonce":"c"}`)})
+	_, miss := x.find(Request{"POST", "https://api.llm.test/v1/chat", nil, []byte(`{"model":"n","nonce":"c"}`)})
 	if miss == nil || miss.Closest == nil || miss.Closest.File != "cassettes/llm/chat.yaml" {
 		t.Fatalf("the miss does not name the chat: %+v", miss)
 	}
@@ -314,7 +314,7 @@ func TestPrepareAppliesToRecordedSide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := x.Take(Request{"POST", "https://auth.test/oauth/token", nil, []byte("client_id=c&client_secret=[REDACTED]")}); got == nil {
+	if got := x.take(Request{"POST", "https://auth.test/oauth/token", nil, []byte("client_id=c&client_secret=[REDACTED]")}); got == nil {
 		t.Fatal("the redacted request does not match the prepared recorded one")
 	}
 	if string(c.Interactions[0].Request.Body) != form || c.Interactions[0].Request.Headers.Get("X-Seen") != "recorded" {
@@ -335,17 +335,112 @@ func TestRerecordIsTheDoors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, m := x.Find(Request{Method: "GET", URL: "https://api.github.com/nothing"}); m.NextStep != "re-record cassettes/github/list-pulls.yaml" {
+	if _, m := x.find(Request{Method: "GET", URL: "https://api.github.com/nothing"}); m.NextStep != "re-record cassettes/github/list-pulls.yaml" {
 		t.Errorf("closest: %q", m.NextStep)
 	}
-	x.Find(Request{Method: "GET", URL: "https://api.github.com/repos/o/r/pulls?state=open&page=1"})
-	x.Find(Request{Method: "GET", URL: "https://api.github.com/repos/o/r/pulls?state=open&page=1"})
-	_, m := x.Find(Request{Method: "GET", URL: "https://api.github.com/repos/o/r/pulls?state=open&page=1"})
+	x.find(Request{Method: "GET", URL: "https://api.github.com/repos/o/r/pulls?state=open&page=1"})
+	x.find(Request{Method: "GET", URL: "https://api.github.com/repos/o/r/pulls?state=open&page=1"})
+	_, m := x.find(Request{Method: "GET", URL: "https://api.github.com/repos/o/r/pulls?state=open&page=1"})
 	if m.Used != 2 || m.NextStep != "add `replayable: true` to cassettes/github/list-pulls.yaml, or re-record cassettes/github/list-pulls.yaml" {
 		t.Errorf("used up: %d %q", m.Used, m.NextStep)
 	}
 	empty, _ := New(nil, Options{Rerecord: step})
-	if _, m := empty.Find(Request{Method: "GET", URL: "https://x.test/"}); m.NextStep != "record something" {
+	if _, m := empty.find(Request{Method: "GET", URL: "https://x.test/"}); m.NextStep != "record something" {
 		t.Errorf("nothing recorded: %q", m.NextStep)
+	}
+}
+
+// TestLookupPreparesOnlyWhatDoesNotMatchAsItCame: a request equal to a
+// recorded one is served without Prepare; one carrying a live token where
+// the cassette says [REDACTED], or a compressed body, is prepared once and
+// served; a miss is explained from the prepared request.
+func TestLookupPreparesOnlyWhatDoesNotMatchAsItCame(t *testing.T) {
+	c := &cassettes.Cassette{Interactions: []cassettes.Interaction{
+		it("GET", "http://svc.test/v1/plain?page=1", "", "plain"),
+		it("GET", "http://svc.test/v1/token?access_token=[REDACTED]", "", "token"),
+		it("POST", "http://svc.test/v1/zipped", "plain body", "zipped"),
+	}}
+	var calls int
+	prep := func(it *cassettes.Interaction) {
+		calls++
+		it.Request.URL = strings.ReplaceAll(it.Request.URL, "live-value-123", "[REDACTED]")
+		if it.Request.Headers.Get("Content-Encoding") == "fake" { // stands for a decoder
+			it.Request.Headers.Del("Content-Encoding")
+			it.Request.Body = cassettes.Body(strings.TrimPrefix(string(it.Request.Body), "fake:"))
+		}
+	}
+	x, err := New([]*cassettes.Cassette{c}, Options{Rules: Rules{Replayable: true}, Prepare: prep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexing := calls
+	for range 3 {
+		if got, _ := x.Lookup(Request{Method: "GET", URL: "http://svc.test/v1/plain?page=1"}); got == nil {
+			t.Fatal("plain: miss")
+		}
+	}
+	if n := calls - indexing; n != 0 {
+		t.Errorf("3 requests equal to a recorded one were prepared %d times", n)
+	}
+	if got, _ := x.Lookup(Request{Method: "GET", URL: "http://svc.test/v1/token?access_token=live-value-123"}); got == nil || string(got.Response.Body) != "token" {
+		t.Fatalf("a live token against a [REDACTED] one: %v", got)
+	}
+	zipped := Request{"POST", "http://svc.test/v1/zipped", http.Header{"Content-Encoding": {"fake"}}, []byte("fake:plain body")}
+	if got, _ := x.Lookup(zipped); got == nil || string(got.Response.Body) != "zipped" {
+		t.Fatalf("an encoded body against its decoded recording: %v", got)
+	}
+	if n := calls - indexing; n != 2 {
+		t.Errorf("prepared %d times, want 2", n)
+	}
+	_, miss := x.Lookup(Request{Method: "GET", URL: "http://svc.test/v1/nothing?access_token=live-value-123"})
+	if miss == nil || strings.Contains(miss.Text(), "live-value-123") || !strings.Contains(miss.Text(), "access_token=[REDACTED]") {
+		t.Errorf("a miss is explained from the prepared request:\n%v", miss)
+	}
+}
+
+// TestMatcherAgreesWithIndex: a pair matches exactly when an index holding
+// the recorded request serves the other.
+func TestMatcherAgreesWithIndex(t *testing.T) {
+	rec := Request{"POST", "https://API.x.test:443/v1/items?b=2&a=1", http.Header{"X-Tenant": {"t1"}}, []byte(`{"a":1,"nonce":"x"}`)}
+	gots := []Request{
+		{"POST", "https://api.x.test/v1/items?a=1&b=2", nil, []byte(`{"nonce":"y","a":1}`)},
+		{"POST", "https://api.x.test/v1/items?a=1&b=2", nil, []byte(`{"nonce":"y","a":2}`)},
+		{"GET", "https://api.x.test/v1/items?a=1&b=2", nil, []byte(`{"a":1,"nonce":"x"}`)},
+		{"POST", "https://api.x.test/v1/items?a=1&b=2", http.Header{"X-Tenant": {"t2"}}, []byte(`{"a":1,"nonce":"x"}`)},
+	}
+	for _, rules := range []Rules{{}, {IgnoreJSON: []string{"$.nonce"}}, {Headers: []string{"x-tenant"}, Body: BodyIgnore}, {IgnoreMethod: true, Body: BodyJSON}} {
+		m, err := NewMatcher(rules, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, got := range gots {
+			c := &cassettes.Cassette{Interactions: []cassettes.Interaction{{Request: cassettes.Request{Method: rec.Method, URL: rec.URL, Headers: rec.Header, Body: cassettes.Body(rec.Body)}}}}
+			served, _ := newIndex(t, []*cassettes.Cassette{c}, rules).Lookup(got)
+			if m.Match(got, rec) != (served != nil) {
+				t.Errorf("%+v, request %d: Match %v, index served %v", rules, i, m.Match(got, rec), served != nil)
+			}
+		}
+	}
+	if _, err := NewMatcher(Rules{URLs: []string{"regex:("}}, nil); err == nil {
+		t.Error("NewMatcher took a bad pattern")
+	}
+}
+
+// TestMatcherPreparesWhatDoesNotMatchAsItCame: with the door's redaction, a
+// live token matches a recorded [REDACTED], as an Index would serve it.
+func TestMatcherPreparesWhatDoesNotMatchAsItCame(t *testing.T) {
+	prep := func(it *cassettes.Interaction) {
+		it.Request.URL = strings.ReplaceAll(it.Request.URL, "live-value-123", "[REDACTED]")
+	}
+	m, err := NewMatcher(Rules{}, prep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := Request{Method: "GET", URL: "http://svc.test/v1?access_token=[REDACTED]"}
+	if !m.Match(Request{Method: "GET", URL: "http://svc.test/v1?access_token=live-value-123"}, rec) {
+		t.Error("the live token did not match once prepared")
+	}
+	if m.Match(Request{Method: "GET", URL: "http://svc.test/v1?access_token=other"}, rec) {
+		t.Error("another token matched")
 	}
 }

@@ -105,8 +105,8 @@ func shellQuote(s string) string {
 	return s
 }
 
-// Error is Text: the whole explanation.
-func (m *Miss) Error() string { return m.Text() }
+// Error is Text, the whole explanation, without its final newline.
+func (m *Miss) Error() string { return strings.TrimSuffix(m.Text(), "\n") }
 
 // Unwrap returns Err, so that errors.As finds the *cassettes.Error.
 func (m *Miss) Unwrap() error { return m.Err() }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/cassette-dev/cassette/cassettes"
 )
 
 // Request is a request as matching sees it: what came in at a door (the
@@ -151,4 +153,35 @@ func normalizeURL(raw string) (origin, path, query string) {
 		}
 	}
 	return origin, path, query
+}
+
+// Matcher compares requests one pair at a time under a set of rules, for
+// a door that keeps its own list of recorded requests (go-vcr's recorder
+// while it records). An Index is the many-at-once form, and the only one
+// that explains a miss.
+type Matcher struct {
+	c       *compiled
+	prepare func(*cassettes.Interaction)
+}
+
+// NewMatcher compiles r; the error is the first rule that does not
+// compile. prepare, when set, is the door's redaction, as an Index's
+// Options.Prepare.
+func NewMatcher(r Rules, prepare func(*cassettes.Interaction)) (*Matcher, error) {
+	c, err := r.compile()
+	if err != nil {
+		return nil, err
+	}
+	return &Matcher{c, prepare}, nil
+}
+
+// Match reports whether got matches the recorded request rec, already in
+// prepared form: whether an Index holding rec would serve got. got is
+// compared as it came, then prepared (on a copy) if that does not match.
+func (m *Matcher) Match(got, rec Request) bool {
+	want := m.c.key(m.c.view(rec))
+	if m.c.key(m.c.view(got)) == want {
+		return true
+	}
+	return m.prepare != nil && m.c.key(m.c.view(prepared(got, m.prepare))) == want
 }

@@ -24,14 +24,14 @@
 //     token, a Basic password, a cookie; see HiddenHeaderValues) is learned
 //     and scrubbed from the rest of the interaction and from every other
 //     one of the session. Replay has the index apply the same redaction to
-//     a copy of each recorded request (match.Options.Prepare), so a cassette from
-//     elsewhere (a go-vcr file whose form body still holds
+//     a copy of each recorded request (match.Options.Prepare), so a
+//     cassette from elsewhere (a go-vcr file whose form body still holds
 //     `client_secret=test-secret`) matches a redacted request. An incoming
 //     request is looked up first as it came, which serves every request
 //     equal to a recorded one without paying for redaction; only one that
 //     matches nothing is redacted and looked up again, so a recorded
 //     "[REDACTED]" query value matches a live token, and a miss is always
-//     explained from the redacted request (replaypath.go).
+//     explained from the redacted request (match.Index.Lookup).
 //   - Nothing is saved half: a response that did not reach its end (the
 //     client went away, the upstream cut it short) is left out of the
 //     recording and reported (Incomplete, a log line), never stored with a

@@ -113,7 +113,7 @@ type Options struct {
 	// interaction by Interactions, so that values learned later are scrubbed
 	// from earlier interactions too: it must be idempotent. Replay calls it
 	// on an incoming request (with an empty response) that matches no
-	// recorded one as it came, before matching it again (replaypath.go).
+	// recorded one as it came, before matching it again (match.Index.Lookup).
 	// It is called concurrently.
 	Redact func(*cassettes.Interaction)
 	// Transport reaches the upstream (Upstream.Transport builds one with the

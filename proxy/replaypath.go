@@ -15,15 +15,10 @@ import (
 	"github.com/cassette-dev/cassette/redact"
 )
 
-// The replay hot path. A request is first looked up as it came: a recorded
-// request is indexed in its redacted form (match.Options.Prepare), so when the
-// incoming request equals one of those there is nothing to redact, and the
-// full redaction (decoding, the adapter's Redact, the secret scan over URL,
-// headers and body, the parsed form) is not paid. Only a request that
-// matches nothing as it came — one that carries a live token where the
-// cassette says [REDACTED], one whose body is compressed, or a real miss —
-// is redacted and looked up again; the miss report is built from that
-// redacted form, so it never shows a credential.
+// The replay hot path is match.Index.Lookup's: a request is looked up as
+// it came, and only one that matches nothing that way is redacted (the
+// index was given p.redact as its Prepare) and looked up again, so a miss
+// is explained from the redacted request and never shows a credential.
 
 // replayLookup returns the recorded interaction that answers req, or the
 // miss that explains (redacted) why none does.
@@ -31,15 +26,7 @@ func (p *Proxy) replayLookup(req *http.Request, body []byte) (*cassettes.Interac
 	// The credential headers of every request are learned, hit or miss, so
 	// a later miss that quotes one of their values elsewhere is scrubbed.
 	p.learned.learnHeaders(req.Header)
-	if req.Header.Get("Content-Encoding") == "" {
-		if it := p.idx.Take(match.Request{Method: req.Method, URL: req.URL.String(), Header: req.Header, Body: body}); it != nil {
-			return it, nil
-		}
-	}
-	probe := cassettes.Interaction{Request: captureRequest(req, body)}
-	p.redact(&probe)
-	r := probe.Request
-	return p.idx.Find(match.Request{Method: r.Method, URL: r.URL, Header: r.Headers, Body: []byte(r.Body)})
+	return p.idx.Lookup(match.Request{Method: req.Method, URL: req.URL.String(), Header: req.Header, Body: body})
 }
 
 // replayLogLines is how many replays are logged one by one; after them,

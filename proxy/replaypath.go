@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,12 +14,64 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
 	"github.com/cassette-dev/cassette/redact"
+	"github.com/elazarl/goproxy"
 )
 
-// The replay hot path is match.Index.Lookup's: a request is looked up as
-// it came, and only one that matches nothing that way is redacted (the
-// index was given p.redact as its Prepare) and looked up again, so a miss
-// is explained from the redacted request and never shows a credential.
+// Replay: a request answered from the cassettes (the recorded response,
+// at its pace when asked; in replay-with-new-episodes mode, one they do
+// not hold goes on to be recorded), a miss answered with a 599 that
+// explains it, and the reverse door's direct write of a replayed response.
+//
+// Which interaction answers is package match's: the hot path is
+// match.Index.Lookup, which looks a request up as it came, and redacts
+// (the index was given p.redact as its Prepare) and looks up again only
+// one that matches nothing that way, so a miss is explained from the
+// redacted request and never shows a credential.
+
+// replay answers a request from the cassettes: the recorded response
+// (after its recorded duration, and a stream at its pace, when
+// SimulateLatency is set); in replay-with-new-episodes mode a request they
+// do not hold goes on to be recorded (seq is its arrival order); otherwise
+// it gets a 599 whose body explains the miss.
+func (p *Proxy) replay(req *http.Request, ctx *goproxy.ProxyCtx, seq int64) (*http.Request, *http.Response) {
+	body, err := p.readBoundedBody(req)
+	if err != nil {
+		return req, p.bodyError(req, err)
+	}
+	it, miss := p.replayLookup(req, body)
+	if it != nil {
+		p.logReplay(it)
+		if p.opts.SimulateLatency && it.Response.Duration > 0 {
+			if err := p.sleep(req.Context(), time.Duration(it.Response.Duration)); err != nil {
+				return req, p.synthetic(req, MissStatus, "cassette: request cancelled during simulated latency\n")
+			}
+		}
+		resp := cannedResponse(req, it)
+		if p.opts.SimulateLatency {
+			p.paced(req.Context(), resp, it.Response) // a stream: event by event (pace.go)
+		}
+		return req, resp
+	}
+	if p.mode == ModeReplayWithNewEpisodes {
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		ctx.RoundTripper = p.recordTrip(seq)
+		return req, nil
+	}
+	return req, p.missed(req, miss)
+}
+
+// missed keeps a miss (Misses), logs its explanation and answers it: 599,
+// the explanation as the body.
+func (p *Proxy) missed(req *http.Request, miss *match.Miss) *http.Response {
+	p.mu.Lock()
+	p.misses = append(p.misses, miss)
+	p.mu.Unlock()
+	text := miss.Text()
+	p.logf("%s", strings.TrimSuffix(text, "\n"))
+	resp := p.synthetic(req, MissStatus, text)
+	resp.Header.Set(MissHeader, "replay")
+	return resp
+}
 
 // replayLookup returns the recorded interaction that answers req, or the
 // miss that explains (redacted) why none does.

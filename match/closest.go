@@ -1,7 +1,9 @@
 package match
 
 import (
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,13 +90,8 @@ func namesOf(q string) string {
 	if err != nil {
 		return "\x00" + q
 	}
-	names := make([]string, 0, len(vals))
-	for k := range vals {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	var b strings.Builder
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(vals)) {
 		b.WriteString(strconv.Itoa(len(k)))
 		b.WriteByte(':')
 		b.WriteString(k)

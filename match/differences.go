@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -46,18 +47,13 @@ func (c *compiled) differences(rec, got view) []Difference {
 func queryDiff(rec, got string) string {
 	qr, _ := url.ParseQuery(rec)
 	qg, _ := url.ParseQuery(got)
-	keys := map[string]bool{}
-	for k := range qr {
-		keys[k] = true
-	}
+	names := slices.Sorted(maps.Keys(qr))
 	for k := range qg {
-		keys[k] = true
+		if _, ok := qr[k]; !ok {
+			names = append(names, k)
+		}
 	}
-	names := make([]string, 0, len(keys))
-	for k := range keys {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	slices.Sort(names)
 	var b strings.Builder
 	for _, k := range names {
 		r, g := strings.Join(qr[k], ","), strings.Join(qg[k], ",")

@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
@@ -138,6 +140,25 @@ func send(t *testing.T, tr *Transport, method, url, body string) string {
 	return string(b)
 }
 
+// open makes a Transport in mode, failing the test if it cannot.
+func open(t *testing.T, path string, opts TransportOptions, mode Mode) *Transport {
+	t.Helper()
+	opts.Mode = mode
+	tr, err := NewTransport(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// stop stops tr (saving what it recorded), failing the test if it cannot.
+func stop(t *testing.T, tr *Transport) {
+	t.Helper()
+	if err := tr.Stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestTransportReplaysLikeTheProxy: replay through the Transport follows
 // the proxy's rules: a query in another order matches, the n-th identical
 // request gets the n-th response and a used-up sequence is a miss that
@@ -145,26 +166,17 @@ func send(t *testing.T, tr *Transport, method, url, body string) string {
 func TestTransportReplaysLikeTheProxy(t *testing.T) {
 	srv, _ := counter(t)
 	path := filepath.Join(t.TempDir(), "cassettes", "api", "seq.yaml")
-	opts := TransportOptions{Meta: Meta{Adapter: "api", Scenario: "seq", Now: fixedNow}, Mode: ModeRecordOnly, Real: srv.Client().Transport,
+	opts := TransportOptions{Meta: Meta{Adapter: "api", Scenario: "seq", Now: fixedNow}, Real: srv.Client().Transport,
 		Match: match.Rules{IgnoreJSON: []string{"$.nonce"}}}
-	rec, err := NewTransport(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := open(t, path, opts, ModeRecordOnly)
 	send(t, rec, "GET", srv.URL+"/v1/items?a=1&b=2", "")                 // 1
 	send(t, rec, "GET", srv.URL+"/v1/poll", "")                          // 2
 	send(t, rec, "GET", srv.URL+"/v1/poll", "")                          // 3
 	send(t, rec, "POST", srv.URL+"/v1/chat", `{"q":"hi","nonce":"n-1"}`) // 4
-	if err := rec.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	stop(t, rec)
 	srv.Close()
 
-	opts.Mode = ModeReplayOnly
-	rep, err := NewTransport(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := open(t, path, opts, ModeReplayOnly)
 	for _, c := range []struct{ name, method, url, body, want string }{
 		{"query in another order", "GET", srv.URL + "/v1/items?b=2&a=1", "", "1"},
 		{"first of a sequence", "GET", srv.URL + "/v1/poll", "", "2"},
@@ -176,7 +188,7 @@ func TestTransportReplaysLikeTheProxy(t *testing.T) {
 		}
 	}
 	req, _ := http.NewRequest("GET", srv.URL+"/v1/poll", nil)
-	_, err = rep.Client().Do(req)
+	_, err := rep.Client().Do(req)
 	var miss *match.Miss
 	if !errors.As(err, &miss) || miss.Used != 2 || !strings.Contains(err.Error(), "already served") {
 		t.Errorf("a used-up sequence: %v", err)
@@ -189,35 +201,20 @@ func TestTransportReplaysLikeTheProxy(t *testing.T) {
 func TestTransportNewEpisodes(t *testing.T) {
 	srv, calls := counter(t)
 	path := filepath.Join(t.TempDir(), "cassettes", "api", "episodes.yaml")
-	opts := TransportOptions{Meta: Meta{Adapter: "api", Scenario: "episodes", Now: fixedNow}, Mode: ModeRecordOnly, Real: srv.Client().Transport}
-	rec, err := NewTransport(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	opts := TransportOptions{Meta: Meta{Adapter: "api", Scenario: "episodes", Now: fixedNow}, Real: srv.Client().Transport}
+	rec := open(t, path, opts, ModeRecordOnly)
 	send(t, rec, "GET", srv.URL+"/old", "")
-	if err := rec.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	opts.Mode = ModeReplayWithNewEpisodes
-	ep, err := NewTransport(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stop(t, rec)
+	ep := open(t, path, opts, ModeReplayWithNewEpisodes)
 	if got := send(t, ep, "GET", srv.URL+"/old", ""); got != "1" || calls.Load() != 1 {
 		t.Errorf("the recorded request: %q, %d calls", got, calls.Load())
 	}
 	if got := send(t, ep, "POST", srv.URL+"/new", "body"); got != "2" || calls.Load() != 2 {
 		t.Errorf("a new episode: %q, %d calls", got, calls.Load())
 	}
-	if err := ep.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	stop(t, ep)
 	srv.Close()
-	opts.Mode = ModeReplayOnly
-	rep, err := NewTransport(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := open(t, path, opts, ModeReplayOnly)
 	if a, b := send(t, rep, "GET", srv.URL+"/old", ""), send(t, rep, "POST", srv.URL+"/new", "body"); a != "1" || b != "2" {
 		t.Errorf("replayed %q %q", a, b)
 	}
@@ -230,18 +227,37 @@ func TestTransportNewEpisodes(t *testing.T) {
 func TestTransportRecordReplayable(t *testing.T) {
 	srv, calls := counter(t)
 	path := filepath.Join(t.TempDir(), "cassettes", "api", "again.yaml")
-	rec, err := NewTransport(path, TransportOptions{Meta: Meta{Adapter: "api", Scenario: "again", Now: fixedNow}, Mode: ModeRecordOnly,
-		Real: srv.Client().Transport, Replayable: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := open(t, path, TransportOptions{Meta: Meta{Adapter: "api", Scenario: "again", Now: fixedNow}, Real: srv.Client().Transport, Replayable: true}, ModeRecordOnly)
 	first := send(t, rec, "GET", srv.URL+"/v1/x?a=1&access_token=live-token-123", "")
 	again := send(t, rec, "GET", srv.URL+"/v1/x?access_token=live-token-123&a=1", "")
 	other := send(t, rec, "GET", srv.URL+"/v1/y", "")
 	if first != "1" || again != "1" || other != "2" || calls.Load() != 2 {
 		t.Errorf("got %q %q %q after %d calls", first, again, other, calls.Load())
 	}
-	if err := rec.Stop(); err != nil {
+	stop(t, rec)
+}
+
+// TestTransportSimulatedLatency: a recorded duration is waited for only
+// with SimulateLatency, and the wait ends with the request's context (an
+// hour-long recording is not waited for here: the context is cancelled).
+func TestTransportSimulatedLatency(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cassettes", "api", "slow.yaml")
+	c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: 2, Adapter: "api", Scenario: "slow", Kind: cassettes.KindHTTP, Path: path,
+		Interactions: []cassettes.Interaction{{
+			Request:  cassettes.Request{Method: "GET", URL: "http://svc.test/slow"},
+			Response: cassettes.Response{Code: 200, Status: "200 OK", Body: "done", Duration: cassettes.Duration(time.Hour)},
+		}}}
+	if err := cassettes.Save(c, cassettes.SaveOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if got := send(t, open(t, path, TransportOptions{}, ModeReplayOnly), "GET", "http://svc.test/slow", ""); got != "done" {
+		t.Errorf("without SimulateLatency: %q", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://svc.test/slow", nil)
+	_, err := open(t, path, TransportOptions{SimulateLatency: true}, ModeReplayOnly).RoundTrip(req)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("with SimulateLatency, a cancelled request: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package recorder
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -55,7 +54,7 @@ func (t *Transport) rerecord(*cassettes.Cassette) string {
 func (t *Transport) replay(r *http.Request, it *cassettes.Interaction) (*http.Response, error) {
 	p := it.Response
 	if t.opts.SimulateLatency && p.Duration > 0 {
-		if err := wait(r.Context(), time.Duration(p.Duration)); err != nil {
+		if err := SleepContext(r.Context(), time.Duration(p.Duration)); err != nil {
 			return nil, err
 		}
 	}
@@ -64,17 +63,6 @@ func (t *Transport) replay(r *http.Request, it *cassettes.Interaction) (*http.Re
 		TransferEncoding: p.TransferEncoding, Trailer: p.Trailer.Clone(), ContentLength: p.ContentLength,
 		Uncompressed: p.Uncompressed, Body: io.NopCloser(bytes.NewReader([]byte(p.Body))), Header: p.Headers.Clone(),
 		Close: true, Request: r}, nil
-}
-
-func wait(ctx context.Context, d time.Duration) error {
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // readBody reads and closes r's body.

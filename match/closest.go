@@ -90,8 +90,10 @@ func namesOf(q string) string {
 	if err != nil {
 		return "\x00" + q
 	}
+	names := slices.AppendSeq(make([]string, 0, len(vals)), maps.Keys(vals))
+	slices.Sort(names)
 	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(vals)) {
+	for _, k := range names {
 		b.WriteString(strconv.Itoa(len(k)))
 		b.WriteByte(':')
 		b.WriteString(k)

@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/url"
-	"slices"
+	"sort"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -47,13 +46,18 @@ func (c *compiled) differences(rec, got view) []Difference {
 func queryDiff(rec, got string) string {
 	qr, _ := url.ParseQuery(rec)
 	qg, _ := url.ParseQuery(got)
-	names := slices.Sorted(maps.Keys(qr))
-	for k := range qg {
-		if _, ok := qr[k]; !ok {
-			names = append(names, k)
-		}
+	keys := map[string]bool{}
+	for k := range qr {
+		keys[k] = true
 	}
-	slices.Sort(names)
+	for k := range qg {
+		keys[k] = true
+	}
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
 	var b strings.Builder
 	for _, k := range names {
 		r, g := strings.Join(qr[k], ","), strings.Join(qg[k], ",")

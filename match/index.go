@@ -129,8 +129,9 @@ func (x *Index) take(r Request) *cassettes.Interaction {
 // sequence r used up.
 func (x *Index) find(r Request) (*cassettes.Interaction, *Miss) {
 	var best *Miss
+	request := r.String()
 	for _, g := range x.groups {
-		it, miss := g.lookup(g.rules.view(r), r.String())
+		it, miss := g.lookup(g.rules.view(r), request)
 		if it != nil || miss.Used > 0 {
 			return it, miss
 		}

@@ -22,12 +22,12 @@ import (
 //
 // Paths are relative to the repository root, as in verify's reports. A
 // case's replay command is the dry-run refresh of its adapter, which
-// re-records against the real service as this run did.
+// re-records against the real service as this run did (ReplayCommand).
 func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals string) *report.Run {
 	base := verify.RepoRoot(cfg.Dir)
 	relTo := func(_, p string) string { return verify.RelPath(base, p) }
 	run := &report.Run{Tool: tool, Command: "refresh", Mode: "live_record", Suite: suite(cfg), ConfigPath: relTo(cfg.Dir, cfg.Path),
-		Started: r.Started, Finished: r.Finished, Err: r.Err, ReplayCommand: "cassette refresh --once --dry-run"}
+		Started: r.Started, Finished: r.Finished, Err: r.Err, ReplayCommand: r.ReplayCommand()}
 	if data, err := os.ReadFile(cfg.Path); err == nil {
 		run.ConfigBytes = data
 	}
@@ -43,7 +43,7 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 			if cr.Status == report.StatusPass {
 				c.Reason = ""
 			}
-			c.ReplayCommand = "cassette refresh --once --dry-run --adapter " + ar.Name
+			c.ReplayCommand = ar.ReplayCommand()
 			live := cr.Live
 			if live == nil && cr.Status != report.StatusSkipped {
 				// A command is run once: no retry policy applies to it.

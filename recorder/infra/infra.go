@@ -1,0 +1,119 @@
+package infra
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// Failure is one classified failure to reach a real service: the one
+// classification record, verify and refresh share. Every class is
+// infrastructure (exit 3): a recording during which one happened is not a
+// recording of the service, so it never becomes a cassette, a drift, a
+// refresh branch, a pull request or an issue.
+type Failure struct {
+	Reason cassettes.Reason // E_REAL_UNREACHABLE, E_REAL_DNS, E_REAL_TLS, E_REAL_RESET, E_TIMEOUT, E_PROVIDER_5XX, E_RATE_LIMIT
+	// Class says what happened in a few words ("connection refused",
+	// "TLS: certificate signed by an unknown authority", "503 Service
+	// Unavailable").
+	Class string
+}
+
+// ClassifyTransport classifies the error of a request that got no complete
+// response (the connection, the TLS handshake or the body failed). Unknown
+// errors are E_REAL_UNREACHABLE.
+func ClassifyTransport(err error) Failure {
+	var (
+		unknownCA   x509.UnknownAuthorityError
+		hostErr     x509.HostnameError
+		invalid     x509.CertificateInvalidError
+		verifyErr   *tls.CertificateVerificationError
+		recordErr   tls.RecordHeaderError
+		alert       tls.AlertError
+		dnsErr      *net.DNSError
+		netErr      net.Error
+		unknownCAp  *x509.UnknownAuthorityError
+		hostErrp    *x509.HostnameError
+		invalidp    *x509.CertificateInvalidError
+		certInvalid = func(r x509.InvalidReason) Failure {
+			if r == x509.Expired {
+				return Failure{cassettes.ERealTLS, "TLS: the certificate has expired or is not yet valid"}
+			}
+			return Failure{cassettes.ERealTLS, "TLS: the certificate is not valid"}
+		}
+	)
+	switch {
+	case err == nil:
+		return Failure{}
+	case errors.As(err, &unknownCA), errors.As(err, &unknownCAp):
+		return Failure{cassettes.ERealTLS, "TLS: certificate signed by an unknown authority"}
+	case errors.As(err, &hostErr), errors.As(err, &hostErrp):
+		return Failure{cassettes.ERealTLS, "TLS: the certificate is not valid for this host name"}
+	case errors.As(err, &invalid):
+		return certInvalid(invalid.Reason)
+	case errors.As(err, &invalidp):
+		return certInvalid(invalidp.Reason)
+	case errors.As(err, &verifyErr), errors.As(err, &recordErr), errors.As(err, &alert):
+		return Failure{cassettes.ERealTLS, "TLS: the handshake failed"}
+	case errors.As(err, &dnsErr):
+		return Failure{cassettes.ERealDNS, "DNS: the host name does not resolve"}
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return Failure{cassettes.ETimeout, "timed out"}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return Failure{cassettes.ERealUnreachable, "connection refused"}
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return Failure{cassettes.ERealReset, "the connection was closed or reset before the response was complete"}
+	case strings.Contains(err.Error(), "tls: "), strings.Contains(err.Error(), "x509: "):
+		return Failure{cassettes.ERealTLS, "TLS: the handshake failed"}
+	}
+	return Failure{cassettes.ERealUnreachable, "the service could not be reached"}
+}
+
+// ClassifyStatus classifies a response status the live-call retry policy
+// treats as the service failing (specs/000: 408, 429, 500, 502, 503, 504,
+// 529), once the policy has given up; ok is false for any other status,
+// which is the service's real answer and is recorded.
+func ClassifyStatus(code int) (f Failure, ok bool) {
+	class := http.StatusText(code)
+	if code == 529 {
+		class = "Site Overloaded"
+	}
+	class = strings.TrimSpace(strconv.Itoa(code) + " " + class)
+	switch code {
+	case http.StatusTooManyRequests:
+		return Failure{cassettes.ERateLimit, class}, true
+	case http.StatusRequestTimeout:
+		return Failure{cassettes.ETimeout, class}, true
+	case 500, 502, 503, 504, 529:
+		return Failure{cassettes.EProvider5xx, class}, true
+	}
+	return Failure{}, false
+}
+
+// NextStep is the next step for a failure of this class: command (what to
+// run again, as printed) followed by a shell comment saying what to address
+// first.
+func (f Failure) NextStep(command string) string {
+	advice := "the service or the network failed; run it again later"
+	switch {
+	case f.Reason == cassettes.ERealTLS && strings.Contains(f.Class, "unknown authority"):
+		advice = "first trust the service's CA: real.ca_file in cassette.yaml or --upstream-ca FILE"
+	case f.Reason == cassettes.ERealTLS:
+		advice = "first check the service's certificate (name, expiry) or the client certificate (real.client_cert)"
+	case f.Reason == cassettes.ERealDNS || f.Reason == cassettes.ERealUnreachable:
+		advice = "first check the network, real.base_url and HTTPS_PROXY"
+	case f.Reason == cassettes.ERateLimit || f.Reason == cassettes.EProvider5xx:
+		advice = "once the service has recovered"
+	}
+	return command + "   # " + advice
+}

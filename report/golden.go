@@ -3,7 +3,6 @@ package report
 import (
 	"path/filepath"
 	"regexp"
-	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
 )
@@ -66,16 +65,22 @@ func goldenRun(dir string, run *Run) *Run {
 }
 
 // goldenText returns the rewrite of one message: loopback ports, and paths
-// below dir (as given, or absolute) made relative to it.
+// below dir (as given, or absolute) made relative to it where they start a
+// path (at the start or after a space, quote, parenthesis, colon or equals
+// sign: "r/" is not cut out of "for/").
 func goldenText(dir string) func(string) string {
-	var prefixes []string
+	var prefixes []*regexp.Regexp
 	if dir != "" {
 		clean := filepath.Clean(dir)
+		var ps []string
 		if clean != "." {
-			prefixes = append(prefixes, clean+string(filepath.Separator))
+			ps = append(ps, clean)
 		}
 		if abs, err := filepath.Abs(clean); err == nil && abs != clean && abs != string(filepath.Separator) {
-			prefixes = append(prefixes, abs+string(filepath.Separator))
+			ps = append(ps, abs)
+		}
+		for _, p := range ps {
+			prefixes = append(prefixes, regexp.MustCompile(`(^|[\s"'(=:])`+regexp.QuoteMeta(p+string(filepath.Separator))))
 		}
 	}
 	return func(s string) string {
@@ -83,28 +88,8 @@ func goldenText(dir string) func(string) string {
 			return s
 		}
 		for _, p := range prefixes {
-			s = stripPathPrefix(s, p)
+			s = p.ReplaceAllString(s, "$1")
 		}
 		return loopbackPort.ReplaceAllString(s, "$1:<port>")
-	}
-}
-
-// stripPathPrefix removes prefix where it starts a path in s: at the start
-// of s or after a space, quote, parenthesis, colon or equals sign (so that
-// "r/" is not cut out of "for/").
-func stripPathPrefix(s, prefix string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, prefix)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		if i == 0 || strings.ContainsRune(" \t\n\"'(=:", rune(s[i-1])) {
-			b.WriteString(s[:i])
-		} else {
-			b.WriteString(s[:i+len(prefix)])
-		}
-		s = s[i+len(prefix):]
 	}
 }

@@ -39,10 +39,8 @@ func (q QuarantineRetry) sleep(ctx context.Context, d time.Duration) error {
 	if q.Sleep != nil {
 		return q.Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(d):
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -107,8 +107,15 @@ func validateVerdicts(ts *testscript.TestScript, bundle string) []string {
 		return speccheck.Verdict(dir, exit, out.String(), errw.String())
 	}
 	probs := run(bundle)
+	if err := os.MkdirAll(ts.MkAbs("tampered"), 0o755); err != nil {
+		ts.Fatalf("%v", err)
+	}
 	for i, tm := range speccheck.Tampers() {
-		cp := filepath.Join(ts.MkAbs("tampered"), strconv.Itoa(i), filepath.Base(bundle))
+		parent, err := os.MkdirTemp(ts.MkAbs("tampered"), strconv.Itoa(i)+"-")
+		if err != nil {
+			ts.Fatalf("%v", err)
+		}
+		cp := filepath.Join(parent, filepath.Base(bundle))
 		if err := os.CopyFS(cp, os.DirFS(bundle)); err != nil {
 			ts.Fatalf("copy %s: %v", bundle, err)
 		}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/redact"
 )
 
 // The replay hot path. A request is first looked up as it came: a recorded
@@ -29,7 +28,7 @@ import (
 func (p *Proxy) replayLookup(req *http.Request, body []byte) (*cassettes.Interaction, *Miss) {
 	// The credential headers of every request are learned, hit or miss, so
 	// a later miss that quotes one of their values elsewhere is scrubbed.
-	p.learned.learnHeaders(req.Header)
+	p.red.LearnHeaders(req.Header)
 	if req.Header.Get("Content-Encoding") == "" {
 		if it := p.idx.take(req.Method, req.URL.String(), req.Header, body); it != nil {
 			return it, nil
@@ -53,7 +52,7 @@ func (p *Proxy) logReplay(it *cassettes.Interaction) {
 	if p.opts.Log == nil || (n > replayLogLines && n&(n-1) != 0) {
 		return
 	}
-	u := redact.RedactString(shownURL(it.Request.URL), p.secrets())
+	u := p.red.String(shownURL(it.Request.URL))
 	switch {
 	case n < replayLogLines:
 		p.logf("replay %s %s → %d", it.Request.Method, u, it.Response.Code)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Interceptor captures the HTTP(S) calls a child process makes: the
@@ -40,8 +41,9 @@ type Interceptor interface {
 }
 
 // InterceptFunc starts an Interceptor whose every captured interaction goes
-// through redact before it is stored.
-type InterceptFunc func(ctx context.Context, redact func(*cassettes.Interaction)) (Interceptor, error)
+// through red (the recording's session: what it learns from the captured
+// calls is scrubbed from the CLI's output too) before it is stored.
+type InterceptFunc func(ctx context.Context, red *redact.Redactor) (Interceptor, error)
 
 // CLIOptions says what RecordCLI runs and how.
 type CLIOptions struct {
@@ -59,6 +61,9 @@ type CLIOptions struct {
 	// (the adapter's real.credentials). Their values are scrubbed from
 	// everything recorded; their names are recorded in input.env.
 	Credentials []string
+	// Rules are the project's credential names (cassettes.Config.Redaction:
+	// cassette.yaml's redact.names); nil is the built-in names.
+	Rules *redact.Rules
 	// LookupEnv reads the environment (credential values, the inherited
 	// environment); nil is os.LookupEnv with os.Environ.
 	LookupEnv func(string) (string, bool)
@@ -106,7 +111,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		return nil, cassettes.Errorf(cassettes.EUsage, "cassette record --adapter NAME --scenario NAME -- COMMAND [ARGS...]",
 			"no command to record")
 	}
-	red := NewRedactor(Credentials(opts.Credentials, opts.LookupEnv))
+	red := redact.New(opts.Rules, Credentials(opts.Credentials, opts.LookupEnv))
 	if err := argsLeak(red, opts); err != nil {
 		return nil, err
 	}
@@ -126,7 +131,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	var icptEnv []string
 	if opts.Intercept != nil {
 		var err error
-		icpt, err = opts.Intercept(ctx, red.Interaction)
+		icpt, err = opts.Intercept(ctx, red)
 		var ce *cassettes.Error
 		switch {
 		case errors.As(err, &ce) && ce.Reason == cassettes.ERealUnreachable:
@@ -242,7 +247,7 @@ func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) 
 }
 
 // echo writes the child's output, redacted, to w (when set).
-func echo(w io.Writer, red *Redactor, b []byte) {
+func echo(w io.Writer, red *redact.Redactor, b []byte) {
 	if w != nil && len(b) > 0 {
 		_, _ = w.Write(red.Bytes(b))
 	}
@@ -251,7 +256,7 @@ func echo(w io.Writer, red *Redactor, b []byte) {
 // notStarted is the error of a command that could not be started. It
 // names where the command came from: real.command when the run used it,
 // the arguments after -- otherwise.
-func notStarted(red *Redactor, opts CLIOptions, err error) error {
+func notStarted(red *redact.Redactor, opts CLIOptions, err error) error {
 	e := &cassettes.Error{Reason: cassettes.EUsage,
 		Message: fmt.Sprintf("cannot run %s", opts.Command),
 		Err:     redactedError(red, err)}
@@ -275,7 +280,7 @@ func again(opts CLIOptions) string {
 
 // redactedError turns err into an error whose text carries no credential:
 // transport errors quote URLs, which may hold a token in the query string.
-func redactedError(r *Redactor, err error) error {
+func redactedError(r *redact.Redactor, err error) error {
 	if err == nil {
 		return nil
 	}

@@ -2,8 +2,11 @@
 // scenario (a request issued against an adapter's real base URL), one CLI
 // process (its stdin, stdout, stderr, exit code and the HTTP(S) calls it made
 // through the recording proxy), or a user's own Go client through an
-// http.RoundTripper built on go-vcr. It owns the live-call retry policy and
-// the redaction that runs before anything is stored.
+// http.RoundTripper built on go-vcr. It owns the live-call retry policy.
+// Everything it captures is redacted before it is stored by one
+// redact.Redactor per recording (a session: what it learns in one call is
+// scrubbed from the others), walked through the cassette by cassettes
+// (Cassette.Redact); the recording proxy is given the same session.
 //
 // A failure of the real side (see cassettes.ClassifyTransport) is never a
 // recording: an HTTP scenario that still fails after the retry policy, or a

@@ -15,6 +15,7 @@ import (
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Mode is the go-vcr recorder mode of a Transport.
@@ -45,6 +46,9 @@ type TransportOptions struct {
 	// scrubbed; LookupEnv reads them (nil is os.LookupEnv).
 	Credentials []string
 	LookupEnv   func(string) (string, bool)
+	// Rules are the project's credential names (cassettes.Config.Redaction:
+	// cassette.yaml's redact.names); nil is the built-in names.
+	Rules *redact.Rules
 	// MatchHeaders are headers that must be equal for a request to match a
 	// recorded one; by default only method, URL and body are compared.
 	MatchHeaders []string
@@ -67,7 +71,7 @@ type TransportOptions struct {
 // headers. Saving is atomic (cassettes.Save) and refused if a secret is left.
 type Transport struct {
 	rec  *vcr.Recorder
-	red  *Redactor
+	red  *redact.Redactor
 	opts TransportOptions
 	path string
 
@@ -83,7 +87,7 @@ func NewTransport(path string, opts TransportOptions) (*Transport, error) {
 		return nil, cassettes.Errorf(cassettes.EUsage, "pass a path like testdata/cassettes/<adapter>/<scenario>.yaml",
 			"cassette path %q must end in .yaml", path)
 	}
-	t := &Transport{red: NewRedactor(Credentials(opts.Credentials, opts.LookupEnv)), opts: opts, path: path}
+	t := &Transport{red: redact.New(opts.Rules, Credentials(opts.Credentials, opts.LookupEnv)), opts: opts, path: path}
 	mode := opts.Mode
 	vopts := []vcr.Option{
 		vcr.WithMode(mode),
@@ -122,7 +126,7 @@ func (t *Transport) Stop() error { return t.rec.Stop() }
 // afterCapture redacts a freshly captured interaction in place.
 func (t *Transport) afterCapture(i *cassette.Interaction) error {
 	ours := fromVCR(i)
-	t.red.Interaction(&ours)
+	ours.Redact(t.red)
 	*i = toVCR(ours, i)
 	return nil
 }
@@ -155,7 +159,7 @@ func (t *Transport) match(r *http.Request, rec cassette.Request) bool {
 		body = b
 		r.Body = io.NopCloser(bytes.NewReader(b))
 	}
-	return string(t.red.Bytes(byName(r.Header, cassettes.Body(body)).Bytes())) == rec.Body
+	return string(t.red.Body(r.Header.Get("Content-Type"), body)) == rec.Body
 }
 
 // marshal turns go-vcr's cassette into ours and encodes it; the converted
@@ -220,7 +224,7 @@ func (f transportFS) WriteFile(name string, _ []byte) error {
 		return fmt.Errorf("recorder: nothing marshalled for %s", name)
 	}
 	c.Path = name
-	return cassettes.Save(c, f.t.red.SaveOptions())
+	return cassettes.Save(c, cassettes.SaveOptionsFor(f.t.red))
 }
 
 func (f transportFS) IsFileExists(name string) bool {

@@ -14,6 +14,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/normalize"
 	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/redact"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -388,7 +389,7 @@ func (c *cycle) publish(ctx context.Context, ar *AdapterResult, a *cassettes.Ada
 		return err
 	}
 	defer cleanup()
-	saveOpts := recorder.NewRedactor(creds).SaveOptions()
+	saveOpts := cassettes.SaveOptionsFor(redact.New(nil, creds))
 	saveOpts.Root = dir // a symlinked adapter directory in the repository cannot send a write out of the worktree
 	newPaths := map[*CaseResult]string{}
 	for _, cr := range drifting {

@@ -11,6 +11,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
 	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 type importOptions struct {
@@ -91,7 +92,7 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 	if out == "" {
 		out = "cassettes"
 	}
-	redactor := recorder.NewRedactor(recorder.Credentials(credNames, nil))
+	redactor := redact.New(nil, recorder.Credentials(credNames, nil))
 	var list []*cassettes.Cassette
 	switch kind {
 	case "govcr":
@@ -122,13 +123,13 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 		for _, im := range ims {
 			c := im.Cassette
 			c.Path = filepath.Join(out, adapter, c.Scenario+".yaml")
-			redactor.Cassette(c)
+			c.Redact(redactor)
 			list = append(list, c)
 		}
 		// A second pass scrubs the values learned from later entries (a
 		// refresh token posted on page 3 and answered on page 1).
 		for _, c := range list {
-			redactor.Cassette(c)
+			c.Redact(redactor)
 		}
 	}
 	if !o.force {
@@ -140,12 +141,12 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 		}
 	}
 	for _, c := range list { // all or nothing: a leak stops the import before anything is written
-		if err := redactor.Check(c); err != nil {
+		if err := c.CheckLeaks(redactor); err != nil {
 			return err
 		}
 	}
 	for _, c := range list {
-		if err := cassettes.Save(c, redactor.SaveOptions()); err != nil {
+		if err := cassettes.Save(c, cassettes.SaveOptionsFor(redactor)); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdio.Out, "%s  %d interaction(s)\n", c.Path, len(c.Interactions))

@@ -16,6 +16,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 type proxyOptions struct {
@@ -117,7 +118,7 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	default:
 		return err
 	}
-	redactor := recorder.NewRedactor(recorder.Credentials(credNames, nil))
+	redactor := redact.New(nil, recorder.Credentials(credNames, nil))
 	if w := up.Warning(); w != "" && mode != proxy.ModeReplay {
 		fmt.Fprintln(stdio.Err, w)
 	}
@@ -127,7 +128,7 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	}
 	opts := proxy.RunOptions{Options: proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
 		Match:           o.match.apply(proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost}),
-		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err, Transport: tr,
+		SimulateLatency: o.latency, Redact: redactor, Log: stdio.Err, Transport: tr,
 		MaxRequestBody: o.maxRequestBody, AllowStatus: o.allowStatus},
 		Again: proxyAgain(o)}
 	if o.upstream == "" {
@@ -175,7 +176,7 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 			for i := range c.Interactions {
 				c.Interactions[i].ID = i
 			}
-			if err := cassettes.Save(c, redactor.SaveOptions()); err != nil {
+			if err := cassettes.Save(c, cassettes.SaveOptionsFor(redactor)); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdio.Out, "saved %d interaction(s) to %s\n", len(c.Interactions), o.cassette)

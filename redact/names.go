@@ -66,18 +66,6 @@ type Rules struct {
 	nheaders atomic.Int32
 }
 
-// extra holds the compact forms of the names SetExtraNames added, for the
-// whole process (on their way out: Rules carry a project's names as a value).
-var extra atomic.Pointer[map[string]bool]
-
-// SetExtraNames sets the names a project adds to the credential-shaped
-// names (cassette.yaml's redact.names), for the whole process; a later call
-// replaces the earlier list.
-func SetExtraNames(names []string) {
-	m := NewRules(names).extra
-	extra.Store(&m)
-}
-
 // maxHeaderMemo bounds Rules.headers.
 const maxHeaderMemo = 512
 
@@ -182,7 +170,7 @@ func trimNumericWords(name string) string {
 // and the word before it ("" when there is none); added are the project's
 // names.
 func judge(added map[string]bool, compact []byte, last, prev string) bool {
-	if m := extra.Load(); (m != nil && (*m)[string(compact)]) || added[string(compact)] || slices.Contains(nameWords, last) {
+	if added[string(compact)] || slices.Contains(nameWords, last) {
 		return true
 	}
 	for _, c := range nameCompounds {

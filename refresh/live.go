@@ -76,7 +76,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 			timeout = 10 * time.Minute
 		}
 		opts := recorder.CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: env, Credentials: a.Real.Credentials,
-			LookupEnv: lookup, Timeout: timeout, Log: l.Warn}
+			Rules: l.Config.Redaction(), LookupEnv: lookup, Timeout: timeout, Log: l.Warn}
 		// A cassette recorded through real.command keeps only the tool's
 		// name in input.command: run real.command itself again.
 		if old.Input != nil && len(a.Real.Command) > 0 && old.Input.Command == strings.Join(a.Real.Command, " ") {
@@ -97,7 +97,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		rt = l.Transport
 	}
 	return recorder.RerecordHTTP(ctx, old, recorder.HTTPOptions{Meta: meta, BaseURL: cmp.Or(a.Real.BaseURL, recordedBase(old)), Headers: a.Real.Headers,
-		Credentials: a.Real.Credentials, LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout})
+		Credentials: a.Real.Credentials, Rules: l.Config.Redaction(), LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout})
 }
 
 // recordedBase is the scheme and host of a cassette's first recorded

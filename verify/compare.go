@@ -37,7 +37,7 @@ func pipeline(c Case, opts Options) (*normalize.Pipeline, error) {
 	if reg == nil {
 		reg = normalize.Builtins()
 	}
-	return reg.Pipeline(NormalizerNames(c.Cassette, c.Adapter), normalize.Options{Credentials: opts.Credentials, WorkDir: opts.Config.Dir})
+	return reg.Pipeline(NormalizerNames(c.Cassette, c.Adapter), normalize.Options{Credentials: opts.Credentials, Rules: opts.Config.Redaction(), WorkDir: opts.Config.Dir})
 }
 
 // Compare normalizes the cassette (want) and the fake's output (got), each

@@ -33,7 +33,7 @@ func diffOptions(cfg *cassettes.Config, reg *normalize.Registry) diff.Options {
 	if cfg == nil {
 		return o
 	}
-	o.Normalize = normalize.Options{Credentials: (&project{cfg: cfg}).credentials(), WorkDir: cfg.Dir}
+	o.Normalize = normalize.Options{Credentials: (&project{cfg: cfg}).credentials(), Rules: cfg.Redaction(), WorkDir: cfg.Dir}
 	o.Normalizers = func(c *cassettes.Cassette) []string { return verify.NormalizerNames(c, cfg.Adapters[c.Adapter]) }
 	return o
 }

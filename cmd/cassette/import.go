@@ -92,7 +92,7 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 	if out == "" {
 		out = "cassettes"
 	}
-	redactor := redact.New(nil, recorder.Credentials(credNames, nil))
+	redactor := redact.New(p.redaction(), recorder.Credentials(credNames, nil))
 	var list []*cassettes.Cassette
 	switch kind {
 	case "govcr":

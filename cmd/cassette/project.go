@@ -21,8 +21,16 @@ func loadProject(g *globals) (*project, error) {
 	if err != nil {
 		return nil, err
 	}
-	redact.SetExtraNames(cfg.Redact.Names) // redact.names: for every redaction of this run
 	return &project{cfg: cfg, normalizers: reg}, nil
+}
+
+// redaction returns the project's credential names; without a project
+// (a command that runs without cassette.yaml), the built-in ones.
+func (p *project) redaction() *redact.Rules {
+	if p == nil {
+		return nil
+	}
+	return p.cfg.Redaction()
 }
 
 // credentials returns the values of every declared credential variable

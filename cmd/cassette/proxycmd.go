@@ -118,7 +118,7 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	default:
 		return err
 	}
-	redactor := redact.New(nil, recorder.Credentials(credNames, nil))
+	redactor := redact.New(p.redaction(), recorder.Credentials(credNames, nil))
 	if w := up.Warning(); w != "" && mode != proxy.ModeReplay {
 		fmt.Fprintln(stdio.Err, w)
 	}

@@ -110,7 +110,7 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 	}
 	ver, sha := buildInfo()
 	meta := recorder.Meta{Adapter: o.adapter, Scenario: o.scenario, Normalizers: a.Normalizers, Recorder: cassettes.Recorder{Version: ver, SHA: sha}}
-	redactor := redact.New(nil, recorder.Credentials(a.Real.Credentials, nil))
+	redactor := redact.New(p.cfg.Redaction(), recorder.Credentials(a.Real.Credentials, nil))
 	dir := filepath.Join(p.cfg.CassetteDir(), o.adapter)
 	up := recorder.UpstreamOf(p.cfg.Dir, o.adapter, a, o.upstreamCA, nil)
 	if w := up.Warning(); w != "" {
@@ -150,7 +150,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read standard input", Err: err, NextStep: "cassette record ... < input-file"}
 	}
 	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
-		Credentials: a.Real.Credentials, Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout}
+		Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout}
 	opts.Log = stdio.Err
 	if !o.quiet {
 		opts.Stdout, opts.Stderr = stdio.Out, stdio.Err
@@ -216,7 +216,7 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 	if o.baseURL != "" {
 		base = o.baseURL
 	}
-	recs, err := recorder.RecordHTTP(ctx, recorder.HTTPOptions{Meta: meta, BaseURL: base, Headers: a.Real.Headers, Credentials: a.Real.Credentials, Scenarios: scen, Transport: tr,
+	recs, err := recorder.RecordHTTP(ctx, recorder.HTTPOptions{Meta: meta, BaseURL: base, Headers: a.Real.Headers, Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Scenarios: scen, Transport: tr,
 		AttemptTimeout: o.attemptTimeout, AgainArgs: againArgs(o)})
 	for _, r := range recs {
 		if serr := saveRecorded(stdio, r.Cassette, filepath.Join(dir, r.Cassette.Scenario+".yaml"), p.cfg.Dir, redactor); serr != nil {

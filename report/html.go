@@ -397,13 +397,8 @@ func loadRecorded(r *Run) map[string]*cassettes.Cassette {
 	reg := normalize.Builtins()
 	var cfg *cassettes.Config
 	if len(r.ConfigBytes) > 0 {
-		c, err := cassettes.ParseConfig(filepath.Join(base, filepath.FromSlash(cmp.Or(r.ConfigPath, "cassette.yaml"))), r.ConfigBytes, cassettes.ConfigOptions{
-			Normalizers: reg,
-			DefineNormalizer: func(name string, d cassettes.NormalizerDef) error {
-				return reg.Define(name, normalize.Definition{Regex: d.Regex, Replace: d.Replace, JSONPaths: d.JSONPaths, Headers: d.Headers})
-			}})
-		if err == nil {
-			cfg = c
+		if p, err := cassettes.ParseProject(filepath.Join(base, filepath.FromSlash(cmp.Or(r.ConfigPath, "cassette.yaml"))), r.ConfigBytes); err == nil {
+			cfg, reg = p.Config, p.Normalizers
 		}
 	}
 	for _, c := range needed {

@@ -153,7 +153,7 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 	remote := cmp.Or(o.remote, f.Remote, "origin")
 	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.credentials()}
 	ver, sha := buildInfo()
-	opts := refresh.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Adapters: o.adapters, Git: g, Remote: remote,
+	opts := refresh.Options{Config: p.cfg, Normalizers: p.Normalizers, Adapters: o.adapters, Git: g, Remote: remote,
 		Base: o.base, DryRun: o.dryRun, Recorder: refresh.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
 			AttemptTimeout: o.timeout, CLITimeout: o.timeout}}
 	switch f.Kind {

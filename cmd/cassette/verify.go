@@ -130,7 +130,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if logDir == "" {
 		logDir = filepath.Join(o.reportDir, "fakes")
 	}
-	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Jobs: o.jobs,
+	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Jobs: o.jobs,
 		CaseTimeout: o.timeout, LogDir: logDir, Credentials: p.credentials()})
 	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
 	console := stdio.Out

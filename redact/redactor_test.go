@@ -184,3 +184,27 @@ func BenchmarkRedactorBytes(b *testing.B) {
 	b.ReportMetric(float64(subj)/float64(base), "x-copy-time")
 	b.ReportMetric(float64(len(data))*float64(b.N)/subj.Seconds()/1e6, "redact-MB/s")
 }
+
+// FuzzRedactor: a learned value, written in any of its forms anywhere in a
+// text, never survives Bytes (Scan finds nothing of it), and Bytes is
+// idempotent.
+func FuzzRedactor(f *testing.F) {
+	f.Add("ab/cd/ef?gh>0123456789~", "token: ", uint8(3), " end")
+	f.Add("pl4nted-Value/with+chars", `{"t":"`, uint8(4), `"}`)
+	f.Fuzz(func(t *testing.T, value, before string, form uint8, after string) {
+		if !learnable(strings.TrimSpace(value)) || strings.Contains(before+after, "REDACTED") {
+			return
+		}
+		r := New(nil, nil)
+		r.Learn(value)
+		forms := Encodings(strings.TrimSpace(value))
+		text := []byte(before + forms[int(form)%len(forms)] + after)
+		out := r.Bytes(text)
+		if got := r.Scan(out); len(got) != 0 {
+			t.Fatalf("Bytes(%q) = %q still holds the value: %+v", text, out, got)
+		}
+		if again := r.Bytes(out); !bytes.Equal(again, out) {
+			t.Fatalf("not idempotent: %q then %q", out, again)
+		}
+	})
+}

@@ -13,20 +13,7 @@ func (r *Rules) RedactHeaders(h http.Header, declared map[string]string) http.He
 	if h == nil {
 		return nil
 	}
-	out := make(http.Header, len(h))
-	for k, vs := range h {
-		nv := make([]string, len(vs))
-		cred := r.IsCredentialHeader(k)
-		for i, v := range vs {
-			if cred {
-				nv[i] = Redacted
-			} else {
-				nv[i] = RedactString(v, declared)
-			}
-		}
-		out[k] = nv
-	}
-	return out
+	return byName(h, r.IsCredentialHeader, func(v string) string { return RedactString(v, declared) })
 }
 
 // hiddenHeaderValues returns the secret parts of a credential header's

@@ -226,15 +226,21 @@ func (r *Redactor) Headers(h http.Header) http.Header {
 	if h == nil {
 		return nil
 	}
-	out := make(http.Header, len(h))
-	for k, vs := range h {
+	return byName(h, r.rules.IsCredentialHeader, r.String)
+}
+
+// byName returns a copy of m (a header set, a form) with the values under a
+// credential name forced to [REDACTED] and scrub applied to the others.
+func byName(m map[string][]string, credential func(string) bool, scrub func(string) string) map[string][]string {
+	out := make(map[string][]string, len(m))
+	for k, vs := range m {
 		nv := make([]string, len(vs))
-		cred := r.rules.IsCredentialHeader(k)
+		cred := credential(k)
 		for i, v := range vs {
 			if cred {
 				nv[i] = Redacted
 			} else {
-				nv[i] = r.String(v)
+				nv[i] = scrub(v)
 			}
 		}
 		out[k] = nv
@@ -271,20 +277,7 @@ func (r *Redactor) Form(f url.Values) url.Values {
 	if len(f) == 0 {
 		return f
 	}
-	out := make(url.Values, len(f))
-	for k, vs := range f {
-		nv := make([]string, len(vs))
-		cred := r.rules.IsCredentialField(k)
-		for i, v := range vs {
-			if cred {
-				nv[i] = Redacted
-			} else {
-				nv[i] = r.String(v)
-			}
-		}
-		out[k] = nv
-	}
-	return out
+	return byName(f, r.rules.IsCredentialField, r.String)
 }
 
 // Body redacts a body: in a text body, the values of credential-named

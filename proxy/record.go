@@ -47,12 +47,10 @@ func (p *Proxy) upstreamFailure(req *http.Request, err error) *http.Response {
 }
 
 // redact is the session's redaction of one interaction (decoding, learning,
-// scrubbing, lengths: cassettes.Interaction.Redact), and the form go-vcr
-// records, taken from the redacted request.
-func (p *Proxy) redact(it *cassettes.Interaction) {
-	it.Redact(p.red)
-	it.Request.Form = formOf(&it.Request)
-}
+// scrubbing, lengths: cassettes.Interaction.Redact). What is stored also
+// gets the form go-vcr records (formOf), taken from the redacted request;
+// matching does not read it.
+func (p *Proxy) redact(it *cassettes.Interaction) { it.Redact(p.red) }
 
 func headOrBodiless(method string, code int) bool {
 	return method == http.MethodHead || code == http.StatusNoContent || code == http.StatusNotModified || (code >= 100 && code < 200)
@@ -182,6 +180,7 @@ func (c *captureBody) finish(complete bool) {
 func (p *Proxy) store(seq int64, it cassettes.Interaction) {
 	it.Request.RemoteAddr, it.Request.RequestURI = "", ""
 	p.redact(&it)
+	it.Request.Form = formOf(&it.Request)
 	// Only the origin is logged live: a value in the path may be learned as
 	// a credential later in the session (a token first seen in a URL, then
 	// as a bearer). Run lists the whole URLs at the end, redacted with
@@ -250,6 +249,7 @@ func (p *Proxy) Interactions() []cassettes.Interaction {
 		it.Response.Headers, it.Response.Trailer = it.Response.Headers.Clone(), it.Response.Trailer.Clone()
 		it.Request.Form = cloneValues(it.Request.Form)
 		p.redact(&it)
+		it.Request.Form = formOf(&it.Request)
 		out[i] = it
 		out[i].ID = i
 	}

@@ -71,8 +71,8 @@ const maxHeaderMemo = 512
 
 // NewRules returns the built-in names plus names (cassette.yaml's
 // redact.names), each compared like the built-in ones (case-insensitive,
-// whatever its separators: "X-Tenant-Pin" also names tenant_pin and
-// tenantPin).
+// whatever its separators: "X-Tenant-Pin" also names x_tenant_pin and
+// xTenantPin, not tenant_pin).
 func NewRules(names []string) *Rules {
 	r := &Rules{extra: make(map[string]bool, len(names))}
 	for _, n := range names {

@@ -38,3 +38,12 @@ func (p *project) redaction() *redact.Rules {
 func (p *project) credentials() map[string]string { return p.Credentials(os.LookupEnv) }
 
 func (p *project) loadOptions() cassettes.LoadOptions { return p.LoadOptions(p.credentials()) }
+
+// secretForms returns every form (redact.Encodings) of every declared
+// credential value that is set, keyed as redact.Redactor.Values keys them:
+// what the reports, the bundle, the fakes' logs and what refresh prints are
+// scrubbed of and scanned for (a fake that logs a token base64-encoded is
+// caught like one that logs it as is).
+func (p *project) secretForms() map[string]string {
+	return redact.New(p.Redact, p.credentials()).Values()
+}

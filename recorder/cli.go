@@ -25,8 +25,7 @@ type Interceptor interface {
 	// and make it trust its CA (HTTPS_PROXY, SSL_CERT_FILE, …).
 	Env() []string
 	// Interactions returns what was captured so far, in arrival order,
-	// already passed through the redact function the interceptor was
-	// started with.
+	// already redacted by the Redactor the interceptor was started with.
 	Interactions() []cassettes.Interaction
 	// Failures returns the requests the interceptor could not complete
 	// against the real service (refused, DNS, TLS, reset, timeout, or a

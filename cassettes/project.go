@@ -13,9 +13,9 @@ import (
 // Project is a loaded project: its cassette.yaml, validated; the
 // normalizer registry (the built-ins plus the normalizers the project
 // defines); and its redaction rules (the built-in credential names plus
-// redact.names). It is loaded once, by LoadProject (or FindProject, or
-// ParseProject), and passed down as a value to every command, test helper
-// and door: nothing about a project is held by a package.
+// redact.names). It is loaded once, by LoadProject (or FindProject), and
+// passed down as a value to every command, test helper and door: nothing
+// about a project is held by a package.
 type Project struct {
 	Config      *Config
 	Normalizers *normalize.Registry
@@ -30,18 +30,6 @@ type Project struct {
 func LoadProject(path string) (*Project, error) {
 	reg := normalize.Builtins()
 	cfg, err := LoadConfig(path, projectOptions(reg))
-	if err != nil {
-		return nil, err
-	}
-	return &Project{Config: cfg, Normalizers: reg, Redact: cfg.Redaction()}, nil
-}
-
-// ParseProject is LoadProject for the bytes of a cassette.yaml already read
-// (a run's copy of it); path names them in messages and is the project's
-// root.
-func ParseProject(path string, data []byte) (*Project, error) {
-	reg := normalize.Builtins()
-	cfg, err := ParseConfig(path, data, projectOptions(reg))
 	if err != nil {
 		return nil, err
 	}

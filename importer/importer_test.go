@@ -10,6 +10,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // realGoVCR is a folder of real go-vcr cassettes, read in place.
@@ -85,6 +86,40 @@ func TestImportHARRedactsAcrossPages(t *testing.T) {
 	}
 	if want := filepath.Join(res.Dir, "log-in.yaml"); res.Saved[1].Path != want {
 		t.Errorf("page 2 saved at %s, want %s", res.Saved[1].Path, want)
+	}
+}
+
+// TestImportHARProjectNames: a field named only in the project's
+// redact.names (Options.Rules) is redacted, and its value learned and
+// scrubbed from the other page, as a built-in name would be.
+func TestImportHARProjectNames(t *testing.T) {
+	dir := t.TempDir()
+	a := map[string]any{"log": map[string]any{
+		"version": "1.2", "creator": map[string]any{"name": "test", "version": "1"},
+		"pages": []any{map[string]any{"id": "p1", "title": "Tenant", "startedDateTime": "2026-01-02T03:04:05Z"}},
+		"entries": []any{
+			entry("p1", "GET", "https://shop.example/who", "application/json", `{"tenant_pin":"pin-0123456789"}`),
+			entry("p1", "GET", "https://shop.example/echo", "text/plain", "your pin is pin-0123456789"),
+		},
+	}}
+	data, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "tenant.har")
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Import(Options{From: HAR, Source: src, Dir: filepath.Join(dir, "cassettes"), Rules: redact.NewRules([]string{"tenant_pin"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(res.Saved[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(got), "pin-0123456789") || !strings.Contains(string(got), `{"tenant_pin":"[REDACTED]"}`) {
+		t.Errorf("the pin named in redact.names is in the import:\n%s", got)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 	"github.com/cassette-dev/cassette/redact"
 	"github.com/elazarl/goproxy"
 )
@@ -93,11 +94,13 @@ type Options struct {
 	// replay-with-new-episodes start from). Bodies held in sidecar files
 	// must be loaded into Body before.
 	Cassettes []*cassettes.Cassette
-	Match     MatchOptions
+	// Match are the rules by which replay matches a request to a recorded
+	// one (package match).
+	Match match.Rules
 	// MatchFor, when set, gives the match rules of each cassette (its
 	// adapter's or scenario's `match:` in cassette.yaml); Match is then
 	// only the default for an empty set of cassettes.
-	MatchFor func(*cassettes.Cassette) MatchOptions
+	MatchFor func(*cassettes.Cassette) match.Rules
 	// Redact is the session's redaction (redact.New: the project's
 	// credential names, the declared credential values, and every value it
 	// learns). Each captured interaction goes through it before it is
@@ -105,8 +108,8 @@ type Options struct {
 	// Interactions, so that values learned later are scrubbed from earlier
 	// interactions too. Replay redacts with it an incoming request that
 	// matches no recorded one as it came, before matching it again
-	// (replaypath.go), and every line and message the proxy prints goes
-	// through it. nil is redact.New(nil, nil): the built-in credential
+	// (match.Index.Lookup), and every line and message the proxy prints
+	// goes through it. nil is redact.New(nil, nil): the built-in credential
 	// names and key formats, no declared value.
 	Redact *redact.Redactor
 	// Transport reaches the upstream (Upstream.Transport builds one with the
@@ -139,7 +142,7 @@ type Proxy struct {
 	socket   string // a unix-socket upstream's path (see unix.go)
 	gp       *goproxy.ProxyHttpServer
 	tr       *http.Transport
-	idx      *matcher
+	idx      *match.Index
 	handler  http.Handler
 
 	now   func() time.Time
@@ -150,7 +153,7 @@ type Proxy struct {
 
 	mu       sync.Mutex
 	recorded []recorded
-	misses   []*Miss
+	misses   []*match.Miss
 	inflight int
 	waiters  []chan struct{}
 
@@ -228,10 +231,11 @@ func New(opts Options) (*Proxy, error) {
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
 			NextStep: "cassette ca init"}
 	}
-	p.idx = newMatcher(opts.Cassettes, opts.Match, opts.MatchFor, p.redact)
-	if err := p.idx.check(); err != nil {
+	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact})
+	if err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: "cassette proxy --help   # the matching flags"}
 	}
+	p.idx = idx
 	p.origin, p.hosts = replayOrigin(p.mode, p.upstream, opts.Cassettes)
 	p.tr = upstreamTransport(opts.Transport)
 	if p.socket != "" {
@@ -293,10 +297,10 @@ func (p *Proxy) logf(format string, args ...any) {
 }
 
 // Misses returns the replay misses so far, in order.
-func (p *Proxy) Misses() []*Miss {
+func (p *Proxy) Misses() []*match.Miss {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]*Miss(nil), p.misses...)
+	return append([]*match.Miss(nil), p.misses...)
 }
 
 // Mode is the effective mode (record-once resolved to record or replay).

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -33,7 +34,7 @@ func TestReplayDoesNotCopyTheBody(t *testing.T) {
 		Response: cassettes.Response{Code: 200, Status: "200 OK", Body: cassettes.Body(strings.Repeat("x", size)),
 			Headers: http.Header{"Content-Type": {"text/plain"}, "Content-Length": {"1048576"}}},
 	}}}
-	p, err := New(Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c}, Match: MatchOptions{Replayable: true}})
+	p, err := New(Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c}, Match: match.Rules{Replayable: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestReplayRedactsOnlyWhatDoesNotMatchAsItCame(t *testing.T) {
 	}}
 	red := redact.New(nil, map[string]string{"TOKEN": "live-value-123"})
 	p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c},
-		Match: MatchOptions{Replayable: true, Body: BodyIgnore}, Redact: red})
+		Match: match.Rules{Replayable: true, Body: match.BodyIgnore}, Redact: red})
 	const field = "body-field-secret"
 	redacted := func() bool { return len(red.NamesIn(field)) > 0 }
 	get := func(path string) string {
@@ -113,7 +114,7 @@ func TestReplayLogIsSampledCountIsExact(t *testing.T) {
 	var log syncBuffer
 	c := &cassettes.Cassette{Interactions: []cassettes.Interaction{it("GET", "http://svc.test/v1/x", "", "x")}}
 	p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c},
-		Match: MatchOptions{Replayable: true}, Log: &log})
+		Match: match.Rules{Replayable: true}, Log: &log})
 	for range 100 {
 		resp, err := http.Get(p.URL() + "/v1/x")
 		if err != nil {
@@ -143,7 +144,7 @@ func TestReverseReplayWithoutGoproxy(t *testing.T) {
 	head.Response.Code, head.Response.Status, head.Response.ContentLength = 201, "201 Created", 5
 	head.Response.Headers = rec.Response.Headers
 	c := &cassettes.Cassette{Interactions: []cassettes.Interaction{rec, withTrailer, head}}
-	p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c}, Match: MatchOptions{Replayable: true}})
+	p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c}, Match: match.Rules{Replayable: true}})
 	resp, err := http.Get(p.URL() + "/v1/x")
 	if err != nil {
 		t.Fatal(err)
@@ -167,5 +168,23 @@ func TestReverseReplayWithoutGoproxy(t *testing.T) {
 	resp.Body.Close()
 	if string(b) != "body" || resp.Trailer.Get("X-Checksum") != "abc" {
 		t.Errorf("trailers: %q %v", b, resp.Trailer)
+	}
+}
+
+// TestRecordedRequestsRedactedLikeIncoming: a plain go-vcr cassette keeps a
+// test secret in its form body (auth0's go-auth0 recordings do); the proxy
+// redacts every incoming request before matching, so it must redact the
+// recorded side the same way, or such a cassette never replays.
+func TestRecordedRequestsRedactedLikeIncoming(t *testing.T) {
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("replay reached the network") }), false)
+	form := "client_id=test-client_id&client_secret=test-client_secret&grant_type=client_credentials"
+	c := &cassettes.Cassette{Path: "cassettes/auth0/TestLogin.yaml", Adapter: "auth0", Scenario: "TestLogin", Interactions: []cassettes.Interaction{{
+		Request:  cassettes.Request{Method: "POST", URL: up.URL + "/oauth/token", Body: cassettes.Body(form), Headers: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}},
+		Response: cassettes.Response{Code: 200, Status: "200 OK", Body: `{"access_token":"[REDACTED]"}`, Headers: http.Header{}},
+	}}}
+	p := startProxy(t, Options{Mode: ModeReplay, CA: testCA(t), Transport: trusting(up), Cassettes: []*cassettes.Cassette{c}})
+	code, body, _ := do(t, forwardClient(t, p, false), up.URL, call{"POST", "/oauth/token", "application/x-www-form-urlencoded", form})
+	if code != 200 {
+		t.Fatalf("status %d:\n%s", code, body)
 	}
 }

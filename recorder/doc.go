@@ -9,8 +9,12 @@
 // is stored.
 //
 // A CLI cassette is run again in one place: Live.cliOptions decides which
-// command runs (real.command when the cassette was recorded through it)
-// and whether behind the recording proxy, and RerecordCLI runs it.
+// command runs (real.command from cassette.yaml, always), with which
+// credentials (the adapter's own) and behind which recording proxy, and
+// RerecordCLI runs it with the cassette's arguments and stdin, after
+// refusing a cassette whose input.command is not real.command. A cassette
+// is data: nothing it names is ever run, and it never chooses where a
+// credential goes.
 //
 // A failure of the real side (see infra.ClassifyTransport) is never a
 // recording: an HTTP scenario that still fails after the retry policy, or a

@@ -35,9 +35,13 @@ type Live struct {
 	Now       func() time.Time   // recorded_at; nil is time.Now
 	Transport http.RoundTripper  // HTTP; nil is the adapter's upstream transport
 	Policy    *Policy            // nil is the policy of specs/000
-	// Intercept records the HTTP calls of a CLI cassette that has some;
-	// nil is the recording proxy with the user's CA.
+	// Intercept is the recording proxy every CLI re-recording runs behind;
+	// nil is the proxy with the CA kept in CADir (reverse in front of
+	// real.base_url when the adapter has one, forward otherwise).
 	Intercept InterceptFunc
+	// CADir is where the forward proxy's CA is kept; "" is
+	// proxy.DefaultCADir().
+	CADir string
 	// CLITimeout bounds one CLI run; 0 is 10 minutes.
 	CLITimeout time.Duration
 	// AttemptTimeout bounds one live HTTP request; 0 is the recorder's
@@ -80,6 +84,9 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 			return Recording{}, l.noRealCommand(name, old)
 		}
 		c, err := RerecordCLI(ctx, old, l.cliOptions(name, a, old, meta, lookup, tr))
+		if c != nil && !keepsInteractions(a, old) {
+			c.Interactions = nil
+		}
 		return Recording{Cassette: c}, err
 	}
 	if a.Real.BaseURL == "" && len(a.Real.Headers) > 0 {
@@ -96,10 +103,11 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 // cliOptions is how a CLI cassette of adapter a is run again: which
 // command (real.command, whatever the cassette names), in which directory
 // and environment (the credentials declared by other adapters and the
-// forge's token left out: each real command gets its own), and whether
-// behind the recording proxy (when the cassette holds HTTP interactions, or
-// the adapter has a real.base_url its real.env may point at through the
-// reverse proxy).
+// forge's token left out: each real command gets its own), and behind
+// which recording proxy: always one, so that the real side failing is seen
+// whether or not the cassette holds HTTP interactions (reverse in front of
+// real.base_url when the adapter has one, for its real.env to point at;
+// forward otherwise).
 func (l Live) cliOptions(name string, a *cassettes.Adapter, old *cassettes.Cassette, meta Meta, lookup func(string) (string, bool), tr *http.Transport) CLIOptions {
 	timeout := cmp.Or(l.CLITimeout, 10*time.Minute)
 	environ := l.Environ
@@ -112,13 +120,21 @@ func (l Live) cliOptions(name string, a *cassettes.Adapter, old *cassettes.Casse
 	// What runs is real.command, from cassette.yaml, never input.command:
 	// RerecordCLI refuses a cassette that names another program.
 	opts.RealCommand = a.Real.Command
-	if len(old.Interactions) > 0 || a.Real.BaseURL != "" {
-		opts.Intercept = l.Intercept
-		if opts.Intercept == nil { // a cli adapter's engine (reverse), or forward
-			opts.Intercept = ProxyInterceptor(ProxyConfig{Upstream: a.Real.BaseURL, Transport: tr, AllowStatus: ExpectedStatuses(old)})
-		}
+	opts.Intercept = l.Intercept
+	if opts.Intercept == nil { // a cli adapter's engine (reverse), or forward
+		opts.Intercept = ProxyInterceptor(ProxyConfig{Upstream: a.Real.BaseURL, CADir: l.CADir, Transport: tr, AllowStatus: ExpectedStatuses(old)})
 	}
 	return opts
+}
+
+// keepsInteractions reports whether a re-recording of old keeps the HTTP
+// interactions its command made: where the adapter keeps them (it has a
+// real.base_url, or the committed cassette holds some). A cassette
+// recorded without them (imported, recorded before interception, a tool
+// that reached its service past the proxy) stays without them: the proxy
+// was there to see the real side fail, not to change what is compared.
+func keepsInteractions(a *cassettes.Adapter, old *cassettes.Cassette) bool {
+	return a.Real.BaseURL != "" || len(old.Interactions) > 0
 }
 
 // othersCredentials are the credential variables that adapter a must not

@@ -2,10 +2,12 @@ package recorder
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -87,7 +89,7 @@ func TestLiveRunsOnlyTheDeclaredCommand(t *testing.T) {
 	for k, v := range vals {
 		environ = append(environ, k+"="+v)
 	}
-	live := Live{Config: cfg, LookupEnv: env(vals), Environ: environ, Now: fixedNow}
+	live := Live{Config: cfg, LookupEnv: env(vals), Environ: environ, Now: fixedNow, CADir: filepath.Join(t.TempDir(), "ca")}
 	ctx := context.Background()
 
 	rec, err := live.Rerecord(ctx, "tool", cfg.Adapters["tool"], cs["tool/hello"])
@@ -167,5 +169,60 @@ adapters:
 	old.Adapter = "open"
 	if _, err := live.Rerecord(context.Background(), "open", cfg.Adapters["open"], old); err != nil || hits.Load() != 1 {
 		t.Errorf("an adapter without credentials headers is re-recorded against the recorded host: %v (%d requests)", err, hits.Load())
+	}
+}
+
+// TestLiveCLIAlwaysBehindTheProxy: a CLI cassette is re-recorded behind the
+// recording proxy whether or not it holds HTTP interactions, so that the
+// real side failing is seen: curl against a service whose certificate is
+// not trusted exits 60 with nothing on stdout, which was recorded as the
+// new output of a cassette without interactions (a drift, a refresh PR);
+// it is E_REAL_TLS. Against a trusted service the interactions are kept
+// only where the committed cassette had them.
+func TestLiveCLIAlwaysBehindTheProxy(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		missingTool(t, "curl not installed")
+	}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, `{"pets": ["cat"]}`)
+	}))
+	defer srv.Close()
+	caFile := filepath.Join(t.TempDir(), "upstream.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := "output: {stdout: \"{\\\"pets\\\": [\\\"cat\\\"]}\\n\", exit_code: 0}\n"
+	withHTTP := "interactions:\n  - request: {method: GET, url: '" + srv.URL + "/pets'}\n    response: {code: 200, body: '{\"pets\": [\"cat\"]}'}\n"
+	files := map[string]string{
+		"untrusted/nohttp": "input: {command: curl, args: [-sS, '" + srv.URL + "/pets']}\n" + out,
+		"trusted/nohttp":   "input: {command: curl, args: [-sS, '" + srv.URL + "/pets']}\n" + out,
+		"trusted/http":     "input: {command: curl, args: [-sS, '" + srv.URL + "/pets']}\n" + out + withHTTP,
+	}
+	cfg, cs := liveProject(t, `version: 1
+adapters:
+  untrusted:
+    kind: cli
+    real: {command: [curl]}
+    fake: {command: [curl]}
+  trusted:
+    kind: cli
+    real: {command: [curl], ca_file: `+caFile+`}
+    fake: {command: [curl]}
+`, files)
+	home := t.TempDir()
+	live := Live{Config: cfg, Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, Now: fixedNow, CADir: filepath.Join(home, "ca")}
+	ctx := context.Background()
+	_, err := live.Rerecord(ctx, "untrusted", cfg.Adapters["untrusted"], cs["untrusted/nohttp"])
+	if ce := cassettes.AsError(err); ce == nil || ce.Reason != cassettes.ERealTLS || ce.Exit() != cassettes.ExitInfra {
+		t.Fatalf("an untrusted service, a cassette without HTTP: err = %v, want E_REAL_TLS (exit 3)", err)
+	}
+	for name, want := range map[string]int{"trusted/nohttp": 0, "trusted/http": 1} {
+		rec, err := live.Rerecord(ctx, "trusted", cfg.Adapters["trusted"], cs[name])
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := string(rec.Cassette.Output.Stdout); got != "{\"pets\": [\"cat\"]}\n" || len(rec.Cassette.Interactions) != want {
+			t.Errorf("%s: stdout %q, %d interactions, want %d", name, got, len(rec.Cassette.Interactions), want)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/recorder/infra"
 )
 
 // Interceptor captures the HTTP(S) calls a child process makes: the
@@ -83,6 +84,13 @@ type CLIOptions struct {
 	// Again is the command that records this cassette again, for next
 	// steps; "" is `cassette record --adapter A --scenario S -- COMMAND...`.
 	Again string
+	// Faults are the fault signatures of the command (see infra.FaultsFor):
+	// a run they match is that failure, not a recording. nil reads none.
+	Faults *infra.CLIFaults
+	// Previous is the committed output being recorded again (RerecordCLI
+	// sets it): a failure it recorded too is expected, and a run that went
+	// from its exit 0 to a failure with nothing on stdout is suspect.
+	Previous *cassettes.Output
 	// RealCommand is the adapter's real.command, for RerecordCLI: a
 	// cassette is re-recorded by running it followed by the cassette's
 	// input.args, and only when its input.command is this command (as
@@ -139,6 +147,9 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		}
 		return nil, FailureError(fails, again(opts))
 	}
+	if err := opts.fault(exit, run.stdout, run.stderr, red); err != nil {
+		return nil, err
+	}
 	c.Output = &cassettes.Output{Stdout: cassettes.Body(run.stdout), Stderr: cassettes.Body(run.stderr), ExitCode: exit}
 	// A credential the command sent by name (a bearer token, a cookie) that
 	// is also written in its arguments would be redacted out of input.args,
@@ -174,8 +185,11 @@ func (opts CLIOptions) intercept(ctx context.Context, red *Redactor) (Intercepto
 	icpt, err := opts.Intercept(ctx, red.Interaction)
 	var ce *cassettes.Error
 	switch {
-	case errors.As(err, &ce) && ce.Reason == cassettes.ERealUnreachable:
-		return nil, ce // the real side is not there: nothing to run the command against
+	case errors.As(err, &ce) && slices.Contains([]cassettes.Reason{cassettes.ERealUnreachable, cassettes.ERealDNS, cassettes.ETimeout}, ce.Reason):
+		// The real side is not there (refused, DNS): nothing to run the
+		// command against.
+		ce.NextStep = infra.Failure{Reason: ce.Reason}.NextStep(again(opts))
+		return nil, ce
 	case err != nil:
 		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot start the recording proxy",
 			Err: redactedError(red, err), NextStep: "cassette ca init"}
@@ -282,6 +296,7 @@ func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) 
 	opts.Args = append(append([]string(nil), opts.RealCommand[1:]...), old.Input.Args...)
 	opts.Stdin = old.Input.Stdin.Bytes()
 	opts.Scenario = old.Scenario
+	opts.Previous = old.Output
 	if len(opts.Normalizers) == 0 {
 		opts.Normalizers = old.Normalizers
 	}

@@ -80,14 +80,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 	}
 	meta := Meta{Adapter: name, Recorder: l.Recorder, Now: l.Now}
 	if old.Kind == cassettes.KindCLI {
-		if len(a.Real.Command) == 0 {
-			return Recording{}, l.noRealCommand(name, old)
-		}
-		c, err := RerecordCLI(ctx, old, l.cliOptions(name, a, old, meta, lookup, tr))
-		if c != nil && !keepsInteractions(a, old) {
-			c.Interactions = nil
-		}
-		return Recording{Cassette: c}, err
+		return l.rerecordCLI(ctx, name, a, old, l.cliOptions(name, a, old, meta, lookup, tr))
 	}
 	if a.Real.BaseURL == "" && len(a.Real.Headers) > 0 {
 		return Recording{}, l.noBaseURL(name, old)
@@ -98,6 +91,23 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 	}
 	return RerecordHTTP(ctx, old, HTTPOptions{Meta: meta, BaseURL: cmp.Or(a.Real.BaseURL, recordedBase(old)), Headers: a.Real.Headers,
 		Credentials: a.Real.Credentials, LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout})
+}
+
+// rerecordCLI runs real.command again with old's arguments and stdin, as
+// opts says, reading its outcome with the command's fault signatures.
+func (l Live) rerecordCLI(ctx context.Context, name string, a *cassettes.Adapter, old *cassettes.Cassette, opts CLIOptions) (Recording, error) {
+	if len(a.Real.Command) == 0 {
+		return Recording{}, l.noRealCommand(name, old)
+	}
+	var err error
+	if opts.Faults, err = FaultsOf(a.Real.Command[0], a); err != nil {
+		return Recording{}, err
+	}
+	c, err := RerecordCLI(ctx, old, opts)
+	if c != nil && !keepsInteractions(a, old) {
+		c.Interactions = nil
+	}
+	return Recording{Cassette: c}, err
 }
 
 // cliOptions is how a CLI cassette of adapter a is run again: which

@@ -17,6 +17,14 @@
 //     and is recorded. A failing status a scenario declares on purpose
 //     (status: 503, --allow-status) is recorded too: the caller lets it
 //     through.
+//   - A CLI that reaches its service past the recording proxy says it
+//     failed only in its exit code and on stderr: fault signatures
+//     (FaultsFor) read them, built in for the tools cassette was made for
+//     (curl's documented exit codes; git's, gh's, docker's and podman's,
+//     LLM CLIs' own texts), plus those an adapter declares (real.faults),
+//     which are tried first. A pattern without a class of its own takes
+//     the one its stderr's words say (ClassifyText). Signatures also say
+//     when a tool is not logged in: a missing credential, not a fault.
 //   - Each class carries its own advice (NextStep): what to address before
 //     running the command again.
 //   - The package sits below the recorder and the proxy and imports only

@@ -145,6 +145,7 @@ type Proxy struct {
 	tr       *http.Transport
 	idx      *matcher
 	handler  http.Handler
+	tunnels  *tunnels // a replaying forward proxy's CONNECT tunnels (tunnel.go)
 
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
@@ -245,6 +246,9 @@ func New(opts Options) (*Proxy, error) {
 		p.handler = p.streaming(http.HandlerFunc(p.serveReverse))
 	} else {
 		p.handler = p.streaming(p.gp)
+		if p.mode == ModeReplay {
+			p.tunnels = p.newTunnels()
+		}
 	}
 	return p, nil
 }
@@ -341,6 +345,9 @@ func (p *Proxy) Shutdown(ctx context.Context) error {
 			err = e
 		}
 	}
+	if e := p.tunnels.shutdown(ctx); e != nil {
+		err = e
+	}
 	if e := p.Flush(ctx); e != nil {
 		err = e
 	}
@@ -356,6 +363,7 @@ func (p *Proxy) Close() error {
 			_ = p.srv.Close()
 			p.ln.closeAll()
 		}
+		p.tunnels.close()
 		p.tr.CloseIdleConnections()
 	})
 	return nil

@@ -136,7 +136,7 @@ func cannedResponse(req *http.Request, it *cassettes.Interaction) *http.Response
 	}
 	return &http.Response{StatusCode: r.Code, Status: status,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Request: req,
-		Trailer: r.Trailer.Clone(), Body: io.NopCloser(strings.NewReader(body)), ContentLength: n}
+		Trailer: r.Trailer.Clone(), Body: newStoredBody(body), ContentLength: n}
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

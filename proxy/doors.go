@@ -207,16 +207,10 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 	it, miss := p.replayLookup(req, body)
 	if it != nil {
 		p.logReplay(it)
-		if p.opts.SimulateLatency && it.Response.Duration > 0 {
-			if err := p.sleep(req.Context(), time.Duration(it.Response.Duration)); err != nil {
-				return req, p.synthetic(req, MissStatus, "cassette: request cancelled during simulated latency\n")
-			}
-		}
-		resp := cannedResponse(req, it)
 		if p.opts.SimulateLatency {
-			p.paced(req.Context(), resp, it.Response) // a stream: event by event (pace.go)
+			return req, p.pacedResponse(req, it) // a stream: event by event (pace.go)
 		}
-		return req, resp
+		return req, cannedResponse(req, it)
 	}
 	if p.mode == ModeReplayWithNewEpisodes {
 		req.Body = io.NopCloser(bytes.NewReader(body))

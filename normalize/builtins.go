@@ -86,10 +86,10 @@ func Builtins() *Registry {
 		kind := p.lastName()
 		return Normalizer{json: func(root *jsonNode, st *State) {
 			for _, v := range p.selectNodes(root) {
-				s := v.str
-				if v.kind != '"' {
+				s := v.str // a string, or the text of a number or literal
+				if v.kind == '{' || v.kind == '[' {
 					s = string(v.writeCanonical(nil))
-				} else if isPlaceholder(s) {
+				} else if v.kind == '"' && isPlaceholder(s) {
 					continue
 				}
 				v.setString(st.Placeholder(kind, s))

@@ -133,7 +133,7 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 			if p.LogPath != "" {
 				o.FakeLogs[name] = p.LogPath
 			}
-			targets[name] = processTarget(p, jobs)
+			targets[name] = processTarget(p)
 		}()
 	}
 	wg.Wait()
@@ -152,7 +152,7 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	// order, each for its case (pool.go).
 	fresh := newFreshPool(ctx, freshPlan(cases, targets, failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
 		c := cases[i]
-		return startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, logDir)
+		return startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, logDir, false)
 	})
 	defer fresh.close()
 
@@ -291,9 +291,9 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 				res.FakeLog = logOf(ce)
 				return res
 			}
-			defer p.Stop()
-			res.FakeLog = p.LogPath
-			t = processTarget(p, 1)
+			// Its log is kept when the case does not pass (fakelog.go).
+			defer func() { res.FakeLog = p.StopKeepingLog(res.Status != report.StatusPass) }()
+			t = processTarget(p)
 		}
 		p, perr := pipeline(c, opts)
 		if perr != nil {
@@ -371,10 +371,11 @@ func (o Options) logDir() string {
 }
 
 // processTarget reaches a fake process over loopback HTTP, without any
-// proxy and without transparent decompression (bodies compare as sent).
-func processTarget(p *Process, conns int) HTTPTarget {
+// proxy and without transparent decompression (bodies compare as sent), on
+// the connection its readiness check opened (fake.go).
+func processTarget(p *Process) HTTPTarget {
 	return HTTPTarget{BaseURL: p.BaseURL, Alive: func() (bool, error) { return p.alive(time.Second) },
-		Client: &http.Client{Transport: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: conns}}}
+		Client: &http.Client{Transport: p.tr}}
 }
 
 // normalizeActions replaces the fake's bodies and outputs in the actions by

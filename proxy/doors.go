@@ -200,31 +200,7 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 		ctx.RoundTripper = p.recordTrip(seq)
 		return req, nil
 	}
-	body, err := p.readBoundedBody(req)
-	if err != nil {
-		return req, p.bodyError(req, err)
-	}
-	it, miss := p.replayLookup(req, body)
-	if it != nil {
-		p.logReplay(it)
-		if p.opts.SimulateLatency {
-			return req, p.pacedResponse(req, it) // a stream: event by event (pace.go)
-		}
-		return req, cannedResponse(req, it)
-	}
-	if p.mode == ModeReplayWithNewEpisodes {
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		ctx.RoundTripper = p.recordTrip(seq)
-		return req, nil
-	}
-	p.mu.Lock()
-	p.misses = append(p.misses, miss)
-	p.mu.Unlock()
-	text := miss.Text()
-	p.logf("%s", strings.TrimSuffix(text, "\n"))
-	resp := p.synthetic(req, MissStatus, text)
-	resp.Header.Set(MissHeader, "replay")
-	return req, resp
+	return p.replay(req, ctx, seq) // replay and replay-with-new-episodes (replaypath.go)
 }
 
 // synthetic builds a response the proxy makes up itself. Returning one
@@ -258,6 +234,10 @@ func originOf(raw string) string {
 	}
 	return o
 }
+
+// ShownURL is raw as messages show it: without userinfo, and its query
+// (which may carry a credential known only by its name) replaced by "?…".
+func ShownURL(raw string) string { return shownURL(raw) }
 
 // shownURL is a URL for messages and logs: its query (which may carry a
 // credential under any parameter name) and userinfo left out.

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // countingListener counts the writes on the connections it accepts: the
@@ -104,7 +105,7 @@ func TestReplayWritesLikeAPlainServer(t *testing.T) {
 			srv, ln := serveCounting(t, plain, false, false)
 			want := writesPerRequest(t, srv.Client(), srv.URL+"/data", ln, size, 1)
 			p, err := New(Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: cassette("http://svc.test/data"),
-				Match: MatchOptions{Replayable: true}})
+				Match: match.Rules{Replayable: true}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +122,7 @@ func TestReplayWritesLikeAPlainServer(t *testing.T) {
 				proto := map[bool]int{false: 1, true: 2}[h2]
 				want := writesPerRequest(t, c, srv.URL+"/data", ln, size, proto)
 				p, err := New(Options{Mode: ModeReplay, CA: testCA(t), Cassettes: cassette("https://svc.test/data"),
-					Match: MatchOptions{Replayable: true}})
+					Match: match.Rules{Replayable: true}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -141,3 +141,41 @@ func TestReplayWritesLikeAPlainServer(t *testing.T) {
 		}
 	}
 }
+
+// TestSavedCassettesAreNotRedactedAgain: the replay index redacts the
+// recorded requests of a plain go-vcr cassette (and of one built in
+// memory) before indexing them, not those of a cassette cassette saved,
+// which were redacted before they were written; each is replayed.
+func TestSavedCassettesAreNotRedactedAgain(t *testing.T) {
+	c := func(schema int, plain bool) *cassettes.Cassette {
+		return &cassettes.Cassette{Cassette: schema, Plain: plain, Path: "c.yaml", Interactions: []cassettes.Interaction{{
+			Request:  cassettes.Request{Method: "GET", URL: "http://svc.test/a", Headers: http.Header{"Authorization": {"[REDACTED]"}}},
+			Response: cassettes.Response{Code: 200, Status: "200 OK", Body: "ok"}}}}
+	}
+	for _, tc := range []struct {
+		name     string
+		c        *cassettes.Cassette
+		redacted int
+	}{
+		{"saved by cassette", c(1, false), 0},
+		{"plain go-vcr", c(0, true), 1},
+		{"built in memory", c(0, false), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			p, err := New(Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{tc.c},
+				Redact: func(*cassettes.Interaction) { calls++ }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if calls != tc.redacted {
+				t.Errorf("the index redacted %d recorded requests, want %d", calls, tc.redacted)
+			}
+			w := httptest.NewRecorder()
+			p.Handler().ServeHTTP(w, httptest.NewRequest("GET", "/a", nil))
+			if w.Code != 200 || w.Body.String() != "ok" {
+				t.Errorf("replayed: %d %q", w.Code, w.Body.String())
+			}
+		})
+	}
+}

@@ -234,7 +234,7 @@ func New(opts Options) (*Proxy, error) {
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
 			NextStep: "cassette ca init"}
 	}
-	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact})
+	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact, Prepared: savedRedacted})
 	if err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: "cassette proxy --help   # the matching flags"}
 	}

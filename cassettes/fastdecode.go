@@ -2,6 +2,7 @@ package cassettes
 
 import (
 	"bytes"
+	"net/http"
 	"unicode/utf8"
 )
 
@@ -226,34 +227,57 @@ func (d *fastDecoder) interaction(it *Interaction, key []byte, ki int, rest []by
 	return false
 }
 
-func (d *fastDecoder) request(r *Request, key []byte, ki int, rest []byte) bool {
+// message points at the fields a request and a response share.
+type message struct {
+	proto            *string
+	major, minor     *int
+	length           *int64
+	transfer         *[]string
+	trailer, headers *http.Header
+	body             *Body
+	bodyFile         *string
+}
+
+// field reads key into m when it is one of the shared fields; handled is
+// false when it is not.
+func (d *fastDecoder) field(m message, key []byte, ki int, rest []byte) (handled, ok bool) {
 	switch string(key) {
 	case "proto":
-		return d.str(rest, &r.Proto)
+		return true, d.str(rest, m.proto)
 	case "proto_major":
-		return intValue(rest, &r.ProtoMajor)
+		return true, intValue(rest, m.major)
 	case "proto_minor":
-		return intValue(rest, &r.ProtoMinor)
+		return true, intValue(rest, m.minor)
 	case "content_length":
-		return int64Value(rest, &r.ContentLength)
+		return true, int64Value(rest, m.length)
 	case "transfer_encoding":
-		return d.strs(ki, rest, &r.TransferEncoding)
+		return true, d.strs(ki, rest, m.transfer)
 	case "trailer":
-		return d.header(ki, rest, (*map[string][]string)(&r.Trailer))
+		return true, d.header(ki, rest, (*map[string][]string)(m.trailer))
+	case "headers":
+		return true, d.header(ki, rest, (*map[string][]string)(m.headers))
+	case "body":
+		return true, d.body(ki, rest, m.body)
+	case "body_file":
+		return true, d.str(rest, m.bodyFile)
+	}
+	return false, false
+}
+
+func (d *fastDecoder) request(r *Request, key []byte, ki int, rest []byte) bool {
+	m := message{&r.Proto, &r.ProtoMajor, &r.ProtoMinor, &r.ContentLength, &r.TransferEncoding, &r.Trailer, &r.Headers, &r.Body, &r.BodyFile}
+	if handled, ok := d.field(m, key, ki, rest); handled {
+		return ok
+	}
+	switch string(key) {
 	case "host":
 		return d.str(rest, &r.Host)
 	case "remote_addr":
 		return d.str(rest, &r.RemoteAddr)
 	case "request_uri":
 		return d.str(rest, &r.RequestURI)
-	case "body":
-		return d.body(ki, rest, &r.Body)
-	case "body_file":
-		return d.str(rest, &r.BodyFile)
 	case "form":
 		return d.header(ki, rest, (*map[string][]string)(&r.Form))
-	case "headers":
-		return d.header(ki, rest, (*map[string][]string)(&r.Headers))
 	case "url":
 		return d.str(rest, &r.URL)
 	case "method":
@@ -263,19 +287,11 @@ func (d *fastDecoder) request(r *Request, key []byte, ki int, rest []byte) bool 
 }
 
 func (d *fastDecoder) response(r *Response, key []byte, ki int, rest []byte) bool {
+	m := message{&r.Proto, &r.ProtoMajor, &r.ProtoMinor, &r.ContentLength, &r.TransferEncoding, &r.Trailer, &r.Headers, &r.Body, &r.BodyFile}
+	if handled, ok := d.field(m, key, ki, rest); handled {
+		return ok
+	}
 	switch string(key) {
-	case "proto":
-		return d.str(rest, &r.Proto)
-	case "proto_major":
-		return intValue(rest, &r.ProtoMajor)
-	case "proto_minor":
-		return intValue(rest, &r.ProtoMinor)
-	case "transfer_encoding":
-		return d.strs(ki, rest, &r.TransferEncoding)
-	case "trailer":
-		return d.header(ki, rest, (*map[string][]string)(&r.Trailer))
-	case "content_length":
-		return int64Value(rest, &r.ContentLength)
 	case "uncompressed":
 		switch string(rest) {
 		case "true":
@@ -285,12 +301,6 @@ func (d *fastDecoder) response(r *Response, key []byte, ki int, rest []byte) boo
 			return true
 		}
 		return false
-	case "body":
-		return d.body(ki, rest, &r.Body)
-	case "body_file":
-		return d.str(rest, &r.BodyFile)
-	case "headers":
-		return d.header(ki, rest, (*map[string][]string)(&r.Headers))
 	case "status":
 		return d.str(rest, &r.Status)
 	case "code":

@@ -1,0 +1,115 @@
+package coverage
+
+import (
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// RecordCommand is the command that records an observed call from the real
+// side as a new cassette, ready to paste into a shell: for a CLI adapter
+// the call itself after real.command (its standard input piped in when it
+// was given), for an HTTP adapter a curl of the same method, path, query
+// and body against the host of real.base_url, with real.headers as the
+// environment gives them (`${GITHUB_TOKEN}` stays a variable). The call
+// is an observation's, already redacted; config is the --config to repeat
+// ("" for the default).
+func RecordCommand(adapter string, a *cassettes.Adapter, c Call, scenario, config string) string {
+	head := []string{"cassette", "record"}
+	if config != "" && config != cassettes.ConfigFile {
+		head = append(head, "--config", config)
+	}
+	head = append(head, "--adapter", adapter, "--scenario", scenario, "--")
+	if a.Kind == cassettes.KindHTTP {
+		return cassettes.ShellJoin(head) + " " + curl(a, c)
+	}
+	argv := c.Argv
+	if len(a.Real.Command) > 0 && len(argv) > 0 {
+		argv = append(slices.Clone(a.Real.Command), argv[1:]...)
+	}
+	cmd := cassettes.ShellJoin(append(head, argv...))
+	switch {
+	case c.Input != "":
+		return "printf '%s' " + cassettes.ShellJoin([]string{c.Input}) + " | " + cmd
+	case c.Stdin:
+		return cmd + " < INPUT   # the call's standard input was not kept (not UTF-8, or over 64 KiB): give it here"
+	}
+	return cmd
+}
+
+// curl renders the HTTP call as a curl command line.
+func curl(a *cassettes.Adapter, c Call) string {
+	origin, unix := "https://SERVICE", ""
+	if u, err := url.Parse(a.Real.BaseURL); err == nil && a.Real.BaseURL != "" {
+		switch {
+		case u.Scheme == "unix":
+			origin, unix = "http://localhost", u.Path
+		case u.Host != "":
+			origin = u.Scheme + "://" + u.Host
+		}
+	}
+	target := c.URL
+	if u, err := url.Parse(c.URL); err == nil && u.Host != "" {
+		target = u.RequestURI()
+	}
+	if !strings.HasPrefix(target, "/") {
+		target = "/" + target
+	}
+	args := []string{"curl", "-sS"}
+	if unix != "" {
+		args = append(args, "--unix-socket", unix)
+	}
+	switch m := strings.ToUpper(c.Method); m {
+	case "GET":
+	case "HEAD":
+		args = append(args, "--head")
+	default:
+		args = append(args, "-X", m)
+	}
+	if c.ContentType != "" {
+		args = append(args, "-H", "Content-Type: "+c.ContentType)
+	}
+	switch {
+	case c.Body != "":
+		args = append(args, "--data-binary", c.Body)
+	case c.BodyBytes > 0:
+		args = append(args, "--data-binary", "@BODY_FILE")
+	}
+	out := cassettes.ShellJoin(args)
+	for _, name := range sortedKeys(a.Real.Headers) {
+		out += " -H " + doubleQuote(name+": "+a.Real.Headers[name])
+	}
+	return out + " " + cassettes.ShellJoin([]string{origin + target})
+}
+
+var varRef = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)
+
+// doubleQuote quotes s for a POSIX shell so that its ${VAR} references
+// expand and nothing else does.
+func doubleQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	refs := varRef.FindAllStringIndex(s, -1)
+	prev := 0
+	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "`", "\\`", "$", `\$`)
+	for _, r := range refs {
+		b.WriteString(esc.Replace(s[prev:r[0]]))
+		b.WriteString(s[r[0]:r[1]])
+		prev = r[1]
+	}
+	b.WriteString(esc.Replace(s[prev:]))
+	b.WriteByte('"')
+	return b.String()
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 )
 
 // RuleUnrecorded is the seed ADR's second rule, quoted where an adapter
@@ -25,20 +24,22 @@ func (r *Report) WriteConsole(w io.Writer, color, verbose bool) {
 		}
 		return "\x1b[" + code + "m" + s + "\x1b[0m"
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	width := 0
+	for _, a := range r.Adapters {
+		width = max(width, len(a.Name))
+	}
 	for _, a := range r.Adapters {
 		switch st := a.Status(); st {
 		case StatusUnobserved:
-			fmt.Fprintf(tw, "?\t%s\t[no calls observed; %s]\n", a.Name, plural(len(a.Cassettes), "cassette"))
+			fmt.Fprintf(w, "?     %-*s  [no calls observed; %s]\n", width, a.Name, plural(len(a.Cassettes), "cassette"))
 		default:
-			verdict := paint("32", "ok")
+			verdict := paint("32", "ok  ")
 			if st != StatusPass {
 				verdict = paint("31;1", "FAIL")
 			}
-			fmt.Fprintf(tw, "%s\t%s\tcoverage: %s of call shapes (%d of %d%s)\n", verdict, a.Name, pct(a.Percent()), a.Covered(), len(a.Shapes), minNote(a))
+			fmt.Fprintf(w, "%s  %-*s  coverage: %s of call shapes (%d of %d%s)\n", verdict, width, a.Name, pct(a.Percent()), a.Covered(), len(a.Shapes), minNote(a))
 		}
 	}
-	tw.Flush()
 	for _, a := range r.Adapters {
 		a.writeDetails(w, paint, verbose)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // RecordCommand is the command that records an observed call from the real
@@ -18,13 +19,27 @@ import (
 // is an observation's, already redacted; config is the --config to repeat
 // ("" for the default).
 func RecordCommand(adapter string, a *cassettes.Adapter, c Call, scenario, config string) string {
+	cmd := recordCommand(adapter, a, c, scenario, config)
+	if strings.Contains(cmd, redact.Redacted) {
+		cmd += "   # first put the credentials back where it says " + redact.Redacted
+	}
+	return cmd
+}
+
+func recordCommand(adapter string, a *cassettes.Adapter, c Call, scenario, config string) string {
 	head := []string{"cassette", "record"}
 	if config != "" && config != cassettes.ConfigFile {
 		head = append(head, "--config", config)
 	}
 	head = append(head, "--adapter", adapter, "--scenario", scenario, "--")
 	if a.Kind == cassettes.KindHTTP {
-		return cassettes.ShellJoin(head) + " " + curl(a, c)
+		cmd := curl(a, c)
+		if varRef.MatchString(cmd) {
+			// The variables expand in the recorded command's own shell:
+			// record refuses a command line that holds a credential's value.
+			return cassettes.ShellJoin(append(head, "sh", "-c", cmd))
+		}
+		return cassettes.ShellJoin(head) + " " + cmd
 	}
 	argv := c.Argv
 	if len(a.Real.Command) > 0 && len(argv) > 0 {

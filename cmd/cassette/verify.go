@@ -117,6 +117,9 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if err != nil {
 		return fail(err)
 	}
+	if sel.Shards <= 1 && len(paths) == 1 && paths[0] == p.cfg.CassetteDir() {
+		warnUnrecorded(stdio.Err, p.cfg, list, sel.Adapters)
+	}
 	cases, err := verify.Plan(p.cfg, list, sel)
 	if err != nil {
 		return fail(err)

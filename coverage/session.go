@@ -108,12 +108,16 @@ func (s *Session) Start(ctx context.Context) (st *Started, err error) {
 	}
 	path, _ := s.LookupEnv("PATH")
 	st.Env = append(st.Env, "PATH="+bin+string(os.PathListSeparator)+path, EnvDir+"="+s.Observed)
+	// go test answers a package whose inputs did not change from its cache,
+	// running no test: its calls would not be observed. And go build stamps
+	// VCS information by running git: with a git shim on PATH, the go
+	// command's own calls would be taken for the code's.
+	flags, _ := s.LookupEnv("GOFLAGS")
+	flags += " -count=1"
 	if _, ok := st.Shims["git"]; ok {
-		// go build stamps VCS information by running git: with a git
-		// shim on PATH, the go command's own calls would be observed.
-		flags, _ := s.LookupEnv("GOFLAGS")
-		st.Env = append(st.Env, "GOFLAGS="+strings.TrimSpace(flags+" -buildvcs=false"))
+		flags += " -buildvcs=false"
 	}
+	st.Env = append(st.Env, "GOFLAGS="+strings.TrimSpace(flags))
 	return st, nil
 }
 

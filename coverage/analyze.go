@@ -321,3 +321,21 @@ func relTo(dir, path string) string {
 	}
 	return filepath.ToSlash(path)
 }
+
+// Unrecorded lists, in cassette.yaml's order, the adapters (of selected;
+// nil for all) that have a fake and not one cassette in list.
+func Unrecorded(cfg *cassettes.Config, list []*cassettes.Cassette, selected []string) []string {
+	has := map[string]bool{}
+	for _, c := range list {
+		has[c.Adapter] = true
+	}
+	var out []string
+	for _, name := range cfg.Order {
+		a := cfg.Adapters[name]
+		if has[name] || (len(selected) > 0 && !slices.Contains(selected, name)) || (len(a.Fake.Command) == 0 && a.Fake.BaseURL == "") {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}

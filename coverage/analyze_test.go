@@ -122,7 +122,7 @@ func TestAnalyze(t *testing.T) {
 	if un[0].Scenario != "patch-repos-labels-item" {
 		t.Errorf("scenario %q", un[0].Scenario)
 	}
-	wantRec := `cassette record --adapter github --scenario patch-repos-labels-item -- curl -sS -X PATCH -H 'Content-Type: application/json' --data-binary '{"new_name":"bug","color":"d73a4a"}' -H "Authorization: Bearer ${GITHUB_TOKEN}" https://api.github.com/repos/octokit-fixture-org/labels/labels/bug`
+	wantRec := `cassette record --adapter github --scenario patch-repos-labels-item -- sh -c 'curl -sS -X PATCH -H '\''Content-Type: application/json'\'' --data-binary '\''{"new_name":"bug","color":"d73a4a"}'\'' -H "Authorization: Bearer ${GITHUB_TOKEN}" https://api.github.com/repos/octokit-fixture-org/labels/labels/bug'`
 	if un[0].Record != wantRec {
 		t.Errorf("record command\n got %s\nwant %s", un[0].Record, wantRec)
 	}
@@ -312,5 +312,16 @@ func TestConfigSection(t *testing.T) {
 		if !strings.Contains(strings.Join(fields, " "), f) {
 			t.Errorf("no problem at %s; problems at %v", f, fields)
 		}
+	}
+}
+
+func TestUnrecorded(t *testing.T) {
+	cfg := testProject(t)
+	list := []*cassettes.Cassette{cliCassette(cfg, "git", "status", "status")}
+	if got := strings.Join(Unrecorded(cfg, list, nil), ","); got != "github,gh" {
+		t.Errorf("unrecorded %q, want github,gh", got)
+	}
+	if got := strings.Join(Unrecorded(cfg, list, []string{"git", "gh"}), ","); got != "gh" {
+		t.Errorf("unrecorded of git and gh: %q, want gh", got)
 	}
 }

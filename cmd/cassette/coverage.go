@@ -171,25 +171,8 @@ func uncoveredError(rep *coverage.Report) error {
 // warnUnrecorded tells verify's user about adapters (of those selected)
 // that have a fake and no cassette: nothing proves such a fake.
 func warnUnrecorded(w io.Writer, cfg *cassettes.Config, list []*cassettes.Cassette, selected []string) {
-	has := map[string]bool{}
-	for _, c := range list {
-		has[c.Adapter] = true
-	}
-	for _, name := range cfg.Order {
-		a := cfg.Adapters[name]
-		if has[name] || (len(selected) > 0 && !containsString(selected, name)) || (len(a.Fake.Command) == 0 && a.Fake.BaseURL == "") {
-			continue
-		}
+	for _, name := range coverage.Unrecorded(cfg, list, selected) {
 		fmt.Fprintf(w, "warning: adapter %s has a fake and no cassette: nothing proves the fake answers like the real side (the seed ADR: %s)\n  next: cassette record --adapter %s --scenario NAME -- COMMAND   # then: cassette observe -- go test ./... && cassette coverage\n",
 			name, coverage.RuleUnrecorded, name)
 	}
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

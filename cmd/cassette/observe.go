@@ -134,7 +134,7 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 		return err
 	}
 	st.Close()
-	fmt.Fprintf(stdio.Err, "observe: %s exited %d; calls are in %s\nnext: cassette coverage\n", command[0], code, relOrSelf(root, observed))
+	fmt.Fprintf(stdio.Err, "observe: %s exited %d; %s in %s\nnext: cassette coverage\n", command[0], code, callCounts(observed, p.cfg.Order), relOrSelf(root, observed))
 	if code != 0 {
 		return exitError(code)
 	}
@@ -164,6 +164,25 @@ func runObserved(ctx context.Context, stdio *IO, command, env []string) (int, er
 	}
 	return 0, &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot run " + command[0], Err: err,
 		NextStep: "cassette observe -- go test ./...   # the test command after --"}
+}
+
+// callCounts says how many calls each adapter's fake answered, from the
+// observation files ("12 calls: git 12, github 0").
+func callCounts(dir string, order []string) string {
+	obs, _, _ := coverage.ReadDir(dir)
+	n := map[string]int{}
+	for _, o := range obs {
+		n[o.Adapter]++
+	}
+	parts := make([]string, 0, len(order))
+	for _, a := range order {
+		parts = append(parts, fmt.Sprintf("%s %d", a, n[a]))
+	}
+	unit := "calls"
+	if len(obs) == 1 {
+		unit = "call"
+	}
+	return fmt.Sprintf("%d %s (%s)", len(obs), unit, strings.Join(parts, ", "))
 }
 
 // clearObserved removes the observation files of an earlier run.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"sync"
@@ -82,6 +84,20 @@ func (o *Observer) Handler(next http.Handler) http.Handler {
 		_, _ = io.Copy(io.Discard, counted) // the size of what next did not read
 		c.BodyBytes = counted.n
 		_ = o.Observe(c, test) // the response is gone: a failure shows as a missing call
+	})
+}
+
+// Proxy is an observing reverse proxy in front of the fake at target (an
+// http:// base URL): each request is observed, then forwarded; streams
+// (SSE, NDJSON) are passed on as the fake writes them. `cassette observe`
+// and `cassette proxy --mode observe` serve it.
+func (o *Observer) Proxy(target *url.URL) http.Handler {
+	return o.Handler(&httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = r.In.Host },
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			http.Error(w, fmt.Sprintf("cassette observe: the fake of adapter %s did not answer: %v", o.Adapter, err), http.StatusBadGateway)
+		},
 	})
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -129,7 +128,7 @@ func (s *Session) startHTTP(ctx context.Context, st *Started, name string, a *ca
 	}
 	st.closers = append(st.closers, stop)
 	target, err := url.Parse(base)
-	if err != nil {
+	if err != nil || target.Host == "" {
 		return fmt.Errorf("adapter %s: fake base URL %q: %w", name, base, err)
 	}
 	w, err := OpenWriter(s.Observed, "proxy-"+name, "proxy")
@@ -139,18 +138,11 @@ func (s *Session) startHTTP(ctx context.Context, st *Started, name string, a *ca
 	st.closers = append(st.closers, func() { w.Close() })
 	rules, _ := NewRules(a)
 	obs := &Observer{Adapter: name, Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Credentials: redact.FromEnv(a.Real.Credentials, s.LookupEnv)}
-	rp := &httputil.ReverseProxy{
-		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = r.In.Host },
-		FlushInterval: -1, // streams (SSE, NDJSON) reach the test as the fake writes them
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			http.Error(w, fmt.Sprintf("cassette observe: the fake of adapter %s did not answer: %v", name, err), http.StatusBadGateway)
-		},
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: obs.Handler(rp), ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: obs.Proxy(target), ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	st.closers = append(st.closers, func() { _ = srv.Close() })
 	u := "http://" + ln.Addr().String()

@@ -19,7 +19,6 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/recorder"
-	"github.com/cassette-dev/cassette/refresh"
 )
 
 type recordOptions struct {
@@ -246,7 +245,7 @@ func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.A
 		a = &ac
 	}
 	again := "cassette record --adapter " + o.adapter + " --scenario " + o.scenario
-	live := refresh.Live{Config: p.cfg, Recorder: meta.Recorder, Transport: tr, Again: again, UpstreamCA: o.upstreamCA}
+	live := recorder.Live{Config: p.cfg, Recorder: meta.Recorder, Transport: tr, Again: again, UpstreamCA: o.upstreamCA}
 	rec, err := live.Rerecord(ctx, o.adapter, a, old)
 	if err != nil {
 		return true, err

@@ -2,12 +2,13 @@ package coverage
 
 import (
 	"bytes"
-	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/report"
 )
 
 const testConfig = `version: 1
@@ -225,44 +226,46 @@ func TestAnalyzeProblems(t *testing.T) {
 	}
 }
 
-func TestReportJSON(t *testing.T) {
+// TestRun: the report's run model of a coverage run has a case per
+// observed shape, failing only where the adapter fails, with paths of the
+// repository, and the analysis as Run.Coverage.
+func TestRun(t *testing.T) {
 	cfg := testProject(t)
-	list := []*cassettes.Cassette{cliCassette(cfg, "git", "status", "status", "--porcelain")}
-	obs := []Located{obsCLI("TestStatus", "git", "status", "--porcelain"), obsCLI("", "git", "rev-parse", "HEAD")}
+	list := []*cassettes.Cassette{cliCassette(cfg, "git", "status", "status", "--porcelain"),
+		httpCassette(cfg, "labels-list", cassettes.Request{Method: "GET", URL: "https://api.github.com/repos/o/r/labels"})}
+	obs := []Located{obsCLI("TestStatus", "git", "status", "--porcelain"), obsCLI("", "git", "rev-parse", "HEAD"),
+		obsHTTP("TestSync", "POST", "/repos/o/r/labels", `{"name":"a","color":"fff"}`)}
 	rep := analyze(t, cfg, list, obs, nil)
-	b, err := rep.JSON(1)
+	run := rep.Run(RunMeta{Tool: report.Tool{Name: "cassette"}, Suite: "ex", ConfigPath: "examples/x/cassette.yaml", Prefix: "examples/x"})
+	if run.Command != "coverage" || run.Coverage == nil || len(run.Coverage.Adapters) != 3 {
+		t.Fatalf("run %+v", run)
+	}
+	var got []string
+	for _, c := range run.Cases {
+		got = append(got, fmt.Sprintf("%s/%s %s %s %s next=%s", c.Adapter, c.Scenario, c.Status, c.Reason, c.CassettePath, c.NextStep))
+	}
+	want := []string{
+		"github/POST /repos/{}/{}/labels {color,name} fail E_UNCOVERED_CALL examples/x/cassette.yaml next=" + rep.Adapters[0].Shapes[0].Record,
+		"git/git rev-parse pass  examples/x/cassette.yaml next=", // uncovered, within git's coverage.min 50
+		"git/git status --porcelain pass  examples/x/cassettes/git/status.yaml next=",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("cases:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if run.Exit() != cassettes.ExitFail || run.Reason() != cassettes.EUncoveredCall {
+		t.Errorf("exit %d, reason %s", run.Exit(), run.Reason())
+	}
+	gh := run.Coverage.Adapters[0]
+	if gh.Name != "github" || gh.Status != report.CoverageFail || gh.Line == 0 ||
+		len(gh.Stale) != 1 || gh.Stale[0].Cassette != "examples/x/cassettes/github/labels-list.yaml" || gh.Shapes[0].Observed != "/x/.cassette/observed/proxy.jsonl:1" || !strings.HasPrefix(gh.Shapes[0].Record, "cassette record --adapter github") {
+		t.Errorf("github: %+v", gh)
+	}
+	files, err := report.Render(run, report.Options{Golden: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := analyze(t, cfg, list, obs, nil).JSON(1)
-	if !bytes.Equal(b, again) {
-		t.Error("coverage.json differs between two equal runs")
-	}
-	var doc struct {
-		Schema   string `json:"schema"`
-		Percent  float64
-		Adapters []struct {
-			Name   string
-			Status Status
-			Shapes []struct {
-				Shape, Status, Observed, Record string
-				Tests                           []string
-			}
-		}
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if doc.Schema != JSONSchema || doc.Percent != 50 {
-		t.Errorf("schema %q, percent %v", doc.Schema, doc.Percent)
-	}
-	git := doc.Adapters[1]
-	if git.Name != "git" || git.Status != StatusPass || len(git.Shapes) != 2 { // coverage.min 50
-		t.Fatalf("git: %+v", git)
-	}
-	if s := git.Shapes[0]; s.Shape != "git rev-parse" || s.Status != "uncovered" || s.Observed != "shim.jsonl:2" || len(s.Tests) != 0 ||
-		s.Record != "cassette record --adapter git --scenario rev-parse -- git rev-parse HEAD" {
-		t.Errorf("uncovered shape %+v", s)
+	if !strings.Contains(string(files[report.FileCoverage]), `"schema": "cassette.coverage.v1"`) {
+		t.Errorf("coverage.json:\n%s", files[report.FileCoverage])
 	}
 }
 

@@ -1,8 +1,6 @@
 package coverage
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -113,80 +111,6 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// JSONSchema names the format of coverage.json.
-const JSONSchema = "cassette.coverage.v1"
-
-// JSON renders the report as coverage.json: byte-stable for equal inputs
-// (no time, paths relative to the project).
-func (r *Report) JSON(exitCode int) ([]byte, error) {
-	type shape struct {
-		Shape     Shape    `json:"shape"`
-		Status    string   `json:"status"`
-		Calls     int      `json:"calls"`
-		Tests     []string `json:"tests"`
-		Cassettes []string `json:"cassettes,omitempty"`
-		Observed  string   `json:"observed"`
-		Scenario  string   `json:"scenario,omitempty"`
-		Record    string   `json:"record,omitempty"`
-	}
-	type stale struct {
-		Cassette string  `json:"cassette"`
-		Shapes   []Shape `json:"shapes"`
-	}
-	type adapter struct {
-		Name      string  `json:"name"`
-		Kind      string  `json:"kind"`
-		Status    Status  `json:"status"`
-		Percent   float64 `json:"percent"`
-		Min       float64 `json:"min"`
-		Covered   int     `json:"covered"`
-		Observed  int     `json:"observed"`
-		Calls     int     `json:"calls"`
-		Ignored   int     `json:"ignored_calls"`
-		Cassettes int     `json:"cassettes"`
-		Config    string  `json:"config"`
-		Line      int     `json:"line"`
-		Shapes    []shape `json:"shapes"`
-		Stale     []stale `json:"stale"`
-	}
-	covered, observed := r.Totals()
-	out := struct {
-		Schema   string    `json:"schema"`
-		ExitCode int       `json:"exit_code"`
-		Covered  int       `json:"covered"`
-		Observed int       `json:"observed"`
-		Percent  float64   `json:"percent"`
-		Adapters []adapter `json:"adapters"`
-	}{Schema: JSONSchema, ExitCode: exitCode, Covered: covered, Observed: observed, Percent: round1(percent(covered, observed)), Adapters: []adapter{}}
-	for _, a := range r.Adapters {
-		ja := adapter{Name: a.Name, Kind: string(a.Kind), Status: a.Status(), Percent: round1(a.Percent()), Min: a.Min, Covered: a.Covered(),
-			Observed: len(a.Shapes), Calls: a.Calls, Ignored: a.Ignored, Cassettes: len(a.Cassettes), Config: a.Config, Line: a.Line,
-			Shapes: []shape{}, Stale: []stale{}}
-		for _, s := range a.Shapes {
-			st := "covered"
-			if !s.Covered {
-				st = "uncovered"
-			}
-			ts := s.Tests
-			if ts == nil {
-				ts = []string{}
-			}
-			ja.Shapes = append(ja.Shapes, shape{Shape: s.Shape, Status: st, Calls: s.Calls, Tests: ts, Cassettes: s.Cassettes,
-				Observed: fmt.Sprintf("%s:%d", s.First.File, s.First.Line), Scenario: s.Scenario, Record: s.Record})
-		}
-		for _, s := range a.Stale {
-			ja.Stale = append(ja.Stale, stale(s))
-		}
-		out.Adapters = append(out.Adapters, ja)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	err := enc.Encode(out)
-	return b.Bytes(), err
 }
 
 func round1(f float64) float64 { return float64(int(f*10+0.5)) / 10 }

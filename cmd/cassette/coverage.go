@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/coverage"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verify"
 )
 
 type coverageOptions struct {
@@ -21,6 +23,7 @@ type coverageOptions struct {
 	observed  string
 	reportDir string
 	verbose   bool
+	golden    bool
 }
 
 func newCoverageCmd(stdio *IO, g *globals) *cobra.Command {
@@ -38,7 +41,13 @@ coverage.min in cassette.yaml (default 100%, --min for all), and when an
 adapter's fake answered calls but it has no cassette at all (the seed
 ADR's rule: record a baseline cassette). For each uncovered shape it
 prints the command that records the observed call from the real side.
-coverage.json goes to --report-dir.`,
+
+The run has its own reports in --report-dir (default
+.cassette/reports/coverage, beside verify's): coverage.json, junit.xml (a
+test case per call shape), sarif.json (rule cassette/uncovered-call-shape
+at the adapter in cassette.yaml, the record command as the fix),
+summary.json, report.jsonl, log.jsonl, run.json and report.html; on GitHub
+Actions a section of the job summary.`,
 		Example: `  cassette observe -- go test ./...
   cassette coverage
   cassette coverage --min 80 -v`,
@@ -54,7 +63,8 @@ coverage.json goes to --report-dir.`,
 	f := cmd.Flags()
 	f.Float64Var(&o.min, "min", coverage.DefaultMin, "percent of each adapter's observed call shapes that must be covered (replaces coverage.min)")
 	f.StringVar(&o.observed, "observed", "", "directory of observation files (default .cassette/observed of the project)")
-	f.StringVar(&o.reportDir, "report-dir", filepath.Join(".cassette", "reports"), "where coverage.json is written")
+	f.StringVar(&o.reportDir, "report-dir", filepath.Join(".cassette", "reports", "coverage"), "where coverage.json and the run's reports (junit.xml, sarif.json, report.html, …) are written")
+	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports (volatile fields omitted)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list the covered shapes and their cassettes too")
 	cmd.GroupID = "main"
 	return cmd
@@ -64,6 +74,7 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 	if min != nil && (*min < 0 || *min > 100) {
 		return cassettes.Errorf(cassettes.EUsage, "cassette coverage --min 90", "--min %g is not a percentage (0 to 100)", *min)
 	}
+	started := time.Now()
 	p, err := loadProject(g)
 	if err != nil {
 		return err
@@ -101,7 +112,7 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 		return &cassettes.Error{Reason: cassettes.ECfgParse, Message: "the coverage settings or the observed calls do not fit " + p.cfg.Path, Problems: probs,
 			NextStep: "cassette validate --config " + p.cfg.Path}
 	}
-	return coverageOutcome(stdio, g, o, rep)
+	return coverageOutcome(stdio, g, o, p, rep, started)
 }
 
 // loadCorpus loads every cassette of the project; a project without a
@@ -114,33 +125,40 @@ func loadCorpus(p *project) ([]*cassettes.Cassette, error) {
 	return cassettes.LoadTree([]string{dir}, p.loadOptions())
 }
 
-// coverageOutcome prints the report, writes coverage.json and picks the
-// exit code.
-func coverageOutcome(stdio *IO, g *globals, o *coverageOptions, rep *coverage.Report) error {
-	exit := 0
-	if rep.Failed() {
-		exit = 1
+// coverageOutcome prints the table, publishes the run's reports
+// (coverage.json among them, and the job summary) and picks the exit code.
+func coverageOutcome(stdio *IO, g *globals, o *coverageOptions, p *project, rep *coverage.Report, started time.Time) error {
+	base := verify.RepoRoot(p.cfg.Dir)
+	prefix := verify.RelPath(base, p.cfg.Dir)
+	if prefix == "." {
+		prefix = ""
 	}
-	doc, err := rep.JSON(exit)
-	if err != nil {
+	suite := "cassette"
+	if abs, err := filepath.Abs(p.cfg.Dir); err == nil {
+		suite = filepath.Base(abs)
+	}
+	m := coverage.RunMeta{Tool: reportTool(), Suite: suite, ConfigPath: verify.RelPath(base, p.cfg.Path), Prefix: prefix, Started: started, Finished: time.Now()}
+	if data, err := os.ReadFile(p.cfg.Path); err == nil {
+		m.ConfigBytes = data
+	}
+	run := rep.Run(m)
+	pub, err := report.Publish(run, report.Options{Golden: o.golden, Declared: p.credentials()}, report.Destination{Dir: o.reportDir,
+		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
+		Links:       report.Links{ServerURL: os.Getenv("GITHUB_SERVER_URL"), Repository: os.Getenv("GITHUB_REPOSITORY"), SHA: os.Getenv("GITHUB_SHA")}})
+	if pub == nil {
 		return err
-	}
-	doc = redact.Redact(doc, nil)
-	if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot create " + o.reportDir, Err: err, NextStep: "ls -ld " + o.reportDir}
-	}
-	path := filepath.Join(o.reportDir, "coverage.json")
-	if err := os.WriteFile(path, doc, 0o644); err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot write " + path, Err: err, NextStep: "ls -ld " + o.reportDir}
 	}
 	console := stdio.Out
 	if g.json {
-		console = stdio.Err
-		_, _ = stdio.Out.Write(doc)
+		console = stdio.Err // stdout carries coverage.json
+		_, _ = stdio.Out.Write(pub.Files[report.FileCoverage])
 	}
 	rep.WriteConsole(console, stdio.Color && !g.json, o.verbose)
-	fmt.Fprintf(console, "report: %s\n", path)
-	if exit == 0 {
+	fmt.Fprintf(console, "reports: %s\n", filepath.Join(o.reportDir, "{coverage.json,report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}"))
+	if err != nil {
+		return err
+	}
+	if run.Exit() == cassettes.ExitPass {
 		return nil
 	}
 	return uncoveredError(rep)

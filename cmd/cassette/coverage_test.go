@@ -21,6 +21,7 @@ func TestCoverageScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fakeshop":  fakeshop,
 			"runrecord": runrecord,
+			"speccheck": speccheckCmd,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")

@@ -6,8 +6,9 @@ import (
 )
 
 // TestVerifyWorkflowCoverage: after verify, the project's tests run under
-// cassette observe, then cassette coverage writes coverage.json to the
-// report directory that is kept; both run when an earlier step failed.
+// cassette observe, then cassette coverage writes its reports to a
+// directory of its own inside the one that is kept, and its sarif.json is
+// uploaded in its own category; all of it also when an earlier step failed.
 func TestVerifyWorkflowCoverage(t *testing.T) {
 	var w workflow
 	load(t, "verify.yml", &w)
@@ -30,7 +31,12 @@ func TestVerifyWorkflowCoverage(t *testing.T) {
 		}
 	}
 	verify := find(ss, "./.github/actions/cassette")
-	if ss[cover].With["report-dir"] != verify.With["report-dir"] || findWith(ss, "actions/upload-artifact@", "path", verify.With["report-dir"]+"/") == nil {
-		t.Errorf("coverage.json must go to the report directory that is kept: %q", ss[cover].With["report-dir"])
+	dir := ss[cover].With["report-dir"]
+	if !strings.HasPrefix(dir, verify.With["report-dir"]+"/") || findWith(ss, "actions/upload-artifact@", "path", verify.With["report-dir"]+"/") == nil {
+		t.Errorf("coverage writes to %q: it must be a directory of its own below verify's, which is kept as an artifact", dir)
+	}
+	up := findWith(ss, "github/codeql-action/upload-sarif@", "sarif_file", dir+"/sarif.json")
+	if up == nil || up.With["category"] != "cassette/coverage" || !strings.Contains(up.If, "cancelled()") {
+		t.Errorf("the coverage's sarif.json must be uploaded with category cassette/coverage (its automationDetails.id), also after a failure: %+v", up)
 	}
 }

@@ -78,7 +78,7 @@ func TestClientNewQueryParameter(t *testing.T) {
 	if !strings.Contains(errOut, "error[E_UNCOVERED_CALL]: adapter github covers 80.0%") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
-	if _, err := os.Stat(e.Path(".cassette/reports/coverage.json")); err != nil {
+	if _, err := os.Stat(e.Path(".cassette/reports/coverage/coverage.json")); err != nil {
 		t.Error(err)
 	}
 }

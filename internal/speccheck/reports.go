@@ -48,7 +48,7 @@ var registry = map[string]int{
 // rootCauses is the declared root_cause_class taxonomy (README.md, Reports).
 var rootCauses = []string{"contract_drift", "real_drift", "fake_drift", "escalated", "fake_error", "fake_unavailable",
 	"replay_miss", "real_unreachable", "provider_5xx", "timeout", "rate_limit", "config", "secret_leak",
-	"quarantine_expired", "forge", "interrupted", "io", "unknown"}
+	"quarantine_expired", "forge", "interrupted", "io", "uncovered_call", "unknown"}
 
 type checker struct {
 	dir   string

@@ -4,17 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/coverage"
+	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -234,4 +239,74 @@ func relOrSelf(dir, path string) string {
 		return r
 	}
 	return path
+}
+
+// observeProxyRun is `cassette proxy --mode observe`: an observing reverse
+// proxy in front of a fake the tests start themselves (upstream), each call
+// written as a call to adapter, until Ctrl-C.
+func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstream, adapter string, allowRemote bool) error {
+	next := "cassette proxy --mode observe --upstream http://127.0.0.1:8080 --adapter NAME"
+	target, err := url.Parse(upstream)
+	if upstream == "" || err != nil || (target.Scheme != "http" && target.Scheme != "https") || target.Host == "" {
+		return cassettes.Errorf(cassettes.EUsage, next, "--mode observe needs --upstream, the fake's base URL (http:// or https://), got %q", upstream)
+	}
+	if err := proxy.CheckListen(listen, allowRemote); err != nil {
+		return err
+	}
+	p, err := loadProject(g)
+	if err != nil {
+		return err
+	}
+	a, ok := p.cfg.Adapters[adapter]
+	if !ok || a.Kind != cassettes.KindHTTP {
+		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %q: --mode observe needs an http adapter declared in %s", adapter, p.cfg.Path),
+			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "),
+				Suggestion: cassettes.Suggest(adapter, p.cfg.Order)}},
+			NextStep: strings.Replace(next, "NAME", firstOf(httpAdapters(p.cfg)), 1)}
+	}
+	dir := os.Getenv(coverage.EnvDir)
+	if dir == "" {
+		root, err := filepath.Abs(p.cfg.Dir)
+		if err != nil {
+			return err
+		}
+		dir = filepath.Join(root, filepath.FromSlash(coverage.ObservedDir))
+	}
+	w, err := coverage.OpenWriter(dir, "proxy-"+adapter, "proxy")
+	if err != nil {
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot open the observation file", Err: err, NextStep: "ls -ld " + dir}
+	}
+	defer w.Close()
+	rules, _ := coverage.NewRules(a)
+	obs := &coverage.Observer{Adapter: adapter, Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Credentials: p.credentials()}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot listen on " + listen, Err: err, NextStep: strings.Replace(next, "NAME", adapter, 1) + " --listen 127.0.0.1:0"}
+	}
+	srv := &http.Server{Handler: obs.Proxy(target), ReadHeaderTimeout: 30 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	fmt.Fprintf(stdio.Out, "cassette proxy: observe mode, listening on http://%s\n  calls to adapter %s's fake at %s are written to %s\n  press Ctrl-C to stop\n",
+		ln.Addr(), adapter, upstream, dir)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	fmt.Fprintf(stdio.Out, "cassette proxy: stopped\nnext: cassette coverage\n")
+	return err
+}
+
+// httpAdapters are the http adapters of cfg, in its order.
+func httpAdapters(cfg *cassettes.Config) []string {
+	var out []string
+	for _, n := range cfg.Order {
+		if cfg.Adapters[n].Kind == cassettes.KindHTTP {
+			out = append(out, n)
+		}
+	}
+	return out
 }

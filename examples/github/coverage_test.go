@@ -7,7 +7,11 @@ package github_test
 // recorded from the recording of GitHub.
 
 import (
+	"bufio"
+	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,4 +85,54 @@ func TestClientNewQueryParameter(t *testing.T) {
 	if _, err := os.Stat(e.Path(".cassette/reports/coverage/coverage.json")); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestProxyObserveMode is the setup where the tests start their own fake:
+// the fake GitHub API runs on its own, `cassette proxy --mode observe`
+// stands in front of it, and labelsync's tests reach it through the proxy
+// (CASSETTE_GITHUB_URL, set here as such a setup would). coverage then
+// reads the calls the proxy wrote.
+func TestProxyObserveMode(t *testing.T) {
+	e := newClientExample(t)
+	fake := startFake(t, e)
+	proxyURL := e.StartProxy(t, cassetteBin, "--mode", "observe", "--upstream", fake, "--adapter", "github")
+	out, errOut, code := e.Run([]string{"CASSETTE_GITHUB_URL=" + proxyURL}, "go", "test", "-count=1", "./labelsync/")
+	if code != 0 {
+		t.Fatalf("go test through the observing proxy: exit %d\n%s\n%s", code, out, errOut)
+	}
+	obs := e2e.ReadFile(t, e.Path(".cassette/observed/proxy-github.jsonl"))
+	if !strings.Contains(obs, `"source":"proxy"`) || !strings.Contains(obs, `"test":"TestGetCreatedThenDeleted"`) {
+		t.Errorf("observations:\n%s", obs)
+	}
+	if out := e.Must(nil, cassetteBin, "coverage"); !strings.Contains(out, "ok    github  coverage: 100.0% of call shapes (5 of 5)") {
+		t.Errorf("coverage:\n%s", out)
+	}
+}
+
+// startFake builds and starts the fake GitHub API on a free port and
+// returns its URL; the test's cleanup stops it.
+func startFake(t *testing.T, e *e2e.Example) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "fake-github")
+	e.Must(nil, "go", "build", "-o", bin, "./fakes/github")
+	cmd := exec.Command(bin)
+	cmd.Dir, cmd.Env = e.Dir, append(append([]string(nil), e.Env...), "PORT=0")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if _, u, ok := strings.Cut(sc.Text(), "listening on "); ok {
+			go func() { _, _ = io.Copy(io.Discard, out) }()
+			return strings.TrimSpace(u)
+		}
+	}
+	t.Fatal("the fake exited before listening")
+	return ""
 }

@@ -62,8 +62,9 @@ type ShapeReport struct {
 	// First is the first observed call of this shape.
 	First Located
 	// Scenario and Record are, for an uncovered shape, a scenario name not
-	// yet taken and the command that records the call from the real side.
-	Scenario, Record string
+	// yet taken and the command that records the call from the real side;
+	// Note is what to add to it first (see RecordNote).
+	Scenario, Record, Note string
 }
 
 // Stale is a cassette that no observed call exercised.
@@ -252,6 +253,7 @@ func suggest(ar *AdapterReport, cfg *cassettes.Config, opts Options, list []*cas
 		s.Scenario = uniqueName(ScenarioName(s.Shape), taken)
 		if opts.Record != nil {
 			s.Record = opts.Record(ar.Name, cfg.Adapters[ar.Name], s.First.Call, s.Scenario)
+			s.Note = RecordNote(s.First.Call)
 		}
 	}
 }

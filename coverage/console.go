@@ -77,6 +77,9 @@ func (a *AdapterReport) writeDetails(w io.Writer, paint func(string, string) str
 		if s.Record != "" {
 			fmt.Fprintf(w, "             record: %s\n", s.Record)
 		}
+		if s.Note != "" {
+			fmt.Fprintf(w, "             first %s\n", s.Note)
+		}
 	}
 	for _, s := range a.Stale {
 		shapes := make([]string, len(s.Shapes))

@@ -11,22 +11,15 @@ import (
 )
 
 // RecordCommand is the command that records an observed call from the real
-// side as a new cassette, ready to paste into a shell: for a CLI adapter
-// the call itself after real.command (its standard input piped in when it
-// was given), for an HTTP adapter a curl of the same method, path, query
-// and body against the host of real.base_url, with real.headers as the
-// environment gives them (`${GITHUB_TOKEN}` stays a variable). The call
-// is an observation's, already redacted; config is the --config to repeat
-// ("" for the default).
+// side as a new cassette, one command ready to paste into a shell: for a
+// CLI adapter the call itself after real.command (its standard input piped
+// in when it was given and kept), for an HTTP adapter a curl of the same
+// method, path, query and body against the host of real.base_url, with
+// real.headers as the environment gives them (`${GITHUB_TOKEN}` stays a
+// variable). The call is an observation's, already redacted; config is the
+// --config to repeat ("" for the default). RecordNote says what the
+// command cannot hold.
 func RecordCommand(adapter string, a *cassettes.Adapter, c Call, scenario, config string) string {
-	cmd := recordCommand(adapter, a, c, scenario, config)
-	if strings.Contains(cmd, redact.Redacted) {
-		cmd += "   # first put the credentials back where it says " + redact.Redacted
-	}
-	return cmd
-}
-
-func recordCommand(adapter string, a *cassettes.Adapter, c Call, scenario, config string) string {
 	head := []string{"cassette", "record"}
 	if config != "" && config != cassettes.ConfigFile {
 		head = append(head, "--config", config)
@@ -46,13 +39,28 @@ func recordCommand(adapter string, a *cassettes.Adapter, c Call, scenario, confi
 		argv = append(slices.Clone(a.Real.Command), argv[1:]...)
 	}
 	cmd := cassettes.ShellJoin(append(head, argv...))
-	switch {
-	case c.Input != "":
+	if c.Input != "" {
 		return "printf '%s' " + cassettes.ShellJoin([]string{c.Input}) + " | " + cmd
-	case c.Stdin:
-		return cmd + " < INPUT   # the call's standard input was not kept (not UTF-8, or over 64 KiB): give it here"
 	}
 	return cmd
+}
+
+// RecordNote is what a person must do to the record command of a call
+// before it records that call: put back the credentials redacted from it,
+// give the standard input that was not kept, give the body that was not
+// kept. "" when the command is complete.
+func RecordNote(c Call) string {
+	var notes []string
+	if strings.Contains(strings.Join(c.Argv, " ")+c.URL+c.Body+c.Input, redact.Redacted) {
+		notes = append(notes, "put the credentials back where it says "+redact.Redacted)
+	}
+	if c.Stdin && c.Input == "" {
+		notes = append(notes, "give the call's standard input on stdin (it was not kept: not UTF-8, or over 64 KiB)")
+	}
+	if c.BodyBytes > 0 && c.Body == "" {
+		notes = append(notes, "give the request body in BODY_FILE (it was not kept: not UTF-8, or over 1 MiB)")
+	}
+	return strings.Join(notes, "; ")
 }
 
 // curl renders the HTTP call as a curl command line.

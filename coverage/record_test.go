@@ -35,7 +35,7 @@ func TestRecordCommand(t *testing.T) {
 		call     Call
 		config   string
 		wantArgv []string
-		comment  string
+		note     string
 	}{
 		{name: "cli: the call after real.command", a: git, call: Call{Argv: []string{"/usr/bin/git", "log", "--format=%H %s", "-n", "3"}},
 			wantArgv: []string{"record", "--adapter", "x", "--scenario", "s", "--", "git", "log", "--format=%H %s", "-n", "3"}},
@@ -43,15 +43,16 @@ func TestRecordCommand(t *testing.T) {
 			wantArgv: []string{"record", "--config", "ci/cassette.yaml", "--adapter", "x", "--scenario", "s", "--", "git", "status"}},
 		{name: "cli: stdin piped in", a: git, call: Call{Argv: []string{"git", "hash-object", "--stdin"}, Stdin: true, Input: "it's\nmulti-line\n"},
 			wantArgv: []string{"record", "--adapter", "x", "--scenario", "s", "--", "git", "hash-object", "--stdin", "STDIN:it's", "multi-line"}},
-		{name: "cli: stdin not kept", a: git, call: Call{Argv: []string{"git", "apply"}, Stdin: true}, comment: "< INPUT   # the call's standard input was not kept"},
+		{name: "cli: stdin not kept", a: git, call: Call{Argv: []string{"git", "apply"}, Stdin: true}, note: "give the call's standard input on stdin",
+			wantArgv: []string{"record", "--adapter", "x", "--scenario", "s", "--", "git", "apply"}},
 		{name: "cli: redacted values", a: git, call: Call{Argv: []string{"git", "-c", "http.extraHeader=Authorization: [REDACTED]", "fetch"}},
-			comment: "# first put the credentials back where it says [REDACTED]"},
+			note: "put the credentials back where it says [REDACTED]"},
 		{name: "http: curl on the host of real.base_url", a: api, call: Call{Method: "POST", URL: "/v1/items?tag=a b&x=1", ContentType: "application/json", Body: `{"name":"it's"}`},
 			wantArgv: []string{"record", "--adapter", "x", "--scenario", "s", "--", "curl", "-sS", "-X", "POST", "-H", "Content-Type: application/json",
 				"--data-binary", `{"name":"it's"}`, "https://api.example.com/v1/items?tag=a b&x=1"}},
 		{name: "http: an absolute URL keeps only its path", a: api, call: Call{Method: "HEAD", URL: "http://127.0.0.1:9/v1/ping"},
 			wantArgv: []string{"record", "--adapter", "x", "--scenario", "s", "--", "curl", "-sS", "--head", "https://api.example.com/v1/ping"}},
-		{name: "http: a body not kept", a: api, call: Call{Method: "PUT", URL: "/v1/blob", BodyBytes: 5 << 20},
+		{name: "http: a body not kept", a: api, call: Call{Method: "PUT", URL: "/v1/blob", BodyBytes: 5 << 20}, note: "give the request body in BODY_FILE",
 			wantArgv: []string{"record", "--adapter", "x", "--scenario", "s", "--", "curl", "-sS", "-X", "PUT", "--data-binary", "@BODY_FILE", "https://api.example.com/v1/blob"}},
 		{name: "http: a unix socket", a: docker, call: Call{Method: "GET", URL: "/v1.41/containers/json?all=1"},
 			wantArgv: []string{"record", "--adapter", "x", "--scenario", "s", "--", "curl", "-sS", "--unix-socket", "/run/podman/podman.sock", "http://localhost/v1.41/containers/json?all=1"}},
@@ -62,8 +63,11 @@ func TestRecordCommand(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := RecordCommand("x", tc.a, tc.call, "s", tc.config)
-			if tc.comment != "" && !strings.Contains(cmd, tc.comment) {
-				t.Errorf("%s\nlacks %q", cmd, tc.comment)
+			if note := RecordNote(tc.call); !strings.Contains(note, tc.note) || (tc.note == "") != (note == "") {
+				t.Errorf("note %q, want %q", note, tc.note)
+			}
+			if strings.Contains(cmd, "#") || strings.Contains(cmd, "INPUT") {
+				t.Errorf("%s\nis not one command as it runs", cmd)
 			}
 			if tc.wantArgv == nil {
 				return

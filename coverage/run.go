@@ -43,7 +43,7 @@ func (r *Report) Run(m RunMeta) *report.Run {
 		failing := a.Status() == StatusFail || a.Status() == StatusUnrecorded
 		for _, s := range a.Shapes {
 			cs := report.CoverageShape{Shape: string(s.Shape), Covered: s.Covered, Calls: s.Calls, Tests: append([]string{}, s.Tests...),
-				Observed: fmt.Sprintf("%s:%d", repo(s.First.File), s.First.Line), Scenario: s.Scenario, Record: s.Record}
+				Observed: fmt.Sprintf("%s:%d", repo(s.First.File), s.First.Line), Scenario: s.Scenario, Record: s.Record, Note: s.Note}
 			for _, c := range s.Cassettes {
 				cs.Cassettes = append(cs.Cassettes, repo(c))
 			}

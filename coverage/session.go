@@ -30,6 +30,8 @@ type Session struct {
 	Observed, Work string
 	// Self is the cassette binary the shims run (an absolute path).
 	Self string
+	// Command is the test command (for next steps).
+	Command []string
 	// StartHTTP starts (or finds) an HTTP adapter's fake and returns its
 	// base URL and how to stop it; Build runs a CLI adapter's fake.build.
 	StartHTTP func(ctx context.Context, name string, a *cassettes.Adapter) (baseURL string, stop func(), err error)
@@ -161,7 +163,7 @@ func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, 
 	if prev, ok := st.Shims[command]; ok {
 		return &cassettes.Error{Reason: cassettes.ECfgParse, Message: fmt.Sprintf("adapters %s and %s both run %s: a shim on PATH can stand for one of them", prev, name, command),
 			Problems: []cassettes.Problem{{File: s.Config.Path, Line: s.Config.Line("adapters." + name), Field: "adapters." + name + ".real.command", Message: "the same command as adapter " + prev}},
-			NextStep: "cassette observe --adapter " + name + " -- COMMAND   # observe them one at a time"}
+			NextStep: cassettes.ShellJoin(append([]string{"cassette", "observe", "--adapter", name, "--"}, s.Command...))}
 	}
 	if err := s.Build(ctx, name, a); err != nil {
 		return err

@@ -67,6 +67,9 @@ type CoverageShape struct {
 	Cassettes []string `json:"cassettes,omitempty"`
 	Scenario  string   `json:"scenario,omitempty"`
 	Record    string   `json:"record,omitempty"`
+	// Note is what to do to Record before it records the call (put back
+	// a redacted credential, give a standard input that was not kept).
+	Note string `json:"note,omitempty"`
 }
 
 // CoverageStale is a cassette no observed call exercised.
@@ -135,6 +138,9 @@ func (b *sarifBuilder) coverage() {
 			}
 			if s.Record != "" {
 				msg += " Record it: " + s.Record
+			}
+			if s.Note != "" {
+				msg += " (first " + s.Note + ")"
 			}
 			b.add(RuleUncoveredCallShape, "A call shape the tests send to a fake is backed by no cassette", level, msg,
 				b.synthetic, a.Line, caseID(a.Name, s.Shape), s.Shape)
@@ -225,6 +231,9 @@ func (r *Run) mdCoverage(b *strings.Builder, links Links) {
 			fmt.Fprintf(b, "- <code>%s</code>: %s by %s\n", html.EscapeString(s.Shape), plural(s.Calls, "call"), mdText(callers(s.Tests)))
 			if s.Record != "" {
 				fmt.Fprintf(b, "  <br>record it: <code>%s</code>\n", html.EscapeString(s.Record))
+			}
+			if s.Note != "" {
+				fmt.Fprintf(b, "  <br>first %s\n", mdText(s.Note))
 			}
 		}
 		b.WriteString("\n</details>\n\n")

@@ -88,12 +88,13 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read the observations", Err: err, NextStep: "ls -l " + dir}
 	}
 	if len(probs) > 0 {
-		return &cassettes.Error{Reason: cassettes.EObservationInvalid, Message: fmt.Sprintf("%d lines of %s are not observations", len(probs), dir), Problems: probs,
-			NextStep: "cassette observe -- go test ./...   # observe again; the format is in the README, \"The observation format\""}
+		return &cassettes.Error{Reason: cassettes.EObservationInvalid, Problems: probs,
+			Message:  fmt.Sprintf("%d lines of %s are not observations of format %d (README, \"The observation format\"): observe again, or mend their writer", len(probs), dir, coverage.FormatVersion),
+			NextStep: "cassette observe -- go test ./..."}
 	}
 	if len(obs) == 0 {
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: "no calls observed in " + dir + ": run the tests under cassette observe first",
-			NextStep: "cassette observe -- go test ./...   # or your test command"}
+		return &cassettes.Error{Reason: cassettes.EUsage, Message: "no calls observed in " + dir + ": run the tests (go test, pytest, npm test) under cassette observe first",
+			NextStep: "cassette observe -- go test ./..."}
 	}
 	declared := p.credentials()
 	for i := range obs {
@@ -190,7 +191,7 @@ func uncoveredError(rep *coverage.Report) error {
 // that have a fake and no cassette: nothing proves such a fake.
 func warnUnrecorded(w io.Writer, cfg *cassettes.Config, list []*cassettes.Cassette, selected []string) {
 	for _, name := range coverage.Unrecorded(cfg, list, selected) {
-		fmt.Fprintf(w, "warning: adapter %s has a fake and no cassette: nothing proves the fake answers like the real side (the seed ADR: %s)\n  next: cassette record --adapter %s --scenario NAME -- COMMAND   # then: cassette observe -- go test ./... && cassette coverage\n",
+		fmt.Fprintf(w, "warning: adapter %s has a fake and no cassette: nothing proves the fake answers like the real side (the seed ADR: %s); record one with cassette record --adapter %s, then run cassette observe and cassette coverage\n",
 			name, coverage.RuleUnrecorded, name)
 	}
 }

@@ -105,7 +105,7 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 	}
 	work := filepath.Join(root, ".cassette", "observe")
 	logDir := filepath.Join(work, "fakes")
-	s := &coverage.Session{Config: p.cfg, Observed: observed, Work: work, Self: selfPath(), Adapters: o.adapters,
+	s := &coverage.Session{Config: p.cfg, Observed: observed, Work: work, Self: selfPath(), Adapters: o.adapters, Command: command,
 		StartHTTP: func(ctx context.Context, name string, a *cassettes.Adapter) (string, func(), error) {
 			if _, err := verify.BuildFake(ctx, name, a, p.cfg.Dir, logDir); err != nil {
 				return "", nil, err
@@ -168,7 +168,7 @@ func runObserved(ctx context.Context, stdio *IO, command, env []string) (int, er
 		return ee.ExitCode(), nil
 	}
 	return 0, &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot run " + command[0], Err: err,
-		NextStep: "cassette observe -- go test ./...   # the test command after --"}
+		NextStep: "cassette observe -- go test ./..."}
 }
 
 // callCounts says how many calls each adapter's fake answered, from the

@@ -150,3 +150,35 @@ func TestShimRun(t *testing.T) {
 		t.Errorf("second call (stdin /dev/null, no CASSETTE_TEST): %+v", o)
 	}
 }
+
+// TestSessionStartFailure: when an adapter's fake cannot be started, Start
+// returns the error and stops what it had started (the first adapter's
+// fake) instead of panicking.
+func TestSessionStartFailure(t *testing.T) {
+	cfg, err := cassettes.ParseConfig(filepath.Join(t.TempDir(), "cassette.yaml"), []byte(`version: 1
+adapters:
+  one: {kind: http, real: {base_url: "http://127.0.0.1:1"}, fake: {base_url: "http://127.0.0.1:2"}}
+  two: {kind: http, real: {base_url: "http://127.0.0.1:1"}, fake: {base_url: "http://127.0.0.1:3"}}
+`), cassettes.ConfigOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := 0
+	s := &Session{Config: cfg, Observed: t.TempDir(), Work: t.TempDir(),
+		StartHTTP: func(_ context.Context, name string, a *cassettes.Adapter) (string, func(), error) {
+			if name == "two" {
+				return "", nil, &cassettes.Error{Reason: cassettes.EFakeUnavailable, Message: "the fake of two did not start"}
+			}
+			return a.Fake.BaseURL, func() { stopped++ }, nil
+		}}
+	st, err := s.Start(context.Background())
+	if st != nil || cassettes.AsError(err).Reason != cassettes.EFakeUnavailable || stopped != 1 {
+		t.Errorf("Start: %v, %v; the first fake stopped %d times, want once", st, err, stopped)
+	}
+	s.StartHTTP = func(context.Context, string, *cassettes.Adapter) (string, func(), error) {
+		return "not a url", func() {}, nil
+	}
+	if _, err := s.Start(context.Background()); err == nil || !strings.Contains(err.Error(), `fake base URL "not a url"`) || strings.Contains(err.Error(), "%!") {
+		t.Errorf("a base URL without a host: %v", err)
+	}
+}

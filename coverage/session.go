@@ -75,28 +75,33 @@ func URLVar(adapter string) string {
 
 // Start starts the fakes, proxies and shims. On error, what was started is
 // stopped.
-func (s *Session) Start(ctx context.Context) (st *Started, err error) {
+func (s *Session) Start(ctx context.Context) (*Started, error) {
 	if s.LookupEnv == nil {
 		s.LookupEnv = os.LookupEnv
 	}
-	st = &Started{URLs: map[string]string{}, Shims: map[string]string{}}
-	defer func() {
-		if err != nil {
-			st.Close()
-		}
-	}()
-	bin := filepath.Join(s.Work, "bin")
-	if err := os.RemoveAll(bin); err != nil {
+	st := &Started{URLs: map[string]string{}, Shims: map[string]string{}}
+	if err := s.start(ctx, st); err != nil {
+		st.Close()
 		return nil, err
 	}
+	return st, nil
+}
+
+// start is Start's work; on error, st holds what to stop.
+func (s *Session) start(ctx context.Context, st *Started) error {
+	bin := filepath.Join(s.Work, "bin")
+	if err := os.RemoveAll(bin); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(bin, 0o755); err != nil {
-		return nil, err
+		return err
 	}
 	for _, name := range s.Config.Order {
 		if s.Adapters != nil && !slices.Contains(s.Adapters, name) {
 			continue
 		}
 		a := s.Config.Adapters[name]
+		var err error
 		switch a.Kind {
 		case cassettes.KindHTTP:
 			err = s.startHTTP(ctx, st, name, a)
@@ -104,7 +109,7 @@ func (s *Session) Start(ctx context.Context) (st *Started, err error) {
 			err = s.writeShim(ctx, st, bin, name, a)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 	path, _ := s.LookupEnv("PATH")
@@ -119,7 +124,7 @@ func (s *Session) Start(ctx context.Context) (st *Started, err error) {
 		flags += " -buildvcs=false"
 	}
 	st.Env = append(st.Env, "GOFLAGS="+strings.TrimSpace(flags))
-	return st, nil
+	return nil
 }
 
 // startHTTP puts an observing reverse proxy in front of an HTTP fake.
@@ -131,7 +136,9 @@ func (s *Session) startHTTP(ctx context.Context, st *Started, name string, a *ca
 	st.closers = append(st.closers, stop)
 	target, err := url.Parse(base)
 	if err != nil || target.Host == "" {
-		return fmt.Errorf("adapter %s: fake base URL %q: %w", name, base, err)
+		return &cassettes.Error{Reason: cassettes.ECfgParse, Message: fmt.Sprintf("adapter %s: fake base URL %q is not an http:// URL with a host", name, base),
+			Problems: []cassettes.Problem{{File: s.Config.Path, Line: s.Config.Line("adapters." + name + ".fake"), Field: "adapters." + name + ".fake.base_url", Message: "not a URL with a host", Expected: "http://127.0.0.1:${PORT}"}},
+			NextStep: "cassette validate --config " + s.Config.Path}
 	}
 	w, err := OpenWriter(s.Observed, "proxy-"+name, "proxy")
 	if err != nil {

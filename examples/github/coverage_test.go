@@ -7,11 +7,7 @@ package github_test
 // recorded from the recording of GitHub.
 
 import (
-	"bufio"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,7 +90,7 @@ func TestClientNewQueryParameter(t *testing.T) {
 // reads the calls the proxy wrote.
 func TestProxyObserveMode(t *testing.T) {
 	e := newClientExample(t)
-	fake := startFake(t, e)
+	fake := startServer(t, e, "./fakes/github") // its $PORT unset: a free port
 	proxyURL := e.StartProxy(t, cassetteBin, "--mode", "observe", "--upstream", fake, "--adapter", "github")
 	out, errOut, code := e.Run([]string{"CASSETTE_GITHUB_URL=" + proxyURL}, "go", "test", "-count=1", "./labelsync/")
 	if code != 0 {
@@ -107,32 +103,4 @@ func TestProxyObserveMode(t *testing.T) {
 	if out := e.Must(nil, cassetteBin, "coverage"); !strings.Contains(out, "ok    github  coverage: 100.0% of call shapes (5 of 5)") {
 		t.Errorf("coverage:\n%s", out)
 	}
-}
-
-// startFake builds and starts the fake GitHub API on a free port and
-// returns its URL; the test's cleanup stops it.
-func startFake(t *testing.T, e *e2e.Example) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "fake-github")
-	e.Must(nil, "go", "build", "-o", bin, "./fakes/github")
-	cmd := exec.Command(bin)
-	cmd.Dir, cmd.Env = e.Dir, append(append([]string(nil), e.Env...), "PORT=0")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if _, u, ok := strings.Cut(sc.Text(), "listening on "); ok {
-			go func() { _, _ = io.Copy(io.Discard, out) }()
-			return strings.TrimSpace(u)
-		}
-	}
-	t.Fatal("the fake exited before listening")
-	return ""
 }

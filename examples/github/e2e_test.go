@@ -8,6 +8,7 @@ package github_test
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,9 +75,16 @@ func needRealSide(t *testing.T) {
 // returns its URL; t's cleanup stops it.
 func startUpstream(t *testing.T, e *e2e.Example, dir string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "upstream")
-	e.Must(nil, "go", "build", "-o", bin, "./upstream")
-	cmd := exec.Command(bin, "--fixtures", dir)
+	return startServer(t, e, "./upstream", "--fixtures", dir)
+}
+
+// startServer builds the package pkg of the example, runs it with args
+// and returns the URL it prints after "listening on"; t's cleanup stops it.
+func startServer(t *testing.T, e *e2e.Example, pkg string, args ...string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	e.Must(nil, "go", "build", "-o", bin, pkg)
+	cmd := exec.Command(bin, args...)
 	cmd.Dir, cmd.Env = e.Dir, e.Env
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -90,10 +98,11 @@ func startUpstream(t *testing.T, e *e2e.Example, dir string) string {
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		if _, u, ok := strings.Cut(sc.Text(), "listening on "); ok {
+			go func() { _, _ = io.Copy(io.Discard, out) }()
 			return strings.TrimSpace(u)
 		}
 	}
-	t.Fatal("upstream exited before listening")
+	t.Fatalf("%s exited before listening", pkg)
 	return ""
 }
 

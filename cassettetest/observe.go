@@ -11,7 +11,6 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/coverage"
-	"github.com/cassette-dev/cassette/normalize"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -66,10 +65,11 @@ type testObserver struct {
 func observer(t testing.TB, adapter string, kind cassettes.Kind) testObserver {
 	t.Helper()
 	dir := os.Getenv(coverage.EnvDir)
-	cfg, err := findConfig(".", normalize.Builtins())
+	proj, err := cassettes.FindProject(".")
 	if err != nil {
 		t.Fatalf("cassettetest.Observe: %v", err)
 	}
+	cfg := proj.Config
 	if dir == "" {
 		dir = filepath.Join(cfg.Dir, filepath.FromSlash(coverage.ObservedDir))
 	}
@@ -89,7 +89,7 @@ func observer(t testing.TB, adapter string, kind cassettes.Kind) testObserver {
 		t.Fatalf("cassettetest.Observe: %s: adapters.%s.coverage.%s: %s", cfg.Path, adapter, probs[0].Field, probs[0].Message)
 	}
 	return testObserver{Observer: &coverage.Observer{Adapter: adapter, Kind: kind, Rules: rules, Writer: w, Test: t.Name(),
-		Credentials: redact.FromEnv(a.Real.Credentials, os.LookupEnv)}, adapter: a}
+		Redactor: redact.New(proj.Redact, redact.FromEnv(a.Real.Credentials, os.LookupEnv))}, adapter: a}
 }
 
 // countingReader counts what the fake read and keeps its first bytes.

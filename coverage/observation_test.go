@@ -13,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 func observedSchema(t *testing.T) *jsonschema.Schema {
@@ -140,15 +141,17 @@ func TestRedact(t *testing.T) {
 	declared := map[string]string{"GITHUB_TOKEN": "s3cr3t-declared-value"}
 	tok := "ghp_" + strings.Repeat("a1B2", 9)
 	in := Call{
-		Argv:        []string{"gh", "api", "--token=" + tok, "--password", "hunter2hunter2", "GITHUB_TOKEN=abc123abc123", "-H", "X-Key: s3cr3t-declared-value", "--jq", ".name"},
+		Argv: []string{"gh", "api", "--token=" + tok, "--password", "hunter2hunter2", "GITHUB_TOKEN=abc123abc123", "-H", "X-Key: s3cr3t-declared-value", "--jq", ".name",
+			"--membership-number", "member-777777", "-f", "echo=pw-in-body-9999"},
 		Input:       `{"client_secret":"from-stdin-1234","n":1}`,
 		URL:         "/login?access_token=q-token-5678&page=2",
 		ContentType: "application/json",
 		Body:        `{"password":"pw-in-body-9999","note":"pw-in-body-9999 again","key":"` + tok + `"}`,
 	}
-	out := Redact(in, declared)
+	out := Redact(in, redact.New(redact.NewRules([]string{"membership_number"}), declared)) // redact.names of the project
+
 	all, _ := json.Marshal(out)
-	for _, secret := range []string{tok, "hunter2hunter2", "abc123abc123", "s3cr3t-declared-value", "from-stdin-1234", "q-token-5678", "pw-in-body-9999"} {
+	for _, secret := range []string{tok, "hunter2hunter2", "abc123abc123", "s3cr3t-declared-value", "from-stdin-1234", "q-token-5678", "pw-in-body-9999", "member-777777"} {
 		if strings.Contains(string(all), secret) {
 			t.Errorf("the redacted call still holds %q:\n%s", secret, all)
 		}

@@ -26,20 +26,23 @@ type Observer struct {
 	Rules *Rules
 	// Writer is where the calls go.
 	Writer *Writer
-	// Credentials are the declared credential values (name → value)
-	// redacted from every call, besides the names and formats Redact knows.
-	Credentials map[string]string
+	// Redactor is the session's redaction (the project's credential names,
+	// the declared values, what it learned); nil is the built-in names.
+	Redactor *redact.Redactor
 	// Test names the test of a call that does not name its own.
 	Test string
 }
 
 // Observe redacts and writes one call made by test ("" for o.Test).
 func (o *Observer) Observe(c Call, test string) error {
-	c = Redact(c, o.Credentials)
+	if o.Redactor == nil {
+		o.Redactor = redact.New(nil, nil)
+	}
+	c = Redact(c, o.Redactor)
 	if test == "" {
 		test = o.Test
 	}
-	ob := Observation{Adapter: o.Adapter, Kind: o.Kind, Call: c, Test: redact.RedactString(test, o.Credentials)}
+	ob := Observation{Adapter: o.Adapter, Kind: o.Kind, Call: c, Test: o.Redactor.String(test)}
 	if o.Rules != nil {
 		ob.Shape = o.Rules.Of(ob)
 	}
@@ -126,10 +129,12 @@ type Shim struct {
 	Env  []string `json:"env,omitempty"`
 	Dir  string   `json:"dir,omitempty"`
 	// Observed is the directory observations go to, Project the project's
-	// directory; Credentials the names of the adapter's credential variables.
+	// directory; Credentials the names of the adapter's credential
+	// variables, Redact the project's own credential names (redact.names).
 	Observed    string   `json:"observed"`
 	Project     string   `json:"project"`
 	Credentials []string `json:"credentials,omitempty"`
+	Redact      []string `json:"redact,omitempty"`
 	// Coverage are the adapter's coverage settings (for the shape).
 	Coverage cassettes.Coverage `json:"coverage"`
 }
@@ -205,7 +210,8 @@ func (s *Shim) observe(in *stdinTee, sio ShimIO) {
 		return
 	}
 	defer w.Close()
-	o := &Observer{Adapter: s.Adapter, Kind: cassettes.KindCLI, Rules: rules, Writer: w, Credentials: redact.FromEnv(s.Credentials, lookup)}
+	o := &Observer{Adapter: s.Adapter, Kind: cassettes.KindCLI, Rules: rules, Writer: w,
+		Redactor: redact.New(redact.NewRules(s.Redact), redact.FromEnv(s.Credentials, lookup))}
 	c := Call{Argv: append([]string{s.Command}, sio.Args...)}
 	c.Stdin, c.Input = in.given()
 	test, _ := lookup(EnvTest)

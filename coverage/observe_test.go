@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // TestObservingProxy puts the observing proxy between a client and a real
@@ -46,7 +47,7 @@ func TestObservingProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	rules, _ := NewRules(&cassettes.Adapter{Kind: cassettes.KindHTTP, Coverage: cassettes.Coverage{Paths: []string{"/repos/{owner}/{repo}"}}})
-	o := &Observer{Adapter: "api", Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Credentials: map[string]string{"API_TOKEN": "tok-0123456789"}}
+	o := &Observer{Adapter: "api", Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(nil, map[string]string{"API_TOKEN": "tok-0123456789"})}
 	proxy := httptest.NewServer(o.Proxy(target))
 	defer proxy.Close()
 
@@ -115,7 +116,7 @@ func mustDo(t *testing.T, req *http.Request) {
 // and the call is written once the fake has exited.
 func TestShimRun(t *testing.T) {
 	dir := t.TempDir()
-	shim := &Shim{Adapter: "git", Command: "git", Observed: dir, Credentials: []string{"GIT_TOKEN"},
+	shim := &Shim{Adapter: "git", Command: "git", Observed: dir, Credentials: []string{"GIT_TOKEN"}, Redact: []string{"membership_number"},
 		Fake: []string{"/bin/sh", "-c", `read line; echo "fake got $line and $*"; exit 3`, "fake"}}
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -124,9 +125,9 @@ func TestShimRun(t *testing.T) {
 	pw.WriteString("hello\n")
 	pw.Close()
 	var stdout, stderr bytes.Buffer
-	code := shim.Run(context.Background(), ShimIO{Args: []string{"log", "--token=secret-value-42", "-n", "1"}, Stdin: pr, Stdout: &stdout, Stderr: &stderr,
+	code := shim.Run(context.Background(), ShimIO{Args: []string{"log", "--token=secret-value-42", "-n", "1", "--membership-number=member-777777"}, Stdin: pr, Stdout: &stdout, Stderr: &stderr,
 		Env: []string{"PATH=/usr/bin:/bin", EnvTest + "=TestLog", "GIT_TOKEN=secret-value-42"}, Caller: "gitsummary.test"})
-	if code != 3 || stdout.String() != "fake got hello and log --token=secret-value-42 -n 1\n" {
+	if code != 3 || stdout.String() != "fake got hello and log --token=secret-value-42 -n 1 --membership-number=member-777777\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 
@@ -142,8 +143,8 @@ func TestShimRun(t *testing.T) {
 	if err != nil || len(probs) > 0 || len(obs) != 2 {
 		t.Fatalf("%d observations, %v, %v", len(obs), probs, err)
 	}
-	if o := obs[0]; o.Shape != "git log --token -n <stdin>" || o.Test != "TestLog" || !o.Call.Stdin || o.Call.Input != "hello\n" ||
-		strings.Join(o.Call.Argv, " ") != "git log --token=[REDACTED] -n 1" {
+	if o := obs[0]; o.Shape != "git log --membership-number --token -n <stdin>" || o.Test != "TestLog" || !o.Call.Stdin || o.Call.Input != "hello\n" ||
+		strings.Join(o.Call.Argv, " ") != "git log --token=[REDACTED] -n 1 --membership-number=[REDACTED]" {
 		t.Errorf("first call: %+v", o)
 	}
 	if o := obs[1]; o.Shape != "git status" || o.Test != "sh tests.sh" || o.Call.Stdin {

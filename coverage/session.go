@@ -146,7 +146,8 @@ func (s *Session) startHTTP(ctx context.Context, st *Started, name string, a *ca
 	}
 	st.closers = append(st.closers, func() { w.Close() })
 	rules, _ := NewRules(a)
-	obs := &Observer{Adapter: name, Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Credentials: redact.FromEnv(a.Real.Credentials, s.LookupEnv)}
+	obs := &Observer{Adapter: name, Kind: cassettes.KindHTTP, Rules: rules, Writer: w,
+		Redactor: redact.New(s.Config.Redaction(), redact.FromEnv(a.Real.Credentials, s.LookupEnv))}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -178,7 +179,8 @@ func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, 
 	dir := cassettes.ResolvePath(s.Config.Dir, a.Fake.Dir)
 	fake := fakeCommand(a.Fake.Command, dir)
 	project, _ := filepath.Abs(s.Config.Dir)
-	shim := Shim{Adapter: name, Command: command, Fake: fake, Observed: s.Observed, Project: project, Credentials: a.Real.Credentials, Coverage: a.Coverage}
+	shim := Shim{Adapter: name, Command: command, Fake: fake, Observed: s.Observed, Project: project, Credentials: a.Real.Credentials,
+		Redact: s.Config.Redact.Names, Coverage: a.Coverage}
 	if a.Fake.Dir != "" {
 		shim.Dir = dir
 	}

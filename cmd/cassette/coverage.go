@@ -14,6 +14,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/coverage"
+	"github.com/cassette-dev/cassette/redact"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -96,9 +97,12 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: "no calls observed in " + dir + ": run the tests (go test, pytest, npm test) under cassette observe first",
 			NextStep: "cassette observe -- go test ./..."}
 	}
-	declared := p.credentials()
+	red := redact.New(p.Redact, p.credentials()) // one session: a value learned in one call is scrubbed from all
 	for i := range obs {
-		obs[i].Call = coverage.Redact(obs[i].Call, declared)
+		obs[i].Call = coverage.Redact(obs[i].Call, red)
+	}
+	for i := range obs { // the calls read before a value was learned
+		obs[i].Call = coverage.Redact(obs[i].Call, red)
 	}
 	list, err := loadCorpus(p)
 	if err != nil {

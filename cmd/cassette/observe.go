@@ -20,6 +20,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/coverage"
 	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/redact"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -278,7 +279,7 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 	}
 	defer w.Close()
 	rules, _ := coverage.NewRules(a)
-	obs := &coverage.Observer{Adapter: adapter, Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Credentials: p.credentials()}
+	obs := &coverage.Observer{Adapter: adapter, Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(p.Redact, p.credentials())}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot listen on " + listen, Err: err, NextStep: strings.Replace(next, "NAME", adapter, 1) + " --listen 127.0.0.1:0"}

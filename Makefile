@@ -40,6 +40,8 @@ fuzz: ## run each fuzz target for FUZZTIME (default 60s)
 	$(GO) test ./redact -run '^$$' -fuzz FuzzRedactByName -fuzztime $${FUZZTIME:-60s}
 	$(GO) test ./redact -run '^$$' -fuzz FuzzCredentialName -fuzztime $${FUZZTIME:-60s}
 	$(GO) test ./redact -run '^$$' -fuzz FuzzRedactor -fuzztime $${FUZZTIME:-60s}
+	$(GO) test ./coverage -run '^$$' -fuzz FuzzShapeHoldsNoValue -fuzztime $${FUZZTIME:-60s}
+	$(GO) test ./coverage -run '^$$' -fuzz FuzzShapeAnyCall -fuzztime $${FUZZTIME:-60s}
 
 clean:
 	rm -rf bin .cassette

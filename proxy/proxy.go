@@ -256,6 +256,10 @@ func New(opts Options) (*Proxy, error) {
 }
 
 // checkListen refuses a non-loopback address unless allowed.
+// CheckListen is the rule of every door's --listen address, the observing
+// proxy of `cassette proxy --mode observe` included: loopback unless allow.
+func CheckListen(addr string, allow bool) error { return checkListen(addr, allow) }
+
 func checkListen(addr string, allow bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

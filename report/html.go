@@ -75,6 +75,7 @@ type htmlPage struct {
 	Skipped    []*htmlCase
 	Passed     []*htmlCase
 	History    []htmlAdapterHistory
+	Coverage   *htmlCoverage
 	// Side names the side compared with the recording: "fake", or "real
 	// service" for refresh, which compares a re-recording.
 	Side string
@@ -168,6 +169,9 @@ func (r *Run) htmlPage(opts Options) *htmlPage {
 		}
 		p.RunError = re
 	}
+	if p.Coverage = r.htmlCoverage(); p.Coverage != nil {
+		return p // its cases are the call shapes, which the coverage section shows
+	}
 	for _, c := range r.sortedCases() {
 		hc := r.htmlCase(c, opts)
 		switch c.Status {
@@ -204,7 +208,11 @@ func (r *Run) htmlBar() []htmlCount {
 			other++
 		}
 	}
-	bar := []htmlCount{{"passed", "pass", pass}, {"drifted", "fail", drift}, {"infrastructure", "infra", infra}}
+	failed := "drifted"
+	if r.Coverage != nil {
+		failed = "uncovered" // a coverage run's failed cases are call shapes no cassette backs
+	}
+	bar := []htmlCount{{"passed", "pass", pass}, {failed, "fail", drift}, {"infrastructure", "infra", infra}}
 	if other > 0 {
 		bar = append(bar, htmlCount{"other failures", "fail", other})
 	}

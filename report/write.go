@@ -109,6 +109,11 @@ func Render(run *Run, opts Options) (Files, error) {
 	if files[FileHTML], err = run.html(opts); err != nil {
 		return nil, err
 	}
+	if run.Coverage != nil {
+		if files[FileCoverage], err = run.coverageJSON(); err != nil {
+			return nil, err
+		}
+	}
 	return files, nil
 }
 

@@ -169,6 +169,7 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		c.GroupID = groups[c.Name()]
 	}
 	root.AddCommand(newImportCmd(stdio, g), newExportCmd(stdio, g)) // they set their own group
+	root.AddCommand(newObserveCmd(stdio, g), newCoverageCmd(stdio, g))
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -71,7 +72,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	tool := reportTool()
-	p, cases, err := o.load(g, paths)
+	p, cases, err := o.load(g, paths, stdio.Err)
 	if err != nil {
 		// Every failure, even before a case runs, rewrites summary.json: CI
 		// must never read the previous run's verdict.
@@ -106,7 +107,9 @@ func (o *verifyOptions) selection() (verify.Selection, error) {
 
 // load loads the project and the cassettes of paths (the project's
 // cassettes by default; a shard's own only) and plans the selected cases.
-func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Case, error) {
+// A run over the whole corpus warns on warn about adapters without a
+// cassette.
+func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*project, []verify.Case, error) {
 	sel, err := o.selection()
 	if err != nil {
 		return nil, nil, err
@@ -128,6 +131,9 @@ func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Cas
 	list, err := cassettes.LoadTree(paths, lo)
 	if err != nil {
 		return nil, nil, err
+	}
+	if sel.Shards <= 1 && len(paths) == 1 && paths[0] == p.cfg.CassetteDir() {
+		warnUnrecorded(warn, p.cfg, list, sel.Adapters)
 	}
 	cases, err := verify.Plan(p.cfg, list, sel)
 	if err != nil {

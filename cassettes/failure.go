@@ -98,10 +98,10 @@ func ClassifyStatus(code int) (f Failure, ok bool) {
 	return Failure{}, false
 }
 
-// NextStep is the next step for a failure of this class: command (what to
-// run again, as printed) followed by a shell comment saying what to address
-// first.
-func (f Failure) NextStep(command string) string {
+// Advice says what to address before running the command again, for the
+// message of an error of this class (the next step itself is only the
+// command, so that it runs as printed).
+func (f Failure) Advice() string {
 	advice := "the service or the network failed; run it again later"
 	switch {
 	case f.Reason == ERealTLS && strings.Contains(f.Class, "unknown authority"):
@@ -111,23 +111,11 @@ func (f Failure) NextStep(command string) string {
 	case f.Reason == ERealDNS || f.Reason == ERealUnreachable:
 		advice = "first check the network, real.base_url and HTTPS_PROXY"
 	case f.Reason == ERateLimit || f.Reason == EProvider5xx:
-		advice = "once the service has recovered"
+		advice = "run it again once the service has recovered"
 	}
-	return command + "   # " + advice
+	return advice
 }
 
 // ShellJoin renders argv as a command a user can paste into a shell (next
-// steps are printed this way).
-func ShellJoin(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == ':' || r == ',' || r == '@' || r == '+' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-		}) < 0 {
-			out[i] = a
-		} else {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(out, " ")
-}
+// steps are printed this way). It is Command for a slice.
+func ShellJoin(argv []string) string { return Command(argv...) }

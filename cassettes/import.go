@@ -19,7 +19,7 @@ func ImportGoVCR(src, dest, adapter string) ([]*Cassette, error) {
 	if err != nil {
 		var ce *Error
 		if errors.As(err, &ce) && ce.NextStep != "" {
-			ce.NextStep = "fix the files above (they are go-vcr's), then: cassette import govcr " + src
+			ce.NextStep = Command("cassette", "import", "govcr", src, "--adapter", adapter)
 		}
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/go-playground/validator/v10"
+	"go.yaml.in/yaml/v3"
 )
 
 type ctxKey struct{}
@@ -253,6 +254,7 @@ func validateCassette(c *Cassette, opts LoadOptions) []Problem {
 		regs.cfg = nil
 	}
 	out := structProblems(c.Path, r, regs, c.Line)
+	requiredByTypo(c, out)
 	for i := range out {
 		if out[i].Field == "cassette" {
 			out[i].Message = fmt.Sprintf("cassette schema %d was written by a newer cassette", c.Cassette)
@@ -316,4 +318,53 @@ func Suggest(s string, candidates []string) string {
 		return fmt.Sprintf("did you mean `%s`?", c)
 	}
 	return ""
+}
+
+// metadataKeys are the top-level keys only cassette writes: go-vcr's files
+// hold `version:` and `interactions:` alone.
+var metadataKeys = []string{"cassette", "adapter", "scenario", "kind", "normalizers", "recorded_at", "recorder", "replayable", "mutating", "input", "output"}
+
+// carriesMetadata reports whether the top-level mapping root holds any of
+// cassette's own keys: such a file is loaded strictly (unknown keys,
+// undeclared adapters and a missing `cassette:` are errors), whatever else
+// it lacks. Only a file with none of them is a plain go-vcr cassette, whose
+// adapter and scenario come from its path. A hand-written `adapter: ecko`
+// (declared nowhere) inside cassettes/echo/ is therefore an error at its
+// line, not a cassette of adapter echo.
+func carriesMetadata(root *yaml.Node) bool {
+	for _, k := range metadataKeys {
+		if mappingKey(root, k) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// requiredByTypo points a "required" problem at the unknown key that is
+// most likely its misspelling (`interactionz:` for `interactions:`), among
+// the warnings a lax load kept: the user sees the key they wrote, its line
+// and the name it should have, not only that the right one is absent. Both
+// decoders (the whole parse and the split one) leave unknown keys of a
+// plain cassette in c.Warnings, so the message is made here, once.
+func requiredByTypo(c *Cassette, probs []Problem) {
+	for i := range probs {
+		p := &probs[i]
+		if p.Message != "is required" || strings.ContainsAny(p.Field, ".[") {
+			continue
+		}
+		for _, w := range c.Warnings {
+			if strings.ContainsAny(w.Field, ".[") || !strings.HasPrefix(w.Message, "unknown field") || closest(w.Field, []string{p.Field}) == "" {
+				continue
+			}
+			p.Line, p.Column = w.Line, w.Column
+			p.Message = fmt.Sprintf("is required; the file has an unknown key `%s` here", w.Field)
+			p.Suggestion = fmt.Sprintf("did you mean `%s`?", p.Field)
+			break
+		}
+	}
+}
+
+// hasTopKey reports whether the file's top-level mapping holds key.
+func (c *Cassette) hasTopKey(key string) bool {
+	return c.loc != nil && c.loc.head != nil && len(c.loc.head.Content) > 0 && mappingKey(c.loc.head.Content[0], key) != nil
 }

@@ -103,7 +103,7 @@ type CLIOptions struct {
 // command referring to the variable instead.
 func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error) {
 	if opts.Command == "" {
-		return nil, cassettes.Errorf(cassettes.EUsage, "cassette record --adapter NAME --scenario NAME -- COMMAND [ARGS...]",
+		return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "record", "--help"),
 			"no command to record")
 	}
 	red := NewRedactor(Credentials(opts.Credentials, opts.LookupEnv))
@@ -130,10 +130,13 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		var ce *cassettes.Error
 		switch {
 		case errors.As(err, &ce) && ce.Reason == cassettes.ERealUnreachable:
+			if ce.NextStep == "" {
+				ce.NextStep = again(opts)
+			}
 			return nil, ce // the real side is not there: nothing to run the command against
 		case err != nil:
 			return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot start the recording proxy",
-				Err: redactedError(red, err), NextStep: "cassette ca init"}
+				Err: redactedError(red, err), NextStep: cassettes.Command("cassette", "ca", "init")}
 		}
 		defer icpt.Close()
 		icptEnv = icpt.Env()
@@ -183,8 +186,8 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	switch {
 	case runCtx.Err() != nil && ctx.Err() == nil:
 		return nil, &cassettes.Error{Reason: cassettes.ETimeout,
-			Message:  fmt.Sprintf("%s did not finish within %s (killed)", opts.Command, opts.Timeout),
-			NextStep: cassettes.ShellJoin(append([]string{opts.Command}, opts.Args...)) + "   # run it by hand to see where it waits; give record a longer --timeout if it needs one"}
+			Message:  fmt.Sprintf("%s did not finish within %s (killed); run it by hand to see where it waits, or give record a longer --timeout if it needs one", opts.Command, opts.Timeout),
+			NextStep: cassettes.Command(append([]string{opts.Command}, opts.Args...)...)}
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.As(err, &exitErr):
@@ -205,7 +208,11 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	if err := argsLeak(red, opts); err != nil {
 		return nil, err
 	}
-	return finish(c, red)
+	c, err = finish(c, red)
+	if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
+		ce.NextStep = again(opts)
+	}
+	return c, err
 }
 
 // RerecordCLI runs again the input of a recorded CLI cassette (the refresh
@@ -214,7 +221,11 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 // Command, Args, Stdin and Scenario are taken from the cassette.
 func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) (*cassettes.Cassette, error) {
 	if old == nil || old.Input == nil {
-		return nil, cassettes.Errorf(cassettes.ECassetteInvalid, "cassette validate", "the cassette has no input to run again")
+		next := cassettes.Command("cassette", "validate")
+		if old != nil {
+			next = cassettes.Command("cassette", "validate", old.Path)
+		}
+		return nil, cassettes.Errorf(cassettes.ECassetteInvalid, next, "the cassette has no input to run again")
 	}
 	opts.Command = old.Input.Command
 	opts.Args = append([]string(nil), old.Input.Args...)
@@ -253,15 +264,15 @@ func echo(w io.Writer, red *Redactor, b []byte) {
 // the arguments after -- otherwise.
 func notStarted(red *Redactor, opts CLIOptions, err error) error {
 	e := &cassettes.Error{Reason: cassettes.EUsage,
-		Message: fmt.Sprintf("cannot run %s", opts.Command),
-		Err:     redactedError(red, err)}
+		Message:  fmt.Sprintf("cannot run %s: install it, or give its path", opts.Command),
+		Err:      redactedError(red, err),
+		NextStep: again(opts)}
 	if len(opts.RealCommand) > 0 {
+		e.Message = fmt.Sprintf("cannot run %s: install it, or fix real.command of adapter %s in cassette.yaml", opts.Command, opts.Adapter)
 		e.Problems = []cassettes.Problem{{Field: "real.command", Message: "the command could not be started", Expected: "an executable in PATH"}}
-		e.NextStep = fmt.Sprintf("command -v %s   # check real.command of adapter %q in cassette.yaml, or install it", opts.Command, opts.Adapter)
 		return e
 	}
 	e.Problems = []cassettes.Problem{{Field: "COMMAND (after --)", Message: opts.Command + " could not be started", Expected: "an executable in PATH or a path to one"}}
-	e.NextStep = fmt.Sprintf("command -v %s   # is it installed and in PATH?", opts.Command)
 	return e
 }
 
@@ -269,8 +280,7 @@ func again(opts CLIOptions) string {
 	if opts.Again != "" {
 		return opts.Again
 	}
-	argv := append([]string{opts.Command}, opts.Args...)
-	return fmt.Sprintf("cassette record --adapter %s --scenario %s -- %s", opts.Adapter, opts.Scenario, cassettes.ShellJoin(argv))
+	return cassettes.Command(append([]string{"cassette", "record", "--adapter", opts.Adapter, "--scenario", opts.Scenario, "--", opts.Command}, opts.Args...)...)
 }
 
 // redactedError turns err into an error whose text carries no credential:

@@ -394,7 +394,7 @@ func (r *Redactor) Check(c *cassettes.Cassette) error {
 	data, err := cassettes.Marshal(c)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot encode the cassette to scan it", Err: err,
-			NextStep: "cassette validate"}
+			NextStep: cassettes.Command("cassette", "validate")}
 	}
 	return r.CheckBytes(c.Path, data)
 }
@@ -413,11 +413,8 @@ func (r *Redactor) CheckBytes(file string, data []byte) error {
 		return nil
 	}
 	kinds := map[string]bool{}
-	e := &cassettes.Error{
-		Reason: cassettes.ESecretLeak,
-		NextStep: "declare the variable under `credentials:` of the adapter in cassette.yaml, " +
-			"or remove the secret from the scenario, then run `cassette record` again",
-	}
+	// The caller knows the command that records it again: the next step.
+	e := &cassettes.Error{Reason: cassettes.ESecretLeak}
 	for _, f := range findings {
 		kind := f.Kind
 		if i := strings.Index(kind, "("); i > 0 {
@@ -436,7 +433,7 @@ func (r *Redactor) CheckBytes(file string, data []byte) error {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	e.Message = fmt.Sprintf("refusing to save: %d secret(s) left after redaction (%s)", len(findings), strings.Join(names, ", "))
+	e.Message = fmt.Sprintf("refusing to save: %d secret(s) left after redaction (%s); declare the variable under `credentials:` of the adapter in cassette.yaml, or remove the secret from the scenario, then record again", len(findings), strings.Join(names, ", "))
 	return e
 }
 

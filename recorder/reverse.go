@@ -78,8 +78,7 @@ func startReverse(ctx context.Context, cfg ProxyConfig, redact func(*cassettes.I
 	}
 	if err := reachable(ctx, cfg.Upstream); err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.ERealUnreachable, Err: err,
-			Message:  fmt.Sprintf("the real side at %s does not accept connections", shownUpstream(cfg.Upstream)),
-			NextStep: "start it (or point real.base_url, or `cassette record --base-url`, at one that runs), then run the same command again"}
+			Message: fmt.Sprintf("the real side at %s does not accept connections: start it (or point real.base_url, or `cassette record --base-url`, at one that runs), then run the same command again", shownUpstream(cfg.Upstream))}
 	}
 	i, err := cfg.start(p)
 	if err != nil {

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		commit = strings.TrimSpace(string(out))
 	}
 	testscript.Main(m, map[string]func(){
-		"cassette":  func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cassette":  func() { os.Exit(cassetteProgram()) },
 		"faultfake": faultfake,
 	})
 }
@@ -48,7 +48,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("SHARED", sharedDir())
-			return nil
+			return checkNextSteps(env)
 		},
 	})
 }

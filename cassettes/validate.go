@@ -312,6 +312,10 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
+// Closest returns the candidate nearest to s when it is near enough to be
+// a plausible typo of it, else "".
+func Closest(s string, candidates []string) string { return closest(s, candidates) }
+
 // Suggest returns "did you mean `x`?" for the candidate nearest to s, or "".
 func Suggest(s string, candidates []string) string {
 	if c := closest(s, candidates); c != "" {

@@ -400,7 +400,7 @@ func (x *index) closest(v view, request string) *Miss {
 	m := &Miss{Request: request}
 	best, score := x.miss.best(&v)
 	if best < 0 {
-		m.NextStep = "cassette proxy --mode record"
+		m.NextStep = cassettes.Command("cassette", "proxy", "--help")
 		return m
 	}
 	e := x.all[best]
@@ -522,30 +522,16 @@ func preview(b []byte) string {
 func recordStep(c *cassettes.Cassette) string {
 	switch {
 	case c.Adapter != "" && c.Scenario != "" && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario):
-		return "cassette record --adapter " + c.Adapter + " --scenario " + c.Scenario
+		return cassettes.Command("cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario)
 	case c.Path != "":
-		return "cassette proxy --mode record --cassette " + shellQuote(c.Path)
+		return cassettes.Command("cassette", "proxy", "--mode", "record", "--cassette", c.Path)
 	}
-	return "cassette proxy --mode record"
+	return cassettes.Command("cassette", "proxy", "--help")
 }
 
-// shellQuote single-quotes s when it holds anything a shell would split
-// or expand (names from the wild have spaces and parentheses).
-func shellQuote(s string) string {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@=", r)) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
-}
-
-func replayableStep(c *cassettes.Cassette) string {
-	if c.Path != "" {
-		return "add `replayable: true` to " + shellQuote(c.Path) + ", or " + recordStep(c)
-	}
-	return "set MatchOptions.Replayable, or " + recordStep(c)
-}
+// replayableStep is the next step of a sequence served to its end: record
+// it again (the message says the other way, `replayable: true`).
+func replayableStep(c *cassettes.Cassette) string { return recordStep(c) }
 
 // Error is the miss as the project's error model (reason E_REPLAY_MISS),
 // with the closest interaction's file, line and differing fields as problems.
@@ -555,7 +541,7 @@ func (m *Miss) Error() *cassettes.Error {
 	case m.Closest == nil:
 		e.Message = "replay miss: no recorded interactions to serve " + m.Request
 	case m.Used > 0:
-		e.Message = fmt.Sprintf("replay miss: %s matched, but its %d recorded response(s) were already served and the cassette is not replayable", m.Request, m.Used)
+		e.Message = fmt.Sprintf("replay miss: %s matched, but its %d recorded response(s) were already served and the cassette is not replayable (`replayable: true` in it, or MatchOptions.Replayable, serves the last response again)", m.Request, m.Used)
 		e.Problems = []cassettes.Problem{{File: m.Closest.File, Line: m.Closest.Line,
 			Field:   fmt.Sprintf("interactions[%d].request", m.Closest.Index),
 			Message: "last recorded response of this sequence", Expected: fmt.Sprintf("at most %d identical request(s)", m.Used)}}

@@ -146,13 +146,13 @@ func (c *cycle) run(ctx context.Context) error {
 	c.shown = o.Git.scrub(c.remote) // a remote URL may carry a token: messages show this
 	c.base = cmp.Or(o.Base, cfg.Refresh.Base, o.Git.CurrentBranch(ctx))
 	if c.base == "" {
-		return cassettes.Errorf(cassettes.EUsage, "cassette refresh --once --base main", "cannot tell the base branch of refresh PRs: HEAD is detached and refresh.base is not set")
+		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "refresh", "--once", "--base", "main"), "cannot tell the base branch of refresh PRs: HEAD is detached and refresh.base is not set (name it with --base, or check out a branch)")
 	}
 	c.threshd = firstPositive(o.EscalateAfter, cfg.Refresh.EscalateAfter, DefaultEscalateAfter)
 	c.res.Threshold = c.threshd
 	top, err := o.Git.TopLevel(ctx)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: cfg.Dir + " is not in a git repository", Err: err, NextStep: "git init && git add cassette.yaml cassettes && git commit -m cassettes   # refresh works on a git repository"}
+		return &cassettes.Error{Reason: cassettes.EUsage, Message: cfg.Dir + " is not in a git repository: refresh works on one (commit cassette.yaml and the cassettes to it)", Err: err, NextStep: cassettes.Command("git", "init")}
 	}
 	c.top = realPath(top)
 	list := o.Cassettes
@@ -166,7 +166,7 @@ func (c *cycle) run(ctx context.Context) error {
 		if _, ok := cfg.Adapters[a]; !ok {
 			return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
 				Problems: []cassettes.Problem{{File: cfg.Path, Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
-				NextStep: "cassette refresh --once --adapter " + cmp.Or(firstOf(cfg.Order), "NAME")}
+				NextStep: cassettes.Command("cassette", "refresh", "--once", "--adapter", cmp.Or(cassettes.Closest(a, cfg.Order), firstOf(cfg.Order)))}
 		}
 	}
 	store := &StateStore{Git: o.Git, Remote: c.remote}
@@ -244,8 +244,8 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 		ar.Skipped = fmt.Sprintf("no credentials: %s not set", strings.Join(missing, ", "))
 		c.logf("%s: skipped (%s)", name, ar.Skipped)
 		for _, old := range olds {
-			ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + ar.Skipped,
-				NextStep: "export " + missing[0] + "=...   # then: cassette refresh --once --adapter " + name})
+			ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + ar.Skipped + "; export it to refresh this adapter",
+				NextStep: cassettes.Command("cassette", "refresh", "--once", "--adapter", name)})
 		}
 		return ar
 	}
@@ -260,8 +260,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 		cr := &CaseResult{Old: old}
 		ar.Cases = append(ar.Cases, cr)
 		if old.Mutating && !a.AllowMutating {
-			cr.Status, cr.Message = report.StatusSkipped, "scenario mutates the real service (mutating: true); not re-recorded"
-			cr.NextStep = fmt.Sprintf("set adapters.%s.allow_mutating: true in cassette.yaml to refresh it", name)
+			cr.Status, cr.Message = report.StatusSkipped, fmt.Sprintf("scenario mutates the real service (mutating: true); not re-recorded (set adapters.%s.allow_mutating: true in cassette.yaml to refresh it)", name)
 			continue
 		}
 		start := time.Now()
@@ -275,7 +274,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 			failed = true
 			ce := cassettes.AsError(err)
 			cr.Status, cr.Reason, cr.Message = report.StatusError, ce.Reason, firstLine(ce.Error())
-			cr.NextStep = cmp.Or(ce.NextStep, fmt.Sprintf("cassette record --adapter %s --scenario %s   # check that the real service answers", name, old.Scenario))
+			cr.NextStep = cmp.Or(ce.NextStep, cassettes.Command("cassette", "record", "--adapter", name, "--scenario", old.Scenario))
 			c.logf("%s: cannot re-record: %s", old.ID(), cr.Message)
 			continue
 		}
@@ -326,7 +325,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 		if g := cr.Gate; g != nil && g.Failed() && g.Reason.Exit() == cassettes.ExitInfra {
 			cr.Status, cr.Reason = report.StatusError, g.Reason
 			cr.Message += "; refresh PR: " + ar.PR.Ref() + "; the replay gate could not run: " + firstLine(g.Message)
-			cr.NextStep = fmt.Sprintf("cassette verify --adapter %s   # make the fake start, then run cassette refresh --once again", name)
+			cr.NextStep = cassettes.Command("cassette", "verify", "--adapter", name)
 			continue
 		}
 		switch {
@@ -337,14 +336,15 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 			cr.Reason = cassettes.EFakeDrift
 		}
 		if cr.Gate != nil && cr.Gate.Failed() {
-			cr.Message += "; the fake does not match the new cassette (" + firstLine(cr.Gate.Message) + "), see " + cmp.Or(ar.Issue.Ref(), "the fake-drift issue")
-			cr.NextStep = fmt.Sprintf("git fetch %s %s && git checkout FETCH_HEAD && cassette verify --case %s   # then fix the fake", c.shown, ar.Branch, cr.Old.ID())
+			cr.Message += "; the fake does not match the new cassette (" + firstLine(cr.Gate.Message) + "), see " + cmp.Or(ar.Issue.Ref(), "the fake-drift issue") +
+				"; fetch " + ar.Branch + ", check it out and run " + cassettes.Command("cassette", "verify", "--case", cr.Old.ID()) + " to reproduce it, then fix the fake"
+			cr.NextStep = cassettes.Command("git", "fetch", c.shown, ar.Branch)
 		} else {
 			cr.Message += "; refresh PR: " + ar.PR.Ref()
-			cr.NextStep = "review and merge the refresh PR: " + ar.PR.Ref()
 			if ar.PR.Number == 0 && ar.PR.URL == "" {
-				cr.NextStep = fmt.Sprintf("git fetch %s %s && git diff HEAD FETCH_HEAD   # review the refresh branch, then merge it into %s", c.shown, ar.Branch, c.base)
+				cr.Message += "; review the branch (git diff HEAD FETCH_HEAD once fetched), then merge it into " + c.base
 			}
+			cr.NextStep = cassettes.Command("git", "fetch", c.shown, ar.Branch)
 		}
 	}
 	return ar
@@ -523,7 +523,7 @@ func (c *cycle) workdir(ctx context.Context, ar *AdapterResult) (string, func(),
 	if o.DryRun {
 		dir, err := os.MkdirTemp("", "cassette-refresh-dry-*")
 		if err != nil {
-			return "", nil, startPoint{}, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot make a temporary directory", Err: err, NextStep: "check $TMPDIR"}
+			return "", nil, startPoint{}, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot make a temporary directory (check $TMPDIR)", Err: err, NextStep: cassettes.Command("ls", "-ld", os.TempDir())}
 		}
 		return dir, func() { os.RemoveAll(dir) }, startPoint{}, nil
 	}
@@ -538,8 +538,8 @@ func (c *cycle) workdir(ctx context.Context, ar *AdapterResult) (string, func(),
 			return "", nil, sp, err
 		}
 		if start == "" {
-			return "", nil, sp, cassettes.Errorf(cassettes.EForge, fmt.Sprintf("git push %s %s   # or set refresh.base in cassette.yaml", c.shown, c.base),
-				"the base branch %s is not on the remote %s", c.base, c.shown)
+			return "", nil, sp, cassettes.Errorf(cassettes.EForge, cassettes.Command("git", "push", c.shown, c.base),
+				"the base branch %s is not on the remote %s: push it, or set refresh.base in cassette.yaml", c.base, c.shown)
 		}
 	}
 	wt, err := c.worktreePath(ctx, ar.Name)
@@ -610,13 +610,13 @@ func (c *cycle) relPath(p string) (string, error) {
 	}
 	rel, err := filepath.Rel(c.top, realPath(abs))
 	if err != nil || strings.HasPrefix(rel, "..") {
-		return "", cassettes.Errorf(cassettes.EUsage, "move the cassettes inside the repository", "cassette %s is outside the repository %s", p, c.top)
+		return "", cassettes.Errorf(cassettes.EUsage, cassettes.Command("git", "status"), "cassette %s is outside the repository %s: move the cassettes inside it", p, c.top)
 	}
 	return rel, nil
 }
 
 func gitStepError(what string, err error) error {
-	return &cassettes.Error{Reason: cassettes.EIO, Message: "git: cannot " + what, Err: err, NextStep: "git status   # check the repository, then run cassette refresh --once again"}
+	return &cassettes.Error{Reason: cassettes.EIO, Message: "git: cannot " + what + " (check the repository, then run cassette refresh --once again)", Err: err, NextStep: cassettes.Command("git", "status")}
 }
 
 // realPath resolves symbolic links as far as the path exists.

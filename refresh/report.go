@@ -43,7 +43,7 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 			if cr.Status == report.StatusPass {
 				c.Reason = ""
 			}
-			c.ReplayCommand = "cassette refresh --once --dry-run --adapter " + ar.Name
+			c.ReplayCommand = cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--adapter", ar.Name)
 			live := cr.Live
 			if live == nil && cr.Status != report.StatusSkipped {
 				// A command is run once: no retry policy applies to it.

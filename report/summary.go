@@ -169,7 +169,7 @@ func ReadSummary(path string) (*Summary, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.EMissingConfig, Message: "cannot read summary", Err: err,
-			NextStep: "Run: cassette verify --report-dir " + dirOf(path)}
+			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dirOf(path))}
 	}
 	return ParseSummary(path, data)
 }
@@ -180,7 +180,7 @@ func ParseSummary(path string, data []byte) (*Summary, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "summary.json is not valid JSON", Err: err,
 			Problems: []cassettes.Problem{{File: path, Message: err.Error(), Expected: "a JSON object (specs/002 §3)"}},
-			NextStep: "Run: cassette verify --report-dir " + dirOf(path)}
+			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dirOf(path))}
 	}
 	var probs []cassettes.Problem
 	if s.SchemaVersion != SummarySchemaVersion {
@@ -194,7 +194,7 @@ func ParseSummary(path string, data []byte) (*Summary, error) {
 	}
 	if len(probs) > 0 {
 		return &s, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "summary.json does not follow Outputs-v1", Problems: probs,
-			NextStep: "Run: cassette verify --report-dir " + dirOf(path)}
+			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dirOf(path))}
 	}
 	return &s, nil
 }

@@ -48,7 +48,7 @@ func pipeline(c Case, opts Options) (*normalize.Pipeline, error) {
 func Compare(c Case, got *cassettes.Cassette, opts Options) ([]report.Drift, string, error) {
 	p, err := pipeline(c, opts)
 	if err != nil {
-		return nil, "", &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: err.Error(), NextStep: "cassette validate " + c.Cassette.Path}
+		return nil, "", &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: err.Error(), NextStep: cassettes.Command("cassette", "validate", c.Cassette.Path)}
 	}
 	contract := []string{}
 	if c.Adapter != nil && c.Adapter.ContractHeaders != nil {

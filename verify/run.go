@@ -120,6 +120,7 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 		go func() {
 			defer wg.Done()
 			p, err := StartFake(ctx, name, opts.Config.Adapters[name], opts.Config.Dir, logDir)
+			err = withFakeLine(err, opts.Config, name)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -152,7 +153,8 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	// order, each for its case (pool.go).
 	fresh := newFreshPool(ctx, freshPlan(cases, targets, failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
 		c := cases[i]
-		return startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, logDir)
+		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, logDir)
+		return p, withFakeLine(err, opts.Config, c.Cassette.Adapter)
 	})
 	defer fresh.close()
 
@@ -268,7 +270,12 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		}
 		startClock()
 		got, res.Actions, err = runCLI(ctx, run, c.Cassette, cassettes.ResolvePath(opts.Config.Dir, c.Adapter.Fake.Dir))
-		if errors.Is(err, errNotRunnable) || errors.Is(err, errCrashed) {
+		if errors.Is(err, errNotRunnable) {
+			res.Err = cliNotRunnable(opts.Config, name, err)
+			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, res.Err.Message
+			return res
+		}
+		if errors.Is(err, errCrashed) {
 			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, err.Error()
 			return res
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +28,7 @@ Cassettes hold no credentials, so neither does the HAR.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[0] != "har" {
-				return cassettes.Errorf(cassettes.EUsage, "cassette export har CASSETTE...", "export %q: only har is supported", args[0])
+				return cassettes.Errorf(cassettes.EUsage, cassettes.Command(append([]string{"cassette", "export", "har"}, args[1:]...)...), "export %q: only har is supported", args[0])
 			}
 			list, err := cassettes.LoadTree(args[1:], cassettes.LoadOptions{})
 			if err != nil {
@@ -37,7 +38,7 @@ Cassettes hold no credentials, so neither does the HAR.`,
 			a := har.FromCassettes(list, har.ExportOptions{Creator: har.Creator{Name: "cassette", Version: ver}})
 			data, err := json.MarshalIndent(a, "", "  ")
 			if err != nil {
-				return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot encode the HAR", Err: err, NextStep: "cassette validate"}
+				return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot encode the HAR", Err: err, NextStep: cassettes.Command("cassette", "validate")}
 			}
 			data = append(data, '\n')
 			if out == "" || out == "-" {
@@ -45,7 +46,7 @@ Cassettes hold no credentials, so neither does the HAR.`,
 				return err
 			}
 			if err := os.WriteFile(out, data, 0o644); err != nil {
-				return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot write " + out, Err: err, NextStep: "ls -ld " + out}
+				return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot write " + out, Err: err, NextStep: cassettes.Command("ls", "-ld", filepath.Dir(out))}
 			}
 			fmt.Fprintf(stdio.Err, "wrote %d entries from %d cassette(s) to %s\n", len(a.Log.Entries), len(list), out)
 			return nil

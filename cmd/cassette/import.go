@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -56,11 +57,11 @@ An existing cassette is not overwritten without --force.`,
 
 func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error {
 	if kind != "govcr" && kind != "har" {
-		return cassettes.Errorf(cassettes.EUsage, "cassette import govcr DIR   # or: cassette import har FILE", "import %q: expected govcr or har", kind)
+		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "import", "--help"), "import %q: expected govcr or har", kind)
 	}
 	if _, err := os.Stat(src); err != nil {
 		return &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "nothing to import at " + src, Err: err,
-			NextStep: "cassette import " + kind + " PATH"}
+			NextStep: cassettes.Command("cassette", "import", "--help")}
 	}
 	adapter := o.adapter
 	if adapter == "" {
@@ -70,8 +71,11 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 		}
 	}
 	if !cassettes.ValidNewName(adapter) {
-		return cassettes.Errorf(cassettes.EUsage, "cassette import "+kind+" "+src+" --adapter NAME",
-			"adapter %q is not a valid name (expected %s)", adapter, cassettes.NameRule)
+		next := cassettes.Command("cassette", "import", "--help")
+		if strict := cassettes.StrictName(adapter); strict != "" {
+			next = cassettes.Command("cassette", "import", kind, src, "--adapter", strict)
+		}
+		return cassettes.Errorf(cassettes.EUsage, next, "adapter %q is not a valid name (expected %s)", adapter, cassettes.NameRule)
 	}
 	out, credNames := o.out, []string(nil)
 	p, err := loadProject(g)
@@ -100,21 +104,21 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 		}
 	case "har":
 		if o.by != string(har.ByPage) && o.by != string(har.ByHost) {
-			return cassettes.Errorf(cassettes.EUsage, "cassette import har "+src+" --by host", "--by %q: expected page or host", o.by)
+			return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "import", "har", src, "--adapter", adapter, "--by", "host"), "--by %q: expected page or host", o.by)
 		}
 		fh, err := os.Open(src)
 		if err != nil {
-			return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + src, Err: err, NextStep: "ls -l " + src}
+			return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + src, Err: err, NextStep: cassettes.Command("ls", "-l", src)}
 		}
 		a, err := har.Read(fh)
 		fh.Close()
 		if err != nil {
-			return &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: src + ": " + err.Error(),
-				NextStep: "export the HAR again from the browser's dev tools (Network → Save all as HAR)"}
+			return &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: src + ": " + err.Error() + "; export the HAR again from the browser's dev tools (Network → Save all as HAR)",
+				NextStep: cassettes.Command("cassette", "import", "--help")}
 		}
 		ims, skipped, err := har.ToCassettes(a, har.ImportOptions{Adapter: adapter, Group: har.Group(o.by)})
 		if err != nil {
-			return &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: src + ": " + err.Error(), NextStep: "cassette import har " + src}
+			return &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: src + ": " + err.Error(), NextStep: cassettes.Command("cassette", "import", "--help")}
 		}
 		if skipped > 0 {
 			fmt.Fprintf(stdio.Err, "skipped %d entries without a response (blocked or aborted in the browser)\n", skipped)
@@ -134,13 +138,16 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 	if !o.force {
 		for _, c := range list {
 			if _, err := os.Stat(c.Path); err == nil {
-				return cassettes.Errorf(cassettes.EUsage, "cassette import "+kind+" "+src+" --adapter "+adapter+" --force",
+				return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "import", kind, src, "--adapter", adapter, "--force"),
 					"%s exists; nothing was imported", c.Path)
 			}
 		}
 	}
 	for _, c := range list { // all or nothing: a leak stops the import before anything is written
 		if err := redactor.Check(c); err != nil {
+			if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
+				ce.NextStep = cassettes.Command("cassette", "import", kind, src, "--adapter", adapter)
+			}
 			return err
 		}
 	}
@@ -152,9 +159,13 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 	}
 	fmt.Fprintf(stdio.Out, "imported %d cassette(s) into %s\n", len(list), filepath.Join(out, adapter))
 	if p == nil || p.cfg.Adapters[adapter] == nil {
-		fmt.Fprintf(stdio.Out, "next: declare adapter %q in cassette.yaml (kind: http, its fake), then: cassette verify --adapter %s\n", adapter, adapter)
+		// verify needs the adapter declared, with its fake; until then the
+		// cassettes can be replayed by a proxy.
+		fmt.Fprintf(stdio.Out, "declare adapter %s in %s (kind: http, and its fake), then verify it with %s\n", adapter, cmp.Or(g.config, cassettes.ConfigFile),
+			commandWithConfig(g.config, "cassette", "verify", "--adapter", adapter))
+		fmt.Fprintf(stdio.Out, "next: %s\n", cassettes.Command("cassette", "proxy", "--mode", "replay", "--cassette", filepath.Join(out, adapter)))
 	} else {
-		fmt.Fprintf(stdio.Out, "next: cassette verify --adapter %s\n", adapter)
+		fmt.Fprintf(stdio.Out, "next: %s\n", p.command("cassette", "verify", "--adapter", adapter))
 	}
 	return nil
 }

@@ -83,12 +83,12 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 		return err
 	}
 	if o.cassette == "" && mode != proxy.ModePassthrough {
-		return cassettes.Errorf(cassettes.EUsage, "cassette proxy --mode "+o.mode+" --cassette cassettes/ADAPTER/SCENARIO.yaml", "--cassette is required in %s mode", mode)
+		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--cassette is required in %s mode (a file cassettes/<adapter>/<scenario>.yaml, or for replay a directory)", mode)
 	}
 	switch o.matchBody {
 	case "raw", "json", "ignore":
 	default:
-		return cassettes.Errorf(cassettes.EUsage, "cassette proxy --match-body json ...", "--match-body %q: expected raw, json or ignore", o.matchBody)
+		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--match-body %q: expected raw, json or ignore", o.matchBody)
 	}
 	if err := o.match.check(); err != nil {
 		return err
@@ -154,13 +154,13 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 				}
 			}
 		} else if mode == proxy.ModeReplay {
-			return &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette, Err: err,
-				NextStep: "cassette proxy --mode record --cassette " + o.cassette + "   # record it first"}
+			return &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
+				NextStep: cassettes.Command("cassette", "proxy", "--mode", "record", "--cassette", o.cassette)}
 		}
 	}
 	if mode != proxy.ModeReplay && mode != proxy.ModePassthrough {
 		if !strings.HasSuffix(o.cassette, ".yaml") {
-			return cassettes.Errorf(cassettes.EUsage, "cassette proxy --mode "+o.mode+" --cassette cassettes/ADAPTER/SCENARIO.yaml",
+			return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--mode", o.mode, "--cassette", strings.TrimSuffix(strings.TrimSuffix(o.cassette, "/"), ".yml")+".yaml"),
 				"--cassette must name a .yaml file to record into, got %q", o.cassette)
 		}
 		ver, sha := buildInfo()

@@ -28,7 +28,7 @@ their content is the one the run used.`,
 			run, opts, err := report.ReadRun(args[0])
 			if err != nil {
 				ce := cassettes.AsError(err)
-				ce.NextStep = "cassette verify --report-dir " + args[0] + "   # writes report.html there"
+				ce.NextStep = cassettes.Command("cassette", "verify", "--report-dir", args[0])
 				return ce
 			}
 			if err := report.WriteHTML(args[0], run, opts); err != nil {

@@ -97,7 +97,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if pattern != "" {
 		re, err := regexp.Compile(pattern)
 		if err != nil {
-			return fail(cassettes.Errorf(cassettes.EUsage, "cassette verify --run 'github/.*'", "--run %q is not a regular expression: %v", o.run, err))
+			return fail(cassettes.Errorf(cassettes.EUsage, runPatternStep(g, o.run), "--run %q is not a regular expression: %v", o.run, err))
 		}
 		sel.Run = re
 	}
@@ -122,9 +122,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 		return fail(err)
 	}
 	if len(cases) == 0 && sel.Shards <= 1 {
-		return fail(&cassettes.Error{Reason: cassettes.ECassetteNotFound,
-			Message:  "no cassette matches: nothing to verify",
-			NextStep: "cassette record --adapter " + firstOf(p.cfg.Order) + " ...   # record a first cassette"})
+		return fail(noCaseError(p, o, list))
 	}
 	logDir := o.logDir
 	if logDir == "" {

@@ -585,7 +585,7 @@ func (m *Miss) Text() string {
 		b.WriteString("nothing is recorded: the replay proxy has no interactions to serve.\n")
 	case m.Used > 0:
 		fmt.Fprintf(&b, "this request matched %s, but all %d recorded response(s) to it were already served\n", m.Closest.where(), m.Used)
-		b.WriteString("and the cassette is not replayable (a sequence is served once, in order).\n")
+		b.WriteString("and the cassette is not replayable (a sequence is served once, in order; `replayable: true` in it serves the last response again).\n")
 	default:
 		fmt.Fprintf(&b, "closest recorded request: %s\n  %s\n", m.Closest.where(), m.Closest.Request)
 		names := make([]string, len(m.Closest.Differences))

@@ -311,13 +311,13 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		live := NewLiveRecord(tel)
 		if err != nil {
 			cancel()
-			return Recording{Live: live}, transportError(red, err, ctx, t, again)
+			return Recording{Live: live}, withLimit(transportError(red, err, ctx, t, again), attemptTimeout)
 		}
 		respBody, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		cancel()
 		if err != nil {
-			return Recording{Live: live}, transportError(red, err, ctx, t, again)
+			return Recording{Live: live}, withLimit(transportError(red, err, ctx, t, again), attemptTimeout)
 		}
 		if rpol.retryableStatus(resp.StatusCode) {
 			return Recording{Live: live}, statusError(resp.StatusCode, t, again)
@@ -357,6 +357,16 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		ce.NextStep = again
 	}
 	return Recording{Cassette: done, Live: NewLiveRecord(tel)}, err
+}
+
+// withLimit says, in the error of an attempt that timed out, how long each
+// attempt could take, and how to change it.
+func withLimit(err error, attemptTimeout time.Duration) error {
+	var ce *cassettes.Error
+	if errors.As(err, &ce) && ce.Reason == cassettes.ETimeout {
+		ce.Message += fmt.Sprintf(" (each attempt may take %s; --timeout sets it)", attemptTimeout)
+	}
+	return err
 }
 
 func statusError(code int, t Telemetry, again string) error {

@@ -42,9 +42,13 @@ type Live struct {
 	// UpstreamCA, when set, replaces every adapter's real.ca_file (the
 	// --upstream-ca flag).
 	UpstreamCA string
-	// Again is the command next steps print to record a cassette again;
-	// "" is `cassette refresh --once --adapter NAME`.
+	// Again is the command next steps print to record a cli cassette
+	// again; "" is `cassette refresh --once --adapter NAME`.
 	Again string
+	// AgainArgs are the flags that `cassette record --adapter A --scenario
+	// S`, the next step of an http cassette, must repeat ("" derives them
+	// from AttemptTimeout and UpstreamCA).
+	AgainArgs string
 	// Warn receives the warning of an adapter that turns certificate checks
 	// off (real.insecure_skip_verify), once per re-recording; nil discards.
 	Warn io.Writer
@@ -88,7 +92,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 				opts.Intercept = recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: a.Real.BaseURL, Transport: tr, AllowStatus: recorder.ExpectedStatuses(old)}) // a cli adapter's engine, or forward
 			}
 		}
-		opts.Again = cmp.Or(l.Again, "cassette refresh --once --adapter "+name)
+		opts.Again = cmp.Or(l.Again, cassettes.Command("cassette", "refresh", "--once", "--adapter", name)+l.againArgs())
 		c, err := recorder.RerecordCLI(ctx, old, opts)
 		return recorder.Recording{Cassette: c}, err
 	}
@@ -97,7 +101,26 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		rt = l.Transport
 	}
 	return recorder.RerecordHTTP(ctx, old, recorder.HTTPOptions{Meta: meta, BaseURL: cmp.Or(a.Real.BaseURL, recordedBase(old)), Headers: a.Real.Headers,
-		Credentials: a.Real.Credentials, LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout})
+		Credentials: a.Real.Credentials, LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout, AgainArgs: l.againArgs()})
+}
+
+// againArgs are the flags of this run that the command recording a
+// cassette again must repeat: the same time limit and the same CA.
+func (l Live) againArgs() string {
+	if l.AgainArgs != "" {
+		return l.AgainArgs
+	}
+	var words []string
+	if l.AttemptTimeout > 0 {
+		words = append(words, "--timeout", l.AttemptTimeout.String())
+	}
+	if l.UpstreamCA != "" {
+		words = append(words, "--upstream-ca", l.UpstreamCA)
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	return " " + cassettes.Command(words...)
 }
 
 // recordedBase is the scheme and host of a cassette's first recorded

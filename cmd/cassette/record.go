@@ -252,7 +252,8 @@ func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.A
 		a = &ac
 	}
 	again := p.command("cassette", "record", "--adapter", o.adapter, "--scenario", o.scenario)
-	live := refresh.Live{Config: p.cfg, Recorder: meta.Recorder, Transport: tr, Again: again, UpstreamCA: o.upstreamCA}
+	live := refresh.Live{Config: p.cfg, Recorder: meta.Recorder, Transport: tr, Again: again + againArgs(o), AgainArgs: againArgs(o), UpstreamCA: o.upstreamCA,
+		AttemptTimeout: o.attemptTimeout, CLITimeout: o.timeout} // --timeout bounds these too
 	rec, err := live.Rerecord(ctx, o.adapter, a, old)
 	if err != nil {
 		return true, err

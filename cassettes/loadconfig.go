@@ -66,7 +66,7 @@ func ParseConfig(path string, data []byte, opts ConfigOptions) (*Config, error) 
 			cfg.Order = append(cfg.Order, ad.Content[i].Value)
 		}
 	}
-	probs = append(probs, structProblems(path, cfg, registries{cfg: cfg, normalizers: opts.Normalizers}, cfg.Line)...)
+	probs = append(probs, notAgain(probs, structProblems(path, cfg, registries{cfg: cfg, normalizers: opts.Normalizers}, cfg.Line))...)
 	probs = append(probs, configRules(cfg)...)
 	if p := cassettesDirProblem(cfg); p != nil {
 		probs = append(probs, *p)
@@ -169,6 +169,24 @@ func (c *Config) CredentialNames() []string {
 				out = append(out, v)
 			}
 		}
+	}
+	return out
+}
+
+// notAgain drops from later the problems of a value that could not be
+// decoded (already reported, at that line, by the decoder), which the
+// rules would call missing.
+func notAgain(reported, later []Problem) []Problem {
+	lines := map[int]bool{}
+	for _, p := range reported {
+		lines[p.Line] = true
+	}
+	out := later[:0]
+	for _, p := range later {
+		if lines[p.Line] && (p.Message == "is required" || p.Message == "is missing") {
+			continue
+		}
+		out = append(out, p)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -255,6 +256,7 @@ func validateCassette(c *Cassette, opts LoadOptions) []Problem {
 	}
 	out := structProblems(c.Path, r, regs, c.Line)
 	requiredByTypo(c, out)
+	folderAdapter(c, regs.cfg, out)
 	for i := range out {
 		if out[i].Field == "cassette" {
 			out[i].Message = fmt.Sprintf("cassette schema %d was written by a newer cassette", c.Cassette)
@@ -371,4 +373,22 @@ func requiredByTypo(c *Cassette, probs []Problem) {
 // hasTopKey reports whether the file's top-level mapping holds key.
 func (c *Cassette) hasTopKey(key string) bool {
 	return c.loc != nil && c.loc.head != nil && len(c.loc.head.Content) > 0 && mappingKey(c.loc.head.Content[0], key) != nil
+}
+
+// folderAdapter suggests, for an undeclared adapter, the declared adapter
+// the cassette's folder is named after (cassettes/echo/ holding
+// `adapter: ecko`), which edit distance alone may not find.
+func folderAdapter(c *Cassette, cfg *Config, probs []Problem) {
+	folder := filepath.Base(filepath.Dir(c.Path))
+	if cfg == nil || folder == c.Adapter {
+		return
+	}
+	if _, ok := cfg.Adapters[folder]; !ok {
+		return
+	}
+	for i := range probs {
+		if probs[i].Field == "adapter" && strings.HasPrefix(probs[i].Message, "adapter `") && !strings.Contains(probs[i].Suggestion, "`"+folder+"`") {
+			probs[i].Suggestion = fmt.Sprintf("did you mean `%s`, the adapter its folder is named after?", folder)
+		}
+	}
 }

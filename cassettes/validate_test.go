@@ -22,7 +22,7 @@ func TestHandWrittenMetadataIsStrict(t *testing.T) {
 		want       []string // substrings of the error; none: it loads
 	}{
 		{"adapter typo without cassette key", echo,
-			[]string{"hi.yaml:1: adapter: adapter `ecko` is not declared in cassette.yaml (expected one of echo); did you mean `echo`?"}},
+			[]string{"hi.yaml:1: adapter: adapter `ecko` is not declared in cassette.yaml (expected one of echo); did you mean `echo`"}},
 		{"adapter typo with cassette key", "cassette: 1\n" + echo,
 			[]string{"hi.yaml:2: adapter: adapter `ecko` is not declared"}},
 		{"kind alone makes it ours", "kind: cli\ninput: {command: echo}\noutput: {stdout: \"\", stderr: \"\", exit_code: 0}\nextra: 1\n",

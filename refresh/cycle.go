@@ -165,7 +165,7 @@ func (c *cycle) run(ctx context.Context) error {
 	for _, a := range o.Adapters {
 		if _, ok := cfg.Adapters[a]; !ok {
 			return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
-				Problems: []cassettes.Problem{{File: cfg.Path, Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
+				Problems: []cassettes.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
 				NextStep: cassettes.Command("cassette", "refresh", "--once", "--adapter", cmp.Or(cassettes.Closest(a, cfg.Order), firstOf(cfg.Order)))}
 		}
 	}

@@ -139,8 +139,9 @@ func nearestCase(want string, ids []string) string {
 }
 
 // runPatternStep is the next step of a --run that does not compile: the
-// same text as a literal, when that selects a case, else the first
-// cassette's adapter, else verify's help.
+// same text as a literal, when that selects a case; else its literal start
+// (what comes before the first special character), when a case begins
+// with it; else the first cassette's adapter; else verify's help.
 func runPatternStep(g *globals, run string) string {
 	p, err := loadProject(g)
 	if err != nil {
@@ -148,7 +149,11 @@ func runPatternStep(g *globals, run string) string {
 	}
 	files, _ := cassettes.Discover(p.cfg.CassetteDir())
 	literal := regexp.MustCompile(regexp.QuoteMeta(run))
-	first := ""
+	start := run
+	if i := strings.IndexAny(run, `.^$*+?()[]{}|\`); i >= 0 {
+		start = run[:i]
+	}
+	first, prefixed := "", false
 	for _, f := range files {
 		rel, err := filepath.Rel(p.cfg.CassetteDir(), f)
 		if err != nil {
@@ -158,9 +163,13 @@ func runPatternStep(g *globals, run string) string {
 		if literal.MatchString(id) {
 			return p.command("cassette", "verify", "--run", regexp.QuoteMeta(run))
 		}
+		prefixed = prefixed || start != "" && strings.HasPrefix(id, start)
 		if first == "" {
 			first, _, _ = strings.Cut(id, "/")
 		}
+	}
+	if prefixed {
+		return p.command("cassette", "verify", "--run", "^"+regexp.QuoteMeta(start))
 	}
 	if first != "" {
 		return p.command("cassette", "verify", "--run", "^"+regexp.QuoteMeta(first)+"/")

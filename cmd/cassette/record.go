@@ -186,7 +186,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		if len(kept) == 0 {
 			return &cassettes.Error{Reason: cassettes.EUsage,
 				Message:  fmt.Sprintf("%s made no HTTP(S) request to %s, the host of adapter %s; it called %s (fix real.base_url of adapter %s in %s, or call its host)", command[0], host, o.adapter, hostCounts(others), o.adapter, p.cfg.Path),
-				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter), Field: "adapters." + o.adapter + ".real.base_url", Message: "the host the adapter's cassettes hold calls to", Expected: "the service the command calls"}},
+				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".real.base_url"), Field: "adapters." + o.adapter + ".real.base_url", Message: "the host the adapter's cassettes hold calls to", Expected: "the service the command calls"}},
 				NextStep: p.command("cassette", "validate")}
 		}
 		c.Interactions = kept
@@ -214,7 +214,7 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 			}
 		}
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: msg,
-			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter), Field: "adapters." + o.adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: cassettes.Suggest(o.scenario, names)}},
+			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".scenarios"), Field: "adapters." + o.adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: cassettes.Suggest(o.scenario, names)}},
 			NextStep: p.recordDeclared(o.adapter, o.scenario, names)}
 	}
 	base := a.Real.BaseURL

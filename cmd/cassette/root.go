@@ -53,7 +53,7 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	var typed *cassettes.Error
 	ce := cassettes.AsError(err)
 	if !errors.As(err, &typed) && isUsageError(err) { // cobra's own flag and argument errors
-		ce = &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: cassettes.Command(strings.Fields("cassette "+commandPath(root, args)+" --help")...)}
+		ce = &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: cassettes.Command(strings.Fields("cassette " + commandPath(root, args) + " --help")...)}
 	}
 	printError(stdio, g, ce)
 	return int(ce.Exit())

@@ -22,7 +22,8 @@ func Command(words ...string) string {
 
 // Quote returns word as one shell word: unchanged when every character is
 // plain (letters, digits and / . - _ = : , @ + %), else in single quotes,
-// with each ' written as '\”. The empty word is ”.
+// each single quote in it closed, escaped and opened again. The empty word
+// is an empty pair of quotes.
 func Quote(word string) string {
 	if word != "" && strings.IndexFunc(word, notPlain) < 0 {
 		return word

@@ -88,6 +88,8 @@ func driftMessage(d diff.Drift) string {
 		where += " " + d.Path
 	}
 	switch {
+	case d.Hint != "":
+		return string(d.Class) + " drift at " + where + ": " + d.Hint
 	case d.Diff == "" && (d.Want != "" || d.Got != "") && !strings.Contains(d.Want+d.Got, "\n") && len(d.Want)+len(d.Got) < 120:
 		return string(d.Class) + " drift at " + where + ": " + strings.ReplaceAll(d.Change, "_", " ") + " (want " + quote(d.Want) + ", got " + quote(d.Got) + ")"
 	case strings.HasPrefix(d.Diff, "binary "):

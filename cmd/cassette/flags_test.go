@@ -75,3 +75,29 @@ func TestEveryCommandHasExamples(t *testing.T) {
 	}
 	walk(newRootCmd(&IO{}, &globals{}))
 }
+
+// TestJSONOnlyWhereHonoured: --json is offered (in --help, and accepted)
+// only by the commands whose output it turns into JSON; elsewhere it is an
+// unknown flag, not silently ignored (init and ca path ignored it).
+func TestJSONOnlyWhereHonoured(t *testing.T) {
+	var offered []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Flags().Lookup("json") != nil || c.InheritedFlags().Lookup("json") != nil {
+			offered = append(offered, strings.TrimPrefix(c.CommandPath(), "cassette "))
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(&IO{}, &globals{}))
+	if got := strings.Join(offered, ","); got != "diff,refresh,validate,verify,version" {
+		t.Errorf("--json is offered by %s", got)
+	}
+	for _, args := range [][]string{{"init", "--json"}, {"ca", "path", "--json"}} {
+		var out, errw bytes.Buffer
+		if code := Main(args, strings.NewReader(""), &out, &errw); code != 2 || !strings.Contains(errw.String(), "unknown flag: --json") {
+			t.Errorf("%v: exit %d, stderr %s", args, code, errw.String())
+		}
+	}
+}

@@ -110,13 +110,15 @@ func (r *Run) summary(opts Options, omitted int) Summary {
 			CassetteVersion:  r.Tool.Version,
 			CassetteSHA:      r.Tool.SHA,
 			VerifyMode:       r.verifyMode(),
-			PolicyPackDigest: "sha256:" + sha256Hex(r.ConfigBytes),
 		},
 		Seeds: SummarySeeds{SeedVersion: SeedVersion, OrderSeed: seedString(r.Seeds.Order), JudgeSeed: seedString(r.Seeds.Judge)},
 		Results: Results{
 			Passed: c.Pass, Failed: c.Blocking, Warned: c.Quarantined, Skipped: c.Skipped, Total: c.Total,
 		},
 		CorrelationID: r.correlationID(opts.Golden),
+	}
+	if len(r.ConfigBytes) > 0 { // no config read: no digest, rather than the empty input's
+		s.Provenance.PolicyPackDigest = "sha256:" + sha256Hex(r.ConfigBytes)
 	}
 	if s.Provenance.CassetteVersion == "" {
 		s.Provenance.CassetteVersion = "unknown"

@@ -156,7 +156,8 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 			if s := closest(val, names); s != "" {
 				p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 			} else {
-				p.Suggestion = "run `cassette normalizers` to list them, or define it under `normalizers:` in cassette.yaml"
+				p.Expected = "one of " + strings.Join(names, ", ")
+				p.Suggestion = "or define it under `normalizers:` in cassette.yaml"
 			}
 		case "adaptername", "scenarioname", "normalizername":
 			p.Message = fmt.Sprintf("`%s` is not a valid name", val)

@@ -42,9 +42,10 @@ requests, in order, to an HTTP fake (started with $PORT if fake.command is
 set); the recorded arguments, stdin and environment names to a CLI fake — and
 compares the fake's output with the cassette's, normalized, byte for byte.
 
-Every run writes junit.xml, sarif.json, summary.json, report.jsonl and
-log.jsonl to --report-dir. Exit 0: all passed; 1: a fake drifted or failed;
-2: a config or cassette error; 3: a fake did not start.`,
+Every run writes summary.json, junit.xml, sarif.json, report.jsonl,
+log.jsonl, run.json and report.html to --report-dir (--bundle-dir adds a
+forensic bundle). Exit 0: all passed; 1: a fake drifted or failed; 2: a
+config or cassette error; 3: a fake did not start.`,
 		Example: `  cassette verify
   cassette verify --adapter github -j 8
   cassette verify --case github/list-pulls

@@ -33,7 +33,7 @@ func NewGitHub(repo, token, apiURL string, hc *http.Client) (*GitHub, error) {
 		return nil, cassettes.Errorf(cassettes.ECfgParse, cassettes.Command("cassette", "validate"), "refresh.forge.repo %q: expected owner/name (set it in cassette.yaml)", repo)
 	}
 	if token == "" {
-		return nil, cassettes.Errorf(cassettes.EMissingConfig, cassettes.Command("cassette", "refresh", "--once", "--dry-run"),
+		return nil, cassettes.Errorf(cassettes.EMissingConfig, cassettes.Command("cassette", "refresh", "--once"),
 			"the github forge needs a token that may push branches and open PRs and issues: the variable named by refresh.forge.token_env is not set")
 	}
 	opts := []github.ClientOptionsFunc{github.WithAuthToken(token), github.WithUserAgent("cassette-refresh")}

@@ -167,8 +167,8 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 		gh, err := refresh.NewGitHub(f.Repo, tok, f.APIURL, nil)
 		if err != nil {
 			if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.EMissingConfig {
-				ce.Message = fmt.Sprintf("the github forge needs a token in $%s (refresh.forge.token_env) that may push branches and open PRs and issues; export it, or try the cycle without the forge", env)
-				ce.NextStep = p.command("cassette", "refresh", "--once", "--dry-run")
+				ce.Message = fmt.Sprintf("the github forge needs a token in $%s (refresh.forge.token_env) that may push branches and open PRs and issues; export it, then run refresh again", env)
+				ce.NextStep = p.command("cassette", "refresh", "--once")
 			}
 			return opts, err
 		}

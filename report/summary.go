@@ -107,9 +107,9 @@ func (r *Run) summary(opts Options, omitted int) Summary {
 		Message:           r.Message(),
 		NextStep:          r.NextStepCommand(),
 		Provenance: Provenance{
-			CassetteVersion:  r.Tool.Version,
-			CassetteSHA:      r.Tool.SHA,
-			VerifyMode:       r.verifyMode(),
+			CassetteVersion: r.Tool.Version,
+			CassetteSHA:     r.Tool.SHA,
+			VerifyMode:      r.verifyMode(),
 		},
 		Seeds: SummarySeeds{SeedVersion: SeedVersion, OrderSeed: seedString(r.Seeds.Order), JudgeSeed: seedString(r.Seeds.Judge)},
 		Results: Results{

@@ -53,6 +53,9 @@ type Cassette struct {
 	// Warnings are non-fatal findings of the loader (an upgraded format, a
 	// key another tool added).
 	Warnings []Problem `yaml:"-"`
+	// Source is the file as it was loaded (zero for a cassette not loaded
+	// from a file).
+	Source Source `yaml:"-"`
 
 	loc *locator // where fields are in the file, for Line
 }

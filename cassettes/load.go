@@ -38,6 +38,9 @@ type LoadOptions struct {
 	Config      *Config           // declared adapters and project-defined normalizers
 	Normalizers NameSet           // built-in normalizer names
 	Credentials map[string]string // declared credential values (name → value) to scan for
+	// KeepBytes keeps each file's bytes in Cassette.Source (a forensic
+	// bundle copies them); its size and digest are always kept.
+	KeepBytes bool
 	// Root is the directory a symlinked cassette must resolve inside;
 	// "" means the config's directory, or without a config the cassette's
 	// own directory.
@@ -113,6 +116,7 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	if len(probs) > 0 || len(leaks) > 0 {
 		return fail("cassette "+path+" is invalid", probs)
 	}
+	c.Source = newSource(data, opts.KeepBytes)
 	return c, nil
 }
 

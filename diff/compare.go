@@ -67,6 +67,9 @@ type Result struct {
 	File     string  `json:"file,omitempty"`
 	Equal    bool    `json:"equal"` // the normalized compared forms are byte-identical
 	Drifts   []Drift `json:"drifts"`
+	// Want and Got are the normalized forms that were compared, so that a
+	// report shows both sides without normalizing them a second time.
+	Want, Got *cassettes.Cassette `json:"-"`
 }
 
 // Compare normalizes want and got with want's pipeline (one identity state
@@ -85,7 +88,7 @@ func Compare(want, got *cassettes.Cassette, o Options) (*Result, error) {
 // ComparePipeline is Compare with a pipeline already built.
 func ComparePipeline(want, got *cassettes.Cassette, p *normalize.Pipeline, headers []string) *Result {
 	w, g := Normalize(want, p), Normalize(got, p)
-	c := &comparer{want: want, file: want.Path, res: &Result{Cassette: want.ID(), File: want.Path, Drifts: []Drift{}}}
+	c := &comparer{want: want, file: want.Path, res: &Result{Cassette: want.ID(), File: want.Path, Drifts: []Drift{}, Want: w, Got: g}}
 	for i := 0; i < max(len(w.Interactions), len(g.Interactions)); i++ {
 		f := fmt.Sprintf("interactions[%d]", i)
 		switch {

@@ -1,6 +1,6 @@
-// Package har converts between HAR 1.2 archives (what browsers' dev tools,
-// mitmproxy, Charles, Fiddler, Hoverfly and WireMock exchange) and HTTP
-// cassettes.
+// Package har converts between HTTP cassettes and the files other tools
+// exchange: HAR 1.2 archives (browsers' dev tools, mitmproxy, Charles,
+// Fiddler, Hoverfly, WireMock), in and out, and go-vcr cassette trees, in.
 //
 // Decisions:
 //
@@ -17,8 +17,11 @@
 //     and marks a request body that is not UTF-8 text with the custom field
 //     `_encoding: base64` (postData has no encoding field in HAR 1.2), which
 //     import reads back: the round trip keeps every byte.
-//   - Credentials are not this package's concern: the caller redacts the
-//     cassettes like any recording before saving them.
+//   - A go-vcr tree keeps its names: the scenario is the file's path below
+//     the tree, case kept (go-vcr names files after tests and subtests).
+//   - Conversions only: nothing here reads credentials or writes a file.
+//     The import pipeline (package importer) places, redacts, checks and
+//     saves what these functions return.
 package har
 
 import (

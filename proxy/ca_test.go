@@ -187,40 +187,6 @@ func TestLeafCache(t *testing.T) {
 	}
 }
 
-func TestCACommands(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "ca")
-	tests := []struct {
-		name string
-		run  func(*bytes.Buffer) error
-		want []string
-	}{
-		{"init creates", func(b *bytes.Buffer) error { return RunCAInit(b, CAOptions{Dir: dir}) },
-			[]string{"created a new cassette CA", "SSL_CERT_FILE=", "GIT_SSL_CAINFO=", "update-ca-certificates", "sha256:"}},
-		{"init again", func(b *bytes.Buffer) error { return RunCAInit(b, CAOptions{Dir: dir}) },
-			[]string{"already exists"}},
-		{"show", func(b *bytes.Buffer) error { return RunCAShow(b, CAOptions{Dir: dir}) },
-			[]string{"NODE_EXTRA_CA_CERTS=" + filepath.Join(dir, CACertFile)}},
-		{"path", func(b *bytes.Buffer) error { return RunCAPath(b, CAOptions{Dir: dir}) },
-			[]string{filepath.Join(dir, CACertFile) + "\n"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := tc.run(&b); err != nil {
-				t.Fatal(err)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(b.String(), w) {
-					t.Errorf("output lacks %q:\n%s", w, b.String())
-				}
-			}
-			if strings.Contains(b.String(), "BEGIN") {
-				t.Error("output contains PEM material")
-			}
-		})
-	}
-}
-
 func TestDefaultCADir(t *testing.T) {
 	t.Setenv("CASSETTE_CA_DIR", "/x/y")
 	if d, err := DefaultCADir(); err != nil || d != "/x/y" {

@@ -59,11 +59,11 @@
 //     `replayable: true`; a cassette with `replayable: false` never repeats.
 //   - An upstream that fails is noted, never recorded as the service's
 //     answer: a transport error (refused, DNS, TLS, reset mid-body,
-//     timeout; classified by cassettes.ClassifyTransport) and a status the
-//     live-call policy gives up on (408, 429, 5xx; cassettes.ClassifyStatus)
+//     timeout; classified by infra.ClassifyTransport) and a status the
+//     live-call policy gives up on (408, 429, 5xx; infra.ClassifyStatus)
 //     go to Failures while the client still gets a 502 naming the reason,
 //     or the relayed status. A recording with a failure is not valid: the
-//     recorder and Run refuse to save it (FailureError, exit 3).
+//     recorder refuses to save it (recorder.FailureError, exit 3).
 //   - The upstream is reached the way Upstream says: the system roots plus
 //     a private CA, a client certificate for mTLS, certificate checks off
 //     only on an explicit, warned opt-in, and the corporate proxy of this

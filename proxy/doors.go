@@ -235,6 +235,10 @@ func originOf(raw string) string {
 	return o
 }
 
+// ShownURL is raw as messages show it: without userinfo, and its query
+// (which may carry a credential known only by its name) replaced by "?…".
+func ShownURL(raw string) string { return shownURL(raw) }
+
 // shownURL is a URL for messages and logs: its query (which may carry a
 // credential under any parameter name) and userinfo left out.
 func shownURL(raw string) string {

@@ -115,17 +115,7 @@ func captureRequest(req *http.Request, body []byte) cassettes.Request {
 // taken from the request once redacted, so that it holds nothing the URL
 // and body do not (a decoded query value is another spelling of a secret:
 // `a+b` decodes to `a b`).
-func formOf(q *cassettes.Request) url.Values {
-	u, err := url.Parse(q.URL)
-	if err != nil {
-		return nil
-	}
-	r := &http.Request{Method: q.Method, URL: u, Header: q.Headers, Body: io.NopCloser(bytes.NewReader([]byte(q.Body))), ContentLength: int64(len(q.Body))}
-	if err := r.ParseForm(); err != nil || len(r.Form) == 0 {
-		return nil
-	}
-	return r.Form
-}
+func formOf(q *cassettes.Request) url.Values { return q.ParsedForm() }
 
 // recordTrip is the per-request round tripper of record mode: it reads the
 // request body (to store it), forwards the request, and hands back the

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/net/http/httpproxy"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/recorder/infra"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -132,12 +133,12 @@ func upstreamFileError(field, path, what string, err error) error {
 }
 
 // UpstreamFailure is one request the proxy could not complete against the
-// real service, classified (see cassettes.ClassifyTransport): a recording
+// real service, classified (see infra.ClassifyTransport): a recording
 // during which one happened is not a valid recording.
 type UpstreamFailure struct {
 	Method string
 	URL    string // without its query (see shownURL), credentials scrubbed
-	cassettes.Failure
+	infra.Failure
 	Detail string // the transport's error text or the status line, scrubbed
 }
 
@@ -171,10 +172,10 @@ func (p *Proxy) failed(req *http.Request, err error, status int, statusLine stri
 	s := p.secrets()
 	f := UpstreamFailure{Method: req.Method, URL: redact.RedactString(shownURL(req.URL.String()), s)}
 	if err != nil {
-		f.Failure = cassettes.ClassifyTransport(err)
+		f.Failure = infra.ClassifyTransport(err)
 		f.Detail = redact.RedactString(urlQuery.ReplaceAllString(err.Error(), "${1}?…"), s)
 	} else {
-		f.Failure, _ = cassettes.ClassifyStatus(status)
+		f.Failure, _ = infra.ClassifyStatus(status)
 		f.Detail = redact.RedactString(statusLine, s)
 	}
 	// The client going away (its request's context cancelled) is not the
@@ -190,7 +191,7 @@ func (p *Proxy) failed(req *http.Request, err error, status int, statusLine stri
 // failingStatus records resp as an upstream failure when its status is one
 // the live-call policy gives up on.
 func (p *Proxy) failingStatus(req *http.Request, resp *http.Response) {
-	if _, ok := cassettes.ClassifyStatus(resp.StatusCode); ok && !slices.Contains(p.opts.AllowStatus, resp.StatusCode) {
+	if _, ok := infra.ClassifyStatus(resp.StatusCode); ok && !slices.Contains(p.opts.AllowStatus, resp.StatusCode) {
 		f := p.failed(req, nil, resp.StatusCode, resp.Status)
 		p.logf("upstream failed: %s", f)
 	}
@@ -217,20 +218,4 @@ func (p *Proxy) chainUpstream() {
 		}
 		return p.gp.NewConnectDialToProxy(u.String())(network, addr)
 	}
-}
-
-// FailureError is the error of a recording during which the real service
-// failed: the output the client got then is not the service's answer, so
-// nothing is recorded. Its reason is the first failure's class (every class
-// is infrastructure, exit 3); each failure is one problem; the next step is
-// again (the command that records it again) with what to address first.
-func FailureError(fails []UpstreamFailure, again string) *cassettes.Error {
-	f := fails[0]
-	e := &cassettes.Error{Reason: f.Reason,
-		Message:  fmt.Sprintf("not recorded: the real service failed during the run (%s); what the client got is not the service's answer; %s", f.Class, f.Advice()),
-		NextStep: again}
-	for _, x := range fails {
-		e.Problems = append(e.Problems, cassettes.Problem{Field: "upstream", Message: x.String()})
-	}
-	return e
 }

@@ -111,36 +111,87 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		return nil, err
 	}
 	c := opts.Meta.newCassette(cassettes.KindCLI, opts.Scenario)
+	c.Input = opts.input()
+	icpt, err := opts.intercept(ctx, red)
+	if err != nil {
+		return nil, err
+	}
+	var icptEnv []string
+	if icpt != nil {
+		defer icpt.Close()
+		icptEnv = icpt.Env()
+	}
+	run := opts.run(ctx, opts.childEnv(icptEnv))
+	var fails []proxy.UpstreamFailure
+	if icpt != nil {
+		c.Interactions, fails = opts.captured(icpt, red)
+	}
+	echo(opts.Stdout, red, run.stdout)
+	echo(opts.Stderr, red, run.stderr)
+	exit, err := run.exitCode(ctx, opts, red)
+	if err != nil {
+		return nil, err
+	}
+	if len(fails) > 0 {
+		for i := range fails { // with every value learned by the end of the run
+			fails[i].URL, fails[i].Detail = red.String(fails[i].URL), red.String(fails[i].Detail)
+		}
+		return nil, FailureError(fails, again(opts))
+	}
+	c.Output = &cassettes.Output{Stdout: cassettes.Body(run.stdout), Stderr: cassettes.Body(run.stderr), ExitCode: exit}
+	// A credential the command sent by name (a bearer token, a cookie) that
+	// is also written in its arguments would be redacted out of input.args,
+	// and the cassette could not be run again: refuse, as for a declared one.
+	if err := argsLeak(red, opts); err != nil {
+		return nil, err
+	}
+	c, err = finish(c, red)
+	if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
+		ce.NextStep = again(opts)
+	}
+	return c, err
+}
+
+// input is what the cassette records of the command: its line, its stdin,
+// and the names (never the values) of the variables it needs.
+func (opts CLIOptions) input() *cassettes.Input {
 	names := append([]string(nil), opts.Credentials...)
 	for k := range opts.Env {
 		names = append(names, k)
 	}
-	c.Input = &cassettes.Input{
+	return &cassettes.Input{
 		Command: opts.Command,
 		Args:    append([]string(nil), opts.Args...),
 		Stdin:   cassettes.Body(opts.Stdin),
 		Env:     sortedUnique(names),
 	}
+}
 
-	var icpt Interceptor
-	var icptEnv []string
-	if opts.Intercept != nil {
-		var err error
-		icpt, err = opts.Intercept(ctx, red.Interaction)
-		var ce *cassettes.Error
-		switch {
-		case errors.As(err, &ce) && ce.Reason == cassettes.ERealUnreachable:
-			if ce.NextStep == "" {
-				ce.NextStep = again(opts)
-			}
-			return nil, ce // the real side is not there: nothing to run the command against
-		case err != nil:
-			return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot start the recording proxy",
-				Err: redactedError(red, err), NextStep: cassettes.Command("cassette", "ca", "init")}
-		}
-		defer icpt.Close()
-		icptEnv = icpt.Env()
+// intercept starts the recording proxy when opts.Intercept is set (nil,
+// nil otherwise). A real side that is not there is that error; any other
+// failure to start is E_IO.
+func (opts CLIOptions) intercept(ctx context.Context, red *Redactor) (Interceptor, error) {
+	if opts.Intercept == nil {
+		return nil, nil
 	}
+	icpt, err := opts.Intercept(ctx, red.Interaction)
+	var ce *cassettes.Error
+	switch {
+	case errors.As(err, &ce) && ce.Reason == cassettes.ERealUnreachable:
+		if ce.NextStep == "" {
+			ce.NextStep = again(opts)
+		}
+		return nil, ce // the real side is not there: nothing to run the command against
+	case err != nil:
+		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot start the recording proxy",
+			Err: redactedError(red, err), NextStep: cassettes.Command("cassette", "ca", "init")}
+	}
+	return icpt, nil
+}
+
+// childEnv is the child's environment: the inherited one, then real.env
+// (its proxy variables filled in), then the interceptor's variables.
+func (opts CLIOptions) childEnv(icptEnv []string) []string {
 	env := opts.Environ
 	if env == nil {
 		env = os.Environ()
@@ -149,8 +200,18 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	for _, k := range slices.Sorted(maps.Keys(opts.Env)) {
 		env = append(env, k+"="+fillProxyVars(opts.Env[k], icptEnv))
 	}
-	env = append(env, icptEnv...)
+	return append(env, icptEnv...)
+}
 
+// ran is one run of the child.
+type ran struct {
+	stdout, stderr []byte
+	err            error // from exec: an exit status, or why it did not start
+	timedOut       bool  // killed at opts.Timeout
+}
+
+// run runs the command once, fed opts.Stdin, with env.
+func (opts CLIOptions) run(ctx context.Context, env []string) ran {
 	runCtx := ctx
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -164,55 +225,44 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	cmd.WaitDelay = 5 * time.Second // a grandchild holding the pipes open cannot hang us
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-
 	err := cmd.Run()
-	var fails []proxy.UpstreamFailure
-	if icpt != nil {
-		c.Interactions = icpt.Interactions() // waits for what is still being relayed, and lets red learn from it
-		fails = icpt.Failures()
-		log := opts.Log
-		if log == nil {
-			log = io.Discard
-		}
-		for _, in := range icpt.Incomplete() {
-			fmt.Fprintf(log, "not recorded: %s (%s stopped reading it before its end); the cassette holds the calls that ended\n",
-				red.String(in.String()), opts.Command)
-		}
-	}
-	echo(opts.Stdout, red, stdout.Bytes())
-	echo(opts.Stderr, red, stderr.Bytes())
-	exit := 0
+	return ran{stdout: stdout.Bytes(), stderr: stderr.Bytes(), err: err, timedOut: runCtx.Err() != nil && ctx.Err() == nil}
+}
+
+// exitCode is the child's exit status, or the error of a run that is no
+// recording: killed at the timeout (E_TIMEOUT), stopped with ctx, or not
+// started (E_USAGE).
+func (r ran) exitCode(ctx context.Context, opts CLIOptions, red *Redactor) (int, error) {
 	var exitErr *exec.ExitError
 	switch {
-	case runCtx.Err() != nil && ctx.Err() == nil:
-		return nil, &cassettes.Error{Reason: cassettes.ETimeout,
+	case r.timedOut:
+		return 0, &cassettes.Error{Reason: cassettes.ETimeout,
 			Message:  fmt.Sprintf("%s did not finish within %s (killed); run it by hand to see where it waits, or give record a longer --timeout if it needs one", opts.Command, opts.Timeout),
 			NextStep: cassettes.Command(append([]string{opts.Command}, opts.Args...)...)}
 	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case errors.As(err, &exitErr):
-		exit = exitErr.ExitCode()
-	case err != nil:
-		return nil, notStarted(red, opts, err)
+		return 0, ctx.Err()
+	case errors.As(r.err, &exitErr):
+		return exitErr.ExitCode(), nil
+	case r.err != nil:
+		return 0, notStarted(red, opts, r.err)
 	}
-	if len(fails) > 0 {
-		for i := range fails { // with every value learned by the end of the run
-			fails[i].URL, fails[i].Detail = red.String(fails[i].URL), red.String(fails[i].Detail)
-		}
-		return nil, proxy.FailureError(fails, again(opts))
+	return 0, nil
+}
+
+// captured is what the interceptor recorded (waiting for what is still
+// being relayed, and letting red learn from it) and the requests it could
+// not complete; a response the child stopped reading is logged.
+func (opts CLIOptions) captured(icpt Interceptor, red *Redactor) ([]cassettes.Interaction, []proxy.UpstreamFailure) {
+	its := icpt.Interactions()
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
 	}
-	c.Output = &cassettes.Output{Stdout: cassettes.Body(stdout.Bytes()), Stderr: cassettes.Body(stderr.Bytes()), ExitCode: exit}
-	// A credential the command sent by name (a bearer token, a cookie) that
-	// is also written in its arguments would be redacted out of input.args,
-	// and the cassette could not be run again: refuse, as for a declared one.
-	if err := argsLeak(red, opts); err != nil {
-		return nil, err
+	for _, in := range icpt.Incomplete() {
+		fmt.Fprintf(log, "not recorded: %s (%s stopped reading it before its end); the cassette holds the calls that ended\n",
+			red.String(in.String()), opts.Command)
 	}
-	c, err = finish(c, red)
-	if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
-		ce.NextStep = again(opts)
-	}
-	return c, err
+	return its, icpt.Failures()
 }
 
 // RerecordCLI runs again the input of a recorded CLI cassette (the refresh

@@ -12,10 +12,12 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/recorder/infra"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -147,7 +149,7 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 		// A failing status in a cassette was recorded on purpose (a failure
 		// of the real side is never saved): it is expected again.
 		expect := 0
-		if _, failing := cassettes.ClassifyStatus(in.Response.Code); failing {
+		if _, failing := infra.ClassifyStatus(in.Response.Code); failing {
 			expect = in.Response.Code
 		}
 		reqs = append(reqs, request{method: in.Request.Method, url: joinURL(opts.BaseURL, u.RequestURI()), headers: h, body: in.Request.Body.Bytes(), expect: expect})
@@ -156,9 +158,37 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 	if err != nil {
 		return rec, withScenario(err, opts.Adapter, old.Scenario)
 	}
+	for i := range rec.Cassette.Interactions {
+		keepShape(&rec.Cassette.Interactions[i].Request, old.Interactions[i].Request)
+	}
+	if rec.Cassette, err = finish(rec.Cassette, red); err != nil {
+		return rec, withScenario(err, opts.Adapter, old.Scenario)
+	}
 	rec.Cassette.Path = old.Path
 	rec.Cassette.Replayable, rec.Cassette.Mutating = old.Replayable, old.Mutating
 	return rec, nil
+}
+
+// keepShape gives a re-recorded request the recorded shape of the old one,
+// so that re-recording an unchanged service writes the same bytes: what
+// says how the request was recorded rather than what the service answered
+// is kept (the client's proto, go-vcr's parsed form, a Content-Length
+// header, which Go's transport sends but keeps out of the request's
+// headers); what was sent (method, URL, headers, body) is the new
+// recording's.
+func keepShape(q *cassettes.Request, old cassettes.Request) {
+	if old.Proto != "" {
+		q.Proto, q.ProtoMajor, q.ProtoMinor = old.Proto, old.ProtoMajor, old.ProtoMinor
+	}
+	if old.Headers.Get("Content-Length") != "" {
+		if q.Headers == nil {
+			q.Headers = http.Header{}
+		}
+		q.Headers.Set("Content-Length", strconv.Itoa(len(q.Body)))
+	}
+	if old.Form != nil {
+		q.Form = q.ParsedForm()
+	}
 }
 
 // request is one expanded request to send.
@@ -272,91 +302,115 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		rt = t
 		defer t.CloseIdleConnections()
 	}
-	pol := DefaultPolicy()
+	s := &sender{opts: opts, rt: rt, red: red, pol: DefaultPolicy(), attemptTimeout: opts.AttemptTimeout,
+		again: cassettes.Command("cassette", "record", "--adapter", opts.Adapter, "--scenario", scenario) + opts.AgainArgs}
 	if opts.Policy != nil {
-		pol = *opts.Policy
+		s.pol = *opts.Policy
 	}
-	attemptTimeout := opts.AttemptTimeout
-	if attemptTimeout <= 0 {
-		attemptTimeout = 30 * time.Second
+	if s.attemptTimeout <= 0 {
+		s.attemptTimeout = 30 * time.Second
 	}
 	c := opts.Meta.newCassette(cassettes.KindHTTP, scenario)
-	again := cassettes.Command("cassette", "record", "--adapter", opts.Adapter, "--scenario", scenario) + opts.AgainArgs
-	var tel Telemetry
 	for _, rq := range reqs {
-		var cancel context.CancelFunc = func() {}
-		newReq := func(ctx context.Context) (*http.Request, error) {
-			cancel()
-			var actx context.Context
-			actx, cancel = context.WithTimeout(ctx, attemptTimeout)
-			var body io.Reader
-			if len(rq.body) > 0 {
-				body = bytes.NewReader(rq.body)
-			}
-			r, err := http.NewRequestWithContext(actx, rq.method, rq.url, body)
-			if err != nil {
-				return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request: check `real.base_url` and the scenario's path in cassette.yaml", Err: redactedError(red, err)}
-			}
-			for _, k := range slices.Sorted(maps.Keys(rq.headers)) {
-				r.Header.Set(k, rq.headers[k])
-			}
-			return r, nil
-		}
-		start := opts.Meta.now()
-		rpol := pol.expecting(rq.expect) // a failing status answered on purpose is neither retried nor refused
-		resp, t, err := rpol.Do(ctx, rt, newReq)
-		tel.Attempts += t.Attempts
-		tel.RetryBackoffMS = append(tel.RetryBackoffMS, t.RetryBackoffMS...)
-		tel.Statuses = append(tel.Statuses, t.Statuses...)
-		live := NewLiveRecord(tel)
+		in, err := s.send(ctx, rq)
 		if err != nil {
-			cancel()
-			return Recording{Live: live}, withLimit(transportError(red, err, ctx, t, again), attemptTimeout)
-		}
-		respBody, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		cancel()
-		if err != nil {
-			return Recording{Live: live}, withLimit(transportError(red, err, ctx, t, again), attemptTimeout)
-		}
-		if rpol.retryableStatus(resp.StatusCode) {
-			return Recording{Live: live}, statusError(resp.StatusCode, t, again)
-		}
-		dur := opts.Meta.now().Sub(start)
-		req := resp.Request
-		in := cassettes.Interaction{
-			Request: cassettes.Request{
-				Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-				ContentLength: int64(len(rq.body)),
-				Host:          req.URL.Host,
-				Body:          cassettes.Body(rq.body),
-				Headers:       req.Header.Clone(),
-				URL:           req.URL.String(),
-				Method:        rq.method,
-			},
-			Response: cassettes.Response{
-				Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
-				TransferEncoding: resp.TransferEncoding,
-				Trailer:          resp.Trailer,
-				ContentLength:    resp.ContentLength,
-				Uncompressed:     resp.Uncompressed,
-				Body:             cassettes.Body(respBody),
-				Headers:          resp.Header.Clone(),
-				Status:           resp.Status,
-				Code:             resp.StatusCode,
-				Duration:         cassettes.Duration(dur),
-			},
-		}
-		if in.Response.ContentLength < 0 {
-			in.Response.ContentLength = int64(len(respBody))
+			return Recording{Live: NewLiveRecord(s.tel)}, err
 		}
 		c.Interactions = append(c.Interactions, in)
 	}
 	done, err := finish(c, red)
 	if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
-		ce.NextStep = again
+		ce.NextStep = s.again
 	}
-	return Recording{Cassette: done, Live: NewLiveRecord(tel)}, err
+	return Recording{Cassette: done, Live: NewLiveRecord(s.tel)}, err
+}
+
+// sender sends the requests of one recording with the live retry policy,
+// and keeps the telemetry of all their attempts.
+type sender struct {
+	opts           HTTPOptions
+	rt             http.RoundTripper
+	red            *Redactor
+	pol            Policy
+	attemptTimeout time.Duration
+	again          string // the command that records the scenario again
+	tel            Telemetry
+}
+
+// send sends one request (retried by the policy, each attempt bounded)
+// and returns the interaction it recorded. A request that still fails is
+// the error of its class, its text scrubbed of credentials.
+func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, error) {
+	var cancel context.CancelFunc = func() {}
+	defer func() { cancel() }()
+	newReq := func(ctx context.Context) (*http.Request, error) {
+		cancel()
+		var actx context.Context
+		actx, cancel = context.WithTimeout(ctx, s.attemptTimeout)
+		var body io.Reader
+		if len(rq.body) > 0 {
+			body = bytes.NewReader(rq.body)
+		}
+		r, err := http.NewRequestWithContext(actx, rq.method, rq.url, body)
+		if err != nil {
+			return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request: check `real.base_url` and the scenario's path in cassette.yaml", Err: redactedError(s.red, err),
+				NextStep: s.again}
+		}
+		for _, k := range slices.Sorted(maps.Keys(rq.headers)) {
+			r.Header.Set(k, rq.headers[k])
+		}
+		return r, nil
+	}
+	start := s.opts.Meta.now()
+	rpol := s.pol.expecting(rq.expect) // a failing status answered on purpose is neither retried nor refused
+	resp, t, err := rpol.Do(ctx, s.rt, newReq)
+	s.tel.Attempts += t.Attempts
+	s.tel.RetryBackoffMS = append(s.tel.RetryBackoffMS, t.RetryBackoffMS...)
+	s.tel.Statuses = append(s.tel.Statuses, t.Statuses...)
+	if err != nil {
+		return cassettes.Interaction{}, withLimit(transportError(s.red, err, ctx, t, s.again), s.attemptTimeout)
+	}
+	respBody, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return cassettes.Interaction{}, withLimit(transportError(s.red, err, ctx, t, s.again), s.attemptTimeout)
+	}
+	if rpol.retryableStatus(resp.StatusCode) {
+		return cassettes.Interaction{}, statusError(resp.StatusCode, t, s.again)
+	}
+	return interaction(rq, resp, respBody, s.opts.Meta.now().Sub(start)), nil
+}
+
+// interaction is the recorded form of one request sent and its response.
+func interaction(rq request, resp *http.Response, respBody []byte, dur time.Duration) cassettes.Interaction {
+	req := resp.Request
+	in := cassettes.Interaction{
+		Request: cassettes.Request{
+			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			ContentLength: int64(len(rq.body)),
+			Host:          req.URL.Host,
+			Body:          cassettes.Body(rq.body),
+			Headers:       req.Header.Clone(),
+			URL:           req.URL.String(),
+			Method:        rq.method,
+		},
+		Response: cassettes.Response{
+			Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
+			TransferEncoding: resp.TransferEncoding,
+			Trailer:          resp.Trailer,
+			ContentLength:    resp.ContentLength,
+			Uncompressed:     resp.Uncompressed,
+			Body:             cassettes.Body(respBody),
+			Headers:          resp.Header.Clone(),
+			Status:           resp.Status,
+			Code:             resp.StatusCode,
+			Duration:         cassettes.Duration(dur),
+		},
+	}
+	if in.Response.ContentLength < 0 {
+		in.Response.ContentLength = int64(len(respBody))
+	}
+	return in
 }
 
 // withLimit says, in the error of an attempt that timed out, how long each
@@ -370,9 +424,9 @@ func withLimit(err error, attemptTimeout time.Duration) error {
 }
 
 func statusError(code int, t Telemetry, again string) error {
-	f, ok := cassettes.ClassifyStatus(code)
+	f, ok := infra.ClassifyStatus(code)
 	if !ok {
-		f = cassettes.Failure{Reason: cassettes.EProvider5xx, Class: fmt.Sprintf("%d %s", code, http.StatusText(code))}
+		f = infra.Failure{Reason: cassettes.EProvider5xx, Class: fmt.Sprintf("%d %s", code, http.StatusText(code))}
 	}
 	return &cassettes.Error{Reason: f.Reason,
 		Message:  fmt.Sprintf("the real service answered %s after %d attempt(s) (backoff %v ms); %s", f.Class, t.Attempts, t.RetryBackoffMS, f.Advice()),
@@ -381,7 +435,7 @@ func statusError(code int, t Telemetry, again string) error {
 
 // transportError is the error of a request that got no complete response,
 // classified (refused, DNS, TLS, reset, timeout: see
-// cassettes.ClassifyTransport), its text scrubbed of credentials.
+// infra.ClassifyTransport), its text scrubbed of credentials.
 func transportError(red *Redactor, err error, ctx context.Context, t Telemetry, again string) error {
 	var ce *cassettes.Error
 	if errors.As(err, &ce) {
@@ -390,7 +444,7 @@ func transportError(red *Redactor, err error, ctx context.Context, t Telemetry, 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	f := cassettes.ClassifyTransport(err)
+	f := infra.ClassifyTransport(err)
 	return &cassettes.Error{Reason: f.Reason, Err: redactedError(red, err),
 		Message:  fmt.Sprintf("the real service could not be reached after %d attempt(s): %s; %s", t.Attempts, f.Class, f.Advice()),
 		NextStep: again}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/recorder/infra"
 )
 
 // ProxyConfig configures the recording proxy a CLI recording runs its child
@@ -42,7 +43,7 @@ type ProxyConfig struct {
 func ExpectedStatuses(c *cassettes.Cassette) []int {
 	var out []int
 	for _, in := range c.Interactions {
-		if _, failing := cassettes.ClassifyStatus(in.Response.Code); failing && !slices.Contains(out, in.Response.Code) {
+		if _, failing := infra.ClassifyStatus(in.Response.Code); failing && !slices.Contains(out, in.Response.Code) {
 			out = append(out, in.Response.Code)
 		}
 	}

@@ -155,7 +155,7 @@ func (p *project) git() *Git {
 func (p *project) options(log *bytes.Buffer) Options {
 	g := p.git()
 	return Options{Config: p.cfg, LookupEnv: p.lookup, Git: g, Forge: &GitForge{Git: g, Remote: "origin", Base: "main"}, Log: log,
-		Recorder: Live{Config: p.cfg, LookupEnv: p.lookup, Policy: noSleepPolicy()},
+		Recorder: recorder.Live{Config: p.cfg, LookupEnv: p.lookup, Policy: noSleepPolicy()},
 		Gate: func(ctx context.Context, cases []verify.Case) *verify.Outcome {
 			return verify.Run(ctx, cases, verify.Options{Config: p.cfg, Jobs: 1,
 				HTTP: map[string]verify.HTTPTarget{"petstore": {BaseURL: p.fake.URL, Client: p.fake.Client()}, "nocreds": {BaseURL: p.fake.URL, Client: p.fake.Client()}}})

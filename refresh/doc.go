@@ -9,4 +9,12 @@
 // (StateBranch, holding state.json) pushed to the same remote as the refresh
 // branches, so that a scheduled run on a fresh CI machine finds the count the
 // previous run left, whatever the forge.
+//
+// A dry run writes nowhere but this machine (no push, no PR or issue, no
+// state) and sends the real services only what cannot change them: the
+// HTTP cassettes whose every request is GET, HEAD or OPTIONS are
+// re-recorded; CLI cassettes and other methods are listed as skipped
+// unless Options.DryRunUnsafe. Re-recording itself goes through the
+// Recorder interface (recorder.Live talks to the real services), so that
+// tests and other callers can put anything behind it.
 package refresh

@@ -22,12 +22,12 @@ import (
 //
 // Paths are relative to the repository root, as in verify's reports. A
 // case's replay command is the dry-run refresh of its adapter, which
-// re-records against the real service as this run did.
+// re-records against the real service as this run did (ReplayCommand).
 func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals string) *report.Run {
 	base := verify.RepoRoot(cfg.Dir)
 	relTo := func(_, p string) string { return verify.RelPath(base, p) }
 	run := &report.Run{Tool: tool, Command: "refresh", Mode: "live_record", Suite: suite(cfg), ConfigPath: relTo(cfg.Dir, cfg.Path),
-		Started: r.Started, Finished: r.Finished, Err: r.Err, ReplayCommand: "cassette refresh --once --dry-run"}
+		Started: r.Started, Finished: r.Finished, Err: r.Err, ReplayCommand: r.ReplayCommand()}
 	if data, err := os.ReadFile(cfg.Path); err == nil {
 		run.ConfigBytes = data
 	}
@@ -35,15 +35,15 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 	for _, ar := range r.Adapters {
 		for _, cr := range ar.Cases {
 			path := relTo(cfg.Dir, cr.Old.Path)
-			if data, err := os.ReadFile(cr.Old.Path); err == nil {
-				run.Inventory = append(run.Inventory, report.NewInventoryItem(path, data))
+			if src := cr.Old.Source; src.SHA256 != "" { // the committed bytes the cycle compared with
+				run.Inventory = append(run.Inventory, report.InventoryItem{Path: path, SHA256: src.SHA256, Bytes: src.Size})
 			}
 			c := report.Case{Adapter: cr.Old.Adapter, Scenario: cr.Old.Scenario, CassettePath: path, Status: cr.Status,
 				Reason: cr.Reason, Message: cr.Message, NextStep: cr.NextStep, Drifts: cr.Drifts, Duration: cr.Duration}
 			if cr.Status == report.StatusPass {
 				c.Reason = ""
 			}
-			c.ReplayCommand = cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--adapter", ar.Name)
+			c.ReplayCommand = ar.ReplayCommand()
 			live := cr.Live
 			if live == nil && cr.Status != report.StatusSkipped {
 				// A command is run once: no retry policy applies to it.
@@ -51,6 +51,12 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 				live = &l
 			}
 			c.Actions = liveActions(cr, live)
+			if cr.Sides != nil { // what the reports show is what was compared
+				c.Actions = cr.Sides.WithObserved(c.Actions)
+				if cr.Status == report.StatusFail || cr.Status == report.StatusError {
+					c.Recorded = cr.Sides.Recorded
+				}
+			}
 			if l := live; l != nil {
 				c.Live = &report.LiveRecord{ExecutionMode: l.ExecutionMode, ReplayBoundary: l.ReplayBoundary, TraceOrigin: l.TraceOrigin,
 					Attempts: l.Attempts, RetryBackoffMS: l.RetryBackoffMS}

@@ -134,3 +134,17 @@ func IssueBody(t IssueText) string {
 	b.WriteString("```\n")
 	return b.String()
 }
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func ownersText(owners []string) string {
+	if len(owners) == 0 {
+		return "the adapter's owners (none declared: add adapters.<name>.owners to cassette.yaml)"
+	}
+	return strings.Join(owners, ", ")
+}

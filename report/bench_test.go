@@ -39,7 +39,7 @@ func BenchmarkRender(b *testing.B) {
 	var size int
 	b.ResetTimer()
 	for b.Loop() {
-		files, err := render(r, opts)
+		files, err := Render(r, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func BenchmarkRender(b *testing.B) {
 // 1,000-case run, the price of "no credential reaches a file".
 func BenchmarkScan(b *testing.B) {
 	r := bigRun(1000)
-	files, err := render(r, Options{Golden: true})
+	files, err := Render(r, Options{Golden: true})
 	if err != nil {
 		b.Fatal(err)
 	}

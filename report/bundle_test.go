@@ -29,7 +29,7 @@ func writeBundle(t *testing.T) string {
 
 func TestWriteBundleIsValid(t *testing.T) {
 	dir := writeBundle(t)
-	if probs := ValidateBundle(dir); len(probs) > 0 {
+	if probs := validate(dir); len(probs) > 0 {
 		t.Fatalf("a bundle WriteBundle wrote does not validate: %v", probs)
 	}
 	if got := filepath.Base(dir); got != "20261122_140000" || filepath.Base(filepath.Dir(dir)) != "shop" {
@@ -42,7 +42,7 @@ func TestWriteBundleIsValid(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "fixtures", "etc", "escape.yaml")); err != nil {
 		t.Errorf("a fixture path with .. must land inside the bundle: %v", err)
 	}
-	if probs := ValidateBundle(dir); len(probs) > 0 {
+	if probs := validate(dir); len(probs) > 0 {
 		t.Errorf("ValidateBundle: %v", probs)
 	}
 	// a second bundle of the same second does not overwrite the first
@@ -51,7 +51,7 @@ func TestWriteBundleIsValid(t *testing.T) {
 	if err != nil || second == dir {
 		t.Errorf("second bundle %s, %v", second, err)
 	}
-	if probs := ValidateBundle(second); len(probs) > 0 {
+	if probs := validate(second); len(probs) > 0 {
 		t.Errorf("second bundle: %v", probs)
 	}
 }
@@ -202,7 +202,7 @@ func TestValidateBundleRejects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeBundle(t)
 			tc.mutate(t, dir)
-			probs := ValidateBundle(dir)
+			probs := validate(dir)
 			var all []string
 			found := false
 			for _, p := range probs {
@@ -224,7 +224,7 @@ func TestWriteBundleLogNameCollisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if probs := ValidateBundle(dir); len(probs) != 0 {
+	if probs := validate(dir); len(probs) != 0 {
 		t.Fatalf("WriteBundle wrote a bundle its validator rejects: %v", probs)
 	}
 	logs, _ := filepath.Glob(filepath.Join(dir, "logs", "*"))
@@ -232,3 +232,6 @@ func TestWriteBundleLogNameCollisions(t *testing.T) {
 		t.Errorf("logs/ holds %v, want three logs and index.json", logs)
 	}
 }
+
+// validate validates the bundle at dir as `cassette bundle validate` does.
+func validate(dir string) []cassettes.Problem { return ValidateBundle(os.DirFS(dir), dir) }

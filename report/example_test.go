@@ -31,7 +31,9 @@ func ExampleWrite() {
 		fmt.Println(err)
 		return
 	}
-	s, _ := report.ReadSummary(filepath.Join(dir, report.FileSummary))
+	path := filepath.Join(dir, report.FileSummary)
+	data, _ := os.ReadFile(path)
+	s, _ := report.ParseSummary(path, data)
 	fmt.Println(s.ExitCode, s.ReasonCode, run.Exit() == cassettes.ExitFail)
 	report.WriteNextStep(os.Stdout, run)
 	// Output:

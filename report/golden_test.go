@@ -160,7 +160,7 @@ func TestShardMergeEqualsUnsharded(t *testing.T) {
 				dirs = append(dirs, writeRun(t, jitter(r, time.Duration(i)*time.Second), opts))
 			}
 			out := t.TempDir()
-			if err := Merge(out, dirs...); err != nil {
+			if _, err := mergeDirs(out, MergeOptions{}, dirs...); err != nil {
 				t.Fatal(err)
 			}
 			merged := readAll(t, out)
@@ -191,8 +191,7 @@ func TestMergeRejects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var w bytes.Buffer
-			if _, err := CmdMerge(&w, t.TempDir(), tc.dirs, MergeOptions{}); err == nil {
+			if _, err := mergeDirs(t.TempDir(), MergeOptions{}, tc.dirs...); err == nil {
 				t.Error("merged")
 			}
 		})
@@ -218,22 +217,21 @@ func shardDirs(t *testing.T, n int) []string {
 	return dirs
 }
 
-// TestMergeShardSet: a merge of every shard exits with the merged run's
-// code and prints its next step; an incomplete set is refused (exit 2,
-// naming the missing shard) unless explicitly allowed; a shard given twice,
-// shards of two matrices and a whole run mixed with shards are refused.
+// TestMergeShardSet: a merge of every shard is the merged run, with its
+// exit code and next step; an incomplete set is refused (exit 2, naming the
+// missing shard) unless explicitly allowed; a shard given twice, shards of
+// two matrices and a whole run mixed with shards are refused.
 func TestMergeShardSet(t *testing.T) {
 	three := shardDirs(t, 3)
 	two := shardDirs(t, 2)
 	whole := writeRun(t, failingRun(), Options{Golden: true})
 
-	var w bytes.Buffer
-	code, err := CmdMerge(&w, t.TempDir(), three, MergeOptions{})
-	if err != nil || code != cassettes.ExitFail {
-		t.Fatalf("complete drifting set: exit %d, %v; want 1", code, err)
+	m, err := mergeDirs(t.TempDir(), MergeOptions{}, three...)
+	if err != nil || m.Exit() != cassettes.ExitFail {
+		t.Fatalf("complete drifting set: %v, %v; want exit 1", m, err)
 	}
-	if !strings.Contains(w.String(), "next step: Run: cassette verify --case gh/pr-list") {
-		t.Errorf("no next step printed:\n%s", w.String())
+	if ns := m.NextStepCommand(); ns != "Run: cassette verify --case gh/pr-list" {
+		t.Errorf("next step %q", ns)
 	}
 
 	refused := []struct {
@@ -249,7 +247,7 @@ func TestMergeShardSet(t *testing.T) {
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
-			_, err := CmdMerge(&bytes.Buffer{}, out, tc.dirs, MergeOptions{})
+			_, err := mergeDirs(out, MergeOptions{}, tc.dirs...)
 			ce := cassettes.AsError(err)
 			if err == nil || ce.Exit() != cassettes.ExitUser || !strings.Contains(ce.Message, tc.want) || ce.NextStep == "" {
 				t.Fatalf("got %v (next %q), want exit 2 with %q and a next step", err, ce.NextStep, tc.want)
@@ -262,19 +260,33 @@ func TestMergeShardSet(t *testing.T) {
 
 	t.Run("allowed incomplete", func(t *testing.T) {
 		out := t.TempDir()
-		var w bytes.Buffer
-		code, err := CmdMerge(&w, out, []string{three[0], three[2]}, MergeOptions{AllowIncomplete: true})
-		if err != nil || code != cassettes.ExitFail {
-			t.Fatalf("exit %d, %v", code, err)
+		m, err := mergeDirs(out, MergeOptions{AllowIncomplete: true}, three[0], three[2])
+		if err != nil || m.Exit() != cassettes.ExitFail {
+			t.Fatalf("%v, %v", m, err)
 		}
-		if !strings.Contains(w.String(), "warning: shards 1,3 of 3 (incomplete)") {
-			t.Errorf("no warning:\n%s", w.String())
-		}
-		r, _, err := ReadRun(out)
+		r, _, err := ReadRun(os.DirFS(out), out)
 		if err != nil || r.Shard != "1,3 of 3 (incomplete)" {
 			t.Errorf("merged run.json shard %q, %v", r.Shard, err)
 		}
 	})
+}
+
+// mergeDirs merges the report directories into out as `cassette report
+// merge` does: ReadShard each, Merge, Write.
+func mergeDirs(out string, mo MergeOptions, dirs ...string) (*Run, error) {
+	var shards []Shard
+	for _, d := range dirs {
+		s, err := ReadShard(os.DirFS(d), d)
+		if err != nil {
+			return nil, err
+		}
+		shards = append(shards, s)
+	}
+	m, opts, err := Merge(shards, mo)
+	if err != nil {
+		return nil, err
+	}
+	return m, Write(out, m, opts)
 }
 
 type jsonDelim = json.Delim

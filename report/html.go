@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"fmt"
 	"html/template"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/diff"
-	"github.com/cassette-dev/cassette/normalize"
 )
 
 // FileHTML is the human report Write puts next to the machine ones: one
@@ -46,14 +46,11 @@ func WriteHTML(dir string, run *Run, opts Options) error {
 	return writeAtomic(filepath.Join(dir, FileHTML), page)
 }
 
-// html renders report.html. What the run model carries (drifts, the fake's
-// normalized outputs in the actions) is shown as is; the recorded side is
-// the committed cassette, found from the working directory by its path and
-// accepted only when its SHA-256 is the one the run's inventory recorded,
-// then normalized with the run's configuration. Without it, a case shows its
-// drifts and their diffs only.
+// html renders report.html from the run model alone: the drifts, and for a
+// case that failed both sides as they were compared (Case.Recorded and
+// Case.Actions). It reads nothing and normalizes nothing.
 func (r *Run) html(opts Options) ([]byte, error) {
-	page := r.htmlPage(opts, loadRecorded(r))
+	page := r.htmlPage(opts)
 	var b bytes.Buffer
 	if err := htmlTemplate.Execute(&b, page); err != nil {
 		return nil, err
@@ -78,6 +75,9 @@ type htmlPage struct {
 	Skipped    []*htmlCase
 	Passed     []*htmlCase
 	History    []htmlAdapterHistory
+	// Side names the side compared with the recording: "fake", or "real
+	// service" for refresh, which compares a re-recording.
+	Side string
 }
 
 type htmlCount struct {
@@ -151,10 +151,14 @@ type htmlAdapterHistory struct {
 	Summary string
 }
 
-func (r *Run) htmlPage(opts Options, rec map[string]*cassettes.Cassette) *htmlPage {
+func (r *Run) htmlPage(opts Options) *htmlPage {
 	p := &htmlPage{Command: r.command(), Suite: r.Suite, Outcome: r.Message(), ExitCode: int(r.Exit()),
 		Reason: string(r.Reason()), NextStep: r.NextStepCommand(), Failed: r.Exit() != cassettes.ExitPass}
 	p.Title = fmt.Sprintf("cassette %s — %s", p.Command, cmp.Or(r.Suite, "report"))
+	p.Side = "fake"
+	if r.Command == "refresh" {
+		p.Side = "real service"
+	}
 	p.Bar = r.htmlBar()
 	p.Provenance = r.htmlProvenance(opts)
 	if e := r.Err; e != nil {
@@ -165,7 +169,7 @@ func (r *Run) htmlPage(opts Options, rec map[string]*cassettes.Cassette) *htmlPa
 		p.RunError = re
 	}
 	for _, c := range r.sortedCases() {
-		hc := r.htmlCase(c, opts, rec[c.CassettePath])
+		hc := r.htmlCase(c, opts)
 		switch c.Status {
 		case StatusPass:
 			p.Passed = append(p.Passed, hc)
@@ -231,7 +235,7 @@ func (r *Run) htmlProvenance(opts Options) []htmlKV {
 	return kv
 }
 
-func (r *Run) htmlCase(c *Case, opts Options, want *cassettes.Cassette) *htmlCase {
+func (r *Run) htmlCase(c *Case, opts Options) *htmlCase {
 	hc := &htmlCase{ID: c.ID(), Anchor: anchor("case", c.ID()), Status: string(c.Status), StatusClass: string(c.Status),
 		Message: c.Message, NextStep: c.NextStep, Quarantine: c.Quarantine, Artifacts: c.Artifacts, Location: c.CassettePath}
 	if c.failed() {
@@ -261,199 +265,143 @@ func (r *Run) htmlCase(c *Case, opts Options, want *cassettes.Cassette) *htmlCas
 		return hc
 	}
 	switch {
-	case want == nil && len(c.Drifts) > 0 && r.Command == "refresh":
+	case len(c.Recorded) > 0:
+		hc.Parts = htmlParts(c)
+	case len(c.Drifts) > 0 && r.Command == "refresh":
 		hc.Note = "The re-recorded cassette is on the refresh branch; each drift's diff is below."
-	case want == nil && len(c.Drifts) > 0:
-		hc.Note = "The recorded side is not shown: the committed cassette " + c.CassettePath +
-			" was not found from this directory with the content this run used. Each drift's diff is below."
-	case want != nil:
-		hc.Parts = r.htmlParts(c, want)
+	case len(c.Drifts) > 0:
+		hc.Note = "The recorded side is not shown: this run does not hold it (a run.json of an earlier cassette version, " +
+			"or a producer that gave only the drifts). Each drift's diff is below."
 	}
 	return hc
 }
 
-// htmlParts pairs the recorded (want) and the fake's (got) outputs, both
-// normalized, part by part.
-func (r *Run) htmlParts(c *Case, want *cassettes.Cassette) []*htmlPart {
-	paths := map[string][]string{} // field → JSONPaths that drifted
-	drifted := map[string]bool{}
-	headerDrift := map[string]string{}
-	for _, d := range c.Drifts {
-		field := d.Field
-		if d.Class == string(diff.ClassHeaders) {
-			if i := strings.LastIndex(field, ".headers."); i >= 0 {
-				headerDrift[field[:i+len(".headers")]+"\x00"+http.CanonicalHeaderKey(field[i+len(".headers."):])] = driftOnce(d)
-				drifted[field[:i+len(".headers")]] = true
-				continue
-			}
-		}
-		drifted[field] = true
-		if d.JSONPath != "" {
-			paths[field] = append(paths[field], d.JSONPath)
-		}
-	}
+// htmlParts pairs the recorded (want) and the compared (got) sides of a
+// case, both normalized, part by part, by action ID, in the recorded
+// side's order.
+func htmlParts(c *Case) []*htmlPart {
+	m := markDrifts(c.Drifts)
 	actions := map[string]*Action{}
 	for i := range c.Actions {
 		actions[c.Actions[i].ID] = &c.Actions[i]
 	}
 	var parts []*htmlPart
-	for i, it := range want.Interactions {
-		f := fmt.Sprintf("interactions[%d]", i)
-		rf := f + ".response"
-		part := &htmlPart{Title: fmt.Sprintf("%s: %s %s", f, it.Request.Method, it.Request.URL), Field: rf, Anchor: anchor(c.ID(), f)}
-		got := actions[f]
-		wantStatus := strings.TrimSpace(fmt.Sprintf("%d %s", it.Response.Code, http.StatusText(it.Response.Code)))
-		gotStatus := "no response"
-		if got != nil && got.Err == "" {
-			gotStatus = strings.TrimSpace(fmt.Sprintf("%d %s", got.StatusCode, http.StatusText(got.StatusCode)))
-		} else if got != nil {
-			gotStatus = "no response: " + got.Err
-		}
-		part.Status = &htmlPair{Label: "status", Want: wantStatus, Got: gotStatus, Changed: drifted[rf+".code"] || (got != nil && got.StatusCode != it.Response.Code)}
-		for _, name := range slices.Sorted(func(yield func(string) bool) {
-			for k := range it.Response.Headers {
-				if !yield(k) {
-					return
-				}
-			}
-		}) {
-			ck := http.CanonicalHeaderKey(name)
-			part.Headers = append(part.Headers, htmlHeader{Name: ck, Want: strings.Join(it.Response.Headers[name], ", "), Drift: headerDrift[rf+".headers\x00"+ck]})
-			delete(headerDrift, rf+".headers\x00"+ck)
-		}
-		for k, msg := range headerDrift { // headers the fake added
-			if name, ok := strings.CutPrefix(k, rf+".headers\x00"); ok {
-				part.Headers = append(part.Headers, htmlHeader{Name: name, Drift: msg})
-			}
-		}
-		sort.SliceStable(part.Headers, func(a, b int) bool { return part.Headers[a].Name < part.Headers[b].Name })
-		var gotBody []byte
-		if got != nil {
-			gotBody = got.Body
-		}
-		ct := it.Response.Headers.Get("Content-Type")
-		part.Body = bodyView(part.Anchor, ct, it.Response.Body.Bytes(), gotBody, paths[rf+".body"])
-		part.Drifted = part.Status.Changed || drifted[rf+".body"] || drifted[rf+".headers"] || drifted[rf+".code"]
-		parts = append(parts, part)
-	}
-	if want.Output != nil {
-		got := actions["output"]
-		var g Action
-		if got != nil {
-			g = *got
-		}
-		exit := &htmlPair{Label: "exit code", Want: fmt.Sprint(want.Output.ExitCode), Got: fmt.Sprint(g.Exit), Changed: g.Exit != want.Output.ExitCode}
-		if got == nil || got.Err != "" {
-			exit.Got = "did not run"
-			if got != nil {
-				exit.Got += ": " + got.Err
-			}
-			exit.Changed = true
-		}
-		title := "output"
-		if want.Input != nil {
-			title = "$ " + strings.Join(append([]string{want.Input.Command}, want.Input.Args...), " ")
-		}
-		parts = append(parts, &htmlPart{Title: title, Field: "output.exit_code", Anchor: anchor(c.ID(), "exit"), Status: exit, Drifted: exit.Changed})
-		for _, s := range []struct {
-			field     string
-			want, got []byte
-		}{{"output.stdout", want.Output.Stdout.Bytes(), g.Stdout}, {"output.stderr", want.Output.Stderr.Bytes(), g.Stderr}} {
-			if len(s.want) == 0 && len(s.got) == 0 {
-				continue
-			}
-			a := anchor(c.ID(), s.field)
-			parts = append(parts, &htmlPart{Title: strings.TrimPrefix(s.field, "output."), Field: s.field, Anchor: a, Drifted: drifted[s.field],
-				Body: bodyView(a, "", s.want, s.got, paths[s.field])})
+	for i := range c.Recorded {
+		want := &c.Recorded[i]
+		switch want.Kind {
+		case "http":
+			parts = append(parts, m.httpPart(c, want, actions[want.ID]))
+		case "proc":
+			parts = append(parts, m.procParts(c, want, actions[want.ID])...)
 		}
 	}
 	return parts
 }
 
-// loadRecorded finds the committed cassette of every failed case and
-// normalizes it as verify did: the configuration the run recorded
-// (ConfigBytes) defines the project's normalizers, and the adapter's
-// normalizers come before the cassette's own. A cassette whose bytes are not
-// the ones the run's inventory recorded is not shown.
-func loadRecorded(r *Run) map[string]*cassettes.Cassette {
-	out := map[string]*cassettes.Cassette{}
-	want := map[string]string{}
-	for _, it := range r.Inventory {
-		want[it.Path] = it.SHA256
-	}
-	var needed []*Case
-	for _, c := range r.sortedCases() {
-		if c.failed() && c.CassettePath != "" && want[c.CassettePath] != "" {
-			needed = append(needed, c)
-		}
-	}
-	if len(needed) == 0 {
-		return out
-	}
-	base := findBase(needed[0].CassettePath, want[needed[0].CassettePath])
-	if base == "" {
-		return out
-	}
-	reg := normalize.Builtins()
-	var cfg *cassettes.Config
-	if len(r.ConfigBytes) > 0 {
-		c, err := cassettes.ParseConfig(filepath.Join(base, filepath.FromSlash(cmp.Or(r.ConfigPath, "cassette.yaml"))), r.ConfigBytes, cassettes.ConfigOptions{
-			Normalizers: reg,
-			DefineNormalizer: func(name string, d cassettes.NormalizerDef) error {
-				return reg.Define(name, normalize.Definition{Regex: d.Regex, Replace: d.Replace, JSONPaths: d.JSONPaths, Headers: d.Headers})
-			}})
-		if err == nil {
-			cfg = c
-		}
-	}
-	for _, c := range needed {
-		path := filepath.Join(base, filepath.FromSlash(c.CassettePath))
-		data, err := os.ReadFile(path)
-		if err != nil || sha256Hex(data) != want[c.CassettePath] {
-			continue
-		}
-		cas, err := cassettes.Parse(path, data, cassettes.LoadOptions{Config: cfg, Normalizers: reg})
-		if err != nil {
-			continue
-		}
-		p, err := diff.Pipeline(cas, diff.Options{Registry: reg, Normalizers: func(k *cassettes.Cassette) []string {
-			var names []string
-			if cfg != nil && cfg.Adapters[k.Adapter] != nil {
-				names = append(names, cfg.Adapters[k.Adapter].Normalizers...)
+// driftMarks say where a case drifted, for marking its parts.
+type driftMarks struct {
+	paths       map[string][]string // field → JSONPaths that drifted
+	drifted     map[string]bool     // fields that drifted
+	headerDrift map[string]string   // "<field>.headers\x00<Canonical-Name>" → drift
+}
+
+func markDrifts(drifts []Drift) *driftMarks {
+	m := &driftMarks{paths: map[string][]string{}, drifted: map[string]bool{}, headerDrift: map[string]string{}}
+	for _, d := range drifts {
+		field := d.Field
+		if d.Class == string(diff.ClassHeaders) {
+			if i := strings.LastIndex(field, ".headers."); i >= 0 {
+				m.headerDrift[field[:i+len(".headers")]+"\x00"+http.CanonicalHeaderKey(field[i+len(".headers."):])] = driftOnce(d)
+				m.drifted[field[:i+len(".headers")]] = true
+				continue
 			}
-			for _, n := range k.Normalizers {
-				if !slices.Contains(names, n) {
-					names = append(names, n)
-				}
-			}
-			return names
-		}})
-		if err != nil {
-			continue
 		}
-		out[c.CassettePath] = diff.Normalize(cas, p)
+		m.drifted[field] = true
+		if d.JSONPath != "" {
+			m.paths[field] = append(m.paths[field], d.JSONPath)
+		}
 	}
+	return m
+}
+
+// httpPart is one interaction's response: status, the recorded headers
+// with their drifts (and the headers the fake added), the body.
+func (m *driftMarks) httpPart(c *Case, want, got *Action) *htmlPart {
+	f := want.ID
+	rf := f + ".response"
+	part := &htmlPart{Title: fmt.Sprintf("%s: %s %s", f, want.Method, want.URL), Field: rf, Anchor: anchor(c.ID(), f)}
+	wantStatus := strings.TrimSpace(fmt.Sprintf("%d %s", want.StatusCode, http.StatusText(want.StatusCode)))
+	gotStatus := "no response"
+	if got != nil && got.Err == "" {
+		gotStatus = strings.TrimSpace(fmt.Sprintf("%d %s", got.StatusCode, http.StatusText(got.StatusCode)))
+	} else if got != nil {
+		gotStatus = "no response: " + got.Err
+	}
+	part.Status = &htmlPair{Label: "status", Want: wantStatus, Got: gotStatus, Changed: m.drifted[rf+".code"] || (got != nil && got.StatusCode != want.StatusCode)}
+	part.Headers = m.headers(rf, want.Headers)
+	var gotBody []byte
+	if got != nil {
+		gotBody = got.Body
+	}
+	part.Body = bodyView(part.Anchor, want.Headers.Get("Content-Type"), want.Body, gotBody, m.paths[rf+".body"])
+	part.Drifted = part.Status.Changed || m.drifted[rf+".body"] || m.drifted[rf+".headers"] || m.drifted[rf+".code"]
+	return part
+}
+
+// headers lists the recorded headers of the response at rf with their
+// drifts, and the headers the fake added, by name.
+func (m *driftMarks) headers(rf string, want http.Header) []htmlHeader {
+	var out []htmlHeader
+	shown := map[string]bool{} // drifts shown beside a recorded header
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		k := rf + ".headers\x00" + http.CanonicalHeaderKey(name)
+		h := htmlHeader{Name: http.CanonicalHeaderKey(name), Want: strings.Join(want[name], ", ")}
+		if !shown[k] {
+			h.Drift, shown[k] = m.headerDrift[k], true
+		}
+		out = append(out, h)
+	}
+	for k, msg := range m.headerDrift { // headers the fake added
+		if name, ok := strings.CutPrefix(k, rf+".headers\x00"); ok && !shown[k] {
+			out = append(out, htmlHeader{Name: name, Drift: msg})
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Name < out[b].Name })
 	return out
 }
 
-// findBase is the directory, the working directory or one above it, that
-// holds rel with the given SHA-256: cassette paths in reports are relative
-// to the repository root (verify) or the project directory (refresh).
-func findBase(rel, sum string) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
+// procParts are a command's exit code, then its stdout and stderr when
+// either side has any.
+func (m *driftMarks) procParts(c *Case, want, got *Action) []*htmlPart {
+	var g Action
+	if got != nil {
+		g = *got
 	}
-	for {
-		if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))); err == nil && sha256Hex(data) == sum {
-			return dir
+	exit := &htmlPair{Label: "exit code", Want: fmt.Sprint(want.Exit), Got: fmt.Sprint(g.Exit), Changed: g.Exit != want.Exit}
+	if got == nil || got.Err != "" {
+		exit.Got = "did not run"
+		if got != nil {
+			exit.Got += ": " + got.Err
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
+		exit.Changed = true
 	}
+	title := "output"
+	if len(want.Argv) > 0 {
+		title = "$ " + strings.Join(want.Argv, " ")
+	}
+	parts := []*htmlPart{{Title: title, Field: "output.exit_code", Anchor: anchor(c.ID(), "exit"), Status: exit, Drifted: exit.Changed}}
+	for _, s := range []struct {
+		field     string
+		want, got []byte
+	}{{"output.stdout", want.Stdout, g.Stdout}, {"output.stderr", want.Stderr, g.Stderr}} {
+		if len(s.want) == 0 && len(s.got) == 0 {
+			continue
+		}
+		a := anchor(c.ID(), s.field)
+		parts = append(parts, &htmlPart{Title: strings.TrimPrefix(s.field, "output."), Field: s.field, Anchor: a, Drifted: m.drifted[s.field],
+			Body: bodyView(a, "", s.want, s.got, m.paths[s.field])})
+	}
+	return parts
 }
 
 // anchor is a stable HTML id made of the parts.

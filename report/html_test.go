@@ -13,46 +13,18 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 )
 
-// htmlProject writes a project with one HTTP cassette (a JSON body and a
-// binary one) and one CLI cassette into a temporary directory, makes it the
-// working directory, and returns a failing run over them whose actions
-// carry what the fake answered.
+// htmlProject returns a failing run over one HTTP cassette (a JSON body and
+// a binary one) and one CLI cassette, holding both sides as verify compared
+// them: the cassette's in Recorded, the fake's in Actions. The working
+// directory is an empty one: the page is rendered from the run alone.
 func htmlProject(t *testing.T) *Run {
 	t.Helper()
-	dir := t.TempDir()
-	t.Chdir(dir)
+	t.Chdir(t.TempDir())
 	cfg := []byte("version: 1\nadapters:\n  shop:\n    kind: http\n    real: {base_url: https://shop.example}\n    fake: {command: [./fake], base_url: http://127.0.0.1:1}\n  tool:\n    kind: cli\n    real: {command: [tool]}\n    fake: {command: [./fake-tool]}\n")
-	httpCas := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "shop", Scenario: "get-pet", Kind: cassettes.KindHTTP,
-		Interactions: []cassettes.Interaction{
-			{Request: cassettes.Request{Method: "GET", URL: "https://shop.example/pets/1"},
-				Response: cassettes.Response{Code: 200, Status: "200 OK", Headers: http.Header{"Content-Type": {"application/json"}},
-					Body: cassettes.Body(`{"id":1,"name":"Tom","tags":["cat","grey"],"owner":{"name":"Ada"}}`)}},
-			{Request: cassettes.Request{Method: "GET", URL: "https://shop.example/pets/1/photo"},
-				Response: cassettes.Response{Code: 200, Status: "200 OK", Headers: http.Header{"Content-Type": {"image/png"}},
-					Body: cassettes.Body(append([]byte{0x89, 'P', 'N', 'G', 0xff, 0xfe}, bytes.Repeat([]byte{0x01}, 40)...))}},
-		}}
-	cliCas := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "tool", Scenario: "log", Kind: cassettes.KindCLI,
-		Input:  &cassettes.Input{Command: "tool", Args: []string{"log"}},
-		Output: &cassettes.Output{Stdout: cassettes.Body("abc Document how to run it\ndef Initial commit\n")}}
-	run := &Run{Tool: Tool{Name: "cassette", Version: "0.0.0-test"}, Command: "verify", Suite: "shop", ConfigPath: "cassette.yaml", ConfigBytes: cfg}
-	if err := os.WriteFile("cassette.yaml", cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []*cassettes.Cassette{httpCas, cliCas} {
-		data, err := cassettes.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := "cassettes/" + c.Adapter + "/" + c.Scenario + ".yaml"
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		run.Inventory = append(run.Inventory, NewInventoryItem(path, data))
-	}
-	gotPNG := append([]byte{0x89, 'P', 'N', 'G', 0xff, 0xfe}, bytes.Repeat([]byte{0x01}, 40)...)
+	run := &Run{Tool: Tool{Name: "cassette", Version: "0.0.0-test"}, Command: "verify", Suite: "shop", ConfigPath: "cassette.yaml", ConfigBytes: cfg,
+		Inventory: []InventoryItem{NewInventoryItem("cassettes/shop/get-pet.yaml", []byte("a")), NewInventoryItem("cassettes/tool/log.yaml", []byte("b"))}}
+	png := append([]byte{0x89, 'P', 'N', 'G', 0xff, 0xfe}, bytes.Repeat([]byte{0x01}, 40)...)
+	gotPNG := bytes.Clone(png)
 	gotPNG[26] = 0x02
 	run.Cases = []Case{
 		{Adapter: "shop", Scenario: "get-pet", CassettePath: "cassettes/shop/get-pet.yaml", Status: StatusFail,
@@ -60,6 +32,12 @@ func htmlProject(t *testing.T) *Run {
 				{Class: "value", Field: "interactions[0].response.body", JSONPath: "$.tags[0]", Line: 9, Message: `value drift at interactions[0].response.body $.tags[0]: value changed (want "cat", got "cats")`},
 				{Class: "schema", Field: "interactions[0].response.body", JSONPath: "$.owner.email", Line: 9, Message: `schema drift at interactions[0].response.body $.owner.email: added`},
 				{Class: "body", Field: "interactions[1].response.body", Line: 20, Message: "body drift at interactions[1].response.body: changed", Diff: "binary bodies differ (46 bytes want, 46 bytes got)\n"},
+			},
+			Recorded: []Action{
+				{Kind: "http", ID: "interactions[0]", Method: "GET", URL: "https://shop.example/pets/1", StatusCode: 200, Headers: http.Header{"Content-Type": {"application/json"}},
+					Body: []byte(`{"id":1,"name":"Tom","tags":["cat","grey"],"owner":{"name":"Ada"}}`)},
+				{Kind: "http", ID: "interactions[1]", Method: "GET", URL: "https://shop.example/pets/1/photo", StatusCode: 200, Headers: http.Header{"Content-Type": {"image/png"}},
+					Body: png},
 			},
 			Actions: []Action{
 				{Kind: "http", ID: "interactions[0]", Method: "GET", URL: "https://shop.example/pets/1", StatusCode: 200,
@@ -69,7 +47,8 @@ func htmlProject(t *testing.T) *Run {
 		{Adapter: "tool", Scenario: "log", CassettePath: "cassettes/tool/log.yaml", Status: StatusFail,
 			Drifts: []Drift{{Class: "body", Field: "output.stdout", Line: 12, Message: `body drift at output.stdout: line "abc Document how to run it" became "abc Document it"`,
 				Diff: "--- want\n+++ got\n-abc Document how to run it\n+abc Document it\n"}},
-			Actions: []Action{{Kind: "proc", ID: "output", Argv: []string{"tool", "log"}, Stdout: []byte("abc Document it\ndef Initial commit\n")}}},
+			Recorded: []Action{{Kind: "proc", ID: "output", Argv: []string{"tool", "log"}, Stdout: []byte("abc Document how to run it\ndef Initial commit\n")}},
+			Actions:  []Action{{Kind: "proc", ID: "output", Argv: []string{"tool", "log"}, Stdout: []byte("abc Document it\ndef Initial commit\n")}}},
 		{Adapter: "shop", Scenario: "list", CassettePath: "cassettes/shop/list.yaml", Status: StatusPass},
 	}
 	return run
@@ -121,22 +100,39 @@ func TestHTMLIsSelfContained(t *testing.T) {
 	}
 }
 
-// A cassette that changed since the run is not shown as the recorded side:
-// the page says so and keeps the drifts and their diffs.
-func TestHTMLWithoutTheCommittedCassette(t *testing.T) {
+// A run that does not hold a case's recorded side (a run.json of an
+// earlier version, a producer that gave only the drifts) shows that case's
+// drifts and their diffs, and says why there is no side by side.
+func TestHTMLWithoutTheRecordedSide(t *testing.T) {
 	run := htmlProject(t)
-	if err := os.WriteFile("cassettes/tool/log.yaml", []byte("edited since"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	run.Cases[1].Recorded = nil
 	page := renderHTML(t, run)
-	if !strings.Contains(page, "The recorded side is not shown: the committed cassette cassettes/tool/log.yaml was not found") {
-		t.Error("no note for the cassette that changed")
+	if !strings.Contains(page, "The recorded side is not shown: this run does not hold it") {
+		t.Error("no note for the case without its recorded side")
 	}
 	if !strings.Contains(page, "<ins><span class=\"sr\">added: </span>+abc Document it\n</ins>") {
 		t.Error("the drift's own diff is not shown")
 	}
 	if !strings.Contains(page, `data-path="$.tags[0]" class="changed"`) {
 		t.Error("the other case lost its sides")
+	}
+}
+
+// The page is the run's, wherever it is rendered: the working directory
+// holding other bytes under the cassettes' paths changes nothing.
+func TestHTMLReadsNothingFromDisk(t *testing.T) {
+	want := renderHTML(t, htmlProject(t))
+	run := htmlProject(t)
+	for _, c := range run.Cases {
+		if err := os.MkdirAll(filepath.Dir(c.CassettePath), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(c.CassettePath, []byte("cassette: 1\nversion: 2\nadapter: x\nscenario: y\ninteractions: []\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := renderHTML(t, run); got != want {
+		t.Error("report.html depends on the files in the working directory")
 	}
 }
 
@@ -155,7 +151,7 @@ func TestWriteHTMLRebuildsFromRunJSON(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, FileHTML)); err != nil {
 		t.Fatal(err)
 	}
-	back, opts, err := ReadRun(dir)
+	back, opts, err := ReadRun(os.DirFS(dir), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,5 +225,16 @@ func TestHTMLGoldenModeIsStable(t *testing.T) {
 	}
 	if !bytes.Equal(a, b) {
 		t.Error("report.html differs between two golden runs")
+	}
+}
+
+// A refresh compares a re-recording with the cassette: the other side is
+// the real service's, and the page says so.
+func TestHTMLNamesTheRealSideOfARefresh(t *testing.T) {
+	run := htmlProject(t)
+	run.Command = "refresh"
+	page := renderHTML(t, run)
+	if !strings.Contains(page, `<h5>real service (got)</h5>`) || strings.Contains(page, "fake (got)") {
+		t.Error("a refresh's report.html does not name the real service's side")
 	}
 }

@@ -55,17 +55,37 @@ func preview(rec record, lenKey, prevKey, truncKey string, data []byte, limit in
 	rec[prevKey] = base64.RawURLEncoding.EncodeToString(p)
 }
 
-// jsonl renders the canonical JSONL report (report.jsonl).
+// jsonl renders the canonical JSONL report (report.jsonl): the header, each
+// case's records, the summary.
 func (r *Run) jsonl(opts Options) ([]byte, error) {
 	limit := opts.PreviewBytes
 	if limit <= 0 {
 		limit = DefaultPreviewBytes
 	}
+	var buf bytes.Buffer
+	if err := jsonLine(&buf, r.jsonlHeader(opts)); err != nil {
+		return nil, err
+	}
+	var sum jsonlCounts
+	for _, c := range r.reportCases() {
+		if err := r.jsonlCase(&buf, c, limit, opts.Golden, &sum); err != nil {
+			return nil, err
+		}
+	}
+	if err := jsonLine(&buf, r.jsonlSummary(sum, opts.Golden)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// jsonlCounts are the summary record's counts, added up case by case.
+type jsonlCounts struct{ casePass, caseFail, caseQuar, caseSkip, assertPass, assertFail int }
+
+func (r *Run) jsonlHeader(opts Options) record {
 	mode := "default"
 	if opts.Golden {
 		mode = "golden"
 	}
-	var buf bytes.Buffer
 	head := record{
 		"k": ReportKind, "v": ReportVersion,
 		"inventory_sha256": InventoryDigest(r.Inventory),
@@ -84,118 +104,125 @@ func (r *Run) jsonl(opts Options) ([]byte, error) {
 			head["shard"] = r.Shard
 		}
 	}
-	if err := jsonLine(&buf, head); err != nil {
-		return nil, err
+	return head
+}
+
+// jsonlAsserts are a case's assert records: one pass, or one per drift.
+func (r *Run) jsonlAsserts(c *Case) []record {
+	var asserts []record
+	switch c.Status {
+	case StatusPass:
+		asserts = append(asserts, record{"status": "pass", "msg": "normalized output equals the cassette"})
+	case StatusFail, StatusError:
+		for _, d := range c.Drifts {
+			a := record{"status": "fail", "msg": driftText(d), "predicate": "drift/" + d.Class}
+			if d.Line > 0 {
+				a["loc"] = record{"line": d.Line, "col": 0}
+			}
+			asserts = append(asserts, a)
+		}
+		if len(c.Drifts) == 0 && c.Status == StatusFail {
+			asserts = append(asserts, record{"status": "fail", "msg": r.digest(c).FirstFailingAssertion})
+		}
 	}
-	var sum struct{ casePass, caseFail, caseQuar, caseSkip, assertPass, assertFail int }
-	for _, c := range r.reportCases() {
-		id := caseID(c.Adapter, c.Scenario)
-		var asserts []record
-		switch c.Status {
-		case StatusPass:
-			asserts = append(asserts, record{"status": "pass", "msg": "normalized output equals the cassette"})
-		case StatusFail, StatusError:
-			for _, d := range c.Drifts {
-				a := record{"status": "fail", "msg": driftText(d), "predicate": "drift/" + d.Class}
-				if d.Line > 0 {
-					a["loc"] = record{"line": d.Line, "col": 0}
-				}
-				asserts = append(asserts, a)
-			}
-			if len(c.Drifts) == 0 && c.Status == StatusFail {
-				asserts = append(asserts, record{"status": "fail", "msg": r.digest(c).FirstFailingAssertion})
-			}
+	return asserts
+}
+
+// jsonlCase writes a case's records: the case, its asserts, its actions
+// and artifacts; and adds it to sum.
+func (r *Run) jsonlCase(buf *bytes.Buffer, c *Case, limit int, golden bool, sum *jsonlCounts) error {
+	id := caseID(c.Adapter, c.Scenario)
+	asserts := r.jsonlAsserts(c)
+	ap, af := 0, 0
+	for _, a := range asserts {
+		if a["status"] == "pass" {
+			ap++
+		} else {
+			af++
 		}
-		ap, af := 0, 0
-		for _, a := range asserts {
-			if a["status"] == "pass" {
-				ap++
-			} else {
-				af++
-			}
+	}
+	actions, artifacts := r.caseEvents(c, id, limit, golden)
+	unhandled := 0
+	for _, a := range actions {
+		if a["status"] == "fail" {
+			unhandled++
 		}
-		actions, artifacts := r.caseEvents(c, id, limit, opts.Golden)
-		unhandled := 0
-		for _, a := range actions {
-			if a["status"] == "fail" {
-				unhandled++
-			}
-		}
-		// status is the case's verdict for the gate (pass or fail, specs/001):
-		// a skipped case and a quarantined failure do not fail the run, so
-		// they are "pass"; outcome says what happened.
-		status := "pass"
-		if c.blocking(r.now()) {
-			status = "fail"
-		}
-		cr := record{
-			"k": "case", "case_id": id, "case": c.ID(), "item_id": c.Adapter, "case_key": c.Scenario, "test_name": c.Scenario,
-			"status": status, "outcome": string(c.Status),
-			"assert_pass": ap, "assert_fail": af, "unhandled_action_fail": unhandled,
-		}
-		if c.CassettePath != "" {
-			cr["case_inputs"] = record{"cassette": c.CassettePath}
+	}
+	// status is the case's verdict for the gate (pass or fail, specs/001):
+	// a skipped case and a quarantined failure do not fail the run, so
+	// they are "pass"; outcome says what happened.
+	status := "pass"
+	if c.blocking(r.now()) {
+		status = "fail"
+	}
+	cr := record{
+		"k": "case", "case_id": id, "case": c.ID(), "item_id": c.Adapter, "case_key": c.Scenario, "test_name": c.Scenario,
+		"status": status, "outcome": string(c.Status),
+		"assert_pass": ap, "assert_fail": af, "unhandled_action_fail": unhandled,
+	}
+	if c.CassettePath != "" {
+		cr["case_inputs"] = record{"cassette": c.CassettePath}
+	}
+	if c.failed() {
+		cr["reason_code"] = string(c.reason(r.now()))
+		cr["blocking"] = c.blocking(r.now())
+	}
+	if c.Quarantine != nil {
+		cr["quarantined"] = c.Quarantined(r.now())
+	}
+	if c.Message != "" {
+		cr["notes"] = truncateString(c.Message, 1024)
+	}
+	if !golden {
+		cr["duration_ms"] = ms(c.Duration)
+	}
+	switch {
+	case status == "fail":
+		sum.caseFail++
+	default:
+		sum.casePass++
+		if c.Status == StatusSkipped {
+			sum.caseSkip++
 		}
 		if c.failed() {
-			cr["reason_code"] = string(c.reason(r.now()))
-			cr["blocking"] = c.blocking(r.now())
-		}
-		if c.Quarantine != nil {
-			cr["quarantined"] = c.Quarantined(r.now())
-		}
-		if c.Message != "" {
-			cr["notes"] = truncateString(c.Message, 1024)
-		}
-		if !opts.Golden {
-			cr["duration_ms"] = ms(c.Duration)
-		}
-		switch {
-		case status == "fail":
-			sum.caseFail++
-		default:
-			sum.casePass++
-			if c.Status == StatusSkipped {
-				sum.caseSkip++
-			}
-			if c.failed() {
-				sum.caseQuar++
-			}
-		}
-		sum.assertPass += ap
-		sum.assertFail += af
-		if err := jsonLine(&buf, cr); err != nil {
-			return nil, err
-		}
-		for i, a := range asserts {
-			a["k"] = "assert"
-			a["case_id"] = id
-			a["case"] = c.ID()
-			a["assert_ix"] = i
-			if err := jsonLine(&buf, a); err != nil {
-				return nil, err
-			}
-		}
-		for _, rec := range append(actions, artifacts...) {
-			rec["case"] = c.ID()
-			if err := jsonLine(&buf, rec); err != nil {
-				return nil, err
-			}
+			sum.caseQuar++
 		}
 	}
-	// exit_code follows specs/001 §9 (0, 1, 2): an infrastructure failure
-	// (exit 3 of specs/002) is a runner error there, 2; process_exit_code
-	// and reason_code keep the precise outcome.
+	sum.assertPass += ap
+	sum.assertFail += af
+	if err := jsonLine(buf, cr); err != nil {
+		return err
+	}
+	for i, a := range asserts {
+		a["k"] = "assert"
+		a["case_id"] = id
+		a["case"] = c.ID()
+		a["assert_ix"] = i
+		if err := jsonLine(buf, a); err != nil {
+			return err
+		}
+	}
+	for _, rec := range append(actions, artifacts...) {
+		rec["case"] = c.ID()
+		if err := jsonLine(buf, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonlSummary is the last record. Its exit_code follows specs/001 §9 (0,
+// 1, 2): an infrastructure failure (exit 3 of specs/002) is a runner error
+// there, 2; process_exit_code and reason_code keep the precise outcome.
+func (r *Run) jsonlSummary(sum jsonlCounts, golden bool) record {
 	final := record{"k": "summary", "case_pass": sum.casePass, "case_fail": sum.caseFail,
 		"case_quarantined": sum.caseQuar, "case_skip": sum.caseSkip,
 		"assert_pass": sum.assertPass, "assert_fail": sum.assertFail,
 		"exit_code": min(int(r.Exit()), 2), "process_exit_code": int(r.Exit()), "reason_code": string(r.Reason())}
-	if !opts.Golden {
+	if !golden {
 		final["duration_ms"] = ms(r.Duration())
 	}
-	if err := jsonLine(&buf, final); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return final
 }
 
 // caseEvents renders a case's action and artifact records. Every artifact

@@ -1,11 +1,7 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,36 +9,6 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 )
-
-// ReadRun reads the run.json that Write put in dir, with the options the
-// reports were written with.
-func ReadRun(dir string) (*Run, Options, error) {
-	path := filepath.Join(dir, FileRun)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, Options{}, &cassettes.Error{Reason: cassettes.EMissingConfig, Message: "no run.json in " + dir, Err: err,
-			Problems: []cassettes.Problem{{File: path, Message: "missing", Expected: "the report directory of a `cassette verify --report-dir` run"}},
-			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dir)}
-	}
-	rf := runFile{Run: &Run{}}
-	if err := json.Unmarshal(data, &rf); err != nil {
-		return nil, Options{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "run.json is not valid", Err: err,
-			Problems: []cassettes.Problem{{File: path, Line: jsonErrLine(data, err), Message: err.Error()}},
-			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dir)}
-	}
-	if rf.SchemaVersion != 1 {
-		return nil, Options{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "unsupported run.json: run the shard again with this cassette version",
-			Problems: []cassettes.Problem{{File: path, Field: "schema_version", Message: fmt.Sprintf("schema_version %d", rf.SchemaVersion), Expected: "1"}},
-			NextStep: cassettes.Command("cassette", "version")}
-	}
-	if rf.Error != nil {
-		rf.Run.Err = &cassettes.Error{Reason: rf.Error.Reason, Message: rf.Error.Message, NextStep: rf.Error.NextStep}
-		for _, p := range rf.Error.Problems {
-			rf.Run.Err.Problems = append(rf.Run.Err.Problems, cassettes.Problem(p))
-		}
-	}
-	return rf.Run, rf.Options, nil
-}
 
 // MergeRuns combines the runs of the shards of one matrix into the run an
 // unsharded run would have been: cases and inventory are united, the bounds
@@ -109,7 +75,7 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
-// MergeOptions controls [MergeDirs].
+// MergeOptions controls [Merge].
 type MergeOptions struct {
 	// AllowIncomplete merges a set of shards that lacks some of 1..n; the
 	// merged run's Shard then names the shards it holds ("1,3 of 4
@@ -117,45 +83,35 @@ type MergeOptions struct {
 	AllowIncomplete bool
 }
 
-// Merge combines the report directories of `--shard` runs into out, which
-// then holds the set an unsharded run writes (byte-identical in golden
-// mode). The shards must have been written with the same options, and the
-// set must be complete (every i of i/n present once).
-func Merge(out string, dirs ...string) error {
-	_, err := MergeDirs(out, MergeOptions{}, dirs...)
-	return err
-}
-
-// MergeDirs is [Merge] with options; it returns the merged run, whose
-// [Run.Exit] is the merged exit code.
-func MergeDirs(out string, mo MergeOptions, dirs ...string) (*Run, error) {
-	var runs []*Run
+// Merge combines the shards of one matrix into the run one unsharded run
+// would have been, and returns it with the options its reports are written
+// with (the shards': they must agree), so that [Write] then writes the set
+// an unsharded run writes (byte-identical in golden mode). The set must be
+// complete (every i of i/n present once) unless mo.AllowIncomplete; the
+// merged run's Shard then names the shards it holds. Merge reads nothing:
+// [ReadShard] reads each shard's run.json.
+func Merge(shards []Shard, mo MergeOptions) (*Run, Options, error) {
+	runs := make([]*Run, len(shards))
+	dirs := make([]string, len(shards))
 	var opts Options
-	for i, d := range dirs {
-		r, o, err := ReadRun(d)
-		if err != nil {
-			return nil, err
-		}
+	for i, s := range shards {
+		o := s.Options
 		if i > 0 && (o.Golden != opts.Golden || o.SARIFLimit != opts.SARIFLimit || o.PreviewBytes != opts.PreviewBytes) {
-			return nil, cassettes.Errorf(cassettes.EUsage, "Run every shard with the same --golden and report flags",
-				"%s was written with other report options than %s", d, dirs[0])
+			return nil, Options{}, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "report", "merge", "--help"),
+				"%s was written with other report options than %s (run every shard with the same --golden and report flags)", s.Dir, shards[0].Dir)
 		}
-		opts = o
-		runs = append(runs, r)
+		opts, runs[i], dirs[i] = o, s.Run, s.Dir
 	}
 	held, err := checkShards(runs, dirs, mo.AllowIncomplete)
 	if err != nil {
-		return nil, err
+		return nil, Options{}, err
 	}
 	m, err := MergeRuns(runs...)
 	if err != nil {
-		return nil, err
+		return nil, Options{}, err
 	}
 	m.Shard = held
-	if err := Write(out, m, opts); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return m, opts, nil
 }
 
 // checkShards checks that the runs are the complete shard set of one
@@ -228,23 +184,4 @@ func parseShard(s string) (i, n int, ok bool) {
 		return 0, 0, false
 	}
 	return i, n, true
-}
-
-// CmdMerge is `cassette report merge --out OUT DIR...`: it merges, prints
-// where the combined reports are and the merged run's outcome, and, when
-// that run did not pass, its next step. It returns the merged run's exit
-// code, which the command exits with.
-func CmdMerge(w io.Writer, out string, dirs []string, mo MergeOptions) (cassettes.Exit, error) {
-	m, err := MergeDirs(out, mo, dirs...)
-	if err != nil {
-		return cassettes.ExitUser, err
-	}
-	fmt.Fprintf(w, "merged %d shard report(s) into %s: %s\n", len(dirs), out, m.Message())
-	if m.Shard != "" {
-		fmt.Fprintf(w, "warning: shards %s: the merged reports cover only these shards\n", m.Shard)
-	}
-	if err := WriteNextStep(w, m); err != nil {
-		return cassettes.ExitInfra, err
-	}
-	return m.Exit(), nil
 }

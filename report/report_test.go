@@ -176,7 +176,7 @@ func TestJUnitContent(t *testing.T) {
 
 func TestSummary(t *testing.T) {
 	dir := writeRun(t, failingRun(), Options{})
-	s, err := ReadSummary(filepath.Join(dir, FileSummary))
+	s, err := readSummary(filepath.Join(dir, FileSummary))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestSummary(t *testing.T) {
 	}
 }
 
-func TestReadSummaryIgnoresUnknownKeys(t *testing.T) {
+func TestParseSummaryIgnoresUnknownKeys(t *testing.T) {
 	tests := []struct {
 		name, json string
 		wantErr    bool
@@ -273,7 +273,7 @@ func TestErrorConditions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.run()
 			dir := writeRun(t, r, Options{})
-			s, err := ReadSummary(filepath.Join(dir, FileSummary))
+			s, err := readSummary(filepath.Join(dir, FileSummary))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -448,14 +448,22 @@ func TestMergeKeepsExpiredQuarantine(t *testing.T) {
 	expired := Case{Adapter: "a", Scenario: "1", Status: StatusFail, Quarantine: &QuarantineInfo{Category: "FLAKE-NET", Expires: t0.Add(-time.Hour)}}
 	d1, d2 := shard(expired), shard(Case{Adapter: "a", Scenario: "2", Status: StatusPass})
 	out := t.TempDir()
-	if err := Merge(out, d1, d2); err != nil {
+	if _, err := mergeDirs(out, MergeOptions{}, d1, d2); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ReadSummary(filepath.Join(out, FileSummary))
+	s, err := readSummary(filepath.Join(out, FileSummary))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.ExitCode != 1 || s.ReasonCode != string(cassettes.EQuarantineExpired) {
 		t.Errorf("merged exit %d reason %q, want 1 E_QUARANTINE_EXPIRED", s.ExitCode, s.ReasonCode)
 	}
+}
+
+func readSummary(path string) (*Summary, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSummary(path, data)
 }

@@ -144,92 +144,11 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 	if limit <= 0 {
 		limit = DefaultSARIFLimit
 	}
-	synthetic := r.ConfigPath
-	if synthetic == "" {
-		synthetic = "cassette.yaml"
-	}
-	rules := map[string]sarifRule{}
-	var results []sarifResult
-	add := func(ruleID, ruleDesc, level, msg, uri string, line int, caseID, field string) {
-		if _, ok := rules[ruleID]; !ok {
-			rules[ruleID] = sarifRule{ID: ruleID, Name: ruleName(ruleID), ShortDescription: sarifMessage{ruleDesc},
-				Help: sarifMessage{ruleHelp(ruleID, r.suiteReplay())}, HelpURI: helpURI(r.Tool.URI, ruleID), DefaultConfiguration: sarifRuleConf{"error"}}
-		}
-		uri = slash(uri)
-		if !inRepository(uri) {
-			// A file the repository does not hold (a fake's log under
-			// .cassette/, an absolute path): report at the config instead,
-			// and name the file in the message.
-			if uri != "" && !strings.Contains(msg, uri) {
-				msg += " (" + uri + ")"
-			}
-			uri, line = synthetic, 0
-		}
-		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri, URIBaseID: sarifSrcRoot},
-			Region: sarifRegion{StartLine: max(line, 1)}}}
-		// The fingerprint is the finding's identity — rule, case, field and
-		// file, never the line or the message — so that an alert is tracked
-		// across runs even when the cassette's lines move.
-		fp := sha256Hex([]byte(ruleID + "\x1f" + caseID + "\x1f" + field + "\x1f" + uri))[:32]
-		res := sarifResult{RuleID: ruleID, Level: level, Message: sarifMessage{msg}, Locations: []sarifLocation{loc},
-			PartialFingerprints: map[string]string{"primaryLocationLineHash": fp + ":1"}}
-		if caseID != "" {
-			res.Properties = map[string]string{"case_id": caseID}
-		}
-		results = append(results, res)
-	}
-	if r.Err != nil {
-		rc := string(r.Reason())
-		msg := r.Err.Message
-		if ns := r.Err.NextStep; ns != "" {
-			msg += " Next step: " + ns
-		}
-		if len(r.Err.Problems) == 0 {
-			add(rc, "Run-level error "+rc, "error", msg, synthetic, 0, "", "")
-		}
-		for i, p := range r.Err.Problems {
-			add(rc, "Run-level error "+rc, "error", p.String(), p.File, p.Line, "", fmt.Sprintf("%s#%d", p.Field, i))
-		}
-	}
-	for _, c := range r.sortedCases() {
-		if !c.failed() {
-			continue
-		}
-		level := "error"
-		if c.Quarantined(r.now()) {
-			level = "warning"
-		}
-		id := caseID(c.Adapter, c.Scenario)
-		if len(c.Drifts) > 0 {
-			for _, d := range c.Drifts {
-				class := d.Class
-				if class == "" {
-					class = "output"
-				}
-				add("drift/"+class, fmt.Sprintf("The fake's %s differs from the recorded cassette", class), level,
-					c.ID()+": "+driftText(d), c.CassettePath, d.Line, id, d.Field+d.JSONPath)
-			}
-			continue
-		}
-		rc := string(c.reason(r.now()))
-		msg := c.ID() + ": " + c.Message
-		if c.Message == "" {
-			msg = fmt.Sprintf("%s: %s (%s)", c.ID(), c.Status, rc)
-		}
-		add(rc, "Case failed with "+rc, level, msg, c.CassettePath, 0, id, "")
-	}
-
-	ids := make([]string, 0, len(rules))
-	for id := range rules {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	index := map[string]int{}
-	ruleList := make([]sarifRule, len(ids))
-	for i, id := range ids {
-		index[id] = i
-		ruleList[i] = rules[id]
-	}
+	b := &sarifBuilder{run: r, synthetic: cmpOr(r.ConfigPath, "cassette.yaml"), rules: map[string]sarifRule{}}
+	b.runError()
+	b.cases()
+	ruleList, index := b.ruleList()
+	results := b.results
 	sort.SliceStable(results, func(i, j int) bool { return levelRank(results[i].Level) < levelRank(results[j].Level) })
 	omitted := 0
 	if len(results) > limit {
@@ -242,10 +161,7 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 	if results == nil {
 		results = []sarifResult{}
 	}
-	name := r.Tool.Name
-	if name == "" {
-		name = "cassette"
-	}
+	name := cmpOr(r.Tool.Name, "cassette")
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{Name: name, Version: r.Tool.Version, InformationURI: r.Tool.URI, Rules: ruleList}},
 		// One category per command, so that a refresh upload does not close
@@ -263,6 +179,109 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 		}}
 	}
 	return sarifLog{Schema: SARIFSchemaURI, Version: SARIFVersion, Runs: []sarifRun{run}}, omitted
+}
+
+// sarifBuilder collects the results of a run and the rules they use.
+type sarifBuilder struct {
+	run       *Run
+	synthetic string // the location of results without a file of their own
+	rules     map[string]sarifRule
+	results   []sarifResult
+}
+
+// add records one result (and its rule, the first time).
+func (b *sarifBuilder) add(ruleID, ruleDesc, level, msg, uri string, line int, caseID, field string) {
+	if _, ok := b.rules[ruleID]; !ok {
+		b.rules[ruleID] = sarifRule{ID: ruleID, Name: ruleName(ruleID), ShortDescription: sarifMessage{ruleDesc},
+			Help: sarifMessage{ruleHelp(ruleID, b.run.suiteReplay())}, HelpURI: helpURI(b.run.Tool.URI, ruleID), DefaultConfiguration: sarifRuleConf{"error"}}
+	}
+	uri = slash(uri)
+	if !inRepository(uri) {
+		// A file the repository does not hold (a fake's log under
+		// .cassette/, an absolute path): report at the config instead,
+		// and name the file in the message.
+		if uri != "" && !strings.Contains(msg, uri) {
+			msg += " (" + uri + ")"
+		}
+		uri, line = b.synthetic, 0
+	}
+	loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri, URIBaseID: sarifSrcRoot},
+		Region: sarifRegion{StartLine: max(line, 1)}}}
+	// The fingerprint is the finding's identity — rule, case, field and
+	// file, never the line or the message — so that an alert is tracked
+	// across runs even when the cassette's lines move.
+	fp := sha256Hex([]byte(ruleID + "\x1f" + caseID + "\x1f" + field + "\x1f" + uri))[:32]
+	res := sarifResult{RuleID: ruleID, Level: level, Message: sarifMessage{msg}, Locations: []sarifLocation{loc},
+		PartialFingerprints: map[string]string{"primaryLocationLineHash": fp + ":1"}}
+	if caseID != "" {
+		res.Properties = map[string]string{"case_id": caseID}
+	}
+	b.results = append(b.results, res)
+}
+
+// runError adds the run-level error: one result per problem, at its file.
+func (b *sarifBuilder) runError() {
+	r := b.run
+	if r.Err == nil {
+		return
+	}
+	rc := string(r.Reason())
+	msg := r.Err.Message
+	if ns := r.Err.NextStep; ns != "" {
+		msg += " Next step: " + ns
+	}
+	if len(r.Err.Problems) == 0 {
+		b.add(rc, "Run-level error "+rc, "error", msg, b.synthetic, 0, "", "")
+	}
+	for i, p := range r.Err.Problems {
+		b.add(rc, "Run-level error "+rc, "error", p.String(), p.File, p.Line, "", fmt.Sprintf("%s#%d", p.Field, i))
+	}
+}
+
+// cases adds the failed cases: one result per drift, at its cassette line,
+// or one for a case that failed without drifts.
+func (b *sarifBuilder) cases() {
+	r := b.run
+	for _, c := range r.sortedCases() {
+		if !c.failed() {
+			continue
+		}
+		level := "error"
+		if c.Quarantined(r.now()) {
+			level = "warning"
+		}
+		id := caseID(c.Adapter, c.Scenario)
+		if len(c.Drifts) > 0 {
+			for _, d := range c.Drifts {
+				class := cmpOr(d.Class, "output")
+				b.add("drift/"+class, fmt.Sprintf("The fake's %s differs from the recorded cassette", class), level,
+					c.ID()+": "+driftText(d), c.CassettePath, d.Line, id, d.Field+d.JSONPath)
+			}
+			continue
+		}
+		rc := string(c.reason(r.now()))
+		msg := c.ID() + ": " + c.Message
+		if c.Message == "" {
+			msg = fmt.Sprintf("%s: %s (%s)", c.ID(), c.Status, rc)
+		}
+		b.add(rc, "Case failed with "+rc, level, msg, c.CassettePath, 0, id, "")
+	}
+}
+
+// ruleList returns the rules sorted by id, and each id's index.
+func (b *sarifBuilder) ruleList() ([]sarifRule, map[string]int) {
+	ids := make([]string, 0, len(b.rules))
+	for id := range b.rules {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	index := map[string]int{}
+	list := make([]sarifRule, len(ids))
+	for i, id := range ids {
+		index[id] = i
+		list[i] = b.rules[id]
+	}
+	return list, index
 }
 
 // helpURI is where a rule is explained: the README's Exit codes section

@@ -81,16 +81,49 @@ func StepSummary(run *Run, links Links) []byte {
 	return nil
 }
 
+// stepSummary writes the summary's sections in order: the outcome, the
+// counts, the next step, the run-level error, the table of the cases that
+// did not pass and each one's drifts.
 func (r *Run) stepSummary(links Links, withDiffs bool) []byte {
 	var b strings.Builder
+	failing := r.notPassed()
+	for _, section := range []func(*strings.Builder){
+		r.mdOutcome,
+		r.mdCounts,
+		r.mdRunError,
+		func(b *strings.Builder) { r.mdCaseTable(b, failing, links) },
+		func(b *strings.Builder) { r.mdCaseDetails(b, failing, withDiffs) },
+	} {
+		section(&b)
+	}
+	return []byte(b.String())
+}
+
+// notPassed are the cases that neither passed nor were skipped, in report
+// order.
+func (r *Run) notPassed() []*Case {
+	var failing []*Case
+	for _, c := range r.sortedCases() {
+		if c.Status != StatusPass && c.Status != StatusSkipped {
+			failing = append(failing, c)
+		}
+	}
+	return failing
+}
+
+func (r *Run) mdOutcome(b *strings.Builder) {
 	verdict := "passed"
 	if r.Exit() != 0 {
 		verdict = fmt.Sprintf("failed (exit %d, %s)", int(r.Exit()), r.Reason())
 	}
-	fmt.Fprintf(&b, "### cassette %s: %s\n\n%s\n\n", r.command(), verdict, mdText(r.Message()))
+	fmt.Fprintf(b, "### cassette %s: %s\n\n%s\n\n", r.command(), verdict, mdText(r.Message()))
+}
+
+// mdCounts is report.html's summary bar as a table, then the next step.
+func (r *Run) mdCounts(b *strings.Builder) {
 	bar := r.htmlBar()
 	for _, c := range bar {
-		fmt.Fprintf(&b, "| %s ", c.Label)
+		fmt.Fprintf(b, "| %s ", c.Label)
 	}
 	b.WriteString("|\n")
 	for range bar {
@@ -98,29 +131,33 @@ func (r *Run) stepSummary(links Links, withDiffs bool) []byte {
 	}
 	b.WriteString("|\n")
 	for _, c := range bar {
-		fmt.Fprintf(&b, "| %d ", c.N)
+		fmt.Fprintf(b, "| %d ", c.N)
 	}
 	b.WriteString("|\n\n")
 	if ns := r.NextStepCommand(); ns != "" {
-		fmt.Fprintf(&b, "**Next step:** <code>%s</code>\n\n", html.EscapeString(ns))
+		fmt.Fprintf(b, "**Next step:** <code>%s</code>\n\n", html.EscapeString(ns))
 	}
-	if e := r.Err; e != nil {
-		fmt.Fprintf(&b, "**Run error** <code>%s</code>: %s\n\n", html.EscapeString(string(r.Reason())), mdText(firstLine(e.Message)))
-		for _, p := range e.Problems {
-			fmt.Fprintf(&b, "- %s\n", mdText(p.String()))
-		}
-		if len(e.Problems) > 0 {
-			b.WriteString("\n")
-		}
+}
+
+func (r *Run) mdRunError(b *strings.Builder) {
+	e := r.Err
+	if e == nil {
+		return
 	}
-	var failing []*Case
-	for _, c := range r.sortedCases() {
-		if c.Status != StatusPass && c.Status != StatusSkipped {
-			failing = append(failing, c)
-		}
+	fmt.Fprintf(b, "**Run error** <code>%s</code>: %s\n\n", html.EscapeString(string(r.Reason())), mdText(firstLine(e.Message)))
+	for _, p := range e.Problems {
+		fmt.Fprintf(b, "- %s\n", mdText(p.String()))
 	}
+	if len(e.Problems) > 0 {
+		b.WriteString("\n")
+	}
+}
+
+// mdCaseTable is one row per case that did not pass: its status, drift
+// classes and a link to the cassette line.
+func (r *Run) mdCaseTable(b *strings.Builder, failing []*Case, links Links) {
 	if len(failing) == 0 {
-		return []byte(b.String())
+		return
 	}
 	b.WriteString("| case | status | drift class | cassette |\n|---|---|---|---|\n")
 	for _, c := range failing {
@@ -149,24 +186,28 @@ func (r *Run) stepSummary(links Links, withDiffs bool) []byte {
 		if u := links.url(c.CassettePath, line); u != "" {
 			cell = "[" + cell + "](" + u + ")"
 		}
-		fmt.Fprintf(&b, "| <code>%s</code> | %s | %s | %s |\n", html.EscapeString(c.ID()), mdText(status), mdText(strings.Join(classes, ", ")), cell)
+		fmt.Fprintf(b, "| <code>%s</code> | %s | %s | %s |\n", html.EscapeString(c.ID()), mdText(status), mdText(strings.Join(classes, ", ")), cell)
 	}
 	b.WriteString("\n")
+}
+
+// mdCaseDetails is a collapsed block per case that did not pass: its
+// drifts (with their diffs, unless withDiffs is off) and its replay.
+func (r *Run) mdCaseDetails(b *strings.Builder, failing []*Case, withDiffs bool) {
 	for _, c := range failing {
-		fmt.Fprintf(&b, "<details><summary><code>%s</code>: %s</summary>\n\n", html.EscapeString(c.ID()), mdText(firstLine(cmp.Or(c.Message, string(c.Status)))))
+		fmt.Fprintf(b, "<details><summary><code>%s</code>: %s</summary>\n\n", html.EscapeString(c.ID()), mdText(firstLine(cmp.Or(c.Message, string(c.Status)))))
 		for _, d := range c.Drifts {
-			fmt.Fprintf(&b, "- **%s** %s\n", html.EscapeString(d.Class), mdText(driftOnce(d)))
+			fmt.Fprintf(b, "- **%s** %s\n", html.EscapeString(d.Class), mdText(driftOnce(d)))
 			if withDiffs && d.Diff != "" {
 				fence := "```"
 				for strings.Contains(d.Diff, fence) {
 					fence += "`"
 				}
-				fmt.Fprintf(&b, "\n%sdiff\n%s\n%s\n\n", fence, strings.TrimRight(d.Diff, "\n"), fence)
+				fmt.Fprintf(b, "\n%sdiff\n%s\n%s\n\n", fence, strings.TrimRight(d.Diff, "\n"), fence)
 			}
 		}
-		fmt.Fprintf(&b, "\nReproduce: <code>%s</code>\n\n</details>\n\n", html.EscapeString(r.digest(c).ReplayCase))
+		fmt.Fprintf(b, "\nReproduce: <code>%s</code>\n\n</details>\n\n", html.EscapeString(r.digest(c).ReplayCase))
 	}
-	return []byte(b.String())
 }
 
 // mdText escapes text for a Markdown paragraph: no HTML, no emphasis, no

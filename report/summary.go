@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -17,8 +16,8 @@ const (
 	SeedVersion          = 1
 )
 
-// Summary is summary.json (specs/002 §3). [ReadSummary] ignores keys it does
-// not know, as the spec requires of consumers.
+// Summary is summary.json (specs/002 §3). [ParseSummary] ignores keys it
+// does not know, as the spec requires of consumers.
 type Summary struct {
 	SchemaVersion     int          `json:"schema_version"`
 	ReasonCodeVersion int          `json:"reason_code_version"`
@@ -164,19 +163,10 @@ func (r *Run) verifyMode() string {
 	return r.VerifyMode
 }
 
-// ReadSummary reads a summary.json, ignoring unknown keys. It fails on a
-// schema_version or reason_code_version it does not know (the spec's
-// "compat required"), and on a non-zero exit without a reason code.
-func ReadSummary(path string) (*Summary, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.EMissingConfig, Message: "cannot read summary", Err: err,
-			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dirOf(path))}
-	}
-	return ParseSummary(path, data)
-}
-
-// ParseSummary parses summary.json bytes; path names the file in errors.
+// ParseSummary parses summary.json bytes, ignoring unknown keys; path names
+// the file in errors. It fails on a schema_version or reason_code_version
+// it does not know (the spec's "compat required"), and on a non-zero exit
+// without a reason code.
 func ParseSummary(path string, data []byte) (*Summary, error) {
 	var s Summary
 	if err := json.Unmarshal(data, &s); err != nil {

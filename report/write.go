@@ -77,9 +77,15 @@ type runError struct {
 	Problems []ProblemJSON    `json:"problems,omitempty"`
 }
 
-// render builds every report file in memory.
-func render(run *Run, opts Options) (map[string][]byte, error) {
-	files := map[string][]byte{}
+// Files are rendered report files: name (slash-separated, relative to the
+// directory they go in) → content.
+type Files map[string][]byte
+
+// Render renders every report file of run in memory, each once: junit.xml,
+// sarif.json, summary.json, report.jsonl, log.jsonl, run.json and
+// report.html. It reads and writes nothing: the run holds all it shows.
+func Render(run *Run, opts Options) (Files, error) {
+	files := Files{}
 	sl, omitted := run.sarif(opts)
 	var err error
 	if files[FileSARIF], err = indentJSON(sl); err != nil {
@@ -178,11 +184,16 @@ func scanPayloads(dir string, run *Run, declared map[string]string) []cassettes.
 	}
 	check("config", run.ConfigBytes)
 	for _, c := range run.sortedCases() {
-		for i, a := range c.Actions {
-			pfx := fmt.Sprintf("cases[%s].actions[%d].", c.ID(), i)
-			check(pfx+"body", a.Body)
-			check(pfx+"stdout", a.Stdout)
-			check(pfx+"stderr", a.Stderr)
+		for _, side := range []struct {
+			name string
+			acts []Action
+		}{{"actions", c.Actions}, {"recorded", c.Recorded}} {
+			for i, a := range side.acts {
+				pfx := fmt.Sprintf("cases[%s].%s[%d].", c.ID(), side.name, i)
+				check(pfx+"body", a.Body)
+				check(pfx+"stdout", a.Stdout)
+				check(pfx+"stderr", a.Stderr)
+			}
 		}
 	}
 	return probs
@@ -204,27 +215,33 @@ func leakError(probs []cassettes.Problem) error {
 // of these names so that no stale result is read. Each file is replaced
 // atomically.
 func Write(dir string, run *Run, opts Options) error {
+	_, err := write(dir, run, opts)
+	return err
+}
+
+// write is Write that returns the files it wrote.
+func write(dir string, run *Run, opts Options) (Files, error) {
 	run = withLocalArtifacts(dir, run)
 	scrubLogs(dir, run, opts.Declared) // the fakes' logs get the cassettes' redaction
-	files, err := render(run, opts)
+	files, err := Render(run, opts)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render reports: a bug in cassette; report it with the version below", Err: err, NextStep: cassettes.Command("cassette", "version")}
+		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render reports: a bug in cassette; report it with the version below", Err: err, NextStep: cassettes.Command("cassette", "version")}
 	}
 	if err := scan(dir, run, files, opts.Declared); err != nil {
 		for n := range files {
 			_ = os.Remove(filepath.Join(dir, n))
 		}
-		return err
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ioError(dir, err)
+		return nil, ioError(dir, err)
 	}
 	for _, n := range sortedNames(files) {
 		if err := writeAtomic(filepath.Join(dir, n), files[n]); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return files, nil
 }
 
 func sortedNames(files map[string][]byte) []string {

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -40,15 +41,43 @@ func pipeline(c Case, opts Options) (*normalize.Pipeline, error) {
 	return reg.Pipeline(NormalizerNames(c.Cassette, c.Adapter), normalize.Options{Credentials: opts.Credentials, WorkDir: opts.Config.Dir})
 }
 
+// Comparison is one case compared: its drifts, their human explanation,
+// and both sides as they were compared (normalized, each with its own
+// identity state), in the report's shape, so that a report shows them
+// without normalizing anything again.
+type Comparison struct {
+	Drifts  []report.Drift
+	Explain string // the diff package's rendering of the drifts; "" when none
+	// Recorded is the cassette's side: one "http" action per interaction
+	// (ID "interactions[i]": method, URL, status, headers, body) or one
+	// "proc" action (ID "output": argv, stdout, stderr, exit code).
+	Recorded []report.Action
+	// Observed is the other side (the fake's, or the real service's when
+	// refresh compares a re-recording) in the same shape.
+	Observed []report.Action
+}
+
 // Compare normalizes the cassette (want) and the fake's output (got), each
 // with its own identity state in interaction order, and returns the drifts
 // and their human explanation (the diff package's structural diff for JSON,
 // a unified diff for text). No drift means the normalized forms are
 // byte-identical. Only the adapter's contract_headers are compared.
 func Compare(c Case, got *cassettes.Cassette, opts Options) ([]report.Drift, string, error) {
+	sides, err := CompareSides(c, got, opts)
+	if err != nil {
+		return nil, "", err
+	}
+	return sides.Drifts, sides.Explain, nil
+}
+
+// CompareSides is [Compare] that also returns both sides as compared. Any
+// producer of a run (verify, refresh, a check of outputs another test
+// runner captured) compares through it, so that every report shows what
+// the comparison saw.
+func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, error) {
 	p, err := pipeline(c, opts)
 	if err != nil {
-		return nil, "", &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: err.Error(), NextStep: cassettes.Command("cassette", "validate", c.Cassette.Path)}
+		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: err.Error(), NextStep: cassettes.Command("cassette", "validate", c.Cassette.Path)}
 	}
 	contract := []string{}
 	if c.Adapter != nil && c.Adapter.ContractHeaders != nil {
@@ -68,17 +97,54 @@ func Compare(c Case, got *cassettes.Cassette, opts Options) ([]report.Drift, str
 		want, got = &w, &g
 	}
 	res := diff.ComparePipeline(want, got, p, contract)
+	out := &Comparison{Recorded: side(res.Want), Observed: side(res.Got)}
 	if res.Equal {
-		return nil, "", nil
+		return out, nil
 	}
 	var explain bytes.Buffer
 	_ = diff.Render(&explain, res, false)
-	drifts := make([]report.Drift, 0, len(res.Drifts))
+	out.Explain = explain.String()
+	out.Drifts = make([]report.Drift, 0, len(res.Drifts))
 	for _, d := range res.Drifts {
-		drifts = append(drifts, report.Drift{Class: string(d.Class), Field: d.Field, JSONPath: d.Path, Line: d.Line,
+		out.Drifts = append(out.Drifts, report.Drift{Class: string(d.Class), Field: d.Field, JSONPath: d.Path, Line: d.Line,
 			Message: driftMessage(d), Diff: d.Diff})
 	}
-	return drifts, explain.String(), nil
+	return out, nil
+}
+
+// side is a normalized cassette as the report shows one side of a case.
+func side(c *cassettes.Cassette) []report.Action {
+	var acts []report.Action
+	for i, it := range c.Interactions {
+		acts = append(acts, report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: it.Request.Method, URL: it.Request.URL,
+			StatusCode: it.Response.Code, Headers: it.Response.Headers, Body: it.Response.Body.Bytes()})
+	}
+	if c.Output != nil {
+		a := report.Action{Kind: "proc", ID: "output", Stdout: c.Output.Stdout.Bytes(), Stderr: c.Output.Stderr.Bytes(), Exit: c.Output.ExitCode}
+		if c.Input != nil {
+			a.Argv = append([]string{c.Input.Command}, c.Input.Args...)
+		}
+		acts = append(acts, a)
+	}
+	return acts
+}
+
+// WithObserved returns actions (what a case did against the side under
+// test, as its producer logged it) with each body and output replaced by
+// the one of the same ID in c.Observed, so that what a report previews is
+// what was compared. An action that failed keeps what it has.
+func (c *Comparison) WithObserved(actions []report.Action) []report.Action {
+	byID := map[string]*report.Action{}
+	for i := range c.Observed {
+		byID[c.Observed[i].ID] = &c.Observed[i]
+	}
+	for i := range actions {
+		a := &actions[i]
+		if s := byID[a.ID]; s != nil && a.Err == "" {
+			a.Body, a.Stdout, a.Stderr = s.Body, s.Stdout, s.Stderr
+		}
+	}
+	return actions
 }
 
 // driftMessage is the one-line account of a drift.

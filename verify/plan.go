@@ -39,7 +39,7 @@ func ParseShard(s string) (i, n int, err error) {
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, cassettes.Errorf(cassettes.EUsage, "cassette verify --shard 1/4", "--shard %q: expected i/n with 1 ≤ i ≤ n, e.g. 2/4", s)
+		return 0, 0, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "verify", "--shard", "1/4"), "--shard %q: expected i/n with 1 ≤ i ≤ n, e.g. 2/4", s)
 	}
 	return i, n, nil
 }

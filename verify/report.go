@@ -32,11 +32,12 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 	}
 	for _, r := range o.Results {
 		path := rel(base, r.Case.Cassette.Path)
-		if data, err := os.ReadFile(r.Case.Cassette.Path); err == nil {
-			run.Inventory = append(run.Inventory, report.NewInventoryItem(path, data))
+		if src := r.Case.Cassette.Source; src.SHA256 != "" { // the bytes that were loaded and compared
+			run.Inventory = append(run.Inventory, report.InventoryItem{Path: path, SHA256: src.SHA256, Bytes: src.Size})
 		}
 		c := report.Case{Adapter: r.Case.Cassette.Adapter, Scenario: r.Case.Cassette.Scenario, CassettePath: path,
-			Status: r.Status, Reason: r.Reason, Message: r.Message, Drifts: r.Drifts, Duration: r.Duration, Actions: r.Actions}
+			Status: r.Status, Reason: r.Reason, Message: r.Message, Drifts: r.Drifts, Duration: r.Duration, Actions: r.Actions,
+			Recorded: r.Recorded}
 		if r.Status == report.StatusPass {
 			c.Reason = ""
 		}

@@ -37,13 +37,18 @@ type Options struct {
 
 // Result is the outcome of one case.
 type Result struct {
-	Case       Case
-	Status     report.Status
-	Reason     cassettes.Reason // set when the case did not pass
-	Message    string           // one line: what went wrong
-	Drifts     []report.Drift
-	Explain    string // the human rendering of the drift
-	Actions    []report.Action
+	Case    Case
+	Status  report.Status
+	Reason  cassettes.Reason // set when the case did not pass
+	Message string           // one line: what went wrong
+	Drifts  []report.Drift
+	Explain string // the human rendering of the drift
+	// Actions are what the case sent the fake and what it answered, its
+	// outputs normalized as they were compared.
+	Actions []report.Action
+	// Recorded is the cassette's side as it was compared (see
+	// [Comparison]), kept for a case that failed.
+	Recorded   []report.Action
 	Duration   time.Duration
 	Quarantine *cassettes.Quarantine
 	FakeLog    string           // path of the fake's log, when verify started it
@@ -78,110 +83,33 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
-	logDir := opts.logDir()
-	targets := map[string]HTTPTarget{}
-	failed := map[string]*cassettes.Error{}
-	var procs []*Process
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	// Build the fakes that declare a build step, once, side by side.
-	for _, name := range adaptersOf(cases, "") {
-		_, inHTTP := opts.HTTP[name]
-		_, inCLI := opts.CLI[name]
-		if inHTTP || inCLI {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lp, err := BuildFake(ctx, name, opts.Config.Adapters[name], opts.Config.Dir, logDir)
-			if err != nil {
-				mu.Lock()
-				failed[name] = cassettes.AsError(err)
-				o.FakeLogs[name] = lp
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	// Start every HTTP fake the cases need, side by side (the maps are
-	// written by those goroutines: fill the overrides first).
-	for name, t := range opts.HTTP {
-		targets[name] = t
-	}
-	for _, name := range adaptersOf(cases, cassettes.KindHTTP) {
-		if _, ok := opts.HTTP[name]; ok {
-			continue
-		}
-		if failed[name] != nil || !opts.Config.Adapters[name].Fake.Shared && len(opts.Config.Adapters[name].Fake.Command) > 0 {
-			continue // started per case
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p, err := StartFake(ctx, name, opts.Config.Adapters[name], opts.Config.Dir, logDir)
-			err = withFakeLine(err, opts.Config, name)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				failed[name] = cassettes.AsError(err)
-				if lp := logOf(failed[name]); lp != "" {
-					o.FakeLogs[name] = lp
-				}
-				return
-			}
-			procs = append(procs, p)
-			if p.LogPath != "" {
-				o.FakeLogs[name] = p.LogPath
-			}
-			targets[name] = processTarget(p, jobs)
-		}()
-	}
-	wg.Wait()
-	defer func() {
-		for _, p := range procs {
-			p.Stop()
-		}
-	}()
-	for _, name := range sortedKeys(failed) {
+	f := &fakes{opts: opts, logDir: opts.logDir(), jobs: jobs, logs: o.FakeLogs, targets: map[string]HTTPTarget{}, failed: map[string]*cassettes.Error{}}
+	f.build(ctx, cases)
+	f.startShared(ctx, cases)
+	defer f.stop()
+	for _, name := range sortedKeys(f.failed) {
 		if o.Err == nil {
-			o.Err = failed[name]
+			o.Err = f.failed[name]
 		}
 	}
 
 	// The fresh fakes (one process per case) are started ahead, in plan
 	// order, each for its case (pool.go).
-	fresh := newFreshPool(ctx, freshPlan(cases, targets, failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
+	fresh := newFreshPool(ctx, freshPlan(cases, f.targets, f.failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
 		c := cases[i]
-		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, logDir)
+		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, f.logDir)
 		return p, withFakeLine(err, opts.Config, c.Cassette.Adapter)
 	})
 	defer fresh.close()
-
-	work := make(chan int)
-	var workers sync.WaitGroup
-	for range min(jobs, max(1, len(cases))) {
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
-			for i := range work {
-				o.Results[i] = runCase(ctx, cases[i], opts, targets, failed, now, func(ctx context.Context) (*Process, error) { return fresh.take(ctx, i) })
-				fresh.drop(i) // a case that ended before it took its fake
-				if o.Results[i].FakeLog == "" {
-					o.Results[i].FakeLog = o.FakeLogs[cases[i].Cassette.Adapter]
-				}
-			}
-		}()
-	}
-	for i := range cases {
-		if ctx.Err() != nil { // interrupted: the rest is not run
-			o.Results[i] = Result{Case: cases[i], Status: report.StatusError, Reason: cassettes.EInterrupted, Message: "not run: interrupted"}
-			continue
+	onWorkers(ctx, len(cases), jobs, func(i int) {
+		o.Results[i] = runCase(ctx, cases[i], opts, f.targets, f.failed, now, func(ctx context.Context) (*Process, error) { return fresh.take(ctx, i) })
+		fresh.drop(i) // a case that ended before it took its fake
+		if o.Results[i].FakeLog == "" {
+			o.Results[i].FakeLog = o.FakeLogs[cases[i].Cassette.Adapter]
 		}
-		work <- i
-	}
-	close(work)
-	workers.Wait()
+	}, func(i int) {
+		o.Results[i] = Result{Case: cases[i], Status: report.StatusError, Reason: cassettes.EInterrupted, Message: "not run: interrupted"}
+	})
 	// A fake that could not start for some case makes the run an
 	// infrastructure failure: its results are not a verdict on the fake.
 	for _, r := range o.Results {
@@ -191,6 +119,114 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	}
 	o.Finished = now()
 	return o
+}
+
+// onWorkers calls run(i) for i in 0…n-1, in order, on up to jobs workers;
+// once ctx is done, the rest get skipped(i) instead.
+func onWorkers(ctx context.Context, n, jobs int, run, skipped func(i int)) {
+	work := make(chan int)
+	var workers sync.WaitGroup
+	for range min(jobs, max(1, n)) {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for i := range work {
+				run(i)
+			}
+		}()
+	}
+	for i := range n {
+		if ctx.Err() != nil { // interrupted: the rest is not run
+			skipped(i)
+			continue
+		}
+		work <- i
+	}
+	close(work)
+	workers.Wait()
+}
+
+// fakes are the fakes a run prepares before its cases: each adapter's
+// build step, once, and the shared HTTP fakes, started once.
+type fakes struct {
+	opts    Options
+	logDir  string
+	jobs    int
+	logs    map[string]string // adapter → log path (Outcome.FakeLogs)
+	targets map[string]HTTPTarget
+	failed  map[string]*cassettes.Error // adapters whose fake could not be built or started
+	procs   []*Process
+	mu      sync.Mutex
+}
+
+// build builds the fakes that declare a build step, side by side.
+func (f *fakes) build(ctx context.Context, cases []Case) {
+	var wg sync.WaitGroup
+	for _, name := range adaptersOf(cases, "") {
+		_, inHTTP := f.opts.HTTP[name]
+		_, inCLI := f.opts.CLI[name]
+		if inHTTP || inCLI {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lp, err := BuildFake(ctx, name, f.opts.Config.Adapters[name], f.opts.Config.Dir, f.logDir)
+			if err != nil {
+				f.mu.Lock()
+				f.failed[name] = cassettes.AsError(err)
+				f.logs[name] = lp
+				f.mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// startShared starts every HTTP fake the cases share, side by side; the
+// overrides of Options.HTTP are targets as they are.
+func (f *fakes) startShared(ctx context.Context, cases []Case) {
+	// The maps are written by the goroutines: fill the overrides first.
+	for name, t := range f.opts.HTTP {
+		f.targets[name] = t
+	}
+	var wg sync.WaitGroup
+	for _, name := range adaptersOf(cases, cassettes.KindHTTP) {
+		if _, ok := f.opts.HTTP[name]; ok {
+			continue
+		}
+		a := f.opts.Config.Adapters[name]
+		if f.failed[name] != nil || !a.Fake.Shared && len(a.Fake.Command) > 0 {
+			continue // started per case
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := StartFake(ctx, name, a, f.opts.Config.Dir, f.logDir)
+			err = withFakeLine(err, f.opts.Config, name)
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if err != nil {
+				f.failed[name] = cassettes.AsError(err)
+				if lp := logOf(f.failed[name]); lp != "" {
+					f.logs[name] = lp
+				}
+				return
+			}
+			f.procs = append(f.procs, p)
+			if p.LogPath != "" {
+				f.logs[name] = p.LogPath
+			}
+			f.targets[name] = processTarget(p, f.jobs)
+		}()
+	}
+	wg.Wait()
+}
+
+func (f *fakes) stop() {
+	for _, p := range f.procs {
+		p.Stop()
+	}
 }
 
 // freshPlan lists, in plan order, the cases that will run against a fresh
@@ -224,15 +260,13 @@ func logOf(e *cassettes.Error) string {
 func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPTarget, failed map[string]*cassettes.Error, now func() time.Time, fresh func(context.Context) (*Process, error)) (res Result) {
 	start := time.Now()
 	res = Result{Case: c}
+	compared := false
 	defer func() {
 		if r := recover(); r != nil {
 			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeError, fmt.Sprintf("verify panicked on this case: %v", r)
 		}
-		// Previews carry the normalized (and so redacted) output, whatever
-		// the outcome: a fake that echoes a credential never leaks it.
-		normalizeActions(c, res.Actions, opts)
 		res.Duration = time.Since(start)
-		applyQuarantine(&res, opts.Config, now())
+		finish(&res, compared, opts, now())
 	}()
 	name := c.Cassette.Adapter
 	if c.Adapter == nil {
@@ -244,103 +278,176 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, e.Message
 		return res
 	}
-	timeout := opts.CaseTimeout
-	if timeout <= 0 {
-		timeout = DefaultCaseTimeout
+	k := &caseClock{parent: ctx, ctx: ctx, timeout: opts.CaseTimeout}
+	if k.timeout <= 0 {
+		k.timeout = DefaultCaseTimeout
 	}
-	parent := ctx
-	var cancel context.CancelFunc = func() {}
-	defer func() { cancel() }()
-	// The case's time starts once its fake is ready: a fake's start-up has
-	// its own limit (fake.timeout).
-	startClock := func() { ctx, cancel = context.WithTimeout(parent, timeout) }
+	defer k.stop()
 	var (
 		got *cassettes.Cassette
 		err error
 	)
-	switch c.Cassette.Kind {
-	case cassettes.KindCLI:
-		run, ok := opts.CLI[name]
-		if !ok {
-			if len(c.Adapter.Fake.Command) == 0 {
-				res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, "adapter "+name+" has no fake.command"
-				return res
-			}
-			run = ProcessCLI(c.Adapter.Fake.Command, c.Adapter.Fake.Env)
-		}
-		startClock()
-		got, res.Actions, err = runCLI(ctx, run, c.Cassette, cassettes.ResolvePath(opts.Config.Dir, c.Adapter.Fake.Dir))
-		if errors.Is(err, errNotRunnable) {
-			res.Err = cliNotRunnable(opts.Config, name, err)
-			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, res.Err.Message
-			return res
-		}
-		if errors.Is(err, errCrashed) {
-			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, err.Error()
-			return res
-		}
-	default:
-		if len(c.Cassette.Interactions) == 0 { // go-vcr's `interactions: []`: no fake needed
-			if c.Adapter.Match.For(c.Cassette.Scenario).Empty == "fail" {
-				res.Status, res.Reason = report.StatusFail, cassettes.ETestFailed
-				res.Message = "the cassette records no request, and adapter " + name + " has match.empty: fail"
-				return res
-			}
-			res.Status, res.Message = report.StatusPass, "nothing to compare: the cassette records no request"
-			return res
-		}
-		t, ok := targets[name]
-		if !ok { // a fresh fake for this case
-			p, err := fresh(parent)
-			if err != nil {
-				ce := cassettes.AsError(err)
-				res.Status, res.Reason, res.Message, res.Err = report.StatusError, ce.Reason, ce.Message, ce
-				res.FakeLog = logOf(ce)
-				return res
-			}
-			defer p.Stop()
-			res.FakeLog = p.LogPath
-			t = processTarget(p, 1)
-		}
-		p, perr := pipeline(c, opts)
-		if perr != nil {
-			res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, perr.Error()
-			return res
-		}
-		startClock()
-		got, res.Actions, err = replayHTTP(ctx, t, c.Cassette, p)
-		if err != nil && t.Alive != nil {
-			if alive, exitErr := t.Alive(); !alive {
-				// A fake that died mid-run became unavailable: infrastructure
-				// (exit 3), not a drift of its answers.
-				res.Status, res.Reason = report.StatusError, cassettes.EFakeUnavailable
-				res.Message = fmt.Sprintf("the fake crashed (%v): %v", exitErr, err)
-				return res
-			}
-		}
+	if c.Cassette.Kind == cassettes.KindCLI {
+		got, err = runCLICase(k, c, opts, &res)
+	} else {
+		var stop func()
+		got, stop, err = runHTTPCase(k, c, opts, targets, fresh, &res)
+		defer stop()
 	}
-	if err != nil {
+	switch {
+	case res.Status != "": // decided on the way
+	case err != nil:
 		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeError, err.Error()
 		switch {
-		case parent.Err() != nil:
+		case k.parent.Err() != nil:
 			res.Reason, res.Message = cassettes.EInterrupted, "interrupted before the case finished"
-		case ctx.Err() != nil:
-			res.Reason, res.Message = cassettes.ETimeout, fmt.Sprintf("the case did not finish within %s (--timeout): %v", timeout, err)
+		case k.ctx.Err() != nil:
+			res.Reason, res.Message = cassettes.ETimeout, fmt.Sprintf("the case did not finish within %s (--timeout): %v", k.timeout, err)
 		}
-		return res
+	default:
+		compared = compareCase(c, got, opts, &res)
 	}
-	drifts, explain, err := Compare(c, got, opts)
+	return res
+}
+
+// Decide is the verdict on one case whose side under test ran elsewhere
+// (another language's test runner captured its output, got): the
+// comparison, drifts and both sides Run would give, without running
+// anything. actions are what the capture logged of that run (nil for
+// none); their outputs are replaced by the compared forms. An [Outcome] of
+// such results is reported as Run's is, with [Outcome.Report].
+func Decide(c Case, got *cassettes.Cassette, actions []report.Action, opts Options) Result {
+	res := Result{Case: c, Actions: actions}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	finish(&res, compareCase(c, got, opts, &res), opts, now())
+	return res
+}
+
+// finish completes a case's result whatever its outcome: the previews
+// carry the normalized (and so redacted) output, so that a fake that echoes
+// a credential never leaks it (a compared case's are already the compared
+// forms); the quarantine entry is attached; a case that did not fail keeps
+// no recorded side (the same as the fake's: nothing to show).
+func finish(res *Result, compared bool, opts Options, now time.Time) {
+	if !compared {
+		normalizeActions(res.Case, res.Actions, opts)
+	}
+	applyQuarantine(res, opts.Config, now)
+	if !res.Failed() {
+		res.Recorded = nil
+	}
+}
+
+// caseClock is a case's time limit. It starts once the case's fake is
+// ready: a fake's start-up has its own limit (fake.timeout).
+type caseClock struct {
+	parent  context.Context
+	ctx     context.Context // parent until started
+	cancel  context.CancelFunc
+	timeout time.Duration
+}
+
+func (k *caseClock) start() context.Context {
+	k.ctx, k.cancel = context.WithTimeout(k.parent, k.timeout)
+	return k.ctx
+}
+
+func (k *caseClock) stop() {
+	if k.cancel != nil {
+		k.cancel()
+	}
+}
+
+// runCLICase runs a CLI case's fake; a fake that cannot run or crashed
+// decides the case (res.Status is set).
+func runCLICase(k *caseClock, c Case, opts Options, res *Result) (*cassettes.Cassette, error) {
+	name := c.Cassette.Adapter
+	run, ok := opts.CLI[name]
+	if !ok {
+		if len(c.Adapter.Fake.Command) == 0 {
+			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, "adapter "+name+" has no fake.command"
+			return nil, nil
+		}
+		run = ProcessCLI(c.Adapter.Fake.Command, c.Adapter.Fake.Env)
+	}
+	got, actions, err := runCLI(k.start(), run, c.Cassette, cassettes.ResolvePath(opts.Config.Dir, c.Adapter.Fake.Dir))
+	res.Actions = actions
+	switch {
+	case errors.Is(err, errNotRunnable):
+		res.Err = cliNotRunnable(opts.Config, name, err)
+		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, res.Err.Message
+	case errors.Is(err, errCrashed):
+		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, err.Error()
+	}
+	return got, err
+}
+
+// runHTTPCase replays an HTTP case's requests against its adapter's target
+// or, when it has none, a fresh fake of the case's own, which stop stops.
+// A cassette without requests, a fake that could not start or died and a
+// bad normalizer decide the case (res.Status is set).
+func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarget, fresh func(context.Context) (*Process, error), res *Result) (got *cassettes.Cassette, stop func(), err error) {
+	stop = func() {}
+	name := c.Cassette.Adapter
+	if len(c.Cassette.Interactions) == 0 { // go-vcr's `interactions: []`: no fake needed
+		if c.Adapter.Match.For(c.Cassette.Scenario).Empty == "fail" {
+			res.Status, res.Reason = report.StatusFail, cassettes.ETestFailed
+			res.Message = "the cassette records no request, and adapter " + name + " has match.empty: fail"
+			return nil, stop, nil
+		}
+		res.Status, res.Message = report.StatusPass, "nothing to compare: the cassette records no request"
+		return nil, stop, nil
+	}
+	t, ok := targets[name]
+	if !ok { // a fresh fake for this case
+		p, err := fresh(k.parent)
+		if err != nil {
+			ce := cassettes.AsError(err)
+			res.Status, res.Reason, res.Message, res.Err = report.StatusError, ce.Reason, ce.Message, ce
+			res.FakeLog = logOf(ce)
+			return nil, stop, nil
+		}
+		stop = p.Stop
+		res.FakeLog = p.LogPath
+		t = processTarget(p, 1)
+	}
+	p, err := pipeline(c, opts)
 	if err != nil {
 		res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, err.Error()
-		return res
+		return nil, stop, nil
 	}
-	if len(drifts) == 0 {
+	got, res.Actions, err = replayHTTP(k.start(), t, c.Cassette, p)
+	if err != nil && t.Alive != nil {
+		if alive, exitErr := t.Alive(); !alive {
+			// A fake that died mid-run became unavailable: infrastructure
+			// (exit 3), not a drift of its answers.
+			res.Status, res.Reason = report.StatusError, cassettes.EFakeUnavailable
+			res.Message = fmt.Sprintf("the fake crashed (%v): %v", exitErr, err)
+		}
+	}
+	return got, stop, err
+}
+
+// compareCase compares the fake's output with the cassette and decides the
+// case; it reports whether the comparison was made (the actions then hold
+// the compared forms, and res.Recorded the cassette's).
+func compareCase(c Case, got *cassettes.Cassette, opts Options, res *Result) bool {
+	sides, err := CompareSides(c, got, opts)
+	if err != nil {
+		res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, err.Error()
+		return false
+	}
+	res.Actions, res.Recorded = sides.WithObserved(res.Actions), sides.Recorded
+	if len(sides.Drifts) == 0 {
 		res.Status = report.StatusPass
-		return res
+		return true
 	}
-	res.Status, res.Reason, res.Drifts, res.Explain = report.StatusFail, cassettes.EContractDrift, drifts, explain
-	res.Message = drifts[0].Message
-	return res
+	res.Status, res.Reason, res.Drifts, res.Explain = report.StatusFail, cassettes.EContractDrift, sides.Drifts, sides.Explain
+	res.Message = sides.Drifts[0].Message
+	return true
 }
 
 // applyQuarantine attaches the case's quarantine entry: an expired entry

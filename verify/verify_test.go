@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/diff"
 	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
 	"github.com/cassette-dev/cassette/normalize"
 	"github.com/cassette-dev/cassette/report"
@@ -502,5 +503,95 @@ func TestCLIFakeIgnoresRecordedHTTP(t *testing.T) {
 				t.Fatalf("status %s, want pass=%v: %s\n%s", r.Status, tc.pass, r.Message, r.Explain)
 			}
 		})
+	}
+}
+
+// TestReportHoldsWhatWasCompared: the run model a report renders holds both
+// sides as the comparison saw them. The cassette's argument holds an id, so
+// the ids of the output are numbered from 2 on both sides; the fake's
+// output in the report must be that compared form (numbered once, with the
+// input), not one normalized a second time on its own, and the recorded
+// side must be the cassette's, normalized the same way.
+func TestReportHoldsWhatWasCompared(t *testing.T) {
+	id := func(c string) string { return strings.Repeat(c, 64) }
+	cfg := &cassettes.Config{Dir: t.TempDir(), Order: []string{"git"}, Adapters: map[string]*cassettes.Adapter{
+		"git": {Kind: cassettes.KindCLI, Normalizers: []string{"sha:full"}, Fake: cassettes.Fake{Command: []string{"fake-git"}}}}}
+	c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "git", Scenario: "show", Kind: cassettes.KindCLI,
+		Path:   "cassettes/git/show.yaml",
+		Input:  &cassettes.Input{Command: "git", Args: []string{"show", id("a")}},
+		Output: &cassettes.Output{Stdout: cassettes.Body(id("b") + "\nAdd the greet program\n")}}
+	fake := func(context.Context, verify.Invocation) (cassettes.Output, error) {
+		return cassettes.Output{Stdout: cassettes.Body(id("c") + "\nAdd greet\n")}, nil
+	}
+	cases, err := verify.Plan(cfg, []*cassettes.Cassette{c}, verify.Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := normalize.Builtins()
+	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, CLI: map[string]verify.CLITarget{"git": fake}})
+	run := o.Report(cfg, verify.Meta{})
+	if len(run.Cases) != 1 || run.Cases[0].Status != report.StatusFail {
+		t.Fatalf("want one drifting case, got %+v", run.Cases)
+	}
+	rc := run.Cases[0]
+	p, err := reg.Pipeline([]string{"sha:full"}, normalize.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := string(diff.Normalize(c, p).Output.Stdout) // "<sha:2>\nAdd the greet program\n"
+	wantID, _, _ := strings.Cut(want, "\n")
+	if len(rc.Actions) != 1 {
+		t.Fatalf("actions: %+v", rc.Actions)
+	}
+	if gotID, _, _ := strings.Cut(string(rc.Actions[0].Stdout), "\n"); gotID != wantID {
+		t.Errorf("the fake's id is shown as %q, but the comparison saw %q on both sides", gotID, wantID)
+	}
+	if len(rc.Recorded) != 1 || string(rc.Recorded[0].Stdout) != want || rc.Recorded[0].ID != "output" {
+		t.Errorf("recorded side %+v, want the cassette's output normalized as compared, %q", rc.Recorded, want)
+	}
+}
+
+// TestDecideFillsTheRunModel: a producer other than Run (outputs another
+// language's test runner captured) decides its cases with Decide, and its
+// outcome is reported as Run's: report.html shows both sides of the drift.
+func TestDecideFillsTheRunModel(t *testing.T) {
+	cfg := &cassettes.Config{Dir: t.TempDir(), Order: []string{"greet"}, Adapters: map[string]*cassettes.Adapter{
+		"greet": {Kind: cassettes.KindCLI, Fake: cassettes.Fake{Command: []string{"greet"}}}}}
+	cas := func(name, out string) *cassettes.Cassette {
+		return &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "greet", Scenario: name, Kind: cassettes.KindCLI,
+			Path: filepath.Join(cfg.Dir, "cassettes", "greet", name+".yaml"), Input: &cassettes.Input{Command: "greet", Args: []string{name}},
+			Output: &cassettes.Output{Stdout: cassettes.Body(out)}}
+	}
+	captured := func(c *cassettes.Cassette, out string) *cassettes.Cassette {
+		got := *c
+		got.Output = &cassettes.Output{Stdout: cassettes.Body(out)}
+		return &got
+	}
+	ada, bob := cas("ada", "Hello, Ada!\n"), cas("bob", "Hello, Bob!\n")
+	cases, err := verify.Plan(cfg, []*cassettes.Cassette{ada, bob}, verify.Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := verify.Options{Config: cfg, Normalizers: normalize.Builtins()}
+	o := &verify.Outcome{Results: []verify.Result{
+		verify.Decide(cases[0], captured(ada, "Hello, Ada!\n"), nil, opts),
+		verify.Decide(cases[1], captured(bob, "Hallo, Bob!\n"), []report.Action{{Kind: "proc", ID: "output", Argv: []string{"greet", "bob"}, Stdout: []byte("Hallo, Bob!\n")}}, opts),
+	}}
+	if s := []report.Status{o.Results[0].Status, o.Results[1].Status}; s[0] != report.StatusPass || s[1] != report.StatusFail {
+		t.Fatalf("statuses %v, want pass and fail", s)
+	}
+	run := o.Report(cfg, verify.Meta{Command: "check"})
+	files, err := report.Render(run, report.Options{Golden: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(files[report.FileHTML])
+	for _, want := range []string{`aria-label="recorded (want)"><h5>recorded (want)</h5><pre class="text"><del><span class="sr">removed: </span>Hello</del>, Bob!`, `<h1>cassette check`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if run.Exit() != cassettes.ExitFail || !bytes.Contains(files[report.FileReport], []byte(`"command":"check"`)) {
+		t.Errorf("exit %d; report.jsonl:\n%s", run.Exit(), files[report.FileReport])
 	}
 }

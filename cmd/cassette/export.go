@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
+	"github.com/cassette-dev/cassette/importer"
 )
 
 func newExportCmd(stdio *IO, g *globals) *cobra.Command {
@@ -30,25 +30,19 @@ Cassettes hold no credentials, so neither does the HAR.`,
 			if args[0] != "har" {
 				return cassettes.Errorf(cassettes.EUsage, cassettes.Command(append([]string{"cassette", "export", "har"}, args[1:]...)...), "export %q: only har is supported", args[0])
 			}
-			list, err := cassettes.LoadTree(args[1:], cassettes.LoadOptions{})
-			if err != nil {
-				return err
-			}
 			ver, _ := buildInfo()
-			a := har.FromCassettes(list, har.ExportOptions{Creator: har.Creator{Name: "cassette", Version: ver}})
-			data, err := json.MarshalIndent(a, "", "  ")
+			x, err := importer.ExportHAR(args[1:], har.Creator{Name: "cassette", Version: ver})
 			if err != nil {
-				return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot encode the HAR", Err: err, NextStep: cassettes.Command("cassette", "validate")}
-			}
-			data = append(data, '\n')
-			if out == "" || out == "-" {
-				_, err = stdio.Out.Write(data)
 				return err
 			}
-			if err := os.WriteFile(out, data, 0o644); err != nil {
+			if out == "" || out == "-" {
+				_, err = stdio.Out.Write(x.JSON)
+				return err
+			}
+			if err := os.WriteFile(out, x.JSON, 0o644); err != nil {
 				return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot write " + out, Err: err, NextStep: cassettes.Command("ls", "-ld", filepath.Dir(out))}
 			}
-			fmt.Fprintf(stdio.Err, "wrote %d entries from %d cassette(s) to %s\n", len(a.Log.Entries), len(list), out)
+			fmt.Fprintf(stdio.Err, "wrote %d entries from %d cassette(s) to %s\n", x.Entries, x.Cassettes, out)
 			return nil
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -78,108 +79,28 @@ the rest).`,
 }
 
 func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error {
-	mode, err := proxy.ParseMode(o.mode)
+	mode, err := o.check()
 	if err != nil {
 		return err
 	}
-	if o.cassette == "" && mode != proxy.ModePassthrough {
-		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--cassette is required in %s mode (a file cassettes/<adapter>/<scenario>.yaml, or for replay a directory)", mode)
-	}
-	switch o.matchBody {
-	case "raw", "json", "ignore":
-	default:
-		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--match-body %q: expected raw, json or ignore", o.matchBody)
-	}
-	if err := o.match.check(); err != nil {
-		return err
-	}
-	adapter, scenario := o.adapter, ""
-	if m := strings.Split(filepath.ToSlash(filepath.Clean(o.cassette)), "/"); len(m) >= 2 && strings.HasSuffix(o.cassette, ".yaml") {
-		if adapter == "" {
-			adapter = m[len(m)-2]
-		}
-		scenario = strings.TrimSuffix(m[len(m)-1], ".yaml")
-	}
-	// The config names the credentials to redact: without one the proxy
-	// still redacts credential headers and known key formats, but a broken
-	// config is an error, never a reason to record declared values in clear.
-	var credNames, normalizers []string
-	up := proxy.Upstream{CAFile: o.upstreamCA}
-	p, err := loadProject(g)
-	var ce *cassettes.Error
-	switch {
-	case err == nil:
-		if a, ok := p.cfg.Adapters[adapter]; ok {
-			credNames, normalizers = a.Real.Credentials, a.Normalizers
-			up = recorder.UpstreamOf(p.cfg.Dir, adapter, a, o.upstreamCA, nil)
-		}
-	case errors.As(err, &ce) && ce.Reason == cassettes.EMissingConfig:
-	default:
-		return err
-	}
-	redactor := recorder.NewRedactor(recorder.Credentials(credNames, nil))
-	if w := up.Warning(); w != "" && mode != proxy.ModeReplay {
-		fmt.Fprintln(stdio.Err, w)
-	}
-	tr, err := up.Transport()
+	adapter, scenario := o.target()
+	p, err := optionalProject(g)
 	if err != nil {
 		return err
 	}
-	opts := proxy.RunOptions{Options: proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
-		Match:           o.match.apply(proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost}),
-		SimulateLatency: o.latency, Redact: redactor.Interaction, Secrets: redactor.Declared(), Log: stdio.Err, Transport: tr,
-		MaxRequestBody: o.maxRequestBody, AllowStatus: o.allowStatus},
-		Again: proxyAgain(o)}
-	if o.upstream == "" {
-		dir := o.caDir
-		if dir == "" {
-			if dir, err = proxy.DefaultCADir(); err != nil {
-				return err
-			}
-		}
-		if opts.CA, err = proxy.LoadOrCreateCA(dir); err != nil {
-			return err
-		}
+	opts, a, err := o.proxyOptions(stdio, p, mode, adapter)
+	if err != nil {
+		return err
 	}
-	if o.cassette != "" {
-		if _, err := os.Stat(o.cassette); err == nil {
-			list, err := cassettes.LoadTree([]string{o.cassette}, cassettes.LoadOptions{})
-			if err != nil {
-				return err
-			}
-			opts.Cassettes = list
-			if p != nil {
-				if opts.MatchFor, err = matchFromConfig(p.cfg, opts.Match, o); err != nil {
-					return err
-				}
-			}
-		} else if mode == proxy.ModeReplay {
-			return &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
-				NextStep: cassettes.Command("cassette", "proxy", "--mode", "record", "--cassette", o.cassette)}
-		}
-	}
+	redactor := recorder.NewRedactor(recorder.Credentials(a.Real.Credentials, nil))
+	opts.Redact, opts.Secrets = redactor.Interaction, redactor.Declared()
+	var save *recorder.ProxySave
 	if mode != proxy.ModeReplay && mode != proxy.ModePassthrough {
-		if !strings.HasSuffix(o.cassette, ".yaml") {
-			return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--mode", o.mode, "--cassette", strings.TrimSuffix(strings.TrimSuffix(o.cassette, "/"), ".yml")+".yaml"),
-				"--cassette must name a .yaml file to record into, got %q", o.cassette)
-		}
 		ver, sha := buildInfo()
-		opts.Save = func(its []cassettes.Interaction) error {
-			now := time.Now().UTC().Truncate(time.Second)
-			c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion, Adapter: adapter, Scenario: scenario,
-				Kind: cassettes.KindHTTP, Normalizers: normalizers, RecordedAt: &now, Recorder: &cassettes.Recorder{Version: ver, SHA: sha},
-				Interactions: its, Path: o.cassette}
-			if len(opts.Cassettes) == 1 && mode == proxy.ModeReplayWithNewEpisodes {
-				c.Interactions = append(append([]cassettes.Interaction(nil), opts.Cassettes[0].Interactions...), its...)
-			}
-			for i := range c.Interactions {
-				c.Interactions[i].ID = i
-			}
-			if err := cassettes.Save(c, redactor.SaveOptions()); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdio.Out, "saved %d interaction(s) to %s\n", len(c.Interactions), o.cassette)
-			return nil
+		save = &recorder.ProxySave{Meta: recorder.Meta{Adapter: adapter, Scenario: scenario, Normalizers: a.Normalizers, Recorder: cassettes.Recorder{Version: ver, SHA: sha}},
+			Path: o.cassette, Redactor: redactor, Again: proxyAgain(o)}
+		if len(opts.Cassettes) == 1 && mode == proxy.ModeReplayWithNewEpisodes {
+			save.Before = opts.Cassettes[0].Interactions
 		}
 	}
 	if ctx == nil {
@@ -187,7 +108,155 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return proxy.Run(ctx, stdio.Out, opts)
+	return serveProxy(ctx, stdio.Out, opts, save)
+}
+
+// check checks the flags that do not need the project, and returns the mode.
+func (o *proxyOptions) check() (proxy.Mode, error) {
+	mode, err := proxy.ParseMode(o.mode)
+	if err != nil {
+		return mode, err
+	}
+	if o.cassette == "" && mode != proxy.ModePassthrough {
+		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--cassette is required in %s mode (a file cassettes/<adapter>/<scenario>.yaml, or for replay a directory)", mode)
+	}
+	if recording := mode != proxy.ModeReplay && mode != proxy.ModePassthrough; recording && !strings.HasSuffix(o.cassette, ".yaml") {
+		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--mode", o.mode, "--cassette", strings.TrimSuffix(strings.TrimSuffix(o.cassette, "/"), ".yml")+".yaml"),
+			"--cassette must name a .yaml file to record into, got %q", o.cassette)
+	}
+	switch o.matchBody {
+	case "raw", "json", "ignore":
+	default:
+		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--match-body %q: expected raw, json or ignore", o.matchBody)
+	}
+	return mode, o.match.check()
+}
+
+// target is the adapter (--adapter, else the cassette's directory) and
+// the scenario (the cassette's file name) a recording is saved as.
+func (o *proxyOptions) target() (adapter, scenario string) {
+	adapter = o.adapter
+	if m := strings.Split(filepath.ToSlash(filepath.Clean(o.cassette)), "/"); len(m) >= 2 && strings.HasSuffix(o.cassette, ".yaml") {
+		if adapter == "" {
+			adapter = m[len(m)-2]
+		}
+		scenario = strings.TrimSuffix(m[len(m)-1], ".yaml")
+	}
+	return adapter, scenario
+}
+
+// proxyOptions builds the proxy's options from the flags and the project
+// (nil without a config), and returns the adapter's declaration (an empty
+// one when the project does not declare it). The config names the
+// credentials to redact: without one the proxy still redacts credential
+// headers and known key formats.
+func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adapter string) (proxy.Options, *cassettes.Adapter, error) {
+	a := &cassettes.Adapter{}
+	up := proxy.Upstream{CAFile: o.upstreamCA}
+	if decl, ok := p.adapter(adapter); ok {
+		a = decl
+		up = recorder.UpstreamOf(p.cfg.Dir, adapter, a, o.upstreamCA, nil)
+	}
+	if w := up.Warning(); w != "" && mode != proxy.ModeReplay {
+		fmt.Fprintln(stdio.Err, w)
+	}
+	tr, err := up.Transport()
+	if err != nil {
+		return proxy.Options{}, nil, err
+	}
+	opts := proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
+		Match:           o.match.apply(proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost}),
+		SimulateLatency: o.latency, Log: stdio.Err, Transport: tr, MaxRequestBody: o.maxRequestBody, AllowStatus: o.allowStatus}
+	if o.upstream == "" {
+		if opts.CA, err = loadCA(o.caDir); err != nil {
+			return opts, nil, err
+		}
+	}
+	if o.cassette == "" {
+		return opts, a, nil
+	}
+	if _, err := os.Stat(o.cassette); err != nil {
+		if mode == proxy.ModeReplay {
+			return opts, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
+				NextStep: cassettes.Command("cassette", "proxy", "--mode", "record", "--cassette", o.cassette)}
+		}
+		return opts, a, nil
+	}
+	if opts.Cassettes, err = cassettes.LoadTree([]string{o.cassette}, cassettes.LoadOptions{}); err != nil {
+		return opts, nil, err
+	}
+	if p != nil {
+		if opts.MatchFor, err = matchFromConfig(p.cfg, opts.Match, o); err != nil {
+			return opts, nil, err
+		}
+	}
+	return opts, a, nil
+}
+
+// serveProxy runs the proxy until ctx ends (SIGINT or SIGTERM), then stops
+// it, waits for the interactions still being recorded, and saves them when
+// save is set (a recording mode). A clean stop returns nil (exit 0); a
+// recording during which the real service failed is not saved (exit 3).
+func serveProxy(ctx context.Context, w io.Writer, opts proxy.Options, save *recorder.ProxySave) error {
+	p, err := proxy.New(opts)
+	if err != nil {
+		return err
+	}
+	if err := p.Start(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "cassette proxy: %s mode, listening on %s\n", p.Mode(), p.URL())
+	if opts.Upstream != "" {
+		fmt.Fprintf(w, "  reverse proxy for %s: point the client's base URL at %s\n", opts.Upstream, p.URL())
+	} else {
+		fmt.Fprintf(w, "  forward proxy: in the client's shell,\n")
+		for _, kv := range opts.CA.ChildEnv(p.URL()) {
+			fmt.Fprintf(w, "    export %s\n", kv)
+		}
+	}
+	// record-once is resolved now: record or replay.
+	recording := save != nil && (p.Mode() == proxy.ModeRecord || p.Mode() == proxy.ModeReplayWithNewEpisodes)
+	fmt.Fprintf(w, "  press Ctrl-C to stop%s\n", map[bool]string{true: " and save what was recorded", false: ""}[recording])
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // responses still being recorded
+	defer cancel()
+	shutErr := p.Shutdown(sctx)
+	recorded := 0
+	if recording {
+		c, err := recorder.SaveProxy(p, *save)
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			recorded = len(c.Interactions) - len(save.Before)
+			for _, it := range c.Interactions[len(save.Before):] {
+				fmt.Fprintf(w, "  recorded %s %s → %d\n", it.Request.Method, proxy.ShownURL(it.Request.URL), it.Response.Code)
+			}
+			fmt.Fprintf(w, "saved %d interaction(s) to %s\n", len(c.Interactions), c.Path)
+		}
+	}
+	fmt.Fprintf(w, "cassette proxy: stopped; %d interaction(s) recorded, %d replayed, %d replay miss(es)\n", recorded, p.Replayed(), len(p.Misses()))
+	return shutErr
+}
+
+// optionalProject is the project when there is a config, nil when there
+// is none; a config that does not load is an error.
+func optionalProject(g *globals) (*project, error) {
+	p, err := loadProject(g)
+	var ce *cassettes.Error
+	if errors.As(err, &ce) && ce.Reason == cassettes.EMissingConfig {
+		return nil, nil
+	}
+	return p, err
+}
+
+// adapter is the declared adapter name; false without a project.
+func (p *project) adapter(name string) (*cassettes.Adapter, bool) {
+	if p == nil {
+		return nil, false
+	}
+	a, ok := p.cfg.Adapters[name]
+	return a, ok
 }
 
 // proxyAgain is the command line of this run, for next steps.

@@ -19,7 +19,6 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/recorder"
-	"github.com/cassette-dev/cassette/refresh"
 )
 
 type recordOptions struct {
@@ -252,7 +251,7 @@ func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.A
 		a = &ac
 	}
 	again := p.command("cassette", "record", "--adapter", o.adapter, "--scenario", o.scenario)
-	live := refresh.Live{Config: p.cfg, Recorder: meta.Recorder, Transport: tr, Again: again + againArgs(o), AgainArgs: againArgs(o), UpstreamCA: o.upstreamCA,
+	live := recorder.Live{Config: p.cfg, Recorder: meta.Recorder, Transport: tr, Again: again + againArgs(o), AgainArgs: againArgs(o), UpstreamCA: o.upstreamCA,
 		AttemptTimeout: o.attemptTimeout, CLITimeout: o.timeout} // --timeout bounds these too
 	rec, err := live.Rerecord(ctx, o.adapter, a, old)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/refresh"
 	"github.com/cassette-dev/cassette/report"
 )
@@ -25,6 +26,7 @@ type refreshOptions struct {
 	once       bool
 	schedule   string
 	dryRun     bool
+	unsafe     bool // --rerecord-unsafe
 	adapters   []string
 	reportDir  string
 	bundleDir  string
@@ -51,11 +53,26 @@ is kept on the remote branch cassette-refresh/state.
 With refresh.forge.kind: git, the PR and issue texts are written to
 <report-dir>/refresh/. Every cycle writes the reports like verify.
 
+What a cycle changes (marked *), and what --dry-run does instead:
+  * the real services: every cassette is recorded again from its input (a
+    CLI command is run, an HTTP request sent), except scenarios marked
+    mutating: true unless the adapter sets allow_mutating. A dry run sends
+    only GET, HEAD and OPTIONS requests; it lists the other cassettes as
+    not re-recorded, unless --rerecord-unsafe.
+  * the remote: the refresh branch and cassette-refresh/state are pushed.
+    A dry run reads the remote and pushes nothing.
+  * the forge: the refresh PR and the fake-drift issue are opened or
+    updated. A dry run only writes their texts to the reports.
+Locally, the new cassettes are written in a git work tree under .git (a
+temporary directory in a dry run) and the reports under --report-dir; the
+checked-out files are left as they are.
+
 Exit 0: no drift; 1: drift (E_REAL_DRIFT: a refresh PR awaits review;
 E_FAKE_DRIFT: the fake must change; E_ESCALATED); 3: the real service, the
 remote or the forge failed.`,
 		Example: `  cassette refresh --once
   cassette refresh --once --dry-run --adapter github
+  cassette refresh --once --dry-run --rerecord-unsafe --adapter gh   # also runs the gh commands
   cassette refresh --schedule "@weekly"      # runs until SIGINT/SIGTERM`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return refreshRun(cmd.Context(), stdio, g, o)
@@ -64,7 +81,8 @@ remote or the forge failed.`,
 	f := cmd.Flags()
 	f.BoolVar(&o.once, "once", false, "run one cycle and exit (the default without --schedule)")
 	f.StringVar(&o.schedule, "schedule", "", `run cycles on this cron schedule, e.g. "@weekly" or "0 6 * * 1" (refresh.timezone, default UTC)`)
-	f.BoolVar(&o.dryRun, "dry-run", false, "show what would be pushed and opened; touch neither the remote nor the forge")
+	f.BoolVar(&o.dryRun, "dry-run", false, "push and open nothing, save no state, and send the real services only GET, HEAD and OPTIONS requests; say what a cycle would do")
+	f.BoolVar(&o.unsafe, "rerecord-unsafe", false, "with --dry-run: also re-run CLI commands and requests other than GET, HEAD and OPTIONS (they may change the real services)")
 	f.StringSliceVar(&o.adapters, "adapter", nil, "only these adapters (repeatable)")
 	f.StringVar(&o.reportDir, "report-dir", filepath.Join(".cassette", "reports"), "where the report files are written")
 	f.StringVar(&o.bundleDir, "bundle-dir", "", "also write a forensic bundle under this directory")
@@ -81,7 +99,11 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 		ctx = context.Background()
 	}
 	if o.once && o.schedule != "" {
-		return cassettes.Errorf(cassettes.EUsage, "cassette refresh --once", "--once and --schedule exclude each other")
+		return cassettes.Errorf(cassettes.EUsage, commandWithConfig(g.config, "cassette", "refresh", "--once"), "--once and --schedule exclude each other")
+	}
+	if o.unsafe && !o.dryRun {
+		return cassettes.Errorf(cassettes.EUsage, commandWithConfig(g.config, "cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe"),
+			"--rerecord-unsafe widens a --dry-run; a refresh without --dry-run re-records every cassette already")
 	}
 	p, err := loadProject(g)
 	if err != nil {
@@ -91,7 +113,9 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 	loc := time.UTC
 	if tz := p.cfg.Refresh.TimeZone; tz != "" {
 		if loc, err = time.LoadLocation(tz); err != nil {
-			return cassettes.Errorf(cassettes.ECfgParse, "set refresh.timezone to an IANA zone like UTC", "refresh.timezone %q: %v", tz, err)
+			return &cassettes.Error{Reason: cassettes.ECfgParse, Message: fmt.Sprintf("refresh.timezone %q: %v (set an IANA zone like UTC or Europe/Paris)", tz, err),
+				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("refresh.timezone"), Field: "refresh.timezone", Message: "not a time zone", Expected: "an IANA zone like UTC"}},
+				NextStep: p.command("cassette", "validate")}
 		}
 	}
 	cycle := func(ctx context.Context, now time.Time) error {
@@ -154,7 +178,7 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.credentials()}
 	ver, sha := buildInfo()
 	opts := refresh.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Adapters: o.adapters, Git: g, Remote: remote,
-		Base: o.base, DryRun: o.dryRun, Recorder: refresh.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
+		Base: o.base, DryRun: o.dryRun, DryRunUnsafe: o.unsafe, Recorder: recorder.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
 			AttemptTimeout: o.timeout, CLITimeout: o.timeout}}
 	switch f.Kind {
 	case "github":

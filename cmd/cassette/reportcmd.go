@@ -38,14 +38,7 @@ prints its next step.`,
 			if out == "" {
 				return cassettes.Errorf(cassettes.EUsage, cassettes.Command(append([]string{"cassette", "report", "merge", "--out", "merged"}, dirs...)...), "--out is required")
 			}
-			code, err := report.CmdMerge(stdio.Out, out, dirs, mo)
-			if err != nil {
-				return err
-			}
-			if code != cassettes.ExitPass {
-				return exitError(code)
-			}
-			return nil
+			return reportMerge(stdio, out, dirs, mo)
 		},
 	}
 	merge.Flags().BoolVar(&mo.AllowIncomplete, "allow-incomplete", false, "merge even when some shards of the matrix are missing")
@@ -53,6 +46,38 @@ prints its next step.`,
 	cmd.AddCommand(merge)
 	cmd.AddCommand(newReportHTMLCmd(stdio))
 	return cmd
+}
+
+// reportMerge is `cassette report merge --out OUT DIR...`: it reads each
+// shard's run.json, merges them and writes the merged reports, prints where
+// they are and the merged run's outcome and, when that run did not pass,
+// its next step; it exits with the merged run's code.
+func reportMerge(stdio *IO, out string, dirs []string, mo report.MergeOptions) error {
+	shards := make([]report.Shard, len(dirs))
+	for i, d := range dirs {
+		var err error
+		if shards[i], err = report.ReadShard(os.DirFS(d), d); err != nil {
+			return err
+		}
+	}
+	m, opts, err := report.Merge(shards, mo)
+	if err != nil {
+		return err
+	}
+	if err := report.Write(out, m, opts); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdio.Out, "merged %d shard report(s) into %s: %s\n", len(dirs), out, m.Message())
+	if m.Shard != "" {
+		fmt.Fprintf(stdio.Out, "warning: shards %s: the merged reports cover only these shards\n", m.Shard)
+	}
+	if err := report.WriteNextStep(stdio.Out, m); err != nil {
+		return err
+	}
+	if code := m.Exit(); code != cassettes.ExitPass {
+		return exitError(code)
+	}
+	return nil
 }
 
 func newBundleCmd(stdio *IO) *cobra.Command {
@@ -101,7 +126,7 @@ func bundleValidate(stdio *IO, dir string) error {
 	var probs []cassettes.Problem
 	bad := 0
 	for _, b := range bundles {
-		p := report.ValidateBundle(b)
+		p := report.ValidateBundle(os.DirFS(b), b)
 		if len(p) == 0 {
 			fmt.Fprintf(stdio.Out, "ok: bundle %s is valid\n", b)
 			continue

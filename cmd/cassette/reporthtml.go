@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -18,14 +19,13 @@ func newReportHTMLCmd(stdio *IO) *cobra.Command {
 		Short: "Rebuild report.html from the run.json of a report directory",
 		Long: `Rebuild report.html from the run.json that verify or refresh wrote into DIR.
 
-The recorded side of each drift is read from the committed cassettes, found
-from the current directory (run it from the repository), and shown only when
-their content is the one the run used.`,
+run.json holds both sides of each case that failed, as the run compared
+them: the page is rebuilt from it alone, from any directory.`,
 		Example: `  cassette report html .cassette/reports
   cassette report merge --out out/all out/1 out/2 && cassette report html out/all`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			run, opts, err := report.ReadRun(args[0])
+			run, opts, err := report.ReadRun(os.DirFS(args[0]), args[0])
 			if err != nil {
 				ce := cassettes.AsError(err)
 				ce.NextStep = cassettes.Command("cassette", "verify", "--report-dir", args[0])

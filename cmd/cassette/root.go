@@ -50,48 +50,19 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	if errors.As(err, &ex) {
 		return int(ex)
 	}
-	var typed *cassettes.Error
 	ce := cassettes.AsError(err)
-	if !errors.As(err, &typed) && isUsageError(err) { // cobra's own flag and argument errors
-		ce = &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: cassettes.Command(strings.Fields("cassette " + commandPath(root, args) + " --help")...)}
+	if ue := (*usageError)(nil); errors.As(err, &ue) {
+		ce = ue.asError()
 	}
 	printError(stdio, g, ce)
 	return int(ce.Exit())
 }
-
-// flagError is an error cobra met while parsing a command's flags (see
-// SetFlagErrorFunc): always a usage error.
-type flagError struct{ error }
-
-func (e flagError) Unwrap() error { return e.error }
 
 // exitError is returned by a command that already printed its outcome and
 // only needs a non-zero exit (e.g. verify with drift).
 type exitError int
 
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
-
-func isUsageError(err error) bool {
-	s := err.Error()
-	var fe flagError
-	if errors.As(err, &fe) {
-		return true
-	}
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires exactly", "invalid argument", "flag needs an argument", "accepts at most", "required flag(s)", "if any flags in the group"} {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func commandPath(root *cobra.Command, args []string) string {
-	c, _, err := root.Find(args)
-	if err != nil || c == root {
-		return ""
-	}
-	return strings.TrimPrefix(c.CommandPath(), root.Name()+" ")
-}
 
 // printError writes the error, every problem on its own line, and the next step.
 func printError(stdio *IO, g *globals, e *cassettes.Error) {
@@ -172,7 +143,6 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		Version:       versionString(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError{err} })
 	root.PersistentFlags().StringVar(&g.config, "config", cassettes.ConfigFile, "path of the config file")
 	root.AddCommand(
 		newInitCmd(stdio, g),
@@ -217,6 +187,8 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 	}
 	root.SetHelpCommandGroupID("tools")
 	root.SetCompletionCommandGroupID("tools")
+	root.InitDefaultHelpCmd()
+	typeUsageErrors(root)
 	return root
 }
 

@@ -77,53 +77,11 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	tool := reportTool()
-	// Every failure, even before a case runs, rewrites summary.json: CI must
-	// never read the previous run's verdict.
-	fail := func(err error) error { return writeErrorReport(stdio, g, o, tool, cassettes.AsError(err)) }
-	sel := verify.Selection{Adapters: o.adapters}
-	if o.shard != "" {
-		var err error
-		if sel.Shard, sel.Shards, err = verify.ParseShard(o.shard); err != nil {
-			return fail(err)
-		}
-	}
-	pattern := o.run
-	if len(o.cases) > 0 {
-		quoted := make([]string, len(o.cases))
-		for i, c := range o.cases {
-			quoted[i] = regexp.QuoteMeta(c)
-		}
-		pattern = "^(?:" + strings.Join(quoted, "|") + ")$"
-	}
-	if pattern != "" {
-		re, err := regexp.Compile(pattern)
-		if err != nil {
-			return fail(cassettes.Errorf(cassettes.EUsage, runPatternStep(g, o.run), "--run %q is not a regular expression: %v", o.run, err))
-		}
-		sel.Run = re
-	}
-	p, err := loadProject(g)
+	p, cases, err := o.load(g, paths)
 	if err != nil {
-		return fail(err)
-	}
-	if len(paths) == 0 {
-		paths = []string{p.cfg.CassetteDir()}
-	}
-	if sel.Shards > 1 { // a shard reads only its own cassettes
-		if paths, err = verify.ShardPaths(p.cfg.Dir, paths, sel.Shard, sel.Shards); err != nil {
-			return fail(err)
-		}
-	}
-	list, err := cassettes.LoadTree(paths, p.loadOptions())
-	if err != nil {
-		return fail(err)
-	}
-	cases, err := verify.Plan(p.cfg, list, sel)
-	if err != nil {
-		return fail(err)
-	}
-	if len(cases) == 0 && sel.Shards <= 1 {
-		return fail(noCaseError(p, o, list))
+		// Every failure, even before a case runs, rewrites summary.json: CI
+		// must never read the previous run's verdict.
+		return writeErrorReport(stdio, g, o, tool, cassettes.AsError(err))
 	}
 	logDir := o.logDir
 	if logDir == "" {
@@ -137,13 +95,90 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 		console = stdio.Err // stdout carries summary.json
 	}
 	verify.Console{W: console, Color: stdio.Color && !g.json}.Write(outcome, run)
-	bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
+	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, verifyBundle(p, o, cases, outcome), g.json); err != nil {
+		return err
+	}
+	return runExit(stdio, run)
+}
+
+// selection is the cases the flags select.
+func (o *verifyOptions) selection(g *globals) (verify.Selection, error) {
+	sel := verify.Selection{Adapters: o.adapters}
+	if o.shard != "" {
+		var err error
+		if sel.Shard, sel.Shards, err = verify.ParseShard(o.shard); err != nil {
+			return sel, err
+		}
+	}
+	pattern := o.run
+	if len(o.cases) > 0 {
+		quoted := make([]string, len(o.cases))
+		for i, c := range o.cases {
+			quoted[i] = regexp.QuoteMeta(c)
+		}
+		pattern = "^(?:" + strings.Join(quoted, "|") + ")$"
+	}
+	if pattern != "" {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return sel, cassettes.Errorf(cassettes.EUsage, runPatternStep(g, o.run), "--run %q is not a regular expression: %v", o.run, err)
+		}
+		sel.Run = re
+	}
+	return sel, nil
+}
+
+// load loads the project and the cassettes of paths (the project's
+// cassettes by default; a shard's own only) and plans the selected cases.
+func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Case, error) {
+	sel, err := o.selection(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := loadProject(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(paths) == 0 {
+		paths = []string{p.cfg.CassetteDir()}
+	}
+	if sel.Shards > 1 { // a shard reads only its own cassettes
+		if paths, err = verify.ShardPaths(p.cfg.Dir, paths, sel.Shard, sel.Shards); err != nil {
+			return nil, nil, err
+		}
+	}
+	lo := p.loadOptions()
+	lo.KeepBytes = o.bundleDir != "" // the bundle copies the cassettes as they were read
+	list, err := cassettes.LoadTree(paths, lo)
+	if err != nil {
+		return nil, nil, err
+	}
+	cases, err := verify.Plan(p.cfg, list, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(cases) == 0 && sel.Shards <= 1 {
+		return nil, nil, noCaseError(p, o, list)
+	}
+	return p, cases, nil
+}
+
+// verifyBundle is the report options and, with --bundle-dir, what the
+// bundle holds besides the reports: the cassettes as they were loaded, the
+// fakes' logs (shared fakes', one per adapter, then per-case fakes'), the
+// environment and the working tree. Without a bundle nothing is read and
+// git is not asked.
+func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, outcome *verify.Outcome) report.BundleFiles {
+	bundle := report.BundleFiles{Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
+	if o.bundleDir == "" {
+		return bundle
+	}
+	bundle.Env, bundle.Git = os.Environ(), gitInfo(p.cfg.Dir)
 	for _, c := range cases {
-		if data, err := os.ReadFile(c.Cassette.Path); err == nil {
+		if data := c.Cassette.Source.Bytes; data != nil {
 			bundle.Cassettes = append(bundle.Cassettes, report.File{Path: relTo(p.cfg.Dir, c.Cassette.Path), Data: data})
 		}
 	}
-	// The fakes' logs: shared fakes' (one per adapter) and per-case fakes'.
 	seen := map[string]bool{}
 	addLog := func(lp string) {
 		if lp == "" || seen[lp] {
@@ -160,10 +195,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	for _, r := range outcome.Results {
 		addLog(r.FakeLog)
 	}
-	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, bundle, g.json); err != nil {
-		return err
-	}
-	return runExit(stdio, run)
+	return bundle
 }
 
 // runExit ends a verify or refresh run: a failing one prints
@@ -186,31 +218,22 @@ func runExit(stdio *IO, run *report.Run) error {
 // refresh run and says where; with --json, summary.json goes to stdout and
 // the human lines to stderr.
 func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundle report.BundleFiles, asJSON bool) error {
-	if err := report.Write(reportDir, run, bundle.Options); err != nil {
+	pub, err := report.Publish(run, bundle.Options, report.Destination{Dir: reportDir, BundleRoot: bundleDir, Bundle: bundle,
+		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
+		Links:       report.Links{ServerURL: os.Getenv("GITHUB_SERVER_URL"), Repository: os.Getenv("GITHUB_REPOSITORY"), SHA: os.Getenv("GITHUB_SHA")}})
+	if pub == nil {
 		return err
 	}
 	human := stdio.Out
 	if asJSON {
-		data, err := os.ReadFile(filepath.Join(reportDir, report.FileSummary))
-		if err != nil {
-			return err
-		}
-		stdio.Out.Write(data)
+		stdio.Out.Write(pub.Files[report.FileSummary])
 		human = stdio.Err
 	}
 	fmt.Fprintf(human, "reports: %s\n", filepath.Join(reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}"))
-	links := report.Links{ServerURL: os.Getenv("GITHUB_SERVER_URL"), Repository: os.Getenv("GITHUB_REPOSITORY"), SHA: os.Getenv("GITHUB_SHA")}
-	if err := report.AppendStepSummary(os.Getenv("GITHUB_STEP_SUMMARY"), run, links, bundle.Options); err != nil {
-		return err
+	if pub.Bundle != "" {
+		fmt.Fprintf(human, "bundle: %s\n", pub.Bundle)
 	}
-	if bundleDir != "" {
-		dir, err := report.WriteBundle(bundleDir, run, bundle)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(human, "bundle: %s\n", dir)
-	}
-	return nil
+	return err
 }
 
 // reportTool names this build in the reports.

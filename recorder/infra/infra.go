@@ -1,4 +1,4 @@
-package cassettes
+package infra
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/cassette-dev/cassette/cassettes"
 )
 
 // Failure is one classified failure to reach a real service: the one
@@ -19,7 +21,7 @@ import (
 // recording of the service, so it never becomes a cassette, a drift, a
 // refresh branch, a pull request or an issue.
 type Failure struct {
-	Reason Reason // E_REAL_UNREACHABLE, E_REAL_DNS, E_REAL_TLS, E_REAL_RESET, E_TIMEOUT, E_PROVIDER_5XX, E_RATE_LIMIT
+	Reason cassettes.Reason // E_REAL_UNREACHABLE, E_REAL_DNS, E_REAL_TLS, E_REAL_RESET, E_TIMEOUT, E_PROVIDER_5XX, E_RATE_LIMIT
 	// Class says what happened in a few words ("connection refused",
 	// "TLS: certificate signed by an unknown authority", "503 Service
 	// Unavailable").
@@ -44,37 +46,37 @@ func ClassifyTransport(err error) Failure {
 		invalidp    *x509.CertificateInvalidError
 		certInvalid = func(r x509.InvalidReason) Failure {
 			if r == x509.Expired {
-				return Failure{ERealTLS, "TLS: the certificate has expired or is not yet valid"}
+				return Failure{cassettes.ERealTLS, "TLS: the certificate has expired or is not yet valid"}
 			}
-			return Failure{ERealTLS, "TLS: the certificate is not valid"}
+			return Failure{cassettes.ERealTLS, "TLS: the certificate is not valid"}
 		}
 	)
 	switch {
 	case err == nil:
 		return Failure{}
 	case errors.As(err, &unknownCA), errors.As(err, &unknownCAp):
-		return Failure{ERealTLS, "TLS: certificate signed by an unknown authority"}
+		return Failure{cassettes.ERealTLS, "TLS: certificate signed by an unknown authority"}
 	case errors.As(err, &hostErr), errors.As(err, &hostErrp):
-		return Failure{ERealTLS, "TLS: the certificate is not valid for this host name"}
+		return Failure{cassettes.ERealTLS, "TLS: the certificate is not valid for this host name"}
 	case errors.As(err, &invalid):
 		return certInvalid(invalid.Reason)
 	case errors.As(err, &invalidp):
 		return certInvalid(invalidp.Reason)
 	case errors.As(err, &verifyErr), errors.As(err, &recordErr), errors.As(err, &alert):
-		return Failure{ERealTLS, "TLS: the handshake failed"}
+		return Failure{cassettes.ERealTLS, "TLS: the handshake failed"}
 	case errors.As(err, &dnsErr):
-		return Failure{ERealDNS, "DNS: the host name does not resolve"}
+		return Failure{cassettes.ERealDNS, "DNS: the host name does not resolve"}
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return Failure{ETimeout, "timed out"}
+		return Failure{cassettes.ETimeout, "timed out"}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return Failure{ERealUnreachable, "connection refused"}
+		return Failure{cassettes.ERealUnreachable, "connection refused"}
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return Failure{ERealReset, "the connection was closed or reset before the response was complete"}
+		return Failure{cassettes.ERealReset, "the connection was closed or reset before the response was complete"}
 	case strings.Contains(err.Error(), "tls: "), strings.Contains(err.Error(), "x509: "):
-		return Failure{ERealTLS, "TLS: the handshake failed"}
+		return Failure{cassettes.ERealTLS, "TLS: the handshake failed"}
 	}
-	return Failure{ERealUnreachable, "the service could not be reached"}
+	return Failure{cassettes.ERealUnreachable, "the service could not be reached"}
 }
 
 // ClassifyStatus classifies a response status the live-call retry policy
@@ -89,11 +91,11 @@ func ClassifyStatus(code int) (f Failure, ok bool) {
 	class = strings.TrimSpace(strconv.Itoa(code) + " " + class)
 	switch code {
 	case http.StatusTooManyRequests:
-		return Failure{ERateLimit, class}, true
+		return Failure{cassettes.ERateLimit, class}, true
 	case http.StatusRequestTimeout:
-		return Failure{ETimeout, class}, true
+		return Failure{cassettes.ETimeout, class}, true
 	case 500, 502, 503, 504, 529:
-		return Failure{EProvider5xx, class}, true
+		return Failure{cassettes.EProvider5xx, class}, true
 	}
 	return Failure{}, false
 }
@@ -104,18 +106,14 @@ func ClassifyStatus(code int) (f Failure, ok bool) {
 func (f Failure) Advice() string {
 	advice := "the service or the network failed; run it again later"
 	switch {
-	case f.Reason == ERealTLS && strings.Contains(f.Class, "unknown authority"):
+	case f.Reason == cassettes.ERealTLS && strings.Contains(f.Class, "unknown authority"):
 		advice = "first trust the service's CA: real.ca_file in cassette.yaml or --upstream-ca FILE"
-	case f.Reason == ERealTLS:
+	case f.Reason == cassettes.ERealTLS:
 		advice = "first check the service's certificate (name, expiry) or the client certificate (real.client_cert)"
-	case f.Reason == ERealDNS || f.Reason == ERealUnreachable:
+	case f.Reason == cassettes.ERealDNS || f.Reason == cassettes.ERealUnreachable:
 		advice = "first check the network, real.base_url and HTTPS_PROXY"
-	case f.Reason == ERateLimit || f.Reason == EProvider5xx:
+	case f.Reason == cassettes.ERateLimit || f.Reason == cassettes.EProvider5xx:
 		advice = "run it again once the service has recovered"
 	}
 	return advice
 }
-
-// ShellJoin renders argv as a command a user can paste into a shell (next
-// steps are printed this way). It is Command for a slice.
-func ShellJoin(argv []string) string { return Command(argv...) }

@@ -1,4 +1,4 @@
-package refresh
+package recorder
 
 import (
 	"cmp"
@@ -12,28 +12,24 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/recorder"
 )
 
-// Recorder re-records one committed cassette against the real side of its
-// adapter, from the cassette's own input.
-type Recorder interface {
-	Rerecord(ctx context.Context, adapter string, a *cassettes.Adapter, old *cassettes.Cassette) (recorder.Recording, error)
-}
-
-// Live is the Recorder that talks to the real services: HTTP cassettes go
-// to real.base_url with real.headers, CLI cassettes run their recorded
-// command in real.dir with real.env, both with the live retry policy.
+// Live re-records committed cassettes against the real side of their
+// adapter, from each cassette's own input: HTTP cassettes go to
+// real.base_url with real.headers, CLI cassettes run their recorded
+// command in real.dir with real.env, both with the live retry policy. It
+// is what refresh re-records with, and what `cassette record` runs for a
+// cassette that only its file describes.
 type Live struct {
 	Config    *cassettes.Config
 	LookupEnv func(string) (string, bool) // nil is os.LookupEnv
 	Recorder  cassettes.Recorder          // the build that records
 	Now       func() time.Time            // recorded_at; nil is time.Now
-	Transport http.RoundTripper           // HTTP; nil is the recorder's default
-	Policy    *recorder.Policy            // nil is the policy of specs/000
+	Transport http.RoundTripper           // HTTP; nil is the adapter's upstream transport
+	Policy    *Policy                     // nil is the policy of specs/000
 	// Intercept records the HTTP calls of a CLI cassette that has some;
 	// nil is the recording proxy with the user's CA.
-	Intercept recorder.InterceptFunc
+	Intercept InterceptFunc
 	// CLITimeout bounds one CLI run; 0 is 10 minutes.
 	CLITimeout time.Duration
 	// AttemptTimeout bounds one live HTTP request; 0 is the recorder's
@@ -54,14 +50,15 @@ type Live struct {
 	Warn io.Writer
 }
 
-// Rerecord implements Recorder.
-func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, old *cassettes.Cassette) (recorder.Recording, error) {
+// Rerecord records old again against the real side of adapter name,
+// declared as a, and returns the new recording (with the live-call
+// telemetry of an HTTP one).
+func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, old *cassettes.Cassette) (Recording, error) {
 	lookup := l.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	meta := recorder.Meta{Adapter: name, Recorder: l.Recorder, Now: l.Now}
-	up := recorder.UpstreamOf(l.Config.Dir, name, a, l.UpstreamCA, lookup)
+	up := UpstreamOf(l.Config.Dir, name, a, l.UpstreamCA, lookup)
 	if w := up.Warning(); w != "" && l.Warn != nil {
 		fmt.Fprintln(l.Warn, w)
 	}
@@ -69,38 +66,20 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 	if l.Transport == nil || (old.Kind == cassettes.KindCLI && l.Intercept == nil) {
 		var err error
 		if tr, err = up.Transport(); err != nil {
-			return recorder.Recording{}, err
+			return Recording{}, err
 		}
 		defer tr.CloseIdleConnections()
 	}
+	meta := Meta{Adapter: name, Recorder: l.Recorder, Now: l.Now}
 	if old.Kind == cassettes.KindCLI {
-		env := recorder.ExpandEnv(a.Real.Env, lookup)
-		timeout := l.CLITimeout
-		if timeout == 0 {
-			timeout = 10 * time.Minute
-		}
-		opts := recorder.CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: env, Credentials: a.Real.Credentials,
-			LookupEnv: lookup, Timeout: timeout, Log: l.Warn}
-		// A cassette recorded through real.command keeps only the tool's
-		// name in input.command: run real.command itself again.
-		if old.Input != nil && len(a.Real.Command) > 0 && old.Input.Command == strings.Join(a.Real.Command, " ") {
-			opts.RealCommand = a.Real.Command
-		}
-		if len(old.Interactions) > 0 || a.Real.BaseURL != "" { // real.env may name the reverse proxy
-			opts.Intercept = l.Intercept
-			if opts.Intercept == nil {
-				opts.Intercept = recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: a.Real.BaseURL, Transport: tr, AllowStatus: recorder.ExpectedStatuses(old)}) // a cli adapter's engine, or forward
-			}
-		}
-		opts.Again = cmp.Or(l.Again, cassettes.Command("cassette", "refresh", "--once", "--adapter", name)+l.againArgs())
-		c, err := recorder.RerecordCLI(ctx, old, opts)
-		return recorder.Recording{Cassette: c}, err
+		c, err := RerecordCLI(ctx, old, l.cliOptions(name, a, old, meta, lookup, tr))
+		return Recording{Cassette: c}, err
 	}
 	var rt http.RoundTripper = tr
 	if l.Transport != nil {
 		rt = l.Transport
 	}
-	return recorder.RerecordHTTP(ctx, old, recorder.HTTPOptions{Meta: meta, BaseURL: cmp.Or(a.Real.BaseURL, recordedBase(old)), Headers: a.Real.Headers,
+	return RerecordHTTP(ctx, old, HTTPOptions{Meta: meta, BaseURL: cmp.Or(a.Real.BaseURL, recordedBase(old)), Headers: a.Real.Headers,
 		Credentials: a.Real.Credentials, LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout, AgainArgs: l.againArgs()})
 }
 
@@ -121,6 +100,29 @@ func (l Live) againArgs() string {
 		return ""
 	}
 	return " " + cassettes.Command(words...)
+}
+
+// cliOptions is how a CLI cassette of adapter a is run again: which
+// command (real.command when the cassette was recorded through it), in
+// which directory and environment, and whether behind the recording proxy
+// (when the cassette holds HTTP interactions, or the adapter has a
+// real.base_url its real.env may point at through the reverse proxy).
+func (l Live) cliOptions(name string, a *cassettes.Adapter, old *cassettes.Cassette, meta Meta, lookup func(string) (string, bool), tr *http.Transport) CLIOptions {
+	timeout := cmp.Or(l.CLITimeout, 10*time.Minute)
+	opts := CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, lookup), Credentials: a.Real.Credentials,
+		LookupEnv: lookup, Timeout: timeout, Log: l.Warn, Again: cmp.Or(l.Again, cassettes.Command("cassette", "refresh", "--once", "--adapter", name)+l.againArgs())}
+	// A cassette recorded through real.command keeps only the tool's name
+	// in input.command: run real.command itself again.
+	if old.Input != nil && len(a.Real.Command) > 0 && old.Input.Command == strings.Join(a.Real.Command, " ") {
+		opts.RealCommand = a.Real.Command
+	}
+	if len(old.Interactions) > 0 || a.Real.BaseURL != "" {
+		opts.Intercept = l.Intercept
+		if opts.Intercept == nil { // a cli adapter's engine (reverse), or forward
+			opts.Intercept = ProxyInterceptor(ProxyConfig{Upstream: a.Real.BaseURL, Transport: tr, AllowStatus: ExpectedStatuses(old)})
+		}
+	}
+	return opts
 }
 
 // recordedBase is the scheme and host of a cassette's first recorded

@@ -1,0 +1,25 @@
+package cassettes
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/url"
+)
+
+// ParsedForm is the request's form as go-vcr records it (and its default
+// matcher compares it): the URL's query and a urlencoded body, parsed; nil
+// when both are empty or do not parse. Computed from the request as it
+// stands, so that a redacted request gives a form holding nothing its URL
+// and body do not.
+func (q *Request) ParsedForm() url.Values {
+	u, err := url.Parse(q.URL)
+	if err != nil {
+		return nil
+	}
+	r := &http.Request{Method: q.Method, URL: u, Header: q.Headers, Body: io.NopCloser(bytes.NewReader([]byte(q.Body))), ContentLength: int64(len(q.Body))}
+	if err := r.ParseForm(); err != nil || len(r.Form) == 0 {
+		return nil
+	}
+	return r.Form
+}

@@ -1,0 +1,40 @@
+package har
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// FromGoVCR loads every go-vcr cassette under src (format 1 or 2; a file or
+// a tree) and returns them as cassettes of adapter, without paths: the
+// scenario is the file's path below src without its extension, slash
+// separated, case kept (go-vcr names files after tests and subtests:
+// `TestLogin/Should_work`). Format 1 is upgraded; bodies are kept byte for
+// byte (nothing is decoded or re-encoded; Save chooses only how the bytes
+// are quoted). Nothing is written: the caller redacts and saves them.
+func FromGoVCR(src, adapter string) ([]*cassettes.Cassette, error) {
+	list, err := cassettes.LoadTree([]string{src}, cassettes.LoadOptions{})
+	if err != nil {
+		var ce *cassettes.Error
+		if errors.As(err, &ce) && ce.NextStep != "" {
+			ce.NextStep = cassettes.Command("cassette", "import", "govcr", src, "--adapter", adapter)
+		}
+		return nil, err
+	}
+	for _, c := range list {
+		rel, err := filepath.Rel(src, c.Path)
+		if err != nil || rel == "." {
+			rel = filepath.Base(c.Path)
+		}
+		c.Scenario = filepath.ToSlash(strings.TrimSuffix(rel, filepath.Ext(rel)))
+		c.Adapter, c.Kind, c.Path = adapter, cassettes.KindHTTP, ""
+		c.Cassette, c.Version, c.Plain, c.Warnings = cassettes.SchemaVersion, cassettes.GoVCRVersion, false, nil
+		for i := range c.Interactions {
+			c.Interactions[i].ID = i
+		}
+	}
+	return list, nil
+}

@@ -1,0 +1,68 @@
+package infra
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// TestClassifyTransport: the one classification of failures to reach a
+// real service, on real errors where this machine can make them (a refused
+// connection, an untrusted certificate, a name mismatch) and on the errors
+// the standard library wraps otherwise.
+func TestClassifyTransport(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	_, refused := http.Get("http://127.0.0.1:1/")
+	_, untrusted := http.Get(srv.URL)
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	tr := srv.Client().Transport.(*http.Transport).Clone()
+	tr.TLSClientConfig.ServerName = "wrong.example"
+	_, mismatch := (&http.Client{Transport: tr}).Get(srv.URL)
+	for _, tc := range []struct {
+		name   string
+		err    error
+		reason cassettes.Reason
+		class  string
+	}{
+		{"refused", refused, cassettes.ERealUnreachable, "connection refused"},
+		{"untrusted", untrusted, cassettes.ERealTLS, "unknown authority"},
+		{"mismatch", mismatch, cassettes.ERealTLS, "host name"},
+		{"expired", fmt.Errorf("get: %w", x509.CertificateInvalidError{Reason: x509.Expired}), cassettes.ERealTLS, "expired"},
+		{"dns", &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "api.invalid", IsNotFound: true}}, cassettes.ERealDNS, "DNS"},
+		{"reset", &net.OpError{Op: "read", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, cassettes.ERealReset, "reset"},
+		{"cut short", fmt.Errorf("reading body: %w", io.ErrUnexpectedEOF), cassettes.ERealReset, "reset"},
+		{"timeout", fmt.Errorf("get: %w", context.DeadlineExceeded), cassettes.ETimeout, "timed out"},
+		{"unknown", errors.New("something else"), cassettes.ERealUnreachable, "could not be reached"},
+	} {
+		f := ClassifyTransport(tc.err)
+		if f.Reason != tc.reason || !strings.Contains(f.Class, tc.class) || f.Reason.Exit() != cassettes.ExitInfra {
+			t.Errorf("%s: %v → %+v, want %s (%s), exit 3", tc.name, tc.err, f, tc.reason, tc.class)
+		}
+	}
+	for code, want := range map[int]cassettes.Reason{429: cassettes.ERateLimit, 408: cassettes.ETimeout, 500: cassettes.EProvider5xx, 503: cassettes.EProvider5xx, 529: cassettes.EProvider5xx} {
+		if f, ok := ClassifyStatus(code); !ok || f.Reason != want {
+			t.Errorf("status %d → %+v %v, want %s", code, f, ok, want)
+		}
+	}
+	for _, code := range []int{200, 404, 401, 501} {
+		if _, ok := ClassifyStatus(code); ok {
+			t.Errorf("status %d is the service's answer, not a failure", code)
+		}
+	}
+	if a := (Failure{Reason: cassettes.ERealTLS, Class: "TLS: certificate signed by an unknown authority"}).Advice(); !strings.Contains(a, "real.ca_file") {
+		t.Errorf("advice %q", a)
+	}
+}

@@ -1,0 +1,274 @@
+package refresh
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verify"
+)
+
+// One adapter of a cycle: re-record each of its cassettes, compare, count
+// the drifting cycles, publish, and say what became of each case.
+
+// adapterRun is one adapter's part of a cycle.
+type adapterRun struct {
+	*cycle
+	a     *cassettes.Adapter
+	res   *AdapterResult
+	creds map[string]string // the adapter's live credential values
+	vopts verify.Options    // how cassettes are compared and replayed
+}
+
+// adapter refreshes one adapter. An adapter whose credentials are not set
+// is skipped and leaves its escalation state as it was.
+func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, olds []*cassettes.Cassette) *AdapterResult {
+	o := &c.opts
+	ar := &AdapterResult{Name: name, Owners: a.Owners}
+	if missing := c.missingCredentials(a); len(missing) > 0 {
+		c.skip(ar, olds, missing)
+		return ar
+	}
+	creds := recorder.Credentials(a.Real.Credentials, o.lookup())
+	r := &adapterRun{cycle: c, a: a, res: ar, creds: creds,
+		vopts: verify.Options{Config: o.Config, Normalizers: o.registry(), Credentials: creds}}
+	failed := false
+	for _, old := range olds {
+		cr := r.rerecord(ctx, old)
+		ar.Cases = append(ar.Cases, cr)
+		failed = failed || cr.Status == report.StatusError
+	}
+	var drifting []*CaseResult
+	for _, cr := range ar.Cases {
+		if cr.Drifted() {
+			drifting = append(drifting, cr)
+		}
+	}
+	st := c.state.Adapter(name)
+	if len(drifting) == 0 {
+		if !failed { // a clean cycle resets the count; one that could not look does not
+			st.Consecutive, st.Escalated, st.LastDrift, st.Branch, st.PR, st.Issue = 0, false, "", "", "", ""
+		}
+		ar.Consecutive = st.Consecutive
+		return ar
+	}
+	r.countDrift(st)
+	if err := r.publish(ctx, drifting); err != nil {
+		r.unpublished(drifting, err)
+		return ar
+	}
+	st.Branch, st.PR, st.Issue = ar.Branch, ar.PR.Ref(), ar.Issue.Ref()
+	for _, cr := range drifting {
+		r.outcome(cr)
+	}
+	return ar
+}
+
+// missingCredentials are the adapter's credential variables that are not
+// set (or empty).
+func (c *cycle) missingCredentials(a *cassettes.Adapter) []string {
+	var missing []string
+	for _, v := range a.Real.Credentials {
+		if val, ok := c.opts.lookup()(v); !ok || val == "" {
+			missing = append(missing, v)
+		}
+	}
+	return missing
+}
+
+// skip marks every case of an adapter without its credentials skipped.
+func (c *cycle) skip(ar *AdapterResult, olds []*cassettes.Cassette, missing []string) {
+	ar.Skipped = fmt.Sprintf("no credentials: %s not set", strings.Join(missing, ", "))
+	c.logf("%s: skipped (%s)", ar.Name, ar.Skipped)
+	for _, old := range olds {
+		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + ar.Skipped + "; export it to refresh this adapter",
+			NextStep: cassettes.Command("cassette", "refresh", "--once", "--adapter", ar.Name)})
+	}
+}
+
+// recorder is the options' Recorder, or the one that talks to the real
+// services.
+func (r *adapterRun) recorder() Recorder {
+	if r.opts.Recorder != nil {
+		return r.opts.Recorder
+	}
+	return recorder.Live{Config: r.opts.Config, LookupEnv: r.opts.lookup()}
+}
+
+// rerecord records one cassette again and compares it with the committed
+// one: skipped (a mutating scenario), an error (the real side failed), a
+// drift or a pass.
+func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *CaseResult {
+	name := r.res.Name
+	cr := &CaseResult{Old: old}
+	if old.Mutating && !r.a.AllowMutating {
+		cr.Status, cr.Message = report.StatusSkipped, fmt.Sprintf("scenario mutates the real service (mutating: true); not re-recorded (set adapters.%s.allow_mutating: true in cassette.yaml to refresh it)", name)
+		return cr
+	}
+	if call := unsafeCall(old); call != "" && r.opts.DryRun && !r.opts.DryRunUnsafe {
+		cr.Status = report.StatusSkipped
+		cr.Message = "dry run: not re-recorded: it would " + call + ", which may change the real service (a dry run sends only GET, HEAD and OPTIONS requests; --rerecord-unsafe re-runs it against the real service and still pushes and opens nothing)"
+		cr.NextStep = cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe", "--adapter", name)
+		r.logf("%s: %s", old.ID(), cr.Message)
+		return cr
+	}
+	start := time.Now()
+	got, err := r.recorder().Rerecord(ctx, name, r.a, old)
+	cr.Duration = time.Since(start)
+	if got.Live.ExecutionMode != "" {
+		live := got.Live
+		cr.Live = &live
+	}
+	if err != nil {
+		ce := cassettes.AsError(err)
+		cr.Status, cr.Reason, cr.Message = report.StatusError, ce.Reason, firstLine(ce.Error())
+		cr.NextStep = cmp.Or(ce.NextStep, cassettes.Command("cassette", "record", "--adapter", name, "--scenario", old.Scenario))
+		r.logf("%s: cannot re-record: %s", old.ID(), cr.Message)
+		return cr
+	}
+	cr.New = got.Cassette
+	cr.New.Path = old.Path
+	cr.Drifts, cr.Explain, cr.Sides = compare(old, cr.New, r.a, r.vopts)
+	if cr.Drifted() {
+		cr.Status, cr.Reason, cr.Message = report.StatusFail, cassettes.ERealDrift, "the real service changed: "+cr.Drifts[0].Message
+		r.logf("%s: drift (%d differences)", old.ID(), len(cr.Drifts))
+	} else {
+		cr.Status = report.StatusPass
+		r.logf("%s: no drift", old.ID())
+	}
+	return cr
+}
+
+// unsafeCall is the first call re-recording c would make that may change
+// the real service, in words ("send PUT /v1/pets/1", "run gh pr merge 7"),
+// or "" when every call only reads (GET, HEAD, OPTIONS).
+func unsafeCall(c *cassettes.Cassette) string {
+	if c.Kind == cassettes.KindCLI {
+		if c.Input == nil {
+			return "run its command"
+		}
+		return "run " + cassettes.ShellJoin(append(strings.Fields(c.Input.Command), c.Input.Args...))
+	}
+	for _, it := range c.Interactions {
+		switch strings.ToUpper(it.Request.Method) {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			continue
+		}
+		target := it.Request.URL
+		if u, err := url.Parse(target); err == nil && u.Path != "" {
+			target = u.Path
+		}
+		return "send " + it.Request.Method + " " + target
+	}
+	return ""
+}
+
+// ReplayCommand is the command that records this adapter again without
+// writing anywhere: a dry run, told to re-run what may change the real
+// service when one of its cassettes does, so that it reproduces the
+// cycle's recordings.
+func (ar *AdapterResult) ReplayCommand() string {
+	if ar.unsafe() {
+		return cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe", "--adapter", ar.Name)
+	}
+	return cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--adapter", ar.Name)
+}
+
+// unsafe reports whether re-recording one of the adapter's cassettes may
+// change the real service.
+func (ar *AdapterResult) unsafe() bool {
+	return slices.ContainsFunc(ar.Cases, func(cr *CaseResult) bool { return unsafeCall(cr.Old) != "" })
+}
+
+// ReplayCommand is the command that records the cycle's adapters again
+// without writing anywhere (see AdapterResult.ReplayCommand).
+func (r *Result) ReplayCommand() string {
+	if slices.ContainsFunc(r.Adapters, (*AdapterResult).unsafe) {
+		return cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe")
+	}
+	return cassettes.Command("cassette", "refresh", "--once", "--dry-run")
+}
+
+// countDrift counts this cycle's drift once (a cycle run again at the same
+// time does not count twice) and escalates at the threshold.
+func (r *adapterRun) countDrift(st *AdapterState) {
+	if stamp := r.now.UTC().Format(time.RFC3339Nano); st.LastDrift != stamp {
+		st.Consecutive++
+		st.LastDrift = stamp
+	}
+	r.res.Consecutive = st.Consecutive
+	r.res.Escalated = st.Consecutive >= r.threshd
+	st.Escalated = r.res.Escalated
+}
+
+// unpublished turns the drifting cases into errors of the step that
+// failed to publish them.
+func (r *adapterRun) unpublished(drifting []*CaseResult, err error) {
+	ar := r.res
+	ar.Err = cassettes.AsError(err)
+	r.logf("%s: %s", ar.Name, ar.Err.Error())
+	for _, cr := range drifting {
+		cr.Status, cr.Reason = report.StatusError, ar.Err.Reason
+		cr.Message = "drift found, but the refresh could not be published: " + firstLine(ar.Err.Error())
+		cr.NextStep = ar.Err.NextStep
+	}
+}
+
+// outcome says what became of a published drifting case: a refresh PR to
+// review, a fake to fix (the replay gate failed), an escalation, or a gate
+// that could not run.
+func (r *adapterRun) outcome(cr *CaseResult) {
+	ar := r.res
+	if g := cr.Gate; g != nil && g.Failed() && g.Reason.Exit() == cassettes.ExitInfra {
+		cr.Status, cr.Reason = report.StatusError, g.Reason
+		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; the replay gate could not run: " + firstLine(g.Message)
+		cr.NextStep = cassettes.Command("cassette", "verify", "--adapter", ar.Name)
+		return
+	}
+	fakeFailed := cr.Gate != nil && cr.Gate.Failed()
+	switch {
+	case ar.Escalated:
+		cr.Reason = cassettes.EEscalated
+		cr.Message = fmt.Sprintf("escalated to %s: drifting for %d cycles in a row; %s", ownersText(r.a.Owners), ar.Consecutive, cr.Message)
+	case fakeFailed:
+		cr.Reason = cassettes.EFakeDrift
+	}
+	switch {
+	case fakeFailed:
+		cr.Message += "; the fake does not match the new cassette (" + firstLine(cr.Gate.Message) + "), see " + cmp.Or(ar.Issue.Ref(), "the fake-drift issue") +
+			"; fetch " + ar.Branch + ", check it out and run " + cassettes.Command("cassette", "verify", "--case", cr.Old.ID()) + " to reproduce it, then fix the fake"
+		cr.NextStep = cassettes.Command("git", "fetch", r.shown, ar.Branch)
+	case ar.PR.Number == 0 && ar.PR.URL == "":
+		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; review the branch (git diff HEAD FETCH_HEAD once fetched), then merge it into " + r.base
+		cr.NextStep = cassettes.Command("git", "fetch", r.shown, ar.Branch)
+	default:
+		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; review and merge it"
+		cr.NextStep = cassettes.Command("git", "fetch", r.shown, ar.Branch)
+	}
+}
+
+// compare diffs the re-recorded cassette (got) against the committed one
+// (want), normalized, with verify's comparison; it also returns both sides
+// as compared (nil when they were not).
+func compare(want, got *cassettes.Cassette, a *cassettes.Adapter, opts verify.Options) ([]report.Drift, string, *verify.Comparison) {
+	if want.Kind != cassettes.KindCLI && len(want.Interactions) != len(got.Interactions) {
+		msg := fmt.Sprintf("the real service now makes %d HTTP interactions for this scenario; the cassette has %d", len(got.Interactions), len(want.Interactions))
+		return []report.Drift{{Class: "interactions", Field: "interactions", Line: want.Line("interactions"), Message: msg}}, msg + "\n", nil
+	}
+	if want.Kind == cassettes.KindCLI && (want.Output == nil || got.Output == nil) {
+		return []report.Drift{{Class: "output", Field: "output", Message: "no output to compare"}}, "no output to compare\n", nil
+	}
+	sides, err := verify.CompareSides(verify.Case{Cassette: want, Adapter: a}, got, opts)
+	if err != nil {
+		return []report.Drift{{Class: "normalizers", Field: "normalizers", Message: err.Error()}}, err.Error() + "\n", nil
+	}
+	return sides.Drifts, sides.Explain, sides
+}

@@ -90,6 +90,9 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Jobs: o.jobs,
 		CaseTimeout: o.timeout, LogDir: logDir, Credentials: p.credentials()})
 	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
+	if run.ReplayCommand == "" && p.cfg.Path != cassettes.ConfigFile {
+		run.ReplayCommand = p.command("cassette", "verify") // the replay commands name the config this run used
+	}
 	console := stdio.Out
 	if g.json {
 		console = stdio.Err // stdout carries summary.json

@@ -305,13 +305,6 @@ func missingCredentials(a *cassettes.Adapter) []string {
 	return out
 }
 
-func firstOf(xs []string) string {
-	if len(xs) == 0 {
-		return "NAME"
-	}
-	return xs[0]
-}
-
 // pipedInput reads standard input when it is a pipe or a file (what the
 // recorded command is fed, and what the cassette keeps as input.stdin); a
 // terminal or /dev/null gives nothing.

@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 	"github.com/cassette-dev/cassette/proxy"
 )
 
@@ -78,7 +79,7 @@ func main() {
 		rec.Close()
 		c := &cassettes.Cassette{Interactions: rec.Interactions()}
 		rep, err := proxy.New(proxy.Options{Mode: proxy.ModeReplay, Upstream: *upstream,
-			Cassettes: []*cassettes.Cassette{c}, Match: proxy.MatchOptions{Replayable: true}})
+			Cassettes: []*cassettes.Cassette{c}, Match: match.Rules{Replayable: true}})
 		check(err)
 		check(rep.Start())
 		fmt.Println(rep.Addr())

@@ -95,6 +95,12 @@ type Fake struct {
 	Env     map[string]string `yaml:"env,omitempty"`
 	Dir     string            `yaml:"dir,omitempty"`
 	Timeout Duration          `yaml:"timeout,omitempty"`
+	// InProcess declares that the fake lives in a test runner's process (a
+	// Python or JavaScript object, verified through `cassette check` by the
+	// pytest or node:test binding, or a Go one through cassettetest). Such
+	// an adapter needs no command or base_url; verify skips its cases when
+	// it has neither.
+	InProcess bool `yaml:"in_process,omitempty"`
 	// Shared runs one fake process for all of the adapter's cases, in
 	// parallel. The default starts a fresh fake for each case, so that a
 	// stateful fake sees each cassette as the real service was recorded

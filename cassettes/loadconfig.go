@@ -97,14 +97,15 @@ func configRules(cfg *Config) []Problem {
 			continue
 		}
 		f := "adapters." + name
-		switch a.Kind {
-		case KindHTTP:
+		switch {
+		case a.Fake.InProcess: // driven by a test runner: nothing to start
+		case a.Kind == KindHTTP:
 			if len(a.Fake.Command) == 0 && a.Fake.BaseURL == "" {
-				add(f+".fake", "an http adapter's fake needs `base_url` or `command`", "fake: {command: [...], base_url: http://127.0.0.1:${PORT}, ready: /healthz}")
+				add(f+".fake", "an http adapter's fake needs `base_url` or `command` (or in_process: true, for a fake a test runner drives)", "fake: {command: [...], base_url: http://127.0.0.1:${PORT}, ready: /healthz}")
 			}
-		case KindCLI:
+		case a.Kind == KindCLI:
 			if len(a.Fake.Command) == 0 {
-				add(f+".fake.command", "a cli adapter's fake needs `command`", "command: [./bin/fake-gh]")
+				add(f+".fake.command", "a cli adapter's fake needs `command` (or in_process: true, for a fake a test runner drives)", "command: [./bin/fake-gh]")
 			}
 		}
 		for k, v := range a.Real.Headers {

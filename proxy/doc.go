@@ -1,8 +1,9 @@
 // Package proxy is cassette's intercepting HTTP(S) proxy, built on goproxy:
 // it records real interactions (forward proxy with HTTPS MITM, or a reverse
 // proxy in front of one upstream), replays them from cassettes through the
-// same two front doors with an index and an explained miss, or passes
-// traffic through. It also owns the local MITM certificate authority.
+// same two front doors (package match decides which recorded interaction
+// answers, and explains a miss), or passes traffic through. It also owns
+// the local MITM certificate authority.
 //
 // Decisions worth knowing:
 //
@@ -22,15 +23,15 @@
 //     secrets). A value hidden because of its header's name (a bearer
 //     token, a Basic password, a cookie; see HiddenHeaderValues) is learned
 //     and scrubbed from the rest of the interaction and from every other
-//     one of the session. Replay applies the same redaction to a copy of
-//     each recorded request when it indexes them, so a cassette from
-//     elsewhere (a go-vcr file whose form body still holds
+//     one of the session. Replay has the index apply the same redaction to
+//     a copy of each recorded request (match.Options.Prepare), so a
+//     cassette from elsewhere (a go-vcr file whose form body still holds
 //     `client_secret=test-secret`) matches a redacted request. An incoming
 //     request is looked up first as it came, which serves every request
 //     equal to a recorded one without paying for redaction; only one that
 //     matches nothing is redacted and looked up again, so a recorded
 //     "[REDACTED]" query value matches a live token, and a miss is always
-//     explained from the redacted request (replaypath.go).
+//     explained from the redacted request (match.Index.Lookup).
 //   - Nothing is saved half: a response that did not reach its end (the
 //     client went away, the upstream cut it short) is left out of the
 //     recording and reported (Incomplete, a log line), never stored with a
@@ -39,12 +40,11 @@
 //     set only while the body is read, so streams are not cut); see
 //     limits.go.
 //   - A replay miss is answered with status 599 (never a network call) and
-//     a text body naming the closest recorded interaction, the fields that
-//     differ with a small diff and the command that re-records it. The
-//     closest one comes from an index whose cost does not grow with the
-//     number of interactions (closest.go). 599 is
-//     not a status any upstream sends, so it cannot be confused with a
-//     recorded 502, and retry policies (which retry 502) leave it alone.
+//     a text body, match.Miss's, naming the closest recorded interaction,
+//     the fields that differ with a small diff and the command that
+//     re-records it. 599 is not a status any upstream sends, so it cannot
+//     be confused with a recorded 502, and retry policies (which retry 502)
+//     leave it alone.
 //   - Upstreams: a reverse proxy's upstream may be a unix socket
 //     (unix:///run/podman/podman.sock, as Docker engines listen); requests
 //     are then recorded under http://localhost, never the socket's path,
@@ -53,10 +53,6 @@
 //     time each event arrived (event_times); replay with SimulateLatency
 //     serves it event by event at those times, each written and flushed, so
 //     a client rendering tokens sees them arrive (pace.go).
-//   - Sequences: the n-th identical request gets the n-th recorded
-//     response. Once they are used up, the last one is served again only
-//     when MatchOptions.Replayable is set or the cassette says
-//     `replayable: true`; a cassette with `replayable: false` never repeats.
 //   - An upstream that fails is noted, never recorded as the service's
 //     answer: a transport error (refused, DNS, TLS, reset mid-body,
 //     timeout; classified by infra.ClassifyTransport) and a status the
@@ -71,11 +67,10 @@
 //   - A replaying forward proxy whose cassettes hold one host serves
 //     origin-form requests from it (its front door), so that a recording
 //     made through the reverse proxy replays without --upstream.
-//   - Matching rules (MatchOptions: URL globs and regexes, ignored query
-//     parameters, JSONPaths ignored in or selected from a JSON body, chosen
-//     headers) are applied to both sides before the index key is made, so
-//     a lookup stays one map access. Cassettes under different rules (the
-//     `match:` of their adapter or scenario) get one index each.
+//   - Matching (rules, sequences, the index, the closest miss) is package
+//     match's: the proxy hands it the cassettes, their rules
+//     (Options.Match, Options.MatchFor) and its redaction, and asks it
+//     about each request.
 //   - The recorded request keeps what go-vcr's default matcher compares:
 //     proto, host, content length and the parsed form (query and
 //     urlencoded body, secrets scrubbed). Headers are recorded as they came

@@ -170,37 +170,7 @@ func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Reque
 		ctx.RoundTripper = p.recordTrip(seq)
 		return req, nil
 	}
-	body, err := p.readBoundedBody(req)
-	if err != nil {
-		return req, p.bodyError(req, err)
-	}
-	it, miss := p.replayLookup(req, body)
-	if it != nil {
-		p.logReplay(it)
-		if p.opts.SimulateLatency && it.Response.Duration > 0 {
-			if err := p.sleep(req.Context(), time.Duration(it.Response.Duration)); err != nil {
-				return req, p.synthetic(req, MissStatus, "cassette: request cancelled during simulated latency\n")
-			}
-		}
-		resp := cannedResponse(req, it)
-		if p.opts.SimulateLatency {
-			p.paced(req.Context(), resp, it.Response) // a stream: event by event (pace.go)
-		}
-		return req, resp
-	}
-	if p.mode == ModeReplayWithNewEpisodes {
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		ctx.RoundTripper = p.recordTrip(seq)
-		return req, nil
-	}
-	p.mu.Lock()
-	p.misses = append(p.misses, miss)
-	p.mu.Unlock()
-	text := miss.Text()
-	p.logf("%s", strings.TrimSuffix(text, "\n"))
-	resp := p.synthetic(req, MissStatus, text)
-	resp.Header.Set(MissHeader, "replay")
-	return req, resp
+	return p.replay(req, ctx, seq) // replay and replay-with-new-episodes (replaypath.go)
 }
 
 // synthetic builds a response the proxy makes up itself. Returning one

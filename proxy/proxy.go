@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 	"github.com/cassette-dev/cassette/redact"
 	"github.com/elazarl/goproxy"
 )
@@ -93,11 +94,13 @@ type Options struct {
 	// replay-with-new-episodes start from). Bodies held in sidecar files
 	// must be loaded into Body before.
 	Cassettes []*cassettes.Cassette
-	Match     MatchOptions
+	// Match are the rules by which replay matches a request to a recorded
+	// one (package match).
+	Match match.Rules
 	// MatchFor, when set, gives the match rules of each cassette (its
 	// adapter's or scenario's `match:` in cassette.yaml); Match is then
 	// only the default for an empty set of cassettes.
-	MatchFor func(*cassettes.Cassette) MatchOptions
+	MatchFor func(*cassettes.Cassette) match.Rules
 	// Secrets are the declared credential values (name → value, see
 	// redact.FromEnv); they are scrubbed from every recorded URL, header
 	// and body, as are credential headers and known key formats.
@@ -110,7 +113,7 @@ type Options struct {
 	// interaction by Interactions, so that values learned later are scrubbed
 	// from earlier interactions too: it must be idempotent. Replay calls it
 	// on an incoming request (with an empty response) that matches no
-	// recorded one as it came, before matching it again (replaypath.go).
+	// recorded one as it came, before matching it again (match.Index.Lookup).
 	// It is called concurrently.
 	Redact func(*cassettes.Interaction)
 	// Transport reaches the upstream (Upstream.Transport builds one with the
@@ -143,7 +146,7 @@ type Proxy struct {
 	socket   string // a unix-socket upstream's path (see unix.go)
 	gp       *goproxy.ProxyHttpServer
 	tr       *http.Transport
-	idx      *matcher
+	idx      *match.Index
 	handler  http.Handler
 
 	now   func() time.Time
@@ -154,7 +157,7 @@ type Proxy struct {
 
 	mu       sync.Mutex
 	recorded []recorded
-	misses   []*Miss
+	misses   []*match.Miss
 	inflight int
 	waiters  []chan struct{}
 
@@ -230,10 +233,11 @@ func New(opts Options) (*Proxy, error) {
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
 			NextStep: cassettes.Command("cassette", "ca", "init")}
 	}
-	p.idx = newMatcher(opts.Cassettes, opts.Match, opts.MatchFor, p.redact)
-	if err := p.idx.check(); err != nil {
+	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact})
+	if err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error() + " (the matching flags are in cassette proxy --help)", NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
+	p.idx = idx
 	p.origin, p.hosts = replayOrigin(p.mode, p.upstream, opts.Cassettes)
 	p.tr = upstreamTransport(opts.Transport)
 	if p.socket != "" {
@@ -295,10 +299,10 @@ func (p *Proxy) logf(format string, args ...any) {
 }
 
 // Misses returns the replay misses so far, in order.
-func (p *Proxy) Misses() []*Miss {
+func (p *Proxy) Misses() []*match.Miss {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]*Miss(nil), p.misses...)
+	return append([]*match.Miss(nil), p.misses...)
 }
 
 // Mode is the effective mode (record-once resolved to record or replay).

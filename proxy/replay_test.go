@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"flag"
 	"io"
 	"io/fs"
 	"net/http"
@@ -15,12 +14,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 	"go.yaml.in/yaml/v3"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-func ptr[T any](v T) *T { return &v }
 
 func it(method, url, body, resp string) cassettes.Interaction {
 	return cassettes.Interaction{
@@ -36,136 +32,6 @@ func githubCassette() *cassettes.Cassette {
 			it("POST", "https://api.github.com/repos/o/r/issues", `{"title":"a","labels":["x","y"]}`, "{}"),
 			it("GET", "https://api.github.com/repos/o/r/pulls?state=open&page=1", "", "[2]"),
 		}}
-}
-
-// TestMissExplanations checks the text of each kind of replay miss against
-// golden files (go test ./proxy -run TestMissExplanations -update).
-func TestMissExplanations(t *testing.T) {
-	tests := []struct {
-		name, method, url, body string
-		opts                    MatchOptions
-		cs                      []*cassettes.Cassette
-		before                  int // identical lookups made first
-	}{
-		{"query differs", "GET", "https://api.github.com/repos/o/r/pulls?page=2&state=open", "", MatchOptions{}, nil, 0},
-		{"json body differs", "POST", "https://api.github.com/repos/o/r/issues", `{"labels":["x","z"],"title":"a"}`, MatchOptions{Body: BodyJSON}, nil, 0},
-		{"method and path differ", "DELETE", "https://api.github.com/repos/o/r/pull", "", MatchOptions{}, nil, 0},
-		{"header differs", "GET", "https://api.github.com/repos/o/r/pulls?state=open&page=1", "", MatchOptions{Headers: []string{"accept"}}, nil, 0},
-		{"sequence used up", "GET", "https://api.github.com/repos/o/r/pulls?state=open&page=1", "", MatchOptions{}, nil, 2},
-		{"nothing recorded", "GET", "https://api.github.com/", "", MatchOptions{}, []*cassettes.Cassette{}, 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			cs := tc.cs
-			if cs == nil {
-				cs = []*cassettes.Cassette{githubCassette()}
-			}
-			x := newIndex(cs, tc.opts)
-			h := http.Header{"Accept": {"text/html"}}
-			v := x.opts.view(tc.method, tc.url, h, []byte(tc.body), x.hnames)
-			for range tc.before {
-				if it, m := x.lookup(v, tc.method+" "+tc.url); it == nil {
-					t.Fatalf("setup lookup missed: %s", m.Text())
-				}
-			}
-			got, miss := x.lookup(v, tc.method+" "+tc.url)
-			if got != nil {
-				t.Fatalf("lookup hit %s", got.Request.URL)
-			}
-			text := miss.Text() + "\n--- as error ---\n" + miss.Error().Error() + "\nnext: " + miss.Error().NextStep + "\n"
-			golden := filepath.Join("testdata", "miss", strings.ReplaceAll(tc.name, " ", "_")+".txt")
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if text != string(want) {
-				t.Errorf("miss text differs from %s:\n%s", golden, text)
-			}
-			if miss.Error().Reason != cassettes.EReplayMiss {
-				t.Errorf("reason %s", miss.Error().Reason)
-			}
-		})
-	}
-}
-
-func TestSequencesAndReplayable(t *testing.T) {
-	url := "https://api.github.com/repos/o/r/pulls?page=1&state=open"
-	tests := []struct {
-		name  string
-		opts  MatchOptions
-		flag  *bool // the cassette's replayable:
-		wants []string
-	}{
-		{"served once, in order", MatchOptions{}, nil, []string{"[1]", "[2]", "miss"}},
-		{"option repeats the last", MatchOptions{Replayable: true}, nil, []string{"[1]", "[2]", "[2]", "[2]"}},
-		{"cassette replayable: true", MatchOptions{}, ptr(true), []string{"[1]", "[2]", "[2]"}},
-		{"cassette replayable: false wins over the option", MatchOptions{Replayable: true}, ptr(false), []string{"[1]", "[2]", "miss"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := githubCassette()
-			c.Replayable = tc.flag
-			x := newIndex([]*cassettes.Cassette{c}, tc.opts)
-			for i, want := range tc.wants {
-				got, _ := x.lookup(x.opts.view("GET", url, nil, nil, x.hnames), url)
-				body := "miss"
-				if got != nil {
-					body = string(got.Response.Body)
-				}
-				if body != want {
-					t.Errorf("request %d got %s, want %s", i, body, want)
-				}
-			}
-		})
-	}
-}
-
-func TestMatchOptions(t *testing.T) {
-	rec := "https://API.example.com:443/v1/items?b=2&a=1#frag"
-	tests := []struct {
-		name          string
-		opts          MatchOptions
-		method, url   string
-		body          string
-		h             http.Header
-		match         bool
-		recordedBody  string
-		recordedHeads http.Header
-	}{
-		{"query order, host case, default port", MatchOptions{}, "GET", "https://api.example.com/v1/items?a=1&b=2", "", nil, true, "", nil},
-		{"different query", MatchOptions{}, "GET", "https://api.example.com/v1/items?a=1&b=3", "", nil, false, "", nil},
-		{"ignore query", MatchOptions{IgnoreQuery: true}, "GET", "https://api.example.com/v1/items", "", nil, true, "", nil},
-		{"method differs", MatchOptions{}, "HEAD", "https://api.example.com/v1/items?a=1&b=2", "", nil, false, "", nil},
-		{"ignore method", MatchOptions{IgnoreMethod: true}, "HEAD", "https://api.example.com/v1/items?a=1&b=2", "", nil, true, "", nil},
-		{"other host", MatchOptions{}, "GET", "http://127.0.0.1:8080/v1/items?a=1&b=2", "", nil, false, "", nil},
-		{"ignore host", MatchOptions{IgnoreHost: true}, "GET", "http://127.0.0.1:8080/v1/items?a=1&b=2", "", nil, true, "", nil},
-		{"raw body differs in spacing", MatchOptions{}, "GET", rec, `{"a": 1}`, nil, false, `{"a":1}`, nil},
-		{"json body equal up to spacing and key order", MatchOptions{Body: BodyJSON}, "GET", rec, `{ "b":[1], "a": 1}`, nil, true, `{"a":1,"b":[1]}`, nil},
-		{"json mode, non-JSON bodies compare raw", MatchOptions{Body: BodyJSON}, "GET", rec, `a=1`, nil, true, `a=1`, nil},
-		{"ignore body", MatchOptions{Body: BodyIgnore}, "GET", rec, `x`, nil, true, `y`, nil},
-		{"chosen header equal", MatchOptions{Headers: []string{"x-api-version"}}, "GET", rec, "", http.Header{"X-Api-Version": {"3"}}, true, "", http.Header{"X-Api-Version": {"3"}}},
-		{"chosen header differs", MatchOptions{Headers: []string{"X-Api-Version"}}, "GET", rec, "", http.Header{"X-Api-Version": {"4"}}, false, "", http.Header{"X-Api-Version": {"3"}}},
-		{"other headers do not matter", MatchOptions{}, "GET", rec, "", http.Header{"User-Agent": {"x"}}, true, "", nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := &cassettes.Cassette{Interactions: []cassettes.Interaction{{
-				Request:  cassettes.Request{Method: "GET", URL: rec, Body: cassettes.Body(tc.recordedBody), Headers: tc.recordedHeads},
-				Response: cassettes.Response{Code: 200},
-			}}}
-			x := newIndex([]*cassettes.Cassette{c}, tc.opts)
-			got, _ := x.lookup(x.opts.view(tc.method, tc.url, tc.h, []byte(tc.body), x.hnames), tc.url)
-			if (got != nil) != tc.match {
-				t.Errorf("matched = %v, want %v", got != nil, tc.match)
-			}
-		})
-	}
 }
 
 // TestReplayMissOverTheWire: a miss is a 599 whose body explains it, and
@@ -222,7 +88,7 @@ func TestSimulatedLatency(t *testing.T) {
 	for _, simulate := range []bool{false, true} {
 		t.Run(map[bool]string{false: "off by default", true: "on"}[simulate], func(t *testing.T) {
 			p, err := New(Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c},
-				SimulateLatency: simulate, Match: MatchOptions{Replayable: true}})
+				SimulateLatency: simulate, Match: match.Rules{Replayable: true}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -316,11 +182,4 @@ func TestSecretsNeverWritten(t *testing.T) {
 	if code, body := send(forwardClient(t, rep, false)); code != 200 || strings.Contains(body, ghToken) {
 		t.Errorf("replay: %d %q", code, body)
 	}
-}
-
-// view normalizes one request for matching, as the matcher does with the
-// options' compiled rules (tests and benchmarks build views this way).
-func (m MatchOptions) view(method, rawURL string, h http.Header, body []byte, hnames []string) view {
-	c, _ := m.compile()
-	return m.viewWith(c, method, rawURL, h, body, hnames)
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -11,34 +12,74 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 	"github.com/cassette-dev/cassette/redact"
+	"github.com/elazarl/goproxy"
 )
 
-// The replay hot path. A request is first looked up as it came: a recorded
-// request is indexed in its redacted form (see newIndex), so when the
-// incoming request equals one of those there is nothing to redact, and the
-// full redaction (decoding, the adapter's Redact, the secret scan over URL,
-// headers and body, the parsed form) is not paid. Only a request that
-// matches nothing as it came — one that carries a live token where the
-// cassette says [REDACTED], one whose body is compressed, or a real miss —
-// is redacted and looked up again; the miss report is built from that
-// redacted form, so it never shows a credential.
+// Replay: a request answered from the cassettes (the recorded response,
+// at its pace when asked; in replay-with-new-episodes mode, one they do
+// not hold goes on to be recorded), a miss answered with a 599 that
+// explains it, and the reverse door's direct write of a replayed response.
+//
+// Which interaction answers is package match's: the hot path is
+// match.Index.Lookup, which looks a request up as it came, and redacts
+// (the index was given p.redact as its Prepare) and looks up again only
+// one that matches nothing that way, so a miss is explained from the
+// redacted request and never shows a credential.
+
+// replay answers a request from the cassettes: the recorded response
+// (after its recorded duration, and a stream at its pace, when
+// SimulateLatency is set); in replay-with-new-episodes mode a request they
+// do not hold goes on to be recorded (seq is its arrival order); otherwise
+// it gets a 599 whose body explains the miss.
+func (p *Proxy) replay(req *http.Request, ctx *goproxy.ProxyCtx, seq int64) (*http.Request, *http.Response) {
+	body, err := p.readBoundedBody(req)
+	if err != nil {
+		return req, p.bodyError(req, err)
+	}
+	it, miss := p.replayLookup(req, body)
+	if it != nil {
+		p.logReplay(it)
+		if p.opts.SimulateLatency && it.Response.Duration > 0 {
+			if err := p.sleep(req.Context(), time.Duration(it.Response.Duration)); err != nil {
+				return req, p.synthetic(req, MissStatus, "cassette: request cancelled during simulated latency\n")
+			}
+		}
+		resp := cannedResponse(req, it)
+		if p.opts.SimulateLatency {
+			p.paced(req.Context(), resp, it.Response) // a stream: event by event (pace.go)
+		}
+		return req, resp
+	}
+	if p.mode == ModeReplayWithNewEpisodes {
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		ctx.RoundTripper = p.recordTrip(seq)
+		return req, nil
+	}
+	return req, p.missed(req, miss)
+}
+
+// missed keeps a miss (Misses), logs its explanation and answers it: 599,
+// the explanation as the body.
+func (p *Proxy) missed(req *http.Request, miss *match.Miss) *http.Response {
+	p.mu.Lock()
+	p.misses = append(p.misses, miss)
+	p.mu.Unlock()
+	text := miss.Text()
+	p.logf("%s", strings.TrimSuffix(text, "\n"))
+	resp := p.synthetic(req, MissStatus, text)
+	resp.Header.Set(MissHeader, "replay")
+	return resp
+}
 
 // replayLookup returns the recorded interaction that answers req, or the
 // miss that explains (redacted) why none does.
-func (p *Proxy) replayLookup(req *http.Request, body []byte) (*cassettes.Interaction, *Miss) {
+func (p *Proxy) replayLookup(req *http.Request, body []byte) (*cassettes.Interaction, *match.Miss) {
 	// The credential headers of every request are learned, hit or miss, so
 	// a later miss that quotes one of their values elsewhere is scrubbed.
 	p.learned.learnHeaders(req.Header)
-	if req.Header.Get("Content-Encoding") == "" {
-		if it := p.idx.take(req.Method, req.URL.String(), req.Header, body); it != nil {
-			return it, nil
-		}
-	}
-	probe := cassettes.Interaction{Request: captureRequest(req, body)}
-	p.redact(&probe)
-	r := probe.Request
-	return p.idx.find(r.Method, r.URL, r.Headers, []byte(r.Body), r.Method+" "+r.URL)
+	return p.idx.Lookup(match.Request{Method: req.Method, URL: req.URL.String(), Header: req.Header, Body: body})
 }
 
 // replayLogLines is how many replays are logged one by one; after them,
@@ -66,18 +107,6 @@ func (p *Proxy) logReplay(it *cassettes.Interaction) {
 
 // Replayed is the number of requests served from the cassettes so far.
 func (p *Proxy) Replayed() int64 { return p.replayed.Load() }
-
-// take serves the request from the first group whose index holds it
-// unused (or replayable), without building any miss; nil when none does.
-func (m *matcher) take(method, rawURL string, h http.Header, body []byte) *cassettes.Interaction {
-	for _, x := range m.groups {
-		v := x.opts.viewWith(x.c, method, rawURL, h, body, x.hnames)
-		if it, _ := x.take(v); it != nil {
-			return it
-		}
-	}
-	return nil
-}
 
 // serveReplay answers an origin-form request (the reverse proxy's, or the
 // forward proxy's front door) in replay mode directly, as goproxy would

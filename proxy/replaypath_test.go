@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // discard is a ResponseWriter that keeps nothing (so that what a request
@@ -33,7 +34,7 @@ func TestReplayDoesNotCopyTheBody(t *testing.T) {
 		Response: cassettes.Response{Code: 200, Status: "200 OK", Body: cassettes.Body(strings.Repeat("x", size)),
 			Headers: http.Header{"Content-Type": {"text/plain"}, "Content-Length": {"1048576"}}},
 	}}}
-	p, err := New(Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c}, Match: MatchOptions{Replayable: true}})
+	p, err := New(Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c}, Match: match.Rules{Replayable: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestReplayRedactsOnlyWhatDoesNotMatchAsItCame(t *testing.T) {
 		it("GET", "http://svc.test/v1/token?access_token=[REDACTED]", "", "token"),
 	}}
 	p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c},
-		Match: MatchOptions{Replayable: true}, Secrets: map[string]string{"TOKEN": "live-value-123"},
+		Match: match.Rules{Replayable: true}, Secrets: map[string]string{"TOKEN": "live-value-123"},
 		Redact: func(*cassettes.Interaction) { calls.Add(1) }})
 	indexing := calls.Load()
 	get := func(path string) string {
@@ -105,7 +106,7 @@ func TestReplayLogIsSampledCountIsExact(t *testing.T) {
 	var log syncBuffer
 	c := &cassettes.Cassette{Interactions: []cassettes.Interaction{it("GET", "http://svc.test/v1/x", "", "x")}}
 	p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c},
-		Match: MatchOptions{Replayable: true}, Log: &log})
+		Match: match.Rules{Replayable: true}, Log: &log})
 	for range 100 {
 		resp, err := http.Get(p.URL() + "/v1/x")
 		if err != nil {
@@ -135,7 +136,7 @@ func TestReverseReplayWithoutGoproxy(t *testing.T) {
 	head.Response.Code, head.Response.Status, head.Response.ContentLength = 201, "201 Created", 5
 	head.Response.Headers = rec.Response.Headers
 	c := &cassettes.Cassette{Interactions: []cassettes.Interaction{rec, withTrailer, head}}
-	p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c}, Match: MatchOptions{Replayable: true}})
+	p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c}, Match: match.Rules{Replayable: true}})
 	resp, err := http.Get(p.URL() + "/v1/x")
 	if err != nil {
 		t.Fatal(err)
@@ -159,5 +160,27 @@ func TestReverseReplayWithoutGoproxy(t *testing.T) {
 	resp.Body.Close()
 	if string(b) != "body" || resp.Trailer.Get("X-Checksum") != "abc" {
 		t.Errorf("trailers: %q %v", b, resp.Trailer)
+	}
+}
+
+// TestRecordedRequestsRedactedLikeIncoming: a plain go-vcr cassette keeps a
+// test secret in its form body (auth0's go-auth0 recordings do); the proxy
+// redacts every incoming request before matching, so it must redact the
+// recorded side the same way, or such a cassette never replays.
+func TestRecordedRequestsRedactedLikeIncoming(t *testing.T) {
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("replay reached the network") }), false)
+	form := "client_id=test-client_id&client_secret=test-client_secret&grant_type=client_credentials"
+	c := &cassettes.Cassette{Path: "cassettes/auth0/TestLogin.yaml", Adapter: "auth0", Scenario: "TestLogin", Interactions: []cassettes.Interaction{{
+		Request:  cassettes.Request{Method: "POST", URL: up.URL + "/oauth/token", Body: cassettes.Body(form), Headers: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}},
+		Response: cassettes.Response{Code: 200, Status: "200 OK", Body: `{"access_token":"[REDACTED]"}`, Headers: http.Header{}},
+	}}}
+	// What cassette record's redactor does to a secret-named form field.
+	redact := func(it *cassettes.Interaction) {
+		it.Request.Body = cassettes.Body(strings.Replace(string(it.Request.Body), "client_secret=test-client_secret", "client_secret=[REDACTED]", 1))
+	}
+	p := startProxy(t, Options{Mode: ModeReplay, CA: testCA(t), Transport: trusting(up), Cassettes: []*cassettes.Cassette{c}, Redact: redact})
+	code, body, _ := do(t, forwardClient(t, p, false), up.URL, call{"POST", "/oauth/token", "application/x-www-form-urlencoded", form})
+	if code != 200 {
+		t.Fatalf("status %d:\n%s", code, body)
 	}
 }

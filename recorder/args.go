@@ -145,15 +145,10 @@ func withRefs(s, mark, open, close string) string {
 	return b.String()
 }
 
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
-// shellQuote quotes s as one sh word.
-func shellQuote(s string) string {
-	if plainWord.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes s as one sh word (cassettes.Quote: the one quoting
+// rule of every printed command).
+func shellQuote(s string) string { return cassettes.Quote(s) }
 
 // shellWord quotes s as one sh word in which the mark-delimited variable
 // names become "${VAR}" references.

@@ -15,6 +15,7 @@ import (
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // Mode is the go-vcr recorder mode of a Transport.
@@ -38,19 +39,28 @@ const (
 // TransportOptions configures NewTransport.
 type TransportOptions struct {
 	Meta
-	Mode Mode // default ModeRecordOnce
+	// Mode is go-vcr's; its zero value is ModeRecordOnly, which calls the
+	// real service and rewrites the cassette: a test that replays says
+	// ModeRecordOnce or ModeReplayOnly.
+	Mode Mode
 	// Real reaches the real service; nil is http.DefaultTransport.
 	Real http.RoundTripper
 	// Credentials are the names of credential variables whose values are
 	// scrubbed; LookupEnv reads them (nil is os.LookupEnv).
 	Credentials []string
 	LookupEnv   func(string) (string, bool)
-	// MatchHeaders are headers that must be equal for a request to match a
-	// recorded one; by default only method, URL and body are compared.
+	// Match are the rules by which a request matches a recorded one, the
+	// proxy's (package match): by default method, URL (query in any order)
+	// and body are compared. MatchHeaders, IgnoreBody and Replayable are
+	// shorthands laid over them.
+	Match match.Rules
+	// MatchHeaders are headers that must also be equal (added to
+	// Match.Headers).
 	MatchHeaders []string
-	// IgnoreBody matches without comparing bodies.
+	// IgnoreBody matches without comparing bodies (Match.Body = ignore).
 	IgnoreBody bool
-	// Replayable lets one recorded interaction answer several requests.
+	// Replayable lets one recorded interaction answer several requests
+	// (Match.Replayable).
 	Replayable bool
 	// SimulateLatency sleeps each interaction's recorded duration on replay;
 	// off by default (go-vcr's default is on).
@@ -62,14 +72,27 @@ type TransportOptions struct {
 // go-vcr `version: 2` file with cassette's metadata), with cassette's
 // redaction applied to every interaction right after capture — so the client
 // sees in record mode exactly the bytes it will see on replay, and no secret
-// is ever held for saving. Matching compares method, URL and body (after
-// redaction) and the chosen headers, never RemoteAddr, Proto or the other
-// headers. Saving is atomic (cassettes.Save) and refused if a secret is left.
+// is ever held for saving. Saving is atomic (cassettes.Save) and refused if
+// a secret is left.
+//
+// Replay is the proxy's (package match): the same rules (by default
+// method, URL and body, after redaction; never RemoteAddr, Proto or other
+// headers), the n-th identical request served the n-th recorded response,
+// and a request the cassette does not hold fails with the proxy's
+// explanation: the closest recorded interaction (file:line), the fields
+// that differ with a diff, and how to re-record. That error is a
+// *match.Miss, unwraps to a *cassettes.Error (E_REPLAY_MISS), and is
+// go-vcr's cassette.ErrInteractionNotFound for code that checks for it.
 type Transport struct {
-	rec  *vcr.Recorder
-	red  *Redactor
-	opts TransportOptions
-	path string
+	rec   *vcr.Recorder
+	red   *Redactor
+	opts  TransportOptions
+	path  string
+	rules match.Rules
+	pair  *match.Matcher // go-vcr's matcher while it records (replayable)
+	// idx serves replay from the cassette as loaded; nil when the mode
+	// records it anew (go-vcr then replays only what it recorded itself).
+	idx *match.Index
 
 	mu     sync.Mutex
 	loaded *cassettes.Cassette // metadata of the file read, if any
@@ -83,7 +106,12 @@ func NewTransport(path string, opts TransportOptions) (*Transport, error) {
 		return nil, cassettes.Errorf(cassettes.EUsage, "pass a path like testdata/cassettes/<adapter>/<scenario>.yaml",
 			"cassette path %q must end in .yaml", path)
 	}
-	t := &Transport{red: NewRedactor(Credentials(opts.Credentials, opts.LookupEnv)), opts: opts, path: path}
+	t := &Transport{red: NewRedactor(Credentials(opts.Credentials, opts.LookupEnv)), opts: opts, path: path, rules: opts.rules()}
+	pair, err := match.NewMatcher(t.rules, t.red.Interaction)
+	if err != nil {
+		return nil, cassettes.Errorf(cassettes.EUsage, "check TransportOptions.Match", "cassette %s: %v", path, err)
+	}
+	t.pair = pair
 	mode := opts.Mode
 	vopts := []vcr.Option{
 		vcr.WithMode(mode),
@@ -92,7 +120,7 @@ func NewTransport(path string, opts TransportOptions) (*Transport, error) {
 		vcr.WithMatcher(t.match),
 		vcr.WithHook(t.afterCapture, vcr.AfterCaptureHook),
 		vcr.WithSkipRequestLatency(!opts.SimulateLatency),
-		vcr.WithReplayableInteractions(opts.Replayable),
+		vcr.WithReplayableInteractions(t.rules.Replayable),
 	}
 	if opts.Real != nil {
 		vopts = append(vopts, vcr.WithRealTransport(opts.Real))
@@ -107,11 +135,43 @@ func NewTransport(path string, opts TransportOptions) (*Transport, error) {
 			NextStep: cassettes.Command("cassette", "validate", path)}
 	}
 	t.rec = rec
+	if err := t.index(); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
+// rules are the Match rules with the shorthands laid over them.
+func (o TransportOptions) rules() match.Rules {
+	r := o.Match
+	r.Headers = append(append([]string(nil), r.Headers...), o.MatchHeaders...)
+	if o.IgnoreBody {
+		r.Body = match.BodyIgnore
+	}
+	r.Replayable = r.Replayable || o.Replayable
+	return r
+}
+
 // RoundTrip implements http.RoundTripper.
-func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) { return t.rec.RoundTrip(r) }
+func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if t.idx == nil {
+		return t.rec.RoundTrip(r)
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	it, miss := t.idx.Lookup(match.Request{Method: r.Method, URL: r.URL.String(), Header: r.Header, Body: body})
+	switch {
+	case it != nil:
+		return t.replay(r, it)
+	case t.opts.Mode == ModeReplayWithNewEpisodes: // a new episode: go-vcr records it
+		r = r.Clone(r.Context())
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		return t.rec.RoundTrip(r)
+	}
+	return nil, missError{miss}
+}
 
 // Client returns an *http.Client that uses the transport.
 func (t *Transport) Client() *http.Client { return &http.Client{Transport: t} }
@@ -127,35 +187,23 @@ func (t *Transport) afterCapture(i *cassette.Interaction) error {
 	return nil
 }
 
-// match compares an incoming request, redacted the same way, with a
-// recorded one.
+// match is go-vcr's matcher. go-vcr looks for a match only among what it
+// holds: with a loaded cassette, which the index serves (so a request
+// that reaches go-vcr is a new episode to record), never; while it
+// records with Replayable set, among what it recorded this session, which
+// it then serves again instead of calling the real service: an incoming
+// request, redacted, is compared with one by the rules.
 func (t *Transport) match(r *http.Request, rec cassette.Request) bool {
-	if r.Method != rec.Method {
+	if t.idx != nil {
 		return false
 	}
-	if t.red.URL(r.URL.String()) != rec.URL {
+	body, err := readBody(r)
+	if err != nil {
 		return false
 	}
-	for _, h := range t.opts.MatchHeaders {
-		got := t.red.Headers(http.Header{h: r.Header.Values(h)})
-		if strings.Join(got.Values(h), "\x00") != strings.Join(rec.Headers.Values(h), "\x00") {
-			return false
-		}
-	}
-	if t.opts.IgnoreBody {
-		return true
-	}
-	var body []byte
-	if r.Body != nil && r.Body != http.NoBody {
-		b, err := io.ReadAll(r.Body)
-		if err != nil {
-			return false
-		}
-		r.Body.Close()
-		body = b
-		r.Body = io.NopCloser(bytes.NewReader(b))
-	}
-	return string(t.red.Bytes(byName(r.Header, cassettes.Body(body)).Bytes())) == rec.Body
+	r.Body = io.NopCloser(bytes.NewReader(body)) // go-vcr reads it again to record it
+	return t.pair.Match(match.Request{Method: r.Method, URL: r.URL.String(), Header: r.Header, Body: body},
+		match.Request{Method: rec.Method, URL: rec.URL, Header: rec.Headers, Body: []byte(rec.Body)})
 }
 
 // marshal turns go-vcr's cassette into ours and encodes it; the converted

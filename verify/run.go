@@ -74,6 +74,9 @@ type Outcome struct {
 // adapter, shared by its cases), runs the cases on Jobs workers, stops the
 // fakes, and returns the results in the order of cases.
 func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
+	if o, apart := runInProcessApart(ctx, cases, opts); apart {
+		return o
+	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now
@@ -270,8 +273,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 	}()
 	name := c.Cassette.Adapter
 	if c.Adapter == nil {
-		res.Status, res.Reason = report.StatusError, cassettes.ECassetteInvalid
-		res.Message = fmt.Sprintf("adapter %q is not declared in %s", name, opts.Config.Path)
+		undeclared(&res, opts.Config)
 		return res
 	}
 	if e := failed[name]; e != nil {
@@ -392,13 +394,7 @@ func runCLICase(k *caseClock, c Case, opts Options, res *Result) (*cassettes.Cas
 func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarget, fresh func(context.Context) (*Process, error), res *Result) (got *cassettes.Cassette, stop func(), err error) {
 	stop = func() {}
 	name := c.Cassette.Adapter
-	if len(c.Cassette.Interactions) == 0 { // go-vcr's `interactions: []`: no fake needed
-		if c.Adapter.Match.For(c.Cassette.Scenario).Empty == "fail" {
-			res.Status, res.Reason = report.StatusFail, cassettes.ETestFailed
-			res.Message = "the cassette records no request, and adapter " + name + " has match.empty: fail"
-			return nil, stop, nil
-		}
-		res.Status, res.Message = report.StatusPass, "nothing to compare: the cassette records no request"
+	if emptyVerdict(res) { // go-vcr's `interactions: []`: no fake needed
 		return nil, stop, nil
 	}
 	t, ok := targets[name]

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // matchFlags are the replay matching flags of `cassette proxy`, the same
@@ -33,14 +33,14 @@ func (m *matchFlags) check() error {
 	default:
 		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--sequence %q: expected once or replayable", m.sequence)
 	}
-	if err := m.apply(proxy.MatchOptions{}).Check(); err != nil {
+	if err := m.apply(match.Rules{}).Check(); err != nil {
 		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "%v (the matching flags are in cassette proxy --help)", err)
 	}
 	return nil
 }
 
 // apply lays the flags that were given over o.
-func (m *matchFlags) apply(o proxy.MatchOptions) proxy.MatchOptions {
+func (m *matchFlags) apply(o match.Rules) match.Rules {
 	changed := func(name string) bool { return m.fs != nil && m.fs.Changed(name) }
 	if changed("match-url") {
 		o.URLs = m.urls
@@ -63,16 +63,16 @@ func (m *matchFlags) apply(o proxy.MatchOptions) proxy.MatchOptions {
 // matchFromConfig gives each cassette the `match:` of its adapter (or
 // scenario) in cassette.yaml, with the flags that were given laid over it.
 // An invalid pattern or path in the config is an error naming its line.
-func matchFromConfig(cfg *cassettes.Config, def proxy.MatchOptions, o *proxyOptions) (func(*cassettes.Cassette) proxy.MatchOptions, error) {
+func matchFromConfig(cfg *cassettes.Config, def match.Rules, o *proxyOptions) (func(*cassettes.Cassette) match.Rules, error) {
 	if err := checkMatchConfig(cfg); err != nil {
 		return nil, err
 	}
-	return func(c *cassettes.Cassette) proxy.MatchOptions {
+	return func(c *cassettes.Cassette) match.Rules {
 		a, ok := cfg.Adapters[c.Adapter]
 		if !ok {
 			return def
 		}
-		base := proxy.MatchFromConfig(a.Match.For(c.Scenario))
+		base := match.FromConfig(a.Match.For(c.Scenario))
 		if o.fsChanged("match-header") {
 			base.Headers = def.Headers
 		}
@@ -96,7 +96,7 @@ func checkMatchConfig(cfg *cassettes.Config) error {
 	for _, name := range cfg.Order {
 		a := cfg.Adapters[name]
 		for _, sc := range append([]string{""}, sortedScenarioNames(a.Match)...) {
-			if err := proxy.MatchFromConfig(a.Match.For(sc)).Check(); err != nil {
+			if err := match.FromConfig(a.Match.For(sc)).Check(); err != nil {
 				field := "adapters." + name + ".match"
 				if sc != "" {
 					field += ".scenarios." + sc

@@ -142,10 +142,10 @@ func nearestCase(want string, ids []string) string {
 // same text as a literal, when that selects a case; else its literal start
 // (what comes before the first special character), when a case begins
 // with it; else the first cassette's adapter; else verify's help.
-func runPatternStep(g *globals, run string) string {
+func runPatternStep(g *globals, name, run string) string {
 	p, err := loadProject(g)
 	if err != nil {
-		return commandWithConfig(g.config, "cassette", "verify", "--help")
+		return commandWithConfig(g.config, "cassette", name, "--help")
 	}
 	files, _ := cassettes.Discover(p.cfg.CassetteDir())
 	literal := regexp.MustCompile(regexp.QuoteMeta(run))
@@ -161,7 +161,7 @@ func runPatternStep(g *globals, run string) string {
 		}
 		id := strings.TrimSuffix(filepath.ToSlash(rel), filepath.Ext(rel))
 		if literal.MatchString(id) {
-			return p.command("cassette", "verify", "--run", regexp.QuoteMeta(run))
+			return p.command("cassette", name, "--run", regexp.QuoteMeta(run))
 		}
 		prefixed = prefixed || start != "" && strings.HasPrefix(id, start)
 		if first == "" {
@@ -169,12 +169,12 @@ func runPatternStep(g *globals, run string) string {
 		}
 	}
 	if prefixed {
-		return p.command("cassette", "verify", "--run", "^"+regexp.QuoteMeta(start))
+		return p.command("cassette", name, "--run", "^"+regexp.QuoteMeta(start))
 	}
 	if first != "" {
-		return p.command("cassette", "verify", "--run", "^"+regexp.QuoteMeta(first)+"/")
+		return p.command("cassette", name, "--run", "^"+regexp.QuoteMeta(first)+"/")
 	}
-	return p.command("cassette", "verify", "--help")
+	return p.command("cassette", name, "--help")
 }
 
 func firstOr(xs []string, or string) string {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/recorder"
 )
@@ -165,7 +166,7 @@ func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adap
 		return proxy.Options{}, nil, err
 	}
 	opts := proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
-		Match:           o.match.apply(proxy.MatchOptions{Headers: o.matchHeaders, Body: proxy.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost}),
+		Match:           o.match.apply(match.Rules{Headers: o.matchHeaders, Body: match.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost}),
 		SimulateLatency: o.latency, Log: stdio.Err, Transport: tr, MaxRequestBody: o.maxRequestBody, AllowStatus: o.allowStatus}
 	if o.upstream == "" {
 		if opts.CA, err = loadCA(o.caDir); err != nil {

@@ -126,7 +126,7 @@ func paint(stdio *IO, code, s string) string {
 }
 
 // jsonCommands are the commands whose output --json turns into JSON.
-var jsonCommands = map[string]bool{"validate": true, "verify": true, "refresh": true, "diff": true, "version": true}
+var jsonCommands = map[string]bool{"validate": true, "verify": true, "refresh": true, "diff": true, "version": true, "cases": true}
 
 func newRootCmd(stdio *IO, g *globals) *cobra.Command {
 	root := &cobra.Command{
@@ -157,13 +157,14 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		newBundleCmd(stdio),
 		newNormalizeCmd(stdio, g),
 		newDiffCmd(stdio, g),
+		newCasesCmd(stdio, g), newCheckCmd(stdio, g),
 	)
 	root.AddGroup(
 		&cobra.Group{ID: "main", Title: "The loop:"},
 		&cobra.Group{ID: "inspect", Title: "Set up and inspect:"},
 		&cobra.Group{ID: "tools", Title: "Tools:"},
 	)
-	groups := map[string]string{"record": "main", "verify": "main", "refresh": "main",
+	groups := map[string]string{"record": "main", "verify": "main", "refresh": "main", "cases": "tools", "check": "tools",
 		"init": "inspect", "validate": "inspect", "normalize": "inspect", "diff": "inspect",
 		"proxy": "tools", "ca": "tools", "report": "tools", "bundle": "tools", "version": "tools"}
 	for _, c := range root.Commands() {

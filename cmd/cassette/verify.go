@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -20,12 +19,10 @@ import (
 )
 
 type verifyOptions struct {
+	selectFlags
 	jobs      int
 	timeout   time.Duration
 	shard     string
-	adapters  []string
-	run       string
-	cases     []string
 	reportDir string
 	bundleDir string
 	golden    bool
@@ -54,13 +51,11 @@ config or cassette error; 3: a fake did not start.`,
 			return verifyRun(cmd.Context(), stdio, g, o, args)
 		},
 	}
+	o.selectFlags.bind(cmd)
 	f := cmd.Flags()
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "cases run in parallel (default: the number of CPUs)")
 	f.DurationVar(&o.timeout, "timeout", verify.DefaultCaseTimeout, "time limit of one case")
 	f.StringVar(&o.shard, "shard", "", "run shard i of n (i/n), for CI matrices; merge with 'cassette report merge'")
-	f.StringSliceVar(&o.adapters, "adapter", nil, "only these adapters (repeatable)")
-	f.StringVar(&o.run, "run", "", "only cases whose adapter/scenario matches this regular expression")
-	f.StringSliceVar(&o.cases, "case", nil, "only this case, adapter/scenario (repeatable)")
 	f.StringVar(&o.reportDir, "report-dir", filepath.Join(".cassette", "reports"), "where the report files are written")
 	f.StringVar(&o.bundleDir, "bundle-dir", "", "also write a forensic bundle under this directory")
 	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports (sorted keys, volatile fields omitted)")
@@ -104,31 +99,13 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	return runExit(stdio, run)
 }
 
-// selection is the cases the flags select.
+// selection is the cases the flags select, with the shard.
 func (o *verifyOptions) selection(g *globals) (verify.Selection, error) {
-	sel := verify.Selection{Adapters: o.adapters}
-	if o.shard != "" {
-		var err error
-		if sel.Shard, sel.Shards, err = verify.ParseShard(o.shard); err != nil {
-			return sel, err
-		}
+	sel, err := o.selectFlags.selection(g, "verify")
+	if err == nil && o.shard != "" {
+		sel.Shard, sel.Shards, err = verify.ParseShard(o.shard)
 	}
-	pattern := o.run
-	if len(o.cases) > 0 {
-		quoted := make([]string, len(o.cases))
-		for i, c := range o.cases {
-			quoted[i] = regexp.QuoteMeta(c)
-		}
-		pattern = "^(?:" + strings.Join(quoted, "|") + ")$"
-	}
-	if pattern != "" {
-		re, err := regexp.Compile(pattern)
-		if err != nil {
-			return sel, cassettes.Errorf(cassettes.EUsage, runPatternStep(g, o.run), "--run %q is not a regular expression: %v", o.run, err)
-		}
-		sel.Run = re
-	}
-	return sel, nil
+	return sel, err
 }
 
 // load loads the project and the cassettes of paths (the project's

@@ -1,4 +1,4 @@
-package proxy
+package match
 
 import (
 	"fmt"
@@ -11,10 +11,10 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 )
 
-// linearScore is how a miss was explained before the index (closest.go):
+// linearScore is how a miss was explained before the posting lists (closest.go):
 // every recorded request scored field by field. It is the reference the
 // index must agree with.
-func linearScore(x *index, got, rec view) int {
+func linearScore(g *group, got, rec view) int {
 	s := 0
 	add := func(equal, near bool) {
 		switch {
@@ -24,20 +24,20 @@ func linearScore(x *index, got, rec view) int {
 			s++
 		}
 	}
-	if !x.opts.IgnoreMethod {
+	if !g.rules.IgnoreMethod {
 		add(got.method == rec.method, false)
 	}
-	if !x.opts.IgnoreHost {
+	if !g.rules.IgnoreHost {
 		add(got.origin == rec.origin, false)
 	}
 	add(got.path == rec.path, sameParent(got.path, rec.path))
-	if !x.opts.IgnoreQuery {
+	if !g.rules.IgnoreQuery {
 		add(got.query == rec.query, sameKeys(got.query, rec.query))
 	}
 	for i := range got.headers {
 		add(got.headers[i] == rec.headers[i], false)
 	}
-	if x.opts.Body != BodyIgnore {
+	if g.rules.Body != BodyIgnore {
 		add(got.bodyKey == rec.bodyKey, false)
 	}
 	return s
@@ -63,10 +63,10 @@ func sameKeys(a, b string) bool {
 }
 
 // linearBest scans every recorded request: the first with the top score.
-func linearBest(x *index, got view) (int, int) {
+func linearBest(g *group, got view) (int, int) {
 	best, top := -1, -1
-	for pos := range x.all {
-		if s := linearScore(x, got, x.all[pos].view); s > top {
+	for pos := range g.all {
+		if s := linearScore(g, got, g.all[pos].view); s > top {
 			best, top = pos, s
 		}
 	}
@@ -78,14 +78,19 @@ type req struct {
 	h                 http.Header
 }
 
-func indexOf(opts MatchOptions, recs []req) *index {
+// groupOf indexes recs, in one cassette, under rules.
+func groupOf(t testing.TB, rules Rules, recs []req) *group {
 	c := &cassettes.Cassette{Path: "cassettes/t.yaml"}
 	for _, r := range recs {
 		c.Interactions = append(c.Interactions, cassettes.Interaction{
 			Request:  cassettes.Request{Method: r.method, URL: r.url, Body: cassettes.Body(r.body), Headers: r.h},
 			Response: cassettes.Response{Code: 200}})
 	}
-	return newIndex([]*cassettes.Cassette{c}, opts)
+	x, err := New([]*cassettes.Cassette{c}, Options{Rules: rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x.groups[0]
 }
 
 // TestClosestMissIndexAgreesWithScan: on a table of misses, the index names
@@ -121,19 +126,19 @@ func TestClosestMissIndexAgreesWithScan(t *testing.T) {
 		{"unparsable URL", "GET", "https://api.x.com/%zz?q=%zy", "", 10, []string{"path"}},
 		{"method beats narrowing", "GET", "https://api.x.com/v1/items", "", 8, []string{"path"}},
 	}
-	x := indexOf(MatchOptions{}, recs)
+	g := groupOf(t, Rules{}, recs)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v := x.opts.view(tc.method, tc.url, nil, []byte(tc.body), x.hnames)
-			wantPos, wantScore := linearBest(x, v)
-			gotPos, gotScore := x.miss.best(&v)
+			v := g.rules.view(Request{tc.method, tc.url, nil, []byte(tc.body)})
+			wantPos, wantScore := linearBest(g, v)
+			gotPos, gotScore := g.miss.best(&v)
 			if gotPos != wantPos || gotScore != wantScore {
 				t.Fatalf("index: #%d (score %d), scan: #%d (score %d)", gotPos, gotScore, wantPos, wantScore)
 			}
 			if gotPos != tc.want {
 				t.Errorf("closest is #%d %s, the table says #%d", gotPos, recs[gotPos].url, tc.want)
 			}
-			m := x.closest(v, tc.method+" "+tc.url)
+			m := g.closest(v, tc.method+" "+tc.url)
 			var fields []string
 			for _, d := range m.Closest.Differences {
 				fields = append(fields, d.Field)
@@ -160,21 +165,21 @@ func TestClosestMissIndexAgreesWithScanRandom(t *testing.T) {
 		return req{pick("GET", "POST", "PUT"), u, pick("", `{"k":1}`, `{"k": 1}`, `{"k":2}`),
 			http.Header{"X-Tenant": {pick("t1", "t2")}}}
 	}
-	optsList := []MatchOptions{{}, {IgnoreMethod: true}, {IgnoreHost: true}, {IgnoreQuery: true},
+	rulesList := []Rules{{}, {IgnoreMethod: true}, {IgnoreHost: true}, {IgnoreQuery: true},
 		{Body: BodyIgnore}, {Body: BodyJSON}, {Headers: []string{"X-Tenant"}}, {IgnoreMethod: true, IgnoreHost: true, Headers: []string{"x-tenant"}}}
-	for _, opts := range optsList {
+	for _, rules := range rulesList {
 		for round := 0; round < 40; round++ {
 			recs := make([]req, 1+rng.IntN(30))
 			for i := range recs {
 				recs[i] = draw()
 			}
-			x := indexOf(opts, recs)
+			g := groupOf(t, rules, recs)
 			for range 20 {
 				r := draw()
-				v := x.opts.view(r.method, r.url, r.h, []byte(r.body), x.hnames)
-				wantPos, wantScore := linearBest(x, v)
-				if gotPos, gotScore := x.miss.best(&v); gotPos != wantPos || gotScore != wantScore {
-					t.Fatalf("%+v: %s %s %s: index #%d (score %d), scan #%d (score %d)", opts, r.method, r.url, r.body, gotPos, gotScore, wantPos, wantScore)
+				v := g.rules.view(Request{r.method, r.url, r.h, []byte(r.body)})
+				wantPos, wantScore := linearBest(g, v)
+				if gotPos, gotScore := g.miss.best(&v); gotPos != wantPos || gotScore != wantScore {
+					t.Fatalf("%+v: %s %s %s: index #%d (score %d), scan #%d (score %d)", rules, r.method, r.url, r.body, gotPos, gotScore, wantPos, wantScore)
 				}
 			}
 		}

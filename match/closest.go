@@ -1,13 +1,15 @@
-package proxy
+package match
 
 import (
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// The closest miss, from an index. A recorded request's score against the
+// The closest miss, from posting lists. A recorded request's score against the
 // request that missed is Hoverfly's: 2 points for each equal field (method,
 // host, path, query, each matched header, body), 1 for a near one (a path
 // with the same parent, a query with the same parameter names). That is a
@@ -36,33 +38,35 @@ type dim struct {
 	of     []int32 // position → id
 }
 
-type missIndex struct {
+// postings are the dimensions of every recorded request of a group, in
+// recorded order (a position is an index into group.all).
+type postings struct {
 	dims []*dim
 	n    int32
 }
 
-// newMissIndex makes the dimensions opts scores.
-func newMissIndex(opts MatchOptions, headers int) *missIndex {
-	mi := &missIndex{}
+// newPostings makes the dimensions the rules score.
+func newPostings(c *compiled) *postings {
+	mi := &postings{}
 	add := func(w int, f func(v *view) string) {
 		mi.dims = append(mi.dims, &dim{weight: w, value: f, ids: map[string]int32{}})
 	}
-	if !opts.IgnoreMethod {
+	if !c.IgnoreMethod {
 		add(2, func(v *view) string { return v.method })
 	}
-	if !opts.IgnoreHost {
+	if !c.IgnoreHost {
 		add(2, func(v *view) string { return v.origin })
 	}
 	add(1, func(v *view) string { return v.path })
 	add(1, func(v *view) string { return parentOf(v.path) })
-	if !opts.IgnoreQuery {
+	if !c.IgnoreQuery {
 		add(1, func(v *view) string { return v.query })
 		add(1, func(v *view) string { return namesOf(v.query) })
 	}
-	for i := 0; i < headers; i++ {
+	for i := range c.headers {
 		add(2, func(v *view) string { return v.headers[i] })
 	}
-	if opts.Body != BodyIgnore {
+	if c.Body != BodyIgnore {
 		add(2, func(v *view) string { return v.bodyKey })
 	}
 	return mi
@@ -86,11 +90,8 @@ func namesOf(q string) string {
 	if err != nil {
 		return "\x00" + q
 	}
-	names := make([]string, 0, len(vals))
-	for k := range vals {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.AppendSeq(make([]string, 0, len(vals)), maps.Keys(vals))
+	slices.Sort(names)
 	var b strings.Builder
 	for _, k := range names {
 		b.WriteString(strconv.Itoa(len(k)))
@@ -101,7 +102,7 @@ func namesOf(q string) string {
 }
 
 // add indexes the view at the next position.
-func (mi *missIndex) add(v *view) {
+func (mi *postings) add(v *view) {
 	pos := mi.n
 	mi.n++
 	for _, d := range mi.dims {
@@ -119,7 +120,7 @@ func (mi *missIndex) add(v *view) {
 
 // best returns the position of the highest-scoring recorded request (the
 // first recorded on a tie) and its score; -1 when nothing is indexed.
-func (mi *missIndex) best(got *view) (int, int) {
+func (mi *postings) best(got *view) (int, int) {
 	if mi.n == 0 {
 		return -1, -1
 	}

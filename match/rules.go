@@ -1,0 +1,228 @@
+package match
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/gowebpki/jcs"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/normalize"
+)
+
+// BodyMode says how request bodies take part in matching.
+type BodyMode string
+
+// The body modes.
+const (
+	// BodyRaw matches the exact bytes (the default).
+	BodyRaw BodyMode = "raw"
+	// BodyJSON matches the RFC 8785 canonical form of a JSON body, so key
+	// order and white space do not matter; a body that is not JSON is
+	// matched raw.
+	BodyJSON BodyMode = "json"
+	// BodyIgnore leaves bodies out of matching.
+	BodyIgnore BodyMode = "ignore"
+)
+
+// Rules say which parts of a request must equal the recorded one for
+// replay to serve it: the `match:` of an adapter or a scenario in
+// cassette.yaml, the matching flags of `cassette proxy`, the options of
+// recorder.Transport. The zero value matches method, scheme and host,
+// path, query (in any parameter order) and the raw body.
+type Rules struct {
+	IgnoreMethod bool     // match any method
+	IgnoreHost   bool     // match any scheme and host (cassettes recorded against another base URL)
+	IgnoreQuery  bool     // leave the query string out
+	Headers      []string // these request headers must also be equal
+	Body         BodyMode // raw (default), json or ignore
+	// Replayable serves the last recorded response again once the n
+	// responses recorded for n identical requests are used up. A cassette's
+	// own `replayable:` key, when present, wins.
+	Replayable bool
+	// URLs are URL patterns (ParseURLPattern: "glob:…" or "regex:…"): a
+	// request and a recorded interaction whose URLs match the same pattern
+	// match on the URL, whatever else it holds.
+	URLs []string
+	// IgnoreParams are query parameters left out by name (a nonce, a
+	// timestamp, a cache buster).
+	IgnoreParams []string
+	// IgnoreJSON are JSONPaths (RFC 9535, as normalizers take them) left
+	// out of a JSON body; OnlyJSON, when set, are the only ones compared.
+	// Either makes a JSON body match as JSON.
+	IgnoreJSON, OnlyJSON []string
+}
+
+// FromConfig turns the `match:` settings of cassette.yaml (an adapter's, or
+// one scenario's: cassettes.Match.For) into Rules.
+func FromConfig(m cassettes.Match) Rules {
+	r := Rules{Headers: m.Headers, Body: BodyMode(m.Body), URLs: m.URLs, IgnoreParams: m.IgnoreQuery,
+		IgnoreJSON: m.IgnoreJSON, OnlyJSON: m.OnlyJSON, Replayable: m.Sequence == "replayable"}
+	if m.Query != nil && !*m.Query {
+		r.IgnoreQuery = true
+	}
+	return r
+}
+
+// Check compiles the patterns and paths of r and returns the first error,
+// for flag and config validation.
+func (r Rules) Check() error {
+	_, err := r.compile()
+	return err
+}
+
+// compiled is what Rules compile to once, for every request.
+type compiled struct {
+	Rules
+	urls    []URLPattern
+	params  map[string]bool
+	json    jsonFilter
+	headers []string // canonical names of Rules.Headers
+}
+
+func (r Rules) compile() (*compiled, error) {
+	if r.Body == "" {
+		r.Body = BodyRaw
+	}
+	c := &compiled{Rules: r}
+	for _, s := range r.URLs {
+		p, err := ParseURLPattern(s)
+		if err != nil {
+			return nil, err
+		}
+		c.urls = append(c.urls, p)
+	}
+	if len(r.IgnoreParams) > 0 {
+		c.params = map[string]bool{}
+		for _, n := range r.IgnoreParams {
+			c.params[n] = true
+		}
+	}
+	f, err := newJSONFilter(r.IgnoreJSON, r.OnlyJSON)
+	if err != nil {
+		return nil, err
+	}
+	c.json = f
+	c.headers = make([]string, len(r.Headers))
+	for i, h := range r.Headers {
+		c.headers[i] = http.CanonicalHeaderKey(h)
+	}
+	return c, nil
+}
+
+// URLPattern matches whole request URLs (scheme://host/path?query, after
+// normalization: default port dropped, query sorted) by glob or regular
+// expression. Requests and recorded interactions whose URLs match the same
+// pattern match each other on the URL, whatever the rest of it is.
+type URLPattern struct {
+	src string
+	re  *regexp.Regexp
+	gl  string
+}
+
+// ParseURLPattern compiles "glob:PATTERN" (path.Match syntax: `*` does not
+// cross '/', so `https://api.x.com/v1/things/*` matches one segment),
+// "regex:EXPR" (Go RE2, anchored) or a bare PATTERN (a glob).
+func ParseURLPattern(s string) (URLPattern, error) {
+	switch {
+	case strings.HasPrefix(s, "regex:"):
+		re, err := regexp.Compile("^(?:" + strings.TrimPrefix(s, "regex:") + ")$")
+		if err != nil {
+			return URLPattern{}, fmt.Errorf("URL pattern %q: %w", s, err)
+		}
+		return URLPattern{src: s, re: re}, nil
+	default:
+		g := strings.TrimPrefix(s, "glob:")
+		if _, err := path.Match(g, ""); err != nil {
+			return URLPattern{}, fmt.Errorf("URL pattern %q: %w", s, err)
+		}
+		return URLPattern{src: s, gl: g}, nil
+	}
+}
+
+// String returns the pattern as written.
+func (p URLPattern) String() string { return p.src }
+
+// Match reports whether the normalized URL u matches the pattern.
+func (p URLPattern) Match(u string) bool {
+	if p.re != nil {
+		return p.re.MatchString(u)
+	}
+	ok, _ := path.Match(p.gl, u)
+	return ok
+}
+
+// jsonFilter leaves JSONPaths (RFC 9535, as normalizers take them) out of
+// body matching, or keeps only the named ones. A body that is not JSON is
+// left as it is. The ignored values are replaced with one constant, on
+// both sides, so that they show as "<ignored>" in a miss's diff; a key
+// that one side lacks therefore still differs.
+type jsonFilter struct {
+	ignore *normalize.Pipeline
+	only   []*normalize.JSONPath
+}
+
+func newJSONFilter(ignore, only []string) (jsonFilter, error) {
+	var f jsonFilter
+	for _, s := range only {
+		p, err := normalize.ParseJSONPath(s)
+		if err != nil {
+			return f, fmt.Errorf("JSONPath %q: %w", s, err)
+		}
+		f.only = append(f.only, p)
+	}
+	if len(ignore) > 0 {
+		reg := normalize.NewRegistry()
+		if err := reg.Define("ignored", normalize.Definition{JSONPaths: ignore, Replace: "<ignored>"}); err != nil {
+			return f, err
+		}
+		pipe, err := reg.Pipeline([]string{"ignored"}, normalize.Options{})
+		if err != nil {
+			return f, err
+		}
+		f.ignore = pipe
+	}
+	return f, nil
+}
+
+func (f jsonFilter) empty() bool { return f.ignore == nil && len(f.only) == 0 }
+
+// apply returns the canonical form of what is compared, or ok=false when
+// the body is not JSON.
+func (f jsonFilter) apply(body []byte) ([]byte, bool) {
+	if f.ignore != nil {
+		out, ok := f.ignore.JSON(normalize.NewState(), body)
+		if !ok {
+			return nil, false
+		}
+		body = out
+	}
+	if len(f.only) > 0 {
+		kept := map[string][]json.RawMessage{}
+		for _, p := range f.only {
+			vals, ok := p.Select(body)
+			if !ok {
+				return nil, false
+			}
+			raw := []json.RawMessage{}
+			for _, v := range vals {
+				raw = append(raw, v)
+			}
+			kept[p.String()] = raw
+		}
+		b, err := json.Marshal(kept)
+		if err != nil {
+			return nil, false
+		}
+		body = b
+	}
+	out, err := jcs.Transform(body)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}

@@ -1,0 +1,82 @@
+package recorder
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
+)
+
+// Replay through a Transport: the cassette as loaded, served by the
+// proxy's index (package match), so that a miss is explained as the
+// proxy's is.
+
+// index builds the index that serves replay, when the mode replays a
+// cassette that was loaded: ModeReplayOnly, ModeRecordOnce on an existing
+// file, ModeReplayWithNewEpisodes on an existing file. The recorded side is
+// redacted like an incoming request (a plain go-vcr file may still hold a
+// secret that recording would have hidden).
+func (t *Transport) index() error {
+	t.mu.Lock()
+	loaded := t.loaded
+	t.mu.Unlock()
+	m := t.opts.Mode
+	if loaded == nil || !(m == ModeReplayOnly || m == ModeReplayWithNewEpisodes || m == ModeRecordOnce && !t.rec.IsNewCassette()) {
+		return nil
+	}
+	idx, err := match.New([]*cassettes.Cassette{loaded}, match.Options{Rules: t.rules, Prepare: t.red.Interaction, Rerecord: t.rerecord})
+	if err != nil {
+		return cassettes.Errorf(cassettes.EUsage, "check TransportOptions.Match", "cassette %s: %v", t.path, err)
+	}
+	t.idx = idx
+	return nil
+}
+
+// rerecord is the next step of a miss: a cassette is recorded anew by
+// removing it and running the test in ModeRecordOnce, which records a
+// missing cassette.
+func (t *Transport) rerecord(*cassettes.Cassette) string {
+	path := t.path
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return cassettes.Command("rm", path) + "   # then run the test again with recorder.ModeRecordOnce, which records a missing cassette"
+}
+
+// replay answers r with a recorded response, as go-vcr would (after the
+// recorded duration when SimulateLatency is set), with headers of its own.
+func (t *Transport) replay(r *http.Request, it *cassettes.Interaction) (*http.Response, error) {
+	p := it.Response
+	if t.opts.SimulateLatency && p.Duration > 0 {
+		if err := SleepContext(r.Context(), time.Duration(p.Duration)); err != nil {
+			return nil, err
+		}
+	}
+	return &http.Response{Status: p.Status, StatusCode: p.Code,
+		Proto: p.Proto, ProtoMajor: p.ProtoMajor, ProtoMinor: p.ProtoMinor,
+		TransferEncoding: p.TransferEncoding, Trailer: p.Trailer.Clone(), ContentLength: p.ContentLength,
+		Uncompressed: p.Uncompressed, Body: io.NopCloser(bytes.NewReader([]byte(p.Body))), Header: p.Headers.Clone(),
+		Close: true, Request: r}, nil
+}
+
+// readBody reads and closes r's body.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	defer r.Body.Close()
+	return io.ReadAll(r.Body)
+}
+
+// missError is a replay miss as a Transport returns it: the miss (its
+// whole explanation as the error text, its *cassettes.Error), and go-vcr's
+// ErrInteractionNotFound for code written against go-vcr.
+type missError struct{ *match.Miss }
+
+func (e missError) Unwrap() []error { return []error{e.Miss, cassette.ErrInteractionNotFound} }

@@ -145,7 +145,6 @@ func withRefs(s, mark, open, close string) string {
 	return b.String()
 }
 
-
 // shellQuote quotes s as one sh word (cassettes.Quote: the one quoting
 // rule of every printed command).
 func shellQuote(s string) string { return cassettes.Quote(s) }

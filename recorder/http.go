@@ -44,6 +44,9 @@ type HTTPOptions struct {
 	// (`Authorization: Bearer ${GITHUB_TOKEN}`); `${VAR}` is expanded.
 	Headers     map[string]string
 	Credentials []string // names of the credential variables, scrubbed from everything recorded
+	// Rules are the project's credential names (cassettes.Config.Redaction:
+	// cassette.yaml's redact.names); nil is the built-in names.
+	Rules *redact.Rules
 	// LookupEnv reads the environment; nil is os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 	Scenarios []Scenario
@@ -70,23 +73,25 @@ type Recording struct {
 // RecordHTTP records every scenario against the adapter's real base URL, one
 // cassette per scenario, in the order given. Retryable failures are retried
 // by the policy; a scenario that still fails stops the run with E_RATE_LIMIT
-// (429), E_PROVIDER_5XX (5xx), E_TIMEOUT or E_REAL_UNREACHABLE, and the
-// recordings made so far are returned with the error. Other statuses (404,
-// 401, …) are recorded as the real answer. Everything is redacted, and a
+// (429), E_PROVIDER_5XX (any 5xx, the ones the policy does not retry at
+// their first answer), E_TIMEOUT or E_REAL_*, and the recordings made so
+// far are returned with the error; a failing status the scenario declares
+// (Status) is recorded instead. Other statuses (404, 401, …) are recorded
+// as the real answer. Everything is redacted, and a
 // cassette with a secret left fails with E_SECRET_LEAK.
 func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
 	lookup := opts.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	red := NewRedactor(Credentials(opts.Credentials, lookup))
+	red := redact.New(opts.Rules, Credentials(opts.Credentials, lookup))
 	var out []Recording
 	// One Redactor is the session: a value learned by name in a later
 	// scenario (a token a response set as a cookie, sent again as a bearer)
 	// is scrubbed from the cassettes recorded before it too.
 	defer func() {
 		for _, r := range out {
-			red.Cassette(r.Cassette)
+			r.Cassette.Redact(red)
 		}
 	}()
 	for _, sc := range opts.Scenarios {
@@ -122,7 +127,7 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 	if len(opts.Normalizers) == 0 {
 		opts.Normalizers = old.Normalizers
 	}
-	red := NewRedactor(Credentials(opts.Credentials, lookup))
+	red := redact.New(opts.Rules, Credentials(opts.Credentials, lookup))
 	var reqs []request
 	for i, in := range old.Interactions {
 		u, err := url.Parse(in.Request.URL)
@@ -134,7 +139,7 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 		}
 		h := map[string]string{}
 		for k, vs := range in.Request.Headers {
-			if len(vs) == 0 || hopHeader(k) || redact.IsCredentialHeader(k) || strings.Contains(vs[0], redact.Redacted) {
+			if len(vs) == 0 || hopHeader(k) || red.Rules().IsCredentialHeader(k) || strings.Contains(vs[0], redact.Redacted) {
 				continue
 			}
 			h[k] = vs[0]
@@ -294,7 +299,7 @@ func withScenario(err error, adapter, scenario string) error {
 }
 
 // record sends the requests in order and builds one redacted cassette.
-func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []request, red *Redactor) (Recording, error) {
+func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []request, red *redact.Redactor) (Recording, error) {
 	rt := opts.Transport
 	if rt == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -330,7 +335,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 type sender struct {
 	opts           HTTPOptions
 	rt             http.RoundTripper
-	red            *Redactor
+	red            *redact.Redactor
 	pol            Policy
 	attemptTimeout time.Duration
 	again          string // the command that records the scenario again
@@ -375,7 +380,10 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 	if err != nil {
 		return cassettes.Interaction{}, withLimit(transportError(s.red, err, ctx, t, s.again), s.attemptTimeout)
 	}
-	if rpol.retryableStatus(resp.StatusCode) {
+	// The policy retried what specs/000 retries; any failing status left
+	// (those, or a 5xx it does not retry: 501, 505, …) is the service
+	// failing, unless the scenario answers it on purpose.
+	if _, failing := infra.ClassifyStatus(resp.StatusCode); failing && resp.StatusCode != rq.expect {
 		return cassettes.Interaction{}, statusError(resp.StatusCode, t, s.again)
 	}
 	return interaction(rq, resp, respBody, s.opts.Meta.now().Sub(start)), nil
@@ -424,10 +432,7 @@ func withLimit(err error, attemptTimeout time.Duration) error {
 }
 
 func statusError(code int, t Telemetry, again string) error {
-	f, ok := infra.ClassifyStatus(code)
-	if !ok {
-		f = infra.Failure{Reason: cassettes.EProvider5xx, Class: fmt.Sprintf("%d %s", code, http.StatusText(code))}
-	}
+	f, _ := infra.ClassifyStatus(code)
 	return &cassettes.Error{Reason: f.Reason,
 		Message:  fmt.Sprintf("the real service answered %s after %d attempt(s) (backoff %v ms); %s", f.Class, t.Attempts, t.RetryBackoffMS, f.Advice()),
 		NextStep: again}
@@ -436,7 +441,7 @@ func statusError(code int, t Telemetry, again string) error {
 // transportError is the error of a request that got no complete response,
 // classified (refused, DNS, TLS, reset, timeout: see
 // infra.ClassifyTransport), its text scrubbed of credentials.
-func transportError(red *Redactor, err error, ctx context.Context, t Telemetry, again string) error {
+func transportError(red *redact.Redactor, err error, ctx context.Context, t Telemetry, again string) error {
 	var ce *cassettes.Error
 	if errors.As(err, &ce) {
 		return ce

@@ -1,7 +1,6 @@
 package cassettes
 
 import (
-	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -344,7 +343,7 @@ func (d Date) MarshalYAML() (any, error) { return d.String(), nil }
 func (d *Date) UnmarshalYAML(n *yaml.Node) error {
 	t, err := time.Parse(time.DateOnly, strings.TrimSpace(n.Value))
 	if err != nil {
-		return fmt.Errorf("line %d: expected a date like 2026-11-30, got %q", n.Line, n.Value)
+		return valueError(n, "expected a date like 2026-11-30, got %q", n.Value)
 	}
 	d.Time = t
 	return nil

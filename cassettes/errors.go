@@ -195,5 +195,5 @@ func AsError(err error) *Error {
 	if errors.As(err, &ce) {
 		return ce
 	}
-	return &Error{Reason: EIO, Message: err.Error(), Err: err, NextStep: "cassette validate"}
+	return &Error{Reason: EIO, Message: err.Error(), Err: err, NextStep: Command("cassette", "validate")}
 }

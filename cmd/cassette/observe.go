@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,7 +92,7 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 		if _, ok := p.cfg.Adapters[a]; !ok {
 			return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, p.cfg.Path),
 				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(a, p.cfg.Order)}},
-				NextStep: "cassette observe --adapter " + firstOf(p.cfg.Order) + " -- " + cassettes.ShellJoin(command)}
+				NextStep: p.command(append([]string{"cassette", "observe", "--adapter", cmp.Or(cassettes.Suggest(a, p.cfg.Order), firstOr(p.cfg.Order, "")), "--"}, command...)...)}
 		}
 	}
 	root, err := filepath.Abs(p.cfg.Dir) // shims run in other directories
@@ -263,7 +264,7 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %q: --mode observe needs an http adapter declared in %s", adapter, p.cfg.Path),
 			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "),
 				Suggestion: cassettes.Suggest(adapter, p.cfg.Order)}},
-			NextStep: strings.Replace(next, "NAME", firstOf(httpAdapters(p.cfg)), 1)}
+			NextStep: observeProxyStep(p, upstream, cmp.Or(cassettes.Suggest(adapter, httpAdapters(p.cfg)), firstOr(httpAdapters(p.cfg), "")))}
 	}
 	dir := os.Getenv(coverage.EnvDir)
 	if dir == "" {
@@ -310,4 +311,14 @@ func httpAdapters(cfg *cassettes.Config) []string {
 		}
 	}
 	return out
+}
+
+// observeProxyStep is the command that starts the observing proxy for an
+// http adapter of the project, or, when it has none, the check of its
+// config.
+func observeProxyStep(p *project, upstream, adapter string) string {
+	if adapter == "" {
+		return p.command("cassette", "validate")
+	}
+	return p.command("cassette", "proxy", "--mode", "observe", "--upstream", upstream, "--adapter", adapter)
 }

@@ -124,16 +124,16 @@ func (o *proxyOptions) check() (proxy.Mode, error) {
 		return mode, err
 	}
 	if o.cassette == "" && mode != proxy.ModePassthrough {
-		return mode, cassettes.Errorf(cassettes.EUsage, "cassette proxy --mode "+o.mode+" --cassette cassettes/ADAPTER/SCENARIO.yaml", "--cassette is required in %s mode", mode)
+		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--cassette is required in %s mode (a file cassettes/<adapter>/<scenario>.yaml, or for replay a directory)", mode)
 	}
 	if recording := mode != proxy.ModeReplay && mode != proxy.ModePassthrough; recording && !strings.HasSuffix(o.cassette, ".yaml") {
-		return mode, cassettes.Errorf(cassettes.EUsage, "cassette proxy --mode "+o.mode+" --cassette cassettes/ADAPTER/SCENARIO.yaml",
+		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--mode", o.mode, "--cassette", strings.TrimSuffix(strings.TrimSuffix(o.cassette, "/"), ".yml")+".yaml"),
 			"--cassette must name a .yaml file to record into, got %q", o.cassette)
 	}
 	switch o.matchBody {
 	case "raw", "json", "ignore":
 	default:
-		return mode, cassettes.Errorf(cassettes.EUsage, "cassette proxy --match-body json ...", "--match-body %q: expected raw, json or ignore", o.matchBody)
+		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--match-body %q: expected raw, json or ignore", o.matchBody)
 	}
 	return mode, o.match.check()
 }
@@ -183,8 +183,8 @@ func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adap
 	}
 	if _, err := os.Stat(o.cassette); err != nil {
 		if mode == proxy.ModeReplay {
-			return opts, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette, Err: err,
-				NextStep: "cassette proxy --mode record --cassette " + o.cassette + "   # record it first"}
+			return opts, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
+				NextStep: cassettes.Command("cassette", "proxy", "--mode", "record", "--cassette", o.cassette)}
 		}
 		return opts, a, nil
 	}

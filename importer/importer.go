@@ -94,13 +94,16 @@ func (o Options) refuse(list []*cassettes.Cassette, red *redact.Redactor) error 
 	if !o.Force {
 		for _, c := range list {
 			if _, err := os.Stat(c.Path); err == nil {
-				return cassettes.Errorf(cassettes.EUsage, o.again()+" --adapter "+o.Adapter+" --force",
+				return cassettes.Errorf(cassettes.EUsage, o.again("--force"),
 					"%s exists; nothing was imported", c.Path)
 			}
 		}
 	}
 	for _, c := range list {
 		if err := c.CheckLeaks(red); err != nil {
+			if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
+				ce.NextStep = o.again()
+			}
 			return err
 		}
 	}
@@ -121,18 +124,21 @@ func DefaultAdapter(from Format, source string) string {
 // resolve checks the options and fills in the defaults.
 func (o Options) resolve() (Options, error) {
 	if o.From != GoVCR && o.From != HAR {
-		return o, cassettes.Errorf(cassettes.EUsage, "cassette import govcr DIR   # or: cassette import har FILE", "import %q: expected govcr or har", o.From)
+		return o, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "import", "--help"), "import %q: expected govcr or har", o.From)
 	}
 	if _, err := os.Stat(o.Source); err != nil {
 		return o, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "nothing to import at " + o.Source, Err: err,
-			NextStep: "cassette import " + string(o.From) + " PATH"}
+			NextStep: cassettes.Command("cassette", "import", "--help")}
 	}
 	if o.Adapter == "" {
 		o.Adapter = DefaultAdapter(o.From, o.Source)
 	}
 	if !cassettes.ValidNewName(o.Adapter) {
-		return o, cassettes.Errorf(cassettes.EUsage, o.again()+" --adapter NAME",
-			"adapter %q is not a valid name (expected %s)", o.Adapter, cassettes.NameRule)
+		next := cassettes.Command("cassette", "import", "--help")
+		if strict := cassettes.StrictName(o.Adapter); strict != "" {
+			next = cassettes.Command("cassette", "import", string(o.From), o.Source, "--adapter", strict)
+		}
+		return o, cassettes.Errorf(cassettes.EUsage, next, "adapter %q is not a valid name (expected %s)", o.Adapter, cassettes.NameRule)
 	}
 	if o.Dir == "" {
 		o.Dir = "cassettes"
@@ -141,14 +147,19 @@ func (o Options) resolve() (Options, error) {
 		o.By = har.ByPage
 	}
 	if o.From == HAR && o.By != har.ByPage && o.By != har.ByHost {
-		return o, cassettes.Errorf(cassettes.EUsage, o.again()+" --by host", "--by %q: expected page or host", o.By)
+		return o, cassettes.Errorf(cassettes.EUsage, o.again("--by", "host"), "--by %q: expected page or host", o.By)
 	}
 	return o, nil
 }
 
-// again is the import command of these options, for next steps.
-func (o Options) again() string {
-	return "cassette import " + string(o.From) + " " + o.Source
+// again is the import command of these options, with more flags, for
+// next steps.
+func (o Options) again(more ...string) string {
+	words := []string{"cassette", "import", string(o.From), o.Source}
+	if o.Adapter != "" {
+		words = append(words, "--adapter", o.Adapter)
+	}
+	return cassettes.Command(append(words, more...)...)
 }
 
 // convert reads the source into cassettes without paths.
@@ -158,13 +169,13 @@ func (o Options) convert(res *Result) ([]*cassettes.Cassette, error) {
 	}
 	fh, err := os.Open(o.Source)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + o.Source, Err: err, NextStep: "ls -l " + o.Source}
+		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + o.Source, Err: err, NextStep: cassettes.Command("ls", "-l", o.Source)}
 	}
 	a, err := har.Read(fh)
 	fh.Close()
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error(),
-			NextStep: "export the HAR again from the browser's dev tools (Network → Save all as HAR)"}
+		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error() + "; export the HAR again from the browser's dev tools (Network → Save all as HAR)",
+			NextStep: cassettes.Command("cassette", "import", "--help")}
 	}
 	ims, skipped, err := har.ToCassettes(a, har.ImportOptions{Adapter: o.Adapter, Group: o.By})
 	if err != nil {

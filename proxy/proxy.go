@@ -61,7 +61,7 @@ func ParseMode(s string) (Mode, error) {
 	return "", &cassettes.Error{Reason: cassettes.EUsage,
 		Message:  fmt.Sprintf("unknown proxy mode %q", s),
 		Problems: []cassettes.Problem{{Field: "--mode", Message: "unknown mode " + strconv.Quote(s), Expected: strings.Join(names, ", ")}},
-		NextStep: "cassette proxy --mode replay --cassette cassettes/"}
+		NextStep: cassettes.Command("cassette", "proxy", "--help")}
 }
 
 // MissStatus is the status of the response to a request replay cannot serve.
@@ -213,7 +213,7 @@ func New(opts Options) (*Proxy, error) {
 			return nil, &cassettes.Error{Reason: cassettes.EUsage,
 				Message:  fmt.Sprintf("--upstream %q is not an http(s) base URL", opts.Upstream),
 				Problems: []cassettes.Problem{{Field: "--upstream", Message: "not an absolute http(s) URL", Expected: "like https://api.example.com or unix:///run/podman/podman.sock"}},
-				NextStep: "cassette proxy --upstream https://api.example.com --mode record"}
+				NextStep: cassettes.Command("cassette", "proxy", "--help")}
 		}
 		u.RawQuery, u.Fragment = "", ""
 		p.upstream = u
@@ -230,11 +230,11 @@ func New(opts Options) (*Proxy, error) {
 	if p.upstream == nil && p.mode != ModePassthrough && opts.CA == nil {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage,
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
-			NextStep: "cassette ca init"}
+			NextStep: cassettes.Command("cassette", "ca", "init")}
 	}
 	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact, Prepared: savedRedacted})
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: "cassette proxy --help   # the matching flags"}
+		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error() + " (the matching flags are in cassette proxy --help)", NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
 	p.idx = idx
 	p.origin, p.hosts = replayOrigin(p.mode, p.upstream, opts.Cassettes)
@@ -256,12 +256,16 @@ func New(opts Options) (*Proxy, error) {
 }
 
 // checkListen refuses a non-loopback address unless allowed.
+// CheckListen is the rule of every door's --listen address, the observing
+// proxy of `cassette proxy --mode observe` included: loopback unless allow.
+func CheckListen(addr string, allow bool) error { return checkListen(addr, allow) }
+
 func checkListen(addr string, allow bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EUsage, Err: err,
 			Message:  fmt.Sprintf("--listen %q is not host:port", addr),
-			NextStep: "cassette proxy --listen 127.0.0.1:8080"}
+			NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
 	if allow {
 		return nil
@@ -276,7 +280,7 @@ func checkListen(addr string, allow bool) error {
 		Message: fmt.Sprintf("--listen %q is not a loopback address: anyone who can reach it could use the proxy and read what it records", addr),
 		Problems: []cassettes.Problem{{Field: "--listen", Message: "non-loopback address", Expected: "127.0.0.1:PORT or [::1]:PORT",
 			Suggestion: "pass --allow-non-loopback if this is really wanted"}},
-		NextStep: "cassette proxy --listen 127.0.0.1:8080"}
+		NextStep: cassettes.Command("cassette", "proxy", "--help")}
 }
 
 type logWriter struct{ p *Proxy }
@@ -319,8 +323,8 @@ func (p *Proxy) Start() error {
 	ln, err := net.Listen("tcp", p.opts.Listen)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EUsage, Err: err,
-			Message:  "cannot listen on " + p.opts.Listen,
-			NextStep: "cassette proxy --listen 127.0.0.1:0"}
+			Message:  "cannot listen on " + p.opts.Listen + " (--listen 127.0.0.1:0 takes any free port)",
+			NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
 	p.ln = &trackingListener{Listener: ln, conns: map[net.Conn]struct{}{}}
 	p.addr = ln.Addr().String()

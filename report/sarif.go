@@ -85,6 +85,7 @@ type sarifResult struct {
 	Locations           []sarifLocation   `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Properties          map[string]string `json:"properties,omitempty"`
+	Fixes               []sarifFix        `json:"fixes,omitempty"`
 }
 
 type sarifLocation struct {
@@ -148,6 +149,7 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 	b := &sarifBuilder{run: r, synthetic: cmpOr(r.ConfigPath, "cassette.yaml"), rules: map[string]sarifRule{}}
 	b.runError()
 	b.cases()
+	b.coverage()
 	ruleList, index := b.ruleList()
 	results := b.results
 	sort.SliceStable(results, func(i, j int) bool { return levelRank(results[i].Level) < levelRank(results[j].Level) })
@@ -244,7 +246,7 @@ func (b *sarifBuilder) runError() {
 func (b *sarifBuilder) cases() {
 	r := b.run
 	for _, c := range r.sortedCases() {
-		if !c.failed() {
+		if !c.failed() || (r.Coverage != nil && c.Reason == cassettes.EUncoveredCall) { // coverage() reports uncovered shapes
 			continue
 		}
 		level := "error"
@@ -292,6 +294,9 @@ func helpURI(tool, ruleID string) string {
 	if strings.HasPrefix(ruleID, "drift/") {
 		return base + "#reports"
 	}
+	if ruleID == RuleUncoveredCallShape {
+		return base + "#coverage"
+	}
 	return base + "#exit-codes"
 }
 
@@ -302,6 +307,10 @@ func ruleFull(ruleID string) string {
 		return "The " + class + " the fake gave for a recorded input, normalized by the adapter's normalizers, differs byte for byte " +
 			"from the " + class + " the cassette recorded from the real service, normalized the same way: the fake no longer behaves " +
 			"like the real service for this call shape."
+	}
+	if ruleID == RuleUncoveredCallShape {
+		return "A call shape that the project's own tests send to an adapter's fake, as cassette coverage observed it, " +
+			"and that no cassette of the adapter records: the fake's answer to it was never compared with the real service's."
 	}
 	switch cassettes.Reason(ruleID).Exit() {
 	case cassettes.ExitUser:
@@ -318,6 +327,9 @@ func ruleHelp(ruleID, replay string) string {
 	if class, ok := strings.CutPrefix(ruleID, "drift/"); ok {
 		return "The fake's " + class + " differs from the recorded cassette after normalization. Reproduce it with `" +
 			replay + " --case ADAPTER/SCENARIO` (the result names the case), then fix the fake; if the real service changed, re-record the cassette with `cassette record`."
+	}
+	if ruleID == RuleUncoveredCallShape {
+		return "The project's tests sent this call shape to the adapter's fake, and no cassette of the adapter has it: nothing proves that the fake answers it as the real service does. Run the record command of the fix against the real side, commit the cassette, then `cassette verify`."
 	}
 	rc := cassettes.Reason(ruleID)
 	switch rc.Exit() {

@@ -129,10 +129,14 @@ func blocksLen(blocks []string) int {
 func (r *Run) stepSummary(links Links, withDiffs bool) []string {
 	var md mdBlocks
 	failing := r.notPassed()
+	if r.Coverage != nil {
+		failing = nil // the coverage section lists them, with their record commands
+	}
 	for _, section := range []func(*mdBlocks){
 		r.mdOutcome,
 		r.mdCounts,
 		r.mdRunError,
+		func(b *mdBlocks) { r.mdCoverage(b, links) },
 		func(b *mdBlocks) { r.mdCaseTable(b, failing, links) },
 		r.mdQuarantine,
 		func(b *mdBlocks) { r.mdCaseDetails(b, failing, withDiffs) },

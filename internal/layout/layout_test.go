@@ -51,7 +51,6 @@ var floors = map[string]int{
 type pkg struct {
 	dir     string
 	imports map[string]bool
-	files   []*ast.File
 }
 
 // root is the module's root, two floors up from this package.

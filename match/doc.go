@@ -47,7 +47,7 @@
 //   - A miss says what a reader needs to fix it: the request, the closest
 //     recorded interaction by file and line, the fields that differ, each
 //     with a small diff (a body as a unified diff of its compared form,
-//     JSON indented, ignored paths shown as "<ignored>"), and one command
+//     JSON indented, without the paths left out, which it names), and one command
 //     that re-records the cassette (Options.Rerecord: each door knows how
 //     its cassettes are recorded). A Miss is an error whose text is all of
 //     that, and it unwraps to a *cassettes.Error (E_REPLAY_MISS) whose

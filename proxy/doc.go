@@ -43,8 +43,9 @@
 //     a text body, match.Miss's, naming the closest recorded interaction,
 //     the fields that differ with a small diff and the command that
 //     re-records it. 599 is not a status any upstream sends, so it cannot
-//     be confused with a recorded 502, and retry policies (which retry 502)
-//     leave it alone.
+//     be confused with a recorded 502. It carries `X-Should-Retry: false`:
+//     the official LLM SDKs retry any 5xx (599 too) with back-off unless
+//     told not to, which made one miss three.
 //   - Upstreams: a reverse proxy's upstream may be a unix socket
 //     (unix:///run/podman/podman.sock, as Docker engines listen); requests
 //     are then recorded under http://localhost, never the socket's path,

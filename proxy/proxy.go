@@ -71,6 +71,10 @@ const MissStatus = 599
 // upstream failure) rather than one recorded or relayed.
 const MissHeader = "X-Cassette-Miss"
 
+// ShouldRetryHeader is set to "false" on a replay miss: the official LLM
+// SDKs honour it and do not retry the 599 (they retry any 5xx otherwise).
+const ShouldRetryHeader = "X-Should-Retry"
+
 // ReadyPath answers 204 on a reverse proxy, whatever its mode, so that a
 // replay proxy can be an adapter's fake (`fake.ready` in cassette.yaml).
 const ReadyPath = "/.well-known/cassette/ready"

@@ -54,6 +54,11 @@ func TestReplayMissOverTheWire(t *testing.T) {
 	if code != MissStatus || h.Get(MissHeader) != "replay" {
 		t.Fatalf("status %d, %s=%q", code, MissHeader, h.Get(MissHeader))
 	}
+	// The official LLM SDKs retry a 5xx (the 599 too) unless the response
+	// says not to: a miss is final.
+	if h.Get("X-Should-Retry") != "false" {
+		t.Errorf("X-Should-Retry = %q, want false", h.Get("X-Should-Retry"))
+	}
 	for _, want := range []string{"closest recorded request: cassettes/github/list-pulls.yaml (interactions[0])",
 		"did not match on: [query]", "- state=open", "+ state=closed", "next step: cassette record --adapter github --scenario list-pulls"} {
 		if !strings.Contains(string(body), want) {

@@ -70,6 +70,10 @@ func (p *Proxy) missed(req *http.Request, miss *match.Miss) *http.Response {
 	p.logf("%s", strings.TrimSuffix(text, "\n"))
 	resp := p.synthetic(req, MissStatus, text)
 	resp.Header.Set(MissHeader, "replay")
+	// The official SDKs (Anthropic's, OpenAI's, Stainless-made ones) retry
+	// a 5xx with back-off unless this says not to: a miss is final, and one
+	// miss must not become three.
+	resp.Header.Set(ShouldRetryHeader, "false")
 	return resp
 }
 

@@ -45,8 +45,9 @@ HTTP/2): point a client at it with HTTPS_PROXY and trust the CA (see
 local port, for clients that cannot use a proxy.
 
 Replay fails closed: a request that matches no recorded interaction gets a
-599 response (X-Cassette-Miss: replay) naming the closest recorded request and what differs — never a
-pass-through to the network.
+599 response (X-Cassette-Miss: replay, X-Should-Retry: false, which SDKs that
+retry 5xx honour) naming the closest recorded request and what differs —
+never a pass-through to the network.
 
 Modes: record, replay, passthrough, record-once (replay if the cassette
 exists, else record), replay-with-new-episodes (replay what matches, record

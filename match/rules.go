@@ -55,13 +55,17 @@ type Rules struct {
 	// out of a JSON body; OnlyJSON, when set, are the only ones compared.
 	// Either makes a JSON body match as JSON.
 	IgnoreJSON, OnlyJSON []string
+	// Preset names rules these are laid over (presets.go: "anthropic",
+	// "openai", "gemini"): what to leave out of an LLM API's request bodies
+	// so that a newer SDK still matches a recording an older one made.
+	Preset string
 }
 
 // FromConfig turns the `match:` settings of cassette.yaml (an adapter's, or
 // one scenario's: cassettes.Match.For) into Rules.
 func FromConfig(m cassettes.Match) Rules {
 	r := Rules{Headers: m.Headers, Body: BodyMode(m.Body), URLs: m.URLs, IgnoreParams: m.IgnoreQuery,
-		IgnoreJSON: m.IgnoreJSON, OnlyJSON: m.OnlyJSON, Replayable: m.Sequence == "replayable"}
+		IgnoreJSON: m.IgnoreJSON, OnlyJSON: m.OnlyJSON, Replayable: m.Sequence == "replayable", Preset: m.Preset}
 	if m.Query != nil && !*m.Query {
 		r.IgnoreQuery = true
 	}
@@ -85,6 +89,10 @@ type compiled struct {
 }
 
 func (r Rules) compile() (*compiled, error) {
+	r, err := r.withPreset()
+	if err != nil {
+		return nil, err
+	}
 	if r.Body == "" {
 		r.Body = BodyRaw
 	}

@@ -86,6 +86,7 @@ func TestProxyMatchFlagErrors(t *testing.T) {
 		{"proxy", "--cassette", "x.yaml", "--match-url", "regex:("},
 		{"proxy", "--cassette", "x.yaml", "--ignore-json", "nonce"},
 		{"proxy", "--cassette", "x.yaml", "--sequence", "twice"},
+		{"proxy", "--cassette", "x.yaml", "--match-preset", "antropic"},
 	} {
 		var out, errw strings.Builder
 		if code := Main(args, strings.NewReader(""), &out, &errw); code != 2 || !strings.Contains(errw.String(), "next: ") {
@@ -109,5 +110,52 @@ adapters:
 	code := Main([]string{"validate", "--config", filepath.Join(dir, "cassette.yaml")}, strings.NewReader(""), &out, &errw)
 	if code != 2 || !strings.Contains(errw.String(), "cassette.yaml:8") || !strings.Contains(errw.String(), "adapters.llm.match.scenarios.Chat") {
 		t.Errorf("exit %d\n%s", code, errw.String())
+	}
+
+	// A preset is named in the config like any other setting, and a name
+	// that is not one is an error on its line that lists the known ones.
+	os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte(`version: 1
+adapters:
+  llm:
+    kind: http
+    fake: {base_url: "http://127.0.0.1:1"}
+    match:
+      preset: antropic
+`), 0o644)
+	out.Reset()
+	errw.Reset()
+	code = Main([]string{"validate", "--config", filepath.Join(dir, "cassette.yaml")}, strings.NewReader(""), &out, &errw)
+	if code != 2 || !strings.Contains(errw.String(), "cassette.yaml:6") || !strings.Contains(errw.String(), `unknown match preset "antropic" (known: anthropic, gemini, openai)`) {
+		t.Errorf("exit %d\n%s", code, errw.String())
+	}
+}
+
+// TestProxyMatchPresetFromConfig: `preset: anthropic` in an adapter's
+// match reaches a real `cassette proxy --mode replay`: a request with the
+// fields a newer SDK adds is served from a recording that lacks them.
+func TestProxyMatchPresetFromConfig(t *testing.T) {
+	bin, caDir, pool := proxyTestSetup(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "cassettes", "claude"), 0o755)
+	os.WriteFile(filepath.Join(dir, "cassettes", "claude", "tools.yaml"), []byte(strings.NewReplacer(
+		"https://api.llm.example/v1/chat?ts=1700000000", "https://api.anthropic.com/v1/messages",
+		`'{"model":"m1","nonce":"n-1","messages":[{"role":"user","content":"hi"}]}'`,
+		`'{"model":"m1","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"40 C"}]}]}'`).Replace(llmCassette)), 0o644)
+	os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte(`version: 1
+adapters:
+  claude:
+    kind: http
+    fake: {base_url: "http://127.0.0.1:1"}
+    match: {preset: anthropic}
+`), 0o644)
+	c := startProxyChild(t, bin, dir, caDir, pool, "--cassette", "cassettes/claude")
+	resp, err := c.Post("https://api.anthropic.com/v1/messages", "application/json",
+		strings.NewReader(`{"messages":[{"content":[{"content":"40 C","is_error":false,"tool_use_id":"t1","type":"tool_result"}],"role":"user"}],"model":"m1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != 200 {
+		t.Errorf("the preset did not leave out is_error: %d\n%s", resp.StatusCode, b)
 	}
 }

@@ -14,6 +14,10 @@ test: ## vet, then every test with the race detector (the CLI scripts included),
 	$(GO) vet ./...
 	GO=$(GO) examples/github-actions/actionlint.sh
 	$(GO) test -race -count=1 -timeout 12m ./...
+	# The official LLM SDKs against replayed real streams: a module of its own
+	# (./... does not enter it). Without -race: the SDKs are not ours, and the
+	# proxy under test is a separate process.
+	cd examples/llm-stream/sdk && $(GO) vet ./... && $(GO) test -count=1 -timeout 5m ./...
 
 demo: build ## verify the embedded example's cassettes against its fakes (no network, no credentials)
 	cd examples/demo && ../../$(BIN) verify

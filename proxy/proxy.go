@@ -75,8 +75,10 @@ const MissHeader = "X-Cassette-Miss"
 // SDKs honour it and do not retry the 599 (they retry any 5xx otherwise).
 const ShouldRetryHeader = "X-Should-Retry"
 
-// ReadyPath answers 204 on a reverse proxy, whatever its mode, so that a
-// replay proxy can be an adapter's fake (`fake.ready` in cassette.yaml).
+// ReadyPath answers 204 to an origin-form GET on either proxy (reverse, or
+// a forward proxy's front door), whatever its mode, so that a replay proxy
+// can be an adapter's fake (`fake.ready` in cassette.yaml); it is never a
+// replay miss.
 const ReadyPath = "/.well-known/cassette/ready"
 
 // Options configure a Proxy.

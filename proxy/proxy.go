@@ -107,6 +107,12 @@ type Options struct {
 	// adapter's or scenario's `match:` in cassette.yaml); Match is then
 	// only the default for an empty set of cassettes.
 	MatchFor func(*cassettes.Cassette) match.Rules
+	// Rerecord gives the command that records a cassette again, which a
+	// replay miss names as its next step (c is nil when nothing is
+	// recorded); nil is match's default (Options.Rerecord there). The
+	// command line knows what runs where it is: `cassette record` only for
+	// an adapter its cassette.yaml declares, the proxy with its --upstream.
+	Rerecord func(c *cassettes.Cassette) string
 	// Secrets are the declared credential values (name → value, see
 	// redact.FromEnv); they are scrubbed from every recorded URL, header
 	// and body, as are credential headers and known key formats.
@@ -239,7 +245,7 @@ func New(opts Options) (*Proxy, error) {
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
 			NextStep: "cassette ca init"}
 	}
-	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact})
+	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact, Rerecord: opts.Rerecord})
 	if err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: "cassette proxy --help   # the matching flags"}
 	}

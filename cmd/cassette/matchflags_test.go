@@ -3,7 +3,9 @@ package main
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,5 +159,71 @@ adapters:
 	defer resp.Body.Close()
 	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != 200 {
 		t.Errorf("the preset did not leave out is_error: %d\n%s", resp.StatusCode, b)
+	}
+}
+
+// TestProxyMissNextStepRunsThere: the command a replay miss names runs
+// where the proxy runs. Without cassette.yaml it is the proxy in record
+// mode on the closest cassette, with the reverse proxy's --upstream (it
+// was dropped); `cassette record --adapter` only when cassette.yaml
+// declares the adapter (it named one where there was no config). Each is
+// run as printed.
+func TestProxyMissNextStepRunsThere(t *testing.T) {
+	bin, caDir, _ := proxyTestSetup(t)
+	real := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer real.Close()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "cassettes", "api"), 0o755)
+	os.WriteFile(filepath.Join(dir, "cassettes", "api", "pets.yaml"), []byte(strings.ReplaceAll(llmCassette, "https://api.llm.example", real.URL)), 0o644)
+	miss := func() string {
+		t.Helper()
+		px := startProxyURL(t, bin, dir, caDir, "--cassette", "cassettes/api", "--upstream", real.URL)
+		resp, err := http.Post(px+"/v1/other", "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		_, step, ok := strings.Cut(string(b), "next step: ")
+		if resp.StatusCode != 599 || !ok {
+			t.Fatalf("not a miss: %d\n%s", resp.StatusCode, b)
+		}
+		return strings.TrimSpace(step)
+	}
+
+	step := miss()
+	if want := "cassette proxy --mode record --cassette cassettes/api/pets.yaml --upstream " + real.URL; step != want {
+		t.Fatalf("without cassette.yaml the next step is %q, want %q", step, want)
+	}
+	startProxyURL(t, bin, dir, caDir, strings.Fields(step)[2:]...) // it starts, in record mode, as printed
+
+	os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte(`version: 1
+adapters:
+  api:
+    kind: http
+    real: {base_url: "`+real.URL+`"}
+    fake: {base_url: "http://127.0.0.1:1"}
+`), 0o644)
+	step = miss()
+	if step != "cassette record --adapter api --scenario pets" {
+		t.Fatalf("with the adapter declared the next step is %q", step)
+	}
+	cmd := exec.Command(bin, strings.Fields(step)[1:]...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", step, err, out)
+	}
+}
+
+// TestProxyNoCassetteNextStep: replaying a cassette that is not there
+// names the recording command with this run's --upstream.
+func TestProxyNoCassetteNextStep(t *testing.T) {
+	var out, errw strings.Builder
+	dir := t.TempDir()
+	Main([]string{"proxy", "--mode", "replay", "--cassette", filepath.Join(dir, "s.yaml"), "--upstream", "http://api.x.test"}, strings.NewReader(""), &out, &errw)
+	if want := "next: cassette proxy --mode record --cassette " + filepath.Join(dir, "s.yaml") + " --upstream http://api.x.test\n"; !strings.Contains(errw.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errw.String())
 	}
 }

@@ -174,13 +174,14 @@ func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adap
 			return opts, nil, err
 		}
 	}
+	opts.Rerecord = o.rerecord(p)
 	if o.cassette == "" {
 		return opts, a, nil
 	}
 	if _, err := os.Stat(o.cassette); err != nil {
 		if mode == proxy.ModeReplay {
-			return opts, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette, Err: err,
-				NextStep: "cassette proxy --mode record --cassette " + o.cassette + "   # record it first"}
+			return opts, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
+				NextStep: opts.Rerecord(nil)}
 		}
 		return opts, a, nil
 	}
@@ -259,6 +260,30 @@ func (p *project) adapter(name string) (*cassettes.Adapter, bool) {
 	}
 	a, ok := p.cfg.Adapters[name]
 	return a, ok
+}
+
+// rerecord is the command a replay miss names to record a cassette again:
+// `cassette record --adapter A --scenario S` when the project declares the
+// cassette's adapter (it needs the declaration), else this proxy in record
+// mode on that cassette, with this run's upstream; with nothing recorded,
+// on a new file in the replayed directory.
+func (o *proxyOptions) rerecord(p *project) func(*cassettes.Cassette) string {
+	return func(c *cassettes.Cassette) string {
+		if c != nil {
+			if _, ok := p.adapter(c.Adapter); ok && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario) {
+				return cassettes.ShellJoin([]string{"cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario})
+			}
+		}
+		again := *o
+		again.mode = string(proxy.ModeRecord)
+		switch {
+		case c != nil && c.Path != "":
+			again.cassette = c.Path
+		case !strings.HasSuffix(o.cassette, ".yaml"):
+			again.cassette = filepath.Join(o.cassette, "new.yaml")
+		}
+		return proxyAgain(&again)
+	}
 }
 
 // proxyAgain is the command line of this run, for next steps.

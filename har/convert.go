@@ -40,9 +40,10 @@ type ImportOptions struct {
 // in the order their first entry appears. Entries without a response
 // (status 0: blocked or aborted in the browser) are skipped and counted.
 func ToCassettes(a *Archive, opts ImportOptions) (out []Imported, skipped int, err error) {
-	titles := map[string]string{}
+	titles, scenarios := map[string]string{}, map[string]string{}
 	for _, p := range a.Log.Pages {
 		titles[p.ID] = cmpOr(p.Title, p.ID)
+		scenarios[p.ID] = pageScenario(p, opts.Adapter)
 	}
 	byKey := map[string]*Imported{}
 	used := map[string]bool{}
@@ -55,13 +56,15 @@ func ToCassettes(a *Archive, opts ImportOptions) (out []Imported, skipped int, e
 		if perr != nil || u.Host == "" {
 			return nil, skipped, fmt.Errorf("log.entries[%d].request.url %q is not an absolute URL", i, e.Request.URL)
 		}
-		key, from := "host:"+u.Host, u.Host
+		key, from, base := "host:"+u.Host, u.Host, cassettes.StrictName(u.Host)
 		if opts.Group != ByHost && e.Pageref != "" {
-			key, from = "page:"+e.Pageref, cmpOr(titles[e.Pageref], e.Pageref)
+			key, from, base = "page:"+e.Pageref, cmpOr(titles[e.Pageref], e.Pageref), scenarios[e.Pageref]
+			if base == "" {
+				base = cassettes.StrictName(from)
+			}
 		}
 		im := byKey[key]
 		if im == nil {
-			base := cassettes.StrictName(from)
 			if base == "" {
 				base = "har"
 			}
@@ -88,6 +91,20 @@ func ToCassettes(a *Archive, opts ImportOptions) (out []Imported, skipped int, e
 		im.Cassette.Interactions = append(im.Cassette.Interactions, it)
 	}
 	return out, skipped, nil
+}
+
+// pageScenario is the scenario a page names itself: the `_scenario` an
+// export wrote, as it is; or a title of the form ADAPTER/NAME (an export
+// of an earlier version) without the adapter the HAR is imported as; ""
+// when the page names none (its title is then made a name).
+func pageScenario(p Page, adapter string) string {
+	if p.Scenario != "" && cassettes.ValidLoadedScenario(p.Scenario) {
+		return p.Scenario
+	}
+	if rest, ok := strings.CutPrefix(p.Title, adapter+"/"); ok && adapter != "" {
+		return cassettes.StrictName(rest)
+	}
+	return ""
 }
 
 func cmpOr(a, b string) string {
@@ -200,7 +217,7 @@ func FromCassettes(cs []*cassettes.Cassette, opts ExportOptions) *Archive {
 		// (nested folders loaded without a config).
 		id := fmt.Sprintf("page_%d", n+1)
 		a.Log.Pages = append(a.Log.Pages, Page{StartedDateTime: start.Format(time.RFC3339Nano), ID: id, Title: c.ID(),
-			PageTimings: PageTimings{OnContentLoad: -1, OnLoad: -1}})
+			PageTimings: PageTimings{OnContentLoad: -1, OnLoad: -1}, Scenario: c.Scenario})
 		at := start
 		for _, it := range c.Interactions {
 			ms := float64(time.Duration(it.Response.Duration)) / float64(time.Millisecond)

@@ -28,6 +28,36 @@ type Imported struct {
 	Cassette *cassettes.Cassette
 	// From says which page or host it came from.
 	From string
+	// Missing are the bodies the HAR says its entries had but does not
+	// hold (saved without content); Held counts the response bodies it
+	// does hold.
+	Missing []MissingBody
+	Held    int
+}
+
+// MissingBody is a body a HAR entry had (its size says so) that the HAR
+// does not hold: a HAR saved without content. Imported as it is, the
+// interaction would replay an empty body.
+type MissingBody struct {
+	Entry       int    // index in log.entries
+	Interaction int    // index in the cassette's interactions
+	Field       string // "response.content.text" or "request.postData.text"
+	Size        int    // the size the HAR gives
+}
+
+// bodies reports which of an entry's bodies are missing, and whether it
+// holds its response's (1) or not (0).
+func bodies(e Entry, entry, interaction int) (missing []MissingBody, held int) {
+	switch c := e.Response.Content; {
+	case c.Text != "":
+		held++
+	case c.Size > 0 && e.Response.Status != 304:
+		missing = append(missing, MissingBody{entry, interaction, "response.content.text", c.Size})
+	}
+	if pd := e.Request.PostData; (pd == nil || pd.Text == "" && len(pd.Params) == 0) && e.Request.BodySize > 0 {
+		missing = append(missing, MissingBody{entry, interaction, "request.postData.text", e.Request.BodySize})
+	}
+	return missing, held
 }
 
 // ImportOptions are the settings of ToCassettes.
@@ -39,7 +69,9 @@ type ImportOptions struct {
 // ToCassettes turns the entries of a HAR into cassettes (without paths),
 // in the order their first entry appears. Entries without a response
 // (status 0: blocked or aborted in the browser) are skipped and counted.
-func ToCassettes(a *Archive, opts ImportOptions) (out []Imported, skipped int, err error) {
+// Bodies the HAR does not hold are noted (Imported.Missing); what to make
+// of them is the caller's.
+func ToCassettes(a *Archive, opts ImportOptions) ([]Imported, int, error) {
 	titles, scenarios := map[string]string{}, map[string]string{}
 	for _, p := range a.Log.Pages {
 		titles[p.ID] = cmpOr(p.Title, p.ID)
@@ -47,6 +79,8 @@ func ToCassettes(a *Archive, opts ImportOptions) (out []Imported, skipped int, e
 	}
 	byKey := map[string]*Imported{}
 	used := map[string]bool{}
+	var list []*Imported
+	skipped := 0
 	for i, e := range a.Log.Entries {
 		if e.Response.Status == 0 {
 			skipped++
@@ -81,7 +115,7 @@ func ToCassettes(a *Archive, opts ImportOptions) (out []Imported, skipped int, e
 			}
 			im = &Imported{Cassette: c, From: from}
 			byKey[key] = im
-			out = append(out, *im)
+			list = append(list, im)
 		}
 		it, cerr := interaction(e, i)
 		if cerr != nil {
@@ -89,6 +123,12 @@ func ToCassettes(a *Archive, opts ImportOptions) (out []Imported, skipped int, e
 		}
 		it.ID = len(im.Cassette.Interactions)
 		im.Cassette.Interactions = append(im.Cassette.Interactions, it)
+		missing, held := bodies(e, i, it.ID)
+		im.Missing, im.Held = append(im.Missing, missing...), im.Held+held
+	}
+	out := make([]Imported, len(list))
+	for i, im := range list {
+		out[i] = *im
 	}
 	return out, skipped, nil
 }

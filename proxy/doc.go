@@ -53,7 +53,11 @@
 //   - Streams: a text/event-stream or NDJSON response is recorded with the
 //     time each event arrived (event_times); replay with SimulateLatency
 //     serves it event by event at those times, each written and flushed, so
-//     a client rendering tokens sees them arrive (pace.go).
+//     a client rendering tokens sees them arrive (pace.go). A stream
+//     recorded without event times (a go-vcr file notes only `duration`,
+//     measured up to the headers) has its events spread evenly over that
+//     duration, the headers with the first, and the log says so
+//     (spread.go): it came whole at the end.
 //   - An upstream that fails is noted, never recorded as the service's
 //     answer: a transport error (refused, DNS, TLS, reset mid-body,
 //     timeout; classified by infra.ClassifyTransport) and a status the

@@ -136,7 +136,8 @@ type Options struct {
 	Transport *http.Transport
 	// SimulateLatency delays each replayed response by its recorded
 	// duration, and serves a recorded stream (SSE, NDJSON) event by event at
-	// the recorded times (see pace.go).
+	// the recorded times (see pace.go), or spread evenly over its duration
+	// when it was recorded without them (spread.go).
 	SimulateLatency bool
 	// Log receives a line per recorded request, the first replayed ones
 	// (see logReplay) and the full text of every replay miss; nil discards.

@@ -41,6 +41,9 @@ func (p *Proxy) replay(req *http.Request, ctx *goproxy.ProxyCtx, seq int64) (*ht
 	it, miss := p.replayLookup(req, body)
 	if it != nil {
 		p.logReplay(it)
+		if p.opts.SimulateLatency {
+			it = p.withEventTimes(it) // a stream recorded without event times (spread.go)
+		}
 		if p.opts.SimulateLatency && it.Response.Duration > 0 {
 			if err := p.sleep(req.Context(), time.Duration(it.Response.Duration)); err != nil {
 				return req, p.synthetic(req, MissStatus, "cassette: request cancelled during simulated latency\n")

@@ -106,6 +106,16 @@ func TestAnthropicSimpleStream(t *testing.T) {
 		t.Errorf("the recording holds 17 events besides a ping, ending the turn with Olá…; the SDK read %s", replayed)
 	}
 	replayedAll(t, px, 1)
+
+	// With --latency the go-vcr file's stream (no event times, only its
+	// duration) is spread over the 2.1 s it took, which the proxy says; the
+	// SDK reads the same events.
+	px = startReplay(t, path, "https://api.anthropic.com", "--match-body", "json", "--latency")
+	paced := streamAnthropic(t, anthropicClient(px.URL, nil), params)
+	sameTurns(t, []anthropicTurn{paced}, []anthropicTurn{recorded})
+	if out := px.stop(); !strings.Contains(out, "its 18 events are spread evenly over the recorded 2.095870458s") {
+		t.Errorf("the proxy does not say it spread the events:\n%s", out)
+	}
 }
 
 // anthropicToolLoop runs the two turns of a tool loop the way the SDK's

@@ -4,7 +4,7 @@
 // each printed as soon as its event arrives — the way LLM CLIs do for
 // programs that read them.
 //
-//	ANTHROPIC_API_KEY=... chat [--model M] [--max-tokens N] PROMPT
+//	ANTHROPIC_API_KEY=... chat [--model M] [--max-tokens N] [--system TEXT] [--temperature T] PROMPT
 //
 // ANTHROPIC_BASE_URL changes the API's address (default
 // https://api.anthropic.com).
@@ -47,13 +47,15 @@ type usage struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	model := fs.String("model", "claude-sonnet-4-5", "model")
-	maxTokens := fs.Int("max-tokens", 100, "longest answer, in tokens")
+	model := fs.String("model", "claude-sonnet-4-20250514", "model")
+	maxTokens := fs.Int("max-tokens", 4000, "longest answer, in tokens")
+	system := fs.String("system", "", "system prompt")
+	temperature := fs.Float64("temperature", -1, "sampling temperature (the API's default when not given)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: chat [--model M] [--max-tokens N] PROMPT")
+		fmt.Fprintln(stderr, "usage: chat [--model M] [--max-tokens N] [--system TEXT] [--temperature T] PROMPT")
 		return 2
 	}
 	key := os.Getenv("ANTHROPIC_API_KEY")
@@ -65,8 +67,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if base == "" {
 		base = "https://api.anthropic.com"
 	}
-	body, _ := json.Marshal(map[string]any{"model": *model, "max_tokens": *maxTokens, "stream": true, "temperature": 0,
-		"messages": []map[string]string{{"role": "user", "content": fs.Arg(0)}}})
+	type block struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	params := map[string]any{"model": *model, "max_tokens": *maxTokens, "stream": true,
+		"messages": []map[string]any{{"role": "user", "content": []block{{"text", fs.Arg(0)}}}}}
+	if *system != "" {
+		params["system"] = []block{{"text", *system}}
+	}
+	if *temperature >= 0 {
+		params["temperature"] = *temperature
+	}
+	body, _ := json.Marshal(params)
 	req, err := http.NewRequest("POST", base+"/v1/messages", bytes.NewReader(body))
 	if err != nil {
 		fmt.Fprintln(stderr, "chat:", err)

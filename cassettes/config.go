@@ -1,13 +1,14 @@
 package cassettes
 
 import (
-	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // ConfigVersion is the schema version of cassette.yaml.
@@ -35,7 +36,23 @@ type Config struct {
 	// order of reports).
 	Order []string `yaml:"-"`
 
-	node *yaml.Node
+	node  *yaml.Node
+	rules *redact.Rules // Redact.Names as redaction rules, made once by ParseConfig
+}
+
+// Redaction returns the project's credential names: the built-in ones plus
+// redact.names, as every door that redacts for this project takes them
+// (recording, import, the proxy, the redact.credentials normalizer).
+func (c *Config) Redaction() *redact.Rules {
+	switch {
+	case c == nil:
+		return nil
+	case c.rules != nil:
+		return c.rules
+	case len(c.Redact.Names) == 0:
+		return nil // the built-in names
+	}
+	return redact.NewRules(c.Redact.Names) // a Config built in memory
 }
 
 // Redact extends what recording redacts.
@@ -64,6 +81,34 @@ type Adapter struct {
 	// AllowMutating lets refresh re-run scenarios marked replayable: false
 	// (mutating calls) against the real service.
 	AllowMutating bool `yaml:"allow_mutating,omitempty"`
+	// Coverage says how `cassette coverage` reads this adapter's calls as
+	// call shapes, and how many must be backed by a cassette.
+	Coverage Coverage `yaml:"coverage,omitempty"`
+}
+
+// Coverage configures the call shapes of one adapter (package coverage
+// holds the rules; the README's "Coverage" section shows them).
+type Coverage struct {
+	// Paths are URL path templates ("/repos/{owner}/{repo}"): in a path
+	// that starts with a template's segments, the segments under its
+	// {names} become {} (names, slugs: values no rule can recognise).
+	Paths []string `yaml:"paths,omitempty" validate:"dive,startswith=/"`
+	// Depth is how many leading words of a CLI call name the subcommand
+	// (`gh pr list`: 2); nil is 1.
+	Depth *int `yaml:"depth,omitempty" validate:"omitempty,min=0,max=8"`
+	// ValueFlags are the CLI flags whose value is the next word
+	// (`-C DIR`), so that the value is never read as a subcommand.
+	ValueFlags []string `yaml:"value_flags,omitempty" validate:"dive,startswith=-"`
+	// Ignore are call shapes left out of coverage ("GET /healthz",
+	// "git --version"); * matches any run of characters.
+	Ignore []string `yaml:"ignore,omitempty" validate:"dive,required"`
+	// IgnoreQuery are query parameters and IgnoreFlags CLI flags left out
+	// of shapes, by name (a cache buster, a verbosity flag).
+	IgnoreQuery []string `yaml:"ignore_query,omitempty" validate:"dive,required"`
+	IgnoreFlags []string `yaml:"ignore_flags,omitempty" validate:"dive,startswith=-"`
+	// Min is the percentage of the adapter's observed call shapes that
+	// cassettes must cover (nil is 100); `cassette coverage --min` overrides it.
+	Min *float64 `yaml:"min,omitempty" validate:"omitempty,min=0,max=100"`
 }
 
 // Real is how to reach the real service.
@@ -83,6 +128,29 @@ type Real struct {
 	ClientCert         string `yaml:"client_cert,omitempty"`
 	ClientKey          string `yaml:"client_key,omitempty"`
 	InsecureSkipVerify bool   `yaml:"insecure_skip_verify,omitempty"`
+	// Faults are how a cli adapter's real command says that the real side
+	// could not be reached, on top of the built-in signatures of the tool
+	// it names (curl, git, gh, docker, podman, LLM CLIs).
+	Faults *Faults `yaml:"faults,omitempty"`
+}
+
+// Faults are the failure signatures of a cli adapter's real command: a run
+// that ends with one of these exit codes, or a non-zero exit code and
+// stderr matching one of these patterns, could not reach the real side. It
+// is infrastructure (exit 3), never a cassette or a drift.
+type Faults struct {
+	ExitCodes []int    `yaml:"exit_codes,omitempty" validate:"dive,min=1,max=255"`
+	Stderr    []string `yaml:"stderr,omitempty" validate:"dive,required"` // RE2 patterns, searched in stderr
+	// NotLoggedIn are stderr patterns saying the tool has no credentials
+	// (`gh auth login`): refresh skips the adapter, as for an unset
+	// credential variable.
+	NotLoggedIn []string `yaml:"not_logged_in,omitempty" validate:"dive,required"`
+	// Builtin false drops the tool's built-in signatures (default true).
+	Builtin *bool `yaml:"builtin,omitempty"`
+	// Strict false records a re-recording whose exit code went from 0 to
+	// non-zero with nothing on stdout and no signature matched; by default
+	// (true) it is refused as suspect.
+	Strict *bool `yaml:"strict,omitempty"`
 }
 
 // Fake is how to reach or start the fake.
@@ -96,6 +164,12 @@ type Fake struct {
 	Env     map[string]string `yaml:"env,omitempty"`
 	Dir     string            `yaml:"dir,omitempty"`
 	Timeout Duration          `yaml:"timeout,omitempty"`
+	// InProcess declares that the fake lives in a test runner's process (a
+	// Python or JavaScript object, verified through `cassette check` by the
+	// pytest or node:test binding, or a Go one through cassettetest). Such
+	// an adapter needs no command or base_url; verify skips its cases when
+	// it has neither.
+	InProcess bool `yaml:"in_process,omitempty"`
 	// Shared runs one fake process for all of the adapter's cases, in
 	// parallel. The default starts a fresh fake for each case, so that a
 	// stateful fake sees each cassette as the real service was recorded
@@ -278,7 +352,7 @@ func (d Date) MarshalYAML() (any, error) { return d.String(), nil }
 func (d *Date) UnmarshalYAML(n *yaml.Node) error {
 	t, err := time.Parse(time.DateOnly, strings.TrimSpace(n.Value))
 	if err != nil {
-		return fmt.Errorf("line %d: expected a date like 2026-11-30, got %q", n.Line, n.Value)
+		return valueError(n, "expected a date like 2026-11-30, got %q", n.Value)
 	}
 	d.Time = t
 	return nil

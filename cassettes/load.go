@@ -2,15 +2,12 @@ package cassettes
 
 import (
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -21,8 +18,6 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/cassette-dev/cassette/redact"
 )
 
 // NameSet is a registry of names (the normalize registry satisfies it), so
@@ -66,14 +61,14 @@ func Load(path string, opts LoadOptions) (*Cassette, error) {
 	data, prob, err := readRegular(path, opts.root(path), MaxFileBytes)
 	if prob != nil {
 		return nil, &Error{Reason: ECassetteInvalid, Message: "cassette " + path + " is not read: " + prob.Message,
-			Problems: []Problem{*prob}, NextStep: "rm " + path + "   # then re-record it: cassette record"}
+			Problems: []Problem{*prob}, NextStep: Command("ls", "-l", path)}
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &Error{Reason: ECassetteNotFound, Message: fmt.Sprintf("cassette %s does not exist", path),
-				NextStep: "cassette validate   # lists the cassettes that exist", Err: err}
+				NextStep: Command("cassette", "validate"), Err: err}
 		}
-		return nil, &Error{Reason: EIO, Message: "cannot read cassette " + path, Err: err, NextStep: "ls -l " + path}
+		return nil, &Error{Reason: EIO, Message: "cannot read cassette " + path, Err: err, NextStep: Command("ls", "-l", path)}
 	}
 	return Parse(path, data, opts)
 }
@@ -81,7 +76,7 @@ func Load(path string, opts LoadOptions) (*Cassette, error) {
 // Parse is Load for bytes already read; path names them in messages and
 // resolves sidecar bodies.
 func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
-	next := "cassette validate " + path
+	next := Command("cassette", "validate", path)
 	// Credentials are looked for first, in the raw bytes, whatever else is
 	// wrong with the file: a leak is reported even when the schema is not met.
 	// (The scan runs beside the parse: on a large file each takes a core.)
@@ -91,8 +86,8 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	leaks := <-scanned
 	fail := func(msg string, probs []Problem) (*Cassette, error) {
 		if len(leaks) > 0 {
-			return nil, &Error{Reason: ESecretLeak, Message: "cassette " + path + " contains credentials", Problems: append(leaks, probs...),
-				NextStep: "remove the value from " + path + ", rotate the credential, then re-record the cassette"}
+			return nil, &Error{Reason: ESecretLeak, Message: "cassette " + path + " contains credentials: remove each value (or re-record the cassette) and rotate the credential", Problems: append(leaks, probs...),
+				NextStep: next}
 		}
 		return nil, &Error{Reason: ECassetteInvalid, Message: msg, Problems: probs, NextStep: next}
 	}
@@ -106,7 +101,7 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	}
 	if c.Plain {
 		upgradePlain(c, opts)
-	} else if c.Cassette < 1 {
+	} else if c.Cassette < 1 && c.hasTopKey("cassette") { // absent: implied by the other metadata
 		probs = append(probs, Problem{File: path, Line: c.Line("cassette"), Field: "cassette", Message: "the cassette schema version is missing",
 			Expected: fmt.Sprintf("%d", SchemaVersion)})
 	}
@@ -141,59 +136,13 @@ func decodeCassette(path string, data []byte) (*Cassette, []Problem) {
 	}
 	root := doc.Content[0]
 	c := &Cassette{Path: path, loc: &locator{head: doc}}
-	strict := mappingKey(root, "cassette") != nil
+	strict := carriesMetadata(root)
 	c.Plain = !strict
 	probs = append(probs, checkKnown(path, root, reflect.TypeOf(Cassette{}), "", strict, &c.Warnings)...)
 	if err := doc.Decode(c); err != nil {
 		probs = append(probs, yamlProblems(path, doc, err)...)
 	}
 	return c, probs
-}
-
-// encodedLeaks scans the bodies the raw scan cannot read: gzip- or
-// deflate-encoded bodies (a plain go-vcr cassette keeps them as recorded)
-// and sidecar files.
-func encodedLeaks(c *Cassette, declared map[string]string) []Problem {
-	var out []Problem
-	scan := func(field string, h http.Header, body Body, sidecar bool) {
-		data := []byte(body)
-		if dec, ok := decodeBody(h.Get("Content-Encoding"), data); ok {
-			data = dec
-		} else if !sidecar {
-			return // already scanned as part of the file
-		}
-		for _, f := range redact.Scan(data, declared) {
-			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field,
-				Message: "a credential (" + f.Kind + ") is stored in this body (found after decoding it)", Expected: redact.Redacted})
-		}
-	}
-	for i, in := range c.Interactions {
-		scan(fmt.Sprintf("interactions[%d].request.body", i), in.Request.Headers, in.Request.Body, in.Request.BodyFile != "")
-		scan(fmt.Sprintf("interactions[%d].response.body", i), in.Response.Headers, in.Response.Body, in.Response.BodyFile != "")
-	}
-	return out
-}
-
-// decodeBody undoes a gzip or deflate Content-Encoding (bounded to 64 MiB).
-func decodeBody(encoding string, data []byte) ([]byte, bool) {
-	var r io.Reader
-	switch strings.ToLower(strings.TrimSpace(encoding)) {
-	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, false
-		}
-		r = zr
-	case "deflate":
-		r = flate.NewReader(bytes.NewReader(data))
-	default:
-		return nil, false
-	}
-	out, err := io.ReadAll(io.LimitReader(r, 64<<20))
-	if err != nil && len(out) == 0 {
-		return nil, false
-	}
-	return out, true
 }
 
 // parseDocument decodes exactly one YAML document into a node tree, refusing
@@ -573,16 +522,6 @@ func loadSidecars(c *Cassette) []Problem {
 	return out
 }
 
-// leakProblems scans the raw bytes of a file for credentials. The value is
-// never part of the problem.
-func leakProblems(path string, data []byte, declared map[string]string) []Problem {
-	var out []Problem
-	for _, f := range redact.Scan(data, declared) {
-		out = append(out, Problem{File: path, Line: f.Line, Column: f.Column, Message: "a credential (" + f.Kind + ") is stored in the file", Expected: redact.Redacted})
-	}
-	return out
-}
-
 // Discover lists the cassette files under dir (*.yaml, *.yml), sorted by
 // path, skipping sidecar directories and dot-directories.
 func Discover(dir string) ([]string, error) {
@@ -605,9 +544,9 @@ func Discover(dir string) ([]string, error) {
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &Error{Reason: ECassetteNotFound, Message: "cassette directory " + dir + " does not exist", Err: err,
-				NextStep: "cassette record --adapter NAME --scenario NAME -- COMMAND   # records the first cassette"}
+				NextStep: Command("mkdir", "-p", dir)}
 		}
-		return nil, &Error{Reason: EIO, Message: "cannot list cassettes in " + dir, Err: err, NextStep: "ls -la " + dir}
+		return nil, &Error{Reason: EIO, Message: "cannot list cassettes in " + dir, Err: err, NextStep: Command("ls", "-la", dir)}
 	}
 	sort.Strings(out)
 	return out, nil

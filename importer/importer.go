@@ -7,7 +7,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
-	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Format is the kind of file Import reads.
@@ -33,6 +33,9 @@ type Options struct {
 	// Credentials are the declared credential values (name → value) of the
 	// adapter: scrubbed from a HAR, and refused in any cassette.
 	Credentials map[string]string
+	// Rules are the project's credential names (cassettes.Config.Redaction:
+	// cassette.yaml's redact.names); nil is the built-in names.
+	Rules *redact.Rules
 	// Force overwrites cassettes that exist.
 	Force bool
 }
@@ -65,7 +68,7 @@ func Import(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	red := recorder.NewRedactor(opts.Credentials)
+	red := redact.New(opts.Rules, opts.Credentials)
 	for _, c := range list {
 		c.Path = filepath.Join(res.Dir, filepath.FromSlash(c.Scenario)+".yaml")
 	}
@@ -77,7 +80,7 @@ func Import(opts Options) (*Result, error) {
 		// entries (a refresh token posted on page 3 and answered on page 1).
 		for range 2 {
 			for _, c := range list {
-				red.Cassette(c)
+				c.Redact(red)
 			}
 		}
 	}
@@ -85,7 +88,7 @@ func Import(opts Options) (*Result, error) {
 		return nil, err
 	}
 	for _, c := range list {
-		if err := cassettes.Save(c, red.SaveOptions()); err != nil {
+		if err := cassettes.Save(c, cassettes.SaveOptionsFor(red)); err != nil {
 			return res, err
 		}
 		res.Saved = append(res.Saved, c)
@@ -95,17 +98,20 @@ func Import(opts Options) (*Result, error) {
 
 // refuse stops the import before anything is written: a cassette that
 // exists (without Force), or one that still holds a credential.
-func (o Options) refuse(list []*cassettes.Cassette, red *recorder.Redactor) error {
+func (o Options) refuse(list []*cassettes.Cassette, red *redact.Redactor) error {
 	if !o.Force {
 		for _, c := range list {
 			if _, err := os.Stat(c.Path); err == nil {
-				return cassettes.Errorf(cassettes.EUsage, o.again()+" --adapter "+o.Adapter+" --force",
+				return cassettes.Errorf(cassettes.EUsage, o.again("--force"),
 					"%s exists; nothing was imported", c.Path)
 			}
 		}
 	}
 	for _, c := range list {
-		if err := red.Check(c); err != nil {
+		if err := c.CheckLeaks(red); err != nil {
+			if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
+				ce.NextStep = o.again()
+			}
 			return err
 		}
 	}
@@ -126,18 +132,21 @@ func DefaultAdapter(from Format, source string) string {
 // resolve checks the options and fills in the defaults.
 func (o Options) resolve() (Options, error) {
 	if o.From != GoVCR && o.From != HAR {
-		return o, cassettes.Errorf(cassettes.EUsage, "cassette import govcr DIR   # or: cassette import har FILE", "import %q: expected govcr or har", o.From)
+		return o, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "import", "--help"), "import %q: expected govcr or har", o.From)
 	}
 	if _, err := os.Stat(o.Source); err != nil {
 		return o, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "nothing to import at " + o.Source, Err: err,
-			NextStep: "cassette import " + string(o.From) + " PATH"}
+			NextStep: cassettes.Command("cassette", "import", "--help")}
 	}
 	if o.Adapter == "" {
 		o.Adapter = DefaultAdapter(o.From, o.Source)
 	}
 	if !cassettes.ValidNewName(o.Adapter) {
-		return o, cassettes.Errorf(cassettes.EUsage, o.again()+" --adapter NAME",
-			"adapter %q is not a valid name (expected %s)", o.Adapter, cassettes.NameRule)
+		next := cassettes.Command("cassette", "import", "--help")
+		if strict := cassettes.StrictName(o.Adapter); strict != "" {
+			next = cassettes.Command("cassette", "import", string(o.From), o.Source, "--adapter", strict)
+		}
+		return o, cassettes.Errorf(cassettes.EUsage, next, "adapter %q is not a valid name (expected %s)", o.Adapter, cassettes.NameRule)
 	}
 	if o.Dir == "" {
 		o.Dir = "cassettes"
@@ -146,14 +155,19 @@ func (o Options) resolve() (Options, error) {
 		o.By = har.ByPage
 	}
 	if o.From == HAR && o.By != har.ByPage && o.By != har.ByHost {
-		return o, cassettes.Errorf(cassettes.EUsage, o.again()+" --by host", "--by %q: expected page or host", o.By)
+		return o, cassettes.Errorf(cassettes.EUsage, o.again("--by", "host"), "--by %q: expected page or host", o.By)
 	}
 	return o, nil
 }
 
-// again is the import command of these options, for next steps.
-func (o Options) again() string {
-	return "cassette import " + string(o.From) + " " + o.Source
+// again is the import command of these options, with more flags, for
+// next steps.
+func (o Options) again(more ...string) string {
+	words := []string{"cassette", "import", string(o.From), o.Source}
+	if o.Adapter != "" {
+		words = append(words, "--adapter", o.Adapter)
+	}
+	return cassettes.Command(append(words, more...)...)
 }
 
 // convert reads the source into cassettes without paths, and for a HAR
@@ -165,13 +179,13 @@ func (o Options) convert(res *Result) ([]*cassettes.Cassette, []har.Imported, er
 	}
 	fh, err := os.Open(o.Source)
 	if err != nil {
-		return nil, nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + o.Source, Err: err, NextStep: "ls -l " + o.Source}
+		return nil, nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + o.Source, Err: err, NextStep: cassettes.Command("ls", "-l", o.Source)}
 	}
 	a, err := har.Read(fh)
 	fh.Close()
 	if err != nil {
-		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error(),
-			NextStep: "export the HAR again from the browser's dev tools (Network → Save all as HAR)"}
+		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error() + "; export the HAR again from the browser's dev tools (Network → Save all as HAR)",
+			NextStep: cassettes.Command("cassette", "import", "--help")}
 	}
 	ims, skipped, err := har.ToCassettes(a, har.ImportOptions{Adapter: o.Adapter, Group: o.By})
 	if err != nil {
@@ -210,7 +224,7 @@ func (o Options) missingBodies(ims []har.Imported, res *Result) error {
 	e := &cassettes.Error{Reason: cassettes.ECassetteInvalid,
 		Message: fmt.Sprintf("%s was saved without its bodies (%d entries say they had one; it holds no response body): imported, every response would replay empty. "+
 			"Export it again with content (Chrome: Network, Export HAR; Firefox: Network, Save All As HAR), then import it; nothing was imported", o.Source, n),
-		NextStep: o.again() + " --adapter " + o.Adapter}
+		NextStep: o.again()}
 	for _, im := range ims {
 		for _, m := range im.Missing {
 			if len(e.Problems) == 10 {

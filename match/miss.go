@@ -61,12 +61,9 @@ func (g *group) candidateFor(r ref) *Candidate {
 }
 
 func (g *group) exhausted(request string, last ref, n int) *Miss {
-	c := g.cs[last.c]
-	step := "set Rules.Replayable, or " + g.rerecord(c)
-	if c.Path != "" {
-		step = "add `replayable: true` to " + shellQuote(c.Path) + ", or " + g.rerecord(c)
-	}
-	return &Miss{Request: request, Closest: g.candidateFor(last), Used: n, NextStep: step}
+	// The next step records it again; the message says the other way
+	// (`replayable: true`, Rules.Replayable).
+	return &Miss{Request: request, Closest: g.candidateFor(last), Used: n, NextStep: g.rerecord(g.cs[last.c])}
 }
 
 // closest finds the recorded request that scores best field by field
@@ -123,22 +120,11 @@ func recordStep(c *cassettes.Cassette) string {
 	switch {
 	case c == nil:
 	case c.Adapter != "" && c.Scenario != "" && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario):
-		return "cassette record --adapter " + c.Adapter + " --scenario " + c.Scenario
+		return cassettes.Command("cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario)
 	case c.Path != "":
-		return "cassette proxy --mode record --cassette " + shellQuote(c.Path)
+		return cassettes.Command("cassette", "proxy", "--mode", "record", "--cassette", c.Path)
 	}
-	return "cassette proxy --mode record"
-}
-
-// shellQuote single-quotes s when it holds anything a shell would split
-// or expand (names from the wild have spaces and parentheses).
-func shellQuote(s string) string {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@=", r)) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
+	return cassettes.Command("cassette", "proxy", "--help")
 }
 
 // Error is Text, the whole explanation, without its final newline.
@@ -156,7 +142,7 @@ func (m *Miss) Err() *cassettes.Error {
 	case m.Closest == nil:
 		e.Message = "replay miss: no recorded interactions to serve " + m.Request
 	case m.Used > 0:
-		e.Message = fmt.Sprintf("replay miss: %s matched, but its %d recorded response(s) were already served and the cassette is not replayable", m.Request, m.Used)
+		e.Message = fmt.Sprintf("replay miss: %s matched, but its %d recorded response(s) were already served and the cassette is not replayable (`replayable: true` in it, or Rules.Replayable, serves the last response again)", m.Request, m.Used)
 		e.Problems = []cassettes.Problem{{File: m.Closest.File, Line: m.Closest.Line,
 			Field:   fmt.Sprintf("interactions[%d].request", m.Closest.Index),
 			Message: "last recorded response of this sequence", Expected: fmt.Sprintf("at most %d identical request(s)", m.Used)}}
@@ -200,7 +186,7 @@ func (m *Miss) Text() string {
 		b.WriteString("nothing is recorded: there are no interactions to serve.\n")
 	case m.Used > 0:
 		fmt.Fprintf(&b, "this request matched %s, but all %d recorded response(s) to it were already served\n", m.Closest.where(), m.Used)
-		b.WriteString("and the cassette is not replayable (a sequence is served once, in order).\n")
+		b.WriteString("and the cassette is not replayable (a sequence is served once, in order; `replayable: true` in it serves the last response again).\n")
 	default:
 		switch {
 		case m.Closer != nil:

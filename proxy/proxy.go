@@ -61,7 +61,7 @@ func ParseMode(s string) (Mode, error) {
 	return "", &cassettes.Error{Reason: cassettes.EUsage,
 		Message:  fmt.Sprintf("unknown proxy mode %q", s),
 		Problems: []cassettes.Problem{{Field: "--mode", Message: "unknown mode " + strconv.Quote(s), Expected: strings.Join(names, ", ")}},
-		NextStep: "cassette proxy --mode replay --cassette cassettes/"}
+		NextStep: cassettes.Command("cassette", "proxy", "--help")}
 }
 
 // MissStatus is the status of the response to a request replay cannot serve.
@@ -113,21 +113,17 @@ type Options struct {
 	// command line knows what runs where it is: `cassette record` only for
 	// an adapter its cassette.yaml declares, the proxy with its --upstream.
 	Rerecord func(c *cassettes.Cassette) string
-	// Secrets are the declared credential values (name → value, see
-	// redact.FromEnv); they are scrubbed from every recorded URL, header
-	// and body, as are credential headers and known key formats.
-	Secrets map[string]string
-	// Redact is called on each captured interaction before it is stored,
-	// and before the built-in redaction: it gets the raw interaction (bodies
-	// already decoded, see DecodeBodies) so that it can learn the values it
-	// hides because of their name and scrub them elsewhere; the built-in
-	// redaction then runs on its result. It is called again on every stored
-	// interaction by Interactions, so that values learned later are scrubbed
-	// from earlier interactions too: it must be idempotent. Replay calls it
-	// on an incoming request (with an empty response) that matches no
-	// recorded one as it came, before matching it again (match.Index.Lookup).
-	// It is called concurrently.
-	Redact func(*cassettes.Interaction)
+	// Redact is the session's redaction (redact.New: the project's
+	// credential names, the declared credential values, and every value it
+	// learns). Each captured interaction goes through it before it is
+	// stored (cassettes.Interaction.Redact), and again on its way out of
+	// Interactions, so that values learned later are scrubbed from earlier
+	// interactions too. Replay redacts with it an incoming request that
+	// matches no recorded one as it came, before matching it again
+	// (match.Index.Lookup), and every line and message the proxy prints
+	// goes through it. nil is redact.New(nil, nil): the built-in credential
+	// names and key formats, no declared value.
+	Redact *redact.Redactor
 	// Transport reaches the upstream (Upstream.Transport builds one with the
 	// user's TLS settings and corporate proxy; tests set RootCAs for a
 	// self-signed upstream). It is cloned; its Proxy is kept (never used to
@@ -161,6 +157,7 @@ type Proxy struct {
 	tr       *http.Transport
 	idx      *match.Index
 	handler  http.Handler
+	tunnels  *tunnels // a replaying forward proxy's CONNECT tunnels (tunnel.go)
 
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
@@ -180,9 +177,8 @@ type Proxy struct {
 
 	logMu sync.Mutex
 
-	// learned is the session's scrub list: values the built-in redaction
-	// hid because of a header's name.
-	learned learned
+	// red is Options.Redact, or the built-in redaction.
+	red *redact.Redactor
 
 	// fails are the upstream failures seen (see Failures).
 	fails failures
@@ -211,7 +207,10 @@ func New(opts Options) (*Proxy, error) {
 	if err := checkListen(opts.Listen, opts.AllowNonLoopback); err != nil {
 		return nil, err
 	}
-	p := &Proxy{opts: opts, mode: opts.Mode, now: time.Now, sleep: sleepCtx}
+	p := &Proxy{opts: opts, mode: opts.Mode, now: time.Now, sleep: sleepCtx, red: opts.Redact}
+	if p.red == nil {
+		p.red = redact.New(nil, nil)
+	}
 	if opts.Upstream != "" {
 		u, err := url.Parse(opts.Upstream)
 		if err == nil {
@@ -227,7 +226,7 @@ func New(opts Options) (*Proxy, error) {
 			return nil, &cassettes.Error{Reason: cassettes.EUsage,
 				Message:  fmt.Sprintf("--upstream %q is not an http(s) base URL", opts.Upstream),
 				Problems: []cassettes.Problem{{Field: "--upstream", Message: "not an absolute http(s) URL", Expected: "like https://api.example.com or unix:///run/podman/podman.sock"}},
-				NextStep: "cassette proxy --upstream https://api.example.com --mode record"}
+				NextStep: cassettes.Command("cassette", "proxy", "--help")}
 		}
 		u.RawQuery, u.Fragment = "", ""
 		p.upstream = u
@@ -244,11 +243,11 @@ func New(opts Options) (*Proxy, error) {
 	if p.upstream == nil && p.mode != ModePassthrough && opts.CA == nil {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage,
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
-			NextStep: "cassette ca init"}
+			NextStep: cassettes.Command("cassette", "ca", "init")}
 	}
-	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact, Rerecord: opts.Rerecord})
+	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact, Prepared: savedRedacted, Rerecord: opts.Rerecord})
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: "cassette proxy --help   # the matching flags"}
+		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error() + " (the matching flags are in cassette proxy --help)", NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
 	p.idx = idx
 	p.origin, p.hosts = replayOrigin(p.mode, p.upstream, opts.Cassettes)
@@ -262,17 +261,24 @@ func New(opts Options) (*Proxy, error) {
 		p.handler = p.streaming(http.HandlerFunc(p.serveReverse))
 	} else {
 		p.handler = p.streaming(p.gp)
+		if p.mode == ModeReplay {
+			p.tunnels = p.newTunnels()
+		}
 	}
 	return p, nil
 }
 
 // checkListen refuses a non-loopback address unless allowed.
+// CheckListen is the rule of every door's --listen address, the observing
+// proxy of `cassette proxy --mode observe` included: loopback unless allow.
+func CheckListen(addr string, allow bool) error { return checkListen(addr, allow) }
+
 func checkListen(addr string, allow bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EUsage, Err: err,
 			Message:  fmt.Sprintf("--listen %q is not host:port", addr),
-			NextStep: "cassette proxy --listen 127.0.0.1:8080"}
+			NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
 	if allow {
 		return nil
@@ -287,7 +293,7 @@ func checkListen(addr string, allow bool) error {
 		Message: fmt.Sprintf("--listen %q is not a loopback address: anyone who can reach it could use the proxy and read what it records", addr),
 		Problems: []cassettes.Problem{{Field: "--listen", Message: "non-loopback address", Expected: "127.0.0.1:PORT or [::1]:PORT",
 			Suggestion: "pass --allow-non-loopback if this is really wanted"}},
-		NextStep: "cassette proxy --listen 127.0.0.1:8080"}
+		NextStep: cassettes.Command("cassette", "proxy", "--help")}
 }
 
 type logWriter struct{ p *Proxy }
@@ -298,7 +304,7 @@ var urlQuery = regexp.MustCompile(`(https?://[^\s"'?]*)\?[^\s"']*`)
 func (w logWriter) Write(b []byte) (int, error) {
 	// goproxy's own warnings may quote URLs: scrub them like everything else.
 	line := urlQuery.ReplaceAllString(strings.TrimSuffix(string(b), "\n"), "${1}?…")
-	w.p.logf("%s", redact.RedactString(line, w.p.secrets()))
+	w.p.logf("%s", w.p.red.String(line))
 	return len(b), nil
 }
 
@@ -330,8 +336,8 @@ func (p *Proxy) Start() error {
 	ln, err := net.Listen("tcp", p.opts.Listen)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EUsage, Err: err,
-			Message:  "cannot listen on " + p.opts.Listen,
-			NextStep: "cassette proxy --listen 127.0.0.1:0"}
+			Message:  "cannot listen on " + p.opts.Listen + " (--listen 127.0.0.1:0 takes any free port)",
+			NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
 	p.ln = &trackingListener{Listener: ln, conns: map[net.Conn]struct{}{}}
 	p.addr = ln.Addr().String()
@@ -358,6 +364,9 @@ func (p *Proxy) Shutdown(ctx context.Context) error {
 			err = e
 		}
 	}
+	if e := p.tunnels.shutdown(ctx); e != nil {
+		err = e
+	}
 	if e := p.Flush(ctx); e != nil {
 		err = e
 	}
@@ -373,6 +382,7 @@ func (p *Proxy) Close() error {
 			_ = p.srv.Close()
 			p.ln.closeAll()
 		}
+		p.tunnels.close()
 		p.tr.CloseIdleConnections()
 	})
 	return nil

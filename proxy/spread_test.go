@@ -14,16 +14,16 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 )
 
-// fakeClock is the proxy's clock in a test: sleeping moves it on, and each
+// wakeClock is the proxy's clock in a test: sleeping moves it on, and each
 // time it moves is noted (since the start).
-type fakeClock struct {
+type wakeClock struct {
 	mu    sync.Mutex
 	start time.Time
 	now   time.Time
 	woke  []time.Duration
 }
 
-func (c *fakeClock) install(p *Proxy) {
+func (c *wakeClock) install(p *Proxy) {
 	c.start = time.Unix(1_800_000_000, 0)
 	c.now = c.start
 	p.now = func() time.Time {
@@ -42,7 +42,7 @@ func (c *fakeClock) install(p *Proxy) {
 	}
 }
 
-func (c *fakeClock) wakes() []time.Duration {
+func (c *wakeClock) wakes() []time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]time.Duration(nil), c.woke...)
@@ -83,7 +83,7 @@ func TestLatencySpreadsStreamsWithoutEventTimes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var clock fakeClock
+			var clock wakeClock
 			clock.install(p)
 			if err := p.Start(); err != nil {
 				t.Fatal(err)

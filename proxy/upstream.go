@@ -18,7 +18,6 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/recorder/infra"
-	"github.com/cassette-dev/cassette/redact"
 )
 
 // Upstream is how the proxy and the recorder reach the real services: the
@@ -80,7 +79,7 @@ func (u Upstream) Transport() (*http.Transport, error) {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage,
 			Message:  field + ".client_cert and " + field + ".client_key go together: set both or neither",
 			Problems: []cassettes.Problem{{Field: field + ".client_key", Message: "only one of the pair is set", Expected: "both client_cert and client_key"}},
-			NextStep: "cassette validate   # after setting both in cassette.yaml"}
+			NextStep: cassettes.Command("cassette", "validate")}
 	}
 	lookup := u.LookupEnv
 	if lookup == nil {
@@ -129,7 +128,7 @@ func upstreamFileError(field, path, what string, err error) error {
 	return &cassettes.Error{Reason: cassettes.EUsage, Err: err,
 		Message:  fmt.Sprintf("%s: %s %s", field, path, what),
 		Problems: []cassettes.Problem{{Field: field, Message: path + " " + what, Expected: "a readable PEM file"}},
-		NextStep: "openssl x509 -in " + path + " -noout -subject   # check the file, then run the command again"}
+		NextStep: cassettes.Command("grep", "-c", "-e", "-----BEGIN", path)} // does it hold PEM blocks? (prints no key material)
 }
 
 // UpstreamFailure is one request the proxy could not complete against the
@@ -169,14 +168,13 @@ func (p *Proxy) Failures() []UpstreamFailure {
 
 // failed records a failure of req: err, or else a failing status.
 func (p *Proxy) failed(req *http.Request, err error, status int, statusLine string) UpstreamFailure {
-	s := p.secrets()
-	f := UpstreamFailure{Method: req.Method, URL: redact.RedactString(shownURL(req.URL.String()), s)}
+	f := UpstreamFailure{Method: req.Method, URL: p.red.String(shownURL(req.URL.String()))}
 	if err != nil {
 		f.Failure = infra.ClassifyTransport(err)
-		f.Detail = redact.RedactString(urlQuery.ReplaceAllString(err.Error(), "${1}?…"), s)
+		f.Detail = p.red.String(urlQuery.ReplaceAllString(err.Error(), "${1}?…"))
 	} else {
 		f.Failure, _ = infra.ClassifyStatus(status)
-		f.Detail = redact.RedactString(statusLine, s)
+		f.Detail = p.red.String(statusLine)
 	}
 	// The client going away (its request's context cancelled) is not the
 	// upstream failing.

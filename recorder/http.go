@@ -44,6 +44,9 @@ type HTTPOptions struct {
 	// (`Authorization: Bearer ${GITHUB_TOKEN}`); `${VAR}` is expanded.
 	Headers     map[string]string
 	Credentials []string // names of the credential variables, scrubbed from everything recorded
+	// Rules are the project's credential names (cassettes.Config.Redaction:
+	// cassette.yaml's redact.names); nil is the built-in names.
+	Rules *redact.Rules
 	// LookupEnv reads the environment; nil is os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 	Scenarios []Scenario
@@ -70,23 +73,25 @@ type Recording struct {
 // RecordHTTP records every scenario against the adapter's real base URL, one
 // cassette per scenario, in the order given. Retryable failures are retried
 // by the policy; a scenario that still fails stops the run with E_RATE_LIMIT
-// (429), E_PROVIDER_5XX (5xx), E_TIMEOUT or E_REAL_UNREACHABLE, and the
-// recordings made so far are returned with the error. Other statuses (404,
-// 401, …) are recorded as the real answer. Everything is redacted, and a
+// (429), E_PROVIDER_5XX (any 5xx, the ones the policy does not retry at
+// their first answer), E_TIMEOUT or E_REAL_*, and the recordings made so
+// far are returned with the error; a failing status the scenario declares
+// (Status) is recorded instead. Other statuses (404, 401, …) are recorded
+// as the real answer. Everything is redacted, and a
 // cassette with a secret left fails with E_SECRET_LEAK.
 func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
 	lookup := opts.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	red := NewRedactor(Credentials(opts.Credentials, lookup))
+	red := redact.New(opts.Rules, Credentials(opts.Credentials, lookup))
 	var out []Recording
 	// One Redactor is the session: a value learned by name in a later
 	// scenario (a token a response set as a cookie, sent again as a bearer)
 	// is scrubbed from the cassettes recorded before it too.
 	defer func() {
 		for _, r := range out {
-			red.Cassette(r.Cassette)
+			r.Cassette.Redact(red)
 		}
 	}()
 	for _, sc := range opts.Scenarios {
@@ -122,7 +127,7 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 	if len(opts.Normalizers) == 0 {
 		opts.Normalizers = old.Normalizers
 	}
-	red := NewRedactor(Credentials(opts.Credentials, lookup))
+	red := redact.New(opts.Rules, Credentials(opts.Credentials, lookup))
 	var reqs []request
 	for i, in := range old.Interactions {
 		u, err := url.Parse(in.Request.URL)
@@ -130,11 +135,11 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 			return Recording{}, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Err: err,
 				Message:  "a recorded request URL does not parse",
 				Problems: []cassettes.Problem{{File: old.Path, Line: old.Line(fmt.Sprintf("interactions[%d].request.url", i)), Field: fmt.Sprintf("interactions[%d].request.url", i), Message: "not a URL"}},
-				NextStep: "cassette validate " + old.Path}
+				NextStep: cassettes.Command("cassette", "validate", old.Path)}
 		}
 		h := map[string]string{}
 		for k, vs := range in.Request.Headers {
-			if len(vs) == 0 || hopHeader(k) || redact.IsCredentialHeader(k) || strings.Contains(vs[0], redact.Redacted) {
+			if len(vs) == 0 || hopHeader(k) || red.Rules().IsCredentialHeader(k) || strings.Contains(vs[0], redact.Redacted) {
 				continue
 			}
 			h[k] = vs[0]
@@ -225,9 +230,8 @@ func expandScenario(sc Scenario, base string, adapterHeaders map[string]string, 
 		h[k] = v
 	}
 	if base == "" {
-		return request{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "the adapter has no real base URL",
-			Problems: []cassettes.Problem{{Field: "real.base_url", Message: "missing", Expected: "a URL such as https://api.example.com"}},
-			NextStep: "set `real.base_url` of the adapter in cassette.yaml"}
+		return request{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "the adapter has no real base URL: set `real.base_url` of the adapter in cassette.yaml",
+			Problems: []cassettes.Problem{{Field: "real.base_url", Message: "missing", Expected: "a URL such as https://api.example.com"}}}
 	}
 	return request{method: method, url: joinURL(base, path), headers: h, body: []byte(body)}, nil
 }
@@ -258,9 +262,8 @@ func expand(s, field string, lookup func(string) (string, bool)) (string, error)
 	if len(missing) > 0 {
 		sort.Strings(missing)
 		return "", &cassettes.Error{Reason: cassettes.EMissingConfig,
-			Message:  fmt.Sprintf("%s uses unset environment variable(s) %s", field, strings.Join(missing, ", ")),
-			Problems: []cassettes.Problem{{Field: field, Message: "refers to an unset variable", Expected: "${" + missing[0] + "} set in the environment"}},
-			NextStep: fmt.Sprintf("export %s=… and run the command again", missing[0])}
+			Message:  fmt.Sprintf("%s uses unset environment variable(s) %s: set them in the environment, then run the command again", field, strings.Join(missing, ", ")),
+			Problems: []cassettes.Problem{{Field: field, Message: "refers to an unset variable", Expected: "${" + missing[0] + "} set in the environment"}}}
 	}
 	return out, nil
 }
@@ -287,7 +290,7 @@ func withScenario(err error, adapter, scenario string) error {
 	var ce *cassettes.Error
 	if errors.As(err, &ce) {
 		if ce.NextStep == "" {
-			ce.NextStep = fmt.Sprintf("cassette record --adapter %s --scenario %s", adapter, scenario)
+			ce.NextStep = cassettes.Command("cassette", "record", "--adapter", adapter, "--scenario", scenario)
 		}
 		ce.Message = fmt.Sprintf("%s/%s: %s", adapter, scenario, ce.Message)
 		return ce
@@ -296,7 +299,7 @@ func withScenario(err error, adapter, scenario string) error {
 }
 
 // record sends the requests in order and builds one redacted cassette.
-func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []request, red *Redactor) (Recording, error) {
+func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []request, red *redact.Redactor) (Recording, error) {
 	rt := opts.Transport
 	if rt == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -305,7 +308,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		defer t.CloseIdleConnections()
 	}
 	s := &sender{opts: opts, rt: rt, red: red, pol: DefaultPolicy(), attemptTimeout: opts.AttemptTimeout,
-		again: fmt.Sprintf("cassette record --adapter %s --scenario %s%s", opts.Adapter, scenario, opts.AgainArgs)}
+		again: cassettes.Command("cassette", "record", "--adapter", opts.Adapter, "--scenario", scenario) + opts.AgainArgs}
 	if opts.Policy != nil {
 		s.pol = *opts.Policy
 	}
@@ -321,6 +324,9 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		c.Interactions = append(c.Interactions, in)
 	}
 	done, err := finish(c, red)
+	if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
+		ce.NextStep = s.again
+	}
 	return Recording{Cassette: done, Live: NewLiveRecord(s.tel)}, err
 }
 
@@ -329,7 +335,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 type sender struct {
 	opts           HTTPOptions
 	rt             http.RoundTripper
-	red            *Redactor
+	red            *redact.Redactor
 	pol            Policy
 	attemptTimeout time.Duration
 	again          string // the command that records the scenario again
@@ -352,8 +358,8 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 		}
 		r, err := http.NewRequestWithContext(actx, rq.method, rq.url, body)
 		if err != nil {
-			return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request", Err: redactedError(s.red, err),
-				NextStep: "check `real.base_url` and the scenario's path in cassette.yaml"}
+			return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request: check `real.base_url` and the scenario's path in cassette.yaml", Err: redactedError(s.red, err),
+				NextStep: s.again}
 		}
 		for _, k := range slices.Sorted(maps.Keys(rq.headers)) {
 			r.Header.Set(k, rq.headers[k])
@@ -367,14 +373,17 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 	s.tel.RetryBackoffMS = append(s.tel.RetryBackoffMS, t.RetryBackoffMS...)
 	s.tel.Statuses = append(s.tel.Statuses, t.Statuses...)
 	if err != nil {
-		return cassettes.Interaction{}, transportError(s.red, err, ctx, t, s.again)
+		return cassettes.Interaction{}, withLimit(transportError(s.red, err, ctx, t, s.again), s.attemptTimeout)
 	}
 	respBody, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return cassettes.Interaction{}, transportError(s.red, err, ctx, t, s.again)
+		return cassettes.Interaction{}, withLimit(transportError(s.red, err, ctx, t, s.again), s.attemptTimeout)
 	}
-	if rpol.retryableStatus(resp.StatusCode) {
+	// The policy retried what specs/000 retries; any failing status left
+	// (those, or a 5xx it does not retry: 501, 505, …) is the service
+	// failing, unless the scenario answers it on purpose.
+	if _, failing := infra.ClassifyStatus(resp.StatusCode); failing && resp.StatusCode != rq.expect {
 		return cassettes.Interaction{}, statusError(resp.StatusCode, t, s.again)
 	}
 	return interaction(rq, resp, respBody, s.opts.Meta.now().Sub(start)), nil
@@ -412,20 +421,27 @@ func interaction(rq request, resp *http.Response, respBody []byte, dur time.Dura
 	return in
 }
 
-func statusError(code int, t Telemetry, again string) error {
-	f, ok := infra.ClassifyStatus(code)
-	if !ok {
-		f = infra.Failure{Reason: cassettes.EProvider5xx, Class: fmt.Sprintf("%d %s", code, http.StatusText(code))}
+// withLimit says, in the error of an attempt that timed out, how long each
+// attempt could take, and how to change it.
+func withLimit(err error, attemptTimeout time.Duration) error {
+	var ce *cassettes.Error
+	if errors.As(err, &ce) && ce.Reason == cassettes.ETimeout {
+		ce.Message += fmt.Sprintf(" (each attempt may take %s; --timeout sets it)", attemptTimeout)
 	}
+	return err
+}
+
+func statusError(code int, t Telemetry, again string) error {
+	f, _ := infra.ClassifyStatus(code)
 	return &cassettes.Error{Reason: f.Reason,
-		Message:  fmt.Sprintf("the real service answered %s after %d attempt(s) (backoff %v ms)", f.Class, t.Attempts, t.RetryBackoffMS),
-		NextStep: f.NextStep(again)}
+		Message:  fmt.Sprintf("the real service answered %s after %d attempt(s) (backoff %v ms); %s", f.Class, t.Attempts, t.RetryBackoffMS, f.Advice()),
+		NextStep: again}
 }
 
 // transportError is the error of a request that got no complete response,
 // classified (refused, DNS, TLS, reset, timeout: see
 // infra.ClassifyTransport), its text scrubbed of credentials.
-func transportError(red *Redactor, err error, ctx context.Context, t Telemetry, again string) error {
+func transportError(red *redact.Redactor, err error, ctx context.Context, t Telemetry, again string) error {
 	var ce *cassettes.Error
 	if errors.As(err, &ce) {
 		return ce
@@ -435,6 +451,6 @@ func transportError(red *Redactor, err error, ctx context.Context, t Telemetry, 
 	}
 	f := infra.ClassifyTransport(err)
 	return &cassettes.Error{Reason: f.Reason, Err: redactedError(red, err),
-		Message:  fmt.Sprintf("the real service could not be reached after %d attempt(s): %s", t.Attempts, f.Class),
-		NextStep: f.NextStep(again)}
+		Message:  fmt.Sprintf("the real service could not be reached after %d attempt(s): %s; %s", t.Attempts, f.Class, f.Advice()),
+		NextStep: again}
 }

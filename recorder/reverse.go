@@ -11,6 +11,8 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/recorder/infra"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // The variables a cli adapter's real.env may refer to when the adapter has
@@ -71,15 +73,14 @@ func (i *reverseInterceptor) Env() []string {
 // startReverse starts the reverse recording proxy of ProxyConfig.Upstream,
 // once the upstream accepts a connection: a command run against an engine
 // that is not there would only record its own failure as the real output.
-func startReverse(ctx context.Context, cfg ProxyConfig, redact func(*cassettes.Interaction)) (Interceptor, error) {
-	p, err := cfg.newProxy(redact, proxy.Options{Upstream: cfg.Upstream})
+func startReverse(ctx context.Context, cfg ProxyConfig, red *redact.Redactor) (Interceptor, error) {
+	p, err := cfg.newProxy(red, proxy.Options{Upstream: cfg.Upstream})
 	if err != nil {
 		return nil, err
 	}
 	if err := reachable(ctx, cfg.Upstream); err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ERealUnreachable, Err: err,
-			Message:  fmt.Sprintf("the real side at %s does not accept connections", shownUpstream(cfg.Upstream)),
-			NextStep: "start it (or point real.base_url, or `cassette record --base-url`, at one that runs), then run the same command again"}
+		return nil, &cassettes.Error{Reason: infra.ClassifyTransport(err).Reason, Err: err, // refused, DNS, timeout
+			Message: fmt.Sprintf("the real side at %s cannot be reached: start it (or point real.base_url, or `cassette record --base-url`, at one that runs), then run the same command again", shownUpstream(cfg.Upstream))}
 	}
 	i, err := cfg.start(p)
 	if err != nil {

@@ -30,7 +30,7 @@ func (t *Transport) index() error {
 	if loaded == nil || !(m == ModeReplayOnly || m == ModeReplayWithNewEpisodes || m == ModeRecordOnce && !t.rec.IsNewCassette()) {
 		return nil
 	}
-	idx, err := match.New([]*cassettes.Cassette{loaded}, match.Options{Rules: t.rules, Prepare: t.red.Interaction, Rerecord: t.rerecord})
+	idx, err := match.New([]*cassettes.Cassette{loaded}, match.Options{Rules: t.rules, Prepare: t.redact, Rerecord: t.rerecord})
 	if err != nil {
 		return cassettes.Errorf(cassettes.EUsage, "check TransportOptions.Match", "cassette %s: %v", t.path, err)
 	}
@@ -46,7 +46,7 @@ func (t *Transport) rerecord(*cassettes.Cassette) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	return "rm " + shellQuote(path) + "   # then run the test again with recorder.ModeRecordOnce, which records a missing cassette"
+	return cassettes.Command("rm", path) + "   # then run the test again with recorder.ModeRecordOnce, which records a missing cassette"
 }
 
 // replay answers r with a recorded response, as go-vcr would (after the

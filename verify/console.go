@@ -29,12 +29,15 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 	for _, r := range o.Results {
 		width = max(width, len(r.Case.ID()))
 	}
-	var pass, fail, errs, quar int
+	var pass, fail, errs, quar, skipped int
 	for _, r := range o.Results {
 		tag := c.paint("32", "PASS ")
 		switch {
 		case r.Status == report.StatusPass:
 			pass++
+		case r.Status == report.StatusSkipped:
+			skipped++
+			tag = c.paint("33", "SKIP ")
 		case r.Quarantine != nil && r.Failed() && r.Reason != "E_QUARANTINE_EXPIRED":
 			quar++
 			tag = c.paint("33", "QUAR ")
@@ -66,6 +69,9 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 	summary := fmt.Sprintf("%d passed, %d failed", pass, fail+errs)
 	if quar > 0 {
 		summary += fmt.Sprintf(", %d quarantined", quar)
+	}
+	if skipped > 0 {
+		summary += fmt.Sprintf(", %d skipped", skipped)
 	}
 	fmt.Fprintf(c.W, "\n%s in %s\n", summary, o.Finished.Sub(o.Started).Round(time.Millisecond))
 	_ = report.WriteSeeds(c.W, run)

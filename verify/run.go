@@ -74,6 +74,9 @@ type Outcome struct {
 // adapter, shared by its cases), runs the cases on Jobs workers, stops the
 // fakes, and returns the results in the order of cases.
 func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
+	if o, apart := runInProcessApart(ctx, cases, opts); apart {
+		return o
+	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now
@@ -97,7 +100,8 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	// order, each for its case (pool.go).
 	fresh := newFreshPool(ctx, freshPlan(cases, f.targets, f.failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
 		c := cases[i]
-		return startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, f.logDir)
+		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, f.logDir, false)
+		return p, withFakeLine(err, opts.Config, c.Cassette.Adapter)
 	})
 	defer fresh.close()
 	onWorkers(ctx, len(cases), jobs, func(i int) {
@@ -202,6 +206,7 @@ func (f *fakes) startShared(ctx context.Context, cases []Case) {
 		go func() {
 			defer wg.Done()
 			p, err := StartFake(ctx, name, a, f.opts.Config.Dir, f.logDir)
+			err = withFakeLine(err, f.opts.Config, name)
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			if err != nil {
@@ -215,7 +220,7 @@ func (f *fakes) startShared(ctx context.Context, cases []Case) {
 			if p.LogPath != "" {
 				f.logs[name] = p.LogPath
 			}
-			f.targets[name] = processTarget(p, f.jobs)
+			f.targets[name] = processTarget(p)
 		}()
 	}
 	wg.Wait()
@@ -268,8 +273,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 	}()
 	name := c.Cassette.Adapter
 	if c.Adapter == nil {
-		res.Status, res.Reason = report.StatusError, cassettes.ECassetteInvalid
-		res.Message = fmt.Sprintf("adapter %q is not declared in %s", name, opts.Config.Path)
+		undeclared(&res, opts.Config)
 		return res
 	}
 	if e := failed[name]; e != nil {
@@ -373,7 +377,11 @@ func runCLICase(k *caseClock, c Case, opts Options, res *Result) (*cassettes.Cas
 	}
 	got, actions, err := runCLI(k.start(), run, c.Cassette, cassettes.ResolvePath(opts.Config.Dir, c.Adapter.Fake.Dir))
 	res.Actions = actions
-	if errors.Is(err, errNotRunnable) || errors.Is(err, errCrashed) {
+	switch {
+	case errors.Is(err, errNotRunnable):
+		res.Err = cliNotRunnable(opts.Config, name, err)
+		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, res.Err.Message
+	case errors.Is(err, errCrashed):
 		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, err.Error()
 	}
 	return got, err
@@ -386,13 +394,7 @@ func runCLICase(k *caseClock, c Case, opts Options, res *Result) (*cassettes.Cas
 func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarget, fresh func(context.Context) (*Process, error), res *Result) (got *cassettes.Cassette, stop func(), err error) {
 	stop = func() {}
 	name := c.Cassette.Adapter
-	if len(c.Cassette.Interactions) == 0 { // go-vcr's `interactions: []`: no fake needed
-		if c.Adapter.Match.For(c.Cassette.Scenario).Empty == "fail" {
-			res.Status, res.Reason = report.StatusFail, cassettes.ETestFailed
-			res.Message = "the cassette records no request, and adapter " + name + " has match.empty: fail"
-			return nil, stop, nil
-		}
-		res.Status, res.Message = report.StatusPass, "nothing to compare: the cassette records no request"
+	if emptyVerdict(res) { // go-vcr's `interactions: []`: no fake needed
 		return nil, stop, nil
 	}
 	t, ok := targets[name]
@@ -404,9 +406,9 @@ func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarg
 			res.FakeLog = logOf(ce)
 			return nil, stop, nil
 		}
-		stop = p.Stop
-		res.FakeLog = p.LogPath
-		t = processTarget(p, 1)
+		// Its log is kept when the case does not pass (fakelog.go).
+		stop = func() { res.FakeLog = p.StopKeepingLog(res.Status != report.StatusPass) }
+		t = processTarget(p)
 	}
 	p, err := pipeline(c, opts)
 	if err != nil {
@@ -479,10 +481,11 @@ func (o Options) logDir() string {
 }
 
 // processTarget reaches a fake process over loopback HTTP, without any
-// proxy and without transparent decompression (bodies compare as sent).
-func processTarget(p *Process, conns int) HTTPTarget {
+// proxy and without transparent decompression (bodies compare as sent), on
+// the connection its readiness check opened (fake.go).
+func processTarget(p *Process) HTTPTarget {
 	return HTTPTarget{BaseURL: p.BaseURL, Alive: func() (bool, error) { return p.alive(time.Second) },
-		Client: &http.Client{Transport: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: conns}}}
+		Client: &http.Client{Transport: p.tr}}
 }
 
 // normalizeActions replaces the fake's bodies and outputs in the actions by

@@ -33,10 +33,10 @@ func (m *matchFlags) check() error {
 	switch m.sequence {
 	case "", "once", "replayable":
 	default:
-		return cassettes.Errorf(cassettes.EUsage, "cassette proxy --sequence replayable ...", "--sequence %q: expected once or replayable", m.sequence)
+		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--sequence %q: expected once or replayable", m.sequence)
 	}
 	if err := m.apply(match.Rules{}).Check(); err != nil {
-		return cassettes.Errorf(cassettes.EUsage, "cassette proxy --help   # the matching flags", "%v", err)
+		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "%v (the matching flags are in cassette proxy --help)", err)
 	}
 	return nil
 }
@@ -108,7 +108,7 @@ func checkMatchConfig(cfg *cassettes.Config) error {
 				}
 				return &cassettes.Error{Reason: cassettes.ECfgParse, Message: "invalid replay matching in " + cfg.Path,
 					Problems: []cassettes.Problem{{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: err.Error()}},
-					NextStep: "cassette validate"}
+					NextStep: commandWithConfig(cfg.Path, "cassette", "validate")}
 			}
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/cassette-dev/cassette/match"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 type proxyOptions struct {
@@ -51,7 +52,8 @@ never a pass-through to the network.
 
 Modes: record, replay, passthrough, record-once (replay if the cassette
 exists, else record), replay-with-new-episodes (replay what matches, record
-the rest).`,
+the rest), observe (--upstream is a fake the tests start themselves; each
+call to it is written for 'cassette coverage' as a call to --adapter).`,
 		Example: `  cassette proxy --mode record --cassette cassettes/github/session.yaml
   cassette proxy --mode replay --cassette cassettes/github --listen 127.0.0.1:8080
   cassette proxy --mode record --upstream https://api.example.com --cassette cassettes/example/s.yaml`,
@@ -61,7 +63,7 @@ the rest).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.mode, "mode", "replay", "record, replay, passthrough, record-once or replay-with-new-episodes")
+	f.StringVar(&o.mode, "mode", "replay", "record, replay, passthrough, record-once, replay-with-new-episodes or observe")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "address to listen on (loopback unless --allow-non-loopback)")
 	f.BoolVar(&o.allowRemote, "allow-non-loopback", false, "allow a non-loopback --listen address (the proxy then serves anyone who can reach it)")
 	f.StringVar(&o.upstream, "upstream", "", "reverse-proxy to this base URL (http, https, or unix:///path for a unix socket) instead of being a forward proxy")
@@ -81,6 +83,9 @@ the rest).`,
 }
 
 func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error {
+	if o.mode == "observe" {
+		return observeProxyRun(ctx, stdio, g, o.listen, o.upstream, o.adapter, o.allowRemote)
+	}
 	mode, err := o.check()
 	if err != nil {
 		return err
@@ -94,8 +99,8 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	if err != nil {
 		return err
 	}
-	redactor := recorder.NewRedactor(recorder.Credentials(a.Real.Credentials, nil))
-	opts.Redact, opts.Secrets = redactor.Interaction, redactor.Declared()
+	redactor := redact.New(p.redaction(), recorder.Credentials(a.Real.Credentials, nil))
+	opts.Redact = redactor
 	var save *recorder.ProxySave
 	if mode != proxy.ModeReplay && mode != proxy.ModePassthrough {
 		ver, sha := buildInfo()
@@ -120,16 +125,16 @@ func (o *proxyOptions) check() (proxy.Mode, error) {
 		return mode, err
 	}
 	if o.cassette == "" && mode != proxy.ModePassthrough {
-		return mode, cassettes.Errorf(cassettes.EUsage, "cassette proxy --mode "+o.mode+" --cassette cassettes/ADAPTER/SCENARIO.yaml", "--cassette is required in %s mode", mode)
+		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--cassette is required in %s mode (a file cassettes/<adapter>/<scenario>.yaml, or for replay a directory)", mode)
 	}
 	if recording := mode != proxy.ModeReplay && mode != proxy.ModePassthrough; recording && !strings.HasSuffix(o.cassette, ".yaml") {
-		return mode, cassettes.Errorf(cassettes.EUsage, "cassette proxy --mode "+o.mode+" --cassette cassettes/ADAPTER/SCENARIO.yaml",
+		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--mode", o.mode, "--cassette", strings.TrimSuffix(strings.TrimSuffix(o.cassette, "/"), ".yml")+".yaml"),
 			"--cassette must name a .yaml file to record into, got %q", o.cassette)
 	}
 	switch o.matchBody {
 	case "raw", "json", "ignore":
 	default:
-		return mode, cassettes.Errorf(cassettes.EUsage, "cassette proxy --match-body json ...", "--match-body %q: expected raw, json or ignore", o.matchBody)
+		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--match-body %q: expected raw, json or ignore", o.matchBody)
 	}
 	return mode, o.match.check()
 }
@@ -271,7 +276,7 @@ func (o *proxyOptions) rerecord(p *project) func(*cassettes.Cassette) string {
 	return func(c *cassettes.Cassette) string {
 		if c != nil {
 			if _, ok := p.adapter(c.Adapter); ok && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario) {
-				return cassettes.ShellJoin([]string{"cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario})
+				return cassettes.Command("cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario)
 			}
 		}
 		again := *o

@@ -99,10 +99,10 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 		ctx = context.Background()
 	}
 	if o.once && o.schedule != "" {
-		return cassettes.Errorf(cassettes.EUsage, "cassette refresh --once", "--once and --schedule exclude each other")
+		return cassettes.Errorf(cassettes.EUsage, commandWithConfig(g.config, "cassette", "refresh", "--once"), "--once and --schedule exclude each other")
 	}
 	if o.unsafe && !o.dryRun {
-		return cassettes.Errorf(cassettes.EUsage, "cassette refresh --once --dry-run --rerecord-unsafe",
+		return cassettes.Errorf(cassettes.EUsage, commandWithConfig(g.config, "cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe"),
 			"--rerecord-unsafe widens a --dry-run; a refresh without --dry-run re-records every cassette already")
 	}
 	p, err := loadProject(g)
@@ -113,7 +113,9 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 	loc := time.UTC
 	if tz := p.cfg.Refresh.TimeZone; tz != "" {
 		if loc, err = time.LoadLocation(tz); err != nil {
-			return cassettes.Errorf(cassettes.ECfgParse, "set refresh.timezone to an IANA zone like UTC", "refresh.timezone %q: %v", tz, err)
+			return &cassettes.Error{Reason: cassettes.ECfgParse, Message: fmt.Sprintf("refresh.timezone %q: %v (set an IANA zone like UTC or Europe/Paris)", tz, err),
+				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("refresh.timezone"), Field: "refresh.timezone", Message: "not a time zone", Expected: "an IANA zone like UTC"}},
+				NextStep: p.command("cassette", "validate")}
 		}
 	}
 	cycle := func(ctx context.Context, now time.Time) error {
@@ -133,7 +135,7 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 			return err
 		}
 		run := res.Report(p.cfg, reportTool(), proposals)
-		bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
+		bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.secretForms()}}
 		_ = report.WriteSeeds(human, run)
 		_ = report.WriteNextStep(human, run)
 		if err := writeReports(stdio, o.reportDir, o.bundleDir, run, bundle, g.json); err != nil {
@@ -173,9 +175,9 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 	f := p.cfg.Refresh.Forge
 	remote := cmp.Or(o.remote, f.Remote, "origin")
-	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.credentials()}
+	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.secretForms()}
 	ver, sha := buildInfo()
-	opts := refresh.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Adapters: o.adapters, Git: g, Remote: remote,
+	opts := refresh.Options{Config: p.cfg, Normalizers: p.Normalizers, Adapters: o.adapters, Git: g, Remote: remote,
 		Base: o.base, DryRun: o.dryRun, DryRunUnsafe: o.unsafe, Recorder: recorder.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
 			AttemptTimeout: o.timeout, CLITimeout: o.timeout}}
 	switch f.Kind {
@@ -189,8 +191,8 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 		gh, err := refresh.NewGitHub(f.Repo, tok, f.APIURL, nil)
 		if err != nil {
 			if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.EMissingConfig {
-				ce.Message = fmt.Sprintf("the github forge needs a token in $%s (refresh.forge.token_env)", env)
-				ce.NextStep = "export " + env + "=...   # a token that may push branches and open PRs and issues"
+				ce.Message = fmt.Sprintf("the github forge needs a token in $%s (refresh.forge.token_env) that may push branches and open PRs and issues; export it, then run refresh again", env)
+				ce.NextStep = p.command("cassette", "refresh", "--once")
 			}
 			return opts, err
 		}

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -20,12 +20,10 @@ import (
 )
 
 type verifyOptions struct {
+	selectFlags
 	jobs      int
 	timeout   time.Duration
 	shard     string
-	adapters  []string
-	run       string
-	cases     []string
 	reportDir string
 	bundleDir string
 	golden    bool
@@ -42,9 +40,10 @@ requests, in order, to an HTTP fake (started with $PORT if fake.command is
 set); the recorded arguments, stdin and environment names to a CLI fake — and
 compares the fake's output with the cassette's, normalized, byte for byte.
 
-Every run writes junit.xml, sarif.json, summary.json, report.jsonl and
-log.jsonl to --report-dir. Exit 0: all passed; 1: a fake drifted or failed;
-2: a config or cassette error; 3: a fake did not start.`,
+Every run writes summary.json, junit.xml, sarif.json, report.jsonl,
+log.jsonl, run.json and report.html to --report-dir (--bundle-dir adds a
+forensic bundle). Exit 0: all passed; 1: a fake drifted or failed; 2: a
+config or cassette error; 3: a fake did not start.`,
 		Example: `  cassette verify
   cassette verify --adapter github -j 8
   cassette verify --case github/list-pulls
@@ -53,13 +52,11 @@ log.jsonl to --report-dir. Exit 0: all passed; 1: a fake drifted or failed;
 			return verifyRun(cmd.Context(), stdio, g, o, args)
 		},
 	}
+	o.selectFlags.bind(cmd)
 	f := cmd.Flags()
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "cases run in parallel (default: the number of CPUs)")
 	f.DurationVar(&o.timeout, "timeout", verify.DefaultCaseTimeout, "time limit of one case")
 	f.StringVar(&o.shard, "shard", "", "run shard i of n (i/n), for CI matrices; merge with 'cassette report merge'")
-	f.StringSliceVar(&o.adapters, "adapter", nil, "only these adapters (repeatable)")
-	f.StringVar(&o.run, "run", "", "only cases whose adapter/scenario matches this regular expression")
-	f.StringSliceVar(&o.cases, "case", nil, "only this case, adapter/scenario (repeatable)")
 	f.StringVar(&o.reportDir, "report-dir", filepath.Join(".cassette", "reports"), "where the report files are written")
 	f.StringVar(&o.bundleDir, "bundle-dir", "", "also write a forensic bundle under this directory")
 	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports (sorted keys, volatile fields omitted)")
@@ -76,7 +73,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	tool := reportTool()
-	p, cases, err := o.load(g, paths)
+	p, cases, err := o.load(g, paths, stdio.Err)
 	if err != nil {
 		// Every failure, even before a case runs, rewrites summary.json: CI
 		// must never read the previous run's verdict.
@@ -86,9 +83,12 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if logDir == "" {
 		logDir = filepath.Join(o.reportDir, "fakes")
 	}
-	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Jobs: o.jobs,
+	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Jobs: o.jobs,
 		CaseTimeout: o.timeout, LogDir: logDir, Credentials: p.credentials()})
 	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
+	if run.ReplayCommand == "" && p.cfg.Path != cassettes.ConfigFile {
+		run.ReplayCommand = p.command("cassette", "verify") // the replay commands name the config this run used
+	}
 	console := stdio.Out
 	if g.json {
 		console = stdio.Err // stdout carries summary.json
@@ -100,37 +100,21 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	return runExit(stdio, run)
 }
 
-// selection is the cases the flags select.
-func (o *verifyOptions) selection() (verify.Selection, error) {
-	sel := verify.Selection{Adapters: o.adapters}
-	if o.shard != "" {
-		var err error
-		if sel.Shard, sel.Shards, err = verify.ParseShard(o.shard); err != nil {
-			return sel, err
-		}
+// selection is the cases the flags select, with the shard.
+func (o *verifyOptions) selection(g *globals) (verify.Selection, error) {
+	sel, err := o.selectFlags.selection(g, "verify")
+	if err == nil && o.shard != "" {
+		sel.Shard, sel.Shards, err = verify.ParseShard(o.shard)
 	}
-	pattern := o.run
-	if len(o.cases) > 0 {
-		quoted := make([]string, len(o.cases))
-		for i, c := range o.cases {
-			quoted[i] = regexp.QuoteMeta(c)
-		}
-		pattern = "^(?:" + strings.Join(quoted, "|") + ")$"
-	}
-	if pattern != "" {
-		re, err := regexp.Compile(pattern)
-		if err != nil {
-			return sel, cassettes.Errorf(cassettes.EUsage, "cassette verify --run 'github/.*'", "--run %q is not a regular expression: %v", o.run, err)
-		}
-		sel.Run = re
-	}
-	return sel, nil
+	return sel, err
 }
 
 // load loads the project and the cassettes of paths (the project's
 // cassettes by default; a shard's own only) and plans the selected cases.
-func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Case, error) {
-	sel, err := o.selection()
+// A run over the whole corpus warns on warn about adapters without a
+// cassette.
+func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*project, []verify.Case, error) {
+	sel, err := o.selection(g)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -152,14 +136,15 @@ func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Cas
 	if err != nil {
 		return nil, nil, err
 	}
+	if sel.Shards <= 1 && len(paths) == 1 && paths[0] == p.cfg.CassetteDir() {
+		warnUnrecorded(warn, p.cfg, list, sel.Adapters)
+	}
 	cases, err := verify.Plan(p.cfg, list, sel)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(cases) == 0 && sel.Shards <= 1 {
-		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound,
-			Message:  "no cassette matches: nothing to verify",
-			NextStep: "cassette record --adapter " + firstOf(p.cfg.Order) + " ...   # record a first cassette"}
+		return nil, nil, noCaseError(p, o, list)
 	}
 	return p, cases, nil
 }
@@ -170,7 +155,7 @@ func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Cas
 // environment and the working tree. Without a bundle nothing is read and
 // git is not asked.
 func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, outcome *verify.Outcome) report.BundleFiles {
-	bundle := report.BundleFiles{Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
+	bundle := report.BundleFiles{Options: report.Options{Golden: o.golden, Declared: p.secretForms()}}
 	if o.bundleDir == "" {
 		return bundle
 	}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/harness"
+	"github.com/cassette-dev/cassette/verify"
+)
+
+// selectFlags are the case selection flags verify, cases and check share.
+type selectFlags struct {
+	adapters []string
+	run      string
+	cases    []string
+}
+
+func (s *selectFlags) bind(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringSliceVar(&s.adapters, "adapter", nil, "only these adapters (repeatable)")
+	f.StringVar(&s.run, "run", "", "only cases whose adapter/scenario matches this regular expression")
+	f.StringSliceVar(&s.cases, "case", nil, "only this case, adapter/scenario (repeatable)")
+}
+
+// selection turns the flags into a verify.Selection (no shard); name is the
+// command, for the next step of a bad --run.
+func (s *selectFlags) selection(g *globals, name string) (verify.Selection, error) {
+	sel := verify.Selection{Adapters: s.adapters}
+	pattern := s.run
+	if len(s.cases) > 0 {
+		quoted := make([]string, len(s.cases))
+		for i, c := range s.cases {
+			quoted[i] = regexp.QuoteMeta(c)
+		}
+		pattern = "^(?:" + strings.Join(quoted, "|") + ")$"
+	}
+	if pattern != "" {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return sel, cassettes.Errorf(cassettes.EUsage, runPatternStep(g, name, s.run), "--run %q is not a regular expression: %v", s.run, err)
+		}
+		sel.Run = re
+	}
+	return sel, nil
+}
+
+// plannedCases loads the project and plans its cases as verify would,
+// for a harness: the cases and the options verify would judge them with.
+func plannedCases(g *globals, s *selectFlags, name string, paths []string) ([]verify.Case, verify.Options, error) {
+	sel, err := s.selection(g, name)
+	if err != nil {
+		return nil, verify.Options{}, err
+	}
+	p, err := loadProject(g)
+	if err != nil {
+		return nil, verify.Options{}, err
+	}
+	if len(paths) == 0 {
+		paths = []string{p.cfg.CassetteDir()}
+	}
+	list, err := cassettes.LoadTree(paths, p.loadOptions())
+	if err != nil {
+		return nil, verify.Options{}, err
+	}
+	cases, err := verify.Plan(p.cfg, list, sel)
+	opts := verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Credentials: p.credentials()}
+	return cases, opts, err
+}
+
+func newCasesCmd(stdio *IO, g *globals) *cobra.Command {
+	s := &selectFlags{}
+	cmd := &cobra.Command{
+		Use:   "cases [paths...]",
+		Short: "List the cases a test runner drives its in-process fakes with (--json: the harness protocol)",
+		Long: `cases lists the cases verify would run, with what a test runner needs to
+drive an in-process fake with each: a CLI case's command, arguments, stdin,
+environment names and directory; an HTTP case's requests, in order. With
+--json it prints the listing of the harness protocol (see the README,
+"Verify from your test runner"); the pytest and node:test bindings read it,
+then send what their fakes produced to 'cassette check'.
+
+Exit 0: listed; 2: a config or cassette error.`,
+		Example: `  cassette cases
+  cassette cases --json --adapter git`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cases, opts, err := plannedCases(g, s, "cases", args)
+			if err != nil {
+				return err
+			}
+			l, err := harness.List(cases, opts, time.Now())
+			if err != nil {
+				return err
+			}
+			if g.json {
+				enc := json.NewEncoder(stdio.Out)
+				enc.SetEscapeHTML(false)
+				enc.SetIndent("", "  ")
+				return enc.Encode(l)
+			}
+			tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
+			for _, c := range l.Cases {
+				fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\n", c.ID, c.Kind, c.File, c.Line, callShape(c))
+			}
+			return tw.Flush()
+		},
+	}
+	s.bind(cmd)
+	return cmd
+}
+
+// callShape is a case's input in one line: the command, or the requests.
+func callShape(c harness.Case) string {
+	if c.CLI != nil {
+		return cassettes.ShellJoin(append([]string{c.CLI.Command}, c.CLI.Args...))
+	}
+	var reqs []string
+	for _, r := range c.HTTP.Requests {
+		reqs = append(reqs, r.Method+" "+r.Target)
+	}
+	return strings.Join(reqs, ", ")
+}

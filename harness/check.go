@@ -1,0 +1,331 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verify"
+)
+
+// Checker judges what a harness's fakes produced, line by line.
+type Checker struct {
+	Cases   []verify.Case  // the planned cases a line may name
+	Options verify.Options // the project's, as verify would use them
+	Now     func() time.Time
+
+	byID   map[string][]int // case id → indexes into Cases
+	byFile map[string]int   // ShardKey → index
+}
+
+// Checked is what a run of Check leaves for the reports: the outcome of the
+// checked cases in plan order, and how many lines were refused.
+type Checked struct {
+	Outcome  *verify.Outcome
+	Replay   []string // per result, the harness's command that runs it again ("" when not given)
+	Problems int
+	First    *Problem // the first line refused
+}
+
+// Check reads JSON lines from r until it is closed and writes one answer
+// line to w for each (Result, NextRequest or Problem). Answers are flushed
+// whenever r has nothing more buffered, so a harness may wait for each
+// answer or write a whole batch first. The error is for w or r failing,
+// never for a line (that is a Problem answer).
+func (k *Checker) Check(r io.Reader, w io.Writer) (*Checked, error) {
+	now := k.Now
+	if now == nil {
+		now = time.Now
+	}
+	k.index()
+	in := bufio.NewReaderSize(r, 1<<16)
+	out := bufio.NewWriterSize(w, 1<<16)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	results := map[int]verify.Result{}
+	replay := map[int]string{}
+	done := &Checked{Outcome: &verify.Outcome{Started: now(), FakeLogs: map[string]string{}}}
+	for n := 1; ; n++ {
+		if in.Buffered() == 0 {
+			if err := out.Flush(); err != nil {
+				return done, err
+			}
+		}
+		data, err := in.ReadBytes('\n')
+		if len(bytes.TrimSpace(data)) > 0 {
+			answer, i, res, again := k.line(n, data, now)
+			if i >= 0 {
+				results[i], replay[i] = res, again
+			}
+			if p, bad := answer.(Problem); bad {
+				if done.Problems++; done.First == nil {
+					done.First = &p
+				}
+			}
+			if err := enc.Encode(answer); err != nil {
+				return done, err
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return done, err
+		}
+	}
+	for i := range k.Cases {
+		if res, ok := results[i]; ok {
+			done.Outcome.Results = append(done.Outcome.Results, res)
+			done.Replay = append(done.Replay, replay[i])
+		}
+	}
+	done.Outcome.Finished = now()
+	return done, out.Flush()
+}
+
+// line takes one input line. It returns the answer and, for a check, the
+// index of the case, its result and its replay command (i is -1 otherwise).
+func (k *Checker) line(n int, data []byte, now func() time.Time) (answer any, i int, res verify.Result, replay string) {
+	var l Line
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return k.problem(n, l.ID, "the line is not a check line: "+err.Error()), -1, res, ""
+	}
+	if dec.More() {
+		return k.problem(n, l.ID, "more than one JSON value on the line: write one line per case"), -1, res, ""
+	}
+	if l.Protocol > Version {
+		return k.problem(n, l.ID, fmt.Sprintf("the line speaks protocol %d; this cassette speaks protocol %d (upgrade cassette)", l.Protocol, Version)), -1, res, ""
+	}
+	i, msg := k.find(l.ID, l.File)
+	if i < 0 {
+		return k.problem(n, l.ID, msg), -1, res, ""
+	}
+	c := k.Cases[i]
+	switch l.Type {
+	case "", "check":
+		res, err := k.judge(c, l, now())
+		if err != nil {
+			return k.problem(n, l.ID, err.Error()), -1, res, ""
+		}
+		return k.result(c, res), i, res, l.Replay
+	case "next":
+		req, err := k.next(c, l)
+		if err != nil {
+			return k.problem(n, l.ID, err.Error()), -1, res, ""
+		}
+		return req, -1, res, ""
+	}
+	return k.problem(n, l.ID, fmt.Sprintf("type %q: expected \"check\" or \"next\"", l.Type)), -1, res, ""
+}
+
+// find returns the index of the case a line names (by file when given,
+// which is unique), or -1 and why not.
+func (k *Checker) find(id, file string) (int, string) {
+	if file != "" {
+		i, ok := k.byFile[file]
+		if !ok || id != "" && k.Cases[i].ID() != id {
+			return -1, fmt.Sprintf("no case %s in file %q: run `cassette cases --json` for the cases", id, file)
+		}
+		return i, ""
+	}
+	switch is := k.byID[id]; {
+	case id == "":
+		return -1, "the line names no case: set id (and file when the id is not unique)"
+	case len(is) == 0:
+		return -1, fmt.Sprintf("no case %q in this project: run `cassette cases --json` for the cases", id)
+	case len(is) > 1:
+		return -1, fmt.Sprintf("%d cassettes are case %q: set file as well", len(is), id)
+	default:
+		return is[0], ""
+	}
+}
+
+// judge decides a check line as verify decides a case.
+func (k *Checker) judge(c verify.Case, l Line, now time.Time) (verify.Result, error) {
+	d := time.Duration(l.DurationMS * float64(time.Millisecond))
+	opts := k.Options
+	opts.Now = func() time.Time { return now }
+	var (
+		got     *cassettes.Cassette
+		actions []report.Action
+		err     error
+	)
+	switch {
+	case l.Error != "":
+		res := verify.Errored(c, l.Error, nil, opts)
+		res.Duration = d
+		return res, nil
+	case c.Cassette.Kind == cassettes.KindCLI:
+		if l.CLI == nil || l.HTTP != nil {
+			return verify.Result{}, fmt.Errorf("case %s is a CLI case: send cli {stdout, stderr, exit_code} (or error)", c.ID())
+		}
+		got, actions, err = cliGot(c, l.CLI)
+	default:
+		if l.HTTP == nil || l.CLI != nil {
+			return verify.Result{}, fmt.Errorf("case %s is an HTTP case: send http {responses} (or error)", c.ID())
+		}
+		got, actions, err = httpGot(c, l.HTTP.Responses)
+	}
+	if err != nil {
+		return verify.Result{}, err
+	}
+	res := verify.Judge(c, got, actions, opts)
+	res.Duration = d
+	return res, nil
+}
+
+func cliGot(c verify.Case, o *CLIOutput) (*cassettes.Cassette, []report.Action, error) {
+	stdout, err := decode(o.Stdout, o.StdoutBase64, "cli.stdout")
+	if err != nil {
+		return nil, nil, err
+	}
+	stderr, err := decode(o.Stderr, o.StderrBase64, "cli.stderr")
+	if err != nil {
+		return nil, nil, err
+	}
+	out := cassettes.Output{Stdout: cassettes.Body(stdout), Stderr: cassettes.Body(stderr), ExitCode: o.ExitCode}
+	var argv []string
+	if in := c.Cassette.Input; in != nil {
+		argv = append([]string{in.Command}, in.Args...)
+	}
+	act := report.Action{Kind: "proc", ID: "output", Argv: argv, Stdout: stdout, Stderr: stderr, Exit: o.ExitCode}
+	return verify.WithOutput(c.Cassette, out), []report.Action{act}, nil
+}
+
+func httpGot(c verify.Case, rs []Response) (*cassettes.Cassette, []report.Action, error) {
+	responses, err := responsesOf(rs)
+	if err != nil {
+		return nil, nil, err
+	}
+	got, err := verify.WithResponses(c.Cassette, responses)
+	if err != nil {
+		return nil, nil, fmt.Errorf("http.responses: %w", err)
+	}
+	actions := make([]report.Action, len(responses))
+	for i, r := range responses {
+		req := c.Cassette.Interactions[i].Request
+		actions[i] = report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: req.Method, URL: req.URL,
+			StatusCode: r.Code, Body: r.Body.Bytes()}
+	}
+	return got, actions, nil
+}
+
+// responsesOf turns the wire responses into cassette responses.
+func responsesOf(rs []Response) ([]cassettes.Response, error) {
+	out := make([]cassettes.Response, len(rs))
+	for i, r := range rs {
+		if r.Status < 100 || r.Status > 999 {
+			return nil, fmt.Errorf("http.responses[%d].status %d: expected an HTTP status code", i, r.Status)
+		}
+		body, err := decode(r.Body, r.BodyBase64, fmt.Sprintf("http.responses[%d].body", i))
+		if err != nil {
+			return nil, err
+		}
+		h := http.Header{}
+		for name, vs := range r.Headers {
+			h[http.CanonicalHeaderKey(name)] = append(h[http.CanonicalHeaderKey(name)], vs...)
+		}
+		out[i] = cassettes.Response{Code: r.Status, Headers: h, Body: cassettes.Body(body), ContentLength: int64(len(body))}
+		if r.Reason != "" {
+			out[i].Status = fmt.Sprintf("%d %s", r.Status, r.Reason)
+		}
+	}
+	return out, nil
+}
+
+// next answers a "next" line: the request after the responses it carries.
+func (k *Checker) next(c verify.Case, l Line) (NextRequest, error) {
+	if c.Cassette.Kind == cassettes.KindCLI || l.HTTP == nil {
+		return NextRequest{}, fmt.Errorf("next is for HTTP cases: send http {responses} with the responses so far")
+	}
+	earlier, err := responsesOf(l.HTTP.Responses)
+	if err != nil {
+		return NextRequest{}, err
+	}
+	r, err := request(c, len(earlier), earlier, k.Options)
+	if err != nil {
+		return NextRequest{}, err
+	}
+	return NextRequest{Type: "request", ID: c.ID(), Index: len(earlier), Request: r}, nil
+}
+
+// result renders a case's verdict for the harness.
+func (k *Checker) result(c verify.Case, res verify.Result) Result {
+	r := Result{Type: "result", ID: c.ID(), File: verify.ShardKey(k.Options.Config.Dir, c.Cassette.Path),
+		Line: max(1, c.Cassette.Line("scenario")), Status: res.Status, Message: res.Message,
+		Quarantined: res.Quarantine != nil, Drifts: res.Drifts, Explain: res.Explain}
+	if r.Drifts == nil {
+		r.Drifts = []report.Drift{}
+	}
+	if res.Status == report.StatusPass {
+		return r
+	}
+	r.Reason = string(res.Reason)
+	r.Blocking = res.Quarantine == nil || res.Reason == cassettes.EQuarantineExpired
+	if len(res.Drifts) > 0 && res.Drifts[0].Line > 0 {
+		r.Line = res.Drifts[0].Line
+	}
+	r.Text = fmt.Sprintf("%s:%d: %s", r.File, r.Line, res.Message)
+	if res.Explain != "" {
+		r.Text += "\n" + strings.TrimRight(res.Explain, "\n")
+	}
+	return r
+}
+
+func (k *Checker) problem(n int, id, msg string) Problem {
+	return Problem{Type: "error", Input: n, ID: id, Reason: string(cassettes.EUsage), Message: fmt.Sprintf("stdin line %d: %s (cassette cases --json lists the cases and the fields each one takes)", n, msg),
+		NextStep: cassettes.Command("cassette", "cases", "--json")}
+}
+
+// index builds the lookups of the cases by id and by file.
+func (k *Checker) index() {
+	k.byID, k.byFile = map[string][]int{}, map[string]int{}
+	for i, c := range k.Cases {
+		k.byID[c.ID()] = append(k.byID[c.ID()], i)
+		k.byFile[verify.ShardKey(k.Options.Config.Dir, c.Cassette.Path)] = i
+	}
+}
+
+// Run is the run model of a check, for the report files and the summary:
+// the checked cases as verify reports them, each with the harness's replay
+// command when it gave one; a check with refused lines is a usage error.
+func (done *Checked) Run(cfg *cassettes.Config, tool report.Tool) *report.Run {
+	run := done.Outcome.Report(cfg, verify.Meta{Tool: tool, Command: "check"})
+	for i, again := range done.Replay {
+		run.Cases[i].ReplayCommand = again
+	}
+	if done.First != nil {
+		run.Err = &cassettes.Error{Reason: cassettes.EUsage, NextStep: done.First.NextStep,
+			Message: fmt.Sprintf("%d lines of the harness were refused; the first: %s", done.Problems, done.First.Message)}
+	}
+	return run
+}
+
+// Summarize is the summary line of a check: the counts of its results and
+// the run's exit code and reason.
+func Summarize(done *Checked, run *report.Run) Summary {
+	s := Summary{Type: "summary", Protocol: Version, Checked: len(run.Cases), Problems: done.Problems,
+		ExitCode: int(run.Exit()), Reason: string(run.Reason())}
+	for i := range run.Cases {
+		c := &run.Cases[i]
+		switch {
+		case c.Status != report.StatusFail && c.Status != report.StatusError:
+			s.Passed++
+		case c.Quarantined(run.Started):
+			s.Quarantined++
+		default:
+			s.Failed++
+		}
+	}
+	return s
+}

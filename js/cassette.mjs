@@ -1,0 +1,477 @@
+// cassette's binding for Node's built-in test runner (node:test): verify
+// in-process fakes against cassettes. No dependencies.
+//
+//   import { contract } from 'cassette-node-test';
+//   contract('git', (c) => c.verifyCLI((c) => new FakeGit().run(c.args, { cwd: c.cwd })));
+//
+// contract() registers one test per cassette of the adapter; each drives
+// the fake with its case and fails with cassette's drift text (the same
+// text, classes and file:line as `cassette verify`). The cassette binary
+// does all the judging: `cassette cases --json`, then one `cassette check`
+// co-process per test file. See the README of the repository, "Verify from
+// your test runner", for the protocol.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { accessSync, appendFileSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, test } from 'node:test';
+
+export const PROTOCOL = 1;
+export const CONFIG_FILE = 'cassette.yaml';
+
+/** The cassette binary could not be run or answered out of protocol. */
+export class CassetteError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'CassetteError';
+  }
+}
+
+/** A case failed: message is cassette's text (file:line, then the drift). */
+export class CassetteDrift extends Error {
+  constructor(result) {
+    super(result.text);
+    this.name = 'CassetteDrift';
+    // Not enumerable: node prints an error's own enumerable fields after
+    // its text, and the text is what the reader needs.
+    Object.defineProperty(this, 'result', { value: result, enumerable: false });
+    // The one frame worth showing is the cassette's line (our frames are
+    // not the story, and without a frame node brackets the text).
+    this.stack = `${this.name}: ${this.message}\n    at ${result.path}:${result.line}`;
+  }
+}
+
+/** The cassette binary: explicit, else $CASSETTE_BIN, else cassette on PATH. */
+export function findBinary(explicit) {
+  const name = explicit || process.env.CASSETTE_BIN || 'cassette';
+  const candidates = name.includes(path.sep)
+    ? [name]
+    : (process.env.PATH || '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, name));
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      if (statSync(c).isFile()) return path.resolve(c);
+    } catch {
+      // not this one
+    }
+  }
+  throw new CassetteError(`cannot find the cassette binary ${JSON.stringify(name)}: install it ` +
+    '(go install github.com/cassette-dev/cassette/cmd/cassette@latest), or name it with CASSETTE_BIN');
+}
+
+/** The nearest cassette.yaml in dir or above it, or undefined. */
+export function findConfig(dir) {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    const p = path.join(d, CONFIG_FILE);
+    if (existsSync(p)) return p;
+    if (path.dirname(d) === d) return undefined;
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+// A string or bytes as the protocol's text field: {name} when UTF-8,
+// {name_base64} when not.
+export function textField(value, name) {
+  if (value === undefined || value === null) return { [name]: '' };
+  if (typeof value === 'string') return { [name]: value };
+  const bytes = value instanceof Uint8Array ? value : new Uint8Array(value);
+  try {
+    return { [name]: utf8.decode(bytes) };
+  } catch {
+    return { [`${name}_base64`]: Buffer.from(bytes).toString('base64') };
+  }
+}
+
+function textValue(obj, name) {
+  const b64 = obj[`${name}_base64`];
+  return b64 ? Buffer.from(b64, 'base64') : Buffer.from(obj[name] || '', 'utf8');
+}
+
+/**
+ * One cassette.yaml: its cases, and the `cassette check` co-process that
+ * judges what the fakes produced. The binary runs in the config's
+ * directory with the config's base name, so that the paths in its answers
+ * read as those of `cassette verify` run there.
+ */
+export class Project {
+  constructor(binary, config, { reportDir } = {}) {
+    this.binary = binary;
+    this.config = path.resolve(config);
+    this.dir = path.dirname(this.config);
+    this.reportDir = reportDir ? path.resolve(reportDir) : undefined;
+    this.checker = undefined;
+  }
+
+  argv(...args) {
+    return ['--config', path.basename(this.config), ...args];
+  }
+
+  /** The listing of `cassette cases --json` (for one adapter). */
+  cases(adapter) {
+    const args = ['cases', '--json', ...(adapter ? ['--adapter', adapter] : [])];
+    let out;
+    try {
+      out = execFileSync(this.binary, this.argv(...args), { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
+    } catch (e) {
+      throw new CassetteError(`cassette ${args.join(' ')} failed (exit ${e.status}):\n${String(e.stderr || e.message).trim()}`);
+    }
+    const listing = JSON.parse(out);
+    if (listing.protocol !== PROTOCOL) {
+      throw new CassetteError(`cassette speaks harness protocol ${listing.protocol}; this binding speaks ${PROTOCOL}: ` +
+        'use a cassette and a binding of one release');
+    }
+    return listing;
+  }
+
+  startChecker() {
+    const args = ['check', ...(this.reportDir ? ['--report-dir', this.reportDir] : [])];
+    const child = spawn(this.binary, this.argv(...args), { cwd: this.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    const ck = { child, waiting: [], lines: [], stderr: '', buffer: '', exited: undefined };
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (s) => { ck.stderr += s; });
+    child.stdout.on('data', (s) => {
+      ck.buffer += s;
+      let i;
+      while ((i = ck.buffer.indexOf('\n')) >= 0) {
+        const line = ck.buffer.slice(0, i);
+        ck.buffer = ck.buffer.slice(i + 1);
+        if (line.trim() === '') continue;
+        const msg = JSON.parse(line);
+        const w = ck.waiting.shift();
+        if (w) w.resolve(msg);
+        else ck.lines.push(msg);
+      }
+    });
+    child.stdin.on('error', () => {}); // a dead checker is reported by 'close'
+    ck.closed = new Promise((resolve) => {
+      child.on('close', (code) => {
+        ck.exited = code;
+        const err = new CassetteError(`cassette check ended (exit ${code}): ${ck.stderr.trim()}`);
+        for (const w of ck.waiting.splice(0)) w.reject(err);
+        resolve(code);
+      });
+    });
+    child.on('error', (e) => { ck.stderr += String(e); });
+    return ck;
+  }
+
+  /** Send one line to the check co-process; resolve to its answer. */
+  ask(line) {
+    if (!this.checker || this.checker.exited !== undefined) this.checker = this.startChecker();
+    const ck = this.checker;
+    return new Promise((resolve, reject) => {
+      ck.waiting.push({ resolve, reject });
+      ck.child.stdin.write(`${JSON.stringify(line)}\n`);
+    });
+  }
+
+  /** End the check co-process; resolve to its summary (undefined when no case was checked). */
+  async close() {
+    const ck = this.checker;
+    this.checker = undefined;
+    if (!ck) return undefined;
+    const summary = new Promise((resolve, reject) => ck.waiting.push({ resolve, reject }));
+    ck.child.stdin.end();
+    const s = await summary;
+    await ck.closed;
+    return s;
+  }
+}
+
+/** One request for an HTTP fake. */
+export class Request {
+  constructor(r) {
+    this.method = r.method;
+    this.target = r.target;
+    this.url = r.url;
+    [this.path, this.query = ''] = r.target.split(/\?(.*)/s);
+    this.headers = r.headers || {}; // name → [values]
+    this.body = textValue(r, 'body');
+  }
+
+  header(name) {
+    const k = Object.keys(this.headers).find((h) => h.toLowerCase() === name.toLowerCase());
+    return k === undefined ? undefined : this.headers[k][0];
+  }
+
+  /** The request as a WHATWG Request (for fetch-style handlers). */
+  toFetch(base = 'http://fake.invalid') {
+    const headers = new Headers();
+    for (const [k, vs] of Object.entries(this.headers)) for (const v of vs) headers.append(k, v);
+    const hasBody = !['GET', 'HEAD'].includes(this.method) && this.body.length > 0;
+    return new globalThis.Request(base + this.target, { method: this.method, headers, body: hasBody ? this.body : undefined });
+  }
+}
+
+// A fake's response as the protocol's: from {status, headers, body} (headers
+// an object or entries; body a string or bytes) or a WHATWG Response.
+async function responseOf(r) {
+  r = await r;
+  let headers;
+  let body;
+  if (typeof r.arrayBuffer === 'function' && r.headers && typeof r.headers.entries === 'function') {
+    headers = [...r.headers.entries()];
+    body = new Uint8Array(await r.arrayBuffer());
+  } else {
+    headers = Array.isArray(r.headers) ? r.headers : Object.entries(r.headers || {});
+    body = r.body;
+  }
+  const out = { status: Number(r.status), headers: {} };
+  if (r.statusText) out.reason = r.statusText;
+  for (const [k, v] of headers) (out.headers[k] ||= []).push(...(Array.isArray(v) ? v.map(String) : [String(v)]));
+  return { ...out, ...textField(body, 'body') };
+}
+
+/** The verdict of `cassette check` on one case. */
+export class Result {
+  constructor(answer, dir = '') {
+    Object.assign(this, answer);
+    this.passed = answer.status === 'pass';
+    this.path = path.join(dir, answer.file); // the cassette, absolute
+  }
+}
+
+/**
+ * One case of an adapter, as the listing gives it. A CLI case has args,
+ * stdin (a Buffer), env (the recorded names with their values here), cwd
+ * and command; an HTTP case has requests.
+ */
+export class Case {
+  constructor(project, c, replay = '') {
+    this.project = project;
+    this.raw = c;
+    Object.assign(this, { id: c.id, adapter: c.adapter, scenario: c.scenario, kind: c.kind, file: c.file, line: c.line });
+    this.quarantine = c.quarantine;
+    this.replay = replay;
+    if (c.cli) {
+      this.command = c.cli.command;
+      this.args = [...c.cli.args];
+      this.stdin = textValue(c.cli, 'stdin');
+      this.env = Object.fromEntries(c.cli.env.filter((n) => n in process.env).map((n) => [n, process.env[n]]));
+      this.cwd = c.cli.dir;
+    }
+    this.requests = c.http ? c.http.requests.map((r) => new Request(r)) : [];
+  }
+
+  lineOf(fields) {
+    return { id: this.id, file: this.file, ...(this.replay ? { replay: this.replay } : {}), ...fields };
+  }
+
+  async judge(fields) {
+    const answer = await this.project.ask(this.lineOf(fields));
+    if (answer.type !== 'result') throw new CassetteError(answer.message || JSON.stringify(answer));
+    return new Result(answer, this.project.dir);
+  }
+
+  /** Judge a CLI fake's output; resolve to the Result. */
+  checkCLI({ stdout = '', stderr = '', exitCode = 0 } = {}, durationMS) {
+    const cli = { exit_code: exitCode, ...textField(stdout, 'stdout'), ...textField(stderr, 'stderr') };
+    return this.judge({ cli, ...(durationMS !== undefined ? { duration_ms: durationMS } : {}) });
+  }
+
+  /** Judge an HTTP fake's responses, in request order; resolve to the Result. */
+  async checkHTTP(responses, durationMS) {
+    const http = { responses: await Promise.all(responses.map(responseOf)) };
+    return this.judge({ http, ...(durationMS !== undefined ? { duration_ms: durationMS } : {}) });
+  }
+
+  /** Record that the fake could not answer at all. */
+  checkError(message, durationMS) {
+    return this.judge({ error: message, ...(durationMS !== undefined ? { duration_ms: durationMS } : {}) });
+  }
+
+  /** The request to send after these responses, with the fake's own ids. */
+  async nextRequest(responses) {
+    if (responses.length === 0) return this.requests[0];
+    const http = { responses: await Promise.all(responses.map(responseOf)) };
+    const answer = await this.project.ask(this.lineOf({ type: 'next', http }));
+    if (answer.type !== 'request') throw new CassetteError(answer.message || JSON.stringify(answer));
+    return new Request(answer.request);
+  }
+
+  /** Call fake(case) → {stdout, stderr, exitCode} (or status/code); resolve to the Result. */
+  async runCLI(fake) {
+    const t0 = performance.now();
+    let r;
+    try {
+      r = await fake(this);
+    } catch (e) {
+      await this.checkError(`the fake threw ${e && e.stack ? e.stack.split('\n')[0] : e}`, performance.now() - t0);
+      throw e;
+    }
+    const exitCode = r.exitCode ?? r.status ?? r.code ?? 0;
+    return this.checkCLI({ stdout: r.stdout, stderr: r.stderr, exitCode }, performance.now() - t0);
+  }
+
+  /** Send each request to handler(Request) → response; resolve to the Result. */
+  async runHTTP(handler) {
+    const t0 = performance.now();
+    const responses = [];
+    try {
+      for (let i = 0; i < this.requests.length; i++) {
+        responses.push(await responseOf(handler(await this.nextRequest(responses))));
+      }
+    } catch (e) {
+      await this.checkError(`the fake threw ${e && e.stack ? e.stack.split('\n')[0] : e}`, performance.now() - t0);
+      throw e;
+    }
+    return this.checkHTTP(responses, performance.now() - t0);
+  }
+
+  /** Drive a CLI fake and fail (throw CassetteDrift) on a blocking drift. */
+  async verifyCLI(fake) { return enforce(await this.runCLI(fake)); }
+
+  /** Drive an HTTP fake: handler(Request) → {status, headers, body} or a WHATWG Response. */
+  async verifyHTTP(handler) { return enforce(await this.runHTTP(handler)); }
+
+  /** Drive a fetch-style handler (WHATWG Request → Response), e.g. app.fetch. */
+  async verifyFetch(fetchHandler) { return enforce(await this.runHTTP((r) => fetchHandler(r.toFetch()))); }
+}
+
+/**
+ * End a case as the verdict says: a pass returns the Result; a blocking
+ * failure throws CassetteDrift; a failure a quarantine entry covers
+ * returns the Result (contract() marks such a case todo, so node reports
+ * it without failing the run).
+ */
+export function enforce(result) {
+  if (result.passed || !result.blocking) return result;
+  throw new CassetteDrift(result);
+}
+
+function defaultConfig() {
+  const main = process.argv[1];
+  const found = (main && findConfig(path.dirname(main))) || findConfig(process.cwd());
+  if (!found) throw new CassetteError(`no ${CONFIG_FILE} above ${main || process.cwd()}: pass { config }`);
+  return found;
+}
+
+const projects = new Map();
+
+/** The Project of a config (one check co-process per config and file). */
+export function project({ config, bin, reportDir = process.env.CASSETTE_REPORT_DIR } = {}) {
+  const file = config instanceof URL ? fileURLToPath(config) : config || defaultConfig();
+  const key = path.resolve(file);
+  if (!projects.has(key)) {
+    const p = new Project(findBinary(bin), key, { reportDir });
+    projects.set(key, p);
+    after(() => p.close());
+  }
+  return projects.get(key);
+}
+
+/**
+ * Register one node:test test per cassette of adapter (all adapters when
+ * it is undefined). fn(case, t) drives the fake, usually with
+ * case.verifyCLI or case.verifyHTTP. A case under quarantine is a todo
+ * test until its entry expires. options: config (a path or file URL;
+ * default: the nearest cassette.yaml above the test file), bin, reportDir.
+ */
+export function contract(adapter, fn, options = {}) {
+  const p = project(options);
+  const listing = p.cases(adapter);
+  if (listing.cases.length === 0) {
+    throw new CassetteError(`adapter ${adapter} has no cassette in ${p.config}: record one with cassette record --adapter ${adapter || 'NAME'} ...`);
+  }
+  const file = process.argv[1] ? path.relative(process.cwd(), process.argv[1]) : '';
+  for (const c of listing.cases) {
+    const q = c.quarantine;
+    const opts = q && !q.expired ? { todo: `quarantined until ${q.expires}: ${q.reason}` } : {};
+    const replay = `node --test --test-name-pattern=${shellQuote(`^${escapeRegExp(c.id)}$`)} ${shellQuote(file)}`;
+    test(c.id, opts, (t) => fn(new Case(p, c, replay), t));
+  }
+}
+
+function escapeRegExp(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function shellQuote(s) {
+  return /^[\w./=:@+,-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`;
+}
+
+// Observations for `cassette coverage`: the calls a project's own tests
+// make to an in-process fake, one JSON line each, in cassette's observation
+// format (version 1; see the README, "The observation format"), written to
+// $CASSETTE_OBSERVE_DIR (set by `cassette observe`), else .cassette/observed/
+// beside the nearest cassette.yaml above the working directory, in a file
+// of this process, each line with one append. Values of environment
+// variables whose names say they are credentials become [REDACTED].
+
+const credentialName = /TOKEN|SECRET|PASSW|API_?KEY|AUTH|CREDENTIAL|PRIVATE/i;
+
+function redactor() {
+  const secrets = [...new Set(Object.entries(process.env).filter(([k, v]) => credentialName.test(k) && v.length >= 6).map(([, v]) => v))]
+    .sort((a, b) => b.length - a.length);
+  return (s) => secrets.reduce((out, v) => out.split(v).join('[REDACTED]'), String(s));
+}
+
+/** Writes the observed calls to one adapter's fake. */
+export class Observer {
+  constructor(adapter, kind, { dir, test } = {}) {
+    Object.assign(this, { adapter, kind, dir, test });
+  }
+
+  write(call, test = this.test) {
+    let dir = this.dir || process.env.CASSETTE_OBSERVE_DIR;
+    if (!dir) {
+      const config = findConfig(process.cwd());
+      dir = path.join(config ? path.dirname(config) : process.cwd(), '.cassette', 'observed');
+    }
+    mkdirSync(dir, { recursive: true });
+    const line = { v: 1, adapter: this.adapter, kind: this.kind, call, source: 'node', ...(test ? { test } : {}) };
+    appendFileSync(path.join(dir, `node-${process.pid}.jsonl`), `${JSON.stringify(line)}\n`);
+  }
+
+  /** Record one command line (the command first) and its stdin. */
+  cli(argv, stdin, test) {
+    const redact = redactor();
+    const call = { argv: argv.map(redact) };
+    if (stdin && stdin.length > 0) {
+      call.stdin = true;
+      const text = textField(stdin, 'input');
+      if (text.input !== undefined && text.input.length <= 64 << 10) call.input = redact(text.input);
+    }
+    this.write(call, test);
+  }
+
+  /** Record one request: method, path and query, its body. */
+  http(method, url, contentType, body, test) {
+    const redact = redactor();
+    const call = { method, url: redact(url) };
+    if (contentType) call.content_type = contentType;
+    if (body && body.length > 0) {
+      const text = textField(body, 'body');
+      if (text.body !== undefined && Buffer.byteLength(text.body) <= 1 << 20) call.body = redact(text.body);
+      else call.body_bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    }
+    this.write(call, test);
+  }
+}
+
+/**
+ * Wrap an in-process CLI fake called as fake(args, { stdin, ... }): each
+ * call is observed (options.command defaults to the adapter's name), then
+ * made. options.test names the test, options.dir the directory.
+ */
+export function observeCLI(adapter, fake, options = {}) {
+  const obs = new Observer(adapter, 'cli', options);
+  return (args, opts = {}, ...rest) => {
+    obs.cli([options.command || adapter, ...args], opts.stdin ?? opts.input);
+    return fake(args, opts, ...rest);
+  };
+}
+
+/** Wrap a fetch-style fake (WHATWG Request → Response): each request is observed, then served. */
+export function observeFetch(adapter, handler, options = {}) {
+  const obs = new Observer(adapter, 'http', options);
+  return async (req) => {
+    const u = new URL(req.url);
+    const body = req.body ? new Uint8Array(await req.clone().arrayBuffer()) : undefined;
+    obs.http(req.method, u.pathname + u.search, req.headers.get('content-type') || undefined, body);
+    return handler(req);
+  };
+}

@@ -1,0 +1,225 @@
+// The node:test binding, end to end: a project on disk, the real cassette
+// binary ($CASSETTE_BIN, else one built here with go), and `node --test`
+// run as a child process on test files that drive in-process fakes.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const binding = path.join(here, '..', 'cassette.mjs');
+const repo = path.join(here, '..', '..');
+
+let bin = process.env.CASSETTE_BIN;
+const scratch = mkdtempSync(path.join(tmpdir(), 'cassette-js-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+before(() => {
+  if (!bin) {
+    bin = path.join(scratch, 'cassette');
+    execFileSync('go', ['build', '-o', bin, './cmd/cassette'], { cwd: repo, stdio: 'inherit' });
+  }
+});
+
+const day = (delta) => new Date(Date.now() + delta * 86400_000).toISOString().slice(0, 10);
+
+const config = (q) => `version: 1
+adapters:
+  greet:
+    kind: cli
+    fake: {in_process: true}
+  items:
+    kind: http
+    fake: {in_process: true}
+    normalizers: [uuid]
+    contract_headers: [Content-Type]
+quarantine:
+  greet/flaky: {category: FLAKE-ENV, owner: alice, quarantined: ${q[0]}, expires: ${q[1]}, bead: "#1", evidence: ci/1, repro: node, reason: port race, remove_when: 3 green runs}
+`;
+
+const cliCassette = (scenario, args, stdout) => `cassette: 1
+version: 2
+adapter: greet
+scenario: ${scenario}
+kind: cli
+input:
+  command: greet
+  args: ${JSON.stringify(args)}
+  stdin: "Ada\\n"
+  env: [GREET_LANG]
+output:
+  stdout: ${JSON.stringify(stdout)}
+  stderr: ""
+  exit_code: 0
+interactions: []
+`;
+
+// The HTTP cassette the harness tests of every language share.
+const items = readFileSync(path.join(repo, 'harness', 'testdata', 'create-then-get.yaml'), 'utf8');
+
+// The fakes the test files import: a greeter (the name on stdin, the
+// language in GREET_LANG) and an item store that makes its own ids, as a
+// fetch handler (WHATWG Request → Response).
+const fakes = `
+export function greet(args, stdin, env) {
+  const name = stdin.toString().trim();
+  if (args[0] === 'hello') return { exitCode: 0, stdout: (env.GREET_LANG === 'fr' ? 'Bonjour, ' : 'Hello, ') + name + '!\\n', stderr: '' };
+  if (args[0] === 'bye') return { exitCode: 0, stdout: 'Bye, ' + name + '!\\n', stderr: '' };
+  if (args[0] === 'flaky') return { exitCode: 0, stdout: 'sometimes\\n', stderr: '' };
+  throw new TypeError('no such greeting: ' + args[0]);
+}
+
+export function itemStore() {
+  const items = new Map();
+  return async (req) => {
+    const url = new URL(req.url);
+    const json = (status, v) => new Response(JSON.stringify(v), { status, headers: { 'Content-Type': 'application/json' } });
+    if (req.method === 'POST') {
+      const { name } = await req.json();
+      const id = crypto.randomUUID();
+      items.set(id, name);
+      return json(201, { id, name });
+    }
+    const id = url.pathname.split('/').pop();
+    return items.has(id) ? json(200, { id, name: items.get(id) }) : json(404, { error: 'no such item' });
+  };
+}
+`;
+
+// project writes a project with the given test file and runs node --test
+// on it; it returns the run's output, exit code and directory.
+function project(name, testFile, { quarantine = [day(0), day(7)], env = {}, args = [] } = {}) {
+  const dir = path.join(scratch, name);
+  mkdirSync(path.join(dir, 'cassettes', 'greet'), { recursive: true });
+  mkdirSync(path.join(dir, 'cassettes', 'items'), { recursive: true });
+  writeFileSync(path.join(dir, 'cassette.yaml'), config(quarantine));
+  writeFileSync(path.join(dir, 'cassettes', 'greet', 'hello.yaml'), cliCassette('hello', ['hello'], 'Hello, Ada!\n'));
+  writeFileSync(path.join(dir, 'cassettes', 'greet', 'bye.yaml'), cliCassette('bye', ['bye'], 'Goodbye, Ada!\n'));
+  writeFileSync(path.join(dir, 'cassettes', 'greet', 'flaky.yaml'), cliCassette('flaky', ['flaky'], 'always\n'));
+  writeFileSync(path.join(dir, 'cassettes', 'items', 'create-then-get.yaml'), items);
+  writeFileSync(path.join(dir, 'fakes.mjs'), fakes);
+  writeFileSync(path.join(dir, 'contract.test.mjs'), testFile.replaceAll('BINDING', JSON.stringify(binding)));
+  const childEnv = { ...process.env, CASSETTE_BIN: bin, GREET_LANG: 'en', NO_COLOR: '1', ...env };
+  delete childEnv.NODE_TEST_CONTEXT; // set by the runner running this file: the child is a run of its own
+  const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...args, 'contract.test.mjs'], {
+    cwd: dir, encoding: 'utf8', env: childEnv,
+  });
+  return { out: r.stdout + r.stderr, code: r.status, dir };
+}
+
+const greetTest = `
+import { contract } from BINDING;
+import { greet } from './fakes.mjs';
+contract('greet', (c) => c.verifyCLI((c) => greet(c.args, c.stdin, c.env)));
+`;
+
+test('cases pass and drift with the located text; quarantine is todo', () => {
+  const { out, code, dir } = project('greet', greetTest, { env: { CASSETTE_REPORT_DIR: 'reports' } });
+  assert.equal(code, 1, out);
+  assert.match(out, /✔ greet\/hello/);
+  assert.match(out, /✖ greet\/bye/);
+  assert.match(out, /greet\/flaky .*# quarantined until \d{4}-\d\d-\d\d: port race/);
+  assert.ok(out.includes('cassettes/greet/bye.yaml:13: body drift at output.stdout: line "Goodbye, Ada!" became "Bye, Ada!"'), out);
+  assert.ok(out.includes('  body        output.stdout  (cassettes/greet/bye.yaml:13)'), out);
+  assert.match(out, /ℹ pass 1\n.*ℹ fail 1\n/s);
+  const summary = JSON.parse(readFileSync(path.join(dir, 'reports', 'summary.json'), 'utf8'));
+  assert.equal(summary.reason_code, 'E_CONTRACT_DRIFT');
+  assert.equal(summary.next_step, "Run: node --test --test-name-pattern='^greet/bye$' contract.test.mjs");
+});
+
+test('the recorded environment names reach the fake', () => {
+  const { out, code } = project('env', greetTest, { env: { GREET_LANG: 'fr' }, args: ['--test-name-pattern=hello'] });
+  assert.equal(code, 1, out);
+  assert.ok(out.includes('line "Hello, Ada!" became "Bonjour, Ada!"'), out);
+});
+
+test('an expired quarantine fails the case', () => {
+  const { out, code } = project('expired', greetTest, { quarantine: [day(-20), day(-10)], args: ['--test-name-pattern=flaky'] });
+  assert.equal(code, 1, out);
+  assert.ok(out.includes(`quarantine of greet/flaky expired on ${day(-10)}`), out);
+});
+
+test('a fake that throws errors the case, with its own error', () => {
+  const { out, code, dir } = project('throws', `
+import { contract } from BINDING;
+import { greet } from './fakes.mjs';
+contract('greet', (c) => c.verifyCLI((c) => greet(['nope'], c.stdin, c.env)));
+`, { env: { CASSETTE_REPORT_DIR: 'reports' }, args: ['--test-name-pattern=hello'] });
+  assert.equal(code, 1, out);
+  assert.match(out, /TypeError.*: no such greeting: nope/);
+  assert.equal(JSON.parse(readFileSync(path.join(dir, 'reports', 'summary.json'), 'utf8')).reason_code, 'E_FAKE_ERROR');
+});
+
+test('bytes that are not UTF-8', () => {
+  const { out, code } = project('bytes', `
+import { contract } from BINDING;
+contract('greet', (c) => c.verifyCLI(() => ({ exitCode: 0, stdout: Buffer.from([72, 105, 0xff, 10]), stderr: '' })));
+`, { args: ['--test-name-pattern=hello'] });
+  assert.equal(code, 1, out);
+  assert.match(out, /cassettes\/greet\/hello.yaml:\d+: body drift at output.stdout/);
+});
+
+test('an HTTP fake with its own ids', () => {
+  const { out, code } = project('items', `
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Case, contract, project } from BINDING;
+import { itemStore } from './fakes.mjs';
+contract('items', (c) => c.verifyFetch(itemStore()));
+contract('items', async (c) => {
+  const store = itemStore();
+  const r = await c.verifyHTTP(async (req) => {
+    const res = await store(req.toFetch());
+    return { status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() };
+  });
+  assert.equal(r.file, 'cassettes/items/create-then-get.yaml');
+});
+test('sent as recorded', async () => {
+  const p = project();
+  const c = new Case(p, p.cases('items').cases[0]);
+  const store = itemStore();
+  const responses = [];
+  for (const r of c.requests) responses.push(await store(r.toFetch()));
+  const result = await c.checkHTTP(responses);
+  assert.equal(result.status, 'fail');
+  assert.match(result.text, /status drift at interactions\\[1\\]\\.response\\.code/);
+});
+`);
+  assert.equal(code, 0, out);
+  assert.match(out, /ℹ pass 3\n/);
+});
+
+test('a missing binary says how to get one', () => {
+  const { out, code } = project('nobin', greetTest, { env: { CASSETTE_BIN: '/nonexistent/cassette' } });
+  assert.notEqual(code, 0);
+  assert.ok(out.includes('cannot find the cassette binary "/nonexistent/cassette"'), out);
+});
+
+test('observations for coverage', () => {
+  const { out, code, dir } = project('observe', `
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { observeCLI, observeFetch } from BINDING;
+import { greet, itemStore } from './fakes.mjs';
+test('code under test', async () => {
+  const g = observeCLI('greet', (args, { stdin }) => greet(args.slice(0, 1), Buffer.from(stdin), process.env), { test: 'code under test' });
+  assert.equal(g(['hello', '--token', process.env.GREET_TOKEN], { stdin: 'Ada\\n' }).stdout, 'Hello, Ada!\\n');
+  const store = observeFetch('items', itemStore(), { test: 'code under test' });
+  const res = await store(new Request('http://fake.invalid/items?x=1', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"pen"}' }));
+  assert.equal(res.status, 201);
+});
+`, { env: { GREET_TOKEN: 'tok-abcdef-123456' } });
+  assert.equal(code, 0, out);
+  const files = readdirSync(path.join(dir, '.cassette', 'observed'));
+  assert.equal(files.length, 1, files.join(' '));
+  const text = readFileSync(path.join(dir, '.cassette', 'observed', files[0]), 'utf8');
+  assert.ok(!text.includes('tok-abcdef-123456'), text);
+  assert.deepEqual(text.trim().split('\n').map((l) => JSON.parse(l)), [
+    { v: 1, adapter: 'greet', kind: 'cli', source: 'node', test: 'code under test',
+      call: { argv: ['greet', 'hello', '--token', '[REDACTED]'], stdin: true, input: 'Ada\n' } },
+    { v: 1, adapter: 'items', kind: 'http', source: 'node', test: 'code under test',
+      call: { method: 'POST', url: '/items?x=1', content_type: 'application/json', body: '{"name":"pen"}' } },
+  ]);
+});

@@ -1,0 +1,140 @@
+"""The harness protocol, client side: ``cassette cases --json`` and one
+``cassette check`` co-process per project.
+
+This module knows nothing of pytest, so that any Python runner (unittest, a
+script, a benchmark) can use it. Every decision (normalizing, comparing,
+the drift text, quarantine) is the cassette binary's: this side only runs
+the fake and moves JSON.
+"""
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import threading
+
+PROTOCOL = 1
+
+CONFIG_FILE = "cassette.yaml"
+
+
+class CassetteError(Exception):
+    """The cassette binary could not be run or answered out of protocol."""
+
+
+def find_binary(explicit=None):
+    """The cassette binary: explicit (a path or a name on PATH), else
+    $CASSETTE_BIN, else ``cassette`` on PATH."""
+    name = explicit or os.environ.get("CASSETTE_BIN") or "cassette"
+    path = shutil.which(name) if os.sep not in name else (name if os.access(name, os.X_OK) else None)
+    if path is None:
+        raise CassetteError(
+            "cannot find the cassette binary %r: install it "
+            "(go install github.com/cassette-dev/cassette/cmd/cassette@latest), "
+            "or name it with --cassette-bin or CASSETTE_BIN" % name)
+    return os.path.abspath(path)
+
+
+def find_config(start, stop=None):
+    """The nearest cassette.yaml in start or a directory above it (not above
+    stop, when given), or None."""
+    d = os.path.abspath(start)
+    stop = os.path.abspath(stop) if stop else None
+    while True:
+        p = os.path.join(d, CONFIG_FILE)
+        if os.path.isfile(p):
+            return p
+        parent = os.path.dirname(d)
+        if d == stop or parent == d:
+            return None
+        d = parent
+
+
+def text_field(value, name):
+    """A str or bytes as the protocol's text field: {name: str} when it is
+    UTF-8, {name_base64: str} when it is not."""
+    if value is None:
+        value = b""
+    if isinstance(value, str):
+        return {name: value}
+    try:
+        return {name: bytes(value).decode("utf-8")}
+    except UnicodeDecodeError:
+        return {name + "_base64": base64.b64encode(bytes(value)).decode("ascii")}
+
+
+def text_value(obj, name):
+    """The bytes of a protocol text field (name or name_base64)."""
+    if obj.get(name + "_base64"):
+        return base64.b64decode(obj[name + "_base64"])
+    return (obj.get(name) or "").encode("utf-8")
+
+
+class Project:
+    """One cassette.yaml: its cases, and the check co-process that judges
+    what the fakes produced. The binary always runs in the config's
+    directory with the config's base name, so that the paths in its
+    answers read as ``cassette verify``'s, run there."""
+
+    def __init__(self, binary, config, report_dir=None):
+        self.binary = binary
+        self.config = os.path.abspath(config)
+        self.dir = os.path.dirname(self.config)
+        self.report_dir = os.path.abspath(report_dir) if report_dir else None
+        self._checker = None
+        self._lock = threading.Lock()
+
+    def _argv(self, *args):
+        return [self.binary, "--config", os.path.basename(self.config)] + list(args)
+
+    def cases(self, adapter=None):
+        """The listing of ``cassette cases --json`` (for one adapter)."""
+        args = ["cases", "--json"] + (["--adapter", adapter] if adapter else [])
+        p = subprocess.run(self._argv(*args), cwd=self.dir, capture_output=True)
+        if p.returncode != 0:
+            raise CassetteError("%s failed (exit %d):\n%s" % (
+                " ".join(["cassette"] + args), p.returncode, p.stderr.decode("utf-8", "replace").strip()))
+        listing = json.loads(p.stdout)
+        if listing.get("protocol") != PROTOCOL:
+            raise CassetteError("cassette speaks harness protocol %r; this binding speaks %d: "
+                                "use a cassette and a binding of one release" % (listing.get("protocol"), PROTOCOL))
+        return listing
+
+    def ask(self, line):
+        """Send one line to the check co-process and return its answer."""
+        with self._lock:
+            if self._checker is None:
+                args = ["check"] + (["--report-dir", self.report_dir] if self.report_dir else [])
+                self._checker = subprocess.Popen(self._argv(*args), cwd=self.dir, stdin=subprocess.PIPE,
+                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            p = self._checker
+            data = json.dumps(line, separators=(",", ":")).encode("utf-8") + b"\n"
+            try:
+                p.stdin.write(data)
+                p.stdin.flush()
+                answer = p.stdout.readline()
+            except BrokenPipeError:
+                answer = b""
+            if not answer:
+                self._checker = None
+                p.kill()
+                _, err = p.communicate()
+                raise CassetteError("cassette check ended (exit %s): %s" % (
+                    p.returncode, err.decode("utf-8", "replace").strip()))
+            return json.loads(answer)
+
+    def close(self):
+        """End the check co-process; return its summary line (None when no
+        case was checked)."""
+        with self._lock:
+            p, self._checker = self._checker, None
+        if p is None:
+            return None
+        out, err = p.communicate()
+        lines = [json.loads(l) for l in out.splitlines() if l.strip()]
+        summary = lines[-1] if lines and lines[-1].get("type") == "summary" else None
+        if summary is None:
+            raise CassetteError("cassette check ended (exit %s) without a summary: %s" % (
+                p.returncode, err.decode("utf-8", "replace").strip()))
+        return summary

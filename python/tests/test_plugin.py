@@ -1,0 +1,314 @@
+"""The pytest plugin, end to end: a project on disk, the real cassette
+binary, and pytest run on test files that drive in-process fakes."""
+
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON_DIR = os.path.dirname(HERE)
+
+TODAY = datetime.date.today()
+
+
+def day(delta):
+    return (TODAY + datetime.timedelta(days=delta)).isoformat()
+
+
+CONFIG = """\
+version: 1
+adapters:
+  greet:
+    kind: cli
+    fake: {in_process: true}
+  items:
+    kind: http
+    fake: {in_process: true}
+    normalizers: [uuid]
+    contract_headers: [Content-Type]
+quarantine:
+%s
+"""
+
+QUARANTINE = ("  greet/%s: {category: FLAKE-ENV, owner: alice, quarantined: %s, expires: %s, bead: \"#1\", "
+              "evidence: ci/1, repro: pytest, reason: port race, remove_when: 3 green runs}")
+
+
+def cli_cassette(scenario, args, stdout, exit_code=0):
+    return textwrap.dedent("""\
+        cassette: 1
+        version: 2
+        adapter: greet
+        scenario: %s
+        kind: cli
+        input:
+          command: greet
+          args: %s
+          stdin: "Ada\\n"
+          env: [GREET_LANG]
+        output:
+          stdout: %s
+          stderr: ""
+          exit_code: %d
+        interactions: []
+        """) % (scenario, json.dumps(args), json.dumps(stdout), exit_code)
+
+
+# The HTTP cassette the harness tests of every language share.
+ITEMS = open(os.path.join(os.path.dirname(PYTHON_DIR), "harness", "testdata", "create-then-get.yaml")).read()
+
+# The fakes the test files import: a greeter (reads the name on stdin, the
+# language from GREET_LANG) and an item store that makes its own ids, as a
+# WSGI application.
+FAKES = '''
+import json, uuid
+
+def greet(args, stdin, env):
+    name = stdin.decode().strip()
+    if args == ["hello"]:
+        return 0, ("Hello, %s!\\n" if env.get("GREET_LANG") != "fr" else "Bonjour, %s!\\n") % name, ""
+    if args == ["bye"]:
+        return 0, "Bye, %s!\\n" % name, ""
+    if args == ["flaky"]:
+        return 0, "sometimes\\n", ""
+    raise KeyError(args[0])
+
+class Items:
+    def __init__(self):
+        self.items = {}
+    def __call__(self, environ, start_response):
+        if environ["REQUEST_METHOD"] == "POST":
+            body = json.loads(environ["wsgi.input"].read(int(environ["CONTENT_LENGTH"])))
+            i = str(uuid.uuid4())
+            self.items[i] = body["name"]
+            start_response("201 Created", [("Content-Type", "application/json")])
+            return [json.dumps({"id": i, "name": body["name"]}, separators=(",", ":")).encode()]
+        i = environ["PATH_INFO"].rsplit("/", 1)[1]
+        if i not in self.items:
+            start_response("404 Not Found", [("Content-Type", "application/json")])
+            return [b'{"error":"no such item"}']
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [json.dumps({"id": i, "name": self.items[i]}, separators=(",", ":")).encode()]
+'''
+
+GREET_TEST = '''
+import pytest
+from fakes import greet
+
+@pytest.mark.cassette("greet")
+def test_greet(cassette_case):
+    cassette_case.verify_cli(lambda c: greet(c.args, c.stdin, c.env))
+'''
+
+
+@pytest.fixture
+def project(pytester, cassette_bin, monkeypatch):
+    """A project with a CLI and an HTTP adapter whose fakes are in process."""
+    monkeypatch.setenv("CASSETTE_BIN", cassette_bin)
+    monkeypatch.setenv("GREET_LANG", "en")
+    monkeypatch.syspath_prepend(str(pytester.path))
+    pytester.makefile(".yaml", cassette=CONFIG % QUARANTINE % ("flaky", day(0), day(7)))
+    d = pytester.path / "cassettes" / "greet"
+    d.mkdir(parents=True)
+    (d / "hello.yaml").write_text(cli_cassette("hello", ["hello"], "Hello, Ada!\n"))
+    (d / "bye.yaml").write_text(cli_cassette("bye", ["bye"], "Goodbye, Ada!\n"))
+    (d / "flaky.yaml").write_text(cli_cassette("flaky", ["flaky"], "always\n"))
+    d = pytester.path / "cassettes" / "items"
+    d.mkdir(parents=True)
+    (d / "create-then-get.yaml").write_text(ITEMS)
+    pytester.makepyfile(fakes=FAKES)
+    return pytester
+
+
+def run(pytester, *args):
+    return pytester.runpytest("-p", "cassette_pytest", "-p", "no:cacheprovider", *args)
+
+
+def test_cases_pass_and_drift_with_the_located_text(project):
+    project.makepyfile(test_greet=GREET_TEST)
+    r = run(project, "-v", "--cassette-report-dir", "reports")
+    r.assert_outcomes(passed=1, failed=1, xfailed=1)
+    # One test per case, named by the case id, in verify's order.
+    r.stdout.fnmatch_lines(["*test_greet[[]greet/bye[]] FAILED*", "*test_greet[[]greet/flaky[]] XFAIL*",
+                            "*test_greet[[]greet/hello[]] PASSED*"])
+    r.stdout.fnmatch_lines([
+        "*_ test_greet[[]greet/bye[]] _*",
+        'cassettes/greet/bye.yaml:13: body drift at output.stdout: line "Goodbye, Ada!" became "Bye, Ada!"',
+        "greet/bye: 1 drift",
+        "  body        output.stdout  (cassettes/greet/bye.yaml:13)",
+        "      -Goodbye, Ada!",
+        "      +Bye, Ada!",
+    ])
+    r.stdout.fnmatch_lines(["cassette check cassette.yaml: 3 checked, 1 passed, 1 failed, 1 quarantined; reports: *reports"])
+    summary = json.loads((project.path / "reports" / "summary.json").read_text())
+    assert summary["exit_code"] == 1 and summary["reason_code"] == "E_CONTRACT_DRIFT"
+    # The reports' next step runs the failing case again, in pytest.
+    assert summary["next_step"] == "Run: python3 -m pytest 'test_greet.py::test_greet[greet/bye]'"
+
+
+def test_recorded_environment_names_reach_the_fake(project, monkeypatch):
+    project.makepyfile(test_greet=GREET_TEST)
+    monkeypatch.setenv("GREET_LANG", "fr")
+    r = run(project, "-k", "hello")
+    r.assert_outcomes(failed=1, deselected=2)
+    r.stdout.fnmatch_lines(['*line "Hello, Ada!" became "Bonjour, Ada!"'])
+
+
+def test_quarantine(project):
+    project.makepyfile(test_greet=GREET_TEST)
+    # In quarantine: the failure xfails, with the drift's first line.
+    r = run(project, "-k", "flaky", "-rx")
+    r.assert_outcomes(xfailed=1, deselected=2)
+    r.stdout.fnmatch_lines(["XFAIL*greet/flaky*quarantined: cassettes/greet/flaky.yaml:13: body drift at output.stdout*"])
+    # The marker selects quarantined cases.
+    r = run(project, "-m", "not cassette_quarantine")
+    r.assert_outcomes(passed=1, failed=1, deselected=1)
+    # Expired: the case fails, whatever its output.
+    (project.path / "cassette.yaml").write_text(CONFIG % QUARANTINE % ("flaky", day(-20), day(-10)))
+    r = run(project, "-k", "flaky")
+    r.assert_outcomes(failed=1, deselected=2)
+    r.stdout.fnmatch_lines(["*: quarantine of greet/flaky expired on %s" % day(-10)])
+
+
+def test_a_fake_that_raises_errors_the_case(project):
+    project.makepyfile(test_greet='''
+import pytest
+from fakes import greet
+
+@pytest.mark.cassette("greet")
+def test_greet(cassette_case):
+    cassette_case.verify_cli(lambda c: greet(["nope"], c.stdin, c.env))
+''')
+    r = run(project, "-k", "hello", "--cassette-report-dir", "reports")
+    r.assert_outcomes(failed=1, deselected=2)
+    r.stdout.fnmatch_lines(["*KeyError: 'nope'"])  # the fake's own traceback
+    summary = json.loads((project.path / "reports" / "summary.json").read_text())
+    assert summary["reason_code"] == "E_FAKE_ERROR", summary
+
+
+def test_bytes_that_are_not_utf8(project):
+    project.makepyfile(test_greet='''
+import pytest
+
+@pytest.mark.cassette("greet")
+def test_greet(cassette_case):
+    cassette_case.verify_cli(lambda c: (0, b"Hello, \\xff!\\n", b""))
+''')
+    r = run(project, "-k", "hello")
+    r.assert_outcomes(failed=1, deselected=2)
+    r.stdout.fnmatch_lines(["cassettes/greet/hello.yaml:*: body drift at output.stdout*"])
+
+
+def test_http_fake_with_its_own_ids(project):
+    project.makepyfile(test_items='''
+import json
+import pytest
+from fakes import Items
+
+@pytest.mark.cassette("items")
+def test_wsgi(cassette_case):
+    cassette_case.verify_wsgi(Items())
+
+@pytest.mark.cassette("items")
+def test_handler(cassette_case):
+    app = Items()
+    def handle(req):
+        assert req.header("content-type") in (None, "application/json")
+        status, headers, body = __import__("cassette_pytest").case.wsgi_handler(app)(req)
+        return status, headers, body
+    result = cassette_case.verify_http(handle)
+    assert result.passed and result.file == "cassettes/items/create-then-get.yaml"
+
+@pytest.mark.cassette("items")
+def test_as_recorded(cassette_case):
+    # Requests sent as listed carry the recorded id, which this fake never made.
+    app = Items()
+    cassette_case.assert_http([__import__("cassette_pytest").case.wsgi_handler(app)(r) for r in cassette_case.requests])
+''')
+    r = run(project)
+    r.assert_outcomes(passed=2, failed=1)
+    r.stdout.fnmatch_lines(["cassettes/items/create-then-get.yaml:*: status drift at interactions[[]1[]].response.code*404*"])
+
+
+def test_usage_errors(project):
+    project.makepyfile(test_greet=GREET_TEST)
+    r = run(project, "--cassette-bin", "/nonexistent/cassette")
+    r.stdout.fnmatch_lines(["*cannot find the cassette binary '/nonexistent/cassette'*"])
+    assert r.ret != 0
+    project.makepyfile(test_greet='''
+def test_unmarked(cassette_case):
+    pass
+''')
+    r = run(project)
+    r.stdout.fnmatch_lines(["*test_unmarked takes cassette_case: mark it @pytest.mark.cassette(\"ADAPTER\")*"])
+    project.makepyfile(test_greet='''
+import pytest
+
+@pytest.mark.cassette("nope")
+def test_nope(cassette_case):
+    pass
+''')
+    r = run(project)
+    r.stdout.fnmatch_lines(["*--adapter nope: no such adapter*"])
+
+
+def test_installs_with_pip_and_loads_by_entry_point(project, tmp_path):
+    """pip installs the plugin from the repository path (offline: no
+    dependency is fetched), and pytest then loads it without -p."""
+    src = tmp_path / "src"
+    shutil.copytree(PYTHON_DIR, src, ignore=shutil.ignore_patterns("tests", "build", "*.egg-info", "__pycache__"))
+    target = tmp_path / "site"
+    p = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps",
+                        "--no-build-isolation", "--target", str(target), str(src)], capture_output=True, text=True)
+    if p.returncode != 0 and "No module named pip" in p.stderr:
+        pytest.skip("pip is not installed: apt-get install python3-pip (.ci/run installs it)")
+    assert p.returncode == 0, p.stderr
+    assert (target / "cassette_pytest" / "__init__.py").exists()
+    project.makepyfile(test_greet=GREET_TEST)
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_DISABLE_PLUGIN_AUTOLOAD"}  # the entry point is the point
+    env["PYTHONPATH"] = os.pathsep.join([str(target), str(project.path)])
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-k", "hello"],
+                       cwd=project.path, env=env, capture_output=True, text=True)
+    assert "1 passed" in r.stdout, r.stdout + r.stderr
+    assert "cassette check cassette.yaml: 1 checked, 1 passed" in r.stdout
+
+
+def test_observations_for_coverage(project, monkeypatch):
+    """The project's own tests call a wrapped fake; each call becomes a
+    line of cassette's observation format, naming the test, with credential
+    values redacted."""
+    monkeypatch.setenv("GREET_TOKEN", "tok-abcdef-123456")
+    project.makepyfile(test_app='''
+import io, os
+from cassette_pytest import observe_cli, observe_wsgi
+from fakes import greet, Items
+
+def run_greet(args, input=None):
+    return greet(args[:1], input or b"", os.environ)
+
+def test_code_under_test():
+    g = observe_cli("greet", run_greet)
+    assert g(["hello", "--token", os.environ["GREET_TOKEN"]], input=b"Ada\\n")[1] == "Hello, Ada!\\n"
+    app = observe_wsgi("items", Items())
+    env = {"REQUEST_METHOD": "POST", "PATH_INFO": "/items", "QUERY_STRING": "x=1", "CONTENT_TYPE": "application/json",
+           "CONTENT_LENGTH": "14", "wsgi.input": io.BytesIO(b'{"name":"pen"}')}
+    assert b'"name":"pen"' in b"".join(app(env, lambda status, headers: None))
+''')
+    r = run(project)
+    r.assert_outcomes(passed=1)
+    files = list((project.path / ".cassette" / "observed").glob("pytest-*.jsonl"))
+    assert len(files) == 1, files
+    lines = [json.loads(l) for l in files[0].read_text().splitlines()]
+    assert lines == [
+        {"v": 1, "adapter": "greet", "kind": "cli", "source": "pytest", "test": "test_app.py::test_code_under_test",
+         "call": {"argv": ["greet", "hello", "--token", "[REDACTED]"], "stdin": True, "input": "Ada\n"}},
+        {"v": 1, "adapter": "items", "kind": "http", "source": "pytest", "test": "test_app.py::test_code_under_test",
+         "call": {"method": "POST", "url": "/items?x=1", "content_type": "application/json", "body": '{"name":"pen"}'}},
+    ]
+    assert "tok-abcdef-123456" not in files[0].read_text()

@@ -76,6 +76,9 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 		if res.Skipped > 0 {
 			fmt.Fprintf(stdio.Err, "skipped %d entries without a response (blocked or aborted in the browser)\n", res.Skipped)
 		}
+		for _, w := range res.Warnings {
+			fmt.Fprintln(stdio.Err, "warning: "+w)
+		}
 		for _, c := range res.Saved {
 			fmt.Fprintf(stdio.Out, "%s  %d interaction(s)\n", c.Path, len(c.Interactions))
 		}

@@ -154,3 +154,38 @@ func webSocketLeaks(c *Cassette, declared map[string]string) []Problem {
 	}
 	return out
 }
+
+// Redact runs a door's redaction over every message of the session: learn
+// sees each text message first (to learn the values it hides by name, a
+// JSON key named like a credential), then scrub rewrites each message's
+// data, text and binary. It does nothing on a nil session.
+func (ws *WebSocket) Redact(learn func(text []byte), scrub func(data []byte, text bool) []byte) {
+	if ws == nil {
+		return
+	}
+	for _, m := range ws.Messages {
+		if !m.Binary() && learn != nil {
+			learn(m.Data.Bytes())
+		}
+	}
+	for i := range ws.Messages {
+		m := &ws.Messages[i]
+		m.Data = Body(scrub(m.Data.Bytes(), !m.Binary()))
+	}
+	if ws.Close != nil {
+		ws.Close.Reason = string(scrub([]byte(ws.Close.Reason), true))
+	}
+}
+
+// Clone is a copy of the session that shares no slice with it.
+func (ws *WebSocket) Clone() *WebSocket {
+	if ws == nil {
+		return nil
+	}
+	out := &WebSocket{Messages: append([]WebSocketMessage(nil), ws.Messages...)}
+	if ws.Close != nil {
+		c := *ws.Close
+		out.Close = &c
+	}
+	return out
+}

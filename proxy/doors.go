@@ -28,6 +28,7 @@ import (
 func (p *Proxy) streaming(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bodyDeadline(w, r, p.bodyReadTimeout())
+		w, r = upgradeWriter(w, r) // a WebSocket's client connection is closed when its session ends (websocket.go)
 		h.ServeHTTP(&flushingWriter{ResponseWriter: w}, r)
 	})
 }

@@ -75,6 +75,7 @@ func (p *Proxy) redact(it *cassettes.Interaction) {
 	rs.Trailer = redact.RedactHeaders(rs.Trailer, s)
 	rs.Status = redact.RedactString(rs.Status, s)
 	rs.Body = cassettes.Body(redact.Redact([]byte(rs.Body), s))
+	redactSession(it.WebSocket, s)
 	fixLength(&rq.ContentLength, rq.Headers, len(rq.Body))
 	if it.Response.Code != 0 && !headOrBodiless(rq.Method, rs.Code) {
 		fixLength(&rs.ContentLength, rs.Headers, len(rs.Body))
@@ -123,6 +124,9 @@ func formOf(q *cassettes.Request) url.Values { return q.ParsedForm() }
 // upstream sends it while a copy accumulates for the cassette.
 func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 	return goproxy.RoundTripperFunc(func(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response, error) {
+		if isWebSocket(req) {
+			return p.recordWebSocket(seq, req), nil // websocket.go
+		}
 		body, err := p.readBoundedBody(req)
 		if err != nil {
 			return p.bodyError(req, err), nil
@@ -278,6 +282,7 @@ func (p *Proxy) Interactions() []cassettes.Interaction {
 		it.Request.Headers, it.Request.Trailer = it.Request.Headers.Clone(), it.Request.Trailer.Clone()
 		it.Response.Headers, it.Response.Trailer = it.Response.Headers.Clone(), it.Response.Trailer.Clone()
 		it.Request.Form = cloneValues(it.Request.Form)
+		it.WebSocket = it.WebSocket.Clone()
 		p.redact(&it)
 		out[i] = it
 		out[i].ID = i

@@ -364,6 +364,7 @@ func (r *Redactor) Interaction(in *cassettes.Interaction) {
 			p.Headers.Set("Content-Length", strconv.Itoa(len(nb)))
 		}
 	}
+	in.WebSocket.Redact(r.learnMessage, r.scrubMessage) // websocket.go
 }
 
 // Cassette redacts a whole cassette in place: every interaction, the CLI

@@ -82,6 +82,10 @@ func (p *Proxy) recordWebSocket(seq int64, req *http.Request) *http.Response {
 		Headers: resp.Header.Clone(), Status: resp.Status, Code: resp.StatusCode,
 		Duration: cassettes.Duration(opened.Sub(start)),
 	}}
+	// The handshake's nonce and its answer change on every upgrade: replay
+	// answers the client's own key, verify sends a fresh one.
+	it.Request.Headers.Del("Sec-WebSocket-Key")
+	it.Response.Headers.Del("Sec-WebSocket-Accept")
 	s := &wsSession{p: p, seq: seq, req: req, it: it, opened: opened, conn: conn}
 	s.client = wsframe.NewTap(MaxWebSocketMessage, s.note(cassettes.FromClient))
 	s.server = wsframe.NewTap(MaxWebSocketMessage, s.note(cassettes.FromServer))
@@ -125,7 +129,8 @@ func (s *wsSession) note(from string) func(wsframe.Message) {
 		defer s.mu.Unlock()
 		switch m.Op {
 		case wsframe.Text, wsframe.Binary:
-			msg := cassettes.WebSocketMessage{From: from, At: cassettes.Duration(s.p.now().Sub(s.opened)), Data: cassettes.Body(m.Data)}
+			at := s.p.now().Sub(s.opened).Truncate(time.Microsecond) // finer is noise in review
+			msg := cassettes.WebSocketMessage{From: from, At: cassettes.Duration(at), Data: cassettes.Body(m.Data)}
 			if m.Op == wsframe.Binary {
 				msg.Type = cassettes.MessageBinary
 			}

@@ -219,7 +219,11 @@ func (p *Proxy) store(seq int64, it cassettes.Interaction) {
 	// a credential later in the session (a token first seen in a URL, then
 	// as a bearer). Run lists the whole URLs at the end, redacted with
 	// everything learned by then.
-	p.logf("record %s %s → %d (%d bytes)", it.Request.Method, originOf(it.Request.URL), it.Response.Code, len(it.Response.Body))
+	if it.WebSocket != nil {
+		p.logf("record %s %s → %d (a WebSocket session, %d messages)", it.Request.Method, originOf(it.Request.URL), it.Response.Code, len(it.WebSocket.Messages))
+	} else {
+		p.logf("record %s %s → %d (%d bytes)", it.Request.Method, originOf(it.Request.URL), it.Response.Code, len(it.Response.Body))
+	}
 	p.mu.Lock()
 	p.recorded = append(p.recorded, recorded{seq, it})
 	p.mu.Unlock()

@@ -37,6 +37,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 60s)
 	$(GO) test ./redact -run '^$$' -fuzz FuzzScan -fuzztime $${FUZZTIME:-60s}
 	$(GO) test ./redact -run '^$$' -fuzz FuzzRedactByName -fuzztime $${FUZZTIME:-60s}
 	$(GO) test ./redact -run '^$$' -fuzz FuzzCredentialName -fuzztime $${FUZZTIME:-60s}
+	$(GO) test ./redact -run '^$$' -fuzz FuzzRedactor -fuzztime $${FUZZTIME:-60s}
 
 clean:
 	rm -rf bin .cassette

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // ConfigVersion is the schema version of cassette.yaml.
@@ -35,7 +37,23 @@ type Config struct {
 	// order of reports).
 	Order []string `yaml:"-"`
 
-	node *yaml.Node
+	node  *yaml.Node
+	rules *redact.Rules // Redact.Names as redaction rules, made once by ParseConfig
+}
+
+// Redaction returns the project's credential names: the built-in ones plus
+// redact.names, as every door that redacts for this project takes them
+// (recording, import, the proxy, the redact.credentials normalizer).
+func (c *Config) Redaction() *redact.Rules {
+	switch {
+	case c == nil:
+		return nil
+	case c.rules != nil:
+		return c.rules
+	case len(c.Redact.Names) == 0:
+		return nil // the built-in names
+	}
+	return redact.NewRules(c.Redact.Names) // a Config built in memory
 }
 
 // Redact extends what recording redacts.

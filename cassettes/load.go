@@ -2,15 +2,12 @@ package cassettes
 
 import (
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -21,8 +18,6 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/cassette-dev/cassette/redact"
 )
 
 // NameSet is a registry of names (the normalize registry satisfies it), so
@@ -150,52 +145,6 @@ func decodeCassette(path string, data []byte) (*Cassette, []Problem) {
 		probs = append(probs, yamlProblems(path, doc, err)...)
 	}
 	return c, probs
-}
-
-// encodedLeaks scans the bodies the raw scan cannot read: gzip- or
-// deflate-encoded bodies (a plain go-vcr cassette keeps them as recorded)
-// and sidecar files.
-func encodedLeaks(c *Cassette, declared map[string]string) []Problem {
-	var out []Problem
-	scan := func(field string, h http.Header, body Body, sidecar bool) {
-		data := []byte(body)
-		if dec, ok := decodeBody(h.Get("Content-Encoding"), data); ok {
-			data = dec
-		} else if !sidecar {
-			return // already scanned as part of the file
-		}
-		for _, f := range redact.Scan(data, declared) {
-			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field,
-				Message: "a credential (" + f.Kind + ") is stored in this body (found after decoding it)", Expected: redact.Redacted})
-		}
-	}
-	for i, in := range c.Interactions {
-		scan(fmt.Sprintf("interactions[%d].request.body", i), in.Request.Headers, in.Request.Body, in.Request.BodyFile != "")
-		scan(fmt.Sprintf("interactions[%d].response.body", i), in.Response.Headers, in.Response.Body, in.Response.BodyFile != "")
-	}
-	return out
-}
-
-// decodeBody undoes a gzip or deflate Content-Encoding (bounded to 64 MiB).
-func decodeBody(encoding string, data []byte) ([]byte, bool) {
-	var r io.Reader
-	switch strings.ToLower(strings.TrimSpace(encoding)) {
-	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, false
-		}
-		r = zr
-	case "deflate":
-		r = flate.NewReader(bytes.NewReader(data))
-	default:
-		return nil, false
-	}
-	out, err := io.ReadAll(io.LimitReader(r, 64<<20))
-	if err != nil && len(out) == 0 {
-		return nil, false
-	}
-	return out, true
 }
 
 // parseDocument decodes exactly one YAML document into a node tree, refusing
@@ -571,16 +520,6 @@ func loadSidecars(c *Cassette) []Problem {
 		in := &c.Interactions[i]
 		load(in.Request.BodyFile, &in.Request.Body, fmt.Sprintf("interactions[%d].request.body_file", i))
 		load(in.Response.BodyFile, &in.Response.Body, fmt.Sprintf("interactions[%d].response.body_file", i))
-	}
-	return out
-}
-
-// leakProblems scans the raw bytes of a file for credentials. The value is
-// never part of the problem.
-func leakProblems(path string, data []byte, declared map[string]string) []Problem {
-	var out []Problem
-	for _, f := range redact.Scan(data, declared) {
-		out = append(out, Problem{File: path, Line: f.Line, Column: f.Column, Message: "a credential (" + f.Kind + ") is stored in the file", Expected: redact.Redacted})
 	}
 	return out
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"time"
+
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // ConfigOptions are the registries a config load validates against.
@@ -82,6 +84,7 @@ func ParseConfig(path string, data []byte, opts ConfigOptions) (*Config, error) 
 	if len(probs) > 0 {
 		return nil, &Error{Reason: ECfgParse, Message: msg, Problems: probs, NextStep: next}
 	}
+	cfg.rules = redact.NewRules(cfg.Redact.Names)
 	return cfg, nil
 }
 

@@ -155,25 +155,37 @@ func webSocketLeaks(c *Cassette, declared map[string]string) []Problem {
 	return out
 }
 
-// Redact runs a door's redaction over every message of the session: learn
-// sees each text message first (to learn the values it hides by name, a
-// JSON key named like a credential), then scrub rewrites each message's
-// data, text and binary. It does nothing on a nil session.
-func (ws *WebSocket) Redact(learn func(text []byte), scrub func(data []byte, text bool) []byte) {
+// learn teaches r the values the session's text messages hide by their
+// name (a JSON key named like a credential), as Interaction.learn does
+// for bodies.
+func (ws *WebSocket) learn(r *redact.Redactor) {
 	if ws == nil {
 		return
 	}
 	for _, m := range ws.Messages {
-		if !m.Binary() && learn != nil {
-			learn(m.Data.Bytes())
+		if !m.Binary() {
+			r.LearnBody("", m.Data.Bytes())
 		}
+	}
+}
+
+// redact scrubs every message as a body is scrubbed (a text message's
+// credential-named JSON keys, then values and key formats in any message),
+// and the close reason.
+func (ws *WebSocket) redact(r *redact.Redactor) {
+	if ws == nil {
+		return
 	}
 	for i := range ws.Messages {
 		m := &ws.Messages[i]
-		m.Data = Body(scrub(m.Data.Bytes(), !m.Binary()))
+		if m.Binary() {
+			m.Data = Body(r.Bytes(m.Data.Bytes()))
+		} else {
+			m.Data = Body(r.Body("", m.Data.Bytes()))
+		}
 	}
 	if ws.Close != nil {
-		ws.Close.Reason = string(scrub([]byte(ws.Close.Reason), true))
+		ws.Close.Reason = r.String(ws.Close.Reason)
 	}
 }
 

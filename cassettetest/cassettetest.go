@@ -15,12 +15,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/normalize"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -63,15 +60,18 @@ func VerifyCLI(t *testing.T, fn CLIFunc, dir string) {
 	})
 }
 
-// each loads the cassettes of one kind under dir (with the project's
-// cassette.yaml when one is found above dir) and runs fn for each.
+// each loads the cassettes of one kind under dir and runs fn for each, in
+// the project they belong to (cassettes.FindProject: the cassette.yaml in
+// dir or up to three parents, so that the adapters' normalizers, contract
+// headers and redaction apply as they do for `cassette verify`; without
+// one, each cassette's own normalizers).
 func each(t *testing.T, dir string, kind cassettes.Kind, fn func(*testing.T, verify.Case, verify.Options)) {
 	t.Helper()
-	reg := normalize.Builtins()
-	cfg, err := findConfig(dir, reg)
+	p, err := cassettes.FindProject(dir)
 	if err != nil {
 		t.Fatalf("cassettetest: %v", err)
 	}
+	cfg, reg := p.Config, p.Normalizers
 	list, err := cassettes.LoadTree([]string{dir}, cassettes.LoadOptions{Normalizers: reg})
 	if err != nil {
 		t.Fatalf("cassettetest: %v", err)
@@ -116,25 +116,4 @@ func verifyOne(c verify.Case, opts verify.Options) string {
 	default:
 		return fmt.Sprintf("%s: %s: %s", c.ID(), r.Reason, r.Message)
 	}
-}
-
-// findConfig looks for cassette.yaml in dir and up to three parents, so that
-// the adapters' normalizers and contract headers apply; without one, each
-// cassette's own normalizers are used. A cassette.yaml that is found but
-// invalid is an error.
-func findConfig(dir string, reg *normalize.Registry) (*cassettes.Config, error) {
-	abs, err := filepath.Abs(dir)
-	if err == nil {
-		for d, i := abs, 0; i < 4; d, i = filepath.Dir(d), i+1 {
-			p := filepath.Join(d, cassettes.ConfigFile)
-			if _, err := os.Stat(p); err != nil {
-				continue
-			}
-			return cassettes.LoadConfig(p, cassettes.ConfigOptions{Normalizers: reg,
-				DefineNormalizer: func(name string, d cassettes.NormalizerDef) error {
-					return reg.Define(name, normalize.Definition{Regex: d.Regex, Replace: d.Replace, JSONPaths: d.JSONPaths, Headers: d.Headers})
-				}})
-		}
-	}
-	return &cassettes.Config{Adapters: map[string]*cassettes.Adapter{}, Dir: dir, Path: filepath.Join(dir, cassettes.ConfigFile)}, nil
 }

@@ -48,3 +48,14 @@ func greet(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 	}
 	return 0
 }
+
+// TestRedactNamesProject: a project's redact.names apply to VerifyCLI as
+// they do to `cassette verify` (cmd/cassette's TestRedactNamesProject runs
+// the same project): the fake's live tenant_pin is redacted before it is
+// compared with the recorded [REDACTED].
+func TestRedactNamesProject(t *testing.T) {
+	cassettetest.VerifyCLI(t, func(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer, _ []string) int {
+		fmt.Fprintln(stdout, `{"name":"ada","tenant_pin":"abc123xyz789"}`)
+		return 0
+	}, "testdata/redact-names/cassettes/tool")
+}

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/normalize"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -17,11 +16,11 @@ import (
 // reports a fake that answers differently (the subtests of the public
 // functions can only show passing fakes).
 func TestDriftingFakeFails(t *testing.T) {
-	reg := normalize.Builtins()
-	cfg, err := findConfig("../examples/demo/cassettes/petstore", reg)
+	p, err := cassettes.FindProject("../examples/demo/cassettes/petstore")
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg, reg := p.Config, p.Normalizers
 	c, err := cassettes.Load("../examples/demo/cassettes/petstore/get-missing.yaml", cassettes.LoadOptions{Config: cfg, Normalizers: reg})
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +46,7 @@ func TestInvalidConfigIsAnError(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte("adapters: {x: {kind: nope}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := findConfig(dir, normalize.Builtins()); err == nil {
+	if _, err := cassettes.FindProject(dir); err == nil {
 		t.Fatal("an invalid cassette.yaml was accepted")
 	}
 }

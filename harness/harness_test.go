@@ -19,7 +19,6 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/harness"
-	"github.com/cassette-dev/cassette/normalize"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -93,14 +92,11 @@ func project(t testing.TB) ([]verify.Case, verify.Options) {
 		t.Fatal(err)
 	}
 	write("cassettes/items/create-then-get.yaml", string(items))
-	reg := normalize.Builtins()
-	cfg, err := cassettes.LoadConfig(filepath.Join(dir, "cassette.yaml"), cassettes.ConfigOptions{Normalizers: reg,
-		DefineNormalizer: func(name string, d cassettes.NormalizerDef) error {
-			return reg.Define(name, normalize.Definition{Regex: d.Regex, Replace: d.Replace, JSONPaths: d.JSONPaths, Headers: d.Headers})
-		}})
+	p, err := cassettes.LoadProject(filepath.Join(dir, "cassette.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg, reg := p.Config, p.Normalizers
 	list, err := cassettes.LoadTree([]string{cfg.CassetteDir()}, cassettes.LoadOptions{Config: cfg, Normalizers: reg})
 	if err != nil {
 		t.Fatal(err)

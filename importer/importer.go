@@ -6,7 +6,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
-	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Format is the kind of file Import reads.
@@ -32,6 +32,9 @@ type Options struct {
 	// Credentials are the declared credential values (name → value) of the
 	// adapter: scrubbed from a HAR, and refused in any cassette.
 	Credentials map[string]string
+	// Rules are the project's credential names (cassettes.Config.Redaction:
+	// cassette.yaml's redact.names); nil is the built-in names.
+	Rules *redact.Rules
 	// Force overwrites cassettes that exist.
 	Force bool
 }
@@ -60,7 +63,7 @@ func Import(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	red := recorder.NewRedactor(opts.Credentials)
+	red := redact.New(opts.Rules, opts.Credentials)
 	for _, c := range list {
 		c.Path = filepath.Join(res.Dir, filepath.FromSlash(c.Scenario)+".yaml")
 	}
@@ -69,7 +72,7 @@ func Import(opts Options) (*Result, error) {
 		// entries (a refresh token posted on page 3 and answered on page 1).
 		for range 2 {
 			for _, c := range list {
-				red.Cassette(c)
+				c.Redact(red)
 			}
 		}
 	}
@@ -77,7 +80,7 @@ func Import(opts Options) (*Result, error) {
 		return nil, err
 	}
 	for _, c := range list {
-		if err := cassettes.Save(c, red.SaveOptions()); err != nil {
+		if err := cassettes.Save(c, cassettes.SaveOptionsFor(red)); err != nil {
 			return res, err
 		}
 		res.Saved = append(res.Saved, c)
@@ -87,7 +90,7 @@ func Import(opts Options) (*Result, error) {
 
 // refuse stops the import before anything is written: a cassette that
 // exists (without Force), or one that still holds a credential.
-func (o Options) refuse(list []*cassettes.Cassette, red *recorder.Redactor) error {
+func (o Options) refuse(list []*cassettes.Cassette, red *redact.Redactor) error {
 	if !o.Force {
 		for _, c := range list {
 			if _, err := os.Stat(c.Path); err == nil {
@@ -97,7 +100,7 @@ func (o Options) refuse(list []*cassettes.Cassette, red *recorder.Redactor) erro
 		}
 	}
 	for _, c := range list {
-		if err := red.Check(c); err != nil {
+		if err := c.CheckLeaks(red); err != nil {
 			return err
 		}
 	}

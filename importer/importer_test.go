@@ -10,6 +10,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // realGoVCR is a folder of real go-vcr cassettes, read in place.
@@ -20,26 +21,30 @@ var realGoVCR = filepath.Join("..", "..", "shared", "testdata", "go-vcr-real")
 // credential sits in a query.
 func harWith(t *testing.T, dir string) string {
 	t.Helper()
-	a := map[string]any{"log": map[string]any{
-		"version": "1.2", "creator": map[string]any{"name": "test", "version": "1"},
-		"pages": []any{
+	return writeHAR(t, filepath.Join(dir, "Shop Session.har"),
+		[]any{
 			map[string]any{"id": "p1", "title": "Orders", "startedDateTime": "2026-01-02T03:04:05Z"},
 			map[string]any{"id": "p2", "title": "Log in", "startedDateTime": "2026-01-02T03:05:05Z"},
 		},
-		"entries": []any{
-			entry("p1", "GET", "https://shop.example/orders", "text/plain", "two orders for learned-tok-abcdef"),
-			entry("p2", "POST", "https://shop.example/login?key=declared-key-123456", "application/json", `{"access_token":"learned-tok-abcdef"}`),
-		},
+		entry("p1", "GET", "https://shop.example/orders", "text/plain", "two orders for learned-tok-abcdef"),
+		entry("p2", "POST", "https://shop.example/login?key=declared-key-123456", "application/json", `{"access_token":"learned-tok-abcdef"}`))
+}
+
+// writeHAR writes a HAR 1.2 of these pages and entries at path.
+func writeHAR(t *testing.T, path string, pages []any, entries ...any) string {
+	t.Helper()
+	a := map[string]any{"log": map[string]any{
+		"version": "1.2", "creator": map[string]any{"name": "test", "version": "1"},
+		"pages": pages, "entries": entries,
 	}}
 	data, err := json.Marshal(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, "Shop Session.har")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return path
 }
 
 func entry(page, method, url, ctype, body string) map[string]any {
@@ -85,6 +90,28 @@ func TestImportHARRedactsAcrossPages(t *testing.T) {
 	}
 	if want := filepath.Join(res.Dir, "log-in.yaml"); res.Saved[1].Path != want {
 		t.Errorf("page 2 saved at %s, want %s", res.Saved[1].Path, want)
+	}
+}
+
+// TestImportHARProjectNames: a field named only in the project's
+// redact.names (Options.Rules) is redacted, and its value learned and
+// scrubbed from the other page, as a built-in name would be.
+func TestImportHARProjectNames(t *testing.T) {
+	dir := t.TempDir()
+	src := writeHAR(t, filepath.Join(dir, "tenant.har"),
+		[]any{map[string]any{"id": "p1", "title": "Tenant", "startedDateTime": "2026-01-02T03:04:05Z"}},
+		entry("p1", "GET", "https://shop.example/who", "application/json", `{"tenant_pin":"pin-0123456789"}`),
+		entry("p1", "GET", "https://shop.example/echo", "text/plain", "your pin is pin-0123456789"))
+	res, err := Import(Options{From: HAR, Source: src, Dir: filepath.Join(dir, "cassettes"), Rules: redact.NewRules([]string{"tenant_pin"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(res.Saved[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(got), "pin-0123456789") || !strings.Contains(string(got), `{"tenant_pin":"[REDACTED]"}`) {
+		t.Errorf("the pin named in redact.names is in the import:\n%s", got)
 	}
 }
 

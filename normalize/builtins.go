@@ -430,7 +430,7 @@ func IsVolatileHeader(name string) bool {
 
 func redactCredentials(_ string, o Options) (Normalizer, error) {
 	creds := o.Credentials
-	red := newRedactor(creds)
+	red := newRedactor(creds, o.Rules)
 	return Normalizer{
 		ByteSafe:   true,
 		kindsKnown: true, settles: true,
@@ -454,7 +454,7 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 			root.credKnown = root.nodes != nil // its nodes are what a later walk visits
 		},
 		Headers: func(h http.Header, _ *State) {
-			for k, vs := range redact.RedactHeaders(h, creds) {
+			for k, vs := range o.Rules.RedactHeaders(h, creds) {
 				h[k] = vs
 			}
 		},
@@ -463,7 +463,7 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 
 // redactByName redacts the string values under a credential-named key,
 // directly or as elements of an array there; cred says whether n is under
-// one, and judged memoizes redact.IsCredentialField (keys repeat) before
+// one, and judged memoizes Rules.IsCredentialField (keys repeat) before
 // the redactor's cache.
 func redactByName(n *jsonNode, cred bool, red *redactor, judged map[string]bool) {
 	n.cred = cred

@@ -393,19 +393,20 @@ func uuidAt(s string, i int) int {
 // (Redact would change nothing in it) after one scan of its byte pairs.
 type redactor struct {
 	creds map[string]string
+	rules *redact.Rules    // the credential names
 	lits  []string         // declared values (long enough to be scrubbed) and format literals
 	pairs *[1 << 10]uint64 // bit set of the first two bytes of each of lits (8 KiB: stays in cache)
 	all   bool             // a format without literals: always redact
 
-	// names remembers redact.IsCredentialName for the first maxNames
+	// names remembers Rules.IsCredentialField for the first maxNames
 	// keys seen: the records of a stream repeat theirs.
 	names     sync.Map // string → bool
 	nameCount atomic.Int64
 	one       [256]bool // first bytes of one-byte literals
 }
 
-func newRedactor(creds map[string]string) *redactor {
-	r := &redactor{creds: creds, pairs: new([1 << 10]uint64)}
+func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
+	r := &redactor{creds: creds, rules: rules, pairs: new([1 << 10]uint64)}
 	for _, v := range creds {
 		if v != "" { // secrets skips short values: listing them only costs a call
 			r.lits = append(r.lits, v)
@@ -474,7 +475,7 @@ func (r *redactor) isCredentialName(k string) bool {
 	if v, ok := r.names.Load(k); ok {
 		return v.(bool)
 	}
-	c := redact.IsCredentialField(k) // a JSON key: "key" alone is data there
+	c := r.rules.IsCredentialField(k) // a JSON key: "key" alone is data there
 	if r.nameCount.Add(1) <= maxNames {
 		r.names.Store(strings.Clone(k), c) // not a slice of a whole document
 	}

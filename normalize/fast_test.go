@@ -32,7 +32,7 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 	}
 	f.Add(strings.Join(fastSeeds, " "))
 	creds := map[string]string{"TOKEN": "hunter2-secret", "SHORT": "abc"}
-	red := newRedactor(creds)
+	red := newRedactor(creds, nil)
 	tmps := tmpMatcher([]string{"/tmp", "/var/tmp", "/private/tmp", "/tmp/a"})
 	winTmps := tmpMatcher([]string{"/tmp", "C:/Users/me/AppData/Local/Temp", "\xc3\xa9/t", "/odd\nroot"})
 	var one []Normalizer

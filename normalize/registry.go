@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Normalizer is one named rewrite. Each of its parts is optional; a pipeline
@@ -43,10 +45,12 @@ type Normalizer struct {
 }
 
 // Options are what some built-ins need to know about the run: the declared
-// credential values (redact.credentials) and the directories whose paths are
-// volatile (paths.tmp). They are given when a pipeline is built.
+// credential values and the project's credential names (redact.credentials)
+// and the directories whose paths are volatile (paths.tmp). They are given
+// when a pipeline is built.
 type Options struct {
 	Credentials map[string]string // variable name → value; values never leave the process
+	Rules       *redact.Rules     // the project's credential names (cassette.yaml's redact.names); nil is the built-in ones
 	WorkDir     string            // replaced by <cwd>
 	TempDirs    []string          // roots of temporary directories; nil means DefaultTempDirs()
 }

@@ -12,26 +12,29 @@
 //     honours HTTP sends identity bodies: what is recorded is exactly what
 //     came over the wire, and it is readable. A body that is compressed
 //     anyway (gzip or deflate, request or response) is decoded before
-//     redaction (DecodeBodies): the cassette holds the plain body without
-//     Content-Encoding, with matching lengths and `uncompressed: true`, so
-//     that redaction, the secret scan and normalizers see inside it, and
-//     replay serves the plain body. Brotli and zstd have no decoder in the
-//     standard library and are recorded as they came.
-//   - Redaction happens before anything is stored: Options.Redact runs on
-//     the raw interaction, then credential headers, known key formats and
-//     declared secret values are replaced with [REDACTED] (see package
-//     secrets). A value hidden because of its header's name (a bearer
-//     token, a Basic password, a cookie; see HiddenHeaderValues) is learned
-//     and scrubbed from the rest of the interaction and from every other
-//     one of the session. Replay has the index apply the same redaction to
-//     a copy of each recorded request (match.Options.Prepare), so a
-//     cassette from elsewhere (a go-vcr file whose form body still holds
-//     `client_secret=test-secret`) matches a redacted request. An incoming
-//     request is looked up first as it came, which serves every request
-//     equal to a recorded one without paying for redaction; only one that
-//     matches nothing is redacted and looked up again, so a recorded
-//     "[REDACTED]" query value matches a live token, and a miss is always
-//     explained from the redacted request (match.Index.Lookup).
+//     redaction (cassettes.Interaction.DecodeBodies): the cassette holds
+//     the plain body without Content-Encoding, with matching lengths and
+//     `uncompressed: true`, so that redaction, the secret scan and
+//     normalizers see inside it, and replay serves the plain body. Brotli
+//     and zstd have no decoder in the standard library and are recorded as
+//     they came.
+//   - Redaction happens before anything is stored, and is package redact's,
+//     through the session's redact.Redactor (Options.Redact): the proxy calls
+//     it and it calls nothing back. Credential headers, credential-named
+//     parameters and JSON keys, known key formats and declared values are
+//     replaced with [REDACTED]; a value hidden because of its name (a bearer
+//     token, a Basic password, a cookie, a client_secret) is learned and
+//     scrubbed, in every encoding, from the rest of the interaction, from
+//     every other one of the session and from every line the proxy prints.
+//     Replay has the index apply the same redaction to a copy of each
+//     recorded request (match.Options.Prepare), so a cassette from elsewhere
+//     (a go-vcr file whose form body still holds `client_secret=test-secret`)
+//     matches a redacted request. An incoming request is looked up first as
+//     it came, which serves every request equal to a recorded one without
+//     paying for redaction; only one that matches nothing is redacted and
+//     looked up again, so a recorded "[REDACTED]" query value matches a live
+//     token, and a miss is always explained from the redacted request
+//     (match.Index.Lookup).
 //   - Nothing is saved half: a response that did not reach its end (the
 //     client went away, the upstream cut it short) is left out of the
 //     recording and reported (Incomplete, a log line), never stored with a

@@ -13,6 +13,7 @@ import (
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // goVCRMatcher is what a go-vcr v4 user passes to replay a cassette that
@@ -145,7 +146,7 @@ func TestGoVCRInteropBothWays(t *testing.T) {
 func TestRecordedFormIsRedacted(t *testing.T) {
 	up := newUpstream(t, http.HandlerFunc(upstreamHandler), false)
 	secret := "s3cr3t-form/value+42" // '+' decodes to ' ': the form must not hold "s3cr3t-form/value 42"
-	p := startProxy(t, Options{Mode: ModeRecord, CA: testCA(t), Transport: trusting(up), Secrets: map[string]string{"API_KEY": secret}})
+	p := startProxy(t, Options{Mode: ModeRecord, CA: testCA(t), Transport: trusting(up), Redact: redact.New(nil, map[string]string{"API_KEY": secret})})
 	do(t, forwardClient(t, p, false), up.URL, call{"POST", "/echo?key=" + secret + "&a=1", "application/x-www-form-urlencoded", "b=2&pw=" + secret})
 	its := flushed(t, p)
 	if len(its) != 1 {

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-
-	"github.com/cassette-dev/cassette/redact"
 )
 
 // What the proxy bounds, so that one client cannot hold it (or the record
@@ -74,7 +72,7 @@ func (p *Proxy) readBoundedBody(req *http.Request) ([]byte, error) {
 // bodyError answers a request whose body could not be read: 413 past the
 // bound, 400 otherwise. Nothing is forwarded or recorded.
 func (p *Proxy) bodyError(req *http.Request, err error) *http.Response {
-	u := redact.RedactString(shownURL(req.URL.String()), p.secrets())
+	u := p.red.String(shownURL(req.URL.String()))
 	if errors.Is(err, errBodyTooLarge) {
 		limit := p.maxRequestBody()
 		p.logf("refused %s %s: the request body is larger than %d bytes; not forwarded, not recorded", req.Method, u, limit)
@@ -84,7 +82,7 @@ func (p *Proxy) bodyError(req *http.Request, err error) *http.Response {
 	}
 	p.logf("cannot read the request body of %s %s: %v", req.Method, u, err)
 	return p.synthetic(req, http.StatusBadRequest, "cassette: cannot read the request body: "+
-		redact.RedactString(err.Error(), p.secrets())+"\n")
+		p.red.String(err.Error())+"\n")
 }
 
 // bodyDeadline sets a read deadline on the client's connection while the
@@ -140,7 +138,7 @@ func (i Incomplete) String() string {
 // dropIncomplete reports a response cut short and keeps it out of the
 // recording.
 func (p *Proxy) dropIncomplete(method, rawURL string, code, n int, length int64) {
-	in := Incomplete{Method: method, URL: redact.RedactString(shownURL(rawURL), p.secrets()), Code: code, Bytes: n, Length: length}
+	in := Incomplete{Method: method, URL: p.red.String(shownURL(rawURL)), Code: code, Bytes: n, Length: length}
 	p.mu.Lock()
 	p.incomplete = append(p.incomplete, in)
 	p.mu.Unlock()

@@ -101,21 +101,17 @@ type Options struct {
 	// adapter's or scenario's `match:` in cassette.yaml); Match is then
 	// only the default for an empty set of cassettes.
 	MatchFor func(*cassettes.Cassette) match.Rules
-	// Secrets are the declared credential values (name → value, see
-	// redact.FromEnv); they are scrubbed from every recorded URL, header
-	// and body, as are credential headers and known key formats.
-	Secrets map[string]string
-	// Redact is called on each captured interaction before it is stored,
-	// and before the built-in redaction: it gets the raw interaction (bodies
-	// already decoded, see DecodeBodies) so that it can learn the values it
-	// hides because of their name and scrub them elsewhere; the built-in
-	// redaction then runs on its result. It is called again on every stored
-	// interaction by Interactions, so that values learned later are scrubbed
-	// from earlier interactions too: it must be idempotent. Replay calls it
-	// on an incoming request (with an empty response) that matches no
-	// recorded one as it came, before matching it again (match.Index.Lookup).
-	// It is called concurrently.
-	Redact func(*cassettes.Interaction)
+	// Redact is the session's redaction (redact.New: the project's
+	// credential names, the declared credential values, and every value it
+	// learns). Each captured interaction goes through it before it is
+	// stored (cassettes.Interaction.Redact), and again on its way out of
+	// Interactions, so that values learned later are scrubbed from earlier
+	// interactions too. Replay redacts with it an incoming request that
+	// matches no recorded one as it came, before matching it again
+	// (match.Index.Lookup), and every line and message the proxy prints
+	// goes through it. nil is redact.New(nil, nil): the built-in credential
+	// names and key formats, no declared value.
+	Redact *redact.Redactor
 	// Transport reaches the upstream (Upstream.Transport builds one with the
 	// user's TLS settings and corporate proxy; tests set RootCAs for a
 	// self-signed upstream). It is cloned; its Proxy is kept (never used to
@@ -167,9 +163,8 @@ type Proxy struct {
 
 	logMu sync.Mutex
 
-	// learned is the session's scrub list: values the built-in redaction
-	// hid because of a header's name.
-	learned learned
+	// red is Options.Redact, or the built-in redaction.
+	red *redact.Redactor
 
 	// fails are the upstream failures seen (see Failures).
 	fails failures
@@ -202,7 +197,10 @@ func New(opts Options) (*Proxy, error) {
 	if err := checkListen(opts.Listen, opts.AllowNonLoopback); err != nil {
 		return nil, err
 	}
-	p := &Proxy{opts: opts, mode: opts.Mode, now: time.Now, sleep: sleepCtx}
+	p := &Proxy{opts: opts, mode: opts.Mode, now: time.Now, sleep: sleepCtx, red: opts.Redact}
+	if p.red == nil {
+		p.red = redact.New(nil, nil)
+	}
 	if opts.Upstream != "" {
 		u, err := url.Parse(opts.Upstream)
 		if err == nil {
@@ -290,7 +288,7 @@ var urlQuery = regexp.MustCompile(`(https?://[^\s"'?]*)\?[^\s"']*`)
 func (w logWriter) Write(b []byte) (int, error) {
 	// goproxy's own warnings may quote URLs: scrub them like everything else.
 	line := urlQuery.ReplaceAllString(strings.TrimSuffix(string(b), "\n"), "${1}?…")
-	w.p.logf("%s", redact.RedactString(line, w.p.secrets()))
+	w.p.logf("%s", w.p.red.String(line))
 	return len(b), nil
 }
 

@@ -8,12 +8,10 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/redact"
 	"github.com/elazarl/goproxy"
 )
 
@@ -38,8 +36,8 @@ func (p *Proxy) upstreamFailure(req *http.Request, err error) *http.Response {
 	// A query may hold a credential known only by its parameter's name (the
 	// recorder learns it from stored interactions; this one is not stored):
 	// messages show the URL without its query.
-	u := redact.RedactString(shownURL(req.URL.String()), p.secrets())
-	msg := redact.RedactString(strings.ReplaceAll(err.Error(), req.URL.String(), u), p.secrets())
+	u := p.red.String(shownURL(req.URL.String()))
+	msg := p.red.String(strings.ReplaceAll(err.Error(), req.URL.String(), u))
 	f := p.failed(req, err, 0, "")
 	p.logf("upstream failed: %s %s: [%s] %s", req.Method, u, f.Reason, msg)
 	resp := p.synthetic(req, http.StatusBadGateway,
@@ -48,54 +46,14 @@ func (p *Proxy) upstreamFailure(req *http.Request, err error) *http.Response {
 	return resp
 }
 
-// redact decodes compressed bodies, learns the values of the credential
-// headers (request side, then response side, all before any body is
-// scrubbed), calls Options.Redact, then applies the built-in redaction with
-// the declared and learned values, and makes the recorded lengths agree with
-// the (possibly shortened) bodies.
-func (p *Proxy) redact(it *cassettes.Interaction) {
-	DecodeBodies(it)
-	rq, rs := &it.Request, &it.Response
-	p.learned.learnHeaders(rq.Headers)
-	p.learned.learnHeaders(rq.Trailer)
-	p.learned.learnHeaders(rs.Headers)
-	p.learned.learnHeaders(rs.Trailer)
-	if p.opts.Redact != nil {
-		p.opts.Redact(it)
-	}
-	s := p.secrets()
-	rq.URL = redact.RedactString(rq.URL, s)
-	rq.RequestURI = redact.RedactString(rq.RequestURI, s)
-	rq.Host = redact.RedactString(rq.Host, s)
-	rq.Headers = redact.RedactHeaders(rq.Headers, s)
-	rq.Trailer = redact.RedactHeaders(rq.Trailer, s)
-	rq.Body = cassettes.Body(redact.Redact([]byte(rq.Body), s))
-	rq.Form = formOf(rq)
-	rs.Headers = redact.RedactHeaders(rs.Headers, s)
-	rs.Trailer = redact.RedactHeaders(rs.Trailer, s)
-	rs.Status = redact.RedactString(rs.Status, s)
-	rs.Body = cassettes.Body(redact.Redact([]byte(rs.Body), s))
-	redactSession(it.WebSocket, s)
-	fixLength(&rq.ContentLength, rq.Headers, len(rq.Body))
-	if it.Response.Code != 0 && !headOrBodiless(rq.Method, rs.Code) {
-		fixLength(&rs.ContentLength, rs.Headers, len(rs.Body))
-	}
-}
-
-// secrets returns the declared values and those learned so far.
-func (p *Proxy) secrets() map[string]string { return p.learned.with(p.opts.Secrets) }
+// redact is the session's redaction of one interaction (decoding, learning,
+// scrubbing, lengths: cassettes.Interaction.Redact). What is stored also
+// gets the form go-vcr records (formOf), taken from the redacted request;
+// matching does not read it.
+func (p *Proxy) redact(it *cassettes.Interaction) { it.Redact(p.red) }
 
 func headOrBodiless(method string, code int) bool {
 	return method == http.MethodHead || code == http.StatusNoContent || code == http.StatusNotModified || (code >= 100 && code < 200)
-}
-
-func fixLength(n *int64, h http.Header, l int) {
-	if *n > 0 {
-		*n = int64(l)
-	}
-	if h.Get("Content-Length") != "" {
-		h.Set("Content-Length", strconv.Itoa(l))
-	}
 }
 
 func captureRequest(req *http.Request, body []byte) cassettes.Request {
@@ -215,6 +173,7 @@ func (c *captureBody) finish(complete bool) {
 func (p *Proxy) store(seq int64, it cassettes.Interaction) {
 	it.Request.RemoteAddr, it.Request.RequestURI = "", ""
 	p.redact(&it)
+	it.Request.Form = formOf(&it.Request)
 	// Only the origin is logged live: a value in the path may be learned as
 	// a credential later in the session (a token first seen in a URL, then
 	// as a bearer). Run lists the whole URLs at the end, redacted with
@@ -288,6 +247,7 @@ func (p *Proxy) Interactions() []cassettes.Interaction {
 		it.Request.Form = cloneValues(it.Request.Form)
 		it.WebSocket = it.WebSocket.Clone()
 		p.redact(&it)
+		it.Request.Form = formOf(&it.Request)
 		out[i] = it
 		out[i].ID = i
 	}

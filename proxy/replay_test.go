@@ -15,6 +15,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
+	"github.com/cassette-dev/cassette/redact"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -133,7 +134,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 	}
 	defer logf.Close()
 	opts := Options{Mode: ModeRecord, CA: testCA(t), Transport: trusting(up), Log: logf,
-		Secrets: map[string]string{"SERVICE_TOKEN": declared}}
+		Redact: redact.New(nil, map[string]string{"SERVICE_TOKEN": declared})}
 	p := startProxy(t, opts)
 	client := forwardClient(t, p, false)
 	send := func(c *http.Client) (int, string) {
@@ -178,7 +179,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 	})
 	// The redacted cassette still replays the same request carrying live values.
 	up.Close()
-	rep := startProxy(t, Options{Mode: ModeReplay, CA: testCA(t), Secrets: opts.Secrets, Cassettes: []*cassettes.Cassette{{Interactions: its}}})
+	rep := startProxy(t, Options{Mode: ModeReplay, CA: testCA(t), Redact: redact.New(nil, map[string]string{"SERVICE_TOKEN": declared}), Cassettes: []*cassettes.Cassette{{Interactions: its}}})
 	if code, body := send(forwardClient(t, rep, false)); code != 200 || strings.Contains(body, ghToken) {
 		t.Errorf("replay: %d %q", code, body)
 	}

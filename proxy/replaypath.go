@@ -13,7 +13,6 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
-	"github.com/cassette-dev/cassette/redact"
 	"github.com/elazarl/goproxy"
 )
 
@@ -82,7 +81,7 @@ func (p *Proxy) missed(req *http.Request, miss *match.Miss) *http.Response {
 func (p *Proxy) replayLookup(req *http.Request, body []byte) (*cassettes.Interaction, *match.Miss) {
 	// The credential headers of every request are learned, hit or miss, so
 	// a later miss that quotes one of their values elsewhere is scrubbed.
-	p.learned.learnHeaders(req.Header)
+	p.red.LearnHeaders(req.Header)
 	return p.idx.Lookup(match.Request{Method: req.Method, URL: req.URL.String(), Header: req.Header, Body: body})
 }
 
@@ -98,7 +97,7 @@ func (p *Proxy) logReplay(it *cassettes.Interaction) {
 	if p.opts.Log == nil || (n > replayLogLines && n&(n-1) != 0) {
 		return
 	}
-	u := redact.RedactString(shownURL(it.Request.URL), p.secrets())
+	u := p.red.String(shownURL(it.Request.URL))
 	switch {
 	case n < replayLogLines:
 		p.logf("replay %s %s → %d", it.Request.Method, u, it.Response.Code)

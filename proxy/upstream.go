@@ -18,7 +18,6 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/recorder/infra"
-	"github.com/cassette-dev/cassette/redact"
 )
 
 // Upstream is how the proxy and the recorder reach the real services: the
@@ -169,14 +168,13 @@ func (p *Proxy) Failures() []UpstreamFailure {
 
 // failed records a failure of req: err, or else a failing status.
 func (p *Proxy) failed(req *http.Request, err error, status int, statusLine string) UpstreamFailure {
-	s := p.secrets()
-	f := UpstreamFailure{Method: req.Method, URL: redact.RedactString(shownURL(req.URL.String()), s)}
+	f := UpstreamFailure{Method: req.Method, URL: p.red.String(shownURL(req.URL.String()))}
 	if err != nil {
 		f.Failure = infra.ClassifyTransport(err)
-		f.Detail = redact.RedactString(urlQuery.ReplaceAllString(err.Error(), "${1}?…"), s)
+		f.Detail = p.red.String(urlQuery.ReplaceAllString(err.Error(), "${1}?…"))
 	} else {
 		f.Failure, _ = infra.ClassifyStatus(status)
-		f.Detail = redact.RedactString(statusLine, s)
+		f.Detail = p.red.String(statusLine)
 	}
 	// The client going away (its request's context cancelled) is not the
 	// upstream failing.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/recorder/infra"
-	"github.com/cassette-dev/cassette/redact"
 	"github.com/cassette-dev/cassette/wsframe"
 )
 
@@ -96,9 +95,7 @@ func (p *Proxy) recordWebSocket(seq int64, req *http.Request) *http.Response {
 
 // failedWith notes a classified failure of req (see Failures).
 func (p *Proxy) failedWith(req *http.Request, f infra.Failure, detail string) UpstreamFailure {
-	s := p.secrets()
-	u := UpstreamFailure{Method: req.Method, URL: redact.RedactString(shownURL(req.URL.String()), s), Failure: f,
-		Detail: redact.RedactString(detail, s)}
+	u := UpstreamFailure{Method: req.Method, URL: p.red.String(shownURL(req.URL.String())), Failure: f, Detail: p.red.String(detail)}
 	p.fails.mu.Lock()
 	p.fails.list = append(p.fails.list, u)
 	p.fails.mu.Unlock()
@@ -167,7 +164,7 @@ func (s *wsSession) finish() {
 		s.p.sessions.remove(s)
 		for _, tap := range []*wsframe.Tap{s.client, s.server} {
 			if err := tap.Err(); err != nil {
-				in := Incomplete{Method: s.req.Method, URL: redact.RedactString(shownURL(s.it.Request.URL), s.p.secrets()), Code: s.it.Response.Code, Length: -1}
+				in := Incomplete{Method: s.req.Method, URL: s.p.red.String(shownURL(s.it.Request.URL)), Code: s.it.Response.Code, Length: -1}
 				s.p.mu.Lock()
 				s.p.incomplete = append(s.p.incomplete, in)
 				s.p.mu.Unlock()
@@ -252,13 +249,6 @@ func (p *Proxy) endSessions() {
 		s.finish()
 		_ = s.conn.Close()
 	}
-}
-
-// redactSession is the proxy's own redaction of a session's messages:
-// the declared and learned values and the known key formats, as for a
-// body (Options.Redact, the recorder's, also hides JSON keys by name).
-func redactSession(ws *cassettes.WebSocket, secrets map[string]string) {
-	ws.Redact(nil, func(b []byte, _ bool) []byte { return redact.Redact(b, secrets) })
 }
 
 // goproxy's plain-HTTP door (the reverse proxy's, and absolute-URL

@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // The WebSocket tests run a real WebSocket server and a real client
@@ -46,7 +47,7 @@ func realtimeServer(t testing.TB) http.Handler {
 		id := n
 		mu.Unlock()
 		ctx := r.Context()
-		_ = c.Write(ctx, websocket.MessageText, []byte(`{"type":"session.created","session":"sess_`+strings.Repeat("x", id)+`"}`))
+		_ = c.Write(ctx, websocket.MessageText, []byte(`{"type":"session.created","id":"sess_`+strings.Repeat("x", id)+`"}`))
 		for {
 			typ, data, err := c.Read(ctx)
 			if err != nil {
@@ -171,7 +172,7 @@ func recordedSession(t *testing.T, p *Proxy, closeFrom string) cassettes.Interac
 func TestWebSocketForwardRecordReplay(t *testing.T) {
 	srv := newUpstream(t, realtimeServer(t), false)
 	wsURL := "wss" + strings.TrimPrefix(srv.URL, "https") + "/v1/realtime?model=m1"
-	rec := startProxy(t, Options{Mode: ModeRecord, CA: testCA(t), Transport: trusting(srv), Secrets: map[string]string{"API_KEY": "declared-secret-42"}})
+	rec := startProxy(t, Options{Mode: ModeRecord, CA: testCA(t), Transport: trusting(srv), Redact: redact.New(nil, map[string]string{"API_KEY": "declared-secret-42"})})
 	c, resp, err := dialForward(t, rec, wsURL)
 	if err != nil {
 		t.Fatalf("dial through the recording proxy: %v", err)

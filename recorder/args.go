@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // argsLeak refuses to record a command whose own command line holds a
@@ -19,7 +20,7 @@ import (
 //
 // Before the run it finds the declared credentials; after the run, also the
 // values learned while recording (a bearer token that is not declared).
-func argsLeak(red *Redactor, opts CLIOptions) error {
+func argsLeak(red *redact.Redactor, opts CLIOptions) error {
 	fields := append([]string{opts.Command}, opts.Args...)
 	var probs []cassettes.Problem
 	vars := map[string]bool{}
@@ -29,9 +30,9 @@ func argsLeak(red *Redactor, opts CLIOptions) error {
 		if i > 0 {
 			field = fmt.Sprintf("input.args[%d]", i-1)
 		}
-		for _, name := range red.namesIn(a) {
+		for _, name := range red.NamesIn(a) {
 			msg := "holds the value of the credential variable " + name
-			if name == learnedName {
+			if name == redact.Learned {
 				learned = true
 				msg = "holds a credential the command also sends in a credential header, cookie or parameter (the variable is not declared)"
 			} else {
@@ -43,8 +44,8 @@ func argsLeak(red *Redactor, opts CLIOptions) error {
 	}
 	// Standard input is kept to be fed again on every re-recording: a
 	// credential in it would be replayed as [REDACTED] to the real service.
-	for _, name := range red.namesIn(string(opts.Stdin)) {
-		if name == learnedName {
+	for _, name := range red.NamesIn(string(opts.Stdin)) {
+		if name == redact.Learned {
 			continue
 		}
 		vars[name] = true
@@ -59,7 +60,7 @@ func argsLeak(red *Redactor, opts CLIOptions) error {
 		Message: fmt.Sprintf("refusing to record: %s holds a credential value; the cassette keeps the command line to run it again, so it must refer to the variable, not hold its value",
 			probs[0].Field)}
 	if learned {
-		v := varFor(learnedName, opts.Adapter)
+		v := varFor(redact.Learned, opts.Adapter)
 		e.NextStep = fmt.Sprintf("put the credential in a variable, declare it under `real.credentials` of adapter %s in cassette.yaml, and refer to the variable in the command instead of its value: export %s=…; %s",
 			orAdapter(opts.Adapter), v, suggestion)
 	} else {
@@ -70,7 +71,7 @@ func argsLeak(red *Redactor, opts CLIOptions) error {
 
 // varFor is the variable a value is referred to by in the suggested command.
 func varFor(name, adapter string) string {
-	if name != learnedName {
+	if name != redact.Learned {
 		return name
 	}
 	a := strings.ToUpper(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(adapter, "_"))
@@ -91,15 +92,15 @@ func orAdapter(a string) string {
 // command with each credential value replaced by a reference to its
 // variable: inside the script of `sh -c SCRIPT` as ${VAR}, otherwise by
 // wrapping the command in sh -c with "${VAR}" in place of the value.
-func suggestCommand(red *Redactor, opts CLIOptions) string {
+func suggestCommand(red *redact.Redactor, opts CLIOptions) string {
 	const mark = "\x00"
 	repl := func(name string) string { return mark + varFor(name, opts.Adapter) + mark }
 	prefix := fmt.Sprintf("cassette record --adapter %s --scenario %s -- ", orAdapter(opts.Adapter), orScenario(opts.Scenario))
 	args := make([]string, len(opts.Args))
 	for i, a := range opts.Args {
-		args[i] = red.replaceValues(a, repl)
+		args[i] = red.ReplaceValues(a, repl)
 	}
-	cmd := red.replaceValues(opts.Command, repl)
+	cmd := red.ReplaceValues(opts.Command, repl)
 	switch filepath.Base(opts.Command) {
 	case "sh", "bash", "dash", "zsh", "ksh":
 		for i := 0; i+1 < len(args); i++ {

@@ -50,7 +50,7 @@ func (m Meta) newCassette(kind cassettes.Kind, scenario string) *cassettes.Casse
 
 // Credentials reads the live values of the declared credential variables
 // through lookup (nil is os.LookupEnv). Unset and empty variables are left
-// out. The result is for NewRedactor; never print it.
+// out. The result is for redact.New; never print it.
 func Credentials(names []string, lookup func(string) (string, bool)) map[string]string {
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -59,12 +59,12 @@ func Credentials(names []string, lookup func(string) (string, bool)) map[string]
 }
 
 // finish redacts the cassette and refuses it if anything secret is left.
-func finish(c *cassettes.Cassette, r *Redactor) (*cassettes.Cassette, error) {
-	r.Cassette(c)
+func finish(c *cassettes.Cassette, r *redact.Redactor) (*cassettes.Cassette, error) {
+	c.Redact(r)
 	for i := range c.Interactions {
 		c.Interactions[i].ID = i
 	}
-	if err := r.Check(c); err != nil {
+	if err := c.CheckLeaks(r); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 const churnToken = "tok-123456789abc"
@@ -54,7 +55,7 @@ func rerecordBytes(t *testing.T, old *cassettes.Cassette, base string) []byte {
 // does not gain them.
 func TestRerecordUnchangedServiceIsByteIdentical(t *testing.T) {
 	up := stableService(t)
-	red := NewRedactor(map[string]string{"TOK": churnToken})
+	red := redact.New(nil, map[string]string{"TOK": churnToken})
 	auth := http.Header{"Authorization": {"Bearer " + churnToken}}
 	p := recordThrough(t, up.URL, red,
 		call{"POST", "/login?next=%2Fhome", "user=ada&lang=en", http.Header{"Authorization": auth["Authorization"], "Content-Type": {"application/x-www-form-urlencoded"}}},

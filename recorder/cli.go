@@ -15,6 +15,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Interceptor captures the HTTP(S) calls a child process makes: the
@@ -24,8 +25,7 @@ type Interceptor interface {
 	// and make it trust its CA (HTTPS_PROXY, SSL_CERT_FILE, …).
 	Env() []string
 	// Interactions returns what was captured so far, in arrival order,
-	// already passed through the redact function the interceptor was
-	// started with.
+	// already redacted by the Redactor the interceptor was started with.
 	Interactions() []cassettes.Interaction
 	// Failures returns the requests the interceptor could not complete
 	// against the real service (refused, DNS, TLS, reset, timeout, or a
@@ -40,8 +40,9 @@ type Interceptor interface {
 }
 
 // InterceptFunc starts an Interceptor whose every captured interaction goes
-// through redact before it is stored.
-type InterceptFunc func(ctx context.Context, redact func(*cassettes.Interaction)) (Interceptor, error)
+// through red (the recording's session: what it learns from the captured
+// calls is scrubbed from the CLI's output too) before it is stored.
+type InterceptFunc func(ctx context.Context, red *redact.Redactor) (Interceptor, error)
 
 // CLIOptions says what RecordCLI runs and how.
 type CLIOptions struct {
@@ -59,6 +60,9 @@ type CLIOptions struct {
 	// (the adapter's real.credentials). Their values are scrubbed from
 	// everything recorded; their names are recorded in input.env.
 	Credentials []string
+	// Rules are the project's credential names (cassettes.Config.Redaction:
+	// cassette.yaml's redact.names); nil is the built-in names.
+	Rules *redact.Rules
 	// LookupEnv reads the environment (credential values, the inherited
 	// environment); nil is os.LookupEnv with os.Environ.
 	LookupEnv func(string) (string, bool)
@@ -106,7 +110,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		return nil, cassettes.Errorf(cassettes.EUsage, "cassette record --adapter NAME --scenario NAME -- COMMAND [ARGS...]",
 			"no command to record")
 	}
-	red := NewRedactor(Credentials(opts.Credentials, opts.LookupEnv))
+	red := redact.New(opts.Rules, Credentials(opts.Credentials, opts.LookupEnv))
 	if err := argsLeak(red, opts); err != nil {
 		return nil, err
 	}
@@ -166,11 +170,11 @@ func (opts CLIOptions) input() *cassettes.Input {
 // intercept starts the recording proxy when opts.Intercept is set (nil,
 // nil otherwise). A real side that is not there is that error; any other
 // failure to start is E_IO.
-func (opts CLIOptions) intercept(ctx context.Context, red *Redactor) (Interceptor, error) {
+func (opts CLIOptions) intercept(ctx context.Context, red *redact.Redactor) (Interceptor, error) {
 	if opts.Intercept == nil {
 		return nil, nil
 	}
-	icpt, err := opts.Intercept(ctx, red.Interaction)
+	icpt, err := opts.Intercept(ctx, red)
 	var ce *cassettes.Error
 	switch {
 	case errors.As(err, &ce) && ce.Reason == cassettes.ERealUnreachable:
@@ -225,7 +229,7 @@ func (opts CLIOptions) run(ctx context.Context, env []string) ran {
 // exitCode is the child's exit status, or the error of a run that is no
 // recording: killed at the timeout (E_TIMEOUT), stopped with ctx, or not
 // started (E_USAGE).
-func (r ran) exitCode(ctx context.Context, opts CLIOptions, red *Redactor) (int, error) {
+func (r ran) exitCode(ctx context.Context, opts CLIOptions, red *redact.Redactor) (int, error) {
 	var exitErr *exec.ExitError
 	switch {
 	case r.timedOut:
@@ -245,7 +249,7 @@ func (r ran) exitCode(ctx context.Context, opts CLIOptions, red *Redactor) (int,
 // captured is what the interceptor recorded (waiting for what is still
 // being relayed, and letting red learn from it) and the requests it could
 // not complete; a response the child stopped reading is logged.
-func (opts CLIOptions) captured(icpt Interceptor, red *Redactor) ([]cassettes.Interaction, []proxy.UpstreamFailure) {
+func (opts CLIOptions) captured(icpt Interceptor, red *redact.Redactor) ([]cassettes.Interaction, []proxy.UpstreamFailure) {
 	its := icpt.Interactions()
 	log := opts.Log
 	if log == nil {
@@ -292,7 +296,7 @@ func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) 
 }
 
 // echo writes the child's output, redacted, to w (when set).
-func echo(w io.Writer, red *Redactor, b []byte) {
+func echo(w io.Writer, red *redact.Redactor, b []byte) {
 	if w != nil && len(b) > 0 {
 		_, _ = w.Write(red.Bytes(b))
 	}
@@ -301,7 +305,7 @@ func echo(w io.Writer, red *Redactor, b []byte) {
 // notStarted is the error of a command that could not be started. It
 // names where the command came from: real.command when the run used it,
 // the arguments after -- otherwise.
-func notStarted(red *Redactor, opts CLIOptions, err error) error {
+func notStarted(red *redact.Redactor, opts CLIOptions, err error) error {
 	e := &cassettes.Error{Reason: cassettes.EUsage,
 		Message: fmt.Sprintf("cannot run %s", opts.Command),
 		Err:     redactedError(red, err)}
@@ -325,7 +329,7 @@ func again(opts CLIOptions) string {
 
 // redactedError turns err into an error whose text carries no credential:
 // transport errors quote URLs, which may hold a token in the query string.
-func redactedError(r *Redactor, err error) error {
+func redactedError(r *redact.Redactor, err error) error {
 	if err == nil {
 		return nil
 	}

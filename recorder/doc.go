@@ -5,8 +5,11 @@
 // hand (SaveProxy), or a user's own Go client through an http.RoundTripper
 // built on go-vcr; and it records a committed cassette again from its own
 // input (Live, what refresh and `cassette record` re-record with). It owns
-// the live-call retry policy and the redaction that runs before anything
-// is stored.
+// the live-call retry policy. Everything it captures is redacted before it
+// is stored by one redact.Redactor per recording (a session: what it learns
+// in one call is scrubbed from the others), walked through the cassette by
+// cassettes (Cassette.Redact); the recording proxy is given the same
+// session.
 //
 // A CLI cassette is run again in one place: Live.cliOptions decides which
 // command runs (real.command when the cassette was recorded through it)

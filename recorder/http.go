@@ -44,6 +44,9 @@ type HTTPOptions struct {
 	// (`Authorization: Bearer ${GITHUB_TOKEN}`); `${VAR}` is expanded.
 	Headers     map[string]string
 	Credentials []string // names of the credential variables, scrubbed from everything recorded
+	// Rules are the project's credential names (cassettes.Config.Redaction:
+	// cassette.yaml's redact.names); nil is the built-in names.
+	Rules *redact.Rules
 	// LookupEnv reads the environment; nil is os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 	Scenarios []Scenario
@@ -79,14 +82,14 @@ func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	red := NewRedactor(Credentials(opts.Credentials, lookup))
+	red := redact.New(opts.Rules, Credentials(opts.Credentials, lookup))
 	var out []Recording
 	// One Redactor is the session: a value learned by name in a later
 	// scenario (a token a response set as a cookie, sent again as a bearer)
 	// is scrubbed from the cassettes recorded before it too.
 	defer func() {
 		for _, r := range out {
-			red.Cassette(r.Cassette)
+			r.Cassette.Redact(red)
 		}
 	}()
 	for _, sc := range opts.Scenarios {
@@ -122,7 +125,7 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 	if len(opts.Normalizers) == 0 {
 		opts.Normalizers = old.Normalizers
 	}
-	red := NewRedactor(Credentials(opts.Credentials, lookup))
+	red := redact.New(opts.Rules, Credentials(opts.Credentials, lookup))
 	var reqs []request
 	for i, in := range old.Interactions {
 		u, err := url.Parse(in.Request.URL)
@@ -134,7 +137,7 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 		}
 		h := map[string]string{}
 		for k, vs := range in.Request.Headers {
-			if len(vs) == 0 || hopHeader(k) || redact.IsCredentialHeader(k) || strings.Contains(vs[0], redact.Redacted) {
+			if len(vs) == 0 || hopHeader(k) || red.Rules().IsCredentialHeader(k) || strings.Contains(vs[0], redact.Redacted) {
 				continue
 			}
 			h[k] = vs[0]
@@ -296,7 +299,7 @@ func withScenario(err error, adapter, scenario string) error {
 }
 
 // record sends the requests in order and builds one redacted cassette.
-func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []request, red *Redactor) (Recording, error) {
+func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []request, red *redact.Redactor) (Recording, error) {
 	rt := opts.Transport
 	if rt == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -329,7 +332,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 type sender struct {
 	opts           HTTPOptions
 	rt             http.RoundTripper
-	red            *Redactor
+	red            *redact.Redactor
 	pol            Policy
 	attemptTimeout time.Duration
 	again          string // the command that records the scenario again
@@ -425,7 +428,7 @@ func statusError(code int, t Telemetry, again string) error {
 // transportError is the error of a request that got no complete response,
 // classified (refused, DNS, TLS, reset, timeout: see
 // infra.ClassifyTransport), its text scrubbed of credentials.
-func transportError(red *Redactor, err error, ctx context.Context, t Telemetry, again string) error {
+func transportError(red *redact.Redactor, err error, ctx context.Context, t Telemetry, again string) error {
 	var ce *cassettes.Error
 	if errors.As(err, &ce) {
 		return ce

@@ -17,7 +17,10 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/redact"
 )
+
+const plantedValue = "pl4nted-Value/with+chars" // declared, matches no known format
 
 // echoServer is a real TLS server that answers with what it was sent.
 func echoServer(t *testing.T) *httptest.Server {
@@ -196,10 +199,10 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	red := NewRedactor(vars)
+	red := redact.New(nil, vars)
 	for _, c := range []*cassettes.Cassette{recs[0].Cassette, cli} {
 		c.Path = filepath.Join(dir, "cassettes", c.Adapter, c.Scenario+".yaml")
-		if err := cassettes.Save(c, red.SaveOptions()); err != nil {
+		if err := cassettes.Save(c, cassettes.SaveOptionsFor(red)); err != nil {
 			t.Fatal(err)
 		}
 	}

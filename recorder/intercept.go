@@ -10,6 +10,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/recorder/infra"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // ProxyConfig configures the recording proxy a CLI recording runs its child
@@ -56,9 +57,9 @@ func ExpectedStatuses(c *cassettes.Cassette) []int {
 // (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE,
 // GIT_SSL_CAINFO), and each interaction is redacted before it is stored.
 func ProxyInterceptor(cfg ProxyConfig) InterceptFunc {
-	return func(ctx context.Context, redact func(*cassettes.Interaction)) (Interceptor, error) {
+	return func(ctx context.Context, red *redact.Redactor) (Interceptor, error) {
 		if cfg.Upstream != "" {
-			return startReverse(ctx, cfg, redact)
+			return startReverse(ctx, cfg, red)
 		}
 		ca := cfg.CA
 		if ca == nil {
@@ -74,7 +75,7 @@ func ProxyInterceptor(cfg ProxyConfig) InterceptFunc {
 				return nil, err
 			}
 		}
-		p, err := cfg.newProxy(redact, proxy.Options{CA: ca})
+		p, err := cfg.newProxy(red, proxy.Options{CA: ca})
 		if err != nil {
 			return nil, err
 		}
@@ -89,8 +90,8 @@ func ProxyInterceptor(cfg ProxyConfig) InterceptFunc {
 
 // newProxy makes the recording proxy of cfg: o says forward (CA) or
 // reverse (Upstream), cfg the rest.
-func (cfg ProxyConfig) newProxy(redact func(*cassettes.Interaction), o proxy.Options) (*proxy.Proxy, error) {
-	o.Mode, o.Redact, o.Transport, o.Log, o.AllowStatus = proxy.ModeRecord, redact, cfg.Transport, cfg.Log, cfg.AllowStatus
+func (cfg ProxyConfig) newProxy(red *redact.Redactor, o proxy.Options) (*proxy.Proxy, error) {
+	o.Mode, o.Redact, o.Transport, o.Log, o.AllowStatus = proxy.ModeRecord, red, cfg.Transport, cfg.Log, cfg.AllowStatus
 	return proxy.New(o)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // TestRecordCLIThroughProxy runs a real curl through the real recording
@@ -66,7 +67,7 @@ func TestRecordCLIThroughProxy(t *testing.T) {
 		t.Errorf("response = %d %q", in.Response.Code, in.Response.Body)
 	}
 	c.Path = filepath.Join(dir, "out", "curl", "items.yaml")
-	if err := cassettes.Save(c, NewRedactor(vars).SaveOptions()); err != nil {
+	if err := cassettes.Save(c, cassettes.SaveOptionsFor(redact.New(nil, vars))); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(c.Path)

@@ -76,7 +76,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		rt = l.Transport
 	}
 	return RerecordHTTP(ctx, old, HTTPOptions{Meta: meta, BaseURL: cmp.Or(a.Real.BaseURL, recordedBase(old)), Headers: a.Real.Headers,
-		Credentials: a.Real.Credentials, LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout})
+		Credentials: a.Real.Credentials, Rules: l.Config.Redaction(), LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout})
 }
 
 // cliOptions is how a CLI cassette of adapter a is run again: which
@@ -87,7 +87,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 func (l Live) cliOptions(name string, a *cassettes.Adapter, old *cassettes.Cassette, meta Meta, lookup func(string) (string, bool), tr *http.Transport) CLIOptions {
 	timeout := cmp.Or(l.CLITimeout, 10*time.Minute)
 	opts := CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, lookup), Credentials: a.Real.Credentials,
-		LookupEnv: lookup, Timeout: timeout, Log: l.Warn, Again: cmp.Or(l.Again, "cassette refresh --once --adapter "+name)}
+		Rules: l.Config.Redaction(), LookupEnv: lookup, Timeout: timeout, Log: l.Warn, Again: cmp.Or(l.Again, "cassette refresh --once --adapter "+name)}
 	// A cassette recorded through real.command keeps only the tool's name
 	// in input.command: run real.command itself again.
 	if old.Input != nil && len(a.Real.Command) > 0 && old.Input.Command == strings.Join(a.Real.Command, " ") {

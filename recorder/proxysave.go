@@ -5,6 +5,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Captured is what a recording proxy holds once it has stopped (a
@@ -24,8 +25,8 @@ type ProxySave struct {
 	// (replay-with-new-episodes).
 	Before []cassettes.Interaction
 	// Redactor is the one the proxy redacted with: the save scans for its
-	// declared values.
-	Redactor *Redactor
+	// declared and learned values, in every form.
+	Redactor *redact.Redactor
 	// Again is the command that records the cassette again, for the next
 	// step of a refused recording.
 	Again string
@@ -51,7 +52,7 @@ func SaveProxy(p Captured, o ProxySave) (*cassettes.Cassette, error) {
 	for i := range c.Interactions {
 		c.Interactions[i].ID = i
 	}
-	if err := cassettes.Save(c, o.Redactor.SaveOptions()); err != nil {
+	if err := cassettes.Save(c, cassettes.SaveOptionsFor(o.Redactor)); err != nil {
 		return nil, err
 	}
 	return c, nil

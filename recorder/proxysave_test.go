@@ -13,6 +13,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // call is one request a client sends through the recording proxy.
@@ -23,9 +24,9 @@ type call struct {
 
 // recordThrough starts a reverse recording proxy in front of upstream,
 // redacting with red, sends the calls through it in order, and stops it.
-func recordThrough(t *testing.T, upstream string, red *Redactor, calls ...call) *proxy.Proxy {
+func recordThrough(t *testing.T, upstream string, red *redact.Redactor, calls ...call) *proxy.Proxy {
 	t.Helper()
-	p, err := proxy.New(proxy.Options{Mode: proxy.ModeRecord, Upstream: upstream, Redact: red.Interaction, Secrets: red.Declared()})
+	p, err := proxy.New(proxy.Options{Mode: proxy.ModeRecord, Upstream: upstream, Redact: red})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestSaveProxyWritesAfterBefore(t *testing.T) {
 		io.WriteString(w, "item "+strings.TrimPrefix(r.URL.Path, "/item/")+" for tok-decl-123456")
 	}))
 	defer up.Close()
-	red := NewRedactor(map[string]string{"SHOP_TOKEN": "tok-decl-123456"})
+	red := redact.New(nil, map[string]string{"SHOP_TOKEN": "tok-decl-123456"})
 	p := recordThrough(t, up.URL, red, call{method: "GET", path: "/item/3"})
 	path := filepath.Join(t.TempDir(), "cassettes", "shop", "items.yaml")
 	before := []cassettes.Interaction{{ID: 7, Request: cassettes.Request{Method: "GET", URL: up.URL + "/item/1"}, Response: cassettes.Response{Code: 200, Body: "item 1"}}}
@@ -83,7 +84,7 @@ func TestSaveProxyWritesAfterBefore(t *testing.T) {
 // service failed is not saved; the error is the failure's class (exit 3)
 // with the command to run again. A recording of nothing saves nothing.
 func TestSaveProxyRefusesAFailedRecording(t *testing.T) {
-	red := NewRedactor(nil)
+	red := redact.New(nil, nil)
 	p := recordThrough(t, "http://127.0.0.1:1", red, call{method: "GET", path: "/things"})
 	path := filepath.Join(t.TempDir(), "x.yaml")
 	c, err := SaveProxy(p, ProxySave{Path: path, Redactor: red, Again: "cassette proxy --mode record"})

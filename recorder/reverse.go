@@ -11,6 +11,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // The variables a cli adapter's real.env may refer to when the adapter has
@@ -71,8 +72,8 @@ func (i *reverseInterceptor) Env() []string {
 // startReverse starts the reverse recording proxy of ProxyConfig.Upstream,
 // once the upstream accepts a connection: a command run against an engine
 // that is not there would only record its own failure as the real output.
-func startReverse(ctx context.Context, cfg ProxyConfig, redact func(*cassettes.Interaction)) (Interceptor, error) {
-	p, err := cfg.newProxy(redact, proxy.Options{Upstream: cfg.Upstream})
+func startReverse(ctx context.Context, cfg ProxyConfig, red *redact.Redactor) (Interceptor, error) {
+	p, err := cfg.newProxy(red, proxy.Options{Upstream: cfg.Upstream})
 	if err != nil {
 		return nil, err
 	}

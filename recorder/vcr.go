@@ -16,6 +16,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // Mode is the go-vcr recorder mode of a Transport.
@@ -49,6 +50,9 @@ type TransportOptions struct {
 	// scrubbed; LookupEnv reads them (nil is os.LookupEnv).
 	Credentials []string
 	LookupEnv   func(string) (string, bool)
+	// Rules are the project's credential names (cassettes.Config.Redaction:
+	// cassette.yaml's redact.names); nil is the built-in names.
+	Rules *redact.Rules
 	// Match are the rules by which a request matches a recorded one, the
 	// proxy's (package match): by default method, URL (query in any order)
 	// and body are compared. MatchHeaders, IgnoreBody and Replayable are
@@ -85,7 +89,7 @@ type TransportOptions struct {
 // go-vcr's cassette.ErrInteractionNotFound for code that checks for it.
 type Transport struct {
 	rec   *vcr.Recorder
-	red   *Redactor
+	red   *redact.Redactor
 	opts  TransportOptions
 	path  string
 	rules match.Rules
@@ -106,8 +110,8 @@ func NewTransport(path string, opts TransportOptions) (*Transport, error) {
 		return nil, cassettes.Errorf(cassettes.EUsage, "pass a path like testdata/cassettes/<adapter>/<scenario>.yaml",
 			"cassette path %q must end in .yaml", path)
 	}
-	t := &Transport{red: NewRedactor(Credentials(opts.Credentials, opts.LookupEnv)), opts: opts, path: path, rules: opts.rules()}
-	pair, err := match.NewMatcher(t.rules, t.red.Interaction)
+	t := &Transport{red: redact.New(opts.Rules, Credentials(opts.Credentials, opts.LookupEnv)), opts: opts, path: path, rules: opts.rules()}
+	pair, err := match.NewMatcher(t.rules, t.redact)
 	if err != nil {
 		return nil, cassettes.Errorf(cassettes.EUsage, "check TransportOptions.Match", "cassette %s: %v", path, err)
 	}
@@ -179,10 +183,13 @@ func (t *Transport) Client() *http.Client { return &http.Client{Transport: t} }
 // Stop saves the cassette if the mode records, and releases the recorder.
 func (t *Transport) Stop() error { return t.rec.Stop() }
 
+// redact is the Transport's session redaction of one interaction.
+func (t *Transport) redact(in *cassettes.Interaction) { in.Redact(t.red) }
+
 // afterCapture redacts a freshly captured interaction in place.
 func (t *Transport) afterCapture(i *cassette.Interaction) error {
 	ours := fromVCR(i)
-	t.red.Interaction(&ours)
+	t.redact(&ours)
 	*i = toVCR(ours, i)
 	return nil
 }
@@ -268,7 +275,7 @@ func (f transportFS) WriteFile(name string, _ []byte) error {
 		return fmt.Errorf("recorder: nothing marshalled for %s", name)
 	}
 	c.Path = name
-	return cassettes.Save(c, f.t.red.SaveOptions())
+	return cassettes.Save(c, cassettes.SaveOptionsFor(f.t.red))
 }
 
 func (f transportFS) IsFileExists(name string) bool {

@@ -30,7 +30,7 @@ func (t *Transport) index() error {
 	if loaded == nil || !(m == ModeReplayOnly || m == ModeReplayWithNewEpisodes || m == ModeRecordOnce && !t.rec.IsNewCassette()) {
 		return nil
 	}
-	idx, err := match.New([]*cassettes.Cassette{loaded}, match.Options{Rules: t.rules, Prepare: t.red.Interaction, Rerecord: t.rerecord})
+	idx, err := match.New([]*cassettes.Cassette{loaded}, match.Options{Rules: t.rules, Prepare: t.redact, Rerecord: t.rerecord})
 	if err != nil {
 		return cassettes.Errorf(cassettes.EUsage, "check TransportOptions.Match", "cassette %s: %v", t.path, err)
 	}

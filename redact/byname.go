@@ -25,19 +25,19 @@ const maxFieldBytes = 64 << 10
 // the format; a body that starts like JSON is read as JSON whatever it says.
 // Input that does not parse is left as it is from the point it stops
 // parsing.
-func RedactByName(contentType string, body []byte) ([]byte, []string) {
+func (r *Rules) RedactByName(contentType string, body []byte) ([]byte, []string) {
 	if len(body) == 0 {
 		return body, nil
 	}
 	mt, params, _ := mime.ParseMediaType(contentType)
 	switch {
 	case mt == "application/x-www-form-urlencoded":
-		q, hidden := redactPairs(string(body), IsCredentialField)
+		q, hidden := redactPairs(string(body), r.IsCredentialField)
 		return []byte(q), hidden
 	case mt == "multipart/form-data" && params["boundary"] != "":
-		return redactMultipart(body, params["boundary"])
+		return r.redactMultipart(body, params["boundary"])
 	case strings.Contains(mt, "json") || looksJSON(body):
-		return redactJSON(body)
+		return r.redactJSON(body)
 	}
 	return body, nil
 }
@@ -51,7 +51,9 @@ func looksJSON(b []byte) bool {
 // query string or form body with [REDACTED] (percent-encoded), keeping the
 // order and encoding of the others byte for byte. It returns the values
 // it replaced, decoded.
-func RedactQuery(raw string) (string, []string) { return redactPairs(raw, IsCredentialName) }
+func (r *Rules) RedactQuery(raw string) (string, []string) {
+	return redactPairs(raw, r.IsCredentialName)
+}
 
 // redactPairs is RedactQuery with the rule for names: IsCredentialName in
 // a URL, IsCredentialField in a form body.
@@ -84,7 +86,7 @@ func redactPairs(raw string, credential func(string) bool) (string, []string) {
 // them (a string followed by ':' is a key), so that it runs at memory
 // speed over large bodies, reads JSON streams and documents cut short
 // alike, and never fails.
-func redactJSON(body []byte) ([]byte, []string) {
+func (r *Rules) redactJSON(body []byte) ([]byte, []string) {
 	var (
 		out    []byte
 		hidden []string
@@ -114,7 +116,7 @@ func redactJSON(body []byte) ([]byte, []string) {
 			continue
 		}
 		j := skipSpace(body, end)
-		if j >= len(body) || body[j] != ':' || !credentialKey(body[i:end]) {
+		if j >= len(body) || body[j] != ':' || !r.credentialKey(body[i:end]) {
 			i = end
 			continue
 		}
@@ -170,18 +172,18 @@ func skipSpace(b []byte, i int) int {
 }
 
 // credentialKey reports whether a quoted JSON key is credential-named.
-func credentialKey(quoted []byte) bool {
+func (r *Rules) credentialKey(quoted []byte) bool {
 	raw := quoted[1 : len(quoted)-1]
 	if bytes.IndexByte(raw, '\\') < 0 {
-		return IsCredentialField(string(raw))
+		return r.IsCredentialField(string(raw))
 	}
 	var k string
-	return json.Unmarshal(quoted, &k) == nil && IsCredentialField(k)
+	return json.Unmarshal(quoted, &k) == nil && r.IsCredentialField(k)
 }
 
 // redactMultipart replaces the values of credential-named form fields (not
 // files) of a multipart/form-data body.
-func redactMultipart(body []byte, boundary string) ([]byte, []string) {
+func (r *Rules) redactMultipart(body []byte, boundary string) ([]byte, []string) {
 	var hidden []string
 	mr := multipart.NewReader(bytes.NewReader(body), boundary)
 	for {
@@ -189,7 +191,7 @@ func redactMultipart(body []byte, boundary string) ([]byte, []string) {
 		if err != nil {
 			break // io.EOF, or a malformed body: keep what was found
 		}
-		if part.FileName() != "" || !IsCredentialField(part.FormName()) {
+		if part.FileName() != "" || !r.IsCredentialField(part.FormName()) {
 			continue
 		}
 		v, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))

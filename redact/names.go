@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode"
 )
@@ -28,7 +29,7 @@ import (
 //     (a header or query parameter; not a field of a body, see
 //     IsCredentialField);
 //   - or it is one of the names a project adds in cassette.yaml
-//     (redact.names, see SetExtraNames), compared the same way.
+//     (redact.names, see Rules), compared the same way.
 //
 // Credential headers are forced to [REDACTED]; credential-named query, form
 // and multipart parameters and JSON keys have their values replaced, and
@@ -50,20 +51,43 @@ var (
 	}
 )
 
-// extra holds the compact forms of the project's added names.
-var extra atomic.Pointer[map[string]bool]
+// Rules say which names carry a credential: the built-in names above plus
+// the names a project adds in cassette.yaml (redact.names). A nil *Rules is
+// the built-in names alone. Rules do not change once made, and are safe for
+// concurrent use; a project makes one (cassettes.Project) and passes it
+// down to every door.
+type Rules struct {
+	extra map[string]bool // compact forms of the project's added names
 
-// SetExtraNames sets the names a project adds to the credential-shaped
-// names (cassette.yaml's redact.names), for the whole process; a later call
-// replaces the earlier list.
-func SetExtraNames(names []string) {
-	m := make(map[string]bool, len(names))
+	// headers remembers IsCredentialHeader for the first header names seen
+	// (replay asks it for every header of every request); header names are
+	// the client's, so it is bounded.
+	headers  sync.Map // header name → bool
+	nheaders atomic.Int32
+}
+
+// maxHeaderMemo bounds Rules.headers.
+const maxHeaderMemo = 512
+
+// NewRules returns the built-in names plus names (cassette.yaml's
+// redact.names), each compared like the built-in ones (case-insensitive,
+// whatever its separators: "X-Tenant-Pin" also names x_tenant_pin and
+// xTenantPin, not tenant_pin).
+func NewRules(names []string) *Rules {
+	r := &Rules{extra: make(map[string]bool, len(names))}
 	for _, n := range names {
 		if c := strings.Join(nameParts(n), ""); c != "" {
-			m[c] = true
+			r.extra[c] = true
 		}
 	}
-	extra.Store(&m)
+	return r
+}
+
+func (r *Rules) added() map[string]bool {
+	if r == nil {
+		return nil
+	}
+	return r.extra
 }
 
 // nameParts splits a name into lower-case words.
@@ -95,7 +119,7 @@ func nameParts(name string) []string {
 // IsCredentialName reports whether a header, parameter, form field or JSON
 // key is named like a credential (see the list above). It runs on every key
 // of every recorded JSON body: an ASCII name is judged without allocating.
-func IsCredentialName(name string) bool {
+func (r *Rules) IsCredentialName(name string) bool {
 	name = trimNumericWords(name)
 	var buf [64]byte
 	compact, last, prev, ok := splitASCII(name, buf[:0])
@@ -109,20 +133,20 @@ func IsCredentialName(name string) bool {
 		if len(parts) > 1 {
 			p = parts[len(parts)-2]
 		}
-		return judge([]byte(c), parts[len(parts)-1], p)
+		return judge(r.added(), []byte(c), parts[len(parts)-1], p)
 	}
 	if len(compact) == 0 {
 		return false
 	}
-	return judge(compact, string(compact[last:]), string(compact[prev:last]))
+	return judge(r.added(), compact, string(compact[last:]), string(compact[prev:last]))
 }
 
 // IsCredentialField is IsCredentialName for a field of a body (a JSON
 // object key, a form or multipart field): there "key" alone names data (etcd's and Consul's keys,
 // an object store's key, a translation key), not a credential, as it does
 // in a query string (`?key=` is Google's API key) or a header.
-func IsCredentialField(name string) bool {
-	return !strings.EqualFold(trimNumericWords(name), "key") && IsCredentialName(name)
+func (r *Rules) IsCredentialField(name string) bool {
+	return !strings.EqualFold(trimNumericWords(name), "key") && r.IsCredentialName(name)
 }
 
 // trimNumericWords drops trailing words that are only digits
@@ -143,9 +167,10 @@ func trimNumericWords(name string) string {
 }
 
 // judge applies the rules to a name's words run together, its last word
-// and the word before it ("" when there is none).
-func judge(compact []byte, last, prev string) bool {
-	if m := extra.Load(); (m != nil && (*m)[string(compact)]) || slices.Contains(nameWords, last) {
+// and the word before it ("" when there is none); added are the project's
+// names.
+func judge(added map[string]bool, compact []byte, last, prev string) bool {
+	if added[string(compact)] || slices.Contains(nameWords, last) {
 		return true
 	}
 	for _, c := range nameCompounds {
@@ -210,6 +235,16 @@ func splitASCII(name string, buf []byte) (compact []byte, last, prev int, ok boo
 // IsCredentialHeader reports whether a header carries a credential: one
 // named like a credential (IsCredentialName), Set-Cookie and the other
 // well-known ones included.
-func IsCredentialHeader(name string) bool {
-	return IsCredentialName(http.CanonicalHeaderKey(name))
+func (r *Rules) IsCredentialHeader(name string) bool {
+	if r == nil {
+		return r.IsCredentialName(http.CanonicalHeaderKey(name))
+	}
+	if v, ok := r.headers.Load(name); ok {
+		return v.(bool)
+	}
+	c := r.IsCredentialName(http.CanonicalHeaderKey(name))
+	if r.nheaders.Add(1) <= maxHeaderMemo {
+		r.headers.Store(name, c)
+	}
+	return c
 }

@@ -3,7 +3,6 @@ package redact
 import (
 	"bytes"
 	"maps"
-	"net/http"
 	"regexp"
 	"slices"
 	"sort"
@@ -133,6 +132,11 @@ func Redact(data []byte, declared map[string]string) []byte {
 	for _, v := range vals {
 		data = bytes.ReplaceAll(data, []byte(v), []byte(Redacted))
 	}
+	return redactFormats(data)
+}
+
+// redactFormats replaces every known-format credential with [REDACTED].
+func redactFormats(data []byte) []byte {
 	for _, p := range Patterns {
 		if p.mayMatch(data) {
 			data = p.replace(data)
@@ -167,27 +171,6 @@ func (p Pattern) replace(data []byte) []byte {
 // RedactString is Redact for strings.
 func RedactString(s string, declared map[string]string) string {
 	return string(Redact([]byte(s), declared))
-}
-
-// RedactHeaders returns a copy of h with credential headers forced to
-// [REDACTED] and declared values scrubbed from the others.
-func RedactHeaders(h http.Header, declared map[string]string) http.Header {
-	if h == nil {
-		return nil
-	}
-	out := make(http.Header, len(h))
-	for k, vs := range h {
-		nv := make([]string, len(vs))
-		for i, v := range vs {
-			if IsCredentialHeader(k) {
-				nv[i] = Redacted
-			} else {
-				nv[i] = RedactString(v, declared)
-			}
-		}
-		out[k] = nv
-	}
-	return out
 }
 
 // FromEnv returns name → value for the named variables that are set, via

@@ -7,6 +7,9 @@ import (
 	"testing"
 )
 
+// builtin are the built-in names alone (a nil *Rules).
+var builtin *Rules
+
 // samples are fake credentials of each known format (none is a live key).
 var samples = map[string]string{
 	"github-token":      "ghp_" + strings.Repeat("A1b2", 9),
@@ -74,7 +77,7 @@ func TestDeclared(t *testing.T) {
 
 func TestHeaders(t *testing.T) {
 	h := http.Header{"Authorization": {"Bearer x"}, "X-Github-Token": {"y"}, "Content-Type": {"text/plain"}, "X-Note": {"has hunter2-long"}}
-	got := RedactHeaders(h, map[string]string{"P": "hunter2-long"})
+	got := builtin.RedactHeaders(h, map[string]string{"P": "hunter2-long"})
 	if got.Get("Authorization") != Redacted || got.Get("X-Github-Token") != Redacted || got.Get("Content-Type") != "text/plain" || got.Get("X-Note") != "has "+Redacted {
 		t.Errorf("RedactHeaders = %v", got)
 	}
@@ -82,7 +85,7 @@ func TestHeaders(t *testing.T) {
 		t.Error("RedactHeaders changed its input")
 	}
 	for name, want := range map[string]bool{"cookie": true, "X-Api-Key": true, "Accept": false, "Etag": false} {
-		if IsCredentialHeader(name) != want {
+		if builtin.IsCredentialHeader(name) != want {
 			t.Errorf("IsCredentialHeader(%q) = %v", name, !want)
 		}
 	}
@@ -174,19 +177,18 @@ func TestCredentialNames(t *testing.T) {
 	no := []string{"Accept", "Content-Type", "Etag", "Idempotency-Key", "Sec-Websocket-Key", "token_type", "secret_name",
 		"Www-Authenticate", "author", "id", "name", "bypass", "X-Request-Id", "Keep-Alive", "expires_in", "monkey", "session_id", "X-Session-Id", "token_type_2", "256", "-"}
 	for _, n := range yes {
-		if !IsCredentialName(n) {
+		if !builtin.IsCredentialName(n) {
 			t.Errorf("IsCredentialName(%q) = false", n)
 		}
 	}
 	for _, n := range no {
-		if IsCredentialName(n) {
+		if builtin.IsCredentialName(n) {
 			t.Errorf("IsCredentialName(%q) = true", n)
 		}
 	}
-	t.Cleanup(func() { SetExtraNames(nil) })
-	SetExtraNames([]string{"X-Tenant-Pin", "membership_number"})
+	project := NewRules([]string{"X-Tenant-Pin", "membership_number"})
 	for _, n := range []string{"x_tenant_pin", "X-TENANT-PIN", "membershipNumber", "Membership-Number"} {
-		if !IsCredentialName(n) {
+		if !project.IsCredentialName(n) {
 			t.Errorf("added name: IsCredentialName(%q) = false", n)
 		}
 	}
@@ -221,14 +223,14 @@ func TestRedactByName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, hidden := RedactByName(tt.ct, []byte(tt.in))
+			got, hidden := builtin.RedactByName(tt.ct, []byte(tt.in))
 			if string(got) != tt.want {
 				t.Errorf("body\n got %s\nwant %s", got, tt.want)
 			}
 			if strings.Join(hidden, "|") != strings.Join(tt.hidden, "|") {
 				t.Errorf("hidden = %q, want %q", hidden, tt.hidden)
 			}
-			again, more := RedactByName(tt.ct, got)
+			again, more := builtin.RedactByName(tt.ct, got)
 			if string(again) != string(got) || len(more) != 0 {
 				t.Errorf("not idempotent: %s %q", again, more)
 			}
@@ -243,8 +245,8 @@ func FuzzRedactByName(f *testing.F) {
 	f.Add("application/x-www-form-urlencoded", []byte("a=1&secret=2"))
 	f.Add("multipart/form-data; boundary=b", []byte("--b\r\nContent-Disposition: form-data; name=\"pwd\"\r\n\r\nv\r\n--b--\r\n"))
 	f.Fuzz(func(t *testing.T, ct string, body []byte) {
-		out, _ := RedactByName(ct, body)
-		again, _ := RedactByName(ct, out)
+		out, _ := builtin.RedactByName(ct, body)
+		again, _ := builtin.RedactByName(ct, out)
 		if !bytes.Equal(out, again) {
 			t.Fatalf("not idempotent:\n%q\n%q", out, again)
 		}
@@ -293,7 +295,7 @@ func BenchmarkRedactByName(b *testing.B) {
 	data := buf.Bytes()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		RedactByName("application/json", data)
+		builtin.RedactByName("application/json", data)
 	}
 }
 
@@ -303,18 +305,18 @@ func BenchmarkRedactByName(b *testing.B) {
 // go-vcr's own cassettes record them); a qualified
 // key stays a credential everywhere.
 func TestBareKeyIsDataInBodies(t *testing.T) {
-	if !IsCredentialName("key") || IsCredentialField("key") || IsCredentialField("Key") || !IsCredentialField("api_key") || !IsCredentialField("password") {
+	if !builtin.IsCredentialName("key") || builtin.IsCredentialField("key") || builtin.IsCredentialField("Key") || !builtin.IsCredentialField("api_key") || !builtin.IsCredentialField("password") {
 		t.Fatal("IsCredentialField: bare key must be data, qualified keys and passwords credentials")
 	}
 	body := `{"action":"set","node":{"key":"/foo","value":"bar"},"api_key":"k-123456"}`
-	got, hidden := RedactByName("application/json", []byte(body))
+	got, hidden := builtin.RedactByName("application/json", []byte(body))
 	if want := `{"action":"set","node":{"key":"/foo","value":"bar"},"api_key":"[REDACTED]"}`; string(got) != want || len(hidden) != 1 {
 		t.Errorf("RedactByName = %s (hid %q), want %s", got, hidden, want)
 	}
-	if q, _ := RedactQuery("key=AIzaSyA-secret&q=1"); q != "key=%5BREDACTED%5D&q=1" {
+	if q, _ := builtin.RedactQuery("key=AIzaSyA-secret&q=1"); q != "key=%5BREDACTED%5D&q=1" {
 		t.Errorf("RedactQuery = %s", q)
 	}
-	if f, _ := RedactByName("application/x-www-form-urlencoded", []byte("key=value&password=hunter22")); string(f) != "key=value&password=%5BREDACTED%5D" {
+	if f, _ := builtin.RedactByName("application/x-www-form-urlencoded", []byte("key=value&password=hunter22")); string(f) != "key=value&password=%5BREDACTED%5D" {
 		t.Errorf("form body = %s", f)
 	}
 }

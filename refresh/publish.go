@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/redact"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -74,7 +74,7 @@ func (r *adapterRun) openPR(ctx context.Context) (*PR, error) {
 // churn.
 func (r *adapterRun) write(dir string, drifting []*CaseResult) (map[*CaseResult]string, error) {
 	o := &r.opts
-	saveOpts := recorder.NewRedactor(r.creds).SaveOptions()
+	saveOpts := cassettes.SaveOptionsFor(redact.New(nil, r.creds))
 	saveOpts.Root = dir // a symlinked adapter directory in the repository cannot send a write out of the worktree
 	written := map[*CaseResult]string{}
 	for _, cr := range drifting {

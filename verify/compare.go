@@ -38,7 +38,7 @@ func pipeline(c Case, opts Options) (*normalize.Pipeline, error) {
 	if reg == nil {
 		reg = normalize.Builtins()
 	}
-	return reg.Pipeline(NormalizerNames(c.Cassette, c.Adapter), normalize.Options{Credentials: opts.Credentials, WorkDir: opts.Config.Dir})
+	return reg.Pipeline(NormalizerNames(c.Cassette, c.Adapter), normalize.Options{Credentials: opts.Credentials, Rules: opts.Config.Redaction(), WorkDir: opts.Config.Dir})
 }
 
 // Comparison is one case compared: its drifts, their human explanation,

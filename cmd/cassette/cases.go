@@ -70,7 +70,7 @@ func plannedCases(g *globals, s *selectFlags, name string, paths []string) ([]ve
 		return nil, verify.Options{}, err
 	}
 	cases, err := verify.Plan(p.cfg, list, sel)
-	opts := verify.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Credentials: p.credentials()}
+	opts := verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Credentials: p.credentials()}
 	return cases, opts, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/diff"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/redact"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -25,7 +26,7 @@ func diffProject(g *globals) (*cassettes.Config, *normalize.Registry, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return p.cfg, p.normalizers.Registry, nil
+	return p.cfg, p.Normalizers, nil
 }
 
 func diffOptions(cfg *cassettes.Config, reg *normalize.Registry) diff.Options {
@@ -33,7 +34,7 @@ func diffOptions(cfg *cassettes.Config, reg *normalize.Registry) diff.Options {
 	if cfg == nil {
 		return o
 	}
-	o.Normalize = normalize.Options{Credentials: (&project{cfg: cfg}).credentials(), WorkDir: cfg.Dir}
+	o.Normalize = normalize.Options{Credentials: redact.FromEnv(cfg.CredentialNames(), os.LookupEnv), Rules: cfg.Redaction(), WorkDir: cfg.Dir}
 	o.Normalizers = func(c *cassettes.Cassette) []string { return verify.NormalizerNames(c, cfg.Adapters[c.Adapter]) }
 	return o
 }

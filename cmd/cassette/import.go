@@ -66,6 +66,7 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 	if p != nil {
 		opts.Dir = cmp.Or(opts.Dir, p.cfg.CassetteDir())
 	}
+	opts.Rules = p.redaction()
 	if a, ok := p.adapter(opts.Adapter); ok {
 		opts.Credentials = recorder.Credentials(a.Real.Credentials, nil)
 	}

@@ -7,30 +7,43 @@ import (
 	"github.com/cassette-dev/cassette/redact"
 )
 
-// project is what most commands start from: the validated config and the
-// registries derived from it.
+// project is the project a command runs on (cassettes.LoadProject of
+// --config): config, normalizer registry and redaction rules, loaded once
+// and passed down. cfg is its Config, under the name the commands use.
 type project struct {
-	cfg         *cassettes.Config
-	normalizers *normalizerRegistry
+	*cassettes.Project
+	cfg *cassettes.Config
 }
 
 // loadProject loads and validates the config named by --config.
 func loadProject(g *globals) (*project, error) {
-	reg := newNormalizerRegistry()
-	cfg, err := cassettes.LoadConfig(g.config, cassettes.ConfigOptions{Normalizers: reg, DefineNormalizer: reg.define})
+	p, err := cassettes.LoadProject(g.config)
 	if err != nil {
 		return nil, err
 	}
-	redact.SetExtraNames(cfg.Redact.Names) // redact.names: for every redaction of this run
-	return &project{cfg: cfg, normalizers: reg}, nil
+	return &project{Project: p, cfg: p.Config}, nil
+}
+
+// redaction returns the project's credential names; without a project
+// (a command that runs without cassette.yaml), the built-in ones.
+func (p *project) redaction() *redact.Rules {
+	if p == nil {
+		return nil
+	}
+	return p.Redact
 }
 
 // credentials returns the values of every declared credential variable
 // that is set, for the leak scan.
-func (p *project) credentials() map[string]string {
-	return redact.FromEnv(p.cfg.CredentialNames(), os.LookupEnv)
-}
+func (p *project) credentials() map[string]string { return p.Credentials(os.LookupEnv) }
 
-func (p *project) loadOptions() cassettes.LoadOptions {
-	return cassettes.LoadOptions{Config: p.cfg, Normalizers: p.normalizers, Credentials: p.credentials()}
+func (p *project) loadOptions() cassettes.LoadOptions { return p.LoadOptions(p.credentials()) }
+
+// secretForms returns every form (redact.Encodings) of every declared
+// credential value that is set, keyed as redact.Redactor.Values keys them:
+// what the reports, the bundle, the fakes' logs and what refresh prints are
+// scrubbed of and scanned for (a fake that logs a token base64-encoded is
+// caught like one that logs it as is).
+func (p *project) secretForms() map[string]string {
+	return redact.New(p.Redact, p.credentials()).Values()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/cassette-dev/cassette/match"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 type proxyOptions struct {
@@ -93,8 +94,8 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	if err != nil {
 		return err
 	}
-	redactor := recorder.NewRedactor(recorder.Credentials(a.Real.Credentials, nil))
-	opts.Redact, opts.Secrets = redactor.Interaction, redactor.Declared()
+	redactor := redact.New(p.redaction(), recorder.Credentials(a.Real.Credentials, nil))
+	opts.Redact = redactor
 	var save *recorder.ProxySave
 	if mode != proxy.ModeReplay && mode != proxy.ModePassthrough {
 		ver, sha := buildInfo()

@@ -14,6 +14,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // lockedBuffer is an output written by the proxy's goroutine and read by
@@ -61,7 +62,7 @@ func TestServeProxySavesOnStop(t *testing.T) {
 		io.WriteString(w, "item "+strings.TrimPrefix(r.URL.Path, "/item/"))
 	}))
 	defer up.Close()
-	red := recorder.NewRedactor(nil)
+	red := redact.New(nil, nil)
 	out := &lockedBuffer{ready: make(chan struct{})}
 	path := filepath.Join(t.TempDir(), "shop", "items.yaml")
 	ctx, cancel := context.WithCancel(t.Context())
@@ -104,6 +105,6 @@ func TestServeProxySavesOnStop(t *testing.T) {
 	}
 }
 
-func proxyOptionsFor(upstream string, red *recorder.Redactor, log io.Writer) proxy.Options {
-	return proxy.Options{Mode: proxy.ModeRecord, Upstream: upstream, Redact: red.Interaction, Secrets: red.Declared(), Log: log}
+func proxyOptionsFor(upstream string, red *redact.Redactor, log io.Writer) proxy.Options {
+	return proxy.Options{Mode: proxy.ModeRecord, Upstream: upstream, Redact: red, Log: log}
 }

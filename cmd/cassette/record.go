@@ -19,6 +19,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/redact"
 )
 
 type recordOptions struct {
@@ -108,7 +109,7 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 	}
 	ver, sha := buildInfo()
 	meta := recorder.Meta{Adapter: o.adapter, Scenario: o.scenario, Normalizers: a.Normalizers, Recorder: cassettes.Recorder{Version: ver, SHA: sha}}
-	redactor := recorder.NewRedactor(recorder.Credentials(a.Real.Credentials, nil))
+	redactor := redact.New(p.cfg.Redaction(), recorder.Credentials(a.Real.Credentials, nil))
 	dir := filepath.Join(p.cfg.CassetteDir(), o.adapter)
 	up := recorder.UpstreamOf(p.cfg.Dir, o.adapter, a, o.upstreamCA, nil)
 	if w := up.Warning(); w != "" {
@@ -132,7 +133,7 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 	return recordScenarios(ctx, stdio, p, a, o, meta, redactor, dir, tr)
 }
 
-func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *recorder.Redactor, dir string, command []string, tr *http.Transport) error {
+func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, command []string, tr *http.Transport) error {
 	if o.scenario == "" {
 		return cassettes.Errorf(cassettes.EUsage, "cassette record --adapter "+o.adapter+" --scenario NAME -- "+strings.Join(command, " "),
 			"--scenario is required when recording a command")
@@ -148,7 +149,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read standard input", Err: err, NextStep: "cassette record ... < input-file"}
 	}
 	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
-		Credentials: a.Real.Credentials, Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout}
+		Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout}
 	opts.Log = stdio.Err
 	if !o.quiet {
 		opts.Stdout, opts.Stderr = stdio.Out, stdio.Err
@@ -187,7 +188,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	return saveRecorded(stdio, c, filepath.Join(dir, o.scenario+".yaml"), p.cfg.Dir, redactor)
 }
 
-func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *recorder.Redactor, dir string, tr *http.Transport) error {
+func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, tr *http.Transport) error {
 	var scen []recorder.Scenario
 	for _, s := range a.Scenarios {
 		if o.scenario == "" || s.Name == o.scenario {
@@ -214,7 +215,7 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 	if o.baseURL != "" {
 		base = o.baseURL
 	}
-	recs, err := recorder.RecordHTTP(ctx, recorder.HTTPOptions{Meta: meta, BaseURL: base, Headers: a.Real.Headers, Credentials: a.Real.Credentials, Scenarios: scen, Transport: tr,
+	recs, err := recorder.RecordHTTP(ctx, recorder.HTTPOptions{Meta: meta, BaseURL: base, Headers: a.Real.Headers, Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Scenarios: scen, Transport: tr,
 		AttemptTimeout: o.attemptTimeout, AgainArgs: againArgs(o)})
 	for _, r := range recs {
 		if serr := saveRecorded(stdio, r.Cassette, filepath.Join(dir, r.Cassette.Scenario+".yaml"), p.cfg.Dir, redactor); serr != nil {
@@ -229,7 +230,7 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 // declares no such scenario (or declares it without a real.base_url): the
 // command every replay miss prints works for a cassette recorded with a
 // command, through the proxy, or with --base-url too.
-func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *recorder.Redactor, dir string, tr *http.Transport) (bool, error) {
+func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, tr *http.Transport) (bool, error) {
 	declared := a.Kind == cassettes.KindHTTP && slices.ContainsFunc(a.Scenarios, func(s cassettes.Scenario) bool { return s.Name == o.scenario })
 	if o.scenario == "" || (declared && cmp.Or(o.baseURL, a.Real.BaseURL) != "") {
 		return false, nil // a declared scenario is recorded from cassette.yaml when it knows where
@@ -256,13 +257,13 @@ func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.A
 
 // saveRecorded writes a recorded cassette at path through the scanning,
 // atomic save, which keeps it inside the project root.
-func saveRecorded(stdio *IO, c *cassettes.Cassette, path, root string, redactor *recorder.Redactor) error {
+func saveRecorded(stdio *IO, c *cassettes.Cassette, path, root string, redactor *redact.Redactor) error {
 	verb := "recorded"
 	if _, err := os.Stat(path); err == nil {
 		verb = "re-recorded"
 	}
 	c.Path = path
-	opts := redactor.SaveOptions()
+	opts := cassettes.SaveOptionsFor(redactor)
 	opts.Root = root
 	if err := cassettes.Save(c, opts); err != nil {
 		return err

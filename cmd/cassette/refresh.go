@@ -133,7 +133,7 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 			return err
 		}
 		run := res.Report(p.cfg, reportTool(), proposals)
-		bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
+		bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.secretForms()}}
 		_ = report.WriteSeeds(human, run)
 		_ = report.WriteNextStep(human, run)
 		if err := writeReports(stdio, o.reportDir, o.bundleDir, run, bundle, g.json); err != nil {
@@ -173,9 +173,9 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 	f := p.cfg.Refresh.Forge
 	remote := cmp.Or(o.remote, f.Remote, "origin")
-	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.credentials()}
+	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.secretForms()}
 	ver, sha := buildInfo()
-	opts := refresh.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Adapters: o.adapters, Git: g, Remote: remote,
+	opts := refresh.Options{Config: p.cfg, Normalizers: p.Normalizers, Adapters: o.adapters, Git: g, Remote: remote,
 		Base: o.base, DryRun: o.dryRun, DryRunUnsafe: o.unsafe, Recorder: recorder.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
 			AttemptTimeout: o.timeout, CLITimeout: o.timeout}}
 	switch f.Kind {

@@ -81,7 +81,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if logDir == "" {
 		logDir = filepath.Join(o.reportDir, "fakes")
 	}
-	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.normalizers.Registry, Jobs: o.jobs,
+	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Jobs: o.jobs,
 		CaseTimeout: o.timeout, LogDir: logDir, Credentials: p.credentials()})
 	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
 	console := stdio.Out
@@ -147,7 +147,7 @@ func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Cas
 // environment and the working tree. Without a bundle nothing is read and
 // git is not asked.
 func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, outcome *verify.Outcome) report.BundleFiles {
-	bundle := report.BundleFiles{Options: report.Options{Golden: o.golden, Declared: p.credentials()}}
+	bundle := report.BundleFiles{Options: report.Options{Golden: o.golden, Declared: p.secretForms()}}
 	if o.bundleDir == "" {
 		return bundle
 	}

@@ -1,17 +1,18 @@
-package recorder
+package cassettes_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/redact"
 )
 
-// TestRedactorWebSocketMessages: a credential-named JSON key in a text
+// TestRedactWebSocketMessages: a credential-named JSON key in a text
 // message is hidden and its value learned, then scrubbed from the other
 // messages; declared values go from text and binary messages alike.
-func TestRedactorWebSocketMessages(t *testing.T) {
-	r := NewRedactor(map[string]string{"API_KEY": "declared-value-123"})
+func TestRedactWebSocketMessages(t *testing.T) {
+	r := redact.New(nil, map[string]string{"API_KEY": "declared-value-123"})
 	in := cassettes.Interaction{
 		Request:  cassettes.Request{Method: "GET", URL: "wss://rt.example.com/v1"},
 		Response: cassettes.Response{Code: 101},
@@ -21,7 +22,7 @@ func TestRedactorWebSocketMessages(t *testing.T) {
 			{From: cassettes.FromClient, Type: cassettes.MessageBinary, Data: "\xff\x00declared-value-123\xfe"},
 		}, Close: &cassettes.WebSocketClose{From: cassettes.FromServer, Code: 4000, Reason: "bad key declared-value-123"}},
 	}
-	r.Interaction(&in)
+	in.Redact(r)
 	ws := in.WebSocket
 	if got := string(ws.Messages[1].Data); got != `{"type":"session.update","session":{"api_key":"[REDACTED]"}}` {
 		t.Errorf("by name: %s", got)

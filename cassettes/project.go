@@ -1,0 +1,88 @@
+package cassettes
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/redact"
+)
+
+// Project is a loaded project: its cassette.yaml, validated; the
+// normalizer registry (the built-ins plus the normalizers the project
+// defines); and its redaction rules (the built-in credential names plus
+// redact.names). It is loaded once, by LoadProject (or FindProject), and
+// passed down as a value to every command, test helper and door: nothing
+// about a project is held by a package.
+type Project struct {
+	Config      *Config
+	Normalizers *normalize.Registry
+	// Redact are the project's credential names (Config.Redaction).
+	Redact *redact.Rules
+}
+
+// LoadProject reads and strictly validates the cassette.yaml at path and
+// builds the project's registry and rules. A missing file is
+// E_MISSING_CONFIG; anything else wrong is E_CFG_PARSE, every problem named
+// by line and field (LoadConfig).
+func LoadProject(path string) (*Project, error) {
+	reg := normalize.Builtins()
+	cfg, err := LoadConfig(path, projectOptions(reg))
+	if err != nil {
+		return nil, err
+	}
+	return &Project{Config: cfg, Normalizers: reg, Redact: cfg.Redaction()}, nil
+}
+
+// projectOptions validates normalizer names against reg and defines the
+// project's normalizers in it.
+func projectOptions(reg *normalize.Registry) ConfigOptions {
+	return ConfigOptions{Normalizers: reg, DefineNormalizer: func(name string, d NormalizerDef) error {
+		return reg.Define(name, normalize.Definition{Regex: d.Regex, Replace: d.Replace, JSONPaths: d.JSONPaths, Headers: d.Headers})
+	}}
+}
+
+// findLevels is how many parents of a directory FindProject looks in.
+const findLevels = 3
+
+// FindProject loads the project a directory of cassettes belongs to: the
+// cassette.yaml in dir or in one of its three parents (testdata/cassettes/
+// github is three levels below the module's root). A cassette.yaml found
+// but invalid is an error. Without one, it returns the project of no
+// config: built-in normalizers and names, no adapter, and dir as its root,
+// so that each cassette's own normalizers apply.
+func FindProject(dir string) (*Project, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, &Error{Reason: EIO, Message: "cannot resolve " + dir, Err: err, NextStep: "ls -ld " + dir}
+	}
+	for d, i := abs, 0; i <= findLevels; d, i = filepath.Dir(d), i+1 {
+		p := filepath.Join(d, ConfigFile)
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		return LoadProject(p)
+	}
+	cfg := &Config{Adapters: map[string]*Adapter{}, Dir: dir, Path: filepath.Join(dir, ConfigFile)}
+	return &Project{Config: cfg, Normalizers: normalize.Builtins()}, nil
+}
+
+// Credentials returns the live values of the credential variables the
+// project declares (every adapter's real.credentials) that are set, read
+// through lookup (nil is os.LookupEnv). They are for scans and redaction;
+// never print them.
+func (p *Project) Credentials(lookup func(string) (string, bool)) map[string]string {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	return redact.FromEnv(p.Config.CredentialNames(), lookup)
+}
+
+// LoadOptions are the options that load the project's cassettes: checked
+// against its adapters and normalizers, and scanned for the credential
+// values given (Credentials).
+func (p *Project) LoadOptions(credentials map[string]string) LoadOptions {
+	return LoadOptions{Config: p.Config, Normalizers: p.Normalizers, Credentials: credentials}
+}

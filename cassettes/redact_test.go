@@ -1,0 +1,191 @@
+package cassettes
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cassette-dev/cassette/redact"
+)
+
+const plantedValue = "pl4nted-Value/with+chars" // declared, matches no known format
+
+func gzipped(t testing.TB, s string) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	io.WriteString(w, s)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestDecodeBodies(t *testing.T) {
+	full := gzipped(t, "hello secret world")
+	tests := []struct {
+		name, enc string
+		body      []byte
+		want      string
+		decoded   bool
+	}{
+		{"gzip", "gzip", full, "hello secret world", true},
+		{"chain", "gzip, gzip", gzipped(t, string(full)), "hello secret world", true},
+		{"cut short keeps the decoded prefix", "gzip", full[:len(full)-8], "hello secret world", true},
+		{"brotli is kept as it came", "br", []byte("\x0b\x02\x80hi\x03"), "\x0b\x02\x80hi\x03", false},
+		{"mislabelled is kept", "gzip", []byte("plain"), "plain", false},
+		{"identity", "identity", []byte("plain"), "plain", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			it := Interaction{Response: Response{Body: Body(tt.body), ContentLength: int64(len(tt.body)),
+				Headers: http.Header{"Content-Encoding": {tt.enc}, "Content-Length": {"1"}}}}
+			it.DecodeBodies()
+			if string(it.Response.Body) != tt.want || it.Response.Uncompressed != tt.decoded ||
+				(it.Response.Headers.Get("Content-Encoding") == "") != tt.decoded {
+				t.Errorf("body %q uncompressed %v headers %v", it.Response.Body, it.Response.Uncompressed, it.Response.Headers)
+			}
+			if tt.decoded && (it.Response.ContentLength != int64(len(tt.want)) || it.Response.Headers.Get("Content-Length") != "18") {
+				t.Errorf("lengths %d / %q, want %d", it.Response.ContentLength, it.Response.Headers.Get("Content-Length"), len(tt.want))
+			}
+		})
+	}
+}
+
+func TestInteractionRedact(t *testing.T) {
+	r := redact.New(nil, map[string]string{"API_TOKEN": plantedValue})
+	body := `{"echo":"` + plantedValue + `"}`
+	in := Interaction{
+		Request: Request{
+			Method: "POST", URL: "https://api.example.com/x?token=" + url.QueryEscape(plantedValue),
+			RemoteAddr: "127.0.0.1:53211",
+			Headers: http.Header{
+				"Authorization":  {"Bearer " + plantedValue},
+				"X-Github-Token": {"whatever"},
+				"X-Trace":        {"id-" + plantedValue},
+				"Accept":         {"application/json"},
+			},
+			Form:          url.Values{"password": {"hunter22"}, "q": {plantedValue}},
+			Body:          Body(body),
+			ContentLength: int64(len(body)),
+		},
+		Response: Response{
+			Code: 200, Status: "200 OK",
+			Headers:       http.Header{"Set-Cookie": {"s=1"}, "Content-Length": {"99"}, "Content-Type": {"application/json"}, "Location": {"/next?access_token=abcdef123"}},
+			Body:          Body(body),
+			ContentLength: int64(len(body)),
+		},
+	}
+	in.Redact(r)
+	want := `{"echo":"[REDACTED]"}`
+	checks := []struct{ name, got, want string }{
+		{"authorization", in.Request.Headers.Get("Authorization"), redact.Redacted},
+		{"header named like a token", in.Request.Headers.Get("X-Github-Token"), redact.Redacted},
+		{"value in another header", in.Request.Headers.Get("X-Trace"), "id-" + redact.Redacted},
+		{"harmless header kept", in.Request.Headers.Get("Accept"), "application/json"},
+		{"query", in.Request.URL, "https://api.example.com/x?token=%5BREDACTED%5D"},
+		{"remote addr dropped", in.Request.RemoteAddr, ""},
+		{"form credential", in.Request.Form.Get("password"), redact.Redacted},
+		{"form value", in.Request.Form.Get("q"), redact.Redacted},
+		{"request body", string(in.Request.Body), want},
+		{"response body", string(in.Response.Body), want},
+		{"set-cookie", in.Response.Headers.Get("Set-Cookie"), redact.Redacted},
+		{"location", in.Response.Headers.Get("Location"), "/next?access_token=%5BREDACTED%5D"},
+		{"content-length header follows the body", in.Response.Headers.Get("Content-Length"), "21"},
+		{"harmless response header kept", in.Response.Headers.Get("Content-Type"), "application/json"},
+	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			if c.got != c.want {
+				t.Errorf("got %q, want %q", c.got, c.want)
+			}
+		})
+	}
+	if in.Request.ContentLength != int64(len(want)) || in.Response.ContentLength != int64(len(want)) {
+		t.Errorf("content lengths %d/%d, want %d", in.Request.ContentLength, in.Response.ContentLength, len(want))
+	}
+	again := in
+	again.Request.Headers, again.Response.Headers = in.Request.Headers.Clone(), in.Response.Headers.Clone()
+	again.Redact(r)
+	if a, b := mustMarshal(t, again), mustMarshal(t, in); a != b {
+		t.Errorf("a second pass changed the interaction:\n%s\n%s", a, b)
+	}
+}
+
+func mustMarshal(t *testing.T, in Interaction) string {
+	t.Helper()
+	b, err := Marshal(&Cassette{Version: GoVCRVersion, Interactions: []Interaction{in}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestCheckLeaksRefusesLeftoverSecretsWithoutShowingThem(t *testing.T) {
+	r := redact.New(nil, map[string]string{"API_TOKEN": plantedValue})
+	c := &Cassette{Version: 2, Path: "cassettes/gh/x.yaml", Output: &Output{
+		Stdout: Body("line one\nleak: " + plantedValue + "\n"),
+	}}
+	err := c.CheckLeaks(r)
+	var ce *Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("CheckLeaks = %v, want a *Error", err)
+	}
+	if ce.Reason != ESecretLeak {
+		t.Errorf("reason = %s, want %s", ce.Reason, ESecretLeak)
+	}
+	if len(ce.Problems) == 0 || ce.Problems[0].Line == 0 || ce.Problems[0].File != c.Path {
+		t.Errorf("problems = %+v, want one with file and line", ce.Problems)
+	}
+	if strings.Contains(ce.Error(), plantedValue) || strings.Contains(ce.NextStep, plantedValue) {
+		t.Errorf("the error shows the secret: %s", ce.Error())
+	}
+	if !strings.Contains(ce.Error(), "declared:API_TOKEN") {
+		t.Errorf("the error does not name the variable: %s", ce.Error())
+	}
+	c.Redact(r)
+	if err := c.CheckLeaks(r); err != nil {
+		t.Errorf("after redaction, CheckLeaks = %v", err)
+	}
+}
+
+// TestRedactLearnsAcrossInteractions: basic-auth password, cookie values
+// and form parameters are learned; a value learned in a later interaction is
+// scrubbed from an earlier one when the cassette is redacted again; the
+// Redactor is used concurrently (run with -race).
+func TestRedactLearnsAcrossInteractions(t *testing.T) {
+	r := redact.New(nil, nil)
+	const pass, cookie, form = "basic-pass-123", "cookie-val-456", "form-secret-789"
+	mk := func(h http.Header, body string) Interaction {
+		return Interaction{Request: Request{Method: "POST", URL: "https://e.com/", Headers: h,
+			Form: map[string][]string{"client_secret": {form}}},
+			Response: Response{Code: 200, Body: Body(body), Headers: http.Header{}}}
+	}
+	c := &Cassette{Interactions: []Interaction{
+		mk(http.Header{}, "early: "+pass+" "+cookie), // holds values learned only later
+		mk(http.Header{"Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte("bob:"+pass))}}, "p="+pass),
+		mk(http.Header{"Cookie": {"a=1; sid=" + cookie}}, "c="+cookie+" f="+form),
+	}}
+	var wg sync.WaitGroup
+	for i := range c.Interactions {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Interactions[i].Redact(r) }()
+	}
+	wg.Wait()
+	c.Redact(r)
+	wants := []string{"early: [REDACTED] [REDACTED]", "p=[REDACTED]", "c=[REDACTED] f=[REDACTED]"}
+	for i, w := range wants {
+		if got := string(c.Interactions[i].Response.Body); got != w {
+			t.Errorf("interaction %d body = %q, want %q", i, got, w)
+		}
+	}
+	if err := c.CheckLeaks(r); err != nil {
+		t.Errorf("CheckLeaks after redaction: %v", err)
+	}
+}

@@ -1,0 +1,362 @@
+package redact
+
+import (
+	"bytes"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Learned names, in findings and in NamesIn, the values a Redactor learned
+// because redaction hid them by their name, rather than was given.
+const Learned = "hidden-by-name"
+
+// Redactor is the redaction of one session (a recording, an import, a
+// proxy run): the project's Rules, the declared credential values, and
+// every value it hid because of its name — the token of `Authorization:
+// Bearer X`, a Basic password, cookie values, credential-named query, form
+// and multipart parameters and JSON keys, a URL's password — which it
+// learns, when 6 bytes or longer, and from then on scrubs from everything
+// it redacts. Each value, declared or learned, is matched in every form
+// Encodings lists, so a token the upstream echoes JSON-escaped or in
+// base64 is scrubbed as surely as the raw one.
+//
+// It is safe for concurrent use. It never logs or returns a value: what
+// leaves it is redacted text, and findings that name the variable.
+type Redactor struct {
+	rules *Rules
+
+	mu    sync.RWMutex
+	forms map[string]string // every form of every value → the variable it comes from, or Learned
+	given map[string]string // variable → its value as declared
+	order [][]byte          // the forms, longest first (then by bytes); nil when stale
+}
+
+// New returns the Redactor of one session: rules (nil: the built-in names)
+// and the declared credentials (variable name → live value, as FromEnv
+// returns them). Values shorter than 6 bytes are not scrubbed: they would
+// redact ordinary text and are too weak to be credentials.
+func New(rules *Rules, declared map[string]string) *Redactor {
+	if rules == nil {
+		rules = NewRules(nil)
+	}
+	r := &Redactor{rules: rules, forms: map[string]string{}, given: map[string]string{}}
+	for _, name := range slices.Sorted(maps.Keys(declared)) {
+		v := declared[name]
+		if len(v) < minValueLen {
+			continue
+		}
+		r.given[name] = v
+		for _, f := range Encodings(v) {
+			if _, dup := r.forms[f]; !dup {
+				r.forms[f] = name
+			}
+		}
+	}
+	return r
+}
+
+// Rules returns the names the Redactor judges credentials by.
+func (r *Redactor) Rules() *Rules { return r.rules }
+
+// learnable reports whether a value hidden by name is worth learning: long
+// enough not to scrub ordinary text, and not the marker itself in any
+// encoding (a second pass over a redacted interaction: %5BREDACTED%5D).
+func learnable(v string) bool {
+	return len(v) >= minValueLen && !strings.Contains(v, "REDACTED")
+}
+
+// Learn adds a value hidden because of its name to the session's scrub
+// list, in all its encodings. A short value, or one already redacted, is
+// not learned.
+func (r *Redactor) Learn(v string) {
+	v = strings.TrimSpace(v)
+	if !learnable(v) {
+		return
+	}
+	r.mu.RLock()
+	_, known := r.forms[v]
+	r.mu.RUnlock()
+	if known { // every request of a session carries the same token
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, known := r.forms[v]; known {
+		return
+	}
+	for _, f := range Encodings(v) {
+		if _, dup := r.forms[f]; !dup {
+			r.forms[f] = Learned
+		}
+	}
+	r.order = nil
+}
+
+// LearnHeaders learns the secret parts of h's credential headers: the
+// token after an Authorization scheme (and a Basic password), cookie
+// values, the whole value of any other credential header.
+func (r *Redactor) LearnHeaders(h http.Header) {
+	for k, vs := range h {
+		if !r.rules.IsCredentialHeader(k) {
+			continue
+		}
+		for _, v := range vs {
+			for _, s := range hiddenHeaderValues(k, v) {
+				r.Learn(s)
+			}
+		}
+	}
+}
+
+// LearnURL learns a URL's password and the values of its credential-named
+// query parameters (decoded and as written).
+func (r *Redactor) LearnURL(raw string) {
+	if raw == "" {
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return
+	}
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			r.Learn(pw)
+		}
+	}
+	for _, p := range strings.Split(u.RawQuery, "&") {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			continue
+		}
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if !r.rules.IsCredentialName(name) {
+			continue
+		}
+		if dv, err := url.QueryUnescape(v); err == nil {
+			r.Learn(dv)
+		}
+		r.Learn(v)
+	}
+}
+
+// LearnForm learns the values of a parsed form's credential-named fields.
+func (r *Redactor) LearnForm(f url.Values) {
+	for k, vs := range f {
+		if r.rules.IsCredentialField(k) {
+			for _, v := range vs {
+				r.Learn(v)
+			}
+		}
+	}
+}
+
+// LearnBody learns the values of a text body's credential-named fields
+// (JSON keys, form parameters, multipart fields: RedactByName).
+func (r *Redactor) LearnBody(contentType string, body []byte) {
+	if len(body) == 0 || !utf8.Valid(body) {
+		return
+	}
+	_, hidden := r.rules.RedactByName(contentType, body)
+	for _, v := range hidden {
+		r.Learn(v)
+	}
+}
+
+// ordered returns the forms to replace, longest first, so that a value
+// that contains another is removed whole.
+func (r *Redactor) ordered() [][]byte {
+	r.mu.RLock()
+	order, n := r.order, len(r.forms)
+	r.mu.RUnlock()
+	if order != nil || n == 0 {
+		return order
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.order == nil {
+		r.order = make([][]byte, 0, len(r.forms))
+		for f := range r.forms {
+			r.order = append(r.order, []byte(f))
+		}
+		slices.SortFunc(r.order, func(a, b []byte) int {
+			if len(a) != len(b) {
+				return len(b) - len(a)
+			}
+			return bytes.Compare(a, b)
+		})
+	}
+	return r.order
+}
+
+// Bytes returns data with every declared and learned value, in each of its
+// forms, and every known key format replaced by [REDACTED].
+func (r *Redactor) Bytes(data []byte) []byte {
+	if len(data) == 0 {
+		return data
+	}
+	for _, f := range r.ordered() {
+		if bytes.Contains(data, f) {
+			data = bytes.ReplaceAll(data, f, []byte(Redacted))
+		}
+	}
+	return redactFormats(data)
+}
+
+// String is Bytes for a string.
+func (r *Redactor) String(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(r.Bytes([]byte(s)))
+}
+
+// Headers returns a copy of h with credential headers forced to
+// [REDACTED] and the values scrubbed from the others.
+func (r *Redactor) Headers(h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	return byName(h, r.rules.IsCredentialHeader, r.String)
+}
+
+// byName returns a copy of m (a header set, a form) with the values under a
+// credential name forced to [REDACTED] and scrub applied to the others.
+func byName(m map[string][]string, credential func(string) bool, scrub func(string) string) map[string][]string {
+	out := make(map[string][]string, len(m))
+	for k, vs := range m {
+		nv := make([]string, len(vs))
+		cred := credential(k)
+		for i, v := range vs {
+			if cred {
+				nv[i] = Redacted
+			} else {
+				nv[i] = scrub(v)
+			}
+		}
+		out[k] = nv
+	}
+	return out
+}
+
+// URL scrubs a URL: a password becomes [REDACTED], so do the values of
+// credential-named query parameters (access_token, api_key, …; the others
+// keep their order and encoding byte for byte), and the values are
+// scrubbed from the rest. A URL that does not parse is scrubbed as text.
+func (r *Redactor) URL(raw string) string {
+	if raw == "" {
+		return raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return r.String(raw)
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), Redacted)
+		}
+	}
+	if u.RawQuery != "" {
+		u.RawQuery, _ = r.rules.RedactQuery(u.RawQuery)
+	}
+	return r.String(u.String())
+}
+
+// Form returns a copy of a parsed form with the values of credential-named
+// fields replaced by [REDACTED] and the values scrubbed from the others.
+func (r *Redactor) Form(f url.Values) url.Values {
+	if len(f) == 0 {
+		return f
+	}
+	return byName(f, r.rules.IsCredentialField, r.String)
+}
+
+// Body redacts a body: in a text body, the values of credential-named
+// fields (RedactByName; contentType picks the format), then, in any body,
+// the values and key formats (Bytes).
+func (r *Redactor) Body(contentType string, body []byte) []byte {
+	if len(body) == 0 {
+		return body
+	}
+	if utf8.Valid(body) {
+		body, _ = r.rules.RedactByName(contentType, body)
+	}
+	return r.Bytes(body)
+}
+
+// Values returns every form of every value, declared and learned, under a
+// unique name for Scan (and cassettes.SaveOptions): a declared value under
+// its variable, its other forms as "VAR(encoded)", "VAR(encoded 2)", …,
+// the learned ones under Learned likewise.
+func (r *Redactor) Values() map[string]string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	forms := make([]string, 0, len(r.forms))
+	for f := range r.forms {
+		forms = append(forms, f)
+	}
+	sort.Strings(forms) // stable names
+	out := make(map[string]string, len(forms))
+	for _, f := range forms {
+		name := r.forms[f]
+		key := name
+		if f != r.given[name] {
+			key = name + "(encoded)"
+			for i := 2; ; i++ {
+				if _, dup := out[key]; !dup {
+					break
+				}
+				key = name + "(encoded " + strconv.Itoa(i) + ")"
+			}
+		}
+		out[key] = f
+	}
+	return out
+}
+
+// Scan is the package's Scan with every declared and learned value, in
+// each of its forms. A finding's Kind is "declared:VAR" (an encoded form:
+// "declared:VAR(encoded)") or a key format's name.
+func (r *Redactor) Scan(data []byte) []Finding { return Scan(data, r.Values()) }
+
+// NamesIn returns, sorted, the names of the values (declared variables, or
+// Learned) that s holds in any of their forms.
+func (r *Redactor) NamesIn(s string) []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	seen := map[string]bool{}
+	for f, name := range r.forms {
+		if strings.Contains(s, f) {
+			seen[name] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReplaceValues replaces in s every value, in any of its forms (longest
+// first), with what repl returns for the name of its variable (or Learned).
+func (r *Redactor) ReplaceValues(s string, repl func(name string) string) string {
+	for _, f := range r.ordered() {
+		if strings.Contains(s, string(f)) {
+			r.mu.RLock()
+			name := r.forms[string(f)]
+			r.mu.RUnlock()
+			s = strings.ReplaceAll(s, string(f), repl(name))
+		}
+	}
+	return s
+}

@@ -123,3 +123,48 @@ func TestWebSocketBinaryLeak(t *testing.T) {
 		t.Fatalf("Parse = %v, want E_SECRET_LEAK at messages[2].data", err)
 	}
 }
+
+// TestWebSocketSessionsInALargeCassette: a cassette large enough to be
+// read one interaction at a time (split.go, and whatever faster reader of
+// the interactions comes) loads its sessions as the whole-file parse
+// does, with their lines.
+func TestWebSocketSessionsInALargeCassette(t *testing.T) {
+	c := wsCassette(t.TempDir())
+	one := c.Interactions[0]
+	c.Interactions = nil
+	for i := range 400 {
+		it := one
+		it.ID = i
+		it.WebSocket = one.WebSocket.Clone()
+		it.WebSocket.Messages[0].Data = Body(`{"type":"session.created","n":` + strings.Repeat("1", i%7+1) + `,"pad":"` + strings.Repeat("p", 600) + `"}`)
+		c.Interactions = append(c.Interactions, it)
+	}
+	if err := Save(c, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(c.Path)
+	if err != nil || len(data) < splitBytes {
+		t.Fatalf("the file is %d bytes, under the split threshold %d (%v)", len(data), splitBytes, err)
+	}
+	got, err := Load(c.Path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := splitBytes
+	splitBytes = 1 << 62 // parsed whole
+	whole, err := Load(c.Path, LoadOptions{})
+	splitBytes = old
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range c.Interactions {
+		a, b := got.Interactions[i].WebSocket, whole.Interactions[i].WebSocket
+		if a == nil || b == nil || len(a.Messages) != 3 || a.Messages[0].Data != b.Messages[0].Data || a.Messages[2].Data != "\x00\x01\xff\xfe" || *a.Close != *b.Close {
+			t.Fatalf("interaction %d: split %+v, whole %+v", i, a, b)
+		}
+	}
+	field := "interactions[399].websocket.messages[2].data"
+	if l, w := got.Line(field), whole.Line(field); l == 0 || l != w {
+		t.Errorf("%s at line %d split, %d whole", field, l, w)
+	}
+}

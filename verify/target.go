@@ -67,7 +67,7 @@ func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *nor
 		got.Interactions[i] = recorded
 		in := ids.apply(recorded)
 		if isSession(recorded) { // a WebSocket session: message by message (websocket.go)
-			act, err := replaySession(ctx, client, t.BaseURL, i, in, &got.Interactions[i])
+			act, err := replaySession(ctx, client, t.BaseURL, i, in, &got.Interactions[i], ids)
 			actions = append(actions, act)
 			if err != nil {
 				return nil, actions, err

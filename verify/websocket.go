@@ -37,7 +37,7 @@ func isSession(in cassettes.Interaction) bool {
 
 // replaySession runs interaction i, a session, against the fake at base,
 // and fills out with the fake's 101 and session (or its refusal).
-func replaySession(ctx context.Context, client http.Client, base string, i int, in cassettes.Interaction, out *cassettes.Interaction) (report.Action, error) {
+func replaySession(ctx context.Context, client http.Client, base string, i int, in cassettes.Interaction, out *cassettes.Interaction, ids *identities) (report.Action, error) {
 	act := report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: out.Request.URL}
 	u, err := url.Parse(in.Request.URL)
 	if err != nil {
@@ -86,7 +86,7 @@ func replaySession(ctx context.Context, client http.Client, base string, i int, 
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	out.WebSocket = (&session{conn: conn, r: wsframe.NewReader(conn, maxMessage)}).run(in.WebSocket)
+	out.WebSocket = (&session{conn: conn, r: wsframe.NewReader(conn, maxMessage), ids: ids}).run(in.WebSocket)
 	act.Duration, act.Body = time.Since(start), SessionText(out.WebSocket)
 	return act, nil
 }
@@ -95,6 +95,7 @@ func replaySession(ctx context.Context, client http.Client, base string, i int, 
 type session struct {
 	conn io.ReadWriteCloser
 	r    *wsframe.Reader
+	ids  *identities // the fake's ids for the recording's, learned from its messages
 	got  cassettes.WebSocket
 	done bool // the fake closed, or stopped answering
 }
@@ -109,18 +110,25 @@ func (s *session) run(rec *cassettes.WebSocket) *cassettes.WebSocket {
 			break
 		}
 		if m.From == cassettes.FromServer {
-			s.next()
+			if s.next() && !m.Binary() && s.ids != nil {
+				s.ids.learn(cassettes.Response{Body: m.Data}, cassettes.Response{Body: s.got.Messages[len(s.got.Messages)-1].Data})
+			}
 			continue
 		}
-		op := wsframe.Text
+		op, data := wsframe.Text, m.Data
 		if m.Binary() {
 			op = wsframe.Binary
+		} else if s.ids != nil {
+			// A client message that quotes an id the server gave (an item
+			// to continue) quotes the fake's, as a request does.
+			it := s.ids.apply(cassettes.Interaction{Request: cassettes.Request{Body: data}})
+			data = it.Request.Body
 		}
-		if wsframe.WriteFrame(s.conn, wsframe.Frame{Fin: true, Op: op, Payload: m.Data.Bytes()}, true) != nil {
+		if wsframe.WriteFrame(s.conn, wsframe.Frame{Fin: true, Op: op, Payload: data.Bytes()}, true) != nil {
 			s.done = true
 			break
 		}
-		s.got.Messages = append(s.got.Messages, cassettes.WebSocketMessage{From: cassettes.FromClient, Type: m.Type, Data: m.Data})
+		s.got.Messages = append(s.got.Messages, cassettes.WebSocketMessage{From: cassettes.FromClient, Type: m.Type, Data: data})
 	}
 	if cl := rec.Close; (cl == nil || cl.From == cassettes.FromClient) && !s.done {
 		code := 1000
@@ -138,7 +146,8 @@ func (s *session) run(rec *cassettes.WebSocket) *cassettes.WebSocket {
 
 // next reads the fake's next data message (answering pings), or notes its
 // close; done when the fake closed, failed or sent nothing in SessionWait.
-func (s *session) next() {
+// It reports whether a data message came.
+func (s *session) next() bool {
 	for {
 		t := time.AfterFunc(SessionWait, func() { s.conn.Close() })
 		m, err := s.r.Next()
@@ -146,7 +155,7 @@ func (s *session) next() {
 		switch {
 		case err != nil:
 			s.done = true
-			return
+			return false
 		case m.Op == wsframe.Ping:
 			_ = wsframe.WriteFrame(s.conn, wsframe.Frame{Fin: true, Op: wsframe.Pong, Payload: m.Data}, true)
 		case m.Op == wsframe.Pong:
@@ -157,14 +166,14 @@ func (s *session) next() {
 				_ = wsframe.WriteFrame(s.conn, wsframe.Frame{Fin: true, Op: wsframe.Close, Payload: wsframe.CloseData(code, "")}, true)
 			}
 			s.done = true
-			return
+			return false
 		default:
 			msg := cassettes.WebSocketMessage{From: cassettes.FromServer, Data: cassettes.Body(m.Data)}
 			if m.Op == wsframe.Binary {
 				msg.Type = cassettes.MessageBinary
 			}
 			s.got.Messages = append(s.got.Messages, msg)
-			return
+			return true
 		}
 	}
 }

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -28,15 +29,21 @@ func realtimeFake(upper bool) http.Handler {
 		}
 		defer c.CloseNow()
 		ctx := r.Context()
-		_ = c.Write(ctx, websocket.MessageText, []byte(`{"type":"session.created","session":"`+rand.Text()[:8]+`-aaaa-4bbb-8ccc-`+strings.Repeat("d", 12)+`"}`))
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		item := hex.EncodeToString(b[:]) + "-aaaa-4bbb-8ccc-" + strings.Repeat("d", 12)
+		_ = c.Write(ctx, websocket.MessageText, []byte(`{"type":"session.created","item":"`+item+`"}`))
 		for {
 			_, data, err := c.Read(ctx)
 			if err != nil {
 				return
 			}
-			var in struct{ Text string }
+			var in struct{ Text, Item string }
 			_ = json.Unmarshal(data, &in)
 			text := in.Text
+			if in.Item != item { // the client must quote the item this fake made
+				text = "unknown item " + in.Item
+			}
 			if upper {
 				text = strings.ToUpper(text)
 			}
@@ -57,8 +64,8 @@ func sessionCassette(t *testing.T) *cassettes.Cassette {
 				Headers: http.Header{"Connection": {"Upgrade"}, "Upgrade": {"websocket"}, "Sec-Websocket-Key": {"dGhlIHNhbXBsZSBub25jZQ=="}}},
 			Response: cassettes.Response{Code: 101, Status: "101 Switching Protocols", Headers: http.Header{"Connection": {"Upgrade"}, "Upgrade": {"websocket"}}},
 			WebSocket: &cassettes.WebSocket{Messages: []cassettes.WebSocketMessage{
-				{From: "server", Data: `{"type":"session.created","session":"0f8e2a4c-aaaa-4bbb-8ccc-dddddddddddd"}`},
-				{From: "client", At: cassettes.Duration(time.Millisecond), Data: `{"type":"input","text":"hello"}`},
+				{From: "server", Data: `{"type":"session.created","item":"0f8e2a4c-aaaa-4bbb-8ccc-dddddddddddd"}`},
+				{From: "client", At: cassettes.Duration(time.Millisecond), Data: `{"type":"input","item":"0f8e2a4c-aaaa-4bbb-8ccc-dddddddddddd","text":"hello"}`},
 				{From: "server", At: cassettes.Duration(2 * time.Millisecond), Data: `{"type":"delta","text":"HELLO"}`},
 				{From: "server", Type: "binary", At: cassettes.Duration(2 * time.Millisecond), Data: "\xff\x00hello"},
 			}, Close: &cassettes.WebSocketClose{From: "client", Code: 1000}},
@@ -74,8 +81,9 @@ func sessionCassette(t *testing.T) *cassettes.Cassette {
 }
 
 // TestVerifyWebSocketSession: verify plays the recorded client side to a
-// fake, message by message; the fake's session, normalized (its own
-// session id is <uuid:1> as the recorded one is), equals the recording;
+// fake, message by message; the fake's session, normalized (its own item
+// id is <uuid:1> as the recorded one is, and the client's message quotes
+// the fake's id, as a request would), equals the recording;
 // a fake that answers in lower case drifts at the message's index, JSON
 // path and cassette line.
 func TestVerifyWebSocketSession(t *testing.T) {
@@ -89,7 +97,11 @@ func TestVerifyWebSocketSession(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(realtimeFake(tc.upper))
 			defer srv.Close()
-			got, acts, err := replayHTTP(context.Background(), HTTPTarget{BaseURL: srv.URL, Client: srv.Client()}, c, nil)
+			p, err := pipeline(kase, Options{Config: &cassettes.Config{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, acts, err := replayHTTP(context.Background(), HTTPTarget{BaseURL: srv.URL, Client: srv.Client()}, c, p)
 			if err != nil {
 				t.Fatal(err)
 			}

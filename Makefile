@@ -34,6 +34,8 @@ lint: ## gofmt, go vet, staticcheck (installed on first use)
 
 fuzz: ## run each fuzz target for FUZZTIME (default 60s)
 	$(GO) test ./cassettes -run '^$$' -fuzz FuzzParse -fuzztime $${FUZZTIME:-60s}
+	$(GO) test ./cassettes -run '^$$' -fuzz FuzzFastDecodeAgreesWithYAML -fuzztime $${FUZZTIME:-60s}
+	$(GO) test ./cassettes -run '^$$' -fuzz FuzzFastDecodeWriterValues -fuzztime $${FUZZTIME:-60s}
 	$(GO) test ./redact -run '^$$' -fuzz FuzzScan -fuzztime $${FUZZTIME:-60s}
 	$(GO) test ./redact -run '^$$' -fuzz FuzzRedactByName -fuzztime $${FUZZTIME:-60s}
 	$(GO) test ./redact -run '^$$' -fuzz FuzzCredentialName -fuzztime $${FUZZTIME:-60s}

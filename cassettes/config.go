@@ -101,6 +101,29 @@ type Real struct {
 	ClientCert         string `yaml:"client_cert,omitempty"`
 	ClientKey          string `yaml:"client_key,omitempty"`
 	InsecureSkipVerify bool   `yaml:"insecure_skip_verify,omitempty"`
+	// Faults are how a cli adapter's real command says that the real side
+	// could not be reached, on top of the built-in signatures of the tool
+	// it names (curl, git, gh, docker, podman, LLM CLIs).
+	Faults *Faults `yaml:"faults,omitempty"`
+}
+
+// Faults are the failure signatures of a cli adapter's real command: a run
+// that ends with one of these exit codes, or a non-zero exit code and
+// stderr matching one of these patterns, could not reach the real side. It
+// is infrastructure (exit 3), never a cassette or a drift.
+type Faults struct {
+	ExitCodes []int    `yaml:"exit_codes,omitempty" validate:"dive,min=1,max=255"`
+	Stderr    []string `yaml:"stderr,omitempty" validate:"dive,required"` // RE2 patterns, searched in stderr
+	// NotLoggedIn are stderr patterns saying the tool has no credentials
+	// (`gh auth login`): refresh skips the adapter, as for an unset
+	// credential variable.
+	NotLoggedIn []string `yaml:"not_logged_in,omitempty" validate:"dive,required"`
+	// Builtin false drops the tool's built-in signatures (default true).
+	Builtin *bool `yaml:"builtin,omitempty"`
+	// Strict false records a re-recording whose exit code went from 0 to
+	// non-zero with nothing on stdout and no signature matched; by default
+	// (true) it is refused as suspect.
+	Strict *bool `yaml:"strict,omitempty"`
 }
 
 // Fake is how to reach or start the fake.

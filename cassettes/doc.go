@@ -22,6 +22,10 @@
 //     cassette written twice from the same recording is the same bytes and a
 //     review diff shows only what changed. Large bodies go to
 //     content-addressed sidecar files next to the cassette.
+//   - A large file's interactions are read by a decoder of that layout
+//     (fastdecode.go), batches in parallel; whatever it does not know it
+//     leaves to yaml.v3, which then says what is wrong, so the strict load
+//     and its messages are the same either way (fuzzed against yaml.v3).
 //   - Save is atomic (temp file, fsync, rename) and scans before it writes:
 //     a cassette that still holds a declared credential value or a known
 //     key format is refused (E_SECRET_LEAK) and nothing is written.

@@ -47,6 +47,10 @@ const (
 	ERealDNS         Reason = "E_REAL_DNS"     // the real side's host name does not resolve
 	ERealReset       Reason = "E_REAL_RESET"   // the real side closed or reset the connection mid-exchange
 	ERealUpgrade     Reason = "E_REAL_UPGRADE" // the real side refused a WebSocket upgrade, or answered it with a handshake that is not valid
+
+	// ERealSuspect: a re-recorded command went from exit 0 to a failure
+	// with nothing on stdout, and no fault signature said why.
+	ERealSuspect Reason = "E_REAL_SUSPECT"
 	// exit 1: test failure
 	ETestFailed        Reason = "E_TEST_FAILED"
 	EContractDrift     Reason = "E_CONTRACT_DRIFT"
@@ -69,7 +73,7 @@ var reasonExit = map[Reason]Exit{
 	ETimeout: ExitInfra, ERateLimit: ExitInfra, EProvider5xx: ExitInfra,
 	EFakeUnavailable: ExitInfra, ERealUnreachable: ExitInfra, EForge: ExitInfra,
 	EPushRejected: ExitInfra, EIO: ExitInfra, EInterrupted: ExitInfra,
-	ERealTLS: ExitInfra, ERealDNS: ExitInfra, ERealReset: ExitInfra, ERealUpgrade: ExitInfra,
+	ERealTLS: ExitInfra, ERealDNS: ExitInfra, ERealReset: ExitInfra, ERealSuspect: ExitInfra, ERealUpgrade: ExitInfra,
 	ETestFailed: ExitFail, EContractDrift: ExitFail, EFakeError: ExitFail,
 	EQuarantineExpired: ExitFail, EReplayMiss: ExitFail, EEscalated: ExitFail,
 	ERealDrift: ExitFail, EFakeDrift: ExitFail,

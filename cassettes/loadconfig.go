@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"time"
 
@@ -111,6 +112,9 @@ func configRules(cfg *Config) []Problem {
 				add(f+".fake.command", "a cli adapter's fake needs `command` (or in_process: true, for a fake a test runner drives)", "command: [./bin/fake-gh]")
 			}
 		}
+		if a.Real.Faults != nil {
+			out = append(out, faultsProblems(cfg, f+".real.faults", a)...)
+		}
 		for k, v := range a.Real.Headers {
 			for _, vr := range Vars(v) {
 				if !slices.Contains(a.Real.Credentials, vr) {
@@ -159,6 +163,26 @@ func configRules(cfg *Config) []Problem {
 			add("refresh.timezone", fmt.Sprintf("unknown time zone `%s`", cfg.Refresh.TimeZone), "an IANA zone like UTC or Europe/Paris")
 		}
 	}
+	return out
+}
+
+// faultsProblems are the problems of an adapter's real.faults: it belongs
+// to a cli adapter, and its patterns must compile.
+func faultsProblems(cfg *Config, f string, a *Adapter) []Problem {
+	var out []Problem
+	if a.Kind != KindCLI {
+		out = append(out, Problem{File: cfg.Path, Line: cfg.Line(f), Field: f, Message: "real.faults describes a cli adapter's command", Expected: "kind: cli"})
+	}
+	for key, pats := range map[string][]string{"stderr": a.Real.Faults.Stderr, "not_logged_in": a.Real.Faults.NotLoggedIn} {
+		for i, p := range pats {
+			if _, err := regexp.Compile(p); err != nil {
+				field := fmt.Sprintf("%s.%s[%d]", f, key, i)
+				out = append(out, Problem{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: "not a regular expression: " + err.Error(),
+					Expected: "an RE2 pattern, e.g. 'Could not resolve host'"})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Problem) int { return a.Line - b.Line })
 	return out
 }
 

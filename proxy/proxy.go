@@ -144,6 +144,7 @@ type Proxy struct {
 	tr       *http.Transport
 	idx      *match.Index
 	handler  http.Handler
+	tunnels  *tunnels // a replaying forward proxy's CONNECT tunnels (tunnel.go)
 
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
@@ -235,7 +236,7 @@ func New(opts Options) (*Proxy, error) {
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
 			NextStep: "cassette ca init"}
 	}
-	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact})
+	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact, Prepared: savedRedacted})
 	if err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: "cassette proxy --help   # the matching flags"}
 	}
@@ -252,6 +253,9 @@ func New(opts Options) (*Proxy, error) {
 		p.handler = p.streaming(http.HandlerFunc(p.serveReverse))
 	} else {
 		p.handler = p.streaming(p.gp)
+		if p.mode == ModeReplay {
+			p.tunnels = p.newTunnels()
+		}
 	}
 	return p, nil
 }
@@ -348,6 +352,9 @@ func (p *Proxy) Shutdown(ctx context.Context) error {
 			err = e
 		}
 	}
+	if e := p.tunnels.shutdown(ctx); e != nil {
+		err = e
+	}
 	p.endSessions() // a WebSocket session still open is stored as far as it went
 	if e := p.Flush(ctx); e != nil {
 		err = e
@@ -364,6 +371,7 @@ func (p *Proxy) Close() error {
 			_ = p.srv.Close()
 			p.ln.closeAll()
 		}
+		p.tunnels.close()
 		p.tr.CloseIdleConnections()
 	})
 	return nil

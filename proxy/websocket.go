@@ -67,7 +67,11 @@ func (p *Proxy) recordWebSocket(seq int64, req *http.Request) *http.Response {
 		why = "the upstream connection cannot be taken over"
 	}
 	if resp.StatusCode != http.StatusSwitchingProtocols || why != "" {
-		f := p.failedWith(req, infra.Upgrade(resp.Status, why), resp.Status)
+		class := infra.Upgrade(resp.Status, why)
+		if c, failing := infra.ClassifyStatus(resp.StatusCode); failing && why == "" {
+			class = c // the service failing (5xx, 429, 408) says more than "refused"
+		}
+		f := p.failedWith(req, class, resp.Status)
 		p.logf("upstream failed: %s", f)
 		p.end()
 		if why != "" {

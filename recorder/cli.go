@@ -15,6 +15,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/recorder/infra"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -87,10 +88,18 @@ type CLIOptions struct {
 	// Again is the command that records this cassette again, for next
 	// steps; "" is `cassette record --adapter A --scenario S -- COMMAND...`.
 	Again string
-	// RealCommand is the adapter's real.command, for RerecordCLI: when set,
-	// a cassette is re-recorded by running it followed by the cassette's
-	// input.args (input.command is then only the tool's name, as `cassette
-	// record` writes it when the recorded command starts with real.command).
+	// Faults are the fault signatures of the command (see infra.FaultsFor):
+	// a run they match is that failure, not a recording. nil reads none.
+	Faults *infra.CLIFaults
+	// Previous is the committed output being recorded again (RerecordCLI
+	// sets it): a failure it recorded too is expected, and a run that went
+	// from its exit 0 to a failure with nothing on stdout is suspect.
+	Previous *cassettes.Output
+	// RealCommand is the adapter's real.command, for RerecordCLI: a
+	// cassette is re-recorded by running it followed by the cassette's
+	// input.args, and only when its input.command is this command (as
+	// `cassette record` writes it when the recorded command starts with
+	// real.command).
 	RealCommand []string
 }
 
@@ -142,6 +151,9 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		}
 		return nil, FailureError(fails, again(opts))
 	}
+	if err := opts.fault(exit, run.stdout, run.stderr, red); err != nil {
+		return nil, err
+	}
 	c.Output = &cassettes.Output{Stdout: cassettes.Body(run.stdout), Stderr: cassettes.Body(run.stderr), ExitCode: exit}
 	// A credential the command sent by name (a bearer token, a cookie) that
 	// is also written in its arguments would be redacted out of input.args,
@@ -177,8 +189,11 @@ func (opts CLIOptions) intercept(ctx context.Context, red *redact.Redactor) (Int
 	icpt, err := opts.Intercept(ctx, red)
 	var ce *cassettes.Error
 	switch {
-	case errors.As(err, &ce) && ce.Reason == cassettes.ERealUnreachable:
-		return nil, ce // the real side is not there: nothing to run the command against
+	case errors.As(err, &ce) && slices.Contains([]cassettes.Reason{cassettes.ERealUnreachable, cassettes.ERealDNS, cassettes.ETimeout}, ce.Reason):
+		// The real side is not there (refused, DNS): nothing to run the
+		// command against.
+		ce.NextStep = infra.Failure{Reason: ce.Reason}.NextStep(again(opts))
+		return nil, ce
 	case err != nil:
 		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot start the recording proxy",
 			Err: redactedError(red, err), NextStep: "cassette ca init"}
@@ -262,30 +277,35 @@ func (opts CLIOptions) captured(icpt Interceptor, red *redact.Redactor) ([]casse
 	return its, icpt.Failures()
 }
 
-// RerecordCLI runs again the input of a recorded CLI cassette (the refresh
-// loop's entry point) and returns the new cassette. opts supplies what the
-// cassette does not hold: credentials, environment values, the interceptor.
-// Command, Args, Stdin and Scenario are taken from the cassette.
+// RerecordCLI records a committed CLI cassette again (the refresh loop's
+// entry point) and returns the new cassette. What runs is opts.RealCommand
+// (the adapter's real.command, from cassette.yaml) followed by the
+// cassette's input.args, fed its input.stdin: never a program a cassette
+// names. A cassette is data (it arrives in pull requests, refresh writes
+// it): one whose input.command is not real.command is refused with
+// E_CASSETTE_INVALID at its file and line, and nothing runs. opts supplies
+// what the cassette does not hold: credentials, environment values, the
+// interceptor; Args, Stdin and Scenario are taken from the cassette.
 func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) (*cassettes.Cassette, error) {
 	if old == nil || old.Input == nil {
 		return nil, cassettes.Errorf(cassettes.ECassetteInvalid, "cassette validate", "the cassette has no input to run again")
 	}
-	opts.Command = old.Input.Command
-	opts.Args = append([]string(nil), old.Input.Args...)
-	if len(opts.RealCommand) > 0 {
-		opts.Command = opts.RealCommand[0]
-		opts.Args = append(append([]string(nil), opts.RealCommand[1:]...), old.Input.Args...)
-	}
-	opts.Stdin = old.Input.Stdin.Bytes()
 	if opts.Adapter == "" {
 		opts.Adapter = old.Adapter
 	}
+	if err := declared(old, opts); err != nil {
+		return nil, err
+	}
+	opts.Command = opts.RealCommand[0]
+	opts.Args = append(append([]string(nil), opts.RealCommand[1:]...), old.Input.Args...)
+	opts.Stdin = old.Input.Stdin.Bytes()
 	opts.Scenario = old.Scenario
+	opts.Previous = old.Output
 	if len(opts.Normalizers) == 0 {
 		opts.Normalizers = old.Normalizers
 	}
 	c, err := RecordCLI(ctx, opts)
-	if c != nil && c.Input != nil && len(opts.RealCommand) > 0 {
+	if c != nil && c.Input != nil {
 		c.Input.Command, c.Input.Args = old.Input.Command, append([]string(nil), old.Input.Args...)
 	}
 	if c != nil {
@@ -293,6 +313,31 @@ func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) 
 		c.Replayable, c.Mutating = old.Replayable, old.Mutating
 	}
 	return c, err
+}
+
+// declared refuses a cassette whose input.command is not the command
+// cassette.yaml declares for its adapter (opts.RealCommand), before
+// anything runs. The command is quoted in what is printed: a cassette's
+// text may hold anything, line breaks included.
+func declared(old *cassettes.Cassette, opts CLIOptions) error {
+	want := strings.Join(opts.RealCommand, " ")
+	if len(opts.RealCommand) > 0 && old.Input.Command == want {
+		return nil
+	}
+	loc := cassettes.Problem{File: old.Path, Line: old.Line("input.command")}.Location()
+	e := &cassettes.Error{Reason: cassettes.ECassetteInvalid,
+		Message: fmt.Sprintf("%s: input.command %q is not the command adapter %s declares (real.command: %q): nothing was run; refresh and record run only what cassette.yaml declares",
+			loc, old.Input.Command, opts.Adapter, want),
+		Problems: []cassettes.Problem{{File: old.Path, Line: old.Line("input.command"), Field: "input.command",
+			Message: "names a program that is not the adapter's real.command", Expected: fmt.Sprintf("%q (adapters.%s.real.command in cassette.yaml)", want, opts.Adapter)}},
+		NextStep: cassettes.ShellJoin([]string{"git", "log", "-p", "--", old.Path}) + "   # who changed input.command: restore it, or record the scenario again with the declared command"}
+	if len(opts.RealCommand) == 0 {
+		e.Message = fmt.Sprintf("%s: adapter %s declares no real.command: a CLI cassette is recorded again only through the command cassette.yaml declares, never the one it names (%q); nothing was run",
+			loc, opts.Adapter, old.Input.Command)
+		e.Problems = []cassettes.Problem{{Field: "adapters." + opts.Adapter + ".real.command", Message: "not set", Expected: "the real tool, e.g. command: [gh]"}}
+		e.NextStep = "cassette validate   # after setting adapters." + opts.Adapter + ".real.command in cassette.yaml"
+	}
+	return e
 }
 
 // echo writes the child's output, redacted, to w (when set).

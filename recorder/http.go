@@ -73,9 +73,11 @@ type Recording struct {
 // RecordHTTP records every scenario against the adapter's real base URL, one
 // cassette per scenario, in the order given. Retryable failures are retried
 // by the policy; a scenario that still fails stops the run with E_RATE_LIMIT
-// (429), E_PROVIDER_5XX (5xx), E_TIMEOUT or E_REAL_UNREACHABLE, and the
-// recordings made so far are returned with the error. Other statuses (404,
-// 401, …) are recorded as the real answer. Everything is redacted, and a
+// (429), E_PROVIDER_5XX (any 5xx, the ones the policy does not retry at
+// their first answer), E_TIMEOUT or E_REAL_*, and the recordings made so
+// far are returned with the error; a failing status the scenario declares
+// (Status) is recorded instead. Other statuses (404, 401, …) are recorded
+// as the real answer. Everything is redacted, and a
 // cassette with a secret left fails with E_SECRET_LEAK.
 func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
 	lookup := opts.LookupEnv
@@ -377,7 +379,10 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 	if err != nil {
 		return cassettes.Interaction{}, transportError(s.red, err, ctx, t, s.again)
 	}
-	if rpol.retryableStatus(resp.StatusCode) {
+	// The policy retried what specs/000 retries; any failing status left
+	// (those, or a 5xx it does not retry: 501, 505, …) is the service
+	// failing, unless the scenario answers it on purpose.
+	if _, failing := infra.ClassifyStatus(resp.StatusCode); failing && resp.StatusCode != rq.expect {
 		return cassettes.Interaction{}, statusError(resp.StatusCode, t, s.again)
 	}
 	return interaction(rq, resp, respBody, s.opts.Meta.now().Sub(start)), nil
@@ -416,10 +421,7 @@ func interaction(rq request, resp *http.Response, respBody []byte, dur time.Dura
 }
 
 func statusError(code int, t Telemetry, again string) error {
-	f, ok := infra.ClassifyStatus(code)
-	if !ok {
-		f = infra.Failure{Reason: cassettes.EProvider5xx, Class: fmt.Sprintf("%d %s", code, http.StatusText(code))}
-	}
+	f, _ := infra.ClassifyStatus(code)
 	return &cassettes.Error{Reason: f.Reason,
 		Message:  fmt.Sprintf("the real service answered %s after %d attempt(s) (backoff %v ms)", f.Class, t.Attempts, t.RetryBackoffMS),
 		NextStep: f.NextStep(again)}

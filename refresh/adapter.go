@@ -3,6 +3,7 @@ package refresh
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -41,8 +42,18 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 	r := &adapterRun{cycle: c, a: a, res: ar, creds: creds,
 		vopts: verify.Options{Config: o.Config, Normalizers: o.registry(), Credentials: creds}}
 	failed := false
-	for _, old := range olds {
+	for i, old := range olds {
 		cr := r.rerecord(ctx, old)
+		if cr.loggedOut != "" {
+			// The tool has no credentials: the adapter is skipped as for
+			// an unset credential variable, its state left as it was.
+			c.skipLoggedOut(ar, olds[i:], cr)
+			if i == 0 {
+				return ar
+			}
+			failed = true
+			break
+		}
 		ar.Cases = append(ar.Cases, cr)
 		failed = failed || cr.Status == report.StatusError
 	}
@@ -94,6 +105,20 @@ func (c *cycle) skip(ar *AdapterResult, olds []*cassettes.Cassette, missing []st
 	}
 }
 
+// skipLoggedOut marks the cases of olds skipped because the adapter's tool
+// says it is not logged in (cr is the first one's result); the adapter is
+// skipped when none of its cases was re-recorded before.
+func (c *cycle) skipLoggedOut(ar *AdapterResult, olds []*cassettes.Cassette, cr *CaseResult) {
+	why := cr.loggedOut
+	if len(ar.Cases) == 0 {
+		ar.Skipped = why
+	}
+	c.logf("%s: skipped (%s)", ar.Name, why)
+	for _, old := range olds {
+		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + why, NextStep: cr.NextStep})
+	}
+}
+
 // recorder is the options' Recorder, or the one that talks to the real
 // services.
 func (r *adapterRun) recorder() Recorder {
@@ -127,6 +152,11 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 	if got.Live.ExecutionMode != "" {
 		live := got.Live
 		cr.Live = &live
+	}
+	if errors.Is(err, recorder.ErrNotLoggedIn) {
+		ce := cassettes.AsError(err)
+		cr.loggedOut, cr.NextStep = ce.Message, ce.NextStep
+		return cr
 	}
 	if err != nil {
 		ce := cassettes.AsError(err)

@@ -109,6 +109,8 @@ type CaseResult struct {
 	Live     *recorder.LiveRecord
 	Gate     *verify.Result // the replay gate's result on the new cassette
 	Duration time.Duration
+
+	loggedOut string // the real command says it is not logged in: why, for the adapter's skip
 }
 
 // Drifted reports whether the real side no longer gives the committed output.

@@ -155,12 +155,20 @@ func (r *Result) Print(w io.Writer) {
 		case ar.PR != nil:
 			fmt.Fprintf(w, "  %s: drift; %s %q on %s\n", ar.Name, ar.PR.Ref(), ar.PR.Title, ar.Branch)
 		case ar.failed() > 0:
-			fmt.Fprintf(w, "  %s: not refreshed: %d of %d cassette(s) could not be re-recorded (the real side failed; never a drift)\n", ar.Name, ar.failed(), len(ar.Cases))
+			why := "the real side failed; never a drift"
+			if ar.refused() {
+				why = "refused or failed; never a drift"
+			}
+			fmt.Fprintf(w, "  %s: not refreshed: %d of %d cassette(s) could not be re-recorded (%s)\n", ar.Name, ar.failed(), len(ar.Cases), why)
 		default:
 			fmt.Fprintf(w, "  %s: no drift\n", ar.Name)
 		}
 		for _, cr := range ar.Cases {
-			if cr.Status != report.StatusPass {
+			switch {
+			case cr.Status == report.StatusPass:
+			case cr.Reason != "":
+				fmt.Fprintf(w, "    %s[%s] %s: %s\n", cr.Status, cr.Reason, cr.Old.Scenario, cr.Message)
+			default:
 				fmt.Fprintf(w, "    %s %s: %s\n", cr.Status, cr.Old.Scenario, cr.Message)
 			}
 		}
@@ -188,6 +196,17 @@ func suite(cfg *cassettes.Config) string {
 }
 
 // failed counts the cases that could not be re-recorded.
+// refused reports whether a case was not re-recorded because cassette.yaml
+// or the cassette was refused (exit 2), not because the real side failed.
+func (ar *AdapterResult) refused() bool {
+	for _, cr := range ar.Cases {
+		if cr.Status == report.StatusError && cr.New == nil && cr.Reason.Exit() == cassettes.ExitUser {
+			return true
+		}
+	}
+	return false
+}
+
 func (ar *AdapterResult) failed() int {
 	n := 0
 	for _, cr := range ar.Cases {

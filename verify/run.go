@@ -100,7 +100,7 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	// order, each for its case (pool.go).
 	fresh := newFreshPool(ctx, freshPlan(cases, f.targets, f.failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
 		c := cases[i]
-		return startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, f.logDir)
+		return startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, f.logDir, false)
 	})
 	defer fresh.close()
 	onWorkers(ctx, len(cases), jobs, func(i int) {
@@ -218,7 +218,7 @@ func (f *fakes) startShared(ctx context.Context, cases []Case) {
 			if p.LogPath != "" {
 				f.logs[name] = p.LogPath
 			}
-			f.targets[name] = processTarget(p, f.jobs)
+			f.targets[name] = processTarget(p)
 		}()
 	}
 	wg.Wait()
@@ -400,9 +400,9 @@ func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarg
 			res.FakeLog = logOf(ce)
 			return nil, stop, nil
 		}
-		stop = p.Stop
-		res.FakeLog = p.LogPath
-		t = processTarget(p, 1)
+		// Its log is kept when the case does not pass (fakelog.go).
+		stop = func() { res.FakeLog = p.StopKeepingLog(res.Status != report.StatusPass) }
+		t = processTarget(p)
 	}
 	p, err := pipeline(c, opts)
 	if err != nil {
@@ -475,10 +475,11 @@ func (o Options) logDir() string {
 }
 
 // processTarget reaches a fake process over loopback HTTP, without any
-// proxy and without transparent decompression (bodies compare as sent).
-func processTarget(p *Process, conns int) HTTPTarget {
+// proxy and without transparent decompression (bodies compare as sent), on
+// the connection its readiness check opened (fake.go).
+func processTarget(p *Process) HTTPTarget {
 	return HTTPTarget{BaseURL: p.BaseURL, Alive: func() (bool, error) { return p.alive(time.Second) },
-		Client: &http.Client{Transport: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: conns}}}
+		Client: &http.Client{Transport: p.tr}}
 }
 
 // normalizeActions replaces the fake's bodies and outputs in the actions by

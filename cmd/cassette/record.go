@@ -150,6 +150,9 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	}
 	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
 		Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout}
+	if opts.Faults, err = recorder.FaultsOf(command[0], a); err != nil {
+		return err
+	}
 	opts.Log = stdio.Err
 	if !o.quiet {
 		opts.Stdout, opts.Stderr = stdio.Out, stdio.Err
@@ -164,6 +167,9 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	if n := len(a.Real.Command); n > 0 && len(command) >= n && c.Input != nil && slices.Equal(command[:n], a.Real.Command) {
 		c.Input.Command = strings.Join(a.Real.Command, " ")
 		c.Input.Args = append([]string(nil), command[n:]...)
+	} else if a.Kind == cassettes.KindCLI {
+		fmt.Fprintf(stdio.Err, "note: this command does not start with real.command of adapter %s (%q): refresh and `cassette record` without a command will refuse to record the cassette again (they run only real.command)\n",
+			o.adapter, strings.Join(a.Real.Command, " "))
 	}
 	c.Mutating = o.mutating
 	if a.Kind == cassettes.KindHTTP {

@@ -48,6 +48,15 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("SHARED", sharedDir())
+			// The recording proxy's CA, for scripts that do not choose
+			// one: outside $WORK (scripts commit it with git add -A) and
+			// never the machine's own (HOME is /no-home in a script).
+			ca, err := os.MkdirTemp("", "cassette-script-ca")
+			if err != nil {
+				return err
+			}
+			env.Defer(func() { os.RemoveAll(ca) })
+			env.Setenv("CASSETTE_CA_DIR", filepath.Join(ca, "ca"))
 			return nil
 		},
 	})

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -166,5 +167,32 @@ func TestWebSocketSessionsInALargeCassette(t *testing.T) {
 	field := "interactions[399].websocket.messages[2].data"
 	if l, w := got.Line(field), whole.Line(field); l == 0 || l != w {
 		t.Errorf("%s at line %d split, %d whole", field, l, w)
+	}
+}
+
+// TestFastDecodeReadsSessions: the fast reader of the writer's layout reads
+// a session (text, a literal block, binary, an empty list, a close) as
+// yaml.v3 does, and the writer's bytes come back.
+func TestFastDecodeReadsSessions(t *testing.T) {
+	c := wsCassette(t.TempDir())
+	empty := c.Interactions[0]
+	empty.WebSocket = &WebSocket{Messages: []WebSocketMessage{}}
+	c.Interactions = append(c.Interactions, empty)
+	data, err := Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := interactionsOf(data)
+	got := make([]Interaction, len(c.Interactions))
+	if !fastItems(text, got) {
+		t.Fatalf("the fast reader declined a session:\n%s", text)
+	}
+	if want, ok := yamlItems(text); !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("yaml.v3 reads %#v, the fast reader %#v", want, got)
+	}
+	back := *c
+	back.Interactions = got
+	if again, err := Marshal(&back); err != nil || !bytes.Equal(again, data) {
+		t.Fatalf("read back differently (%v):\n%s", err, again)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/report"
-	"github.com/cassette-dev/cassette/wsframe"
+	"github.com/cassette-dev/cassette/wsplay"
 )
 
 // A recorded WebSocket session is verified as its client: verify upgrades
@@ -22,13 +22,8 @@ import (
 // client's and awaits the answer). The fake's messages become the
 // session compared (package diff, message by message, normalized like
 // bodies). A fake that sends fewer messages than recorded is waited for at
-// most SessionWait per message, then the missing ones are a drift.
-
-// SessionWait bounds the wait for each message a fake's session owes.
-const SessionWait = 5 * time.Second
-
-// maxMessage bounds one message read from a fake.
-const maxMessage = 64 << 20
+// most wsplay.SessionWait per message, then the missing ones are a drift.
+// The client side is package wsplay's, which re-recording shares.
 
 // isSession reports whether a recorded interaction is a WebSocket session.
 func isSession(in cassettes.Interaction) bool {
@@ -52,18 +47,12 @@ func replaySession(ctx context.Context, client http.Client, base string, i int, 
 		return act, fmt.Errorf("interactions[%d].request: %w", i, err)
 	}
 	for k, vs := range in.Request.Headers {
-		if !hopHeaders[http.CanonicalHeaderKey(k)] && !strings.HasPrefix(http.CanonicalHeaderKey(k), "Sec-Websocket-") {
+		if !hopHeaders[http.CanonicalHeaderKey(k)] {
 			req.Header[k] = append([]string(nil), vs...)
 		}
 	}
-	req.Header.Set("Connection", "Upgrade")
-	req.Header.Set("Upgrade", "websocket")
-	req.Header.Set("Sec-WebSocket-Version", "13")
-	req.Header.Set("Sec-WebSocket-Key", wsframe.NewKey())
-	if p := in.Request.Headers.Get("Sec-WebSocket-Protocol"); p != "" {
-		req.Header.Set("Sec-WebSocket-Protocol", p)
-	}
-	client.Timeout = 0 // the session is bounded by ctx (the case's timeout) and SessionWait
+	key := wsplay.Handshake(req.Header)
+	client.Timeout = 0 // the session is bounded by ctx (the case's timeout) and wsplay.SessionWait
 	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
@@ -75,9 +64,12 @@ func replaySession(ctx context.Context, client http.Client, base string, i int, 
 	r.Proto, r.ProtoMajor, r.ProtoMinor, r.ContentLength = resp.Proto, resp.ProtoMajor, resp.ProtoMinor, resp.ContentLength
 	out.WebSocket = nil
 	act.StatusCode = resp.StatusCode
-	conn, ok := resp.Body.(io.ReadWriteCloser)
-	if resp.StatusCode != http.StatusSwitchingProtocols || !ok {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxMessage))
+	conn, err := wsplay.Upgraded(resp, key)
+	if err != nil { // a fake that does not upgrade: its answer is compared with the 101
+		var body []byte
+		if resp.StatusCode != http.StatusSwitchingProtocols { // a 101's body is the connection
+			body, _ = io.ReadAll(io.LimitReader(resp.Body, wsplay.MaxMessage))
+		}
 		resp.Body.Close()
 		r.Body, act.Body = cassettes.Body(body), body
 		act.Duration = time.Since(start)
@@ -86,96 +78,20 @@ func replaySession(ctx context.Context, client http.Client, base string, i int, 
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	out.WebSocket = (&session{conn: conn, r: wsframe.NewReader(conn, maxMessage), ids: ids}).run(in.WebSocket)
+	out.WebSocket, _ = wsplay.Play(conn, in.WebSocket, wsplay.Options{
+		// A client message quotes the fake's ids where the recording quoted
+		// the service's, as a request does (learned from the messages before).
+		Rewrite: func(b cassettes.Body) cassettes.Body {
+			return ids.apply(cassettes.Interaction{Request: cassettes.Request{Body: b}}).Request.Body
+		},
+		Learn: func(rec, got cassettes.WebSocketMessage) {
+			if !rec.Binary() {
+				ids.learn(cassettes.Response{Body: rec.Data}, cassettes.Response{Body: got.Data})
+			}
+		},
+	})
 	act.Duration, act.Body = time.Since(start), SessionText(out.WebSocket)
 	return act, nil
-}
-
-// session is verify's side of one session with a fake.
-type session struct {
-	conn io.ReadWriteCloser
-	r    *wsframe.Reader
-	ids  *identities // the fake's ids for the recording's, learned from its messages
-	got  cassettes.WebSocket
-	done bool // the fake closed, or stopped answering
-}
-
-// run plays the recorded client side and returns the fake's session.
-func (s *session) run(rec *cassettes.WebSocket) *cassettes.WebSocket {
-	if rec == nil {
-		rec = &cassettes.WebSocket{}
-	}
-	for _, m := range rec.Messages {
-		if s.done {
-			break
-		}
-		if m.From == cassettes.FromServer {
-			if s.next() && !m.Binary() && s.ids != nil {
-				s.ids.learn(cassettes.Response{Body: m.Data}, cassettes.Response{Body: s.got.Messages[len(s.got.Messages)-1].Data})
-			}
-			continue
-		}
-		op, data := wsframe.Text, m.Data
-		if m.Binary() {
-			op = wsframe.Binary
-		} else if s.ids != nil {
-			// A client message that quotes an id the server gave (an item
-			// to continue) quotes the fake's, as a request does.
-			it := s.ids.apply(cassettes.Interaction{Request: cassettes.Request{Body: data}})
-			data = it.Request.Body
-		}
-		if wsframe.WriteFrame(s.conn, wsframe.Frame{Fin: true, Op: op, Payload: data.Bytes()}, true) != nil {
-			s.done = true
-			break
-		}
-		s.got.Messages = append(s.got.Messages, cassettes.WebSocketMessage{From: cassettes.FromClient, Type: m.Type, Data: data})
-	}
-	if cl := rec.Close; (cl == nil || cl.From == cassettes.FromClient) && !s.done {
-		code := 1000
-		if cl != nil {
-			code = cl.Code
-		}
-		_ = wsframe.WriteFrame(s.conn, wsframe.Frame{Fin: true, Op: wsframe.Close, Payload: wsframe.CloseData(code, "")}, true)
-		s.got.Close = &cassettes.WebSocketClose{From: cassettes.FromClient, Code: code}
-	}
-	for !s.done {
-		s.next() // what the fake sends until it closes: beyond the recording, a drift
-	}
-	return &s.got
-}
-
-// next reads the fake's next data message (answering pings), or notes its
-// close; done when the fake closed, failed or sent nothing in SessionWait.
-// It reports whether a data message came.
-func (s *session) next() bool {
-	for {
-		t := time.AfterFunc(SessionWait, func() { s.conn.Close() })
-		m, err := s.r.Next()
-		t.Stop()
-		switch {
-		case err != nil:
-			s.done = true
-			return false
-		case m.Op == wsframe.Ping:
-			_ = wsframe.WriteFrame(s.conn, wsframe.Frame{Fin: true, Op: wsframe.Pong, Payload: m.Data}, true)
-		case m.Op == wsframe.Pong:
-		case m.Op == wsframe.Close:
-			if s.got.Close == nil {
-				code, reason := wsframe.ParseClose(m.Data)
-				s.got.Close = &cassettes.WebSocketClose{From: cassettes.FromServer, Code: code, Reason: reason}
-				_ = wsframe.WriteFrame(s.conn, wsframe.Frame{Fin: true, Op: wsframe.Close, Payload: wsframe.CloseData(code, "")}, true)
-			}
-			s.done = true
-			return false
-		default:
-			msg := cassettes.WebSocketMessage{From: cassettes.FromServer, Data: cassettes.Body(m.Data)}
-			if m.Op == wsframe.Binary {
-				msg.Type = cassettes.MessageBinary
-			}
-			s.got.Messages = append(s.got.Messages, msg)
-			return true
-		}
-	}
 }
 
 // SessionText shows a session in a report, one message a line: "→" the

@@ -302,3 +302,24 @@ func TestUpgradeFailureExits3(t *testing.T) {
 		t.Errorf("a cassette was saved: %v", err)
 	}
 }
+
+// TestRerecordFromItsOwnInput: what refresh does each week: the committed
+// session is recorded again from its own input — the upgrade, then its
+// recorded client side played against the real service — and the fake
+// still matches the new recording.
+func TestRerecordFromItsOwnInput(t *testing.T) {
+	e := newExample(t)
+	base, cert := startServer(t, e, true)
+	_, errOut := e.MustBoth(nil, cassetteBin, "record", "--adapter", "realtime", "--scenario", "go-session",
+		"--base-url", "https"+strings.TrimPrefix(base, "wss"), "--upstream-ca", cert)
+	if !strings.Contains(errOut, "re-recorded cassettes/realtime/go-session.yaml") {
+		t.Fatalf("record:\n%s", errOut)
+	}
+	file := e2e.ReadFile(t, e.Path("cassettes/realtime/go-session.yaml"))
+	if strings.Count(file, "from: server") != 11 || strings.Contains(file, key) || !strings.Contains(file, `"delta":"ARE"`) {
+		t.Fatalf("the re-recorded session should hold the service's 10 messages and its close, redacted:\n%s", file)
+	}
+	if out := e.Must(nil, cassetteBin, "verify", "--case", "realtime/go-session"); !strings.Contains(out, "1 passed, 0 failed") {
+		t.Fatalf("verify:\n%s", out)
+	}
+}

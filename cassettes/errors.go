@@ -33,6 +33,7 @@ const (
 	EUsage                   Reason = "E_USAGE"
 	EQuarantineInvalid       Reason = "E_QUARANTINE_INVALID"
 	EBundleInvalid           Reason = "E_BUNDLE_INVALID"
+	EObservationInvalid      Reason = "E_OBSERVATION_INVALID" // a line of .cassette/observed is not an observation
 	// exit 3: infrastructure
 	ETimeout         Reason = "E_TIMEOUT"
 	ERateLimit       Reason = "E_RATE_LIMIT"
@@ -58,6 +59,9 @@ const (
 	EQuarantineExpired Reason = "E_QUARANTINE_EXPIRED"
 	EReplayMiss        Reason = "E_REPLAY_MISS"
 	EEscalated         Reason = "E_ESCALATED"
+	// coverage (exit 1): a call shape the tests sent to a fake is backed by
+	// no cassette, or an adapter whose fake was called has none at all.
+	EUncoveredCall Reason = "E_UNCOVERED_CALL"
 	// refresh (exit 1): the real service changed and a refresh PR now
 	// carries the new cassettes (the fake still matches them) …
 	ERealDrift Reason = "E_REAL_DRIFT"
@@ -69,14 +73,14 @@ const (
 var reasonExit = map[Reason]Exit{
 	ECfgParse: ExitUser, EMissingConfig: ExitUser, ECassetteNotFound: ExitUser,
 	ECassetteInvalid: ExitUser, EReplayMissingDependency: ExitUser, ESecretLeak: ExitUser,
-	EUsage: ExitUser, EQuarantineInvalid: ExitUser, EBundleInvalid: ExitUser,
+	EUsage: ExitUser, EQuarantineInvalid: ExitUser, EBundleInvalid: ExitUser, EObservationInvalid: ExitUser,
 	ETimeout: ExitInfra, ERateLimit: ExitInfra, EProvider5xx: ExitInfra,
 	EFakeUnavailable: ExitInfra, ERealUnreachable: ExitInfra, EForge: ExitInfra,
 	EPushRejected: ExitInfra, EIO: ExitInfra, EInterrupted: ExitInfra,
 	ERealTLS: ExitInfra, ERealDNS: ExitInfra, ERealReset: ExitInfra, ERealSuspect: ExitInfra, ERealUpgrade: ExitInfra,
 	ETestFailed: ExitFail, EContractDrift: ExitFail, EFakeError: ExitFail,
 	EQuarantineExpired: ExitFail, EReplayMiss: ExitFail, EEscalated: ExitFail,
-	ERealDrift: ExitFail, EFakeDrift: ExitFail,
+	ERealDrift: ExitFail, EFakeDrift: ExitFail, EUncoveredCall: ExitFail,
 }
 
 // Exit returns the exit class a reason code maps to; an unregistered code is a
@@ -192,5 +196,5 @@ func AsError(err error) *Error {
 	if errors.As(err, &ce) {
 		return ce
 	}
-	return &Error{Reason: EIO, Message: err.Error(), Err: err, NextStep: "cassette validate"}
+	return &Error{Reason: EIO, Message: err.Error(), Err: err, NextStep: Command("cassette", "validate")}
 }

@@ -68,5 +68,5 @@ func (s *sender) session(rq request, resp *http.Response, key string, start time
 
 // failure is the error of a re-recording the real side failed.
 func (s *sender) failure(f infra.Failure, t Telemetry) error {
-	return &cassettes.Error{Reason: f.Reason, Message: fmt.Sprintf("the real service failed after %d attempt(s): %s", t.Attempts, f.Class), NextStep: f.NextStep(s.again)}
+	return &cassettes.Error{Reason: f.Reason, Message: fmt.Sprintf("the real service failed after %d attempt(s): %s; %s", t.Attempts, f.Class, f.Advice()), NextStep: s.again}
 }

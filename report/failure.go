@@ -26,13 +26,14 @@ const (
 	RootConfig          = "config"      // configuration or cassette error
 	RootSecretLeak      = "secret_leak" // a credential would have been written
 	RootQuarantine      = "quarantine_expired"
-	RootRealDrift       = "real_drift"   // refresh: the real service changed; the fake still matches
-	RootFakeDrift       = "fake_drift"   // refresh: the real service changed and the fake does not follow
-	RootEscalated       = "escalated"    // refresh: drifting for escalate_after cycles
-	RootProvider5xx     = "provider_5xx" // the real service answered 5xx after the retries
-	RootForge           = "forge"        // the forge (git push, GitHub API) refused or failed
-	RootInterrupted     = "interrupted"  // stopped by SIGINT/SIGTERM
-	RootIO              = "io"           // a local file could not be read or written
+	RootRealDrift       = "real_drift"     // refresh: the real service changed; the fake still matches
+	RootFakeDrift       = "fake_drift"     // refresh: the real service changed and the fake does not follow
+	RootEscalated       = "escalated"      // refresh: drifting for escalate_after cycles
+	RootProvider5xx     = "provider_5xx"   // the real service answered 5xx after the retries
+	RootForge           = "forge"          // the forge (git push, GitHub API) refused or failed
+	RootInterrupted     = "interrupted"    // stopped by SIGINT/SIGTERM
+	RootIO              = "io"             // a local file could not be read or written
+	RootUncoveredCall   = "uncovered_call" // coverage: a call shape the tests use is backed by no cassette
 	RootUnknown         = "unknown"
 )
 
@@ -40,7 +41,7 @@ const (
 var RootCauseClasses = []string{RootContractDrift, RootRealDrift, RootFakeDrift, RootEscalated,
 	RootFakeError, RootFakeUnavailable, RootReplayMiss, RootRealUnreachable, RootProvider5xx,
 	RootTimeout, RootRateLimit, RootConfig, RootSecretLeak, RootQuarantine, RootForge,
-	RootInterrupted, RootIO, RootUnknown}
+	RootInterrupted, RootIO, RootUncoveredCall, RootUnknown}
 
 // digest returns the failure digest of a failed case: the case's own, with
 // empty fields derived.
@@ -110,6 +111,8 @@ func rootCause(rc cassettes.Reason) string {
 		return RootSecretLeak
 	case cassettes.EQuarantineExpired:
 		return RootQuarantine
+	case cassettes.EUncoveredCall:
+		return RootUncoveredCall
 	}
 	if rc != "" && rc.Exit() == cassettes.ExitUser {
 		return RootConfig

@@ -63,6 +63,8 @@ type Run struct {
 	CICorrelationID string `json:"ci_correlation_id,omitempty"`
 	// History is refresh's drift history by adapter (report.html draws it).
 	History []AdapterHistory `json:"history,omitempty"`
+	// Coverage is what a run of `cassette coverage` found (coverage.go).
+	Coverage *Coverage `json:"coverage,omitempty"`
 }
 
 // Tool identifies the cassette build that produced a report.

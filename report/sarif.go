@@ -84,6 +84,7 @@ type sarifResult struct {
 	Locations           []sarifLocation   `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Properties          map[string]string `json:"properties,omitempty"`
+	Fixes               []sarifFix        `json:"fixes,omitempty"`
 }
 
 type sarifLocation struct {
@@ -147,6 +148,7 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 	b := &sarifBuilder{run: r, synthetic: cmpOr(r.ConfigPath, "cassette.yaml"), rules: map[string]sarifRule{}}
 	b.runError()
 	b.cases()
+	b.coverage()
 	ruleList, index := b.ruleList()
 	results := b.results
 	sort.SliceStable(results, func(i, j int) bool { return levelRank(results[i].Level) < levelRank(results[j].Level) })
@@ -243,7 +245,7 @@ func (b *sarifBuilder) runError() {
 func (b *sarifBuilder) cases() {
 	r := b.run
 	for _, c := range r.sortedCases() {
-		if !c.failed() {
+		if !c.failed() || (r.Coverage != nil && c.Reason == cassettes.EUncoveredCall) { // coverage() reports uncovered shapes
 			continue
 		}
 		level := "error"
@@ -291,6 +293,9 @@ func helpURI(tool, ruleID string) string {
 	if strings.HasPrefix(ruleID, "drift/") {
 		return base + "#reports"
 	}
+	if ruleID == RuleUncoveredCallShape {
+		return base + "#coverage"
+	}
 	return base + "#exit-codes"
 }
 
@@ -299,6 +304,9 @@ func ruleHelp(ruleID, replay string) string {
 	if class, ok := strings.CutPrefix(ruleID, "drift/"); ok {
 		return "The fake's " + class + " differs from the recorded cassette after normalization. Reproduce it with `" +
 			replay + " --case ADAPTER/SCENARIO` (the result names the case), then fix the fake; if the real service changed, re-record the cassette with `cassette record`."
+	}
+	if ruleID == RuleUncoveredCallShape {
+		return "The project's tests sent this call shape to the adapter's fake, and no cassette of the adapter has it: nothing proves that the fake answers it as the real service does. Run the record command of the fix against the real side, commit the cassette, then `cassette verify`."
 	}
 	rc := cassettes.Reason(ruleID)
 	switch rc.Exit() {

@@ -87,10 +87,14 @@ func StepSummary(run *Run, links Links) []byte {
 func (r *Run) stepSummary(links Links, withDiffs bool) []byte {
 	var b strings.Builder
 	failing := r.notPassed()
+	if r.Coverage != nil {
+		failing = nil // the coverage section lists them, with their record commands
+	}
 	for _, section := range []func(*strings.Builder){
 		r.mdOutcome,
 		r.mdCounts,
 		r.mdRunError,
+		func(b *strings.Builder) { r.mdCoverage(b, links) },
 		func(b *strings.Builder) { r.mdCaseTable(b, failing, links) },
 		func(b *strings.Builder) { r.mdCaseDetails(b, failing, withDiffs) },
 	} {

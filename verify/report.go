@@ -78,8 +78,14 @@ func ErrorReport(configPath string, tool report.Tool, e *cassettes.Error, now ti
 	if err == nil {
 		suite = filepath.Base(abs)
 	}
-	return &report.Run{Tool: tool, Command: "verify", Suite: suite, ConfigPath: rel(base, configPath),
+	run := &report.Run{Tool: tool, Command: "verify", Suite: suite, ConfigPath: rel(base, configPath),
 		Err: repoRelative(base, e), Started: now, Finished: now}
+	// An invalid config has a digest too (policy_pack_digest); one that
+	// holds a credential is not carried into the reports.
+	if data, err := os.ReadFile(configPath); err == nil && (e == nil || e.Reason != cassettes.ESecretLeak) {
+		run.ConfigBytes = data
+	}
+	return run
 }
 
 // atConfig returns e with each problem that points into a fake's log (a

@@ -100,7 +100,8 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	// order, each for its case (pool.go).
 	fresh := newFreshPool(ctx, freshPlan(cases, f.targets, f.failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
 		c := cases[i]
-		return startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, f.logDir, false)
+		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, f.logDir, false)
+		return p, withFakeLine(err, opts.Config, c.Cassette.Adapter)
 	})
 	defer fresh.close()
 	onWorkers(ctx, len(cases), jobs, func(i int) {
@@ -205,6 +206,7 @@ func (f *fakes) startShared(ctx context.Context, cases []Case) {
 		go func() {
 			defer wg.Done()
 			p, err := StartFake(ctx, name, a, f.opts.Config.Dir, f.logDir)
+			err = withFakeLine(err, f.opts.Config, name)
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			if err != nil {
@@ -375,7 +377,11 @@ func runCLICase(k *caseClock, c Case, opts Options, res *Result) (*cassettes.Cas
 	}
 	got, actions, err := runCLI(k.start(), run, c.Cassette, cassettes.ResolvePath(opts.Config.Dir, c.Adapter.Fake.Dir))
 	res.Actions = actions
-	if errors.Is(err, errNotRunnable) || errors.Is(err, errCrashed) {
+	switch {
+	case errors.Is(err, errNotRunnable):
+		res.Err = cliNotRunnable(opts.Config, name, err)
+		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, res.Err.Message
+	case errors.Is(err, errCrashed):
 		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, err.Error()
 	}
 	return got, err

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -37,7 +36,7 @@ prints its next step.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			if out == "" {
-				return cassettes.Errorf(cassettes.EUsage, "cassette report merge --out DIR "+strings.Join(dirs, " "), "--out is required")
+				return cassettes.Errorf(cassettes.EUsage, cassettes.Command(append([]string{"cassette", "report", "merge", "--out", "merged"}, dirs...)...), "--out is required")
 			}
 			return reportMerge(stdio, out, dirs, mo)
 		},
@@ -120,7 +119,7 @@ func bundleValidate(stdio *IO, dir string) error {
 		if len(bundles) == 0 {
 			return &cassettes.Error{Reason: cassettes.EBundleInvalid,
 				Message:  fmt.Sprintf("%s holds no bundle: neither %s nor any DIR/<suite>/<timestamp>/bundle.json", dir, filepath.Join(dir, "bundle.json")),
-				NextStep: "cassette verify --bundle-dir " + cassettes.ShellJoin([]string{dir}) + "   # writes a bundle below it"}
+				NextStep: cassettes.Command("cassette", "verify", "--bundle-dir", dir)}
 		}
 		fmt.Fprintf(stdio.Err, "%s is a bundle root: validating the %d bundle(s) below it\n", dir, len(bundles))
 	}
@@ -137,7 +136,7 @@ func bundleValidate(stdio *IO, dir string) error {
 	}
 	if bad > 0 {
 		return &cassettes.Error{Reason: cassettes.EBundleInvalid, Message: fmt.Sprintf("%d of %d bundle(s) below %s have problems (%d in all)", bad, len(bundles), dir, len(probs)),
-			Problems: probs, NextStep: "cassette verify --bundle-dir " + cassettes.ShellJoin([]string{bundleRoot(dir, bundles)}) + "   # re-create the bundle"}
+			Problems: probs, NextStep: cassettes.Command("cassette", "verify", "--bundle-dir", bundleRoot(dir, bundles))}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -39,9 +40,10 @@ requests, in order, to an HTTP fake (started with $PORT if fake.command is
 set); the recorded arguments, stdin and environment names to a CLI fake — and
 compares the fake's output with the cassette's, normalized, byte for byte.
 
-Every run writes junit.xml, sarif.json, summary.json, report.jsonl and
-log.jsonl to --report-dir. Exit 0: all passed; 1: a fake drifted or failed;
-2: a config or cassette error; 3: a fake did not start.`,
+Every run writes summary.json, junit.xml, sarif.json, report.jsonl,
+log.jsonl, run.json and report.html to --report-dir (--bundle-dir adds a
+forensic bundle). Exit 0: all passed; 1: a fake drifted or failed; 2: a
+config or cassette error; 3: a fake did not start.`,
 		Example: `  cassette verify
   cassette verify --adapter github -j 8
   cassette verify --case github/list-pulls
@@ -71,7 +73,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	tool := reportTool()
-	p, cases, err := o.load(g, paths)
+	p, cases, err := o.load(g, paths, stdio.Err)
 	if err != nil {
 		// Every failure, even before a case runs, rewrites summary.json: CI
 		// must never read the previous run's verdict.
@@ -84,6 +86,9 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Jobs: o.jobs,
 		CaseTimeout: o.timeout, LogDir: logDir, Credentials: p.credentials()})
 	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
+	if run.ReplayCommand == "" && p.cfg.Path != cassettes.ConfigFile {
+		run.ReplayCommand = p.command("cassette", "verify") // the replay commands name the config this run used
+	}
 	console := stdio.Out
 	if g.json {
 		console = stdio.Err // stdout carries summary.json
@@ -96,8 +101,8 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 }
 
 // selection is the cases the flags select, with the shard.
-func (o *verifyOptions) selection() (verify.Selection, error) {
-	sel, err := o.selectFlags.selection("verify")
+func (o *verifyOptions) selection(g *globals) (verify.Selection, error) {
+	sel, err := o.selectFlags.selection(g, "verify")
 	if err == nil && o.shard != "" {
 		sel.Shard, sel.Shards, err = verify.ParseShard(o.shard)
 	}
@@ -106,8 +111,10 @@ func (o *verifyOptions) selection() (verify.Selection, error) {
 
 // load loads the project and the cassettes of paths (the project's
 // cassettes by default; a shard's own only) and plans the selected cases.
-func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Case, error) {
-	sel, err := o.selection()
+// A run over the whole corpus warns on warn about adapters without a
+// cassette.
+func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*project, []verify.Case, error) {
+	sel, err := o.selection(g)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,14 +136,15 @@ func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Cas
 	if err != nil {
 		return nil, nil, err
 	}
+	if sel.Shards <= 1 && len(paths) == 1 && paths[0] == p.cfg.CassetteDir() {
+		warnUnrecorded(warn, p.cfg, list, sel.Adapters)
+	}
 	cases, err := verify.Plan(p.cfg, list, sel)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(cases) == 0 && sel.Shards <= 1 {
-		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound,
-			Message:  "no cassette matches: nothing to verify",
-			NextStep: "cassette record --adapter " + firstOf(p.cfg.Order) + " ...   # record a first cassette"}
+		return nil, nil, noCaseError(p, o, list)
 	}
 	return p, cases, nil
 }

@@ -42,13 +42,13 @@ var registry = map[string]int{
 	"E_TIMEOUT": 3, "E_RATE_LIMIT": 3, "E_PROVIDER_5XX": 3, "E_FAKE_UNAVAILABLE": 3, "E_REAL_UNREACHABLE": 3,
 	"E_FORGE": 3, "E_PUSH_REJECTED": 3, "E_IO": 3, "E_INTERRUPTED": 3,
 	"E_TEST_FAILED": 1, "E_CONTRACT_DRIFT": 1, "E_FAKE_ERROR": 1, "E_QUARANTINE_EXPIRED": 1, "E_REPLAY_MISS": 1,
-	"E_ESCALATED": 1, "E_REAL_DRIFT": 1, "E_FAKE_DRIFT": 1,
+	"E_ESCALATED": 1, "E_REAL_DRIFT": 1, "E_FAKE_DRIFT": 1, "E_UNCOVERED_CALL": 1, "E_OBSERVATION_INVALID": 2,
 }
 
 // rootCauses is the declared root_cause_class taxonomy (README.md, Reports).
 var rootCauses = []string{"contract_drift", "real_drift", "fake_drift", "escalated", "fake_error", "fake_unavailable",
 	"replay_miss", "real_unreachable", "provider_5xx", "timeout", "rate_limit", "config", "secret_leak",
-	"quarantine_expired", "forge", "interrupted", "io", "unknown"}
+	"quarantine_expired", "forge", "interrupted", "io", "uncovered_call", "unknown"}
 
 type checker struct {
 	dir   string

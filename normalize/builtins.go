@@ -43,9 +43,9 @@ func Builtins() *Registry {
 			panic(err) // a duplicate here is a programming error caught by every test
 		}
 	}
-	must(r.Register("timestamps.ISO8601", textRule(isoMatcher, nil, fDash|fColon|fDigit, hasAll('-', ':'), func(string, *State) string { return "<ISO8601>" })))
-	must(r.Register("timestamps.RFC1123", textRule(rfc1123Matcher, nil, fCommaSpace, hasAny(", "), func(string, *State) string { return "<RFC1123>" })))
-	must(r.Register("timestamps.ANSIC", textRule(ansicMatcher, nil, fColon|fSpace, hasAll(':', ' '), func(string, *State) string { return "<ANSIC>" })))
+	must(r.Register("timestamps.ISO8601", textRule(isoMatcher, nil, fDash|fColonDigit, hasAll('-', ':'), func(string, *State) string { return "<ISO8601>" })))
+	must(r.Register("timestamps.RFC1123", textRule(rfc1123Matcher, nil, fCommaSpace|fColonDigit, hasAny(", "), func(string, *State) string { return "<RFC1123>" })))
+	must(r.Register("timestamps.ANSIC", textRule(ansicMatcher, nil, fSpace|fColonDigit, hasAll(':', ' '), func(string, *State) string { return "<ANSIC>" })))
 	must(r.Register("timestamps.unix", func(string, Options) (Normalizer, error) { return unixTimestamps(), nil }))
 	must(r.Register("sha:full", func(string, Options) (Normalizer, error) { return fullSHA(), nil }))
 	must(r.Register("sha:short", func(string, Options) (Normalizer, error) { return shortSHA(), nil }))
@@ -94,9 +94,9 @@ func Builtins() *Registry {
 				}
 				v.setString(st.Placeholder(kind, s))
 			}
-		}}, nil
+		}, jsonPaths: []*JSONPath{p}}, nil
 	}))
-	must(r.Register("ports", textRule(regexMatcher{portRE}, []string{"port"}, fColon|fDigit, hasAny("127.0.0.1", "localhost", "0.0.0.0", "[::1]"), func(m string, st *State) string {
+	must(r.Register("ports", textRule(regexMatcher{portRE}, []string{"port"}, fHostColon|fColonDigit, hasAny("127.0.0.1", "localhost", "0.0.0.0", "[::1]"), func(m string, st *State) string {
 		i := strings.LastIndexByte(m, ':')
 		return m[:i+1] + st.Placeholder("port", m[i+1:])
 	})))
@@ -105,7 +105,7 @@ func Builtins() *Registry {
 		return Normalizer{canonical: true}, nil
 	}))
 	must(r.Register("whitespace.trailing", func(string, Options) (Normalizer, error) {
-		return Normalizer{Text: func(s string, _ *State) string { return trimTrailing(s) }, kindsKnown: true, settles: true, needs: fBlank}, nil
+		return Normalizer{Text: func(s string, _ *State) string { return trimTrailing(s) }, kindsKnown: true, settles: true, needs: fTrailBlank}, nil
 	}))
 	must(r.Register("redact.credentials", redactCredentials))
 	return r
@@ -357,7 +357,16 @@ func unixTimestamps() Normalizer {
 				return replaceBounded(regexMatcher{unixTextRE}, line, func(m string) string { return digitsRE.ReplaceAllString(m, "<unix>") })
 			})
 		},
+		jsonEpochs: true,
 		json: func(root *jsonNode, _ *State) {
+			if root.flat != nil { // the leaves under time-like names are known
+				root.eachNode(func(v *jsonNode) {
+					if v.epoch {
+						setEpoch(v)
+					}
+				})
+				return
+			}
 			root.eachNode(func(n *jsonNode) {
 				if n.kind != '{' {
 					return
@@ -366,20 +375,24 @@ func unixTimestamps() Normalizer {
 					if !isUnixKey(k) {
 						continue
 					}
-					v := n.kids[i]
-					if d := epochDigits(v.str); d > 0 {
-						switch v.kind {
-						case '0':
-							v.setNumber("1" + strings.Repeat("0", d-1))
-						case '"':
-							v.setString("<unix>")
-						}
-					}
+					setEpoch(n.kids[i])
 				}
 			})
 		},
 		kindsKnown: true, settles: true,
 		needs: fDigits10 | fAssign,
+	}
+}
+
+// setEpoch rewrites a value under a time-like name that is an epoch.
+func setEpoch(v *jsonNode) {
+	if d := epochDigits(v.str); d > 0 {
+		switch v.kind {
+		case '0':
+			v.setNumber("1" + strings.Repeat("0", d-1))
+		case '"':
+			v.setString("<unix>")
+		}
 	}
 }
 
@@ -431,7 +444,8 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 	return Normalizer{
 		ByteSafe:   true,
 		kindsKnown: true, settles: true,
-		redactor: red,
+		redactor:  red,
+		jsonCreds: true,
 		// secrets skips every key format none of whose literals occurs in
 		// the text, so a clean text costs a few substring searches.
 		Text: func(s string, _ *State) string { return red.text(s) },

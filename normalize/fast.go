@@ -17,43 +17,46 @@ import (
 
 // redactor is redact.RedactString with a prefilter: a text in which no
 // declared value and no literal of a key format occurs is returned as it is
-// (Redact would change nothing in it) after one scan of its byte pairs.
+// (Redact would change nothing in it) after one scan of its bytes, three
+// in a row at a time.
 type redactor struct {
 	creds map[string]string
-	rules *redact.Rules    // the credential names
-	lits  []string         // declared values (long enough to be scrubbed) and format literals
-	pairs *[1 << 10]uint64 // bit set of the first two bytes of each of lits (8 KiB: stays in cache)
-	all   bool             // a format without literals: always redact
+	rules *redact.Rules       // the credential names
+	lits  map[uint64][]string // declared values and format literals of three bytes or more, by the tripleHash of their first three
+	first *tripleSet          // the first three bytes of each of lits (4 KiB: stays in cache)
+	short []string            // declared values of one or two bytes (looked for as they are)
+	all   bool                // a format without literals: always redact
 
 	// names remembers Rules.IsCredentialField for the first maxNames
 	// keys seen: the records of a stream repeat theirs.
 	names     sync.Map // string → bool
 	nameCount atomic.Int64
-	one       [256]bool // first bytes of one-byte literals
 }
 
 func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
-	r := &redactor{creds: creds, rules: rules, pairs: new([1 << 10]uint64)}
+	r := &redactor{creds: creds, rules: rules, first: new(tripleSet), lits: map[uint64][]string{}}
+	var lits []string
 	for _, v := range creds {
-		if v != "" { // secrets skips short values: listing them only costs a call
-			r.lits = append(r.lits, v)
+		if v != "" { // redact skips short values: listing them only costs a call
+			lits = append(lits, v)
 		}
 	}
 	for _, p := range redact.Patterns {
 		if len(p.Literals) == 0 {
 			r.all = true
 		}
-		r.lits = append(r.lits, p.Literals...)
+		lits = append(lits, p.Literals...)
 	}
-	for _, l := range r.lits {
-		switch len(l) {
-		case 0:
+	for _, l := range lits {
+		switch {
+		case l == "":
 			r.all = true
-		case 1:
-			r.one[l[0]] = true
+		case len(l) < 3:
+			r.short = append(r.short, l)
 		default:
-			pair := uint16(l[0])<<8 | uint16(l[1])
-			r.pairs[pair>>6] |= 1 << (pair & 63)
+			h := tripleHash(l[0], l[1], l[2])
+			r.lits[h] = append(r.lits[h], l)
+			r.first.add(l[0], l[1], l[2])
 		}
 	}
 	return r
@@ -64,19 +67,30 @@ func (r *redactor) mayChange(s string) bool {
 	if r.all {
 		return true
 	}
-	for i := 0; i < len(s); i++ {
-		if r.one[s[i]] {
+	for _, l := range r.short {
+		if strings.Contains(s, l) {
 			return true
 		}
-		if pair := uint16(s[i])<<8 | uint16(byteAt(s, i+1)); r.pairs[pair>>6]&(1<<(pair&63)) != 0 && i+1 < len(s) {
-			for _, l := range r.lits {
-				if strings.HasPrefix(s[i:], l) {
+	}
+	var h uint64
+	for i := 0; i < len(s); i++ {
+		h = (h<<5 ^ uint64(s[i])) & (1<<15 - 1) // tripleHash of s[i-2:i+1]
+		if i >= 2 && r.first[h>>6]&(1<<(h&63)) != 0 {
+			for _, l := range r.lits[h] {
+				if strings.HasPrefix(s[i-2:], l) {
 					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// textFeatures returns featuresOf(s) and whether !r.mayChange(s), in one
+// scan of s (and a second where a literal's first bytes may occur).
+func (r *redactor) textFeatures(s string) (f features, clean bool) {
+	f, hit := scanText(s, r.first)
+	return f, !r.all && (!hit && len(r.short) == 0 || !r.mayChange(s))
 }
 
 // strings redacts the string values of a document; a value found clean is

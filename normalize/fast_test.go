@@ -32,6 +32,8 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 	}
 	f.Add(strings.Join(fastSeeds, " "))
 	creds := map[string]string{"TOKEN": "hunter2-secret", "SHORT": "abc"}
+	tiny := map[string]string{"TINY": "zq"}
+	redTiny := newRedactor(tiny, nil)
 	red := newRedactor(creds, nil)
 	tmps := tmpMatcher([]string{"/tmp", "/var/tmp", "/private/tmp", "/tmp/a"})
 	winTmps := tmpMatcher([]string{"/tmp", "C:/Users/me/AppData/Local/Temp", "\xc3\xa9/t", "/odd\nroot"})
@@ -58,6 +60,12 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 		}
 		if got, want := isUnixKey(s), unixKeyRE.MatchString(s); got != want {
 			t.Fatalf("isUnixKey(%q) = %v, unixKeyRE says %v", s, got, want)
+		}
+		if f, clean := red.textFeatures(s); f != featuresOf(s) || clean == red.mayChange(s) {
+			t.Fatalf("textFeatures(%q) = %b, %v; featuresOf %b, mayChange %v", s, f, clean, featuresOf(s), red.mayChange(s))
+		}
+		if f, clean := redTiny.textFeatures(s); f != featuresOf(s) || clean == redTiny.mayChange(s) || redTiny.text(s) != redact.RedactString(s, tiny) {
+			t.Fatalf("with a two-byte value, on %q: textFeatures %b, %v; mayChange %v", s, f, clean, redTiny.mayChange(s))
 		}
 		if got, want := red.text(s), redact.RedactString(s, creds); got != want {
 			t.Fatalf("redactor on %q: %q, redact.RedactString gives %q", s, got, want)

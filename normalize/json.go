@@ -32,6 +32,15 @@ type jsonNode struct {
 	// document order (parents first): a walk over them is a walk over
 	// memory in order, not a chase of pointers.
 	nodes *[][]jsonNode
+	// flat, on the root of a streamed document (stream.go), is the plan
+	// it was scanned with: its nodes are only the leaves something may
+	// rewrite, and what their places say is on each of them: epoch (a
+	// member with a time-like name), sel (the plan's paths that select
+	// it), parent (the start of the object it is a member of).
+	flat   *streamPlan
+	epoch  bool
+	sel    uint8
+	parent int
 }
 
 var errJSON = errors.New("not JSON")

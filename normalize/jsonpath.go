@@ -216,6 +216,9 @@ func parseIndexOrSlice(t string) (selector, error) {
 // selectNodes returns the nodes a query selects, in document order of the
 // query's evaluation (RFC 9535 §2.3), each at most once.
 func (p *JSONPath) selectNodes(root *jsonNode) []*jsonNode {
+	if root.flat != nil {
+		return root.flat.selected(root, p)
+	}
 	cur := []*jsonNode{root}
 	for _, seg := range p.segs {
 		var next []*jsonNode

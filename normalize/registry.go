@@ -28,6 +28,12 @@ type Normalizer struct {
 
 	json      func(root *jsonNode, st *State)
 	canonical bool // json.canonical: write JSON in RFC 8785 form
+	// What the JSON part selects, for the streamed engine (stream.go): the
+	// values of these paths, values under time-like member names, strings
+	// under credential names. A JSON part that says none of these makes
+	// its pipelines parse documents into trees.
+	jsonPaths             []*JSONPath
+	jsonEpochs, jsonCreds bool
 
 	// kinds are the State kinds Text numbers, when kindsKnown: a pipeline
 	// applies text parts that share no kind string by string in one walk.
@@ -221,6 +227,7 @@ func (r *Registry) Pipeline(names []string, o Options) (*Pipeline, error) {
 		p.steps = append(p.steps, n)
 	}
 	p.stages = plan(p.steps)
+	p.stream = newStreamPlan(p.steps, redact.redactor, p.canonical)
 	return p, nil
 }
 
@@ -327,7 +334,7 @@ func compileDefinition(name string, d Definition) (Normalizer, error) {
 		}
 		return st.Placeholder(name, s)
 	}
-	n := Normalizer{Name: name, kinds: []string{name}, kindsKnown: true}
+	n := Normalizer{Name: name, kinds: []string{name}, kindsKnown: true, jsonPaths: paths}
 	if len(paths) > 0 {
 		n.json = func(root *jsonNode, st *State) {
 			for _, p := range paths {

@@ -359,7 +359,7 @@ func unixTimestamps() Normalizer {
 		},
 		jsonEpochs: true,
 		json: func(root *jsonNode, _ *State) {
-			if root.flat != nil { // the leaves under time-like names are known
+			if root.flat() != nil { // the leaves under time-like names are known
 				root.eachNode(func(v *jsonNode) {
 					if v.epoch {
 						setEpoch(v)
@@ -371,11 +371,11 @@ func unixTimestamps() Normalizer {
 				if n.kind != '{' {
 					return
 				}
-				for i, k := range n.keys {
+				for i, k := range n.keys() {
 					if !isUnixKey(k) {
 						continue
 					}
-					setEpoch(n.kids[i])
+					setEpoch(n.kids()[i])
 				}
 			})
 		},
@@ -453,7 +453,7 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 		// redacts them (redact.RedactByName): the fake's side then
 		// compares equal to the recorded [REDACTED].
 		json: func(root *jsonNode, _ *State) {
-			if root.credKnown { // where the credential names are is known: no key is judged again
+			if root.doc != nil && root.doc.credKnown { // where the credential names are is known: no key is judged again
 				root.eachString(func(v *jsonNode) {
 					if v.cred {
 						v.setString(redact.Redacted)
@@ -462,7 +462,9 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 				return
 			}
 			redactByName(root, false, red, map[string]bool{})
-			root.credKnown = root.nodes != nil // its nodes are what a later walk visits
+			if root.doc != nil { // its nodes are what a later walk visits
+				root.doc.credKnown = true
+			}
 		},
 		Headers: func(h http.Header, _ *State) {
 			for k, vs := range o.Rules.RedactHeaders(h, creds) {
@@ -484,15 +486,16 @@ func redactByName(n *jsonNode, cred bool, red *redactor, judged map[string]bool)
 			n.setString(redact.Redacted)
 		}
 	case '[':
-		for _, k := range n.kids {
+		for _, k := range n.kids() {
 			redactByName(k, cred, red, judged)
 		}
 	case '{':
-		for i, k := range n.kids {
-			c, ok := judged[n.keys[i]]
+		keys := n.keys()
+		for i, k := range n.kids() {
+			c, ok := judged[keys[i]]
 			if !ok {
-				c = red.isCredentialName(n.keys[i])
-				judged[n.keys[i]] = c
+				c = red.isCredentialName(keys[i])
+				judged[keys[i]] = c
 			}
 			redactByName(k, c, red, judged)
 		}

@@ -21,11 +21,11 @@ import (
 // in a row at a time.
 type redactor struct {
 	creds map[string]string
-	rules *redact.Rules       // the credential names
-	lits  map[uint64][]string // declared values and format literals of three bytes or more, by the tripleHash of their first three
-	first *tripleSet          // the first three bytes of each of lits (4 KiB: stays in cache)
-	short []string            // declared values of one or two bytes (looked for as they are)
-	all   bool                // a format without literals: always redact
+	rules *redact.Rules        // the credential names
+	lits  map[uint64][]literal // declared values and format literals of three bytes or more, by the tripleHash of their key
+	keys  *tripleSet           // each literal's key: three bytes of it (4 KiB: stays in cache)
+	short []string             // declared values of one or two bytes (looked for as they are)
+	all   bool                 // a format without literals: always redact
 
 	// names remembers Rules.IsCredentialField for the first maxNames
 	// keys seen: the records of a stream repeat theirs.
@@ -34,7 +34,7 @@ type redactor struct {
 }
 
 func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
-	r := &redactor{creds: creds, rules: rules, first: new(tripleSet), lits: map[uint64][]string{}}
+	r := &redactor{creds: creds, rules: rules, keys: new(tripleSet), lits: map[uint64][]literal{}}
 	var lits []string
 	for _, v := range creds {
 		if v != "" { // redact skips short values: listing them only costs a call
@@ -54,9 +54,10 @@ func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
 		case len(l) < 3:
 			r.short = append(r.short, l)
 		default:
-			h := tripleHash(l[0], l[1], l[2])
-			r.lits[h] = append(r.lits[h], l)
-			r.first.add(l[0], l[1], l[2])
+			at := keyOf(l)
+			h := tripleHash(l[at], l[at+1], l[at+2])
+			r.lits[h] = append(r.lits[h], literal{l, at})
+			r.keys.add(l[at], l[at+1], l[at+2])
 		}
 	}
 	return r
@@ -75,9 +76,9 @@ func (r *redactor) mayChange(s string) bool {
 	var h uint64
 	for i := 0; i < len(s); i++ {
 		h = (h<<5 ^ uint64(s[i])) & (1<<15 - 1) // tripleHash of s[i-2:i+1]
-		if i >= 2 && r.first[h>>6]&(1<<(h&63)) != 0 {
+		if i >= 2 && r.keys[h>>6]&(1<<(h&63)) != 0 {
 			for _, l := range r.lits[h] {
-				if strings.HasPrefix(s[i-2:], l) {
+				if start := i - 2 - l.key; start >= 0 && strings.HasPrefix(s[start:], l.s) {
 					return true
 				}
 			}
@@ -86,10 +87,37 @@ func (r *redactor) mayChange(s string) bool {
 	return false
 }
 
+// A literal is looked for by three bytes of it (its key, at offset key):
+// those least likely in ordinary text, so that the prefilter rarely sends
+// a text on to be searched ("_pa" of github_pat_, not the "git" of every
+// URL of GitHub).
+type literal struct {
+	s   string
+	key int
+}
+
+// keyOf returns the offset of l's key: its three bytes in a row with the
+// most bytes that are not lowercase letters, the first of those.
+func keyOf(l string) int {
+	best, bestScore := 0, -1
+	for at := 0; at+3 <= len(l); at++ {
+		score := 0
+		for _, c := range []byte(l[at : at+3]) {
+			if c < 'a' || c > 'z' {
+				score++
+			}
+		}
+		if score > bestScore {
+			best, bestScore = at, score
+		}
+	}
+	return best
+}
+
 // textFeatures returns featuresOf(s) and whether !r.mayChange(s), in one
 // scan of s (and a second where a literal's first bytes may occur).
 func (r *redactor) textFeatures(s string) (f features, clean bool) {
-	f, hit := scanText(s, r.first)
+	f, hit := scanText(s, r.keys)
 	return f, !r.all && (!hit && len(r.short) == 0 || !r.mayChange(s))
 }
 
@@ -219,7 +247,7 @@ func (s stage) run(root *jsonNode, st *State) {
 // settle ends a pass: it reports whether a value was changed in it, and
 // marks the values that were not as settled for the next.
 func (n *jsonNode) settle() (changed bool) {
-	for _, chunk := range *n.nodes {
+	for _, chunk := range n.doc.nodes {
 		for i := range chunk {
 			d := &chunk[i]
 			if d.gone {
@@ -238,8 +266,8 @@ func (n *jsonNode) settle() (changed bool) {
 
 // eachString calls fn on every string value, in document order.
 func (n *jsonNode) eachString(fn func(*jsonNode)) {
-	if n.nodes != nil { // the root of a parsed document
-		for _, chunk := range *n.nodes {
+	if n.doc != nil { // the root of a parsed document
+		for _, chunk := range n.doc.nodes {
 			for i := range chunk {
 				if d := &chunk[i]; d.kind == '"' && !d.gone {
 					fn(d)
@@ -252,7 +280,7 @@ func (n *jsonNode) eachString(fn func(*jsonNode)) {
 	case '"':
 		fn(n)
 	case '{', '[':
-		for _, k := range n.kids {
+		for _, k := range n.kids() {
 			k.eachString(fn)
 		}
 	}
@@ -297,8 +325,8 @@ func isUnixKey(k string) bool {
 // eachNode calls fn on every value, parents before their children, in
 // document order (walk without the path).
 func (n *jsonNode) eachNode(fn func(*jsonNode)) {
-	if n.nodes != nil { // the root of a parsed document: its nodes are in that order
-		for _, chunk := range *n.nodes {
+	if n.doc != nil { // the root of a parsed document: its nodes are in that order
+		for _, chunk := range n.doc.nodes {
 			for i := range chunk {
 				if d := &chunk[i]; !d.gone {
 					fn(d)
@@ -308,7 +336,7 @@ func (n *jsonNode) eachNode(fn func(*jsonNode)) {
 		return
 	}
 	fn(n)
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		k.eachNode(fn)
 	}
 }
@@ -319,7 +347,7 @@ func (n *jsonNode) eachNode(fn func(*jsonNode)) {
 // place of its span: one scan, no recursion.
 func (n *jsonNode) writeDoc(dst, src []byte) []byte {
 	pos := n.start
-	for _, chunk := range *n.nodes {
+	for _, chunk := range n.doc.nodes {
 		for i := range chunk {
 			d := &chunk[i]
 			if !d.dirty || d.gone {

@@ -16,31 +16,70 @@ import (
 // document whose values are rewritten can be written back with its original
 // spacing and key order (only json.canonical changes those).
 type jsonNode struct {
-	kind  byte // '{' object, '[' array, '"' string, '0' number, 'l' literal (true/false/null)
-	start int  // span of the value in the source
+	str   string // decoded string, or the raw text of a number or literal
+	start int    // span of the value in the source
 	end   int
-	keys  []string    // object member names, in order
-	kids  []*jsonNode // object member values or array elements
-	str   string      // decoded string, or the raw text of a number or literal
-	dirty bool        // rewritten since parsing: write str instead of the source span
-	feat  features    // featuresOf(str) | fKnown, or 0 when not computed yet
-	gone  bool        // was below a value rewritten to a string: no longer in the document
-	// cred: the value sits under a credential-named key (set by the first
-	// redaction; credKnown, on the root, says it was).
-	cred, credKnown bool
-	// nodes, on the root of a parsed document, are all its nodes in
-	// document order (parents first): a walk over them is a walk over
-	// memory in order, not a chase of pointers.
-	nodes *[][]jsonNode
-	// flat, on the root of a streamed document (stream.go), is the plan
-	// it was scanned with: its nodes are only the leaves something may
-	// rewrite, and what their places say is on each of them: epoch (a
-	// member with a time-like name), sel (the plan's paths that select
-	// it), parent (the start of the object it is a member of).
-	flat   *streamPlan
-	epoch  bool
-	sel    uint8
+	// parent, in a streamed document, is the start of the object the
+	// value is a member of (stream.go).
 	parent int
+	mem    *members // an object's or an array's members, or nil
+	// doc, on the root of a document, is the document's own.
+	doc   *jsonDoc
+	feat  features // featuresOf(str) | fKnown, or 0 when not computed yet
+	kind  byte     // '{' object, '[' array, '"' string, '0' number, 'l' literal (true/false/null)
+	dirty bool     // rewritten since parsing: write str instead of the source span
+	gone  bool     // was below a value rewritten to a string: no longer in the document
+	// cred: the value sits under a credential-named key (set by the first
+	// redaction, or by the scan of a streamed document).
+	cred bool
+	// epoch and sel, in a streamed document: a member with a time-like
+	// name, the plan's paths that select the value.
+	epoch bool
+	sel   uint8
+}
+
+// members are an object's names and values, in order, or an array's
+// elements (keys nil).
+type members struct {
+	keys []string
+	kids []*jsonNode
+}
+
+// A jsonDoc is what the root of a document knows of all of it.
+type jsonDoc struct {
+	// nodes are all its nodes in document order (parents first): a walk
+	// over them is a walk over memory in order, not a chase of pointers.
+	// In a streamed document, only the leaves something may rewrite.
+	nodes [][]jsonNode
+	// flat, on a streamed document, is the plan it was scanned with.
+	flat *streamPlan
+	// credKnown: which values are under credential-named keys is known
+	// (their cred is set).
+	credKnown bool
+}
+
+// keys returns an object's member names.
+func (n *jsonNode) keys() []string {
+	if n.mem == nil {
+		return nil
+	}
+	return n.mem.keys
+}
+
+// kids returns an object's member values or an array's elements.
+func (n *jsonNode) kids() []*jsonNode {
+	if n.mem == nil {
+		return nil
+	}
+	return n.mem.kids
+}
+
+// flat returns the plan a streamed document was scanned with, or nil.
+func (n *jsonNode) flat() *streamPlan {
+	if n.doc == nil {
+		return nil
+	}
+	return n.doc.flat
 }
 
 var errJSON = errors.New("not JSON")
@@ -61,7 +100,7 @@ func parseJSON(src []byte) (*jsonNode, error) {
 		return nil, fmt.Errorf("%w: trailing data at byte %d", errJSON, p.i)
 	}
 	p.chunks[len(p.chunks)-1] = p.chunk
-	n.nodes = &p.chunks
+	n.doc = &jsonDoc{nodes: p.chunks}
 	return n, nil
 }
 
@@ -163,8 +202,7 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 			if p.i < len(p.src) && p.src[p.i] == '}' {
 				p.i++
 				n.end = p.i
-				n.keys = append([]string(nil), p.keys[base:]...)
-				n.kids = append([]*jsonNode(nil), p.kids[base:]...)
+				n.mem = &members{append([]string(nil), p.keys[base:]...), append([]*jsonNode(nil), p.kids[base:]...)}
 				p.keys, p.kids = p.keys[:base], p.kids[:base]
 				return n, nil
 			}
@@ -196,7 +234,7 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 			if p.i < len(p.src) && p.src[p.i] == ']' {
 				p.i++
 				n.end = p.i
-				n.kids = append([]*jsonNode(nil), p.kids[base:]...)
+				n.mem = &members{kids: append([]*jsonNode(nil), p.kids[base:]...)}
 				p.keys, p.kids = p.keys[:base], p.kids[:base]
 				return n, nil
 			}
@@ -401,11 +439,11 @@ func (n *jsonNode) setString(s string) {
 	if n.kind == '"' && n.str == s && !n.dirty {
 		return
 	}
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		k.eachNode(func(d *jsonNode) { d.gone = true })
 	}
 	n.kind, n.str, n.dirty, n.feat = '"', s, true, fTouched
-	n.keys, n.kids = nil, nil
+	n.mem = nil
 }
 
 // setNumber rewrites a value to a JSON number given as text.
@@ -419,7 +457,7 @@ func (n *jsonNode) setNumber(raw string) {
 // write appends the document: the source bytes where nothing changed, the
 // rewritten values where something did.
 func (n *jsonNode) write(dst, src []byte) []byte {
-	if n.nodes != nil {
+	if n.doc != nil {
 		return n.writeDoc(dst, src)
 	}
 	if !n.changed() {
@@ -429,7 +467,7 @@ func (n *jsonNode) write(dst, src []byte) []byte {
 	case '{', '[':
 		// Copy the source between children, rewriting the children.
 		pos := n.start
-		for _, k := range n.kids {
+		for _, k := range n.kids() {
 			dst = append(dst, src[pos:k.start]...)
 			dst = k.write(dst, src)
 			pos = k.end
@@ -446,7 +484,7 @@ func (n *jsonNode) changed() bool {
 	if n.dirty {
 		return true
 	}
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		if k.changed() {
 			return true
 		}
@@ -461,24 +499,25 @@ func (n *jsonNode) changed() bool {
 func (n *jsonNode) writeCanonical(dst []byte) []byte {
 	switch n.kind {
 	case '{':
-		idx := make([]int, len(n.keys))
+		keys, kids := n.keys(), n.kids()
+		idx := make([]int, len(keys))
 		for i := range idx {
 			idx[i] = i
 		}
-		sort.SliceStable(idx, func(a, b int) bool { return utf16Less(n.keys[idx[a]], n.keys[idx[b]]) })
+		sort.SliceStable(idx, func(a, b int) bool { return utf16Less(keys[idx[a]], keys[idx[b]]) })
 		dst = append(dst, '{')
 		for j, i := range idx {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, n.keys[i])
+			dst = appendJSONString(dst, keys[i])
 			dst = append(dst, ':')
-			dst = n.kids[i].writeCanonical(dst)
+			dst = kids[i].writeCanonical(dst)
 		}
 		return append(dst, '}')
 	case '[':
 		dst = append(dst, '[')
-		for i, k := range n.kids {
+		for i, k := range n.kids() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -536,15 +575,15 @@ func appendJSONString(dst []byte, s string) []byte {
 // walk visits every value in document order with its location; it stops
 // descending where fn returns false.
 func (n *jsonNode) walk(path []pathStep, fn func(n *jsonNode, path []pathStep) bool) {
-	if !fn(n, path) || len(n.kids) == 0 {
+	if !fn(n, path) || len(n.kids()) == 0 {
 		return
 	}
 	// One slot for the children's step, reused: not a slice per child.
 	path = append(path, pathStep{})
-	for i, k := range n.kids {
+	for i, k := range n.kids() {
 		step := pathStep{index: i}
 		if n.kind == '{' {
-			step = pathStep{key: n.keys[i], isKey: true}
+			step = pathStep{key: n.keys()[i], isKey: true}
 		}
 		path[len(path)-1] = step
 		k.walk(path, fn)

@@ -154,7 +154,7 @@ type leafCtx struct {
 type scanner struct {
 	jsonParser
 	plan  *streamPlan
-	names map[string]uint8 // member name → nameCred | nameEpoch
+	names nameCache
 	dead  [maxStreamPaths]int16
 }
 
@@ -166,7 +166,7 @@ const (
 
 // scan validates src as parseJSON does and returns its leaves' document.
 func (sp *streamPlan) scan(src []byte) (*jsonNode, error) {
-	sc := scanner{jsonParser: jsonParser{src: src, s: string(src)}, plan: sp, names: map[string]uint8{}}
+	sc := scanner{jsonParser: jsonParser{src: src, s: string(src)}, plan: sp}
 	for k := range sc.dead {
 		sc.dead[k] = -1
 	}
@@ -196,7 +196,7 @@ func (sp *streamPlan) scan(src []byte) (*jsonNode, error) {
 	case kind != '{' && kind != '[' && kind != '"':
 		kind = '0'
 	}
-	return &jsonNode{kind: kind, start: start, end: end, nodes: &sc.chunks, credKnown: true, flat: sp}, nil
+	return &jsonNode{kind: kind, start: start, end: end, doc: &jsonDoc{nodes: sc.chunks, flat: sp, credKnown: true}}, nil
 }
 
 func (sc *scanner) value(depth int, c leafCtx) error {
@@ -316,11 +316,13 @@ func (sc *scanner) container(depth int, c leafCtx) error {
 	}
 }
 
-// name judges a member name once per document: a credential name (as
-// redactByName judges it) and a time-like one (timestamps.unix).
+// name judges a member name (as redactByName judges it: a credential
+// name; as timestamps.unix does: a time-like name), once per name and
+// document while the names of a document fit in its cache.
 func (sc *scanner) name(k string) uint8 {
-	if f, ok := sc.names[k]; ok {
-		return f
+	slot := &sc.names[nameSlot(k)]
+	if slot.f != 0 && slot.k == k {
+		return slot.f
 	}
 	f := uint8(nameKnown)
 	if sc.plan.red.isCredentialName(k) {
@@ -329,8 +331,23 @@ func (sc *scanner) name(k string) uint8 {
 	if sc.plan.epoch && isUnixKey(k) {
 		f |= nameEpoch
 	}
-	sc.names[k] = f
+	slot.k, slot.f = k, f
 	return f
+}
+
+// A nameCache remembers the verdicts on member names, a slot a name (by
+// its length and its ends): a document repeats a few names many times, and
+// a slot is cheaper than a map.
+type nameCache [256]struct {
+	k string
+	f uint8
+}
+
+func nameSlot(k string) uint8 {
+	if k == "" {
+		return 0
+	}
+	return uint8(len(k)*7) ^ k[0]*13 ^ k[len(k)-1]*3 ^ k[len(k)/2]
 }
 
 // advance sets a member's progress along each path from its container's,

@@ -3,6 +3,7 @@ package normalize
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -99,8 +100,8 @@ func FuzzStreamMatchesTree(f *testing.F) {
 					t.Fatalf("%s on %q:\nstreamed %q\ntree     %q", name, doc, got, want)
 				}
 			}
-			if !reflect.DeepEqual(sst, tst) {
-				t.Fatalf("%s on %q then %q: the States differ:\nstreamed %+v\ntree     %+v", name, doc1, doc2, sst, tst)
+			if sv, tv := stateView(sst), stateView(tst); !reflect.DeepEqual(sv, tv) {
+				t.Fatalf("%s on %q then %q: the States differ:\nstreamed %+v\ntree     %+v", name, doc1, doc2, sv, tv)
 			}
 		}
 	})
@@ -145,4 +146,13 @@ func TestStreamTakesCommonBodies(t *testing.T) {
 	if !strings.Contains(string(out), `"id": "<id:1>"`) {
 		t.Errorf("fall-back to the tree: %s", out)
 	}
+}
+
+// stateView is what a State holds.
+func stateView(st *State) map[string]any {
+	v := map[string]any{"shaPre": st.shaPre, "shaPending": st.shaPending, "shaShort": st.shaShort}
+	for kind, k := range st.kinds {
+		v[kind] = fmt.Sprint(k.count, k.ids)
+	}
+	return v
 }

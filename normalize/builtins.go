@@ -360,11 +360,9 @@ func unixTimestamps() Normalizer {
 		jsonEpochs: true,
 		json: func(root *jsonNode, _ *State) {
 			if root.flat() != nil { // the leaves under time-like names are known
-				root.eachNode(func(v *jsonNode) {
-					if v.epoch {
-						setEpoch(v)
-					}
-				})
+				for _, v := range root.doc.epochs {
+					setEpoch(v)
+				}
 				return
 			}
 			root.eachNode(func(n *jsonNode) {

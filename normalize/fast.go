@@ -218,30 +218,43 @@ func (s stage) run(root *jsonNode, st *State) {
 	if len(s.texts) == 0 {
 		return
 	}
-	root.eachString(func(v *jsonNode) {
-		if s.settles && v.feat&fSettled != 0 {
-			return // unchanged by this stage last pass, and since
-		}
-		str, changed := v.str, false
-		if v.feat&fKnown == 0 {
-			v.feat |= featuresOf(str) | fKnown
-		}
-		has := v.feat
-		for _, t := range s.texts {
-			if has&t.needs != t.needs {
-				continue // t.fn would return str as it is
-			}
-			if out := t.fn(str, st); out != str {
-				str, changed = out, true
-				has = featuresOf(str)
+	if root.doc == nil {
+		root.eachString(func(v *jsonNode) { s.string(v, st) })
+		return
+	}
+	for _, chunk := range root.doc.nodes { // eachString, without a call a node
+		for i := range chunk {
+			if v := &chunk[i]; v.kind == '"' && !v.gone && !(s.settles && v.feat&fSettled != 0) {
+				s.string(v, st)
 			}
 		}
-		if changed {
-			// Marked rewritten even when the last part undid the first, as
-			// normalizer-by-normalizer application did.
-			v.str, v.dirty, v.feat = str, true, has|fKnown|fTouched // not fClean: not checked yet
+	}
+}
+
+// string applies the stage's text parts to a string value.
+func (s stage) string(v *jsonNode, st *State) {
+	if s.settles && v.feat&fSettled != 0 {
+		return // unchanged by this stage last pass, and since
+	}
+	str, changed := v.str, false
+	if v.feat&fKnown == 0 {
+		v.feat |= featuresOf(str) | fKnown
+	}
+	has := v.feat
+	for _, t := range s.texts {
+		if has&t.needs != t.needs {
+			continue // t.fn would return str as it is
 		}
-	})
+		if out := t.fn(str, st); out != str {
+			str, changed = out, true
+			has = featuresOf(str)
+		}
+	}
+	if changed {
+		// Marked rewritten even when the last part undid the first, as
+		// normalizer-by-normalizer application did.
+		v.str, v.dirty, v.feat = str, true, has|fKnown|fTouched // not fClean: not checked yet
+	}
 }
 
 // settle ends a pass: it reports whether a value was changed in it, and

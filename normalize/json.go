@@ -32,10 +32,6 @@ type jsonNode struct {
 	// cred: the value sits under a credential-named key (set by the first
 	// redaction, or by the scan of a streamed document).
 	cred bool
-	// epoch and sel, in a streamed document: a member with a time-like
-	// name, the plan's paths that select the value.
-	epoch bool
-	sel   uint8
 }
 
 // members are an object's names and values, in order, or an array's
@@ -51,8 +47,12 @@ type jsonDoc struct {
 	// over them is a walk over memory in order, not a chase of pointers.
 	// In a streamed document, only the leaves something may rewrite.
 	nodes [][]jsonNode
-	// flat, on a streamed document, is the plan it was scanned with.
-	flat *streamPlan
+	// flat, on a streamed document, is the plan it was scanned with;
+	// epochs are its leaves under time-like names, and selected those each
+	// of the plan's paths selects, in document order.
+	flat     *streamPlan
+	epochs   []*jsonNode
+	selected [maxStreamPaths][]*jsonNode
 	// credKnown: which values are under credential-named keys is known
 	// (their cred is set).
 	credKnown bool
@@ -548,6 +548,12 @@ func utf16Less(a, b string) bool {
 func appendJSONString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
+	plain := 0 // the bytes before the first that needs an escape
+	for plain < len(s) && s[plain] >= 0x20 && s[plain] != '"' && s[plain] != '\\' {
+		plain++
+	}
+	dst = append(dst, s[:plain]...)
+	s = s[plain:]
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {

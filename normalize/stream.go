@@ -21,7 +21,8 @@ import (
 //
 // The document it returns is a root whose nodes are those leaves in
 // document order, each flagged with what the scan learned about its
-// place (cred, epoch, sel); the stages, passes and writing of the tree
+// place (cred; and in lists of the document's, the leaves under time-like
+// names and those each path selects); the stages, passes and writing of the tree
 // engine then run on it unchanged (Pipeline.json), so that what comes out,
 // identity numbers included, is what the tree engine gives
 // (FuzzStreamMatchesTree). Whatever the scan cannot do alone falls back to
@@ -31,7 +32,7 @@ import (
 // what it selects.
 
 // maxStreamPaths bounds the JSON paths a streamed pipeline follows (a bit
-// each in jsonNode.sel).
+// each in leafCtx.sel).
 const maxStreamPaths = 8
 
 // A streamPlan is what the streamed engine needs to know of a pipeline.
@@ -155,6 +156,7 @@ type scanner struct {
 	jsonParser
 	plan  *streamPlan
 	names nameCache
+	doc   jsonDoc // the document's own, gathered as it is scanned
 	dead  [maxStreamPaths]int16
 }
 
@@ -196,7 +198,8 @@ func (sp *streamPlan) scan(src []byte) (*jsonNode, error) {
 	case kind != '{' && kind != '[' && kind != '"':
 		kind = '0'
 	}
-	return &jsonNode{kind: kind, start: start, end: end, doc: &jsonDoc{nodes: sc.chunks, flat: sp, credKnown: true}}, nil
+	sc.doc.nodes, sc.doc.flat, sc.doc.credKnown = sc.chunks, sp, true
+	return &jsonNode{kind: kind, start: start, end: end, doc: &sc.doc}, nil
 }
 
 func (sc *scanner) value(depth int, c leafCtx) error {
@@ -253,7 +256,15 @@ func (sc *scanner) value(depth int, c leafCtx) error {
 // leaf records the value just scanned, from start.
 func (sc *scanner) leaf(kind byte, start int, c leafCtx) *jsonNode {
 	n := sc.node(kind, start)
-	n.end, n.cred, n.epoch, n.sel, n.parent = sc.i, c.cred, c.epoch, c.sel, c.parent
+	n.end, n.cred, n.parent = sc.i, c.cred, c.parent
+	if c.epoch {
+		sc.doc.epochs = append(sc.doc.epochs, n)
+	}
+	for sel, k := c.sel, 0; sel != 0; sel, k = sel>>1, k+1 {
+		if sel&1 != 0 {
+			sc.doc.selected[k] = append(sc.doc.selected[k], n)
+		}
+	}
 	return n
 }
 
@@ -387,13 +398,9 @@ func (sp *streamPlan) selected(root *jsonNode, q *JSONPath) []*jsonNode {
 	if k < 0 {
 		panic("normalize: a streamed document selected by a path its plan does not follow")
 	}
-	var out []*jsonNode
-	root.eachNode(func(n *jsonNode) {
-		if n.sel&(1<<k) != 0 {
-			out = append(out, n)
-		}
-	})
+	out := root.doc.selected[k]
 	if sp.paths[k].hasDesc {
+		out = slices.Clone(out)
 		slices.SortStableFunc(out, func(a, b *jsonNode) int { return a.parent - b.parent })
 	}
 	return out

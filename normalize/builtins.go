@@ -43,16 +43,16 @@ func Builtins() *Registry {
 			panic(err) // a duplicate here is a programming error caught by every test
 		}
 	}
-	must(r.Register("timestamps.ISO8601", textRule(isoMatcher, nil, fDash|fColonDigit, hasAll('-', ':'), func(string, *State) string { return "<ISO8601>" })))
-	must(r.Register("timestamps.RFC1123", textRule(rfc1123Matcher, nil, fCommaSpace|fColonDigit, hasAny(", "), func(string, *State) string { return "<RFC1123>" })))
-	must(r.Register("timestamps.ANSIC", textRule(ansicMatcher, nil, fSpace|fColonDigit, hasAll(':', ' '), func(string, *State) string { return "<ANSIC>" })))
-	must(r.Register("timestamps.unix", func(string, Options) (Normalizer, error) { return unixTimestamps(), nil }))
-	must(r.Register("sha:full", func(string, Options) (Normalizer, error) { return fullSHA(), nil }))
-	must(r.Register("sha:short", func(string, Options) (Normalizer, error) { return shortSHA(), nil }))
-	must(r.Register("uuid", textRule(uuidMatcher, []string{"uuid"}, fDash, hasAll('-'), func(m string, st *State) string {
+	must(r.registerOwn("timestamps.ISO8601", textRule(isoMatcher, nil, fDash|fColonDigit, hasAll('-', ':'), func(string, *State) string { return "<ISO8601>" })))
+	must(r.registerOwn("timestamps.RFC1123", textRule(rfc1123Matcher, nil, fCommaSpace|fColonDigit, hasAny(", "), func(string, *State) string { return "<RFC1123>" })))
+	must(r.registerOwn("timestamps.ANSIC", textRule(ansicMatcher, nil, fSpace|fColonDigit, hasAll(':', ' '), func(string, *State) string { return "<ANSIC>" })))
+	must(r.registerOwn("timestamps.unix", func(string, Options) (Normalizer, error) { return unixTimestamps(), nil }))
+	must(r.registerOwn("sha:full", func(string, Options) (Normalizer, error) { return fullSHA(), nil }))
+	must(r.registerOwn("sha:short", func(string, Options) (Normalizer, error) { return shortSHA(), nil }))
+	must(r.registerOwn("uuid", textRule(uuidMatcher, []string{"uuid"}, fDash, hasAll('-'), func(m string, st *State) string {
 		return st.Placeholder("uuid", strings.ToLower(m))
 	})))
-	must(r.Register("headers.volatile", func(string, Options) (Normalizer, error) {
+	must(r.registerOwn("headers.volatile", func(string, Options) (Normalizer, error) {
 		return Normalizer{Headers: func(h http.Header, _ *State) {
 			for k, vs := range h {
 				if IsVolatileHeader(k) {
@@ -63,7 +63,7 @@ func Builtins() *Registry {
 			}
 		}}, nil
 	}))
-	must(r.Register("header:<Name>", func(arg string, _ Options) (Normalizer, error) {
+	must(r.registerOwn("header:<Name>", func(arg string, _ Options) (Normalizer, error) {
 		if strings.ContainsAny(arg, " :\t") {
 			return Normalizer{}, fmt.Errorf("%q is not a header name", arg)
 		}
@@ -78,7 +78,7 @@ func Builtins() *Registry {
 			}
 		}}, nil
 	}))
-	must(r.Register("json.path:<JSONPath>", func(arg string, _ Options) (Normalizer, error) {
+	must(r.registerOwn("json.path:<JSONPath>", func(arg string, _ Options) (Normalizer, error) {
 		p, err := ParseJSONPath(arg)
 		if err != nil {
 			return Normalizer{}, err
@@ -96,18 +96,18 @@ func Builtins() *Registry {
 			}
 		}, jsonPaths: []*JSONPath{p}}, nil
 	}))
-	must(r.Register("ports", textRule(regexMatcher{portRE}, []string{"port"}, fHostColon|fColonDigit, hasAny("127.0.0.1", "localhost", "0.0.0.0", "[::1]"), func(m string, st *State) string {
+	must(r.registerOwn("ports", textRule(regexMatcher{portRE}, []string{"port"}, fHostColon|fColonDigit, hasAny("127.0.0.1", "localhost", "0.0.0.0", "[::1]"), func(m string, st *State) string {
 		i := strings.LastIndexByte(m, ':')
 		return m[:i+1] + st.Placeholder("port", m[i+1:])
 	})))
-	must(r.Register("paths.tmp", func(_ string, o Options) (Normalizer, error) { return tmpPaths(o), nil }))
-	must(r.Register("json.canonical", func(string, Options) (Normalizer, error) {
+	must(r.registerOwn("paths.tmp", func(_ string, o Options) (Normalizer, error) { return tmpPaths(o), nil }))
+	must(r.registerOwn("json.canonical", func(string, Options) (Normalizer, error) {
 		return Normalizer{canonical: true}, nil
 	}))
-	must(r.Register("whitespace.trailing", func(string, Options) (Normalizer, error) {
+	must(r.registerOwn("whitespace.trailing", func(string, Options) (Normalizer, error) {
 		return Normalizer{Text: func(s string, _ *State) string { return trimTrailing(s) }, kindsKnown: true, settles: true, needs: fTrailBlank}, nil
 	}))
-	must(r.Register("redact.credentials", redactCredentials))
+	must(r.registerOwn("redact.credentials", redactCredentials))
 	return r
 }
 

@@ -48,6 +48,9 @@ type Normalizer struct {
 	// redactor, on redact.credentials, is its Text for JSON documents
 	// (remembering which values are clean).
 	redactor *redactor
+	// own: a normalizer of this package's (a built-in or a definition),
+	// which keeps nothing of the texts it is given past its call.
+	own bool
 }
 
 // Options are what some built-ins need to know about the run: the declared
@@ -73,11 +76,12 @@ type Registry struct {
 	families map[string]Factory // key: "prefix:" → factory
 	hints    map[string]string  // "prefix:" → registered display name
 	defined  map[string]bool
+	own      map[string]bool // names (as registered) of this package's normalizers
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{fixed: map[string]Factory{}, families: map[string]Factory{}, hints: map[string]string{}, defined: map[string]bool{}}
+	return &Registry{fixed: map[string]Factory{}, families: map[string]Factory{}, hints: map[string]string{}, defined: map[string]bool{}, own: map[string]bool{}}
 }
 
 // Register adds a normalizer under name. A name of the form "prefix:<hint>"
@@ -101,6 +105,15 @@ func (r *Registry) Register(name string, f Factory) error {
 		return fmt.Errorf("normalize: %q is already registered", name)
 	}
 	r.fixed[name] = f
+	return nil
+}
+
+// registerOwn registers one of this package's normalizers.
+func (r *Registry) registerOwn(name string, f Factory) error {
+	if err := r.Register(name, f); err != nil {
+		return err
+	}
+	r.own[name] = true
 	return nil
 }
 
@@ -187,7 +200,7 @@ func (e *UnknownError) Unwrap() error { return e.Err }
 func (r *Registry) build(name string, o Options) (Normalizer, error) {
 	if f, ok := r.fixed[name]; ok {
 		n, err := f("", o)
-		n.Name = name
+		n.Name, n.own = name, r.own[name]
 		return n, err
 	}
 	if i := strings.IndexByte(name, ':'); i > 0 {
@@ -200,7 +213,7 @@ func (r *Registry) build(name string, o Options) (Normalizer, error) {
 			if err != nil {
 				return Normalizer{}, &UnknownError{Name: name, Err: err, Known: r.Names()}
 			}
-			n.Name = name
+			n.Name, n.own = name, r.own[r.hints[name[:i+1]]]
 			return n, nil
 		}
 	}
@@ -283,7 +296,7 @@ func (r *Registry) Define(name string, d Definition) error {
 		return err
 	}
 	r.fixed[name] = func(string, Options) (Normalizer, error) { return n, nil }
-	r.defined[name] = true
+	r.defined[name], r.own[name] = true, true
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"mime"
 	"slices"
+	"unsafe"
 )
 
 // The streamed engine for JSON documents. Most of a JSON body is never
@@ -43,6 +44,10 @@ type streamPlan struct {
 	// part may change a string that has them.
 	cand *[1 << featureBits]bool
 	red  *redactor
+	// alias: every step is one of this package's, which keep nothing of
+	// the texts they are given; the scan then reads the document in place
+	// instead of copying it into a string (see scan).
+	alias bool
 }
 
 // A streamPath is a JSON path the scan follows: child segments of one
@@ -61,9 +66,10 @@ func newStreamPlan(steps []Normalizer, red *redactor, canonical bool) *streamPla
 	if canonical {
 		return nil
 	}
-	sp := &streamPlan{red: red, cand: new([1 << featureBits]bool)}
+	sp := &streamPlan{red: red, cand: new([1 << featureBits]bool), alias: true}
 	var needs []features
 	for _, n := range steps {
+		sp.alias = sp.alias && n.own
 		if n.json != nil {
 			if len(n.jsonPaths) == 0 && !n.jsonEpochs && !n.jsonCreds {
 				return nil // a JSON part that does not say what it selects
@@ -168,7 +174,16 @@ const (
 
 // scan validates src as parseJSON does and returns its leaves' document.
 func (sp *streamPlan) scan(src []byte) (*jsonNode, error) {
-	sc := scanner{jsonParser: jsonParser{src: src, s: string(src)}, plan: sp}
+	// The values are strings: slices of one copy of the document, or of the
+	// document itself where nothing keeps any of them past the call (its
+	// own normalizers keep nothing; the State keeps copies of what it
+	// numbers; the output is written by copying), which saves copying a
+	// whole body once more.
+	s := string(src)
+	if sp.alias {
+		s = unsafe.String(unsafe.SliceData(src), len(src))
+	}
+	sc := scanner{jsonParser: jsonParser{src: src, s: s}, plan: sp}
 	for k := range sc.dead {
 		sc.dead[k] = -1
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -155,4 +156,50 @@ func stateView(st *State) map[string]any {
 		v[kind] = fmt.Sprint(k.count, k.ids)
 	}
 	return v
+}
+
+// TestStreamKeepsNothingOfTheBody: the streamed engine reads a document in
+// place only for pipelines of this package's normalizers, and what stays
+// after a call (the State's values, what a project's normalizer kept) is
+// not changed by the caller reusing the body's bytes.
+func TestStreamKeepsNothingOfTheBody(t *testing.T) {
+	r := Builtins()
+	var kept []string
+	if err := r.Register("keeper", func(string, Options) (Normalizer, error) {
+		return Normalizer{Text: func(s string, _ *State) string { kept = append(kept, s); return s }}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const doc = `{"id": "9f1c3a2e-1b7d-4c8e-9a55-0d1e2f3a4b5c", "note": "kept"}`
+	for _, tc := range []struct {
+		names []string
+		alias bool
+	}{
+		{[]string{"uuid", "json.path:$.id"}, true},
+		{[]string{"uuid", "keeper"}, false},
+	} {
+		p, err := r.Pipeline(tc.names, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.stream == nil || p.stream.alias != tc.alias {
+			t.Errorf("%v: streamed %v, reads in place %v; want in place %v", tc.names, p.stream != nil, p.stream != nil && p.stream.alias, tc.alias)
+		}
+		kept = nil
+		st := NewState()
+		body := []byte(doc)
+		out := string(p.Body(st, "application/json", body))
+		for i := range body {
+			body[i] = 'x'
+		}
+		if !strings.Contains(out, "<uuid:1>") || strings.Contains(out, "x") {
+			t.Errorf("%v: %s", tc.names, out)
+		}
+		if v := st.Values()["uuid"][1]; v != "9f1c3a2e-1b7d-4c8e-9a55-0d1e2f3a4b5c" {
+			t.Errorf("%v: the State's uuid 1 is %q after the body was reused", tc.names, v)
+		}
+		if !tc.alias && (len(kept) == 0 || slices.ContainsFunc(kept, func(s string) bool { return strings.Contains(s, "x") })) {
+			t.Errorf("%v: what the project's normalizer kept changed with the body: %q", tc.names, kept)
+		}
+	}
 }

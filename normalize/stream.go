@@ -179,9 +179,11 @@ func (sp *streamPlan) scan(src []byte) (*jsonNode, error) {
 	// own normalizers keep nothing; the State keeps copies of what it
 	// numbers; the output is written by copying), which saves copying a
 	// whole body once more.
-	s := string(src)
+	var s string
 	if sp.alias {
 		s = unsafe.String(unsafe.SliceData(src), len(src))
+	} else {
+		s = string(src)
 	}
 	sc := scanner{jsonParser: jsonParser{src: src, s: s}, plan: sp}
 	for k := range sc.dead {

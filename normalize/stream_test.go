@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -201,5 +202,46 @@ func TestStreamKeepsNothingOfTheBody(t *testing.T) {
 		if !tc.alias && (len(kept) == 0 || slices.ContainsFunc(kept, func(s string) bool { return strings.Contains(s, "x") })) {
 			t.Errorf("%v: what the project's normalizer kept changed with the body: %q", tc.names, kept)
 		}
+	}
+}
+
+// TestStreamInPlaceCopiesNothing: a pipeline that reads a document in
+// place does not copy it (the scan of a 1 MiB document in which nothing
+// is volatile allocates a fraction of it), and one that cannot does
+// (which shows that the measure sees a copy).
+func TestStreamInPlaceCopiesNothing(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i := 0; b.Len() < 1<<20; i++ {
+		fmt.Fprintf(&b, `{"n": %d, "word": "frobnicator", "ok": true},`, i)
+	}
+	body := append(b.Bytes(), `null]`...)
+	r := Builtins()
+	if err := r.Register("project", func(string, Options) (Normalizer, error) {
+		return Normalizer{Text: func(s string, _ *State) string { return s }}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	scanned := func(names []string) (perScan uint64, inPlace bool) {
+		p, err := r.Pipeline(names, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		const n = 4
+		for range n {
+			if _, err := p.stream.scan(body); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / n, p.stream.alias
+	}
+	if got, inPlace := scanned([]string{"uuid", "sha:full"}); !inPlace || got > uint64(len(body))/8 {
+		t.Errorf("a scan in place allocates %d bytes a %d-byte document (in place: %v)", got, len(body), inPlace)
+	}
+	if got, inPlace := scanned([]string{"uuid", "project"}); inPlace || got < uint64(len(body)) {
+		t.Errorf("a scan that copies allocates %d bytes a %d-byte document (in place: %v)", got, len(body), inPlace)
 	}
 }

@@ -134,11 +134,16 @@ var (
 func textRule(mt matcher, kinds []string, needs features, trigger func(string) bool, repl func(m string, st *State) string) Factory {
 	return func(string, Options) (Normalizer, error) {
 		return Normalizer{Text: func(s string, st *State) string {
-			if _, ok := mt.(*candidateMatcher); ok {
+			if cm, ok := mt.(*candidateMatcher); ok {
 				// Its search is already cheap, and no match spans a line:
 				// the whole text at once finds what line by line does.
 				if !trigger(s) {
 					return s
+				}
+				if s != "" && cm.at(s, 0) == len(s) {
+					// The text is one match (a JSON value that is a date, a
+					// UUID): what replaceBounded would find first, and alone.
+					return repl(s, st)
 				}
 				return replaceBounded(mt, s, func(m string) string { return repl(m, st) })
 			}

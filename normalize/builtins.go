@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/cassette-dev/cassette/redact"
@@ -271,7 +270,7 @@ func shortSHA() Normalizer {
 			if len(w) > 12 || !strings.ContainsAny(w, "0123456789") || !strings.ContainsAny(w, "abcdef") {
 				return w
 			}
-			return "<sha:" + strconv.Itoa(st.sha(w)) + ":short>"
+			return placeholder("sha", st.sha(w), ":short")
 		})
 	}, kinds: []string{"sha"}, kindsKnown: true, settles: true, needs: fHex7}
 }
@@ -283,7 +282,7 @@ func fullSHA() Normalizer {
 			case 64:
 				return st.Placeholder("sha256", w)
 			case 40:
-				return "<sha:" + strconv.Itoa(st.sha(w)) + ">"
+				return placeholder("sha", st.sha(w), "")
 			}
 			return w
 		})

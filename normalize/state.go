@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // State is the identity state of one cassette: it numbers volatile values of
@@ -19,6 +20,8 @@ type State struct {
 	// abbreviation is first looked up, not each as it comes.
 	shaPending []string
 	shaShort   int // "sha" values of 12 bytes or fewer numbered
+	// kept holds the bytes of the values numbered (see keep).
+	kept []byte
 }
 
 // kindIDs are the numbers of one kind's values.
@@ -48,9 +51,26 @@ func (s *State) Number(kind, value string) int {
 	if n, ok := k.ids[value]; ok {
 		return n
 	}
-	// A copy: value may be a slice of a whole parsed document, which the
-	// State would otherwise keep alive for the cassette.
-	return s.add(kind, k, strings.Clone(value))
+	return s.add(kind, k, s.keep(value))
+}
+
+// keep returns a copy of a value the State keeps: value may be a slice of
+// a whole document, which the State would otherwise keep alive for the
+// cassette, or of a body read in place, which its caller may reuse. The
+// copies are slices of a few blocks of the State's, which grow with it
+// (not an allocation a value: a page numbers thousands); nothing is ever
+// written over a byte handed out.
+func (s *State) keep(v string) string {
+	const most = 64 << 10
+	if v == "" || len(v) > most/4 {
+		return strings.Clone(v)
+	}
+	if cap(s.kept)-len(s.kept) < len(v) {
+		s.kept = make([]byte, 0, min(most, max(1<<10, 2*cap(s.kept))))
+	}
+	at := len(s.kept)
+	s.kept = append(s.kept, v...)
+	return unsafe.String(&s.kept[at], len(v))
 }
 
 // add numbers a value of kind not seen before; the State keeps value.
@@ -65,7 +85,18 @@ func (s *State) add(kind string, k *kindIDs, value string) int {
 
 // Placeholder returns "<kind:N>" for value.
 func (s *State) Placeholder(kind, value string) string {
-	return "<" + kind + ":" + strconv.Itoa(s.Number(kind, value)) + ">"
+	return placeholder(kind, s.Number(kind, value), "")
+}
+
+// placeholder returns "<kind:n" + suffix + ">", in one allocation.
+func placeholder(kind string, n int, suffix string) string {
+	var buf [64]byte
+	b := append(buf[:0], '<')
+	b = append(b, kind...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, suffix...)
+	return string(append(b, '>'))
 }
 
 // sha numbers a SHA so that an abbreviation (7–12 digits) and the full
@@ -84,7 +115,7 @@ func (s *State) sha(v string) int {
 	if n, ok := m[v]; ok {
 		return n
 	}
-	v = strings.Clone(v) // kept: not a slice of a whole document
+	v = s.keep(v)
 	if s.shaPre == nil {
 		s.shaPre = map[string]string{}
 	}

@@ -12,11 +12,14 @@
 //     interactions keep go-vcr's field names and shape, cassette's own
 //     metadata sits in top-level keys go-vcr ignores, so go-vcr loads our
 //     files unchanged.
-//   - Two loads. A file with our `cassette:` key, and cassette.yaml, are
-//     loaded strictly: an unknown key, a wrong type, an unknown adapter or
-//     normalizer is an error naming file, line and field, with a suggestion.
-//     A plain go-vcr file is loaded as go-vcr loads it (adapter and scenario
-//     from its path; keys other tools added are warnings, never fatal).
+//   - Two loads. A file with any of our own top-level keys (`cassette:`,
+//     `adapter:`, `kind:`, `input:` …; carriesMetadata), and cassette.yaml,
+//     are loaded strictly: an unknown key, a wrong type, an unknown adapter
+//     or normalizer is an error naming file, line and field, with a
+//     suggestion. A plain go-vcr file (only `version:` and `interactions:`)
+//     is loaded as go-vcr loads it (adapter and scenario from its path;
+//     keys other tools added are warnings, never fatal, except that a
+//     missing required key names the unknown key that misspells it).
 //   - One byte layout (Marshal): fixed field order, sorted keys, bodies as
 //     block scalars when they are UTF-8 text and base64 otherwise, so that a
 //     cassette written twice from the same recording is the same bytes and a
@@ -37,6 +40,10 @@
 //     exit class (0 pass, 1 drift or failure, 2 config or user error, 3
 //     infrastructure), every problem with its file, line and field, and one
 //     next step to run. Reason codes are added, never repurposed.
+//   - A next step is one command that runs as printed: built from words by
+//     Command (each word quoted by Quote, the one quoting rule of every
+//     command cassette prints), never prose, a placeholder or a comment;
+//     what to fix first goes in the message.
 //   - Names cassette creates follow one strict rule (ValidNewName); names
 //     from the wild (go-vcr files named after tests) are kept as they are.
 package cassettes

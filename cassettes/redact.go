@@ -92,6 +92,7 @@ func (in *Interaction) Redact(r *redact.Redactor) {
 	p.Trailer = r.Headers(p.Trailer)
 	p.Status = r.String(p.Status)
 	redactBody(r, p.Headers, &p.Body, &p.ContentLength)
+	in.WebSocket.redact(r) // websocket.go
 }
 
 // learn teaches r every value of in that redaction hides by its name.
@@ -110,6 +111,7 @@ func (in *Interaction) learn(r *redact.Redactor) {
 	if loc := p.Headers.Get("Location"); loc != "" {
 		r.LearnURL(loc)
 	}
+	in.WebSocket.learn(r)
 }
 
 // redactBody redacts one body and, when that changed its length, the
@@ -156,18 +158,15 @@ func (c *Cassette) Redact(r *redact.Redactor) {
 func (c *Cassette) CheckLeaks(r *redact.Redactor) error {
 	data, err := Marshal(c)
 	if err != nil {
-		return &Error{Reason: EIO, Message: "cannot encode the cassette to scan it", Err: err, NextStep: "cassette validate"}
+		return &Error{Reason: EIO, Message: "cannot encode the cassette to scan it", Err: err, NextStep: Command("cassette", "validate")}
 	}
 	findings := r.Scan(data)
 	if len(findings) == 0 {
 		return nil
 	}
 	kinds := map[string]bool{}
-	e := &Error{
-		Reason: ESecretLeak,
-		NextStep: "declare the variable under `credentials:` of the adapter in cassette.yaml, " +
-			"or remove the secret from the scenario, then run `cassette record` again",
-	}
+	// The caller knows the command that records it again: the next step.
+	e := &Error{Reason: ESecretLeak}
 	for _, f := range findings {
 		kind := f.Kind
 		if i := strings.Index(kind, "("); i > 0 {
@@ -186,7 +185,7 @@ func (c *Cassette) CheckLeaks(r *redact.Redactor) error {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	e.Message = fmt.Sprintf("refusing to save: %d secret(s) left after redaction (%s)", len(findings), strings.Join(names, ", "))
+	e.Message = fmt.Sprintf("refusing to save: %d secret(s) left after redaction (%s); declare the variable under `credentials:` of the adapter in cassette.yaml, or remove the secret from the scenario, then record again", len(findings), strings.Join(names, ", "))
 	return e
 }
 

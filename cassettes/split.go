@@ -158,7 +158,7 @@ func parseSplit(path string, data []byte, s *section, c *Cassette, expected stri
 	if key == nil || key.Line != s.keyLine || val.Kind != yaml.ScalarNode || val.Tag != "!!null" || val.Value != "" {
 		return nil, errNoSplit // the scanner's key is not the document's key
 	}
-	strict := mappingKey(root, "cassette") != nil
+	strict := carriesMetadata(root)
 	c.Plain = !strict
 	c.loc = &locator{head: doc, items: s.items, end: int64(s.end)}
 	// The problems come in the whole parse's order: unknown keys, then

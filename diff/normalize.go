@@ -60,7 +60,7 @@ func Pipeline(c *cassettes.Cassette, o Options) (*normalize.Pipeline, error) {
 		Message: "cassette " + c.Path + " names a normalizer that does not exist",
 		Problems: []cassettes.Problem{{File: c.Path, Line: c.Line(field), Field: field, Message: msg,
 			Expected: "a built-in or a name defined under `normalizers:` in cassette.yaml", Suggestion: ue.Suggestion}},
-		NextStep: "cassette validate " + c.Path,
+		NextStep: cassettes.Command("cassette", "validate", c.Path),
 		Err:      err,
 	}
 }
@@ -93,7 +93,7 @@ func Normalize(c *cassettes.Cassette, p *normalize.Pipeline) *cassettes.Cassette
 		resp.Headers = p.Headers(st, resp.Headers)
 		resp.Body = cassettes.Body(p.Body(st, contentType(it.Response.Headers), resp.Body.Bytes()))
 		resp.Duration = 0
-		n.Interactions[i] = cassettes.Interaction{ID: it.ID, Request: req, Response: resp}
+		n.Interactions[i] = cassettes.Interaction{ID: it.ID, Request: req, Response: resp, WebSocket: normalizeSession(st, p, it.WebSocket)}
 	}
 	if c.Output != nil {
 		out := *c.Output

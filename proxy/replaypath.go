@@ -38,10 +38,16 @@ func (p *Proxy) replay(req *http.Request, ctx *goproxy.ProxyCtx, seq int64) (*ht
 		return req, p.bodyError(req, err)
 	}
 	it, miss := p.replayLookup(req, body)
+	if it != nil && it.Response.Code == http.StatusSwitchingProtocols && isWebSocket(req) {
+		p.logReplay(it)
+		return req, p.replayWebSocket(req, it) // wsreplay.go
+	}
 	if it != nil {
 		p.logReplay(it)
 		if p.opts.SimulateLatency {
-			return req, p.pacedResponse(req, it) // a stream: event by event (pace.go)
+			// A stream recorded without event times gets them (spread.go),
+			// then goes event by event (pace.go).
+			return req, p.pacedResponse(req, p.withEventTimes(it))
 		}
 		return req, cannedResponse(req, it)
 	}
@@ -63,6 +69,10 @@ func (p *Proxy) missed(req *http.Request, miss *match.Miss) *http.Response {
 	p.logf("%s", strings.TrimSuffix(text, "\n"))
 	resp := p.synthetic(req, MissStatus, text)
 	resp.Header.Set(MissHeader, "replay")
+	// The official SDKs (Anthropic's, OpenAI's, Stainless-made ones) retry
+	// a 5xx with back-off unless this says not to: a miss is final, and one
+	// miss must not become three.
+	resp.Header.Set(ShouldRetryHeader, "false")
 	return resp
 }
 
@@ -120,6 +130,9 @@ func (p *Proxy) Replayed() int64 { return p.replayed.Load() }
 // is written event by event to a flushing writer (replayWriter).
 func (p *Proxy) serveReplay(w http.ResponseWriter, r *http.Request) {
 	_, resp := p.onRequest(r, nil) // replay never reads the goproxy context
+	if serveUpgrade(w, resp) {     // a WebSocket session (wsreplay.go)
+		return
+	}
 	defer resp.Body.Close()
 	h := w.Header()
 	for k, vs := range resp.Header {
@@ -149,6 +162,12 @@ func cannedResponse(req *http.Request, it *cassettes.Interaction) *http.Response
 	h := r.Headers.Clone()
 	if h == nil {
 		h = http.Header{}
+	}
+	if h.Get("Date") == "" {
+		// Go's servers (ours, goproxy's copy of the headers, HTTP/2) add
+		// a Date to every response unless the header map holds the key
+		// with no value: a replayed response has the headers recorded.
+		h["Date"] = nil
 	}
 	n := int64(len(body))
 	if req.Method == http.MethodHead {

@@ -116,7 +116,7 @@ type CLIOptions struct {
 // command referring to the variable instead.
 func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error) {
 	if opts.Command == "" {
-		return nil, cassettes.Errorf(cassettes.EUsage, "cassette record --adapter NAME --scenario NAME -- COMMAND [ARGS...]",
+		return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "record", "--help"),
 			"no command to record")
 	}
 	red := redact.New(opts.Rules, Credentials(opts.Credentials, opts.LookupEnv))
@@ -161,7 +161,11 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	if err := argsLeak(red, opts); err != nil {
 		return nil, err
 	}
-	return finish(c, red)
+	c, err = finish(c, red)
+	if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
+		ce.NextStep = again(opts)
+	}
+	return c, err
 }
 
 // input is what the cassette records of the command: its line, its stdin,
@@ -192,11 +196,13 @@ func (opts CLIOptions) intercept(ctx context.Context, red *redact.Redactor) (Int
 	case errors.As(err, &ce) && slices.Contains([]cassettes.Reason{cassettes.ERealUnreachable, cassettes.ERealDNS, cassettes.ETimeout}, ce.Reason):
 		// The real side is not there (refused, DNS): nothing to run the
 		// command against.
-		ce.NextStep = infra.Failure{Reason: ce.Reason}.NextStep(again(opts))
+		if ce.NextStep == "" {
+			ce.NextStep = again(opts)
+		}
 		return nil, ce
 	case err != nil:
 		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot start the recording proxy",
-			Err: redactedError(red, err), NextStep: "cassette ca init"}
+			Err: redactedError(red, err), NextStep: cassettes.Command("cassette", "ca", "init")}
 	}
 	return icpt, nil
 }
@@ -249,8 +255,8 @@ func (r ran) exitCode(ctx context.Context, opts CLIOptions, red *redact.Redactor
 	switch {
 	case r.timedOut:
 		return 0, &cassettes.Error{Reason: cassettes.ETimeout,
-			Message:  fmt.Sprintf("%s did not finish within %s (killed)", opts.Command, opts.Timeout),
-			NextStep: cassettes.ShellJoin(append([]string{opts.Command}, opts.Args...)) + "   # run it by hand to see where it waits; give record a longer --timeout if it needs one"}
+			Message:  fmt.Sprintf("%s did not finish within %s (killed); run it by hand to see where it waits, or give record a longer --timeout if it needs one", opts.Command, opts.Timeout),
+			NextStep: cassettes.Command(append([]string{opts.Command}, opts.Args...)...)}
 	case ctx.Err() != nil:
 		return 0, ctx.Err()
 	case errors.As(r.err, &exitErr):
@@ -288,7 +294,11 @@ func (opts CLIOptions) captured(icpt Interceptor, red *redact.Redactor) ([]casse
 // interceptor; Args, Stdin and Scenario are taken from the cassette.
 func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) (*cassettes.Cassette, error) {
 	if old == nil || old.Input == nil {
-		return nil, cassettes.Errorf(cassettes.ECassetteInvalid, "cassette validate", "the cassette has no input to run again")
+		next := cassettes.Command("cassette", "validate")
+		if old != nil {
+			next = cassettes.Command("cassette", "validate", old.Path)
+		}
+		return nil, cassettes.Errorf(cassettes.ECassetteInvalid, next, "the cassette has no input to run again")
 	}
 	if opts.Adapter == "" {
 		opts.Adapter = old.Adapter
@@ -326,16 +336,17 @@ func declared(old *cassettes.Cassette, opts CLIOptions) error {
 	}
 	loc := cassettes.Problem{File: old.Path, Line: old.Line("input.command")}.Location()
 	e := &cassettes.Error{Reason: cassettes.ECassetteInvalid,
-		Message: fmt.Sprintf("%s: input.command %q is not the command adapter %s declares (real.command: %q): nothing was run; refresh and record run only what cassette.yaml declares",
+		Message: fmt.Sprintf("%s: input.command %q is not the command adapter %s declares (real.command: %q): nothing was run; refresh and record run only what cassette.yaml declares (see who changed input.command, restore it, or record the scenario again with the declared command)",
 			loc, old.Input.Command, opts.Adapter, want),
 		Problems: []cassettes.Problem{{File: old.Path, Line: old.Line("input.command"), Field: "input.command",
 			Message: "names a program that is not the adapter's real.command", Expected: fmt.Sprintf("%q (adapters.%s.real.command in cassette.yaml)", want, opts.Adapter)}},
-		NextStep: cassettes.ShellJoin([]string{"git", "log", "-p", "--", old.Path}) + "   # who changed input.command: restore it, or record the scenario again with the declared command"}
+		NextStep: cassettes.Command("git", "log", "-p", "--", old.Path)}
 	if len(opts.RealCommand) == 0 {
 		e.Message = fmt.Sprintf("%s: adapter %s declares no real.command: a CLI cassette is recorded again only through the command cassette.yaml declares, never the one it names (%q); nothing was run",
 			loc, opts.Adapter, old.Input.Command)
 		e.Problems = []cassettes.Problem{{Field: "adapters." + opts.Adapter + ".real.command", Message: "not set", Expected: "the real tool, e.g. command: [gh]"}}
-		e.NextStep = "cassette validate   # after setting adapters." + opts.Adapter + ".real.command in cassette.yaml"
+		e.Message += " (set adapters." + opts.Adapter + ".real.command in cassette.yaml)"
+		e.NextStep = cassettes.Command("cassette", "validate")
 	}
 	return e
 }
@@ -352,15 +363,15 @@ func echo(w io.Writer, red *redact.Redactor, b []byte) {
 // the arguments after -- otherwise.
 func notStarted(red *redact.Redactor, opts CLIOptions, err error) error {
 	e := &cassettes.Error{Reason: cassettes.EUsage,
-		Message: fmt.Sprintf("cannot run %s", opts.Command),
-		Err:     redactedError(red, err)}
+		Message:  fmt.Sprintf("cannot run %s: install it, or give its path", opts.Command),
+		Err:      redactedError(red, err),
+		NextStep: again(opts)}
 	if len(opts.RealCommand) > 0 {
+		e.Message = fmt.Sprintf("cannot run %s: install it, or fix real.command of adapter %s in cassette.yaml", opts.Command, opts.Adapter)
 		e.Problems = []cassettes.Problem{{Field: "real.command", Message: "the command could not be started", Expected: "an executable in PATH"}}
-		e.NextStep = fmt.Sprintf("command -v %s   # check real.command of adapter %q in cassette.yaml, or install it", opts.Command, opts.Adapter)
 		return e
 	}
 	e.Problems = []cassettes.Problem{{Field: "COMMAND (after --)", Message: opts.Command + " could not be started", Expected: "an executable in PATH or a path to one"}}
-	e.NextStep = fmt.Sprintf("command -v %s   # is it installed and in PATH?", opts.Command)
 	return e
 }
 
@@ -368,8 +379,7 @@ func again(opts CLIOptions) string {
 	if opts.Again != "" {
 		return opts.Again
 	}
-	argv := append([]string{opts.Command}, opts.Args...)
-	return fmt.Sprintf("cassette record --adapter %s --scenario %s -- %s", opts.Adapter, opts.Scenario, cassettes.ShellJoin(argv))
+	return cassettes.Command(append([]string{"cassette", "record", "--adapter", opts.Adapter, "--scenario", opts.Scenario, "--", opts.Command}, opts.Args...)...)
 }
 
 // redactedError turns err into an error whose text carries no credential:

@@ -39,15 +39,15 @@ func (opts CLIOptions) fault(exit int, stdout, stderr []byte, red *redact.Redact
 		if same && f.LoggedOut(prev.ExitCode, prev.Stderr.Bytes()) {
 			return nil
 		}
-		next := again + "   # once " + f.Tool + " is logged in"
+		next, then := again, "log "+f.Tool+" in, then record again"
 		switch {
 		case f.Login != "":
-			next = f.Login + "   # then: " + again
+			next, then = f.Login, "then record again: "+again
 		case len(opts.Credentials) > 0:
-			next = "export " + opts.Credentials[0] + "=...   # then: " + again
+			then = "export " + opts.Credentials[0] + ", then record again"
 		}
 		return &cassettes.Error{Reason: cassettes.EMissingConfig, Err: ErrNotLoggedIn, NextStep: next,
-			Message: fmt.Sprintf("%s is not logged in (exit %d; stderr: %s)", f.Tool, exit, excerpt(red, stderr))}
+			Message: fmt.Sprintf("%s is not logged in (exit %d; stderr: %s); %s", f.Tool, exit, excerpt(red, stderr), then)}
 	}
 	if fail, ok := f.Match(exit, stderr); ok {
 		if same {
@@ -55,14 +55,14 @@ func (opts CLIOptions) fault(exit int, stdout, stderr []byte, red *redact.Redact
 				return nil
 			}
 		}
-		return &cassettes.Error{Reason: fail.Reason, NextStep: fail.NextStep(again),
-			Message: fmt.Sprintf("not recorded: %s; stderr: %s", fail.Class, excerpt(red, stderr))}
+		return &cassettes.Error{Reason: fail.Reason, NextStep: again,
+			Message: fmt.Sprintf("not recorded: %s; stderr: %s; %s", fail.Class, excerpt(red, stderr), fail.Advice())}
 	}
 	if prev != nil && prev.ExitCode == 0 && len(bytes.TrimSpace(stdout)) == 0 && f.Strict {
 		return &cassettes.Error{Reason: cassettes.ERealSuspect,
-			Message: fmt.Sprintf("not recorded: %s exited %d with nothing on stdout where the cassette recorded exit 0, and no fault signature says why (suspect: the real side was probably not reached); stderr: %s",
+			Message: fmt.Sprintf("not recorded: %s exited %d with nothing on stdout where the cassette recorded exit 0, and no fault signature says why (suspect: the real side was probably not reached); stderr: %s; if the service now answers so, set real.faults.strict: false for the adapter in cassette.yaml; if it was not reached, add its signature to real.faults",
 				f.Tool, exit, excerpt(red, stderr)),
-			NextStep: again + "   # if the service now answers so, set real.faults.strict: false for the adapter in cassette.yaml; if it was not reached, add its signature to real.faults"}
+			NextStep: again}
 	}
 	return nil
 }
@@ -101,7 +101,7 @@ func excerpt(red *redact.Redactor, stderr []byte) string {
 func FaultsOf(program string, a *cassettes.Adapter) (*infra.CLIFaults, error) {
 	f, err := infra.FaultsFor(program, a.Real.Faults)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: err.Error(), NextStep: "cassette validate"}
+		return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: err.Error(), NextStep: cassettes.Command("cassette", "validate")}
 	}
 	return &f, nil
 }

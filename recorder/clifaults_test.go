@@ -85,7 +85,7 @@ func TestRecordCLIFaultSignature(t *testing.T) {
 	if ce == nil || ce.Reason != cassettes.ERealUnreachable || c != nil {
 		t.Fatalf("err = %v, want E_REAL_UNREACHABLE and no cassette", err)
 	}
-	if !strings.Contains(ce.Message, "curl could not reach the real side (exit 7") || !strings.HasPrefix(ce.NextStep, "cassette record --adapter curl --scenario pets -- curl -sS https://127.0.0.1:1/pets   # ") {
+	if !strings.Contains(ce.Message, "curl could not reach the real side (exit 7") || ce.NextStep != "cassette record --adapter curl --scenario pets -- curl -sS https://127.0.0.1:1/pets" || !strings.Contains(ce.Message, "first check the network") {
 		t.Errorf("message %q, next %q", ce.Message, ce.NextStep)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/recorder/infra"
 	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/wsplay"
 )
 
 // Scenario is one HTTP call shape of an adapter, as cassette.yaml declares
@@ -135,7 +136,7 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 			return Recording{}, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Err: err,
 				Message:  "a recorded request URL does not parse",
 				Problems: []cassettes.Problem{{File: old.Path, Line: old.Line(fmt.Sprintf("interactions[%d].request.url", i)), Field: fmt.Sprintf("interactions[%d].request.url", i), Message: "not a URL"}},
-				NextStep: "cassette validate " + old.Path}
+				NextStep: cassettes.Command("cassette", "validate", old.Path)}
 		}
 		h := map[string]string{}
 		for k, vs := range in.Request.Headers {
@@ -157,7 +158,8 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 		if _, failing := infra.ClassifyStatus(in.Response.Code); failing {
 			expect = in.Response.Code
 		}
-		reqs = append(reqs, request{method: in.Request.Method, url: joinURL(opts.BaseURL, u.RequestURI()), headers: h, body: in.Request.Body.Bytes(), expect: expect})
+		reqs = append(reqs, request{method: in.Request.Method, url: joinURL(opts.BaseURL, u.RequestURI()), headers: h, body: in.Request.Body.Bytes(), expect: expect,
+			session: sessionOf(in)})
 	}
 	rec, err := record(ctx, opts, old.Scenario, reqs, red)
 	if err != nil {
@@ -202,7 +204,8 @@ type request struct {
 	url     string
 	headers map[string]string
 	body    []byte
-	expect  int // a failing status (408, 429, 5xx) expected on purpose, 0 for none
+	expect  int                  // a failing status (408, 429, 5xx) expected on purpose, 0 for none
+	session *cassettes.WebSocket // a WebSocket session to play after the upgrade (websocket.go)
 }
 
 func expandScenario(sc Scenario, base string, adapterHeaders map[string]string, lookup func(string) (string, bool)) (request, error) {
@@ -230,9 +233,8 @@ func expandScenario(sc Scenario, base string, adapterHeaders map[string]string, 
 		h[k] = v
 	}
 	if base == "" {
-		return request{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "the adapter has no real base URL",
-			Problems: []cassettes.Problem{{Field: "real.base_url", Message: "missing", Expected: "a URL such as https://api.example.com"}},
-			NextStep: "set `real.base_url` of the adapter in cassette.yaml"}
+		return request{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "the adapter has no real base URL: set `real.base_url` of the adapter in cassette.yaml",
+			Problems: []cassettes.Problem{{Field: "real.base_url", Message: "missing", Expected: "a URL such as https://api.example.com"}}}
 	}
 	return request{method: method, url: joinURL(base, path), headers: h, body: []byte(body)}, nil
 }
@@ -263,9 +265,8 @@ func expand(s, field string, lookup func(string) (string, bool)) (string, error)
 	if len(missing) > 0 {
 		sort.Strings(missing)
 		return "", &cassettes.Error{Reason: cassettes.EMissingConfig,
-			Message:  fmt.Sprintf("%s uses unset environment variable(s) %s", field, strings.Join(missing, ", ")),
-			Problems: []cassettes.Problem{{Field: field, Message: "refers to an unset variable", Expected: "${" + missing[0] + "} set in the environment"}},
-			NextStep: fmt.Sprintf("export %s=… and run the command again", missing[0])}
+			Message:  fmt.Sprintf("%s uses unset environment variable(s) %s: set them in the environment, then run the command again", field, strings.Join(missing, ", ")),
+			Problems: []cassettes.Problem{{Field: field, Message: "refers to an unset variable", Expected: "${" + missing[0] + "} set in the environment"}}}
 	}
 	return out, nil
 }
@@ -292,7 +293,7 @@ func withScenario(err error, adapter, scenario string) error {
 	var ce *cassettes.Error
 	if errors.As(err, &ce) {
 		if ce.NextStep == "" {
-			ce.NextStep = fmt.Sprintf("cassette record --adapter %s --scenario %s", adapter, scenario)
+			ce.NextStep = cassettes.Command("cassette", "record", "--adapter", adapter, "--scenario", scenario)
 		}
 		ce.Message = fmt.Sprintf("%s/%s: %s", adapter, scenario, ce.Message)
 		return ce
@@ -310,7 +311,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		defer t.CloseIdleConnections()
 	}
 	s := &sender{opts: opts, rt: rt, red: red, pol: DefaultPolicy(), attemptTimeout: opts.AttemptTimeout,
-		again: fmt.Sprintf("cassette record --adapter %s --scenario %s%s", opts.Adapter, scenario, opts.AgainArgs)}
+		again: cassettes.Command("cassette", "record", "--adapter", opts.Adapter, "--scenario", scenario) + opts.AgainArgs}
 	if opts.Policy != nil {
 		s.pol = *opts.Policy
 	}
@@ -321,16 +322,19 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 	for _, rq := range reqs {
 		in, err := s.send(ctx, rq)
 		if err != nil {
-			return Recording{Live: NewLiveRecord(s.tel)}, err
+			return Recording{Live: NewLiveRecord(s.calls...)}, err
 		}
 		c.Interactions = append(c.Interactions, in)
 	}
 	done, err := finish(c, red)
-	return Recording{Cassette: done, Live: NewLiveRecord(s.tel)}, err
+	if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
+		ce.NextStep = s.again
+	}
+	return Recording{Cassette: done, Live: NewLiveRecord(s.calls...)}, err
 }
 
 // sender sends the requests of one recording with the live retry policy,
-// and keeps the telemetry of all their attempts.
+// and keeps the telemetry of each call: per live call, never summed.
 type sender struct {
 	opts           HTTPOptions
 	rt             http.RoundTripper
@@ -338,7 +342,7 @@ type sender struct {
 	pol            Policy
 	attemptTimeout time.Duration
 	again          string // the command that records the scenario again
-	tel            Telemetry
+	calls          []Telemetry
 }
 
 // send sends one request (retried by the policy, each attempt bounded)
@@ -347,6 +351,7 @@ type sender struct {
 func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, error) {
 	var cancel context.CancelFunc = func() {}
 	defer func() { cancel() }()
+	key := "" // a WebSocket upgrade's Sec-WebSocket-Key
 	newReq := func(ctx context.Context) (*http.Request, error) {
 		cancel()
 		var actx context.Context
@@ -357,33 +362,40 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 		}
 		r, err := http.NewRequestWithContext(actx, rq.method, rq.url, body)
 		if err != nil {
-			return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request", Err: redactedError(s.red, err),
-				NextStep: "check `real.base_url` and the scenario's path in cassette.yaml"}
+			return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request: check `real.base_url` and the scenario's path in cassette.yaml", Err: redactedError(s.red, err),
+				NextStep: s.again}
 		}
 		for _, k := range slices.Sorted(maps.Keys(rq.headers)) {
 			r.Header.Set(k, rq.headers[k])
+		}
+		if rq.session != nil {
+			key = wsplay.Handshake(r.Header)
 		}
 		return r, nil
 	}
 	start := s.opts.Meta.now()
 	rpol := s.pol.expecting(rq.expect) // a failing status answered on purpose is neither retried nor refused
 	resp, t, err := rpol.Do(ctx, s.rt, newReq)
-	s.tel.Attempts += t.Attempts
-	s.tel.RetryBackoffMS = append(s.tel.RetryBackoffMS, t.RetryBackoffMS...)
-	s.tel.Statuses = append(s.tel.Statuses, t.Statuses...)
+	s.calls = append(s.calls, t)
 	if err != nil {
-		return cassettes.Interaction{}, transportError(s.red, err, ctx, t, s.again)
+		return cassettes.Interaction{}, withLimit(transportError(s.red, err, ctx, t, s.again), s.attemptTimeout)
+	}
+	if rq.session != nil && resp.StatusCode == http.StatusSwitchingProtocols {
+		return s.session(rq, resp, key, start, t) // websocket.go
 	}
 	respBody, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return cassettes.Interaction{}, transportError(s.red, err, ctx, t, s.again)
+		return cassettes.Interaction{}, withLimit(transportError(s.red, err, ctx, t, s.again), s.attemptTimeout)
 	}
 	// The policy retried what specs/000 retries; any failing status left
 	// (those, or a 5xx it does not retry: 501, 505, …) is the service
 	// failing, unless the scenario answers it on purpose.
 	if _, failing := infra.ClassifyStatus(resp.StatusCode); failing && resp.StatusCode != rq.expect {
 		return cassettes.Interaction{}, statusError(resp.StatusCode, t, s.again)
+	}
+	if rq.session != nil { // an upgrade refused: never a recording
+		return s.session(rq, resp, key, start, t)
 	}
 	return interaction(rq, resp, respBody, s.opts.Meta.now().Sub(start)), nil
 }
@@ -420,11 +432,21 @@ func interaction(rq request, resp *http.Response, respBody []byte, dur time.Dura
 	return in
 }
 
+// withLimit says, in the error of an attempt that timed out, how long each
+// attempt could take, and how to change it.
+func withLimit(err error, attemptTimeout time.Duration) error {
+	var ce *cassettes.Error
+	if errors.As(err, &ce) && ce.Reason == cassettes.ETimeout {
+		ce.Message += fmt.Sprintf(" (each attempt may take %s; --timeout sets it)", attemptTimeout)
+	}
+	return err
+}
+
 func statusError(code int, t Telemetry, again string) error {
 	f, _ := infra.ClassifyStatus(code)
 	return &cassettes.Error{Reason: f.Reason,
-		Message:  fmt.Sprintf("the real service answered %s after %d attempt(s) (backoff %v ms)", f.Class, t.Attempts, t.RetryBackoffMS),
-		NextStep: f.NextStep(again)}
+		Message:  fmt.Sprintf("the real service answered %s after %d attempt(s) (backoff %v ms); %s", f.Class, t.Attempts, t.RetryBackoffMS, f.Advice()),
+		NextStep: again}
 }
 
 // transportError is the error of a request that got no complete response,
@@ -440,6 +462,6 @@ func transportError(red *redact.Redactor, err error, ctx context.Context, t Tele
 	}
 	f := infra.ClassifyTransport(err)
 	return &cassettes.Error{Reason: f.Reason, Err: redactedError(red, err),
-		Message:  fmt.Sprintf("the real service could not be reached after %d attempt(s): %s", t.Attempts, f.Class),
-		NextStep: f.NextStep(again)}
+		Message:  fmt.Sprintf("the real service could not be reached after %d attempt(s): %s; %s", t.Attempts, f.Class, f.Advice()),
+		NextStep: again}
 }

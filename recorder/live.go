@@ -50,9 +50,13 @@ type Live struct {
 	// UpstreamCA, when set, replaces every adapter's real.ca_file (the
 	// --upstream-ca flag).
 	UpstreamCA string
-	// Again is the command next steps print to record a cassette again;
-	// "" is `cassette refresh --once --adapter NAME`.
+	// Again is the command next steps print to record a cli cassette
+	// again; "" is `cassette refresh --once --adapter NAME`.
 	Again string
+	// AgainArgs are the flags that `cassette record --adapter A --scenario
+	// S`, the next step of an http cassette, must repeat ("" derives them
+	// from AttemptTimeout and UpstreamCA).
+	AgainArgs string
 	// Warn receives the warning of an adapter that turns certificate checks
 	// off (real.insecure_skip_verify), once per re-recording; nil discards.
 	Warn io.Writer
@@ -90,7 +94,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		rt = l.Transport
 	}
 	return RerecordHTTP(ctx, old, HTTPOptions{Meta: meta, BaseURL: cmp.Or(a.Real.BaseURL, recordedBase(old)), Headers: a.Real.Headers,
-		Credentials: a.Real.Credentials, Rules: l.Config.Redaction(), LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout})
+		Credentials: a.Real.Credentials, Rules: l.Config.Redaction(), LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout, AgainArgs: l.againArgs()})
 }
 
 // rerecordCLI runs real.command again with old's arguments and stdin, as
@@ -110,6 +114,25 @@ func (l Live) rerecordCLI(ctx context.Context, name string, a *cassettes.Adapter
 	return Recording{Cassette: c}, err
 }
 
+// againArgs are the flags of this run that the command recording a
+// cassette again must repeat: the same time limit and the same CA.
+func (l Live) againArgs() string {
+	if l.AgainArgs != "" {
+		return l.AgainArgs
+	}
+	var words []string
+	if l.AttemptTimeout > 0 {
+		words = append(words, "--timeout", l.AttemptTimeout.String())
+	}
+	if l.UpstreamCA != "" {
+		words = append(words, "--upstream-ca", l.UpstreamCA)
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	return " " + cassettes.Command(words...)
+}
+
 // cliOptions is how a CLI cassette of adapter a is run again: which
 // command (real.command, whatever the cassette names), in which directory
 // and environment (the credentials declared by other adapters and the
@@ -126,7 +149,7 @@ func (l Live) cliOptions(name string, a *cassettes.Adapter, old *cassettes.Casse
 	}
 	opts := CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, lookup), Credentials: a.Real.Credentials,
 		Rules: l.Config.Redaction(), LookupEnv: lookup, Environ: withoutVars(environ, l.othersCredentials(a)), Timeout: timeout, Log: l.Warn,
-		Again: cmp.Or(l.Again, "cassette refresh --once --adapter "+name)}
+		Again: cmp.Or(l.Again, cassettes.Command("cassette", "refresh", "--once", "--adapter", name)+l.againArgs())}
 	// What runs is real.command, from cassette.yaml, never input.command:
 	// RerecordCLI refuses a cassette that names another program.
 	opts.RealCommand = a.Real.Command
@@ -182,10 +205,10 @@ func (l Live) noRealCommand(name string, old *cassettes.Cassette) error {
 		line = l.Config.Line("adapters." + name)
 	}
 	return &cassettes.Error{Reason: cassettes.ECfgParse,
-		Message: fmt.Sprintf("%s cannot be recorded again: adapter %s declares no real.command, and the command a cassette names is never run", old.ID(), name),
+		Message: fmt.Sprintf("%s cannot be recorded again: adapter %s declares no real.command, and the command a cassette names is never run (set %s in %s)", old.ID(), name, field, l.Config.Path),
 		Problems: []cassettes.Problem{{File: l.Config.Path, Line: line, Field: field, Message: "not set",
 			Expected: "the real tool the cassettes were recorded with, e.g. command: [gh]"}},
-		NextStep: "cassette validate   # after setting " + field + " in " + l.Config.Path}
+		NextStep: l.validateStep()}
 }
 
 // noBaseURL is the error of an HTTP cassette whose adapter sends
@@ -195,10 +218,10 @@ func (l Live) noRealCommand(name string, old *cassettes.Cassette) error {
 func (l Live) noBaseURL(name string, old *cassettes.Cassette) error {
 	field := "adapters." + name + ".real.base_url"
 	return &cassettes.Error{Reason: cassettes.ECfgParse,
-		Message: fmt.Sprintf("%s is not recorded again: adapter %s sends real.headers but declares no real.base_url, and a cassette never chooses the host its credentials go to", old.ID(), name),
+		Message: fmt.Sprintf("%s is not recorded again: adapter %s sends real.headers but declares no real.base_url, and a cassette never chooses the host its credentials go to (set %s in %s)", old.ID(), name, field, l.Config.Path),
 		Problems: []cassettes.Problem{{File: l.Config.Path, Line: l.Config.Line("adapters." + name + ".real"), Field: field, Message: "not set",
 			Expected: "the service's URL, e.g. base_url: https://api.example.com"}},
-		NextStep: "cassette validate   # after setting " + field + " in " + l.Config.Path}
+		NextStep: l.validateStep()}
 }
 
 // recordedBase is the scheme and host of a cassette's first recorded
@@ -211,4 +234,13 @@ func recordedBase(c *cassettes.Cassette) string {
 		}
 	}
 	return ""
+}
+
+// validateStep is `cassette validate` for this config: the check to run
+// once the config is fixed.
+func (l Live) validateStep() string {
+	if l.Config.Path == "" || l.Config.Path == cassettes.ConfigFile {
+		return cassettes.Command("cassette", "validate")
+	}
+	return cassettes.Command("cassette", "validate", "--config", l.Config.Path)
 }

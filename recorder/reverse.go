@@ -80,8 +80,7 @@ func startReverse(ctx context.Context, cfg ProxyConfig, red *redact.Redactor) (I
 	}
 	if err := reachable(ctx, cfg.Upstream); err != nil {
 		return nil, &cassettes.Error{Reason: infra.ClassifyTransport(err).Reason, Err: err, // refused, DNS, timeout
-			Message:  fmt.Sprintf("the real side at %s cannot be reached", shownUpstream(cfg.Upstream)),
-			NextStep: "start it (or point real.base_url, or `cassette record --base-url`, at one that runs), then run the same command again"}
+			Message: fmt.Sprintf("the real side at %s cannot be reached: start it (or point real.base_url, or `cassette record --base-url`, at one that runs), then run the same command again", shownUpstream(cfg.Upstream))}
 	}
 	i, err := cfg.start(p)
 	if err != nil {

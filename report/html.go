@@ -35,7 +35,7 @@ var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
 func WriteHTML(dir string, run *Run, opts Options) error {
 	page, err := run.html(opts)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render " + FileHTML, Err: err, NextStep: "Report this as a bug in cassette"}
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render " + FileHTML + ": a bug in cassette; report it with the version below", Err: err, NextStep: cassettes.Command("cassette", "version")}
 	}
 	if err := scan(dir, run, map[string][]byte{FileHTML: page}, opts.Declared); err != nil {
 		return err

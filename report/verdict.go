@@ -169,7 +169,7 @@ func (r *Run) caseReplay(c *Case) string {
 	if c.ReplayCommand != "" {
 		return c.ReplayCommand
 	}
-	return r.suiteReplay() + " --case " + c.ID()
+	return r.suiteReplay() + " " + cassettes.Command("--case", c.ID())
 }
 
 // Counts are the case counts of a run.

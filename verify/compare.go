@@ -77,7 +77,7 @@ func Compare(c Case, got *cassettes.Cassette, opts Options) ([]report.Drift, str
 func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, error) {
 	p, err := pipeline(c, opts)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: err.Error(), NextStep: "cassette validate " + c.Cassette.Path}
+		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: err.Error(), NextStep: cassettes.Command("cassette", "validate", c.Cassette.Path)}
 	}
 	contract := []string{}
 	if c.Adapter != nil && c.Adapter.ContractHeaders != nil {
@@ -116,8 +116,12 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 func side(c *cassettes.Cassette) []report.Action {
 	var acts []report.Action
 	for i, it := range c.Interactions {
+		body := it.Response.Body.Bytes()
+		if it.WebSocket != nil {
+			body = SessionText(it.WebSocket) // websocket.go
+		}
 		acts = append(acts, report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: it.Request.Method, URL: it.Request.URL,
-			StatusCode: it.Response.Code, Headers: it.Response.Headers, Body: it.Response.Body.Bytes()})
+			StatusCode: it.Response.Code, Headers: it.Response.Headers, Body: body})
 	}
 	if c.Output != nil {
 		a := report.Action{Kind: "proc", ID: "output", Stdout: c.Output.Stdout.Bytes(), Stderr: c.Output.Stderr.Bytes(), Exit: c.Output.ExitCode}
@@ -154,6 +158,8 @@ func driftMessage(d diff.Drift) string {
 		where += " " + d.Path
 	}
 	switch {
+	case d.Hint != "":
+		return string(d.Class) + " drift at " + where + ": " + d.Hint
 	case d.Diff == "" && (d.Want != "" || d.Got != "") && !strings.Contains(d.Want+d.Got, "\n") && len(d.Want)+len(d.Got) < 120:
 		return string(d.Class) + " drift at " + where + ": " + strings.ReplaceAll(d.Change, "_", " ") + " (want " + quote(d.Want) + ", got " + quote(d.Got) + ")"
 	case strings.HasPrefix(d.Diff, "binary "):

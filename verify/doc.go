@@ -5,10 +5,14 @@
 // A case is one cassette. HTTP cases send the cassette's requests, in order,
 // to the fake (a base URL, a process verify starts, or an in-process
 // http.Handler) and compare status, the adapter's contract headers and the
-// normalized body; CLI cases run the fake command with the recorded
+// normalized body (a WebSocket session: the recorded client messages are
+// sent, and the fake's messages compared one by one, websocket.go); CLI
+// cases run the fake command with the recorded
 // arguments, stdin and environment names and compare stdout, stderr and the
 // exit code. Cases run in parallel and are reported in a deterministic order
-// (adapter order in cassette.yaml, then scenario).
+// (adapter order in cassette.yaml, then scenario). A quarantined case that
+// fails is run again once, 5 s later ([QuarantineRetry], specs/000); no
+// other case is ever retried: a drift is a verdict, not a flake.
 //
 // A fake process of one case (the default) is started ahead of its case
 // (pool.go); its output goes to a pipe verify reads, kept in memory and

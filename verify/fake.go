@@ -165,7 +165,7 @@ func (p *Process) start(a *cassettes.Adapter, projectDir, logDir string, lookup 
 	if err != nil {
 		p.out.close(0)
 		lp, _ := p.keepLog()
-		return unavailable(name, fmt.Sprintf("cannot start fake command %q", strings.Join(a.Fake.Command, " ")), err, lp, a)
+		return unavailable(name, fmt.Sprintf("cannot start fake command %q: %v", strings.Join(a.Fake.Command, " "), err), err, lp, a)
 	}
 	p.cmd = cmd
 	go func() {
@@ -358,9 +358,9 @@ func unavailable(name, msg string, err error, logPath string, a *cassettes.Adapt
 		e.Problems = append(e.Problems, cassettes.Problem{File: logPath, Message: "the fake's log; its last lines:\n" + indent(LogTail(logPath, 15), "    ")})
 	}
 	if len(a.Fake.Command) > 0 {
-		e.NextStep = "PORT=8080 " + cassettes.ShellJoin(a.Fake.Command) + "   # run the fake by hand and watch it start"
+		e.NextStep = "PORT=8080 " + cassettes.Command(a.Fake.Command...) // run by hand: watch it start
 	} else {
-		e.NextStep = "curl -sS " + a.Fake.BaseURL + a.Fake.Ready + "   # is the fake running?"
+		e.NextStep = cassettes.Command("curl", "-sS", a.Fake.BaseURL+a.Fake.Ready) // is the fake running?
 	}
 	return e
 }
@@ -394,7 +394,7 @@ func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, projectDi
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		e := unavailable(name, fmt.Sprintf("fake.build %q failed", strings.Join(a.Fake.Build, " ")), err, logPath, a)
-		e.NextStep = cassettes.ShellJoin(a.Fake.Build) + "   # build the fake by hand to see why"
+		e.NextStep = cassettes.Command(a.Fake.Build...) // build it by hand to see why
 		return logPath, e
 	}
 	return logPath, nil

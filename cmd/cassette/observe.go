@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,7 +92,7 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 		if _, ok := p.cfg.Adapters[a]; !ok {
 			return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, p.cfg.Path),
 				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(a, p.cfg.Order)}},
-				NextStep: "cassette observe --adapter " + firstOf(p.cfg.Order) + " -- " + cassettes.ShellJoin(command)}
+				NextStep: p.command(append([]string{"cassette", "observe", "--adapter", cmp.Or(cassettes.Suggest(a, p.cfg.Order), firstOr(p.cfg.Order, "")), "--"}, command...)...)}
 		}
 	}
 	root, err := filepath.Abs(p.cfg.Dir) // shims run in other directories
@@ -246,9 +247,9 @@ func relOrSelf(dir, path string) string {
 // proxy in front of a fake the tests start themselves (upstream), each call
 // written as a call to adapter, until Ctrl-C.
 func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstream, adapter string, allowRemote bool) error {
-	next := "cassette proxy --mode observe --upstream http://127.0.0.1:8080 --adapter NAME"
 	target, err := url.Parse(upstream)
 	if upstream == "" || err != nil || (target.Scheme != "http" && target.Scheme != "https") || target.Host == "" {
+		next := cassettes.Command("cassette", "proxy", "--mode", "observe", "--upstream", "http://127.0.0.1:8080", "--adapter", cmp.Or(adapter, "NAME"))
 		return cassettes.Errorf(cassettes.EUsage, next, "--mode observe needs --upstream, the fake's base URL (http:// or https://), got %q", upstream)
 	}
 	if err := proxy.CheckListen(listen, allowRemote); err != nil {
@@ -263,7 +264,7 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %q: --mode observe needs an http adapter declared in %s", adapter, p.cfg.Path),
 			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "),
 				Suggestion: cassettes.Suggest(adapter, p.cfg.Order)}},
-			NextStep: strings.Replace(next, "NAME", firstOf(httpAdapters(p.cfg)), 1)}
+			NextStep: observeProxyStep(p, upstream, cmp.Or(cassettes.Suggest(adapter, httpAdapters(p.cfg)), firstOr(httpAdapters(p.cfg), "")))}
 	}
 	dir := os.Getenv(coverage.EnvDir)
 	if dir == "" {
@@ -282,7 +283,7 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 	obs := &coverage.Observer{Adapter: adapter, Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(p.Redact, p.credentials())}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot listen on " + listen, Err: err, NextStep: strings.Replace(next, "NAME", adapter, 1) + " --listen 127.0.0.1:0"}
+		return &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot listen on " + listen, Err: err, NextStep: p.command("cassette", "proxy", "--mode", "observe", "--upstream", upstream, "--adapter", adapter, "--listen", "127.0.0.1:0")}
 	}
 	srv := &http.Server{Handler: obs.Proxy(target), ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
@@ -310,4 +311,14 @@ func httpAdapters(cfg *cassettes.Config) []string {
 		}
 	}
 	return out
+}
+
+// observeProxyStep is the command that starts the observing proxy for an
+// http adapter of the project, or, when it has none, the check of its
+// config.
+func observeProxyStep(p *project, upstream, adapter string) string {
+	if adapter == "" {
+		return p.command("cassette", "validate")
+	}
+	return p.command("cassette", "proxy", "--mode", "observe", "--upstream", upstream, "--adapter", adapter)
 }

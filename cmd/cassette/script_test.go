@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		commit = strings.TrimSpace(string(out))
 	}
 	testscript.Main(m, map[string]func(){
-		"cassette":  func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cassette":  func() { os.Exit(cassetteProgram()) },
 		"faultfake": faultfake,
 	})
 }
@@ -57,7 +57,7 @@ func TestScripts(t *testing.T) {
 			}
 			env.Defer(func() { os.RemoveAll(ca) })
 			env.Setenv("CASSETTE_CA_DIR", filepath.Join(ca, "ca"))
-			return nil
+			return checkNextSteps(env)
 		},
 	})
 }

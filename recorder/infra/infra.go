@@ -104,10 +104,10 @@ func ClassifyStatus(code int) (f Failure, ok bool) {
 	return Failure{}, false
 }
 
-// NextStep is the next step for a failure of this class: command (what to
-// run again, as printed) followed by a shell comment saying what to address
-// first.
-func (f Failure) NextStep(command string) string {
+// Advice says what to address before running the command again, for the
+// message of an error of this class (the next step itself is only the
+// command, so that it runs as printed).
+func (f Failure) Advice() string {
 	advice := "the service or the network failed; run it again later"
 	switch {
 	case f.Reason == cassettes.ERealTLS && strings.Contains(f.Class, "unknown authority"):
@@ -117,7 +117,20 @@ func (f Failure) NextStep(command string) string {
 	case f.Reason == cassettes.ERealDNS || f.Reason == cassettes.ERealUnreachable:
 		advice = "first check the network, real.base_url and HTTPS_PROXY"
 	case f.Reason == cassettes.ERateLimit || f.Reason == cassettes.EProvider5xx:
-		advice = "once the service has recovered"
+		advice = "run it again once the service has recovered"
+	case f.Reason == cassettes.ERealUpgrade:
+		advice = "first check the WebSocket URL, the credentials it needs, and that the service speaks WebSocket there"
 	}
-	return command + "   # " + advice
+	return advice
+}
+
+// Upgrade is the failure of a WebSocket upgrade: the real service answered
+// status (its status line) where 101 Switching Protocols was asked for, or
+// a 101 whose handshake is not valid (why says how). A refused upgrade is
+// never recorded: what the client got is not a session to replay.
+func Upgrade(status, why string) Failure {
+	if why != "" {
+		return Failure{cassettes.ERealUpgrade, "WebSocket upgrade: " + why}
+	}
+	return Failure{cassettes.ERealUpgrade, "WebSocket upgrade refused: " + status}
 }

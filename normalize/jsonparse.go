@@ -94,10 +94,8 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 	}
 	start := p.i
 	switch c := p.src[p.i]; {
-	case c == '{':
-		return p.object(depth, start)
-	case c == '[':
-		return p.array(depth, start)
+	case c == '{' || c == '[':
+		return p.container(depth, start)
 	case c == '"':
 		s, err := p.string()
 		if err != nil {
@@ -126,88 +124,85 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 	}
 }
 
-// object parses an object from its '{' at start; its members are gathered
-// on the parser's stacks and copied once at its end.
-func (p *jsonParser) object(depth, start int) (*jsonNode, error) {
-	n := p.node('{', start)
+// container parses an object or an array from its opening byte at start;
+// its members are gathered on the parser's stacks (an array's keys are
+// "", which keeps the stacks level) and copied once at its end.
+func (p *jsonParser) container(depth, start int) (*jsonNode, error) {
+	obj := p.src[start] == '{'
+	closer := byte(']')
+	if obj {
+		closer = '}'
+	}
+	n := p.node(p.src[start], start)
 	base := len(p.kids)
 	p.i++
 	p.space()
-	if p.i < len(p.src) && p.src[p.i] == '}' {
+	if p.i < len(p.src) && p.src[p.i] == closer {
 		p.i++
 		n.end = p.i
 		return n, nil
 	}
 	for {
 		p.space()
-		if p.i >= len(p.src) || p.src[p.i] != '"' {
-			return nil, p.fail("expected a key")
+		var k string
+		if obj {
+			var err error
+			if k, err = p.key(); err != nil {
+				return nil, err
+			}
 		}
-		k, err := p.string()
-		if err != nil {
-			return nil, err
-		}
-		p.space()
-		if p.i >= len(p.src) || p.src[p.i] != ':' {
-			return nil, p.fail("expected ':'")
-		}
-		p.i++
-		p.space()
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
 		p.keys = append(p.keys, k)
 		p.kids = append(p.kids, v)
-		p.space()
-		if p.i < len(p.src) && p.src[p.i] == ',' {
-			p.i++
+		if more, err := p.sep(closer); err != nil {
+			return nil, err
+		} else if more {
 			continue
 		}
-		if p.i < len(p.src) && p.src[p.i] == '}' {
-			p.i++
-			n.end = p.i
-			n.mem = &members{append([]string(nil), p.keys[base:]...), append([]*jsonNode(nil), p.kids[base:]...)}
-			p.keys, p.kids = p.keys[:base], p.kids[:base]
-			return n, nil
+		n.end = p.i
+		n.mem = &members{kids: append([]*jsonNode(nil), p.kids[base:]...)}
+		if obj {
+			n.mem.keys = append([]string(nil), p.keys[base:]...)
 		}
-		return nil, p.fail("expected ',' or '}'")
+		p.keys, p.kids = p.keys[:base], p.kids[:base]
+		return n, nil
 	}
 }
 
-// array parses an array from its '[' at start, as object does.
-func (p *jsonParser) array(depth, start int) (*jsonNode, error) {
-	n := p.node('[', start)
-	base := len(p.kids)
+// key reads an object member's name and the ':' after it.
+func (p *jsonParser) key() (string, error) {
+	if p.i >= len(p.src) || p.src[p.i] != '"' {
+		return "", p.fail("expected a key")
+	}
+	k, err := p.string()
+	if err != nil {
+		return "", err
+	}
+	p.space()
+	if p.i >= len(p.src) || p.src[p.i] != ':' {
+		return "", p.fail("expected ':'")
+	}
 	p.i++
 	p.space()
-	if p.i < len(p.src) && p.src[p.i] == ']' {
+	return k, nil
+}
+
+// sep reads what follows a member of a container: a ',' (more follow) or
+// the container's closer.
+func (p *jsonParser) sep(closer byte) (more bool, err error) {
+	p.space()
+	if p.i < len(p.src) && p.src[p.i] == ',' {
 		p.i++
-		n.end = p.i
-		return n, nil
+		return true, nil
 	}
-	for {
-		p.space()
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		p.kids = append(p.kids, v)
-		p.keys = append(p.keys, "") // keeps the stacks level
-		p.space()
-		if p.i < len(p.src) && p.src[p.i] == ',' {
-			p.i++
-			continue
-		}
-		if p.i < len(p.src) && p.src[p.i] == ']' {
-			p.i++
-			n.end = p.i
-			n.mem = &members{kids: append([]*jsonNode(nil), p.kids[base:]...)}
-			p.keys, p.kids = p.keys[:base], p.kids[:base]
-			return n, nil
-		}
-		return nil, p.fail("expected ',' or ']'")
+	if p.i < len(p.src) && p.src[p.i] == closer {
+		p.i++
+		return false, nil
 	}
+	return false, p.fail("expected ',' or '" + string(closer) + "'")
 }
 
 func (p *jsonParser) number() error {

@@ -306,19 +306,10 @@ func (sc *scanner) container(depth int, c leafCtx) error {
 		kc := leafCtx{cred: c.cred, parent: -1, prog: sc.dead}
 		var key string
 		if obj {
-			if sc.i >= len(sc.src) || sc.src[sc.i] != '"' {
-				return sc.fail("expected a key")
-			}
-			k, err := sc.string()
+			k, err := sc.key()
 			if err != nil {
 				return err
 			}
-			sc.space()
-			if sc.i >= len(sc.src) || sc.src[sc.i] != ':' {
-				return sc.fail("expected ':'")
-			}
-			sc.i++
-			sc.space()
 			nf := sc.name(k)
 			kc.cred, kc.epoch, kc.parent, key = nf&nameCred != 0, nf&nameEpoch != 0, start, k
 		}
@@ -328,19 +319,9 @@ func (sc *scanner) container(depth int, c leafCtx) error {
 		if err := sc.value(depth+1, kc); err != nil {
 			return err
 		}
-		sc.space()
-		if sc.i < len(sc.src) && sc.src[sc.i] == ',' {
-			sc.i++
-			continue
+		if more, err := sc.sep(closer); !more || err != nil {
+			return err
 		}
-		if sc.i < len(sc.src) && sc.src[sc.i] == closer {
-			sc.i++
-			return nil
-		}
-		if obj {
-			return sc.fail("expected ',' or '}'")
-		}
-		return sc.fail("expected ',' or ']'")
 	}
 }
 

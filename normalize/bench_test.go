@@ -113,3 +113,34 @@ func TestBenchBodiesAreRealistic(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkJSON1MiBScan is the part of BenchmarkJSON1MiB/builtins that is
+// the streamed engine's one validating scan (stream.go), next to
+// encoding/json's Valid of the same bytes in the same run: what the
+// normalizers' passes and the writing add is builtins minus scan.
+func BenchmarkJSON1MiBScan(b *testing.B) {
+	body := jsonBody(1 << 20)
+	p, err := Builtins().Pipeline(benchNames, Options{WorkDir: "/work/app", TempDirs: []string{"/tmp"}, Credentials: map[string]string{"TOKEN": "hunter2-secret"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if p.stream == nil {
+		b.Fatal("the benchmark's pipeline is not streamed")
+	}
+	b.Run("scan", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			if _, err := p.stream.scan(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("baseline-json-valid", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			if !json.Valid(body) {
+				b.Fatal("the page is not JSON")
+			}
+		}
+	})
+}

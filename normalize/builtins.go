@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/cassette-dev/cassette/redact"
@@ -43,16 +42,16 @@ func Builtins() *Registry {
 			panic(err) // a duplicate here is a programming error caught by every test
 		}
 	}
-	must(r.Register("timestamps.ISO8601", textRule(isoMatcher, nil, fDash|fColon|fDigit, hasAll('-', ':'), func(string, *State) string { return "<ISO8601>" })))
-	must(r.Register("timestamps.RFC1123", textRule(rfc1123Matcher, nil, fCommaSpace, hasAny(", "), func(string, *State) string { return "<RFC1123>" })))
-	must(r.Register("timestamps.ANSIC", textRule(ansicMatcher, nil, fColon|fSpace, hasAll(':', ' '), func(string, *State) string { return "<ANSIC>" })))
-	must(r.Register("timestamps.unix", func(string, Options) (Normalizer, error) { return unixTimestamps(), nil }))
-	must(r.Register("sha:full", func(string, Options) (Normalizer, error) { return fullSHA(), nil }))
-	must(r.Register("sha:short", func(string, Options) (Normalizer, error) { return shortSHA(), nil }))
-	must(r.Register("uuid", textRule(uuidMatcher, []string{"uuid"}, fDash, hasAll('-'), func(m string, st *State) string {
+	must(r.registerOwn("timestamps.ISO8601", textRule(isoMatcher, nil, fDash|fColonDigit, hasAll('-', ':'), func(string, *State) string { return "<ISO8601>" })))
+	must(r.registerOwn("timestamps.RFC1123", textRule(rfc1123Matcher, nil, fCommaSpace|fColonDigit, hasAny(", "), func(string, *State) string { return "<RFC1123>" })))
+	must(r.registerOwn("timestamps.ANSIC", textRule(ansicMatcher, nil, fSpace|fColonDigit, hasAll(':', ' '), func(string, *State) string { return "<ANSIC>" })))
+	must(r.registerOwn("timestamps.unix", func(string, Options) (Normalizer, error) { return unixTimestamps(), nil }))
+	must(r.registerOwn("sha:full", func(string, Options) (Normalizer, error) { return fullSHA(), nil }))
+	must(r.registerOwn("sha:short", func(string, Options) (Normalizer, error) { return shortSHA(), nil }))
+	must(r.registerOwn("uuid", textRule(uuidMatcher, []string{"uuid"}, fDash, hasAll('-'), func(m string, st *State) string {
 		return st.Placeholder("uuid", strings.ToLower(m))
 	})))
-	must(r.Register("headers.volatile", func(string, Options) (Normalizer, error) {
+	must(r.registerOwn("headers.volatile", func(string, Options) (Normalizer, error) {
 		return Normalizer{Headers: func(h http.Header, _ *State) {
 			for k, vs := range h {
 				if IsVolatileHeader(k) {
@@ -63,7 +62,7 @@ func Builtins() *Registry {
 			}
 		}}, nil
 	}))
-	must(r.Register("header:<Name>", func(arg string, _ Options) (Normalizer, error) {
+	must(r.registerOwn("header:<Name>", func(arg string, _ Options) (Normalizer, error) {
 		if strings.ContainsAny(arg, " :\t") {
 			return Normalizer{}, fmt.Errorf("%q is not a header name", arg)
 		}
@@ -78,7 +77,7 @@ func Builtins() *Registry {
 			}
 		}}, nil
 	}))
-	must(r.Register("json.path:<JSONPath>", func(arg string, _ Options) (Normalizer, error) {
+	must(r.registerOwn("json.path:<JSONPath>", func(arg string, _ Options) (Normalizer, error) {
 		p, err := ParseJSONPath(arg)
 		if err != nil {
 			return Normalizer{}, err
@@ -94,20 +93,20 @@ func Builtins() *Registry {
 				}
 				v.setString(st.Placeholder(kind, s))
 			}
-		}}, nil
+		}, jsonPaths: []*JSONPath{p}}, nil
 	}))
-	must(r.Register("ports", textRule(regexMatcher{portRE}, []string{"port"}, fColon|fDigit, hasAny("127.0.0.1", "localhost", "0.0.0.0", "[::1]"), func(m string, st *State) string {
+	must(r.registerOwn("ports", textRule(regexMatcher{portRE}, []string{"port"}, fHostColon|fColonDigit, hasAny("127.0.0.1", "localhost", "0.0.0.0", "[::1]"), func(m string, st *State) string {
 		i := strings.LastIndexByte(m, ':')
 		return m[:i+1] + st.Placeholder("port", m[i+1:])
 	})))
-	must(r.Register("paths.tmp", func(_ string, o Options) (Normalizer, error) { return tmpPaths(o), nil }))
-	must(r.Register("json.canonical", func(string, Options) (Normalizer, error) {
+	must(r.registerOwn("paths.tmp", func(_ string, o Options) (Normalizer, error) { return tmpPaths(o), nil }))
+	must(r.registerOwn("json.canonical", func(string, Options) (Normalizer, error) {
 		return Normalizer{canonical: true}, nil
 	}))
-	must(r.Register("whitespace.trailing", func(string, Options) (Normalizer, error) {
-		return Normalizer{Text: func(s string, _ *State) string { return trimTrailing(s) }, kindsKnown: true, settles: true, needs: fBlank}, nil
+	must(r.registerOwn("whitespace.trailing", func(string, Options) (Normalizer, error) {
+		return Normalizer{Text: func(s string, _ *State) string { return trimTrailing(s) }, kindsKnown: true, settles: true, needs: fTrailBlank}, nil
 	}))
-	must(r.Register("redact.credentials", redactCredentials))
+	must(r.registerOwn("redact.credentials", redactCredentials))
 	return r
 }
 
@@ -134,11 +133,16 @@ var (
 func textRule(mt matcher, kinds []string, needs features, trigger func(string) bool, repl func(m string, st *State) string) Factory {
 	return func(string, Options) (Normalizer, error) {
 		return Normalizer{Text: func(s string, st *State) string {
-			if _, ok := mt.(*candidateMatcher); ok {
+			if cm, ok := mt.(*candidateMatcher); ok {
 				// Its search is already cheap, and no match spans a line:
 				// the whole text at once finds what line by line does.
 				if !trigger(s) {
 					return s
+				}
+				if s != "" && cm.at(s, 0) == len(s) {
+					// The text is one match (a JSON value that is a date, a
+					// UUID): what replaceBounded would find first, and alone.
+					return repl(s, st)
 				}
 				return replaceBounded(mt, s, func(m string) string { return repl(m, st) })
 			}
@@ -266,7 +270,7 @@ func shortSHA() Normalizer {
 			if len(w) > 12 || !strings.ContainsAny(w, "0123456789") || !strings.ContainsAny(w, "abcdef") {
 				return w
 			}
-			return "<sha:" + strconv.Itoa(st.sha(w)) + ":short>"
+			return placeholder("sha", st.sha(w), ":short")
 		})
 	}, kinds: []string{"sha"}, kindsKnown: true, settles: true, needs: fHex7}
 }
@@ -278,7 +282,7 @@ func fullSHA() Normalizer {
 			case 64:
 				return st.Placeholder("sha256", w)
 			case 40:
-				return "<sha:" + strconv.Itoa(st.sha(w)) + ">"
+				return placeholder("sha", st.sha(w), "")
 			}
 			return w
 		})
@@ -357,29 +361,40 @@ func unixTimestamps() Normalizer {
 				return replaceBounded(regexMatcher{unixTextRE}, line, func(m string) string { return digitsRE.ReplaceAllString(m, "<unix>") })
 			})
 		},
+		jsonEpochs: true,
 		json: func(root *jsonNode, _ *State) {
+			if root.flat() != nil { // the leaves under time-like names are known
+				for _, v := range root.doc.epochs {
+					setEpoch(v)
+				}
+				return
+			}
 			root.eachNode(func(n *jsonNode) {
 				if n.kind != '{' {
 					return
 				}
-				for i, k := range n.keys {
+				for i, k := range n.keys() {
 					if !isUnixKey(k) {
 						continue
 					}
-					v := n.kids[i]
-					if d := epochDigits(v.str); d > 0 {
-						switch v.kind {
-						case '0':
-							v.setNumber("1" + strings.Repeat("0", d-1))
-						case '"':
-							v.setString("<unix>")
-						}
-					}
+					setEpoch(n.kids()[i])
 				}
 			})
 		},
 		kindsKnown: true, settles: true,
 		needs: fDigits10 | fAssign,
+	}
+}
+
+// setEpoch rewrites a value under a time-like name that is an epoch.
+func setEpoch(v *jsonNode) {
+	if d := epochDigits(v.str); d > 0 {
+		switch v.kind {
+		case '0':
+			v.setNumber("1" + strings.Repeat("0", d-1))
+		case '"':
+			v.setString("<unix>")
+		}
 	}
 }
 
@@ -431,7 +446,8 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 	return Normalizer{
 		ByteSafe:   true,
 		kindsKnown: true, settles: true,
-		redactor: red,
+		redactor:  red,
+		jsonCreds: true,
 		// secrets skips every key format none of whose literals occurs in
 		// the text, so a clean text costs a few substring searches.
 		Text: func(s string, _ *State) string { return red.text(s) },
@@ -439,7 +455,7 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 		// redacts them (redact.RedactByName): the fake's side then
 		// compares equal to the recorded [REDACTED].
 		json: func(root *jsonNode, _ *State) {
-			if root.credKnown { // where the credential names are is known: no key is judged again
+			if root.doc != nil && root.doc.credKnown { // where the credential names are is known: no key is judged again
 				root.eachString(func(v *jsonNode) {
 					if v.cred {
 						v.setString(redact.Redacted)
@@ -448,7 +464,9 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 				return
 			}
 			redactByName(root, false, red, map[string]bool{})
-			root.credKnown = root.nodes != nil // its nodes are what a later walk visits
+			if root.doc != nil { // its nodes are what a later walk visits
+				root.doc.credKnown = true
+			}
 		},
 		Headers: func(h http.Header, _ *State) {
 			for k, vs := range o.Rules.RedactHeaders(h, creds) {
@@ -470,15 +488,16 @@ func redactByName(n *jsonNode, cred bool, red *redactor, judged map[string]bool)
 			n.setString(redact.Redacted)
 		}
 	case '[':
-		for _, k := range n.kids {
+		for _, k := range n.kids() {
 			redactByName(k, cred, red, judged)
 		}
 	case '{':
-		for i, k := range n.kids {
-			c, ok := judged[n.keys[i]]
+		keys := n.keys()
+		for i, k := range n.kids() {
+			c, ok := judged[keys[i]]
 			if !ok {
-				c = red.isCredentialName(n.keys[i])
-				judged[n.keys[i]] = c
+				c = red.isCredentialName(keys[i])
+				judged[keys[i]] = c
 			}
 			redactByName(k, c, red, judged)
 		}

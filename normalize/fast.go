@@ -17,43 +17,47 @@ import (
 
 // redactor is redact.RedactString with a prefilter: a text in which no
 // declared value and no literal of a key format occurs is returned as it is
-// (Redact would change nothing in it) after one scan of its byte pairs.
+// (Redact would change nothing in it) after one scan of its bytes, three
+// in a row at a time.
 type redactor struct {
 	creds map[string]string
-	rules *redact.Rules    // the credential names
-	lits  []string         // declared values (long enough to be scrubbed) and format literals
-	pairs *[1 << 10]uint64 // bit set of the first two bytes of each of lits (8 KiB: stays in cache)
-	all   bool             // a format without literals: always redact
+	rules *redact.Rules        // the credential names
+	lits  map[uint64][]literal // declared values and format literals of three bytes or more, by the tripleHash of their key
+	keys  *tripleSet           // each literal's key: three bytes of it (4 KiB: stays in cache)
+	short []string             // declared values of one or two bytes (looked for as they are)
+	all   bool                 // a format without literals: always redact
 
 	// names remembers Rules.IsCredentialField for the first maxNames
 	// keys seen: the records of a stream repeat theirs.
 	names     sync.Map // string → bool
 	nameCount atomic.Int64
-	one       [256]bool // first bytes of one-byte literals
 }
 
 func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
-	r := &redactor{creds: creds, rules: rules, pairs: new([1 << 10]uint64)}
+	r := &redactor{creds: creds, rules: rules, keys: new(tripleSet), lits: map[uint64][]literal{}}
+	var lits []string
 	for _, v := range creds {
-		if v != "" { // secrets skips short values: listing them only costs a call
-			r.lits = append(r.lits, v)
+		if v != "" { // redact skips short values: listing them only costs a call
+			lits = append(lits, v)
 		}
 	}
 	for _, p := range redact.Patterns {
 		if len(p.Literals) == 0 {
 			r.all = true
 		}
-		r.lits = append(r.lits, p.Literals...)
+		lits = append(lits, p.Literals...)
 	}
-	for _, l := range r.lits {
-		switch len(l) {
-		case 0:
+	for _, l := range lits {
+		switch {
+		case l == "":
 			r.all = true
-		case 1:
-			r.one[l[0]] = true
+		case len(l) < 3:
+			r.short = append(r.short, l)
 		default:
-			pair := uint16(l[0])<<8 | uint16(l[1])
-			r.pairs[pair>>6] |= 1 << (pair & 63)
+			at := keyOf(l)
+			h := tripleHash(l[at], l[at+1], l[at+2])
+			r.lits[h] = append(r.lits[h], literal{l, at})
+			r.keys.add(l[at], l[at+1], l[at+2])
 		}
 	}
 	return r
@@ -64,19 +68,57 @@ func (r *redactor) mayChange(s string) bool {
 	if r.all {
 		return true
 	}
-	for i := 0; i < len(s); i++ {
-		if r.one[s[i]] {
+	for _, l := range r.short {
+		if strings.Contains(s, l) {
 			return true
 		}
-		if pair := uint16(s[i])<<8 | uint16(byteAt(s, i+1)); r.pairs[pair>>6]&(1<<(pair&63)) != 0 && i+1 < len(s) {
-			for _, l := range r.lits {
-				if strings.HasPrefix(s[i:], l) {
+	}
+	var h uint64
+	for i := 0; i < len(s); i++ {
+		h = (h<<5 ^ uint64(s[i])) & (1<<15 - 1) // tripleHash of s[i-2:i+1]
+		if i >= 2 && r.keys[h>>6]&(1<<(h&63)) != 0 {
+			for _, l := range r.lits[h] {
+				if start := i - 2 - l.key; start >= 0 && strings.HasPrefix(s[start:], l.s) {
 					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// A literal is looked for by three bytes of it (its key, at offset key):
+// those least likely in ordinary text, so that the prefilter rarely sends
+// a text on to be searched ("_pa" of github_pat_, not the "git" of every
+// URL of GitHub).
+type literal struct {
+	s   string
+	key int
+}
+
+// keyOf returns the offset of l's key: its three bytes in a row with the
+// most bytes that are not lowercase letters, the first of those.
+func keyOf(l string) int {
+	best, bestScore := 0, -1
+	for at := 0; at+3 <= len(l); at++ {
+		score := 0
+		for _, c := range []byte(l[at : at+3]) {
+			if c < 'a' || c > 'z' {
+				score++
+			}
+		}
+		if score > bestScore {
+			best, bestScore = at, score
+		}
+	}
+	return best
+}
+
+// textFeatures returns featuresOf(s) and whether !r.mayChange(s), in one
+// scan of s (and a second where a literal's first bytes may occur).
+func (r *redactor) textFeatures(s string) (f features, clean bool) {
+	f, hit := scanText(s, r.keys)
+	return f, !r.all && (!hit && len(r.short) == 0 || !r.mayChange(s))
 }
 
 // strings redacts the string values of a document; a value found clean is
@@ -176,36 +218,49 @@ func (s stage) run(root *jsonNode, st *State) {
 	if len(s.texts) == 0 {
 		return
 	}
-	root.eachString(func(v *jsonNode) {
-		if s.settles && v.feat&fSettled != 0 {
-			return // unchanged by this stage last pass, and since
-		}
-		str, changed := v.str, false
-		if v.feat&fKnown == 0 {
-			v.feat |= featuresOf(str) | fKnown
-		}
-		has := v.feat
-		for _, t := range s.texts {
-			if has&t.needs != t.needs {
-				continue // t.fn would return str as it is
-			}
-			if out := t.fn(str, st); out != str {
-				str, changed = out, true
-				has = featuresOf(str)
+	if root.doc == nil {
+		root.eachString(func(v *jsonNode) { s.string(v, st) })
+		return
+	}
+	for _, chunk := range root.doc.nodes { // eachString, without a call a node
+		for i := range chunk {
+			if v := &chunk[i]; v.kind == '"' && !v.gone && !(s.settles && v.feat&fSettled != 0) {
+				s.string(v, st)
 			}
 		}
-		if changed {
-			// Marked rewritten even when the last part undid the first, as
-			// normalizer-by-normalizer application did.
-			v.str, v.dirty, v.feat = str, true, has|fKnown|fTouched // not fClean: not checked yet
+	}
+}
+
+// string applies the stage's text parts to a string value.
+func (s stage) string(v *jsonNode, st *State) {
+	if s.settles && v.feat&fSettled != 0 {
+		return // unchanged by this stage last pass, and since
+	}
+	str, changed := v.str, false
+	if v.feat&fKnown == 0 {
+		v.feat |= featuresOf(str) | fKnown
+	}
+	has := v.feat
+	for _, t := range s.texts {
+		if has&t.needs != t.needs {
+			continue // t.fn would return str as it is
 		}
-	})
+		if out := t.fn(str, st); out != str {
+			str, changed = out, true
+			has = featuresOf(str)
+		}
+	}
+	if changed {
+		// Marked rewritten even when the last part undid the first, as
+		// normalizer-by-normalizer application did.
+		v.str, v.dirty, v.feat = str, true, has|fKnown|fTouched // not fClean: not checked yet
+	}
 }
 
 // settle ends a pass: it reports whether a value was changed in it, and
 // marks the values that were not as settled for the next.
 func (n *jsonNode) settle() (changed bool) {
-	for _, chunk := range *n.nodes {
+	for _, chunk := range n.doc.nodes {
 		for i := range chunk {
 			d := &chunk[i]
 			if d.gone {
@@ -224,8 +279,8 @@ func (n *jsonNode) settle() (changed bool) {
 
 // eachString calls fn on every string value, in document order.
 func (n *jsonNode) eachString(fn func(*jsonNode)) {
-	if n.nodes != nil { // the root of a parsed document
-		for _, chunk := range *n.nodes {
+	if n.doc != nil { // the root of a parsed document
+		for _, chunk := range n.doc.nodes {
 			for i := range chunk {
 				if d := &chunk[i]; d.kind == '"' && !d.gone {
 					fn(d)
@@ -238,7 +293,7 @@ func (n *jsonNode) eachString(fn func(*jsonNode)) {
 	case '"':
 		fn(n)
 	case '{', '[':
-		for _, k := range n.kids {
+		for _, k := range n.kids() {
 			k.eachString(fn)
 		}
 	}
@@ -283,8 +338,8 @@ func isUnixKey(k string) bool {
 // eachNode calls fn on every value, parents before their children, in
 // document order (walk without the path).
 func (n *jsonNode) eachNode(fn func(*jsonNode)) {
-	if n.nodes != nil { // the root of a parsed document: its nodes are in that order
-		for _, chunk := range *n.nodes {
+	if n.doc != nil { // the root of a parsed document: its nodes are in that order
+		for _, chunk := range n.doc.nodes {
 			for i := range chunk {
 				if d := &chunk[i]; !d.gone {
 					fn(d)
@@ -294,7 +349,7 @@ func (n *jsonNode) eachNode(fn func(*jsonNode)) {
 		return
 	}
 	fn(n)
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		k.eachNode(fn)
 	}
 }
@@ -305,7 +360,7 @@ func (n *jsonNode) eachNode(fn func(*jsonNode)) {
 // place of its span: one scan, no recursion.
 func (n *jsonNode) writeDoc(dst, src []byte) []byte {
 	pos := n.start
-	for _, chunk := range *n.nodes {
+	for _, chunk := range n.doc.nodes {
 		for i := range chunk {
 			d := &chunk[i]
 			if !d.dirty || d.gone {

@@ -32,6 +32,8 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 	}
 	f.Add(strings.Join(fastSeeds, " "))
 	creds := map[string]string{"TOKEN": "hunter2-secret", "SHORT": "abc"}
+	tiny := map[string]string{"TINY": "zq"}
+	redTiny := newRedactor(tiny, nil)
 	red := newRedactor(creds, nil)
 	tmps := tmpMatcher([]string{"/tmp", "/var/tmp", "/private/tmp", "/tmp/a"})
 	winTmps := tmpMatcher([]string{"/tmp", "C:/Users/me/AppData/Local/Temp", "\xc3\xa9/t", "/odd\nroot"})
@@ -46,11 +48,20 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 		}
 		one = append(one, q.steps...)
 	}
+	mark := func(m string, _ *State) string { return "<" + m + ">" }
+	always := func(string) bool { return true }
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, m := range []*candidateMatcher{isoMatcher, uuidMatcher, rfc1123Matcher, ansicMatcher, macTempMatcher, tmps, winTmps} {
 			got, want := m.findAll(s), m.re.FindAllStringIndex(s, -1)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s in %q: found %v, the expression finds %v", m.re, s, got, want)
+			}
+			// A rule on it (which replaces a text that is one match
+			// directly) rewrites what the expression's matches give.
+			n, _ := textRule(m, nil, 0, always, mark)("", Options{})
+			ref := replaceBounded(regexMatcher{m.re}, s, func(x string) string { return mark(x, nil) })
+			if got := n.Text(s, NewState()); got != ref {
+				t.Fatalf("a rule on %s rewrites %q to %q; by the expression's matches, %q", m.re, s, got, ref)
 			}
 		}
 		if got, want := isPlaceholder(s), len(s) > 2 && s[0] == '<' && placeholderRE.MatchString(s); got != want {
@@ -58,6 +69,12 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 		}
 		if got, want := isUnixKey(s), unixKeyRE.MatchString(s); got != want {
 			t.Fatalf("isUnixKey(%q) = %v, unixKeyRE says %v", s, got, want)
+		}
+		if f, clean := red.textFeatures(s); f != featuresOf(s) || clean == red.mayChange(s) {
+			t.Fatalf("textFeatures(%q) = %b, %v; featuresOf %b, mayChange %v", s, f, clean, featuresOf(s), red.mayChange(s))
+		}
+		if f, clean := redTiny.textFeatures(s); f != featuresOf(s) || clean == redTiny.mayChange(s) || redTiny.text(s) != redact.RedactString(s, tiny) {
+			t.Fatalf("with a two-byte value, on %q: textFeatures %b, %v; mayChange %v", s, f, clean, redTiny.mayChange(s))
 		}
 		if got, want := red.text(s), redact.RedactString(s, creds); got != want {
 			t.Fatalf("redactor on %q: %q, redact.RedactString gives %q", s, got, want)

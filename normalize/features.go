@@ -7,7 +7,7 @@ import (
 
 // features are what a text holds that some built-in needs before it can
 // rewrite anything: one scan of a string tells which built-ins to skip.
-type features uint16
+type features uint32
 
 const (
 	fDash       features = 1 << iota // '-'
@@ -21,12 +21,19 @@ const (
 	fHex7                            // 7 or more lowercase hex digits in a row
 	fHex40                           // 40 or more lowercase hex digits in a row
 	fAssign                          // ':' or '='
+	fColonDigit                      // ':' then a digit (in every clock and every port)
+	fTrailBlank                      // ' ' or '\t' before '\n', '\r' or the end
+	fHostColon                       // ':' after '1', 't', '0' or ']' (the ends of loopback hosts)
 	// Bits about a jsonNode rather than its text:
-	fKnown   features = 1 << 15 // its features are computed
-	fClean   features = 1 << 14 // redaction has nothing to do in it
-	fSettled features = 1 << 13 // no normalizer changed it in the last pass
-	fTouched features = 1 << 12 // changed in this pass
+	fKnown   features = 1 << 31 // its features are computed
+	fClean   features = 1 << 30 // redaction has nothing to do in it
+	fSettled features = 1 << 29 // no normalizer changed it in the last pass
+	fTouched features = 1 << 28 // changed in this pass
 )
+
+// featureBits are the bits of features that are a text's (fDash …
+// fHostColon); the others are a node's.
+const featureBits = 14
 
 // byteClass is, per byte, the features it gives alone.
 var byteClass = func() (t [256]features) {
@@ -55,22 +62,46 @@ var byteClass = func() (t [256]features) {
 	return t
 }()
 
-// runMasks are, per byte, all ones where it continues a run: of digits
-// (digitRun), of lowercase hex digits (hexRun), and a comma (comma).
-var digitRun, hexRun, comma = func() (d, h, c [256]int) {
-	for i := range 256 {
-		b := byte(i)
+// byteBits are, per byte, what featuresOf needs to know of it, in one
+// word: bits 0–15 the features it gives alone (byteClass); bits 16–31
+// those it gives as the first of two bytes in a row (',' of ", ", ':' of
+// ":1", a blank before a line end) and bits 32–47 as the second, at the
+// same places, so that (before>>16)&(byte>>32) is what the two give;
+// bit 48 a digit, bit 49 a lowercase hex digit.
+var byteBits = func() (t [256]uint64) {
+	for c := range 256 {
+		b := byte(c)
+		var first, second features
+		switch {
+		case b == ',':
+			first = fCommaSpace
+		case b == ':':
+			first = fColonDigit
+		case b == ' ' || b == '\t':
+			first = fTrailBlank
+		case b == '1' || b == 't' || b == '0' || b == ']':
+			first = fHostColon
+		}
+		switch {
+		case b == ':':
+			second = fHostColon
+		case b == ' ':
+			second = fCommaSpace
+		case isDigit(b):
+			second = fColonDigit
+		case b == '\n' || b == '\r':
+			second = fTrailBlank
+		}
+		e := uint64(byteClass[c]) | uint64(first)<<16 | uint64(second)<<32
 		if isDigit(b) {
-			d[i] = -1
+			e |= 1 << 48
 		}
 		if isDigit(b) || b >= 'a' && b <= 'f' {
-			h[i] = -1
+			e |= 1 << 49
 		}
-		if b == ',' {
-			c[i] = -1
-		}
+		t[c] = e
 	}
-	return d, h, c
+	return t
 }()
 
 // featuresOf scans s once for its features, without a branch per byte. A
@@ -78,19 +109,52 @@ var digitRun, hexRun, comma = func() (d, h, c [256]int) {
 // (a feature may hold where its built-in then finds nothing: never the
 // reverse).
 func featuresOf(s string) features {
-	var f features
-	dRun, dMax, hRun, hMax, afterComma, commaSpace := 0, 0, 0, 0, 0, 0
+	f, _ := scanText(s, &noTriples)
+	return f
+}
+
+var noTriples tripleSet
+
+// A tripleSet is a set of three bytes in a row, by their tripleHash: 4 KiB,
+// small enough to stay in cache.
+type tripleSet [1 << 15 / 64]uint64
+
+// tripleHash is the hash of three bytes that scanText rolls: the low 5
+// bits of the first, and the other two whole, in 15 bits.
+func tripleHash(a, b, c byte) uint64 { return (uint64(a)<<10 ^ uint64(b)<<5 ^ uint64(c)) & (1<<15 - 1) }
+
+func (t *tripleSet) add(a, b, c byte) {
+	h := tripleHash(a, b, c)
+	t[h>>6] |= 1 << (h & 63)
+}
+
+// scanText returns the features of s and, in the same scan, whether three
+// bytes in a row of s are in set (the redaction's literals start with
+// them: where it finds none, it has nothing to do).
+func scanText(s string, set *tripleSet) (features, bool) {
+	var f, before, h, hit uint64
+	dRun, dMax, hRun, hMax := uint64(0), uint64(0), uint64(0), uint64(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		f |= byteClass[c]
-		dRun = (dRun + 1) & digitRun[c]
+		e := byteBits[c]
+		f |= e | (before>>16)&(e>>32)
+		before = e
+		dRun = (dRun + 1) & -(e >> 48 & 1)
 		dMax = max(dMax, dRun)
-		hRun = (hRun + 1) & hexRun[c]
+		hRun = (hRun + 1) & -(e >> 49 & 1)
 		hMax = max(hMax, hRun)
-		if c == ' ' {
-			commaSpace |= afterComma
-		}
-		afterComma = comma[c]
+		h = (h<<5 ^ uint64(c)) & (1<<15 - 1) // tripleHash of s[i-2:i+1] (from i = 2)
+		hit |= set[h>>6] >> (h & 63)
+	}
+	// (Go keeps fewer values in registers through the loop when nothing
+	// but its results is used after it: twice as fast.)
+	return textEnd(s, features(f&0xffff), dMax, hMax), hit&1 != 0
+}
+
+// textEnd adds to what scanText found the features it knows at the end.
+func textEnd(s string, f features, dMax, hMax uint64) features {
+	if s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		f |= fTrailBlank
 	}
 	if dMax >= 10 {
 		f |= fDigits10
@@ -100,9 +164,6 @@ func featuresOf(s string) features {
 	}
 	if hMax >= 40 {
 		f |= fHex40
-	}
-	if commaSpace != 0 {
-		f |= fCommaSpace
 	}
 	return f
 }

@@ -216,6 +216,9 @@ func parseIndexOrSlice(t string) (selector, error) {
 // selectNodes returns the nodes a query selects, in document order of the
 // query's evaluation (RFC 9535 §2.3), each at most once.
 func (p *JSONPath) selectNodes(root *jsonNode) []*jsonNode {
+	if f := root.flat(); f != nil {
+		return f.selected(root, p)
+	}
 	cur := []*jsonNode{root}
 	for _, seg := range p.segs {
 		var next []*jsonNode
@@ -248,13 +251,13 @@ func applySelectors(n *jsonNode, sels []selector) []*jsonNode {
 		switch s.kind {
 		case '*':
 			if n.kind == '{' || n.kind == '[' {
-				out = append(out, n.kids...)
+				out = append(out, n.kids()...)
 			}
 		case 'n':
 			if n.kind == '{' {
-				for i, k := range n.keys {
+				for i, k := range n.keys() {
 					if k == s.name {
-						out = append(out, n.kids[i])
+						out = append(out, n.kids()[i])
 					}
 				}
 			}
@@ -262,15 +265,15 @@ func applySelectors(n *jsonNode, sels []selector) []*jsonNode {
 			if n.kind == '[' {
 				i := s.index
 				if i < 0 {
-					i += len(n.kids)
+					i += len(n.kids())
 				}
-				if i >= 0 && i < len(n.kids) {
-					out = append(out, n.kids[i])
+				if i >= 0 && i < len(n.kids()) {
+					out = append(out, n.kids()[i])
 				}
 			}
 		case 's':
 			if n.kind == '[' && s.step != 0 {
-				out = append(out, slice(n.kids, s)...)
+				out = append(out, slice(n.kids(), s)...)
 			}
 		}
 	}

@@ -96,7 +96,11 @@ func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' 
 // sepCandidate returns the candidates of a pattern that starts with pre
 // bytes satisfying ok followed by sep: each sep found at least pre bytes
 // after from, with ok bytes before it.
-func sepCandidate(sep byte, pre int, ok func(byte) bool) func(string, int) int {
+func sepCandidate(sep byte, pre int, isOK func(byte) bool) func(string, int) int {
+	var ok [256]bool // isOK, without a call a byte
+	for c := range ok {
+		ok[c] = isOK(byte(c))
+	}
 	return func(s string, from int) int {
 		for i := from + pre; i < len(s); {
 			k := strings.IndexByte(s[i:], sep)
@@ -107,7 +111,7 @@ func sepCandidate(sep byte, pre int, ok func(byte) bool) func(string, int) int {
 			c := i - pre
 			good := true
 			for j := c; j < i; j++ {
-				if !ok(s[j]) {
+				if !ok[s[j]] {
 					good = false
 					break
 				}

@@ -31,23 +31,26 @@ func Omit(doc []byte, queries []*JSONPath) (out []byte, ok bool) {
 }
 
 // prune drops the children of n (and below) that are gone, in place: a
-// node's kids and keys are its own, so compacting them touches no other
-// node.
+// node's members are its own, so compacting them touches no other node.
 func prune(n *jsonNode, gone map[*jsonNode]bool) {
+	m := n.mem
+	if m == nil {
+		return
+	}
 	kept := 0
-	for i, k := range n.kids {
+	for i, k := range m.kids {
 		if gone[k] {
 			continue
 		}
 		prune(k, gone)
-		n.kids[kept] = k
+		m.kids[kept] = k
 		if n.kind == '{' {
-			n.keys[kept] = n.keys[i]
+			m.keys[kept] = m.keys[i]
 		}
 		kept++
 	}
-	n.kids = n.kids[:kept]
+	m.kids = m.kids[:kept]
 	if n.kind == '{' {
-		n.keys = n.keys[:kept]
+		m.keys = m.keys[:kept]
 	}
 }

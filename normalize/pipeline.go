@@ -21,6 +21,7 @@ type Pipeline struct {
 	stages    []stage // steps grouped for JSON documents (see plan)
 	redact    Normalizer
 	canonical bool
+	stream    *streamPlan // nil: documents are parsed into trees
 }
 
 // Names returns the names the pipeline was built from.
@@ -60,8 +61,7 @@ func detect(contentType string, body []byte) (Kind, *jsonNode) {
 	switch {
 	case mt == "text/event-stream":
 		return KindSSE, nil
-	case mt == "application/x-ndjson" || mt == "application/jsonl" || mt == "application/x-jsonlines" ||
-		mt == "application/jsonlines" || mt == "application/stream+json" || mt == "application/json-seq":
+	case jsonLinesType(mt):
 		if isJSONL(body) {
 			return KindJSONL, nil
 		}
@@ -74,6 +74,16 @@ func detect(contentType string, body []byte) (Kind, *jsonNode) {
 		return KindJSONL, nil
 	}
 	return KindText, nil
+}
+
+// jsonLinesType reports whether a media type is one of JSON records a line.
+func jsonLinesType(mt string) bool {
+	switch mt {
+	case "application/x-ndjson", "application/jsonl", "application/x-jsonlines",
+		"application/jsonlines", "application/stream+json", "application/json-seq":
+		return true
+	}
+	return false
 }
 
 // isJSONL reports whether body has at least one line and every non-blank
@@ -100,6 +110,9 @@ func isJSONL(body []byte) bool {
 // (values by path), JSONL and SSE record by record, other UTF-8 as text, and
 // binary only with byte-safe normalizers.
 func (p *Pipeline) Body(st *State, contentType string, body []byte) []byte {
+	if root := p.streamDoc(contentType, body); root != nil {
+		return p.json(st, root, body)
+	}
 	k, root := detect(contentType, body)
 	if root != nil {
 		return p.json(st, root, body) // parsed once, for detection and normalizing
@@ -218,6 +231,13 @@ func (p *Pipeline) binary(st *State, b []byte) []byte {
 // key order and spacing unless json.canonical is in the pipeline. It reports
 // false, and does nothing, when data is not JSON.
 func (p *Pipeline) JSON(st *State, data []byte) ([]byte, bool) {
+	if p.stream != nil {
+		if root, err := p.stream.scan(data); err == nil {
+			return p.json(st, root, data), true
+		} else if err != errBail {
+			return nil, false
+		}
+	}
 	root, err := parseJSON(data)
 	if err != nil {
 		return nil, false

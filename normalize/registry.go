@@ -28,6 +28,12 @@ type Normalizer struct {
 
 	json      func(root *jsonNode, st *State)
 	canonical bool // json.canonical: write JSON in RFC 8785 form
+	// What the JSON part selects, for the streamed engine (stream.go): the
+	// values of these paths, values under time-like member names, strings
+	// under credential names. A JSON part that says none of these makes
+	// its pipelines parse documents into trees.
+	jsonPaths             []*JSONPath
+	jsonEpochs, jsonCreds bool
 
 	// kinds are the State kinds Text numbers, when kindsKnown: a pipeline
 	// applies text parts that share no kind string by string in one walk.
@@ -42,6 +48,9 @@ type Normalizer struct {
 	// redactor, on redact.credentials, is its Text for JSON documents
 	// (remembering which values are clean).
 	redactor *redactor
+	// own: a normalizer of this package's (a built-in or a definition),
+	// which keeps nothing of the texts it is given past its call.
+	own bool
 }
 
 // Options are what some built-ins need to know about the run: the declared
@@ -67,11 +76,12 @@ type Registry struct {
 	families map[string]Factory // key: "prefix:" → factory
 	hints    map[string]string  // "prefix:" → registered display name
 	defined  map[string]bool
+	own      map[string]bool // names (as registered) of this package's normalizers
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{fixed: map[string]Factory{}, families: map[string]Factory{}, hints: map[string]string{}, defined: map[string]bool{}}
+	return &Registry{fixed: map[string]Factory{}, families: map[string]Factory{}, hints: map[string]string{}, defined: map[string]bool{}, own: map[string]bool{}}
 }
 
 // Register adds a normalizer under name. A name of the form "prefix:<hint>"
@@ -95,6 +105,15 @@ func (r *Registry) Register(name string, f Factory) error {
 		return fmt.Errorf("normalize: %q is already registered", name)
 	}
 	r.fixed[name] = f
+	return nil
+}
+
+// registerOwn registers one of this package's normalizers.
+func (r *Registry) registerOwn(name string, f Factory) error {
+	if err := r.Register(name, f); err != nil {
+		return err
+	}
+	r.own[name] = true
 	return nil
 }
 
@@ -181,7 +200,7 @@ func (e *UnknownError) Unwrap() error { return e.Err }
 func (r *Registry) build(name string, o Options) (Normalizer, error) {
 	if f, ok := r.fixed[name]; ok {
 		n, err := f("", o)
-		n.Name = name
+		n.Name, n.own = name, r.own[name]
 		return n, err
 	}
 	if i := strings.IndexByte(name, ':'); i > 0 {
@@ -194,7 +213,7 @@ func (r *Registry) build(name string, o Options) (Normalizer, error) {
 			if err != nil {
 				return Normalizer{}, &UnknownError{Name: name, Err: err, Known: r.Names()}
 			}
-			n.Name = name
+			n.Name, n.own = name, r.own[r.hints[name[:i+1]]]
 			return n, nil
 		}
 	}
@@ -221,6 +240,7 @@ func (r *Registry) Pipeline(names []string, o Options) (*Pipeline, error) {
 		p.steps = append(p.steps, n)
 	}
 	p.stages = plan(p.steps)
+	p.stream = newStreamPlan(p.steps, redact.redactor, p.canonical)
 	return p, nil
 }
 
@@ -276,7 +296,7 @@ func (r *Registry) Define(name string, d Definition) error {
 		return err
 	}
 	r.fixed[name] = func(string, Options) (Normalizer, error) { return n, nil }
-	r.defined[name] = true
+	r.defined[name], r.own[name] = true, true
 	return nil
 }
 
@@ -327,7 +347,7 @@ func compileDefinition(name string, d Definition) (Normalizer, error) {
 		}
 		return st.Placeholder(name, s)
 	}
-	n := Normalizer{Name: name, kinds: []string{name}, kindsKnown: true}
+	n := Normalizer{Name: name, kinds: []string{name}, kindsKnown: true, jsonPaths: paths}
 	if len(paths) > 0 {
 		n.json = func(root *jsonNode, st *State) {
 			for _, p := range paths {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // State is the identity state of one cassette: it numbers volatile values of
@@ -13,45 +14,89 @@ import (
 // by all its interactions, request and response, in interaction order.
 // A State is not safe for concurrent use.
 type State struct {
-	ids    map[string]map[string]int // kind → value → number
-	count  map[string]int            // kind → numbers given
-	shaPre map[string]string         // 7–12-digit prefix → the first full SHA with it
+	kinds  map[string]*kindIDs // kind → its values' numbers
+	shaPre map[string]string   // 7–12-digit prefix → the first full SHA with it
 	// Full SHAs not in shaPre yet, in order: they are indexed when an
 	// abbreviation is first looked up, not each as it comes.
 	shaPending []string
 	shaShort   int // "sha" values of 12 bytes or fewer numbered
+	// kept holds the bytes of the values numbered (see keep).
+	kept []byte
+}
+
+// kindIDs are the numbers of one kind's values.
+type kindIDs struct {
+	ids   map[string]int // value → number
+	count int            // numbers given
 }
 
 // NewState returns an empty identity state.
 func NewState() *State {
-	return &State{ids: map[string]map[string]int{}, count: map[string]int{}, shaPre: map[string]string{}}
+	return &State{kinds: map[string]*kindIDs{}, shaPre: map[string]string{}}
+}
+
+func (s *State) kind(kind string) *kindIDs {
+	k := s.kinds[kind]
+	if k == nil {
+		k = &kindIDs{ids: map[string]int{}}
+		s.kinds[kind] = k
+	}
+	return k
 }
 
 // Number returns the number of value among the values of kind, assigning
 // the next one (from 1) to a value not seen before.
 func (s *State) Number(kind, value string) int {
-	m := s.ids[kind]
-	if m == nil {
-		m = map[string]int{}
-		s.ids[kind] = m
-	}
-	if n, ok := m[value]; ok {
+	k := s.kind(kind)
+	if n, ok := k.ids[value]; ok {
 		return n
 	}
-	s.count[kind]++
-	n := s.count[kind]
-	// A copy: value may be a slice of a whole parsed document, which the
-	// State would otherwise keep alive for the cassette.
-	m[strings.Clone(value)] = n
+	return s.add(kind, k, s.keep(value))
+}
+
+// keep returns a copy of a value the State keeps: value may be a slice of
+// a whole document, which the State would otherwise keep alive for the
+// cassette, or of a body read in place, which its caller may reuse. The
+// copies are slices of a few blocks of the State's, which grow with it
+// (not an allocation a value: a page numbers thousands); nothing is ever
+// written over a byte handed out.
+func (s *State) keep(v string) string {
+	const most = 64 << 10
+	if v == "" || len(v) > most/4 {
+		return strings.Clone(v)
+	}
+	if cap(s.kept)-len(s.kept) < len(v) {
+		s.kept = make([]byte, 0, min(most, max(1<<10, 2*cap(s.kept))))
+	}
+	at := len(s.kept)
+	s.kept = append(s.kept, v...)
+	return unsafe.String(&s.kept[at], len(v))
+}
+
+// add numbers a value of kind not seen before; the State keeps value.
+func (s *State) add(kind string, k *kindIDs, value string) int {
+	k.count++
+	k.ids[value] = k.count
 	if kind == "sha" && len(value) <= 12 {
 		s.shaShort++
 	}
-	return n
+	return k.count
 }
 
 // Placeholder returns "<kind:N>" for value.
 func (s *State) Placeholder(kind, value string) string {
-	return "<" + kind + ":" + strconv.Itoa(s.Number(kind, value)) + ">"
+	return placeholder(kind, s.Number(kind, value), "")
+}
+
+// placeholder returns "<kind:n" + suffix + ">", in one allocation.
+func placeholder(kind string, n int, suffix string) string {
+	var buf [64]byte
+	b := append(buf[:0], '<')
+	b = append(b, kind...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, suffix...)
+	return string(append(b, '>'))
 }
 
 // sha numbers a SHA so that an abbreviation (7–12 digits) and the full
@@ -65,15 +110,12 @@ func (s *State) sha(v string) int {
 			break
 		}
 	}
-	m := s.ids["sha"]
-	if m == nil {
-		m = map[string]int{}
-		s.ids["sha"] = m
-	}
+	k := s.kind("sha")
+	m := k.ids
 	if n, ok := m[v]; ok {
 		return n
 	}
-	v = strings.Clone(v) // kept: not a slice of a whole document
+	v = s.keep(v)
 	if s.shaPre == nil {
 		s.shaPre = map[string]string{}
 	}
@@ -88,15 +130,15 @@ func (s *State) sha(v string) int {
 			return m[v]
 		}
 	} else if s.shaShort > 0 { // a full SHA: an abbreviation of it seen before?
-		for k := 7; k <= 12 && k < len(v); k++ {
-			if n, ok := m[v[:k]]; ok {
+		for l := 7; l <= 12 && l < len(v); l++ {
+			if n, ok := m[v[:l]]; ok {
 				m[v] = n
 				s.shaPending = append(s.shaPending, v)
 				return n
 			}
 		}
 	}
-	n := s.Number("sha", v)
+	n := s.add("sha", k, v)
 	if len(v) > 12 {
 		s.shaPending = append(s.shaPending, v)
 	}
@@ -182,9 +224,9 @@ func outsidePlaceholders(s string, fn func(string) string) string {
 // returned to the ids a fake returned in the same places.
 func (s *State) Values() map[string]map[int]string {
 	out := map[string]map[int]string{}
-	for kind, m := range s.ids {
+	for kind, k := range s.kinds {
 		byNum := map[int]string{}
-		for v, n := range m {
+		for v, n := range k.ids {
 			if cur, ok := byNum[n]; !ok || len(v) > len(cur) || len(v) == len(cur) && v < cur {
 				byNum[n] = v
 			}

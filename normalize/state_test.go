@@ -1,0 +1,76 @@
+package normalize
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestNumbersSurviveGrowth: the numbers a State gave stay the values'
+// through the growth of its table, and new values get the next ones.
+func TestNumbersSurviveGrowth(t *testing.T) {
+	st := NewState()
+	for i := range 5000 {
+		if n := st.Number("id", strconv.Itoa(i*7919)); n != i+1 {
+			t.Fatalf("value %d numbered %d, want %d", i, n, i+1)
+		}
+	}
+	for i := range 5000 {
+		if n := st.Number("id", strconv.Itoa(i*7919)); n != i+1 {
+			t.Fatalf("value %d renumbered %d, want %d", i, n, i+1)
+		}
+	}
+	if n := st.Number("id", "new"); n != 5001 {
+		t.Errorf("a new value after 5000: %d", n)
+	}
+	if n := st.Number("other", "0"); n != 1 {
+		t.Errorf("another kind starts at %d", n)
+	}
+	if got := st.Values()["id"][4321]; got != strconv.Itoa(4320*7919) {
+		t.Errorf("Values()[id][4321] = %q", got)
+	}
+}
+
+// TestStateKeepsCopies: the values a State numbers (by Number and as
+// SHAs, of every size, many enough to fill several of its blocks) are its
+// own copies: reusing the bytes they came from changes none of them, and
+// none is written over by a later one.
+func TestStateKeepsCopies(t *testing.T) {
+	st := NewState()
+	buf := make([]byte, 40<<10)
+	want := map[string]map[int]string{"id": {}, "sha": {}}
+	for i := range 3000 {
+		v := strings.Repeat(strconv.Itoa(i), 1+i%7)
+		kind := "id"
+		if i == 1500 {
+			v = strings.Repeat("x", 32<<10) // larger than a block
+		}
+		if i%3 == 0 {
+			kind, v = "sha", fmt.Sprintf("%040x", i*7919)
+		}
+		n := copy(buf, v)
+		in := unsafe.String(&buf[0], n) // a body the caller will reuse
+		if kind == "sha" {
+			st.sha(in)
+		} else {
+			st.Number(kind, in)
+		}
+		want[kind][len(want[kind])+1] = v
+		for j := range n {
+			buf[j] = '#'
+		}
+	}
+	if got := st.Values(); !reflect.DeepEqual(got, want) {
+		for kind := range want {
+			for n, v := range want[kind] {
+				if got[kind][n] != v {
+					t.Fatalf("%s %d is %.40q, want %.40q", kind, n, got[kind][n], v)
+				}
+			}
+		}
+		t.Fatalf("Values() = %v", got)
+	}
+}

@@ -2,9 +2,10 @@
 // wrong with it: the cassette file (one scenario's recorded input and
 // output), cassette.yaml (the adapters, normalizers, refresh and quarantine
 // settings), their strict load and atomic save, and the one error model
-// every command exits through. It is the ground floor: it imports no other
-// package of the project except redact, and knows nothing of how a
-// cassette was captured, replayed or compared.
+// every command exits through. It stands on the two lowest floors only
+// (redact, whose scan refuses a leak before a save, and normalize, whose
+// registry the loaded project holds), and knows nothing of how a cassette
+// was captured, replayed or compared.
 //
 // Decisions:
 //

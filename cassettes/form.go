@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 )
 
 // ParsedForm is the request's form as go-vcr records it (and its default
@@ -22,4 +23,20 @@ func (q *Request) ParsedForm() url.Values {
 		return nil
 	}
 	return r.Form
+}
+
+// Clone is a copy of the request whose maps and slices (headers, trailer,
+// form, transfer encodings) are its own: a door redacts or prepares the
+// copy and leaves the recorded request as it was.
+func (q Request) Clone() Request {
+	q.Headers, q.Trailer = q.Headers.Clone(), q.Trailer.Clone()
+	q.TransferEncoding = slices.Clone(q.TransferEncoding)
+	if q.Form != nil {
+		form := make(url.Values, len(q.Form))
+		for k, vs := range q.Form {
+			form[k] = slices.Clone(vs)
+		}
+		q.Form = form
+	}
+	return q
 }

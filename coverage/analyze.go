@@ -126,14 +126,11 @@ func (a *AdapterReport) Uncovered() []*ShapeReport {
 	return out
 }
 
-// Failed reports whether any adapter fails the run.
-func (r *Report) Failed() bool {
-	for _, a := range r.Adapters {
-		if s := a.Status(); s == StatusFail || s == StatusUnrecorded {
-			return true
-		}
-	}
-	return false
+// Fails reports whether the adapter fails the run: below its minimum, or
+// called without any cassette.
+func (a *AdapterReport) Fails() bool {
+	s := a.Status()
+	return s == StatusFail || s == StatusUnrecorded
 }
 
 // Totals counts observed and covered shapes over every adapter.

@@ -40,7 +40,7 @@ func (r *Report) Run(m RunMeta) *report.Run {
 	for _, a := range r.Adapters {
 		ca := report.CoverageAdapter{Name: a.Name, Kind: string(a.Kind), Status: string(a.Status()), Percent: round1(a.Percent()), Min: a.Min,
 			Line: a.Line, Calls: a.Calls, Ignored: a.Ignored, Cassettes: len(a.Cassettes), Shapes: []report.CoverageShape{}, Stale: []report.CoverageStale{}}
-		failing := a.Status() == StatusFail || a.Status() == StatusUnrecorded
+		failing := a.Fails()
 		for _, s := range a.Shapes {
 			cs := report.CoverageShape{Shape: string(s.Shape), Covered: s.Covered, Calls: s.Calls, Tests: append([]string{}, s.Tests...),
 				Observed: fmt.Sprintf("%s:%d", repo(s.First.File), s.First.Line), Scenario: s.Scenario, Record: s.Record, Note: s.Note}

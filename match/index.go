@@ -2,7 +2,6 @@ package match
 
 import (
 	"fmt"
-	"net/url"
 	"sync"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -209,25 +208,11 @@ func newGroup(cs []*cassettes.Cassette, r Rules, o Options) (*group, error) {
 // copy) when prep is set.
 func recorded(r *cassettes.Request, prep func(*cassettes.Interaction)) Request {
 	if prep != nil {
-		probe := cassettes.Interaction{Request: *r}
-		probe.Request.Headers = r.Headers.Clone()
-		probe.Request.Trailer = r.Trailer.Clone()
-		probe.Request.Form = cloneValues(r.Form)
+		probe := cassettes.Interaction{Request: r.Clone()}
 		prep(&probe)
 		r = &probe.Request
 	}
 	return Request{Method: r.Method, URL: r.URL, Header: r.Headers, Body: []byte(r.Body)}
-}
-
-func cloneValues(v url.Values) url.Values {
-	if v == nil {
-		return nil
-	}
-	out := make(url.Values, len(v))
-	for k, vs := range v {
-		out[k] = append([]string(nil), vs...)
-	}
-	return out
 }
 
 func (g *group) interaction(r ref) *cassettes.Interaction {

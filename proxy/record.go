@@ -242,25 +242,13 @@ func (p *Proxy) Interactions() []cassettes.Interaction {
 	out := make([]cassettes.Interaction, len(rs))
 	for i, r := range rs {
 		it := r.it
-		it.Request.Headers, it.Request.Trailer = it.Request.Headers.Clone(), it.Request.Trailer.Clone()
+		it.Request = it.Request.Clone()
 		it.Response.Headers, it.Response.Trailer = it.Response.Headers.Clone(), it.Response.Trailer.Clone()
-		it.Request.Form = cloneValues(it.Request.Form)
 		it.WebSocket = it.WebSocket.Clone()
 		p.redact(&it)
 		it.Request.Form = formOf(&it.Request)
 		out[i] = it
 		out[i].ID = i
-	}
-	return out
-}
-
-func cloneValues(v url.Values) url.Values {
-	if v == nil {
-		return nil
-	}
-	out := make(url.Values, len(v))
-	for k, vs := range v {
-		out[k] = append([]string(nil), vs...)
 	}
 	return out
 }

@@ -16,10 +16,8 @@ const (
 	DefaultPreviewBytes = 256
 )
 
-// CaseID is the canonical case identifier of specs/001 §6.2: the unpadded
+// caseID is the canonical case identifier of specs/001 §6.2: the unpadded
 // base64url of item_id (the adapter), byte 0x1f, case_key (the scenario).
-func CaseID(adapter, scenario string) string { return caseID(adapter, scenario) }
-
 func caseID(itemID, caseKey string) string {
 	b := make([]byte, 0, len(itemID)+1+len(caseKey))
 	b = append(b, itemID...)

@@ -344,10 +344,10 @@ func TestRunReason(t *testing.T) {
 
 func TestCaseID(t *testing.T) {
 	// item-1 0x1f Smoke::Version, unpadded base64url
-	if got, want := CaseID("item-1", "Smoke::Version"), "aXRlbS0xH1Ntb2tlOjpWZXJzaW9u"; got != want {
+	if got, want := caseID("item-1", "Smoke::Version"), "aXRlbS0xH1Ntb2tlOjpWZXJzaW9u"; got != want {
 		t.Errorf("CaseID = %q, want %q", got, want)
 	}
-	if got := CaseID("a", "\xff\xfe"); strings.ContainsAny(got, "+/=") {
+	if got := caseID("a", "\xff\xfe"); strings.ContainsAny(got, "+/=") {
 		t.Errorf("CaseID %q is not unpadded base64url", got)
 	}
 }

@@ -57,23 +57,14 @@ type Comparison struct {
 	Observed []report.Action
 }
 
-// Compare normalizes the cassette (want) and the fake's output (got), each
-// with its own identity state in interaction order, and returns the drifts
-// and their human explanation (the diff package's structural diff for JSON,
-// a unified diff for text). No drift means the normalized forms are
-// byte-identical. Only the adapter's contract_headers are compared.
-func Compare(c Case, got *cassettes.Cassette, opts Options) ([]report.Drift, string, error) {
-	sides, err := CompareSides(c, got, opts)
-	if err != nil {
-		return nil, "", err
-	}
-	return sides.Drifts, sides.Explain, nil
-}
-
-// CompareSides is [Compare] that also returns both sides as compared. Any
-// producer of a run (verify, refresh, a check of outputs another test
-// runner captured) compares through it, so that every report shows what
-// the comparison saw.
+// CompareSides normalizes the cassette (want) and the fake's output (got),
+// each with its own identity state in interaction order, and returns the
+// drifts, their human explanation (the diff package's structural diff for
+// JSON, a unified diff for text) and both sides as compared. No drift means
+// the normalized forms are byte-identical. Only the adapter's
+// contract_headers are compared. Any producer of a run (verify, refresh, a
+// check of outputs another test runner captured) compares through it, so
+// that every report shows what the comparison saw.
 func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, error) {
 	p, err := pipeline(c, opts)
 	if err != nil {

@@ -253,19 +253,6 @@ func (p *Process) readyOnce(ctx context.Context, client *http.Client, ready stri
 	return false, fmt.Errorf("ready check answered %s", resp.Status)
 }
 
-// Exited reports whether the fake process has exited (a crash mid-run).
-func (p *Process) Exited() (bool, error) {
-	if p.cmd == nil {
-		return false, nil
-	}
-	select {
-	case <-p.exited:
-		return true, p.err
-	default:
-		return false, nil
-	}
-}
-
 // alive reports whether the process is still running, waiting up to d for
 // an exit in progress to be reaped (a fake that crashed while answering has
 // closed its connection a moment before its exit is seen).

@@ -116,13 +116,9 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 		return fail(err)
 	}
 	o.warn = stdio.Err
-	loc := time.UTC
-	if tz := p.cfg.Refresh.TimeZone; tz != "" {
-		if loc, err = time.LoadLocation(tz); err != nil {
-			return fail(&cassettes.Error{Reason: cassettes.ECfgParse, Message: fmt.Sprintf("refresh.timezone %q: %v (set an IANA zone like UTC or Europe/Paris)", tz, err),
-				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("refresh.timezone"), Field: "refresh.timezone", Message: "not a time zone", Expected: "an IANA zone like UTC"}},
-				NextStep: p.command("cassette", "validate")})
-		}
+	loc, err := refreshLocation(p)
+	if err != nil {
+		return fail(err)
 	}
 	cycle := func(ctx context.Context, now time.Time) error {
 		opts, err := refreshOptionsFor(p, o)
@@ -174,6 +170,22 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 			return st.LastRun, nil
 		}}
 	return d.Serve(ctx)
+}
+
+// refreshLocation is the zone refresh.timezone names, in which the
+// schedule is read and a cycle's date is written (UTC when unset).
+func refreshLocation(p *project) (*time.Location, error) {
+	tz := p.cfg.Refresh.TimeZone
+	if tz == "" {
+		return time.UTC, nil
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: fmt.Sprintf("refresh.timezone %q: %v (set an IANA zone like UTC or Europe/Paris)", tz, err),
+			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("refresh.timezone"), Field: "refresh.timezone", Message: "not a time zone", Expected: "an IANA zone like UTC"}},
+			NextStep: p.command("cassette", "validate")}
+	}
+	return loc, nil
 }
 
 // refreshOptionsFor builds the cycle's options: git on the project, and the

@@ -192,3 +192,49 @@ func TestNoInit(t *testing.T) {
 		}
 	}
 }
+
+// TestArchitectureNamesEveryPackage: README.md's Architecture section, the
+// map a contributor reads, has a row for every package with a floor, with
+// that floor (or "apart"), and names no package the module lacks.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n## Architecture\n")
+	if !ok {
+		t.Fatal("README.md has no ## Architecture section")
+	}
+	if i := strings.Index(section, "\n## "); i >= 0 {
+		section = section[:i]
+	}
+	rows := map[string]string{} // package → floor column
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, " | ")
+		if !strings.HasPrefix(line, "| ") || len(cells) < 3 {
+			continue
+		}
+		floor := strings.TrimPrefix(cells[0], "| ")
+		name, _, _ := strings.Cut(strings.TrimPrefix(cells[1], "[`"), "`")
+		if floor == "floor" || strings.HasPrefix(floor, "---") {
+			continue
+		}
+		rows[name] = floor
+	}
+	for d, f := range floors {
+		want := strconv.Itoa(f)
+		if f == 0 {
+			want = "apart"
+		}
+		if got, ok := rows[d]; !ok {
+			t.Errorf("README.md's Architecture section has no row for %s (floor %s)", d, want)
+		} else if got != want {
+			t.Errorf("README.md's Architecture section puts %s on floor %s; layout_test.go's floors say %s", d, got, want)
+		}
+	}
+	for d := range rows {
+		if _, ok := floors[d]; !ok {
+			t.Errorf("README.md's Architecture section names %s, which has no floor in layout_test.go", d)
+		}
+	}
+}

@@ -28,18 +28,43 @@ var bundleKinds = []string{"metadata", "metrics", "diagnostics", "trace", "trans
 // returns every violation.
 func Bundle(dir string) []string {
 	c := &checker{dir: dir}
-	bad := func(file, format string, args ...any) { c.bad("004", file, format, args...) }
 	for _, f := range bundleRequired {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			bad(f, "required file is missing")
+			c.bad("004", f, "required file is missing")
 		}
 	}
+	b := &bundle{checker: c, onDisk: c.bundleFiles()}
+	b.manifest = c.object("004", "bundle.json")
+	if b.manifest == nil {
+		return c.probs
+	}
+	b.header()
+	b.inventory()
+	b.typedArtifacts()
+	b.trace()
+	return c.probs
+}
+
+// bundle is what the checks of one bundle share: the files as they are on
+// disk, bundle.json, and its file inventory by path.
+type bundle struct {
+	*checker
+	onDisk   map[string][]byte
+	manifest map[string]any
+	inv      map[string]map[string]any
+}
+
+func (b *bundle) bad(file, format string, args ...any) { b.checker.bad("004", file, format, args...) }
+
+// bundleFiles reads every file of the bundle by its path relative to the
+// root, refusing symbolic links and malformed JSON and JSONL.
+func (c *checker) bundleFiles() map[string][]byte {
 	onDisk := map[string][]byte{}
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir(c.dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
-		rel, _ := filepath.Rel(dir, p)
+		rel, _ := filepath.Rel(c.dir, p)
 		rel = filepath.ToSlash(rel)
 		if d.Type()&os.ModeSymlink != 0 {
 			target, _ := os.Readlink(p)
@@ -47,10 +72,10 @@ func Bundle(dir string) []string {
 			if !filepath.IsAbs(target) {
 				resolved = filepath.Join(filepath.Dir(p), target)
 			}
-			if r, err := filepath.Rel(dir, resolved); err != nil || r == ".." || strings.HasPrefix(r, "../") {
-				bad(rel, "a symbolic link out of the bundle (to %s): not a file under the bundle root", target)
+			if r, err := filepath.Rel(c.dir, resolved); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+				c.bad("004", rel, "a symbolic link out of the bundle (to %s): not a file under the bundle root", target)
 			} else {
-				bad(rel, "a symbolic link (to %s), not a file of the bundle", target)
+				c.bad("004", rel, "a symbolic link (to %s), not a file of the bundle", target)
 			}
 		}
 		data, _ := os.ReadFile(p)
@@ -58,51 +83,57 @@ func Bundle(dir string) []string {
 		switch filepath.Ext(rel) {
 		case ".json":
 			if len(bytes.TrimSpace(data)) > 0 && !json.Valid(data) {
-				bad(rel, "malformed JSON")
+				c.bad("004", rel, "malformed JSON")
 			}
 		case ".jsonl", ".ndjson":
 			for i, ln := range bytes.Split(data, []byte("\n")) {
 				if len(bytes.TrimSpace(ln)) > 0 && !json.Valid(ln) {
-					bad(rel, "line %d: malformed JSON", i+1)
+					c.bad("004", rel, "line %d: malformed JSON", i+1)
 				}
 			}
 		}
 		return nil
 	})
-	m := c.object("004", "bundle.json")
-	if m == nil {
-		return c.probs
-	}
-	need := func(file string, doc map[string]any, reqs ...string) {
-		for _, req := range reqs {
-			key, typ, _ := strings.Cut(req, ":")
-			var cur any = doc
-			for _, k := range strings.Split(key, ".") {
-				cur = obj(cur)[k]
-			}
-			ok := false
-			switch typ {
-			case "int":
-				ok = isInt(cur)
-			case "string":
-				_, ok = cur.(string)
-			case "bool":
-				_, ok = cur.(bool)
-			case "object":
-				_, ok = cur.(map[string]any)
-			case "array":
-				_, ok = cur.([]any)
-			}
-			if !ok {
-				bad(file, "%s: missing or not %s", key, typ)
-			}
+	return onDisk
+}
+
+// need checks that each dotted key of doc holds a value of its type
+// ("counts.total:int").
+func (b *bundle) need(file string, doc map[string]any, reqs ...string) {
+	for _, req := range reqs {
+		key, typ, _ := strings.Cut(req, ":")
+		var cur any = doc
+		for _, k := range strings.Split(key, ".") {
+			cur = obj(cur)[k]
+		}
+		ok := false
+		switch typ {
+		case "int":
+			ok = isInt(cur)
+		case "string":
+			_, ok = cur.(string)
+		case "bool":
+			_, ok = cur.(bool)
+		case "object":
+			_, ok = cur.(map[string]any)
+		case "array":
+			_, ok = cur.([]any)
+		}
+		if !ok {
+			b.bad(file, "%s: missing or not %s", key, typ)
 		}
 	}
-	need("bundle.json", m, "schema.name:string", "schema.major:int", "schema.minor:int", "suite:string", "timestamp:string",
+}
+
+// header checks bundle.json's own keys, its schema version, and that each
+// typed artifact section points at the file specs/004 names for it.
+func (b *bundle) header() {
+	m := b.manifest
+	b.need("bundle.json", m, "schema.name:string", "schema.major:int", "schema.minor:int", "suite:string", "timestamp:string",
 		"generated_at:string", "started_at:string", "ended_at:string", "counts.total:int", "counts.pass:int",
 		"counts.fail:int", "counts.skip:int", "git.commit:string", "git.branch:string", "git.dirty:bool", "artifacts:object", "files:array")
 	if num(obj(m["schema"])["major"]) != 1 {
-		bad("bundle.json", "schema.major %v, expected 1", obj(m["schema"])["major"])
+		b.bad("bundle.json", "schema.major %v, expected 1", obj(m["schema"])["major"])
 	}
 	arts := obj(m["artifacts"])
 	for ref, want := range map[string]string{"metadata": "meta.json", "metrics": "metrics.json", "summary": "summary.json",
@@ -115,45 +146,57 @@ func Bundle(dir string) []string {
 			cur = obj(cur)[k]
 		}
 		if got := str(obj(cur)["path"]); got != want {
-			bad("bundle.json", "artifacts.%s.path %q, expected %q", ref, got, want)
+			b.bad("bundle.json", "artifacts.%s.path %q, expected %q", ref, got, want)
 		}
 	}
-	c.counts("bundle.json", obj(m["counts"]))
-	inv := map[string]map[string]any{}
-	files, _ := m["files"].([]any)
+	b.counts("bundle.json", obj(m["counts"]))
+}
+
+// inventory checks bundle.json's files against the disk: every entry a
+// relative path with its hash, kind and schema, present with the bytes it
+// lists, and every file on disk listed.
+func (b *bundle) inventory() {
+	b.inv = map[string]map[string]any{}
+	files, _ := b.manifest["files"].([]any)
 	for i, fv := range files {
 		e := obj(fv)
 		p := str(e["path"])
-		inv[p] = e
+		b.inv[p] = e
 		if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "/") || slices.Contains(strings.Split(p, "/"), "..") {
-			bad("bundle.json", "files[%d].path %q is not relative to the bundle root", i, p)
+			b.bad("bundle.json", "files[%d].path %q is not relative to the bundle root", i, p)
 			continue
 		}
 		if !hex64.MatchString(str(e["sha256"])) {
-			bad("bundle.json", "files[%d].sha256 is not 64 lowercase hex", i)
+			b.bad("bundle.json", "files[%d].sha256 is not 64 lowercase hex", i)
 		}
 		if !slices.Contains(bundleKinds, str(e["kind"])) {
-			bad("bundle.json", "files[%d].kind %v", i, e["kind"])
+			b.bad("bundle.json", "files[%d].kind %v", i, e["kind"])
 		}
 		if s, ok := e["schema"]; !ok || (s != nil && str(s) == "") {
-			bad("bundle.json", "files[%d].schema must be a string or null", i)
+			b.bad("bundle.json", "files[%d].schema must be a string or null", i)
 		}
-		data, ok := onDisk[p]
+		data, ok := b.onDisk[p]
 		if !ok {
-			bad(p, "listed in bundle.json but missing")
+			b.bad(p, "listed in bundle.json but missing")
 			continue
 		}
 		sum := sha256.Sum256(data)
 		if hex.EncodeToString(sum[:]) != str(e["sha256"]) || num(e["bytes"]) != len(data) {
-			bad(p, "bytes/sha256 differ from bundle.json's inventory")
+			b.bad(p, "bytes/sha256 differ from bundle.json's inventory")
 		}
 	}
-	for p := range onDisk {
-		if _, ok := inv[p]; !ok && p != "bundle.json" {
-			bad(p, "not in bundle.json's file inventory")
+	for p := range b.onDisk {
+		if _, ok := b.inv[p]; !ok && p != "bundle.json" {
+			b.bad(p, "not in bundle.json's file inventory")
 		}
 	}
-	stamp := str(m["timestamp"])
+}
+
+// typedArtifacts checks each typed artifact's required keys and run
+// timestamp, and what each adds: counts that agree with bundle.json, the
+// recorder sha, the correlation id, the indexes.
+func (b *bundle) typedArtifacts() {
+	stamp := str(b.manifest["timestamp"])
 	base := []string{"schema_version:int", "suite:string", "timestamp:string"}
 	for file, reqs := range map[string][]string{
 		"summary.json":           {"started_at:string", "ended_at:string", "total:int", "pass:int", "fail:int", "skip:int"},
@@ -164,67 +207,78 @@ func Bundle(dir string) []string {
 		"logs/index.json":        {"files:array"},
 		"screenshots/index.json": {"files:array"},
 	} {
-		doc := c.object("004", file)
+		doc := b.object("004", file)
 		if doc == nil {
 			continue
 		}
-		need(file, doc, append(append([]string(nil), base...), reqs...)...)
+		b.need(file, doc, append(append([]string(nil), base...), reqs...)...)
 		if str(doc["timestamp"]) != stamp {
-			bad(file, "timestamp %v differs from bundle.json's %s", doc["timestamp"], stamp)
+			b.bad(file, "timestamp %v differs from bundle.json's %s", doc["timestamp"], stamp)
 		}
 		switch file {
 		case "summary.json":
-			c.counts(file, doc)
-			c.sameCounts(file, doc, obj(m["counts"]))
+			b.counts(file, doc)
+			b.sameCounts(file, doc, obj(b.manifest["counts"]))
 		case "metrics.json":
-			c.counts(file, obj(doc["counts"]))
-			c.sameCounts(file, obj(doc["counts"]), obj(m["counts"]))
+			b.counts(file, obj(doc["counts"]))
+			b.sameCounts(file, obj(doc["counts"]), obj(b.manifest["counts"]))
 		case "meta.json":
 			if str(obj(doc["runner"])["sha"]) == "" {
-				bad(file, "runner.sha is empty (the recorder sha, specs/003)")
+				b.bad(file, "runner.sha is empty (the recorder sha, specs/003)")
 			}
 		case "repro.json":
 			if str(doc["correlation_id"]) == "" {
-				bad(file, "no correlation_id (required in replay summaries, specs/000)")
+				b.bad(file, "no correlation_id (required in replay summaries, specs/000)")
 			}
 		case "logs/index.json", "screenshots/index.json":
-			entries, _ := doc["files"].([]any)
-			listed := map[string]bool{}
-			for i, ev := range entries {
-				e := obj(ev)
-				listed[str(e["path"])] = true
-				want := inv[str(e["path"])]
-				if want == nil || num(want["bytes"]) != num(e["bytes"]) || want["sha256"] != e["sha256"] {
-					bad(file, "files[%d] %v does not match the inventory", i, e["path"])
-				}
-			}
-			for p := range onDisk {
-				ext := strings.ToLower(filepath.Ext(p))
-				isLog := ext == ".log"
-				isShot := slices.Contains([]string{".png", ".jpg", ".jpeg", ".gif", ".webp"}, ext)
-				if (file == "logs/index.json" && isLog || file == "screenshots/index.json" && isShot) && !listed[p] {
-					bad(file, "%s is not listed: the index is the inventory of all such artifacts", p)
-				}
-			}
+			b.index(file, doc)
 		}
 	}
+}
+
+// index checks a logs or screenshots index: each entry as the inventory
+// lists it, and every such file of the bundle in it.
+func (b *bundle) index(file string, doc map[string]any) {
+	entries, _ := doc["files"].([]any)
+	listed := map[string]bool{}
+	for i, ev := range entries {
+		e := obj(ev)
+		listed[str(e["path"])] = true
+		want := b.inv[str(e["path"])]
+		if want == nil || num(want["bytes"]) != num(e["bytes"]) || want["sha256"] != e["sha256"] {
+			b.bad(file, "files[%d] %v does not match the inventory", i, e["path"])
+		}
+	}
+	for p := range b.onDisk {
+		ext := strings.ToLower(filepath.Ext(p))
+		isLog := ext == ".log"
+		isShot := slices.Contains([]string{".png", ".jpg", ".jpeg", ".gif", ".webp"}, ext)
+		if (file == "logs/index.json" && isLog || file == "screenshots/index.json" && isShot) && !listed[p] {
+			b.bad(file, "%s is not listed: the index is the inventory of all such artifacts", p)
+		}
+	}
+}
+
+// trace checks trace/events.jsonl: each event's keys, the run's
+// timestamp, and the suite_start and suite_end events.
+func (b *bundle) trace() {
+	stamp := str(b.manifest["timestamp"])
 	kinds := map[string]bool{}
-	for i, ln := range bytes.Split(onDisk["trace/events.jsonl"], []byte("\n")) {
+	for i, ln := range bytes.Split(b.onDisk["trace/events.jsonl"], []byte("\n")) {
 		var e map[string]any
 		if json.Unmarshal(ln, &e) != nil {
 			continue
 		}
-		need("trace/events.jsonl", e, "schema_version:int", "suite:string", "run_timestamp:string", "ts:string", "kind:string",
+		b.need("trace/events.jsonl", e, "schema_version:int", "suite:string", "run_timestamp:string", "ts:string", "kind:string",
 			"case:string", "message:string", "counters.total:int", "counters.pass:int", "counters.fail:int", "counters.skip:int")
 		if e["run_timestamp"] != stamp {
-			bad("trace/events.jsonl", "line %d: run_timestamp %v differs from %s", i+1, e["run_timestamp"], stamp)
+			b.bad("trace/events.jsonl", "line %d: run_timestamp %v differs from %s", i+1, e["run_timestamp"], stamp)
 		}
 		kinds[str(e["kind"])] = true
 	}
 	if !kinds["suite_start"] || !kinds["suite_end"] {
-		bad("trace/events.jsonl", "suite_start and suite_end events are required")
+		b.bad("trace/events.jsonl", "suite_start and suite_end events are required")
 	}
-	return c.probs
 }
 
 // counts checks total = pass + fail + skip.

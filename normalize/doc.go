@@ -9,7 +9,10 @@
 // so that the same volatile value always maps to the same placeholder
 // (<uuid:1>, <sha:2>). JSON bodies are normalized as JSON values by path,
 // JSONL and SSE streams record by record, other UTF-8 as text; binary bodies
-// are only touched by byte-safe normalizers.
+// are only touched by byte-safe normalizers. A body is JSON when its type
+// says so, or when it is an object or an array: a bare scalar with no JSON
+// type (a CLI's `1612651`, a short SHA of digits) is text, so that text
+// rules see it whatever its digits happen to be.
 //
 // Decisions:
 //

@@ -67,13 +67,31 @@ func detect(contentType string, body []byte) (Kind, *jsonNode) {
 		}
 		return KindText, nil
 	}
-	if root, err := parseJSON(body); err == nil {
-		return KindJSON, root
+	// A document that only parses as JSON is one when its type says so or
+	// it is an object or an array: a CLI's `1612651` or `true` is text
+	// (a short SHA of digits read as a number escaped every text rule).
+	if jsonType(mt) || startsContainer(body) {
+		if root, err := parseJSON(body); err == nil {
+			return KindJSON, root
+		}
 	}
 	if isJSONL(body) {
 		return KindJSONL, nil
 	}
 	return KindText, nil
+}
+
+// jsonType reports whether a media type is JSON's (application/json, or a
+// +json suffix such as application/vnd.github+json).
+func jsonType(mt string) bool {
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// startsContainer reports whether body's first non-blank byte opens a JSON
+// object or array.
+func startsContainer(body []byte) bool {
+	t := bytes.TrimLeft(body, " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
 }
 
 // jsonLinesType reports whether a media type is one of JSON records a line.

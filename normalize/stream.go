@@ -136,11 +136,15 @@ func (p *Pipeline) streamDoc(contentType string, body []byte) *jsonNode {
 	if p.stream == nil || len(body) == 0 {
 		return nil
 	}
+	mt := ""
 	if contentType != "" {
-		mt, _, _ := mime.ParseMediaType(contentType)
+		mt, _, _ = mime.ParseMediaType(contentType)
 		if mt == "text/event-stream" || jsonLinesType(mt) {
 			return nil
 		}
+	}
+	if !jsonType(mt) && !startsContainer(body) {
+		return nil // a scalar is text unless its type says JSON (see detect)
 	}
 	root, err := p.stream.scan(body)
 	if err != nil {

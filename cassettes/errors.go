@@ -111,9 +111,11 @@ type Problem struct {
 	Suggestion string `json:"suggestion,omitempty"` // e.g. "did you mean `timestamps.ISO8601`?"
 }
 
-// Location renders "file:line:col" as far as it is known.
+// Location renders "file:line:col" as far as it is known; the file name
+// is Printable (a name holding a line break cannot start a line of its
+// own).
 func (p Problem) Location() string {
-	loc := p.File
+	loc := Printable(p.File)
 	if loc == "" {
 		loc = "<input>"
 	}
@@ -126,7 +128,8 @@ func (p Problem) Location() string {
 	return loc
 }
 
-// String renders the problem on one line for a terminal or a log.
+// String renders the problem for a terminal or a log: on one line, unless
+// its message has lines of its own (a fake log's last lines).
 func (p Problem) String() string {
 	var b strings.Builder
 	if p.File != "" || p.Line > 0 { // a flag or an argument has no file: no made-up location
@@ -134,7 +137,7 @@ func (p Problem) String() string {
 		b.WriteString(": ")
 	}
 	if p.Field != "" {
-		b.WriteString(p.Field)
+		b.WriteString(Printable(p.Field))
 		b.WriteString(": ")
 	}
 	b.WriteString(p.Message)

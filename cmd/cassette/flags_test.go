@@ -94,7 +94,7 @@ func TestJSONOnlyWhereHonoured(t *testing.T) {
 		}
 	}
 	walk(newRootCmd(&IO{}, &globals{}))
-	if got := strings.Join(offered, ","); got != "cases,diff,refresh,validate,verify,version" {
+	if got := strings.Join(offered, ","); got != "cases,coverage,diff,refresh,validate,verify,version" {
 		t.Errorf("--json is offered by %s", got)
 	}
 	for _, args := range [][]string{{"init", "--json"}, {"ca", "path", "--json"}} {

@@ -247,9 +247,9 @@ func relOrSelf(dir, path string) string {
 // proxy in front of a fake the tests start themselves (upstream), each call
 // written as a call to adapter, until Ctrl-C.
 func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstream, adapter string, allowRemote bool) error {
-	next := "cassette proxy --mode observe --upstream http://127.0.0.1:8080 --adapter NAME"
 	target, err := url.Parse(upstream)
 	if upstream == "" || err != nil || (target.Scheme != "http" && target.Scheme != "https") || target.Host == "" {
+		next := cassettes.Command("cassette", "proxy", "--mode", "observe", "--upstream", "http://127.0.0.1:8080", "--adapter", cmp.Or(adapter, "NAME"))
 		return cassettes.Errorf(cassettes.EUsage, next, "--mode observe needs --upstream, the fake's base URL (http:// or https://), got %q", upstream)
 	}
 	if err := proxy.CheckListen(listen, allowRemote); err != nil {
@@ -283,7 +283,7 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 	obs := &coverage.Observer{Adapter: adapter, Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(p.Redact, p.credentials())}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot listen on " + listen, Err: err, NextStep: strings.Replace(next, "NAME", adapter, 1) + " --listen 127.0.0.1:0"}
+		return &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot listen on " + listen, Err: err, NextStep: p.command("cassette", "proxy", "--mode", "observe", "--upstream", upstream, "--adapter", adapter, "--listen", "127.0.0.1:0")}
 	}
 	srv := &http.Server{Handler: obs.Proxy(target), ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = srv.Serve(ln) }()

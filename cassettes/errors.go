@@ -34,6 +34,7 @@ const (
 	EQuarantineInvalid       Reason = "E_QUARANTINE_INVALID"
 	EBundleInvalid           Reason = "E_BUNDLE_INVALID"
 	EObservationInvalid      Reason = "E_OBSERVATION_INVALID" // a line of .cassette/observed is not an observation
+	ELocked                  Reason = "E_LOCKED"              // another process is writing the same cassette or adapter directory
 	// exit 3: infrastructure
 	ETimeout         Reason = "E_TIMEOUT"
 	ERateLimit       Reason = "E_RATE_LIMIT"
@@ -72,7 +73,7 @@ const (
 var reasonExit = map[Reason]Exit{
 	ECfgParse: ExitUser, EMissingConfig: ExitUser, ECassetteNotFound: ExitUser,
 	ECassetteInvalid: ExitUser, EReplayMissingDependency: ExitUser, ESecretLeak: ExitUser,
-	EUsage: ExitUser, EQuarantineInvalid: ExitUser, EBundleInvalid: ExitUser, EObservationInvalid: ExitUser,
+	EUsage: ExitUser, EQuarantineInvalid: ExitUser, EBundleInvalid: ExitUser, EObservationInvalid: ExitUser, ELocked: ExitUser,
 	ETimeout: ExitInfra, ERateLimit: ExitInfra, EProvider5xx: ExitInfra,
 	EFakeUnavailable: ExitInfra, ERealUnreachable: ExitInfra, EForge: ExitInfra,
 	EPushRejected: ExitInfra, EIO: ExitInfra, EInterrupted: ExitInfra,

@@ -51,9 +51,9 @@ func validatorInstance() *validator.Validate {
 				panic(err)
 			}
 		}
-		must("adaptername", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
-		must("scenarioname", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
-		must("loadedscenario", func(_ context.Context, fl validator.FieldLevel) bool { return validLoadedScenario(fl.Field().String()) })
+		must("adaptername", func(_ context.Context, fl validator.FieldLevel) bool { return ValidNewName(fl.Field().String()) })
+		must("scenarioname", func(_ context.Context, fl validator.FieldLevel) bool { return ValidNewName(fl.Field().String()) })
+		must("loadedscenario", func(_ context.Context, fl validator.FieldLevel) bool { return ValidName(fl.Field().String()) })
 		must("normalizername", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
 		must("envname", func(_ context.Context, fl validator.FieldLevel) bool {
 			return envNameRe.MatchString(fl.Field().String())
@@ -62,7 +62,7 @@ func validatorInstance() *validator.Validate {
 			// adapter/scenario: a declared (strict) adapter name, and a
 			// scenario as loaded files name them (TestLogin/Should_work).
 			adapter, scenario, ok := strings.Cut(fl.Field().String(), "/")
-			return ok && nameRe.MatchString(adapter) && validLoadedScenario(scenario)
+			return ok && ValidNewName(adapter) && ValidName(scenario)
 		})
 		must("adapter", func(ctx context.Context, fl validator.FieldLevel) bool {
 			r, _ := ctx.Value(ctxKey{}).(registries)
@@ -160,11 +160,17 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 				p.Suggestion = "or define it under `normalizers:` in cassette.yaml"
 			}
 		case "adaptername", "scenarioname", "normalizername":
-			p.Message = fmt.Sprintf("`%s` is not a valid name", val)
+			p.Message = fmt.Sprintf("`%s` is not a valid name", Printable(val))
 			p.Expected = NameRule
+			if s := StrictName(val); s != "" && fe.Tag() != "normalizername" {
+				p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
+			}
 		case "loadedscenario":
-			p.Message = fmt.Sprintf("`%s` is not a valid scenario name", val)
-			p.Expected = "a relative file name: no empty, '.' or '..' parts, backslashes or control characters"
+			p.Message = fmt.Sprintf("`%s` is not a valid scenario name: git, file systems and shells cannot all carry it", Printable(val))
+			p.Expected = ScenarioRule
+			if s := WildName(val); s != "" {
+				p.Suggestion = fmt.Sprintf("rename it `%s` (the file too); `cassette import govcr` renames so", s)
+			}
 		case "envname":
 			p.Message = fmt.Sprintf("`%s` is not an environment variable name", val)
 			p.Expected = "a name like GITHUB_TOKEN (the variable's name, never its value)"
@@ -236,6 +242,11 @@ func validateCassette(c *Cassette, opts LoadOptions) []Problem {
 		// folder is called; only a declared adapter is checked further.
 		if _, ok := opts.Config.adapter(c.Adapter); !ok {
 			r.Adapter = "plain"
+		}
+		// Outside a project (a proxy replaying a go-vcr directory) its
+		// name is the file's, as go-vcr takes it; in one, the name rule.
+		if opts.Config == nil && relativeName(c.Scenario) {
+			r.Scenario = "plain"
 		}
 	}
 	if c.Input != nil {

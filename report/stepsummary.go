@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"html"
 	"io/fs"
+	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -24,11 +26,18 @@ type Links struct {
 	ServerURL, Repository, SHA string
 }
 
+// url is the forge address of a line of the file at path. Each segment
+// of the path is percent-encoded: a file name holding a space, a ')' or a
+// '#' cannot end the Markdown link or point it elsewhere.
 func (l Links) url(path string, line int) string {
 	if l.ServerURL == "" || l.Repository == "" || l.SHA == "" || path == "" {
 		return ""
 	}
-	u := strings.TrimRight(l.ServerURL, "/") + "/" + l.Repository + "/blob/" + l.SHA + "/" + path
+	segs := strings.Split(filepath.ToSlash(path), "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	u := strings.TrimRight(l.ServerURL, "/") + "/" + l.Repository + "/blob/" + url.PathEscape(l.SHA) + "/" + strings.Join(segs, "/")
 	if line > 0 {
 		u += fmt.Sprintf("#L%d", line)
 	}

@@ -73,16 +73,28 @@ func printable(s string, text bool) string {
 // "$(printf 'FORMAT')", each unsafe byte an octal escape. Command
 // substitution drops trailing line breaks, so a word that ends in one
 // loses them: no name cassette accepts holds a line break (see ValidName),
-// and the printed line stays one line either way.
-func printfWord(word string) string {
+// and the printed line stays one line either way. To give a program bytes
+// exactly, pipe Printf into it.
+func printfWord(word string) string { return `"$(` + Printf(word) + `)"` }
+
+// Printf is a command that writes s, byte for byte, on its standard
+// output (`printf 'FORMAT'`): one line of visible characters whatever s
+// holds, each control character, bidirectional control or byte that is
+// not UTF-8 an octal escape. It is how a printed command feeds a program
+// its standard input: Printf(input) + " | " + Command(argv...).
+func Printf(s string) string {
 	var b strings.Builder
-	b.WriteString(`"$(printf '`)
-	for len(word) > 0 {
-		r, size := utf8.DecodeRuneInString(word)
+	b.WriteString("printf ")
+	if strings.HasPrefix(s, "-") {
+		b.WriteString("-- ") // not an option of bash's printf
+	}
+	b.WriteString("'")
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
 		switch {
 		case r == utf8.RuneError && size <= 1, unsafeRune(r):
 			for i := range size {
-				fmt.Fprintf(&b, `\%03o`, word[i])
+				fmt.Fprintf(&b, `\%03o`, s[i])
 			}
 		case r == '\'':
 			b.WriteString(`'\''`)
@@ -91,11 +103,11 @@ func printfWord(word string) string {
 		case r == '%':
 			b.WriteString(`%%`)
 		default:
-			b.WriteString(word[:size])
+			b.WriteString(s[:size])
 		}
-		word = word[size:]
+		s = s[size:]
 	}
-	b.WriteString(`')"`)
+	b.WriteString(`'`)
 	return b.String()
 }
 

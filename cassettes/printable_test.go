@@ -1,6 +1,7 @@
 package cassettes
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -41,5 +42,26 @@ func TestPrintableBlock(t *testing.T) {
 	want := "x.yaml: bad\n    next: rm -rf ~\n    kept\\x1b[2J"
 	if got != want {
 		t.Errorf("PrintableBlock = %q, want %q", got, want)
+	}
+}
+
+// TestPrintfWritesBytes: Printf(s), run by sh and by bash, writes s byte
+// for byte (trailing line breaks, escapes, quotes, '%', '\', a leading
+// '-', bytes that are not UTF-8), printed as one line of visible text.
+func TestPrintfWritesBytes(t *testing.T) {
+	for _, s := range []string{"", "plain", "it's\nmulti-line\n\n", "100%s %d \\n \\", "-v x", "--", "esc\x1b[2J\r\x7f", "bidi\u202e", "bad\xff", "ünï\t"} {
+		line := Printf(s)
+		if strings.IndexFunc(line, unsafeRune) >= 0 {
+			t.Errorf("Printf(%q) = %q holds a control character", s, line)
+		}
+		for _, sh := range []string{"sh", "bash"} {
+			if _, err := exec.LookPath(sh); err != nil {
+				continue
+			}
+			out, err := exec.Command(sh, "-c", line).Output()
+			if err != nil || string(out) != s {
+				t.Errorf("%s -c %s wrote %q (%v), want %q", sh, line, out, err, s)
+			}
+		}
 	}
 }

@@ -17,7 +17,9 @@ func Title(date, adapter string) string {
 // IssueTitle is the title of an adapter's fake-drift companion issue; it
 // does not change from cycle to cycle, so that the open one is found and
 // updated.
-func IssueTitle(adapter string) string { return fmt.Sprintf("fake-drift: %s", cassettes.Printable(adapter)) }
+func IssueTitle(adapter string) string {
+	return fmt.Sprintf("fake-drift: %s", cassettes.Printable(adapter))
+}
 
 // CommitMessage names the drifting scenarios and their drift classes.
 func CommitMessage(title string, drifting []*CaseResult) string {

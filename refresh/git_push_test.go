@@ -60,3 +60,36 @@ func TestPushRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestOneRefreshPerAdapter: while another process refreshes an adapter in
+// the repository (it holds the lock of the adapter's work tree), a cycle
+// does not touch the work tree: the adapter fails with E_LOCKED and the
+// command that runs it again.
+func TestOneRefreshPerAdapter(t *testing.T) {
+	p := newProject(t)
+	p.real.set(200, `{"pets":[],"total":0}`)
+	wt := filepath.Join(p.dir, ".git", "cassette-refresh", "petstore")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := lockWorktree(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	r := p.cycle(week0, nil)
+	pet := adapterResult(t, r, "petstore")
+	if pet.Err == nil {
+		t.Fatalf("the cycle refreshed petstore while another refresh held it")
+	}
+	if _, err := os.Stat(wt); err != nil {
+		t.Errorf("the cycle removed the work tree another refresh holds: %v", err)
+	}
+	ce := cassettes.AsError(pet.Err)
+	if ce.Reason != cassettes.ELocked || ce.NextStep != "cassette refresh --once --adapter petstore" || !strings.Contains(ce.Message, "another refresh of adapter petstore") {
+		t.Fatalf("got %v (next: %s), want E_LOCKED", pet.Err, ce.NextStep)
+	}
+	if pet.Pushed {
+		t.Error("pushed while another refresh held the adapter")
+	}
+}

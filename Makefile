@@ -16,6 +16,12 @@ test: ## vet, then every test with the race detector (the CLI scripts included),
 	@mkdir -p .cassette && $(GO) build -o .cassette/testsummary ./internal/testsummary
 	@{ $(GO) test -race -count=1 -timeout 12m -json ./... 2>&1; echo $$? >.cassette/test.exit; } | .cassette/testsummary; \
 	  summary=$$?; test "$$(cat .cassette/test.exit)" = 0 && test $$summary = 0
+	@# The official LLM SDKs against replayed real streams: a module of its own
+	@# (./... does not enter it). Without -race: the SDKs are not ours, and the
+	@# proxy under test is a separate process.
+	cd examples/llm-stream/sdk && $(GO) vet ./...
+	@{ cd examples/llm-stream/sdk && $(GO) test -count=1 -timeout 5m -json ./... 2>&1; echo $$? >$(CURDIR)/.cassette/sdk.exit; } | .cassette/testsummary; \
+	  summary=$$?; test "$$(cat .cassette/sdk.exit)" = 0 && test $$summary = 0
 
 demo: build ## verify the embedded example's cassettes against its fakes (no network, no credentials); its next steps run from here, with bin/ on PATH
 	$(BIN) verify --config examples/demo/cassette.yaml --report-dir examples/demo/.cassette/reports

@@ -213,6 +213,12 @@ type Match struct {
 	// replayable (serve the last one again). A cassette's own
 	// `replayable:` key wins.
 	Sequence string `yaml:"sequence,omitempty" validate:"omitempty,oneof=replayable once"`
+	// Preset names a match preset (package match: anthropic, openai,
+	// gemini): what to leave out of an LLM API's request bodies so that a
+	// newer SDK still matches what an older one recorded. The settings
+	// above are laid over it. An unknown name is an error of `cassette
+	// validate` and the proxy, naming its line.
+	Preset string `yaml:"preset,omitempty"`
 	// Empty is what verify makes of an HTTP cassette that records no
 	// request (`interactions: []`, which go-vcr writes for a test that sent
 	// none): pass (the default: nothing to compare) or fail.
@@ -256,6 +262,9 @@ func (m Match) For(scenario string) Match {
 	}
 	if o.Empty != "" {
 		out.Empty = o.Empty
+	}
+	if o.Preset != "" {
+		out.Preset = o.Preset
 	}
 	return out
 }

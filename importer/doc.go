@@ -15,6 +15,11 @@
 //     page 1) is scrubbed from the cassettes before it too. go-vcr files
 //     keep their bytes as the other project committed them; they are
 //     scanned, and a cassette holding a credential is refused.
+//   - A HAR saved without content (its sizes say there were bodies; it
+//     holds no response body) is refused, each problem naming the entry:
+//     imported, it replayed empty 200s. One that lacks only some bodies is
+//     imported, and each one it lacks is a warning (Result.Warnings)
+//     naming the cassette, the interaction and the entry.
 //   - The caller reads the environment: Options carries the declared
 //     credential values, never names to look up.
 //   - Export writes every cassette it is given, in order; cassettes hold no

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -57,6 +58,11 @@ type Result struct {
 	// Renamed are the scenarios whose names from the wild break the name
 	// rule (cassettes.ValidName), with the names they were imported as.
 	Renamed []Rename
+
+	// Warnings are what was imported but will not replay as it was
+	// recorded (a body a HAR does not hold), each naming the cassette, the
+	// interaction and where it came from.
+	Warnings []string
 }
 
 // Rename is one scenario imported under another name.
@@ -86,7 +92,7 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer lock.Unlock()
-	list, err := opts.convert(res)
+	list, bodies, err := opts.convert(res)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +100,9 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 	red := redact.New(opts.Rules, opts.Credentials)
 	for _, c := range list {
 		c.Path = filepath.Join(res.Dir, filepath.FromSlash(c.Scenario)+".yaml")
+	}
+	if err := opts.missingBodies(bodies, res); err != nil {
+		return nil, err
 	}
 	if opts.From == HAR {
 		// Twice: the second pass scrubs the values learned from later
@@ -203,28 +212,68 @@ func (o Options) again(more ...string) string {
 	return cassettes.Command(append(words, more...)...)
 }
 
-// convert reads the source into cassettes without paths.
-func (o Options) convert(res *Result) ([]*cassettes.Cassette, error) {
+// convert reads the source into cassettes without paths, and for a HAR
+// the cassettes with the bodies it does not hold.
+func (o Options) convert(res *Result) ([]*cassettes.Cassette, []har.Imported, error) {
 	if o.From == GoVCR {
-		return har.FromGoVCR(o.Source, o.Adapter)
+		list, err := har.FromGoVCR(o.Source, o.Adapter)
+		return list, nil, err
 	}
 	data, err := cassettes.ReadFileBounded(o.Source, cassettes.MaxFileBytes) // a FIFO, a device or 10 GB: refused, not read
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	a, err := har.Read(bytes.NewReader(data))
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error() + "; export the HAR again from the browser's dev tools (Network → Save all as HAR)",
+		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error() + "; export the HAR again from the browser's dev tools (Network → Save all as HAR)",
 			NextStep: cassettes.Command("cassette", "import", "--help")}
 	}
 	ims, skipped, err := har.ToCassettes(a, har.ImportOptions{Adapter: o.Adapter, Group: o.By})
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error(), NextStep: o.again()}
+		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error(), NextStep: o.again()}
 	}
 	res.Skipped = skipped
 	list := make([]*cassettes.Cassette, len(ims))
 	for i, im := range ims {
 		list[i] = im.Cassette
 	}
-	return list, nil
+	return list, ims, nil
+}
+
+// missingBodies refuses a HAR saved without content: it holds no response
+// body, although its sizes say there were some; imported, every response
+// would replay empty. The problems name the entries. A HAR that lacks only
+// some bodies is imported, each one it lacks a warning naming the
+// cassette, the interaction and the entry.
+func (o Options) missingBodies(ims []har.Imported, res *Result) error {
+	held, n := 0, 0
+	for _, im := range ims {
+		held, n = held+im.Held, n+len(im.Missing)
+	}
+	if n == 0 {
+		return nil
+	}
+	if held > 0 {
+		for _, im := range ims {
+			for _, m := range im.Missing {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s interactions[%d]: %s log.entries[%d].%s is absent (its size says %d bytes): it replays empty",
+					im.Cassette.Path, m.Interaction, o.Source, m.Entry, m.Field, m.Size))
+			}
+		}
+		return nil
+	}
+	e := &cassettes.Error{Reason: cassettes.ECassetteInvalid,
+		Message: fmt.Sprintf("%s was saved without its bodies (%d entries say they had one; it holds no response body): imported, every response would replay empty. "+
+			"Export it again with content (Chrome: Network, Export HAR; Firefox: Network, Save All As HAR), then import it; nothing was imported", o.Source, n),
+		NextStep: o.again()}
+	for _, im := range ims {
+		for _, m := range im.Missing {
+			if len(e.Problems) == 10 {
+				break
+			}
+			e.Problems = append(e.Problems, cassettes.Problem{File: o.Source, Field: fmt.Sprintf("log.entries[%d].%s", m.Entry, m.Field),
+				Message: fmt.Sprintf("absent; its size says %d bytes", m.Size), Expected: "the body the HAR was saved with"})
+		}
+	}
+	return e
 }

@@ -48,8 +48,9 @@
 //     a text body, match.Miss's, naming the closest recorded interaction,
 //     the fields that differ with a small diff and the command that
 //     re-records it. 599 is not a status any upstream sends, so it cannot
-//     be confused with a recorded 502, and retry policies (which retry 502)
-//     leave it alone.
+//     be confused with a recorded 502. It carries `X-Should-Retry: false`:
+//     the official LLM SDKs retry any 5xx (599 too) with back-off unless
+//     told not to, which made one miss three.
 //   - Upstreams: a reverse proxy's upstream may be a unix socket
 //     (unix:///run/podman/podman.sock, as Docker engines listen); requests
 //     are then recorded under http://localhost, never the socket's path,
@@ -59,7 +60,10 @@
 //     serves it event by event at those times, counted from the start of
 //     the response (not summed gaps: writing does not add up), each
 //     written and flushed, so a client rendering tokens sees them arrive
-//     (pace.go).
+//     (pace.go). A stream recorded without event times (a go-vcr file
+//     notes only `duration`, measured up to the headers) has its events
+//     spread evenly over that duration, the headers with the first, and
+//     the log says so (spread.go): it came whole at the end.
 //   - An upstream that fails is noted, never recorded as the service's
 //     answer: a transport error (refused, DNS, TLS, reset mid-body,
 //     timeout; classified by infra.ClassifyTransport) and a status the

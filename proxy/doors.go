@@ -144,7 +144,7 @@ func (p *Proxy) newGoproxy() *goproxy.ProxyHttpServer {
 }
 
 func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
-	if p.frontDoor(w, r) {
+	if p.ready(w, r) || p.frontDoor(w, r) {
 		return
 	}
 	w.Header().Set(MissHeader, "not-a-proxy-request")
@@ -155,11 +155,21 @@ func (p *Proxy) nonProxy(w http.ResponseWriter, r *http.Request) {
 // serveReverse is the reverse-proxy front door: origin-form requests are
 // rewritten onto the upstream base URL and go through the same pipeline.
 func (p *Proxy) serveReverse(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == ReadyPath && r.Method == http.MethodGet {
-		w.WriteHeader(http.StatusNoContent) // the proxy as a fake: verify's fake.ready
+	if p.ready(w, r) {
 		return
 	}
 	p.serveAt(p.upstream, w, r)
+}
+
+// ready answers the readiness probe (ReadyPath) of an origin-form
+// request, whatever the mode and door: the proxy as a fake (verify's
+// fake.ready). It is no request to the cassettes, so never a miss.
+func (p *Proxy) ready(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.Path != ReadyPath || r.Method != http.MethodGet {
+		return false
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return true
 }
 
 // serveAt rewrites an origin-form request onto the base URL upstream and

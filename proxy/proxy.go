@@ -71,8 +71,14 @@ const MissStatus = 599
 // upstream failure) rather than one recorded or relayed.
 const MissHeader = "X-Cassette-Miss"
 
-// ReadyPath answers 204 on a reverse proxy, whatever its mode, so that a
-// replay proxy can be an adapter's fake (`fake.ready` in cassette.yaml).
+// ShouldRetryHeader is set to "false" on a replay miss: the official LLM
+// SDKs honour it and do not retry the 599 (they retry any 5xx otherwise).
+const ShouldRetryHeader = "X-Should-Retry"
+
+// ReadyPath answers 204 to an origin-form GET on either proxy (reverse, or
+// a forward proxy's front door), whatever its mode, so that a replay proxy
+// can be an adapter's fake (`fake.ready` in cassette.yaml); it is never a
+// replay miss.
 const ReadyPath = "/.well-known/cassette/ready"
 
 // Options configure a Proxy.
@@ -101,6 +107,12 @@ type Options struct {
 	// adapter's or scenario's `match:` in cassette.yaml); Match is then
 	// only the default for an empty set of cassettes.
 	MatchFor func(*cassettes.Cassette) match.Rules
+	// Rerecord gives the command that records a cassette again, which a
+	// replay miss names as its next step (c is nil when nothing is
+	// recorded); nil is match's default (Options.Rerecord there). The
+	// command line knows what runs where it is: `cassette record` only for
+	// an adapter its cassette.yaml declares, the proxy with its --upstream.
+	Rerecord func(c *cassettes.Cassette) string
 	// Redact is the session's redaction (redact.New: the project's
 	// credential names, the declared credential values, and every value it
 	// learns). Each captured interaction goes through it before it is
@@ -120,7 +132,8 @@ type Options struct {
 	Transport *http.Transport
 	// SimulateLatency delays each replayed response by its recorded
 	// duration, and serves a recorded stream (SSE, NDJSON) event by event at
-	// the recorded times (see pace.go).
+	// the recorded times (see pace.go), or spread evenly over its duration
+	// when it was recorded without them (spread.go).
 	SimulateLatency bool
 	// Log receives a line per recorded request, the first replayed ones
 	// (see logReplay) and the full text of every replay miss; nil discards.
@@ -232,7 +245,7 @@ func New(opts Options) (*Proxy, error) {
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
 			NextStep: cassettes.Command("cassette", "ca", "init")}
 	}
-	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact, Prepared: savedRedacted})
+	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact, Prepared: savedRedacted, Rerecord: opts.Rerecord})
 	if err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error() + " (the matching flags are in cassette proxy --help)", NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}

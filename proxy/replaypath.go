@@ -41,7 +41,9 @@ func (p *Proxy) replay(req *http.Request, ctx *goproxy.ProxyCtx, seq int64) (*ht
 	if it != nil {
 		p.logReplay(it)
 		if p.opts.SimulateLatency {
-			return req, p.pacedResponse(req, it) // a stream: event by event (pace.go)
+			// A stream recorded without event times gets them (spread.go),
+			// then goes event by event (pace.go).
+			return req, p.pacedResponse(req, p.withEventTimes(it))
 		}
 		return req, cannedResponse(req, it)
 	}
@@ -63,6 +65,10 @@ func (p *Proxy) missed(req *http.Request, miss *match.Miss) *http.Response {
 	p.logf("%s", strings.TrimSuffix(text, "\n"))
 	resp := p.synthetic(req, MissStatus, text)
 	resp.Header.Set(MissHeader, "replay")
+	// The official SDKs (Anthropic's, OpenAI's, Stainless-made ones) retry
+	// a 5xx with back-off unless this says not to: a miss is final, and one
+	// miss must not become three.
+	resp.Header.Set(ShouldRetryHeader, "false")
 	return resp
 }
 
@@ -149,6 +155,12 @@ func cannedResponse(req *http.Request, it *cassettes.Interaction) *http.Response
 	h := r.Headers.Clone()
 	if h == nil {
 		h = http.Header{}
+	}
+	if h.Get("Date") == "" {
+		// Go's servers (ours, goproxy's copy of the headers, HTTP/2) add
+		// a Date to every response unless the header map holds the key
+		// with no value: a replayed response has the headers recorded.
+		h["Date"] = nil
 	}
 	n := int64(len(body))
 	if req.Method == http.MethodHead {

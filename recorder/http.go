@@ -319,7 +319,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 	for _, rq := range reqs {
 		in, err := s.send(ctx, rq)
 		if err != nil {
-			return Recording{Live: NewLiveRecord(s.tel)}, err
+			return Recording{Live: NewLiveRecord(s.calls...)}, err
 		}
 		c.Interactions = append(c.Interactions, in)
 	}
@@ -327,11 +327,11 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 	if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
 		ce.NextStep = s.again
 	}
-	return Recording{Cassette: done, Live: NewLiveRecord(s.tel)}, err
+	return Recording{Cassette: done, Live: NewLiveRecord(s.calls...)}, err
 }
 
 // sender sends the requests of one recording with the live retry policy,
-// and keeps the telemetry of all their attempts.
+// and keeps the telemetry of each call: per live call, never summed.
 type sender struct {
 	opts           HTTPOptions
 	rt             http.RoundTripper
@@ -339,7 +339,7 @@ type sender struct {
 	pol            Policy
 	attemptTimeout time.Duration
 	again          string // the command that records the scenario again
-	tel            Telemetry
+	calls          []Telemetry
 }
 
 // send sends one request (retried by the policy, each attempt bounded)
@@ -369,9 +369,7 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 	start := s.opts.Meta.now()
 	rpol := s.pol.expecting(rq.expect) // a failing status answered on purpose is neither retried nor refused
 	resp, t, err := rpol.Do(ctx, s.rt, newReq)
-	s.tel.Attempts += t.Attempts
-	s.tel.RetryBackoffMS = append(s.tel.RetryBackoffMS, t.RetryBackoffMS...)
-	s.tel.Statuses = append(s.tel.Statuses, t.Statuses...)
+	s.calls = append(s.calls, t)
 	if err != nil {
 		return cassettes.Interaction{}, withLimit(transportError(s.red, err, ctx, t, s.again), s.attemptTimeout)
 	}

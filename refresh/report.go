@@ -58,8 +58,7 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 				}
 			}
 			if l := live; l != nil {
-				c.Live = &report.LiveRecord{ExecutionMode: l.ExecutionMode, ReplayBoundary: l.ReplayBoundary, TraceOrigin: l.TraceOrigin,
-					Attempts: l.Attempts, RetryBackoffMS: l.RetryBackoffMS}
+				c.Live = &report.LiveRecord{ExecutionMode: l.ExecutionMode, ReplayBoundary: l.ReplayBoundary, TraceOrigin: l.TraceOrigin}
 			}
 			if proposals != "" && cr.Drifted() {
 				if ar.PR != nil {
@@ -76,8 +75,8 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 }
 
 // liveActions are the calls a case's re-recording made against the real
-// service: the new cassette's interactions (or command), or the one call
-// that failed; the retry telemetry goes on the first.
+// service: the new cassette's interactions (or command), or the calls made
+// up to the one that failed; each carries its own retry telemetry.
 func liveActions(cr *CaseResult, live *recorder.LiveRecord) []report.Action {
 	var acts []report.Action
 	src := cr.New
@@ -92,23 +91,28 @@ func liveActions(cr *CaseResult, live *recorder.LiveRecord) []report.Action {
 		acts = append(acts, a)
 	} else {
 		for i, in := range src.Interactions {
+			if cr.New == nil && i > 0 && (live == nil || i >= len(live.Calls)) {
+				break // not made: the call before it failed
+			}
 			a := report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: in.Request.URL}
 			if cr.New != nil {
 				a.StatusCode, a.Body = in.Response.Code, in.Response.Body.Bytes()
 			}
 			acts = append(acts, a)
-			if cr.New == nil {
-				break // the first call is the one that failed
-			}
 		}
 	}
 	if len(acts) == 0 || live == nil {
 		return nil // not re-recorded (skipped)
 	}
 	if cr.New == nil && cr.Status == report.StatusError {
-		acts[0].Err, acts[0].ErrKind = firstLine(cr.Message), string(cr.Reason)
+		last := &acts[len(acts)-1]
+		last.Err, last.ErrKind = firstLine(cr.Message), string(cr.Reason)
 	}
-	acts[0].Attempts, acts[0].RetryBackoffMS = live.Attempts, live.RetryBackoffMS
+	for i := range acts {
+		if i < len(live.Calls) {
+			acts[i].Attempts, acts[i].RetryBackoffMS = live.Calls[i].Attempts, live.Calls[i].RetryBackoffMS
+		}
+	}
 	return acts
 }
 

@@ -200,43 +200,48 @@ func plural(n int, what string) string {
 
 // mdCoverage is the job summary's coverage section: a row per adapter,
 // then each failing adapter's uncovered shapes with their record commands.
-func (r *Run) mdCoverage(b *strings.Builder, links Links) {
+func (r *Run) mdCoverage(b *mdBlocks, links Links) {
 	if r.Coverage == nil {
 		return
 	}
 	b.WriteString("#### Call shapes backed by a cassette\n\n| adapter | verdict | coverage | min | uncovered | stale |\n|---|---|---:|---:|---:|---:|\n")
+	b.Next()
 	for _, a := range r.Coverage.Adapters {
 		name := mdText(a.Name)
 		if u := links.url(r.ConfigPath, a.Line); u != "" {
 			name = "[" + name + "](" + u + ")"
 		}
 		if a.Status == CoverageUnobserved {
-			fmt.Fprintf(b, "| %s | not observed | | | | |\n", name)
+			b.Printf("| %s | not observed | | | | |\n", name)
+			b.Next()
 			continue
 		}
-		fmt.Fprintf(b, "| %s | %s | %.1f%% (%d of %d) | %.0f%% | %d | %d |\n", name, a.Status, a.Percent, a.covered(), len(a.Shapes), a.Min,
+		b.Printf("| %s | %s | %.1f%% (%d of %d) | %.0f%% | %d | %d |\n", name, a.Status, a.Percent, a.covered(), len(a.Shapes), a.Min,
 			len(a.Shapes)-a.covered(), len(a.Stale))
+		b.Next()
 	}
 	b.WriteString("\n")
+	b.Next()
 	for _, a := range r.Coverage.Adapters {
 		if a.covered() == len(a.Shapes) {
 			continue
 		}
-		fmt.Fprintf(b, "<details%s><summary>%s: %s</summary>\n\n", map[bool]string{true: " open"}[a.failing()], mdText(a.Name),
+		b.Printf("<details%s><summary>%s: %s</summary>\n\n", map[bool]string{true: " open"}[a.failing()], mdText(a.Name),
 			plural(len(a.Shapes)-a.covered(), "uncovered call shape"))
 		for _, s := range a.Shapes {
 			if s.Covered {
 				continue
 			}
-			fmt.Fprintf(b, "- <code>%s</code>: %s by %s\n", html.EscapeString(s.Shape), plural(s.Calls, "call"), mdText(callers(s.Tests)))
+			b.Printf("- <code>%s</code>: %s by %s\n", html.EscapeString(s.Shape), plural(s.Calls, "call"), mdText(callers(s.Tests)))
 			if s.Record != "" {
-				fmt.Fprintf(b, "  <br>record it: <code>%s</code>\n", html.EscapeString(s.Record))
+				b.Printf("  <br>record it: <code>%s</code>\n", html.EscapeString(s.Record))
 			}
 			if s.Note != "" {
-				fmt.Fprintf(b, "  <br>first %s\n", mdText(s.Note))
+				b.Printf("  <br>first %s\n", mdText(s.Note))
 			}
 		}
 		b.WriteString("\n</details>\n\n")
+		b.Next()
 	}
 }
 

@@ -20,7 +20,7 @@ const (
 	RootFakeError       = "fake_error"       // the fake answered with an error or crashed
 	RootFakeUnavailable = "fake_unavailable" // the fake did not start or answer
 	RootReplayMiss      = "replay_miss"      // a request matched no recorded interaction
-	RootRealUnreachable = "real_unreachable" // the real service could not be reached
+	RootRealUnreachable = "real_unreachable" // the real service could not be reached: refused, DNS, TLS, reset, a suspect failure
 	RootTimeout         = "timeout"
 	RootRateLimit       = "rate_limit"
 	RootConfig          = "config"      // configuration or cassette error
@@ -85,7 +85,7 @@ func rootCause(rc cassettes.Reason) string {
 		return RootFakeUnavailable
 	case cassettes.EReplayMiss:
 		return RootReplayMiss
-	case cassettes.ERealUnreachable:
+	case cassettes.ERealUnreachable, cassettes.ERealDNS, cassettes.ERealTLS, cassettes.ERealReset, cassettes.ERealSuspect:
 		return RootRealUnreachable
 	case cassettes.EProvider5xx:
 		return RootProvider5xx

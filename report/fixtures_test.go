@@ -63,6 +63,7 @@ func failingRun() *Run {
 	quar.Drifts = []Drift{{Class: "status", Field: "interactions[0].response.code", Line: 30, Message: "503 differs from recorded 200"}}
 	quar.Quarantine = &QuarantineInfo{Category: "FLAKE-NET", Owner: "alice", Quarantined: t0.Add(-48 * time.Hour), Expires: t0.Add(7 * 24 * time.Hour),
 		Issue: "#42", Evidence: "https://ci.example/run/1", Repro: "cassette verify --case github/get-pull", Reason: "port race", RemoveWhen: "3 green runs"}
+	quar.Retries = []Retry{{Status: StatusFail, Reason: cassettes.EContractDrift, Message: "503 differs from recorded 200", DelayMS: 5000}}
 	r.Cases = []Case{drift, errc, quar, passCase("gh", "auth-status")}
 	r.Inventory = append(r.Inventory, NewInventoryItem("cassettes/gh/auth-status.yaml", []byte("d")))
 	return r
@@ -77,6 +78,7 @@ func truncatedRun() *Run {
 		c.Drifts = []Drift{{Class: "body", Line: i + 1, Message: "differs"}}
 		if i%3 == 0 {
 			c.Quarantine = &QuarantineInfo{Category: "FLAKE-TIMING", Owner: "bob", Quarantined: t0, Expires: t0.Add(24 * time.Hour)}
+			c.Retries = []Retry{{Status: StatusFail, Message: "differs", DelayMS: 5000}}
 		}
 		r.Cases = append(r.Cases, c)
 	}

@@ -85,6 +85,9 @@ type Files map[string][]byte
 // sarif.json, summary.json, report.jsonl, log.jsonl, run.json and
 // report.html. It reads and writes nothing: the run holds all it shows.
 func Render(run *Run, opts Options) (Files, error) {
+	if opts.Golden {
+		run = goldenRun("", run)
+	}
 	files := Files{}
 	sl, omitted := run.sarif(opts)
 	var err error
@@ -228,6 +231,9 @@ func Write(dir string, run *Run, opts Options) error {
 func write(dir string, run *Run, opts Options) (Files, error) {
 	run = withLocalArtifacts(dir, run)
 	scrubLogs(dir, run, opts.Declared) // the fakes' logs get the cassettes' redaction
+	if opts.Golden {
+		run = goldenRun(dir, run)
+	}
 	files, err := Render(run, opts)
 	if err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render reports: a bug in cassette; report it with the version below", Err: err, NextStep: cassettes.Command("cassette", "version")}

@@ -8,7 +8,9 @@
 // normalized body; CLI cases run the fake command with the recorded
 // arguments, stdin and environment names and compare stdout, stderr and the
 // exit code. Cases run in parallel and are reported in a deterministic order
-// (adapter order in cassette.yaml, then scenario).
+// (adapter order in cassette.yaml, then scenario). A quarantined case that
+// fails is run again once, 5 s later ([QuarantineRetry], specs/000); no
+// other case is ever retried: a drift is a verdict, not a flake.
 //
 // A fake process of one case (the default) is started ahead of its case
 // (pool.go); its output goes to a pipe verify reads, kept in memory and

@@ -37,7 +37,7 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 		}
 		c := report.Case{Adapter: r.Case.Cassette.Adapter, Scenario: r.Case.Cassette.Scenario, CassettePath: path,
 			Status: r.Status, Reason: r.Reason, Message: r.Message, Drifts: r.Drifts, Duration: r.Duration, Actions: r.Actions,
-			Recorded: r.Recorded}
+			Recorded: r.Recorded, Retries: r.Retries}
 		if r.Status == report.StatusPass {
 			c.Reason = ""
 		}

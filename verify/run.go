@@ -29,6 +29,9 @@ type Options struct {
 	LogDir      string              // where fake logs go; "" means a temp dir
 	Now         func() time.Time    // for quarantine expiry; nil means time.Now
 	Credentials map[string]string   // declared credential values, redacted from outputs
+	// QuarantineRetry is how a quarantined case that failed is run again;
+	// the zero value is the policy of specs/000 (1 retry, 5 s later).
+	QuarantineRetry QuarantineRetry
 	// HTTP and CLI override the fakes of cassette.yaml per adapter (in-process
 	// fakes from cassettetest, or a fake already running).
 	HTTP map[string]HTTPTarget
@@ -53,6 +56,9 @@ type Result struct {
 	Quarantine *cassettes.Quarantine
 	FakeLog    string           // path of the fake's log, when verify started it
 	Err        *cassettes.Error // the error behind an errored case, when there is one
+	// Retries are the failed attempts of a quarantined case before its last
+	// one (see QuarantineRetry); the result is the last attempt's.
+	Retries []report.Retry
 }
 
 // Failed reports whether the case failed (quarantined or not).
@@ -107,6 +113,12 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	onWorkers(ctx, len(cases), jobs, func(i int) {
 		o.Results[i] = runCase(ctx, cases[i], opts, f.targets, f.failed, now, func(ctx context.Context) (*Process, error) { return fresh.take(ctx, i) })
 		fresh.drop(i) // a case that ended before it took its fake
+		o.Results[i] = retryQuarantined(ctx, opts.QuarantineRetry, o.Results[i], func() Result {
+			return runCase(ctx, cases[i], opts, f.targets, f.failed, now, func(ctx context.Context) (*Process, error) {
+				c := cases[i]
+				return startFake(ctx, c.Cassette.Adapter, caseLogName(c)+".retry", c.Adapter, opts.Config.Dir, f.logDir, false)
+			})
+		})
 		if o.Results[i].FakeLog == "" {
 			o.Results[i].FakeLog = o.FakeLogs[cases[i].Cassette.Adapter]
 		}
@@ -444,20 +456,6 @@ func compareCase(c Case, got *cassettes.Cassette, opts Options, res *Result) boo
 	res.Status, res.Reason, res.Drifts, res.Explain = report.StatusFail, cassettes.EContractDrift, sides.Drifts, sides.Explain
 	res.Message = sides.Drifts[0].Message
 	return true
-}
-
-// applyQuarantine attaches the case's quarantine entry: an expired entry
-// turns the case into a hard failure, whatever its outcome.
-func applyQuarantine(res *Result, cfg *cassettes.Config, now time.Time) {
-	q, ok := cfg.Quarantine[res.Case.ID()]
-	if !ok {
-		return
-	}
-	res.Quarantine = &q
-	if q.Expired(now) {
-		res.Status, res.Reason = report.StatusFail, cassettes.EQuarantineExpired
-		res.Message = fmt.Sprintf("quarantine of %s expired on %s", res.Case.ID(), q.Expires)
-	}
 }
 
 func adaptersOf(cases []Case, kind cassettes.Kind) []string {

@@ -16,6 +16,9 @@ import (
 // (exit 2, E_USAGE) whose next step is that command's --help, never an
 // E_IO with `cassette validate` (record without --adapter used to be).
 func TestFlagErrorsAreUsageErrors(t *testing.T) {
+	// verify and refresh write the reports of a refused command line to the
+	// default report directory: not into the package's
+	t.Chdir(t.TempDir())
 	var paths [][]string
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {

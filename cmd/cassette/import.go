@@ -96,6 +96,9 @@ func importRun(ctx context.Context, stdio *IO, g *globals, o *importOptions, kin
 		if res.Skipped > 0 {
 			fmt.Fprintf(stdio.Err, "skipped %d entries without a response (blocked or aborted in the browser)\n", res.Skipped)
 		}
+		for _, w := range res.Warnings {
+			fmt.Fprintln(stdio.Err, "warning: "+w)
+		}
 		for _, c := range res.Saved {
 			fmt.Fprintf(stdio.Out, "%s  %d interaction(s)\n", cassettes.Printable(c.Path), len(c.Interactions))
 		}

@@ -46,8 +46,9 @@ HTTP/2): point a client at it with HTTPS_PROXY and trust the CA (see
 local port, for clients that cannot use a proxy.
 
 Replay fails closed: a request that matches no recorded interaction gets a
-599 response (X-Cassette-Miss: replay) naming the closest recorded request and what differs — never a
-pass-through to the network.
+599 response (X-Cassette-Miss: replay, X-Should-Retry: false, which SDKs that
+retry 5xx honour) naming the closest recorded request and what differs —
+never a pass-through to the network.
 
 Modes: record, replay, passthrough, record-once (replay if the cassette
 exists, else record), replay-with-new-episodes (replay what matches, record
@@ -74,7 +75,7 @@ call to it is written for 'cassette coverage' as a call to --adapter).`,
 	f.StringVar(&o.matchBody, "match-body", "raw", "request body matching: raw, json or ignore")
 	f.BoolVar(&o.ignoreHost, "ignore-host", false, "match recorded requests whatever their scheme and host")
 	f.BoolVar(&o.replayable, "replayable", false, "serve the last response again once a sequence is used up")
-	f.BoolVar(&o.latency, "latency", false, "replay with the recorded latency; a recorded stream (SSE, NDJSON) event by event, at the recorded times")
+	f.BoolVar(&o.latency, "latency", false, "replay with the recorded latency; a recorded stream (SSE, NDJSON) event by event, at the recorded times (spread evenly over its duration when it has none, as in go-vcr files)")
 	f.Int64Var(&o.maxRequestBody, "max-request-body", proxy.DefaultMaxRequestBody, "largest request body (bytes) the proxy buffers to record or match; a larger one is answered 413")
 	f.IntSliceVar(&o.allowStatus, "allow-status", nil, "record: a failing status (408, 429, 5xx) the upstream answers on purpose; record it instead of refusing the recording (repeatable)")
 	o.match.bind(f)
@@ -217,13 +218,14 @@ func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adap
 			return opts, nil, err
 		}
 	}
+	opts.Rerecord = o.rerecord(p)
 	if o.cassette == "" {
 		return opts, a, nil
 	}
 	if _, err := os.Stat(o.cassette); err != nil {
 		if mode == proxy.ModeReplay {
 			return opts, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
-				NextStep: cassettes.Command("cassette", "proxy", "--mode", "record", "--cassette", o.cassette)}
+				NextStep: opts.Rerecord(nil)}
 		}
 		return opts, a, nil
 	}
@@ -302,6 +304,30 @@ func (p *project) adapter(name string) (*cassettes.Adapter, bool) {
 	}
 	a, ok := p.cfg.Adapters[name]
 	return a, ok
+}
+
+// rerecord is the command a replay miss names to record a cassette again:
+// `cassette record --adapter A --scenario S` when the project declares the
+// cassette's adapter (it needs the declaration), else this proxy in record
+// mode on that cassette, with this run's upstream; with nothing recorded,
+// on a new file in the replayed directory.
+func (o *proxyOptions) rerecord(p *project) func(*cassettes.Cassette) string {
+	return func(c *cassettes.Cassette) string {
+		if c != nil {
+			if _, ok := p.adapter(c.Adapter); ok && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario) {
+				return cassettes.Command("cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario)
+			}
+		}
+		again := *o
+		again.mode = string(proxy.ModeRecord)
+		switch {
+		case c != nil && c.Path != "":
+			again.cassette = c.Path
+		case !strings.HasSuffix(o.cassette, ".yaml"):
+			again.cassette = filepath.Join(o.cassette, "new.yaml")
+		}
+		return proxyAgain(&again)
+	}
 }
 
 // proxyAgain is the command line of this run, for next steps.

@@ -53,6 +53,11 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	ce := cassettes.AsError(err)
 	if ue := (*usageError)(nil); errors.As(err, &ue) {
 		ce = ue.asError()
+		// verify, refresh and report merge write their reports on a bad
+		// command line too, like on any other error
+		if errors.As(usageReport(stdio, root, args, ce), &ex) {
+			return int(ex)
+		}
 	}
 	printError(stdio, g, ce)
 	return int(ce.Exit())
@@ -157,7 +162,7 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		newRefreshCmd(stdio, g),
 		newProxyCmd(stdio, g),
 		newCACmd(stdio),
-		newReportCmd(stdio),
+		newReportCmd(stdio, g),
 		newBundleCmd(stdio),
 		newNormalizeCmd(stdio, g),
 		newDiffCmd(stdio, g),

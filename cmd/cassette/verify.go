@@ -77,7 +77,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if err != nil {
 		// Every failure, even before a case runs, rewrites summary.json: CI
 		// must never read the previous run's verdict.
-		return writeErrorReport(stdio, g, o, tool, cassettes.AsError(err))
+		return errorReport(stdio, g, reportDest{command: "verify", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden}, cassettes.AsError(err))
 	}
 	logDir := o.logDir
 	if logDir == "" {
@@ -226,24 +226,6 @@ func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundl
 func reportTool() report.Tool {
 	ver, sha := buildInfo()
 	return report.Tool{Name: "cassette", Version: ver, SHA: sha, URI: "https://github.com/cassette-dev/cassette"}
-}
-
-// writeErrorReport records a run that failed before any case ran, so that
-// CI still finds summary.json with the reason and the next step.
-func writeErrorReport(stdio *IO, g *globals, o *verifyOptions, tool report.Tool, e *cassettes.Error) error {
-	run := verify.ErrorReport(g.config, tool, e, time.Now())
-	if err := report.Write(o.reportDir, run, report.Options{Golden: o.golden}); err != nil {
-		fmt.Fprintf(stdio.Err, "warning: could not write reports: %v\n", err)
-		return e
-	}
-	if g.json { // stdout carries summary.json, as for a run that ran
-		if data, err := os.ReadFile(filepath.Join(o.reportDir, report.FileSummary)); err == nil {
-			stdio.Out.Write(data)
-			printError(stdio, &globals{}, e)
-			return exitError(e.Exit())
-		}
-	}
-	return e
 }
 
 // gitInfo describes the working tree of dir, as far as git can tell.

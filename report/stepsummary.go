@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cassette-dev/cassette/cassettes"
 )
 
 // StepSummaryLimit is the most bytes one step may write to its job summary:
@@ -333,11 +335,12 @@ func (r *Run) mdCaseDetails(b *mdBlocks, failing []*Case, withDiffs bool) {
 		for _, d := range c.Drifts {
 			b.Printf("- **%s** %s\n", html.EscapeString(d.Class), mdText(driftOnce(d)))
 			if withDiffs && d.Diff != "" {
+				diff := cassettes.PrintableText(strings.TrimRight(d.Diff, "\n")) // a terminal escape in a cassette shows as \x1b
 				fence := "```"
-				for strings.Contains(d.Diff, fence) {
+				for strings.Contains(diff, fence) {
 					fence += "`"
 				}
-				b.Printf("\n%sdiff\n%s\n%s\n\n", fence, strings.TrimRight(d.Diff, "\n"), fence)
+				b.Printf("\n%sdiff\n%s\n%s\n\n", fence, diff, fence)
 			}
 		}
 		b.Printf("\nReproduce: <code>%s</code>\n\n</details>\n\n", html.EscapeString(r.digest(c).ReplayCase))
@@ -348,6 +351,6 @@ func (r *Run) mdCaseDetails(b *mdBlocks, failing []*Case, withDiffs bool) {
 // mdText escapes text for a Markdown paragraph: no HTML, no emphasis, no
 // links of its own.
 func mdText(s string) string {
-	s = html.EscapeString(s)
+	s = html.EscapeString(cassettes.PrintableText(s))
 	return strings.NewReplacer("\\", "\\\\", "*", "\\*", "_", "\\_", "`", "\\`", "[", "\\[", "]", "\\]", "|", "\\|", "\n", " ").Replace(s)
 }

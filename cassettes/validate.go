@@ -127,82 +127,96 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 		// A number that is 0 was absent (no rule here allows an explicit 0):
 		// it is reported as missing, never as "`0` is …".
 		absent := val == "0" && fe.Kind() >= reflect.Int && fe.Kind() <= reflect.Float64
-		switch fe.Tag() {
-		case "required":
-			p.Message = "is required"
-		case "required_if":
-			p.Message = "is required"
-			p.Expected = "present when " + strings.ToLower(strings.Replace(fe.Param(), " ", " is ", 1))
-		case "oneof":
-			p.Message = fmt.Sprintf("`%s` is not allowed", val)
-			p.Expected = "one of " + strings.ReplaceAll(fe.Param(), " ", ", ")
-			if s := closest(val, strings.Fields(fe.Param())); s != "" {
-				p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
-			}
-		case "adapter":
-			p.Message = fmt.Sprintf("adapter `%s` is not declared in cassette.yaml", val)
-			if r.cfg != nil {
-				names := keysOf(r.cfg.Adapters)
-				p.Expected = "one of " + strings.Join(sortedKeys(names), ", ")
-				if s := closest(val, names); s != "" {
-					p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
-				} else {
-					p.Suggestion = "declare it under `adapters:` in cassette.yaml"
-				}
-			}
-		case "normalizer":
-			p.Message = fmt.Sprintf("unknown normalizer `%s`", val)
-			names := r.normalizerNames()
-			if s := closest(val, names); s != "" {
-				p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
-			} else {
-				p.Expected = "one of " + strings.Join(names, ", ")
-				p.Suggestion = "or define it under `normalizers:` in cassette.yaml"
-			}
-		case "adaptername", "scenarioname", "normalizername":
-			p.Message = fmt.Sprintf("`%s` is not a valid name", Printable(val))
-			p.Expected = NameRule
-			if s := StrictName(val); s != "" && fe.Tag() != "normalizername" {
-				p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
-			}
-		case "loadedscenario":
-			p.Message = fmt.Sprintf("`%s` is not a valid scenario name: git, file systems and shells cannot all carry it", Printable(val))
-			p.Expected = ScenarioRule
-			if s := WildName(val); s != "" {
-				p.Suggestion = fmt.Sprintf("rename it `%s` (the file too); `cassette import govcr` renames so", s)
-			}
-		case "envname":
-			p.Message = fmt.Sprintf("`%s` is not an environment variable name", val)
-			p.Expected = "a name like GITHUB_TOKEN (the variable's name, never its value)"
-		case "caseid":
-			p.Message = fmt.Sprintf("`%s` is not a case id", val)
-			p.Expected = "adapter/scenario"
-		case "url", "url|startswith=unix:///":
-			p.Message = fmt.Sprintf("`%s` is not an absolute URL", val)
-			p.Expected = "a URL like https://api.example.com"
-			if fe.Tag() != "url" {
-				p.Expected += " or unix:///run/podman/podman.sock"
-			}
-		case "startswith":
-			p.Message = fmt.Sprintf("`%s` must start with `%s`", val, fe.Param())
-		case "min", "gte":
-			p.Message = fmt.Sprintf("`%s` is too small", val)
-			p.Expected = "at least " + fe.Param()
-		case "max", "lte":
-			p.Message = fmt.Sprintf("`%s` is too large", val)
-			p.Expected = "at most " + fe.Param()
-		case "eq":
-			p.Message = fmt.Sprintf("`%s` is not supported", val)
-			p.Expected = fe.Param()
-		default:
-			p.Message = fmt.Sprintf("failed the `%s` check", fe.Tag())
-		}
+		describe(&p, fe, val, r)
 		if absent {
 			p.Message = "is missing"
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// describe says what is wrong with the field of fe (its value val): the
+// message, what was expected and a suggestion.
+func describe(p *Problem, fe validator.FieldError, val string, r registries) {
+	switch fe.Tag() {
+	case "required":
+		p.Message = "is required"
+	case "required_if":
+		p.Message = "is required"
+		p.Expected = "present when " + strings.ToLower(strings.Replace(fe.Param(), " ", " is ", 1))
+	case "oneof":
+		p.Message = fmt.Sprintf("`%s` is not allowed", val)
+		p.Expected = "one of " + strings.ReplaceAll(fe.Param(), " ", ", ")
+		if s := closest(val, strings.Fields(fe.Param())); s != "" {
+			p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
+		}
+	case "adapter":
+		p.Message = fmt.Sprintf("adapter `%s` is not declared in cassette.yaml", val)
+		if r.cfg != nil {
+			names := keysOf(r.cfg.Adapters)
+			p.Expected = "one of " + strings.Join(sortedKeys(names), ", ")
+			if s := closest(val, names); s != "" {
+				p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
+			} else {
+				p.Suggestion = "declare it under `adapters:` in cassette.yaml"
+			}
+		}
+	case "normalizer":
+		p.Message = fmt.Sprintf("unknown normalizer `%s`", val)
+		names := r.normalizerNames()
+		if s := closest(val, names); s != "" {
+			p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
+		} else {
+			p.Expected = "one of " + strings.Join(names, ", ")
+			p.Suggestion = "or define it under `normalizers:` in cassette.yaml"
+		}
+	case "adaptername", "scenarioname", "normalizername", "loadedscenario":
+		nameProblem(p, fe.Tag(), val)
+	case "envname":
+		p.Message = fmt.Sprintf("`%s` is not an environment variable name", val)
+		p.Expected = "a name like GITHUB_TOKEN (the variable's name, never its value)"
+	case "caseid":
+		p.Message = fmt.Sprintf("`%s` is not a case id", val)
+		p.Expected = "adapter/scenario"
+	case "url", "url|startswith=unix:///":
+		p.Message = fmt.Sprintf("`%s` is not an absolute URL", val)
+		p.Expected = "a URL like https://api.example.com"
+		if fe.Tag() != "url" {
+			p.Expected += " or unix:///run/podman/podman.sock"
+		}
+	case "startswith":
+		p.Message = fmt.Sprintf("`%s` must start with `%s`", val, fe.Param())
+	case "min", "gte":
+		p.Message = fmt.Sprintf("`%s` is too small", val)
+		p.Expected = "at least " + fe.Param()
+	case "max", "lte":
+		p.Message = fmt.Sprintf("`%s` is too large", val)
+		p.Expected = "at most " + fe.Param()
+	case "eq":
+		p.Message = fmt.Sprintf("`%s` is not supported", val)
+		p.Expected = fe.Param()
+	default:
+		p.Message = fmt.Sprintf("failed the `%s` check", fe.Tag())
+	}
+}
+
+// nameProblem describes a name that breaks the name rule (names.go), with
+// the name that keeps it.
+func nameProblem(p *Problem, tag, val string) {
+	if tag == "loadedscenario" {
+		p.Message = fmt.Sprintf("`%s` is not a valid scenario name: git, file systems and shells cannot all carry it", Printable(val))
+		p.Expected = ScenarioRule
+		if s := WildName(val); s != "" {
+			p.Suggestion = fmt.Sprintf("rename it `%s` (the file too); `cassette import govcr` renames so", s)
+		}
+		return
+	}
+	p.Message = fmt.Sprintf("`%s` is not a valid name", Printable(val))
+	p.Expected = NameRule
+	if s := StrictName(val); s != "" && tag != "normalizername" {
+		p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
+	}
 }
 
 // cassetteRules are the validator tags of a cassette, kept beside the

@@ -53,8 +53,8 @@ func TestNameRuleAgreesWithGit(t *testing.T) {
 		if s := StrictName(name); s != "" && !ValidNewName(s) {
 			t.Errorf("StrictName(%q) = %q, not in the strict form", name, s)
 		}
-		if WildName(name) != WildName(name) || (ValidName(name) && WildName(name) != name) {
-			t.Errorf("WildName(%q) is not stable", name)
+		if w := WildName(name); WildName(w) != w || (ValidName(name) && w != name) {
+			t.Errorf("WildName(%q) = %q is not stable: a valid name maps to itself", name, w)
 		}
 	}
 }

@@ -29,26 +29,13 @@ func runprinted(ts *testscript.TestScript, neg bool, args []string) {
 	if len(cmds) == 0 {
 		ts.Fatalf("runprinted: %s holds no printed command", args[0])
 	}
-	var env []string
-	for _, k := range []string{"PATH", "HOME", "NO_COLOR", "TMPDIR", "CASSETTE_CA_DIR", "CANARY_LOG"} {
-		env = append(env, k+"="+ts.Getenv(k))
-	}
 	list := make([]string, 0, len(cmds))
 	for c := range cmds {
 		list = append(list, c)
 	}
 	sort.Strings(list)
 	for _, c := range list {
-		cmd := exec.Command("sh", "-c", c)
-		cmd.Dir = ts.MkAbs(".")
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			ts.Fatalf("runprinted: %v", err)
-		}
+		code, out := shellRun(ts, c)
 		ts.Logf("printed command %q: exit %d\n%s", c, code, out)
 		if code == 127 || code == 126 || code == 2 {
 			ts.Fatalf("the printed command %q does not run as printed (exit %d):\n%s", c, code, out)
@@ -73,4 +60,22 @@ func printedCommands(v any, cmds map[string]bool) {
 			printedCommands(x, cmds)
 		}
 	}
+}
+
+// shellRun runs command as printed in sh, in the script's directory, with
+// the script's variables that a printed command may need (the canary's
+// PATH among them), and returns its exit code and output.
+func shellRun(ts *testscript.TestScript, command string) (int, []byte) {
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Dir = ts.MkAbs(".")
+	for _, k := range []string{"PATH", "HOME", "NO_COLOR", "UPSTREAM_URL", "UPSTREAM_CA", "GIT_CONFIG_NOSYSTEM", "TMPDIR", "CASSETTE_CA_DIR", "CANARY_LOG"} {
+		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+	}
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out
+	} else if err != nil {
+		ts.Fatalf("run %q: %v", command, err)
+	}
+	return 0, out
 }

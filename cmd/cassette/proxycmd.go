@@ -134,14 +134,17 @@ func (o *proxyOptions) claim(p *project, save *recorder.ProxySave, scenario stri
 		if resolved, ok := cassettes.Within(root, o.cassette); !ok {
 			return nil, &cassettes.Error{Reason: cassettes.EUsage,
 				Message:  fmt.Sprintf("--cassette %s is outside the project %s (it resolves to %s): a recording is saved inside the project it belongs to", cassettes.Printable(o.cassette), cassettes.Printable(root), cassettes.Printable(resolved)),
-				NextStep: commandWithConfig(p.cfg.Path, "cassette", "proxy", "--mode", o.mode, "--cassette", filepath.Join(p.cfg.CassetteDir(), save.Adapter, filepath.Base(o.cassette)))}
+				NextStep: commandWithConfig(p.cfg.Path, proxyWords(o, filepath.Join(p.cfg.CassetteDir(), save.Adapter, filepath.Base(o.cassette)))...)}
 		}
 		save.Root = root
 	}
 	if !cassettes.ValidName(scenario) {
 		next := cassettes.Command("cassette", "proxy", "--help")
 		if name := cassettes.WildName(scenario); name != "" {
-			next = cassettes.Command("cassette", "proxy", "--mode", o.mode, "--cassette", filepath.Join(filepath.Dir(o.cassette), name+".yaml"))
+			next = cassettes.Command(proxyWords(o, filepath.Join(filepath.Dir(o.cassette), name+".yaml"))...)
+			if p != nil {
+				next = commandWithConfig(p.cfg.Path, proxyWords(o, filepath.Join(filepath.Dir(o.cassette), name+".yaml"))...)
+			}
 		}
 		return nil, &cassettes.Error{Reason: cassettes.EUsage, NextStep: next,
 			Message:  fmt.Sprintf("--cassette %s: %q is not a valid scenario name", cassettes.Printable(o.cassette), scenario),
@@ -331,8 +334,15 @@ func (o *proxyOptions) rerecord(p *project) func(*cassettes.Cassette) string {
 }
 
 // proxyAgain is the command line of this run, for next steps.
-func proxyAgain(o *proxyOptions) string {
-	argv := []string{"cassette", "proxy", "--mode", o.mode, "--cassette", o.cassette}
+func proxyAgain(o *proxyOptions) string { return cassettes.Command(proxyWords(o, o.cassette)...) }
+
+// proxyWords is the proxy's command line, with the flags that choose where
+// and what it records, for the cassette at path.
+func proxyWords(o *proxyOptions, path string) []string {
+	argv := []string{"cassette", "proxy", "--mode", o.mode, "--cassette", path}
+	if o.listen != "" && o.listen != "127.0.0.1:0" {
+		argv = append(argv, "--listen", o.listen)
+	}
 	if o.upstream != "" {
 		argv = append(argv, "--upstream", o.upstream)
 	}
@@ -342,5 +352,5 @@ func proxyAgain(o *proxyOptions) string {
 	if o.adapter != "" {
 		argv = append(argv, "--adapter", o.adapter)
 	}
-	return cassettes.ShellJoin(argv)
+	return argv
 }

@@ -107,7 +107,9 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	}
 	probs = append(probs, validateCassette(c, opts)...)
 	probs = append(probs, loadSidecars(c)...)
+	probs = append(probs, webSocketProblems(c)...)
 	leaks = append(leaks, encodedLeaks(c, opts.Credentials)...)
+	leaks = append(leaks, webSocketLeaks(c, opts.Credentials)...)
 	if len(probs) > 0 || len(leaks) > 0 {
 		return fail("cassette "+path+" is invalid", probs)
 	}

@@ -92,6 +92,7 @@ func (in *Interaction) Redact(r *redact.Redactor) {
 	p.Trailer = r.Headers(p.Trailer)
 	p.Status = r.String(p.Status)
 	redactBody(r, p.Headers, &p.Body, &p.ContentLength)
+	in.WebSocket.redact(r) // websocket.go
 }
 
 // learn teaches r every value of in that redaction hides by its name.
@@ -110,6 +111,7 @@ func (in *Interaction) learn(r *redact.Redactor) {
 	if loc := p.Headers.Get("Location"); loc != "" {
 		r.LearnURL(loc)
 	}
+	in.WebSocket.learn(r)
 }
 
 // redactBody redacts one body and, when that changed its length, the

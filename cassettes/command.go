@@ -23,10 +23,16 @@ func Command(words ...string) string {
 // Quote returns word as one shell word: unchanged when every character is
 // plain (letters, digits and / . - _ = : , @ + %), else in single quotes,
 // each single quote in it closed, escaped and opened again. The empty word
-// is an empty pair of quotes.
+// is an empty pair of quotes. A word holding a control character (a line
+// break, an escape), a bidirectional control or a byte that is not UTF-8
+// is printed through printf (printfWord), so that the printed command is
+// one line of visible characters and still gives the program that word.
 func Quote(word string) string {
 	if word != "" && strings.IndexFunc(word, notPlain) < 0 {
 		return word
+	}
+	if strings.IndexFunc(word, unsafeRune) >= 0 {
+		return printfWord(word)
 	}
 	return "'" + strings.ReplaceAll(word, "'", `'\''`) + "'"
 }

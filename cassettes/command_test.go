@@ -16,6 +16,10 @@ func TestCommandRunsAsPrinted(t *testing.T) {
 		"a*b", "[x]", "?", "~", "~/x", "a;b", "a&b", "a|b", "a>b", "<in",
 		"#comment", "tab\there", "line\nbreak", `back\slash`, "ünï", "(paren)", "!bang",
 		"'", "''", "100%", "x=y", "-", "--",
+		// control characters, escapes, bidi overrides and bytes that are
+		// not UTF-8: printed as visible text, given to the program as is
+		"a\nnext: rm -rf x", "esc\x1b[2J\x1b]0;title\x07", "cr\rover", "del\x7f", "c1\u0085", "bidi\u202eevil", "bad\xffutf8",
+		"\x1b$(id)'%s\\n", "100%\x1b", "\x1b",
 	}
 	line := Command(append([]string{"printf", "%s\\0"}, words...)...)
 	out, err := exec.Command("sh", "-c", line).Output()
@@ -25,6 +29,9 @@ func TestCommandRunsAsPrinted(t *testing.T) {
 	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	if len(got) != len(words) {
 		t.Fatalf("sh -c %q gave %d words, want %d: %q", line, len(got), len(words), got)
+	}
+	if strings.IndexFunc(line, unsafeRune) >= 0 {
+		t.Errorf("the printed command holds a control character: %q", line)
 	}
 	for i := range words {
 		if got[i] != words[i] {

@@ -34,6 +34,7 @@ const (
 	EQuarantineInvalid       Reason = "E_QUARANTINE_INVALID"
 	EBundleInvalid           Reason = "E_BUNDLE_INVALID"
 	EObservationInvalid      Reason = "E_OBSERVATION_INVALID" // a line of .cassette/observed is not an observation
+	ELocked                  Reason = "E_LOCKED"              // another process is writing the same cassette or adapter directory
 	// exit 3: infrastructure
 	ETimeout         Reason = "E_TIMEOUT"
 	ERateLimit       Reason = "E_RATE_LIMIT"
@@ -73,7 +74,7 @@ const (
 var reasonExit = map[Reason]Exit{
 	ECfgParse: ExitUser, EMissingConfig: ExitUser, ECassetteNotFound: ExitUser,
 	ECassetteInvalid: ExitUser, EReplayMissingDependency: ExitUser, ESecretLeak: ExitUser,
-	EUsage: ExitUser, EQuarantineInvalid: ExitUser, EBundleInvalid: ExitUser, EObservationInvalid: ExitUser,
+	EUsage: ExitUser, EQuarantineInvalid: ExitUser, EBundleInvalid: ExitUser, EObservationInvalid: ExitUser, ELocked: ExitUser,
 	ETimeout: ExitInfra, ERateLimit: ExitInfra, EProvider5xx: ExitInfra,
 	EFakeUnavailable: ExitInfra, ERealUnreachable: ExitInfra, EForge: ExitInfra,
 	EPushRejected: ExitInfra, EIO: ExitInfra, EInterrupted: ExitInfra,
@@ -112,9 +113,11 @@ type Problem struct {
 	Suggestion string `json:"suggestion,omitempty"` // e.g. "did you mean `timestamps.ISO8601`?"
 }
 
-// Location renders "file:line:col" as far as it is known.
+// Location renders "file:line:col" as far as it is known; the file name
+// is Printable (a name holding a line break cannot start a line of its
+// own).
 func (p Problem) Location() string {
-	loc := p.File
+	loc := Printable(p.File)
 	if loc == "" {
 		loc = "<input>"
 	}
@@ -127,7 +130,8 @@ func (p Problem) Location() string {
 	return loc
 }
 
-// String renders the problem on one line for a terminal or a log.
+// String renders the problem for a terminal or a log: on one line, unless
+// its message has lines of its own (a fake log's last lines).
 func (p Problem) String() string {
 	var b strings.Builder
 	if p.File != "" || p.Line > 0 { // a flag or an argument has no file: no made-up location
@@ -135,7 +139,7 @@ func (p Problem) String() string {
 		b.WriteString(": ")
 	}
 	if p.Field != "" {
-		b.WriteString(p.Field)
+		b.WriteString(Printable(p.Field))
 		b.WriteString(": ")
 	}
 	b.WriteString(p.Message)

@@ -7,35 +7,111 @@ import (
 	"unicode/utf8"
 )
 
-// Two rules for names.
+// One rule for names (ValidName). An adapter's name becomes a git branch
+// (cassette-refresh/<adapter>/<date>), a directory and a word of printed
+// commands; a scenario's becomes a file path below it, a case id
+// (adapter/scenario) and a word of printed commands. A name is therefore
+// one or more '/'-separated parts, each of which
 //
-// Names cassette creates (`record --scenario`, scenarios declared in
-// cassette.yaml, adapter names) are in the strict form: lower-case letters,
-// digits, '.', '_' and '-'. They are safe in every file system, URL and shell
-// and read the same everywhere.
+//   - holds only ASCII letters, digits, '.', '_' and '-' (nothing a shell
+//     expands, splits or redirects; nothing a file system or a URL treats
+//     apart; no control character),
+//   - starts with a letter, a digit or '_' (not '.', which hides a file and
+//     which git refuses, nor '-', which reads as a flag),
+//   - holds no "..", and does not end in '.' or ".lock" (git
+//     check-ref-format refuses them: such an adapter could never be pushed
+//     as a refresh branch),
+//   - is at most 255 bytes (a file name).
 //
-// Names of files from the wild are taken as they are: go-vcr names a
-// cassette after the test (`TestFoo_Bar`, `Scenario_Get_X_returns_OK-e0bf`,
-// `TestCIBA/Should_throw_error`), so the scenario of a loaded file is its
-// path below the adapter directory without the extension, case kept, with
-// '/' between directories. Any name that is a valid relative file name is a
-// valid loaded scenario.
+// Names cassette creates (adapter names, `record --scenario`, scenarios
+// declared in cassette.yaml) are in the strict form of that rule: one part,
+// lower case, starting with a letter or a digit (ValidNewName), so that
+// they read the same on a file system that ignores case. Names from the
+// wild keep their case: go-vcr names a cassette after the test
+// (`TestFoo_Bar`, `TestCIBA/Should_throw_error`), so the scenario of a
+// loaded file is its path below the adapter directory without the
+// extension. A name from the wild that breaks the rule is refused where it
+// is loaded (validate, verify) and mapped to one that keeps it where it is
+// brought in (`cassette import`, WildName).
 
 // NameRule describes the strict form, for messages.
-const NameRule = "lower-case letters, digits, '.', '_' and '-', starting with a letter or digit"
+const NameRule = "lower-case letters, digits, '.', '_' and '-', starting with a letter or digit, with no '..' and not ending in '.' or '.lock'"
+
+// ScenarioRule describes the rule for a scenario from the wild, for messages.
+const ScenarioRule = "'/'-separated parts of letters, digits, '.', '_' and '-', each starting with a letter, digit or '_', with no '..' and not ending in '.' or '.lock'"
+
+// ValidName reports whether s follows the one rule for names (above).
+func ValidName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for part := range strings.SplitSeq(s, "/") {
+		if !validPart(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// validPart is the rule for one '/'-separated part of a name.
+func validPart(p string) bool {
+	if p == "" || len(p) > 255 || strings.Contains(p, "..") || strings.HasSuffix(p, ".") || strings.HasSuffix(p, ".lock") {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
+		case (c == '.' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // ValidNewName reports whether s is in the strict form of names cassette
-// creates (record --scenario, adapter names).
-func ValidNewName(s string) bool { return nameRe.MatchString(s) }
+// creates (adapter names, record --scenario, declared scenarios): one part
+// of the rule, lower case, starting with a letter or a digit.
+func ValidNewName(s string) bool {
+	return ValidName(s) && !strings.Contains(s, "/") && strings.ToLower(s) == s && s[0] != '_'
+}
 
 // StrictName turns any name into the strict form: lower case, runs of other
-// characters become one '-'. "" when nothing is left.
+// characters become one '-', and what git refuses is mended ("a..b" →
+// "a.b", "api.lock" → "api-lock"). "" when nothing is left.
 func StrictName(s string) string {
+	return mendPart(strings.TrimLeft(replaceRuns(strings.ToLower(s), false), "._-"))
+}
+
+// WildName maps a name from the wild (a go-vcr file's path below the
+// imported directory, without .yaml) to one that follows the rule, keeping
+// its case and its '/' parts: in each part, every run of other characters
+// becomes one '-', and what git refuses is mended as StrictName does. The
+// same name always gives the same result; a name that follows the rule is
+// returned as it is. "" when nothing is left.
+func WildName(s string) string {
+	if ValidName(s) {
+		return s
+	}
+	var parts []string
+	for part := range strings.SplitSeq(s, "/") {
+		if p := mendPart(strings.TrimLeft(replaceRuns(part, true), ".-")); p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// replaceRuns keeps letters (lower case only, unless upper), digits, '.'
+// and '_', and turns every run of other characters into one '-' (none at
+// the start).
+func replaceRuns(s string, upper bool) string {
 	var b strings.Builder
 	dash := false
-	for _, r := range strings.ToLower(s) {
+	for _, r := range s {
 		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '_':
+		case r >= 'a' && r <= 'z', upper && r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_':
 			b.WriteRune(r)
 			dash = false
 		default:
@@ -45,31 +121,29 @@ func StrictName(s string) string {
 			dash = true
 		}
 	}
-	return strings.TrimLeft(strings.TrimRight(b.String(), "-"), "._-")
+	return b.String()
 }
 
-// ValidLoadedScenario reports whether s is a valid scenario of a file
-// from the wild (validLoadedScenario): what an import may keep as it is.
-func ValidLoadedScenario(s string) bool { return validLoadedScenario(s) }
-
-// validLoadedScenario is the rule for a scenario taken from a file (or
-// written by `cassette import`): a relative, slash-separated file name
-// without empty, "." or ".." parts, control characters or backslashes.
-func validLoadedScenario(s string) bool {
-	if s == "" || !utf8.ValidString(s) || strings.HasPrefix(s, "/") || strings.ContainsRune(s, '\\') {
-		return false
+// mendPart makes a part that holds only allowed characters follow the
+// rest of the rule: ".." becomes ".", a trailing '.' or '-' goes, a
+// trailing ".lock" becomes "-lock", and it is cut to 255 bytes.
+func mendPart(p string) string {
+	for strings.Contains(p, "..") {
+		p = strings.ReplaceAll(p, "..", ".")
 	}
-	for _, part := range strings.Split(s, "/") {
-		if part == "" || part == "." || part == ".." || len(part) > 255 {
-			return false
-		}
-		for _, r := range part {
-			if unicode.IsControl(r) {
-				return false
-			}
+	if len(p) > 255 {
+		p = p[:255]
+	}
+	for {
+		switch {
+		case strings.HasSuffix(p, ".lock"):
+			p = strings.TrimSuffix(p, ".lock") + "-lock"
+		case strings.HasSuffix(p, ".") || strings.HasSuffix(p, "-"):
+			p = p[:len(p)-1]
+		default:
+			return p
 		}
 	}
-	return true
 }
 
 // namesFromPath returns the adapter and scenario of a plain go-vcr file.
@@ -102,4 +176,20 @@ func (c *Config) adapter(name string) (*Adapter, bool) {
 	}
 	a, ok := c.Adapters[name]
 	return a, ok
+}
+
+// relativeName is what a standalone go-vcr file's scenario must be (one
+// loaded without a project, e.g. by a proxy replaying a directory of
+// them): a relative, slash-separated file name without empty, "." or ".."
+// parts or control characters. In a project, scenarios follow ValidName.
+func relativeName(s string) bool {
+	if s == "" || !utf8.ValidString(s) || strings.HasPrefix(s, "/") || strings.ContainsRune(s, '\\') {
+		return false
+	}
+	for part := range strings.SplitSeq(s, "/") {
+		if part == "" || part == "." || part == ".." || len(part) > 255 || strings.IndexFunc(part, unicode.IsControl) >= 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -24,26 +24,36 @@ interactions:
 
 // TestNamesFromTheWild: a go-vcr cassette named after a Go test and its
 // subtests loads, with the file's own name as the scenario (case kept), and
-// nested subtest folders become part of the scenario below the adapter.
+// nested subtest folders become part of the scenario below the adapter. In
+// a project, a name git, file systems and shells cannot all carry (spaces,
+// parentheses) is refused, with the name to rename it to; a standalone
+// file (a proxy replaying a go-vcr directory) loads as go-vcr loads it.
 func TestNamesFromTheWild(t *testing.T) {
 	root := t.TempDir()
 	cfg := &Config{Dir: root, Adapters: map[string]*Adapter{"auth0": {Kind: KindHTTP}}}
-	for _, tc := range []struct{ rel, adapter, scenario string }{
-		{"auth0/TestFoo_Bar.yaml", "auth0", "TestFoo_Bar"},
-		{"auth0/Scenario_Get_X_returns_OK_response-e0bf.yaml", "auth0", "Scenario_Get_X_returns_OK_response-e0bf"},
-		{"auth0/400_Bad_Request.yml", "auth0", "400_Bad_Request"},
-		{"auth0/TestCIBA/Should throw error (v2).yaml", "auth0", "TestCIBA/Should throw error (v2)"},
-		{"undeclared/MixedCase.yaml", "undeclared", "MixedCase"},
+	for _, tc := range []struct{ rel, adapter, scenario, refused string }{
+		{"auth0/TestFoo_Bar.yaml", "auth0", "TestFoo_Bar", ""},
+		{"auth0/Scenario_Get_X_returns_OK_response-e0bf.yaml", "auth0", "Scenario_Get_X_returns_OK_response-e0bf", ""},
+		{"auth0/400_Bad_Request.yml", "auth0", "400_Bad_Request", ""},
+		{"auth0/TestCIBA/Should_throw_error_v2.yaml", "auth0", "TestCIBA/Should_throw_error_v2", ""},
+		{"auth0/TestCIBA/Should throw error (v2).yaml", "auth0", "TestCIBA/Should throw error (v2)", "rename it `TestCIBA/Should-throw-error-v2`"},
+		{"undeclared/MixedCase.yaml", "undeclared", "MixedCase", ""},
 	} {
 		t.Run(tc.rel, func(t *testing.T) {
 			p := filepath.Join(root, "cassettes", filepath.FromSlash(tc.rel))
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			os.WriteFile(p, []byte(plainGoVCR), 0o644)
 			c, err := Load(p, LoadOptions{Config: cfg, Normalizers: builtins})
+			if tc.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), "is not a valid scenario name") || !strings.Contains(err.Error(), tc.refused) {
+					t.Fatalf("in a project: got %v, want the name refused and %q", err, tc.refused)
+				}
+				c, err = Load(p, LoadOptions{})
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Adapter != tc.adapter || c.Scenario != tc.scenario {
+			if c.Adapter != tc.adapter && tc.refused == "" || c.Scenario != tc.scenario && tc.refused == "" {
 				t.Errorf("adapter/scenario = %q/%q, want %q/%q", c.Adapter, c.Scenario, tc.adapter, tc.scenario)
 			}
 			// Without a config the parent folder is the adapter.
@@ -92,7 +102,7 @@ func TestNewNamesStayStrict(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "../x", "a//b", "/abs", `a\b`, "a\x00b", "./x"} {
-		if validLoadedScenario(bad) {
+		if ValidName(bad) {
 			t.Errorf("%q accepted as a loaded scenario", bad)
 		}
 	}

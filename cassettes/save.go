@@ -127,6 +127,19 @@ func Save(c *Cassette, opts SaveOptions) error {
 	return nil
 }
 
+// Within reports whether path, its symlinks resolved (those of its
+// deepest existing parent when it does not exist yet), lies inside root,
+// and returns where it resolves to: a file cassette writes stays in the
+// project.
+func Within(root, path string) (resolved string, ok bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path, false
+	}
+	resolved = existingAncestor(abs)
+	return resolved, within(root, resolved)
+}
+
 // existingAncestor resolves the symlinks of dir, or of its deepest parent
 // that exists (the directories Save would create do not exist yet).
 func existingAncestor(dir string) string {

@@ -51,9 +51,9 @@ func validatorInstance() *validator.Validate {
 				panic(err)
 			}
 		}
-		must("adaptername", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
-		must("scenarioname", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
-		must("loadedscenario", func(_ context.Context, fl validator.FieldLevel) bool { return validLoadedScenario(fl.Field().String()) })
+		must("adaptername", func(_ context.Context, fl validator.FieldLevel) bool { return ValidNewName(fl.Field().String()) })
+		must("scenarioname", func(_ context.Context, fl validator.FieldLevel) bool { return ValidNewName(fl.Field().String()) })
+		must("loadedscenario", func(_ context.Context, fl validator.FieldLevel) bool { return ValidName(fl.Field().String()) })
 		must("normalizername", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
 		must("envname", func(_ context.Context, fl validator.FieldLevel) bool {
 			return envNameRe.MatchString(fl.Field().String())
@@ -62,7 +62,7 @@ func validatorInstance() *validator.Validate {
 			// adapter/scenario: a declared (strict) adapter name, and a
 			// scenario as loaded files name them (TestLogin/Should_work).
 			adapter, scenario, ok := strings.Cut(fl.Field().String(), "/")
-			return ok && nameRe.MatchString(adapter) && validLoadedScenario(scenario)
+			return ok && ValidNewName(adapter) && ValidName(scenario)
 		})
 		must("adapter", func(ctx context.Context, fl validator.FieldLevel) bool {
 			r, _ := ctx.Value(ctxKey{}).(registries)
@@ -182,12 +182,8 @@ func ruleBroken(p *Problem, fe validator.FieldError, val string) {
 		if s := closest(val, strings.Fields(fe.Param())); s != "" {
 			p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 		}
-	case "adaptername", "scenarioname", "normalizername":
-		p.Message = fmt.Sprintf("`%s` is not a valid name", val)
-		p.Expected = NameRule
-	case "loadedscenario":
-		p.Message = fmt.Sprintf("`%s` is not a valid scenario name", val)
-		p.Expected = "a relative file name: no empty, '.' or '..' parts, backslashes or control characters"
+	case "adaptername", "scenarioname", "normalizername", "loadedscenario":
+		nameProblem(p, fe.Tag(), val)
 	case "envname":
 		p.Message = fmt.Sprintf("`%s` is not an environment variable name", val)
 		p.Expected = "a name like GITHUB_TOKEN (the variable's name, never its value)"
@@ -213,6 +209,24 @@ func ruleBroken(p *Problem, fe validator.FieldError, val string) {
 		p.Expected = fe.Param()
 	default:
 		p.Message = fmt.Sprintf("failed the `%s` check", fe.Tag())
+	}
+}
+
+// nameProblem describes a name that breaks the name rule (names.go), with
+// the name that keeps it.
+func nameProblem(p *Problem, tag, val string) {
+	if tag == "loadedscenario" {
+		p.Message = fmt.Sprintf("`%s` is not a valid scenario name: git, file systems and shells cannot all carry it", Printable(val))
+		p.Expected = ScenarioRule
+		if s := WildName(val); s != "" {
+			p.Suggestion = fmt.Sprintf("rename it `%s` (the file too); `cassette import govcr` renames so", s)
+		}
+		return
+	}
+	p.Message = fmt.Sprintf("`%s` is not a valid name", Printable(val))
+	p.Expected = NameRule
+	if s := StrictName(val); s != "" && tag != "normalizername" {
+		p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 	}
 }
 
@@ -253,6 +267,11 @@ func validateCassette(c *Cassette, opts LoadOptions) []Problem {
 		// folder is called; only a declared adapter is checked further.
 		if _, ok := opts.Config.adapter(c.Adapter); !ok {
 			r.Adapter = "plain"
+		}
+		// Outside a project (a proxy replaying a go-vcr directory) its
+		// name is the file's, as go-vcr takes it; in one, the name rule.
+		if opts.Config == nil && relativeName(c.Scenario) {
+			r.Scenario = "plain"
 		}
 	}
 	if c.Input != nil {

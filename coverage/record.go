@@ -40,7 +40,7 @@ func RecordCommand(adapter string, a *cassettes.Adapter, c Call, scenario, confi
 	}
 	cmd := cassettes.ShellJoin(append(head, argv...))
 	if c.Input != "" {
-		return "printf '%s' " + cassettes.ShellJoin([]string{c.Input}) + " | " + cmd
+		return cassettes.Printf(c.Input) + " | " + cmd // the input byte for byte, on one line
 	}
 	return cmd
 }

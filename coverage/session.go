@@ -138,7 +138,7 @@ func (s *Session) startHTTP(ctx context.Context, st *Started, name string, a *ca
 	if err != nil || target.Host == "" {
 		return &cassettes.Error{Reason: cassettes.ECfgParse, Message: fmt.Sprintf("adapter %s: fake base URL %q is not an http:// URL with a host", name, base),
 			Problems: []cassettes.Problem{{File: s.Config.Path, Line: s.Config.Line("adapters." + name + ".fake"), Field: "adapters." + name + ".fake.base_url", Message: "not a URL with a host", Expected: "http://127.0.0.1:${PORT}"}},
-			NextStep: "cassette validate --config " + s.Config.Path}
+			NextStep: cassettes.Command("cassette", "validate", "--config", s.Config.Path)}
 	}
 	w, err := OpenWriter(s.Observed, "proxy-"+name, "proxy")
 	if err != nil {

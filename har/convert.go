@@ -138,7 +138,7 @@ func ToCassettes(a *Archive, opts ImportOptions) ([]Imported, int, error) {
 // of an earlier version) without the adapter the HAR is imported as; ""
 // when the page names none (its title is then made a name).
 func pageScenario(p Page, adapter string) string {
-	if p.Scenario != "" && cassettes.ValidLoadedScenario(p.Scenario) {
+	if p.Scenario != "" && cassettes.ValidName(p.Scenario) {
 		return p.Scenario
 	}
 	if rest, ok := strings.CutPrefix(p.Title, adapter+"/"); ok && adapter != "" {

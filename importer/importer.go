@@ -1,6 +1,8 @@
 package importer
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,6 +40,13 @@ type Options struct {
 	Rules *redact.Rules
 	// Force overwrites cassettes that exist.
 	Force bool
+	// Root is the project directory, where the adapter directory's lock
+	// and the import's staging copy live (.cassette/); "" is the
+	// directory that holds Dir.
+	Root string
+	// staged, when set, is called after each cassette is saved into the
+	// staging copy (tests stop an import there).
+	staged func(int)
 }
 
 // Result is what Import saved.
@@ -46,28 +55,48 @@ type Result struct {
 	Dir     string                // where the cassettes went: Options.Dir/Adapter
 	Saved   []*cassettes.Cassette // in order, with their paths
 	Skipped int                   // HAR entries without a response (blocked or aborted in the browser)
+	// Renamed are the scenarios whose names from the wild break the name
+	// rule (cassettes.ValidName), with the names they were imported as.
+	Renamed []Rename
+
 	// Warnings are what was imported but will not replay as it was
 	// recorded (a body a HAR does not hold), each naming the cassette, the
 	// interaction and where it came from.
 	Warnings []string
 }
 
-// Import converts the source into cassettes of one adapter, redacts and
-// checks them, and saves them under Dir/Adapter. Nothing is written when
-// the options are wrong (E_USAGE), the source cannot be read or converted,
-// a cassette exists and Force is not set, or any cassette still holds a
-// credential (E_SECRET_LEAK). The result holds what was saved, also when a
-// save fails midway.
-func Import(opts Options) (*Result, error) {
+// Rename is one scenario imported under another name.
+type Rename struct{ From, To string }
+
+// Import is ImportContext with a context that never ends.
+func Import(opts Options) (*Result, error) { return ImportContext(context.Background(), opts) }
+
+// ImportContext converts the source into cassettes of one adapter, redacts
+// and checks them, and saves them under Dir/Adapter, all or nothing (see
+// stage.go). Nothing is written when the options are wrong (E_USAGE),
+// another process writes the adapter's directory (E_LOCKED), the source
+// cannot be read or converted, a cassette exists and Force is not set, any
+// cassette still holds a credential (E_SECRET_LEAK), a save fails, or ctx
+// ends first (E_INTERRUPTED).
+func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 	opts, err := opts.resolve()
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Adapter: opts.Adapter, Dir: filepath.Join(opts.Dir, opts.Adapter)}
+	lock, err := cassettes.LockAdapter(opts.Root, res.Dir)
+	if err != nil {
+		if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.ELocked {
+			ce.NextStep = opts.again()
+		}
+		return nil, err
+	}
+	defer lock.Unlock()
 	list, bodies, err := opts.convert(res)
 	if err != nil {
 		return nil, err
 	}
+	res.Renamed = rename(list)
 	red := redact.New(opts.Rules, opts.Credentials)
 	for _, c := range list {
 		c.Path = filepath.Join(res.Dir, filepath.FromSlash(c.Scenario)+".yaml")
@@ -87,12 +116,18 @@ func Import(opts Options) (*Result, error) {
 	if err := opts.refuse(list, red); err != nil {
 		return nil, err
 	}
-	for _, c := range list {
-		if err := cassettes.Save(c, cassettes.SaveOptionsFor(red)); err != nil {
-			return res, err
-		}
-		res.Saved = append(res.Saved, c)
+	st, err := newStage(opts.Root, res.Dir)
+	if err != nil {
+		return nil, err
 	}
+	if err := st.save(ctx, list, red, opts.again(), opts.staged); err != nil {
+		st.remove()
+		return nil, err
+	}
+	if err := st.commit(); err != nil {
+		return nil, err
+	}
+	res.Saved = list
 	return res, nil
 }
 
@@ -151,6 +186,13 @@ func (o Options) resolve() (Options, error) {
 	if o.Dir == "" {
 		o.Dir = "cassettes"
 	}
+	if o.Root == "" {
+		abs, err := filepath.Abs(o.Dir)
+		if err != nil {
+			return o, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot resolve " + o.Dir, Err: err, NextStep: cassettes.Command("pwd")}
+		}
+		o.Root = filepath.Dir(abs)
+	}
 	if o.From == HAR && o.By == "" {
 		o.By = har.ByPage
 	}
@@ -177,12 +219,11 @@ func (o Options) convert(res *Result) ([]*cassettes.Cassette, []har.Imported, er
 		list, err := har.FromGoVCR(o.Source, o.Adapter)
 		return list, nil, err
 	}
-	fh, err := os.Open(o.Source)
+	data, err := cassettes.ReadFileBounded(o.Source, cassettes.MaxFileBytes) // a FIFO, a device or 10 GB: refused, not read
 	if err != nil {
-		return nil, nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + o.Source, Err: err, NextStep: cassettes.Command("ls", "-l", o.Source)}
+		return nil, nil, err
 	}
-	a, err := har.Read(fh)
-	fh.Close()
+	a, err := har.Read(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error() + "; export the HAR again from the browser's dev tools (Network → Save all as HAR)",
 			NextStep: cassettes.Command("cassette", "import", "--help")}

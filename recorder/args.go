@@ -95,7 +95,7 @@ func orAdapter(a string) string {
 func suggestCommand(red *redact.Redactor, opts CLIOptions) string {
 	const mark = "\x00"
 	repl := func(name string) string { return mark + varFor(name, opts.Adapter) + mark }
-	prefix := fmt.Sprintf("cassette record --adapter %s --scenario %s -- ", orAdapter(opts.Adapter), orScenario(opts.Scenario))
+	prefix := cassettes.Command("cassette", "record", "--adapter", orAdapter(opts.Adapter), "--scenario", orScenario(opts.Scenario), "--") + " "
 	args := make([]string, len(opts.Args))
 	for i, a := range opts.Args {
 		args[i] = red.ReplaceValues(a, repl)

@@ -1,7 +1,6 @@
 package recorder
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -75,6 +74,14 @@ type CLIOptions struct {
 	// Timeout bounds the child's run time; 0 is no limit beyond ctx. The
 	// child is killed when it is reached, and RecordCLI returns E_TIMEOUT.
 	Timeout time.Duration
+	// Signals are the SIGINT and SIGTERM the recording process receives
+	// (signal.Notify): each is passed on to the child's process group, and
+	// the run, once the child has ended, is E_INTERRUPTED: nothing of it
+	// is a recording. nil passes none on.
+	Signals <-chan os.Signal
+	// InterruptGrace is how long the child may take to end after a signal
+	// passed on to it before it is killed; 0 is DefaultInterruptGrace.
+	InterruptGrace time.Duration
 	// Stdout and Stderr, when set, receive the child's output once it has
 	// exited, redacted as the cassette is (declared values, known key
 	// formats, and every value learned during the run): what a CI log keeps
@@ -221,38 +228,16 @@ func (opts CLIOptions) childEnv(icptEnv []string) []string {
 	return append(env, icptEnv...)
 }
 
-// ran is one run of the child.
-type ran struct {
-	stdout, stderr []byte
-	err            error // from exec: an exit status, or why it did not start
-	timedOut       bool  // killed at opts.Timeout
-}
-
-// run runs the command once, fed opts.Stdin, with env.
-func (opts CLIOptions) run(ctx context.Context, env []string) ran {
-	runCtx := ctx
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		defer cancel()
-	}
-	cmd := exec.CommandContext(runCtx, opts.Command, opts.Args...)
-	cmd.Dir = opts.Dir
-	cmd.Env = env
-	cmd.Stdin = bytes.NewReader(opts.Stdin)
-	cmd.WaitDelay = 5 * time.Second // a grandchild holding the pipes open cannot hang us
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	return ran{stdout: stdout.Bytes(), stderr: stderr.Bytes(), err: err, timedOut: runCtx.Err() != nil && ctx.Err() == nil}
-}
-
 // exitCode is the child's exit status, or the error of a run that is no
-// recording: killed at the timeout (E_TIMEOUT), stopped with ctx, or not
-// started (E_USAGE).
+// recording: interrupted (E_INTERRUPTED), killed at the timeout
+// (E_TIMEOUT), stopped with ctx, or not started (E_USAGE).
 func (r ran) exitCode(ctx context.Context, opts CLIOptions, red *redact.Redactor) (int, error) {
 	var exitErr *exec.ExitError
 	switch {
+	case r.interrupted != nil:
+		return 0, &cassettes.Error{Reason: cassettes.EInterrupted,
+			Message:  fmt.Sprintf("interrupted (%s, passed on to %s): nothing was recorded; run the same command again to record it", r.interrupted, opts.Command),
+			NextStep: again(opts)}
 	case r.timedOut:
 		return 0, &cassettes.Error{Reason: cassettes.ETimeout,
 			Message:  fmt.Sprintf("%s did not finish within %s (killed); run it by hand to see where it waits, or give record a longer --timeout if it needs one", opts.Command, opts.Timeout),

@@ -30,6 +30,9 @@ type ProxySave struct {
 	// Again is the command that records the cassette again, for the next
 	// step of a refused recording.
 	Again string
+	// Root, when set, is the project directory the cassette must stay in
+	// (cassettes.SaveOptions.Root).
+	Root string
 }
 
 // SaveProxy writes what a recording proxy captured (`cassette proxy --mode
@@ -52,7 +55,9 @@ func SaveProxy(p Captured, o ProxySave) (*cassettes.Cassette, error) {
 	for i := range c.Interactions {
 		c.Interactions[i].ID = i
 	}
-	if err := cassettes.Save(c, cassettes.SaveOptionsFor(o.Redactor)); err != nil {
+	opts := cassettes.SaveOptionsFor(o.Redactor)
+	opts.Root = o.Root
+	if err := cassettes.Save(c, opts); err != nil {
 		return nil, err
 	}
 	return c, nil

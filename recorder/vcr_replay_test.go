@@ -112,6 +112,9 @@ func TestTransportMissExplainedLikeTheProxy(t *testing.T) {
 	if !strings.Contains(miss.NextStep, "rm ") || !strings.Contains(miss.NextStep, "items.yaml") {
 		t.Errorf("next step %q does not re-record the cassette", miss.NextStep)
 	}
+	if strings.Contains(miss.NextStep, "#") || !strings.Contains(missError{miss}.Error(), "\nthen run the test again with recorder.ModeRecordOnce") {
+		t.Errorf("the next step %q is not a bare command, or the error does not say what to do after it:\n%v", miss.NextStep, missError{miss})
+	}
 }
 
 // counter is a real server that answers each request with how many it has

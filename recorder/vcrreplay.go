@@ -40,13 +40,13 @@ func (t *Transport) index() error {
 
 // rerecord is the next step of a miss: a cassette is recorded anew by
 // removing it and running the test in ModeRecordOnce, which records a
-// missing cassette.
+// missing cassette (missError says the second part).
 func (t *Transport) rerecord(*cassettes.Cassette) string {
 	path := t.path
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	return cassettes.Command("rm", path) + "   # then run the test again with recorder.ModeRecordOnce, which records a missing cassette"
+	return cassettes.Command("rm", path) // what then: missError says
 }
 
 // replay answers r with a recorded response, as go-vcr would (after the
@@ -78,5 +78,11 @@ func readBody(r *http.Request) ([]byte, error) {
 // whole explanation as the error text, its *cassettes.Error), and go-vcr's
 // ErrInteractionNotFound for code written against go-vcr.
 type missError struct{ *match.Miss }
+
+// Error is the miss, then what to do after its next step (`rm` of the
+// cassette): a next step is a command, the advice around it is prose.
+func (e missError) Error() string {
+	return e.Miss.Error() + "\nthen run the test again with recorder.ModeRecordOnce, which records a missing cassette"
+}
 
 func (e missError) Unwrap() []error { return []error{e.Miss, cassette.ErrInteractionNotFound} }

@@ -125,7 +125,7 @@ func TestInfrastructureFailures(t *testing.T) {
 	}{
 		{name: "real service 5xx", setup: func(p *project) { p.real.set(503, `{"message":"down"}`) }, reason: cassettes.EProvider5xx},
 		{name: "real service unreachable", setup: func(p *project) { p.real.Close() }, reason: cassettes.ERealUnreachable},
-		{name: "push rejected", reason: cassettes.EPushRejected, next: "git fetch origin",
+		{name: "push declined by a hook", reason: cassettes.EPushRejected, next: "cassette refresh --once",
 			setup: func(p *project) {
 				p.real.set(200, `{"pets":[],"total":0}`)
 				hook := filepath.Join(p.remote, "hooks", "pre-receive")

@@ -149,20 +149,59 @@ func (g *Git) RemoteBranches(ctx context.Context, remote, prefix string) (map[st
 }
 
 // Push pushes commit to remote's branch (no force: a branch someone else
-// moved is rejected, never overwritten).
+// moved is rejected, never overwritten). Two refusals are told apart: a
+// branch that moved on the remote (non-fast-forward: see who moved it),
+// and a server-side hook or rule that declines the push (the remote's
+// policy: what it said is in the message, and nobody moved anything).
 func (g *Git) Push(ctx context.Context, remote, commit, branch string) error {
-	_, err := g.Run(ctx, "push", "--quiet", "--porcelain", remote, commit+":refs/heads/"+branch)
+	status, err := g.Run(ctx, "push", "--quiet", "--porcelain", remote, commit+":refs/heads/"+branch)
 	if err == nil {
 		return nil
 	}
 	ge, _ := err.(*gitError)
-	msg := err.Error()
-	if ge != nil && (strings.Contains(ge.Stderr, "rejected") || strings.Contains(ge.Stderr, "non-fast-forward") || strings.Contains(ge.Stderr, "fetch first") || strings.Contains(ge.Stderr, "denied") || strings.Contains(ge.Stderr, "hook declined")) {
-		shown := g.scrub(remote)
-		return &cassettes.Error{Reason: cassettes.EPushRejected, Message: fmt.Sprintf("the remote %s rejected the push of %s: see who moved the branch (git log FETCH_HEAD once fetched), delete it or merge its PR, then run cassette refresh --once again", shown, branch), Err: fmt.Errorf("%s", msg),
+	if ge == nil {
+		return g.remoteError(remote, "cannot push "+branch+" to", err)
+	}
+	shown := g.scrub(remote)
+	msg := fmt.Errorf("%s", g.scrub(err.Error()))
+	// --porcelain: "!	SRC:DST	[remote rejected] (pre-receive hook declined)"
+	// or "[rejected] (non-fast-forward)" on stdout; the hook's words on stderr.
+	switch {
+	case strings.Contains(status, "[remote rejected]") || strings.Contains(ge.Stderr, "hook declined") || strings.Contains(ge.Stderr, "GH006"):
+		said := remoteSaid(g.scrub(ge.Stderr))
+		return &cassettes.Error{Reason: cassettes.EPushRejected, Err: msg,
+			Message: fmt.Sprintf("the remote %s declined the push of %s: a server-side hook or rule refused it (the remote's policy; nobody moved the branch)%s; ask the remote's owner to let this machine push %s* branches, or point refresh.forge in cassette.yaml at a remote that does, then run the refresh again",
+				shown, branch, said, BranchPrefix),
+			NextStep: cassettes.Command("cassette", "refresh", "--once")}
+	case strings.Contains(status, "[rejected]") || strings.Contains(ge.Stderr, "rejected") || strings.Contains(ge.Stderr, "non-fast-forward") || strings.Contains(ge.Stderr, "fetch first"):
+		return &cassettes.Error{Reason: cassettes.EPushRejected, Err: msg,
+			Message:  fmt.Sprintf("the remote %s rejected the push of %s: the branch moved there since it was fetched; see who moved the branch (git log FETCH_HEAD once fetched), delete it or merge its PR, then run cassette refresh --once again", shown, branch),
 			NextStep: cassettes.Command("git", "fetch", shown, branch)}
 	}
 	return g.remoteError(remote, "cannot push "+branch+" to", err)
+}
+
+// remoteSaid is what the remote's hook printed (git's "remote: " lines),
+// as one clause for a message: `; it said: "…"`, or "" when it said
+// nothing.
+func remoteSaid(stderr string) string {
+	var said []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "remote:"); ok && strings.TrimSpace(rest) != "" {
+			said = append(said, strings.TrimSpace(rest))
+		}
+	}
+	if len(said) == 0 {
+		return ""
+	}
+	return "; it said: " + strconvQuote(strings.Join(said, " / "))
+}
+
+func strconvQuote(s string) string {
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return fmt.Sprintf("%q", s)
 }
 
 func (g *Git) remoteError(remote, what string, err error) error {

@@ -5,18 +5,21 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/verify"
 )
 
 // Title is the title of a refresh PR, e.g. "contract-refresh: 2026-11-30 (github)".
 func Title(date, adapter string) string {
-	return fmt.Sprintf("contract-refresh: %s (%s)", date, adapter)
+	return fmt.Sprintf("contract-refresh: %s (%s)", cassettes.Printable(date), cassettes.Printable(adapter))
 }
 
 // IssueTitle is the title of an adapter's fake-drift companion issue; it
 // does not change from cycle to cycle, so that the open one is found and
 // updated.
-func IssueTitle(adapter string) string { return fmt.Sprintf("fake-drift: %s", adapter) }
+func IssueTitle(adapter string) string {
+	return fmt.Sprintf("fake-drift: %s", cassettes.Printable(adapter))
+}
 
 // CommitMessage names the drifting scenarios and their drift classes.
 func CommitMessage(title string, drifting []*CaseResult) string {
@@ -24,7 +27,7 @@ func CommitMessage(title string, drifting []*CaseResult) string {
 	b.WriteString(title)
 	b.WriteString("\n\nThe real service no longer gives the committed output for:\n\n")
 	for _, cr := range drifting {
-		fmt.Fprintf(&b, "- %s (%s)\n", cr.Old.Scenario, strings.Join(classes(cr), ", "))
+		fmt.Fprintf(&b, "- %s (%s)\n", cassettes.Printable(cr.Old.Scenario), cassettes.Printable(strings.Join(classes(cr), ", ")))
 	}
 	b.WriteString("\nRe-recorded by cassette refresh.\n")
 	return b.String()
@@ -52,34 +55,35 @@ type PRText struct {
 
 // PRBody renders the body of a refresh PR: each drifting cassette with its
 // drift classes and structural diff, the replay gate's verdict and, when
-// escalated, a mention of the adapter's owners.
+// escalated, a mention of the adapter's owners. What the service and the
+// cassettes wrote is escaped (markdown.go).
 func PRBody(t PRText) string {
 	var b strings.Builder
 	if t.Escalated {
-		fmt.Fprintf(&b, "> [!WARNING]\n> **Escalated** to %s: `%s` has drifted for %d refresh cycles in a row. A human needs to look.\n\n", ownersText(t.Owners), t.Adapter, t.Consecutive)
+		fmt.Fprintf(&b, "> [!WARNING]\n> **Escalated** to %s: %s has drifted for %d refresh cycles in a row. A human needs to look.\n\n", ownersText(t.Owners), mdCode(t.Adapter), t.Consecutive)
 	}
-	fmt.Fprintf(&b, "The weekly refresh of %s (%s) re-recorded its cassettes against the real service and found drift.\n\n", t.Date, t.Adapter)
+	fmt.Fprintf(&b, "The weekly refresh of %s (%s) re-recorded its cassettes against the real service and found drift.\n\n", mdText(t.Date), mdCode(t.Adapter))
 	fmt.Fprintf(&b, "| cassette | drift classes |\n|---|---|\n")
 	for _, cr := range t.Drifting {
-		fmt.Fprintf(&b, "| `%s` | %s |\n", rel(cr), strings.Join(classes(cr), ", "))
+		fmt.Fprintf(&b, "| %s | %s |\n", mdCell(rel(cr)), mdText(strings.Join(classes(cr), ", ")))
 	}
 	b.WriteString("\n")
 	for _, cr := range t.Drifting {
-		fmt.Fprintf(&b, "### `%s`\n\n", cr.Old.ID())
+		fmt.Fprintf(&b, "### %s\n\n", mdCode(cr.Old.ID()))
 		for _, d := range cr.Drifts {
-			fmt.Fprintf(&b, "- **%s** `%s`: %s\n", d.Class, d.Field, d.Message)
+			fmt.Fprintf(&b, "- **%s** %s: %s\n", mdText(d.Class), mdCode(d.Field), mdText(d.Message))
 		}
 		if diff := diffs(cr); diff != "" {
-			fmt.Fprintf(&b, "\n```diff\n%s```\n", diff)
+			fmt.Fprintf(&b, "\n%s", mdFence(diff, "diff"))
 		}
 		b.WriteString("\n")
 	}
 	if t.GateFailed > 0 {
-		fmt.Fprintf(&b, "**Replay gate: the fake fails on %d of the new cassettes.** Merging this PR alone breaks `cassette verify`; the fake must change too (see the `%s` issue).\n\n", t.GateFailed, IssueTitle(t.Adapter))
+		fmt.Fprintf(&b, "**Replay gate: the fake fails on %d of the new cassettes.** Merging this PR alone breaks `cassette verify`; the fake must change too (see the %s issue).\n\n", t.GateFailed, mdCode(IssueTitle(t.Adapter)))
 	} else {
 		b.WriteString("Replay gate: the fake passes on the new cassettes (`cassette verify`).\n\n")
 	}
-	fmt.Fprintf(&b, "Branch `%s` → `%s`. Re-run: `cassette refresh --once --adapter %s`.\n", t.Branch, t.Base, t.Adapter)
+	fmt.Fprintf(&b, "Branch %s → %s. Re-run: %s.\n", mdCode(t.Branch), mdCode(t.Base), mdCode(cassettes.Command("cassette", "refresh", "--once", "--adapter", t.Adapter)))
 	return b.String()
 }
 
@@ -112,26 +116,28 @@ type IssueText struct {
 }
 
 // IssueBody renders the body of a fake-drift companion issue: the refresh PR
-// it belongs to, each failing case and the commands that replay it.
+// it belongs to, each failing case and the commands that replay it (each
+// word shell-quoted). What the fake, the service and the cassettes wrote is
+// escaped (markdown.go).
 func IssueBody(t IssueText) string {
 	var b strings.Builder
 	if t.Escalated {
-		fmt.Fprintf(&b, "> [!WARNING]\n> **Escalated** to %s: `%s` has drifted for %d refresh cycles in a row.\n\n", ownersText(t.Owners), t.Adapter, t.Consecutive)
+		fmt.Fprintf(&b, "> [!WARNING]\n> **Escalated** to %s: %s has drifted for %d refresh cycles in a row.\n\n", ownersText(t.Owners), mdCode(t.Adapter), t.Consecutive)
 	}
-	fmt.Fprintf(&b, "The real service behind `%s` changed, and the fake no longer matches the re-recorded cassettes: the fake's code must change, not only the cassettes.\n\n", t.Adapter)
-	fmt.Fprintf(&b, "Refresh PR: %s\n\n", t.PR.Ref())
+	fmt.Fprintf(&b, "The real service behind %s changed, and the fake no longer matches the re-recorded cassettes: the fake's code must change, not only the cassettes.\n\n", mdCode(t.Adapter))
+	fmt.Fprintf(&b, "Refresh PR: %s\n\n", cassettes.Printable(t.PR.Ref())) // the forge's own link
 	b.WriteString("Failing cases:\n\n")
 	for _, r := range t.Failed {
-		fmt.Fprintf(&b, "- `%s` (%s): %s\n", r.Case.ID(), r.Reason, firstLine(r.Message))
+		fmt.Fprintf(&b, "- %s (%s): %s\n", mdCode(r.Case.ID()), mdCode(string(r.Reason)), mdText(firstLine(r.Message)))
 	}
-	b.WriteString("\nReplay:\n\n```sh\n")
+	var replay strings.Builder
 	if t.PR != nil && t.PR.Branch != "" {
-		fmt.Fprintf(&b, "git fetch %s %s && git checkout FETCH_HEAD\n", t.Remote, t.PR.Branch)
+		fmt.Fprintf(&replay, "%s && git checkout FETCH_HEAD\n", cassettes.Command("git", "fetch", t.Remote, t.PR.Branch))
 	}
 	for _, r := range t.Failed {
-		fmt.Fprintf(&b, "cassette verify --case %s\n", r.Case.ID())
+		fmt.Fprintf(&replay, "%s\n", cassettes.Command("cassette", "verify", "--case", r.Case.ID()))
 	}
-	b.WriteString("```\n")
+	b.WriteString("\nReplay:\n\n" + mdFence(replay.String(), "sh"))
 	return b.String()
 }
 

@@ -47,11 +47,22 @@ func (c *cycle) workdir(ctx context.Context, ar *AdapterResult) (string, func(),
 	if err != nil {
 		return "", nil, sp, err
 	}
+	// One refresh of an adapter at a time in a repository: another one
+	// would remove this work tree under it.
+	lock, err := lockWorktree(wt)
+	if err != nil {
+		if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.ELocked {
+			ce.Message = "another refresh of adapter " + ar.Name + " runs in this repository: " + ce.Message
+			ce.NextStep = cassettes.Command("cassette", "refresh", "--once", "--adapter", ar.Name)
+		}
+		return "", nil, sp, err
+	}
 	c.removeWorktree(ctx, wt)
 	if _, err := o.Git.Run(ctx, "worktree", "add", "--quiet", "--detach", wt, start); err != nil {
+		lock.Unlock()
 		return "", nil, sp, gitStepError("make a work tree for "+ar.Branch, err)
 	}
-	return wt, func() { c.removeWorktree(context.WithoutCancel(ctx), wt) }, sp, nil
+	return wt, func() { c.removeWorktree(context.WithoutCancel(ctx), wt); lock.Unlock() }, sp, nil
 }
 
 // worktreePath is where the adapter's refresh work tree lives: inside the
@@ -96,11 +107,28 @@ func (c *cycle) cleanWorktrees(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	entries, _ := os.ReadDir(filepath.Join(gd, "cassette-refresh"))
+	dir := filepath.Join(strings.TrimSpace(gd), "cassette-refresh")
+	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
+		wt := filepath.Join(dir, e.Name())
+		lock, err := lockWorktree(wt)
+		if err != nil {
+			c.logf("leaving the work tree %s: %v", e.Name(), err)
+			continue
+		}
 		c.logf("removing the work tree a previous cycle left: %s", e.Name())
-		c.removeWorktree(ctx, filepath.Join(gd, "cassette-refresh", e.Name()))
+		c.removeWorktree(ctx, wt)
+		lock.Unlock()
 	}
+}
+
+// lockWorktree takes the lock of the refresh work tree wt (a path
+// <git common dir>/cassette-refresh/<adapter>), kept with the other lock
+// files of the repository's git directory: held while a cycle writes the
+// work tree, so that a second cycle neither writes it nor removes it as a
+// crashed cycle's leftover.
+func lockWorktree(wt string) (*cassettes.Lock, error) {
+	return cassettes.LockAdapter(filepath.Dir(filepath.Dir(wt)), wt)
 }
 
 // relPath is a cassette's path relative to the repository root.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff/lcs"
 
+	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/normalize"
 )
 
@@ -65,7 +66,7 @@ func codeList(ss []string) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("<code>" + html.EscapeString(s) + "</code>")
+		b.WriteString("<code>" + htmlText(s) + "</code>")
 	}
 	return b.String()
 }
@@ -151,7 +152,7 @@ func jsonTree(data []byte, root string, paths []string) template.HTML {
 	}
 	n, err := decodeOrdered(data)
 	if err != nil {
-		return template.HTML(`<pre class="text">` + html.EscapeString(string(data)) + `</pre>`)
+		return template.HTML(`<pre class="text">` + htmlText(string(data)) + `</pre>`)
 	}
 	var b strings.Builder
 	budget := maxTreeNodes
@@ -178,7 +179,7 @@ func writeNode(b *strings.Builder, n *jnode, path string, paths []string, inObje
 	fmt.Fprintf(b, `<li data-path="%s"%s>`, html.EscapeString(path), cls)
 	label := ""
 	if inObject {
-		label = `<span class="jk">` + html.EscapeString(quoteKey(n.key)) + `</span>: `
+		label = `<span class="jk">` + htmlText(quoteKey(n.key)) + `</span>: `
 	}
 	mark := func(s string) string {
 		if !changed {
@@ -187,7 +188,7 @@ func writeNode(b *strings.Builder, n *jnode, path string, paths []string, inObje
 		return `<mark><span class="sr">changed: </span>` + s + `</mark>`
 	}
 	if n.open == 0 {
-		b.WriteString(mark(label + `<span class="` + scalarClass(n.scalar) + `">` + html.EscapeString(n.scalar) + `</span>`))
+		b.WriteString(mark(label + `<span class="` + scalarClass(n.scalar) + `">` + htmlText(n.scalar) + `</span>`))
 		b.WriteString(`</li>`)
 		return
 	}
@@ -254,18 +255,18 @@ func wordDiff(want, got []byte) (template.HTML, template.HTML) {
 	gb.WriteString(`<pre class="text">`)
 	i, j := 0, 0
 	for _, d := range lcs.DiffLines(a, g) {
-		wb.WriteString(html.EscapeString(strings.Join(a[i:d.Start], "")))
-		gb.WriteString(html.EscapeString(strings.Join(g[j:d.ReplStart], "")))
+		wb.WriteString(htmlText(strings.Join(a[i:d.Start], "")))
+		gb.WriteString(htmlText(strings.Join(g[j:d.ReplStart], "")))
 		if d.End > d.Start {
-			wb.WriteString(`<del><span class="sr">removed: </span>` + html.EscapeString(strings.Join(a[d.Start:d.End], "")) + `</del>`)
+			wb.WriteString(`<del><span class="sr">removed: </span>` + htmlText(strings.Join(a[d.Start:d.End], "")) + `</del>`)
 		}
 		if d.ReplEnd > d.ReplStart {
-			gb.WriteString(`<ins><span class="sr">added: </span>` + html.EscapeString(strings.Join(g[d.ReplStart:d.ReplEnd], "")) + `</ins>`)
+			gb.WriteString(`<ins><span class="sr">added: </span>` + htmlText(strings.Join(g[d.ReplStart:d.ReplEnd], "")) + `</ins>`)
 		}
 		i, j = d.End, d.ReplEnd
 	}
-	wb.WriteString(html.EscapeString(strings.Join(a[i:], "")) + `</pre>`)
-	gb.WriteString(html.EscapeString(strings.Join(g[j:], "")) + `</pre>`)
+	wb.WriteString(htmlText(strings.Join(a[i:], "")) + `</pre>`)
+	gb.WriteString(htmlText(strings.Join(g[j:], "")) + `</pre>`)
 	return template.HTML(wb.String()), template.HTML(gb.String())
 }
 
@@ -278,7 +279,7 @@ func plainText(b []byte) template.HTML {
 	if len(s) > maxTextShown {
 		s, more = truncateString(s, maxTextShown), fmt.Sprintf(" (%d bytes, cut)", len(b))
 	}
-	return template.HTML(`<pre class="text">` + html.EscapeString(s) + `</pre>` + html.EscapeString(more))
+	return template.HTML(`<pre class="text">` + htmlText(s) + `</pre>` + htmlText(more))
 }
 
 // firstDifference is the offset of the first byte where a and b differ, or
@@ -419,14 +420,20 @@ func unifiedHTML(d string) template.HTML {
 		switch {
 		case line == "":
 		case strings.HasPrefix(line, "---"), strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "@@"):
-			b.WriteString(`<span class="muted">` + html.EscapeString(line) + `</span>`)
+			b.WriteString(`<span class="muted">` + htmlText(line) + `</span>`)
 		case line[0] == '-':
-			b.WriteString(`<del><span class="sr">removed: </span>` + html.EscapeString(line) + `</del>`)
+			b.WriteString(`<del><span class="sr">removed: </span>` + htmlText(line) + `</del>`)
 		case line[0] == '+':
-			b.WriteString(`<ins><span class="sr">added: </span>` + html.EscapeString(line) + `</ins>`)
+			b.WriteString(`<ins><span class="sr">added: </span>` + htmlText(line) + `</ins>`)
 		default:
-			b.WriteString(html.EscapeString(line))
+			b.WriteString(htmlText(line))
 		}
 	}
 	return template.HTML(b.String())
 }
+
+// htmlText escapes s for HTML and writes its control characters (but line
+// breaks and tabs) as visible escapes: a cassette's content (a terminal's
+// escape sequences, a carriage return) shows as what it is, in the page
+// and in its source.
+func htmlText(s string) string { return html.EscapeString(cassettes.PrintableText(s)) }

@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"html"
 	"io/fs"
+	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cassette-dev/cassette/cassettes"
 )
 
 // StepSummaryLimit is the most bytes one step may write to its job summary:
@@ -24,11 +28,18 @@ type Links struct {
 	ServerURL, Repository, SHA string
 }
 
+// url is the forge address of a line of the file at path. Each segment
+// of the path is percent-encoded: a file name holding a space, a ')' or a
+// '#' cannot end the Markdown link or point it elsewhere.
 func (l Links) url(path string, line int) string {
 	if l.ServerURL == "" || l.Repository == "" || l.SHA == "" || path == "" {
 		return ""
 	}
-	u := strings.TrimRight(l.ServerURL, "/") + "/" + l.Repository + "/blob/" + l.SHA + "/" + path
+	segs := strings.Split(filepath.ToSlash(path), "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	u := strings.TrimRight(l.ServerURL, "/") + "/" + l.Repository + "/blob/" + url.PathEscape(l.SHA) + "/" + strings.Join(segs, "/")
 	if line > 0 {
 		u += fmt.Sprintf("#L%d", line)
 	}
@@ -324,11 +335,12 @@ func (r *Run) mdCaseDetails(b *mdBlocks, failing []*Case, withDiffs bool) {
 		for _, d := range c.Drifts {
 			b.Printf("- **%s** %s\n", html.EscapeString(d.Class), mdText(driftOnce(d)))
 			if withDiffs && d.Diff != "" {
+				diff := cassettes.PrintableText(strings.TrimRight(d.Diff, "\n")) // a terminal escape in a cassette shows as \x1b
 				fence := "```"
-				for strings.Contains(d.Diff, fence) {
+				for strings.Contains(diff, fence) {
 					fence += "`"
 				}
-				b.Printf("\n%sdiff\n%s\n%s\n\n", fence, strings.TrimRight(d.Diff, "\n"), fence)
+				b.Printf("\n%sdiff\n%s\n%s\n\n", fence, diff, fence)
 			}
 		}
 		b.Printf("\nReproduce: <code>%s</code>\n\n</details>\n\n", html.EscapeString(r.digest(c).ReplayCase))
@@ -339,6 +351,6 @@ func (r *Run) mdCaseDetails(b *mdBlocks, failing []*Case, withDiffs bool) {
 // mdText escapes text for a Markdown paragraph: no HTML, no emphasis, no
 // links of its own.
 func mdText(s string) string {
-	s = html.EscapeString(s)
+	s = html.EscapeString(cassettes.PrintableText(s))
 	return strings.NewReplacer("\\", "\\\\", "*", "\\*", "_", "\\_", "`", "\\`", "[", "\\[", "]", "\\]", "|", "\\|", "\n", " ").Replace(s)
 }

@@ -74,6 +74,17 @@ func TestStepSummaryEscapes(t *testing.T) {
 	}
 }
 
+// TestStepSummaryLinksAreEncoded: a cassette path that holds what ends a
+// Markdown link or changes its target is percent-encoded in the link.
+func TestStepSummaryLinksAreEncoded(t *testing.T) {
+	l := Links{ServerURL: "https://github.com", Repository: "o/r", SHA: "abc123"}
+	got := l.url("cassettes/gh/a b)[x](https:/evil#?%.yaml", 7)
+	want := "https://github.com/o/r/blob/abc123/cassettes/gh/a%20b%29%5Bx%5D%28https:/evil%23%3F%25.yaml#L7"
+	if got != want {
+		t.Errorf("url = %s\nwant  %s", got, want)
+	}
+}
+
 // manyFailures is a run with n failing cases, each linked to its cassette
 // line: its case table alone is far over 1 MiB.
 func manyFailures(n int) *Run {

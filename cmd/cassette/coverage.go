@@ -86,7 +86,7 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 	}
 	obs, probs, err := coverage.ReadDir(dir)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read the observations", Err: err, NextStep: "ls -l " + dir}
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read the observations", Err: err, NextStep: cassettes.Command("ls", "-l", dir)}
 	}
 	if len(probs) > 0 {
 		return &cassettes.Error{Reason: cassettes.EObservationInvalid, Problems: probs,
@@ -115,7 +115,7 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 		}})
 	if len(probs) > 0 {
 		return &cassettes.Error{Reason: cassettes.ECfgParse, Message: "the coverage settings or the observed calls do not fit " + p.cfg.Path, Problems: probs,
-			NextStep: "cassette validate --config " + p.cfg.Path}
+			NextStep: cassettes.Command("cassette", "validate", "--config", p.cfg.Path)}
 	}
 	return coverageOutcome(stdio, g, o, p, rep, started)
 }

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -225,20 +224,7 @@ func runnext(ts *testscript.TestScript, neg bool, args []string) {
 	if m == nil {
 		ts.Fatalf("runnext: the previous command printed no next step")
 	}
-	cmd := exec.Command("sh", "-c", m[1])
-	cmd.Dir = ts.MkAbs(".")
-	var env []string
-	for _, k := range []string{"PATH", "HOME", "NO_COLOR", "UPSTREAM_URL", "UPSTREAM_CA", "GIT_CONFIG_NOSYSTEM", "TMPDIR", "CASSETTE_CA_DIR"} {
-		env = append(env, k+"="+ts.Getenv(k))
-	}
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		ts.Fatalf("runnext: %v", err)
-	}
+	code, out := shellRun(ts, m[1])
 	ts.Logf("next step %q: exit %d\n%s", m[1], code, out)
 	if code == 127 || code == 126 || code == 2 {
 		ts.Fatalf("the next step %q does not run as printed (exit %d):\n%s", m[1], code, out)

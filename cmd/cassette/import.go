@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -37,12 +38,20 @@ or --out).
               recording: credential headers and query or form fields, and the
               values of the adapter's declared credential variables.
 
-An existing cassette is not overwritten without --force.`,
+A scenario whose name git, file systems and shells cannot all carry
+(spaces, quotes, '$', '..', a trailing .lock) is imported under a name that
+can, said on stderr. An existing cassette is not overwritten without
+--force. The import is all or nothing: the cassettes are staged under
+.cassette/staging and put in place in one step, so an import that is
+killed or interrupted (Ctrl-C: exit 3, E_INTERRUPTED) leaves the adapter's
+directory as it was. Another process writing the adapter's cassettes makes
+import stop at once (exit 2, E_LOCKED). A HAR must be a regular file of at
+most 64 MiB.`,
 		Example: `  cassette import govcr ./fixtures --adapter linode
   cassette import har session.har --adapter shop --by host`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return importRun(stdio, g, o, args[0], args[1])
+			return importRun(cmd.Context(), stdio, g, o, args[0], args[1])
 		},
 	}
 	f := cmd.Flags()
@@ -53,7 +62,7 @@ An existing cassette is not overwritten without --force.`,
 	return cmd
 }
 
-func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error {
+func importRun(ctx context.Context, stdio *IO, g *globals, o *importOptions, kind, src string) error {
 	opts := importer.Options{From: importer.Format(kind), Source: src, Adapter: o.adapter, Dir: o.out, By: har.Group(o.by), Force: o.force}
 	if opts.Adapter == "" {
 		opts.Adapter = importer.DefaultAdapter(opts.From, src)
@@ -66,13 +75,24 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 	}
 	if p != nil {
 		opts.Dir = cmp.Or(opts.Dir, p.cfg.CassetteDir())
+		opts.Root = p.cfg.Dir
 	}
 	opts.Rules = p.redaction()
 	if a, ok := p.adapter(opts.Adapter); ok {
 		opts.Credentials = recorder.Credentials(a.Real.Credentials, nil)
 	}
-	res, err := importer.Import(opts)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ints := catchInterrupts()
+	defer ints.release()
+	ctx, cancel := ints.context(ctx)
+	defer cancel()
+	res, err := importer.ImportContext(ctx, opts)
 	if res != nil {
+		for _, r := range res.Renamed {
+			fmt.Fprintf(stdio.Err, "renamed %s to %s: git, file systems and shells cannot all carry the name\n", cassettes.Quote(r.From), r.To)
+		}
 		if res.Skipped > 0 {
 			fmt.Fprintf(stdio.Err, "skipped %d entries without a response (blocked or aborted in the browser)\n", res.Skipped)
 		}
@@ -80,13 +100,13 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 			fmt.Fprintln(stdio.Err, "warning: "+w)
 		}
 		for _, c := range res.Saved {
-			fmt.Fprintf(stdio.Out, "%s  %d interaction(s)\n", c.Path, len(c.Interactions))
+			fmt.Fprintf(stdio.Out, "%s  %d interaction(s)\n", cassettes.Printable(c.Path), len(c.Interactions))
 		}
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdio.Out, "imported %d cassette(s) into %s\n", len(res.Saved), res.Dir)
+	fmt.Fprintf(stdio.Out, "imported %d cassette(s) into %s\n", len(res.Saved), cassettes.Printable(res.Dir))
 	if _, ok := p.adapter(res.Adapter); !ok {
 		// verify needs the adapter declared, with its fake; until then the
 		// cassettes can be replayed by a proxy.

@@ -199,7 +199,7 @@ func clearObserved(dir string) error {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	for _, f := range files {
 		if err := os.Remove(f); err != nil {
-			return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot remove the earlier observations", Err: err, NextStep: "rm -r " + dir}
+			return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot remove the earlier observations", Err: err, NextStep: cassettes.Command("rm", "-r", dir)}
 		}
 	}
 	return nil
@@ -278,7 +278,7 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 	}
 	w, err := coverage.OpenWriter(dir, "proxy-"+adapter, "proxy")
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot open the observation file", Err: err, NextStep: "ls -ld " + dir}
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot open the observation file", Err: err, NextStep: cassettes.Command("ls", "-ld", dir)}
 	}
 	defer w.Close()
 	rules, _ := coverage.NewRules(a)

@@ -109,6 +109,11 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 		if len(opts.Cassettes) == 1 && mode == proxy.ModeReplayWithNewEpisodes {
 			save.Before = opts.Cassettes[0].Interactions
 		}
+		unlock, err := o.claim(p, save, scenario)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -116,6 +121,43 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return serveProxy(ctx, stdio.Out, opts, save)
+}
+
+// claim checks where a recording proxy will save, before it listens: in
+// a project, inside it (its symlinks resolved); a scenario name that
+// keeps the name rule; and the cassette's write lock, held until the proxy
+// has saved (another process recording into it is E_LOCKED).
+func (o *proxyOptions) claim(p *project, save *recorder.ProxySave, scenario string) (func(), error) {
+	root := "."
+	if p != nil {
+		root = p.cfg.Dir
+		if resolved, ok := cassettes.Within(root, o.cassette); !ok {
+			return nil, &cassettes.Error{Reason: cassettes.EUsage,
+				Message:  fmt.Sprintf("--cassette %s is outside the project %s (it resolves to %s): a recording is saved inside the project it belongs to", cassettes.Printable(o.cassette), cassettes.Printable(root), cassettes.Printable(resolved)),
+				NextStep: commandWithConfig(p.cfg.Path, proxyWords(o, filepath.Join(p.cfg.CassetteDir(), save.Adapter, filepath.Base(o.cassette)))...)}
+		}
+		save.Root = root
+	}
+	if !cassettes.ValidName(scenario) {
+		next := cassettes.Command("cassette", "proxy", "--help")
+		if name := cassettes.WildName(scenario); name != "" {
+			next = cassettes.Command(proxyWords(o, filepath.Join(filepath.Dir(o.cassette), name+".yaml"))...)
+			if p != nil {
+				next = commandWithConfig(p.cfg.Path, proxyWords(o, filepath.Join(filepath.Dir(o.cassette), name+".yaml"))...)
+			}
+		}
+		return nil, &cassettes.Error{Reason: cassettes.EUsage, NextStep: next,
+			Message:  fmt.Sprintf("--cassette %s: %q is not a valid scenario name", cassettes.Printable(o.cassette), scenario),
+			Problems: []cassettes.Problem{{Field: "--cassette", Message: "its file name is the scenario", Expected: cassettes.ScenarioRule}}}
+	}
+	lock, err := cassettes.LockCassette(root, filepath.Dir(o.cassette), o.cassette)
+	if err != nil {
+		if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.ELocked {
+			ce.NextStep = proxyAgain(o)
+		}
+		return nil, err
+	}
+	return lock.Unlock, nil
 }
 
 // check checks the flags that do not need the project, and returns the mode.
@@ -292,8 +334,15 @@ func (o *proxyOptions) rerecord(p *project) func(*cassettes.Cassette) string {
 }
 
 // proxyAgain is the command line of this run, for next steps.
-func proxyAgain(o *proxyOptions) string {
-	argv := []string{"cassette", "proxy", "--mode", o.mode, "--cassette", o.cassette}
+func proxyAgain(o *proxyOptions) string { return cassettes.Command(proxyWords(o, o.cassette)...) }
+
+// proxyWords is the proxy's command line, with the flags that choose where
+// and what it records, for the cassette at path.
+func proxyWords(o *proxyOptions, path string) []string {
+	argv := []string{"cassette", "proxy", "--mode", o.mode, "--cassette", path}
+	if o.listen != "" && o.listen != "127.0.0.1:0" {
+		argv = append(argv, "--listen", o.listen)
+	}
 	if o.upstream != "" {
 		argv = append(argv, "--upstream", o.upstream)
 	}
@@ -303,5 +352,5 @@ func proxyAgain(o *proxyOptions) string {
 	if o.adapter != "" {
 		argv = append(argv, "--adapter", o.adapter)
 	}
-	return cassettes.ShellJoin(argv)
+	return argv
 }

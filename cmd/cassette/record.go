@@ -8,11 +8,9 @@ import (
 	"maps"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,7 +47,13 @@ in cassette.yaml to real.base_url, with real.headers (${VAR} expanded).
 Credential headers become [REDACTED], the values of the variables named in
 real.credentials are scrubbed from URLs, bodies and output, and a scan for
 known key formats refuses to write a cassette that still holds one.
-Ctrl-C stops the command; what it recorded is saved.
+
+Ctrl-C (SIGINT) or SIGTERM is passed on to the command (killed if it has
+not ended 5s later, or at a second one); an interrupted run is not a
+recording: nothing is written, exit 3 (E_INTERRUPTED). If record itself is
+killed, the command dies with it. Another process recording into the same
+cassette (or importing into its adapter) makes record stop at once: exit 2
+(E_LOCKED), naming that process.
 
 The command's stdout goes to stdout and its stderr to stderr, once it has
 exited and redacted like the cassette; record's own messages go to stderr.
@@ -121,38 +125,71 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 		return err
 	}
 	defer tr.CloseIdleConnections()
+	ints := catchInterrupts()
+	defer ints.release()
 	if len(command) > 0 {
-		return recordCommand(ctx, stdio, p, a, o, meta, redactor, dir, command, tr)
+		return recordCommand(ctx, stdio, p, a, o, meta, redactor, dir, command, tr, ints)
 	}
-	if done, err := rerecordExisting(ctx, stdio, p, a, o, meta, redactor, dir, tr); done {
-		return err
+	ctx, cancel := ints.context(ctx)
+	defer cancel()
+	done, err := rerecordExisting(ctx, stdio, p, a, o, meta, redactor, dir, tr, ints)
+	if !done {
+		if a.Kind != cassettes.KindHTTP {
+			return cassettes.Errorf(cassettes.EUsage, p.recordFirst(o.adapter),
+				"adapter %s is a cli adapter: give the command to record after --", o.adapter)
+		}
+		err = recordScenarios(ctx, stdio, p, a, o, meta, redactor, dir, tr, ints)
 	}
-	if a.Kind != cassettes.KindHTTP {
-		return cassettes.Errorf(cassettes.EUsage, p.recordFirst(o.adapter),
-			"adapter %s is a cli adapter: give the command to record after --", o.adapter)
+	if sig := ints.signal(); sig != nil {
+		return interruptedError(sig, "the requests in flight were stopped", p.recordAgain(o, nil))
 	}
-	return recordScenarios(ctx, stdio, p, a, o, meta, redactor, dir, tr)
+	return err
 }
 
-func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, command []string, tr *http.Transport) error {
+// lockCassettes takes the write lock of each cassette record will write
+// (see cassettes.LockCassette): another recorder of one of them, or an
+// import of the adapter, is E_LOCKED before anything runs.
+func lockCassettes(p *project, o *recordOptions, dir string, command []string, paths ...string) (func(), error) {
+	var held []*cassettes.Lock
+	release := func() {
+		for _, l := range held {
+			l.Unlock()
+		}
+	}
+	for _, path := range paths {
+		l, err := cassettes.LockCassette(p.cfg.Dir, dir, path)
+		if err != nil {
+			release()
+			if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.ELocked {
+				ce.NextStep = p.recordAgain(o, command)
+			}
+			return nil, err
+		}
+		held = append(held, l)
+	}
+	return release, nil
+}
+
+func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, command []string, tr *http.Transport, ints *interrupts) error {
 	if o.scenario == "" {
 		named := *o
 		named.scenario = cmp.Or(cassettes.StrictName(filepath.Base(command[0])), "first")
 		return cassettes.Errorf(cassettes.EUsage, p.recordAgain(&named, command),
 			"--scenario is required when recording a command")
 	}
+	unlock, err := lockCassettes(p, o, dir, command, filepath.Join(dir, o.scenario+".yaml"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	env := recorder.ExpandEnv(a.Real.Env, nil)
-	// Ctrl-C reaches the child (same process group); record keeps running
-	// to save what the child did before it stopped.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	stdin, err := pipedInput(stdio.In)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read standard input", Err: err, NextStep: p.recordAgain(o, command)}
 	}
 	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
-		Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout}
+		Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout,
+		Signals: ints.ch, Again: p.recordAgain(o, command)}
 	if opts.Faults, err = recorder.FaultsOf(command[0], a); err != nil {
 		return err
 	}
@@ -200,7 +237,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	return saveRecorded(stdio, c, filepath.Join(dir, o.scenario+".yaml"), p.cfg.Dir, redactor)
 }
 
-func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, tr *http.Transport) error {
+func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, tr *http.Transport, ints *interrupts) error {
 	var scen []recorder.Scenario
 	for _, s := range a.Scenarios {
 		if o.scenario == "" || s.Name == o.scenario {
@@ -223,12 +260,24 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".scenarios"), Field: "adapters." + o.adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: cassettes.Suggest(o.scenario, names)}},
 			NextStep: p.recordDeclared(o.adapter, o.scenario, names)}
 	}
+	paths := make([]string, len(scen))
+	for i, s := range scen {
+		paths[i] = filepath.Join(dir, s.Name+".yaml")
+	}
+	unlock, err := lockCassettes(p, o, dir, nil, paths...)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	base := a.Real.BaseURL
 	if o.baseURL != "" {
 		base = o.baseURL
 	}
 	recs, err := recorder.RecordHTTP(ctx, recorder.HTTPOptions{Meta: meta, BaseURL: base, Headers: a.Real.Headers, Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Scenarios: scen, Transport: tr,
 		AttemptTimeout: o.attemptTimeout, AgainArgs: againArgs(o)})
+	if ints.signal() != nil {
+		return nil // interrupted: nothing is saved (recordRun says so)
+	}
 	for _, r := range recs {
 		if serr := saveRecorded(stdio, r.Cassette, filepath.Join(dir, r.Cassette.Scenario+".yaml"), p.cfg.Dir, redactor); serr != nil {
 			return serr
@@ -242,12 +291,20 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 // declares no such scenario (or declares it without a real.base_url): the
 // command every replay miss prints works for a cassette recorded with a
 // command, through the proxy, or with --base-url too.
-func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, tr *http.Transport) (bool, error) {
+func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, tr *http.Transport, ints *interrupts) (bool, error) {
 	declared := a.Kind == cassettes.KindHTTP && slices.ContainsFunc(a.Scenarios, func(s cassettes.Scenario) bool { return s.Name == o.scenario })
 	if o.scenario == "" || (declared && cmp.Or(o.baseURL, a.Real.BaseURL) != "") {
 		return false, nil // a declared scenario is recorded from cassette.yaml when it knows where
 	}
 	path := filepath.Join(dir, o.scenario+".yaml")
+	if _, err := os.Stat(path); err != nil {
+		return false, nil
+	}
+	unlock, err := lockCassettes(p, o, dir, nil, path)
+	if err != nil {
+		return true, err
+	}
+	defer unlock()
 	old, err := cassettes.Load(path, cassettes.LoadOptions{Config: p.cfg})
 	if err != nil || (old.Kind == cassettes.KindCLI && old.Input == nil) || (old.Kind != cassettes.KindCLI && len(old.Interactions) == 0) {
 		return false, nil
@@ -261,6 +318,9 @@ func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.A
 	live := recorder.Live{Config: p.cfg, Recorder: meta.Recorder, Transport: tr, Again: again + againArgs(o), AgainArgs: againArgs(o), UpstreamCA: o.upstreamCA,
 		AttemptTimeout: o.attemptTimeout, CLITimeout: o.timeout} // --timeout bounds these too
 	rec, err := live.Rerecord(ctx, o.adapter, a, old)
+	if ints.signal() != nil {
+		return true, nil // interrupted: nothing is saved (recordRun says so)
+	}
 	if err != nil {
 		return true, err
 	}

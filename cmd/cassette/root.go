@@ -70,18 +70,22 @@ type exitError int
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 // printError writes the error, every problem on its own line, and the next step.
+// What comes from data (a file name, a cassette's text, a service's
+// message) can start no line of its own and sends no control character to
+// the terminal: the error line is Printable, and a problem's continuation
+// lines are indented (cassettes.PrintableBlock).
 func printError(stdio *IO, g *globals, e *cassettes.Error) {
 	if g.json {
 		_ = json.NewEncoder(stdio.Out).Encode(errorJSON(e))
 	}
 	w := stdio.Err
 	errIO := &IO{Color: stdio.ErrColor}
-	fmt.Fprintf(w, "%s %s\n", paint(errIO, "31;1", "error["+string(e.Reason)+"]:"), firstLine(e))
+	fmt.Fprintf(w, "%s %s\n", paint(errIO, "31;1", "error["+string(e.Reason)+"]:"), cassettes.Printable(firstLine(e)))
 	for _, p := range e.Problems {
-		fmt.Fprintf(w, "  %s\n", p.String())
+		fmt.Fprintf(w, "  %s\n", cassettes.PrintableBlock(p.String(), "    "))
 	}
 	if e.NextStep != "" {
-		fmt.Fprintf(w, "%s %s\n", paint(errIO, "1", "next:"), e.NextStep)
+		fmt.Fprintf(w, "%s %s\n", paint(errIO, "1", "next:"), cassettes.Printable(e.NextStep))
 	}
 }
 

@@ -42,6 +42,7 @@ func TestScripts(t *testing.T) {
 			"faultupstream": faultupstream,
 			"fault":         fault,
 			"runnext":       runnext,
+			"runprinted":    runprinted,
 			"speccheck":     speccheckCmd,
 			"statusserver":  statusserver,
 		},
@@ -57,6 +58,9 @@ func TestScripts(t *testing.T) {
 			}
 			env.Defer(func() { os.RemoveAll(ca) })
 			env.Setenv("CASSETTE_CA_DIR", filepath.Join(ca, "ca"))
+			if err := armCanary(env); err != nil {
+				return err
+			}
 			return checkNextSteps(env)
 		},
 	})
@@ -79,4 +83,34 @@ func fakeshop(ts *testscript.TestScript, neg bool, args []string) {
 	srv := httptest.NewServer(store.New())
 	ts.Setenv("FAKESHOP_URL", srv.URL)
 	ts.Defer(srv.Close)
+}
+
+// armCanary puts a program `pwned` first on the script's PATH, outside
+// $WORK, that notes each run of it in $CANARY_LOG. Scripts give hostile
+// names (`$(pwned)`, `;pwned`, backticks) to files, directories, flags
+// and cassette content; a shell that ever runs one of them while
+// cassette works, or while a printed next step runs (the copies of
+// checkNextSteps keep PATH), leaves a line in the log, and the script
+// fails at its end: no command runs that the script did not declare.
+func armCanary(env *testscript.Env) error {
+	dir, err := os.MkdirTemp("", "cassette-canary-")
+	if err != nil {
+		return err
+	}
+	log := filepath.Join(dir, "ran")
+	prog := "#!/bin/sh\necho \"pwned $*\" >>" + log + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "pwned"), []byte(prog), 0o755); err != nil {
+		return err
+	}
+	env.Setenv("PATH", dir+string(os.PathListSeparator)+env.Getenv("PATH"))
+	env.Setenv("CANARY_LOG", log)
+	env.Defer(func() {
+		defer os.RemoveAll(dir)
+		if data, err := os.ReadFile(log); err == nil {
+			if tb, ok := env.T().(testing.TB); ok {
+				tb.Errorf("a command the script did not declare ran (a hostile name was run by a shell):\n%s", data)
+			}
+		}
+	})
+	return nil
 }

@@ -1,0 +1,51 @@
+package cassettes
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// ReadFileBounded reads a file cassette takes in from elsewhere (a HAR to
+// import): only a regular file, of at most limit bytes. The file is opened
+// without blocking and then checked (never checked, then opened), so that
+// a FIFO, a device or a file swapped for one cannot hang the command, and
+// a huge file is refused before it is read. The errors are E_USAGE for
+// what is not such a file, E_CASSETTE_NOT_FOUND for a missing one, E_IO
+// for one that cannot be read.
+func ReadFileBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Reason: ECassetteNotFound, Message: "no file at " + Printable(path), Err: err, NextStep: Command("ls", "-l", path)}
+	}
+	if err != nil {
+		return nil, &Error{Reason: EIO, Message: "cannot read " + Printable(path), Err: err, NextStep: Command("ls", "-l", path)}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, &Error{Reason: EIO, Message: "cannot read " + Printable(path), Err: err, NextStep: Command("ls", "-l", path)}
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &Error{Reason: EUsage, Message: fmt.Sprintf("%s is %s, not a regular file; it is not read", Printable(path), fileKind(st.Mode())),
+			NextStep: Command("ls", "-l", path)}
+	}
+	tooBig := func() error {
+		return &Error{Reason: EUsage, Message: fmt.Sprintf("%s is more than %d bytes (%d MiB), the most cassette reads from one file; split it (a HAR: export fewer pages, or without response bodies it need not keep)", Printable(path), limit, limit>>20),
+			NextStep: Command("ls", "-l", path)}
+	}
+	if st.Size() > limit {
+		return nil, tooBig()
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1)) // it may grow after Stat
+	if err != nil {
+		return nil, &Error{Reason: EIO, Message: "cannot read " + Printable(path), Err: err, NextStep: Command("ls", "-l", path)}
+	}
+	if int64(len(data)) > limit {
+		return nil, tooBig()
+	}
+	return data, nil
+}

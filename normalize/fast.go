@@ -389,8 +389,9 @@ func uuidAt(s string, i int) int {
 }
 
 // redactor is redact.RedactString with a prefilter: a text in which no
-// declared value and no literal of a key format occurs is returned as it is
-// (Redact would change nothing in it) after one scan of its byte pairs.
+// declared value occurs (one scan of its byte pairs) and no keyword of a
+// key format (redact.MayHoldFormat) is returned as it is: Redact would
+// change nothing in it.
 type redactor struct {
 	creds map[string]string
 	rules *redact.Rules    // the credential names
@@ -412,12 +413,6 @@ func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
 			r.lits = append(r.lits, v)
 		}
 	}
-	for _, p := range redact.Patterns {
-		if len(p.Literals) == 0 {
-			r.all = true
-		}
-		r.lits = append(r.lits, p.Literals...)
-	}
 	for _, l := range r.lits {
 		switch len(l) {
 		case 0:
@@ -432,9 +427,9 @@ func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
 	return r
 }
 
-// mayChange reports whether a declared value or a format literal occurs in s.
+// mayChange reports whether a declared value or a format's keyword occurs in s.
 func (r *redactor) mayChange(s string) bool {
-	if r.all {
+	if r.all || redact.MayHoldFormat(s) {
 		return true
 	}
 	for i := 0; i < len(s); i++ {

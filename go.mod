@@ -3,11 +3,13 @@ module github.com/cassette-dev/cassette
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.2.8
 	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/elazarl/goproxy v1.9.3
 	github.com/go-playground/validator/v10 v10.30.6
 	github.com/google/go-github/v92 v92.0.0
 	github.com/gowebpki/jcs v1.0.2
+	github.com/klauspost/compress v1.20.4
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

@@ -21,6 +21,22 @@ func leakProblems(path string, data []byte, declared map[string]string) []Proble
 	return out
 }
 
+// leakProblems and encodedLeaks are the package's for a load: nothing
+// when the caller scans later (SkipLeakScan).
+func (o LoadOptions) leakProblems(path string, data []byte) []Problem {
+	if o.SkipLeakScan {
+		return nil
+	}
+	return leakProblems(path, data, o.Credentials)
+}
+
+func (o LoadOptions) encodedLeaks(c *Cassette) []Problem {
+	if o.SkipLeakScan {
+		return nil
+	}
+	return encodedLeaks(c, o.Credentials)
+}
+
 // encodedLeaks scans the bodies the raw scan cannot read (bodyLeaks) for
 // the known formats and the declared values.
 func encodedLeaks(c *Cassette, declared map[string]string) []Problem {

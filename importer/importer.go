@@ -35,6 +35,11 @@ type Options struct {
 	// Rules are the project's credential names (cassettes.Config.Redaction:
 	// cassette.yaml's redact.names); nil is the built-in names.
 	Rules *redact.Rules
+	// Redact redacts the known key formats too, as recording does; without
+	// it a cassette that holds one is refused (Result.Refused) and the
+	// others are imported. Credentials under a credential name and the
+	// declared values are redacted either way.
+	Redact bool
 	// Force overwrites cassettes that exist.
 	Force bool
 }
@@ -45,14 +50,30 @@ type Result struct {
 	Dir     string                // where the cassettes went: Options.Dir/Adapter
 	Saved   []*cassettes.Cassette // in order, with their paths
 	Skipped int                   // HAR entries without a response (blocked or aborted in the browser)
+	// Refused are the cassettes not saved because a known key format was
+	// left in them (without Options.Redact), in order.
+	Refused []Refused
+}
+
+// Refused is a cassette Import did not save, and why.
+type Refused struct {
+	Source string           // the file it came from: the go-vcr file, or the HAR
+	Path   string           // where it would have been saved
+	Err    *cassettes.Error // E_SECRET_LEAK: the kinds found and where (never the values)
 }
 
 // Import converts the source into cassettes of one adapter, redacts and
-// checks them, and saves them under Dir/Adapter. Nothing is written when
-// the options are wrong (E_USAGE), the source cannot be read or converted,
-// a cassette exists and Force is not set, or any cassette still holds a
-// credential (E_SECRET_LEAK). The result holds what was saved, also when a
-// save fails midway.
+// checks them, and saves them under Dir/Adapter. Every cassette is
+// redacted as a recording is (Interaction.Redact): credential headers,
+// cookies, credential-named query, form and JSON fields, URL passwords,
+// the declared values and every value learned from them; with
+// Options.Redact the known key formats too. Nothing is written when the
+// options are wrong (E_USAGE), the source cannot be read or converted, or
+// a cassette exists and Force is not set. A cassette in which the scan
+// still finds a credential (a known format, without Options.Redact) is
+// refused on its own: the others are saved, and Import returns an
+// E_SECRET_LEAK error listing the refused files with the next step. The
+// result holds what was saved and refused, also when a save fails midway.
 func Import(opts Options) (*Result, error) {
 	opts, err := opts.resolve()
 	if err != nil {
@@ -64,44 +85,51 @@ func Import(opts Options) (*Result, error) {
 		return nil, err
 	}
 	red := redact.New(opts.Rules, opts.Credentials)
-	for _, c := range list {
+	if !opts.Redact {
+		red.KeepFormats()
+	}
+	sources := make([]string, len(list))
+	for i, c := range list {
+		sources[i] = opts.sourceOf(c)
 		c.Path = filepath.Join(res.Dir, filepath.FromSlash(c.Scenario)+".yaml")
 	}
-	if opts.From == HAR {
-		// Twice: the second pass scrubs the values learned from later
-		// entries (a refresh token posted on page 3 and answered on page 1).
-		for range 2 {
-			for _, c := range list {
-				c.Redact(red)
-			}
+	// Twice: the second pass scrubs the values learned from later
+	// cassettes and entries (a refresh token posted on page 3 and answered
+	// on page 1).
+	for range 2 {
+		for _, c := range list {
+			c.Redact(red)
 		}
 	}
-	if err := opts.refuse(list, red); err != nil {
+	if err := opts.refuseExisting(list); err != nil {
 		return nil, err
 	}
-	for _, c := range list {
+	for i, c := range list {
+		if err := c.CheckLeaks(red); err != nil {
+			res.Refused = append(res.Refused, opts.refused(sources[i], c, err, red))
+			continue
+		}
 		if err := cassettes.Save(c, cassettes.SaveOptionsFor(red)); err != nil {
 			return res, err
 		}
 		res.Saved = append(res.Saved, c)
 	}
+	if len(res.Refused) > 0 {
+		return res, opts.refusedError(res, len(list))
+	}
 	return res, nil
 }
 
-// refuse stops the import before anything is written: a cassette that
-// exists (without Force), or one that still holds a credential.
-func (o Options) refuse(list []*cassettes.Cassette, red *redact.Redactor) error {
-	if !o.Force {
-		for _, c := range list {
-			if _, err := os.Stat(c.Path); err == nil {
-				return cassettes.Errorf(cassettes.EUsage, o.again()+" --adapter "+o.Adapter+" --force",
-					"%s exists; nothing was imported", c.Path)
-			}
-		}
+// refuseExisting stops the import before anything is written when a
+// cassette exists (without Force).
+func (o Options) refuseExisting(list []*cassettes.Cassette) error {
+	if o.Force {
+		return nil
 	}
 	for _, c := range list {
-		if err := c.CheckLeaks(red); err != nil {
-			return err
+		if _, err := os.Stat(c.Path); err == nil {
+			return cassettes.Errorf(cassettes.EUsage, o.again()+" --adapter "+o.Adapter+" --force",
+				"%s exists; nothing was imported", c.Path)
 		}
 	}
 	return nil

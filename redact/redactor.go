@@ -30,7 +30,8 @@ const Learned = "hidden-by-name"
 // It is safe for concurrent use. It never logs or returns a value: what
 // leaves it is redacted text, and findings that name the variable.
 type Redactor struct {
-	rules *Rules
+	rules     *Rules
+	noFormats bool // KeepFormats: known formats are left for the scan to refuse
 
 	mu    sync.RWMutex
 	forms map[string]string // every form of every value → the variable it comes from, or Learned
@@ -59,6 +60,16 @@ func New(rules *Rules, declared map[string]string) *Redactor {
 			}
 		}
 	}
+	return r
+}
+
+// KeepFormats makes the Redactor leave the known key formats where they are
+// (it still redacts by name and by value): a caller that refuses what the
+// scan finds instead of redacting it (`cassette import` without --redact:
+// a file someone else committed with a key in it is reported, not quietly
+// changed) calls it before first use, and returns r.
+func (r *Redactor) KeepFormats() *Redactor {
+	r.noFormats = true
 	return r
 }
 
@@ -216,7 +227,8 @@ func (r *Redactor) ordered() [][]byte {
 }
 
 // Bytes returns data with every declared and learned value, in each of its
-// forms, and every known key format replaced by [REDACTED].
+// forms, and every known key format (unless KeepFormats) replaced by
+// [REDACTED].
 func (r *Redactor) Bytes(data []byte) []byte {
 	if len(data) == 0 {
 		return data
@@ -225,6 +237,9 @@ func (r *Redactor) Bytes(data []byte) []byte {
 		if bytes.Contains(data, f) {
 			data = bytes.ReplaceAll(data, f, []byte(Redacted))
 		}
+	}
+	if r.noFormats {
+		return data
 	}
 	return redactFormats(data)
 }

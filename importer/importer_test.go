@@ -155,7 +155,6 @@ func TestImportWritesNothingWhenRefused(t *testing.T) {
 	}
 }
 
-
 // TestImportRefusesBadOptions: each wrong option is a usage error naming
 // it, before anything is read or written.
 func TestImportRefusesBadOptions(t *testing.T) {

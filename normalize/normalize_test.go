@@ -155,9 +155,10 @@ func normCases() []normCase {
 			defs: map[string]Definition{"msg_id": {JSONPaths: []string{"$.message.id"}}},
 			opts: Options{WorkDir: "/home/ci/work/app", TempDirs: []string{"/tmp"}},
 			in:   streamJSON,
-			want: `{"type":"system","subtype":"init","session_id":"<uuid:1>","cwd":"<cwd>"}
-{"type":"assistant","message":{"id":"<msg_id:1>","content":[{"type":"text","text":"Reading <tmp:1>/plan.md"}]},"session_id":"<uuid:1>"}
-{"type":"result","subtype":"success","duration_ms":"<duration_ms:1>","session_id":"<uuid:1>","total_cost_usd":"<total_cost_usd:1>"}
+			// session_id is a credential name (#30 item 8): redacted before the uuid normalizer sees it.
+			want: `{"type":"system","subtype":"init","session_id":"[REDACTED]","cwd":"<cwd>"}
+{"type":"assistant","message":{"id":"<msg_id:1>","content":[{"type":"text","text":"Reading <tmp:1>/plan.md"}]},"session_id":"[REDACTED]"}
+{"type":"result","subtype":"success","duration_ms":"<duration_ms:1>","session_id":"[REDACTED]","total_cost_usd":"<total_cost_usd:1>"}
 `},
 		{name: "JSONL keeps CRLF and non-JSON lines", names: []string{"uuid"}, ctype: "application/x-ndjson",
 			in: "{\"id\":\"9f1c3a2e-1b7d-4c8e-9a55-0d1e2f3a4b5c\"}\r\n{\"n\":1}\r\n", want: "{\"id\":\"<uuid:1>\"}\r\n{\"n\":1}\r\n"},

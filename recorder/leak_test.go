@@ -355,17 +355,17 @@ func TestRecordCLIRefusesCredentialsByName(t *testing.T) {
 }
 
 // TestRecordCLIRedactsOutputByName: what a command prints under a
-// credential name (JSON keys on stdout and stderr), and the value of an
-// undeclared credential-named variable of its environment wherever it
-// prints it, are gone from the cassette and from the output echoed to the
-// user.
+// credential name (JSON keys on stdout and stderr; the values come from
+// variables of ordinary names), and the value of an undeclared
+// credential-named variable of its environment wherever it prints it, are
+// gone from the cassette and from the output echoed to the user.
 func TestRecordCLIRedactsOutputByName(t *testing.T) {
 	const envTok = "env-npm-Pq7wLm2xZk4v"
 	var out, errOut bytes.Buffer
 	c, err := RecordCLI(context.Background(), CLIOptions{
 		Meta:    Meta{Adapter: "tool", Scenario: "whoami", Now: fixedNow},
-		Command: "sh", Args: []string{"-c", `printf '{"user":"bob","password":"out-pw-271828","session_id":"sess-161803"}\n'; echo "using $NPM_TOKEN"; printf '{"client_secret":"err-cs-141421"}' >&2`},
-		LookupEnv: env(nil), Environ: []string{"PATH=" + os.Getenv("PATH"), "NPM_TOKEN=" + envTok},
+		Command: "sh", Args: []string{"-c", `printf '{"user":"bob","password":"%s","session_id":"%s"}\n' "$A" "$B"; echo "using $NPM_TOKEN"; printf '{"client_secret":"%s"}' "$C" >&2`},
+		LookupEnv: env(nil), Environ: []string{"PATH=" + os.Getenv("PATH"), "NPM_TOKEN=" + envTok, "A=out-pw-271828", "B=sess-161803", "C=err-cs-141421"},
 		Stdout: &out, Stderr: &errOut,
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -46,7 +47,7 @@ func (r *Rules) credentialFlag(name string) bool {
 }
 
 // ArgValues returns the values a command line passes under a credential
-// name. Each argument is read as one word and, when it holds spaces (the
+// name (flags, headers, assignments, forms, URLs, JSON). Each argument is read as one word and, when it holds spaces (the
 // script of `sh -c`), as the shell words it splits into. A reference to a
 // variable ($TOKEN, "${TOKEN}") is not a value: the shell expands it when
 // the command runs.
@@ -66,6 +67,12 @@ func (r *Rules) ArgValues(args []string) []string {
 		}
 	}
 	for i, w := range words {
+		if strings.Contains(w, `"`) { // JSON: curl -d '{"password":"…"}'
+			_, hidden := r.redactJSON([]byte(w))
+			for _, v := range hidden {
+				add(v)
+			}
+		}
 		switch {
 		case strings.Contains(w, "://"):
 			for _, v := range r.urlValues(w) {
@@ -186,11 +193,22 @@ func (r *Redactor) LearnArgs(args []string) {
 // LearnEnv learns the values of the credential-named variables of an
 // environment (NAME=value entries: GITHUB_TOKEN, PGPASSWORD,
 // AWS_SESSION_TOKEN), declared or not, so that a child process that prints
-// one leaves no copy in its recorded output.
+// one leaves no copy in its recorded output. The variables every session
+// has that only look like credentials are left alone: PWD and OLDPWD (the
+// working directory), and the desktop's and terminal's session names and
+// ids (DESKTOP_SESSION=ubuntu, XDG_SESSION_ID, TERM_SESSION_ID).
 func (r *Redactor) LearnEnv(env []string) {
 	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok && r.rules.credentialFlag(k) {
-			r.Learn(v)
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !r.rules.credentialFlag(k) {
+			continue
 		}
+		parts := nameParts(k)
+		last := parts[len(parts)-1]
+		if last == "pwd" || last == "session" || slices.Contains(parts, "session") && (last == "id" || last == "type") ||
+			strings.HasSuffix(strings.Join(parts, ""), "sessionid") {
+			continue
+		}
+		r.Learn(v)
 	}
 }

@@ -19,6 +19,7 @@ func TestArgValues(t *testing.T) {
 		{[]string{"curl", "-H", "Authorization: Bearer bearer-value-3", "-H", "X-Api-Key: key-value-4", "-H", "Accept: json"}, []string{"bearer-value-3", "key-value-4"}},
 		{[]string{"sh", "-c", `PGPASSWORD=pg-value-5 psql "postgres://app:url-pw-6@db/x" && curl -d 'grant_type=x&client_secret=form-value-7' https://h/t?access_token=q-value-8`},
 			[]string{"pg-value-5", "url-pw-6", "form-value-7", "q-value-8"}},
+		{[]string{"curl", "-d", `{"user":"bob","password":"json-pw-9"}`, "https://h/login"}, []string{"json-pw-9"}},
 		{[]string{"git", "clone", "https://x9Kq2Lm7Xv4Rt8Wz1Np6Bc@github.com/acme/app.git", "https://alice@host/x"}, []string{"x9Kq2Lm7Xv4Rt8Wz1Np6Bc"}},
 		{[]string{"sh", "-c", `gh api --token "$GH_TOKEN" --password=${PW} -H "Authorization: Bearer $TOK"`}, nil},
 		{[]string{"tool", "--password-file", "/run/secrets/pw", "--no-password", "positional", "--token-url", "https://idp/token", "--with-token"}, nil},
@@ -40,10 +41,11 @@ func TestArgValues(t *testing.T) {
 // encodings too.
 func TestLearnEnvAndArgs(t *testing.T) {
 	r := New(nil, nil)
-	r.LearnEnv([]string{"HOME=/home/ci", "NPM_TOKEN=env-npm-value-1", "SSH_AUTH_SOCK=/tmp/agent.sock", "PASSWORD_STORE_DIR=/home/ci/.pw"})
+	r.LearnEnv([]string{"HOME=/home/ci", "NPM_TOKEN=env-npm-value-1", "SSH_AUTH_SOCK=/tmp/agent.sock", "PASSWORD_STORE_DIR=/home/ci/.pw",
+		"PWD=/work/project", "OLDPWD=/work/old", "DESKTOP_SESSION=ubuntu", "XDG_SESSION_ID=c21", "TERM_SESSION_ID=w0t0p0:4B7A1C2D-3E4F"})
 	r.LearnArgs([]string{"tool", "--client-secret", "flag-value-2"})
-	got := r.String("npm env-npm-value-1 flag-value-2 " + strings.ToUpper("x") + " /tmp/agent.sock /home/ci/.pw ZW52LW5wbS12YWx1ZS0x")
-	if got != "npm [REDACTED] [REDACTED] X /tmp/agent.sock /home/ci/.pw [REDACTED]" {
+	got := r.String("npm env-npm-value-1 flag-value-2 " + strings.ToUpper("x") + " /tmp/agent.sock /home/ci/.pw ZW52LW5wbS12YWx1ZS0x /work/project ubuntu w0t0p0:4B7A1C2D-3E4F")
+	if got != "npm [REDACTED] [REDACTED] X /tmp/agent.sock /home/ci/.pw [REDACTED] /work/project ubuntu w0t0p0:4B7A1C2D-3E4F" {
 		t.Errorf("String = %q", got)
 	}
 }

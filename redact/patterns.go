@@ -64,8 +64,11 @@ var cassettePatterns = []Pattern{
 	// A whole private key block, any armour (RSA, EC, OPENSSH, ENCRYPTED,
 	// PGP … BLOCK), BEGIN to END; one cut short runs to the end of the
 	// text, and a lone END line (what an older redaction left) is caught.
+	// A block with nothing in it is documentation ("Example: -----BEGIN
+	// RSA PRIVATE KEY----- -----END RSA PRIVATE KEY-----").
 	{Name: "private-key", Keywords: []string{"-----begin", "-----end"}, Refuse: true,
-		Expr: `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)|-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`},
+		allow: []allowlist{{target: "match", regexes: []*regexp.Regexp{emptyKeyBlock}}},
+		Expr:  `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)|-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`},
 	// An AWS secret access key has no prefix of its own: it is found by
 	// the name it is written under (aws_secret_access_key=…,
 	// "SecretAccessKey": "…"); only the value is replaced.
@@ -76,10 +79,11 @@ var cassettePatterns = []Pattern{
 	{Name: "openai-key", Keywords: []string{"sk-"}, Refuse: true, Expr: `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`},
 	{Name: "google-oauth-access-token", Keywords: []string{"ya29."}, Refuse: true, Expr: `\bya29\.[0-9A-Za-z_-]{20,}`},
 	// The password of a URL in a body: a database URL or DSN
-	// (postgres://app:PW@db/x), a git remote, a proxy. The scheme is left
+	// (postgres://app:PW@db/x), a git remote, a proxy; not a placeholder
+	// (https://username:password@endpoint/ in an API's documentation). The scheme is left
 	// out of the expression: it does not change the secret, and without it
 	// a match starts at "://", where the scan tries it.
-	{Name: "url-password", Keywords: []string{"://"}, Group: 1, Refuse: true, near: hasUserinfo,
+	{Name: "url-password", Keywords: []string{"://"}, Group: 1, Refuse: true, near: hasUserinfo, allow: placeholders,
 		Expr: `://[^\s:/?#@"'<>\[\]\\]*:([^\s/?#@"'<>\\]+)@[A-Za-z0-9\[]`},
 	// A URL whose user is a token and has no password
 	// (https://TOKEN@github.com/…): 16 characters or more, and not a word.
@@ -87,10 +91,20 @@ var cassettePatterns = []Pattern{
 		Expr: `://([A-Za-z0-9_~.%+-]{16,})@[A-Za-z0-9\[]`},
 	// A password in a key=value connection string (libpq's
 	// "host=db password=PW", JDBC's ";password=PW;", ADO.NET's
-	// "Password=PW;").
+	// "Password=PW;", ODBC's "PWD=PW;"). A path is not one: PWD=/home/x
+	// is the shell's working directory in every environment dump.
 	{Name: "dsn-password", Keywords: []string{"password", "passwd", "pwd"}, Group: 1, Refuse: true,
-		Expr: `(?i)\b(?:password|passwd|pwd)[ \t]*=[ \t]*([^\s;'"&<>{}$%*=,)\]][^\s;'"&<>,)\]]{3,})`},
+		allow: append([]allowlist{{regexes: []*regexp.Regexp{regexp.MustCompile(`^[/~.]`)}}}, placeholders...),
+		Expr:  `(?i)\b(?:password|passwd|pwd)[ \t]*=[ \t]*([^\s;'"&<>{}$%*=,)\]][^\s;'"&<>,)\]]{3,})`},
 }
+
+// emptyKeyBlock is a private key block with no key in it.
+var emptyKeyBlock = regexp.MustCompile(`^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[nr])*-----END`)
+
+// placeholders are the passwords documentation writes where a real one
+// goes: the word itself, a run of x or *, <…>, {…}, [...], %…%.
+var placeholders = []allowlist{{regexes: []*regexp.Regexp{
+	regexp.MustCompile(`^(?i:passw(?:or)?d|pass|pwd|secret|changeme|x+|\*+|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|%[^%]*%)$`)}}}
 
 // hasUserinfo reports whether the URL whose "://" is at q has a userinfo:
 // an '@' before the host ends.

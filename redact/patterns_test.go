@@ -3,6 +3,8 @@ package redact
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -187,6 +189,10 @@ func TestKnownFormats(t *testing.T) {
 		"Authorization: see eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c in the docs",
 		"curl https://api.stripe.com/v1/charges -u sk_test_4eC39HqLyjWDarjtT1zdp7dc:",
 		"postgres://app:${DB_PASSWORD}@db/shop host=db password=$PGPASSWORD",
+		// From the Google API discovery documents in the Go module cache.
+		`"description": "Example: -----BEGIN RSA PRIVATE KEY----- -----END RSA PRIVATE KEY----- @InputOnly"`,
+		`"description": "accessed from the internet at ` + "`https://username:password@endpoint/`" + `."`,
+		"PWD=/work/project OLDPWD=/home/ci",
 	} {
 		if f := Scan([]byte(ex), nil); len(f) != 0 {
 			t.Errorf("a documentation example is a finding %+v:\n%s", f, ex)
@@ -194,5 +200,32 @@ func TestKnownFormats(t *testing.T) {
 		if got := RedactString(ex, nil); got != ex {
 			t.Errorf("a documentation example was redacted:\n%s\n→\n%s", ex, got)
 		}
+	}
+}
+
+// TestRealCassettesScanClean: the rules that refuse find nothing in the
+// real cassettes of ../shared/testdata and the examples' (the README's
+// false-positive figure for them: 0). A rule that starts finding something
+// there must be looked at before it refuses users' files.
+func TestRealCassettesScanClean(t *testing.T) {
+	files := 0
+	for _, root := range []string{filepath.Join("..", "..", "shared", "testdata"), filepath.Join("..", "examples")} {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files++
+			for _, f := range Scan(data, nil) {
+				t.Errorf("%s:%d:%d: %s", p, f.Line, f.Column, f.Kind)
+			}
+			return nil
+		})
+	}
+	if files < 90 {
+		t.Errorf("scanned %d real cassettes, want the ~100 of ../shared/testdata and examples/", files)
 	}
 }

@@ -29,31 +29,35 @@ func (rs *ruleSet) find(data []byte, refuseOnly bool) []span {
 	if len(occ) == 0 && len(rs.always) == 0 {
 		return nil
 	}
-	type hit struct {
-		pattern int32
-		occurrence
-	}
-	var hits []hit
+	// The occurrences of each keyword found, in order; the patterns they
+	// belong to.
+	byKeyword := map[int32][]occurrence{}
 	for _, o := range occ {
-		for _, pi := range rs.index.kws[o.kw].patterns {
-			hits = append(hits, hit{pi, o})
-		}
+		byKeyword[o.kw] = append(byKeyword[o.kw], o)
 	}
-	slices.SortStableFunc(hits, func(a, b hit) int { return int(a.pattern - b.pattern) })
+	var touched []int32
+	for kw := range byKeyword {
+		touched = append(touched, rs.index.kws[kw].patterns...)
+	}
+	slices.Sort(touched)
+	touched = slices.Compact(touched)
 	var out []span
 	run := func(pi int32, occ []occurrence) {
 		if p := &rs.patterns[pi]; p.Refuse || !refuseOnly {
 			out = p.search(data, occ, rs, out)
 		}
 	}
-	for i := 0; i < len(hits); {
-		j := i
-		var os []occurrence
-		for ; j < len(hits) && hits[j].pattern == hits[i].pattern; j++ {
-			os = append(os, hits[j].occurrence)
+	for _, pi := range touched {
+		var mine []occurrence
+		for _, kw := range rs.keywordsOf[pi] {
+			if len(mine) == 0 {
+				mine = byKeyword[kw]
+			} else if os := byKeyword[kw]; len(os) > 0 {
+				mine = append(slices.Clip(mine), os...)
+				slices.SortStableFunc(mine, func(a, b occurrence) int { return a.pos - b.pos })
+			}
 		}
-		run(hits[i].pattern, os)
-		i = j
+		run(pi, mine)
 	}
 	for _, pi := range rs.always {
 		run(pi, nil)

@@ -139,10 +139,11 @@ var examples = map[string]bool{
 // allowlist that holds for all of them. It is built once, on first use,
 // and never changed.
 type ruleSet struct {
-	patterns []Pattern
-	always   []int32 // patterns without keywords: run on every text
-	index    *keywordIndex
-	global   []allowlist
+	patterns   []Pattern
+	always     []int32   // patterns without keywords: run on every text
+	keywordsOf [][]int32 // pattern → the ids of its keywords in index
+	index      *keywordIndex
+	global     []allowlist
 }
 
 // rules is the rule set, built on first use (compiling some 220
@@ -178,6 +179,12 @@ func buildRules() (*ruleSet, error) {
 		rs.patterns = append(rs.patterns, p)
 	}
 	rs.index = newKeywordIndex(rs.patterns)
+	rs.keywordsOf = make([][]int32, len(rs.patterns))
+	for id, k := range rs.index.kws {
+		for _, pi := range k.patterns {
+			rs.keywordsOf[pi] = append(rs.keywordsOf[pi], int32(id))
+		}
+	}
 	return rs, nil
 }
 

@@ -1,244 +1,376 @@
 #!/usr/bin/env bash
-# Replay throughput and miss cost of cassette next to a direct net/http
-# server, mitmproxy's server replay and Hoverfly, measured in one run:
+# The performance table of the README, every row measured in one run next
+# to its baseline and to Hoverfly, mitmproxy and go-vcr v4:
 #
 #   bench/compare.sh [SECONDS] [ROUNDS]        (default 4 5)
+#   HOVERFLY=/path/to/hoverfly bench/compare.sh
+#   PARTS="replay latency start pacing go" bench/compare.sh   (the default: all)
 #
-# Throughput: `wrk -t2 -c32` for 604-byte and 64 KiB JSON bodies against
-#   - direct:    a plain net/http server serving the body (bench/replaybench);
-#   - cassette:  `cassette proxy --mode replay --upstream …` serving the same
-#                bytes from a cassette (the CLI, as users run it);
-#   - mitmproxy: Debian's `mitmdump --server-replay` of a flow recorded from
-#                the direct server, in reverse mode;
-#   - Hoverfly:  only when `go install …/hoverfly@$HOVERFLY_VERSION` works
-#                here (the Go module proxy may not serve it); else skipped.
-# Forward HTTPS (wrk cannot use a proxy): the Go load client of
-# bench/replaybench, 32 connections, against a direct HTTPS server, and
-# through cassette's forward proxy (MITM with its CA) and mitmproxy's
-# (regular mode, server replay) replaying the same.
-# Every configuration runs once per round, rounds interleaved (A B C, then
-# C B A, …); a ratio is taken in each round between the two runs it
-# compares, and the table shows its median over rounds (its min in
-# parentheses), all measured in this run; the req/s of each configuration
-# follow (median / min).
+# Every figure is a ratio or a difference against a baseline measured in
+# the same run, rounds interleaved (A B C, then C B A, …); a ratio is taken
+# within a round between runs one after the other, and the table shows its
+# median over rounds with its min in parentheses. The load average is
+# printed at the start and the end of each part: on a shared machine the
+# figures move with it.
 #
-# Misses: the time from a request that matches none of N recorded
-# interactions to the 599 naming the closest one (in process, median of
-# 200), at N = 1,000 and 100,000; and go-vcr v4's own lookup of the same
-# request (Cassette.GetInteraction, its default matcher) as a baseline.
-#
-# Then bench/go-rows.sh prints the rows Go benchmarks measure: loading 100k
-# interactions, normalizing, verify with a fresh fake per case.
+#   replay   wrk -t2 -c32 for 604-byte and 64 KiB JSON bodies, against the
+#            baseline, a plain net/http server writing the body once
+#            (bench/replaybench serve), and against the same bytes replayed
+#            by `cassette proxy --mode replay --upstream …` (the CLI, as users
+#            run it), mitmproxy's server replay (reverse mode) and Hoverfly
+#            (webserver mode). Forward HTTPS (wrk cannot use a proxy):
+#            replaybench's Go client, 32 connections, against a plain
+#            net/http HTTPS server, and through cassette's forward proxy
+#            (MITM with its CA), mitmproxy's and Hoverfly's, replaying it.
+#   latency  a recording proxy's added latency: 2,000 GETs one after the
+#            other through it to the plain server, p50 and p99, minus the
+#            plain server's own in the same round (cassette, mitmproxy and
+#            Hoverfly as forward proxies, recording).
+#   start    100,000 interactions (~130 MB of YAML in 4 files, the layout
+#            cassette writes): from the start of the process until it
+#            answers HTTP, and its peak RSS, for `cassette proxy`, Hoverfly
+#            (the same pairs as a simulation, imported with -no-import-check:
+#            its duplicate check is quadratic, 100k pairs took minutes)
+#            and go-vcr v4 (its recorder,
+#            replay only, behind a small HTTP server: replaybench govcr);
+#            `cassette validate` to its exit. Then, on the same servers and
+#            on 1,000 interactions, a miss: a GET of a recorded path with an
+#            unrecorded query, median of 50 (of 3 for go-vcr at 100k, whose
+#            linear scan takes seconds), each probe a new request.
+#   pacing   `cassette proxy --latency` replaying an SSE stream recorded as
+#            50 events over 998 ms: the time to the stream's end.
+#   go       bench/go-rows.sh: normalize 1 MiB JSON and verify with a fresh
+#            fake per case, Go benchmarks with their own baselines.
 #
 # Needs: go, wrk and mitmdump (installed with apt-get when missing and run
-# as root; mitmproxy is skipped if it cannot be). Not part of `make test`.
+# as root; mitmproxy is skipped if it cannot be). Hoverfly is not built
+# here: set HOVERFLY to a hoverfly binary (its release binaries:
+# https://github.com/SpectoLabs/hoverfly/releases), or it is skipped.
+# Not part of `make test`.
 set -euo pipefail
 
 SECS=${1:-4}
 ROUNDS=${2:-5}
-HOVERFLY_VERSION=${HOVERFLY_VERSION:-latest}
+PARTS=" ${PARTS:-replay latency start pacing go} "
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 export GOFLAGS='' GOWORK=off NO_COLOR=1
 
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() {
-	for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+	for p in "${PIDS[@]:-}"; do
+		if [ -n "$p" ]; then kill "$p" 2>/dev/null || true; fi
+	done
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
 
+part() { [[ $PARTS == *" $1 "* ]]; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+say() { echo "$*" >&2; }
+
 install() { # command package
 	command -v "$1" >/dev/null && return 0
 	[ "$(id -u)" = 0 ] || return 1
-	echo "installing $2..." >&2
+	say "installing $2..."
 	apt-get install -y "$2" >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get install -y "$2" >/dev/null 2>&1; }
 }
-install wrk wrk || { echo "wrk not found: apt-get install -y wrk" >&2; exit 3; }
+install wrk wrk || { say "wrk not found: apt-get install -y wrk"; exit 3; }
 MITM=yes
 install mitmdump mitmproxy || MITM="skipped: mitmdump not found (apt-get install -y mitmproxy)"
+HOVERFLY=${HOVERFLY:-$(command -v hoverfly || true)}
+if [ -n "$HOVERFLY" ] && "$HOVERFLY" -version >/dev/null 2>&1; then
+	HF=yes
+else
+	HF="skipped: no Hoverfly binary; set HOVERFLY=/path/to/hoverfly (release binaries: https://github.com/SpectoLabs/hoverfly/releases)"
+fi
+say "hoverfly: ${HF/yes/$HOVERFLY ($("$HOVERFLY" -version 2>&1 | tail -n1))}"
+MITM_OPTS=()
+if [ "$MITM" = yes ]; then
+	case "$(mitmdump --version 2>/dev/null | sed -n 's/^Mitmproxy: *//p')" in
+	[0-9].*) MITM_OPTS=(--set server_replay_nopop=true --set server_replay_kill_extra=true) ;; # mitmproxy < 10 (Debian 12: 8.1)
+	*) MITM_OPTS=(--set server_replay_reuse=true --set server_replay_extra=kill) ;;
+	esac
+fi
 
-echo "building cassette and bench/replaybench..." >&2
+say "building cassette and bench/replaybench..."
 go build -C "$REPO" -o "$WORK/cassette" ./cmd/cassette
 go build -C "$REPO" -o "$WORK/rb" ./bench/replaybench
-HOVERFLY="skipped"
-if GOBIN="$WORK" timeout 600 go install "github.com/SpectoLabs/hoverfly/core/cmd/hoverfly@$HOVERFLY_VERSION" >"$WORK/hoverfly-build.log" 2>&1; then
-	HOVERFLY=yes
-else
-	HOVERFLY="skipped: go install github.com/SpectoLabs/hoverfly/core/cmd/hoverfly@$HOVERFLY_VERSION failed here: $(grep -m1 -o '[0-9]\{3\} [A-Za-z ]*' "$WORK/hoverfly-build.log" || head -c 120 "$WORK/hoverfly-build.log")"
-fi
-echo "hoverfly: $HOVERFLY" >&2
+RB=$WORK/rb
 
-# start NAME CMD...: runs CMD in the background, its stdout in $WORK/NAME.out.
+# start NAME CMD...: runs CMD in the background, its output in $WORK/NAME.out and .err.
 start() {
 	local name=$1
 	shift
 	"$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
 	PIDS+=($!)
 }
+stop_last() {
+	kill "${PIDS[-1]}"
+	wait "${PIDS[-1]}" 2>/dev/null || true
+	unset 'PIDS[-1]'
+}
 # wait_for FILE SED-EXPR: prints the first match of SED-EXPR in FILE once it appears.
 wait_for() {
 	local v
-	for _ in $(seq 300); do
-		v=$(sed -n "$2" "$1" 2>/dev/null | head -n1)
+	for _ in $(seq 600); do
+		v=$(sed -n "$2" "$1" 2>/dev/null | head -n1 || true)
 		[ -n "$v" ] && { echo "$v"; return 0; }
 		sleep 0.05
 	done
-	echo "nothing came up: $1" >&2
+	say "nothing came up: $1"
 	cat "$1" "${1%.out}.err" >&2 2>/dev/null || true
 	exit 3
 }
+mitm_port() { wait_for "$WORK/$1.out" 's/.*listening at [^ ]*:\([0-9][0-9]*\).*/\1/p'; }
+cassette_url() { wait_for "$WORK/$1.out" 's/.*listening on \(http:[^ ]*\).*/\1/p'; }
+# hoverfly NAME ARGS...: Hoverfly on a random port pair; sets HP, its
+# proxy port, once it answers.
+hoverfly() {
+	local name=$1
+	HP=$((20000 + RANDOM % 20000))
+	shift
+	start "$name" "$HOVERFLY" -listen-on-host 127.0.0.1 -pp "$HP" -ap "$((HP + 1))" "$@"
+	for _ in $(seq 600); do
+		curl -s -o /dev/null "http://127.0.0.1:$((HP + 1))/api/health" && return 0
+		sleep 0.05
+	done
+	say "hoverfly did not start"
+	cat "$WORK/$name.out" "$WORK/$name.err" >&2
+	exit 3
+}
 
-# Servers, for each body size.
+# interleave MEASURE KEYS...: ROUNDS rounds of MEASURE KEY over KEYS, the
+# order reversed every other round.
+interleave() {
+	local fn=$1 r i j
+	shift
+	local keys=("$@")
+	for ((r = 0; r < ROUNDS; r++)); do
+		for ((i = 0; i < ${#keys[@]}; i++)); do
+			j=$i
+			((r % 2)) && j=$((${#keys[@]} - 1 - i))
+			"$fn" "${keys[$j]}"
+			say "round $((r + 1)): ${keys[$j]}: $(tail -n1 "$WORK/${keys[$j]}.v")"
+		done
+	done
+}
+
+# Figures over rounds. col K N: the Nth number of each round of K.
+col() { awk -v n="${2:-1}" '{ print $n }' "$WORK/$1.v"; }
+medmin() { # FMT: median (min) of the numbers on stdin
+	sort -g | awk -v f="$1" '{ v[NR] = $1 } END { if (NR == 0) { print "–"; exit }
+		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf f " (" f ")", m, v[1] }'
+}
+median() { sort -g | awk -v f="$1" '{ v[NR] = $1 } END { if (NR == 0) { print "–"; exit }
+	printf f, (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+have() { [ -s "$WORK/$1.v" ]; }
+ratio() { # A B: A ÷ B within each round, median (min)
+	have "$1" || { echo "–"; return; }
+	paste <(col "$1") <(col "$2") | awk '{ print $1 / $2 }' | medmin "%.2f"
+}
+added() { # A B N: A − B within each round for the Nth number, median, as +µs
+	have "$1" || { echo "–"; return; }
+	paste <(col "$1" "$3") <(col "$2" "$3") | awk '{ print $1 - $2 }' | median "%+.0f"
+}
+us() { # µs, as µs below 1 ms, else ms
+	awk -v v="$1" 'BEGIN { if (v == "–") print v; else if (v < 1000) printf "%.0f µs", v; else printf "%.1f ms", v / 1000 }'
+}
+skipped() { [ "$1" = yes ] && echo "–" || echo "skipped"; }
+
 declare -A URL PROXY CAF
-mkdir -p "$WORK/ca"
-for size in 604 65536; do
-	start "direct$size" "$WORK/rb" serve -size "$size"
+ROWS=()
+echo "$(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1)); load at the start $(load)" >"$WORK/head"
+
+#### replay: throughput against the plain server
+replay_servers() {
+	local size=$1 d t a mp
+	start "direct$size" "$RB" serve -size "$size"
 	d=$(wait_for "$WORK/direct$size.out" 'p')
 	URL[direct$size]="http://$d/data"
 
-	start "tls$size" "$WORK/rb" serve -size "$size" -tls "$WORK/tls$size.pem"
+	start "tls$size" "$RB" serve -size "$size" -tls "$WORK/tls$size.pem"
 	t=$(wait_for "$WORK/tls$size.out" 'p')
 	URL[tls$size]="https://$t/data" CAF[tls$size]=$WORK/tls$size.pem
 
-	"$WORK/rb" cassette -size "$size" -url http://svc.test/data -out "$WORK/rev$size.yaml"
+	"$RB" cassette -size "$size" -url http://svc.test/data -out "$WORK/rev$size.yaml"
 	start "cassette$size" "$WORK/cassette" proxy --mode replay --replayable --upstream http://svc.test --cassette "$WORK/rev$size.yaml"
-	a=$(wait_for "$WORK/cassette$size.out" 's/.*listening on \(http:[^ ]*\).*/\1/p')
-	URL[cassette$size]="$a/data"
+	URL[cassette$size]="$(cassette_url "cassette$size")/data"
 
-	"$WORK/rb" cassette -size "$size" -url https://svc.test/data -out "$WORK/fwd$size.yaml"
+	"$RB" cassette -size "$size" -url https://svc.test/data -out "$WORK/fwd$size.yaml"
 	start "forward$size" "$WORK/cassette" proxy --mode replay --replayable --ca-dir "$WORK/ca" --cassette "$WORK/fwd$size.yaml"
-	a=$(wait_for "$WORK/forward$size.out" 's/.*listening on \(http:[^ ]*\).*/\1/p')
-	URL[forward$size]="https://svc.test/data" PROXY[forward$size]=$a CAF[forward$size]=$WORK/ca/ca.pem
+	URL[forward$size]="https://svc.test/data" PROXY[forward$size]=$(cassette_url "forward$size") CAF[forward$size]=$WORK/ca/ca.pem
 
 	if [ "$MITM" = yes ]; then
-		# Record one flow in reverse mode from the direct server, then serve it.
+		# Record one flow from the plain server (reverse mode), then serve it.
 		start "mrec$size" mitmdump --mode "reverse:http://$d" --listen-host 127.0.0.1 --listen-port 0 -w "$WORK/flows$size"
-		mp=$(wait_for "$WORK/mrec$size.out" 's/.*listening at [^ ]*:\([0-9][0-9]*\).*/\1/p')
-		curl -s -o /dev/null "http://127.0.0.1:$mp/data" || { echo "mitmdump did not record" >&2; exit 3; }
-		kill "${PIDS[-1]}"
-		wait "${PIDS[-1]}" 2>/dev/null || true
-		case "$(mitmdump --version 2>/dev/null | sed -n 's/^Mitmproxy: *//p')" in
-		[0-9].*) opts=(--set server_replay_nopop=true --set server_replay_kill_extra=true) ;; # mitmproxy < 10 (Debian 12: 8.1)
-		*) opts=(--set server_replay_reuse=true --set server_replay_extra=kill) ;;
-		esac
+		mp=$(mitm_port "mrec$size")
+		curl -s -o /dev/null "http://127.0.0.1:$mp/data" || { say "mitmdump did not record"; exit 3; }
+		stop_last
 		start "mitm$size" mitmdump --flow-detail 0 --mode "reverse:http://$d" --listen-host 127.0.0.1 --listen-port 0 \
-			--server-replay "$WORK/flows$size" "${opts[@]}" --set connection_strategy=lazy
-		mp=$(wait_for "$WORK/mitm$size.out" 's/.*listening at [^ ]*:\([0-9][0-9]*\).*/\1/p')
-		URL[mitm$size]="http://127.0.0.1:$mp/data"
-
-		# The same as a forward HTTPS proxy (MITM with its own CA), recorded
-		# from the direct HTTPS server.
-		conf=(--set "confdir=$WORK/mitmconf" --ssl-insecure --listen-host 127.0.0.1 --listen-port 0)
+			--server-replay "$WORK/flows$size" "${MITM_OPTS[@]}" --set connection_strategy=lazy
+		URL[mitm$size]="http://127.0.0.1:$(mitm_port "mitm$size")/data"
+		# The same as a forward HTTPS proxy (MITM with its own CA), recorded from the plain HTTPS server.
+		local conf=(--set "confdir=$WORK/mitmconf" --ssl-insecure --listen-host 127.0.0.1 --listen-port 0)
 		start "mfrec$size" mitmdump "${conf[@]}" -w "$WORK/fflows$size"
-		mp=$(wait_for "$WORK/mfrec$size.out" 's/.*listening at [^ ]*:\([0-9][0-9]*\).*/\1/p')
+		mp=$(mitm_port "mfrec$size")
 		curl -s -o /dev/null --proxy "http://127.0.0.1:$mp" --cacert "$WORK/mitmconf/mitmproxy-ca-cert.pem" "https://$t/data" ||
-			{ echo "mitmdump did not record through HTTPS" >&2; exit 3; }
-		kill "${PIDS[-1]}"
-		wait "${PIDS[-1]}" 2>/dev/null || true
-		start "mfwd$size" mitmdump --flow-detail 0 "${conf[@]}" --server-replay "$WORK/fflows$size" "${opts[@]}" --set connection_strategy=lazy
-		mp=$(wait_for "$WORK/mfwd$size.out" 's/.*listening at [^ ]*:\([0-9][0-9]*\).*/\1/p')
-		URL[mfwd$size]="https://$t/data" PROXY[mfwd$size]="http://127.0.0.1:$mp" CAF[mfwd$size]=$WORK/mitmconf/mitmproxy-ca-cert.pem
+			{ say "mitmdump did not record through HTTPS"; exit 3; }
+		stop_last
+		start "mfwd$size" mitmdump --flow-detail 0 "${conf[@]}" --server-replay "$WORK/fflows$size" "${MITM_OPTS[@]}" --set connection_strategy=lazy
+		URL[mfwd$size]="https://$t/data" PROXY[mfwd$size]="http://127.0.0.1:$(mitm_port "mfwd$size")" CAF[mfwd$size]=$WORK/mitmconf/mitmproxy-ca-cert.pem
 	fi
 
-	if [ "$HOVERFLY" = yes ]; then
-		# Simulate mode as a webserver, the pair imported from a simulation.
-		body=$("$WORK/rb" body -size "$size")
-		printf '{"data":{"pairs":[{"request":{"method":[{"matcher":"exact","value":"GET"}],"path":[{"matcher":"exact","value":"/data"}]},"response":{"status":200,"body":"%s","headers":{"Content-Type":["application/json"]}}}]},"meta":{"schemaVersion":"v5"}}' \
-			"$(printf '%s' "$body" | sed 's/"/\\"/g')" >"$WORK/sim$size.json"
-		hp=$((20000 + RANDOM % 20000))
-		start "hoverfly$size" "$WORK/hoverfly" -webserver -listen-on-host 127.0.0.1 -pp "$hp" -ap "$((hp + 1))" -import "$WORK/sim$size.json"
-		for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$hp/data" && break; sleep 0.1; done
-		if curl -sf -o /dev/null "http://127.0.0.1:$hp/data"; then
-			URL[hoverfly$size]="http://127.0.0.1:$hp/data"
-		else
-			HOVERFLY="skipped: hoverfly built but did not serve the simulation (see its log)"
+	if [ "$HF" = yes ]; then
+		"$RB" hoverfly -size "$size" -out "$WORK/sim$size.json"
+		hoverfly "hoverfly$size" -webserver -import "$WORK/sim$size.json"
+		URL[hoverfly$size]="http://127.0.0.1:$HP/data"
+		# Simulate mode as a forward HTTPS proxy, with a CA of its own making.
+		if [ ! -s "$WORK/hfca/cert.pem" ]; then
+			mkdir -p "$WORK/hfca"
+			hp=$((20000 + RANDOM % 20000)) # it goes on to serve: on ports of ours
+			(cd "$WORK/hfca" && exec "$HOVERFLY" -generate-ca-cert -listen-on-host 127.0.0.1 -pp "$hp" -ap "$((hp + 1))" >/dev/null 2>&1) &
+			PIDS+=($!)
+			wait_for "$WORK/hfca/key.pem" 'p' >/dev/null
+			sleep 0.2 # the key is written before the certificate is complete
+			stop_last
 		fi
+		URL[hfwd$size]="https://svc.test/data" CAF[hfwd$size]=$WORK/hfca/cert.pem
+		hoverfly "hfwd$size" -cert "$WORK/hfca/cert.pem" -key "$WORK/hfca/key.pem" -import "$WORK/sim$size.json"
+		PROXY[hfwd$size]="http://127.0.0.1:$HP"
 	fi
-done
+}
 
-# Each URL answers with the whole body before anything is measured.
-for k in "${!URL[@]}"; do
-	size=${k//[a-z]/}
-	if [ -n "${PROXY[$k]:-}" ]; then
-		n=$(curl -s --proxy "${PROXY[$k]}" --cacert "${CAF[$k]}" "${URL[$k]}" | wc -c)
-	elif [ -n "${CAF[$k]:-}" ]; then
-		n=$(curl -s --cacert "${CAF[$k]}" "${URL[$k]}" | wc -c)
-	else
-		n=$(curl -s "${URL[$k]}" | wc -c)
-	fi
-	[ "$n" -eq "$size" ] || { echo "$k (${URL[$k]}) answered $n bytes, want $size" >&2; exit 3; }
-done
-
-# measure KEY: one run, requests per second appended to $WORK/KEY.rps.
-measure() {
+measure_replay() {
 	local k=$1 size=${1//[a-z]/} r
 	case $k in
-	tls* | forward* | mfwd*)
-		r=$("$WORK/rb" load -url "${URL[$k]}" ${PROXY[$k]:+-proxy "${PROXY[$k]}"} -ca "${CAF[$k]}" -c 32 -secs "$SECS" -size "$size")
+	tls* | forward* | mfwd* | hfwd*)
+		r=$("$RB" load -url "${URL[$k]}" ${PROXY[$k]:+-proxy "${PROXY[$k]}"} -ca "${CAF[$k]}" -c 32 -secs "$SECS" -size "$size")
 		;;
-	*)
-		r=$(wrk -t2 -c32 -d"${SECS}s" "${URL[$k]}" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')
-		;;
+	*) r=$(wrk -t2 -c32 -d"${SECS}s" "${URL[$k]}" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p') ;;
 	esac
-	echo "$r" >>"$WORK/$k.rps"
+	echo "$r" >>"$WORK/$k.v"
 }
 
-keys=()
-for size in 604 65536; do
-	for c in direct cassette mitm hoverfly tls forward mfwd; do
-		[ -n "${URL[$c$size]:-}" ] && keys+=("$c$size")
+if part replay; then
+	say "replay: load $(load)"
+	for size in 604 65536; do replay_servers "$size"; done
+	# Each URL answers with the whole body before anything is measured.
+	for k in "${!URL[@]}"; do
+		size=${k//[a-z]/}
+		n=$(curl -s ${PROXY[$k]:+--proxy "${PROXY[$k]}"} ${CAF[$k]:+--cacert "${CAF[$k]}"} "${URL[$k]}" | wc -c)
+		[ "$n" -eq "$size" ] || { say "$k (${URL[$k]}) answered $n bytes, want $size"; exit 3; }
 	done
-done
-echo "$(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1)), load $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rounds of ${SECS}s per configuration" >&2
-for ((r = 0; r < ROUNDS; r++)); do
-	for ((i = 0; i < ${#keys[@]}; i++)); do
-		j=$i
-		((r % 2)) && j=$((${#keys[@]} - 1 - i)) # A B C, then C B A: each pair in both orders
-		k=${keys[$j]}
-		measure "$k"
-		echo "round $((r + 1)): $k $(tail -n1 "$WORK/$k.rps") req/s" >&2
+	keys=()
+	for size in 604 65536; do
+		for c in direct cassette mitm hoverfly tls forward mfwd hfwd; do
+			[ -n "${URL[$c$size]:-}" ] && keys+=("$c$size")
+		done
 	done
-done
-
-# median and min of a configuration's rounds
-med() { sort -g "$WORK/$1.rps" | awk '{ v[NR] = $1 } END { printf "%.0f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-mn() { sort -g "$WORK/$1.rps" | head -n1 | awk '{ printf "%.0f", $1 }'; }
-ratio() { # A B: A ÷ B in each round (measured one after the other), median (min) over rounds
-	if [ ! -s "$WORK/$1.rps" ]; then echo "–"; return; fi
-	paste "$WORK/$1.rps" "$WORK/$2.rps" | awk '{ print $1 / $2 }' | sort -g |
-		awk '{ v[NR] = $1 } END { printf "%.2f (%.2f)", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1] }'
-}
-skip() { [ "$1" = yes ] && echo "–" || echo "${1%%:*}"; }
-
-echo "measuring misses at 1,000 and 100,000 interactions..." >&2
-read -r m1k v1k < <("$WORK/rb" miss -n 1000)
-read -r m100k v100k < <("$WORK/rb" miss -n 100000)
-
-echo
-echo "$(date -u +%Y-%m-%d), $(nproc) cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1)), load $(cut -d' ' -f1-3 /proc/loadavg) at the end; wrk -t2 -c32, ${SECS}s × $ROUNDS interleaved rounds"
-echo
-echo "| figure | cassette | Hoverfly | mitmproxy | target |"
-echo "|---|---|---|---|---|"
-hf() { [ "$HOVERFLY" = yes ] && ratio "hoverfly$1" "direct$1" || skip "$HOVERFLY"; }
-mt() { [ "$MITM" = yes ] && ratio "mitm$1" "direct$1" || skip "$MITM"; }
-echo "| reverse replay req/s ÷ direct net/http, 604 B | $(ratio cassette604 direct604) | $(hf 604) | $(mt 604) | ≥ 0.85 |"
-echo "| same, 64 KiB | $(ratio cassette65536 direct65536) | $(hf 65536) | $(mt 65536) | ≥ 0.85 |"
-mf() { [ "$MITM" = yes ] && echo "$(ratio mfwd604 tls604) / $(ratio mfwd65536 tls65536)" || skip "$MITM"; }
-echo "| forward HTTPS replay ÷ direct HTTPS, 604 B / 64 KiB | $(ratio forward604 tls604) / $(ratio forward65536 tls65536) | $(skip "$HOVERFLY") | $(mf) | ≥ 0.85 |"
-echo "| miss (closest-miss report), unseen path, 1k / 100k interactions | ${m1k} µs / ${m100k} µs | – | – | ≤ 2 ms, flat in N |"
-echo "| go-vcr v4's lookup of the same miss (linear), 1k / 100k | ${v1k} µs / ${v100k} µs | | | baseline |"
-echo
-echo "req/s, median / min over rounds:"
-for k in "${keys[@]}"; do
-	printf '  %-16s %8s / %8s\n' "$k" "$(med "$k")" "$(mn "$k")"
-done
-[ "$HOVERFLY" = yes ] || echo "Hoverfly $HOVERFLY"
-[ "$MITM" = yes ] || echo "mitmproxy $MITM"
-echo "ratios: median over rounds of the ratio within a round (min in parentheses); forward HTTPS is measured with bench/replaybench's Go client (wrk cannot use a proxy), direct HTTPS with the same client"
-
-# The rows Go benchmarks measure (load, normalize, verify): GO_ROWS=0 skips them.
-if [ "${GO_ROWS:-1}" != 0 ]; then
-	echo
-	"$REPO/bench/go-rows.sh" "$ROUNDS"
+	interleave measure_replay "${keys[@]}"
+	ROWS+=("| reverse replay ÷ a plain net/http server (\`w.Write(body)\`), 604 B | $(ratio cassette604 direct604) | $(ratio hoverfly604 direct604) | $(ratio mitm604 direct604) | – | ≥ 0.95 |")
+	ROWS+=("| same, 64 KiB | $(ratio cassette65536 direct65536) | $(ratio hoverfly65536 direct65536) | $(ratio mitm65536 direct65536) | – | ≥ 0.95 |")
+	ROWS+=("| forward HTTPS replay ÷ plain HTTPS server, 604 B / 64 KiB | $(ratio forward604 tls604) / $(ratio forward65536 tls65536) | $(ratio hfwd604 tls604) / $(ratio hfwd65536 tls65536) | $(ratio mfwd604 tls604) / $(ratio mfwd65536 tls65536) | – | ≥ 0.9 |")
+	{
+		echo "replay, req/s, median (min) over rounds:"
+		for k in "${keys[@]}"; do printf '  %-14s %s\n' "$k" "$(col "$k" | medmin "%.0f")"; done
+	} >>"$WORK/notes"
+	echo "replay: load at the end $(load)" >>"$WORK/head"
 fi
+
+#### latency: what a recording proxy adds
+measure_latency() {
+	local k=$1
+	"$RB" latency -url "${URL[lat-direct]}" ${PROXY[$k]:+-proxy "${PROXY[$k]}"} -n 2000 >>"$WORK/$k.v"
+}
+if part latency; then
+	say "latency: load $(load)"
+	[ -n "${URL[direct604]:-}" ] || { start direct "$RB" serve -size 604; URL[direct604]="http://$(wait_for "$WORK/direct.out" 'p')/data"; }
+	URL[lat-direct]=${URL[direct604]}
+	lkeys=(lat-direct lat-cassette)
+	start lat-cassette "$WORK/cassette" proxy --mode record --ca-dir "$WORK/ca" --cassette "$WORK/recorded.yaml"
+	PROXY[lat-cassette]=$(cassette_url lat-cassette)
+	if [ "$MITM" = yes ]; then
+		start lat-mitm mitmdump --set "confdir=$WORK/mitmconf" --listen-host 127.0.0.1 --listen-port 0 -w "$WORK/latflows"
+		PROXY[lat-mitm]="http://127.0.0.1:$(mitm_port lat-mitm)"
+		lkeys+=(lat-mitm)
+	fi
+	if [ "$HF" = yes ]; then
+		hoverfly lat-hoverfly -capture
+		PROXY[lat-hoverfly]="http://127.0.0.1:$HP"
+		lkeys+=(lat-hoverfly)
+	fi
+	interleave measure_latency "${lkeys[@]}"
+	lat() { have "$1" && echo "$(added "$1" lat-direct 1) / $(added "$1" lat-direct 2) µs" || echo "–"; }
+	ROWS+=("| record proxy added latency, p50 / p99 | $(lat lat-cassette) | $(lat lat-hoverfly) | $(lat lat-mitm) | – | ≤ +150 / +500 µs |")
+	echo "latency: the plain server's own p50 / p99: $(col lat-direct 1 | median "%.0f") / $(col lat-direct 2 | median "%.0f") µs (medians)" >>"$WORK/notes"
+	echo "latency: load at the end $(load)" >>"$WORK/head"
+fi
+
+#### start: 100,000 interactions, and misses
+measure_start() {
+	local k=$1 n=${1##*-} dir=$WORK/big
+	[ "$n" = 1k ] && dir=$WORK/k1
+	local ready="http://127.0.0.1:{PORT}/" miss="http://127.0.0.1:{PORT}/v1/items/{I}?page=11"
+	case $k in
+	proxy-*) "$RB" start -url "http://127.0.0.1:{PORT}/.well-known/cassette/ready" -miss "$miss" -- \
+		"$WORK/cassette" proxy --mode replay --listen "127.0.0.1:{PORT}" --upstream https://api.example.com --cassette "$dir/cassettes" ;;
+	validate-*) "$RB" start -wait -- "$WORK/cassette" --config "$dir/cassette.yaml" validate ;;
+	hoverfly-*) "$RB" start -url "$ready" -miss "$miss" -- "$HOVERFLY" -webserver -no-import-check -listen-on-host 127.0.0.1 -pp "{PORT}" -ap "{PORT2}" -import "$dir/sim.json" ;;
+	govcr-1k) "$RB" start -url "$ready" -miss "$miss" -- "$RB" govcr -dir "$dir/cassettes" -listen "127.0.0.1:{PORT}" ;;
+	govcr-100k) "$RB" start -url "$ready" -miss "$miss" -probes 3 -- "$RB" govcr -dir "$dir/cassettes" -listen "127.0.0.1:{PORT}" ;; # a linear scan: seconds a miss
+	esac >>"$WORK/$k.v"
+}
+if part start; then
+	say "start: writing 100,000 and 1,000 interactions..."
+	for d in big:100000:4 k1:1000:1; do
+		IFS=: read -r name n files <<<"$d"
+		mkdir -p "$WORK/$name/cassettes"
+		(cd "$REPO" && CASSETTE_BENCH_DIR=$WORK/$name/cassettes CASSETTE_BENCH_N=$n CASSETTE_BENCH_FILES=$files \
+			go test ./cassettes -run '^TestWriteBenchCassettes$' -count=1 >/dev/null)
+		# shellcheck disable=SC2016 # ${PORT} is for cassette to expand
+		printf 'version: 1\nadapters:\n  bench:\n    kind: http\n    real: {base_url: "https://api.example.com"}\n    fake: {command: ["true"], base_url: "http://127.0.0.1:${PORT}"}\n' >"$WORK/$name/cassette.yaml"
+		[ "$HF" = yes ] && "$RB" hoverfly -dir "$WORK/$name/cassettes" -out "$WORK/$name/sim.json"
+	done
+	say "start: load $(load)"
+	skeys=(proxy-100k validate-100k govcr-100k proxy-1k govcr-1k)
+	[ "$HF" = yes ] && skeys+=(hoverfly-100k hoverfly-1k)
+	interleave measure_start "${skeys[@]}"
+	startup() { have "$1" && echo "$(col "$1" 1 | median "%.2f") s, $(col "$1" 2 | median "%.0f") MB" || echo "–"; }
+	misses() { have "$1-1k" && echo "$(us "$(col "$1-1k" 3 | median "%.0f")") / $(us "$(col "$1-100k" 3 | median "%.0f")")" || echo "–"; }
+	ROWS+=("| \`cassette proxy\` ready with 100k interactions, RSS | $(startup proxy-100k) (\`validate\`: $(startup validate-100k)) | $(startup hoverfly-100k) | – | $(startup govcr-100k) | ≤ 1.5 s, ≤ 300 MB |")
+	ROWS+=("| miss with closest-miss report, 1k / 100k, over HTTP | $(misses proxy) | $(misses hoverfly) | – | $(misses govcr) | flat in N |")
+	echo "start, seconds to ready, median (min): proxy $(col proxy-100k 1 | medmin "%.2f"), validate $(col validate-100k 1 | medmin "%.2f"), go-vcr $(col govcr-100k 1 | medmin "%.2f")$(have hoverfly-100k && echo ", Hoverfly $(col hoverfly-100k 1 | medmin "%.2f")")" >>"$WORK/notes"
+	echo "start: load at the end $(load)" >>"$WORK/head"
+fi
+
+#### pacing: a stream replayed at its recorded times
+measure_pacing() { "$RB" sse -url "${URL[sse]}" >>"$WORK/$1.v"; }
+if part pacing; then
+	say "pacing: load $(load)"
+	"$RB" sse-cassette -url http://svc.test/stream -out "$WORK/sse.yaml"
+	start sse "$WORK/cassette" proxy --mode replay --replayable --latency --upstream http://svc.test --cassette "$WORK/sse.yaml"
+	URL[sse]="$(cassette_url sse)/stream"
+	interleave measure_pacing pacing
+	ms=$(col pacing | median "%.1f")
+	ROWS+=("| \`--latency\` paced SSE, 50 events over 998 ms | ends at $(col pacing | medmin "%.0f") ms ($(awk -v m="$ms" 'BEGIN { printf "%+.1f%%", (m / 998 - 1) * 100 }')) | – | – | – | within 1% |")
+	echo "pacing: load at the end $(load)" >>"$WORK/head"
+fi
+
+if part go; then
+	say "go rows: load $(load)"
+	while IFS= read -r row; do ROWS+=("$row"); done < <("$REPO/bench/go-rows.sh" "$ROUNDS" rows)
+	echo "go rows: load at the end $(load)" >>"$WORK/head"
+fi
+
+echo
+cat "$WORK/head"
+echo "wrk -t2 -c32, ${SECS}s × $ROUNDS interleaved rounds; ratios: median over rounds of the ratio within a round (min in parentheses)"
+echo
+echo "| row | cassette | Hoverfly | mitmproxy | go-vcr v4 | target |"
+echo "|---|---|---|---|---|---|"
+printf '%s\n' "${ROWS[@]}"
+echo
+[ -s "$WORK/notes" ] && cat "$WORK/notes"
+[ "$HF" = yes ] || echo "Hoverfly $HF"
+[ "$MITM" = yes ] || echo "mitmproxy $MITM"

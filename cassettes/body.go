@@ -117,10 +117,19 @@ type Duration time.Duration
 // MarshalYAML writes the duration as Go duration syntax.
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
+// valueError is the error of a value a custom type cannot take, at its
+// line. It is a *yaml.TypeError, which the decoder collects and goes on
+// after (any other error stops it): the rest of the file is still decoded,
+// so that its other problems are reported in the same run and nothing left
+// undecoded is reported as missing.
+func valueError(n *yaml.Node, format string, args ...any) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: ", n.Line) + fmt.Sprintf(format, args...)}}
+}
+
 // UnmarshalYAML reads a duration string, an integer of nanoseconds, or "".
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("line %d: expected a duration like 120ms, got a %s", n.Line, kindName(n.Kind))
+		return valueError(n, "expected a duration like 120ms, got a %s", kindName(n.Kind))
 	}
 	v := strings.TrimSpace(n.Value)
 	if v == "" || n.Tag == "!!null" {
@@ -130,14 +139,14 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Tag == "!!int" {
 		var ns int64
 		if _, err := fmt.Sscan(v, &ns); err != nil {
-			return fmt.Errorf("line %d: expected a duration like 120ms, got %q", n.Line, v)
+			return valueError(n, "expected a duration like 120ms, got %q", v)
 		}
 		*d = Duration(ns)
 		return nil
 	}
 	p, err := time.ParseDuration(v)
 	if err != nil {
-		return fmt.Errorf("line %d: expected a duration like 120ms, got %q", n.Line, v)
+		return valueError(n, "expected a duration like 120ms, got %q", v)
 	}
 	*d = Duration(p)
 	return nil

@@ -1,7 +1,6 @@
 package cassettes
 
 import (
-	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -82,6 +81,34 @@ type Adapter struct {
 	// AllowMutating lets refresh re-run scenarios marked replayable: false
 	// (mutating calls) against the real service.
 	AllowMutating bool `yaml:"allow_mutating,omitempty"`
+	// Coverage says how `cassette coverage` reads this adapter's calls as
+	// call shapes, and how many must be backed by a cassette.
+	Coverage Coverage `yaml:"coverage,omitempty"`
+}
+
+// Coverage configures the call shapes of one adapter (package coverage
+// holds the rules; the README's "Coverage" section shows them).
+type Coverage struct {
+	// Paths are URL path templates ("/repos/{owner}/{repo}"): in a path
+	// that starts with a template's segments, the segments under its
+	// {names} become {} (names, slugs: values no rule can recognise).
+	Paths []string `yaml:"paths,omitempty" validate:"dive,startswith=/"`
+	// Depth is how many leading words of a CLI call name the subcommand
+	// (`gh pr list`: 2); nil is 1.
+	Depth *int `yaml:"depth,omitempty" validate:"omitempty,min=0,max=8"`
+	// ValueFlags are the CLI flags whose value is the next word
+	// (`-C DIR`), so that the value is never read as a subcommand.
+	ValueFlags []string `yaml:"value_flags,omitempty" validate:"dive,startswith=-"`
+	// Ignore are call shapes left out of coverage ("GET /healthz",
+	// "git --version"); * matches any run of characters.
+	Ignore []string `yaml:"ignore,omitempty" validate:"dive,required"`
+	// IgnoreQuery are query parameters and IgnoreFlags CLI flags left out
+	// of shapes, by name (a cache buster, a verbosity flag).
+	IgnoreQuery []string `yaml:"ignore_query,omitempty" validate:"dive,required"`
+	IgnoreFlags []string `yaml:"ignore_flags,omitempty" validate:"dive,startswith=-"`
+	// Min is the percentage of the adapter's observed call shapes that
+	// cassettes must cover (nil is 100); `cassette coverage --min` overrides it.
+	Min *float64 `yaml:"min,omitempty" validate:"omitempty,min=0,max=100"`
 }
 
 // Real is how to reach the real service.
@@ -101,6 +128,29 @@ type Real struct {
 	ClientCert         string `yaml:"client_cert,omitempty"`
 	ClientKey          string `yaml:"client_key,omitempty"`
 	InsecureSkipVerify bool   `yaml:"insecure_skip_verify,omitempty"`
+	// Faults are how a cli adapter's real command says that the real side
+	// could not be reached, on top of the built-in signatures of the tool
+	// it names (curl, git, gh, docker, podman, LLM CLIs).
+	Faults *Faults `yaml:"faults,omitempty"`
+}
+
+// Faults are the failure signatures of a cli adapter's real command: a run
+// that ends with one of these exit codes, or a non-zero exit code and
+// stderr matching one of these patterns, could not reach the real side. It
+// is infrastructure (exit 3), never a cassette or a drift.
+type Faults struct {
+	ExitCodes []int    `yaml:"exit_codes,omitempty" validate:"dive,min=1,max=255"`
+	Stderr    []string `yaml:"stderr,omitempty" validate:"dive,required"` // RE2 patterns, searched in stderr
+	// NotLoggedIn are stderr patterns saying the tool has no credentials
+	// (`gh auth login`): refresh skips the adapter, as for an unset
+	// credential variable.
+	NotLoggedIn []string `yaml:"not_logged_in,omitempty" validate:"dive,required"`
+	// Builtin false drops the tool's built-in signatures (default true).
+	Builtin *bool `yaml:"builtin,omitempty"`
+	// Strict false records a re-recording whose exit code went from 0 to
+	// non-zero with nothing on stdout and no signature matched; by default
+	// (true) it is refused as suspect.
+	Strict *bool `yaml:"strict,omitempty"`
 }
 
 // Fake is how to reach or start the fake.
@@ -163,6 +213,12 @@ type Match struct {
 	// replayable (serve the last one again). A cassette's own
 	// `replayable:` key wins.
 	Sequence string `yaml:"sequence,omitempty" validate:"omitempty,oneof=replayable once"`
+	// Preset names a match preset (package match: anthropic, openai,
+	// gemini): what to leave out of an LLM API's request bodies so that a
+	// newer SDK still matches what an older one recorded. The settings
+	// above are laid over it. An unknown name is an error of `cassette
+	// validate` and the proxy, naming its line.
+	Preset string `yaml:"preset,omitempty"`
 	// Empty is what verify makes of an HTTP cassette that records no
 	// request (`interactions: []`, which go-vcr writes for a test that sent
 	// none): pass (the default: nothing to compare) or fail.
@@ -206,6 +262,9 @@ func (m Match) For(scenario string) Match {
 	}
 	if o.Empty != "" {
 		out.Empty = o.Empty
+	}
+	if o.Preset != "" {
+		out.Preset = o.Preset
 	}
 	return out
 }
@@ -293,7 +352,7 @@ func (d Date) MarshalYAML() (any, error) { return d.String(), nil }
 func (d *Date) UnmarshalYAML(n *yaml.Node) error {
 	t, err := time.Parse(time.DateOnly, strings.TrimSpace(n.Value))
 	if err != nil {
-		return fmt.Errorf("line %d: expected a date like 2026-11-30, got %q", n.Line, n.Value)
+		return valueError(n, "expected a date like 2026-11-30, got %q", n.Value)
 	}
 	d.Time = t
 	return nil

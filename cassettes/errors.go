@@ -33,6 +33,7 @@ const (
 	EUsage                   Reason = "E_USAGE"
 	EQuarantineInvalid       Reason = "E_QUARANTINE_INVALID"
 	EBundleInvalid           Reason = "E_BUNDLE_INVALID"
+	EObservationInvalid      Reason = "E_OBSERVATION_INVALID" // a line of .cassette/observed is not an observation
 	// exit 3: infrastructure
 	ETimeout         Reason = "E_TIMEOUT"
 	ERateLimit       Reason = "E_RATE_LIMIT"
@@ -46,6 +47,10 @@ const (
 	ERealTLS         Reason = "E_REAL_TLS"    // the real side's TLS failed: certificate not trusted, wrong name, expired
 	ERealDNS         Reason = "E_REAL_DNS"    // the real side's host name does not resolve
 	ERealReset       Reason = "E_REAL_RESET"  // the real side closed or reset the connection mid-exchange
+
+	// ERealSuspect: a re-recorded command went from exit 0 to a failure
+	// with nothing on stdout, and no fault signature said why.
+	ERealSuspect Reason = "E_REAL_SUSPECT"
 	// exit 1: test failure
 	ETestFailed        Reason = "E_TEST_FAILED"
 	EContractDrift     Reason = "E_CONTRACT_DRIFT"
@@ -53,6 +58,9 @@ const (
 	EQuarantineExpired Reason = "E_QUARANTINE_EXPIRED"
 	EReplayMiss        Reason = "E_REPLAY_MISS"
 	EEscalated         Reason = "E_ESCALATED"
+	// coverage (exit 1): a call shape the tests sent to a fake is backed by
+	// no cassette, or an adapter whose fake was called has none at all.
+	EUncoveredCall Reason = "E_UNCOVERED_CALL"
 	// refresh (exit 1): the real service changed and a refresh PR now
 	// carries the new cassettes (the fake still matches them) …
 	ERealDrift Reason = "E_REAL_DRIFT"
@@ -64,14 +72,14 @@ const (
 var reasonExit = map[Reason]Exit{
 	ECfgParse: ExitUser, EMissingConfig: ExitUser, ECassetteNotFound: ExitUser,
 	ECassetteInvalid: ExitUser, EReplayMissingDependency: ExitUser, ESecretLeak: ExitUser,
-	EUsage: ExitUser, EQuarantineInvalid: ExitUser, EBundleInvalid: ExitUser,
+	EUsage: ExitUser, EQuarantineInvalid: ExitUser, EBundleInvalid: ExitUser, EObservationInvalid: ExitUser,
 	ETimeout: ExitInfra, ERateLimit: ExitInfra, EProvider5xx: ExitInfra,
 	EFakeUnavailable: ExitInfra, ERealUnreachable: ExitInfra, EForge: ExitInfra,
 	EPushRejected: ExitInfra, EIO: ExitInfra, EInterrupted: ExitInfra,
-	ERealTLS: ExitInfra, ERealDNS: ExitInfra, ERealReset: ExitInfra,
+	ERealTLS: ExitInfra, ERealDNS: ExitInfra, ERealReset: ExitInfra, ERealSuspect: ExitInfra,
 	ETestFailed: ExitFail, EContractDrift: ExitFail, EFakeError: ExitFail,
 	EQuarantineExpired: ExitFail, EReplayMiss: ExitFail, EEscalated: ExitFail,
-	ERealDrift: ExitFail, EFakeDrift: ExitFail,
+	ERealDrift: ExitFail, EFakeDrift: ExitFail, EUncoveredCall: ExitFail,
 }
 
 // Exit returns the exit class a reason code maps to; an unregistered code is a
@@ -187,5 +195,5 @@ func AsError(err error) *Error {
 	if errors.As(err, &ce) {
 		return ce
 	}
-	return &Error{Reason: EIO, Message: err.Error(), Err: err, NextStep: "cassette validate"}
+	return &Error{Reason: EIO, Message: err.Error(), Err: err, NextStep: Command("cassette", "validate")}
 }

@@ -65,14 +65,14 @@ func Load(path string, opts LoadOptions) (*Cassette, error) {
 	data, prob, err := readRegular(path, opts.root(path), MaxFileBytes)
 	if prob != nil {
 		return nil, &Error{Reason: ECassetteInvalid, Message: "cassette " + path + " is not read: " + prob.Message,
-			Problems: []Problem{*prob}, NextStep: "rm " + path + "   # then re-record it: cassette record"}
+			Problems: []Problem{*prob}, NextStep: Command("ls", "-l", path)}
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &Error{Reason: ECassetteNotFound, Message: fmt.Sprintf("cassette %s does not exist", path),
-				NextStep: "cassette validate   # lists the cassettes that exist", Err: err}
+				NextStep: Command("cassette", "validate"), Err: err}
 		}
-		return nil, &Error{Reason: EIO, Message: "cannot read cassette " + path, Err: err, NextStep: "ls -l " + path}
+		return nil, &Error{Reason: EIO, Message: "cannot read cassette " + path, Err: err, NextStep: Command("ls", "-l", path)}
 	}
 	return Parse(path, data, opts)
 }
@@ -80,7 +80,7 @@ func Load(path string, opts LoadOptions) (*Cassette, error) {
 // Parse is Load for bytes already read; path names them in messages and
 // resolves sidecar bodies.
 func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
-	next := "cassette validate " + path
+	next := Command("cassette", "validate", path)
 	// Credentials are looked for first, in the raw bytes, whatever else is
 	// wrong with the file: a leak is reported even when the schema is not met.
 	// (The scan runs beside the parse: on a large file each takes a core.)
@@ -90,8 +90,8 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	leaks := <-scanned
 	fail := func(msg string, probs []Problem) (*Cassette, error) {
 		if len(leaks) > 0 {
-			return nil, &Error{Reason: ESecretLeak, Message: "cassette " + path + " contains credentials", Problems: append(leaks, probs...),
-				NextStep: "remove the value from " + path + ", rotate the credential, then re-record the cassette"}
+			return nil, &Error{Reason: ESecretLeak, Message: "cassette " + path + " contains credentials: remove each value (or re-record the cassette) and rotate the credential", Problems: append(leaks, probs...),
+				NextStep: next}
 		}
 		return nil, &Error{Reason: ECassetteInvalid, Message: msg, Problems: probs, NextStep: next}
 	}
@@ -105,7 +105,7 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	}
 	if c.Plain {
 		upgradePlain(c, opts)
-	} else if c.Cassette < 1 {
+	} else if c.Cassette < 1 && c.hasTopKey("cassette") { // absent: implied by the other metadata
 		probs = append(probs, Problem{File: path, Line: c.Line("cassette"), Field: "cassette", Message: "the cassette schema version is missing",
 			Expected: fmt.Sprintf("%d", SchemaVersion)})
 	}
@@ -140,7 +140,7 @@ func decodeCassette(path string, data []byte) (*Cassette, []Problem) {
 	}
 	root := doc.Content[0]
 	c := &Cassette{Path: path, loc: &locator{head: doc}}
-	strict := mappingKey(root, "cassette") != nil
+	strict := carriesMetadata(root)
 	c.Plain = !strict
 	probs = append(probs, checkKnown(path, root, reflect.TypeOf(Cassette{}), "", strict, &c.Warnings)...)
 	if err := doc.Decode(c); err != nil {
@@ -548,9 +548,9 @@ func Discover(dir string) ([]string, error) {
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &Error{Reason: ECassetteNotFound, Message: "cassette directory " + dir + " does not exist", Err: err,
-				NextStep: "cassette record --adapter NAME --scenario NAME -- COMMAND   # records the first cassette"}
+				NextStep: Command("mkdir", "-p", dir)}
 		}
-		return nil, &Error{Reason: EIO, Message: "cannot list cassettes in " + dir, Err: err, NextStep: "ls -la " + dir}
+		return nil, &Error{Reason: EIO, Message: "cannot list cassettes in " + dir, Err: err, NextStep: Command("ls", "-la", dir)}
 	}
 	sort.Strings(out)
 	return out, nil

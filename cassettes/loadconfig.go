@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"time"
 
@@ -27,25 +28,25 @@ type ConfigOptions struct {
 func LoadConfig(path string, opts ConfigOptions) (*Config, error) {
 	data, prob, err := readRegular(path, filepath.Dir(path), MaxFileBytes)
 	if prob != nil {
-		return nil, &Error{Reason: ECfgParse, Message: path + " is not read: " + prob.Message, Problems: []Problem{*prob},
-			NextStep: "replace " + path + " with a regular file, then: cassette validate --config " + path}
+		return nil, &Error{Reason: ECfgParse, Message: path + " is not read: " + prob.Message + "; replace it with a regular file", Problems: []Problem{*prob},
+			NextStep: Command("ls", "-l", path)}
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &Error{Reason: EMissingConfig, Message: fmt.Sprintf("config file %s does not exist", path),
-				NextStep: "cassette init   # scaffolds cassette.yaml and cassettes/"}
+			return nil, &Error{Reason: EMissingConfig, Message: fmt.Sprintf("config file %s does not exist (cassette init scaffolds one)", path),
+				NextStep: initStep(path)}
 		}
-		return nil, &Error{Reason: EIO, Message: "cannot read " + path, Err: err, NextStep: "ls -l " + path}
+		return nil, &Error{Reason: EIO, Message: "cannot read " + path, Err: err, NextStep: Command("ls", "-l", path)}
 	}
 	return ParseConfig(path, data, opts)
 }
 
 // ParseConfig is LoadConfig for bytes already read.
 func ParseConfig(path string, data []byte, opts ConfigOptions) (*Config, error) {
-	next := "cassette validate --config " + path
+	next := validateStep(path)
 	if leaks := leakProblems(path, data, nil); len(leaks) > 0 {
-		return nil, &Error{Reason: ESecretLeak, Message: path + " contains a credential", Problems: leaks,
-			NextStep: "replace the value with ${VAR} (listed in real.credentials), rotate the credential, then: " + next}
+		return nil, &Error{Reason: ESecretLeak, Message: path + " contains a credential: replace the value with ${VAR} (the variable listed in real.credentials) and rotate the credential", Problems: leaks,
+			NextStep: next}
 	}
 	doc, probs := parseDocument(path, data, "cassette.yaml with an `adapters:` mapping (run `cassette init` for an example)")
 	if len(probs) > 0 {
@@ -68,7 +69,7 @@ func ParseConfig(path string, data []byte, opts ConfigOptions) (*Config, error) 
 			cfg.Order = append(cfg.Order, ad.Content[i].Value)
 		}
 	}
-	probs = append(probs, structProblems(path, cfg, registries{cfg: cfg, normalizers: opts.Normalizers}, cfg.Line)...)
+	probs = append(probs, notAgain(probs, structProblems(path, cfg, registries{cfg: cfg, normalizers: opts.Normalizers}, cfg.Line))...)
 	probs = append(probs, configRules(cfg)...)
 	if p := cassettesDirProblem(cfg); p != nil {
 		probs = append(probs, *p)
@@ -110,6 +111,9 @@ func configRules(cfg *Config) []Problem {
 			if len(a.Fake.Command) == 0 {
 				add(f+".fake.command", "a cli adapter's fake needs `command` (or in_process: true, for a fake a test runner drives)", "command: [./bin/fake-gh]")
 			}
+		}
+		if a.Real.Faults != nil {
+			out = append(out, faultsProblems(cfg, f+".real.faults", a)...)
 		}
 		for k, v := range a.Real.Headers {
 			for _, vr := range Vars(v) {
@@ -162,6 +166,26 @@ func configRules(cfg *Config) []Problem {
 	return out
 }
 
+// faultsProblems are the problems of an adapter's real.faults: it belongs
+// to a cli adapter, and its patterns must compile.
+func faultsProblems(cfg *Config, f string, a *Adapter) []Problem {
+	var out []Problem
+	if a.Kind != KindCLI {
+		out = append(out, Problem{File: cfg.Path, Line: cfg.Line(f), Field: f, Message: "real.faults describes a cli adapter's command", Expected: "kind: cli"})
+	}
+	for key, pats := range map[string][]string{"stderr": a.Real.Faults.Stderr, "not_logged_in": a.Real.Faults.NotLoggedIn} {
+		for i, p := range pats {
+			if _, err := regexp.Compile(p); err != nil {
+				field := fmt.Sprintf("%s.%s[%d]", f, key, i)
+				out = append(out, Problem{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: "not a regular expression: " + err.Error(),
+					Expected: "an RE2 pattern, e.g. 'Could not resolve host'"})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Problem) int { return a.Line - b.Line })
+	return out
+}
+
 // CredentialNames lists every credential variable declared by any adapter.
 func (c *Config) CredentialNames() []string {
 	seen := map[string]bool{}
@@ -173,6 +197,24 @@ func (c *Config) CredentialNames() []string {
 				out = append(out, v)
 			}
 		}
+	}
+	return out
+}
+
+// notAgain drops from later the problems of a value that could not be
+// decoded (already reported, at that line, by the decoder), which the
+// rules would call missing.
+func notAgain(reported, later []Problem) []Problem {
+	lines := map[int]bool{}
+	for _, p := range reported {
+		lines[p.Line] = true
+	}
+	out := later[:0]
+	for _, p := range later {
+		if lines[p.Line] && (p.Message == "is required" || p.Message == "is missing") {
+			continue
+		}
+		out = append(out, p)
 	}
 	return out
 }

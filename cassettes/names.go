@@ -48,6 +48,10 @@ func StrictName(s string) string {
 	return strings.TrimLeft(strings.TrimRight(b.String(), "-"), "._-")
 }
 
+// ValidLoadedScenario reports whether s is a valid scenario of a file
+// from the wild (validLoadedScenario): what an import may keep as it is.
+func ValidLoadedScenario(s string) bool { return validLoadedScenario(s) }
+
 // validLoadedScenario is the rule for a scenario taken from a file (or
 // written by `cassette import`): a relative, slash-separated file name
 // without empty, "." or ".." parts, control characters or backslashes.

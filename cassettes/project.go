@@ -56,7 +56,7 @@ const findLevels = 3
 func FindProject(dir string) (*Project, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, &Error{Reason: EIO, Message: "cannot resolve " + dir, Err: err, NextStep: "ls -ld " + dir}
+		return nil, &Error{Reason: EIO, Message: "cannot resolve " + dir, Err: err, NextStep: Command("ls", "-ld", dir)}
 	}
 	for d, i := abs, 0; i <= findLevels; d, i = filepath.Dir(d), i+1 {
 		p := filepath.Join(d, ConfigFile)

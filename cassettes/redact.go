@@ -174,7 +174,7 @@ func (c *Cassette) Redact(r *redact.Redactor) {
 func (c *Cassette) CheckLeaks(r *redact.Redactor) error {
 	data, err := Marshal(c)
 	if err != nil {
-		return &Error{Reason: EIO, Message: "cannot encode the cassette to scan it", Err: err, NextStep: "cassette validate"}
+		return &Error{Reason: EIO, Message: "cannot encode the cassette to scan it", Err: err, NextStep: Command("cassette", "validate")}
 	}
 	var probs []Problem
 	kinds := map[string]bool{}
@@ -203,11 +203,11 @@ func (c *Cassette) CheckLeaks(r *redact.Redactor) error {
 		names = append(names, k)
 	}
 	sort.Strings(names)
+	// The caller knows the command that records it again: the next step.
 	return &Error{
-		Reason:  ESecretLeak,
-		Message: fmt.Sprintf("refusing to save: %d secret(s) or unreadable bodies left after redaction (%s)", len(probs), strings.Join(names, ", ")),
-		NextStep: "declare the variable under `credentials:` of the adapter in cassette.yaml, " +
-			"or remove the secret from the scenario, then run `cassette record` again",
+		Reason: ESecretLeak,
+		Message: fmt.Sprintf("refusing to save: %d secret(s) or unreadable bodies left after redaction (%s); declare the variable under `credentials:` "+
+			"of the adapter in cassette.yaml, or remove the secret from the scenario, then record again", len(probs), strings.Join(names, ", ")),
 		Problems: probs,
 	}
 }

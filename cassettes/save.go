@@ -89,21 +89,21 @@ func Save(c *Cassette, opts SaveOptions) error {
 	}
 	data, err := Marshal(&out)
 	if err != nil {
-		return &Error{Reason: EIO, Message: "cannot encode cassette " + c.Path, Err: err, NextStep: "report this as a bug with the cassette attached"}
+		return &Error{Reason: EIO, Message: "cannot encode cassette " + c.Path + ": a bug in cassette; report it with the cassette and the version below attached", Err: err, NextStep: Command("cassette", "version")}
 	}
 	leaks := append(leakProblems(c.Path, data, opts.Credentials), encodedLeaks(&out, opts.Credentials)...)
 	for name, body := range sidecars {
 		leaks = append(leaks, leakProblems(filepath.Join(filepath.Dir(c.Path), filepath.FromSlash(name)), body, opts.Credentials)...)
 	}
 	if len(leaks) > 0 {
-		return &Error{Reason: ESecretLeak, Message: "refusing to save " + c.Path + ": it would contain a credential", Problems: leaks,
-			NextStep: "declare the variable under the adapter's real.credentials in cassette.yaml so it is redacted, then record again"}
+		return &Error{Reason: ESecretLeak, Message: "refusing to save " + c.Path + ": it would contain a credential; declare its variable under the adapter's real.credentials in cassette.yaml so that it is redacted, then record again", Problems: leaks,
+			NextStep: Command("cassette", "validate")}
 	}
 	dir := filepath.Dir(c.Path)
 	if opts.Root != "" {
 		if resolved := existingAncestor(dir); !within(opts.Root, resolved) {
-			return &Error{Reason: EUsage, Message: fmt.Sprintf("refusing to save %s: its directory resolves to %s, outside the project %s", c.Path, resolved, opts.Root),
-				NextStep: "ls -l " + dir + "   # replace the symlink with a directory inside the project"}
+			return &Error{Reason: EUsage, Message: fmt.Sprintf("refusing to save %s: its directory resolves to %s, outside the project %s; replace the symlink with a directory inside the project", c.Path, resolved, opts.Root),
+				NextStep: Command("ls", "-l", dir)}
 		}
 	}
 	old := sidecarRefs(c.Path)
@@ -145,7 +145,7 @@ func existingAncestor(dir string) string {
 // directory, fsyncs it, renames it into place and fsyncs the directory.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	fail := func(err error) error {
-		return &Error{Reason: EIO, Message: "cannot write " + path, Err: err, NextStep: "check that " + filepath.Dir(path) + " is writable: ls -ld " + filepath.Dir(path)}
+		return &Error{Reason: EIO, Message: "cannot write " + path + " (is its directory writable?)", Err: err, NextStep: Command("ls", "-ld", filepath.Dir(path))}
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -158,7 +158,7 @@ func parseSplit(path string, data []byte, s *section, c *Cassette, expected stri
 	if key == nil || key.Line != s.keyLine || val.Kind != yaml.ScalarNode || val.Tag != "!!null" || val.Value != "" {
 		return nil, errNoSplit // the scanner's key is not the document's key
 	}
-	strict := mappingKey(root, "cassette") != nil
+	strict := carriesMetadata(root)
 	c.Plain = !strict
 	c.loc = &locator{head: doc, items: s.items, end: int64(s.end)}
 	// The problems come in the whole parse's order: unknown keys, then
@@ -237,11 +237,18 @@ func parseItems(path string, data []byte, s *section, out []Interaction, strict 
 }
 
 // parseBatch decodes a run of items that starts after line offset of the
-// file, the first of them interaction first. It returns false when the text
+// file, the first of them interaction first: by the reader of cassette's
+// own layout, or when that declines, by yaml.v3. It returns false when the text
 // is not exactly len(out) mappings on its own (the split was wrong, or the
 // file is not valid YAML: the whole parse then says where), or when
 // decoding stops at an error.
 func parseBatch(path string, text []byte, offset, first int, out []Interaction, strict bool, r *itemProblems) bool {
+	if fastItems(text, out) { // the writer's own layout (fastdecode.go)
+		return true
+	}
+	for i := range out {
+		out[i] = Interaction{}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {

@@ -20,7 +20,7 @@ func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, &Error{Reason: ECassetteNotFound, Message: "no cassette or directory at " + p, Err: err,
-				NextStep: "cassette validate   # checks every cassette under cassettes/"}
+				NextStep: Command("cassette", "validate")}
 		}
 		if !st.IsDir() {
 			files = append(files, p)
@@ -58,12 +58,11 @@ func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
 		out = append(out, c)
 	}
 	if bad > 0 {
-		next := "fix the lines above, then: cassette validate"
+		msg := fmt.Sprintf("%d of %d cassettes have problems (%d in all)", bad, len(files), len(all))
 		if reason == ESecretLeak {
-			next = "remove the credential from the file, rotate it, re-record the cassette, then: cassette validate"
+			msg += ": remove each credential from its file (or re-record the cassette) and rotate it"
 		}
-		return out, &Error{Reason: reason, Problems: all, NextStep: next,
-			Message: fmt.Sprintf("%d of %d cassettes have problems (%d in all)", bad, len(files), len(all))}
+		return out, &Error{Reason: reason, Problems: all, NextStep: Command("cassette", "validate"), Message: msg}
 	}
 	return out, nil
 }

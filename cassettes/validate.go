@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/go-playground/validator/v10"
+	"go.yaml.in/yaml/v3"
 )
 
 type ctxKey struct{}
@@ -154,7 +156,8 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 			if s := closest(val, names); s != "" {
 				p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 			} else {
-				p.Suggestion = "run `cassette normalizers` to list them, or define it under `normalizers:` in cassette.yaml"
+				p.Expected = "one of " + strings.Join(names, ", ")
+				p.Suggestion = "or define it under `normalizers:` in cassette.yaml"
 			}
 		case "adaptername", "scenarioname", "normalizername":
 			p.Message = fmt.Sprintf("`%s` is not a valid name", val)
@@ -253,6 +256,8 @@ func validateCassette(c *Cassette, opts LoadOptions) []Problem {
 		regs.cfg = nil
 	}
 	out := structProblems(c.Path, r, regs, c.Line)
+	requiredByTypo(c, out)
+	folderAdapter(c, regs.cfg, out)
 	for i := range out {
 		if out[i].Field == "cassette" {
 			out[i].Message = fmt.Sprintf("cassette schema %d was written by a newer cassette", c.Cassette)
@@ -310,10 +315,81 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
+// Closest returns the candidate nearest to s when it is near enough to be
+// a plausible typo of it, else "".
+func Closest(s string, candidates []string) string { return closest(s, candidates) }
+
 // Suggest returns "did you mean `x`?" for the candidate nearest to s, or "".
 func Suggest(s string, candidates []string) string {
 	if c := closest(s, candidates); c != "" {
 		return fmt.Sprintf("did you mean `%s`?", c)
 	}
 	return ""
+}
+
+// metadataKeys are the top-level keys only cassette writes: go-vcr's files
+// hold `version:` and `interactions:` alone.
+var metadataKeys = []string{"cassette", "adapter", "scenario", "kind", "normalizers", "recorded_at", "recorder", "replayable", "mutating", "input", "output"}
+
+// carriesMetadata reports whether the top-level mapping root holds any of
+// cassette's own keys: such a file is loaded strictly (unknown keys,
+// undeclared adapters and a missing `cassette:` are errors), whatever else
+// it lacks. Only a file with none of them is a plain go-vcr cassette, whose
+// adapter and scenario come from its path. A hand-written `adapter: ecko`
+// (declared nowhere) inside cassettes/echo/ is therefore an error at its
+// line, not a cassette of adapter echo.
+func carriesMetadata(root *yaml.Node) bool {
+	for _, k := range metadataKeys {
+		if mappingKey(root, k) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// requiredByTypo points a "required" problem at the unknown key that is
+// most likely its misspelling (`interactionz:` for `interactions:`), among
+// the warnings a lax load kept: the user sees the key they wrote, its line
+// and the name it should have, not only that the right one is absent. Both
+// decoders (the whole parse and the split one) leave unknown keys of a
+// plain cassette in c.Warnings, so the message is made here, once.
+func requiredByTypo(c *Cassette, probs []Problem) {
+	for i := range probs {
+		p := &probs[i]
+		if p.Message != "is required" || strings.ContainsAny(p.Field, ".[") {
+			continue
+		}
+		for _, w := range c.Warnings {
+			if strings.ContainsAny(w.Field, ".[") || !strings.HasPrefix(w.Message, "unknown field") || closest(w.Field, []string{p.Field}) == "" {
+				continue
+			}
+			p.Line, p.Column = w.Line, w.Column
+			p.Message = fmt.Sprintf("is required; the file has an unknown key `%s` here", w.Field)
+			p.Suggestion = fmt.Sprintf("did you mean `%s`?", p.Field)
+			break
+		}
+	}
+}
+
+// hasTopKey reports whether the file's top-level mapping holds key.
+func (c *Cassette) hasTopKey(key string) bool {
+	return c.loc != nil && c.loc.head != nil && len(c.loc.head.Content) > 0 && mappingKey(c.loc.head.Content[0], key) != nil
+}
+
+// folderAdapter suggests, for an undeclared adapter, the declared adapter
+// the cassette's folder is named after (cassettes/echo/ holding
+// `adapter: ecko`), which edit distance alone may not find.
+func folderAdapter(c *Cassette, cfg *Config, probs []Problem) {
+	folder := filepath.Base(filepath.Dir(c.Path))
+	if cfg == nil || folder == c.Adapter {
+		return
+	}
+	if _, ok := cfg.Adapters[folder]; !ok {
+		return
+	}
+	for i := range probs {
+		if probs[i].Field == "adapter" && strings.HasPrefix(probs[i].Message, "adapter `") && !strings.Contains(probs[i].Suggestion, "`"+folder+"`") {
+			probs[i].Suggestion = fmt.Sprintf("did you mean `%s`, the adapter its folder is named after?", folder)
+		}
+	}
 }

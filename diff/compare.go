@@ -51,7 +51,15 @@ type Drift struct {
 	Want   string `json:"want,omitempty"` // bounded snippets of the normalized values
 	Got    string `json:"got,omitempty"`
 	Diff   string `json:"diff,omitempty"` // unified diff, for text
+	// Hint says what would make the two equal when that is known: two
+	// JSON documents that differ only in key order or spacing are equal
+	// under json.canonical.
+	Hint string `json:"hint,omitempty"`
 }
+
+// LayoutHint is the hint of a JSON body, stdout or stderr whose two sides
+// hold the same JSON laid out differently.
+const LayoutHint = "the JSON differs only in key order or spacing; add json.canonical to the adapter's normalizers in cassette.yaml to compare it as JSON"
 
 // Result is the comparison of two cassettes.
 type Result struct {
@@ -247,9 +255,20 @@ func (c *comparer) body(field, ctype string, raw, w, g []byte) {
 		// Text, binary, a change of kind, or JSON whose layout alone differs:
 		// the bytes decide, and a unified diff shows where.
 		first := firstDiffOffset(w, g)
-		c.add(Drift{Class: ClassBody, Change: Changed, Field: field, Line: lineAt(first), Want: lineOf(w, first), Got: lineOf(g, first),
-			Diff: textDiff(w, g)})
+		d := Drift{Class: ClassBody, Change: Changed, Field: field, Line: lineAt(first), Want: lineOf(w, first), Got: lineOf(g, first),
+			Diff: textDiff(w, g)}
+		if wk == normalize.KindJSON && gk == normalize.KindJSON && sameJSON(w, g) {
+			d.Hint = LayoutHint
+		}
+		c.add(d)
 	}
+}
+
+// sameJSON reports whether w and g decode to the same JSON value.
+func sameJSON(w, g []byte) bool {
+	wv, err1 := decodeJSON(w)
+	gv, err2 := decodeJSON(g)
+	return err1 == nil && err2 == nil && len(jsonChanges(nil, wv, gv)) == 0
 }
 
 func (c *comparer) jsonBody(field string, src, w, g []byte, lineAt func(int) int) {

@@ -394,3 +394,49 @@ func TestWrongIDIsOneChange(t *testing.T) {
 		t.Fatalf("changes = %+v, want one value change of [1].id", ch)
 	}
 }
+
+// TestKeyOrderHint: JSON that differs only in key order (a fake that
+// writes its fields in another order, the adapter without json.canonical)
+// is a drift, and it says so and names the normalizer that compares it as
+// JSON; with json.canonical it is no drift. A real value change gets no
+// such hint.
+func TestKeyOrderHint(t *testing.T) {
+	src := func(normalizers string) string {
+		return "cassette: 1\nversion: 2\nadapter: a\nscenario: s\nkind: http\nnormalizers: [" + normalizers + "]\ninteractions:\n  - id: 0\n    request: {url: 'http://x/', method: GET}\n    response:\n      code: 200\n      headers: {Content-Type: [application/json]}\n      body: '{\"name\":\"Rex\",\"tag\":\"dog\",\"owner\":{\"id\":1,\"city\":\"Oslo\"}}'\n"
+	}
+	for _, c := range []struct {
+		normalizers, body string
+		hint, equal       bool
+	}{
+		{"", `{"tag":"dog","owner":{"city":"Oslo","id":1},"name":"Rex"}`, true, false},
+		{"", `{"name": "Rex", "tag": "dog", "owner": {"id": 1, "city": "Oslo"}}`, true, false},
+		{"json.canonical", `{"tag":"dog","owner":{"city":"Oslo","id":1},"name":"Rex"}`, false, true},
+		{"", `{"tag":"cat","owner":{"city":"Oslo","id":1},"name":"Rex"}`, false, false},
+	} {
+		want, err := cassettes.Parse("cassettes/a/s.yaml", []byte(src(c.normalizers)), cassettes.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := *want
+		got.Interactions = append([]cassettes.Interaction(nil), want.Interactions...)
+		got.Interactions[0].Response.Body = cassettes.Body(c.body)
+		res, err := Compare(want, &got, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Equal != c.equal {
+			t.Fatalf("%s with [%s]: equal %v, want %v: %+v", c.body, c.normalizers, res.Equal, c.equal, res.Drifts)
+		}
+		hinted := len(res.Drifts) == 1 && res.Drifts[0].Hint == LayoutHint
+		if hinted != c.hint {
+			t.Errorf("%s with [%s]: hint %v, want %v: %+v", c.body, c.normalizers, hinted, c.hint, res.Drifts)
+		}
+		var out bytes.Buffer
+		if err := Render(&out, res, false); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out.String(), "json.canonical") != c.hint {
+			t.Errorf("rendered hint %v, want %v:\n%s", !c.hint, c.hint, out.String())
+		}
+	}
+}

@@ -60,7 +60,7 @@ func Pipeline(c *cassettes.Cassette, o Options) (*normalize.Pipeline, error) {
 		Message: "cassette " + c.Path + " names a normalizer that does not exist",
 		Problems: []cassettes.Problem{{File: c.Path, Line: c.Line(field), Field: field, Message: msg,
 			Expected: "a built-in or a name defined under `normalizers:` in cassette.yaml", Suggestion: ue.Suggestion}},
-		NextStep: "cassette validate " + c.Path,
+		NextStep: cassettes.Command("cassette", "validate", c.Path),
 		Err:      err,
 	}
 }

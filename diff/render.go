@@ -47,6 +47,9 @@ func renderDrift(pw *printer, d Drift) {
 		where += " " + d.Path
 	}
 	pw.printf("  %-11s %s%s\n", d.Class, where, loc)
+	if d.Hint != "" {
+		pw.printf("      %s\n", d.Hint)
+	}
 	switch {
 	case d.Diff != "" && d.Change != Reordered:
 		for _, line := range strings.SplitAfter(strings.TrimSuffix(d.Diff, "\n"), "\n") {

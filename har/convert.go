@@ -28,6 +28,36 @@ type Imported struct {
 	Cassette *cassettes.Cassette
 	// From says which page or host it came from.
 	From string
+	// Missing are the bodies the HAR says its entries had but does not
+	// hold (saved without content); Held counts the response bodies it
+	// does hold.
+	Missing []MissingBody
+	Held    int
+}
+
+// MissingBody is a body a HAR entry had (its size says so) that the HAR
+// does not hold: a HAR saved without content. Imported as it is, the
+// interaction would replay an empty body.
+type MissingBody struct {
+	Entry       int    // index in log.entries
+	Interaction int    // index in the cassette's interactions
+	Field       string // "response.content.text" or "request.postData.text"
+	Size        int    // the size the HAR gives
+}
+
+// bodies reports which of an entry's bodies are missing, and whether it
+// holds its response's (1) or not (0).
+func bodies(e Entry, entry, interaction int) (missing []MissingBody, held int) {
+	switch c := e.Response.Content; {
+	case c.Text != "":
+		held++
+	case c.Size > 0 && e.Response.Status != 304:
+		missing = append(missing, MissingBody{entry, interaction, "response.content.text", c.Size})
+	}
+	if pd := e.Request.PostData; (pd == nil || pd.Text == "" && len(pd.Params) == 0) && e.Request.BodySize > 0 {
+		missing = append(missing, MissingBody{entry, interaction, "request.postData.text", e.Request.BodySize})
+	}
+	return missing, held
 }
 
 // ImportOptions are the settings of ToCassettes.
@@ -39,13 +69,18 @@ type ImportOptions struct {
 // ToCassettes turns the entries of a HAR into cassettes (without paths),
 // in the order their first entry appears. Entries without a response
 // (status 0: blocked or aborted in the browser) are skipped and counted.
-func ToCassettes(a *Archive, opts ImportOptions) (out []Imported, skipped int, err error) {
-	titles := map[string]string{}
+// Bodies the HAR does not hold are noted (Imported.Missing); what to make
+// of them is the caller's.
+func ToCassettes(a *Archive, opts ImportOptions) ([]Imported, int, error) {
+	titles, scenarios := map[string]string{}, map[string]string{}
 	for _, p := range a.Log.Pages {
 		titles[p.ID] = cmpOr(p.Title, p.ID)
+		scenarios[p.ID] = pageScenario(p, opts.Adapter)
 	}
 	byKey := map[string]*Imported{}
 	used := map[string]bool{}
+	var list []*Imported
+	skipped := 0
 	for i, e := range a.Log.Entries {
 		if e.Response.Status == 0 {
 			skipped++
@@ -55,13 +90,15 @@ func ToCassettes(a *Archive, opts ImportOptions) (out []Imported, skipped int, e
 		if perr != nil || u.Host == "" {
 			return nil, skipped, fmt.Errorf("log.entries[%d].request.url %q is not an absolute URL", i, e.Request.URL)
 		}
-		key, from := "host:"+u.Host, u.Host
+		key, from, base := "host:"+u.Host, u.Host, cassettes.StrictName(u.Host)
 		if opts.Group != ByHost && e.Pageref != "" {
-			key, from = "page:"+e.Pageref, cmpOr(titles[e.Pageref], e.Pageref)
+			key, from, base = "page:"+e.Pageref, cmpOr(titles[e.Pageref], e.Pageref), scenarios[e.Pageref]
+			if base == "" {
+				base = cassettes.StrictName(from)
+			}
 		}
 		im := byKey[key]
 		if im == nil {
-			base := cassettes.StrictName(from)
 			if base == "" {
 				base = "har"
 			}
@@ -78,7 +115,7 @@ func ToCassettes(a *Archive, opts ImportOptions) (out []Imported, skipped int, e
 			}
 			im = &Imported{Cassette: c, From: from}
 			byKey[key] = im
-			out = append(out, *im)
+			list = append(list, im)
 		}
 		it, cerr := interaction(e, i)
 		if cerr != nil {
@@ -86,8 +123,28 @@ func ToCassettes(a *Archive, opts ImportOptions) (out []Imported, skipped int, e
 		}
 		it.ID = len(im.Cassette.Interactions)
 		im.Cassette.Interactions = append(im.Cassette.Interactions, it)
+		missing, held := bodies(e, i, it.ID)
+		im.Missing, im.Held = append(im.Missing, missing...), im.Held+held
+	}
+	out := make([]Imported, len(list))
+	for i, im := range list {
+		out[i] = *im
 	}
 	return out, skipped, nil
+}
+
+// pageScenario is the scenario a page names itself: the `_scenario` an
+// export wrote, as it is; or a title of the form ADAPTER/NAME (an export
+// of an earlier version) without the adapter the HAR is imported as; ""
+// when the page names none (its title is then made a name).
+func pageScenario(p Page, adapter string) string {
+	if p.Scenario != "" && cassettes.ValidLoadedScenario(p.Scenario) {
+		return p.Scenario
+	}
+	if rest, ok := strings.CutPrefix(p.Title, adapter+"/"); ok && adapter != "" {
+		return cassettes.StrictName(rest)
+	}
+	return ""
 }
 
 func cmpOr(a, b string) string {
@@ -200,7 +257,7 @@ func FromCassettes(cs []*cassettes.Cassette, opts ExportOptions) *Archive {
 		// (nested folders loaded without a config).
 		id := fmt.Sprintf("page_%d", n+1)
 		a.Log.Pages = append(a.Log.Pages, Page{StartedDateTime: start.Format(time.RFC3339Nano), ID: id, Title: c.ID(),
-			PageTimings: PageTimings{OnContentLoad: -1, OnLoad: -1}})
+			PageTimings: PageTimings{OnContentLoad: -1, OnLoad: -1}, Scenario: c.Scenario})
 		at := start
 		for _, it := range c.Interactions {
 			ms := float64(time.Duration(it.Response.Duration)) / float64(time.Millisecond)

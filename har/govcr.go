@@ -21,7 +21,7 @@ func FromGoVCR(src, adapter string) ([]*cassettes.Cassette, error) {
 	if err != nil {
 		var ce *cassettes.Error
 		if errors.As(err, &ce) && ce.NextStep != "" {
-			ce.NextStep = "fix the files above (they are go-vcr's), then: cassette import govcr " + src
+			ce.NextStep = cassettes.Command("cassette", "import", "govcr", src, "--adapter", adapter)
 		}
 		return nil, err
 	}

@@ -13,8 +13,9 @@
 //     an HTTP/1.1 replay, and Go refuses them.
 //   - Import groups entries into one cassette per page (entries with a
 //     pageref) or per host; names are in cassette's strict form.
-//   - Export writes one page per cassette (id and title: adapter/scenario)
-//     and marks a request body that is not UTF-8 text with the custom field
+//   - Export writes one page per cassette (title: adapter/scenario, and
+//     the scenario in the custom field `_scenario`, which import takes back
+//     as it is: a round trip keeps the name) and marks a request body that is not UTF-8 text with the custom field
 //     `_encoding: base64` (postData has no encoding field in HAR 1.2), which
 //     import reads back: the round trip keeps every byte.
 //   - A go-vcr tree keeps its names: the scenario is the file's path below
@@ -61,6 +62,10 @@ type Page struct {
 	ID              string      `json:"id"`
 	Title           string      `json:"title"`
 	PageTimings     PageTimings `json:"pageTimings"`
+	// Scenario is the custom field `_scenario`: the scenario of the
+	// cassette export wrote this page from, which import takes back as it
+	// is (the title, adapter/scenario, is for people).
+	Scenario string `json:"_scenario,omitempty"`
 }
 
 // PageTimings are a page's load times in milliseconds (-1: unknown).

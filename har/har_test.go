@@ -79,7 +79,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("%d cassettes, %d skipped, %v", len(ims), skipped, err)
 	}
 	got := ims[0].Cassette
-	if got.Scenario != "shop-checkout" || got.Adapter != "shop" || !got.RecordedAt.Equal(*in[0].RecordedAt) {
+	if got.Scenario != "checkout" || got.Adapter != "shop" || !got.RecordedAt.Equal(*in[0].RecordedAt) {
 		t.Errorf("names %s/%s at %v", got.Adapter, got.Scenario, got.RecordedAt)
 	}
 	for i, want := range in[0].Interactions {
@@ -177,6 +177,37 @@ func TestImportNames(t *testing.T) {
 	}
 	if got := strings.Join(names, ","); got != "shop,shop-2,har,har-2" {
 		t.Errorf("names %s", got)
+	}
+}
+
+// TestRoundTripKeepsNames: export and import again, and again, keep the
+// scenario (it became shop-vm-1, then shop-shop-vm-1: the page title,
+// adapter/scenario, was made a name); a scenario from a go-vcr tree keeps
+// its case and folders; a HAR an earlier version exported (no _scenario)
+// loses the adapter it is imported as from the title.
+func TestRoundTripKeepsNames(t *testing.T) {
+	for _, scenario := range []string{"vm-1", "TestLogin/Should_work"} {
+		c := sample()
+		c[0].Scenario = scenario
+		for round := range 3 {
+			a, err := Read(bytes.NewReader(exportJSON(t, c)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ims, _, err := ToCassettes(a, ImportOptions{Adapter: "shop"})
+			if err != nil || len(ims) != 1 {
+				t.Fatalf("%d cassettes, %v", len(ims), err)
+			}
+			if got := ims[0].Cassette.Scenario; got != scenario {
+				t.Fatalf("round %d: %s became %s", round+1, scenario, got)
+			}
+			c = []*cassettes.Cassette{ims[0].Cassette}
+		}
+	}
+	old := &Archive{Log: Log{Pages: []Page{{ID: "p1", Title: "shop/vm-1"}},
+		Entries: []Entry{{Pageref: "p1", Request: Request{Method: "GET", URL: "https://x.example/"}, Response: Response{Status: 200}}}}}
+	if ims, _, err := ToCassettes(old, ImportOptions{Adapter: "shop"}); err != nil || ims[0].Cassette.Scenario != "vm-1" {
+		t.Errorf("an export without _scenario imports as %v (%v), want vm-1", ims[0].Cassette.Scenario, err)
 	}
 }
 

@@ -283,8 +283,8 @@ func (k *Checker) result(c verify.Case, res verify.Result) Result {
 }
 
 func (k *Checker) problem(n int, id, msg string) Problem {
-	return Problem{Type: "error", Input: n, ID: id, Reason: string(cassettes.EUsage), Message: fmt.Sprintf("stdin line %d: %s", n, msg),
-		NextStep: "cassette cases --json   # the cases and the fields each one takes"}
+	return Problem{Type: "error", Input: n, ID: id, Reason: string(cassettes.EUsage), Message: fmt.Sprintf("stdin line %d: %s (cassette cases --json lists the cases and the fields each one takes)", n, msg),
+		NextStep: cassettes.Command("cassette", "cases", "--json")}
 }
 
 // index builds the lookups of the cases by id and by file.

@@ -21,6 +21,11 @@
 //     often holds a key in a few of its files, and the others import. The
 //     error lists each refused source file with the line of the key and
 //     the command that imports them redacted.
+//   - A HAR saved without content (its sizes say there were bodies; it
+//     holds no response body) is refused, each problem naming the entry:
+//     imported, it replayed empty 200s. One that lacks only some bodies is
+//     imported, and each one it lacks is a warning (Result.Warnings)
+//     naming the cassette, the interaction and the entry.
 //   - The caller reads the environment: Options carries the declared
 //     credential values, never names to look up.
 //   - Export writes every cassette it is given, in order; cassettes hold no

@@ -26,7 +26,7 @@ func ExportHAR(paths []string, creator har.Creator) (*Export, error) {
 	a := har.FromCassettes(list, har.ExportOptions{Creator: creator})
 	data, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot encode the HAR", Err: err, NextStep: "cassette validate"}
+		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot encode the HAR", Err: err, NextStep: cassettes.Command("cassette", "validate")}
 	}
 	return &Export{JSON: append(data, '\n'), Entries: len(a.Log.Entries), Cassettes: len(list)}, nil
 }

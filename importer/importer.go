@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -50,6 +51,10 @@ type Result struct {
 	Dir     string                // where the cassettes went: Options.Dir/Adapter
 	Saved   []*cassettes.Cassette // in order, with their paths
 	Skipped int                   // HAR entries without a response (blocked or aborted in the browser)
+	// Warnings are what was imported but will not replay as it was
+	// recorded (a body a HAR does not hold), each naming the cassette, the
+	// interaction and where it came from.
+	Warnings []string
 	// Refused are the cassettes not saved because a known key format was
 	// left in them (without Options.Redact), in order.
 	Refused []Refused
@@ -80,7 +85,7 @@ func Import(opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Adapter: opts.Adapter, Dir: filepath.Join(opts.Dir, opts.Adapter)}
-	list, err := opts.convert(res)
+	list, bodies, err := opts.convert(res)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +97,9 @@ func Import(opts Options) (*Result, error) {
 	for i, c := range list {
 		sources[i] = opts.sourceOf(c)
 		c.Path = filepath.Join(res.Dir, filepath.FromSlash(c.Scenario)+".yaml")
+	}
+	if err := opts.missingBodies(bodies, res); err != nil {
+		return nil, err
 	}
 	// Twice: the second pass scrubs the values learned from later
 	// cassettes and entries (a refresh token posted on page 3 and answered
@@ -128,7 +136,7 @@ func (o Options) refuseExisting(list []*cassettes.Cassette) error {
 	}
 	for _, c := range list {
 		if _, err := os.Stat(c.Path); err == nil {
-			return cassettes.Errorf(cassettes.EUsage, o.again()+" --adapter "+o.Adapter+" --force",
+			return cassettes.Errorf(cassettes.EUsage, o.again("--force"),
 				"%s exists; nothing was imported", c.Path)
 		}
 	}
@@ -149,18 +157,21 @@ func DefaultAdapter(from Format, source string) string {
 // resolve checks the options and fills in the defaults.
 func (o Options) resolve() (Options, error) {
 	if o.From != GoVCR && o.From != HAR {
-		return o, cassettes.Errorf(cassettes.EUsage, "cassette import govcr DIR   # or: cassette import har FILE", "import %q: expected govcr or har", o.From)
+		return o, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "import", "--help"), "import %q: expected govcr or har", o.From)
 	}
 	if _, err := os.Stat(o.Source); err != nil {
 		return o, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "nothing to import at " + o.Source, Err: err,
-			NextStep: "cassette import " + string(o.From) + " PATH"}
+			NextStep: cassettes.Command("cassette", "import", "--help")}
 	}
 	if o.Adapter == "" {
 		o.Adapter = DefaultAdapter(o.From, o.Source)
 	}
 	if !cassettes.ValidNewName(o.Adapter) {
-		return o, cassettes.Errorf(cassettes.EUsage, o.again()+" --adapter NAME",
-			"adapter %q is not a valid name (expected %s)", o.Adapter, cassettes.NameRule)
+		next := cassettes.Command("cassette", "import", "--help")
+		if strict := cassettes.StrictName(o.Adapter); strict != "" {
+			next = cassettes.Command("cassette", "import", string(o.From), o.Source, "--adapter", strict)
+		}
+		return o, cassettes.Errorf(cassettes.EUsage, next, "adapter %q is not a valid name (expected %s)", o.Adapter, cassettes.NameRule)
 	}
 	if o.Dir == "" {
 		o.Dir = "cassettes"
@@ -169,39 +180,84 @@ func (o Options) resolve() (Options, error) {
 		o.By = har.ByPage
 	}
 	if o.From == HAR && o.By != har.ByPage && o.By != har.ByHost {
-		return o, cassettes.Errorf(cassettes.EUsage, o.again()+" --by host", "--by %q: expected page or host", o.By)
+		return o, cassettes.Errorf(cassettes.EUsage, o.again("--by", "host"), "--by %q: expected page or host", o.By)
 	}
 	return o, nil
 }
 
-// again is the import command of these options, for next steps.
-func (o Options) again() string {
-	return "cassette import " + string(o.From) + " " + o.Source
+// again is the import command of these options, with more flags, for
+// next steps.
+func (o Options) again(more ...string) string {
+	words := []string{"cassette", "import", string(o.From), o.Source}
+	if o.Adapter != "" {
+		words = append(words, "--adapter", o.Adapter)
+	}
+	return cassettes.Command(append(words, more...)...)
 }
 
-// convert reads the source into cassettes without paths.
-func (o Options) convert(res *Result) ([]*cassettes.Cassette, error) {
+// convert reads the source into cassettes without paths, and for a HAR
+// the cassettes with the bodies it does not hold.
+func (o Options) convert(res *Result) ([]*cassettes.Cassette, []har.Imported, error) {
 	if o.From == GoVCR {
-		return har.FromGoVCR(o.Source, o.Adapter)
+		list, err := har.FromGoVCR(o.Source, o.Adapter)
+		return list, nil, err
 	}
 	fh, err := os.Open(o.Source)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + o.Source, Err: err, NextStep: "ls -l " + o.Source}
+		return nil, nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + o.Source, Err: err, NextStep: cassettes.Command("ls", "-l", o.Source)}
 	}
 	a, err := har.Read(fh)
 	fh.Close()
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error(),
-			NextStep: "export the HAR again from the browser's dev tools (Network → Save all as HAR)"}
+		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error() + "; export the HAR again from the browser's dev tools (Network → Save all as HAR)",
+			NextStep: cassettes.Command("cassette", "import", "--help")}
 	}
 	ims, skipped, err := har.ToCassettes(a, har.ImportOptions{Adapter: o.Adapter, Group: o.By})
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error(), NextStep: o.again()}
+		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error(), NextStep: o.again()}
 	}
 	res.Skipped = skipped
 	list := make([]*cassettes.Cassette, len(ims))
 	for i, im := range ims {
 		list[i] = im.Cassette
 	}
-	return list, nil
+	return list, ims, nil
+}
+
+// missingBodies refuses a HAR saved without content: it holds no response
+// body, although its sizes say there were some; imported, every response
+// would replay empty. The problems name the entries. A HAR that lacks only
+// some bodies is imported, each one it lacks a warning naming the
+// cassette, the interaction and the entry.
+func (o Options) missingBodies(ims []har.Imported, res *Result) error {
+	held, n := 0, 0
+	for _, im := range ims {
+		held, n = held+im.Held, n+len(im.Missing)
+	}
+	if n == 0 {
+		return nil
+	}
+	if held > 0 {
+		for _, im := range ims {
+			for _, m := range im.Missing {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s interactions[%d]: %s log.entries[%d].%s is absent (its size says %d bytes): it replays empty",
+					im.Cassette.Path, m.Interaction, o.Source, m.Entry, m.Field, m.Size))
+			}
+		}
+		return nil
+	}
+	e := &cassettes.Error{Reason: cassettes.ECassetteInvalid,
+		Message: fmt.Sprintf("%s was saved without its bodies (%d entries say they had one; it holds no response body): imported, every response would replay empty. "+
+			"Export it again with content (Chrome: Network, Export HAR; Firefox: Network, Save All As HAR), then import it; nothing was imported", o.Source, n),
+		NextStep: o.again()}
+	for _, im := range ims {
+		for _, m := range im.Missing {
+			if len(e.Problems) == 10 {
+				break
+			}
+			e.Problems = append(e.Problems, cassettes.Problem{File: o.Source, Field: fmt.Sprintf("log.entries[%d].%s", m.Entry, m.Field),
+				Message: fmt.Sprintf("absent; its size says %d bytes", m.Size), Expected: "the body the HAR was saved with"})
+		}
+	}
+	return e
 }

@@ -91,9 +91,9 @@ func (o Options) refusedError(res *Result, n int) error {
 // redactAgain is the command that imports the same source with the key
 // formats redacted, over what this run saved.
 func (o Options) redactAgain() string {
-	argv := []string{"cassette", "import", string(o.From), o.Source, "--adapter", o.Adapter, "--out", o.Dir}
+	more := []string{"--out", o.Dir}
 	if o.From == HAR && o.By != har.ByPage {
-		argv = append(argv, "--by", string(o.By))
+		more = append(more, "--by", string(o.By))
 	}
-	return cassettes.ShellJoin(append(argv, "--redact", "--force")) + "   # or remove the keys from the files, rotating any that is live"
+	return o.again(append(more, "--redact", "--force")...) + "   # or remove the keys from the files, rotating any that is live"
 }

@@ -119,9 +119,19 @@ func (mi *postings) add(v *view) {
 }
 
 // best returns the position of the highest-scoring recorded request (the
-// first recorded on a tie) and its score; -1 when nothing is indexed.
-func (mi *postings) best(got *view) (int, int) {
-	if mi.n == 0 {
+// first recorded on a tie) and its score, among the positions skip does
+// not rule out (nil: all of them); -1 when there is none.
+func (mi *postings) best(got *view, skip func(pos int32) bool) (int, int) {
+	if skip == nil {
+		skip = func(int32) bool { return false }
+	}
+	// The first position not ruled out scores what it scores even when it
+	// is in none of the lists: it is the answer when no list member beats it.
+	best := int32(0)
+	for best < mi.n && skip(best) {
+		best++
+	}
+	if best == mi.n {
 		return -1, -1
 	}
 	type list struct {
@@ -150,9 +160,9 @@ func (mi *postings) best(got *view) (int, int) {
 		}
 		return s
 	}
-	best, top := int32(0), score(0)
+	top := score(best)
 	if top == total {
-		return 0, top
+		return int(best), top
 	}
 	sort.SliceStable(lists, func(i, j int) bool { return len(lists[i].pos) < len(lists[j].pos) })
 	rest := total // the most a request in none of the lists read so far can score
@@ -167,7 +177,7 @@ func (mi *postings) best(got *view) (int, int) {
 				if pos >= best {
 					break
 				}
-				if score(pos) == top {
+				if !skip(pos) && score(pos) == top {
 					best = pos
 					break
 				}
@@ -175,6 +185,9 @@ func (mi *postings) best(got *view) (int, int) {
 			break
 		}
 		for _, pos := range l.pos {
+			if skip(pos) {
+				continue
+			}
 			if s := score(pos); s > top || (s == top && pos < best) {
 				best, top = pos, s
 				if top == total { // in every list: the first such is in this one, in order

@@ -62,10 +62,14 @@ func sameKeys(a, b string) bool {
 	return true
 }
 
-// linearBest scans every recorded request: the first with the top score.
+// linearBest scans every recorded request not served yet: the first with
+// the top score.
 func linearBest(g *group, got view) (int, int) {
 	best, top := -1, -1
 	for pos := range g.all {
+		if g.served(int32(pos)) {
+			continue
+		}
 		if s := linearScore(g, got, g.all[pos].view); s > top {
 			best, top = pos, s
 		}
@@ -131,7 +135,7 @@ func TestClosestMissIndexAgreesWithScan(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v := g.rules.view(Request{tc.method, tc.url, nil, []byte(tc.body)})
 			wantPos, wantScore := linearBest(g, v)
-			gotPos, gotScore := g.miss.best(&v)
+			gotPos, gotScore := g.miss.best(&v, nil)
 			if gotPos != wantPos || gotScore != wantScore {
 				t.Fatalf("index: #%d (score %d), scan: #%d (score %d)", gotPos, gotScore, wantPos, wantScore)
 			}
@@ -174,14 +178,63 @@ func TestClosestMissIndexAgreesWithScanRandom(t *testing.T) {
 				recs[i] = draw()
 			}
 			g := groupOf(t, rules, recs)
+			for range rng.IntN(len(recs) + 1) { // some of them served, in any order
+				r := recs[rng.IntN(len(recs))]
+				g.take(g.rules.view(Request{r.method, r.url, r.h, []byte(r.body)}))
+			}
 			for range 20 {
 				r := draw()
 				v := g.rules.view(Request{r.method, r.url, r.h, []byte(r.body)})
 				wantPos, wantScore := linearBest(g, v)
-				if gotPos, gotScore := g.miss.best(&v); gotPos != wantPos || gotScore != wantScore {
+				if gotPos, gotScore := g.miss.best(&v, g.served); gotPos != wantPos || gotScore != wantScore {
 					t.Fatalf("%+v: %s %s %s: index #%d (score %d), scan #%d (score %d)", rules, r.method, r.url, r.body, gotPos, gotScore, wantPos, wantScore)
 				}
 			}
 		}
+	}
+}
+
+// TestClosestMissSkipsServed is issue #27's tool loop: after the first turn
+// of a recorded conversation was replayed, a second turn that differs from
+// the recorded second turn by two keys is explained by that second turn,
+// not by the first (which ties with it and was recorded first, but was
+// served already). A served interaction that came closer is still named.
+func TestClosestMissSkipsServed(t *testing.T) {
+	turn1 := `{"model":"m","messages":[{"role":"user","content":"weather?"}]}`
+	turn2 := `{"model":"m","messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":[{"type":"tool_use","id":"t1"}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"40 C"}]}]}`
+	newer := `{"model":"m","messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","caller":{"type":"direct"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"40 C","is_error":false}]}]}`
+	const u = "https://api.llm.test/v1/messages"
+	x := newIndex(t, []*cassettes.Cassette{{Path: "cassettes/llm/tools.yaml", Adapter: "llm", Scenario: "tools", Interactions: []cassettes.Interaction{
+		it("POST", u, turn1, "first"), it("POST", u, turn2, "second")}}}, Rules{Body: BodyJSON})
+	if got, miss := x.find(Request{"POST", u, nil, []byte(turn1)}); got == nil {
+		t.Fatal(miss)
+	}
+	_, miss := x.find(Request{"POST", u, nil, []byte(newer)})
+	if miss == nil || miss.Closest == nil || miss.Closest.Index != 1 || miss.Closest.Served || miss.Closer != nil {
+		t.Fatalf("the miss should name interactions[1], not served yet:\n%s", miss.Text())
+	}
+	if text := miss.Text(); !strings.Contains(text, `+          "is_error": false,`) || !strings.Contains(text, `+          "caller": {`) {
+		t.Errorf("the diff should show the two keys the newer request adds:\n%s", text)
+	}
+
+	// The same request once interactions[1] is served too: every candidate
+	// was served; the miss names the closest and says so.
+	if got, miss := x.find(Request{"POST", u, nil, []byte(turn2)}); got == nil {
+		t.Fatal(miss)
+	}
+	_, miss = x.find(Request{"POST", u, nil, []byte(newer)})
+	if miss.Closest == nil || miss.Closest.Index != 0 || !miss.Closest.Served || !strings.Contains(miss.Text(), "already served") {
+		t.Errorf("with everything served, the miss should say so:\n%s", miss.Text())
+	}
+
+	// A served interaction closer than every available one is named too.
+	y := newIndex(t, []*cassettes.Cassette{{Path: "cassettes/llm/q.yaml", Interactions: []cassettes.Interaction{
+		it("GET", "https://api.llm.test/v1/models?page=1", "", "1"), it("GET", "https://api.llm.test/v1/other", "", "2")}}}, Rules{})
+	if got, _ := y.find(Request{Method: "GET", URL: "https://api.llm.test/v1/models?page=1"}); got == nil {
+		t.Fatal("setup lookup missed")
+	}
+	_, miss = y.find(Request{Method: "GET", URL: "https://api.llm.test/v1/models?page=2"})
+	if miss.Closest.Index != 1 || miss.Closer == nil || miss.Closer.Index != 0 || !strings.Contains(miss.Text(), "a closer one was already served") {
+		t.Errorf("the miss should name interactions[1] and the closer, served interactions[0]:\n%s", miss.Text())
 	}
 }

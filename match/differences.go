@@ -36,7 +36,11 @@ func (c *compiled) differences(rec, got view) []Difference {
 		line("header "+name, rec.headers[i], got.headers[i])
 	}
 	if c.Body != BodyIgnore && rec.bodyKey != got.bodyKey {
-		ds = append(ds, Difference{Field: "body", Recorded: preview(rec.body), Got: preview(got.body), Diff: bodyDiff(rec, got)})
+		d := Difference{Field: "body", Recorded: preview(rec.body), Got: preview(got.body), Diff: bodyDiff(rec, got)}
+		if len(c.IgnoreJSON) > 0 && rec.isJSON && got.isJSON {
+			d.Diff += "\n(left out of both sides: " + strings.Join(c.IgnoreJSON, ", ") + ")"
+		}
+		ds = append(ds, d)
 	}
 	return ds
 }

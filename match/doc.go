@@ -10,9 +10,14 @@
 //
 //   - Rules (the `match:` of cassette.yaml, the proxy's matching flags)
 //     are applied to both sides before anything is compared: URL globs and
-//     regexes, ignored query parameters, JSONPaths ignored in or selected
+//     regexes, ignored query parameters, JSONPaths left out of or selected
 //     from a JSON body, chosen headers, the body raw, JSON-canonical or
-//     ignored. What is left is one string key, so a lookup is one map
+//     ignored. A JSONPath left out goes key and all (normalize.Omit), so a
+//     key only one side has (a field a newer SDK adds) still matches.
+//   - Presets (presets.go) are named Rules for LLM APIs' request bodies
+//     (anthropic, openai, gemini): JSON, without the fields the official
+//     SDKs add from one version to the next; each path is one a test saw
+//     an SDK add (examples/llm-stream/sdk). Rules that name one add to it. What is left is one string key, so a lookup is one map
 //     access whatever the number of recorded interactions. Cassettes under
 //     different rules (the `match:` of their adapter or scenario) are
 //     indexed apart; a request is looked up in each group in the order the
@@ -40,21 +45,21 @@
 //     header, body) and 1 per near one (a path with the same parent, a
 //     query with the same parameter names); the best wins, and the first
 //     recorded wins a tie, so the same cassettes and the same request name
-//     the same interaction every time. It is found from posting lists
-//     rather than by scoring every recorded request (closest.go), so a
-//     miss costs about the same at 1 and at 100,000 interactions; tests
-//     prove the lists give what the scan gives.
+//     the same interaction every time. Only interactions still available
+//     compete (each entry knows its slot and place in it): turn 2 of a
+//     replayed conversation is explained by recorded turn 2, not by turn 1,
+//     which tied and was served. A served one that came closer is named
+//     too (Miss.Closer), and a miss where every candidate was served says
+//     so. It is found from posting lists rather than by scoring every
+//     recorded request (closest.go), so a miss costs about the same at 1
+//     and at 100,000 interactions; tests prove the lists give what the
+//     scan gives.
 //   - A miss says what a reader needs to fix it: the request, the closest
 //     recorded interaction by file and line, the fields that differ, each
 //     with a small diff (a body as a unified diff of its compared form,
-//     JSON indented, ignored paths shown as "<ignored>"), and one command
-//     that re-records the cassette (Options.Rerecord: each door knows how
-//     its cassettes are recorded). A Miss is an error whose text is all of
+//     JSON indented, without the paths left out, which it names), and one
+//     command that re-records the cassette (Options.Rerecord: each door
+//     knows how its cassettes are recorded, and where). A Miss is an error whose text is all of
 //     that, and it unwraps to a *cassettes.Error (E_REPLAY_MISS) whose
 //     problems name file, line and field.
-//
-// Room left for what comes next: ignoring a JSON path on both sides
-// (rather than replacing it) is jsonFilter.apply alone; scoring only the
-// interactions still available is a filter on postings.best over the
-// positions whose slot is not used up; presets are named Rules.
 package match

@@ -25,6 +25,11 @@ type Options struct {
 	// still holds `client_secret=test-secret`) matches the same request.
 	// It is called concurrently.
 	Prepare func(*cassettes.Interaction)
+	// Prepared, when set, tells the cassettes whose recorded requests are
+	// in prepared form already (a door's own files, redacted before they
+	// were saved): they are indexed as they are, without Prepare's copy
+	// and second redaction of every request at start-up.
+	Prepared func(*cassettes.Cassette) bool
 	// Rerecord gives the command that re-records a cassette, which a miss
 	// names as its next step (c is nil when nothing is recorded). Nil is
 	// the CLI's: `cassette record --adapter A --scenario S`, or
@@ -151,9 +156,14 @@ type slot struct {
 	next int
 }
 
+// entry is one recorded interaction as the closest miss sees it: where it
+// is, its view, and its place in the queue of its key (slot.refs[n]), which
+// says whether it was served already.
 type entry struct {
 	ref  ref
 	view view
+	slot *slot
+	n    int
 }
 
 // group is the index of the cassettes under one set of rules.
@@ -175,16 +185,20 @@ func newGroup(cs []*cassettes.Cassette, r Rules, o Options) (*group, error) {
 	}
 	g := &group{rules: c, cs: cs, rerecord: o.Rerecord, slots: map[string]*slot{}, miss: newPostings(c)}
 	for ci, cas := range cs {
+		prep := o.Prepare
+		if o.Prepared != nil && o.Prepared(cas) {
+			prep = nil
+		}
 		for ii := range cas.Interactions {
-			v := c.view(recorded(&cas.Interactions[ii].Request, o.Prepare))
+			v := c.view(recorded(&cas.Interactions[ii].Request, prep))
 			k := c.key(v)
 			s := g.slots[k]
 			if s == nil {
 				s = &slot{}
 				g.slots[k] = s
 			}
+			g.all = append(g.all, entry{ref{ci, ii}, v, s, len(s.refs)})
 			s.refs = append(s.refs, ref{ci, ii})
-			g.all = append(g.all, entry{ref{ci, ii}, v})
 			g.miss.add(&v)
 		}
 	}
@@ -239,6 +253,17 @@ func (g *group) lookup(v view, request string) (*cassettes.Interaction, *Miss) {
 		return nil, g.exhausted(request, s.refs[len(s.refs)-1], len(s.refs))
 	}
 	return nil, g.closest(v, request)
+}
+
+// served reports whether the entry at pos was served already and will not
+// be served again (a sequence's last response that repeats is never used
+// up). g.mu must be held.
+func (g *group) served(pos int32) bool {
+	e := &g.all[pos]
+	if e.n >= e.slot.next {
+		return false
+	}
+	return e.n != len(e.slot.refs)-1 || !g.repeats(e.ref.c)
 }
 
 // take returns the interaction that answers v and consumes it; when none

@@ -15,9 +15,14 @@ type Miss struct {
 	// Request is "METHOD URL" of the request that missed (as the door
 	// passed it: the proxy's is redacted).
 	Request string
-	// Closest names the recorded interaction that came closest; nil when
-	// nothing is recorded.
+	// Closest names the recorded interaction that came closest among those
+	// still available (not served yet, or a last response that repeats);
+	// when every one was served, the closest of all (Closest.Served). Nil
+	// when nothing is recorded.
 	Closest *Candidate
+	// Closer, when set, is a recorded interaction that came closer than
+	// Closest but was served already (a sequence is served once, in order).
+	Closer *Candidate
 	// Used is, when the request matched but its recorded responses were all
 	// served already (a non-replayable sequence), how many there were.
 	Used int
@@ -35,6 +40,7 @@ type Candidate struct {
 	Index       int    // position in the cassette's interactions
 	Request     string // "METHOD URL" as recorded
 	Differences []Difference
+	Served      bool // served already, not to be served again
 }
 
 // Difference is one field of a request that differs from the recorded one.
@@ -55,31 +61,58 @@ func (g *group) candidateFor(r ref) *Candidate {
 }
 
 func (g *group) exhausted(request string, last ref, n int) *Miss {
-	c := g.cs[last.c]
-	step := "set Rules.Replayable, or " + g.rerecord(c)
-	if c.Path != "" {
-		step = "add `replayable: true` to " + shellQuote(c.Path) + ", or " + g.rerecord(c)
-	}
-	return &Miss{Request: request, Closest: g.candidateFor(last), Used: n, NextStep: step}
+	// The next step records it again; the message says the other way
+	// (`replayable: true`, Rules.Replayable).
+	return &Miss{Request: request, Closest: g.candidateFor(last), Used: n, NextStep: g.rerecord(g.cs[last.c])}
 }
 
 // closest finds the recorded request that scores best field by field
 // (Hoverfly's closest miss: an equal field 2 points, a near one 1; the
-// first recorded wins a tie) from the posting lists (closest.go), and
-// explains it.
+// first recorded wins a tie) from the posting lists (closest.go), among
+// the interactions still available, and explains it. A recorded request
+// that came closer but was served already is named too (Miss.Closer): the
+// n-th request of a conversation is not explained by the one before it,
+// which replay already used.
 func (g *group) closest(v view, request string) *Miss {
 	m := &Miss{Request: request}
-	best, score := g.miss.best(&v)
-	if best < 0 {
+	g.mu.Lock()
+	// The closest of all is the closest available when it is available (an
+	// available one that tied it and came first would have won): the
+	// common case is one pass.
+	any, anyScore := g.miss.best(&v, nil)
+	best, score := any, anyScore
+	if any >= 0 && g.served(int32(any)) {
+		best, score = g.miss.best(&v, g.served)
+	}
+	g.mu.Unlock()
+	switch {
+	case any < 0:
 		m.NextStep = g.rerecord(nil)
 		return m
+	case best < 0: // every one was served
+		best, score = any, anyScore
+	case anyScore > score:
+		m.Closer = g.candidate(any, v)
 	}
-	e := g.all[best]
 	m.score = score
-	m.Closest = g.candidateFor(e.ref)
-	m.Closest.Differences = g.rules.differences(e.view, v)
-	m.NextStep = g.rerecord(g.cs[e.ref.c])
+	m.Closest = g.candidate(best, v)
+	m.NextStep = g.rerecord(g.cs[g.all[best].ref.c])
 	return m
+}
+
+// candidate explains the recorded request at pos against v.
+func (g *group) candidate(pos int, v view) *Candidate {
+	e := g.all[pos]
+	c := g.candidateFor(e.ref)
+	c.Differences = g.rules.differences(e.view, v)
+	c.Served = g.isServed(pos)
+	return c
+}
+
+func (g *group) isServed(pos int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.served(int32(pos))
 }
 
 // recordStep is the CLI's command that re-records c.
@@ -87,22 +120,11 @@ func recordStep(c *cassettes.Cassette) string {
 	switch {
 	case c == nil:
 	case c.Adapter != "" && c.Scenario != "" && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario):
-		return "cassette record --adapter " + c.Adapter + " --scenario " + c.Scenario
+		return cassettes.Command("cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario)
 	case c.Path != "":
-		return "cassette proxy --mode record --cassette " + shellQuote(c.Path)
+		return cassettes.Command("cassette", "proxy", "--mode", "record", "--cassette", c.Path)
 	}
-	return "cassette proxy --mode record"
-}
-
-// shellQuote single-quotes s when it holds anything a shell would split
-// or expand (names from the wild have spaces and parentheses).
-func shellQuote(s string) string {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@=", r)) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
+	return cassettes.Command("cassette", "proxy", "--help")
 }
 
 // Error is Text, the whole explanation, without its final newline.
@@ -120,7 +142,7 @@ func (m *Miss) Err() *cassettes.Error {
 	case m.Closest == nil:
 		e.Message = "replay miss: no recorded interactions to serve " + m.Request
 	case m.Used > 0:
-		e.Message = fmt.Sprintf("replay miss: %s matched, but its %d recorded response(s) were already served and the cassette is not replayable", m.Request, m.Used)
+		e.Message = fmt.Sprintf("replay miss: %s matched, but its %d recorded response(s) were already served and the cassette is not replayable (`replayable: true` in it, or Rules.Replayable, serves the last response again)", m.Request, m.Used)
 		e.Problems = []cassettes.Problem{{File: m.Closest.File, Line: m.Closest.Line,
 			Field:   fmt.Sprintf("interactions[%d].request", m.Closest.Index),
 			Message: "last recorded response of this sequence", Expected: fmt.Sprintf("at most %d identical request(s)", m.Used)}}
@@ -164,23 +186,39 @@ func (m *Miss) Text() string {
 		b.WriteString("nothing is recorded: there are no interactions to serve.\n")
 	case m.Used > 0:
 		fmt.Fprintf(&b, "this request matched %s, but all %d recorded response(s) to it were already served\n", m.Closest.where(), m.Used)
-		b.WriteString("and the cassette is not replayable (a sequence is served once, in order).\n")
+		b.WriteString("and the cassette is not replayable (a sequence is served once, in order; `replayable: true` in it serves the last response again).\n")
 	default:
-		fmt.Fprintf(&b, "closest recorded request: %s\n  %s\n", m.Closest.where(), m.Closest.Request)
-		names := make([]string, len(m.Closest.Differences))
-		for i, d := range m.Closest.Differences {
-			names[i] = d.Field
+		switch {
+		case m.Closer != nil:
+			fmt.Fprintf(&b, "closest recorded request not served yet: %s\n  %s\n", m.Closest.where(), m.Closest.Request)
+		case m.Closest.Served:
+			fmt.Fprintf(&b, "closest recorded request (already served, as is every one that could be): %s\n  %s\n", m.Closest.where(), m.Closest.Request)
+		default:
+			fmt.Fprintf(&b, "closest recorded request: %s\n  %s\n", m.Closest.where(), m.Closest.Request)
 		}
-		fmt.Fprintf(&b, "did not match on: [%s]\n", strings.Join(names, ", "))
+		fmt.Fprintf(&b, "did not match on: [%s]\n", strings.Join(m.Closest.fields(), ", "))
 		for _, d := range m.Closest.Differences {
 			fmt.Fprintf(&b, "%s:\n", d.Field)
 			for _, l := range strings.Split(d.Diff, "\n") {
 				b.WriteString("  " + l + "\n")
 			}
 		}
+		if m.Closer != nil {
+			fmt.Fprintf(&b, "a closer one was already served (a sequence is served once, in order): %s\n  %s\n  did not match on: [%s]\n",
+				m.Closer.where(), m.Closer.Request, strings.Join(m.Closer.fields(), ", "))
+		}
 	}
 	fmt.Fprintf(&b, "next step: %s\n", m.NextStep)
 	return b.String()
+}
+
+// fields names the fields that differ.
+func (c *Candidate) fields() []string {
+	names := make([]string, len(c.Differences))
+	for i, d := range c.Differences {
+		names[i] = d.Field
+	}
+	return names
 }
 
 func (c *Candidate) where() string {

@@ -55,13 +55,17 @@ type Rules struct {
 	// out of a JSON body; OnlyJSON, when set, are the only ones compared.
 	// Either makes a JSON body match as JSON.
 	IgnoreJSON, OnlyJSON []string
+	// Preset names rules these are laid over (presets.go: "anthropic",
+	// "openai", "gemini"): what to leave out of an LLM API's request bodies
+	// so that a newer SDK still matches a recording an older one made.
+	Preset string
 }
 
 // FromConfig turns the `match:` settings of cassette.yaml (an adapter's, or
 // one scenario's: cassettes.Match.For) into Rules.
 func FromConfig(m cassettes.Match) Rules {
 	r := Rules{Headers: m.Headers, Body: BodyMode(m.Body), URLs: m.URLs, IgnoreParams: m.IgnoreQuery,
-		IgnoreJSON: m.IgnoreJSON, OnlyJSON: m.OnlyJSON, Replayable: m.Sequence == "replayable"}
+		IgnoreJSON: m.IgnoreJSON, OnlyJSON: m.OnlyJSON, Replayable: m.Sequence == "replayable", Preset: m.Preset}
 	if m.Query != nil && !*m.Query {
 		r.IgnoreQuery = true
 	}
@@ -85,6 +89,10 @@ type compiled struct {
 }
 
 func (r Rules) compile() (*compiled, error) {
+	r, err := r.withPreset()
+	if err != nil {
+		return nil, err
+	}
 	if r.Body == "" {
 		r.Body = BodyRaw
 	}
@@ -158,44 +166,38 @@ func (p URLPattern) Match(u string) bool {
 
 // jsonFilter leaves JSONPaths (RFC 9535, as normalizers take them) out of
 // body matching, or keeps only the named ones. A body that is not JSON is
-// left as it is. The ignored values are replaced with one constant, on
-// both sides, so that they show as "<ignored>" in a miss's diff; a key
-// that one side lacks therefore still differs.
+// left as it is. An ignored path is left out on both sides, key and all
+// (normalize.Omit): a key that only one side has (a field a newer SDK
+// adds to a request an older one recorded) does not make them differ.
 type jsonFilter struct {
-	ignore *normalize.Pipeline
+	ignore []*normalize.JSONPath
 	only   []*normalize.JSONPath
 }
 
 func newJSONFilter(ignore, only []string) (jsonFilter, error) {
 	var f jsonFilter
-	for _, s := range only {
-		p, err := normalize.ParseJSONPath(s)
-		if err != nil {
-			return f, fmt.Errorf("JSONPath %q: %w", s, err)
+	for _, list := range []struct {
+		src []string
+		dst *[]*normalize.JSONPath
+	}{{ignore, &f.ignore}, {only, &f.only}} {
+		for _, s := range list.src {
+			p, err := normalize.ParseJSONPath(s)
+			if err != nil {
+				return f, fmt.Errorf("JSONPath %q: %w", s, err)
+			}
+			*list.dst = append(*list.dst, p)
 		}
-		f.only = append(f.only, p)
-	}
-	if len(ignore) > 0 {
-		reg := normalize.NewRegistry()
-		if err := reg.Define("ignored", normalize.Definition{JSONPaths: ignore, Replace: "<ignored>"}); err != nil {
-			return f, err
-		}
-		pipe, err := reg.Pipeline([]string{"ignored"}, normalize.Options{})
-		if err != nil {
-			return f, err
-		}
-		f.ignore = pipe
 	}
 	return f, nil
 }
 
-func (f jsonFilter) empty() bool { return f.ignore == nil && len(f.only) == 0 }
+func (f jsonFilter) empty() bool { return len(f.ignore) == 0 && len(f.only) == 0 }
 
 // apply returns the canonical form of what is compared, or ok=false when
 // the body is not JSON.
 func (f jsonFilter) apply(body []byte) ([]byte, bool) {
-	if f.ignore != nil {
-		out, ok := f.ignore.JSON(normalize.NewState(), body)
+	if len(f.ignore) > 0 {
+		out, ok := normalize.Omit(body, f.ignore)
 		if !ok {
 			return nil, false
 		}

@@ -225,24 +225,17 @@ func (p *Pipeline) JSON(st *State, data []byte) ([]byte, bool) {
 	return p.json(st, root, data), true
 }
 
-// json normalizes the document root parsed from data.
+// json normalizes the document root parsed from data. Passes run until
+// one changes no value (settle): the document is written once, at the end.
 func (p *Pipeline) json(st *State, root *jsonNode, data []byte) []byte {
 	p.jsonStep(root, st, p.redact)
-	// Two buffers, the previous pass's output and this one's.
-	prev := root.write(make([]byte, 0, len(data)), data)
-	spare := make([]byte, 0, len(data))
 	for range maxPasses {
 		for _, s := range p.stages {
 			s.run(root, st)
 		}
 		if !root.settle() {
-			break // no value changed: the output is the last pass's
+			break // no value changed: nothing more will
 		}
-		out := root.write(spare[:0], data)
-		if bytes.Equal(out, prev) {
-			break
-		}
-		prev, spare = out, prev
 	}
 	p.jsonStep(root, st, p.redact)
 	if p.canonical {
@@ -250,7 +243,7 @@ func (p *Pipeline) json(st *State, root *jsonNode, data []byte) []byte {
 	}
 	// Keep the white space around the document (a trailing newline is part
 	// of the body's bytes).
-	out := append(spare[:0], data[:root.start]...) // spare is free now
+	out := append(make([]byte, 0, len(data)+len(data)/8), data[:root.start]...)
 	out = root.write(out, data)
 	return append(out, data[root.end:]...)
 }

@@ -56,7 +56,7 @@ func DefaultCADir() (string, error) {
 	if err != nil {
 		return "", &cassettes.Error{Reason: cassettes.EMissingConfig, Err: err,
 			Message:  "cannot find the user config directory for the cassette CA",
-			NextStep: "CASSETTE_CA_DIR=$HOME/.cassette-ca cassette ca init"}
+			NextStep: `CASSETTE_CA_DIR="$HOME/.cassette-ca" ` + cassettes.Command("cassette", "ca", "init")}
 	}
 	return filepath.Join(base, "cassette", "ca"), nil
 }
@@ -133,7 +133,7 @@ func loadCA(dir string) (*CA, error) {
 		return nil, &cassettes.Error{Reason: cassettes.ECfgParse,
 			Message:  fmt.Sprintf("the CA key %s is readable by others (mode %04o)", keyPath, st.Mode().Perm()),
 			Problems: []cassettes.Problem{{File: keyPath, Message: "key file permissions too open", Expected: "mode 0600"}},
-			NextStep: "chmod 600 " + keyPath}
+			NextStep: cassettes.Command("chmod", "600", keyPath)}
 	}
 	raw, err := os.ReadFile(keyPath)
 	if err != nil {
@@ -212,15 +212,15 @@ func writeTemp(dir string, data []byte) (string, error) {
 }
 
 func caIOError(path, msg string, err error) error {
-	return &cassettes.Error{Reason: cassettes.EIO, Err: err, Message: msg + " " + path,
-		NextStep: "CASSETTE_CA_DIR=<a writable directory> cassette ca init"}
+	return &cassettes.Error{Reason: cassettes.EIO, Err: err, Message: msg + " " + path + " (CASSETTE_CA_DIR names another directory for it)",
+		NextStep: `CASSETTE_CA_DIR="$HOME/.cassette-ca" ` + cassettes.Command("cassette", "ca", "init")}
 }
 
 func caInvalid(path, msg string) error {
 	return &cassettes.Error{Reason: cassettes.ECfgParse,
-		Message:  "the cassette CA in " + filepath.Dir(path) + " is damaged",
+		Message:  "the cassette CA in " + filepath.Dir(path) + " is damaged: remove the directory, then run cassette ca init for a new CA",
 		Problems: []cassettes.Problem{{File: path, Message: msg}},
-		NextStep: "rm -r " + filepath.Dir(path) + " && cassette ca init"}
+		NextStep: cassettes.Command("rm", "-r", filepath.Dir(path))}
 }
 
 // Dir is the directory the CA is kept in.

@@ -98,7 +98,7 @@ func TestLoadCAErrors(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, CAKeyFile), []byte("not pem"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, cassettes.ECfgParse, "cassette ca init"},
+		}, cassettes.ECfgParse, "rm -r "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

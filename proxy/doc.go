@@ -27,9 +27,11 @@
 //     scrubbed, in every encoding, from the rest of the interaction, from
 //     every other one of the session and from every line the proxy prints.
 //     Replay has the index apply the same redaction to a copy of each
-//     recorded request (match.Options.Prepare), so a cassette from elsewhere
-//     (a go-vcr file whose form body still holds `client_secret=test-secret`)
-//     matches a redacted request. An incoming request is looked up first as
+//     recorded request of a plain go-vcr file or a cassette built in memory
+//     (match.Options.Prepare), so a cassette from elsewhere (a go-vcr file
+//     whose form body still holds `client_secret=test-secret`) matches a
+//     redacted request; a file cassette saved was redacted before it was
+//     written and is indexed as it is (savedRedacted). An incoming request is looked up first as
 //     it came, which serves every request equal to a recorded one without
 //     paying for redaction; only one that matches nothing is redacted and
 //     looked up again, so a recorded "[REDACTED]" query value matches a live
@@ -46,16 +48,22 @@
 //     a text body, match.Miss's, naming the closest recorded interaction,
 //     the fields that differ with a small diff and the command that
 //     re-records it. 599 is not a status any upstream sends, so it cannot
-//     be confused with a recorded 502, and retry policies (which retry 502)
-//     leave it alone.
+//     be confused with a recorded 502. It carries `X-Should-Retry: false`:
+//     the official LLM SDKs retry any 5xx (599 too) with back-off unless
+//     told not to, which made one miss three.
 //   - Upstreams: a reverse proxy's upstream may be a unix socket
 //     (unix:///run/podman/podman.sock, as Docker engines listen); requests
 //     are then recorded under http://localhost, never the socket's path,
 //     which belongs to one machine (unix.go).
 //   - Streams: a text/event-stream or NDJSON response is recorded with the
 //     time each event arrived (event_times); replay with SimulateLatency
-//     serves it event by event at those times, each written and flushed, so
-//     a client rendering tokens sees them arrive (pace.go).
+//     serves it event by event at those times, counted from the start of
+//     the response (not summed gaps: writing does not add up), each
+//     written and flushed, so a client rendering tokens sees them arrive
+//     (pace.go). A stream recorded without event times (a go-vcr file
+//     notes only `duration`, measured up to the headers) has its events
+//     spread evenly over that duration, the headers with the first, and
+//     the log says so (spread.go): it came whole at the end.
 //   - An upstream that fails is noted, never recorded as the service's
 //     answer: a transport error (refused, DNS, TLS, reset mid-body,
 //     timeout; classified by infra.ClassifyTransport) and a status the
@@ -70,6 +78,12 @@
 //   - A replaying forward proxy whose cassettes hold one host serves
 //     origin-form requests from it (its front door), so that a recording
 //     made through the reverse proxy replays without --upstream.
+//   - Replay answers like a plain net/http handler: without goproxy on
+//     every door (replayDirect), the body in one Write from the stored
+//     bytes (storedBody), flushed only when a stream is paced; a CONNECT
+//     tunnel is served by a net/http server of the proxy's own, HTTP/1.1 or
+//     h2 as ALPN decides (tunnel.go). Recording goes through goproxy, which
+//     forwards.
 //   - Matching (rules, sequences, the index, the closest miss) is package
 //     match's: the proxy hands it the cassettes, their rules
 //     (Options.Match, Options.MatchFor) and its redaction, and asks it

@@ -165,16 +165,28 @@ func TestRecordedFormIsRedacted(t *testing.T) {
 	}
 }
 
-// TestReadyPath: a reverse proxy answers verify's readiness probe itself,
-// in replay mode too, without a cassette for it.
+// TestReadyPath: either proxy answers verify's readiness probe itself, in
+// replay mode too, without a cassette for it, and never counts it as a
+// replay miss: the reverse proxy, and a forward proxy whose front door
+// serves the one recorded host (or that has none).
 func TestReadyPath(t *testing.T) {
-	p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://fake.invalid"})
-	resp, err := http.Get(p.URL() + ReadyPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		t.Errorf("status %d", resp.StatusCode)
+	front := []*cassettes.Cassette{{Interactions: []cassettes.Interaction{it("GET", "https://api.x.test/a", "", "ok")}}}
+	for name, opts := range map[string]Options{
+		"reverse":                {Mode: ModeReplay, Upstream: "http://fake.invalid"},
+		"forward, front door":    {Mode: ModeReplay, CA: testCA(t), Cassettes: front},
+		"forward, no front door": {Mode: ModeReplay, CA: testCA(t)},
+		"forward, recording":     {Mode: ModeRecord, CA: testCA(t)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := startProxy(t, opts)
+			resp, err := http.Get(p.URL() + ReadyPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNoContent || len(p.Misses()) != 0 {
+				t.Errorf("status %d, %d replay miss(es); want 204 and none", resp.StatusCode, len(p.Misses()))
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"strings"
 	"sync"
@@ -115,20 +116,32 @@ func readCRLFEvent(t *testing.T, br *bufio.Reader) {
 }
 
 // gatedSleep stands for the clock of replay with latency: each wait is
-// noted and returns only when the test lets it.
+// noted and returns only when the test lets it, the clock (now) then
+// that much later.
 type gatedSleep struct {
 	waits chan time.Duration
 	gate  chan struct{}
+	mu    sync.Mutex
+	at    time.Time
 }
 
 func newGatedSleep() *gatedSleep {
-	return &gatedSleep{waits: make(chan time.Duration, 16), gate: make(chan struct{})}
+	return &gatedSleep{waits: make(chan time.Duration, 16), gate: make(chan struct{}), at: time.Unix(1e9, 0)}
+}
+
+func (g *gatedSleep) now() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.at
 }
 
 func (g *gatedSleep) sleep(ctx context.Context, d time.Duration) error {
 	g.waits <- d
 	select {
 	case <-g.gate:
+		g.mu.Lock()
+		g.at = g.at.Add(d)
+		g.mu.Unlock()
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -173,7 +186,7 @@ func TestReplayPacesStream(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := newGatedSleep()
-		p.sleep = g.sleep
+		p.sleep, p.now = g.sleep, g.now
 		if err := p.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -272,4 +285,77 @@ func TestReplayPacesStream(t *testing.T) {
 			t.Errorf("body %q", body)
 		}
 	})
+}
+
+// fakeClock is a clock that moves only when told: by a sleep, or by the
+// cost of a write.
+type fakeClock struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.at
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at = c.at.Add(d)
+}
+
+func (c *fakeClock) sleep(_ context.Context, d time.Duration) error {
+	c.advance(d)
+	return nil
+}
+
+// costlyWriter is a response writer each write to which takes cost on
+// the clock (the time a real one spends writing and flushing).
+type costlyWriter struct {
+	*httptest.ResponseRecorder
+	clock  *fakeClock
+	cost   time.Duration
+	writes int
+}
+
+func (w *costlyWriter) Write(b []byte) (int, error) {
+	w.clock.advance(w.cost)
+	w.writes++
+	return w.ResponseRecorder.Write(b)
+}
+
+// TestPacedStreamKeepsDeadlines replays a stream recorded as 50 events
+// over 998 ms through a writer whose every write costs 1 ms: it ends at
+// 998 ms plus the last write, within 1%, because each event waits for its
+// time counted from the start, not for its gap after the previous one
+// (summed gaps ended at 1,048 ms: the writes added up).
+func TestPacedStreamKeepsDeadlines(t *testing.T) {
+	var body strings.Builder
+	var times []cassettes.Duration
+	for i := range 50 {
+		fmt.Fprintf(&body, "data: {\"i\":%d}\n\n", i)
+		times = append(times, cassettes.Duration(998*time.Millisecond*time.Duration(i+1)/50))
+	}
+	c := &cassettes.Cassette{Path: "sse.yaml", Interactions: []cassettes.Interaction{{
+		Request: cassettes.Request{Method: "GET", URL: "http://svc.test/stream"},
+		Response: cassettes.Response{Code: 200, Status: "200 OK", Body: cassettes.Body(body.String()),
+			Headers: http.Header{"Content-Type": {"text/event-stream"}}, Duration: times[0], EventTimes: times}}}}
+	p, err := New(Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: []*cassettes.Cassette{c}, SimulateLatency: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &fakeClock{at: time.Unix(1e9, 0)}
+	p.now, p.sleep = clock.now, clock.sleep
+	w := &costlyWriter{ResponseRecorder: httptest.NewRecorder(), clock: clock, cost: time.Millisecond}
+	start := clock.now()
+	p.Handler().ServeHTTP(w, httptest.NewRequest("GET", "/stream", nil))
+	took := clock.now().Sub(start)
+	if w.Body.String() != body.String() || w.writes < 50 {
+		t.Fatalf("%d writes of %q", w.writes, w.Body.String())
+	}
+	if took < 998*time.Millisecond || took > 998*time.Millisecond*101/100 {
+		t.Errorf("the stream ended at %s, want 998ms within 1%%", took)
+	}
 }

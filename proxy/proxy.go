@@ -61,7 +61,7 @@ func ParseMode(s string) (Mode, error) {
 	return "", &cassettes.Error{Reason: cassettes.EUsage,
 		Message:  fmt.Sprintf("unknown proxy mode %q", s),
 		Problems: []cassettes.Problem{{Field: "--mode", Message: "unknown mode " + strconv.Quote(s), Expected: strings.Join(names, ", ")}},
-		NextStep: "cassette proxy --mode replay --cassette cassettes/"}
+		NextStep: cassettes.Command("cassette", "proxy", "--help")}
 }
 
 // MissStatus is the status of the response to a request replay cannot serve.
@@ -71,8 +71,14 @@ const MissStatus = 599
 // upstream failure) rather than one recorded or relayed.
 const MissHeader = "X-Cassette-Miss"
 
-// ReadyPath answers 204 on a reverse proxy, whatever its mode, so that a
-// replay proxy can be an adapter's fake (`fake.ready` in cassette.yaml).
+// ShouldRetryHeader is set to "false" on a replay miss: the official LLM
+// SDKs honour it and do not retry the 599 (they retry any 5xx otherwise).
+const ShouldRetryHeader = "X-Should-Retry"
+
+// ReadyPath answers 204 to an origin-form GET on either proxy (reverse, or
+// a forward proxy's front door), whatever its mode, so that a replay proxy
+// can be an adapter's fake (`fake.ready` in cassette.yaml); it is never a
+// replay miss.
 const ReadyPath = "/.well-known/cassette/ready"
 
 // Options configure a Proxy.
@@ -101,6 +107,12 @@ type Options struct {
 	// adapter's or scenario's `match:` in cassette.yaml); Match is then
 	// only the default for an empty set of cassettes.
 	MatchFor func(*cassettes.Cassette) match.Rules
+	// Rerecord gives the command that records a cassette again, which a
+	// replay miss names as its next step (c is nil when nothing is
+	// recorded); nil is match's default (Options.Rerecord there). The
+	// command line knows what runs where it is: `cassette record` only for
+	// an adapter its cassette.yaml declares, the proxy with its --upstream.
+	Rerecord func(c *cassettes.Cassette) string
 	// Redact is the session's redaction (redact.New: the project's
 	// credential names, the declared credential values, and every value it
 	// learns). Each captured interaction goes through it before it is
@@ -120,7 +132,8 @@ type Options struct {
 	Transport *http.Transport
 	// SimulateLatency delays each replayed response by its recorded
 	// duration, and serves a recorded stream (SSE, NDJSON) event by event at
-	// the recorded times (see pace.go).
+	// the recorded times (see pace.go), or spread evenly over its duration
+	// when it was recorded without them (spread.go).
 	SimulateLatency bool
 	// Log receives a line per recorded request, the first replayed ones
 	// (see logReplay) and the full text of every replay miss; nil discards.
@@ -144,6 +157,7 @@ type Proxy struct {
 	tr       *http.Transport
 	idx      *match.Index
 	handler  http.Handler
+	tunnels  *tunnels // a replaying forward proxy's CONNECT tunnels (tunnel.go)
 
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
@@ -212,7 +226,7 @@ func New(opts Options) (*Proxy, error) {
 			return nil, &cassettes.Error{Reason: cassettes.EUsage,
 				Message:  fmt.Sprintf("--upstream %q is not an http(s) base URL", opts.Upstream),
 				Problems: []cassettes.Problem{{Field: "--upstream", Message: "not an absolute http(s) URL", Expected: "like https://api.example.com or unix:///run/podman/podman.sock"}},
-				NextStep: "cassette proxy --upstream https://api.example.com --mode record"}
+				NextStep: cassettes.Command("cassette", "proxy", "--help")}
 		}
 		u.RawQuery, u.Fragment = "", ""
 		p.upstream = u
@@ -229,11 +243,11 @@ func New(opts Options) (*Proxy, error) {
 	if p.upstream == nil && p.mode != ModePassthrough && opts.CA == nil {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage,
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
-			NextStep: "cassette ca init"}
+			NextStep: cassettes.Command("cassette", "ca", "init")}
 	}
-	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact})
+	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact, Prepared: savedRedacted, Rerecord: opts.Rerecord})
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error(), NextStep: "cassette proxy --help   # the matching flags"}
+		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error() + " (the matching flags are in cassette proxy --help)", NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
 	p.idx = idx
 	p.origin, p.hosts = replayOrigin(p.mode, p.upstream, opts.Cassettes)
@@ -247,17 +261,24 @@ func New(opts Options) (*Proxy, error) {
 		p.handler = p.streaming(http.HandlerFunc(p.serveReverse))
 	} else {
 		p.handler = p.streaming(p.gp)
+		if p.mode == ModeReplay {
+			p.tunnels = p.newTunnels()
+		}
 	}
 	return p, nil
 }
 
 // checkListen refuses a non-loopback address unless allowed.
+// CheckListen is the rule of every door's --listen address, the observing
+// proxy of `cassette proxy --mode observe` included: loopback unless allow.
+func CheckListen(addr string, allow bool) error { return checkListen(addr, allow) }
+
 func checkListen(addr string, allow bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EUsage, Err: err,
 			Message:  fmt.Sprintf("--listen %q is not host:port", addr),
-			NextStep: "cassette proxy --listen 127.0.0.1:8080"}
+			NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
 	if allow {
 		return nil
@@ -272,7 +293,7 @@ func checkListen(addr string, allow bool) error {
 		Message: fmt.Sprintf("--listen %q is not a loopback address: anyone who can reach it could use the proxy and read what it records", addr),
 		Problems: []cassettes.Problem{{Field: "--listen", Message: "non-loopback address", Expected: "127.0.0.1:PORT or [::1]:PORT",
 			Suggestion: "pass --allow-non-loopback if this is really wanted"}},
-		NextStep: "cassette proxy --listen 127.0.0.1:8080"}
+		NextStep: cassettes.Command("cassette", "proxy", "--help")}
 }
 
 type logWriter struct{ p *Proxy }
@@ -315,8 +336,8 @@ func (p *Proxy) Start() error {
 	ln, err := net.Listen("tcp", p.opts.Listen)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EUsage, Err: err,
-			Message:  "cannot listen on " + p.opts.Listen,
-			NextStep: "cassette proxy --listen 127.0.0.1:0"}
+			Message:  "cannot listen on " + p.opts.Listen + " (--listen 127.0.0.1:0 takes any free port)",
+			NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
 	p.ln = &trackingListener{Listener: ln, conns: map[net.Conn]struct{}{}}
 	p.addr = ln.Addr().String()
@@ -343,6 +364,9 @@ func (p *Proxy) Shutdown(ctx context.Context) error {
 			err = e
 		}
 	}
+	if e := p.tunnels.shutdown(ctx); e != nil {
+		err = e
+	}
 	if e := p.Flush(ctx); e != nil {
 		err = e
 	}
@@ -358,6 +382,7 @@ func (p *Proxy) Close() error {
 			_ = p.srv.Close()
 			p.ln.closeAll()
 		}
+		p.tunnels.close()
 		p.tr.CloseIdleConnections()
 	})
 	return nil

@@ -216,8 +216,8 @@ func (p *Proxy) Flush(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return &cassettes.Error{Reason: cassettes.ETimeout, Err: ctx.Err(),
-			Message:  fmt.Sprintf("%d interaction(s) were still being recorded", n),
-			NextStep: "let long-running responses finish before stopping the proxy, then record again"}
+			Message:  fmt.Sprintf("%d interaction(s) were still being recorded: let long-running responses finish before stopping the proxy, then record again", n),
+			NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
 }
 

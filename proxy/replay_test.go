@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -55,6 +56,11 @@ func TestReplayMissOverTheWire(t *testing.T) {
 	if code != MissStatus || h.Get(MissHeader) != "replay" {
 		t.Fatalf("status %d, %s=%q", code, MissHeader, h.Get(MissHeader))
 	}
+	// The official LLM SDKs retry a 5xx (the 599 too) unless the response
+	// says not to: a miss is final.
+	if h.Get("X-Should-Retry") != "false" {
+		t.Errorf("X-Should-Retry = %q, want false", h.Get("X-Should-Retry"))
+	}
 	for _, want := range []string{"closest recorded request: cassettes/github/list-pulls.yaml (interactions[0])",
 		"did not match on: [query]", "- state=open", "+ state=closed", "next step: cassette record --adapter github --scenario list-pulls"} {
 		if !strings.Contains(string(body), want) {
@@ -95,6 +101,7 @@ func TestSimulatedLatency(t *testing.T) {
 			}
 			var slept []time.Duration
 			p.sleep = func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
+			p.now = func() time.Time { return time.Unix(1e9, 0) } // a clock that stands still: the wait is the whole duration
 			if err := p.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -182,5 +189,44 @@ func TestSecretsNeverWritten(t *testing.T) {
 	rep := startProxy(t, Options{Mode: ModeReplay, CA: testCA(t), Redact: redact.New(nil, map[string]string{"SERVICE_TOKEN": declared}), Cassettes: []*cassettes.Cassette{{Interactions: its}}})
 	if code, body := send(forwardClient(t, rep, false)); code != 200 || strings.Contains(body, ghToken) {
 		t.Errorf("replay: %d %q", code, body)
+	}
+}
+
+// TestReplayAddsNoDateHeader: a replayed response has the headers that
+// were recorded, a Date among them only when one was recorded (Go's
+// server adds one to every response unless told not to), through every
+// door: reverse (direct, and paced through goproxy), forward plain HTTP,
+// and the HTTPS tunnel over HTTP/1.1 and HTTP/2.
+func TestReplayAddsNoDateHeader(t *testing.T) {
+	const recordedDate = "Mon, 23 Nov 2026 19:30:00 GMT"
+	cassette := func(base string) []*cassettes.Cassette {
+		c := &cassettes.Cassette{Interactions: []cassettes.Interaction{it("GET", base+"/none", "", "a"), it("GET", base+"/dated", "", "b")}}
+		c.Interactions[1].Response.Headers.Set("Date", recordedDate)
+		return []*cassettes.Cassette{c}
+	}
+	check := func(t *testing.T, c *http.Client, base string) {
+		t.Helper()
+		if _, b, h := do(t, c, base, call{"GET", "/none", "", ""}); string(b) != "a" || h.Values("Date") != nil {
+			t.Errorf("/none: %q, Date %q: replay added a header the recording does not have", b, h.Values("Date"))
+		}
+		if _, b, h := do(t, c, base, call{"GET", "/dated", "", ""}); string(b) != "b" || strings.Join(h.Values("Date"), "|") != recordedDate {
+			t.Errorf("/dated: %q, Date %q, want the recorded %q", b, h.Values("Date"), recordedDate)
+		}
+	}
+	for _, latency := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reverse, latency %v", latency), func(t *testing.T) {
+			p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://svc.test", Cassettes: cassette("http://svc.test"), SimulateLatency: latency})
+			check(t, http.DefaultClient, p.URL())
+		})
+	}
+	t.Run("forward, plain HTTP", func(t *testing.T) {
+		p := startProxy(t, Options{Mode: ModeReplay, CA: testCA(t), Cassettes: cassette("http://svc.test")})
+		check(t, forwardClient(t, p, false), "http://svc.test")
+	})
+	for _, h2 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("forward, HTTPS, h2 %v", h2), func(t *testing.T) {
+			p := startProxy(t, Options{Mode: ModeReplay, CA: testCA(t), Cassettes: cassette("https://svc.test")})
+			check(t, forwardClient(t, p, h2), "https://svc.test")
+		})
 	}
 }

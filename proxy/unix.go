@@ -27,7 +27,7 @@ func parseUnixUpstream(u *url.URL) (socket string, base *url.URL, ok bool, err e
 		return "", nil, true, &cassettes.Error{Reason: cassettes.EUsage,
 			Message:  fmt.Sprintf("--upstream %q is not a unix socket URL", u.String()),
 			Problems: []cassettes.Problem{{Field: "--upstream", Message: "a unix socket URL has an absolute path and no host", Expected: "like unix:///run/podman/podman.sock"}},
-			NextStep: "cassette proxy --upstream unix:///run/podman/podman.sock --mode record --cassette cassettes/docker/session.yaml"}
+			NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
 	return u.Path, &url.URL{Scheme: "http", Host: unixHost}, true, nil
 }

@@ -79,7 +79,7 @@ func (u Upstream) Transport() (*http.Transport, error) {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage,
 			Message:  field + ".client_cert and " + field + ".client_key go together: set both or neither",
 			Problems: []cassettes.Problem{{Field: field + ".client_key", Message: "only one of the pair is set", Expected: "both client_cert and client_key"}},
-			NextStep: "cassette validate   # after setting both in cassette.yaml"}
+			NextStep: cassettes.Command("cassette", "validate")}
 	}
 	lookup := u.LookupEnv
 	if lookup == nil {
@@ -128,7 +128,7 @@ func upstreamFileError(field, path, what string, err error) error {
 	return &cassettes.Error{Reason: cassettes.EUsage, Err: err,
 		Message:  fmt.Sprintf("%s: %s %s", field, path, what),
 		Problems: []cassettes.Problem{{Field: field, Message: path + " " + what, Expected: "a readable PEM file"}},
-		NextStep: "openssl x509 -in " + path + " -noout -subject   # check the file, then run the command again"}
+		NextStep: cassettes.Command("grep", "-c", "-e", "-----BEGIN", path)} // does it hold PEM blocks? (prints no key material)
 }
 
 // UpstreamFailure is one request the proxy could not complete against the

@@ -67,15 +67,15 @@ func argsLeak(red *redact.Redactor, opts CLIOptions) error {
 		return nil
 	}
 	suggestion := red.String(suggestCommand(red, opts))
-	e := &cassettes.Error{Reason: cassettes.ESecretLeak, Problems: probs,
+	e := &cassettes.Error{Reason: cassettes.ESecretLeak, Problems: probs, NextStep: suggestion,
 		Message: fmt.Sprintf("refusing to record: %s holds a credential value; the cassette keeps the command line to run it again, so it must refer to the variable, not hold its value",
 			probs[0].Field)}
 	if learned {
 		v := varFor(redact.Learned, opts.Adapter)
-		e.NextStep = fmt.Sprintf("put the credential in a variable, declare it under `real.credentials` of adapter %s in cassette.yaml, and refer to the variable in the command instead of its value: export %s=…; %s",
-			orAdapter(opts.Adapter), v, suggestion)
+		e.Message += fmt.Sprintf("; put the credential in the variable %s, declare it under `real.credentials` of adapter %s in cassette.yaml, and refer to it in the command instead of its value, as below",
+			v, orAdapter(opts.Adapter))
 	} else {
-		e.NextStep = "refer to the variable instead of its value in the command (it is declared; the shell expands it when the command runs): " + suggestion
+		e.Message += "; refer to the variable instead (it is declared; the shell expands it when the command runs), as below"
 	}
 	return e
 }
@@ -157,15 +157,9 @@ func withRefs(s, mark, open, close string) string {
 	return b.String()
 }
 
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
-
-// shellQuote quotes s as one sh word.
-func shellQuote(s string) string {
-	if plainWord.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes s as one sh word (cassettes.Quote: the one quoting
+// rule of every printed command).
+func shellQuote(s string) string { return cassettes.Quote(s) }
 
 // shellWord quotes s as one sh word in which the mark-delimited variable
 // names become "${VAR}" references.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/recorder/infra"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -87,10 +88,18 @@ type CLIOptions struct {
 	// Again is the command that records this cassette again, for next
 	// steps; "" is `cassette record --adapter A --scenario S -- COMMAND...`.
 	Again string
-	// RealCommand is the adapter's real.command, for RerecordCLI: when set,
-	// a cassette is re-recorded by running it followed by the cassette's
-	// input.args (input.command is then only the tool's name, as `cassette
-	// record` writes it when the recorded command starts with real.command).
+	// Faults are the fault signatures of the command (see infra.FaultsFor):
+	// a run they match is that failure, not a recording. nil reads none.
+	Faults *infra.CLIFaults
+	// Previous is the committed output being recorded again (RerecordCLI
+	// sets it): a failure it recorded too is expected, and a run that went
+	// from its exit 0 to a failure with nothing on stdout is suspect.
+	Previous *cassettes.Output
+	// RealCommand is the adapter's real.command, for RerecordCLI: a
+	// cassette is re-recorded by running it followed by the cassette's
+	// input.args, and only when its input.command is this command (as
+	// `cassette record` writes it when the recorded command starts with
+	// real.command).
 	RealCommand []string
 }
 
@@ -113,7 +122,7 @@ type CLIOptions struct {
 // HTTP calls (redact.Redactor.LearnEnv, LearnArgs).
 func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error) {
 	if opts.Command == "" {
-		return nil, cassettes.Errorf(cassettes.EUsage, "cassette record --adapter NAME --scenario NAME -- COMMAND [ARGS...]",
+		return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "record", "--help"),
 			"no command to record")
 	}
 	red := redact.New(opts.Rules, Credentials(opts.Credentials, opts.LookupEnv))
@@ -150,6 +159,9 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		}
 		return nil, FailureError(fails, again(opts))
 	}
+	if err := opts.fault(exit, run.stdout, run.stderr, red); err != nil {
+		return nil, err
+	}
 	c.Output = &cassettes.Output{Stdout: cassettes.Body(run.stdout), Stderr: cassettes.Body(run.stderr), ExitCode: exit}
 	// A credential the command sent by name (a bearer token, a cookie) that
 	// is also written in its arguments would be redacted out of input.args,
@@ -157,7 +169,11 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	if err := argsLeak(red, opts); err != nil {
 		return nil, err
 	}
-	return finish(c, red)
+	c, err = finish(c, red)
+	if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
+		ce.NextStep = again(opts)
+	}
+	return c, err
 }
 
 // input is what the cassette records of the command: its line, its stdin,
@@ -185,11 +201,16 @@ func (opts CLIOptions) intercept(ctx context.Context, red *redact.Redactor) (Int
 	icpt, err := opts.Intercept(ctx, red)
 	var ce *cassettes.Error
 	switch {
-	case errors.As(err, &ce) && ce.Reason == cassettes.ERealUnreachable:
-		return nil, ce // the real side is not there: nothing to run the command against
+	case errors.As(err, &ce) && slices.Contains([]cassettes.Reason{cassettes.ERealUnreachable, cassettes.ERealDNS, cassettes.ETimeout}, ce.Reason):
+		// The real side is not there (refused, DNS): nothing to run the
+		// command against.
+		if ce.NextStep == "" {
+			ce.NextStep = again(opts)
+		}
+		return nil, ce
 	case err != nil:
 		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot start the recording proxy",
-			Err: redactedError(red, err), NextStep: "cassette ca init"}
+			Err: redactedError(red, err), NextStep: cassettes.Command("cassette", "ca", "init")}
 	}
 	return icpt, nil
 }
@@ -242,8 +263,8 @@ func (r ran) exitCode(ctx context.Context, opts CLIOptions, red *redact.Redactor
 	switch {
 	case r.timedOut:
 		return 0, &cassettes.Error{Reason: cassettes.ETimeout,
-			Message:  fmt.Sprintf("%s did not finish within %s (killed)", opts.Command, opts.Timeout),
-			NextStep: cassettes.ShellJoin(append([]string{opts.Command}, opts.Args...)) + "   # run it by hand to see where it waits; give record a longer --timeout if it needs one"}
+			Message:  fmt.Sprintf("%s did not finish within %s (killed); run it by hand to see where it waits, or give record a longer --timeout if it needs one", opts.Command, opts.Timeout),
+			NextStep: cassettes.Command(append([]string{opts.Command}, opts.Args...)...)}
 	case ctx.Err() != nil:
 		return 0, ctx.Err()
 	case errors.As(r.err, &exitErr):
@@ -270,30 +291,39 @@ func (opts CLIOptions) captured(icpt Interceptor, red *redact.Redactor) ([]casse
 	return its, icpt.Failures()
 }
 
-// RerecordCLI runs again the input of a recorded CLI cassette (the refresh
-// loop's entry point) and returns the new cassette. opts supplies what the
-// cassette does not hold: credentials, environment values, the interceptor.
-// Command, Args, Stdin and Scenario are taken from the cassette.
+// RerecordCLI records a committed CLI cassette again (the refresh loop's
+// entry point) and returns the new cassette. What runs is opts.RealCommand
+// (the adapter's real.command, from cassette.yaml) followed by the
+// cassette's input.args, fed its input.stdin: never a program a cassette
+// names. A cassette is data (it arrives in pull requests, refresh writes
+// it): one whose input.command is not real.command is refused with
+// E_CASSETTE_INVALID at its file and line, and nothing runs. opts supplies
+// what the cassette does not hold: credentials, environment values, the
+// interceptor; Args, Stdin and Scenario are taken from the cassette.
 func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) (*cassettes.Cassette, error) {
 	if old == nil || old.Input == nil {
-		return nil, cassettes.Errorf(cassettes.ECassetteInvalid, "cassette validate", "the cassette has no input to run again")
+		next := cassettes.Command("cassette", "validate")
+		if old != nil {
+			next = cassettes.Command("cassette", "validate", old.Path)
+		}
+		return nil, cassettes.Errorf(cassettes.ECassetteInvalid, next, "the cassette has no input to run again")
 	}
-	opts.Command = old.Input.Command
-	opts.Args = append([]string(nil), old.Input.Args...)
-	if len(opts.RealCommand) > 0 {
-		opts.Command = opts.RealCommand[0]
-		opts.Args = append(append([]string(nil), opts.RealCommand[1:]...), old.Input.Args...)
-	}
-	opts.Stdin = old.Input.Stdin.Bytes()
 	if opts.Adapter == "" {
 		opts.Adapter = old.Adapter
 	}
+	if err := declared(old, opts); err != nil {
+		return nil, err
+	}
+	opts.Command = opts.RealCommand[0]
+	opts.Args = append(append([]string(nil), opts.RealCommand[1:]...), old.Input.Args...)
+	opts.Stdin = old.Input.Stdin.Bytes()
 	opts.Scenario = old.Scenario
+	opts.Previous = old.Output
 	if len(opts.Normalizers) == 0 {
 		opts.Normalizers = old.Normalizers
 	}
 	c, err := RecordCLI(ctx, opts)
-	if c != nil && c.Input != nil && len(opts.RealCommand) > 0 {
+	if c != nil && c.Input != nil {
 		c.Input.Command, c.Input.Args = old.Input.Command, append([]string(nil), old.Input.Args...)
 	}
 	if c != nil {
@@ -301,6 +331,32 @@ func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) 
 		c.Replayable, c.Mutating = old.Replayable, old.Mutating
 	}
 	return c, err
+}
+
+// declared refuses a cassette whose input.command is not the command
+// cassette.yaml declares for its adapter (opts.RealCommand), before
+// anything runs. The command is quoted in what is printed: a cassette's
+// text may hold anything, line breaks included.
+func declared(old *cassettes.Cassette, opts CLIOptions) error {
+	want := strings.Join(opts.RealCommand, " ")
+	if len(opts.RealCommand) > 0 && old.Input.Command == want {
+		return nil
+	}
+	loc := cassettes.Problem{File: old.Path, Line: old.Line("input.command")}.Location()
+	e := &cassettes.Error{Reason: cassettes.ECassetteInvalid,
+		Message: fmt.Sprintf("%s: input.command %q is not the command adapter %s declares (real.command: %q): nothing was run; refresh and record run only what cassette.yaml declares (see who changed input.command, restore it, or record the scenario again with the declared command)",
+			loc, old.Input.Command, opts.Adapter, want),
+		Problems: []cassettes.Problem{{File: old.Path, Line: old.Line("input.command"), Field: "input.command",
+			Message: "names a program that is not the adapter's real.command", Expected: fmt.Sprintf("%q (adapters.%s.real.command in cassette.yaml)", want, opts.Adapter)}},
+		NextStep: cassettes.Command("git", "log", "-p", "--", old.Path)}
+	if len(opts.RealCommand) == 0 {
+		e.Message = fmt.Sprintf("%s: adapter %s declares no real.command: a CLI cassette is recorded again only through the command cassette.yaml declares, never the one it names (%q); nothing was run",
+			loc, opts.Adapter, old.Input.Command)
+		e.Problems = []cassettes.Problem{{Field: "adapters." + opts.Adapter + ".real.command", Message: "not set", Expected: "the real tool, e.g. command: [gh]"}}
+		e.Message += " (set adapters." + opts.Adapter + ".real.command in cassette.yaml)"
+		e.NextStep = cassettes.Command("cassette", "validate")
+	}
+	return e
 }
 
 // echo writes the child's output, redacted as the cassette's output is
@@ -316,15 +372,15 @@ func echo(w io.Writer, red *redact.Redactor, b []byte) {
 // the arguments after -- otherwise.
 func notStarted(red *redact.Redactor, opts CLIOptions, err error) error {
 	e := &cassettes.Error{Reason: cassettes.EUsage,
-		Message: fmt.Sprintf("cannot run %s", opts.Command),
-		Err:     redactedError(red, err)}
+		Message:  fmt.Sprintf("cannot run %s: install it, or give its path", opts.Command),
+		Err:      redactedError(red, err),
+		NextStep: again(opts)}
 	if len(opts.RealCommand) > 0 {
+		e.Message = fmt.Sprintf("cannot run %s: install it, or fix real.command of adapter %s in cassette.yaml", opts.Command, opts.Adapter)
 		e.Problems = []cassettes.Problem{{Field: "real.command", Message: "the command could not be started", Expected: "an executable in PATH"}}
-		e.NextStep = fmt.Sprintf("command -v %s   # check real.command of adapter %q in cassette.yaml, or install it", opts.Command, opts.Adapter)
 		return e
 	}
 	e.Problems = []cassettes.Problem{{Field: "COMMAND (after --)", Message: opts.Command + " could not be started", Expected: "an executable in PATH or a path to one"}}
-	e.NextStep = fmt.Sprintf("command -v %s   # is it installed and in PATH?", opts.Command)
 	return e
 }
 
@@ -332,8 +388,7 @@ func again(opts CLIOptions) string {
 	if opts.Again != "" {
 		return opts.Again
 	}
-	argv := append([]string{opts.Command}, opts.Args...)
-	return fmt.Sprintf("cassette record --adapter %s --scenario %s -- %s", opts.Adapter, opts.Scenario, cassettes.ShellJoin(argv))
+	return cassettes.Command(append([]string{"cassette", "record", "--adapter", opts.Adapter, "--scenario", opts.Scenario, "--", opts.Command}, opts.Args...)...)
 }
 
 // redactedError turns err into an error whose text carries no credential:

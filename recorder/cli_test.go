@@ -132,7 +132,7 @@ func TestRecordCLIErrors(t *testing.T) {
 func TestRerecordCLIRunsTheRecordedInput(t *testing.T) {
 	old := &cassettes.Cassette{Adapter: "sh", Scenario: "upper", Path: "cassettes/sh/upper.yaml",
 		Input: &cassettes.Input{Command: "sh", Args: []string{"-c", "tr a-z A-Z"}, Stdin: "abc\n"}}
-	c, err := RerecordCLI(context.Background(), old, CLIOptions{Meta: Meta{Now: fixedNow}})
+	c, err := RerecordCLI(context.Background(), old, CLIOptions{Meta: Meta{Now: fixedNow}, RealCommand: []string{"sh"}})
 	if err != nil {
 		t.Fatal(err)
 	}

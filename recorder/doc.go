@@ -12,13 +12,22 @@
 // session.
 //
 // A CLI cassette is run again in one place: Live.cliOptions decides which
-// command runs (real.command when the cassette was recorded through it)
-// and whether behind the recording proxy, and RerecordCLI runs it.
+// command runs (real.command from cassette.yaml, always), with which
+// credentials (the adapter's own) and behind which recording proxy, and
+// RerecordCLI runs it with the cassette's arguments and stdin, after
+// refusing a cassette whose input.command is not real.command. A cassette
+// is data: nothing it names is ever run, and it never chooses where a
+// credential goes.
 //
 // A failure of the real side (see infra.ClassifyTransport) is never a
-// recording: an HTTP scenario that still fails after the retry policy, or a
+// recording: an HTTP scenario that still fails after the retry policy, a
 // CLI run during which the recording proxy could not complete a request,
-// returns that class's infrastructure error and no cassette. What a CLI
+// or one whose exit code or stderr matches a fault signature of its tool
+// (infra.FaultsFor, real.faults), returns that class's infrastructure
+// error and no cassette. A re-recorded command that went from exit 0 to a
+// failure with nothing on stdout, no signature saying why, is refused as
+// suspect (E_REAL_SUSPECT); one whose tool says it is not logged in is a
+// missing credential (ErrNotLoggedIn), which refresh skips. What a CLI
 // printed is handed back only once it has exited, redacted like the
 // cassette with every value learned during the run, so that what a CI log
 // keeps holds no credential.

@@ -78,3 +78,40 @@ func TestRecordCLIAllowStatus(t *testing.T) {
 		t.Errorf("ExpectedStatuses = %v", got)
 	}
 }
+
+// TestAnyFiveHundredFails: a 5xx the retry policy does not retry (501, 505)
+// is still the service failing (specs/002: E_PROVIDER_5XX), refused at its
+// first answer, directly and behind the recording proxy; declared on
+// purpose it is recorded, and a cassette holding it expects it again.
+func TestAnyFiveHundredFails(t *testing.T) {
+	for _, code := range []int{501, 505} {
+		var n atomic.Int32
+		srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n.Add(1)
+			http.Error(w, "no", code)
+		}))
+		sl := &sleeper{}
+		p := DefaultPolicy()
+		p.Sleep = sl.Sleep
+		opts := HTTPOptions{Meta: Meta{Adapter: "shop", Now: fixedNow}, BaseURL: srv.URL, Transport: srv.Client().Transport, Policy: &p,
+			Scenarios: []Scenario{{Name: "list", Path: "/"}}}
+		recs, err := RecordHTTP(context.Background(), opts)
+		if ce := cassettes.AsError(err); ce == nil || ce.Reason != cassettes.EProvider5xx || ce.Exit() != cassettes.ExitInfra {
+			t.Errorf("%d: err = %v, want E_PROVIDER_5XX (exit 3)", code, err)
+		}
+		if len(recs) != 0 || n.Load() != 1 || len(sl.waits) != 0 {
+			t.Errorf("%d: recordings %d, requests %d (not retried: 1), waits %v", code, len(recs), n.Load(), sl.waits)
+		}
+		opts.Scenarios = []Scenario{{Name: "list", Path: "/", Status: code}}
+		if recs, err = RecordHTTP(context.Background(), opts); err != nil || len(recs) != 1 {
+			t.Fatalf("%d on purpose: %v", code, err)
+		}
+		if _, err := RerecordHTTP(context.Background(), recs[0].Cassette, opts); err != nil {
+			t.Errorf("%d: re-recording a cassette that holds it on purpose: %v", code, err)
+		}
+		if got := ExpectedStatuses(recs[0].Cassette); len(got) != 1 || got[0] != code {
+			t.Errorf("%d: ExpectedStatuses = %v", code, got)
+		}
+		srv.Close()
+	}
+}

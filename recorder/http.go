@@ -73,9 +73,11 @@ type Recording struct {
 // RecordHTTP records every scenario against the adapter's real base URL, one
 // cassette per scenario, in the order given. Retryable failures are retried
 // by the policy; a scenario that still fails stops the run with E_RATE_LIMIT
-// (429), E_PROVIDER_5XX (5xx), E_TIMEOUT or E_REAL_UNREACHABLE, and the
-// recordings made so far are returned with the error. Other statuses (404,
-// 401, …) are recorded as the real answer. Everything is redacted, and a
+// (429), E_PROVIDER_5XX (any 5xx, the ones the policy does not retry at
+// their first answer), E_TIMEOUT or E_REAL_*, and the recordings made so
+// far are returned with the error; a failing status the scenario declares
+// (Status) is recorded instead. Other statuses (404, 401, …) are recorded
+// as the real answer. Everything is redacted, and a
 // cassette with a secret left fails with E_SECRET_LEAK.
 func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
 	lookup := opts.LookupEnv
@@ -133,7 +135,7 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 			return Recording{}, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Err: err,
 				Message:  "a recorded request URL does not parse",
 				Problems: []cassettes.Problem{{File: old.Path, Line: old.Line(fmt.Sprintf("interactions[%d].request.url", i)), Field: fmt.Sprintf("interactions[%d].request.url", i), Message: "not a URL"}},
-				NextStep: "cassette validate " + old.Path}
+				NextStep: cassettes.Command("cassette", "validate", old.Path)}
 		}
 		h := map[string]string{}
 		for k, vs := range in.Request.Headers {
@@ -228,9 +230,8 @@ func expandScenario(sc Scenario, base string, adapterHeaders map[string]string, 
 		h[k] = v
 	}
 	if base == "" {
-		return request{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "the adapter has no real base URL",
-			Problems: []cassettes.Problem{{Field: "real.base_url", Message: "missing", Expected: "a URL such as https://api.example.com"}},
-			NextStep: "set `real.base_url` of the adapter in cassette.yaml"}
+		return request{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "the adapter has no real base URL: set `real.base_url` of the adapter in cassette.yaml",
+			Problems: []cassettes.Problem{{Field: "real.base_url", Message: "missing", Expected: "a URL such as https://api.example.com"}}}
 	}
 	return request{method: method, url: joinURL(base, path), headers: h, body: []byte(body)}, nil
 }
@@ -261,9 +262,8 @@ func expand(s, field string, lookup func(string) (string, bool)) (string, error)
 	if len(missing) > 0 {
 		sort.Strings(missing)
 		return "", &cassettes.Error{Reason: cassettes.EMissingConfig,
-			Message:  fmt.Sprintf("%s uses unset environment variable(s) %s", field, strings.Join(missing, ", ")),
-			Problems: []cassettes.Problem{{Field: field, Message: "refers to an unset variable", Expected: "${" + missing[0] + "} set in the environment"}},
-			NextStep: fmt.Sprintf("export %s=… and run the command again", missing[0])}
+			Message:  fmt.Sprintf("%s uses unset environment variable(s) %s: set them in the environment, then run the command again", field, strings.Join(missing, ", ")),
+			Problems: []cassettes.Problem{{Field: field, Message: "refers to an unset variable", Expected: "${" + missing[0] + "} set in the environment"}}}
 	}
 	return out, nil
 }
@@ -290,7 +290,7 @@ func withScenario(err error, adapter, scenario string) error {
 	var ce *cassettes.Error
 	if errors.As(err, &ce) {
 		if ce.NextStep == "" {
-			ce.NextStep = fmt.Sprintf("cassette record --adapter %s --scenario %s", adapter, scenario)
+			ce.NextStep = cassettes.Command("cassette", "record", "--adapter", adapter, "--scenario", scenario)
 		}
 		ce.Message = fmt.Sprintf("%s/%s: %s", adapter, scenario, ce.Message)
 		return ce
@@ -308,7 +308,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		defer t.CloseIdleConnections()
 	}
 	s := &sender{opts: opts, rt: rt, red: red, pol: DefaultPolicy(), attemptTimeout: opts.AttemptTimeout,
-		again: fmt.Sprintf("cassette record --adapter %s --scenario %s%s", opts.Adapter, scenario, opts.AgainArgs)}
+		again: cassettes.Command("cassette", "record", "--adapter", opts.Adapter, "--scenario", scenario) + opts.AgainArgs}
 	if opts.Policy != nil {
 		s.pol = *opts.Policy
 	}
@@ -319,16 +319,19 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 	for _, rq := range reqs {
 		in, err := s.send(ctx, rq)
 		if err != nil {
-			return Recording{Live: NewLiveRecord(s.tel)}, err
+			return Recording{Live: NewLiveRecord(s.calls...)}, err
 		}
 		c.Interactions = append(c.Interactions, in)
 	}
 	done, err := finish(c, red)
-	return Recording{Cassette: done, Live: NewLiveRecord(s.tel)}, err
+	if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
+		ce.NextStep = s.again
+	}
+	return Recording{Cassette: done, Live: NewLiveRecord(s.calls...)}, err
 }
 
 // sender sends the requests of one recording with the live retry policy,
-// and keeps the telemetry of all their attempts.
+// and keeps the telemetry of each call: per live call, never summed.
 type sender struct {
 	opts           HTTPOptions
 	rt             http.RoundTripper
@@ -336,7 +339,7 @@ type sender struct {
 	pol            Policy
 	attemptTimeout time.Duration
 	again          string // the command that records the scenario again
-	tel            Telemetry
+	calls          []Telemetry
 }
 
 // send sends one request (retried by the policy, each attempt bounded)
@@ -355,8 +358,8 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 		}
 		r, err := http.NewRequestWithContext(actx, rq.method, rq.url, body)
 		if err != nil {
-			return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request", Err: redactedError(s.red, err),
-				NextStep: "check `real.base_url` and the scenario's path in cassette.yaml"}
+			return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request: check `real.base_url` and the scenario's path in cassette.yaml", Err: redactedError(s.red, err),
+				NextStep: s.again}
 		}
 		for _, k := range slices.Sorted(maps.Keys(rq.headers)) {
 			r.Header.Set(k, rq.headers[k])
@@ -366,18 +369,19 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 	start := s.opts.Meta.now()
 	rpol := s.pol.expecting(rq.expect) // a failing status answered on purpose is neither retried nor refused
 	resp, t, err := rpol.Do(ctx, s.rt, newReq)
-	s.tel.Attempts += t.Attempts
-	s.tel.RetryBackoffMS = append(s.tel.RetryBackoffMS, t.RetryBackoffMS...)
-	s.tel.Statuses = append(s.tel.Statuses, t.Statuses...)
+	s.calls = append(s.calls, t)
 	if err != nil {
-		return cassettes.Interaction{}, transportError(s.red, err, ctx, t, s.again)
+		return cassettes.Interaction{}, withLimit(transportError(s.red, err, ctx, t, s.again), s.attemptTimeout)
 	}
 	respBody, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return cassettes.Interaction{}, transportError(s.red, err, ctx, t, s.again)
+		return cassettes.Interaction{}, withLimit(transportError(s.red, err, ctx, t, s.again), s.attemptTimeout)
 	}
-	if rpol.retryableStatus(resp.StatusCode) {
+	// The policy retried what specs/000 retries; any failing status left
+	// (those, or a 5xx it does not retry: 501, 505, …) is the service
+	// failing, unless the scenario answers it on purpose.
+	if _, failing := infra.ClassifyStatus(resp.StatusCode); failing && resp.StatusCode != rq.expect {
 		return cassettes.Interaction{}, statusError(resp.StatusCode, t, s.again)
 	}
 	return interaction(rq, resp, respBody, s.opts.Meta.now().Sub(start)), nil
@@ -415,14 +419,21 @@ func interaction(rq request, resp *http.Response, respBody []byte, dur time.Dura
 	return in
 }
 
-func statusError(code int, t Telemetry, again string) error {
-	f, ok := infra.ClassifyStatus(code)
-	if !ok {
-		f = infra.Failure{Reason: cassettes.EProvider5xx, Class: fmt.Sprintf("%d %s", code, http.StatusText(code))}
+// withLimit says, in the error of an attempt that timed out, how long each
+// attempt could take, and how to change it.
+func withLimit(err error, attemptTimeout time.Duration) error {
+	var ce *cassettes.Error
+	if errors.As(err, &ce) && ce.Reason == cassettes.ETimeout {
+		ce.Message += fmt.Sprintf(" (each attempt may take %s; --timeout sets it)", attemptTimeout)
 	}
+	return err
+}
+
+func statusError(code int, t Telemetry, again string) error {
+	f, _ := infra.ClassifyStatus(code)
 	return &cassettes.Error{Reason: f.Reason,
-		Message:  fmt.Sprintf("the real service answered %s after %d attempt(s) (backoff %v ms)", f.Class, t.Attempts, t.RetryBackoffMS),
-		NextStep: f.NextStep(again)}
+		Message:  fmt.Sprintf("the real service answered %s after %d attempt(s) (backoff %v ms); %s", f.Class, t.Attempts, t.RetryBackoffMS, f.Advice()),
+		NextStep: again}
 }
 
 // transportError is the error of a request that got no complete response,
@@ -438,6 +449,6 @@ func transportError(red *redact.Redactor, err error, ctx context.Context, t Tele
 	}
 	f := infra.ClassifyTransport(err)
 	return &cassettes.Error{Reason: f.Reason, Err: redactedError(red, err),
-		Message:  fmt.Sprintf("the real service could not be reached after %d attempt(s): %s", t.Attempts, f.Class),
-		NextStep: f.NextStep(again)}
+		Message:  fmt.Sprintf("the real service could not be reached after %d attempt(s): %s; %s", t.Attempts, f.Class, f.Advice()),
+		NextStep: again}
 }

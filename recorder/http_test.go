@@ -11,7 +11,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -87,7 +89,7 @@ func TestRecordHTTP(t *testing.T) {
 			if in.Response.Code != 200 || string(in.Response.Body) != tt.resp || in.Response.ContentLength != int64(len(tt.resp)) {
 				t.Errorf("response = %d %q (length %d)", in.Response.Code, in.Response.Body, in.Response.ContentLength)
 			}
-			if l := recs[tt.i].Live; l.Attempts != 1 || l.ExecutionMode != "live_record" {
+			if l := recs[tt.i].Live; len(l.Calls) != 1 || l.Calls[0].Attempts != 1 || l.ExecutionMode != "live_record" {
 				t.Errorf("live = %+v", l)
 			}
 		})
@@ -267,4 +269,44 @@ func BenchmarkRecordHTTP(b *testing.B) {
 		base, subj = base+t1.Sub(t0), subj+time.Since(t1)
 	}
 	b.ReportMetric(float64(subj)/float64(base), "x-plain-get-time")
+}
+
+// Retry telemetry is per live call (specs/000): two requests retried once
+// each are two calls of 2 attempts and one 500 ms backoff, not one of 4
+// attempts; two requests answered at once are two calls of 1 attempt.
+func TestRerecordHTTPTelemetryPerCall(t *testing.T) {
+	var failedOnce sync.Map // path → true once it answered 503
+	flaky := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, seen := failedOnce.LoadOrStore(r.URL.Path, true); !seen {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer flaky.Close()
+	steady := echoServer(t)
+	old := &cassettes.Cassette{Adapter: "shop", Scenario: "two", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{
+		{Request: cassettes.Request{Method: "GET", URL: "https://api.shop.example/a"}},
+		{Request: cassettes.Request{Method: "GET", URL: "https://api.shop.example/b"}}}}
+	for _, tc := range []struct {
+		name string
+		srv  *httptest.Server
+		want []Telemetry
+	}{
+		{"each retried once", flaky, []Telemetry{{Attempts: 2, RetryBackoffMS: []int64{500}, Statuses: []int{503, 200}}, {Attempts: 2, RetryBackoffMS: []int64{500}, Statuses: []int{503, 200}}}},
+		{"no retry", steady, []Telemetry{{Attempts: 1, Statuses: []int{200}}, {Attempts: 1, Statuses: []int{200}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sl := &sleeper{}
+			p := DefaultPolicy()
+			p.Sleep = sl.Sleep
+			rec, err := RerecordHTTP(context.Background(), old, HTTPOptions{BaseURL: tc.srv.URL, Transport: tc.srv.Client().Transport, Policy: &p, Meta: Meta{Now: fixedNow}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(rec.Live.Calls, tc.want) {
+				t.Errorf("calls = %+v, want %+v", rec.Live.Calls, tc.want)
+			}
+		})
+	}
 }

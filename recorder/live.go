@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,20 +17,31 @@ import (
 
 // Live re-records committed cassettes against the real side of their
 // adapter, from each cassette's own input: HTTP cassettes go to
-// real.base_url with real.headers, CLI cassettes run their recorded
-// command in real.dir with real.env, both with the live retry policy. It
+// real.base_url with real.headers (an adapter without real.base_url goes
+// to the cassette's recorded host, and may then declare no real.headers), CLI
+// cassettes run real.command with their recorded arguments and stdin in
+// real.dir with real.env, both with the live retry policy. What runs and
+// where credentials go come from cassette.yaml, never from a cassette. It
 // is what refresh re-records with, and what `cassette record` runs for a
 // cassette that only its file describes.
 type Live struct {
 	Config    *cassettes.Config
 	LookupEnv func(string) (string, bool) // nil is os.LookupEnv
-	Recorder  cassettes.Recorder          // the build that records
-	Now       func() time.Time            // recorded_at; nil is time.Now
-	Transport http.RoundTripper           // HTTP; nil is the adapter's upstream transport
-	Policy    *Policy                     // nil is the policy of specs/000
-	// Intercept records the HTTP calls of a CLI cassette that has some;
-	// nil is the recording proxy with the user's CA.
+	// Environ is the environment a CLI cassette's command inherits, less
+	// the credentials of other adapters and of the forge; nil is
+	// os.Environ().
+	Environ   []string
+	Recorder  cassettes.Recorder // the build that records
+	Now       func() time.Time   // recorded_at; nil is time.Now
+	Transport http.RoundTripper  // HTTP; nil is the adapter's upstream transport
+	Policy    *Policy            // nil is the policy of specs/000
+	// Intercept is the recording proxy every CLI re-recording runs behind;
+	// nil is the proxy with the CA kept in CADir (reverse in front of
+	// real.base_url when the adapter has one, forward otherwise).
 	Intercept InterceptFunc
+	// CADir is where the forward proxy's CA is kept; "" is
+	// proxy.DefaultCADir().
+	CADir string
 	// CLITimeout bounds one CLI run; 0 is 10 minutes.
 	CLITimeout time.Duration
 	// AttemptTimeout bounds one live HTTP request; 0 is the recorder's
@@ -38,9 +50,13 @@ type Live struct {
 	// UpstreamCA, when set, replaces every adapter's real.ca_file (the
 	// --upstream-ca flag).
 	UpstreamCA string
-	// Again is the command next steps print to record a cassette again;
-	// "" is `cassette refresh --once --adapter NAME`.
+	// Again is the command next steps print to record a cli cassette
+	// again; "" is `cassette refresh --once --adapter NAME`.
 	Again string
+	// AgainArgs are the flags that `cassette record --adapter A --scenario
+	// S`, the next step of an http cassette, must repeat ("" derives them
+	// from AttemptTimeout and UpstreamCA).
+	AgainArgs string
 	// Warn receives the warning of an adapter that turns certificate checks
 	// off (real.insecure_skip_verify), once per re-recording; nil discards.
 	Warn io.Writer
@@ -68,38 +84,144 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 	}
 	meta := Meta{Adapter: name, Recorder: l.Recorder, Now: l.Now}
 	if old.Kind == cassettes.KindCLI {
-		c, err := RerecordCLI(ctx, old, l.cliOptions(name, a, old, meta, lookup, tr))
-		return Recording{Cassette: c}, err
+		return l.rerecordCLI(ctx, name, a, old, l.cliOptions(name, a, old, meta, lookup, tr))
+	}
+	if a.Real.BaseURL == "" && len(a.Real.Headers) > 0 {
+		return Recording{}, l.noBaseURL(name, old)
 	}
 	var rt http.RoundTripper = tr
 	if l.Transport != nil {
 		rt = l.Transport
 	}
 	return RerecordHTTP(ctx, old, HTTPOptions{Meta: meta, BaseURL: cmp.Or(a.Real.BaseURL, recordedBase(old)), Headers: a.Real.Headers,
-		Credentials: a.Real.Credentials, Rules: l.Config.Redaction(), LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout})
+		Credentials: a.Real.Credentials, Rules: l.Config.Redaction(), LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout, AgainArgs: l.againArgs()})
+}
+
+// rerecordCLI runs real.command again with old's arguments and stdin, as
+// opts says, reading its outcome with the command's fault signatures.
+func (l Live) rerecordCLI(ctx context.Context, name string, a *cassettes.Adapter, old *cassettes.Cassette, opts CLIOptions) (Recording, error) {
+	if len(a.Real.Command) == 0 {
+		return Recording{}, l.noRealCommand(name, old)
+	}
+	var err error
+	if opts.Faults, err = FaultsOf(a.Real.Command[0], a); err != nil {
+		return Recording{}, err
+	}
+	c, err := RerecordCLI(ctx, old, opts)
+	if c != nil && !keepsInteractions(a, old) {
+		c.Interactions = nil
+	}
+	return Recording{Cassette: c}, err
+}
+
+// againArgs are the flags of this run that the command recording a
+// cassette again must repeat: the same time limit and the same CA.
+func (l Live) againArgs() string {
+	if l.AgainArgs != "" {
+		return l.AgainArgs
+	}
+	var words []string
+	if l.AttemptTimeout > 0 {
+		words = append(words, "--timeout", l.AttemptTimeout.String())
+	}
+	if l.UpstreamCA != "" {
+		words = append(words, "--upstream-ca", l.UpstreamCA)
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	return " " + cassettes.Command(words...)
 }
 
 // cliOptions is how a CLI cassette of adapter a is run again: which
-// command (real.command when the cassette was recorded through it), in
-// which directory and environment, and whether behind the recording proxy
-// (when the cassette holds HTTP interactions, or the adapter has a
-// real.base_url its real.env may point at through the reverse proxy).
+// command (real.command, whatever the cassette names), in which directory
+// and environment (the credentials declared by other adapters and the
+// forge's token left out: each real command gets its own), and behind
+// which recording proxy: always one, so that the real side failing is seen
+// whether or not the cassette holds HTTP interactions (reverse in front of
+// real.base_url when the adapter has one, for its real.env to point at;
+// forward otherwise).
 func (l Live) cliOptions(name string, a *cassettes.Adapter, old *cassettes.Cassette, meta Meta, lookup func(string) (string, bool), tr *http.Transport) CLIOptions {
 	timeout := cmp.Or(l.CLITimeout, 10*time.Minute)
-	opts := CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, lookup), Credentials: a.Real.Credentials,
-		Rules: l.Config.Redaction(), LookupEnv: lookup, Timeout: timeout, Log: l.Warn, Again: cmp.Or(l.Again, "cassette refresh --once --adapter "+name)}
-	// A cassette recorded through real.command keeps only the tool's name
-	// in input.command: run real.command itself again.
-	if old.Input != nil && len(a.Real.Command) > 0 && old.Input.Command == strings.Join(a.Real.Command, " ") {
-		opts.RealCommand = a.Real.Command
+	environ := l.Environ
+	if environ == nil {
+		environ = os.Environ()
 	}
-	if len(old.Interactions) > 0 || a.Real.BaseURL != "" {
-		opts.Intercept = l.Intercept
-		if opts.Intercept == nil { // a cli adapter's engine (reverse), or forward
-			opts.Intercept = ProxyInterceptor(ProxyConfig{Upstream: a.Real.BaseURL, Transport: tr, AllowStatus: ExpectedStatuses(old)})
-		}
+	opts := CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, lookup), Credentials: a.Real.Credentials,
+		Rules: l.Config.Redaction(), LookupEnv: lookup, Environ: withoutVars(environ, l.othersCredentials(a)), Timeout: timeout, Log: l.Warn,
+		Again: cmp.Or(l.Again, cassettes.Command("cassette", "refresh", "--once", "--adapter", name)+l.againArgs())}
+	// What runs is real.command, from cassette.yaml, never input.command:
+	// RerecordCLI refuses a cassette that names another program.
+	opts.RealCommand = a.Real.Command
+	opts.Intercept = l.Intercept
+	if opts.Intercept == nil { // a cli adapter's engine (reverse), or forward
+		opts.Intercept = ProxyInterceptor(ProxyConfig{Upstream: a.Real.BaseURL, CADir: l.CADir, Transport: tr, AllowStatus: ExpectedStatuses(old)})
 	}
 	return opts
+}
+
+// keepsInteractions reports whether a re-recording of old keeps the HTTP
+// interactions its command made: where the adapter keeps them (it has a
+// real.base_url, or the committed cassette holds some). A cassette
+// recorded without them (imported, recorded before interception, a tool
+// that reached its service past the proxy) stays without them: the proxy
+// was there to see the real side fail, not to change what is compared.
+func keepsInteractions(a *cassettes.Adapter, old *cassettes.Cassette) bool {
+	return a.Real.BaseURL != "" || len(old.Interactions) > 0
+}
+
+// othersCredentials are the credential variables that adapter a must not
+// see: those declared by other adapters and the forge's token, unless a
+// declares them too.
+func (l Live) othersCredentials(a *cassettes.Adapter) []string {
+	names := l.Config.CredentialNames()
+	if f := l.Config.Refresh.Forge; f.TokenEnv != "" {
+		names = append(names, f.TokenEnv)
+	} else if f.Kind == "github" {
+		names = append(names, "GITHUB_TOKEN")
+	}
+	return slices.DeleteFunc(names, func(n string) bool { return slices.Contains(a.Real.Credentials, n) })
+}
+
+// withoutVars is environ less the variables named in drop.
+func withoutVars(environ, drop []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(drop, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// noRealCommand is the error of a CLI cassette whose adapter declares no
+// real.command: nothing can be run, since a cassette's own input.command is
+// never run.
+func (l Live) noRealCommand(name string, old *cassettes.Cassette) error {
+	field := "adapters." + name + ".real.command"
+	line := l.Config.Line("adapters." + name + ".real")
+	if line == 0 {
+		line = l.Config.Line("adapters." + name)
+	}
+	return &cassettes.Error{Reason: cassettes.ECfgParse,
+		Message: fmt.Sprintf("%s cannot be recorded again: adapter %s declares no real.command, and the command a cassette names is never run (set %s in %s)", old.ID(), name, field, l.Config.Path),
+		Problems: []cassettes.Problem{{File: l.Config.Path, Line: line, Field: field, Message: "not set",
+			Expected: "the real tool the cassettes were recorded with, e.g. command: [gh]"}},
+		NextStep: l.validateStep()}
+}
+
+// noBaseURL is the error of an HTTP cassette whose adapter sends
+// real.headers (credentials) but declares no real.base_url: the host would
+// come from the cassette, and a cassette never chooses where credentials
+// go.
+func (l Live) noBaseURL(name string, old *cassettes.Cassette) error {
+	field := "adapters." + name + ".real.base_url"
+	return &cassettes.Error{Reason: cassettes.ECfgParse,
+		Message: fmt.Sprintf("%s is not recorded again: adapter %s sends real.headers but declares no real.base_url, and a cassette never chooses the host its credentials go to (set %s in %s)", old.ID(), name, field, l.Config.Path),
+		Problems: []cassettes.Problem{{File: l.Config.Path, Line: l.Config.Line("adapters." + name + ".real"), Field: field, Message: "not set",
+			Expected: "the service's URL, e.g. base_url: https://api.example.com"}},
+		NextStep: l.validateStep()}
 }
 
 // recordedBase is the scheme and host of a cassette's first recorded
@@ -112,4 +234,13 @@ func recordedBase(c *cassettes.Cassette) string {
 		}
 	}
 	return ""
+}
+
+// validateStep is `cassette validate` for this config: the check to run
+// once the config is fixed.
+func (l Live) validateStep() string {
+	if l.Config.Path == "" || l.Config.Path == cassettes.ConfigFile {
+		return cassettes.Command("cassette", "validate")
+	}
+	return cassettes.Command("cassette", "validate", "--config", l.Config.Path)
 }

@@ -66,8 +66,8 @@ func SaveProxy(p Captured, o ProxySave) (*cassettes.Cassette, error) {
 func FailureError(fails []proxy.UpstreamFailure, again string) *cassettes.Error {
 	f := fails[0]
 	e := &cassettes.Error{Reason: f.Reason,
-		Message:  fmt.Sprintf("not recorded: the real service failed during the run (%s); what the client got is not the service's answer", f.Class),
-		NextStep: f.NextStep(again)}
+		Message:  fmt.Sprintf("not recorded: the real service failed during the run (%s); what the client got is not the service's answer; %s", f.Class, f.Advice()),
+		NextStep: again}
 	for _, x := range fails {
 		e.Problems = append(e.Problems, cassettes.Problem{Field: "upstream", Message: x.String()})
 	}

@@ -68,21 +68,24 @@ type Telemetry struct {
 }
 
 // LiveRecord is the result contract of one live recording (specs/000: the
-// live_record result fields plus the retry telemetry).
+// live_record result fields plus the retry telemetry of each live call).
 type LiveRecord struct {
 	ExecutionMode  string `json:"execution_mode"`  // always "live_record"
 	ReplayBoundary string `json:"replay_boundary"` // "live_request_then_vcr_trace_extract"
 	TraceOrigin    string `json:"trace_origin"`    // "vcr_last_interaction"
-	Telemetry
+	// Calls is the retry telemetry of each live call, in the order they
+	// were made (one per request; a command is one call): never summed, so
+	// that attempts − 1 is always the number of backoffs of one call.
+	Calls []Telemetry `json:"calls"`
 }
 
-// NewLiveRecord returns the live_record result for the given telemetry.
-func NewLiveRecord(t Telemetry) LiveRecord {
+// NewLiveRecord returns the live_record result of the given live calls.
+func NewLiveRecord(calls ...Telemetry) LiveRecord {
 	return LiveRecord{
 		ExecutionMode:  "live_record",
 		ReplayBoundary: "live_request_then_vcr_trace_extract",
 		TraceOrigin:    "vcr_last_interaction",
-		Telemetry:      t,
+		Calls:          calls,
 	}
 }
 

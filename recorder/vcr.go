@@ -136,7 +136,7 @@ func NewTransport(path string, opts TransportOptions) (*Transport, error) {
 			return nil, ce
 		}
 		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: "cannot open cassette " + path, Err: err,
-			NextStep: "cassette validate " + path}
+			NextStep: cassettes.Command("cassette", "validate", path)}
 	}
 	t.rec = rec
 	if err := t.index(); err != nil {

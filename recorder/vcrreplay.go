@@ -46,7 +46,7 @@ func (t *Transport) rerecord(*cassettes.Cassette) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	return "rm " + shellQuote(path) + "   # then run the test again with recorder.ModeRecordOnce, which records a missing cassette"
+	return cassettes.Command("rm", path) + "   # then run the test again with recorder.ModeRecordOnce, which records a missing cassette"
 }
 
 // replay answers r with a recorded response, as go-vcr would (after the

@@ -3,6 +3,7 @@ package refresh
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -41,8 +42,18 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 	r := &adapterRun{cycle: c, a: a, res: ar, creds: creds,
 		vopts: verify.Options{Config: o.Config, Normalizers: o.registry(), Credentials: creds}}
 	failed := false
-	for _, old := range olds {
+	for i, old := range olds {
 		cr := r.rerecord(ctx, old)
+		if cr.loggedOut != "" {
+			// The tool has no credentials: the adapter is skipped as for
+			// an unset credential variable, its state left as it was.
+			c.skipLoggedOut(ar, olds[i:], cr)
+			if i == 0 {
+				return ar
+			}
+			failed = true
+			break
+		}
 		ar.Cases = append(ar.Cases, cr)
 		failed = failed || cr.Status == report.StatusError
 	}
@@ -89,8 +100,22 @@ func (c *cycle) skip(ar *AdapterResult, olds []*cassettes.Cassette, missing []st
 	ar.Skipped = fmt.Sprintf("no credentials: %s not set", strings.Join(missing, ", "))
 	c.logf("%s: skipped (%s)", ar.Name, ar.Skipped)
 	for _, old := range olds {
-		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + ar.Skipped,
-			NextStep: "export " + missing[0] + "=...   # then: cassette refresh --once --adapter " + ar.Name})
+		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + ar.Skipped + "; export it to refresh this adapter",
+			NextStep: cassettes.Command("cassette", "refresh", "--once", "--adapter", ar.Name)})
+	}
+}
+
+// skipLoggedOut marks the cases of olds skipped because the adapter's tool
+// says it is not logged in (cr is the first one's result); the adapter is
+// skipped when none of its cases was re-recorded before.
+func (c *cycle) skipLoggedOut(ar *AdapterResult, olds []*cassettes.Cassette, cr *CaseResult) {
+	why := cr.loggedOut
+	if len(ar.Cases) == 0 {
+		ar.Skipped = why
+	}
+	c.logf("%s: skipped (%s)", ar.Name, why)
+	for _, old := range olds {
+		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + why, NextStep: cr.NextStep})
 	}
 }
 
@@ -110,14 +135,13 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 	name := r.res.Name
 	cr := &CaseResult{Old: old}
 	if old.Mutating && !r.a.AllowMutating {
-		cr.Status, cr.Message = report.StatusSkipped, "scenario mutates the real service (mutating: true); not re-recorded"
-		cr.NextStep = fmt.Sprintf("set adapters.%s.allow_mutating: true in cassette.yaml to refresh it", name)
+		cr.Status, cr.Message = report.StatusSkipped, fmt.Sprintf("scenario mutates the real service (mutating: true); not re-recorded (set adapters.%s.allow_mutating: true in cassette.yaml to refresh it)", name)
 		return cr
 	}
 	if call := unsafeCall(old); call != "" && r.opts.DryRun && !r.opts.DryRunUnsafe {
 		cr.Status = report.StatusSkipped
-		cr.Message = "dry run: not re-recorded: it would " + call + ", which may change the real service (a dry run sends only GET, HEAD and OPTIONS requests)"
-		cr.NextStep = "cassette refresh --once --dry-run --rerecord-unsafe --adapter " + name + "   # re-runs it against the real service; still pushes and opens nothing"
+		cr.Message = "dry run: not re-recorded: it would " + call + ", which may change the real service (a dry run sends only GET, HEAD and OPTIONS requests; --rerecord-unsafe re-runs it against the real service and still pushes and opens nothing)"
+		cr.NextStep = cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe", "--adapter", name)
 		r.logf("%s: %s", old.ID(), cr.Message)
 		return cr
 	}
@@ -128,10 +152,15 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 		live := got.Live
 		cr.Live = &live
 	}
+	if errors.Is(err, recorder.ErrNotLoggedIn) {
+		ce := cassettes.AsError(err)
+		cr.loggedOut, cr.NextStep = ce.Message, ce.NextStep
+		return cr
+	}
 	if err != nil {
 		ce := cassettes.AsError(err)
 		cr.Status, cr.Reason, cr.Message = report.StatusError, ce.Reason, firstLine(ce.Error())
-		cr.NextStep = cmp.Or(ce.NextStep, fmt.Sprintf("cassette record --adapter %s --scenario %s   # check that the real service answers", name, old.Scenario))
+		cr.NextStep = cmp.Or(ce.NextStep, cassettes.Command("cassette", "record", "--adapter", name, "--scenario", old.Scenario))
 		r.logf("%s: cannot re-record: %s", old.ID(), cr.Message)
 		return cr
 	}
@@ -178,9 +207,9 @@ func unsafeCall(c *cassettes.Cassette) string {
 // cycle's recordings.
 func (ar *AdapterResult) ReplayCommand() string {
 	if ar.unsafe() {
-		return "cassette refresh --once --dry-run --rerecord-unsafe --adapter " + ar.Name
+		return cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe", "--adapter", ar.Name)
 	}
-	return "cassette refresh --once --dry-run --adapter " + ar.Name
+	return cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--adapter", ar.Name)
 }
 
 // unsafe reports whether re-recording one of the adapter's cassettes may
@@ -193,9 +222,9 @@ func (ar *AdapterResult) unsafe() bool {
 // without writing anywhere (see AdapterResult.ReplayCommand).
 func (r *Result) ReplayCommand() string {
 	if slices.ContainsFunc(r.Adapters, (*AdapterResult).unsafe) {
-		return "cassette refresh --once --dry-run --rerecord-unsafe"
+		return cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe")
 	}
-	return "cassette refresh --once --dry-run"
+	return cassettes.Command("cassette", "refresh", "--once", "--dry-run")
 }
 
 // countDrift counts this cycle's drift once (a cycle run again at the same
@@ -231,7 +260,7 @@ func (r *adapterRun) outcome(cr *CaseResult) {
 	if g := cr.Gate; g != nil && g.Failed() && g.Reason.Exit() == cassettes.ExitInfra {
 		cr.Status, cr.Reason = report.StatusError, g.Reason
 		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; the replay gate could not run: " + firstLine(g.Message)
-		cr.NextStep = fmt.Sprintf("cassette verify --adapter %s   # make the fake start, then run cassette refresh --once again", ar.Name)
+		cr.NextStep = cassettes.Command("cassette", "verify", "--adapter", ar.Name)
 		return
 	}
 	fakeFailed := cr.Gate != nil && cr.Gate.Failed()
@@ -244,14 +273,15 @@ func (r *adapterRun) outcome(cr *CaseResult) {
 	}
 	switch {
 	case fakeFailed:
-		cr.Message += "; the fake does not match the new cassette (" + firstLine(cr.Gate.Message) + "), see " + cmp.Or(ar.Issue.Ref(), "the fake-drift issue")
-		cr.NextStep = fmt.Sprintf("git fetch %s %s && git checkout FETCH_HEAD && cassette verify --case %s   # then fix the fake", r.shown, ar.Branch, cr.Old.ID())
+		cr.Message += "; the fake does not match the new cassette (" + firstLine(cr.Gate.Message) + "), see " + cmp.Or(ar.Issue.Ref(), "the fake-drift issue") +
+			"; fetch " + ar.Branch + ", check it out and run " + cassettes.Command("cassette", "verify", "--case", cr.Old.ID()) + " to reproduce it, then fix the fake"
+		cr.NextStep = cassettes.Command("git", "fetch", r.shown, ar.Branch)
 	case ar.PR.Number == 0 && ar.PR.URL == "":
-		cr.Message += "; refresh PR: " + ar.PR.Ref()
-		cr.NextStep = fmt.Sprintf("git fetch %s %s && git diff HEAD FETCH_HEAD   # review the refresh branch, then merge it into %s", r.shown, ar.Branch, r.base)
+		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; review the branch (git diff HEAD FETCH_HEAD once fetched), then merge it into " + r.base
+		cr.NextStep = cassettes.Command("git", "fetch", r.shown, ar.Branch)
 	default:
-		cr.Message += "; refresh PR: " + ar.PR.Ref()
-		cr.NextStep = "review and merge the refresh PR: " + ar.PR.Ref()
+		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; review and merge it"
+		cr.NextStep = cassettes.Command("git", "fetch", r.shown, ar.Branch)
 	}
 }
 

@@ -109,6 +109,8 @@ type CaseResult struct {
 	Live     *recorder.LiveRecord
 	Gate     *verify.Result // the replay gate's result on the new cassette
 	Duration time.Duration
+
+	loggedOut string // the real command says it is not logged in: why, for the adapter's skip
 }
 
 // Drifted reports whether the real side no longer gives the committed output.
@@ -154,13 +156,13 @@ func (c *cycle) run(ctx context.Context) error {
 	c.shown = o.Git.scrub(c.remote) // a remote URL may carry a token: messages show this
 	c.base = cmp.Or(o.Base, cfg.Refresh.Base, o.Git.CurrentBranch(ctx))
 	if c.base == "" {
-		return cassettes.Errorf(cassettes.EUsage, "cassette refresh --once --base main", "cannot tell the base branch of refresh PRs: HEAD is detached and refresh.base is not set")
+		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "refresh", "--once", "--base", "main"), "cannot tell the base branch of refresh PRs: HEAD is detached and refresh.base is not set (name it with --base, or check out a branch)")
 	}
 	c.threshd = firstPositive(o.EscalateAfter, cfg.Refresh.EscalateAfter, DefaultEscalateAfter)
 	c.res.Threshold = c.threshd
 	top, err := o.Git.TopLevel(ctx)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: cfg.Dir + " is not in a git repository", Err: err, NextStep: "git init && git add cassette.yaml cassettes && git commit -m cassettes   # refresh works on a git repository"}
+		return &cassettes.Error{Reason: cassettes.EUsage, Message: cfg.Dir + " is not in a git repository: refresh works on one (commit cassette.yaml and the cassettes to it)", Err: err, NextStep: cassettes.Command("git", "init")}
 	}
 	c.top = realPath(top)
 	list := o.Cassettes
@@ -173,8 +175,8 @@ func (c *cycle) run(ctx context.Context) error {
 	for _, a := range o.Adapters {
 		if _, ok := cfg.Adapters[a]; !ok {
 			return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
-				Problems: []cassettes.Problem{{File: cfg.Path, Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
-				NextStep: "cassette refresh --once --adapter " + cmp.Or(firstOf(cfg.Order), "NAME")}
+				Problems: []cassettes.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
+				NextStep: cassettes.Command("cassette", "refresh", "--once", "--adapter", cmp.Or(cassettes.Closest(a, cfg.Order), firstOf(cfg.Order)))}
 		}
 	}
 	store := &StateStore{Git: o.Git, Remote: c.remote}

@@ -48,7 +48,7 @@ func ParseSchedule(spec string) (s cron.Schedule, err error) {
 func scheduleError(spec string, err error) error {
 	return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("schedule %q is not a cron spec: %v", spec, err),
 		Problems: []cassettes.Problem{{Field: "refresh.schedule", Message: "not a cron spec", Expected: `5 fields like "0 6 * * 1", or @weekly, @daily, @every 168h`}},
-		NextStep: `cassette refresh --schedule "@weekly"`}
+		NextStep: cassettes.Command("cassette", "refresh", "--schedule", "@weekly")}
 }
 
 // Serve runs until ctx is done, then waits for the job in flight.

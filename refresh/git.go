@@ -159,16 +159,16 @@ func (g *Git) Push(ctx context.Context, remote, commit, branch string) error {
 	msg := err.Error()
 	if ge != nil && (strings.Contains(ge.Stderr, "rejected") || strings.Contains(ge.Stderr, "non-fast-forward") || strings.Contains(ge.Stderr, "fetch first") || strings.Contains(ge.Stderr, "denied") || strings.Contains(ge.Stderr, "hook declined")) {
 		shown := g.scrub(remote)
-		return &cassettes.Error{Reason: cassettes.EPushRejected, Message: fmt.Sprintf("the remote %s rejected the push of %s", shown, branch), Err: fmt.Errorf("%s", msg),
-			NextStep: fmt.Sprintf("git fetch %s %s && git log FETCH_HEAD   # see who moved the branch; delete it or merge its PR, then run cassette refresh --once again", shown, branch)}
+		return &cassettes.Error{Reason: cassettes.EPushRejected, Message: fmt.Sprintf("the remote %s rejected the push of %s: see who moved the branch (git log FETCH_HEAD once fetched), delete it or merge its PR, then run cassette refresh --once again", shown, branch), Err: fmt.Errorf("%s", msg),
+			NextStep: cassettes.Command("git", "fetch", shown, branch)}
 	}
 	return g.remoteError(remote, "cannot push "+branch+" to", err)
 }
 
 func (g *Git) remoteError(remote, what string, err error) error {
 	remote = g.scrub(remote) // a remote URL may carry a token
-	return &cassettes.Error{Reason: cassettes.EForge, Message: fmt.Sprintf("%s the remote %s", what, remote), Err: err,
-		NextStep: fmt.Sprintf("git ls-remote %s   # check that the remote exists and that this machine may push to it (refresh.forge.remote in cassette.yaml)", remote)}
+	return &cassettes.Error{Reason: cassettes.EForge, Message: fmt.Sprintf("%s the remote %s (check that it exists and that this machine may push to it: refresh.forge.remote in cassette.yaml)", what, remote), Err: err,
+		NextStep: cassettes.Command("git", "ls-remote", remote)}
 }
 
 func basicAuth(user, pass string) string {

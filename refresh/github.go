@@ -30,11 +30,11 @@ type GitHub struct {
 func NewGitHub(repo, token, apiURL string, hc *http.Client) (*GitHub, error) {
 	owner, name, ok := strings.Cut(repo, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-		return nil, cassettes.Errorf(cassettes.ECfgParse, "set refresh.forge.repo: owner/name in cassette.yaml", "refresh.forge.repo %q: expected owner/name", repo)
+		return nil, cassettes.Errorf(cassettes.ECfgParse, cassettes.Command("cassette", "validate"), "refresh.forge.repo %q: expected owner/name (set it in cassette.yaml)", repo)
 	}
 	if token == "" {
-		return nil, cassettes.Errorf(cassettes.EMissingConfig, "export GITHUB_TOKEN=...   # a token that may push branches and open PRs and issues, then run cassette refresh again",
-			"the github forge needs a token: the variable named by refresh.forge.token_env is not set")
+		return nil, cassettes.Errorf(cassettes.EMissingConfig, cassettes.Command("cassette", "refresh", "--once"),
+			"the github forge needs a token that may push branches and open PRs and issues: the variable named by refresh.forge.token_env is not set")
 	}
 	opts := []github.ClientOptionsFunc{github.WithAuthToken(token), github.WithUserAgent("cassette-refresh")}
 	if hc != nil {
@@ -46,7 +46,7 @@ func NewGitHub(repo, token, apiURL string, hc *http.Client) (*GitHub, error) {
 	}
 	c, err := github.NewClient(opts...)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot set up the GitHub client", Err: err, NextStep: "check refresh.forge.api_url in cassette.yaml"}
+		return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot set up the GitHub client (check refresh.forge.api_url in cassette.yaml)", Err: err, NextStep: cassettes.Command("cassette", "validate")}
 	}
 	return &GitHub{Client: c, Owner: owner, Repo: name, token: token, host: gitHost(apiURL)}, nil
 }
@@ -161,13 +161,15 @@ func (g *GitHub) PublishIssue(ctx context.Context, req IssueRequest) (*Issue, er
 // E_FORGE otherwise; the token never appears in it.
 func (g *GitHub) apiError(what string, err error) error {
 	reason := cassettes.EForge
-	next := fmt.Sprintf("gh api repos/%s/%s   # check that the token in refresh.forge.token_env may read and write pull requests and issues, then run cassette refresh --once again", g.Owner, g.Repo)
+	next := cassettes.Command("gh", "api", "repos/"+g.Owner+"/"+g.Repo)
+	advice := "check that the token in refresh.forge.token_env may read and write pull requests and issues, then run cassette refresh --once again"
 	var rl *github.RateLimitError
 	var arl *github.AbuseRateLimitError
 	if errors.As(err, &rl) || errors.As(err, &arl) {
 		reason = cassettes.ERateLimit
-		next = "wait for the GitHub rate limit to reset, then run cassette refresh --once again"
+		next = cassettes.Command("gh", "api", "rate_limit")
+		advice = "wait for the GitHub rate limit to reset, then run cassette refresh --once again"
 	}
 	msg := redact.RedactString(err.Error(), map[string]string{"token": g.token})
-	return &cassettes.Error{Reason: reason, Message: fmt.Sprintf("GitHub API: cannot %s %s/%s", what, g.Owner, g.Repo), Err: errors.New(msg), NextStep: next}
+	return &cassettes.Error{Reason: reason, Message: fmt.Sprintf("GitHub API: cannot %s %s/%s (%s)", what, g.Owner, g.Repo, advice), Err: errors.New(msg), NextStep: next}
 }

@@ -58,8 +58,7 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 				}
 			}
 			if l := live; l != nil {
-				c.Live = &report.LiveRecord{ExecutionMode: l.ExecutionMode, ReplayBoundary: l.ReplayBoundary, TraceOrigin: l.TraceOrigin,
-					Attempts: l.Attempts, RetryBackoffMS: l.RetryBackoffMS}
+				c.Live = &report.LiveRecord{ExecutionMode: l.ExecutionMode, ReplayBoundary: l.ReplayBoundary, TraceOrigin: l.TraceOrigin}
 			}
 			if proposals != "" && cr.Drifted() {
 				if ar.PR != nil {
@@ -76,8 +75,8 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 }
 
 // liveActions are the calls a case's re-recording made against the real
-// service: the new cassette's interactions (or command), or the one call
-// that failed; the retry telemetry goes on the first.
+// service: the new cassette's interactions (or command), or the calls made
+// up to the one that failed; each carries its own retry telemetry.
 func liveActions(cr *CaseResult, live *recorder.LiveRecord) []report.Action {
 	var acts []report.Action
 	src := cr.New
@@ -92,23 +91,28 @@ func liveActions(cr *CaseResult, live *recorder.LiveRecord) []report.Action {
 		acts = append(acts, a)
 	} else {
 		for i, in := range src.Interactions {
+			if cr.New == nil && i > 0 && (live == nil || i >= len(live.Calls)) {
+				break // not made: the call before it failed
+			}
 			a := report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: in.Request.URL}
 			if cr.New != nil {
 				a.StatusCode, a.Body = in.Response.Code, in.Response.Body.Bytes()
 			}
 			acts = append(acts, a)
-			if cr.New == nil {
-				break // the first call is the one that failed
-			}
 		}
 	}
 	if len(acts) == 0 || live == nil {
 		return nil // not re-recorded (skipped)
 	}
 	if cr.New == nil && cr.Status == report.StatusError {
-		acts[0].Err, acts[0].ErrKind = firstLine(cr.Message), string(cr.Reason)
+		last := &acts[len(acts)-1]
+		last.Err, last.ErrKind = firstLine(cr.Message), string(cr.Reason)
 	}
-	acts[0].Attempts, acts[0].RetryBackoffMS = live.Attempts, live.RetryBackoffMS
+	for i := range acts {
+		if i < len(live.Calls) {
+			acts[i].Attempts, acts[i].RetryBackoffMS = live.Calls[i].Attempts, live.Calls[i].RetryBackoffMS
+		}
+	}
 	return acts
 }
 
@@ -155,12 +159,20 @@ func (r *Result) Print(w io.Writer) {
 		case ar.PR != nil:
 			fmt.Fprintf(w, "  %s: drift; %s %q on %s\n", ar.Name, ar.PR.Ref(), ar.PR.Title, ar.Branch)
 		case ar.failed() > 0:
-			fmt.Fprintf(w, "  %s: not refreshed: %d of %d cassette(s) could not be re-recorded (the real side failed; never a drift)\n", ar.Name, ar.failed(), len(ar.Cases))
+			why := "the real side failed; never a drift"
+			if ar.refused() {
+				why = "refused or failed; never a drift"
+			}
+			fmt.Fprintf(w, "  %s: not refreshed: %d of %d cassette(s) could not be re-recorded (%s)\n", ar.Name, ar.failed(), len(ar.Cases), why)
 		default:
 			fmt.Fprintf(w, "  %s: no drift\n", ar.Name)
 		}
 		for _, cr := range ar.Cases {
-			if cr.Status != report.StatusPass {
+			switch {
+			case cr.Status == report.StatusPass:
+			case cr.Reason != "":
+				fmt.Fprintf(w, "    %s[%s] %s: %s\n", cr.Status, cr.Reason, cr.Old.Scenario, cr.Message)
+			default:
 				fmt.Fprintf(w, "    %s %s: %s\n", cr.Status, cr.Old.Scenario, cr.Message)
 			}
 		}
@@ -188,6 +200,17 @@ func suite(cfg *cassettes.Config) string {
 }
 
 // failed counts the cases that could not be re-recorded.
+// refused reports whether a case was not re-recorded because cassette.yaml
+// or the cassette was refused (exit 2), not because the real side failed.
+func (ar *AdapterResult) refused() bool {
+	for _, cr := range ar.Cases {
+		if cr.Status == report.StatusError && cr.New == nil && cr.Reason.Exit() == cassettes.ExitUser {
+			return true
+		}
+	}
+	return false
+}
+
 func (ar *AdapterResult) failed() int {
 	n := 0
 	for _, cr := range ar.Cases {

@@ -1,9 +1,12 @@
 package refresh
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -40,5 +43,38 @@ func TestReportHoldsBothSidesOfARealDrift(t *testing.T) {
 	}
 	if page := string(files[report.FileHTML]); !strings.Contains(page, "<h5>real service (got)</h5>") || strings.Contains(page, "The re-recorded cassette is on the refresh branch") {
 		t.Error("report.html does not show the drift's two sides")
+	}
+}
+
+// Each live call of a re-recording carries its own retry telemetry
+// (specs/000), never a case's sum: the calls made up to one that failed are
+// the case's actions, the last one failing.
+func TestLiveActionsCarryEachCallsTelemetry(t *testing.T) {
+	two := func() []cassettes.Interaction {
+		return []cassettes.Interaction{
+			{Request: cassettes.Request{Method: "GET", URL: "https://shop.example/a"}, Response: cassettes.Response{Code: 200}},
+			{Request: cassettes.Request{Method: "GET", URL: "https://shop.example/b"}, Response: cassettes.Response{Code: 200}},
+			{Request: cassettes.Request{Method: "GET", URL: "https://shop.example/c"}, Response: cassettes.Response{Code: 200}}}
+	}
+	old := &cassettes.Cassette{Adapter: "shop", Scenario: "s", Kind: cassettes.KindHTTP, Interactions: two()}
+	retried := recorder.NewLiveRecord(recorder.Telemetry{Attempts: 2, RetryBackoffMS: []int64{500}},
+		recorder.Telemetry{Attempts: 1}, recorder.Telemetry{Attempts: 2, RetryBackoffMS: []int64{500}})
+	got := liveActions(&CaseResult{Old: old, New: &cassettes.Cassette{Interactions: two()}, Status: report.StatusPass}, &retried)
+	want := []struct {
+		attempts int
+		backoff  []int64
+	}{{2, []int64{500}}, {1, nil}, {2, []int64{500}}}
+	if len(got) != len(want) {
+		t.Fatalf("%d actions, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		if got[i].Attempts != w.attempts || !slices.Equal(got[i].RetryBackoffMS, w.backoff) {
+			t.Errorf("action %d: attempts %d backoff %v, want %d %v", i, got[i].Attempts, got[i].RetryBackoffMS, w.attempts, w.backoff)
+		}
+	}
+	failed := recorder.NewLiveRecord(recorder.Telemetry{Attempts: 1}, recorder.Telemetry{Attempts: 3, RetryBackoffMS: []int64{500, 1500}})
+	got = liveActions(&CaseResult{Old: old, Status: report.StatusError, Reason: cassettes.EProvider5xx, Message: "503 after 3 attempts"}, &failed)
+	if len(got) != 2 || got[0].Err != "" || got[1].Err == "" || got[1].Attempts != 3 || len(got[1].RetryBackoffMS) != 2 {
+		t.Errorf("failed re-recording: %+v, want the first call ok and the second failing after 3 attempts", got)
 	}
 }

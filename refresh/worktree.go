@@ -2,7 +2,6 @@ package refresh
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +24,7 @@ func (c *cycle) workdir(ctx context.Context, ar *AdapterResult) (string, func(),
 	if o.DryRun {
 		dir, err := os.MkdirTemp("", "cassette-refresh-dry-*")
 		if err != nil {
-			return "", nil, startPoint{}, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot make a temporary directory", Err: err, NextStep: "check $TMPDIR"}
+			return "", nil, startPoint{}, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot make a temporary directory (check $TMPDIR)", Err: err, NextStep: cassettes.Command("ls", "-ld", os.TempDir())}
 		}
 		return dir, func() { os.RemoveAll(dir) }, startPoint{}, nil
 	}
@@ -40,8 +39,8 @@ func (c *cycle) workdir(ctx context.Context, ar *AdapterResult) (string, func(),
 			return "", nil, sp, err
 		}
 		if start == "" {
-			return "", nil, sp, cassettes.Errorf(cassettes.EForge, fmt.Sprintf("git push %s %s   # or set refresh.base in cassette.yaml", c.shown, c.base),
-				"the base branch %s is not on the remote %s", c.base, c.shown)
+			return "", nil, sp, cassettes.Errorf(cassettes.EForge, cassettes.Command("git", "push", c.shown, c.base),
+				"the base branch %s is not on the remote %s: push it, or set refresh.base in cassette.yaml", c.base, c.shown)
 		}
 	}
 	wt, err := c.worktreePath(ctx, ar.Name)
@@ -112,13 +111,13 @@ func (c *cycle) relPath(p string) (string, error) {
 	}
 	rel, err := filepath.Rel(c.top, realPath(abs))
 	if err != nil || strings.HasPrefix(rel, "..") {
-		return "", cassettes.Errorf(cassettes.EUsage, "move the cassettes inside the repository", "cassette %s is outside the repository %s", p, c.top)
+		return "", cassettes.Errorf(cassettes.EUsage, cassettes.Command("git", "status"), "cassette %s is outside the repository %s: move the cassettes inside it", p, c.top)
 	}
 	return rel, nil
 }
 
 func gitStepError(what string, err error) error {
-	return &cassettes.Error{Reason: cassettes.EIO, Message: "git: cannot " + what, Err: err, NextStep: "git status   # check the repository, then run cassette refresh --once again"}
+	return &cassettes.Error{Reason: cassettes.EIO, Message: "git: cannot " + what + " (check the repository, then run cassette refresh --once again)", Err: err, NextStep: cassettes.Command("git", "status")}
 }
 
 // realPath resolves symbolic links as far as the path exists.

@@ -197,6 +197,29 @@ func TestValidateBundleRejects(t *testing.T) {
 				m["files"] = kept
 			})
 		}, "required file repro.txt is not in the inventory"},
+		{"required file replaced by a symlink out of the bundle", func(t *testing.T, dir string) {
+			// the same bytes, so that the inventory's size and hash still match
+			p := filepath.Join(dir, "repro.json")
+			b, _ := os.ReadFile(p)
+			outside := filepath.Join(t.TempDir(), "repro.json")
+			os.WriteFile(outside, b, 0o644)
+			os.Remove(p)
+			if err := os.Symlink(outside, p); err != nil {
+				t.Fatal(err)
+			}
+		}, "repro.json: is a symbolic link out of the bundle"},
+		{"a log the log index does not list", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "server.log"), []byte("started\n"), 0o644)
+		}, "server.log is not in the log index"},
+		{"metrics counts contradict bundle.json", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "metrics.json"), func(m map[string]any) {
+				c := m["counts"].(map[string]any)
+				c["pass"], c["fail"] = c["pass"].(float64)+c["fail"].(float64), 0
+			})
+		}, "fail 0 contradicts bundle.json's counts.fail 3"},
+		{"counts that do not add up", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "summary.json"), func(m map[string]any) { m["total"] = 99 })
+		}, "total 99 is not pass"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

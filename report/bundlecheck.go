@@ -26,12 +26,16 @@ var requiredBundleFiles = []string{
 
 // ValidateBundle checks a bundle directory against the v1 contract of
 // specs/004: bundle.json's schema (name, major; any minor), required keys and
-// typed artifact sections; required files; every inventory entry (safe path,
-// existing file, bytes and sha256 equal to the file's); every non-empty
-// *.json valid JSON and every *.jsonl/*.ndjson valid JSON lines; each typed
-// artifact's required keys; trace events with suite_start and suite_end and
-// the bundle's timestamp; and logs/screenshots indexes that agree with the
-// inventory. It returns every problem found, none for a valid bundle.
+// typed artifact sections; required files; every file a regular file (a
+// symbolic link, out of the bundle or not, is refused: it is not the
+// bundle's content); every inventory entry (safe path, existing file, bytes
+// and sha256 equal to the file's); every non-empty *.json valid JSON and
+// every *.jsonl/*.ndjson valid JSON lines; each typed artifact's required
+// keys; trace events with suite_start and suite_end and the bundle's
+// timestamp; logs/screenshots indexes that agree with the inventory and
+// list every *.log and screenshot of the bundle; and counts that agree
+// between bundle.json, summary.json, metrics.json and the suite_end event.
+// It returns every problem found, none for a valid bundle.
 //
 // The bundle is read through fsys, the bundle directory dir as the command
 // opens it (os.DirFS(dir)); dir names the files in the problems.
@@ -178,8 +182,90 @@ func (v *bundleValidator) run() {
 		}
 	}
 	v.typed(stamp)
-	v.index("logs/index.json", inv)
-	v.index("screenshots/index.json", inv)
+	logs := v.index("logs/index.json", inv)
+	shots := v.index("screenshots/index.json", inv)
+	v.indexedAll(logs, shots)
+	v.counts(m)
+}
+
+// screenshotExt are the extensions of the screenshot artifacts
+// screenshots/index.json inventories.
+var screenshotExt = []string{".png", ".jpg", ".jpeg", ".gif", ".webp"}
+
+// indexedAll checks that every *.log file is in logs/index.json and every
+// screenshot in screenshots/index.json (specs/004: "normalized inventory of
+// all *.log artifacts", "of all screenshot artifacts").
+func (v *bundleValidator) indexedAll(logs, shots map[string]bool) {
+	_ = fs.WalkDir(v.fsys, ".", func(rel string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		ext := strings.ToLower(path.Ext(rel))
+		switch {
+		case ext == ".log" && logs != nil && !logs[rel]:
+			v.add("logs/index.json", 0, "files", rel+" is not in the log index", "every *.log file of the bundle indexed")
+		case slices.Contains(screenshotExt, ext) && shots != nil && !shots[rel]:
+			v.add("screenshots/index.json", 0, "files", rel+" is not in the screenshot index", "every screenshot of the bundle indexed")
+		}
+		return nil
+	})
+}
+
+// counts checks that the counts of the run agree wherever the bundle
+// carries them: bundle.json's counts, summary.json's total/pass/fail/skip,
+// metrics.json's counts and the suite_end event's counters; and that each
+// total is pass + fail + skip.
+func (v *bundleValidator) counts(m map[string]any) {
+	type where struct {
+		file, field string
+		counts      map[string]any
+	}
+	var all []where
+	if c, ok := m["counts"].(map[string]any); ok {
+		all = append(all, where{"bundle.json", "counts", c})
+	}
+	if s, ok := v.readJSONQuiet("summary.json"); ok {
+		all = append(all, where{"summary.json", "", s})
+	}
+	if mt, ok := v.readJSONQuiet("metrics.json"); ok {
+		if c, ok := mt["counts"].(map[string]any); ok {
+			all = append(all, where{"metrics.json", "counts", c})
+		}
+	}
+	if data, err := fs.ReadFile(v.fsys, "trace/events.jsonl"); err == nil {
+		for _, ln := range bytes.Split(data, []byte("\n")) {
+			var e map[string]any
+			if json.Unmarshal(ln, &e) == nil && e["kind"] == "suite_end" {
+				if c, ok := e["counters"].(map[string]any); ok {
+					all = append(all, where{"trace/events.jsonl", "counters", c})
+				}
+			}
+		}
+	}
+	keys := []string{"total", "pass", "fail", "skip"}
+	field := func(w where, k string) string {
+		if w.field == "" {
+			return k
+		}
+		return w.field + "." + k
+	}
+	for _, w := range all {
+		n := map[string]float64{}
+		for _, k := range keys {
+			n[k], _ = w.counts[k].(float64)
+		}
+		if n["total"] != n["pass"]+n["fail"]+n["skip"] {
+			v.add(w.file, 0, field(w, "total"), fmt.Sprintf("total %v is not pass %v + fail %v + skip %v", n["total"], n["pass"], n["fail"], n["skip"]), "total = pass + fail + skip")
+		}
+		if w.file == all[0].file {
+			continue
+		}
+		for _, k := range keys {
+			if got, want := w.counts[k], all[0].counts[k]; got != want {
+				v.add(w.file, 0, field(w, k), fmt.Sprintf("%s %v contradicts %s's %s %v", k, got, all[0].file, field(all[0], k), want), fmt.Sprint(want))
+			}
+		}
+	}
 }
 
 func (v *bundleValidator) readJSONQuiet(rel string) (map[string]any, bool) {
@@ -255,6 +341,10 @@ func (v *bundleValidator) walkSyntax() {
 		if err != nil || d.IsDir() {
 			return nil
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			v.symlink(rel)
+			return nil
+		}
 		switch ext := path.Ext(rel); ext {
 		case ".json", ".jsonl", ".ndjson":
 			data, err := fs.ReadFile(v.fsys, rel)
@@ -282,6 +372,21 @@ func (v *bundleValidator) walkSyntax() {
 		}
 		return nil
 	})
+}
+
+// symlink reports a symbolic link in the bundle: a bundle holds its files
+// (it is copied, archived and uploaded), and a link, above all one out of
+// the bundle, makes a file's content whatever it points at.
+func (v *bundleValidator) symlink(rel string) {
+	target, err := fs.ReadLink(v.fsys, rel)
+	switch {
+	case err != nil:
+		v.add(rel, 0, "", "is a symbolic link", "a regular file")
+	case path.IsAbs(target) || filepath.IsAbs(target) || !fs.ValidPath(path.Join(path.Dir(rel), target)):
+		v.add(rel, 0, "", "is a symbolic link out of the bundle, to "+target, "a regular file inside the bundle")
+	default:
+		v.add(rel, 0, "", "is a symbolic link, to "+target, "a regular file")
+	}
 }
 
 // typed checks the required keys of each typed artifact.
@@ -343,12 +448,14 @@ func (v *bundleValidator) typed(stamp string) {
 	}
 }
 
-// index checks that a logs/screenshots index agrees with the inventory.
-func (v *bundleValidator) index(file string, inv map[string]indexEntry) {
+// index checks that a logs/screenshots index agrees with the inventory, and
+// returns the paths it lists (nil when it cannot be read).
+func (v *bundleValidator) index(file string, inv map[string]indexEntry) map[string]bool {
 	m, ok := v.readJSONQuiet(file)
 	if !ok {
-		return
+		return nil
 	}
+	listed := map[string]bool{}
 	files, _ := m["files"].([]any)
 	for i, f := range files {
 		field := fmt.Sprintf("files[%d]", i)
@@ -363,6 +470,7 @@ func (v *bundleValidator) index(file string, inv map[string]indexEntry) {
 			continue
 		}
 		p := e["path"].(string)
+		listed[p] = true
 		want, ok := inv[p]
 		switch {
 		case !ok:
@@ -371,6 +479,7 @@ func (v *bundleValidator) index(file string, inv map[string]indexEntry) {
 			v.add(file, 0, field, fmt.Sprintf("bytes/sha256 of %s differ from bundle.json's inventory", p), fmt.Sprintf("%d bytes, sha256 %s", want.Bytes, want.SHA256))
 		}
 	}
+	return listed
 }
 
 // jsonErrLine is the 1-based line of a JSON decoding error, 0 if unknown.

@@ -22,7 +22,9 @@
 //     byte-sorted and volatile fields omitted, so equal inputs give equal bytes.
 //   - log.jsonl    — the structured test log (schema cassette.test.log.v2,
 //     the fields of pi.test.log.v2): one trace_id per run on every record,
-//     failure digests for failed cases (specs/000).
+//     a live_call record per live call with its own retry telemetry, failure
+//     digests for failed cases (specs/000). Timing and correlation fields
+//     are beside the six stable fields, never inside context.
 //   - run.json     — the seeds (specs/002 §3.3.1) and the run model itself, so
 //     that [Merge] can combine the outputs of sharded runs into the set an
 //     unsharded run writes, and report.html can be rebuilt.
@@ -31,10 +33,18 @@
 //     outputs side by side; [WriteHTML] rebuilds it from run.json.
 //
 // A run-level error is one more failed case, <tool>/<command>, in every
-// file, so that the files of one run count the same tests. README.md's
+// file, so that the files of one run count the same tests.
+//
+// Golden mode ([Options.Golden]) omits volatile fields and writes the
+// volatile values it cannot omit as stable sentinels (see goldenRun): a
+// loopback port in a message, a path below the report directory, a refresh
+// cycle's date. Retry telemetry is per live call, on each [Action]; a
+// quarantined case's earlier attempts are [Case.Retries]. README.md's
 // Reports and Exit codes sections document how each file maps cassette's
 // outcomes onto its spec. [WriteBundle] writes the forensic bundle of
-// specs/004 and [AppendStepSummary] the GitHub job summary.
+// specs/004 and [AppendStepSummary] the GitHub job summary, which fits in
+// what the step has left of GitHub's 1 MiB and is cut only between whole
+// blocks.
 //
 // # The run model
 //

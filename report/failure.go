@@ -20,19 +20,20 @@ const (
 	RootFakeError       = "fake_error"       // the fake answered with an error or crashed
 	RootFakeUnavailable = "fake_unavailable" // the fake did not start or answer
 	RootReplayMiss      = "replay_miss"      // a request matched no recorded interaction
-	RootRealUnreachable = "real_unreachable" // the real service could not be reached
+	RootRealUnreachable = "real_unreachable" // the real service could not be reached: refused, DNS, TLS, reset, a suspect failure
 	RootTimeout         = "timeout"
 	RootRateLimit       = "rate_limit"
 	RootConfig          = "config"      // configuration or cassette error
 	RootSecretLeak      = "secret_leak" // a credential would have been written
 	RootQuarantine      = "quarantine_expired"
-	RootRealDrift       = "real_drift"   // refresh: the real service changed; the fake still matches
-	RootFakeDrift       = "fake_drift"   // refresh: the real service changed and the fake does not follow
-	RootEscalated       = "escalated"    // refresh: drifting for escalate_after cycles
-	RootProvider5xx     = "provider_5xx" // the real service answered 5xx after the retries
-	RootForge           = "forge"        // the forge (git push, GitHub API) refused or failed
-	RootInterrupted     = "interrupted"  // stopped by SIGINT/SIGTERM
-	RootIO              = "io"           // a local file could not be read or written
+	RootRealDrift       = "real_drift"     // refresh: the real service changed; the fake still matches
+	RootFakeDrift       = "fake_drift"     // refresh: the real service changed and the fake does not follow
+	RootEscalated       = "escalated"      // refresh: drifting for escalate_after cycles
+	RootProvider5xx     = "provider_5xx"   // the real service answered 5xx after the retries
+	RootForge           = "forge"          // the forge (git push, GitHub API) refused or failed
+	RootInterrupted     = "interrupted"    // stopped by SIGINT/SIGTERM
+	RootIO              = "io"             // a local file could not be read or written
+	RootUncoveredCall   = "uncovered_call" // coverage: a call shape the tests use is backed by no cassette
 	RootUnknown         = "unknown"
 )
 
@@ -40,7 +41,7 @@ const (
 var RootCauseClasses = []string{RootContractDrift, RootRealDrift, RootFakeDrift, RootEscalated,
 	RootFakeError, RootFakeUnavailable, RootReplayMiss, RootRealUnreachable, RootProvider5xx,
 	RootTimeout, RootRateLimit, RootConfig, RootSecretLeak, RootQuarantine, RootForge,
-	RootInterrupted, RootIO, RootUnknown}
+	RootInterrupted, RootIO, RootUncoveredCall, RootUnknown}
 
 // digest returns the failure digest of a failed case: the case's own, with
 // empty fields derived.
@@ -84,7 +85,7 @@ func rootCause(rc cassettes.Reason) string {
 		return RootFakeUnavailable
 	case cassettes.EReplayMiss:
 		return RootReplayMiss
-	case cassettes.ERealUnreachable:
+	case cassettes.ERealUnreachable, cassettes.ERealDNS, cassettes.ERealTLS, cassettes.ERealReset, cassettes.ERealSuspect:
 		return RootRealUnreachable
 	case cassettes.EProvider5xx:
 		return RootProvider5xx
@@ -110,6 +111,8 @@ func rootCause(rc cassettes.Reason) string {
 		return RootSecretLeak
 	case cassettes.EQuarantineExpired:
 		return RootQuarantine
+	case cassettes.EUncoveredCall:
+		return RootUncoveredCall
 	}
 	if rc != "" && rc.Exit() == cassettes.ExitUser {
 		return RootConfig

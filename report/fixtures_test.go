@@ -63,6 +63,7 @@ func failingRun() *Run {
 	quar.Drifts = []Drift{{Class: "status", Field: "interactions[0].response.code", Line: 30, Message: "503 differs from recorded 200"}}
 	quar.Quarantine = &QuarantineInfo{Category: "FLAKE-NET", Owner: "alice", Quarantined: t0.Add(-48 * time.Hour), Expires: t0.Add(7 * 24 * time.Hour),
 		Issue: "#42", Evidence: "https://ci.example/run/1", Repro: "cassette verify --case github/get-pull", Reason: "port race", RemoveWhen: "3 green runs"}
+	quar.Retries = []Retry{{Status: StatusFail, Reason: cassettes.EContractDrift, Message: "503 differs from recorded 200", DelayMS: 5000}}
 	r.Cases = []Case{drift, errc, quar, passCase("gh", "auth-status")}
 	r.Inventory = append(r.Inventory, NewInventoryItem("cassettes/gh/auth-status.yaml", []byte("d")))
 	return r
@@ -77,6 +78,7 @@ func truncatedRun() *Run {
 		c.Drifts = []Drift{{Class: "body", Line: i + 1, Message: "differs"}}
 		if i%3 == 0 {
 			c.Quarantine = &QuarantineInfo{Category: "FLAKE-TIMING", Owner: "bob", Quarantined: t0, Expires: t0.Add(24 * time.Hour)}
+			c.Retries = []Retry{{Status: StatusFail, Message: "differs", DelayMS: 5000}}
 		}
 		r.Cases = append(r.Cases, c)
 	}
@@ -102,4 +104,40 @@ var sampleRuns = []struct {
 	{"failing", failingRun, 0},
 	{"truncated", truncatedRun, 5},
 	{"error", errorRun, 0},
+	{"coverage", coverageRun, 0},
+}
+
+// coverageRun: a run of cassette coverage. github is below its minimum
+// (one shape uncovered, one cassette stale), gh tolerates its uncovered
+// shape (coverage.min 50), git has calls and no cassette, docker was not
+// called.
+func coverageRun() *Run {
+	r := baseRun()
+	r.Command, r.ReplayCommand, r.Inventory, r.Seeds = "coverage", "cassette coverage", nil, Seeds{}
+	covered := func(adapter, shape, cassette string, calls int, tests ...string) (CoverageShape, Case) {
+		return CoverageShape{Shape: shape, Covered: true, Calls: calls, Tests: tests, Observed: ".cassette/observed/proxy-" + adapter + ".jsonl:1", Cassettes: []string{cassette}},
+			Case{Adapter: adapter, Scenario: shape, CassettePath: cassette, Status: StatusPass, Message: "backed by " + cassette, ReplayCommand: "cassette coverage"}
+	}
+	uncovered := func(adapter, shape, scenario, record string, failing bool, tests ...string) (CoverageShape, Case) {
+		c := Case{Adapter: adapter, Scenario: shape, CassettePath: "cassette.yaml", Status: StatusPass, Message: "no cassette has this call shape, within coverage.min", ReplayCommand: "cassette coverage"}
+		if failing {
+			c.Status, c.Reason, c.NextStep, c.Message = StatusFail, cassettes.EUncoveredCall, record, "no cassette of adapter "+adapter+" has this call shape"
+		}
+		return CoverageShape{Shape: shape, Calls: 2, Tests: tests, Observed: ".cassette/observed/shim-" + adapter + ".jsonl:3", Scenario: scenario, Record: record}, c
+	}
+	gh1, c1 := covered("github", "GET /repos/{}/{}/pulls", "cassettes/github/list-pulls.yaml", 4, "TestList")
+	gh2, c2 := uncovered("github", "POST /repos/{}/{}/pulls {base,head,title}", "post-repos-pulls",
+		`cassette record --adapter github --scenario post-repos-pulls -- sh -c 'curl -sS -X POST -H "Authorization: Bearer ${GITHUB_TOKEN}" https://api.github.com/repos/o/r/pulls'`, true, "TestOpen", "TestOpenDraft")
+	gh3, c3 := uncovered("gh", "gh pr --json", "pr-json", "cassette record --adapter gh --scenario pr-json -- gh pr list --json number", false)
+	gh4, c4 := covered("gh", "gh auth", "cassettes/gh/auth-status.yaml", 1, "TestAuth")
+	git1, c5 := uncovered("git", "git log --oneline -n", "log-oneline-n", "cassette record --adapter git --scenario log-oneline-n -- git log --oneline -n 3", true, "TestLog")
+	r.Cases = []Case{c1, c2, c3, c4, c5}
+	r.Coverage = &Coverage{Adapters: []CoverageAdapter{
+		{Name: "github", Kind: "http", Status: CoverageFail, Percent: 50, Min: 100, Line: 2, Calls: 6, Cassettes: 2, Shapes: []CoverageShape{gh1, gh2},
+			Stale: []CoverageStale{{Cassette: "cassettes/github/get-pull.yaml", Shapes: []string{"GET /repos/{}/{}/pulls/{}"}}}},
+		{Name: "gh", Kind: "cli", Status: CoveragePass, Percent: 50, Min: 50, Line: 3, Calls: 3, Cassettes: 1, Shapes: []CoverageShape{gh4, gh3}, Stale: []CoverageStale{}},
+		{Name: "git", Kind: "cli", Status: CoverageUnrecorded, Percent: 0, Min: 100, Line: 4, Calls: 2, Shapes: []CoverageShape{git1}, Stale: []CoverageStale{}},
+		{Name: "docker", Kind: "cli", Status: CoverageUnobserved, Percent: 100, Min: 100, Line: 5, Cassettes: 3, Shapes: []CoverageShape{}, Stale: []CoverageStale{}},
+	}}
+	return r
 }

@@ -62,6 +62,59 @@ func TestGoldenModeIsByteIdenticalAcrossRuns(t *testing.T) {
 	}
 }
 
+// A fake that never became ready (its port, new each run, in the message;
+// its log under an absolute report directory) and a refresh's drift history
+// (dated cycles) are byte-stable in golden mode, wherever the reports go.
+func TestGoldenModeNormalizesPortsPathsAndDates(t *testing.T) {
+	run := func(dir, port, day string) *Run {
+		r := failingRun()
+		r.Cases[1].Status, r.Cases[1].Reason = StatusError, cassettes.EFakeUnavailable
+		r.Cases[1].Message = "adapter gh: fake did not become ready at http://127.0.0.1:" + port + "/healthz"
+		r.Cases[1].Artifacts = []Artifact{{Name: "gh fake log", Kind: "log", Path: filepath.Join(dir, "fakes", "gh.log")}}
+		r.Err = &cassettes.Error{Reason: cassettes.EFakeUnavailable, Message: r.Cases[1].Message,
+			Problems: []cassettes.Problem{{File: "cassette.yaml", Line: 9, Field: "adapters.gh.fake", Message: filepath.Join(dir, "fakes", "gh.log") + ": the fake's log"},
+				{File: filepath.Join(dir, "fakes", "gh.log"), Message: "boom (dial tcp [::1]:" + port + ")"}}}
+		r.History = []AdapterHistory{{Adapter: "gh", Threshold: 3, Consecutive: 1, Cycles: []HistoryCycle{{At: day + "T06:00:00Z", Drifts: 1, Consecutive: 1}}}}
+		return r
+	}
+	write := func(port, day string) (string, map[string][]byte) {
+		dir := t.TempDir() // absolute, and new for each run
+		if err := Write(dir, run(dir, port, day), Options{Golden: true, Now: func() time.Time { return t0 }}); err != nil {
+			t.Fatal(err)
+		}
+		files := readAll(t, dir)
+		html, err := os.ReadFile(filepath.Join(dir, FileHTML))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[FileHTML] = html
+		return dir, files
+	}
+	dirA, a := write("41873", "2026-11-16")
+	_, b := write("35211", "2026-11-23")
+	for n := range a {
+		if !bytes.Equal(a[n], b[n]) {
+			t.Errorf("%s differs between two golden runs", n)
+		}
+		for _, volatile := range []string{dirA, "41873", "2026-11-16"} {
+			if bytes.Contains(a[n], []byte(volatile)) {
+				t.Errorf("%s holds %q in golden mode", n, volatile)
+			}
+		}
+	}
+	if !bytes.Contains(a[FileSummary], []byte(`"message": "fakes/gh.log: the fake's log"`)) || !bytes.Contains(a[FileSummary], []byte("127.0.0.1:<port>")) {
+		t.Errorf("summary.json should name the log relative to the report directory and the port as <port>:\n%s", a[FileSummary])
+	}
+	// Default mode keeps what the run said.
+	dir := t.TempDir()
+	if err := Write(dir, run(dir, "41873", "2026-11-16"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := readAll(t, dir); !bytes.Contains(d[FileSummary], []byte("127.0.0.1:41873")) || !bytes.Contains(d[FileRun], []byte("2026-11-16T06:00:00Z")) {
+		t.Error("default mode must keep the port and the dates")
+	}
+}
+
 // TestGoldenFiles compares the golden-mode outputs of the failing run with
 // the reviewed files under testdata/ (regenerate with -update).
 func TestGoldenFiles(t *testing.T) {

@@ -35,7 +35,7 @@ var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
 func WriteHTML(dir string, run *Run, opts Options) error {
 	page, err := run.html(opts)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render " + FileHTML, Err: err, NextStep: "Report this as a bug in cassette"}
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render " + FileHTML + ": a bug in cassette; report it with the version below", Err: err, NextStep: cassettes.Command("cassette", "version")}
 	}
 	if err := scan(dir, run, map[string][]byte{FileHTML: page}, opts.Declared); err != nil {
 		return err
@@ -75,6 +75,7 @@ type htmlPage struct {
 	Skipped    []*htmlCase
 	Passed     []*htmlCase
 	History    []htmlAdapterHistory
+	Coverage   *htmlCoverage
 	// Side names the side compared with the recording: "fake", or "real
 	// service" for refresh, which compares a re-recording.
 	Side string
@@ -168,6 +169,9 @@ func (r *Run) htmlPage(opts Options) *htmlPage {
 		}
 		p.RunError = re
 	}
+	if p.Coverage = r.htmlCoverage(); p.Coverage != nil {
+		return p // its cases are the call shapes, which the coverage section shows
+	}
 	for _, c := range r.sortedCases() {
 		hc := r.htmlCase(c, opts)
 		switch c.Status {
@@ -204,7 +208,11 @@ func (r *Run) htmlBar() []htmlCount {
 			other++
 		}
 	}
-	bar := []htmlCount{{"passed", "pass", pass}, {"drifted", "fail", drift}, {"infrastructure", "infra", infra}}
+	failed := "drifted"
+	if r.Coverage != nil {
+		failed = "uncovered" // a coverage run's failed cases are call shapes no cassette backs
+	}
+	bar := []htmlCount{{"passed", "pass", pass}, {failed, "fail", drift}, {"infrastructure", "infra", infra}}
 	if other > 0 {
 		bar = append(bar, htmlCount{"other failures", "fail", other})
 	}

@@ -155,27 +155,8 @@ func (r *Run) jsonlCase(buf *bytes.Buffer, c *Case, limit int, golden bool, sum 
 	if c.blocking(r.now()) {
 		status = "fail"
 	}
-	cr := record{
-		"k": "case", "case_id": id, "case": c.ID(), "item_id": c.Adapter, "case_key": c.Scenario, "test_name": c.Scenario,
-		"status": status, "outcome": string(c.Status),
-		"assert_pass": ap, "assert_fail": af, "unhandled_action_fail": unhandled,
-	}
-	if c.CassettePath != "" {
-		cr["case_inputs"] = record{"cassette": c.CassettePath}
-	}
-	if c.failed() {
-		cr["reason_code"] = string(c.reason(r.now()))
-		cr["blocking"] = c.blocking(r.now())
-	}
-	if c.Quarantine != nil {
-		cr["quarantined"] = c.Quarantined(r.now())
-	}
-	if c.Message != "" {
-		cr["notes"] = truncateString(c.Message, 1024)
-	}
-	if !golden {
-		cr["duration_ms"] = ms(c.Duration)
-	}
+	cr := r.caseRecord(c, id, status, golden)
+	cr["assert_pass"], cr["assert_fail"], cr["unhandled_action_fail"] = ap, af, unhandled
 	switch {
 	case status == "fail":
 		sum.caseFail++
@@ -209,6 +190,36 @@ func (r *Run) jsonlCase(buf *bytes.Buffer, c *Case, limit int, golden bool, sum 
 		}
 	}
 	return nil
+}
+
+// caseRecord is a case's summary record but for its counts.
+func (r *Run) caseRecord(c *Case, id, status string, golden bool) record {
+	cr := record{
+		"k": "case", "case_id": id, "case": c.ID(), "item_id": c.Adapter, "case_key": c.Scenario, "test_name": c.Scenario,
+		"status": status, "outcome": string(c.Status),
+	}
+	if c.CassettePath != "" {
+		cr["case_inputs"] = record{"cassette": c.CassettePath}
+	}
+	if c.failed() {
+		cr["reason_code"] = string(c.reason(r.now()))
+		cr["blocking"] = c.blocking(r.now())
+	}
+	if c.Quarantine != nil {
+		cr["quarantined"] = c.Quarantined(r.now())
+	}
+	if n := len(c.Retries); n > 0 {
+		// the quarantine retry policy (specs/000): how many times the case
+		// was run again, after which delay, and what the first attempt gave
+		cr["retries"], cr["retry_delay_ms"], cr["first_outcome"] = n, c.Retries[0].DelayMS, string(c.Retries[0].Status)
+	}
+	if c.Message != "" {
+		cr["notes"] = truncateString(c.Message, 1024)
+	}
+	if !golden {
+		cr["duration_ms"] = ms(c.Duration)
+	}
+	return cr
 }
 
 // jsonlSummary is the last record. Its exit_code follows specs/001 §9 (0,

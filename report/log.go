@@ -26,84 +26,147 @@ func spanID(parts ...string) string {
 	return sha256Hex(b.Bytes())[:16]
 }
 
-// testLog renders log.jsonl: run_start, one case record per case, a
-// failure_digest record per failed case (and for a run-level error), and
-// run_end. Every record carries schema and trace_id; span ids are strings.
+// testLog renders log.jsonl: run_start, one case record per case (with a
+// live_call record per live call, and a failure_digest record when it
+// failed, a run-level error's included), and run_end. Every record
+// carries schema and trace_id; span ids are strings.
 func (r *Run) testLog(opts Options) ([]byte, error) {
 	trace := r.traceID(opts.Golden)
-	runSpan := spanID(trace, "run")
-	var buf bytes.Buffer
-	emit := func(typ, level, category, msg, span, parent string, ctx record) error {
-		rec := record{"schema": LogSchema, "type": typ, "trace_id": trace, "level": level,
-			"category": category, "message": msg, "span_id": span, "context": ctx}
-		if parent != "" {
-			rec["parent_span_id"] = parent
-		}
-		if r.CICorrelationID != "" {
-			rec["ci_correlation_id"] = r.CICorrelationID
-		}
-		if !opts.Golden {
-			rec["ts"] = opts.now().UTC().Format(time.RFC3339Nano)
-		}
-		return jsonLine(&buf, rec)
-	}
+	w := &logWriter{run: r, opts: opts, trace: trace, runSpan: spanID(trace, "run")}
 	start := record{"suite": r.Suite, "command": r.command(), "cases": len(r.Cases),
-		"inventory_sha256": InventoryDigest(r.Inventory), "suite_sha256": sha256Hex(r.ConfigBytes),
-		"correlation_id": r.correlationID(opts.Golden)}
-	if err := emit("run_start", "info", "run", r.command()+" "+r.Suite, runSpan, "", start); err != nil {
+		"inventory_sha256": InventoryDigest(r.Inventory), "suite_sha256": sha256Hex(r.ConfigBytes)}
+	corr := record{"correlation_id": r.correlationID(opts.Golden)}
+	if err := w.emit("run_start", "info", "run", r.command()+" "+r.Suite, w.runSpan, "", start, corr); err != nil {
 		return nil, err
 	}
 	for _, c := range r.reportCases() {
-		id := caseID(c.Adapter, c.Scenario)
-		span := spanID(trace, id)
-		level := "info"
-		switch {
-		case c.failed() && c.Quarantined(r.now()):
-			level = "warn"
-		case c.failed():
-			level = "error"
-		}
-		ctx := record{"case_id": id, "case": c.ID(), "adapter": c.Adapter, "scenario": c.Scenario, "status": string(c.Status), "cassette": c.CassettePath}
-		if c.failed() {
-			ctx["reason_code"] = string(c.reason(r.now()))
-		}
-		if c.Quarantine != nil {
-			ctx["quarantined"] = c.Quarantined(r.now())
-		}
-		if l := c.Live; l != nil {
-			ctx["execution_mode"], ctx["replay_boundary"], ctx["trace_origin"] = l.ExecutionMode, l.ReplayBoundary, l.TraceOrigin
-			ctx["attempts"], ctx["retry_backoff_ms"] = l.Attempts, backoffList(l.RetryBackoffMS)
-		}
-		if !opts.Golden {
-			ctx["duration_ms"] = ms(c.Duration)
-		}
-		if err := emit("case", level, "case", c.ID()+" "+string(c.Status), span, runSpan, ctx); err != nil {
-			return nil, err
-		}
-		if !c.failed() {
-			continue
-		}
-		dctx := digestRecord(id, c, r.digest(c))
-		dctx["reason_code"] = string(c.reason(r.now()))
-		if err := emit("failure_digest", level, "case", c.ID()+" failed", span, runSpan, dctx); err != nil {
+		if err := w.logCase(c); err != nil {
 			return nil, err
 		}
 	}
 	c := r.Counts()
 	end := record{"exit_code": int(r.Exit()), "reason_code": string(r.Reason()), "next_step": r.NextStepCommand(),
-		"total": c.Total, "pass": c.Pass, "fail": c.Fail, "quarantined": c.Quarantined, "skip": c.Skipped,
-		"correlation_id": r.correlationID(opts.Golden)}
+		"total": c.Total, "pass": c.Pass, "fail": c.Fail, "quarantined": c.Quarantined, "skip": c.Skipped}
+	endCorr := record{"correlation_id": r.correlationID(opts.Golden)}
 	if !opts.Golden {
-		end["duration_ms"] = ms(r.Duration())
+		endCorr["duration_ms"] = ms(r.Duration())
 	}
 	level := "info"
 	if r.Exit() != cassettes.ExitPass {
 		level = "error"
 	}
-	if err := emit("run_end", level, "run", r.Message(), runSpan, "", end); err != nil {
+	if err := w.emit("run_end", level, "run", r.Message(), w.runSpan, "", end, endCorr); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return w.buf.Bytes(), nil
+}
+
+// logWriter writes the records of one log.jsonl.
+type logWriter struct {
+	run            *Run
+	opts           Options
+	trace, runSpan string
+	buf            bytes.Buffer
+}
+
+// emit writes one record. The six stable fields (schema, type, level,
+// category, message, context) are what cross-run comparison projects on
+// (specs/000): the correlation and timing fields (trace and span ids,
+// correlation_id, duration_ms, ts: volatile) are beside them, never inside
+// context.
+func (w *logWriter) emit(typ, level, category, msg, span, parent string, ctx, volatile record) error {
+	rec := record{"schema": LogSchema, "type": typ, "trace_id": w.trace, "level": level,
+		"category": category, "message": msg, "span_id": span, "context": ctx}
+	for k, v := range volatile {
+		rec[k] = v
+	}
+	if parent != "" {
+		rec["parent_span_id"] = parent
+	}
+	if w.run.CICorrelationID != "" {
+		rec["ci_correlation_id"] = w.run.CICorrelationID
+	}
+	if !w.opts.Golden {
+		rec["ts"] = w.opts.now().UTC().Format(time.RFC3339Nano)
+	}
+	return jsonLine(&w.buf, rec)
+}
+
+// logCase writes a case's records: the case, its live calls, its failure
+// digest.
+func (w *logWriter) logCase(c *Case) error {
+	r := w.run
+	id := caseID(c.Adapter, c.Scenario)
+	span := spanID(w.trace, id)
+	level := "info"
+	switch {
+	case c.failed() && c.Quarantined(r.now()):
+		level = "warn"
+	case c.failed():
+		level = "error"
+	}
+	ctx := record{"case_id": id, "case": c.ID(), "adapter": c.Adapter, "scenario": c.Scenario, "status": string(c.Status), "cassette": c.CassettePath}
+	if c.failed() {
+		ctx["reason_code"] = string(c.reason(r.now()))
+	}
+	if c.Quarantine != nil {
+		ctx["quarantined"] = c.Quarantined(r.now())
+	}
+	if n := len(c.Retries); n > 0 {
+		ctx["retries"], ctx["retry_delay_ms"], ctx["first_outcome"] = n, c.Retries[0].DelayMS, string(c.Retries[0].Status)
+	}
+	if l := c.Live; l != nil {
+		ctx["execution_mode"], ctx["replay_boundary"], ctx["trace_origin"] = l.ExecutionMode, l.ReplayBoundary, l.TraceOrigin
+	}
+	var timing record
+	if !w.opts.Golden {
+		timing = record{"duration_ms": ms(c.Duration)}
+	}
+	if err := w.emit("case", level, "case", c.ID()+" "+string(c.Status), span, w.runSpan, ctx, timing); err != nil {
+		return err
+	}
+	if err := liveCalls(c, id, func(failed bool, msg string, ctx record) error {
+		lv := "info"
+		if failed {
+			lv = level
+		}
+		return w.emit("live_call", lv, "live", msg, span, w.runSpan, ctx, nil)
+	}); err != nil {
+		return err
+	}
+	if !c.failed() {
+		return nil
+	}
+	dctx := digestRecord(id, c, r.digest(c))
+	dctx["reason_code"] = string(c.reason(r.now()))
+	return w.emit("failure_digest", level, "case", c.ID()+" failed", span, w.runSpan, dctx, nil)
+}
+
+// liveCalls emits one live_call record per live call of a re-recorded
+// case (an action with retry telemetry): the live provider result of
+// specs/000, with the live_record fields and the call's own attempts and
+// retry_backoff_ms.
+func liveCalls(c *Case, id string, emit func(failed bool, msg string, ctx record) error) error {
+	if c.Live == nil {
+		return nil
+	}
+	for i, a := range c.Actions {
+		if a.Attempts == 0 {
+			continue
+		}
+		ctx := record{"case_id": id, "case": c.ID(), "action_ix": i, "action_id": a.ID,
+			"execution_mode": c.Live.ExecutionMode, "replay_boundary": c.Live.ReplayBoundary, "trace_origin": c.Live.TraceOrigin,
+			"attempts": a.Attempts, "retry_backoff_ms": backoffList(a.RetryBackoffMS)}
+		status := "ok"
+		if a.Err != "" {
+			status = "fail"
+		}
+		ctx["status"] = status
+		if err := emit(a.Err != "", fmt.Sprintf("%s %s: %d attempt(s), %s", c.ID(), cmpOr(a.ID, a.Kind), a.Attempts, status), ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // backoffList never returns nil, so that JSON shows [] for no retries.

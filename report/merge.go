@@ -17,7 +17,7 @@ import (
 // appear in two shards.
 func MergeRuns(runs ...*Run) (*Run, error) {
 	if len(runs) == 0 {
-		return nil, cassettes.Errorf(cassettes.EUsage, "Run: cassette report merge OUT DIR...", "nothing to merge")
+		return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "report", "merge", "--help"), "nothing to merge")
 	}
 	first := runs[0]
 	m := *first
@@ -29,13 +29,13 @@ func MergeRuns(runs ...*Run) (*Run, error) {
 	inv := map[string]InventoryItem{}
 	for i, r := range runs {
 		if r.Suite != first.Suite || r.command() != first.command() || string(r.ConfigBytes) != string(first.ConfigBytes) {
-			return nil, cassettes.Errorf(cassettes.EUsage, "Merge only the shards of one run: cassette report merge OUT DIR...",
-				"shard %d is of another run (suite %q, command %q, or a different configuration)", i+1, r.Suite, r.command())
+			return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "report", "merge", "--help"),
+				"shard %d is of another run (suite %q, command %q, or a different configuration); merge only the shards of one run", i+1, r.Suite, r.command())
 		}
 		for _, c := range r.Cases {
 			if j, dup := seen[c.ID()]; dup {
-				return nil, cassettes.Errorf(cassettes.EUsage, "Check the --shard flags of the matrix: each i/n must be distinct",
-					"case %s is in shard %d and shard %d", c.ID(), j+1, i+1)
+				return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "report", "merge", "--help"),
+					"case %s is in shard %d and shard %d (check the --shard flags of the matrix: each i/n must be distinct)", c.ID(), j+1, i+1)
 			}
 			seen[c.ID()] = i
 			m.Cases = append(m.Cases, c)
@@ -97,8 +97,8 @@ func Merge(shards []Shard, mo MergeOptions) (*Run, Options, error) {
 	for i, s := range shards {
 		o := s.Options
 		if i > 0 && (o.Golden != opts.Golden || o.SARIFLimit != opts.SARIFLimit || o.PreviewBytes != opts.PreviewBytes) {
-			return nil, Options{}, cassettes.Errorf(cassettes.EUsage, "Run every shard with the same --golden and report flags",
-				"%s was written with other report options than %s", s.Dir, shards[0].Dir)
+			return nil, Options{}, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "report", "merge", "--help"),
+				"%s was written with other report options than %s (run every shard with the same --golden and report flags)", s.Dir, shards[0].Dir)
 		}
 		opts, runs[i], dirs[i] = o, s.Run, s.Dir
 	}
@@ -121,7 +121,7 @@ func Merge(shards []Shard, mo MergeOptions) (*Run, Options, error) {
 // accepted and held names the shards present ("1,3 of 4 (incomplete)");
 // it is "" for a complete set.
 func checkShards(runs []*Run, dirs []string, allowIncomplete bool) (held string, err error) {
-	const next = "Run: cassette report merge --out DIR SHARD_DIR... with the report directory of every shard"
+	next := cassettes.Command("cassette", "report", "merge", "--help") // with the report directory of every shard
 	n := 0
 	at := map[int]string{} // shard index → directory
 	var plain []string     // directories of runs that are no shard
@@ -139,13 +139,13 @@ func checkShards(runs []*Run, dirs []string, allowIncomplete bool) (held string,
 			return "", cassettes.Errorf(cassettes.EUsage, next, "%s: run.json has shard %q, expected i/n", dirs[k], r.Shard)
 		}
 		if n != 0 && sn != n {
-			return "", cassettes.Errorf(cassettes.EUsage, "Check the --shard flags of the matrix: every shard must use the same n",
-				"%s is shard %s but an earlier directory is a shard of %d", dirs[k], r.Shard, n)
+			return "", cassettes.Errorf(cassettes.EUsage, next,
+				"%s is shard %s but an earlier directory is a shard of %d (check the --shard flags of the matrix: every shard must use the same n)", dirs[k], r.Shard, n)
 		}
 		n = sn
 		if d, dup := at[i]; dup {
-			return "", cassettes.Errorf(cassettes.EUsage, "Check the --shard flags of the matrix: each i/n must be distinct",
-				"shard %d/%d is given twice: %s and %s", i, n, d, dirs[k])
+			return "", cassettes.Errorf(cassettes.EUsage, next,
+				"shard %d/%d is given twice: %s and %s (check the --shard flags of the matrix: each i/n must be distinct)", i, n, d, dirs[k])
 		}
 		at[i] = dirs[k]
 	}
@@ -169,9 +169,9 @@ func checkShards(runs []*Run, dirs []string, allowIncomplete bool) (held string,
 	if !allowIncomplete {
 		first := strings.SplitN(missing[0], "/", 2)[0]
 		return "", &cassettes.Error{Reason: cassettes.EUsage,
-			Message: fmt.Sprintf("incomplete shard set: shard %s is missing (have %s of %d); a merge of it would report only part of the run",
+			Message: fmt.Sprintf("incomplete shard set: shard %s is missing (have %s of %d); a merge of it would report only part of the run: run the missing shard, then merge again with its report directory (or pass --allow-incomplete)",
 				strings.Join(missing, ", "), strings.Join(present, ", "), n),
-			NextStep: fmt.Sprintf("Run: cassette verify --shard %s/%d --report-dir DIR, then merge again with DIR (or pass --allow-incomplete)", first, n)}
+			NextStep: cassettes.Command("cassette", "verify", "--shard", first+"/"+strconv.Itoa(n), "--report-dir", "shard-"+first)}
 	}
 	return fmt.Sprintf("%s of %d (incomplete)", strings.Join(present, ","), n), nil
 }

@@ -63,6 +63,8 @@ type Run struct {
 	CICorrelationID string `json:"ci_correlation_id,omitempty"`
 	// History is refresh's drift history by adapter (report.html draws it).
 	History []AdapterHistory `json:"history,omitempty"`
+	// Coverage is what a run of `cassette coverage` found (coverage.go).
+	Coverage *Coverage `json:"coverage,omitempty"`
 }
 
 // Tool identifies the cassette build that produced a report.
@@ -130,6 +132,11 @@ type Case struct {
 	Recorded   []Action        `json:"recorded,omitempty"`
 	Artifacts  []Artifact      `json:"artifacts,omitempty"`
 	Quarantine *QuarantineInfo `json:"quarantine,omitempty"`
+	// Retries are the attempts of a quarantined case that failed before its
+	// last one, oldest first (specs/000: a failing quarantined case is run
+	// again after a delay, within its retry budget); the case's own outcome
+	// is its last attempt's. A case that is not quarantined is never retried.
+	Retries []Retry `json:"retries,omitempty"`
 	// Live is the live_record result of a case re-recorded against the
 	// real service (refresh), with its retry telemetry; nil for replay.
 	Live *LiveRecord `json:"live,omitempty"`
@@ -138,14 +145,22 @@ type Case struct {
 	ReplayCommand string `json:"replay_command,omitempty"`
 }
 
+// Retry is one failed attempt of a quarantined case that was run again.
+type Retry struct {
+	Status  Status           `json:"status"` // fail or error
+	Reason  cassettes.Reason `json:"reason,omitempty"`
+	Message string           `json:"message,omitempty"`
+	// DelayMS is the wait before the next attempt, in milliseconds.
+	DelayMS int64 `json:"delay_ms"`
+}
+
 // LiveRecord is the result contract of one live recording (specs/000): the
-// live_record fields and the retry telemetry.
+// live_record fields. The retry telemetry is per live call, on each of the
+// case's actions (Action.Attempts, Action.RetryBackoffMS).
 type LiveRecord struct {
-	ExecutionMode  string  `json:"execution_mode"`  // "live_record"
-	ReplayBoundary string  `json:"replay_boundary"` // "live_request_then_vcr_trace_extract"
-	TraceOrigin    string  `json:"trace_origin"`    // "vcr_last_interaction"
-	Attempts       int     `json:"attempts"`
-	RetryBackoffMS []int64 `json:"retry_backoff_ms"`
+	ExecutionMode  string `json:"execution_mode"`  // "live_record"
+	ReplayBoundary string `json:"replay_boundary"` // "live_request_then_vcr_trace_extract"
+	TraceOrigin    string `json:"trace_origin"`    // "vcr_last_interaction"
 }
 
 // Drift is one difference between the normalized output and the cassette.
@@ -180,8 +195,9 @@ type Action struct {
 	Err      string        `json:"err,omitempty"`
 	ErrKind  string        `json:"err_kind,omitempty"`
 	Duration time.Duration `json:"duration,omitempty"`
-	// Attempts and RetryBackoffMS are the retry telemetry of a live call
-	// (specs/000); zero for a replay.
+	// Attempts and RetryBackoffMS are the retry telemetry of this live call
+	// (specs/000): its attempts in all and the wait before each retry, so
+	// Attempts is len(RetryBackoffMS)+1; zero for a replay.
 	Attempts       int     `json:"attempts,omitempty"`
 	RetryBackoffMS []int64 `json:"retry_backoff_ms,omitempty"`
 }

@@ -38,18 +38,18 @@ func ReadRun(fsys fs.FS, dir string) (*Run, Options, error) {
 	if err != nil {
 		return nil, Options{}, &cassettes.Error{Reason: cassettes.EMissingConfig, Message: "no run.json in " + dir, Err: err,
 			Problems: []cassettes.Problem{{File: path, Message: "missing", Expected: "the report directory of a `cassette verify --report-dir` run"}},
-			NextStep: "Run: cassette verify --shard i/n --report-dir " + dir}
+			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dir)}
 	}
 	rf := runFile{Run: &Run{}}
 	if err := json.Unmarshal(data, &rf); err != nil {
 		return nil, Options{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "run.json is not valid", Err: err,
 			Problems: []cassettes.Problem{{File: path, Line: jsonErrLine(data, err), Message: err.Error()}},
-			NextStep: "Run: cassette verify --shard i/n --report-dir " + dir}
+			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dir)}
 	}
 	if rf.SchemaVersion != 1 {
-		return nil, Options{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "unsupported run.json",
+		return nil, Options{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "unsupported run.json: run the shard again with this cassette version",
 			Problems: []cassettes.Problem{{File: path, Field: "schema_version", Message: fmt.Sprintf("schema_version %d", rf.SchemaVersion), Expected: "1"}},
-			NextStep: "Re-run the shard with this cassette version"}
+			NextStep: cassettes.Command("cassette", "version")}
 	}
 	if rf.Error != nil {
 		rf.Run.Err = &cassettes.Error{Reason: rf.Error.Reason, Message: rf.Error.Message, NextStep: rf.Error.NextStep}

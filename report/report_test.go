@@ -475,7 +475,7 @@ func TestStructuredLog(t *testing.T) {
 				t.Fatalf("log does not validate: %v", probs)
 			}
 			digests := strings.Count(string(data), `"type":"failure_digest"`)
-			want := map[string]int{"passing": 0, "failing": 3, "truncated": 12, "error": 1}[tc.name]
+			want := map[string]int{"passing": 0, "failing": 3, "truncated": 12, "error": 1, "coverage": 2}[tc.name]
 			if digests != want {
 				t.Errorf("%d failure digests, want %d", digests, want)
 			}

@@ -58,6 +58,7 @@ type sarifRule struct {
 	ID                   string        `json:"id"`
 	Name                 string        `json:"name"`
 	ShortDescription     sarifMessage  `json:"shortDescription"`
+	FullDescription      sarifMessage  `json:"fullDescription"`
 	Help                 sarifMessage  `json:"help"`
 	HelpURI              string        `json:"helpUri"`
 	DefaultConfiguration sarifRuleConf `json:"defaultConfiguration"`
@@ -84,6 +85,7 @@ type sarifResult struct {
 	Locations           []sarifLocation   `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Properties          map[string]string `json:"properties,omitempty"`
+	Fixes               []sarifFix        `json:"fixes,omitempty"`
 }
 
 type sarifLocation struct {
@@ -147,6 +149,7 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 	b := &sarifBuilder{run: r, synthetic: cmpOr(r.ConfigPath, "cassette.yaml"), rules: map[string]sarifRule{}}
 	b.runError()
 	b.cases()
+	b.coverage()
 	ruleList, index := b.ruleList()
 	results := b.results
 	sort.SliceStable(results, func(i, j int) bool { return levelRank(results[i].Level) < levelRank(results[j].Level) })
@@ -192,7 +195,7 @@ type sarifBuilder struct {
 // add records one result (and its rule, the first time).
 func (b *sarifBuilder) add(ruleID, ruleDesc, level, msg, uri string, line int, caseID, field string) {
 	if _, ok := b.rules[ruleID]; !ok {
-		b.rules[ruleID] = sarifRule{ID: ruleID, Name: ruleName(ruleID), ShortDescription: sarifMessage{ruleDesc},
+		b.rules[ruleID] = sarifRule{ID: ruleID, Name: ruleName(ruleID), ShortDescription: sarifMessage{ruleDesc}, FullDescription: sarifMessage{ruleFull(ruleID)},
 			Help: sarifMessage{ruleHelp(ruleID, b.run.suiteReplay())}, HelpURI: helpURI(b.run.Tool.URI, ruleID), DefaultConfiguration: sarifRuleConf{"error"}}
 	}
 	uri = slash(uri)
@@ -243,7 +246,7 @@ func (b *sarifBuilder) runError() {
 func (b *sarifBuilder) cases() {
 	r := b.run
 	for _, c := range r.sortedCases() {
-		if !c.failed() {
+		if !c.failed() || (r.Coverage != nil && c.Reason == cassettes.EUncoveredCall) { // coverage() reports uncovered shapes
 			continue
 		}
 		level := "error"
@@ -291,7 +294,32 @@ func helpURI(tool, ruleID string) string {
 	if strings.HasPrefix(ruleID, "drift/") {
 		return base + "#reports"
 	}
+	if ruleID == RuleUncoveredCallShape {
+		return base + "#coverage"
+	}
 	return base + "#exit-codes"
+}
+
+// ruleFull is a rule's full description (GitHub shows it with the alert):
+// what the rule finds, without the remedy, which is its help.
+func ruleFull(ruleID string) string {
+	if class, ok := strings.CutPrefix(ruleID, "drift/"); ok {
+		return "The " + class + " the fake gave for a recorded input, normalized by the adapter's normalizers, differs byte for byte " +
+			"from the " + class + " the cassette recorded from the real service, normalized the same way: the fake no longer behaves " +
+			"like the real service for this call shape."
+	}
+	if ruleID == RuleUncoveredCallShape {
+		return "A call shape that the project's own tests send to an adapter's fake, as cassette coverage observed it, " +
+			"and that no cassette of the adapter records: the fake's answer to it was never compared with the real service's."
+	}
+	switch cassettes.Reason(ruleID).Exit() {
+	case cassettes.ExitUser:
+		return ruleID + ": cassette could not run the check because of a configuration, cassette or usage error (exit 2); no fake was judged."
+	case cassettes.ExitInfra:
+		return ruleID + ": infrastructure failed (exit 3): a fake, the real service, the network or the forge could not be reached, " +
+			"started or answered in time; this is never a drift, and no fake was judged."
+	}
+	return ruleID + ": a case failed (exit 1): the fake, or the real service in a refresh, did not give what the cassette recorded."
 }
 
 // ruleHelp is a rule's help text: what it means and what to do.
@@ -299,6 +327,9 @@ func ruleHelp(ruleID, replay string) string {
 	if class, ok := strings.CutPrefix(ruleID, "drift/"); ok {
 		return "The fake's " + class + " differs from the recorded cassette after normalization. Reproduce it with `" +
 			replay + " --case ADAPTER/SCENARIO` (the result names the case), then fix the fake; if the real service changed, re-record the cassette with `cassette record`."
+	}
+	if ruleID == RuleUncoveredCallShape {
+		return "The project's tests sent this call shape to the adapter's fake, and no cassette of the adapter has it: nothing proves that the fake answers it as the real service does. Run the record command of the fix against the real side, commit the cassette, then `cassette verify`."
 	}
 	rc := cassettes.Reason(ruleID)
 	switch rc.Exit() {

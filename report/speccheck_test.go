@@ -1,8 +1,10 @@
 package report
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/speccheck"
 )
 
@@ -18,10 +20,29 @@ func TestSpecCheckers(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				dir := writeRun(t, tc.run(), Options{SARIFLimit: tc.limit, Golden: golden})
-				if probs := speccheck.Reports(dir, speccheck.Options{Shared: sharedSchema("..")}); len(probs) > 0 {
+				if probs := speccheck.Reports(dir, speccheck.Options{Shared: sharedSchema(".."), README: "../README.md"}); len(probs) > 0 {
 					t.Error(speccheck.Describe(probs))
 				}
 			})
+		}
+	}
+}
+
+// TestEveryReasonIsDocumented: every reason code cassette can emit is in
+// the registry the spec checkers read (specs/002 §5 and README.md's Exit
+// codes table) under its exit code, and has a declared root cause other
+// than unknown.
+func TestEveryReasonIsDocumented(t *testing.T) {
+	reg, err := speccheck.ReadRegistry("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range cassettes.Reasons() {
+		if exit, ok := reg.Exit[string(rc)]; !ok || exit != int(rc.Exit()) {
+			t.Errorf("%s (exit %d): README.md documents it under exit %d (listed: %v)", rc, rc.Exit(), exit, ok)
+		}
+		if rootCause(rc) == RootUnknown || !slices.Contains(reg.RootCauses, rootCause(rc)) {
+			t.Errorf("%s: root cause %q is unknown or undeclared", rc, rootCause(rc))
 		}
 	}
 }

@@ -37,13 +37,23 @@ func (l Links) url(path string, line int) string {
 
 // AppendStepSummary appends the run's Markdown summary to the file that
 // GITHUB_STEP_SUMMARY names (path), as GitHub's job summaries expect: the
-// file is per step and appended to, never truncated. An empty path does
+// file is per step and appended to, never truncated. The 1 MiB GitHub
+// allows a step counts what the step already wrote there (an earlier
+// command of the same step), so the summary is fitted into what is left;
+// when nothing useful fits, nothing is appended. An empty path does
 // nothing. The text is secret-scanned like every report file.
 func AppendStepSummary(path string, run *Run, links Links, opts Options) error {
 	if path == "" {
 		return nil
 	}
-	md := StepSummary(run, links)
+	used := int64(0)
+	if fi, err := os.Stat(path); err == nil {
+		used = fi.Size()
+	}
+	md := stepSummaryWithin(run, links, StepSummaryLimit-int(min(used, StepSummaryLimit)))
+	if len(md) == 0 {
+		return nil
+	}
 	if err := scan(path, run, map[string][]byte{"GITHUB_STEP_SUMMARY": md}, opts.Declared); err != nil {
 		return err
 	}
@@ -66,37 +76,93 @@ func AppendStepSummary(path string, run *Run, links Links, opts Options) error {
 
 // StepSummary renders the run as GitHub-flavored Markdown: the outcome and
 // counts, the next step, a table of the cases that did not pass (drift
-// class and a link to the cassette line) and each case's drifts in a
-// collapsed block. It stays under StepSummaryLimit.
+// class and a link to the cassette line), the quarantined failures in a
+// section of their own, and each case's drifts in a collapsed block. It
+// stays under StepSummaryLimit.
 func StepSummary(run *Run, links Links) []byte {
-	for _, withDiffs := range []bool{true, false} {
-		md := run.stepSummary(links, withDiffs)
-		if len(md) <= StepSummaryLimit || !withDiffs {
-			if len(md) > StepSummaryLimit {
-				md = append(md[:StepSummaryLimit-200:StepSummaryLimit-200], "\n\n(cut to GitHub's 1 MiB step summary limit: see report.html)\n"...)
-			}
-			return md
-		}
-	}
-	return nil
+	return stepSummaryWithin(run, links, StepSummaryLimit)
 }
 
-// stepSummary writes the summary's sections in order: the outcome, the
-// counts, the next step, the run-level error, the table of the cases that
-// did not pass and each one's drifts.
-func (r *Run) stepSummary(links Links, withDiffs bool) []byte {
+// stepCutNote ends a summary that had to be cut.
+const stepCutNote = "\n\n(cut to GitHub's 1 MiB step summary limit: see report.html)\n"
+
+// stepSummaryWithin renders the summary in at most budget bytes: whole, or
+// without the diffs, or cut after the last whole block that fits (a
+// table row, a problem line, a case's collapsed block: never inside a link,
+// a tag or a code block) followed by a note. It returns nil when not even
+// the outcome fits.
+func stepSummaryWithin(run *Run, links Links, budget int) []byte {
+	var blocks []string
+	for _, withDiffs := range []bool{true, false} {
+		blocks = run.stepSummary(links, withDiffs)
+		if n := blocksLen(blocks); n <= budget {
+			return []byte(strings.Join(blocks, ""))
+		}
+	}
 	var b strings.Builder
+	for _, bl := range blocks {
+		if b.Len()+len(bl)+len(stepCutNote) > budget {
+			break
+		}
+		b.WriteString(bl)
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	b.WriteString(stepCutNote)
+	return []byte(b.String())
+}
+
+func blocksLen(blocks []string) int {
+	n := 0
+	for _, b := range blocks {
+		n += len(b)
+	}
+	return n
+}
+
+// stepSummary renders the summary's sections in order as blocks, each of
+// which can be left out of a summary without breaking the Markdown before
+// it: the outcome, the counts and next step, the run-level error, the
+// table of the cases that did not pass, the quarantined failures and each
+// failing case's drifts.
+func (r *Run) stepSummary(links Links, withDiffs bool) []string {
+	var md mdBlocks
 	failing := r.notPassed()
-	for _, section := range []func(*strings.Builder){
+	if r.Coverage != nil {
+		failing = nil // the coverage section lists them, with their record commands
+	}
+	for _, section := range []func(*mdBlocks){
 		r.mdOutcome,
 		r.mdCounts,
 		r.mdRunError,
-		func(b *strings.Builder) { r.mdCaseTable(b, failing, links) },
-		func(b *strings.Builder) { r.mdCaseDetails(b, failing, withDiffs) },
+		func(b *mdBlocks) { r.mdCoverage(b, links) },
+		func(b *mdBlocks) { r.mdCaseTable(b, failing, links) },
+		r.mdQuarantine,
+		func(b *mdBlocks) { r.mdCaseDetails(b, failing, withDiffs) },
 	} {
-		section(&b)
+		section(&md)
 	}
-	return []byte(b.String())
+	return md.blocks
+}
+
+// mdBlocks collects a summary as blocks: Printf writes into the current
+// block, Next ends it.
+type mdBlocks struct {
+	blocks []string
+	cur    strings.Builder
+}
+
+func (m *mdBlocks) Printf(format string, args ...any) { fmt.Fprintf(&m.cur, format, args...) }
+
+func (m *mdBlocks) WriteString(s string) { m.cur.WriteString(s) }
+
+// Next ends the current block.
+func (m *mdBlocks) Next() {
+	if m.cur.Len() > 0 {
+		m.blocks = append(m.blocks, m.cur.String())
+		m.cur.Reset()
+	}
 }
 
 // notPassed are the cases that neither passed nor were skipped, in report
@@ -111,19 +177,20 @@ func (r *Run) notPassed() []*Case {
 	return failing
 }
 
-func (r *Run) mdOutcome(b *strings.Builder) {
+func (r *Run) mdOutcome(b *mdBlocks) {
 	verdict := "passed"
 	if r.Exit() != 0 {
 		verdict = fmt.Sprintf("failed (exit %d, %s)", int(r.Exit()), r.Reason())
 	}
-	fmt.Fprintf(b, "### cassette %s: %s\n\n%s\n\n", r.command(), verdict, mdText(r.Message()))
+	b.Printf("### cassette %s: %s\n\n%s\n\n", r.command(), verdict, mdText(r.Message()))
+	b.Next()
 }
 
 // mdCounts is report.html's summary bar as a table, then the next step.
-func (r *Run) mdCounts(b *strings.Builder) {
+func (r *Run) mdCounts(b *mdBlocks) {
 	bar := r.htmlBar()
 	for _, c := range bar {
-		fmt.Fprintf(b, "| %s ", c.Label)
+		b.Printf("| %s ", c.Label)
 	}
 	b.WriteString("|\n")
 	for range bar {
@@ -131,35 +198,41 @@ func (r *Run) mdCounts(b *strings.Builder) {
 	}
 	b.WriteString("|\n")
 	for _, c := range bar {
-		fmt.Fprintf(b, "| %d ", c.N)
+		b.Printf("| %d ", c.N)
 	}
 	b.WriteString("|\n\n")
+	b.Next()
 	if ns := r.NextStepCommand(); ns != "" {
-		fmt.Fprintf(b, "**Next step:** <code>%s</code>\n\n", html.EscapeString(ns))
+		b.Printf("**Next step:** <code>%s</code>\n\n", html.EscapeString(ns))
+		b.Next()
 	}
 }
 
-func (r *Run) mdRunError(b *strings.Builder) {
+func (r *Run) mdRunError(b *mdBlocks) {
 	e := r.Err
 	if e == nil {
 		return
 	}
-	fmt.Fprintf(b, "**Run error** <code>%s</code>: %s\n\n", html.EscapeString(string(r.Reason())), mdText(firstLine(e.Message)))
+	b.Printf("**Run error** <code>%s</code>: %s\n\n", html.EscapeString(string(r.Reason())), mdText(firstLine(e.Message)))
+	b.Next()
 	for _, p := range e.Problems {
-		fmt.Fprintf(b, "- %s\n", mdText(p.String()))
+		b.Printf("- %s\n", mdText(p.String()))
+		b.Next()
 	}
 	if len(e.Problems) > 0 {
 		b.WriteString("\n")
+		b.Next()
 	}
 }
 
 // mdCaseTable is one row per case that did not pass: its status, drift
 // classes and a link to the cassette line.
-func (r *Run) mdCaseTable(b *strings.Builder, failing []*Case, links Links) {
+func (r *Run) mdCaseTable(b *mdBlocks, failing []*Case, links Links) {
 	if len(failing) == 0 {
 		return
 	}
 	b.WriteString("| case | status | drift class | cassette |\n|---|---|---|---|\n")
+	b.Next()
 	for _, c := range failing {
 		status := string(c.Status)
 		if c.failed() {
@@ -178,35 +251,88 @@ func (r *Run) mdCaseTable(b *strings.Builder, failing []*Case, links Links) {
 				line = d.Line
 			}
 		}
-		loc := c.CassettePath
-		if line > 0 {
-			loc = fmt.Sprintf("%s:%d", loc, line)
-		}
-		cell := "<code>" + html.EscapeString(loc) + "</code>"
-		if u := links.url(c.CassettePath, line); u != "" {
-			cell = "[" + cell + "](" + u + ")"
-		}
-		fmt.Fprintf(b, "| <code>%s</code> | %s | %s | %s |\n", html.EscapeString(c.ID()), mdText(status), mdText(strings.Join(classes, ", ")), cell)
+		b.Printf("| <code>%s</code> | %s | %s | %s |\n", html.EscapeString(c.ID()), mdText(status), mdText(strings.Join(classes, ", ")), mdCassette(c, line, links))
+		b.Next()
 	}
 	b.WriteString("\n")
+	b.Next()
+}
+
+// mdCassette is a case's cassette location, linked to its line on the
+// forge when the links are known.
+func mdCassette(c *Case, line int, links Links) string {
+	loc := c.CassettePath
+	if line > 0 {
+		loc = fmt.Sprintf("%s:%d", loc, line)
+	}
+	cell := "<code>" + html.EscapeString(loc) + "</code>"
+	if u := links.url(c.CassettePath, line); u != "" {
+		cell = "[" + cell + "](" + u + ")"
+	}
+	return cell
+}
+
+// mdQuarantine is the section of the quarantined failures (specs/000:
+// "reported in a separate CI summary section"): each one with its
+// category, owner, expiry, tracking issue, and whether its retry failed
+// too. They do not fail the run.
+func (r *Run) mdQuarantine(b *mdBlocks) {
+	var quar []*Case
+	for _, c := range r.sortedCases() {
+		if c.Quarantined(r.now()) && (c.failed() || len(c.Retries) > 0) {
+			quar = append(quar, c)
+		}
+	}
+	if len(quar) == 0 {
+		return
+	}
+	b.Printf("#### Quarantined (not blocking): %d\n\n| case | outcome | category | owner | expires | issue |\n|---|---|---|---|---|---|\n", len(quar))
+	b.Next()
+	for _, c := range quar {
+		q := c.Quarantine
+		b.Printf("| <code>%s</code> | %s | %s | %s | %s | %s |\n", html.EscapeString(c.ID()), mdText(quarantineOutcome(c)),
+			mdText(q.Category), mdText(q.Owner), q.Expires.UTC().Format("2006-01-02"), mdText(q.Issue))
+		b.Next()
+	}
+	b.WriteString("\n")
+	b.Next()
+}
+
+// quarantineOutcome words what happened to a quarantined case that failed:
+// its last outcome and its retries.
+func quarantineOutcome(c *Case) string {
+	out := string(c.Status)
+	if c.Reason != "" && c.failed() {
+		out += " (" + string(c.Reason) + ")"
+	}
+	switch n := len(c.Retries); {
+	case n == 0:
+		out += ", not retried"
+	case c.failed():
+		out += fmt.Sprintf(" again after %d retry(ies) (%d ms apart)", n, c.Retries[n-1].DelayMS)
+	default:
+		out = fmt.Sprintf("passed on retry %d after failing (%s)", n, c.Retries[0].Status)
+	}
+	return out
 }
 
 // mdCaseDetails is a collapsed block per case that did not pass: its
 // drifts (with their diffs, unless withDiffs is off) and its replay.
-func (r *Run) mdCaseDetails(b *strings.Builder, failing []*Case, withDiffs bool) {
+func (r *Run) mdCaseDetails(b *mdBlocks, failing []*Case, withDiffs bool) {
 	for _, c := range failing {
-		fmt.Fprintf(b, "<details><summary><code>%s</code>: %s</summary>\n\n", html.EscapeString(c.ID()), mdText(firstLine(cmp.Or(c.Message, string(c.Status)))))
+		b.Printf("<details><summary><code>%s</code>: %s</summary>\n\n", html.EscapeString(c.ID()), mdText(firstLine(cmp.Or(c.Message, string(c.Status)))))
 		for _, d := range c.Drifts {
-			fmt.Fprintf(b, "- **%s** %s\n", html.EscapeString(d.Class), mdText(driftOnce(d)))
+			b.Printf("- **%s** %s\n", html.EscapeString(d.Class), mdText(driftOnce(d)))
 			if withDiffs && d.Diff != "" {
 				fence := "```"
 				for strings.Contains(d.Diff, fence) {
 					fence += "`"
 				}
-				fmt.Fprintf(b, "\n%sdiff\n%s\n%s\n\n", fence, strings.TrimRight(d.Diff, "\n"), fence)
+				b.Printf("\n%sdiff\n%s\n%s\n\n", fence, strings.TrimRight(d.Diff, "\n"), fence)
 			}
 		}
-		fmt.Fprintf(b, "\nReproduce: <code>%s</code>\n\n</details>\n\n", html.EscapeString(r.digest(c).ReplayCase))
+		b.Printf("\nReproduce: <code>%s</code>\n\n</details>\n\n", html.EscapeString(r.digest(c).ReplayCase))
+		b.Next()
 	}
 }
 

@@ -1,10 +1,14 @@
 package report
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/cassettes"
 )
 
 func TestStepSummaryIsAppendedAsMarkdown(t *testing.T) {
@@ -67,5 +71,98 @@ func TestStepSummaryEscapes(t *testing.T) {
 	md := string(StepSummary(run, Links{}))
 	if strings.Contains(md, "<script>") || strings.Contains(md, "a | b") || strings.Contains(md, "[l](u)") {
 		t.Errorf("unescaped message:\n%s", md)
+	}
+}
+
+// manyFailures is a run with n failing cases, each linked to its cassette
+// line: its case table alone is far over 1 MiB.
+func manyFailures(n int) *Run {
+	run := baseRun()
+	for i := range n {
+		c := passCase("github", fmt.Sprintf("scenario-with-a-long-name-%05d", i))
+		c.Status = StatusFail
+		c.Drifts = []Drift{{Class: "body", Field: "interactions[0].response.body", Line: 7, Message: "differs"}}
+		run.Cases = append(run.Cases, c)
+	}
+	return run
+}
+
+// What a step already wrote to its summary counts toward GitHub's 1 MiB:
+// the appended summary fits in what is left.
+func TestStepSummaryCountsWhatTheStepWrote(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "step_summary")
+	earlier := bytes.Repeat([]byte("an earlier command of this step wrote this line\n"), 20000) // ~0.94 MiB
+	if err := os.WriteFile(path, earlier, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := Links{ServerURL: "https://github.com", Repository: "o/r", SHA: "abc123"}
+	if err := AppendStepSummary(path, manyFailures(3000), links, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > StepSummaryLimit {
+		t.Fatalf("the step summary is %d bytes, over GitHub's %d", len(b), StepSummaryLimit)
+	}
+	if !bytes.HasPrefix(b, earlier) || !bytes.Contains(b[len(earlier):], []byte("### cassette verify: failed")) {
+		t.Error("the earlier text must be kept and the outcome appended")
+	}
+	// Already at the limit: nothing more is appended, since GitHub would
+	// then drop the whole summary.
+	full := filepath.Join(t.TempDir(), "full")
+	if err := os.WriteFile(full, bytes.Repeat([]byte("x"), StepSummaryLimit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendStepSummary(full, manyFailures(1), links, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(full); fi.Size() != StepSummaryLimit {
+		t.Errorf("a full step summary grew to %d bytes", fi.Size())
+	}
+}
+
+// A summary cut to the limit ends after a whole table row: no link, tag or
+// code span is cut in two.
+func TestStepSummaryNeverCutsMidLink(t *testing.T) {
+	links := Links{ServerURL: "https://github.com", Repository: "o/r", SHA: "abc123"}
+	for _, budget := range []int{StepSummaryLimit, 300000, 4321, 977} {
+		md := string(stepSummaryWithin(manyFailures(6000), links, budget))
+		if len(md) > budget {
+			t.Fatalf("budget %d: %d bytes", budget, len(md))
+		}
+		body, ok := strings.CutSuffix(md, stepCutNote)
+		if !ok {
+			t.Fatalf("budget %d: a cut summary must end with the note, ends %q", budget, md[max(0, len(md)-80):])
+		}
+		if !strings.HasSuffix(body, "|\n") && !strings.HasSuffix(body, "\n\n") {
+			t.Errorf("budget %d: cut mid-block: ends %q", budget, body[max(0, len(body)-80):])
+		}
+		for i, ln := range strings.Split(body, "\n") {
+			_, link, hasLink := strings.Cut(ln, "](")
+			if hasLink && !strings.Contains(link, ")") || strings.Count(ln, "<code>") != strings.Count(ln, "</code>") {
+				t.Fatalf("budget %d: line %d is cut: %q", budget, i+1, ln)
+			}
+		}
+	}
+}
+
+// Quarantined failures have a section of their own, with their entry and
+// their retry.
+func TestStepSummaryQuarantineSection(t *testing.T) {
+	run := failingRun()
+	run.Cases[2].Retries = []Retry{{Status: StatusFail, Reason: cassettes.EContractDrift, Message: "503 differs", DelayMS: 5000}}
+	md := string(StepSummary(run, Links{}))
+	for _, want := range []string{
+		"#### Quarantined (not blocking): 1\n",
+		"| <code>github/get-pull</code> | fail again after 1 retry(ies) (5000 ms apart) | FLAKE-NET | alice | 2026-11-29 | #42 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("step summary lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(string(StepSummary(passingRun(), Links{})), "Quarantined") {
+		t.Error("a run without quarantined failures has no quarantine section")
 	}
 }

@@ -106,16 +106,18 @@ func (r *Run) summary(opts Options, omitted int) Summary {
 		Message:           r.Message(),
 		NextStep:          r.NextStepCommand(),
 		Provenance: Provenance{
-			CassetteVersion:  r.Tool.Version,
-			CassetteSHA:      r.Tool.SHA,
-			VerifyMode:       r.verifyMode(),
-			PolicyPackDigest: "sha256:" + sha256Hex(r.ConfigBytes),
+			CassetteVersion: r.Tool.Version,
+			CassetteSHA:     r.Tool.SHA,
+			VerifyMode:      r.verifyMode(),
 		},
 		Seeds: SummarySeeds{SeedVersion: SeedVersion, OrderSeed: seedString(r.Seeds.Order), JudgeSeed: seedString(r.Seeds.Judge)},
 		Results: Results{
 			Passed: c.Pass, Failed: c.Blocking, Warned: c.Quarantined, Skipped: c.Skipped, Total: c.Total,
 		},
 		CorrelationID: r.correlationID(opts.Golden),
+	}
+	if len(r.ConfigBytes) > 0 { // no config read: no digest, rather than the empty input's
+		s.Provenance.PolicyPackDigest = "sha256:" + sha256Hex(r.ConfigBytes)
 	}
 	if s.Provenance.CassetteVersion == "" {
 		s.Provenance.CassetteVersion = "unknown"
@@ -170,7 +172,7 @@ func ParseSummary(path string, data []byte) (*Summary, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "summary.json is not valid JSON", Err: err,
 			Problems: []cassettes.Problem{{File: path, Message: err.Error(), Expected: "a JSON object (specs/002 §3)"}},
-			NextStep: "Run: cassette verify --report-dir " + dirOf(path)}
+			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dirOf(path))}
 	}
 	var probs []cassettes.Problem
 	if s.SchemaVersion != SummarySchemaVersion {
@@ -184,7 +186,7 @@ func ParseSummary(path string, data []byte) (*Summary, error) {
 	}
 	if len(probs) > 0 {
 		return &s, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "summary.json does not follow Outputs-v1", Problems: probs,
-			NextStep: "Run: cassette verify --report-dir " + dirOf(path)}
+			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dirOf(path))}
 	}
 	return &s, nil
 }

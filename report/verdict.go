@@ -113,9 +113,9 @@ func (r *Run) Message() string {
 		if len(failed) > show {
 			list += fmt.Sprintf(", and %d more", len(failed)-show)
 		}
-		return fmt.Sprintf("%d of %d cassettes failed: %s", len(failed), c.Total, list)
+		return fmt.Sprintf("%d of %d %s failed: %s", len(failed), c.Total, r.unit(), list)
 	}
-	msg := fmt.Sprintf("%d of %d cassettes passed", c.Pass, c.Total)
+	msg := fmt.Sprintf("%d of %d %s passed", c.Pass, c.Total, r.unit())
 	if c.Quarantined > 0 {
 		msg += fmt.Sprintf(" (%d quarantined failures)", c.Quarantined)
 	}
@@ -123,6 +123,14 @@ func (r *Run) Message() string {
 		msg += fmt.Sprintf(" (%d skipped)", c.Skipped)
 	}
 	return msg
+}
+
+// unit names what a case is: a cassette, or a call shape (coverage).
+func (r *Run) unit() string {
+	if r.Coverage != nil {
+		return "call shapes"
+	}
+	return "cassettes"
 }
 
 // NextStepCommand is the one concrete next step of a failing run: the
@@ -161,7 +169,7 @@ func (r *Run) caseReplay(c *Case) string {
 	if c.ReplayCommand != "" {
 		return c.ReplayCommand
 	}
-	return r.suiteReplay() + " --case " + c.ID()
+	return r.suiteReplay() + " " + cassettes.Command("--case", c.ID())
 }
 
 // Counts are the case counts of a run.

@@ -85,6 +85,9 @@ type Files map[string][]byte
 // sarif.json, summary.json, report.jsonl, log.jsonl, run.json and
 // report.html. It reads and writes nothing: the run holds all it shows.
 func Render(run *Run, opts Options) (Files, error) {
+	if opts.Golden {
+		run = goldenRun("", run)
+	}
 	files := Files{}
 	sl, omitted := run.sarif(opts)
 	var err error
@@ -108,6 +111,11 @@ func Render(run *Run, opts Options) (Files, error) {
 	}
 	if files[FileHTML], err = run.html(opts); err != nil {
 		return nil, err
+	}
+	if run.Coverage != nil {
+		if files[FileCoverage], err = run.coverageJSON(); err != nil {
+			return nil, err
+		}
 	}
 	return files, nil
 }
@@ -209,8 +217,8 @@ func leakError(probs []cassettes.Problem) error {
 		return nil
 	}
 	return &cassettes.Error{Reason: cassettes.ESecretLeak, Problems: probs,
-		Message:  fmt.Sprintf("refusing to write reports: %d credential(s) found by the secret scan; nothing was written", len(probs)),
-		NextStep: "Redact the value at its source (declare the variable under credentials: in cassette.yaml), then run: cassette verify"}
+		Message:  fmt.Sprintf("refusing to write reports: %d credential(s) found by the secret scan; nothing was written (redact the value at its source: declare its variable under credentials: in cassette.yaml)", len(probs)),
+		NextStep: cassettes.Command("cassette", "verify")}
 }
 
 // Write writes junit.xml, sarif.json, summary.json, report.jsonl, log.jsonl
@@ -228,9 +236,12 @@ func Write(dir string, run *Run, opts Options) error {
 func write(dir string, run *Run, opts Options) (Files, error) {
 	run = redactPayloads(withLocalArtifacts(dir, run), opts.Declared)
 	scrubLogs(dir, run, opts.Declared) // the fakes' logs get the cassettes' redaction
+	if opts.Golden {
+		run = goldenRun(dir, run)
+	}
 	files, err := Render(run, opts)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render reports", Err: err, NextStep: "Report this as a bug in cassette"}
+		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render reports: a bug in cassette; report it with the version below", Err: err, NextStep: cassettes.Command("cassette", "version")}
 	}
 	if err := scan(dir, run, files, opts.Declared); err != nil {
 		for n := range files {
@@ -267,7 +278,7 @@ func writeAtomic(path string, data []byte) error {
 func ioError(path string, err error) error {
 	return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot write " + path, Err: err,
 		Problems: []cassettes.Problem{{File: path, Message: err.Error()}},
-		NextStep: "Check that the report directory is writable, or pass --report-dir DIR"}
+		NextStep: cassettes.Command("ls", "-ld", filepath.Dir(path))}
 }
 
 func dirOf(path string) string { return filepath.Dir(path) }

@@ -77,7 +77,7 @@ func Compare(c Case, got *cassettes.Cassette, opts Options) ([]report.Drift, str
 func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, error) {
 	p, err := pipeline(c, opts)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: err.Error(), NextStep: "cassette validate " + c.Cassette.Path}
+		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: err.Error(), NextStep: cassettes.Command("cassette", "validate", c.Cassette.Path)}
 	}
 	contract := []string{}
 	if c.Adapter != nil && c.Adapter.ContractHeaders != nil {
@@ -154,6 +154,8 @@ func driftMessage(d diff.Drift) string {
 		where += " " + d.Path
 	}
 	switch {
+	case d.Hint != "":
+		return string(d.Class) + " drift at " + where + ": " + d.Hint
 	case d.Diff == "" && (d.Want != "" || d.Got != "") && !strings.Contains(d.Want+d.Got, "\n") && len(d.Want)+len(d.Got) < 120:
 		return string(d.Class) + " drift at " + where + ": " + strings.ReplaceAll(d.Change, "_", " ") + " (want " + quote(d.Want) + ", got " + quote(d.Got) + ")"
 	case strings.HasPrefix(d.Diff, "binary "):

@@ -52,6 +52,10 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 		if r.Status != report.StatusPass {
 			line += "  " + r.Message
 		}
+		if n := len(r.Retries); n > 0 { // a quarantined case run again (QuarantineRetry)
+			line += fmt.Sprintf("  (quarantine: %s on the first attempt, retried %d time(s) after %s)", r.Retries[0].Status, n,
+				time.Duration(r.Retries[0].DelayMS)*time.Millisecond)
+		}
 		fmt.Fprintln(c.W, strings.TrimRight(line, " "))
 		if r.Explain != "" {
 			fmt.Fprintln(c.W, indentBlock(r.Explain, "      "))

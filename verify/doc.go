@@ -8,7 +8,16 @@
 // normalized body; CLI cases run the fake command with the recorded
 // arguments, stdin and environment names and compare stdout, stderr and the
 // exit code. Cases run in parallel and are reported in a deterministic order
-// (adapter order in cassette.yaml, then scenario).
+// (adapter order in cassette.yaml, then scenario). A quarantined case that
+// fails is run again once, 5 s later ([QuarantineRetry], specs/000); no
+// other case is ever retried: a drift is a verdict, not a flake.
+//
+// A fake process of one case (the default) is started ahead of its case
+// (pool.go); its output goes to a pipe verify reads, kept in memory and
+// written to the case's log only when the case does not pass; it is asked
+// for readiness when it writes a line, on the connection the case then
+// uses (fake.go, fakelog.go). The limit of such a run is the fake's own
+// start/stop rate, which BenchmarkVerifyFresh1000 measures beside it.
 //
 // The comparison ([CompareSides]) returns, besides the drifts, both sides as
 // they were compared: the cassette's and the fake's outputs, normalized once

@@ -2,7 +2,9 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -33,13 +35,19 @@ const ExternalFakeTimeout = 3 * time.Second
 type Process struct {
 	Adapter string
 	BaseURL string
-	LogPath string // the fake's combined stdout and stderr
+	// LogPath is the fake's combined stdout and stderr: a shared fake's,
+	// written as it comes. A fresh fake's is held in memory and is ""
+	// until StopKeepingLog writes it (logPath is where).
+	LogPath string
 
-	cmd    *exec.Cmd
-	port   string // leased until Stop (port.go)
-	log    *os.File
-	exited chan struct{}
-	err    error // the process's exit error, once exited is closed
+	cmd     *exec.Cmd
+	port    string // leased until Stop (port.go)
+	out     *fakeOutput
+	logPath string
+	tr      *http.Transport // the readiness check's connection, kept for the case
+	pace    readyPace
+	exited  chan struct{}
+	err     error // the process's exit error, once exited is closed
 }
 
 // StartFake starts the fake of an HTTP adapter: it runs fake.command with a
@@ -50,30 +58,33 @@ type Process struct {
 // passes first. An adapter with a base_url and no command is not started:
 // its URL is checked for readiness only.
 func StartFake(ctx context.Context, name string, a *cassettes.Adapter, projectDir, logDir string) (*Process, error) {
-	return startFake(ctx, name, name, a, projectDir, logDir)
+	return startFake(ctx, name, name, a, projectDir, logDir, true)
 }
 
-// startFake is StartFake with the log named after logName. The port is
-// free when it is picked, but another process may bind it before the fake
-// does: a fake that exits saying its address is in use is started again on
-// a new port (at most three times in all).
-func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, projectDir, logDir string) (*Process, error) {
+// startFake is StartFake with the log named after logName, written as it
+// comes (toFile) or held in memory (a fresh fake's, see fakelog.go). The
+// port is free when it is picked, but another process may bind it before
+// the fake does: a fake that exits saying its address is in use is started
+// again on a new port (at most three times in all).
+func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, projectDir, logDir string, toFile bool) (*Process, error) {
 	for attempt := 1; ; attempt++ {
-		p, err := startFakeOnce(ctx, name, logName, a, projectDir, logDir)
-		if err == nil || attempt == 3 || len(a.Fake.Command) == 0 ||
-			!strings.Contains(LogTail(filepath.Join(logDir, logName+".log"), 15), "address already in use") {
+		p, tail, err := startFakeOnce(ctx, name, logName, a, projectDir, logDir, toFile)
+		if err == nil || attempt == 3 || len(a.Fake.Command) == 0 || !strings.Contains(tail, "address already in use") {
 			return p, err
 		}
 	}
 }
 
-func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapter, projectDir, logDir string) (*Process, error) {
-	p := &Process{Adapter: name, exited: make(chan struct{})}
+// startFakeOnce starts the fake once; on failure it also returns the last
+// lines of its output.
+func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapter, projectDir, logDir string, toFile bool) (*Process, string, error) {
+	p := &Process{Adapter: name, exited: make(chan struct{}),
+		tr: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: maxFakeConns}}
 	port := ""
 	if len(a.Fake.Command) > 0 {
 		var err error
 		if port, err = freePort(); err != nil {
-			return nil, unavailable(name, "cannot find a free loopback port", err, "", a)
+			return nil, "", unavailable(name, "cannot find a free loopback port", err, "", a)
 		}
 		p.port = port
 	}
@@ -96,94 +107,150 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapt
 	if len(a.Fake.Command) == 0 {
 		close(p.exited)
 		if err := p.waitReady(ctx, a.Fake.Ready, min(timeout, ExternalFakeTimeout)); err != nil {
-			return nil, unavailable(name, "fake at "+p.BaseURL+" is not answering", err, "", a)
+			return nil, "", unavailable(name, "fake at "+p.BaseURL+" is not answering", err, "", a)
 		}
-		return p, nil
+		return p, "", nil
 	}
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
+	p.logPath = filepath.Join(logDir, logName+".log")
+	if err := p.start(a, projectDir, logDir, lookup, toFile); err != nil {
 		releasePort(port)
-		return nil, unavailable(name, "cannot create the fake log directory", err, "", a)
+		return nil, "", err
 	}
-	p.LogPath = filepath.Join(logDir, logName+".log")
-	log, err := os.Create(p.LogPath)
+	if err := p.waitReady(ctx, a.Fake.Ready, timeout); err != nil {
+		p.Stop()
+		tail := p.tail(15)
+		lp, _ := p.keepLog()
+		return nil, tail, unavailable(name, "fake did not become ready at "+p.BaseURL+a.Fake.Ready, err, lp, a)
+	}
+	return p, "", nil
+}
+
+// maxFakeConns bounds the idle connections kept to a fake.
+const maxFakeConns = 64
+
+// start runs the fake's command in its own process group, its output on a
+// pipe read by a fakeOutput (into the log file when toFile).
+func (p *Process) start(a *cassettes.Adapter, projectDir, logDir string, lookup func(string) (string, bool), toFile bool) error {
+	name := p.Adapter
+	var file *os.File
+	if toFile {
+		if err := os.MkdirAll(logDir, 0o755); err != nil {
+			return unavailable(name, "cannot create the fake log directory", err, "", a)
+		}
+		f, err := os.Create(p.logPath)
+		if err != nil {
+			return unavailable(name, "cannot create the fake log", err, "", a)
+		}
+		file, p.LogPath = f, p.logPath
+	}
+	r, w, err := os.Pipe()
 	if err != nil {
-		releasePort(port)
-		return nil, unavailable(name, "cannot create the fake log", err, "", a)
+		if file != nil {
+			file.Close()
+		}
+		return unavailable(name, "cannot create a pipe for the fake's output", err, "", a)
 	}
-	p.log = log
 	cmd := exec.Command(a.Fake.Command[0], a.Fake.Command[1:]...)
 	cmd.Dir = cassettes.ResolvePath(projectDir, a.Fake.Dir)
-	cmd.Env = append(os.Environ(), "PORT="+port)
+	cmd.Env = append(os.Environ(), "PORT="+p.port)
 	for _, k := range sortedKeys(a.Fake.Env) {
 		v, _ := cassettes.Expand(a.Fake.Env[k], lookup)
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // `go run` has a child: stop the whole group
-	if err := cmd.Start(); err != nil {
-		log.Close()
-		releasePort(port)
-		return nil, unavailable(name, fmt.Sprintf("cannot start fake command %q", strings.Join(a.Fake.Command, " ")), err, p.LogPath, a)
+	err = cmd.Start()
+	w.Close() // the fake (and its children) hold the write end now
+	p.out = newFakeOutput(r, file)
+	if err != nil {
+		p.out.close(0)
+		lp, _ := p.keepLog()
+		return unavailable(name, fmt.Sprintf("cannot start fake command %q: %v", strings.Join(a.Fake.Command, " "), err), err, lp, a)
 	}
 	p.cmd = cmd
 	go func() {
 		p.err = cmd.Wait()
 		close(p.exited)
 	}()
-	if err := p.waitReady(ctx, a.Fake.Ready, timeout); err != nil {
-		p.Stop()
-		return nil, unavailable(name, "fake did not become ready at "+p.BaseURL+a.Fake.Ready, err, p.LogPath, a)
-	}
-	return p, nil
+	return nil
 }
 
-// waitReady polls the ready path until it answers below 500.
+// readyPace is when readiness checks a fake verify started: once it has
+// written a line, or first after first (a fake that logs nothing), then
+// every delay, doubling from start up to max. The zero value is
+// defaultReadyPace.
+type readyPace struct{ first, start, max time.Duration }
+
+var defaultReadyPace = readyPace{first: 5 * time.Millisecond, start: time.Millisecond, max: 500 * time.Millisecond}
+
+// waitReady checks the ready path until it answers below 500. A fake verify
+// started is checked when it writes a line (most log one once they listen)
+// and, when that is not enough, at growing intervals (see readyPace); a
+// fake verify did not start is checked at once, then at the same
+// intervals.
 func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil}}
-	delay := time.Millisecond // doubles up to 500ms: a built fake is ready in a few ms
-	var last error
-	// Only a process verify started can exit; an external fake's closed
-	// channel would wake every wait at once (a busy loop).
-	var exited <-chan struct{}
-	if p.cmd != nil {
-		exited = p.exited
+	client := &http.Client{Timeout: 2 * time.Second, Transport: p.tr}
+	// Only a process verify started can exit or speak; an external fake's
+	// closed channel would wake every wait at once (a busy loop).
+	pace := p.pace
+	if pace == (readyPace{}) {
+		pace = defaultReadyPace
 	}
+	var exited <-chan struct{}
+	var spoke <-chan struct{}
+	wait := time.Duration(0)
+	if p.cmd != nil {
+		exited, spoke, wait = p.exited, p.out.lines, pace.first
+	}
+	delay := pace.start
+	var last error
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.BaseURL+ready, nil)
-		if err != nil {
-			return fmt.Errorf("fake.base_url %q is not a URL: %w", p.BaseURL, err)
-		}
-		resp, err := client.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode < 500 {
-				return nil
-			}
-			last = fmt.Errorf("ready check answered %s", resp.Status)
-		} else {
-			last = err
-		}
-		if p.cmd != nil {
-			select {
-			case <-p.exited:
-				return fmt.Errorf("the fake exited before it was ready (%v)", p.err)
-			default:
-			}
-		}
-		t := time.NewTimer(delay)
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			if last == nil {
+				last = ctx.Err()
+			}
 			return fmt.Errorf("not ready after %s: %v", timeout, last)
 		case <-exited:
 			t.Stop()
 			return fmt.Errorf("the fake exited before it was ready (%v)", p.err)
+		case <-spoke:
+			t.Stop()
 		case <-t.C:
 		}
-		delay = min(delay*2, 500*time.Millisecond)
+		ok, err := p.readyOnce(ctx, client, ready)
+		if ok {
+			return nil
+		}
+		if last = err; errors.Is(err, errNotAURL) {
+			return err
+		}
+		wait, delay = delay, min(delay*2, pace.max)
 	}
+}
+
+var errNotAURL = errors.New("fake.base_url is not a URL")
+
+// readyOnce asks the ready path once.
+func (p *Process) readyOnce(ctx context.Context, client *http.Client, ready string) (bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.BaseURL+ready, nil)
+	if err != nil {
+		return false, fmt.Errorf("%w: %q: %v", errNotAURL, p.BaseURL, err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode < 500 {
+		return true, nil
+	}
+	return false, fmt.Errorf("ready check answered %s", resp.Status)
 }
 
 // Exited reports whether the fake process has exited (a crash mid-run).
@@ -232,22 +299,57 @@ func (p *Process) Stop() {
 		<-p.exited
 		releasePort(p.port) // its group is gone: the port may go to the next fake
 	}
-	if p.log != nil {
-		p.log.Close()
+	if p.out != nil {
+		p.out.close(time.Second)
 	}
+	if p.tr != nil {
+		p.tr.CloseIdleConnections()
+	}
+}
+
+// StopKeepingLog stops the fake and, when keep is true, writes a fresh
+// fake's output (held in memory) to its log file. It returns the log's
+// path, or "" when there is none.
+func (p *Process) StopKeepingLog(keep bool) string {
+	p.Stop()
+	if !keep {
+		return p.LogPath
+	}
+	lp, _ := p.keepLog()
+	return lp
+}
+
+// keepLog writes the output held in memory to the log file (once the
+// fake's output has ended, or on a failure to start) and returns its path.
+func (p *Process) keepLog() (string, error) {
+	if p.LogPath != "" || p.out == nil || p.logPath == "" {
+		return p.LogPath, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p.logPath), 0o755); err != nil {
+		return "", err
+	}
+	if err := p.out.save(p.logPath); err != nil {
+		return "", err
+	}
+	p.LogPath = p.logPath
+	return p.LogPath, nil
+}
+
+// tail returns the last lines of the fake's output, for messages.
+func (p *Process) tail(lines int) string {
+	if p.out != nil && p.out.file == nil {
+		return p.out.tail(lines)
+	}
+	return LogTail(p.LogPath, lines)
 }
 
 // LogTail returns the last lines of the fake's log, for messages.
 func LogTail(path string, lines int) string {
 	data, err := os.ReadFile(path)
-	if err != nil || len(data) == 0 {
+	if err != nil {
 		return ""
 	}
-	ls := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(ls) > lines {
-		ls = ls[len(ls)-lines:]
-	}
-	return strings.Join(ls, "\n")
+	return lastLines(string(data), lines)
 }
 
 func unavailable(name, msg string, err error, logPath string, a *cassettes.Adapter) *cassettes.Error {
@@ -256,9 +358,9 @@ func unavailable(name, msg string, err error, logPath string, a *cassettes.Adapt
 		e.Problems = append(e.Problems, cassettes.Problem{File: logPath, Message: "the fake's log; its last lines:\n" + indent(LogTail(logPath, 15), "    ")})
 	}
 	if len(a.Fake.Command) > 0 {
-		e.NextStep = "PORT=8080 " + cassettes.ShellJoin(a.Fake.Command) + "   # run the fake by hand and watch it start"
+		e.NextStep = "PORT=8080 " + cassettes.Command(a.Fake.Command...) // run by hand: watch it start
 	} else {
-		e.NextStep = "curl -sS " + a.Fake.BaseURL + a.Fake.Ready + "   # is the fake running?"
+		e.NextStep = cassettes.Command("curl", "-sS", a.Fake.BaseURL+a.Fake.Ready) // is the fake running?
 	}
 	return e
 }
@@ -292,7 +394,7 @@ func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, projectDi
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		e := unavailable(name, fmt.Sprintf("fake.build %q failed", strings.Join(a.Fake.Build, " ")), err, logPath, a)
-		e.NextStep = cassettes.ShellJoin(a.Fake.Build) + "   # build the fake by hand to see why"
+		e.NextStep = cassettes.Command(a.Fake.Build...) // build it by hand to see why
 		return logPath, e
 	}
 	return logPath, nil

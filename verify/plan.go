@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -38,7 +39,7 @@ func ParseShard(s string) (i, n int, err error) {
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, cassettes.Errorf(cassettes.EUsage, "cassette verify --shard 1/4", "--shard %q: expected i/n with 1 ≤ i ≤ n, e.g. 2/4", s)
+		return 0, 0, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "verify", "--shard", "1/4"), "--shard %q: expected i/n with 1 ≤ i ≤ n, e.g. 2/4", s)
 	}
 	return i, n, nil
 }
@@ -59,7 +60,7 @@ func Plan(cfg *cassettes.Config, list []*cassettes.Cassette, sel Selection) ([]C
 		if _, ok := cfg.Adapters[a]; !ok {
 			return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
 				Problems: []cassettes.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
-				NextStep: "cassette verify --adapter " + firstOr(cfg.Order, "NAME")}
+				NextStep: cassettes.Command("cassette", "verify", "--adapter", cmp.Or(cassettes.Closest(a, cfg.Order), firstOr(cfg.Order, "")))}
 		}
 	}
 	sorted := append([]*cassettes.Cassette(nil), list...)

@@ -48,8 +48,10 @@ func perCase(t *testing.T, cfg *cassettes.Config, list []*cassettes.Cassette, id
 // TestFreshFakesStartedAheadAreOnePerCase: with the fakes started ahead,
 // every case still runs against a process of its own. create-then-list
 // lists the store after one create: a fake reused by a second case would
-// list two pets and drift. Each case has its own log, written by one
-// process.
+// list two pets and drift. Every third case's recording says "Max" where
+// the fake answers "Rex": those drift, and keep their fake's log, a file
+// of their own written by one process; a passing case keeps none (its
+// fake's output was held in memory, fakelog.go).
 func TestFreshFakesStartedAheadAreOnePerCase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the demo's pet store fake")
@@ -66,7 +68,15 @@ func TestFreshFakesStartedAheadAreOnePerCase(t *testing.T) {
 	cfg.Adapters["petstore"] = &a
 	const n = 3 * verify.MaxFakesAhead // more cases than fakes ahead
 	cases := perCase(t, cfg, list, "petstore/create-then-list", n)
-	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: t.TempDir(), Jobs: 2})
+	for i := 0; i < n; i += 3 {
+		c := *cases[i].Cassette
+		c.Interactions = append([]cassettes.Interaction(nil), c.Interactions...)
+		last := &c.Interactions[len(c.Interactions)-1].Response
+		last.Body = cassettes.Body(strings.ReplaceAll(string(last.Body), `"Rex"`, `"Max"`))
+		cases[i].Cassette = &c
+	}
+	logDir := t.TempDir()
+	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: logDir, Jobs: 2})
 	if o.Err != nil {
 		t.Fatal(o.Err)
 	}
@@ -75,8 +85,18 @@ func TestFreshFakesStartedAheadAreOnePerCase(t *testing.T) {
 		if r.Case.ID() != cases[i].ID() {
 			t.Fatalf("result %d is %s, want %s: results must keep the plan order", i, r.Case.ID(), cases[i].ID())
 		}
-		if r.Status != report.StatusPass {
-			t.Errorf("%s: %s %s\n%s", r.Case.ID(), r.Status, r.Message, r.Explain)
+		want := report.StatusPass
+		if i%3 == 0 {
+			want = report.StatusFail
+		}
+		if r.Status != want {
+			t.Errorf("%s: %s, want %s: %s\n%s", r.Case.ID(), r.Status, want, r.Message, r.Explain)
+		}
+		if want == report.StatusPass {
+			if r.FakeLog != "" {
+				t.Errorf("%s passed and kept a log: %s", r.Case.ID(), r.FakeLog)
+			}
+			continue
 		}
 		data, err := os.ReadFile(r.FakeLog)
 		if err != nil || logs[r.FakeLog] || !strings.Contains(r.FakeLog, r.Case.Cassette.Scenario) {
@@ -86,6 +106,9 @@ func TestFreshFakesStartedAheadAreOnePerCase(t *testing.T) {
 		if k := strings.Count(string(data), "listening on"); k != 1 {
 			t.Errorf("%s: %d processes wrote its log, want 1:\n%s", r.Case.ID(), k, data)
 		}
+	}
+	if files, _ := os.ReadDir(logDir); len(files) != len(logs) {
+		t.Errorf("%d files in the log directory, want the %d drifted cases' logs", len(files), len(logs))
 	}
 }
 

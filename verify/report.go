@@ -37,7 +37,7 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 		}
 		c := report.Case{Adapter: r.Case.Cassette.Adapter, Scenario: r.Case.Cassette.Scenario, CassettePath: path,
 			Status: r.Status, Reason: r.Reason, Message: r.Message, Drifts: r.Drifts, Duration: r.Duration, Actions: r.Actions,
-			Recorded: r.Recorded}
+			Recorded: r.Recorded, Retries: r.Retries}
 		if r.Status == report.StatusPass {
 			c.Reason = ""
 		}
@@ -78,8 +78,14 @@ func ErrorReport(configPath string, tool report.Tool, e *cassettes.Error, now ti
 	if err == nil {
 		suite = filepath.Base(abs)
 	}
-	return &report.Run{Tool: tool, Command: "verify", Suite: suite, ConfigPath: rel(base, configPath),
+	run := &report.Run{Tool: tool, Command: "verify", Suite: suite, ConfigPath: rel(base, configPath),
 		Err: repoRelative(base, e), Started: now, Finished: now}
+	// An invalid config has a digest too (policy_pack_digest); one that
+	// holds a credential is not carried into the reports.
+	if data, err := os.ReadFile(configPath); err == nil && (e == nil || e.Reason != cassettes.ESecretLeak) {
+		run.ConfigBytes = data
+	}
+	return run
 }
 
 // atConfig returns e with each problem that points into a fake's log (a

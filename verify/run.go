@@ -29,6 +29,9 @@ type Options struct {
 	LogDir      string              // where fake logs go; "" means a temp dir
 	Now         func() time.Time    // for quarantine expiry; nil means time.Now
 	Credentials map[string]string   // declared credential values, redacted from outputs
+	// QuarantineRetry is how a quarantined case that failed is run again;
+	// the zero value is the policy of specs/000 (1 retry, 5 s later).
+	QuarantineRetry QuarantineRetry
 	// HTTP and CLI override the fakes of cassette.yaml per adapter (in-process
 	// fakes from cassettetest, or a fake already running).
 	HTTP map[string]HTTPTarget
@@ -53,6 +56,9 @@ type Result struct {
 	Quarantine *cassettes.Quarantine
 	FakeLog    string           // path of the fake's log, when verify started it
 	Err        *cassettes.Error // the error behind an errored case, when there is one
+	// Retries are the failed attempts of a quarantined case before its last
+	// one (see QuarantineRetry); the result is the last attempt's.
+	Retries []report.Retry
 }
 
 // Failed reports whether the case failed (quarantined or not).
@@ -100,12 +106,19 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	// order, each for its case (pool.go).
 	fresh := newFreshPool(ctx, freshPlan(cases, f.targets, f.failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
 		c := cases[i]
-		return startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, f.logDir)
+		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, f.logDir, false)
+		return p, withFakeLine(err, opts.Config, c.Cassette.Adapter)
 	})
 	defer fresh.close()
 	onWorkers(ctx, len(cases), jobs, func(i int) {
 		o.Results[i] = runCase(ctx, cases[i], opts, f.targets, f.failed, now, func(ctx context.Context) (*Process, error) { return fresh.take(ctx, i) })
 		fresh.drop(i) // a case that ended before it took its fake
+		o.Results[i] = retryQuarantined(ctx, opts.QuarantineRetry, o.Results[i], func() Result {
+			return runCase(ctx, cases[i], opts, f.targets, f.failed, now, func(ctx context.Context) (*Process, error) {
+				c := cases[i]
+				return startFake(ctx, c.Cassette.Adapter, caseLogName(c)+".retry", c.Adapter, opts.Config.Dir, f.logDir, false)
+			})
+		})
 		if o.Results[i].FakeLog == "" {
 			o.Results[i].FakeLog = o.FakeLogs[cases[i].Cassette.Adapter]
 		}
@@ -205,6 +218,7 @@ func (f *fakes) startShared(ctx context.Context, cases []Case) {
 		go func() {
 			defer wg.Done()
 			p, err := StartFake(ctx, name, a, f.opts.Config.Dir, f.logDir)
+			err = withFakeLine(err, f.opts.Config, name)
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			if err != nil {
@@ -218,7 +232,7 @@ func (f *fakes) startShared(ctx context.Context, cases []Case) {
 			if p.LogPath != "" {
 				f.logs[name] = p.LogPath
 			}
-			f.targets[name] = processTarget(p, f.jobs)
+			f.targets[name] = processTarget(p)
 		}()
 	}
 	wg.Wait()
@@ -375,7 +389,11 @@ func runCLICase(k *caseClock, c Case, opts Options, res *Result) (*cassettes.Cas
 	}
 	got, actions, err := runCLI(k.start(), run, c.Cassette, cassettes.ResolvePath(opts.Config.Dir, c.Adapter.Fake.Dir))
 	res.Actions = actions
-	if errors.Is(err, errNotRunnable) || errors.Is(err, errCrashed) {
+	switch {
+	case errors.Is(err, errNotRunnable):
+		res.Err = cliNotRunnable(opts.Config, name, err)
+		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, res.Err.Message
+	case errors.Is(err, errCrashed):
 		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, err.Error()
 	}
 	return got, err
@@ -400,9 +418,9 @@ func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarg
 			res.FakeLog = logOf(ce)
 			return nil, stop, nil
 		}
-		stop = p.Stop
-		res.FakeLog = p.LogPath
-		t = processTarget(p, 1)
+		// Its log is kept when the case does not pass (fakelog.go).
+		stop = func() { res.FakeLog = p.StopKeepingLog(res.Status != report.StatusPass) }
+		t = processTarget(p)
 	}
 	p, err := pipeline(c, opts)
 	if err != nil {
@@ -440,20 +458,6 @@ func compareCase(c Case, got *cassettes.Cassette, opts Options, res *Result) boo
 	return true
 }
 
-// applyQuarantine attaches the case's quarantine entry: an expired entry
-// turns the case into a hard failure, whatever its outcome.
-func applyQuarantine(res *Result, cfg *cassettes.Config, now time.Time) {
-	q, ok := cfg.Quarantine[res.Case.ID()]
-	if !ok {
-		return
-	}
-	res.Quarantine = &q
-	if q.Expired(now) {
-		res.Status, res.Reason = report.StatusFail, cassettes.EQuarantineExpired
-		res.Message = fmt.Sprintf("quarantine of %s expired on %s", res.Case.ID(), q.Expires)
-	}
-}
-
 func adaptersOf(cases []Case, kind cassettes.Kind) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -475,10 +479,11 @@ func (o Options) logDir() string {
 }
 
 // processTarget reaches a fake process over loopback HTTP, without any
-// proxy and without transparent decompression (bodies compare as sent).
-func processTarget(p *Process, conns int) HTTPTarget {
+// proxy and without transparent decompression (bodies compare as sent), on
+// the connection its readiness check opened (fake.go).
+func processTarget(p *Process) HTTPTarget {
 	return HTTPTarget{BaseURL: p.BaseURL, Alive: func() (bool, error) { return p.alive(time.Second) },
-		Client: &http.Client{Transport: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: conns}}}
+		Client: &http.Client{Transport: p.tr}}
 }
 
 // normalizeActions replaces the fake's bodies and outputs in the actions by

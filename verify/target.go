@@ -259,7 +259,7 @@ func ProcessCLI(command []string, env map[string]string) CLITarget {
 		case errors.As(err, &ee):
 			return out, fmt.Errorf("%s %w: %v", command[0], errCrashed, ee)
 		default:
-			return out, fmt.Errorf("%w: %v", errNotRunnable, err)
+			return out, fmt.Errorf("%w: %w", errNotRunnable, err)
 		}
 		return out, nil
 	}

@@ -366,7 +366,8 @@ func TestQuarantine(t *testing.T) {
 	at := func(day string) *report.Run {
 		now := mustDate(t, day)
 		o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, Now: func() time.Time { return now },
-			CLI: map[string]verify.CLITarget{"greet": onlyBreak("Ada", broken)}})
+			CLI:             map[string]verify.CLITarget{"greet": onlyBreak("Ada", broken)},
+			QuarantineRetry: verify.QuarantineRetry{Sleep: func(context.Context, time.Duration) error { return nil }}})
 		return o.Report(cfg, verify.Meta{})
 	}
 	if run := at("2026-11-25"); run.Exit() != cassettes.ExitPass {
@@ -374,6 +375,76 @@ func TestQuarantine(t *testing.T) {
 	}
 	if run := at("2026-12-01"); run.Exit() != cassettes.ExitFail || run.Reason() != cassettes.EQuarantineExpired {
 		t.Errorf("expired quarantine: exit %d reason %s, want 1 E_QUARANTINE_EXPIRED", run.Exit(), run.Reason())
+	}
+}
+
+// TestQuarantineRetry: a quarantined case that fails is run again once,
+// 5 s later (specs/000's policy for quarantined tests); a pass on the retry
+// passes it, a second failure stands (not blocking). A case that is not
+// quarantined, or whose quarantine expired, is never retried.
+func TestQuarantineRetry(t *testing.T) {
+	cfg, list, reg := demo(t)
+	q := cassettes.Quarantine{Category: "FLAKE-TIMING", Owner: "a", Bead: "b", Evidence: "e", Repro: "r", Reason: "x", RemoveWhen: "w"}
+	q.Quarantined.Time = mustDate(t, "2026-11-20")
+	q.Expires.Time = mustDate(t, "2026-11-30")
+	cases, _ := verify.Plan(cfg, list, verify.Selection{Run: regexp.MustCompile(`^greet/hello$`)})
+	if len(cases) != 1 {
+		t.Fatalf("%d cases, want greet/hello alone", len(cases))
+	}
+	for _, tc := range []struct {
+		name        string
+		quarantined bool
+		day         string
+		failures    int // calls that fail before the fake behaves
+		calls       int
+		status      report.Status
+		waits       []time.Duration
+	}{
+		{"flaky, passes on retry", true, "2026-11-25", 1, 2, report.StatusPass, []time.Duration{5 * time.Second}},
+		{"fails twice", true, "2026-11-25", 9, 2, report.StatusFail, []time.Duration{5 * time.Second}},
+		{"passes at once", true, "2026-11-25", 0, 1, report.StatusPass, nil},
+		{"not quarantined", false, "2026-11-25", 9, 1, report.StatusFail, nil},
+		{"quarantine expired", true, "2026-12-01", 9, 1, report.StatusFail, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg.Quarantine = nil
+			if tc.quarantined {
+				cfg.Quarantine = map[string]cassettes.Quarantine{"greet/hello": q}
+			}
+			calls := 0
+			good := greetCLI(nil)
+			fake := func(ctx context.Context, inv verify.Invocation) (cassettes.Output, error) {
+				calls++
+				out, err := good(ctx, inv)
+				if calls <= tc.failures {
+					out.Stdout += "extra\n"
+				}
+				return out, err
+			}
+			var waits []time.Duration
+			now := mustDate(t, tc.day)
+			o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, Now: func() time.Time { return now },
+				CLI: map[string]verify.CLITarget{"greet": fake},
+				QuarantineRetry: verify.QuarantineRetry{Sleep: func(_ context.Context, d time.Duration) error {
+					waits = append(waits, d)
+					return nil
+				}}})
+			res := o.Results[0]
+			if calls != tc.calls || res.Status != tc.status || !slices.Equal(waits, tc.waits) {
+				t.Errorf("%d calls, status %s, waits %v; want %d, %s, %v", calls, res.Status, waits, tc.calls, tc.status, tc.waits)
+			}
+			if len(res.Retries) != tc.calls-1 {
+				t.Errorf("%d retries recorded, want %d", len(res.Retries), tc.calls-1)
+			}
+			for _, r := range res.Retries {
+				if r.Status != report.StatusFail || r.DelayMS != 5000 {
+					t.Errorf("retry %+v, want the failed attempt and the 5000 ms delay", r)
+				}
+			}
+			if c := o.Report(cfg, verify.Meta{}).Cases[0]; len(c.Retries) != len(res.Retries) {
+				t.Errorf("the run model holds %d retries, the result %d", len(c.Retries), len(res.Retries))
+			}
+		})
 	}
 }
 

@@ -1,15 +1,22 @@
 // Command replaybench is the helper of bench/compare.sh: it serves a body
-// directly (HTTP or HTTPS), writes the cassette that replays the same
-// bytes, loads a URL with concurrent keep-alive connections (for HTTPS
-// through a forward proxy, which wrk cannot do), and times replay misses
-// of cassette and go-vcr v4 at a given number of recorded interactions.
+// directly (HTTP or HTTPS, a plain net/http handler writing the body once),
+// writes the cassettes and simulations that replay the same bytes, loads a
+// URL with concurrent keep-alive connections (for HTTPS through a forward
+// proxy, which wrk cannot do), times requests one at a time, starts a
+// replay server and times it until it answers, and serves go-vcr v4's
+// recorder over HTTP so that all of them are measured the same way.
 //
 //	replaybench body -size N                      the JSON body of N bytes, on stdout
 //	replaybench serve -size N [-tls CERTFILE]     serve it on 127.0.0.1:0; prints the address
 //	replaybench cassette -size N -url U -out F    a cassette with one GET U answered by it
 //	replaybench load -url U [-proxy P -ca F] -c 32 -secs 5 -size N
 //	                                              prints requests per second
-//	replaybench miss -n N [-probes K]             median µs of a miss: cassette, go-vcr v4
+//	replaybench latency -url U [-proxy P] -n N    N requests one after the other: p50 and p99 µs
+//	replaybench start [-url U] [-miss U] -- CMD   CMD until it answers U: seconds, peak RSS, miss µs
+//	replaybench govcr -dir D -listen ADDR         go-vcr v4's recorder (replay only) as a server
+//	replaybench hoverfly -size N | -dir D -out F  a Hoverfly simulation of the same interactions
+//	replaybench sse-cassette -url U -out F        a stream of 50 events over 998 ms, with their times
+//	replaybench sse -url U                        milliseconds from the request to the stream's end
 package main
 
 import (
@@ -24,64 +31,93 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
-
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/proxy"
 )
+
+// flags are every subcommand's flags (each reads the ones it needs).
+type flags struct {
+	size                      int
+	certOut, target, out, dir string
+	proxyURL, caFile, listen  string
+	miss                      string
+	conns, n, probes          int
+	secs                      float64
+	wait                      bool
+}
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: replaybench body|serve|cassette|load|miss [flags]")
+		fail("usage: replaybench body|serve|cassette|load|latency|start|govcr|hoverfly|sse-cassette|sse [flags]")
 	}
+	var f flags
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
-	size := fs.Int("size", 604, "body bytes")
-	certOut := fs.String("tls", "", "serve HTTPS; write the certificate (PEM) here")
-	target := fs.String("url", "", "URL")
-	out := fs.String("out", "", "cassette file to write")
-	proxyURL := fs.String("proxy", "", "forward proxy URL (load)")
-	caFile := fs.String("ca", "", "PEM of the CA to trust (load)")
-	conns := fs.Int("c", 32, "concurrent connections (load)")
-	secs := fs.Float64("secs", 5, "seconds (load)")
-	n := fs.Int("n", 1000, "recorded interactions (miss)")
-	probes := fs.Int("probes", 200, "misses timed (miss)")
+	fs.IntVar(&f.size, "size", 604, "body bytes")
+	fs.StringVar(&f.certOut, "tls", "", "serve HTTPS; write the certificate (PEM) here")
+	fs.StringVar(&f.target, "url", "", "URL")
+	fs.StringVar(&f.out, "out", "", "file to write")
+	fs.StringVar(&f.dir, "dir", "", "directory of cassettes (govcr, hoverfly)")
+	fs.StringVar(&f.proxyURL, "proxy", "", "forward proxy URL (load, latency)")
+	fs.StringVar(&f.caFile, "ca", "", "PEM of the CA to trust (load)")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "address to listen on (govcr)")
+	fs.StringVar(&f.miss, "miss", "", "URL that matches nothing, timed once ready (start)")
+	fs.IntVar(&f.conns, "c", 32, "concurrent connections (load)")
+	fs.Float64Var(&f.secs, "secs", 5, "seconds (load)")
+	fs.IntVar(&f.n, "n", 2000, "requests (latency)")
+	fs.IntVar(&f.probes, "probes", 50, "misses timed (start)")
+	fs.BoolVar(&f.wait, "wait", false, "CMD runs to its end: time it whole (start)")
 	_ = fs.Parse(os.Args[2:])
-	switch os.Args[1] {
+	run(os.Args[1], f, fs.Args())
+}
+
+func run(cmd string, f flags, args []string) {
+	switch cmd {
 	case "body":
-		fmt.Print(body(*size))
+		fmt.Print(string(body(f.size)))
 	case "serve":
-		serve(*size, *certOut)
+		serve(f.size, f.certOut)
 	case "cassette":
-		writeCassette(*size, *target, *out)
+		writeCassette(f.size, f.target, f.out)
 	case "load":
-		load(*target, *proxyURL, *caFile, *conns, *secs, *size)
-	case "miss":
-		miss(*n, *probes)
+		load(f.target, f.proxyURL, f.caFile, f.conns, f.secs, f.size)
+	case "latency":
+		latency(f.target, f.proxyURL, f.n)
+	case "start":
+		start(f, args)
+	case "govcr":
+		serveGoVCR(f.dir, f.listen)
+	case "hoverfly":
+		hoverflySimulation(f.size, f.dir, f.out)
+	case "sse-cassette":
+		writeSSECassette(f.target, f.out)
+	case "sse":
+		timeStream(f.target)
 	default:
-		fail("unknown command " + os.Args[1])
+		fail("unknown command " + cmd)
 	}
 }
 
 // body is a JSON object of exactly size bytes (at least 64).
-func body(size int) string {
+func body(size int) []byte {
 	head := `{"id":4711,"name":"widget","owner":{"login":"octocat"},"pad":"`
 	tail := `"}`
-	return head + strings.Repeat("x", max(0, size-len(head)-len(tail))) + tail
+	return []byte(head + strings.Repeat("x", max(0, size-len(head)-len(tail))) + tail)
 }
 
+// serve is the baseline every replay is divided by: the plainest net/http
+// server there is, writing the body once from a byte slice.
 func serve(size int, certOut string) {
 	b := body(size)
+	n := strconv.Itoa(len(b))
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-		io.WriteString(w, b)
+		w.Header().Set("Content-Length", n)
+		_, _ = w.Write(b)
 	})
 	if certOut == "" {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -90,7 +126,7 @@ func serve(size int, certOut string) {
 		check(http.Serve(ln, h))
 	}
 	srv := httptest.NewUnstartedServer(h)
-	srv.EnableHTTP2 = false // wrk and the forward proxy's MITM speak HTTP/1.1
+	srv.EnableHTTP2 = false // wrk and the load client speak HTTP/1.1
 	srv.StartTLS()
 	pemCert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 	check(os.WriteFile(certOut, pemCert, 0o644))
@@ -118,7 +154,9 @@ func hostOf(u string) string {
 	return p.Host
 }
 
-func load(target, proxyURL, caFile string, conns int, secs float64, size int) {
+// transport is a keep-alive HTTP/1.1 client transport of conns
+// connections, through proxyURL when set, trusting caFile when set.
+func transport(proxyURL, caFile string, conns int) *http.Transport {
 	tr := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true, ForceAttemptHTTP2: false,
 		TLSNextProto: map[string]func(string, *tls.Conn) http.RoundTripper{}}
 	if caFile != "" {
@@ -135,7 +173,11 @@ func load(target, proxyURL, caFile string, conns int, secs float64, size int) {
 		check(err)
 		tr.Proxy = http.ProxyURL(u)
 	}
-	client := &http.Client{Transport: tr}
+	return tr
+}
+
+func load(target, proxyURL, caFile string, conns int, secs float64, size int) {
+	client := &http.Client{Transport: transport(proxyURL, caFile, conns)}
 	get := func() bool {
 		resp, err := client.Get(target)
 		if err != nil {
@@ -175,63 +217,6 @@ func load(target, proxyURL, caFile string, conns int, secs float64, size int) {
 		fmt.Fprintf(os.Stderr, "replaybench: %d failed requests to %s\n", bad.Load(), target)
 	}
 	fmt.Printf("%.0f\n", float64(ok.Load())/el)
-}
-
-// miss times the answer to a request that matches none of n recorded
-// interactions (POST /v1/items/{i} with a JSON body): cassette's replay
-// proxy, in process, from the request to the 599 and its explanation; and
-// go-vcr v4's lookup (Cassette.GetInteraction with its default matcher).
-// Prints "cassette_us govcr_us" (medians).
-func miss(n, probes int) {
-	cs := &cassettes.Cassette{Path: "bench.yaml"}
-	vc := cassette.New("bench")
-	for i := range n {
-		u := fmt.Sprintf("https://api.example.com/v1/items/%d?expand=owner&page=%d", i, i%7)
-		b := fmt.Sprintf(`{"id":%d,"name":"item"}`, i)
-		h := http.Header{"Content-Type": {"application/json"}}
-		cs.Interactions = append(cs.Interactions, cassettes.Interaction{ID: i,
-			Request:  cassettes.Request{Method: "POST", URL: u, Body: cassettes.Body(b), Headers: h},
-			Response: cassettes.Response{Code: 200, Status: "200 OK", Body: "{}"}})
-		vc.AddInteraction(&cassette.Interaction{
-			Request:  cassette.Request{Method: "POST", URL: u, Body: b, Headers: h, Host: "api.example.com", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: int64(len(b))},
-			Response: cassette.Response{Code: 200, Status: "200 OK", Body: "{}"}})
-	}
-	p, err := proxy.New(proxy.Options{Mode: proxy.ModeReplay, Upstream: "https://api.example.com", Cassettes: []*cassettes.Cassette{cs}})
-	check(err)
-	const path = "/v1/nothing/here?expand=owner&page=3"
-	const b = `{"id":-1,"name":"item"}`
-	var ours, theirs []time.Duration
-	for range probes {
-		req := httptest.NewRequest("POST", path, strings.NewReader(b))
-		req.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		t0 := time.Now()
-		p.Handler().ServeHTTP(w, req)
-		ours = append(ours, time.Since(t0))
-		if w.Code != proxy.MissStatus || !strings.Contains(w.Body.String(), "closest recorded request") {
-			fail(fmt.Sprintf("cassette did not explain the miss: %d %s", w.Code, w.Body.String()))
-		}
-	}
-	vprobes := probes
-	if n >= 10000 {
-		vprobes = max(3, probes/40) // a linear scan at 100k takes a while
-	}
-	for range vprobes {
-		req, _ := http.NewRequest("POST", "https://api.example.com"+path, strings.NewReader(b))
-		req.Header.Set("Content-Type", "application/json")
-		t0 := time.Now()
-		_, err := vc.GetInteraction(req)
-		theirs = append(theirs, time.Since(t0))
-		if err == nil {
-			fail("go-vcr found a match for an unrecorded request")
-		}
-	}
-	fmt.Printf("%.1f %.1f\n", median(ours), median(theirs))
-}
-
-func median(ds []time.Duration) float64 {
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return float64(ds[len(ds)/2]) / float64(time.Microsecond)
 }
 
 func check(err error) {

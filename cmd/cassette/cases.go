@@ -31,7 +31,7 @@ func (s *selectFlags) bind(cmd *cobra.Command) {
 
 // selection turns the flags into a verify.Selection (no shard); name is the
 // command, for the next step of a bad --run.
-func (s *selectFlags) selection(name string) (verify.Selection, error) {
+func (s *selectFlags) selection(g *globals, name string) (verify.Selection, error) {
 	sel := verify.Selection{Adapters: s.adapters}
 	pattern := s.run
 	if len(s.cases) > 0 {
@@ -44,7 +44,7 @@ func (s *selectFlags) selection(name string) (verify.Selection, error) {
 	if pattern != "" {
 		re, err := regexp.Compile(pattern)
 		if err != nil {
-			return sel, cassettes.Errorf(cassettes.EUsage, "cassette "+name+" --run 'github/.*'", "--run %q is not a regular expression: %v", s.run, err)
+			return sel, cassettes.Errorf(cassettes.EUsage, runPatternStep(g, name, s.run), "--run %q is not a regular expression: %v", s.run, err)
 		}
 		sel.Run = re
 	}
@@ -54,7 +54,7 @@ func (s *selectFlags) selection(name string) (verify.Selection, error) {
 // plannedCases loads the project and plans its cases as verify would,
 // for a harness: the cases and the options verify would judge them with.
 func plannedCases(g *globals, s *selectFlags, name string, paths []string) ([]verify.Case, verify.Options, error) {
-	sel, err := s.selection(name)
+	sel, err := s.selection(g, name)
 	if err != nil {
 		return nil, verify.Options{}, err
 	}

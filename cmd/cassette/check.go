@@ -59,8 +59,8 @@ func checkRun(stdio *IO, g *globals, o *checkOptions, paths []string) error {
 	k := &harness.Checker{Cases: cases, Options: opts, Now: time.Now}
 	done, err := k.Check(stdio.In, stdio.Out)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cassette check: " + err.Error(), Err: err,
-			NextStep: "cassette check < lines.jsonl   # check the harness's pipes"}
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cassette check: " + err.Error() + " (check the harness's pipes)", Err: err,
+			NextStep: cassettes.Command("cassette", "check", "--help")}
 	}
 	run := done.Run(opts.Config, reportTool())
 	sum := harness.Summarize(done, run)

@@ -130,14 +130,29 @@ difference. Exit 0 when they are the same, 1 on drift.`,
 				return err
 			}
 			if exit != cassettes.ExitPass {
-				if !g.json {
-					fmt.Fprintf(stdio.Err, "next: cassette verify   # does the fake still match the cassettes?\n")
-				}
+				// Like every failing command: the reason and one next step on
+				// stderr (stdout holds the diff, or its JSON).
+				errIO := &IO{Color: stdio.ErrColor}
+				fmt.Fprintf(stdio.Err, "%s %s and %s differ after normalization\n", paint(errIO, "31;1", "error["+string(cassettes.EContractDrift)+"]:"), args[0], args[1])
+				fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "1", "next:"), diffNextStep(cfg, a, args))
 				return exitError(exit)
 			}
 			return nil
 		},
 	}
+}
+
+// diffNextStep is what to run after a drift between A and B: in a project,
+// verify of A's case (does the fake match the cassette?), or of every case
+// for two directories; outside one, A's normalized form, what was compared.
+func diffNextStep(cfg *cassettes.Config, a []*cassettes.Cassette, args []string) string {
+	switch {
+	case cfg == nil:
+		return cassettes.Command("cassette", "normalize", args[0])
+	case len(a) == 1 && isFile(args[0]) && cfg.Adapters[a[0].Adapter] != nil:
+		return commandWithConfig(cfg.Path, "cassette", "verify", "--case", a[0].ID())
+	}
+	return commandWithConfig(cfg.Path, "cassette", "verify")
 }
 
 func isFile(p string) bool {

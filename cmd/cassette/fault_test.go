@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -100,12 +101,12 @@ func faultupstream(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // fault switches the upstream's behaviour: ok, untrusted (certificate from
-// an unknown CA), mismatch (certificate for another name), expired, 503
-// (every request), reset (the body is cut off mid-way and the connection
+// an unknown CA), mismatch (certificate for another name), expired, 503,
+// 501 or 505 (every request answers that status), reset (the body is cut off mid-way and the connection
 // closed), slow (no answer until the client gives up), down (the listener
 // is closed: connections are refused).
 func fault(ts *testscript.TestScript, neg bool, args []string) {
-	modes := "ok|untrusted|mismatch|expired|503|reset|slow|down"
+	modes := "ok|untrusted|mismatch|expired|503|501|505|reset|slow|down"
 	if neg || len(args) != 1 || !strings.Contains("|"+modes+"|", "|"+args[0]+"|") {
 		ts.Fatalf("usage: fault %s", modes)
 	}
@@ -130,6 +131,9 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 	switch mode {
 	case "503":
 		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+	case "501", "505":
+		code, _ := strconv.Atoi(mode)
+		http.Error(w, "not here: "+http.StatusText(code), code)
 	case "reset":
 		w.Header().Set("Content-Length", "1000")
 		w.WriteHeader(http.StatusOK)

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/report"
 )
 
 // TestFlagErrorsAreUsageErrors: for every subcommand, an unknown flag, a
@@ -13,6 +16,9 @@ import (
 // (exit 2, E_USAGE) whose next step is that command's --help, never an
 // E_IO with `cassette validate` (record without --adapter used to be).
 func TestFlagErrorsAreUsageErrors(t *testing.T) {
+	// verify and refresh write the reports of a refused command line to the
+	// default report directory: not into the package's
+	t.Chdir(t.TempDir())
 	var paths [][]string
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {
@@ -74,4 +80,55 @@ func TestEveryCommandHasExamples(t *testing.T) {
 		}
 	}
 	walk(newRootCmd(&IO{}, &globals{}))
+}
+
+// TestJSONOnlyWhereHonoured: --json is offered (in --help, and accepted)
+// only by the commands whose output it turns into JSON; elsewhere it is an
+// unknown flag, not silently ignored (init and ca path ignored it).
+func TestJSONOnlyWhereHonoured(t *testing.T) {
+	var offered []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Flags().Lookup("json") != nil || c.InheritedFlags().Lookup("json") != nil {
+			offered = append(offered, strings.TrimPrefix(c.CommandPath(), "cassette "))
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(&IO{}, &globals{}))
+	if got := strings.Join(offered, ","); got != "cases,coverage,diff,refresh,validate,verify,version" {
+		t.Errorf("--json is offered by %s", got)
+	}
+	for _, args := range [][]string{{"init", "--json"}, {"ca", "path", "--json"}} {
+		var out, errw bytes.Buffer
+		if code := Main(args, strings.NewReader(""), &out, &errw); code != 2 || !strings.Contains(errw.String(), "unknown flag: --json") {
+			t.Errorf("%v: exit %d, stderr %s", args, code, errw.String())
+		}
+	}
+}
+
+// TestVerifyHelpNamesEveryReport: verify --help names every file a run
+// writes to --report-dir (it named 5 of 7).
+func TestVerifyHelpNamesEveryReport(t *testing.T) {
+	var out, errw bytes.Buffer
+	if code := Main([]string{"verify", "--help"}, strings.NewReader(""), &out, &errw); code != 0 {
+		t.Fatalf("verify --help: exit %d\n%s", code, errw.String())
+	}
+	dir := t.TempDir()
+	if err := report.Write(dir, &report.Run{Tool: report.Tool{Name: "cassette"}, Command: "verify"}, report.Options{Golden: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteHTML(dir, &report.Run{Tool: report.Tool{Name: "cassette"}, Command: "verify"}, report.Options{Golden: true}); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := os.ReadDir(dir)
+	if len(files) < 7 {
+		t.Fatalf("a run wrote only %d files", len(files))
+	}
+	for _, f := range files {
+		if !strings.Contains(out.String(), f.Name()) {
+			t.Errorf("verify --help does not name %s, which every run writes:\n%s", f.Name(), out.String())
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
 	"github.com/cassette-dev/cassette/importer"
 	"github.com/cassette-dev/cassette/recorder"
@@ -83,11 +84,14 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 		if res.Skipped > 0 {
 			fmt.Fprintf(stdio.Err, "skipped %d entries without a response (blocked or aborted in the browser)\n", res.Skipped)
 		}
+		for _, w := range res.Warnings {
+			fmt.Fprintln(stdio.Err, "warning: "+w)
+		}
 		for _, c := range res.Saved {
 			fmt.Fprintf(stdio.Out, "%s  %d interaction(s)\n", c.Path, len(c.Interactions))
 		}
 		for _, r := range res.Refused {
-			fmt.Fprintf(stdio.Err, "not imported: %s (it holds a key of a known format; see below)\n", r.Source)
+			fmt.Fprintf(stdio.Err, "not imported: %s (it holds a key of a known format; see below)\n", cassettes.Quote(r.Source))
 		}
 	}
 	if err != nil {
@@ -95,9 +99,13 @@ func importRun(stdio *IO, g *globals, o *importOptions, kind, src string) error 
 	}
 	fmt.Fprintf(stdio.Out, "imported %d cassette(s) into %s\n", len(res.Saved), res.Dir)
 	if _, ok := p.adapter(res.Adapter); !ok {
-		fmt.Fprintf(stdio.Out, "next: declare adapter %q in cassette.yaml (kind: http, its fake), then: cassette verify --adapter %s\n", res.Adapter, res.Adapter)
+		// verify needs the adapter declared, with its fake; until then the
+		// cassettes can be replayed by a proxy.
+		fmt.Fprintf(stdio.Out, "declare adapter %s in %s (kind: http, and its fake), then verify it with %s\n", res.Adapter, cmp.Or(g.config, cassettes.ConfigFile),
+			commandWithConfig(g.config, "cassette", "verify", "--adapter", res.Adapter))
+		fmt.Fprintf(stdio.Out, "next: %s\n", cassettes.Command("cassette", "proxy", "--mode", "replay", "--cassette", res.Dir))
 	} else {
-		fmt.Fprintf(stdio.Out, "next: cassette verify --adapter %s\n", res.Adapter)
+		fmt.Fprintf(stdio.Out, "next: %s\n", p.command("cassette", "verify", "--adapter", res.Adapter))
 	}
 	return nil
 }

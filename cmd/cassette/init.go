@@ -60,17 +60,17 @@ func newInitCmd(stdio *IO, g *globals) *cobra.Command {
 
 func initRun(stdio *IO, path string, force bool) error {
 	if _, err := os.Stat(path); err == nil && !force {
-		return cassettes.Errorf(cassettes.EUsage, "cassette validate   # or: cassette init --force to start over",
-			"%s already exists; not overwriting it", path)
+		return cassettes.Errorf(cassettes.EUsage, commandWithConfig(path, "cassette", "validate"),
+			"%s already exists; not overwriting it (cassette init --force starts over)", path)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot check " + path, Err: err, NextStep: "ls -l " + path}
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot check " + path, Err: err, NextStep: cassettes.Command("ls", "-ld", filepath.Dir(path))}
 	}
 	if err := cassettes.WriteFileAtomic(path, []byte(initTemplate), 0o644); err != nil {
 		return err
 	}
 	dir := filepath.Join(filepath.Dir(path), "cassettes")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot create " + dir, Err: err, NextStep: "mkdir -p " + dir}
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot create " + dir, Err: err, NextStep: cassettes.Command("mkdir", "-p", dir)}
 	}
 	fmt.Fprintf(stdio.Out, "wrote %s and %s/\n", path, dir)
 	if added, err := ignoreWorkDir(filepath.Join(filepath.Dir(path), ".gitignore")); err != nil {
@@ -78,7 +78,9 @@ func initRun(stdio *IO, path string, force bool) error {
 	} else if added {
 		fmt.Fprintf(stdio.Out, "added .cassette/ (reports, fake logs, built fakes) to %s\n", filepath.Join(filepath.Dir(path), ".gitignore"))
 	}
-	fmt.Fprintf(stdio.Out, "next: edit %s, then record a first cassette:\n  cassette record --adapter example --scenario get-root\n", path)
+	fmt.Fprintf(stdio.Out, "edit %s: rename adapter example, point its real.base_url at your service and its fake at your fake; then record a first cassette with %s\n",
+		path, commandWithConfig(path, "cassette", "record", "--adapter", "example", "--scenario", "get-root"))
+	fmt.Fprintf(stdio.Out, "next: %s\n", commandWithConfig(path, "cassette", "validate"))
 	return nil
 }
 
@@ -88,7 +90,7 @@ func initRun(stdio *IO, path string, force bool) error {
 func ignoreWorkDir(path string) (bool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + path, Err: err, NextStep: "ls -l " + path}
+		return false, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + path, Err: err, NextStep: cassettes.Command("ls", "-l", path)}
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		switch strings.TrimSpace(line) {

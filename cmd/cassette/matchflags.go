@@ -3,6 +3,7 @@ package main
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -15,7 +16,7 @@ import (
 type matchFlags struct {
 	fs                         *pflag.FlagSet
 	urls, params, ignore, only []string
-	sequence                   string
+	sequence, preset           string
 }
 
 func (m *matchFlags) bind(f *pflag.FlagSet) {
@@ -24,6 +25,7 @@ func (m *matchFlags) bind(f *pflag.FlagSet) {
 	f.StringSliceVar(&m.params, "ignore-query", nil, "query parameter left out of matching, by name (repeatable)")
 	f.StringArrayVar(&m.ignore, "ignore-json", nil, "JSONPath left out of a JSON request body, e.g. $.nonce (repeatable)")
 	f.StringArrayVar(&m.only, "match-json", nil, "JSONPath compared in a JSON request body; only these are (repeatable)")
+	f.StringVar(&m.preset, "match-preset", "", "named match rules for an LLM API's request bodies ("+strings.Join(match.PresetNames(), ", ")+"): leave out what a newer SDK adds, compare the rest as JSON; the other matching flags are laid over it")
 	f.StringVar(&m.sequence, "sequence", "", "once (a request repeated more often than recorded misses) or replayable (the last response is served again); --replayable is --sequence replayable")
 }
 
@@ -31,10 +33,10 @@ func (m *matchFlags) check() error {
 	switch m.sequence {
 	case "", "once", "replayable":
 	default:
-		return cassettes.Errorf(cassettes.EUsage, "cassette proxy --sequence replayable ...", "--sequence %q: expected once or replayable", m.sequence)
+		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--sequence %q: expected once or replayable", m.sequence)
 	}
 	if err := m.apply(match.Rules{}).Check(); err != nil {
-		return cassettes.Errorf(cassettes.EUsage, "cassette proxy --help   # the matching flags", "%v", err)
+		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "%v (the matching flags are in cassette proxy --help)", err)
 	}
 	return nil
 }
@@ -53,6 +55,9 @@ func (m *matchFlags) apply(o match.Rules) match.Rules {
 	}
 	if changed("match-json") {
 		o.OnlyJSON = m.only
+	}
+	if changed("match-preset") {
+		o.Preset = m.preset
 	}
 	if m.sequence != "" {
 		o.Replayable = m.sequence == "replayable"
@@ -103,7 +108,7 @@ func checkMatchConfig(cfg *cassettes.Config) error {
 				}
 				return &cassettes.Error{Reason: cassettes.ECfgParse, Message: "invalid replay matching in " + cfg.Path,
 					Problems: []cassettes.Problem{{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: err.Error()}},
-					NextStep: "cassette validate"}
+					NextStep: commandWithConfig(cfg.Path, "cassette", "validate")}
 			}
 		}
 	}

@@ -46,12 +46,14 @@ HTTP/2): point a client at it with HTTPS_PROXY and trust the CA (see
 local port, for clients that cannot use a proxy.
 
 Replay fails closed: a request that matches no recorded interaction gets a
-599 response (X-Cassette-Miss: replay) naming the closest recorded request and what differs — never a
-pass-through to the network.
+599 response (X-Cassette-Miss: replay, X-Should-Retry: false, which SDKs that
+retry 5xx honour) naming the closest recorded request and what differs —
+never a pass-through to the network.
 
 Modes: record, replay, passthrough, record-once (replay if the cassette
 exists, else record), replay-with-new-episodes (replay what matches, record
-the rest).`,
+the rest), observe (--upstream is a fake the tests start themselves; each
+call to it is written for 'cassette coverage' as a call to --adapter).`,
 		Example: `  cassette proxy --mode record --cassette cassettes/github/session.yaml
   cassette proxy --mode replay --cassette cassettes/github --listen 127.0.0.1:8080
   cassette proxy --mode record --upstream https://api.example.com --cassette cassettes/example/s.yaml`,
@@ -61,7 +63,7 @@ the rest).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.mode, "mode", "replay", "record, replay, passthrough, record-once or replay-with-new-episodes")
+	f.StringVar(&o.mode, "mode", "replay", "record, replay, passthrough, record-once, replay-with-new-episodes or observe")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:0", "address to listen on (loopback unless --allow-non-loopback)")
 	f.BoolVar(&o.allowRemote, "allow-non-loopback", false, "allow a non-loopback --listen address (the proxy then serves anyone who can reach it)")
 	f.StringVar(&o.upstream, "upstream", "", "reverse-proxy to this base URL (http, https, or unix:///path for a unix socket) instead of being a forward proxy")
@@ -73,7 +75,7 @@ the rest).`,
 	f.StringVar(&o.matchBody, "match-body", "raw", "request body matching: raw, json or ignore")
 	f.BoolVar(&o.ignoreHost, "ignore-host", false, "match recorded requests whatever their scheme and host")
 	f.BoolVar(&o.replayable, "replayable", false, "serve the last response again once a sequence is used up")
-	f.BoolVar(&o.latency, "latency", false, "replay with the recorded latency; a recorded stream (SSE, NDJSON) event by event, at the recorded times")
+	f.BoolVar(&o.latency, "latency", false, "replay with the recorded latency; a recorded stream (SSE, NDJSON) event by event, at the recorded times (spread evenly over its duration when it has none, as in go-vcr files)")
 	f.Int64Var(&o.maxRequestBody, "max-request-body", proxy.DefaultMaxRequestBody, "largest request body (bytes) the proxy buffers to record or match; a larger one is answered 413")
 	f.IntSliceVar(&o.allowStatus, "allow-status", nil, "record: a failing status (408, 429, 5xx) the upstream answers on purpose; record it instead of refusing the recording (repeatable)")
 	o.match.bind(f)
@@ -81,6 +83,9 @@ the rest).`,
 }
 
 func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error {
+	if o.mode == "observe" {
+		return observeProxyRun(ctx, stdio, g, o.listen, o.upstream, o.adapter, o.allowRemote)
+	}
 	mode, err := o.check()
 	if err != nil {
 		return err
@@ -120,16 +125,16 @@ func (o *proxyOptions) check() (proxy.Mode, error) {
 		return mode, err
 	}
 	if o.cassette == "" && mode != proxy.ModePassthrough {
-		return mode, cassettes.Errorf(cassettes.EUsage, "cassette proxy --mode "+o.mode+" --cassette cassettes/ADAPTER/SCENARIO.yaml", "--cassette is required in %s mode", mode)
+		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--cassette is required in %s mode (a file cassettes/<adapter>/<scenario>.yaml, or for replay a directory)", mode)
 	}
 	if recording := mode != proxy.ModeReplay && mode != proxy.ModePassthrough; recording && !strings.HasSuffix(o.cassette, ".yaml") {
-		return mode, cassettes.Errorf(cassettes.EUsage, "cassette proxy --mode "+o.mode+" --cassette cassettes/ADAPTER/SCENARIO.yaml",
+		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--mode", o.mode, "--cassette", strings.TrimSuffix(strings.TrimSuffix(o.cassette, "/"), ".yml")+".yaml"),
 			"--cassette must name a .yaml file to record into, got %q", o.cassette)
 	}
 	switch o.matchBody {
 	case "raw", "json", "ignore":
 	default:
-		return mode, cassettes.Errorf(cassettes.EUsage, "cassette proxy --match-body json ...", "--match-body %q: expected raw, json or ignore", o.matchBody)
+		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--match-body %q: expected raw, json or ignore", o.matchBody)
 	}
 	return mode, o.match.check()
 }
@@ -174,13 +179,14 @@ func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adap
 			return opts, nil, err
 		}
 	}
+	opts.Rerecord = o.rerecord(p)
 	if o.cassette == "" {
 		return opts, a, nil
 	}
 	if _, err := os.Stat(o.cassette); err != nil {
 		if mode == proxy.ModeReplay {
-			return opts, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette, Err: err,
-				NextStep: "cassette proxy --mode record --cassette " + o.cassette + "   # record it first"}
+			return opts, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
+				NextStep: opts.Rerecord(nil)}
 		}
 		return opts, a, nil
 	}
@@ -259,6 +265,30 @@ func (p *project) adapter(name string) (*cassettes.Adapter, bool) {
 	}
 	a, ok := p.cfg.Adapters[name]
 	return a, ok
+}
+
+// rerecord is the command a replay miss names to record a cassette again:
+// `cassette record --adapter A --scenario S` when the project declares the
+// cassette's adapter (it needs the declaration), else this proxy in record
+// mode on that cassette, with this run's upstream; with nothing recorded,
+// on a new file in the replayed directory.
+func (o *proxyOptions) rerecord(p *project) func(*cassettes.Cassette) string {
+	return func(c *cassettes.Cassette) string {
+		if c != nil {
+			if _, ok := p.adapter(c.Adapter); ok && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario) {
+				return cassettes.Command("cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario)
+			}
+		}
+		again := *o
+		again.mode = string(proxy.ModeRecord)
+		switch {
+		case c != nil && c.Path != "":
+			again.cassette = c.Path
+		case !strings.HasSuffix(o.cassette, ".yaml"):
+			again.cassette = filepath.Join(o.cassette, "new.yaml")
+		}
+		return proxyAgain(&again)
+	}
 }
 
 // proxyAgain is the command line of this run, for next steps.

@@ -61,6 +61,8 @@ timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("timeout") {
 				o.attemptTimeout = o.timeout
+			} else {
+				o.timeout = 10 * time.Minute
 			}
 			return recordRun(cmd.Context(), stdio, g, o, args)
 		},
@@ -70,7 +72,7 @@ timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
 	f.StringVar(&o.scenario, "scenario", "", "scenario name (required with a command; selects one declared scenario otherwise)")
 	f.StringVar(&o.baseURL, "base-url", "", "override the adapter's real.base_url")
 	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA that signed the real service's certificate (replaces real.ca_file)")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop a recorded command that runs longer; with scenarios, bound each live request (default 30s)")
+	f.DurationVar(&o.timeout, "timeout", 0, "time limit of a recorded command (10m when not given); with declared scenarios, of each live request (30s when not given)")
 	f.BoolVar(&o.quiet, "quiet", false, "do not echo the command's output")
 	f.IntSliceVar(&o.allowStatus, "allow-status", nil, "a failing status (408, 429, 5xx) the command's calls answer on purpose: record it instead of refusing the recording (repeatable)")
 	f.BoolVar(&o.mutating, "mutating", false, "mark the cassette as changing the real service: refresh does not re-run it")
@@ -81,12 +83,11 @@ timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
 func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, command []string) error {
 	if o.scenario != "" && !cassettes.ValidNewName(o.scenario) {
 		// The same command with the name in the strict form.
-		next := "cassette record --help"
+		next := commandWithConfig(g.config, "cassette", "record", "--help")
 		if strict := cassettes.StrictName(o.scenario); strict != "" {
-			next = cassettes.ShellJoin([]string{"cassette", "record", "--adapter", o.adapter, "--scenario", strict})
-			if len(command) > 0 {
-				next += " -- " + cassettes.ShellJoin(command)
-			}
+			named := *o
+			named.scenario = strict
+			next = (&project{cfg: &cassettes.Config{Path: g.config}}).recordAgain(&named, command)
 		}
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--scenario %q is not a valid scenario name", o.scenario),
 			Problems: []cassettes.Problem{{Field: "--scenario", Message: "not a valid name", Expected: cassettes.NameRule}},
@@ -100,12 +101,12 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 	if !ok {
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", o.adapter, p.cfg.Path),
 			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(o.adapter, p.cfg.Order)}},
-			NextStep: "cassette record --adapter " + firstOf(p.cfg.Order) + " ..."}
+			NextStep: p.recordOtherAdapter(o, command)}
 	}
 	if missing := missingCredentials(a); len(missing) > 0 {
 		return &cassettes.Error{Reason: cassettes.EMissingConfig,
-			Message:  fmt.Sprintf("adapter %s needs the credential variables %s, which are not set", o.adapter, strings.Join(missing, ", ")),
-			NextStep: "export " + missing[0] + "=...   # then run the same command again"}
+			Message:  fmt.Sprintf("adapter %s needs the credential variables %s, which are not set: export them, then run the same command again", o.adapter, strings.Join(missing, ", ")),
+			NextStep: p.recordAgain(o, command)}
 	}
 	ver, sha := buildInfo()
 	meta := recorder.Meta{Adapter: o.adapter, Scenario: o.scenario, Normalizers: a.Normalizers, Recorder: cassettes.Recorder{Version: ver, SHA: sha}}
@@ -127,7 +128,7 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 		return err
 	}
 	if a.Kind != cassettes.KindHTTP {
-		return cassettes.Errorf(cassettes.EUsage, "cassette record --adapter "+o.adapter+" --scenario NAME -- "+strings.Join(append(a.Real.Command, "ARGS..."), " "),
+		return cassettes.Errorf(cassettes.EUsage, p.recordFirst(o.adapter),
 			"adapter %s is a cli adapter: give the command to record after --", o.adapter)
 	}
 	return recordScenarios(ctx, stdio, p, a, o, meta, redactor, dir, tr)
@@ -135,7 +136,9 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 
 func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, command []string, tr *http.Transport) error {
 	if o.scenario == "" {
-		return cassettes.Errorf(cassettes.EUsage, "cassette record --adapter "+o.adapter+" --scenario NAME -- "+strings.Join(command, " "),
+		named := *o
+		named.scenario = cmp.Or(cassettes.StrictName(filepath.Base(command[0])), "first")
+		return cassettes.Errorf(cassettes.EUsage, p.recordAgain(&named, command),
 			"--scenario is required when recording a command")
 	}
 	env := recorder.ExpandEnv(a.Real.Env, nil)
@@ -146,10 +149,13 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	defer signal.Stop(sigs)
 	stdin, err := pipedInput(stdio.In)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read standard input", Err: err, NextStep: "cassette record ... < input-file"}
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read standard input", Err: err, NextStep: p.recordAgain(o, command)}
 	}
 	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
 		Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout}
+	if opts.Faults, err = recorder.FaultsOf(command[0], a); err != nil {
+		return err
+	}
 	opts.Log = stdio.Err
 	if !o.quiet {
 		opts.Stdout, opts.Stderr = stdio.Out, stdio.Err
@@ -164,14 +170,20 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	if n := len(a.Real.Command); n > 0 && len(command) >= n && c.Input != nil && slices.Equal(command[:n], a.Real.Command) {
 		c.Input.Command = strings.Join(a.Real.Command, " ")
 		c.Input.Args = append([]string(nil), command[n:]...)
+	} else if a.Kind == cassettes.KindCLI {
+		fmt.Fprintf(stdio.Err, "note: this command does not start with real.command of adapter %s (%q): refresh and `cassette record` without a command will refuse to record the cassette again (they run only real.command)\n",
+			o.adapter, strings.Join(a.Real.Command, " "))
 	}
 	c.Mutating = o.mutating
 	if a.Kind == cassettes.KindHTTP {
 		c.Kind, c.Input, c.Output = cassettes.KindHTTP, nil, nil
 		if len(c.Interactions) == 0 {
-			next := cassettes.ShellJoin([]string{"cassette", "proxy", "--mode", "record", "--upstream", cmp.Or(o.baseURL, a.Real.BaseURL, "https://SERVICE"), "--cassette", filepath.Join(dir, o.scenario+".yaml")})
-			return cassettes.Errorf(cassettes.EUsage, next+"   # for a client that ignores HTTPS_PROXY (Go programs do for loopback hosts): point its base URL at this proxy",
-				"%s made no HTTP(S) request through the proxy; nothing to record for http adapter %s", command[0], o.adapter)
+			next := p.command("cassette", "proxy", "--help")
+			if up := cmp.Or(o.baseURL, a.Real.BaseURL); up != "" {
+				next = p.command("cassette", "proxy", "--mode", "record", "--upstream", up, "--cassette", filepath.Join(dir, o.scenario+".yaml"))
+			}
+			return cassettes.Errorf(cassettes.EUsage, next,
+				"%s made no HTTP(S) request through the proxy; nothing to record for http adapter %s (a client that ignores HTTPS_PROXY, as Go programs do for loopback hosts, can be pointed at a recording proxy in front of the service instead)", command[0], o.adapter)
 		}
 		kept, host, others := recorder.SplitHosts(c.Interactions, cmp.Or(o.baseURL, a.Real.BaseURL)) // --base-url overrides real.base_url
 		if len(others) > 0 {
@@ -179,9 +191,9 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		}
 		if len(kept) == 0 {
 			return &cassettes.Error{Reason: cassettes.EUsage,
-				Message:  fmt.Sprintf("%s made no HTTP(S) request to %s, the host of adapter %s; it called %s", command[0], host, o.adapter, hostCounts(others)),
-				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter), Field: "adapters." + o.adapter + ".real.base_url", Message: "the host the adapter's cassettes hold calls to", Expected: "the service the command calls"}},
-				NextStep: "cassette validate   # after fixing real.base_url of adapter " + o.adapter + " in " + p.cfg.Path}
+				Message:  fmt.Sprintf("%s made no HTTP(S) request to %s, the host of adapter %s; it called %s (fix real.base_url of adapter %s in %s, or call its host)", command[0], host, o.adapter, hostCounts(others), o.adapter, p.cfg.Path),
+				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".real.base_url"), Field: "adapters." + o.adapter + ".real.base_url", Message: "the host the adapter's cassettes hold calls to", Expected: "the service the command calls"}},
+				NextStep: p.command("cassette", "validate")}
 		}
 		c.Interactions = kept
 	}
@@ -208,8 +220,8 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 			}
 		}
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: msg,
-			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter), Field: "adapters." + o.adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: cassettes.Suggest(o.scenario, names)}},
-			NextStep: "cassette record --adapter " + o.adapter + " --scenario NAME -- COMMAND   # or declare scenarios in " + p.cfg.Path}
+			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".scenarios"), Field: "adapters." + o.adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: cassettes.Suggest(o.scenario, names)}},
+			NextStep: p.recordDeclared(o.adapter, o.scenario, names)}
 	}
 	base := a.Real.BaseURL
 	if o.baseURL != "" {
@@ -245,8 +257,9 @@ func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.A
 		ac.Real.BaseURL = o.baseURL
 		a = &ac
 	}
-	again := "cassette record --adapter " + o.adapter + " --scenario " + o.scenario
-	live := recorder.Live{Config: p.cfg, Recorder: meta.Recorder, Transport: tr, Again: again, UpstreamCA: o.upstreamCA}
+	again := p.command("cassette", "record", "--adapter", o.adapter, "--scenario", o.scenario)
+	live := recorder.Live{Config: p.cfg, Recorder: meta.Recorder, Transport: tr, Again: again + againArgs(o), AgainArgs: againArgs(o), UpstreamCA: o.upstreamCA,
+		AttemptTimeout: o.attemptTimeout, CLITimeout: o.timeout} // --timeout bounds these too
 	rec, err := live.Rerecord(ctx, o.adapter, a, old)
 	if err != nil {
 		return true, err
@@ -297,13 +310,6 @@ func missingCredentials(a *cassettes.Adapter) []string {
 		}
 	}
 	return out
-}
-
-func firstOf(xs []string) string {
-	if len(xs) == 0 {
-		return "NAME"
-	}
-	return xs[0]
 }
 
 // pipedInput reads standard input when it is a pipe or a file (what the

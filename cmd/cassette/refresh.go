@@ -98,28 +98,36 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// A refresh that fails before a cycle writes its reports like one that
+	// ran: CI never reads the previous run's verdict.
+	fail := func(err error) error {
+		return errorReport(stdio, g, reportDest{command: "refresh", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden,
+			replay: "cassette refresh --once --dry-run"}, cassettes.AsError(err))
+	}
 	if o.once && o.schedule != "" {
-		return cassettes.Errorf(cassettes.EUsage, "cassette refresh --once", "--once and --schedule exclude each other")
+		return fail(cassettes.Errorf(cassettes.EUsage, commandWithConfig(g.config, "cassette", "refresh", "--once"), "--once and --schedule exclude each other"))
 	}
 	if o.unsafe && !o.dryRun {
-		return cassettes.Errorf(cassettes.EUsage, "cassette refresh --once --dry-run --rerecord-unsafe",
-			"--rerecord-unsafe widens a --dry-run; a refresh without --dry-run re-records every cassette already")
+		return fail(cassettes.Errorf(cassettes.EUsage, commandWithConfig(g.config, "cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe"),
+			"--rerecord-unsafe widens a --dry-run; a refresh without --dry-run re-records every cassette already"))
 	}
 	p, err := loadProject(g)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	o.warn = stdio.Err
 	loc := time.UTC
 	if tz := p.cfg.Refresh.TimeZone; tz != "" {
 		if loc, err = time.LoadLocation(tz); err != nil {
-			return cassettes.Errorf(cassettes.ECfgParse, "set refresh.timezone to an IANA zone like UTC", "refresh.timezone %q: %v", tz, err)
+			return fail(&cassettes.Error{Reason: cassettes.ECfgParse, Message: fmt.Sprintf("refresh.timezone %q: %v (set an IANA zone like UTC or Europe/Paris)", tz, err),
+				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("refresh.timezone"), Field: "refresh.timezone", Message: "not a time zone", Expected: "an IANA zone like UTC"}},
+				NextStep: p.command("cassette", "validate")})
 		}
 	}
 	cycle := func(ctx context.Context, now time.Time) error {
 		opts, err := refreshOptionsFor(p, o)
 		if err != nil {
-			return err
+			return fail(err)
 		}
 		opts.Log = stdio.Err
 		res := refresh.Cycle(ctx, now, opts)
@@ -148,7 +156,7 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 	defer stop()
 	opts, err := refreshOptionsFor(p, o)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	d := &refresh.Daemon{Schedule: o.schedule, Location: loc, Log: stdio.Out,
 		Job: func(ctx context.Context, now time.Time) {
@@ -189,8 +197,8 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 		gh, err := refresh.NewGitHub(f.Repo, tok, f.APIURL, nil)
 		if err != nil {
 			if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.EMissingConfig {
-				ce.Message = fmt.Sprintf("the github forge needs a token in $%s (refresh.forge.token_env)", env)
-				ce.NextStep = "export " + env + "=...   # a token that may push branches and open PRs and issues"
+				ce.Message = fmt.Sprintf("the github forge needs a token in $%s (refresh.forge.token_env) that may push branches and open PRs and issues; export it, then run refresh again", env)
+				ce.NextStep = p.command("cassette", "refresh", "--once")
 			}
 			return opts, err
 		}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +12,7 @@ import (
 	"github.com/cassette-dev/cassette/report"
 )
 
-func newReportCmd(stdio *IO) *cobra.Command {
+func newReportCmd(stdio *IO, g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "report",
 		Short:   "Work with the report files verify writes",
@@ -37,9 +36,9 @@ prints its next step.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			if out == "" {
-				return cassettes.Errorf(cassettes.EUsage, "cassette report merge --out DIR "+strings.Join(dirs, " "), "--out is required")
+				return cassettes.Errorf(cassettes.EUsage, cassettes.Command(append([]string{"cassette", "report", "merge", "--out", "merged"}, dirs...)...), "--out is required")
 			}
-			return reportMerge(stdio, out, dirs, mo)
+			return reportMerge(stdio, g, out, dirs, mo)
 		},
 	}
 	merge.Flags().BoolVar(&mo.AllowIncomplete, "allow-incomplete", false, "merge even when some shards of the matrix are missing")
@@ -51,34 +50,39 @@ prints its next step.`,
 
 // reportMerge is `cassette report merge --out OUT DIR...`: it reads each
 // shard's run.json, merges them and writes the merged reports, prints where
-// they are and the merged run's outcome and, when that run did not pass,
-// its next step; it exits with the merged run's code.
-func reportMerge(stdio *IO, out string, dirs []string, mo report.MergeOptions) error {
+// they are, the merged run's outcome, its seeds and, when that run did not
+// pass, its next step; it exits with the merged run's code. A merge it
+// refuses (a shard it cannot read, an incomplete or mixed set) writes the
+// reports of that error to OUT, as every failing run does.
+func reportMerge(stdio *IO, g *globals, out string, dirs []string, mo report.MergeOptions) error {
+	refuse := func(err error) error {
+		return errorReport(stdio, g, reportDest{command: "verify", reportDir: out}, cassettes.AsError(err))
+	}
 	shards := make([]report.Shard, len(dirs))
 	for i, d := range dirs {
 		var err error
 		if shards[i], err = report.ReadShard(os.DirFS(d), d); err != nil {
-			return err
+			return refuse(err)
 		}
 	}
 	m, opts, err := report.Merge(shards, mo)
 	if err != nil {
-		return err
+		return refuse(err)
 	}
-	if err := report.Write(out, m, opts); err != nil {
+	if _, err := report.Publish(m, opts, report.Destination{Dir: out, StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), Links: githubLinks()}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdio.Out, "merged %d shard report(s) into %s: %s\n", len(dirs), out, m.Message())
 	if m.Shard != "" {
 		fmt.Fprintf(stdio.Out, "warning: shards %s: the merged reports cover only these shards\n", m.Shard)
 	}
+	if err := report.WriteSeeds(stdio.Out, m); err != nil {
+		return err
+	}
 	if err := report.WriteNextStep(stdio.Out, m); err != nil {
 		return err
 	}
-	if code := m.Exit(); code != cassettes.ExitPass {
-		return exitError(code)
-	}
-	return nil
+	return runExit(stdio, m) // error[REASON] and the next step on stderr, as verify ends
 }
 
 func newBundleCmd(stdio *IO) *cobra.Command {
@@ -120,7 +124,7 @@ func bundleValidate(stdio *IO, dir string) error {
 		if len(bundles) == 0 {
 			return &cassettes.Error{Reason: cassettes.EBundleInvalid,
 				Message:  fmt.Sprintf("%s holds no bundle: neither %s nor any DIR/<suite>/<timestamp>/bundle.json", dir, filepath.Join(dir, "bundle.json")),
-				NextStep: "cassette verify --bundle-dir " + cassettes.ShellJoin([]string{dir}) + "   # writes a bundle below it"}
+				NextStep: cassettes.Command("cassette", "verify", "--bundle-dir", dir)}
 		}
 		fmt.Fprintf(stdio.Err, "%s is a bundle root: validating the %d bundle(s) below it\n", dir, len(bundles))
 	}
@@ -137,7 +141,7 @@ func bundleValidate(stdio *IO, dir string) error {
 	}
 	if bad > 0 {
 		return &cassettes.Error{Reason: cassettes.EBundleInvalid, Message: fmt.Sprintf("%d of %d bundle(s) below %s have problems (%d in all)", bad, len(bundles), dir, len(probs)),
-			Problems: probs, NextStep: "cassette verify --bundle-dir " + cassettes.ShellJoin([]string{bundleRoot(dir, bundles)}) + "   # re-create the bundle"}
+			Problems: probs, NextStep: cassettes.Command("cassette", "verify", "--bundle-dir", bundleRoot(dir, bundles))}
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ them: the page is rebuilt from it alone, from any directory.`,
 			run, opts, err := report.ReadRun(os.DirFS(args[0]), args[0])
 			if err != nil {
 				ce := cassettes.AsError(err)
-				ce.NextStep = "cassette verify --report-dir " + args[0] + "   # writes report.html there"
+				ce.NextStep = cassettes.Command("cassette", "verify", "--report-dir", args[0])
 				return ce
 			}
 			if err := report.WriteHTML(args[0], run, opts); err != nil {

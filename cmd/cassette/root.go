@@ -53,6 +53,11 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	ce := cassettes.AsError(err)
 	if ue := (*usageError)(nil); errors.As(err, &ue) {
 		ce = ue.asError()
+		// verify, refresh and report merge write their reports on a bad
+		// command line too, like on any other error
+		if errors.As(usageReport(stdio, root, args, ce), &ex) {
+			return int(ex)
+		}
 	}
 	printError(stdio, g, ce)
 	return int(ce.Exit())
@@ -125,6 +130,9 @@ func paint(stdio *IO, code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
+// jsonCommands are the commands whose output --json turns into JSON.
+var jsonCommands = map[string]bool{"validate": true, "verify": true, "refresh": true, "diff": true, "version": true, "cases": true, "coverage": true}
+
 func newRootCmd(stdio *IO, g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cassette",
@@ -141,7 +149,6 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.config, "config", cassettes.ConfigFile, "path of the config file")
-	root.PersistentFlags().BoolVar(&g.json, "json", false, "write machine-readable JSON to stdout")
 	root.AddCommand(
 		newInitCmd(stdio, g),
 		newValidateCmd(stdio, g),
@@ -151,7 +158,7 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		newRefreshCmd(stdio, g),
 		newProxyCmd(stdio, g),
 		newCACmd(stdio),
-		newReportCmd(stdio),
+		newReportCmd(stdio, g),
 		newBundleCmd(stdio),
 		newNormalizeCmd(stdio, g),
 		newDiffCmd(stdio, g),
@@ -169,6 +176,12 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		c.GroupID = groups[c.Name()]
 	}
 	root.AddCommand(newImportCmd(stdio, g), newExportCmd(stdio, g)) // they set their own group
+	root.AddCommand(newObserveCmd(stdio, g), newCoverageCmd(stdio, g))
+	for _, c := range root.Commands() {
+		if jsonCommands[c.Name()] { // only where it changes the output: --help offers nothing it ignores
+			c.Flags().BoolVar(&g.json, "json", false, "write machine-readable JSON to stdout")
+		}
+	}
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		commit = strings.TrimSpace(string(out))
 	}
 	testscript.Main(m, map[string]func(){
-		"cassette":  func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cassette":  func() { os.Exit(cassetteProgram()) },
 		"faultfake": faultfake,
 	})
 }
@@ -48,7 +48,16 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("SHARED", sharedDir())
-			return nil
+			// The recording proxy's CA, for scripts that do not choose
+			// one: outside $WORK (scripts commit it with git add -A) and
+			// never the machine's own (HOME is /no-home in a script).
+			ca, err := os.MkdirTemp("", "cassette-script-ca")
+			if err != nil {
+				return err
+			}
+			env.Defer(func() { os.RemoveAll(ca) })
+			env.Setenv("CASSETTE_CA_DIR", filepath.Join(ca, "ca"))
+			return checkNextSteps(env)
 		},
 	})
 }

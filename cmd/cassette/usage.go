@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,7 +39,7 @@ func (e *usageError) Unwrap() error { return e.err }
 
 // asError is the error Main prints.
 func (e *usageError) asError() *cassettes.Error {
-	ce := &cassettes.Error{Reason: cassettes.EUsage, Message: e.err.Error(), NextStep: e.cmd.CommandPath() + " --help"}
+	ce := &cassettes.Error{Reason: cassettes.EUsage, Message: e.err.Error(), NextStep: cassettes.Command(append(strings.Fields(e.cmd.CommandPath()), "--help")...)}
 	if e.problem != nil {
 		ce.Problems = []cassettes.Problem{*e.problem}
 	}

@@ -16,6 +16,9 @@ import (
 // as the next step. An unknown subcommand of a group command (`ca bogus`)
 // used to print the group's help and exit 0.
 func TestUsageErrorsAreTyped(t *testing.T) {
+	// verify and refresh write the reports of a refused command line to the
+	// default report directory: not into the package's
+	t.Chdir(t.TempDir())
 	for _, tc := range []struct {
 		args []string
 		kind usageKind

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -39,9 +40,10 @@ requests, in order, to an HTTP fake (started with $PORT if fake.command is
 set); the recorded arguments, stdin and environment names to a CLI fake — and
 compares the fake's output with the cassette's, normalized, byte for byte.
 
-Every run writes junit.xml, sarif.json, summary.json, report.jsonl and
-log.jsonl to --report-dir. Exit 0: all passed; 1: a fake drifted or failed;
-2: a config or cassette error; 3: a fake did not start.`,
+Every run writes summary.json, junit.xml, sarif.json, report.jsonl,
+log.jsonl, run.json and report.html to --report-dir (--bundle-dir adds a
+forensic bundle). Exit 0: all passed; 1: a fake drifted or failed; 2: a
+config or cassette error; 3: a fake did not start.`,
 		Example: `  cassette verify
   cassette verify --adapter github -j 8
   cassette verify --case github/list-pulls
@@ -71,11 +73,11 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	tool := reportTool()
-	p, cases, err := o.load(g, paths)
+	p, cases, err := o.load(g, paths, stdio.Err)
 	if err != nil {
 		// Every failure, even before a case runs, rewrites summary.json: CI
 		// must never read the previous run's verdict.
-		return writeErrorReport(stdio, g, o, tool, cassettes.AsError(err))
+		return errorReport(stdio, g, reportDest{command: "verify", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden}, cassettes.AsError(err))
 	}
 	logDir := o.logDir
 	if logDir == "" {
@@ -84,6 +86,9 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Jobs: o.jobs,
 		CaseTimeout: o.timeout, LogDir: logDir, Credentials: p.credentials()})
 	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
+	if run.ReplayCommand == "" && p.cfg.Path != cassettes.ConfigFile {
+		run.ReplayCommand = p.command("cassette", "verify") // the replay commands name the config this run used
+	}
 	console := stdio.Out
 	if g.json {
 		console = stdio.Err // stdout carries summary.json
@@ -96,8 +101,8 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 }
 
 // selection is the cases the flags select, with the shard.
-func (o *verifyOptions) selection() (verify.Selection, error) {
-	sel, err := o.selectFlags.selection("verify")
+func (o *verifyOptions) selection(g *globals) (verify.Selection, error) {
+	sel, err := o.selectFlags.selection(g, "verify")
 	if err == nil && o.shard != "" {
 		sel.Shard, sel.Shards, err = verify.ParseShard(o.shard)
 	}
@@ -106,8 +111,10 @@ func (o *verifyOptions) selection() (verify.Selection, error) {
 
 // load loads the project and the cassettes of paths (the project's
 // cassettes by default; a shard's own only) and plans the selected cases.
-func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Case, error) {
-	sel, err := o.selection()
+// A run over the whole corpus warns on warn about adapters without a
+// cassette.
+func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*project, []verify.Case, error) {
+	sel, err := o.selection(g)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,14 +136,15 @@ func (o *verifyOptions) load(g *globals, paths []string) (*project, []verify.Cas
 	if err != nil {
 		return nil, nil, err
 	}
+	if sel.Shards <= 1 && len(paths) == 1 && paths[0] == p.cfg.CassetteDir() {
+		warnUnrecorded(warn, p.cfg, list, sel.Adapters)
+	}
 	cases, err := verify.Plan(p.cfg, list, sel)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(cases) == 0 && sel.Shards <= 1 {
-		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound,
-			Message:  "no cassette matches: nothing to verify",
-			NextStep: "cassette record --adapter " + firstOf(p.cfg.Order) + " ...   # record a first cassette"}
+		return nil, nil, noCaseError(p, o, list)
 	}
 	return p, cases, nil
 }
@@ -218,24 +226,6 @@ func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundl
 func reportTool() report.Tool {
 	ver, sha := buildInfo()
 	return report.Tool{Name: "cassette", Version: ver, SHA: sha, URI: "https://github.com/cassette-dev/cassette"}
-}
-
-// writeErrorReport records a run that failed before any case ran, so that
-// CI still finds summary.json with the reason and the next step.
-func writeErrorReport(stdio *IO, g *globals, o *verifyOptions, tool report.Tool, e *cassettes.Error) error {
-	run := verify.ErrorReport(g.config, tool, e, time.Now())
-	if err := report.Write(o.reportDir, run, report.Options{Golden: o.golden}); err != nil {
-		fmt.Fprintf(stdio.Err, "warning: could not write reports: %v\n", err)
-		return e
-	}
-	if g.json { // stdout carries summary.json, as for a run that ran
-		if data, err := os.ReadFile(filepath.Join(o.reportDir, report.FileSummary)); err == nil {
-			stdio.Out.Write(data)
-			printError(stdio, &globals{}, e)
-			return exitError(e.Exit())
-		}
-	}
-	return e
 }
 
 // gitInfo describes the working tree of dir, as far as git can tell.

@@ -141,7 +141,24 @@ func TestRecordThenVerify(t *testing.T) {
 	if err := os.RemoveAll(e.Path("cassettes/docker")); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut := e.MustBoth(nil, "./record.sh")
+	// A newer docker CLI first in PATH (Docker 28 in /usr/local/bin, as on
+	// some machines): record.sh records with the one the cassettes were
+	// recorded with, found by its version, never with this one.
+	decoy := t.TempDir()
+	e2e.WriteFile(t, filepath.Join(decoy, "docker"), "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'Docker version 28.0.4, build b8034c0'; exit 0; }\necho 'the decoy docker ran' >&2; exit 99\n")
+	if err := os.Chmod(filepath.Join(decoy, "docker"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var path string
+	for _, kv := range e.Env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = "PATH=" + decoy + string(os.PathListSeparator) + v
+		}
+	}
+	_, errOut := e.MustBoth([]string{path}, "./record.sh")
+	if !strings.Contains(errOut, "Docker version 20.10.") || strings.Contains(errOut, "decoy") {
+		t.Errorf("record.sh did not pick the docker CLI of the cassettes' version:\n%s", errOut)
+	}
 	for _, s := range scenarios { // record's messages go to stderr
 		if !strings.Contains(errOut, "recorded cassettes/docker/"+s+".yaml") {
 			t.Errorf("record.sh did not record %s:\n%s", s, errOut)

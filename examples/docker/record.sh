@@ -18,8 +18,27 @@ if [ -z "${CASSETTE:-}" ]; then
   (cd ../.. && go build -o examples/docker/.cassette/bin/cassette ./cmd/cassette)
   CASSETTE=$PWD/.cassette/bin/cassette
 fi
-command -v docker >/dev/null || { echo "the docker CLI is not installed: sudo apt-get install docker.io" >&2; exit 3; }
-engine_pid= engine_dir=
+# The docker CLI: the one the cassettes were recorded with, by version (the
+# Docker-Client/VERSION it sent), whichever of the dockers in PATH it is: a
+# newer CLI ahead of Debian's in PATH (Docker 28 in /usr/local/bin) makes
+# other calls and the fake would drift. DOCKER_CLI names another one.
+want=$(sed -n 's|.*Docker-Client/\([^ ]*\).*|\1|p' cassettes/docker/version.yaml 2>/dev/null | head -n 1 || true)
+want=${want:-20.10.24+dfsg1}
+cli=${DOCKER_CLI:-}
+if [ -z "$cli" ]; then
+  found=
+  while read -r d; do
+    v=$("$d" --version 2>/dev/null || true)
+    found="$found  $d: ${v:-no version}"$'\n'
+    case "$v" in *" ${want%%+*}+"*|*" $want,"*) cli=$d; break ;; esac
+  done < <(type -ap docker)
+  [ -n "$cli" ] || { printf 'no docker CLI of version %s in PATH (the cassettes were recorded with it: sudo apt-get install docker.io), or name one with DOCKER_CLI=; found:\n%s' "$want" "$found" >&2; exit 3; }
+fi
+mkdir -p .cassette/cli
+ln -sf "$cli" .cassette/cli/docker # real.command is `docker`: this one, first in PATH
+PATH=$PWD/.cassette/cli:$PATH
+echo "recording with $cli ($("$cli" --version))" >&2
+engine_pid='' engine_dir=''
 cleanup() {
   if [ -n "$engine_pid" ]; then kill "$engine_pid" 2>/dev/null; wait "$engine_pid" 2>/dev/null || true; fi
   if [ -n "$engine_dir" ]; then rm -rf "$engine_dir"; fi

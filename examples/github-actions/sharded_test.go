@@ -383,8 +383,16 @@ func TestShardedWorkflowRuns(t *testing.T) {
 		if code, _ := merge(t); code != 2 {
 			t.Errorf("merge step without shard 2: exit %d, want 2", code)
 		}
-		if _, err := os.Stat(filepath.Join(reports, "sarif.json")); err == nil {
-			t.Error("an incomplete merge left a sarif.json for the upload step")
+		// The refusal is written as the merged reports, like any error; the
+		// upload step leaves its sarif.json alone (it would close the open
+		// alerts), by the merge step's exit code.
+		if sum := e2e.ReadFile(t, filepath.Join(reports, "summary.json")); !strings.Contains(sum, `"reason_code": "E_USAGE"`) {
+			t.Errorf("the merged summary.json does not hold the refusal:\n%s", sum)
+		}
+		ms := find(w.Jobs.Merge.Steps, "./.github/actions/cassette")
+		up := find(w.Jobs.Merge.Steps, "github/codeql-action/upload-sarif@")
+		if ms.ID == "" || up == nil || !strings.Contains(up.If, "steps."+ms.ID+".outputs.exit-code != '2'") {
+			t.Errorf("the SARIF upload (if: %q) would upload an incomplete merge's sarif.json", up.If)
 		}
 	})
 }

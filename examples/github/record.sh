@@ -36,9 +36,10 @@ if [ -z "$up" ]; then
   up=$(sed -n 's/.*listening on //p' "$work/upstream.out")
   [ -n "$up" ] || { cat "$work/upstream.out" >&2; exit 3; }
 fi
-# The recorded API takes any token; the variable must be set all the same
-# (it is the adapter's credential, scrubbed from everything recorded).
+# The recorded API takes any token; the variables must be set all the same
+# (they are the adapters' credentials, scrubbed from everything recorded).
 export GH_TOKEN=${GH_TOKEN:-recorded-fixtures-take-any-token}
+export GITHUB_TOKEN=${GITHUB_TOKEN:-recorded-fixtures-take-any-token}
 
 rec() { "$CASSETTE" record --quiet --base-url "$up" --adapter gh --scenario "$@"; }
 rec repo            -- gh api repos/octokit-fixture-org/hello-world --jq '.full_name, .default_branch, .private, .owner.login'
@@ -46,3 +47,14 @@ rec org             -- gh api orgs/octokit-fixture-org --jq '.login, .type, .pub
 rec issues-paginate -- gh api --paginate 'repos/octokit-fixture-org/paginate-issues/issues?per_page=3' --jq '.[] | "\(.number) \(.title)"'
 rec search-issues   -- gh api -X GET search/issues -f q='sesame repo:octokit-fixture-org/search-issues' --jq '.total_count, .items[].title'
 rec label-invalid   -- gh api -X POST repos/octokit-fixture-org/errors/labels -f name=foo -f color=invalid
+
+# The API itself, for labelsync (adapter github): the declared scenarios,
+# then a label's whole life in one cassette, recorded from curl's calls.
+"$CASSETTE" record --quiet --base-url "$up" --adapter github
+"$CASSETTE" record --quiet --base-url "$up" --adapter github --scenario label-lifecycle -- sh -c '
+  u=$0/repos/octokit-fixture-org/labels/labels
+  api() { curl -sS -H "Authorization: Bearer $GITHUB_TOKEN" -H "Accept: application/vnd.github+json" "$@"; }
+  api -X POST -H "Content-Type: application/json" -d "{\"name\":\"test-label\",\"color\":\"663399\"}" "$u" &&
+  api "$u/test-label" &&
+  api -X PATCH -H "Content-Type: application/json" -d "{\"new_name\":\"test-label-updated\",\"color\":\"BADA55\"}" "$u/test-label" &&
+  api -X DELETE "$u/test-label-updated"' "$up"

@@ -1,11 +1,13 @@
 package llmstream_test
 
 // End-to-end tests of the llm-stream example, run as a user would run it:
-// the real cassette binary (built once), the chat CLI built from ./chat
-// streaming from an LLM API that cassette's proxy replays from the API
-// cassette (no LLM API is reachable from where this is tested, and that
-// cassette is not a recording of one: see README.md), and the fake built by
-// verify from fakes/llm in both its roles (the API, the CLI).
+// the real cassette binary (built once); the API's real side, real
+// recordings of Anthropic's Messages API (charmbracelet/fantasy's go-vcr
+// files, read in place from ../shared/testdata), which record.sh imports
+// and replays; the chat CLI built from ./chat streaming from it; and the
+// fake built by verify from fakes/llm in both its roles (the API, the CLI).
+// The official SDKs against the same recordings are in ./sdk, a module of
+// its own.
 
 import (
 	"os"
@@ -22,42 +24,61 @@ var cassetteBin string
 
 func TestMain(m *testing.M) { os.Exit(e2e.Main(m, "cassette-llm-e2e-", &cassetteBin)) }
 
+// recordings is the folder of real Anthropic recordings record.sh imports.
+func recordings(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "testdata", "go-vcr-fantasy", "TestAnthropicCommon", "claude-sonnet-4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s: the shared test data must be beside the repository in CI: %v", dir, err)
+		}
+		t.Skipf("no shared test data: %v", err)
+	}
+	return dir
+}
+
 func newExample(t *testing.T) *e2e.Example {
 	t.Helper()
-	return e2e.NewExample(t, ".", e2e.Config{
+	e := e2e.NewExample(t, ".", e2e.Config{
 		Cassette: cassetteBin,
-		Files:    []string{"cassette.yaml", ".gitignore", "record.sh", "chat", "fakes", "cassettes"},
+		Files:    []string{"cassette.yaml", ".gitignore", "record.sh", "chat", "fakes"},
 		Module:   "example.com/llmexample",
+		Env:      []string{"LLM_RECORDINGS=" + recordings(t)},
 		Drop: func(name string) bool {
 			return strings.HasPrefix(name, "ANTHROPIC_") || strings.HasPrefix(name, "LLM_") || name == "RECORD_API" ||
 				strings.HasPrefix(name, "CASSETTE") || strings.HasSuffix(strings.ToLower(name), "_proxy")
 		},
 	})
+	// A project of its own commits its cassettes; this repository does not
+	// hold these (they hold the recordings: README.md).
+	e2e.WriteFile(t, e.Path(".gitignore"), ".cassette/\n")
+	return e
 }
 
-// TestCommittedCassettesVerify is what CI checks on every change: the API's
-// SSE stream and the CLI's stream-json, each against the fake.
-func TestCommittedCassettesVerify(t *testing.T) {
-	newExample(t).VerifyCommitted(cassetteBin, "anthropic", []string{"count-stream"})
-	newExample(t).VerifyCommitted(cassetteBin, "chat", []string{"count"})
-}
-
-// TestRecordThenVerify re-records the CLI with record.sh, which replays the
-// API with its recorded timing: the chat cassette keeps the SSE stream the
-// CLI read, with each event's arrival time, and those times are at least
-// the recorded ones — the events were paced all the way through the
-// recording proxy — then verify passes.
-func TestRecordThenVerify(t *testing.T) {
+// recorded is an example whose cassettes record.sh made: the API's real
+// recordings imported, the chat CLI recorded reading them.
+func recorded(t *testing.T) *e2e.Example {
+	t.Helper()
 	e := newExample(t)
-	if err := os.RemoveAll(e.Path("cassettes/chat")); err != nil {
-		t.Fatal(err)
+	if _, errOut := e.MustBoth(nil, "./record.sh"); !strings.Contains(errOut, "recorded cassettes/chat/hi.yaml") {
+		t.Fatalf("record.sh did not record chat/hi:\n%s", errOut)
 	}
-	if _, errOut := e.MustBoth(nil, "./record.sh"); !strings.Contains(errOut, "recorded cassettes/chat/count.yaml") {
-		t.Fatalf("record.sh did not record chat/count:\n%s", errOut)
-	}
+	return e
+}
+
+// TestRecordThenVerify: record.sh imports the real recordings as the API's
+// cassettes and records the CLI against them, replayed with latency: the
+// chat cassette keeps the SSE stream the CLI read with each event's
+// arrival time, spread over the 2.1 s the recording took (go-vcr notes
+// only the duration), so the last comes no earlier; then verify passes
+// both streams and the tool loop against the fake.
+func TestRecordThenVerify(t *testing.T) {
+	e := recorded(t)
 	var c struct {
 		Output       struct{ Stdout string }
-		Input        struct{ Env []string }
 		Interactions []struct {
 			Response struct {
 				Body       string
@@ -65,44 +86,48 @@ func TestRecordThenVerify(t *testing.T) {
 			}
 		}
 	}
-	e2e.ReadYAML(t, e.Path("cassettes/chat/count.yaml"), &c)
-	if lines := strings.Split(strings.TrimSpace(c.Output.Stdout), "\n"); len(lines) != 5 || !strings.Contains(lines[4], `"type":"result"`) {
-		t.Errorf("stdout should hold 5 stream-json lines ending with the result:\n%s", c.Output.Stdout)
+	e2e.ReadYAML(t, e.Path("cassettes/chat/hi.yaml"), &c)
+	lines := strings.Split(strings.TrimSpace(c.Output.Stdout), "\n")
+	if len(lines) != 14 || !strings.Contains(lines[13], `"type":"result"`) || !strings.Contains(lines[13], `Olá! (That's \"hi\" in Portuguese)`) {
+		t.Errorf("stdout should hold 14 stream-json lines ending with the result, Olá!…:\n%s", c.Output.Stdout)
 	}
-	if len(c.Interactions) != 1 || len(c.Interactions[0].Response.EventTimes) != 9 {
-		t.Fatalf("the chat cassette should hold the SSE stream the CLI read, with 9 event times: %+v", c.Interactions)
+	if len(c.Interactions) != 1 || len(c.Interactions[0].Response.EventTimes) != 18 {
+		t.Fatalf("the chat cassette should hold the SSE stream the CLI read, with 18 event times: %+v", c.Interactions)
 	}
-	last, err := time.ParseDuration(c.Interactions[0].Response.EventTimes[8])
-	if err != nil || last < 1206*time.Millisecond {
-		t.Errorf("the last event arrived after %s (%v); replay with latency serves it at 1.206s", last, err)
+	last, err := time.ParseDuration(c.Interactions[0].Response.EventTimes[17])
+	if err != nil || last < 2095*time.Millisecond {
+		t.Errorf("the last event arrived after %s (%v); replay with latency spreads the stream over 2.096s", last, err)
 	}
-	if strings.Contains(e2e.ReadFile(t, e.Path("cassettes/chat/count.yaml")), "replayed-api-takes-any-key") {
+	if strings.Contains(e2e.ReadFile(t, e.Path("cassettes/chat/hi.yaml")), "replayed-api-takes-any-key") {
 		t.Error("the API key's value is in the cassette")
 	}
 	e.Must(nil, cassetteBin, "validate")
-	if out := e.Must(nil, cassetteBin, "verify"); !strings.Contains(out, "2 passed, 0 failed") {
-		t.Fatalf("verify:\n%s", out)
+	out := e.Must(nil, cassetteBin, "verify")
+	for _, want := range []string{"PASS  anthropic/simple_streaming", "PASS  anthropic/tool_streaming", "PASS  chat/hi", "3 passed, 0 failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("verify lacks %q:\n%s", want, out)
+		}
 	}
 }
 
 // TestFakeDriftFails: a fake that counts tokens differently still passes
-// (token counts are normalized); a fake that says one word more fails, in
-// both streams, at the record and JSON path that differ.
+// (token counts are normalized); a fake that ends its answer differently
+// fails, in both streams, at the record and JSON path that differ.
 func TestFakeDriftFails(t *testing.T) {
-	e := newExample(t)
-	e.Patch("fakes/llm/answers.go", "inputTokens: 15, outputTokens: 13", "inputTokens: 16, outputTokens: 12")
-	if out := e.Must(nil, cassetteBin, "verify"); !strings.Contains(out, "2 passed, 0 failed") {
+	e := recorded(t)
+	e.Patch("fakes/llm/answers.go", "inputTokens: 16, outputTokens: 38", "inputTokens: 17, outputTokens: 37")
+	if out := e.Must(nil, cassetteBin, "verify"); !strings.Contains(out, "3 passed, 0 failed") {
 		t.Fatalf("verify with other token counts:\n%s", out)
 	}
-	e.Patch("fakes/llm/answers.go", `"\n4\n5"}`, `"\n4\n5\n6"}`)
+	e.Patch("fakes/llm/answers.go", `" casual way to say hi in Portuguese."}`, `" casual way to say hi."}`)
 	out, errOut, code := e.Run(nil, cassetteBin, "verify")
 	if code != 1 {
 		t.Fatalf("verify: exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{
-		`FAIL  anthropic/count-stream`, `value drift at interactions[0].response.body $[5].delta.text: value changed`,
-		`FAIL  chat/count`, `value drift at output.stdout $[3].text: value changed (want "\n4\n5", got "\n4\n5\n6")`,
-		"output.stdout $[4].text", "(cassettes/chat/count.yaml:25)", "(cassettes/anthropic/count-stream.yaml:",
+		`FAIL  anthropic/simple_streaming`, `value drift at interactions[0].response.body $[14].delta.text: value changed`,
+		`FAIL  chat/hi`, `value drift at output.stdout $[12].text: value changed (want " casual way to say hi in Portuguese.", got " casual way to say hi.")`,
+		"output.stdout $[13].text", "(cassettes/chat/hi.yaml:", "(cassettes/anthropic/simple_streaming.yaml:", "PASS  anthropic/tool_streaming",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("verify output lacks %q:\n%s", want, out)
@@ -115,18 +140,18 @@ func TestFakeDriftFails(t *testing.T) {
 
 // TestRefreshLoop is the whole loop against a local bare remote: record and
 // commit; then the API answers differently (the test serves it a changed
-// copy of the API cassette — a stand-in for the model changing); `cassette
-// refresh --once --adapter chat` re-runs the CLI against it, pushes a
-// refresh branch with the new chat cassette and writes the fake-drift
-// issue; on that branch verify fails against the unchanged fake; teaching
-// the fake the new answer makes it pass.
+// copy of the API's cassettes — a stand-in for the model changing);
+// `cassette refresh --once --adapter chat` re-runs the CLI against it,
+// pushes a refresh branch with the new chat cassette and writes the
+// fake-drift issue; on that branch verify fails against the unchanged
+// fake; teaching the fake the new answer makes it pass.
 func TestRefreshLoop(t *testing.T) {
-	e := newExample(t)
+	e := recorded(t)
 	changed := filepath.Join(t.TempDir(), "anthropic")
 	e2e.CopyTree(t, e.Path("cassettes/anthropic"), changed)
-	api := filepath.Join(changed, "count-stream.yaml")
-	e2e.WriteFile(t, api, strings.Replace(e2e.ReadFile(t, api), `"text":"\n4\n5"`, `"text":"\n4\n5."`, 1))
-	px := e.StartProxy(t, cassetteBin, "--mode", "replay", "--match-body", "json", "--upstream", "https://api.anthropic.com", "--cassette", changed)
+	api := filepath.Join(changed, "simple_streaming.yaml")
+	e2e.WriteFile(t, api, strings.Replace(e2e.ReadFile(t, api), `"text":" casual way to say hi in Portuguese."`, `"text":" casual way to say hi."`, 1))
+	px := e.StartProxy(t, cassetteBin, "--mode", "replay", "--upstream", "https://api.anthropic.com", "--cassette", changed)
 	e.Patch("cassette.yaml", "      base_url: https://api.anthropic.com\n      env:", "      base_url: "+px+"\n      env:")
 
 	remote := filepath.Join(t.TempDir(), "remote.git")
@@ -134,7 +159,6 @@ func TestRefreshLoop(t *testing.T) {
 	e.Must(nil, "git", "init", "-q", "--bare", remote)
 	e.Must(nil, "git", "init", "-q", "-b", "main")
 	e.Must(nil, "git", "remote", "add", "origin", remote)
-	e.Must(nil, "./record.sh") // against the committed API cassette
 	e.Must(nil, "git", append(gitID, "add", ".")...)
 	e.Must(nil, "git", append(gitID, "commit", "-q", "-m", "llm example: cassettes")...)
 	e.Must(nil, "git", "push", "-q", "origin", "main")
@@ -142,19 +166,19 @@ func TestRefreshLoop(t *testing.T) {
 
 	key := []string{"ANTHROPIC_API_KEY=replayed-api-takes-any-key"}
 	files := e.RefreshDrift(cassetteBin, remote, "chat", key, "--adapter", "chat")
-	if strings.Join(files, " ") != "cassettes/chat/count.yaml" {
-		t.Errorf("the refresh branch changes %v, want only cassettes/chat/count.yaml", files)
+	if strings.Join(files, " ") != "cassettes/chat/hi.yaml" {
+		t.Errorf("the refresh branch changes %v, want only cassettes/chat/hi.yaml", files)
 	}
-	if issue := e2e.ReadFile(t, e.Path(".cassette/reports/refresh/chat.issue.md")); !strings.Contains(issue, "count") {
+	if issue := e2e.ReadFile(t, e.Path(".cassette/reports/refresh/chat.issue.md")); !strings.Contains(issue, "hi") {
 		t.Errorf("the fake-drift issue does not name the drifting case:\n%s", issue)
 	}
 
 	e.Must(nil, "git", "checkout", "-q", "FETCH_HEAD")
 	out, errOut, code := e.Run(nil, cassetteBin, "verify", "--adapter", "chat")
-	if code != 1 || !strings.Contains(out, `value drift at output.stdout $[3].text: value changed (want "\n4\n5.", got "\n4\n5")`) {
-		t.Fatalf("verify on the refresh branch: exit %d, want 1 with record 3 drifting\n%s\n%s", code, out, errOut)
+	if code != 1 || !strings.Contains(out, `value drift at output.stdout $[12].text: value changed (want " casual way to say hi.", got " casual way to say hi in Portuguese.")`) {
+		t.Fatalf("verify on the refresh branch: exit %d, want 1 with record 12 drifting\n%s\n%s", code, out, errOut)
 	}
-	e.Patch("fakes/llm/answers.go", `"\n4\n5"}`, `"\n4\n5."}`)
+	e.Patch("fakes/llm/answers.go", `" casual way to say hi in Portuguese."}`, `" casual way to say hi."}`)
 	if out := e.Must(nil, cassetteBin, "verify", "--adapter", "chat"); !strings.Contains(out, "1 passed, 0 failed") {
 		t.Fatalf("verify after fixing the fake:\n%s", out)
 	}

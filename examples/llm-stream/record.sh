@@ -4,11 +4,14 @@
 # a reverse proxy between the CLI and the API and keeps the CLI's
 # stream-json output and the SSE stream it read.
 #
-# The API is served from its own cassette (cassettes/anthropic, replayed
-# with the recorded timing between events: the CLI sees the tokens arrive as
-# they did) unless LLM_API_URL names one. With ANTHROPIC_API_KEY set to a
-# real key and RECORD_API=1, the API cassette is first re-recorded from
-# https://api.anthropic.com.
+# The API is real recordings of Anthropic's Messages API: the go-vcr files
+# of charmbracelet/fantasy (Apache-2.0) in LLM_RECORDINGS (default: the
+# shared test data beside this repository), imported into
+# cassettes/anthropic/ (not committed: README.md) and replayed with their
+# timing (go-vcr notes only each stream's duration: its events are spread
+# over it). LLM_API_URL names another API to record against instead. With
+# ANTHROPIC_API_KEY set to a real key and RECORD_API=1, the first recording
+# is made anew from https://api.anthropic.com instead.
 #
 # CASSETTE names the cassette binary (default: built from this checkout).
 set -euo pipefail
@@ -26,12 +29,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
+recordings=${LLM_RECORDINGS:-../../../shared/testdata/go-vcr-fantasy/TestAnthropicCommon/claude-sonnet-4}
 if [ -n "${RECORD_API:-}" ]; then
-  "$CASSETTE" record --adapter anthropic
+  "$CASSETTE" record --adapter anthropic --scenario simple_streaming   # declared in cassette.yaml
+else
+  for f in simple_streaming tool_streaming; do
+    "$CASSETTE" import govcr "$recordings/$f.yaml" --adapter anthropic --force >/dev/null
+  done
 fi
 api=${LLM_API_URL:-}
 if [ -z "$api" ]; then
-  "$CASSETTE" proxy --mode replay --latency --match-body json --upstream https://api.anthropic.com \
+  "$CASSETTE" proxy --mode replay --latency --upstream https://api.anthropic.com \
     --cassette cassettes/anthropic >"$work/proxy.out" 2>&1 &
   proxy_pid=$!
   for _ in $(seq 100); do grep -q 'listening on' "$work/proxy.out" && break; sleep 0.1; done
@@ -43,4 +51,4 @@ fi
 export ANTHROPIC_API_KEY=${ANTHROPIC_API_KEY:-replayed-api-takes-any-key}
 
 rec() { "$CASSETTE" record --quiet --base-url "$api" --adapter chat --scenario "$1" -- .cassette/bin/chat "${@:2}"; }
-rec count "Count from 1 to 5"
+rec hi --system "You are a helpful assistant" "Say hi in Portuguese"

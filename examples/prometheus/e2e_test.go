@@ -12,7 +12,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -250,4 +252,52 @@ func recordedBody(t *testing.T, path string) string {
 		t.Fatalf("%s: %v (%d interactions)", path, err, len(c.Interactions))
 	}
 	return c.Interactions[0].Response.Body
+}
+
+// TestRefreshCycle is the weekly refresh against the real Prometheus and a
+// local bare remote: record and commit the cassettes; the real side changes
+// (a flag /api/v1/status/runtimeinfo shows); `cassette refresh --once`
+// re-records every cassette from its own input, pushes a refresh branch
+// that changes runtimeinfo and nothing of the fake, and, the fake still
+// answering the old value, writes the fake-drift issue naming it.
+func TestRefreshCycle(t *testing.T) {
+	needPrometheus(t)
+	e := newExample(t)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitID := []string{"-c", "user.name=Grace Hopper", "-c", "user.email=grace@example.com"}
+	commit := func(msg string) {
+		e.Must(nil, "git", append(gitID, "add", ".")...)
+		e.Must(nil, "git", append(gitID, "commit", "-q", "-m", msg)...)
+		e.Must(nil, "git", "push", "-q", "origin", "main")
+	}
+	e.Must(nil, "git", "init", "-q", "--bare", remote)
+	e.Must(nil, "git", "init", "-q", "-b", "main")
+	e.Must(nil, "git", "remote", "add", "origin", remote)
+
+	prom := startPrometheus(t, e)
+	e.Patch("cassette.yaml", "base_url: http://127.0.0.1:9090", "base_url: "+prom.URL) // where refresh finds the real side
+	e.Must([]string{"PROM_URL=" + prom.URL}, "./record.sh")
+	commit("prometheus example: cassettes")
+	e.Must(nil, cassetteBin, "verify")
+	prom.stop()
+
+	// The real side changes.
+	next := startPrometheus(t, e, "--storage.tsdb.retention.time=30d")
+	e.Patch("cassette.yaml", "base_url: "+prom.URL, "base_url: "+next.URL)
+	commit("prometheus example: the real side moved")
+
+	changed := e.RefreshDrift(cassetteBin, remote, "prometheus", nil)
+	if !slices.Contains(changed, "cassettes/prometheus/runtimeinfo.yaml") {
+		t.Errorf("the refresh branch does not change runtimeinfo; it changes:\n%s", changed)
+	}
+	if strings.Contains(strings.Join(changed, " "), "fakes/") {
+		t.Errorf("refresh must not touch the fake; it changed:\n%s", changed)
+	}
+	if got := e.Must(nil, "git", "show", "FETCH_HEAD:cassettes/prometheus/runtimeinfo.yaml"); !strings.Contains(got, `"storageRetention":"30d"`) {
+		t.Errorf("the refreshed runtimeinfo does not hold the new retention:\n%s", got)
+	}
+	issue := e2e.ReadFile(t, e.Path(".cassette/reports/refresh/prometheus.issue.md"))
+	if !strings.Contains(issue, "runtimeinfo") {
+		t.Errorf("the fake-drift issue does not name runtimeinfo:\n%s", issue)
+	}
 }

@@ -20,9 +20,12 @@ var bundleKinds = []string{"metadata", "metrics", "diagnostics", "trace", "trans
 
 // Bundle checks a forensic bundle directory against specs/004 (v1): the
 // required files, bundle.json's keys, typed artifact sections and file
-// inventory (every file listed, sizes and hashes right), the typed
-// artifacts' required keys, JSON and JSONL syntax, and the logs and
-// screenshots indexes. It returns every violation.
+// inventory (every file listed, sizes and hashes right, every path under the
+// bundle root: no file is a symbolic link out of it), the typed artifacts'
+// required keys, JSON and JSONL syntax, the logs and screenshots indexes
+// (agreeing with the inventory, listing every *.log and screenshot), and
+// counts that agree between bundle.json, summary.json and metrics.json. It
+// returns every violation.
 func Bundle(dir string) []string {
 	c := &checker{dir: dir}
 	bad := func(file, format string, args ...any) { c.bad("004", file, format, args...) }
@@ -38,6 +41,18 @@ func Bundle(dir string) []string {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
+		if d.Type()&os.ModeSymlink != 0 {
+			target, _ := os.Readlink(p)
+			resolved := target
+			if !filepath.IsAbs(target) {
+				resolved = filepath.Join(filepath.Dir(p), target)
+			}
+			if r, err := filepath.Rel(dir, resolved); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+				bad(rel, "a symbolic link out of the bundle (to %s): not a file under the bundle root", target)
+			} else {
+				bad(rel, "a symbolic link (to %s), not a file of the bundle", target)
+			}
+		}
 		data, _ := os.ReadFile(p)
 		onDisk[rel] = data
 		switch filepath.Ext(rel) {
@@ -160,8 +175,10 @@ func Bundle(dir string) []string {
 		switch file {
 		case "summary.json":
 			c.counts(file, doc)
+			c.sameCounts(file, doc, obj(m["counts"]))
 		case "metrics.json":
 			c.counts(file, obj(doc["counts"]))
+			c.sameCounts(file, obj(doc["counts"]), obj(m["counts"]))
 		case "meta.json":
 			if str(obj(doc["runner"])["sha"]) == "" {
 				bad(file, "runner.sha is empty (the recorder sha, specs/003)")
@@ -172,11 +189,21 @@ func Bundle(dir string) []string {
 			}
 		case "logs/index.json", "screenshots/index.json":
 			entries, _ := doc["files"].([]any)
+			listed := map[string]bool{}
 			for i, ev := range entries {
 				e := obj(ev)
+				listed[str(e["path"])] = true
 				want := inv[str(e["path"])]
 				if want == nil || num(want["bytes"]) != num(e["bytes"]) || want["sha256"] != e["sha256"] {
 					bad(file, "files[%d] %v does not match the inventory", i, e["path"])
+				}
+			}
+			for p := range onDisk {
+				ext := strings.ToLower(filepath.Ext(p))
+				isLog := ext == ".log"
+				isShot := slices.Contains([]string{".png", ".jpg", ".jpeg", ".gif", ".webp"}, ext)
+				if (file == "logs/index.json" && isLog || file == "screenshots/index.json" && isShot) && !listed[p] {
+					bad(file, "%s is not listed: the index is the inventory of all such artifacts", p)
 				}
 			}
 		}
@@ -207,6 +234,18 @@ func (c *checker) counts(file string, m map[string]any) {
 	}
 	if num(m["total"]) != num(m["pass"])+num(m["fail"])+num(m["skip"]) {
 		c.bad("004", file, "total %v ≠ pass %v + fail %v + skip %v", m["total"], m["pass"], m["fail"], m["skip"])
+	}
+}
+
+// sameCounts checks that a file counts the run as bundle.json does.
+func (c *checker) sameCounts(file string, m, bundle map[string]any) {
+	if m == nil || bundle == nil {
+		return
+	}
+	for _, k := range []string{"total", "pass", "fail", "skip"} {
+		if num(m[k]) != num(bundle[k]) {
+			c.bad("004", file, "%s %v contradicts bundle.json's counts.%s %v", k, m[k], k, bundle[k])
+		}
 	}
 }
 

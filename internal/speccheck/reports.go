@@ -32,27 +32,16 @@ type Options struct {
 	Live bool
 	// Secrets are credential values that must appear in no file.
 	Secrets []string
+	// README is the project's README.md: the reason codes it documents
+	// (Exit codes) extend the registry of specs/002 §5, and it declares the
+	// root_cause_class taxonomy. Required.
+	README string
 }
-
-// The registered reason codes (specs/002 §5 plus the extensions README.md
-// documents) and the exit code each maps to.
-var registry = map[string]int{
-	"E_CFG_PARSE": 2, "E_MISSING_CONFIG": 2, "E_CASSETTE_NOT_FOUND": 2, "E_CASSETTE_INVALID": 2,
-	"E_REPLAY_MISSING_DEPENDENCY": 2, "E_SECRET_LEAK": 2, "E_USAGE": 2, "E_QUARANTINE_INVALID": 2, "E_BUNDLE_INVALID": 2,
-	"E_TIMEOUT": 3, "E_RATE_LIMIT": 3, "E_PROVIDER_5XX": 3, "E_FAKE_UNAVAILABLE": 3, "E_REAL_UNREACHABLE": 3,
-	"E_FORGE": 3, "E_PUSH_REJECTED": 3, "E_IO": 3, "E_INTERRUPTED": 3,
-	"E_TEST_FAILED": 1, "E_CONTRACT_DRIFT": 1, "E_FAKE_ERROR": 1, "E_QUARANTINE_EXPIRED": 1, "E_REPLAY_MISS": 1,
-	"E_ESCALATED": 1, "E_REAL_DRIFT": 1, "E_FAKE_DRIFT": 1,
-}
-
-// rootCauses is the declared root_cause_class taxonomy (README.md, Reports).
-var rootCauses = []string{"contract_drift", "real_drift", "fake_drift", "escalated", "fake_error", "fake_unavailable",
-	"replay_miss", "real_unreachable", "provider_5xx", "timeout", "rate_limit", "config", "secret_leak",
-	"quarantine_expired", "forge", "interrupted", "io", "unknown"}
 
 type checker struct {
 	dir   string
 	opts  Options
+	reg   *Registry
 	probs []string
 }
 
@@ -111,6 +100,9 @@ var decimal = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
 // files of the run agree with one another. It returns every violation.
 func Reports(dir string, opts Options) []string {
 	c := &checker{dir: dir, opts: opts}
+	if !c.registry() {
+		return c.probs
+	}
 	cases := c.report001()
 	sum := c.summary002()
 	c.run002()
@@ -118,7 +110,57 @@ func Reports(dir string, opts Options) []string {
 	c.sarif(sum)
 	c.log000(sum)
 	c.secrets()
+	if cases.golden {
+		c.goldenPaths()
+	}
 	return c.probs
+}
+
+// goldenPaths checks that no file of a golden run holds the absolute path
+// of its report directory or of the repository: golden output must be
+// byte-stable wherever the run wrote it (specs/001 §10; a path is
+// host-specific execution metadata, §5).
+func (c *checker) goldenPaths() {
+	var roots []string
+	for _, d := range []string{c.dir, c.opts.Root} {
+		if d == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(d); err == nil {
+			roots = append(roots, abs)
+			if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+				roots = append(roots, real)
+			}
+		}
+	}
+	entries, _ := os.ReadDir(c.dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		data, _ := os.ReadFile(filepath.Join(c.dir, e.Name()))
+		for _, r := range roots {
+			if bytes.Contains(data, []byte(r)) {
+				c.bad("001 §10", e.Name(), "golden mode, yet the file holds the absolute path %s", r)
+				break
+			}
+		}
+	}
+}
+
+// registry reads the documented registry from Options.README.
+func (c *checker) registry() bool {
+	if c.opts.README == "" {
+		c.bad("002 §5", "README.md", "Options.README is empty: the documented reason codes cannot be read")
+		return false
+	}
+	reg, err := ReadRegistry(c.opts.README)
+	if err != nil {
+		c.bad("002 §5", "README.md", "%v", err)
+		return false
+	}
+	c.reg = reg
+	return true
 }
 
 // caseTally is what report.jsonl's case records say.
@@ -126,6 +168,7 @@ type caseTally struct {
 	records, pass, fail int
 	exit                int
 	ok                  bool
+	golden              bool
 }
 
 // report001 checks report.jsonl against specs/001 §6–§9.
@@ -170,6 +213,7 @@ func (c *checker) report001() caseTally {
 		c.bad("001 §6.8", f, "last record is %v, expected the summary", last["k"])
 	}
 	if mode == "golden" {
+		t.golden = true
 		for i, ln := range lines {
 			if err := sortedKeys(ln); err != nil {
 				c.bad("001 §6", f, "line %d (golden mode): %v", i+1, err)
@@ -209,6 +253,8 @@ func (c *checker) report001() caseTally {
 			if id != want {
 				c.bad("001 §6.2", f, "line %d: case_id %q, expected %q", line, id, want)
 			}
+			c.registered("002 §5", f, fmt.Sprintf("line %d: reason_code", line), str(r["reason_code"]), -1)
+			c.retries(f, line, r)
 			if tn, ok := r["test_name"]; ok && tn != r["case_key"] {
 				c.bad("001 §6.2", f, "line %d: test_name %v differs from case_key", line, tn)
 			}
@@ -305,6 +351,9 @@ func (c *checker) report001() caseTally {
 		}
 	}
 	t.exit = num(last["exit_code"])
+	if pe, ok := last["process_exit_code"]; ok {
+		c.registered("002 §5", f, "summary reason_code", str(last["reason_code"]), num(pe))
+	}
 	switch {
 	case !isInt(last["exit_code"]) || t.exit < 0 || t.exit > 2:
 		c.bad("001 §9", f, "summary exit_code %v, expected 0, 1 or 2", last["exit_code"])
@@ -367,12 +416,69 @@ func (c *checker) action(f string, line int, r map[string]any) {
 			}
 		}
 	}
-	for _, k := range []string{"attempts"} {
-		if v, ok := r[k]; ok && (!isInt(v) || num(v) < 1) {
-			c.bad("000 retry", f, "line %d: %s %v is not a positive integer", line, k, v)
+	if hasFail {
+		c.registered("002 §5", f, fmt.Sprintf("line %d: fail.code", line), str(failP["code"]), -1)
+	}
+	if _, ok := r["attempts"]; ok || r["retry_backoff_ms"] != nil {
+		c.telemetry(f, fmt.Sprintf("line %d", line), r)
+	} else if c.opts.Live && (r["action"] == "http" || r["action"] == "proc") {
+		c.bad("000 retry", f, "line %d: a live call without its retry telemetry (attempts, retry_backoff_ms)", line)
+	}
+}
+
+// The live-call retry policy of specs/000.
+const (
+	liveMaxAttempts = 3 // LIVE_E2E_MAX_ATTEMPTS
+)
+
+// telemetry checks one live call's retry telemetry (specs/000): attempts
+// in 1…3, and one backoff per retry, so that attempts = len(backoffs) + 1
+// (a sum over several calls breaks that).
+func (c *checker) telemetry(f, where string, m map[string]any) {
+	att := m["attempts"]
+	backoff, isList := m["retry_backoff_ms"].([]any)
+	switch {
+	case !isInt(att) || num(att) < 1 || num(att) > liveMaxAttempts:
+		c.bad("000 retry", f, "%s: attempts %v, expected 1…%d (LIVE_E2E_MAX_ATTEMPTS)", where, att, liveMaxAttempts)
+	case !isList:
+		c.bad("000 retry", f, "%s: retry_backoff_ms %v is not a list", where, m["retry_backoff_ms"])
+	case len(backoff) != num(att)-1:
+		c.bad("000 retry", f, "%s: attempts %v with %d backoff(s): one call's attempts are its retries + 1 (telemetry summed over calls?)", where, att, len(backoff))
+	}
+	for i, b := range backoff {
+		if !isInt(b) || num(b) < 0 {
+			c.bad("000 retry", f, "%s: retry_backoff_ms[%d] %v is not a whole number of milliseconds", where, i, b)
 		}
 	}
 }
+
+// retries checks a case record's quarantine retries (specs/000: a failed
+// quarantined test is retried up to its budget, 1, after 5 s; any other
+// test gets zero retries).
+func (c *checker) retries(f string, line int, r map[string]any) {
+	n, has := r["retries"]
+	if !has {
+		if r["quarantined"] == true && r["outcome"] != "pass" && r["outcome"] != "skipped" {
+			c.bad("000 quarantine", f, "line %d: a failing quarantined case was not retried (budget 1)", line)
+		}
+		return
+	}
+	switch {
+	case r["quarantined"] != true:
+		c.bad("000 quarantine", f, "line %d: %v retries of a case that is not quarantined (zero retries)", line, n)
+	case !isInt(n) || num(n) != quarantineRetryBudget:
+		c.bad("000 quarantine", f, "line %d: %v retries, the budget is %d", line, n, quarantineRetryBudget)
+	}
+	if d := r["retry_delay_ms"]; !isInt(d) || num(d) != quarantineRetryDelayMS {
+		c.bad("000 quarantine", f, "line %d: retry_delay_ms %v, the policy's delay is %d", line, d, quarantineRetryDelayMS)
+	}
+}
+
+// The uniform retry policy for quarantined tests (specs/000).
+const (
+	quarantineRetryBudget  = 1
+	quarantineRetryDelayMS = 5000
+)
 
 // sortedKeys reports an object whose keys are not in ascending byte order,
 // at any depth.
@@ -445,11 +551,10 @@ func (c *checker) summary002() map[string]any {
 		c.bad("002 §3.1", f, "reason_code is not a string")
 	}
 	if exit != 0 {
-		if want, known := registry[rc]; !known {
-			c.bad("002 §5", f, "reason_code %q is not registered", rc)
-		} else if want != exit {
-			c.bad("002 §4", f, "reason_code %s maps to exit %d, summary says %d", rc, want, exit)
+		if rc == "" {
+			c.bad("002 §5", f, "exit %d with an empty reason_code", exit)
 		}
+		c.registered("002 §5", f, "reason_code", rc, exit)
 		if str(s["next_step"]) == "" {
 			c.bad("002 §7", f, "exit %d without next_step", exit)
 		}
@@ -497,7 +602,7 @@ func (c *checker) summary002() map[string]any {
 		c.bad("002 §6.3", f, "sarif.omitted %v, expected ≥ 1", sa["omitted"])
 	}
 	if str(s["correlation_id"]) == "" {
-		c.bad("000 correlation", f, "no correlation_id (required in run-level summaries)")
+		c.bad("000 correlation", f, "no correlation_id (required in run-level aggregate artifacts)")
 	}
 	return s
 }
@@ -531,11 +636,13 @@ func (c *checker) run002() {
 }
 
 type junitCase struct {
-	Name      string     `xml:"name,attr"`
-	Classname string     `xml:"classname,attr"`
-	Failure   []xml.Name `xml:"failure"`
-	Error     []xml.Name `xml:"error"`
-	Skipped   []xml.Name `xml:"skipped"`
+	Name      string `xml:"name,attr"`
+	Classname string `xml:"classname,attr"`
+	Failure   []struct {
+		Type string `xml:"type,attr"`
+	} `xml:"failure"`
+	Error   []xml.Name `xml:"error"`
+	Skipped []xml.Name `xml:"skipped"`
 }
 
 // junit002 checks junit.xml (specs/002 §2): it validates against the XSD,
@@ -569,6 +676,11 @@ func (c *checker) junit002(sum map[string]any, cases caseTally) {
 		for _, tc := range s.Cases {
 			tests++
 			failures += min(len(tc.Failure), 1)
+			for _, fl := range tc.Failure {
+				if reasonCode.MatchString(fl.Type) {
+					c.registered("002 §5", f, "testcase "+tc.Classname+"/"+tc.Name+" failure type", fl.Type, -1)
+				}
+			}
 			errs += min(len(tc.Error), 1)
 			skipped += min(len(tc.Skipped), 1)
 		}
@@ -673,6 +785,12 @@ func (c *checker) sarif(sum map[string]any) {
 			if str(obj(rule["shortDescription"])["text"]) == "" {
 				c.bad("GitHub", f, "rule %v has no shortDescription", rule["id"])
 			}
+			if str(obj(rule["fullDescription"])["text"]) == "" {
+				c.bad("GitHub", f, "rule %v has no fullDescription.text", rule["id"])
+			}
+			if id := str(rule["id"]); reasonCode.MatchString(id) {
+				c.registered("002 §5", f, "rule id", id, -1)
+			}
 		}
 		results, _ := run["results"].([]any)
 		if len(results) > ghMaxResultsPerRun || len(results) > documentedLimit {
@@ -755,8 +873,18 @@ func (c *checker) sarif(sum map[string]any) {
 	}
 }
 
+// volatileContext are fields that vary between equivalent runs (timing,
+// correlation): specs/000 keeps them out of the six stable fields that
+// cross-run comparison projects on (schema, type, level, category, message,
+// context).
+var volatileContext = []string{"correlation_id", "trace_id", "span_id", "parent_span_id", "ci_correlation_id",
+	"duration_ms", "ts", "timestamp", "started_at", "ended_at", "started_at_utc", "ended_at_utc", "generated_at_utc"}
+
 // log000 checks log.jsonl against specs/000: the v2 log schema's stable
-// fields on every record, one trace id for the run, failure digests.
+// fields on every record, no timing or correlation field inside context,
+// one trace id for the run (the correlation_id of summary.json), failure
+// digests, and for a live run the live_record fields and the retry
+// telemetry of each live call.
 func (c *checker) log000(sum map[string]any) {
 	const f = "log.jsonl"
 	data := c.read(f)
@@ -764,6 +892,8 @@ func (c *checker) log000(sum map[string]any) {
 		return
 	}
 	trace := ""
+	liveCalls := map[string]int{} // case → live_call records
+	var liveCases []string
 	for i, ln := range bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n")) {
 		line := i + 1
 		var r map[string]any
@@ -779,8 +909,14 @@ func (c *checker) log000(sum map[string]any) {
 				c.bad("000", f, "line %d: %s is not a string", line, k)
 			}
 		}
-		if _, ok := r["context"].(map[string]any); !ok {
+		ctx, ok := r["context"].(map[string]any)
+		if !ok {
 			c.bad("000", f, "line %d: context is not an object", line)
+		}
+		for _, k := range volatileContext {
+			if _, in := ctx[k]; in {
+				c.bad("000 stable fields", f, "line %d: %s inside context, one of the six stable fields cross-run comparison projects on", line, k)
+			}
 		}
 		tid := str(r["trace_id"])
 		if tid == "" {
@@ -790,53 +926,70 @@ func (c *checker) log000(sum map[string]any) {
 		} else if tid != trace {
 			c.bad("000", f, "line %d: trace_id %s differs from the run's %s", line, tid, trace)
 		}
-		for _, k := range []string{"span_id", "parent_span_id", "ci_correlation_id"} {
+		for _, k := range []string{"span_id", "parent_span_id", "ci_correlation_id", "correlation_id"} {
 			if v, ok := r[k]; ok {
 				if _, isStr := v.(string); !isStr {
 					c.bad("000", f, "line %d: %s is not a string", line, k)
 				}
 			}
 		}
-		ctx := obj(r["context"])
+		if cid, ok := r["correlation_id"]; ok && sum != nil && cid != sum["correlation_id"] {
+			c.bad("000 correlation", f, "line %d: correlation_id %v differs from summary.json's %v", line, cid, sum["correlation_id"])
+		}
+		c.registered("002 §5", f, fmt.Sprintf("line %d: context.reason_code", line), str(ctx["reason_code"]), -1)
 		switch r["type"] {
 		case "failure_digest":
-			rc := str(ctx["root_cause_class"])
-			if !slices.Contains(rootCauses, rc) {
-				c.bad("000", f, "line %d: root_cause_class %q is not declared", line, rc)
-			}
-			if rc == "unknown" && registry[str(ctx["reason_code"])] != 0 {
-				c.bad("000", f, "line %d: root_cause_class unknown for the registered reason %v", line, ctx["reason_code"])
-			}
-			if str(ctx["first_failing_assertion"]) == "" {
-				c.bad("000", f, "line %d: empty first_failing_assertion", line)
-			}
-			if str(obj(ctx["remediation_pointer"])["replay_command"]) == "" {
-				c.bad("000", f, "line %d: no remediation_pointer.replay_command", line)
-			}
-			for _, k := range []string{"suite_replay_command", "targeted_test_replay_command"} {
-				if str(ctx[k]) == "" {
-					c.bad("000", f, "line %d: no %s", line, k)
-				}
-			}
+			c.digest(f, line, ctx)
 		case "case":
-			if c.opts.Live && ctx["status"] != "skipped" && ctx["item"] != "run" {
-				for k, want := range map[string]string{"execution_mode": "live_record",
-					"replay_boundary": "live_request_then_vcr_trace_extract", "trace_origin": "vcr_last_interaction"} {
-					if ctx[k] != want {
-						c.bad("000 live", f, "line %d: %s %v, expected %s", line, k, ctx[k], want)
-					}
-				}
-				if !isInt(ctx["attempts"]) || num(ctx["attempts"]) < 1 {
-					c.bad("000 retry", f, "line %d: live case without attempts ≥ 1", line)
-				}
-				if _, ok := ctx["retry_backoff_ms"].([]any); !ok {
-					c.bad("000 retry", f, "line %d: live case without retry_backoff_ms", line)
-				}
+			if c.opts.Live && ctx["status"] != "skipped" && str(ctx["case"]) != "cassette/refresh" {
+				c.liveFields(f, fmt.Sprintf("line %d", line), ctx)
+				liveCases = append(liveCases, str(ctx["case"]))
 			}
+		case "live_call":
+			c.liveFields(f, fmt.Sprintf("line %d", line), ctx)
+			c.telemetry(f, fmt.Sprintf("line %d", line), ctx)
+			liveCalls[str(ctx["case"])]++
 		}
 	}
-	if sum != nil && trace != "" && str(sum["trace_id"]) != "" && str(sum["trace_id"]) != trace {
-		c.bad("000", "summary.json", "trace_id %v differs from log.jsonl's %s", sum["trace_id"], trace)
+	for _, cs := range liveCases {
+		if liveCalls[cs] == 0 {
+			c.bad("000 retry", f, "live case %s has no live_call record with its retry telemetry", cs)
+		}
+	}
+	if sum != nil && trace != "" && str(sum["correlation_id"]) != trace {
+		c.bad("000 correlation", "summary.json", "correlation_id %v differs from log.jsonl's trace_id %s", sum["correlation_id"], trace)
+	}
+}
+
+// digest checks a failure digest's context (specs/000).
+func (c *checker) digest(f string, line int, ctx map[string]any) {
+	rc := str(ctx["root_cause_class"])
+	if !slices.Contains(c.reg.RootCauses, rc) {
+		c.bad("000", f, "line %d: root_cause_class %q is not declared", line, rc)
+	}
+	if _, known := c.reg.Exit[str(ctx["reason_code"])]; rc == "unknown" && known {
+		c.bad("000", f, "line %d: root_cause_class unknown for the registered reason %v", line, ctx["reason_code"])
+	}
+	if str(ctx["first_failing_assertion"]) == "" {
+		c.bad("000", f, "line %d: empty first_failing_assertion", line)
+	}
+	if str(obj(ctx["remediation_pointer"])["replay_command"]) == "" {
+		c.bad("000", f, "line %d: no remediation_pointer.replay_command", line)
+	}
+	for _, k := range []string{"suite_replay_command", "targeted_test_replay_command"} {
+		if str(ctx[k]) == "" {
+			c.bad("000", f, "line %d: no %s", line, k)
+		}
+	}
+}
+
+// liveFields checks the live_record result fields (specs/000).
+func (c *checker) liveFields(f, where string, ctx map[string]any) {
+	for k, want := range map[string]string{"execution_mode": "live_record",
+		"replay_boundary": "live_request_then_vcr_trace_extract", "trace_origin": "vcr_last_interaction"} {
+		if ctx[k] != want {
+			c.bad("000 live", f, "%s: %s %v, expected %s", where, k, ctx[k], want)
+		}
 	}
 }
 

@@ -1,8 +1,10 @@
 package speccheck_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +56,7 @@ func edit(t *testing.T, path, old, new string) {
 // TestCheckersReject: each checker finds a broken rule of its spec.
 func TestCheckersReject(t *testing.T) {
 	dir, _ := write(t)
-	if probs := speccheck.Reports(dir, speccheck.Options{}); len(probs) > 0 {
+	if probs := speccheck.Reports(dir, speccheck.Options{README: "../../README.md"}); len(probs) > 0 {
 		t.Fatalf("the reports as written: %s", speccheck.Describe(probs))
 	}
 	tests := []struct {
@@ -72,12 +74,18 @@ func TestCheckersReject(t *testing.T) {
 		{"log.jsonl", `"schema":"cassette.test.log.v2"`, `"schema":"cassette.test.log.v1"`, "not a v2 test log schema"},
 		{"log.jsonl", `"root_cause_class":"fake_unavailable"`, `"root_cause_class":"unknown"`, "root_cause_class unknown"},
 		{"run.json", `"order_seed": null,`, ``, "order_seed is missing"},
+		{"summary.json", `"reason_code": "E_FAKE_UNAVAILABLE"`, `"reason_code": "E_MADE_UP"`, "nor documented in README.md's Exit codes table"},
+		{"junit.xml", `type="E_CONTRACT_DRIFT"`, `type="E_MADE_UP"`, "reason code E_MADE_UP is neither registered"},
+		{"log.jsonl", `"reason_code":"E_FAKE_UNAVAILABLE"`, `"reason_code":"E_MADE_UP"`, "reason code E_MADE_UP is neither registered"},
+		{"sarif.json", `"fullDescription"`, `"fullDescriptionX"`, "has no fullDescription.text"},
+		{"log.jsonl", `"context":{"cases"`, `"context":{"duration_ms":3,"cases"`, "duration_ms inside context"},
+		{"summary.json", `"correlation_id": "`, `"correlation_id": "x`, "correlation_id"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file+"/"+tc.want, func(t *testing.T) {
 			dir, _ := write(t)
 			edit(t, filepath.Join(dir, tc.file), tc.old, tc.new)
-			probs := speccheck.Reports(dir, speccheck.Options{})
+			probs := speccheck.Reports(dir, speccheck.Options{README: "../../README.md"})
 			if !strings.Contains(strings.Join(probs, "\n"), tc.want) {
 				t.Errorf("want a problem with %q, got %s", tc.want, speccheck.Describe(probs))
 			}
@@ -102,5 +110,203 @@ func TestBundleCheckerRejects(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("want %q in:\n%s", want, got)
 		}
+	}
+}
+
+// TestLiveTelemetryIsPerCall: the retry telemetry of a live call says its
+// own attempts and backoffs (attempts = backoffs + 1, at most 3); a sum
+// over a case's calls is refused, and so is a live call without it.
+func TestLiveTelemetryIsPerCall(t *testing.T) {
+	t0 := time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC)
+	live := &report.LiveRecord{ExecutionMode: "live_record", ReplayBoundary: "live_request_then_vcr_trace_extract", TraceOrigin: "vcr_last_interaction"}
+	run := &report.Run{Tool: report.Tool{Name: "cassette", Version: "0.3.0"}, Command: "refresh", Suite: "s", ConfigPath: "cassette.yaml",
+		Started: t0, Finished: t0.Add(time.Second), Cases: []report.Case{{Adapter: "a", Scenario: "two", CassettePath: "cassettes/a/two.yaml",
+			Status: report.StatusPass, Live: live, Actions: []report.Action{
+				{Kind: "http", ID: "interactions[0]", Method: "GET", URL: "https://a.example/1", StatusCode: 200, Attempts: 2, RetryBackoffMS: []int64{500}},
+				{Kind: "http", ID: "interactions[1]", Method: "GET", URL: "https://a.example/2", StatusCode: 200, Attempts: 1}}}}}
+	write := func(t *testing.T) string {
+		dir := t.TempDir()
+		if err := report.Write(dir, run, report.Options{Golden: true}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	opts := speccheck.Options{README: "../../README.md", Live: true}
+	if probs := speccheck.Reports(write(t), opts); len(probs) > 0 {
+		t.Fatalf("the reports as written: %s", speccheck.Describe(probs))
+	}
+	for _, tc := range []struct{ file, old, new, want string }{
+		{"report.jsonl", `"attempts":2`, `"attempts":4`, "attempts 4, expected 1…3"},
+		{"report.jsonl", `"attempts":1,"case"`, `"attempts":2,"case"`, "attempts 2 with 0 backoff(s)"},
+		{"log.jsonl", `"attempts":2,"case"`, `"attempts":3,"case"`, "attempts 3 with 1 backoff(s)"},
+		{"report.jsonl", `"retry_backoff_ms":[],`, ``, "a live call without its retry telemetry"},
+		{"log.jsonl", `"type":"live_call"`, `"type":"live_calx"`, "has no live_call record"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			dir := write(t)
+			edit(t, filepath.Join(dir, tc.file), tc.old, tc.new)
+			if tc.new == "" { // the call loses both fields
+				edit(t, filepath.Join(dir, tc.file), `"attempts":1,`, ``)
+			}
+			if got := strings.Join(speccheck.Reports(dir, opts), "\n"); !strings.Contains(got, tc.want) {
+				t.Errorf("want a problem with %q, got:\n%s", tc.want, got)
+			}
+		})
+	}
+}
+
+// TestReadRegistry: the registry is specs/002 §5's codes and the ones
+// README.md documents, each under its exit code, and the declared root
+// causes; a README that moves a code of the spec is refused.
+func TestReadRegistry(t *testing.T) {
+	reg, err := speccheck.ReadRegistry("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for code, exit := range map[string]int{"E_CFG_PARSE": 2, "E_JUDGE_UNAVAILABLE": 3, "E_REAL_DNS": 3, "E_REAL_TLS": 3,
+		"E_REAL_RESET": 3, "E_FAKE_DRIFT": 1, "E_BUNDLE_INVALID": 2, "E_IO": 3} {
+		if got, ok := reg.Exit[code]; !ok || got != exit {
+			t.Errorf("%s: exit %d (registered %v), want %d", code, got, ok, exit)
+		}
+	}
+	if _, ok := reg.Exit["E_MADE_UP"]; ok {
+		t.Error("an undocumented code is registered")
+	}
+	if !slices.Contains(reg.RootCauses, "real_unreachable") || !slices.Contains(reg.RootCauses, "unknown") {
+		t.Errorf("root causes %v", reg.RootCauses)
+	}
+	bad := filepath.Join(t.TempDir(), "README.md")
+	os.WriteFile(bad, []byte("## Exit codes\n\n| 3 | infra | `E_CFG_PARSE` |\n\n## Next\n`root_cause_class` — one of `x` (never)\n"), 0o644)
+	if _, err := speccheck.ReadRegistry(bad); err == nil || !strings.Contains(err.Error(), "E_CFG_PARSE under exit 3") {
+		t.Errorf("a README that moves a code of the spec: %v", err)
+	}
+}
+
+// TestConsole: the console must carry one Seeds line with summary.json's
+// seeds, exit with summary.json's code and, on failure, give its next step
+// and reason.
+func TestConsole(t *testing.T) {
+	dir, _ := write(t) // exit 3, E_FAKE_UNAVAILABLE
+	ns := readSummary(t, dir)["next_step"].(string)
+	seeds := "Seeds: seed_version=1 order_seed=null judge_seed=null\n"
+	good := func() (string, string) {
+		return "FAIL a/drift\n" + seeds + "next: " + strings.TrimPrefix(ns, "Run: ") + "\n", "error[E_FAKE_UNAVAILABLE]: fake did not start\n"
+	}
+	out, errOut := good()
+	if probs := speccheck.Console(dir, 3, out, errOut); len(probs) > 0 {
+		t.Fatalf("a good console: %s", speccheck.Describe(probs))
+	}
+	for _, tc := range []struct {
+		name           string
+		exit           int
+		stdout, stderr string
+		want           string
+	}{
+		{"no Seeds line", 3, strings.Replace(out, seeds, "", 1), errOut, "0 Seeds: lines"},
+		{"two Seeds lines", 3, out + seeds, errOut, "2 Seeds: lines"},
+		{"other seeds", 3, strings.Replace(out, "order_seed=null", "order_seed=7", 1), errOut, "order_seed=7"},
+		{"another exit", 1, out, errOut, "exited 1, summary.json says 3"},
+		{"no next step", 3, strings.Replace(out, "next:", "then:", 1), errOut, "no console line gives the next step"},
+		{"no error line", 3, out, "", "no error[E_FAKE_UNAVAILABLE]: line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Join(speccheck.Console(dir, tc.exit, tc.stdout, tc.stderr), "\n"); !strings.Contains(got, tc.want) {
+				t.Errorf("want %q, got:\n%s", tc.want, got)
+			}
+		})
+	}
+}
+
+func readSummary(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestSame: two golden runs must be byte-identical; a default-mode run is
+// not golden, and a changed file is named.
+func TestSame(t *testing.T) {
+	run := &report.Run{Tool: report.Tool{Name: "cassette", Version: "1"}, Command: "verify", Suite: "s", ConfigPath: "cassette.yaml",
+		Cases: []report.Case{{Adapter: "a", Scenario: "b", CassettePath: "cassettes/a/b.yaml", Status: report.StatusPass}}}
+	out := func(opts report.Options) string {
+		dir := t.TempDir()
+		if err := report.Write(dir, run, opts); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	a, b := out(report.Options{Golden: true}), out(report.Options{Golden: true})
+	if probs := speccheck.Same(a, b); len(probs) > 0 {
+		t.Fatalf("two golden runs: %s", speccheck.Describe(probs))
+	}
+	if got := strings.Join(speccheck.Same(out(report.Options{}), b), "\n"); !strings.Contains(got, "not written in golden mode") {
+		t.Errorf("a default-mode run: %s", got)
+	}
+	edit(t, filepath.Join(b, "summary.json"), `"exit_code": 0`, `"exit_code": 1`)
+	if got := strings.Join(speccheck.Same(a, b), "\n"); !strings.Contains(got, "summary.json: differs between two golden runs") {
+		t.Errorf("a changed file: %s", got)
+	}
+}
+
+// TestStepSummary: the job summary stays under 1 MiB with what the step
+// wrote before, was appended to, names the reason, cuts no link and gives
+// quarantined failures a section.
+func TestStepSummary(t *testing.T) {
+	dir, _ := write(t)
+	path := filepath.Join(t.TempDir(), "step.md")
+	prior := []byte("### an earlier command\n")
+	os.WriteFile(path, prior, 0o644)
+	ok := "### cassette verify: failed (exit 3, E\\_FAKE\\_UNAVAILABLE)\n\n| case | cassette |\n|---|---|\n| a/drift | [<code>cassettes/a/drift.yaml:9</code>](https://github.com/o/r/blob/s/cassettes/a/drift.yaml#L9) |\n"
+	check := func(appended string, before int64) string {
+		os.WriteFile(path, append(append([]byte(nil), prior...), appended...), 0o644)
+		return strings.Join(speccheck.StepSummary(path, before, dir), "\n")
+	}
+	if got := check(ok, int64(len(prior))); got != "" {
+		t.Fatalf("a good summary: %s", got)
+	}
+	for _, tc := range []struct{ name, appended, want string }{
+		{"nothing appended", "", "appended nothing"},
+		{"a link cut", ok[:len(ok)-30], "a link is cut"},
+		{"another reason", strings.ReplaceAll(ok, "FAKE\\_UNAVAILABLE", "TIMEOUT"), "does not name the run's reason code E_FAKE_UNAVAILABLE"},
+		{"over 1 MiB", ok + strings.Repeat("x", 1<<20), "over GitHub's 1 MiB"},
+		{"an open details block", ok + "<details><summary>a</summary>\n", "1 <details> for 0 </details>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := check(tc.appended, int64(len(prior))); !strings.Contains(got, tc.want) {
+				t.Errorf("want %q, got:\n%s", tc.want, got)
+			}
+		})
+	}
+}
+
+// TestTampers: every tamper breaks a bundle the checker sees broken; a
+// validator that accepts it, or refuses a valid bundle, is caught.
+func TestTampers(t *testing.T) {
+	for _, tm := range speccheck.Tampers() {
+		t.Run(tm.Name, func(t *testing.T) {
+			_, b := write(t)
+			if probs := speccheck.Verdict(b, 0, "ok: bundle "+b+" is valid\n", ""); len(probs) > 0 {
+				t.Fatalf("a valid bundle accepted: %s", speccheck.Describe(probs))
+			}
+			if err := tm.Apply(b); err != nil {
+				t.Fatal(err)
+			}
+			if len(speccheck.Bundle(b)) == 0 {
+				t.Fatal("the checker does not see the tampering")
+			}
+			if got := strings.Join(speccheck.Verdict(b, 0, "ok\n", ""), "\n"); !strings.Contains(got, "accepted a bundle that breaks the spec") {
+				t.Errorf("a validator accepting it: %s", got)
+			}
+			if probs := speccheck.Verdict(b, 2, "", "error[E_BUNDLE_INVALID]: "+b+" has problems\n"); len(probs) > 0 {
+				t.Errorf("a validator refusing it: %s", speccheck.Describe(probs))
+			}
+		})
 	}
 }

@@ -79,10 +79,13 @@ func ClassifyTransport(err error) Failure {
 	return Failure{cassettes.ERealUnreachable, "the service could not be reached"}
 }
 
-// ClassifyStatus classifies a response status the live-call retry policy
-// treats as the service failing (specs/000: 408, 429, 500, 502, 503, 504,
-// 529), once the policy has given up; ok is false for any other status,
-// which is the service's real answer and is recorded.
+// ClassifyStatus classifies a response status that says the service failed
+// rather than answered: 408 and 429 (after the retry policy, which retries
+// them), and every 5xx (specs/002: "provider returned 5xx"). The retry
+// policy retries only specs/000's list (500, 502, 503, 504, 529); any
+// other 5xx (501, 505, …) fails at its first answer. ok is false for every
+// other status, which is the service's real answer and is recorded. A
+// status a scenario answers on purpose is the caller's to let through.
 func ClassifyStatus(code int) (f Failure, ok bool) {
 	class := http.StatusText(code)
 	if code == 529 {
@@ -94,16 +97,17 @@ func ClassifyStatus(code int) (f Failure, ok bool) {
 		return Failure{cassettes.ERateLimit, class}, true
 	case http.StatusRequestTimeout:
 		return Failure{cassettes.ETimeout, class}, true
-	case 500, 502, 503, 504, 529:
+	}
+	if code >= 500 && code <= 599 {
 		return Failure{cassettes.EProvider5xx, class}, true
 	}
 	return Failure{}, false
 }
 
-// NextStep is the next step for a failure of this class: command (what to
-// run again, as printed) followed by a shell comment saying what to address
-// first.
-func (f Failure) NextStep(command string) string {
+// Advice says what to address before running the command again, for the
+// message of an error of this class (the next step itself is only the
+// command, so that it runs as printed).
+func (f Failure) Advice() string {
 	advice := "the service or the network failed; run it again later"
 	switch {
 	case f.Reason == cassettes.ERealTLS && strings.Contains(f.Class, "unknown authority"):
@@ -113,7 +117,7 @@ func (f Failure) NextStep(command string) string {
 	case f.Reason == cassettes.ERealDNS || f.Reason == cassettes.ERealUnreachable:
 		advice = "first check the network, real.base_url and HTTPS_PROXY"
 	case f.Reason == cassettes.ERateLimit || f.Reason == cassettes.EProvider5xx:
-		advice = "once the service has recovered"
+		advice = "run it again once the service has recovered"
 	}
-	return command + "   # " + advice
+	return advice
 }

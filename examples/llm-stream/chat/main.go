@@ -4,7 +4,7 @@
 // each printed as soon as its event arrives — the way LLM CLIs do for
 // programs that read them.
 //
-//	ANTHROPIC_API_KEY=... chat [--model M] [--max-tokens N] PROMPT
+//	ANTHROPIC_API_KEY=... chat [--model M] [--max-tokens N] [--system TEXT] [--temperature T] PROMPT
 //
 // ANTHROPIC_BASE_URL changes the API's address (default
 // https://api.anthropic.com).
@@ -44,38 +44,39 @@ type usage struct {
 	OutputTokens int `json:"output_tokens"`
 }
 
+// options are the command line's.
+type options struct {
+	model, system, prompt string
+	maxTokens             int
+	temperature           float64
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	model := fs.String("model", "claude-sonnet-4-5", "model")
-	maxTokens := fs.Int("max-tokens", 100, "longest answer, in tokens")
+	var o options
+	fs.StringVar(&o.model, "model", "claude-sonnet-4-20250514", "model")
+	fs.IntVar(&o.maxTokens, "max-tokens", 4000, "longest answer, in tokens")
+	fs.StringVar(&o.system, "system", "", "system prompt")
+	fs.Float64Var(&o.temperature, "temperature", -1, "sampling temperature (the API's default when not given)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: chat [--model M] [--max-tokens N] PROMPT")
+		fmt.Fprintln(stderr, "usage: chat [--model M] [--max-tokens N] [--system TEXT] [--temperature T] PROMPT")
 		return 2
 	}
+	o.prompt = fs.Arg(0)
 	key := os.Getenv("ANTHROPIC_API_KEY")
 	if key == "" {
 		fmt.Fprintln(stderr, "chat: ANTHROPIC_API_KEY is not set")
 		return 2
 	}
-	base := strings.TrimSuffix(os.Getenv("ANTHROPIC_BASE_URL"), "/")
-	if base == "" {
-		base = "https://api.anthropic.com"
-	}
-	body, _ := json.Marshal(map[string]any{"model": *model, "max_tokens": *maxTokens, "stream": true, "temperature": 0,
-		"messages": []map[string]string{{"role": "user", "content": fs.Arg(0)}}})
-	req, err := http.NewRequest("POST", base+"/v1/messages", bytes.NewReader(body))
+	req, err := o.request(key)
 	if err != nil {
 		fmt.Fprintln(stderr, "chat:", err)
 		return 2
 	}
-	req.Header.Set("x-api-key", key)
-	req.Header.Set("anthropic-version", "2023-06-01")
-	req.Header.Set("content-type", "application/json")
-	req.Header.Set("accept", "text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		fmt.Fprintln(stderr, "chat:", err)
@@ -93,10 +94,46 @@ func run(args []string, stdout, stderr io.Writer) int {
 		emit(line{Type: "error", Status: resp.StatusCode, Message: e.Error.Message})
 		return 1
 	}
+	return printStream(resp.Body, emit, stderr)
+}
+
+// request is the streamed Messages request of o: the prompt (and the
+// system prompt) as text blocks.
+func (o options) request(key string) (*http.Request, error) {
+	base := strings.TrimSuffix(os.Getenv("ANTHROPIC_BASE_URL"), "/")
+	if base == "" {
+		base = "https://api.anthropic.com"
+	}
+	type block struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	params := map[string]any{"model": o.model, "max_tokens": o.maxTokens, "stream": true,
+		"messages": []map[string]any{{"role": "user", "content": []block{{"text", o.prompt}}}}}
+	if o.system != "" {
+		params["system"] = []block{{"text", o.system}}
+	}
+	if o.temperature >= 0 {
+		params["temperature"] = o.temperature
+	}
+	body, _ := json.Marshal(params)
+	req, err := http.NewRequest("POST", base+"/v1/messages", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("x-api-key", key)
+	req.Header.Set("anthropic-version", "2023-06-01")
+	req.Header.Set("content-type", "application/json")
+	req.Header.Set("accept", "text/event-stream")
+	return req, nil
+}
+
+// printStream prints a line per event of the answer as it arrives.
+func printStream(body io.Reader, emit func(line), stderr io.Writer) int {
 	var id string
 	var text strings.Builder
 	var u usage
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() { // server-sent events: only the data lines matter here
 		data, ok := strings.CutPrefix(sc.Text(), "data:")

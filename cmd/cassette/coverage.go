@@ -1,0 +1,201 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/coverage"
+	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verify"
+)
+
+type coverageOptions struct {
+	min       float64
+	observed  string
+	reportDir string
+	verbose   bool
+	golden    bool
+}
+
+func newCoverageCmd(stdio *IO, g *globals) *cobra.Command {
+	o := &coverageOptions{}
+	cmd := &cobra.Command{
+		Use:   "coverage [--min PERCENT]",
+		Short: "Check that every call shape the tests sent to a fake is backed by a cassette",
+		Long: `coverage holds the calls 'cassette observe' saw the tests make (the files of
+.cassette/observed) against the cassettes, per adapter: a call shape is
+covered when a cassette of the adapter has it, uncovered when none does;
+a cassette no test exercised is stale (shown, never failing).
+
+It fails (exit 1, E_UNCOVERED_CALL) when an adapter covers less than its
+coverage.min in cassette.yaml (default 100%, --min for all), and when an
+adapter's fake answered calls but it has no cassette at all (the seed
+ADR's rule: record a baseline cassette). For each uncovered shape it
+prints the command that records the observed call from the real side.
+
+The run has its own reports in --report-dir (default
+.cassette/reports/coverage, beside verify's): coverage.json, junit.xml (a
+test case per call shape), sarif.json (rule cassette/uncovered-call-shape
+at the adapter in cassette.yaml, the record command as the fix),
+summary.json, report.jsonl, log.jsonl, run.json and report.html; on GitHub
+Actions a section of the job summary.`,
+		Example: `  cassette observe -- go test ./...
+  cassette coverage
+  cassette coverage --min 80 -v`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var min *float64
+			if cmd.Flags().Changed("min") {
+				min = &o.min
+			}
+			return coverageRun(stdio, g, o, min)
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&o.min, "min", coverage.DefaultMin, "percent of each adapter's observed call shapes that must be covered (replaces coverage.min)")
+	f.StringVar(&o.observed, "observed", "", "directory of observation files (default .cassette/observed of the project)")
+	f.StringVar(&o.reportDir, "report-dir", filepath.Join(".cassette", "reports", "coverage"), "where coverage.json and the run's reports (junit.xml, sarif.json, report.html, …) are written")
+	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports (volatile fields omitted)")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "list the covered shapes and their cassettes too")
+	cmd.GroupID = "main"
+	return cmd
+}
+
+func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error {
+	if min != nil && (*min < 0 || *min > 100) {
+		return cassettes.Errorf(cassettes.EUsage, "cassette coverage --min 90", "--min %g is not a percentage (0 to 100)", *min)
+	}
+	started := time.Now()
+	p, err := loadProject(g)
+	if err != nil {
+		return err
+	}
+	dir := o.observed
+	if dir == "" {
+		dir = filepath.Join(p.cfg.Dir, filepath.FromSlash(coverage.ObservedDir))
+	}
+	obs, probs, err := coverage.ReadDir(dir)
+	if err != nil {
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read the observations", Err: err, NextStep: "ls -l " + dir}
+	}
+	if len(probs) > 0 {
+		return &cassettes.Error{Reason: cassettes.EObservationInvalid, Problems: probs,
+			Message:  fmt.Sprintf("%d lines of %s are not observations of format %d (README, \"The observation format\"): observe again, or mend their writer", len(probs), dir, coverage.FormatVersion),
+			NextStep: "cassette observe -- go test ./..."}
+	}
+	if len(obs) == 0 {
+		return &cassettes.Error{Reason: cassettes.EUsage, Message: "no calls observed in " + dir + ": run the tests (go test, pytest, npm test) under cassette observe first",
+			NextStep: "cassette observe -- go test ./..."}
+	}
+	red := redact.New(p.Redact, p.credentials()) // one session: a value learned in one call is scrubbed from all
+	for i := range obs {
+		obs[i].Call = coverage.Redact(obs[i].Call, red)
+	}
+	for i := range obs { // the calls read before a value was learned
+		obs[i].Call = coverage.Redact(obs[i].Call, red)
+	}
+	list, err := loadCorpus(p)
+	if err != nil {
+		return err
+	}
+	config := g.config
+	rep, probs := coverage.Analyze(p.cfg, list, obs, coverage.Options{Min: min,
+		Record: func(name string, a *cassettes.Adapter, c coverage.Call, scenario string) string {
+			return coverage.RecordCommand(name, a, c, scenario, config)
+		}})
+	if len(probs) > 0 {
+		return &cassettes.Error{Reason: cassettes.ECfgParse, Message: "the coverage settings or the observed calls do not fit " + p.cfg.Path, Problems: probs,
+			NextStep: "cassette validate --config " + p.cfg.Path}
+	}
+	return coverageOutcome(stdio, g, o, p, rep, started)
+}
+
+// loadCorpus loads every cassette of the project; a project without a
+// cassettes directory has none (coverage then says which adapters need one).
+func loadCorpus(p *project) ([]*cassettes.Cassette, error) {
+	dir := p.cfg.CassetteDir()
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return cassettes.LoadTree([]string{dir}, p.loadOptions())
+}
+
+// coverageOutcome prints the table, publishes the run's reports
+// (coverage.json among them, and the job summary) and picks the exit code.
+func coverageOutcome(stdio *IO, g *globals, o *coverageOptions, p *project, rep *coverage.Report, started time.Time) error {
+	base := verify.RepoRoot(p.cfg.Dir)
+	prefix := verify.RelPath(base, p.cfg.Dir)
+	if prefix == "." {
+		prefix = ""
+	}
+	suite := "cassette"
+	if abs, err := filepath.Abs(p.cfg.Dir); err == nil {
+		suite = filepath.Base(abs)
+	}
+	m := coverage.RunMeta{Tool: reportTool(), Suite: suite, ConfigPath: verify.RelPath(base, p.cfg.Path), Prefix: prefix, Started: started, Finished: time.Now()}
+	if data, err := os.ReadFile(p.cfg.Path); err == nil {
+		m.ConfigBytes = data
+	}
+	run := rep.Run(m)
+	pub, err := report.Publish(run, report.Options{Golden: o.golden, Declared: p.credentials()}, report.Destination{Dir: o.reportDir,
+		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
+		Links:       report.Links{ServerURL: os.Getenv("GITHUB_SERVER_URL"), Repository: os.Getenv("GITHUB_REPOSITORY"), SHA: os.Getenv("GITHUB_SHA")}})
+	if pub == nil {
+		return err
+	}
+	console := stdio.Out
+	if g.json {
+		console = stdio.Err // stdout carries coverage.json
+		_, _ = stdio.Out.Write(pub.Files[report.FileCoverage])
+	}
+	rep.WriteConsole(console, stdio.Color && !g.json, o.verbose)
+	fmt.Fprintf(console, "reports: %s\n", filepath.Join(o.reportDir, "{coverage.json,report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}"))
+	if err != nil {
+		return err
+	}
+	if run.Exit() == cassettes.ExitPass {
+		return nil
+	}
+	return uncoveredError(rep)
+}
+
+// uncoveredError says what fails the run and gives the first record
+// command as the next step.
+func uncoveredError(rep *coverage.Report) error {
+	var parts []string
+	next := ""
+	for _, a := range rep.Adapters {
+		un := a.Uncovered()
+		switch a.Status() {
+		case coverage.StatusUnrecorded:
+			parts = append(parts, fmt.Sprintf("adapter %s has no cassette for the %d call shapes its fake answered", a.Name, len(un)))
+		case coverage.StatusFail:
+			parts = append(parts, fmt.Sprintf("adapter %s covers %.1f%% of its call shapes (min %.1f%%): %d uncovered", a.Name, a.Percent(), a.Min, len(un)))
+		default:
+			continue
+		}
+		if next == "" && len(un) > 0 {
+			next = un[0].Record
+		}
+	}
+	return &cassettes.Error{Reason: cassettes.EUncoveredCall, Message: strings.Join(parts, "; "), NextStep: next}
+}
+
+// warnUnrecorded tells verify's user about adapters (of those selected)
+// that have a fake and no cassette: nothing proves such a fake.
+func warnUnrecorded(w io.Writer, cfg *cassettes.Config, list []*cassettes.Cassette, selected []string) {
+	for _, name := range coverage.Unrecorded(cfg, list, selected) {
+		fmt.Fprintf(w, "warning: adapter %s has a fake and no cassette: nothing proves the fake answers like the real side (the seed ADR: %s); record one with cassette record --adapter %s, then run cassette observe and cassette coverage\n",
+			name, coverage.RuleUnrecorded, name)
+	}
+}

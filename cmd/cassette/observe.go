@@ -1,0 +1,324 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/coverage"
+	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/verify"
+)
+
+type observeOptions struct {
+	adapters []string
+	append   bool
+	shim     string // hidden: run as the shim written with this spec
+}
+
+func newObserveCmd(stdio *IO, g *globals) *cobra.Command {
+	o := &observeOptions{}
+	cmd := &cobra.Command{
+		Use:   "observe [--adapter NAME]... -- COMMAND [ARGS...]",
+		Short: "Run the project's tests with every call to a fake observed, for cassette coverage",
+		Long: `observe runs COMMAND (your test suite: go test ./..., pytest, npm test) with
+each adapter's fake in reach and every call to it written to
+.cassette/observed/*.jsonl, which 'cassette coverage' holds against the
+cassettes.
+
+An http adapter's fake is started (fake.build, then fake.command with
+$PORT, as verify starts it; or the fake.base_url already running) behind an
+observing reverse proxy, whose address the command gets as
+CASSETTE_<ADAPTER>_URL (CASSETTE_GITHUB_URL for adapter github): point the
+code under test at it. A cli adapter's fake is built (fake.build) and put on
+PATH under the real command's name (git, gh, docker) as a shim that records
+each call and runs the fake in the caller's directory.
+
+A call names its test with the CASSETTE_TEST variable (CLI) or the
+Cassette-Test header (HTTP), set by the test; otherwise a shim names the
+process that called it. In-process fakes observe themselves (Go:
+cassettetest.Observe; the format is in the README) into
+$CASSETTE_OBSERVE_DIR.
+
+The observations of the previous run are removed first (--append keeps
+them, to observe several test commands). The exit code is COMMAND's.`,
+		Example: `  cassette observe -- go test ./...
+  cassette observe --append -- pytest -q
+  cassette observe --adapter github -- npm test
+  cassette coverage`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.shim != "" {
+				return shimRun(cmd.Context(), stdio, o.shim, args)
+			}
+			return observeRun(cmd.Context(), stdio, g, o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&o.adapters, "adapter", nil, "observe only these adapters (repeatable; default: all)")
+	f.BoolVar(&o.append, "append", false, "keep the observations of earlier runs")
+	f.StringVar(&o.shim, "shim", "", "run as a shim (written by observe)")
+	_ = f.MarkHidden("shim")
+	cmd.GroupID = "main"
+	return cmd
+}
+
+func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, command []string) error {
+	if len(command) == 0 {
+		return cassettes.Errorf(cassettes.EUsage, "cassette observe -- go test ./...", "give the test command after --")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	p, err := loadProject(g)
+	if err != nil {
+		return err
+	}
+	for _, a := range o.adapters {
+		if _, ok := p.cfg.Adapters[a]; !ok {
+			return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, p.cfg.Path),
+				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(a, p.cfg.Order)}},
+				NextStep: p.command(append([]string{"cassette", "observe", "--adapter", cmp.Or(cassettes.Suggest(a, p.cfg.Order), firstOr(p.cfg.Order, "")), "--"}, command...)...)}
+		}
+	}
+	root, err := filepath.Abs(p.cfg.Dir) // shims run in other directories
+	if err != nil {
+		return err
+	}
+	observed := filepath.Join(root, filepath.FromSlash(coverage.ObservedDir))
+	if !o.append {
+		if err := clearObserved(observed); err != nil {
+			return err
+		}
+	}
+	work := filepath.Join(root, ".cassette", "observe")
+	logDir := filepath.Join(work, "fakes")
+	s := &coverage.Session{Config: p.cfg, Observed: observed, Work: work, Self: selfPath(), Adapters: o.adapters, Command: command,
+		StartHTTP: func(ctx context.Context, name string, a *cassettes.Adapter) (string, func(), error) {
+			if _, err := verify.BuildFake(ctx, name, a, p.cfg.Dir, logDir); err != nil {
+				return "", nil, err
+			}
+			proc, err := verify.StartFake(ctx, name, a, p.cfg.Dir, logDir)
+			if err != nil {
+				return "", nil, err
+			}
+			return proc.BaseURL, proc.Stop, nil
+		},
+		Build: func(ctx context.Context, name string, a *cassettes.Adapter) error {
+			_, err := verify.BuildFake(ctx, name, a, p.cfg.Dir, logDir)
+			return err
+		},
+	}
+	st, err := s.Start(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, name := range p.cfg.Order {
+		if u, ok := st.URLs[name]; ok {
+			fmt.Fprintf(stdio.Err, "observe: %s → %s (%s)\n", name, u, coverage.URLVar(name))
+		}
+	}
+	for cmdName, name := range st.Shims {
+		fmt.Fprintf(stdio.Err, "observe: %s → the fake of %s (a shim on PATH)\n", cmdName, name)
+	}
+	code, err := runObserved(ctx, stdio, command, st.Env)
+	if err != nil {
+		return err
+	}
+	st.Close()
+	fmt.Fprintf(stdio.Err, "observe: %s exited %d; %s in %s\nnext: cassette coverage\n", command[0], code, callCounts(observed, p.cfg.Order), relOrSelf(root, observed))
+	if code != 0 {
+		return exitError(code)
+	}
+	return nil
+}
+
+// runObserved runs the test command with the session's environment and
+// returns its exit code. Ctrl-C reaches it (same process group); observe
+// waits for it to stop.
+func runObserved(ctx context.Context, stdio *IO, command, env []string) (int, error) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.In, stdio.Out, stdio.Err
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, nil
+	case errors.As(err, &ee):
+		if ee.ExitCode() < 0 {
+			return 128 + int(syscall.SIGTERM), nil
+		}
+		return ee.ExitCode(), nil
+	}
+	return 0, &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot run " + command[0], Err: err,
+		NextStep: "cassette observe -- go test ./..."}
+}
+
+// callCounts says how many calls each adapter's fake answered, from the
+// observation files ("12 calls: git 12, github 0").
+func callCounts(dir string, order []string) string {
+	obs, _, _ := coverage.ReadDir(dir)
+	n := map[string]int{}
+	for _, o := range obs {
+		n[o.Adapter]++
+	}
+	parts := make([]string, 0, len(order))
+	for _, a := range order {
+		parts = append(parts, fmt.Sprintf("%s %d", a, n[a]))
+	}
+	unit := "calls"
+	if len(obs) == 1 {
+		unit = "call"
+	}
+	return fmt.Sprintf("%d %s (%s)", len(obs), unit, strings.Join(parts, ", "))
+}
+
+// clearObserved removes the observation files of an earlier run.
+func clearObserved(dir string) error {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	for _, f := range files {
+		if err := os.Remove(f); err != nil {
+			return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot remove the earlier observations", Err: err, NextStep: "rm -r " + dir}
+		}
+	}
+	return nil
+}
+
+// shimRun is a shim's process: the fake runs the call, which is observed.
+func shimRun(ctx context.Context, stdio *IO, spec string, args []string) error {
+	s, err := coverage.LoadShim(spec)
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "cassette observe: %v\n", err)
+		return exitError(127)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	in, _ := stdio.In.(*os.File)
+	code := s.Run(ctx, coverage.ShimIO{Args: args, Stdin: in, Stdout: stdio.Out, Stderr: stdio.Err, Env: os.Environ(),
+		Caller: coverage.CallerName(os.Getppid(), s.Project)})
+	if code != 0 {
+		return exitError(code)
+	}
+	return nil
+}
+
+// selfPath is the cassette binary as it was run: a shim runs it again.
+func selfPath() string {
+	self := os.Args[0]
+	if !strings.ContainsRune(self, filepath.Separator) {
+		if p, err := exec.LookPath(self); err == nil {
+			self = p
+		}
+	}
+	if abs, err := filepath.Abs(self); err == nil {
+		return abs
+	}
+	return self
+}
+
+func relOrSelf(dir, path string) string {
+	if r, err := filepath.Rel(dir, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
+}
+
+// observeProxyRun is `cassette proxy --mode observe`: an observing reverse
+// proxy in front of a fake the tests start themselves (upstream), each call
+// written as a call to adapter, until Ctrl-C.
+func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstream, adapter string, allowRemote bool) error {
+	target, err := url.Parse(upstream)
+	if upstream == "" || err != nil || (target.Scheme != "http" && target.Scheme != "https") || target.Host == "" {
+		next := cassettes.Command("cassette", "proxy", "--mode", "observe", "--upstream", "http://127.0.0.1:8080", "--adapter", cmp.Or(adapter, "NAME"))
+		return cassettes.Errorf(cassettes.EUsage, next, "--mode observe needs --upstream, the fake's base URL (http:// or https://), got %q", upstream)
+	}
+	if err := proxy.CheckListen(listen, allowRemote); err != nil {
+		return err
+	}
+	p, err := loadProject(g)
+	if err != nil {
+		return err
+	}
+	a, ok := p.cfg.Adapters[adapter]
+	if !ok || a.Kind != cassettes.KindHTTP {
+		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %q: --mode observe needs an http adapter declared in %s", adapter, p.cfg.Path),
+			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "),
+				Suggestion: cassettes.Suggest(adapter, p.cfg.Order)}},
+			NextStep: observeProxyStep(p, upstream, cmp.Or(cassettes.Suggest(adapter, httpAdapters(p.cfg)), firstOr(httpAdapters(p.cfg), "")))}
+	}
+	dir := os.Getenv(coverage.EnvDir)
+	if dir == "" {
+		root, err := filepath.Abs(p.cfg.Dir)
+		if err != nil {
+			return err
+		}
+		dir = filepath.Join(root, filepath.FromSlash(coverage.ObservedDir))
+	}
+	w, err := coverage.OpenWriter(dir, "proxy-"+adapter, "proxy")
+	if err != nil {
+		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot open the observation file", Err: err, NextStep: "ls -ld " + dir}
+	}
+	defer w.Close()
+	rules, _ := coverage.NewRules(a)
+	obs := &coverage.Observer{Adapter: adapter, Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(p.Redact, p.credentials())}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot listen on " + listen, Err: err, NextStep: p.command("cassette", "proxy", "--mode", "observe", "--upstream", upstream, "--adapter", adapter, "--listen", "127.0.0.1:0")}
+	}
+	srv := &http.Server{Handler: obs.Proxy(target), ReadHeaderTimeout: 30 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	fmt.Fprintf(stdio.Out, "cassette proxy: observe mode, listening on http://%s\n  calls to adapter %s's fake at %s are written to %s\n  press Ctrl-C to stop\n",
+		ln.Addr(), adapter, upstream, dir)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	fmt.Fprintf(stdio.Out, "cassette proxy: stopped\nnext: cassette coverage\n")
+	return err
+}
+
+// httpAdapters are the http adapters of cfg, in its order.
+func httpAdapters(cfg *cassettes.Config) []string {
+	var out []string
+	for _, n := range cfg.Order {
+		if cfg.Adapters[n].Kind == cassettes.KindHTTP {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// observeProxyStep is the command that starts the observing proxy for an
+// http adapter of the project, or, when it has none, the check of its
+// config.
+func observeProxyStep(p *project, upstream, adapter string) string {
+	if adapter == "" {
+		return p.command("cassette", "validate")
+	}
+	return p.command("cassette", "proxy", "--mode", "observe", "--upstream", upstream, "--adapter", adapter)
+}

@@ -1,0 +1,224 @@
+package coverage
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cassette-dev/cassette/cassettes"
+)
+
+// FormatVersion is the version of the observation format (the "v" of
+// every line). A reader refuses a line of a later version.
+const FormatVersion = 1
+
+// ObservedDir is where observations go, below the project directory.
+const ObservedDir = ".cassette/observed"
+
+// EnvDir names the variable `cassette observe` sets to the absolute
+// observation directory for the test command, so that in-process
+// observers (cassettetest, the pytest and node:test plugins) write where
+// coverage reads.
+const EnvDir = "CASSETTE_OBSERVE_DIR"
+
+// EnvTest names the variable a test harness sets to the name of the
+// running test: a CLI shim records it as the test that made the call.
+const EnvTest = "CASSETTE_TEST"
+
+// HeaderTest is the request header a test may send with the name of the
+// running test; the observing proxy records it and removes it before the
+// fake sees the request.
+const HeaderTest = "Cassette-Test"
+
+// MaxInput is the largest standard input an observation keeps (to build
+// the record command); a larger one is recorded as given, without text.
+const MaxInput = 64 << 10
+
+// Observation is one line of an observation file: one call a test made to
+// a fake.
+type Observation struct {
+	// V is the format version, FormatVersion.
+	V int `json:"v"`
+	// Adapter is the adapter's name in cassette.yaml, Kind its kind.
+	Adapter string         `json:"adapter"`
+	Kind    cassettes.Kind `json:"kind"`
+	// Shape is the call's shape as the writer saw it. It is informative:
+	// coverage computes the shape again from Call with the adapter's
+	// current rules, so a writer may leave it out.
+	Shape Shape `json:"shape,omitempty"`
+	// Call is the concrete call, credentials redacted.
+	Call Call `json:"call"`
+	// Test is the test that made the call ("" when not known).
+	Test string `json:"test,omitempty"`
+	// Source is what wrote the line: proxy, shim, go, pytest, node, …
+	Source string `json:"source,omitempty"`
+}
+
+// Call is a concrete call: Argv, Stdin and Input for a CLI call; Method,
+// URL, ContentType, Body and BodyBytes for an HTTP call.
+type Call struct {
+	// Argv is the command line as run, the command first.
+	Argv []string `json:"argv,omitempty"`
+	// Stdin says whether standard input was given (a pipe or a file with
+	// at least one byte); Input is its text when it is UTF-8 of at most
+	// MaxInput bytes.
+	Stdin bool   `json:"stdin,omitempty"`
+	Input string `json:"input,omitempty"`
+
+	// Method and URL (path and query as sent; an absolute URL's scheme
+	// and host are ignored).
+	Method string `json:"method,omitempty"`
+	URL    string `json:"url,omitempty"`
+	// ContentType is the request's Content-Type; Body the request body
+	// when it is UTF-8 of at most MaxBody bytes, else BodyBytes its size.
+	ContentType string `json:"content_type,omitempty"`
+	Body        string `json:"body,omitempty"`
+	BodyBytes   int    `json:"body_bytes,omitempty"`
+}
+
+// Located is an observation with where it was read.
+type Located struct {
+	Observation
+	File string
+	Line int
+}
+
+// Writer appends observations to one file: each line is one write(2) on a
+// file opened O_APPEND, so several processes may write to the same file.
+type Writer struct {
+	mu     sync.Mutex
+	f      *os.File
+	source string
+}
+
+// OpenWriter opens (creating it and its directory) the file dir/name.jsonl
+// for appending. source is written in every line.
+func OpenWriter(dir, name, source string) (*Writer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, name+".jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{f: f, source: source}, nil
+}
+
+// Write appends one observation (V and Source filled in when empty).
+func (w *Writer) Write(o Observation) error {
+	if o.V == 0 {
+		o.V = FormatVersion
+	}
+	if o.Source == "" {
+		o.Source = w.source
+	}
+	line, err := marshalLine(o)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err = w.f.Write(line)
+	return err
+}
+
+// marshalLine encodes one line, newline included, without escaping <, >
+// and & (shapes hold `<stdin>`, URLs hold &).
+func marshalLine(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return b.Bytes(), err
+}
+
+// Close closes the file.
+func (w *Writer) Close() error { return w.f.Close() }
+
+// maxLine bounds one line of an observation file (a body of MaxBody bytes,
+// escaped).
+const maxLine = 16 << 20
+
+// ReadDir reads every *.jsonl file of dir, in name order. A line that is
+// not an observation of this format is a problem naming file and line; a
+// missing directory holds nothing.
+func ReadDir(dir string) ([]Located, []cassettes.Problem, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.Sort(files)
+	var out []Located
+	var probs []cassettes.Problem
+	for _, f := range files {
+		obs, ps, err := readFile(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		out, probs = append(out, obs...), append(probs, ps...)
+	}
+	return out, probs, nil
+}
+
+func readFile(path string) ([]Located, []cassettes.Problem, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	var out []Located
+	var probs []cassettes.Problem
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		o, field, msg := parseLine(line)
+		if msg != "" {
+			probs = append(probs, cassettes.Problem{File: path, Line: n, Field: field, Message: msg,
+				Expected: `{"v":1,"adapter":"NAME","kind":"cli","call":{"argv":["git","status"]}} (README, "Coverage")`})
+			continue
+		}
+		out = append(out, Located{Observation: o, File: path, Line: n})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, probs, nil
+}
+
+// parseLine decodes and checks one line; msg says what is wrong, field
+// where.
+func parseLine(line []byte) (o Observation, field, msg string) {
+	if err := json.Unmarshal(line, &o); err != nil {
+		return o, "", "not a JSON object of the observation format: " + strings.TrimPrefix(err.Error(), "json: ")
+	}
+	switch {
+	case o.V == 0:
+		return o, "v", "missing the format version"
+	case o.V > FormatVersion:
+		return o, "v", fmt.Sprintf("format version %d is newer than this cassette reads (%d): upgrade cassette", o.V, FormatVersion)
+	case o.Adapter == "":
+		return o, "adapter", "missing the adapter's name"
+	case o.Kind == cassettes.KindCLI && len(o.Call.Argv) == 0:
+		return o, "call.argv", "a cli call needs argv (the command first)"
+	case o.Kind == cassettes.KindHTTP && (o.Call.Method == "" || o.Call.URL == ""):
+		return o, "call", "an http call needs method and url"
+	case o.Kind != cassettes.KindCLI && o.Kind != cassettes.KindHTTP:
+		return o, "kind", fmt.Sprintf("kind %q is neither http nor cli", o.Kind)
+	}
+	return o, "", ""
+}

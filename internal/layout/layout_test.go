@@ -1,0 +1,192 @@
+package layout
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/cassette-dev/cassette/"
+
+// floors is the layout: a package imports only packages on lower floors.
+// The lower floors (redact, normalize, cassettes, then diff, match, har)
+// hold the file format and the pure ideas; the front doors and pipelines
+// stand on them; cmd/cassette is the roof. internal/speccheck and
+// internal/testsummary stand apart: they import no package of the project
+// (speccheck is an oracle written from the spec texts, and must not share
+// our types).
+var floors = map[string]int{
+	"redact":         1,
+	"normalize":      2,
+	"cassettes":      3,
+	"diff":           4,
+	"match":          4,
+	"har":            4,
+	"recorder/infra": 4,
+	"report":         5,
+	"proxy":          5,
+	"importer":       5,
+	"recorder":       6,
+	"verify":         6,
+	"coverage":       6,
+	"harness":        7,
+	"cassettetest":   7,
+	"refresh":        7,
+	"cmd/cassette":   8,
+
+	"internal/speccheck":   0,
+	"internal/testsummary": 0,
+	"internal/layout":      0,
+}
+
+// pkg is one package directory of the module: its non-test files' imports
+// of other packages of the project.
+type pkg struct {
+	dir     string
+	imports map[string]bool
+}
+
+// root is the module's root, two floors up from this package.
+func root(t *testing.T) string {
+	t.Helper()
+	r, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(r, "go.mod")); err != nil {
+		t.Fatalf("no go.mod at %s: %v", r, err)
+	}
+	return r
+}
+
+// packages reads every package directory of the module (nested modules,
+// testdata and node_modules left out), parsing non-test Go files.
+func packages(t *testing.T, fset *token.FileSet) map[string]*pkg {
+	t.Helper()
+	base := root(t)
+	out := map[string]*pkg{}
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(base, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			name := d.Name()
+			if rel != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			if rel != "." {
+				if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+					return filepath.SkipDir // a nested module: its own graph
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(rel))
+		k := out[dir]
+		if k == nil {
+			k = &pkg{dir: dir, imports: map[string]bool{}}
+			out[dir] = k
+		}
+		for _, im := range f.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			if strings.HasPrefix(path, module) {
+				k.imports[strings.TrimPrefix(path, module)] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestImportsPointDown: every package of the tool has a floor and imports
+// only packages below it; the packages that stand apart import none of
+// the project's; nothing imports cmd/ or an example.
+func TestImportsPointDown(t *testing.T) {
+	pkgs := packages(t, token.NewFileSet())
+	var dirs []string
+	for d := range pkgs {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		k := pkgs[d]
+		example := strings.HasPrefix(d, "examples/") || strings.HasPrefix(d, "bench/")
+		for im := range k.imports {
+			if strings.HasPrefix(im, "cmd/") {
+				t.Errorf("%s imports %s: nothing imports a command", d, im)
+			}
+			if strings.HasPrefix(im, "examples/") && !strings.HasPrefix(d, "examples/") {
+				t.Errorf("%s imports %s: the tool never imports an example", d, im)
+			}
+		}
+		if example {
+			continue // examples and benchmarks use the tool as its users do
+		}
+		f, ok := floors[d]
+		if !ok {
+			t.Errorf("package %s has no floor: give it one in floors (layout_test.go) and a line in README.md's Architecture section", d)
+			continue
+		}
+		for im := range k.imports {
+			if f == 0 {
+				t.Errorf("%s stands apart, but imports %s", d, im)
+				continue
+			}
+			g, ok := floors[im]
+			if !ok || g == 0 {
+				t.Errorf("%s imports %s, which has no floor or stands apart", d, im)
+			} else if g >= f {
+				t.Errorf("%s (floor %d) imports %s (floor %d): an arrow that runs up or across", d, f, im, g)
+			}
+		}
+	}
+	for d := range floors {
+		if pkgs[d] == nil {
+			t.Errorf("floors names %s, which is no package of the module", d)
+		}
+	}
+}
+
+// TestNoInit: no package of the project has an init function (registries
+// are values built by explicit calls, STYLE.md §5).
+func TestNoInit(t *testing.T) {
+	base := root(t)
+	fset := token.NewFileSet()
+	for d := range packages(t, fset) {
+		matches, _ := filepath.Glob(filepath.Join(base, filepath.FromSlash(d), "*.go"))
+		for _, p := range matches {
+			if strings.HasSuffix(p, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, decl := range f.Decls {
+				if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+					rel, _ := filepath.Rel(base, p)
+					t.Errorf("%s:%d: func init: build the value with an explicit call instead", filepath.ToSlash(rel), fset.Position(fn.Pos()).Line)
+				}
+			}
+		}
+	}
+}

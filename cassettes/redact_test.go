@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -306,5 +307,34 @@ func TestCassetteRedactCLIByName(t *testing.T) {
 	}
 	if c.Input.Args[0] != "login" || c.Input.Args[1] != "--token=[REDACTED]" {
 		t.Errorf("args = %q", c.Input.Args)
+	}
+}
+
+// TestSaveScansCompressedSidecars: a compressed body big enough to go to a
+// sidecar file is decoded and scanned by Save's own scan as one kept in the
+// cassette is: a token inside it refuses the save.
+func TestSaveScansCompressedSidecars(t *testing.T) {
+	const token = "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4s"
+	for _, coding := range []string{"gzip", "br", "zstd"} {
+		t.Run(coding, func(t *testing.T) {
+			dir := t.TempDir()
+			// The token cut short comes first, so that every coder
+			// (zstd keeps short literals as they are) refers back to it
+			// and the whole token is nowhere in the compressed bytes.
+			body := encoded(t, strings.Repeat("x", 4096)+" "+token[:len(token)-1]+"\n"+token, coding)
+			if bytes.Contains(body, []byte(token)) {
+				t.Fatal("the compressed body holds the token as it is: the raw scan would find it, this test would prove nothing")
+			}
+			h := http.Header{"Content-Encoding": {coding}}
+			c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP, Path: dir + "/s.yaml",
+				Interactions: []Interaction{{Request: Request{Method: "GET", URL: "https://e.com/"}, Response: Response{Code: 200, Headers: h, Body: Body(body)}}}}
+			err := Save(c, SaveOptions{SidecarThreshold: 16})
+			if err == nil || AsError(err).Reason != ESecretLeak {
+				t.Fatalf("Save = %v, want E_SECRET_LEAK", err)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("a refused save wrote %d entries", len(entries))
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/andybalholm/brotli v1.2.8
 	github.com/aymanbagabas/go-udiff v0.4.1
+	github.com/coder/websocket v1.8.15
 	github.com/elazarl/goproxy v1.9.3
 	github.com/go-playground/validator/v10 v10.30.6
 	github.com/google/go-github/v92 v92.0.0

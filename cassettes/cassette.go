@@ -87,6 +87,10 @@ type Interaction struct {
 	ID       int      `yaml:"id"`
 	Request  Request  `yaml:"request"`
 	Response Response `yaml:"response"`
+	// WebSocket is the session that followed a WebSocket upgrade (the
+	// response is its 101): the messages both sides sent, in order. go-vcr
+	// ignores the key (websocket.go).
+	WebSocket *WebSocket `yaml:"websocket,omitempty"`
 }
 
 // Request is a recorded HTTP request (go-vcr's fields and names).

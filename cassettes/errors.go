@@ -43,10 +43,11 @@ const (
 	EForge           Reason = "E_FORGE"
 	EPushRejected    Reason = "E_PUSH_REJECTED"
 	EIO              Reason = "E_IO"
-	EInterrupted     Reason = "E_INTERRUPTED" // stopped by SIGINT/SIGTERM before it finished
-	ERealTLS         Reason = "E_REAL_TLS"    // the real side's TLS failed: certificate not trusted, wrong name, expired
-	ERealDNS         Reason = "E_REAL_DNS"    // the real side's host name does not resolve
-	ERealReset       Reason = "E_REAL_RESET"  // the real side closed or reset the connection mid-exchange
+	EInterrupted     Reason = "E_INTERRUPTED"  // stopped by SIGINT/SIGTERM before it finished
+	ERealTLS         Reason = "E_REAL_TLS"     // the real side's TLS failed: certificate not trusted, wrong name, expired
+	ERealDNS         Reason = "E_REAL_DNS"     // the real side's host name does not resolve
+	ERealReset       Reason = "E_REAL_RESET"   // the real side closed or reset the connection mid-exchange
+	ERealUpgrade     Reason = "E_REAL_UPGRADE" // the real side refused a WebSocket upgrade, or answered it with a handshake that is not valid
 
 	// ERealSuspect: a re-recorded command went from exit 0 to a failure
 	// with nothing on stdout, and no fault signature said why.
@@ -76,7 +77,7 @@ var reasonExit = map[Reason]Exit{
 	ETimeout: ExitInfra, ERateLimit: ExitInfra, EProvider5xx: ExitInfra,
 	EFakeUnavailable: ExitInfra, ERealUnreachable: ExitInfra, EForge: ExitInfra,
 	EPushRejected: ExitInfra, EIO: ExitInfra, EInterrupted: ExitInfra,
-	ERealTLS: ExitInfra, ERealDNS: ExitInfra, ERealReset: ExitInfra, ERealSuspect: ExitInfra,
+	ERealTLS: ExitInfra, ERealDNS: ExitInfra, ERealReset: ExitInfra, ERealSuspect: ExitInfra, ERealUpgrade: ExitInfra,
 	ETestFailed: ExitFail, EContractDrift: ExitFail, EFakeError: ExitFail,
 	EQuarantineExpired: ExitFail, EReplayMiss: ExitFail, EEscalated: ExitFail,
 	ERealDrift: ExitFail, EFakeDrift: ExitFail, EUncoveredCall: ExitFail,

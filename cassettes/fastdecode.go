@@ -223,6 +223,8 @@ func (d *fastDecoder) interaction(it *Interaction, key []byte, ki int, rest []by
 		return rest == nil && d.nested(ki, func(key []byte, ki int, rest []byte) bool { return d.request(&it.Request, key, ki, rest) })
 	case "response":
 		return rest == nil && d.nested(ki, func(key []byte, ki int, rest []byte) bool { return d.response(&it.Response, key, ki, rest) })
+	case "websocket":
+		return d.session(ki, rest, &it.WebSocket) // fastdecode_websocket.go
 	}
 	return false
 }

@@ -37,10 +37,12 @@ func (o LoadOptions) encodedLeaks(c *Cassette) []Problem {
 	return encodedLeaks(c, o.Credentials)
 }
 
-// encodedLeaks scans the bodies the raw scan cannot read (bodyLeaks) for
-// the known formats and the declared values.
+// encodedLeaks scans the bodies and WebSocket messages the raw scan cannot
+// read (bodyLeaks, webSocketLeaks) for the known formats and the declared
+// values.
 func encodedLeaks(c *Cassette, declared map[string]string) []Problem {
-	return bodyLeaks(c, func(b []byte) []redact.Finding { return redact.Scan(b, declared) })
+	scan := func(b []byte) []redact.Finding { return redact.Scan(b, declared) }
+	return append(bodyLeaks(c, scan), webSocketLeaks(c, scan)...)
 }
 
 // bodyLeaks scans, with scan, the bodies whose text the file does not show:

@@ -111,6 +111,7 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	}
 	probs = append(probs, validateCassette(c, opts)...)
 	probs = append(probs, loadSidecars(c)...)
+	probs = append(probs, webSocketProblems(c)...)
 	leaks = append(leaks, opts.encodedLeaks(c)...)
 	if len(probs) > 0 || len(leaks) > 0 {
 		return fail("cassette "+path+" is invalid", probs)

@@ -94,6 +94,7 @@ func (in *Interaction) Redact(r *redact.Redactor) {
 	p.Trailer = r.Headers(p.Trailer)
 	p.Status = r.String(p.Status)
 	redactBody(r, p.Headers, &p.Body, &p.ContentLength)
+	in.WebSocket.redact(r) // websocket.go
 }
 
 // learn teaches r every value of in that redaction hides by its name.
@@ -112,6 +113,7 @@ func (in *Interaction) learn(r *redact.Redactor) {
 	if loc := p.Headers.Get("Location"); loc != "" {
 		r.LearnURL(loc)
 	}
+	in.WebSocket.learn(r)
 }
 
 // redactBody redacts one body and, when that changed its length, the
@@ -191,7 +193,7 @@ func (c *Cassette) CheckLeaks(r *redact.Redactor) error {
 			Suggestion: "refusing to save; the value is not shown",
 		})
 	}
-	for _, p := range bodyLeaks(c, r.Scan) {
+	for _, p := range append(bodyLeaks(c, r.Scan), webSocketLeaks(c, r.Scan)...) {
 		kinds[p.Field] = true
 		probs = append(probs, p)
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -336,5 +337,22 @@ func TestSaveScansCompressedSidecars(t *testing.T) {
 				t.Errorf("a refused save wrote %d entries", len(entries))
 			}
 		})
+	}
+}
+
+// TestSaveScansBinaryWebSocketMessages: a binary message is held in the
+// file as base64, which the raw scan cannot read; Save decodes it and
+// refuses a token inside, as Load and CheckLeaks do.
+func TestSaveScansBinaryWebSocketMessages(t *testing.T) {
+	const token = "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4s"
+	c := wsCassette(t.TempDir())
+	msgs := c.Interactions[0].WebSocket.Messages
+	msgs[2].Data = Body("\x00\xff" + token + "\xfe")
+	err := Save(c, SaveOptions{})
+	if err == nil || AsError(err).Reason != ESecretLeak || !strings.Contains(fmt.Sprint(AsError(err).Problems), "websocket.messages[2]") {
+		t.Fatalf("Save = %v, want E_SECRET_LEAK naming the message", err)
+	}
+	if err := c.CheckLeaks(redact.New(nil, nil)); err == nil {
+		t.Errorf("CheckLeaks passed the message")
 	}
 }

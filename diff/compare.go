@@ -108,6 +108,7 @@ func ComparePipeline(want, got *cassettes.Cassette, p *normalize.Pipeline, heade
 		}
 		c.headers(f+".response.headers", wr.Headers, gr.Headers, headers)
 		c.body(f+".response.body", contentType(want.Interactions[i].Response.Headers), want.Interactions[i].Response.Body.Bytes(), wr.Body.Bytes(), gr.Body.Bytes())
+		c.session(f, want.Interactions[i].WebSocket, w.Interactions[i].WebSocket, g.Interactions[i].WebSocket) // websocket.go
 	}
 	if w.Output != nil || g.Output != nil {
 		var wo, gout cassettes.Output

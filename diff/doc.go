@@ -9,4 +9,7 @@
 // json.canonical: bytes decide, as the adapter asked. Such a drift carries
 // a Hint that names the normalizer, instead of leaving the reader with two
 // long one-line diffs to compare by eye.
+//
+// A WebSocket session is compared like a stream, message by message
+// (websocket.go).
 package diff

@@ -93,7 +93,7 @@ func Normalize(c *cassettes.Cassette, p *normalize.Pipeline) *cassettes.Cassette
 		resp.Headers = p.Headers(st, resp.Headers)
 		resp.Body = cassettes.Body(p.Body(st, contentType(it.Response.Headers), resp.Body.Bytes()))
 		resp.Duration = 0
-		n.Interactions[i] = cassettes.Interaction{ID: it.ID, Request: req, Response: resp}
+		n.Interactions[i] = cassettes.Interaction{ID: it.ID, Request: req, Response: resp, WebSocket: normalizeSession(st, p, it.WebSocket)}
 	}
 	if c.Output != nil {
 		out := *c.Output

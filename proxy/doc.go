@@ -64,6 +64,13 @@
 //     notes only `duration`, measured up to the headers) has its events
 //     spread evenly over that duration, the headers with the first, and
 //     the log says so (spread.go): it came whole at the end.
+//   - WebSocket: a session is recorded through every door, message by
+//     message, by tapping the bytes goproxy relays (websocket.go, package
+//     wsframe), without Sec-WebSocket-Extensions so the frames stay plain;
+//     replay stands in for the server, playing the recorded messages in
+//     order and matching the client's with the match rules (wsreplay.go).
+//     A refused upgrade or a session cut without a close frame is an
+//     upstream failure, never a saved 101.
 //   - An upstream that fails is noted, never recorded as the service's
 //     answer: a transport error (refused, DNS, TLS, reset mid-body,
 //     timeout; classified by infra.ClassifyTransport) and a status the

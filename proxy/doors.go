@@ -34,6 +34,7 @@ func (p *Proxy) streaming(h http.Handler) http.Handler {
 		if p.mode == ModeReplay && p.replayDirect(w, r) {
 			return
 		}
+		w, r = upgradeWriter(w, r) // a WebSocket's client connection is closed when its session ends (websocket.go)
 		h.ServeHTTP(&flushingWriter{ResponseWriter: w}, r)
 	})
 }

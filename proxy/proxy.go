@@ -182,6 +182,10 @@ type Proxy struct {
 
 	// fails are the upstream failures seen (see Failures).
 	fails failures
+	// sessions are the WebSocket sessions being recorded (websocket.go);
+	// wsOwners the recorded ones replay plays (wsreplay.go).
+	sessions sessions
+	wsOwners map[*cassettes.Interaction]wsOwner
 	// origin is the one recorded host a replaying forward proxy serves
 	// origin-form requests from; hosts are all the recorded hosts.
 	origin *url.URL
@@ -250,6 +254,7 @@ func New(opts Options) (*Proxy, error) {
 		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error() + " (the matching flags are in cassette proxy --help)", NextStep: cassettes.Command("cassette", "proxy", "--help")}
 	}
 	p.idx = idx
+	p.wsOwners = wsOwners(opts.Cassettes)
 	p.origin, p.hosts = replayOrigin(p.mode, p.upstream, opts.Cassettes)
 	p.tr = upstreamTransport(opts.Transport)
 	if p.socket != "" {
@@ -367,6 +372,7 @@ func (p *Proxy) Shutdown(ctx context.Context) error {
 	if e := p.tunnels.shutdown(ctx); e != nil {
 		err = e
 	}
+	p.endSessions() // a WebSocket session still open is stored as far as it went
 	if e := p.Flush(ctx); e != nil {
 		err = e
 	}

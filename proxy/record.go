@@ -82,6 +82,9 @@ func formOf(q *cassettes.Request) url.Values { return q.ParsedForm() }
 // upstream sends it while a copy accumulates for the cassette.
 func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 	return goproxy.RoundTripperFunc(func(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response, error) {
+		if isWebSocket(req) {
+			return p.recordWebSocket(seq, req), nil // websocket.go
+		}
 		body, err := p.readBoundedBody(req)
 		if err != nil {
 			return p.bodyError(req, err), nil
@@ -175,7 +178,11 @@ func (p *Proxy) store(seq int64, it cassettes.Interaction) {
 	// a credential later in the session (a token first seen in a URL, then
 	// as a bearer). Run lists the whole URLs at the end, redacted with
 	// everything learned by then.
-	p.logf("record %s %s → %d (%d bytes)", it.Request.Method, originOf(it.Request.URL), it.Response.Code, len(it.Response.Body))
+	if it.WebSocket != nil {
+		p.logf("record %s %s → %d (a WebSocket session, %d messages)", it.Request.Method, originOf(it.Request.URL), it.Response.Code, len(it.WebSocket.Messages))
+	} else {
+		p.logf("record %s %s → %d (%d bytes)", it.Request.Method, originOf(it.Request.URL), it.Response.Code, len(it.Response.Body))
+	}
 	p.mu.Lock()
 	p.recorded = append(p.recorded, recorded{seq, it})
 	p.mu.Unlock()
@@ -238,6 +245,7 @@ func (p *Proxy) Interactions() []cassettes.Interaction {
 		it.Request.Headers, it.Request.Trailer = it.Request.Headers.Clone(), it.Request.Trailer.Clone()
 		it.Response.Headers, it.Response.Trailer = it.Response.Headers.Clone(), it.Response.Trailer.Clone()
 		it.Request.Form = cloneValues(it.Request.Form)
+		it.WebSocket = it.WebSocket.Clone()
 		p.redact(&it)
 		it.Request.Form = formOf(&it.Request)
 		out[i] = it

@@ -38,6 +38,10 @@ func (p *Proxy) replay(req *http.Request, ctx *goproxy.ProxyCtx, seq int64) (*ht
 		return req, p.bodyError(req, err)
 	}
 	it, miss := p.replayLookup(req, body)
+	if it != nil && it.Response.Code == http.StatusSwitchingProtocols && isWebSocket(req) {
+		p.logReplay(it)
+		return req, p.replayWebSocket(req, it) // wsreplay.go
+	}
 	if it != nil {
 		p.logReplay(it)
 		if p.opts.SimulateLatency {
@@ -126,6 +130,9 @@ func (p *Proxy) Replayed() int64 { return p.replayed.Load() }
 // is written event by event to a flushing writer (replayWriter).
 func (p *Proxy) serveReplay(w http.ResponseWriter, r *http.Request) {
 	_, resp := p.onRequest(r, nil) // replay never reads the goproxy context
+	if serveUpgrade(w, resp) {     // a WebSocket session (wsreplay.go)
+		return
+	}
 	defer resp.Body.Close()
 	h := w.Header()
 	for k, vs := range resp.Header {

@@ -19,6 +19,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/recorder/infra"
 	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/wsplay"
 )
 
 // Scenario is one HTTP call shape of an adapter, as cassette.yaml declares
@@ -157,7 +158,8 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 		if _, failing := infra.ClassifyStatus(in.Response.Code); failing {
 			expect = in.Response.Code
 		}
-		reqs = append(reqs, request{method: in.Request.Method, url: joinURL(opts.BaseURL, u.RequestURI()), headers: h, body: in.Request.Body.Bytes(), expect: expect})
+		reqs = append(reqs, request{method: in.Request.Method, url: joinURL(opts.BaseURL, u.RequestURI()), headers: h, body: in.Request.Body.Bytes(), expect: expect,
+			session: sessionOf(in)})
 	}
 	rec, err := record(ctx, opts, old.Scenario, reqs, red)
 	if err != nil {
@@ -202,7 +204,8 @@ type request struct {
 	url     string
 	headers map[string]string
 	body    []byte
-	expect  int // a failing status (408, 429, 5xx) expected on purpose, 0 for none
+	expect  int                  // a failing status (408, 429, 5xx) expected on purpose, 0 for none
+	session *cassettes.WebSocket // a WebSocket session to play after the upgrade (websocket.go)
 }
 
 func expandScenario(sc Scenario, base string, adapterHeaders map[string]string, lookup func(string) (string, bool)) (request, error) {
@@ -348,6 +351,7 @@ type sender struct {
 func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, error) {
 	var cancel context.CancelFunc = func() {}
 	defer func() { cancel() }()
+	key := "" // a WebSocket upgrade's Sec-WebSocket-Key
 	newReq := func(ctx context.Context) (*http.Request, error) {
 		cancel()
 		var actx context.Context
@@ -364,6 +368,9 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 		for _, k := range slices.Sorted(maps.Keys(rq.headers)) {
 			r.Header.Set(k, rq.headers[k])
 		}
+		if rq.session != nil {
+			key = wsplay.Handshake(r.Header)
+		}
 		return r, nil
 	}
 	start := s.opts.Meta.now()
@@ -372,6 +379,9 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 	s.calls = append(s.calls, t)
 	if err != nil {
 		return cassettes.Interaction{}, withLimit(transportError(s.red, err, ctx, t, s.again), s.attemptTimeout)
+	}
+	if rq.session != nil && resp.StatusCode == http.StatusSwitchingProtocols {
+		return s.session(rq, resp, key, start, t) // websocket.go
 	}
 	respBody, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -383,6 +393,9 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 	// failing, unless the scenario answers it on purpose.
 	if _, failing := infra.ClassifyStatus(resp.StatusCode); failing && resp.StatusCode != rq.expect {
 		return cassettes.Interaction{}, statusError(resp.StatusCode, t, s.again)
+	}
+	if rq.session != nil { // an upgrade refused: never a recording
+		return s.session(rq, resp, key, start, t)
 	}
 	return interaction(rq, resp, respBody, s.opts.Meta.now().Sub(start)), nil
 }

@@ -119,6 +119,9 @@ func (p Policy) Do(ctx context.Context, rt http.RoundTripper, newReq func(ctx co
 			wait = p.backoff(attempt)
 		default:
 			tel.Statuses = append(tel.Statuses, resp.StatusCode)
+			if resp.StatusCode == http.StatusSwitchingProtocols {
+				return resp, tel, nil // the body is the upgraded connection (a WebSocket session): not read here
+			}
 			if attempt >= max || !p.retryableStatus(resp.StatusCode) {
 				// The body is read here, inside the policy: a reset or a
 				// timeout half-way through it is retried like one before it.

@@ -116,8 +116,12 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 func side(c *cassettes.Cassette) []report.Action {
 	var acts []report.Action
 	for i, it := range c.Interactions {
+		body := it.Response.Body.Bytes()
+		if it.WebSocket != nil {
+			body = SessionText(it.WebSocket) // websocket.go
+		}
 		acts = append(acts, report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: it.Request.Method, URL: it.Request.URL,
-			StatusCode: it.Response.Code, Headers: it.Response.Headers, Body: it.Response.Body.Bytes()})
+			StatusCode: it.Response.Code, Headers: it.Response.Headers, Body: body})
 	}
 	if c.Output != nil {
 		a := report.Action{Kind: "proc", ID: "output", Stdout: c.Output.Stdout.Bytes(), Stderr: c.Output.Stderr.Bytes(), Exit: c.Output.ExitCode}

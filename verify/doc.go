@@ -5,7 +5,9 @@
 // A case is one cassette. HTTP cases send the cassette's requests, in order,
 // to the fake (a base URL, a process verify starts, or an in-process
 // http.Handler) and compare status, the adapter's contract headers and the
-// normalized body; CLI cases run the fake command with the recorded
+// normalized body (a WebSocket session: the recorded client messages are
+// sent, and the fake's messages compared one by one, websocket.go); CLI
+// cases run the fake command with the recorded
 // arguments, stdin and environment names and compare stdout, stderr and the
 // exit code. Cases run in parallel and are reported in a deterministic order
 // (adapter order in cassette.yaml, then scenario). A quarantined case that

@@ -66,6 +66,14 @@ func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *nor
 	for i, recorded := range c.Interactions {
 		got.Interactions[i] = recorded
 		in := ids.apply(recorded)
+		if isSession(recorded) { // a WebSocket session: message by message (websocket.go)
+			act, err := replaySession(ctx, client, t.BaseURL, i, in, &got.Interactions[i], ids)
+			actions = append(actions, act)
+			if err != nil {
+				return nil, actions, err
+			}
+			continue
+		}
 		u, err := url.Parse(in.Request.URL)
 		if err != nil {
 			return nil, actions, fmt.Errorf("interactions[%d].request.url %q: %w", i, in.Request.URL, err)

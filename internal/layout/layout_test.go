@@ -24,11 +24,13 @@ const module = "github.com/cassette-dev/cassette/"
 // our types).
 var floors = map[string]int{
 	"redact":         1,
+	"wsframe":        1, // WebSocket framing: imports no package of the project
 	"normalize":      2,
 	"cassettes":      3,
 	"diff":           4,
 	"match":          4,
 	"har":            4,
+	"wsplay":         4, // the client side of a recorded WebSocket session, for verify and recorder
 	"recorder/infra": 4,
 	"report":         5,
 	"proxy":          5,

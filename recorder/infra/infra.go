@@ -118,6 +118,19 @@ func (f Failure) Advice() string {
 		advice = "first check the network, real.base_url and HTTPS_PROXY"
 	case f.Reason == cassettes.ERateLimit || f.Reason == cassettes.EProvider5xx:
 		advice = "run it again once the service has recovered"
+	case f.Reason == cassettes.ERealUpgrade:
+		advice = "first check the WebSocket URL, the credentials it needs, and that the service speaks WebSocket there"
 	}
 	return advice
+}
+
+// Upgrade is the failure of a WebSocket upgrade: the real service answered
+// status (its status line) where 101 Switching Protocols was asked for, or
+// a 101 whose handshake is not valid (why says how). A refused upgrade is
+// never recorded: what the client got is not a session to replay.
+func Upgrade(status, why string) Failure {
+	if why != "" {
+		return Failure{cassettes.ERealUpgrade, "WebSocket upgrade: " + why}
+	}
+	return Failure{cassettes.ERealUpgrade, "WebSocket upgrade refused: " + status}
 }

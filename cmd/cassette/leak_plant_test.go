@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,7 +171,7 @@ func found(data []byte) []string {
 			}
 		}
 	}
-	sort.Strings(hits)
+	slices.Sort(hits)
 	return hits
 }
 
@@ -192,9 +193,9 @@ func leakService(w http.ResponseWriter, r *http.Request) {
 	for k, vs := range r.Header {
 		hdr = append(hdr, k+": "+strings.Join(vs, ","))
 	}
-	sort.Strings(hdr)
+	slices.Sort(hdr)
 	keys := make([]string, 0, len(formatKinds))
-	for _, k := range sortedKinds() {
+	for _, k := range slices.Sorted(maps.Keys(formatKinds)) {
 		keys = append(keys, formatKinds[k].text)
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -220,24 +221,6 @@ func leakService(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Write(data)
-}
-
-func sortedKinds() []string {
-	out := make([]string, 0, len(formatKinds))
-	for k := range formatKinds {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // plantedJSON is the JSON body clients post: credentials under their names.
@@ -317,7 +300,7 @@ func plantedRequests(t *testing.T, base string) []*http.Request {
 // files in work.
 func plantedCurl(t *testing.T, base, work string) (script string, env []string) {
 	n := nameKinds
-	for _, k := range sortedKeys(n) {
+	for _, k := range slices.Sorted(maps.Keys(n)) {
 		env = append(env, "P_"+strings.NewReplacer("-", "_").Replace(strings.ToUpper(k))+"="+n[k])
 	}
 	h := `-H "Authorization: Bearer $P_AUTHORIZATION_BEARER" -H "Cookie: sid=$P_COOKIE" -H "X-Auth: $P_X_AUTH" ` +
@@ -383,7 +366,7 @@ func importSources(t *testing.T, work string) (govcrDir, harFile string) {
 		"X-Api-Key": {n["x-api-key"]}, "Content-Type": {"application/json"}}
 	keys, _ := json.Marshal(map[string]any{"keys": func() []string {
 		var ks []string
-		for _, k := range sortedKinds() {
+		for _, k := range slices.Sorted(maps.Keys(formatKinds)) {
 			ks = append(ks, formatKinds[k].text)
 		}
 		return ks
@@ -424,7 +407,7 @@ func importSources(t *testing.T, work string) (govcrDir, harFile string) {
 	}
 	govcrDir = filepath.Join(work, "govcr")
 	var entries []any
-	for _, name := range sortedKeysOf(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		data, err := cassettes.Marshal(&cassettes.Cassette{Version: 2, Interactions: files[name]})
 		if err != nil {
 			t.Fatal(err)
@@ -452,20 +435,11 @@ func importSources(t *testing.T, work string) (govcrDir, harFile string) {
 	return govcrDir, harFile
 }
 
-func sortedKeysOf[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // harEntry is one HAR 1.2 entry of an interaction, on page.
 func harEntry(page string, in cassettes.Interaction) map[string]any {
 	hdrs := func(h http.Header) []any {
 		var out []any
-		for _, k := range sortedKeysOf(h) {
+		for _, k := range slices.Sorted(maps.Keys(h)) {
 			for _, v := range h[k] {
 				out = append(out, map[string]any{"name": k, "value": v})
 			}

@@ -16,6 +16,9 @@ type HistoryEntry struct {
 	Drifts      int    `json:"drifts"`              // cassettes that drifted
 	Consecutive int    `json:"consecutive"`         // the escalation count after the cycle
 	Escalated   bool   `json:"escalated,omitempty"` // the count had reached the threshold
+	// Stamp is the cycle's start to the nanosecond: what tells a cycle
+	// saved twice from another cycle started in the same second.
+	Stamp string `json:"stamp,omitempty"`
 }
 
 // recordHistory appends the adapter's outcome of this cycle to its history
@@ -39,8 +42,9 @@ func (c *cycle) recordHistory(ar *AdapterResult) {
 		return
 	}
 	st := c.state.Adapter(ar.Name)
-	e := HistoryEntry{At: c.now.UTC().Format(time.RFC3339), Drifts: drifts, Consecutive: ar.Consecutive, Escalated: ar.Escalated}
-	if n := len(st.History); n > 0 && st.History[n-1].At == e.At {
+	e := HistoryEntry{At: c.now.UTC().Format(time.RFC3339), Drifts: drifts, Consecutive: ar.Consecutive, Escalated: ar.Escalated,
+		Stamp: c.now.UTC().Format(time.RFC3339Nano)}
+	if n := len(st.History); n > 0 && st.History[n-1].Stamp == e.Stamp {
 		st.History[n-1] = e
 	} else {
 		st.History = append(st.History, e)

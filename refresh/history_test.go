@@ -77,3 +77,30 @@ func TestHistoryIsBounded(t *testing.T) {
 		t.Error("a skipped adapter got a history entry")
 	}
 }
+
+// TestHistoryCyclesInOneSecond: two cycles started in the same second (a
+// manual --once right after the scheduled one, as the contracts script's
+// golden dry runs do after an escalating run) are two entries, as they are
+// two counts; before, the second replaced the first whenever both fell in
+// one second, so two equal golden runs wrote different histories.
+func TestHistoryCyclesInOneSecond(t *testing.T) {
+	p := newProject(t)
+	var last *report.Run
+	for i, body := range []string{`{"pets":[],"n":1}`, `{"pets":[],"n":2}`} {
+		p.real.set(200, body)
+		p.dir = filepath.Join(t.TempDir(), "clone")
+		runGit(t, p.env, filepath.Dir(p.dir), "clone", "--quiet", p.remote, p.dir)
+		p.load()
+		r := p.cycle(week0.Add(time.Duration(i)*time.Millisecond), nil)
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		last = r.Report(p.cfg, report.Tool{Name: "cassette"}, "")
+	}
+	if len(last.History) != 1 || len(last.History[0].Cycles) != 2 {
+		t.Fatalf("history %+v, want two cycles of petstore", last.History)
+	}
+	if c := last.History[0].Cycles; c[0].Consecutive != 1 || c[1].Consecutive != 2 {
+		t.Errorf("counts %d %d, want 1 2", c[0].Consecutive, c[1].Consecutive)
+	}
+}

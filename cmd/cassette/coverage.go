@@ -91,11 +91,11 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 	if len(probs) > 0 {
 		return &cassettes.Error{Reason: cassettes.EObservationInvalid, Problems: probs,
 			Message:  fmt.Sprintf("%d lines of %s are not observations of format %d (README, \"The observation format\"): observe again, or mend their writer", len(probs), dir, coverage.FormatVersion),
-			NextStep: "cassette observe -- go test ./..."}
+			NextStep: p.observeStep()}
 	}
 	if len(obs) == 0 {
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: "no calls observed in " + dir + ": run the tests (go test, pytest, npm test) under cassette observe first",
-			NextStep: "cassette observe -- go test ./..."}
+			NextStep: p.observeStep()}
 	}
 	red := redact.New(p.Redact, p.credentials()) // one session: a value learned in one call is scrubbed from all
 	for i := range obs {

@@ -11,7 +11,8 @@ import (
 
 // TestCoverageScripts runs the scripts of testdata/coverage: cassette
 // observe around a test command of real processes (sh, curl), then
-// cassette coverage. UPDATE_SCRIPTS=1 rewrites their expected output.
+// cassette coverage; every next step they print is run as printed (see
+// checkNextSteps). UPDATE_SCRIPTS=1 rewrites their expected output.
 func TestCoverageScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/coverage",
@@ -25,7 +26,7 @@ func TestCoverageScripts(t *testing.T) {
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
-			return nil
+			return checkNextSteps(env)
 		},
 	})
 }

@@ -61,7 +61,7 @@ func (v nextVerdict) bad() string {
 		return "the shell cannot run it"
 	case v.Code == 2 && (v.Got == "" || v.Got != v.Reason):
 		return "it is itself a usage or config error (" + v.Got + ")"
-	case strings.Contains(v.Next, "...") || strings.Contains(v.Next, "#"):
+	case strings.Contains(strings.ReplaceAll(v.Next, "./...", ""), "...") || strings.Contains(v.Next, "#"):
 		return "it holds `...` or a `# comment`"
 	}
 	return ""

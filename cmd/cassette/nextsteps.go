@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -175,6 +176,37 @@ func runPatternStep(g *globals, name, run string) string {
 		return p.command("cassette", name, "--run", "^"+regexp.QuoteMeta(first)+"/")
 	}
 	return p.command("cassette", name, "--help")
+}
+
+// observeStep runs the project's test suite under cassette observe, with
+// the runner its files name (go.mod, package.json, a pytest
+// configuration, a Makefile); with none of them, observe's help, which
+// says what to give it.
+func (p *project) observeStep() string {
+	run := testCommandOf(p.cfg.Dir)
+	if run == nil {
+		return p.command("cassette", "observe", "--help")
+	}
+	return p.command(append([]string{"cassette", "observe", "--"}, run...)...)
+}
+
+// testCommandOf is the usual test command of the project in dir, or nil.
+func testCommandOf(dir string) []string {
+	has := func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	}
+	switch {
+	case has("go.mod"):
+		return []string{"go", "test", "./..."}
+	case has("package.json"):
+		return []string{"npm", "test"}
+	case has("pytest.ini"), has("conftest.py"), has("pyproject.toml"), has("tox.ini"), has("setup.cfg"):
+		return []string{"pytest"}
+	case has("Makefile"):
+		return []string{"make", "test"}
+	}
+	return nil
 }
 
 func firstOr(xs []string, or string) string {

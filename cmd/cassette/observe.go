@@ -78,15 +78,15 @@ them, to observe several test commands). The exit code is COMMAND's.`,
 }
 
 func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, command []string) error {
-	if len(command) == 0 {
-		return cassettes.Errorf(cassettes.EUsage, "cassette observe -- go test ./...", "give the test command after --")
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	p, err := loadProject(g)
 	if err != nil {
 		return err
+	}
+	if len(command) == 0 {
+		return cassettes.Errorf(cassettes.EUsage, p.observeStep(), "give the test command after --")
 	}
 	for _, a := range o.adapters {
 		if _, ok := p.cfg.Adapters[a]; !ok {
@@ -138,10 +138,13 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 	}
 	code, err := runObserved(ctx, stdio, command, st.Env)
 	if err != nil {
+		if ce, ok := err.(*cassettes.Error); ok {
+			ce.NextStep = p.observeStep()
+		}
 		return err
 	}
 	st.Close()
-	fmt.Fprintf(stdio.Err, "observe: %s exited %d; %s in %s\nnext: cassette coverage\n", command[0], code, callCounts(observed, p.cfg.Order), relOrSelf(root, observed))
+	fmt.Fprintf(stdio.Err, "observe: %s exited %d; %s in %s\nnext: %s\n", command[0], code, callCounts(observed, p.cfg.Order), relOrSelf(root, observed), p.command("cassette", "coverage"))
 	if code != 0 {
 		return exitError(code)
 	}
@@ -169,8 +172,7 @@ func runObserved(ctx context.Context, stdio *IO, command, env []string) (int, er
 		}
 		return ee.ExitCode(), nil
 	}
-	return 0, &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot run " + command[0], Err: err,
-		NextStep: "cassette observe -- go test ./..."}
+	return 0, &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot run " + command[0], Err: err}
 }
 
 // callCounts says how many calls each adapter's fake answered, from the

@@ -14,7 +14,7 @@ test: ## vet, then every test with the race detector (the CLI scripts included),
 	$(GO) vet ./...
 	GO=$(GO) examples/github-actions/actionlint.sh
 	@mkdir -p .cassette && $(GO) build -o .cassette/testsummary ./internal/testsummary
-	@{ $(GO) test -race -count=1 -timeout 12m -json ./... 2>&1; echo $$? >.cassette/test.exit; } | .cassette/testsummary; \
+	@{ $(GO) test -race -count=1 -timeout 20m -json ./... 2>&1; echo $$? >.cassette/test.exit; } | .cassette/testsummary; \
 	  summary=$$?; test "$$(cat .cassette/test.exit)" = 0 && test $$summary = 0
 	@# The official LLM SDKs against replayed real streams: a module of its own
 	@# (./... does not enter it). Without -race: the SDKs are not ours, and the

@@ -101,7 +101,7 @@ interactions: []
 // the message, and no panic.
 func TestMalformed(t *testing.T) {
 	cfg := testConfig(t)
-	t.Setenv("GITHUB_TOKEN", "ghp_"+strings.Repeat("a", 36))
+	t.Setenv("GITHUB_TOKEN", "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4a")
 	declared := map[string]string{"GH_TOKEN": "s3cr3t-value-123"}
 	type tc struct {
 		name, data string
@@ -144,11 +144,11 @@ func TestMalformed(t *testing.T) {
 		{name: "bad scenario name", data: rep("scenario: list-pulls", "scenario: ../list-pulls"), reason: ECassetteInvalid, want: "is not a valid scenario name"},
 		{name: "bad binary body", data: rep("body: |\n        [{\"number\": 1}]", "body: !!binary '***'"), reason: ECassetteInvalid, want: "not valid base64"},
 		{name: "bad duration", data: rep("code: 200", "code: 200\n      duration: soon"), reason: ECassetteInvalid, want: "expected a duration like 120ms"},
-		{name: "planted known token", data: rep("[REDACTED]", "Bearer ghp_"+strings.Repeat("b", 36)), reason: ESecretLeak, want: ":15:33: a credential (github-token) is stored in the file"},
+		{name: "planted known token", data: rep("[REDACTED]", "Bearer ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4b"), reason: ESecretLeak, want: ":15:33: a credential (github-pat) is stored in the file"},
 		{name: "planted declared value", data: repCLI(`"1\tfix\n"`, `"token s3cr3t-value-123\n"`), reason: ESecretLeak, want: "declared:GH_TOKEN"},
-		{name: "planted env token", data: repCLI(`"1\tfix\n"`, `"ghp_`+strings.Repeat("a", 36)+`"`), reason: ESecretLeak, want: "github-token"},
-		{name: "leak behind a schema error", data: rep("[REDACTED]", "ghp_"+strings.Repeat("c", 36)) + "bogus: 1\n", reason: ESecretLeak, want: ":15:26: a credential (github-token)"},
-		{name: "leak in a binary file", data: "\x00\x01 token ghp_" + strings.Repeat("d", 36), reason: ESecretLeak, want: "github-token"},
+		{name: "planted env token", data: repCLI(`"1\tfix\n"`, `"ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4a"`), reason: ESecretLeak, want: "github-pat"},
+		{name: "leak behind a schema error", data: rep("[REDACTED]", "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c") + "bogus: 1\n", reason: ESecretLeak, want: ":15:26: a credential (github-pat)"},
+		{name: "leak in a binary file", data: "\x00\x01 token ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4d", reason: ESecretLeak, want: "github-pat"},
 		{name: "empty schema version", data: rep("cassette: 1", "cassette:"), reason: ECassetteInvalid, want: "cassette: the cassette schema version is missing (expected 1)"},
 		{name: "missing sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/"+hex64+".bin"), reason: ECassetteInvalid, want: "sidecar body bodies/" + hex64 + ".bin cannot be read"},
 		// What a pull request adding one file could do to CI: each is refused
@@ -198,7 +198,7 @@ func TestMalformed(t *testing.T) {
 		{name: "config quarantine bad category", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}}\nquarantine:\n  gh/x: {category: FLAKY, owner: a, quarantined: 2026-11-01, expires: 2026-11-02, bead: b, evidence: e, repro: r, reason: why, remove_when: w}\n", reason: ECfgParse, want: "`FLAKY` is not allowed"},
 		{name: "config bad date", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}}\nquarantine:\n  gh/x: {category: FLAKE-NET, owner: a, quarantined: soon, expires: 2026-11-02, bead: b, evidence: e, repro: r, reason: why, remove_when: w}\n", reason: ECfgParse, want: "expected a date like 2026-11-30"},
 		{name: "config second document", config: true, data: "adapters: {}\n---\nx: 1\n", reason: ECfgParse, want: ":3: a second YAML document starts here"},
-		{name: "config with a token", config: true, data: "adapters:\n  gh:\n    kind: http\n    real: {headers: {Authorization: \"Bearer ghp_" + strings.Repeat("e", 36) + "\"}}\n    fake: {base_url: http://x}\n", reason: ESecretLeak, want: ":4:"},
+		{name: "config with a token", config: true, data: "adapters:\n  gh:\n    kind: http\n    real: {headers: {Authorization: \"Bearer ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4e" + "\"}}\n    fake: {base_url: http://x}\n", reason: ESecretLeak, want: ":4:"},
 		{name: "config flow mapping wrong type", config: true, data: "adapters:\n  svc:\n    kind: http\n    fake: {base_url: http://x}\n    scenarios:\n      - {name: a, path: /, headers: {Accept-Encoding: [gzip]}}\n", reason: ECfgParse, want: ":6: adapters.svc.scenarios[0].headers.Accept-Encoding: wrong type: got a list"},
 		{name: "config bad base_url", config: true, data: "adapters:\n  docker:\n    kind: cli\n    real: {base_url: podman.sock}\n    fake: {command: [x]}\n", reason: ECfgParse, want: ":4: adapters[docker].real.base_url: `podman.sock` is not an absolute URL (expected a URL like https://api.example.com or unix:///run/podman/podman.sock)"},
 		{name: "config binary", config: true, data: "\xff\xfe\x00", reason: ECfgParse, want: "binary data"},

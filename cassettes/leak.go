@@ -3,13 +3,14 @@ package cassettes
 import (
 	"fmt"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/cassette-dev/cassette/redact"
 )
 
-// The leak scan that runs before every write (Save) and on every load:
-// the raw bytes of the file, then what they carry encoded. A problem names
-// the file, line and kind of credential, never its value.
+// The leak scan that runs before every write (Save, CheckLeaks) and on
+// every load: the raw bytes of the file, then what they carry encoded. A
+// problem names the file, line and kind of credential, never its value.
 
 // leakProblems scans the raw bytes of a file for credentials.
 func leakProblems(path string, data []byte, declared map[string]string) []Problem {
@@ -20,26 +21,73 @@ func leakProblems(path string, data []byte, declared map[string]string) []Proble
 	return out
 }
 
-// encodedLeaks scans the bodies the raw scan cannot read: bodies under a
-// Content-Encoding redact decodes (a plain go-vcr cassette keeps them as
-// recorded) and sidecar files.
+// leakProblems and encodedLeaks are the package's for a load: nothing
+// when the caller scans later (SkipLeakScan).
+func (o LoadOptions) leakProblems(path string, data []byte) []Problem {
+	if o.SkipLeakScan {
+		return nil
+	}
+	return leakProblems(path, data, o.Credentials)
+}
+
+func (o LoadOptions) encodedLeaks(c *Cassette) []Problem {
+	if o.SkipLeakScan {
+		return nil
+	}
+	return encodedLeaks(c, o.Credentials)
+}
+
+// encodedLeaks scans the bodies and WebSocket messages the raw scan cannot
+// read (bodyLeaks, webSocketLeaks) for the known formats and the declared
+// values.
 func encodedLeaks(c *Cassette, declared map[string]string) []Problem {
+	scan := func(b []byte) []redact.Finding { return redact.Scan(b, declared) }
+	return append(bodyLeaks(c, scan), webSocketLeaks(c, scan)...)
+}
+
+// bodyLeaks scans, with scan, the bodies whose text the file does not show:
+// compressed ones (under a Content-Encoding, or recognised by their magic
+// bytes: gzip, zstd), decoded first; binary ones, which the file holds in
+// base64; and sidecar files. A body that says or looks compressed and
+// cannot be decoded (corrupt, an unknown coding, a bomb) is a problem
+// itself: what is inside was never redacted or scanned, so it is refused
+// rather than kept unread. A body that is plain UTF-8 text is in the file,
+// and scanned there.
+func bodyLeaks(c *Cassette, scan func([]byte) []redact.Finding) []Problem {
 	var out []Problem
-	scan := func(field string, h http.Header, body Body, sidecar bool) {
-		data := []byte(body)
-		if dec, ok := redact.Decode(redact.Codings(h), data); ok {
-			data = dec
-		} else if !sidecar {
-			return // already scanned as part of the file
-		}
-		for _, f := range redact.Scan(data, declared) {
+	check := func(field string, h http.Header, body Body, sidecar bool) {
+		raw := []byte(body)
+		plain, coding, err := redact.Readable(h, raw)
+		if err != nil {
 			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field,
-				Message: "a credential (" + f.Kind + ") is stored in this body (found after decoding it)", Expected: redact.Redacted})
+				Message:    "the body " + err.Error() + "; it cannot be scanned for credentials",
+				Expected:   "a body redaction can read: plain, or gzip, deflate, br, zstd that decodes",
+				Suggestion: "refusing to keep a body unread; record it again (a body cut short or corrupt), or remove it"})
+			return
+		}
+		encoded := coding != "" || len(redact.Codings(h)) > 0
+		if !encoded && !sidecar && utf8.Valid(raw) {
+			return // in the file, scanned there
+		}
+		how := "found after decoding it"
+		if !encoded {
+			how = "a binary or sidecar body"
+		}
+		for _, f := range scan(plain) {
+			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field,
+				Message: "a credential (" + f.Kind + ") is stored in this body (" + how + ")", Expected: redact.Redacted})
 		}
 	}
 	for i, in := range c.Interactions {
-		scan(fmt.Sprintf("interactions[%d].request.body", i), in.Request.Headers, in.Request.Body, in.Request.BodyFile != "")
-		scan(fmt.Sprintf("interactions[%d].response.body", i), in.Response.Headers, in.Response.Body, in.Response.BodyFile != "")
+		check(fmt.Sprintf("interactions[%d].request.body", i), in.Request.Headers, in.Request.Body, in.Request.BodyFile != "")
+		check(fmt.Sprintf("interactions[%d].response.body", i), in.Response.Headers, in.Response.Body, in.Response.BodyFile != "")
+	}
+	if c.Input != nil {
+		check("input.stdin", nil, c.Input.Stdin, false)
+	}
+	if c.Output != nil {
+		check("output.stdout", nil, c.Output.Stdout, false)
+		check("output.stderr", nil, c.Output.Stderr, false)
 	}
 	return out
 }

@@ -17,14 +17,16 @@ import (
 // Transport, import) redacts the same fields the same way.
 
 // DecodeBodies replaces each body of in whose Content-Encoding redact can
-// undo (redact.Decode: gzip, x-gzip, deflate, and chains of them) with its
-// decoded bytes, removes the Content-Encoding header, makes Content-Length
-// and content_length agree with the decoded length, and sets the response's
-// Uncompressed (go-vcr's field for "the transport decoded it"). It runs
-// before redaction, so that a credential inside a compressed body is seen
-// by redaction, the leak scan and the normalizers; replay then serves the
-// plain body, which every HTTP client accepts. A body redact cannot decode
-// (brotli, zstd, mislabelled) is kept as it came.
+// undo (redact.Open: gzip, x-gzip, deflate, br, zstd, and layers of them,
+// "gzip, br") with its decoded bytes, removes the Content-Encoding header,
+// makes Content-Length and content_length agree with the decoded length,
+// and sets the response's Uncompressed (go-vcr's field for "the transport
+// decoded it"). It runs before redaction, so that a credential inside a
+// compressed body is seen by redaction, the leak scan and the normalizers;
+// replay then serves the plain body, which every HTTP client accepts. A
+// body that does not decode is kept as it came, and CheckLeaks refuses it.
+// A body compressed without saying so (gzip or zstd magic, no header) is
+// kept compressed: redaction reads inside it (redact.Redactor.Body).
 func (in *Interaction) DecodeBodies() {
 	if b, ok := decodeBody(in.Request.Headers, in.Request.Body); ok {
 		in.Request.Body = Body(b)
@@ -46,8 +48,8 @@ func decodeBody(h http.Header, body Body) ([]byte, bool) {
 	if len(codings) == 0 {
 		return nil, false
 	}
-	out, ok := redact.Decode(codings, []byte(body))
-	if !ok {
+	out, err := redact.Open(codings, []byte(body))
+	if err != nil {
 		return nil, false
 	}
 	h.Del("Content-Encoding")
@@ -132,8 +134,22 @@ func redactBody(r *redact.Redactor, h http.Header, b *Body, length *int64) {
 
 // Redact removes the credentials from a whole cassette, in place: every
 // interaction (Interaction.Redact), the CLI command, arguments and
-// standard input, and the CLI output.
+// standard input, and the CLI output. The values under credential names in
+// the arguments (--token=X, --password X, -H "Authorization: …"), in the
+// standard input and in the output (JSON keys) are learned first, so that
+// they are scrubbed from every part of the cassette, the HTTP calls
+// included; the output is redacted by name too. (A recorder refuses a
+// command line or standard input that holds one before it gets here: they
+// are run again by refresh, and cannot be kept redacted.)
 func (c *Cassette) Redact(r *redact.Redactor) {
+	if c.Input != nil {
+		r.LearnArgs(append([]string{c.Input.Command}, c.Input.Args...))
+		r.LearnBody("", []byte(c.Input.Stdin))
+	}
+	if c.Output != nil {
+		r.LearnBody("", []byte(c.Output.Stdout))
+		r.LearnBody("", []byte(c.Output.Stderr))
+	}
 	for i := range c.Interactions {
 		c.Interactions[i].Redact(r)
 	}
@@ -142,51 +158,60 @@ func (c *Cassette) Redact(r *redact.Redactor) {
 		for i, a := range c.Input.Args {
 			c.Input.Args[i] = r.String(a)
 		}
-		c.Input.Stdin = Body(r.Bytes([]byte(c.Input.Stdin)))
+		c.Input.Stdin = Body(r.Body("", []byte(c.Input.Stdin)))
 	}
 	if c.Output != nil {
-		c.Output.Stdout = Body(r.Bytes([]byte(c.Output.Stdout)))
-		c.Output.Stderr = Body(r.Bytes([]byte(c.Output.Stderr)))
+		c.Output.Stdout = Body(r.Body("", []byte(c.Output.Stdout)))
+		c.Output.Stderr = Body(r.Body("", []byte(c.Output.Stderr)))
 	}
 }
 
 // CheckLeaks marshals the cassette as it would be written and scans it for
 // anything secret left: a known key format, or a value r declares or
-// learned, in any of its encodings. It returns nil when the cassette is
-// clean, otherwise an E_SECRET_LEAK *Error whose problems name the line and
-// the kind of secret — never the value.
+// learned, in any of its encodings; and every body the file does not show
+// as text (compressed, binary), decoded. A body that cannot be decoded is
+// refused: it would be kept unread (see bodyLeaks). It returns nil when the
+// cassette is clean, otherwise an E_SECRET_LEAK *Error whose problems name
+// the line and the kind of secret — never the value.
 func (c *Cassette) CheckLeaks(r *redact.Redactor) error {
 	data, err := Marshal(c)
 	if err != nil {
 		return &Error{Reason: EIO, Message: "cannot encode the cassette to scan it", Err: err, NextStep: Command("cassette", "validate")}
 	}
-	findings := r.Scan(data)
-	if len(findings) == 0 {
-		return nil
-	}
+	var probs []Problem
 	kinds := map[string]bool{}
-	// The caller knows the command that records it again: the next step.
-	e := &Error{Reason: ESecretLeak}
-	for _, f := range findings {
+	for _, f := range r.Scan(data) {
 		kind := f.Kind
 		if i := strings.Index(kind, "("); i > 0 {
 			kind = kind[:i] // "declared:X(encoded)" -> "declared:X"
 		}
 		kinds[kind] = true
-		e.Problems = append(e.Problems, Problem{
+		probs = append(probs, Problem{
 			File: c.Path, Line: f.Line, Column: f.Column,
 			Message:    fmt.Sprintf("a secret (%s) would be written", kind),
 			Expected:   redact.Redacted,
 			Suggestion: "refusing to save; the value is not shown",
 		})
 	}
+	for _, p := range append(bodyLeaks(c, r.Scan), webSocketLeaks(c, r.Scan)...) {
+		kinds[p.Field] = true
+		probs = append(probs, p)
+	}
+	if len(probs) == 0 {
+		return nil
+	}
 	names := make([]string, 0, len(kinds))
 	for k := range kinds {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	e.Message = fmt.Sprintf("refusing to save: %d secret(s) left after redaction (%s); declare the variable under `credentials:` of the adapter in cassette.yaml, or remove the secret from the scenario, then record again", len(findings), strings.Join(names, ", "))
-	return e
+	// The caller knows the command that records it again: the next step.
+	return &Error{
+		Reason: ESecretLeak,
+		Message: fmt.Sprintf("refusing to save: %d secret(s) or unreadable bodies left after redaction (%s); declare the variable under `credentials:` "+
+			"of the adapter in cassette.yaml, or remove the secret from the scenario, then record again", len(probs), strings.Join(names, ", ")),
+		Problems: probs,
+	}
 }
 
 // SaveOptionsFor returns the options with which Save runs its own final

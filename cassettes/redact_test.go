@@ -5,9 +5,11 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -27,8 +29,21 @@ func gzipped(t testing.TB, s string) []byte {
 	return b.Bytes()
 }
 
+func encoded(t testing.TB, s string, codings ...string) []byte {
+	b := []byte(s)
+	for _, c := range codings {
+		var err error
+		if b, err = redact.Encode(c, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
 func TestDecodeBodies(t *testing.T) {
 	full := gzipped(t, "hello secret world")
+	corrupt := bytes.Clone(full)
+	corrupt[len(corrupt)/2] ^= 0x5a
 	tests := []struct {
 		name, enc string
 		body      []byte
@@ -38,7 +53,11 @@ func TestDecodeBodies(t *testing.T) {
 		{"gzip", "gzip", full, "hello secret world", true},
 		{"chain", "gzip, gzip", gzipped(t, string(full)), "hello secret world", true},
 		{"cut short keeps the decoded prefix", "gzip", full[:len(full)-8], "hello secret world", true},
-		{"brotli is kept as it came", "br", []byte("\x0b\x02\x80hi\x03"), "\x0b\x02\x80hi\x03", false},
+		{"brotli", "br", encoded(t, "hello secret world", "br"), "hello secret world", true},
+		{"zstd", "zstd", encoded(t, "hello secret world", "zstd"), "hello secret world", true},
+		{"layered gzip then br", "gzip, br", encoded(t, "hello secret world", "gzip", "br"), "hello secret world", true},
+		{"an unknown coding is kept (CheckLeaks refuses it)", "compress", []byte("\x1f\x9d\x90hi"), "\x1f\x9d\x90hi", false},
+		{"corrupt is kept (CheckLeaks refuses it)", "gzip", corrupt, string(corrupt), false},
 		{"mislabelled is kept", "gzip", []byte("plain"), "plain", false},
 		{"identity", "identity", []byte("plain"), "plain", false},
 	}
@@ -187,5 +206,153 @@ func TestRedactLearnsAcrossInteractions(t *testing.T) {
 	}
 	if err := c.CheckLeaks(r); err != nil {
 		t.Errorf("CheckLeaks after redaction: %v", err)
+	}
+}
+
+// TestRedactSniffedBody: a body compressed without a Content-Encoding
+// header (gzip magic) is redacted inside, by name and by format, and kept
+// compressed; one with nothing to redact keeps its bytes.
+func TestRedactSniffedBody(t *testing.T) {
+	const tok = "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4u"
+	for _, coding := range []string{"gzip", "zstd"} {
+		t.Run(coding, func(t *testing.T) {
+			secret := encoded(t, `{"password":"pw-in-zip-1","t":"`+tok+`"}`, coding)
+			clean := encoded(t, `{"id":1}`, coding)
+			c := &Cassette{Version: 2, Path: "cassettes/a/s.yaml", Interactions: []Interaction{
+				{Request: Request{Method: "POST", URL: "https://e.com/", Headers: http.Header{"Content-Type": {"application/octet-stream"}}, Body: Body(secret)},
+					Response: Response{Code: 200, Headers: http.Header{}, Body: Body(clean)}}}}
+			r := redact.New(nil, nil)
+			if err := c.CheckLeaks(r); err == nil {
+				t.Fatal("CheckLeaks passed a compressed body holding a token")
+			}
+			c.Redact(r)
+			in := c.Interactions[0]
+			plain, err := redact.Open([]string{coding}, []byte(in.Request.Body))
+			if err != nil || string(plain) != `{"password":"[REDACTED]","t":"[REDACTED]"}` {
+				t.Errorf("request body decodes to %q (%v)", plain, err)
+			}
+			if !bytes.Equal([]byte(in.Response.Body), clean) {
+				t.Errorf("a clean compressed body was rewritten")
+			}
+			if err := c.CheckLeaks(r); err != nil {
+				t.Errorf("CheckLeaks after redaction: %v", err)
+			}
+		})
+	}
+}
+
+// TestCheckLeaksRefusesUnreadableBodies: a body that says (or looks)
+// compressed and does not decode is refused, named by its field; so is a
+// body under a coding redact has no decoder for. A binary body holding a
+// token is found although the file holds it in base64.
+func TestCheckLeaksRefusesUnreadableBodies(t *testing.T) {
+	full := gzipped(t, "hello world, nothing secret here")
+	corrupt := bytes.Clone(full)
+	corrupt[len(corrupt)/2] ^= 0x5a
+	for _, tc := range []struct {
+		name, enc string
+		body      []byte
+		want      string
+	}{
+		{"corrupt gzip", "gzip", corrupt, "cannot be decoded as gzip"},
+		{"corrupt gzip without a header", "", corrupt, "cannot be decoded as gzip"},
+		{"unknown coding", "compress", []byte("\x1f\x9d\x90\x00\xff"), "cannot be decoded as compress"},
+		{"binary body with a token", "", append([]byte{0xff, 0xfe, 0x00}, "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4u"...), "github-pat"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			if tc.enc != "" {
+				h.Set("Content-Encoding", tc.enc)
+			}
+			c := &Cassette{Version: 2, Path: "cassettes/a/s.yaml", Interactions: []Interaction{
+				{Request: Request{Method: "GET", URL: "https://e.com/"}, Response: Response{Code: 200, Headers: h, Body: Body(tc.body)}}}}
+			r := redact.New(nil, nil)
+			err := c.CheckLeaks(r)
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Reason != ESecretLeak || len(ce.Problems) == 0 ||
+				ce.Problems[len(ce.Problems)-1].Field != "interactions[0].response.body" || !strings.Contains(ce.Problems[len(ce.Problems)-1].Message, tc.want) {
+				t.Fatalf("CheckLeaks = %v (%+v), want E_SECRET_LEAK on the response body: %q", err, ce, tc.want)
+			}
+			data, _ := Marshal(c)
+			if _, err := Parse(c.Path, data, LoadOptions{}); err == nil || AsError(err).Reason != ESecretLeak {
+				t.Errorf("Parse (validate) = %v, want E_SECRET_LEAK", err)
+			}
+			// Redaction fixes what it can read, and only that.
+			c.Redact(r)
+			if err := c.CheckLeaks(r); (err == nil) != (tc.name == "binary body with a token") {
+				t.Errorf("after Redact, CheckLeaks = %v", err)
+			}
+		})
+	}
+}
+
+// TestCassetteRedactCLIByName: a CLI cassette's values under credential
+// names — flags of the command line, JSON keys of standard input and
+// output — are redacted, and scrubbed from the rest of the cassette.
+func TestCassetteRedactCLIByName(t *testing.T) {
+	c := &Cassette{Version: 2, Path: "cassettes/t/s.yaml", Kind: KindCLI,
+		Input: &Input{Command: "tool", Args: []string{"login", "--token=flag-tok-123", "--password", "flag-pw-456"},
+			Stdin: Body(`{"user":"bob","password":"stdin-pw-789"}`)},
+		Output: &Output{Stdout: Body("logged in\n{\"session_id\":\"sess-abc-000\",\"echo\":\"flag-tok-123\"}\nsecret stdin-pw-789\n"),
+			Stderr: Body(`{"level":"debug","client_secret":"cs-012345"}`)}}
+	r := redact.New(nil, nil)
+	c.Redact(r)
+	data, err := Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"flag-tok-123", "flag-pw-456", "stdin-pw-789", "sess-abc-000", "cs-012345"} {
+		if bytes.Contains(data, []byte(v)) {
+			t.Errorf("the cassette holds %s:\n%s", v, data)
+		}
+	}
+	if c.Input.Args[0] != "login" || c.Input.Args[1] != "--token=[REDACTED]" {
+		t.Errorf("args = %q", c.Input.Args)
+	}
+}
+
+// TestSaveScansCompressedSidecars: a compressed body big enough to go to a
+// sidecar file is decoded and scanned by Save's own scan as one kept in the
+// cassette is: a token inside it refuses the save.
+func TestSaveScansCompressedSidecars(t *testing.T) {
+	const token = "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4s"
+	for _, coding := range []string{"gzip", "br", "zstd"} {
+		t.Run(coding, func(t *testing.T) {
+			dir := t.TempDir()
+			// The token cut short comes first, so that every coder
+			// (zstd keeps short literals as they are) refers back to it
+			// and the whole token is nowhere in the compressed bytes.
+			body := encoded(t, strings.Repeat("x", 4096)+" "+token[:len(token)-1]+"\n"+token, coding)
+			if bytes.Contains(body, []byte(token)) {
+				t.Fatal("the compressed body holds the token as it is: the raw scan would find it, this test would prove nothing")
+			}
+			h := http.Header{"Content-Encoding": {coding}}
+			c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP, Path: dir + "/s.yaml",
+				Interactions: []Interaction{{Request: Request{Method: "GET", URL: "https://e.com/"}, Response: Response{Code: 200, Headers: h, Body: Body(body)}}}}
+			err := Save(c, SaveOptions{SidecarThreshold: 16})
+			if err == nil || AsError(err).Reason != ESecretLeak {
+				t.Fatalf("Save = %v, want E_SECRET_LEAK", err)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("a refused save wrote %d entries", len(entries))
+			}
+		})
+	}
+}
+
+// TestSaveScansBinaryWebSocketMessages: a binary message is held in the
+// file as base64, which the raw scan cannot read; Save decodes it and
+// refuses a token inside, as Load and CheckLeaks do.
+func TestSaveScansBinaryWebSocketMessages(t *testing.T) {
+	const token = "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4s"
+	c := wsCassette(t.TempDir())
+	msgs := c.Interactions[0].WebSocket.Messages
+	msgs[2].Data = Body("\x00\xff" + token + "\xfe")
+	err := Save(c, SaveOptions{})
+	if err == nil || AsError(err).Reason != ESecretLeak || !strings.Contains(fmt.Sprint(AsError(err).Problems), "websocket.messages[2]") {
+		t.Fatalf("Save = %v, want E_SECRET_LEAK naming the message", err)
+	}
+	if err := c.CheckLeaks(redact.New(nil, nil)); err == nil {
+		t.Errorf("CheckLeaks passed the message")
 	}
 }

@@ -91,7 +91,12 @@ func Save(c *Cassette, opts SaveOptions) error {
 	if err != nil {
 		return &Error{Reason: EIO, Message: "cannot encode cassette " + c.Path + ": a bug in cassette; report it with the cassette and the version below attached", Err: err, NextStep: Command("cassette", "version")}
 	}
-	leaks := append(leakProblems(c.Path, data, opts.Credentials), encodedLeaks(&out, opts.Credentials)...)
+	// The bodies are scanned as they are, before the move to sidecars, so
+	// that a compressed one is decoded and scanned wherever it is kept; the
+	// sidecars' raw bytes are scanned below.
+	whole := out
+	whole.Interactions = c.Interactions
+	leaks := append(leakProblems(c.Path, data, opts.Credentials), encodedLeaks(&whole, opts.Credentials)...)
 	for name, body := range sidecars {
 		leaks = append(leaks, leakProblems(filepath.Join(filepath.Dir(c.Path), filepath.FromSlash(name)), body, opts.Credentials)...)
 	}

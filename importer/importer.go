@@ -38,6 +38,11 @@ type Options struct {
 	// Rules are the project's credential names (cassettes.Config.Redaction:
 	// cassette.yaml's redact.names); nil is the built-in names.
 	Rules *redact.Rules
+	// Redact redacts the known key formats too, as recording does; without
+	// it a cassette that holds one is refused (Result.Refused) and the
+	// others are imported. Credentials under a credential name and the
+	// declared values are redacted either way.
+	Redact bool
 	// Force overwrites cassettes that exist.
 	Force bool
 	// Root is the project directory, where the adapter directory's lock
@@ -63,6 +68,16 @@ type Result struct {
 	// recorded (a body a HAR does not hold), each naming the cassette, the
 	// interaction and where it came from.
 	Warnings []string
+	// Refused are the cassettes not saved because a known key format was
+	// left in them (without Options.Redact), in order.
+	Refused []Refused
+}
+
+// Refused is a cassette Import did not save, and why.
+type Refused struct {
+	Source string           // the file it came from: the go-vcr file, or the HAR
+	Path   string           // where it would have been saved
+	Err    *cassettes.Error // E_SECRET_LEAK: the kinds found and where (never the values)
 }
 
 // Rename is one scenario imported under another name.
@@ -72,12 +87,19 @@ type Rename struct{ From, To string }
 func Import(opts Options) (*Result, error) { return ImportContext(context.Background(), opts) }
 
 // ImportContext converts the source into cassettes of one adapter, redacts
-// and checks them, and saves them under Dir/Adapter, all or nothing (see
-// stage.go). Nothing is written when the options are wrong (E_USAGE),
-// another process writes the adapter's directory (E_LOCKED), the source
-// cannot be read or converted, a cassette exists and Force is not set, any
-// cassette still holds a credential (E_SECRET_LEAK), a save fails, or ctx
-// ends first (E_INTERRUPTED).
+// and checks them, and saves them under Dir/Adapter. Every cassette is
+// redacted as a recording is (Interaction.Redact): credential headers,
+// cookies, credential-named query, form and JSON fields, URL passwords,
+// the declared values and every value learned from them; with
+// Options.Redact the known key formats too. A cassette in which the scan
+// still finds a credential (a known format, without Options.Redact) is
+// refused on its own: the others are saved, and ImportContext returns an
+// E_SECRET_LEAK error listing the refused files with the next step. What
+// is saved is saved all at once (see stage.go). Nothing is written when
+// the options are wrong (E_USAGE), another process writes the adapter's
+// directory (E_LOCKED), the source cannot be read or converted, a
+// cassette exists and Force is not set, a save fails, or ctx ends first
+// (E_INTERRUPTED).
 func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 	opts, err := opts.resolve()
 	if err != nil {
@@ -98,56 +120,72 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res.Renamed = rename(list)
 	red := redact.New(opts.Rules, opts.Credentials)
-	for _, c := range list {
+	if !opts.Redact {
+		red.KeepFormats()
+	}
+	sources := make([]string, len(list))
+	for i, c := range list {
+		sources[i] = opts.sourceOf(c)
 		c.Path = filepath.Join(res.Dir, filepath.FromSlash(c.Scenario)+".yaml")
 	}
 	if err := opts.missingBodies(bodies, res); err != nil {
 		return nil, err
 	}
-	if opts.From == HAR {
-		// Twice: the second pass scrubs the values learned from later
-		// entries (a refresh token posted on page 3 and answered on page 1).
-		for range 2 {
-			for _, c := range list {
-				c.Redact(red)
-			}
+	// Twice: the second pass scrubs the values learned from later
+	// cassettes and entries (a refresh token posted on page 3 and answered
+	// on page 1).
+	for range 2 {
+		for _, c := range list {
+			c.Redact(red)
 		}
 	}
-	if err := opts.refuse(list, red); err != nil {
+	if err := opts.refuseExisting(list); err != nil {
 		return nil, err
 	}
-	st, err := newStage(opts.Root, res.Dir)
-	if err != nil {
-		return nil, err
+	var keep []*cassettes.Cassette
+	for i, c := range list {
+		if err := c.CheckLeaks(red); err != nil {
+			res.Refused = append(res.Refused, opts.refused(sources[i], c, err, red))
+			continue
+		}
+		keep = append(keep, c)
 	}
-	if err := st.save(ctx, list, red, opts.again(), opts.staged); err != nil {
-		st.remove()
-		return nil, err
+	if len(keep) > 0 {
+		if err := saveAll(ctx, opts, res.Dir, keep, red); err != nil {
+			return nil, err
+		}
+		res.Saved = keep
 	}
-	if err := st.commit(); err != nil {
-		return nil, err
+	if len(res.Refused) > 0 {
+		return res, opts.refusedError(res, len(list))
 	}
-	res.Saved = list
 	return res, nil
 }
 
-// refuse stops the import before anything is written: a cassette that
-// exists (without Force), or one that still holds a credential.
-func (o Options) refuse(list []*cassettes.Cassette, red *redact.Redactor) error {
-	if !o.Force {
-		for _, c := range list {
-			if _, err := os.Stat(c.Path); err == nil {
-				return cassettes.Errorf(cassettes.EUsage, o.again("--force"),
-					"%s exists; nothing was imported", c.Path)
-			}
-		}
+// saveAll saves list into a staging copy of the adapter directory dir and
+// puts it in dir's place: all of them or, on an error, none.
+func saveAll(ctx context.Context, opts Options, dir string, list []*cassettes.Cassette, red *redact.Redactor) error {
+	st, err := newStage(opts.Root, dir)
+	if err != nil {
+		return err
+	}
+	if err := st.save(ctx, list, red, opts.again(), opts.staged); err != nil {
+		st.remove()
+		return err
+	}
+	return st.commit()
+}
+
+// refuseExisting stops the import before anything is written when a
+// cassette exists (without Force).
+func (o Options) refuseExisting(list []*cassettes.Cassette) error {
+	if o.Force {
+		return nil
 	}
 	for _, c := range list {
-		if err := c.CheckLeaks(red); err != nil {
-			if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
-				ce.NextStep = o.again()
-			}
-			return err
+		if _, err := os.Stat(c.Path); err == nil {
+			return cassettes.Errorf(cassettes.EUsage, o.again("--force"),
+				"%s exists; nothing was imported", c.Path)
 		}
 	}
 	return nil

@@ -16,16 +16,16 @@ import (
 // JSON document is walked once per group rather than once per normalizer.
 
 // redactor is redact.RedactString with a prefilter: a text in which no
-// declared value and no literal of a key format occurs is returned as it is
-// (Redact would change nothing in it) after one scan of its bytes, three
-// in a row at a time.
+// declared value occurs (one scan of its bytes, three in a row at a time)
+// and no keyword of a key format (redact.MayHoldFormat) is returned as it
+// is: Redact would change nothing in it.
 type redactor struct {
 	creds map[string]string
 	rules *redact.Rules        // the credential names
-	lits  map[uint64][]literal // declared values and format literals of three bytes or more, by the tripleHash of their key
+	lits  map[uint64][]literal // declared values of three bytes or more, by the tripleHash of their key
 	keys  *tripleSet           // each literal's key: three bytes of it (4 KiB: stays in cache)
 	short []string             // declared values of one or two bytes (looked for as they are)
-	all   bool                 // a format without literals: always redact
+	all   bool                 // an empty declared value: always redact
 
 	// names remembers Rules.IsCredentialField for the first maxNames
 	// keys seen: the records of a stream repeat theirs.
@@ -40,12 +40,6 @@ func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
 		if v != "" { // redact skips short values: listing them only costs a call
 			lits = append(lits, v)
 		}
-	}
-	for _, p := range redact.Patterns {
-		if len(p.Literals) == 0 {
-			r.all = true
-		}
-		lits = append(lits, p.Literals...)
 	}
 	for _, l := range lits {
 		switch {
@@ -63,11 +57,16 @@ func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
 	return r
 }
 
-// mayChange reports whether a declared value or a format literal occurs in s.
+// mayChange reports whether a declared value or a format's keyword occurs in s.
 func (r *redactor) mayChange(s string) bool {
-	if r.all {
+	if r.all || redact.MayHoldFormat(s) {
 		return true
 	}
+	return r.mayHoldDeclared(s)
+}
+
+// mayHoldDeclared reports whether a declared value occurs in s.
+func (r *redactor) mayHoldDeclared(s string) bool {
 	for _, l := range r.short {
 		if strings.Contains(s, l) {
 			return true
@@ -87,10 +86,9 @@ func (r *redactor) mayChange(s string) bool {
 	return false
 }
 
-// A literal is looked for by three bytes of it (its key, at offset key):
-// those least likely in ordinary text, so that the prefilter rarely sends
-// a text on to be searched ("_pa" of github_pat_, not the "git" of every
-// URL of GitHub).
+// A declared value is looked for by three bytes of it (its key, at offset
+// key): those least likely in ordinary text, so that the prefilter rarely
+// sends a text on to be searched.
 type literal struct {
 	s   string
 	key int
@@ -115,10 +113,11 @@ func keyOf(l string) int {
 }
 
 // textFeatures returns featuresOf(s) and whether !r.mayChange(s), in one
-// scan of s (and a second where a literal's first bytes may occur).
+// scan of s (a second where a declared value's key may occur, and the
+// format keywords' own scan).
 func (r *redactor) textFeatures(s string) (f features, clean bool) {
 	f, hit := scanText(s, r.keys)
-	return f, !r.all && (!hit && len(r.short) == 0 || !r.mayChange(s))
+	return f, !r.all && !redact.MayHoldFormat(s) && (!hit && len(r.short) == 0 || !r.mayHoldDeclared(s))
 }
 
 // strings redacts the string values of a document; a value found clean is

@@ -126,7 +126,7 @@ func TestSimulatedLatency(t *testing.T) {
 func TestSecretsNeverWritten(t *testing.T) {
 	const declared = "s3cr3t-declared-value-42"
 	const ghToken = "ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
-	planted := []string{declared, ghToken, "sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "hunter2-cookie"}
+	planted := []string{declared, ghToken, "sk-ant-api03-Pq7wLm2xZk4vRt8yN3bC6dF1", "hunter2-cookie"}
 	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		w.Header().Set("Set-Cookie", "session=hunter2-cookie")
@@ -146,7 +146,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 	client := forwardClient(t, p, false)
 	send := func(c *http.Client) (int, string) {
 		req, _ := http.NewRequest("POST", up.URL+"/v1/things?access_token="+declared+"&page=1",
-			strings.NewReader(`{"key":"`+ghToken+`","other":"sk-ant-api03-abcdefghijklmnopqrstuvwxyz"}`))
+			strings.NewReader(`{"key":"`+ghToken+`","other":"sk-ant-api03-Pq7wLm2xZk4vRt8yN3bC6dF1"}`))
 		req.Header.Set("Authorization", "Bearer "+ghToken)
 		req.Header.Set("Cookie", "session=hunter2-cookie")
 		req.Header.Set("X-Custom", "v="+declared)

@@ -18,8 +18,13 @@ import (
 // never the value, and its next step is the same command referring to the
 // variable instead, for the shell to expand when the command runs.
 //
-// Before the run it finds the declared credentials; after the run, also the
-// values learned while recording (a bearer token that is not declared).
+// Before the run it finds the declared credentials and the values the
+// command line passes under a credential name (--token=X, -H
+// "Authorization: …", redact.Rules.ArgValues) or that a credential-named
+// variable of the environment holds; after the run, also the values
+// learned while recording (a bearer token that is not declared). Standard
+// input is refused when it holds a declared value or a value under a
+// credential name ({"password": …}).
 func argsLeak(red *redact.Redactor, opts CLIOptions) error {
 	fields := append([]string{opts.Command}, opts.Args...)
 	var probs []cassettes.Problem
@@ -34,7 +39,8 @@ func argsLeak(red *redact.Redactor, opts CLIOptions) error {
 			msg := "holds the value of the credential variable " + name
 			if name == redact.Learned {
 				learned = true
-				msg = "holds a credential the command also sends in a credential header, cookie or parameter (the variable is not declared)"
+				msg = "holds a credential: a value under a credential name (a flag such as --token, a header, a parameter, " +
+					"a credential-named variable) or one the command sends in a credential header or cookie; the variable is not declared"
 			} else {
 				vars[name] = true
 			}
@@ -50,6 +56,11 @@ func argsLeak(red *redact.Redactor, opts CLIOptions) error {
 		}
 		vars[name] = true
 		probs = append(probs, cassettes.Problem{Field: "input.stdin", Message: "holds the value of the credential variable " + name + "; the value is not shown",
+			Expected: "standard input without credentials: pass them through the environment (real.credentials)"})
+	}
+	if _, hidden := red.Rules().RedactByName("", opts.Stdin); len(hidden) > 0 {
+		learned = true
+		probs = append(probs, cassettes.Problem{Field: "input.stdin", Message: "holds a value under a credential name (a JSON key such as \"password\"); the value is not shown",
 			Expected: "standard input without credentials: pass them through the environment (real.credentials)"})
 	}
 	if len(probs) == 0 {

@@ -117,16 +117,24 @@ type CLIOptions struct {
 // interactions it made, all redacted. A non-zero exit status is recorded, not
 // an error. It fails with E_USAGE when the command cannot be started,
 // E_TIMEOUT when it overruns, and E_SECRET_LEAK when redaction left a secret
-// in the cassette or when the command line itself holds a credential value
-// (a declared one, checked before the command runs, or one the command
-// sent in a credential header; see argsLeak): the next step is the same
-// command referring to the variable instead.
+// in the cassette or when the command line or standard input itself holds
+// a credential value (a declared one or one under a credential name,
+// checked before the command runs, or one the command sent in a
+// credential header; see argsLeak): the next step is the same command
+// referring to the variable instead.
+//
+// Besides the declared credentials, the recording learns the values of the
+// credential-named variables of the child's environment and the values the
+// command line passes by name, and scrubs them from the output and the
+// HTTP calls (redact.Redactor.LearnEnv, LearnArgs).
 func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error) {
 	if opts.Command == "" {
 		return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "record", "--help"),
 			"no command to record")
 	}
 	red := redact.New(opts.Rules, Credentials(opts.Credentials, opts.LookupEnv))
+	red.LearnEnv(opts.childEnv(nil))
+	red.LearnArgs(append([]string{opts.Command}, opts.Args...))
 	if err := argsLeak(red, opts); err != nil {
 		return nil, err
 	}
@@ -336,10 +344,11 @@ func declared(old *cassettes.Cassette, opts CLIOptions) error {
 	return e
 }
 
-// echo writes the child's output, redacted, to w (when set).
+// echo writes the child's output, redacted as the cassette's output is
+// (by name too), to w (when set).
 func echo(w io.Writer, red *redact.Redactor, b []byte) {
 	if w != nil && len(b) > 0 {
-		_, _ = w.Write(red.Bytes(b))
+		_, _ = w.Write(red.Body("", b))
 	}
 }
 

@@ -168,7 +168,7 @@ func TestRerecordHTTP(t *testing.T) {
 // string, a JSON body, CLI stdout and an environment variable, records, saves
 // everything under one directory and greps all of it.
 func TestSecretsNeverReachDisk(t *testing.T) {
-	ghToken := "ghp_" + strings.Repeat("Zq9x", 9) // a known format nobody declared
+	ghToken := "ghp_" + "R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4z" // a known format nobody declared
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("X-Seen-Header", r.Header.Get("Authorization"))

@@ -3,9 +3,9 @@ package recorder
 import (
 	"bytes"
 	"compress/gzip"
-	"compress/zlib"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -30,8 +30,12 @@ func gz(t testing.TB, s string) []byte {
 	return b.Bytes()
 }
 
-// compressingServer echoes the request's Authorization header and body,
-// compressed as the client's Accept-Encoding asks (gzip or deflate).
+// compressingServer echoes the request's Authorization header and body
+// (a gzip request body decoded), compressed with the codings the
+// request's X-Encode header lists, in order ("gzip, br"), and labelled so
+// in Content-Encoding — unless X-Encode starts with "unlabelled " (the
+// bytes are compressed, no header says so) or is "corrupt" (a gzip body
+// with a byte changed).
 func compressingServer(t *testing.T) *httptest.Server {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body []byte
@@ -45,33 +49,51 @@ func compressingServer(t *testing.T) *httptest.Server {
 		} else {
 			body, _ = io.ReadAll(r.Body)
 		}
-		plain := `{"echo":"` + r.Header.Get("Authorization") + `","body":"` + strings.ReplaceAll(string(body), `"`, `'`) + `"}`
-		var out bytes.Buffer
-		switch ae := r.Header.Get("Accept-Encoding"); {
-		case strings.Contains(ae, "gzip"):
+		plain := []byte(`{"echo":"` + r.Header.Get("Authorization") + `","body":"` + strings.ReplaceAll(string(body), `"`, `'`) +
+			`","password":"pw-in-body-314","key":"` + compressedKey + `"}`)
+		spec := r.Header.Get("X-Encode")
+		label := true
+		if rest, ok := strings.CutPrefix(spec, "unlabelled "); ok {
+			spec, label = rest, false
+		}
+		out := plain
+		if spec == "corrupt" {
+			out = bytes.Clone(gz(t, string(plain)))
+			out[len(out)/2] ^= 0x5a
 			w.Header().Set("Content-Encoding", "gzip")
-			out.Write(gz(t, plain))
-		case strings.Contains(ae, "deflate"):
-			w.Header().Set("Content-Encoding", "deflate")
-			zw := zlib.NewWriter(&out)
-			io.WriteString(zw, plain)
-			zw.Close()
-		default:
-			out.WriteString(plain)
+		} else if spec != "" {
+			for _, c := range strings.Split(spec, ",") {
+				var err error
+				if out, err = redact.Encode(strings.TrimSpace(c), out); err != nil {
+					http.Error(w, err.Error(), 500)
+					return
+				}
+			}
+			if label {
+				w.Header().Set("Content-Encoding", spec)
+			}
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(out.Bytes())
+		w.Write(out)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
 }
 
-// TestRecordHTTPDecodesCompressedBodies: a compressed response (and request)
-// body is stored decoded, so redaction and the scan see the token in it.
+// compressedKey is a token of a known format the compressing server
+// answers with (a realistic npm token; none is live).
+const compressedKey = "npm_a8Kq2Lm9Xv4Rt7Wz1Np6Bc3Df5Jk0Sy8Ue2I"
+
+// TestRecordHTTPDecodesCompressedBodies: a compressed response (and
+// request) body, whatever its coding — gzip, deflate, br, zstd, layered,
+// or gzip and zstd with no Content-Encoding — is read by redaction: the
+// bearer token, the password field and the npm token in it are gone from
+// the cassette; a labelled one is stored decoded, an unlabelled one stays
+// compressed. A corrupt one is refused, not stored unread.
 func TestRecordHTTPDecodesCompressedBodies(t *testing.T) {
 	const token = "compressed-secret-token-42"
 	srv := compressingServer(t)
-	for _, enc := range []string{"gzip", "deflate"} {
+	for _, enc := range []string{"gzip", "deflate", "br", "zstd", "gzip, br", "deflate, zstd", "unlabelled gzip", "unlabelled zstd", "corrupt"} {
 		t.Run(enc, func(t *testing.T) {
 			recs, err := RecordHTTP(context.Background(), HTTPOptions{
 				Meta:    Meta{Adapter: "srv", Now: fixedNow},
@@ -79,19 +101,32 @@ func TestRecordHTTPDecodesCompressedBodies(t *testing.T) {
 				Headers:     map[string]string{"Authorization": "Bearer ${SRV_TOKEN}"},
 				Credentials: []string{"SRV_TOKEN"}, LookupEnv: env(map[string]string{"SRV_TOKEN": token}),
 				Scenarios: []Scenario{{Name: "echo", Method: "POST", Path: "/echo",
-					Headers: map[string]string{"Accept-Encoding": enc, "Content-Encoding": "gzip"},
+					Headers: map[string]string{"X-Encode": enc, "Accept-Encoding": "identity", "Content-Encoding": "gzip"},
 					Body:    string(gz(t, "sent "+token))}},
 			})
+			if enc == "corrupt" {
+				var ce *cassettes.Error
+				if !errors.As(err, &ce) || ce.Reason != cassettes.ESecretLeak || !strings.Contains(ce.Error()+fmt.Sprint(ce.Problems), "cannot be decoded as gzip") {
+					t.Fatalf("err = %v, want E_SECRET_LEAK: the body cannot be decoded", err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			in := recs[0].Cassette.Interactions[0]
-			want := `{"echo":"Bearer [REDACTED]","body":"sent [REDACTED]"}`
-			if got := string(in.Response.Body); got != want {
-				t.Errorf("response body = %q, want %q", got, want)
-			}
-			if ce := in.Response.Headers.Get("Content-Encoding"); ce != "" || !in.Response.Uncompressed || in.Response.ContentLength != int64(len(want)) {
+			want := `{"echo":"Bearer [REDACTED]","body":"sent [REDACTED]","password":"[REDACTED]","key":"[REDACTED]"}`
+			got := []byte(in.Response.Body)
+			if c, ok := strings.CutPrefix(enc, "unlabelled "); ok {
+				if redact.Sniff(got) != c {
+					t.Fatalf("an unlabelled %s body was not kept compressed: %q", c, got)
+				}
+				got, _ = redact.Open([]string{c}, got)
+			} else if ce := in.Response.Headers.Get("Content-Encoding"); ce != "" || !in.Response.Uncompressed || in.Response.ContentLength != int64(len(want)) {
 				t.Errorf("response: Content-Encoding %q, uncompressed %v, content_length %d (want %d)", ce, in.Response.Uncompressed, in.Response.ContentLength, len(want))
+			}
+			if string(got) != want {
+				t.Errorf("response body = %q, want %q", got, want)
 			}
 			if got := string(in.Request.Body); got != "sent [REDACTED]" || in.Request.Headers.Get("Content-Encoding") != "" || in.Request.ContentLength != int64(len(got)) {
 				t.Errorf("request body = %q, Content-Encoding %q, content_length %d", got, in.Request.Headers.Get("Content-Encoding"), in.Request.ContentLength)
@@ -100,7 +135,7 @@ func TestRecordHTTPDecodesCompressedBodies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if bytes.Contains(data, []byte("!!binary")) {
+			if !strings.HasPrefix(enc, "unlabelled") && bytes.Contains(data, []byte("!!binary")) {
 				t.Errorf("the cassette still holds a binary (compressed) body:\n%s", data)
 			}
 		})
@@ -269,5 +304,85 @@ func TestRecordCLIRefusesCredentialInStdin(t *testing.T) {
 	}
 	if strings.Contains(ce.Error()+ce.NextStep, val) {
 		t.Errorf("the error shows the value")
+	}
+}
+
+// TestRecordCLIRefusesCredentialsByName: a command line that passes a
+// credential under its name (--token=X, --password X, a header in an sh -c
+// script, a URL's password) or a standard input that holds one
+// ({"password": …}) is refused before the command runs, naming the field,
+// never the value; the next step refers to a variable.
+func TestRecordCLIRefusesCredentialsByName(t *testing.T) {
+	const val = "byname-Pq7wLm2xZk"
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin string
+		field string
+	}{
+		{"flag=value", []string{"-c", "touch " + marker, "sh", "--token=" + val}, "", "input.args[3]"},
+		{"flag value", []string{"-c", "touch " + marker, "sh", "--password", val}, "", "input.args[4]"},
+		{"header in a script", []string{"-c", "touch " + marker + "; curl -H 'Authorization: Bearer " + val + "' https://example.invalid/"}, "", "input.args[1]"},
+		{"URL password in a script", []string{"-c", "touch " + marker + "; psql postgres://app:" + val + "@db/x"}, "", "input.args[1]"},
+		{"stdin JSON", []string{"-c", "touch " + marker + "; cat"}, `{"user":"bob","password":"` + val + `"}`, "input.stdin"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := RecordCLI(context.Background(), CLIOptions{
+				Meta:    Meta{Adapter: "tool", Scenario: "login", Now: fixedNow},
+				Command: "sh", Args: tc.args, Stdin: []byte(tc.stdin), LookupEnv: env(nil),
+				Environ: []string{"PATH=" + os.Getenv("PATH")},
+			})
+			var ce *cassettes.Error
+			if !errors.As(err, &ce) || ce.Reason != cassettes.ESecretLeak {
+				t.Fatalf("err = %v, want E_SECRET_LEAK", err)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("the command ran")
+			}
+			if len(ce.Problems) == 0 || ce.Problems[0].Field != tc.field {
+				t.Errorf("problems = %+v, want one on %s", ce.Problems, tc.field)
+			}
+			if strings.Contains(ce.Error()+ce.NextStep+fmt.Sprint(ce.Problems), val) {
+				t.Errorf("the error shows the value:\n%s\n%s", ce.Error(), ce.NextStep)
+			}
+			if tc.field != "input.stdin" && !strings.Contains(ce.NextStep, "${TOOL_TOKEN}") {
+				t.Errorf("next step %q does not refer to a variable", ce.NextStep)
+			}
+		})
+	}
+}
+
+// TestRecordCLIRedactsOutputByName: what a command prints under a
+// credential name (JSON keys on stdout and stderr; the values come from
+// variables of ordinary names), and the value of an undeclared
+// credential-named variable of its environment wherever it prints it, are
+// gone from the cassette and from the output echoed to the user.
+func TestRecordCLIRedactsOutputByName(t *testing.T) {
+	const envTok = "env-npm-Pq7wLm2xZk4v"
+	var out, errOut bytes.Buffer
+	c, err := RecordCLI(context.Background(), CLIOptions{
+		Meta:    Meta{Adapter: "tool", Scenario: "whoami", Now: fixedNow},
+		Command: "sh", Args: []string{"-c", `printf '{"user":"bob","password":"%s","session_id":"%s"}\n' "$A" "$B"; echo "using $NPM_TOKEN"; printf '{"client_secret":"%s"}' "$C" >&2`},
+		LookupEnv: env(nil), Environ: []string{"PATH=" + os.Getenv("PATH"), "NPM_TOKEN=" + envTok, "A=out-pw-271828", "B=sess-161803", "C=err-cs-141421"},
+		Stdout: &out, Stderr: &errOut,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := cassettes.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"out-pw-271828", "sess-161803", "err-cs-141421", envTok} {
+		for where, text := range map[string]string{"cassette": string(data), "echoed stdout": out.String(), "echoed stderr": errOut.String()} {
+			if strings.Contains(text, v) {
+				t.Errorf("the %s holds %s:\n%s", where, v, text)
+			}
+		}
+	}
+	if !strings.Contains(string(c.Output.Stdout), `"user":"bob","password":"[REDACTED]"`) || !strings.Contains(out.String(), "using [REDACTED]") {
+		t.Errorf("stdout = %q, echoed %q", c.Output.Stdout, out.String())
 	}
 }

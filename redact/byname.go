@@ -22,7 +22,8 @@ const maxFieldBytes = 64 << 10
 // replaced, so its other bytes (key order, spacing) stay as recorded. It
 // returns the new body and the values it replaced (their decoded text), so
 // that a caller can scrub them wherever else they appear. contentType picks
-// the format; a body that starts like JSON is read as JSON whatever it says.
+// the format; a body that starts like JSON is read as JSON whatever it says,
+// and so is one without a media type.
 // Input that does not parse is left as it is from the point it stops
 // parsing.
 func (r *Rules) RedactByName(contentType string, body []byte) ([]byte, []string) {
@@ -36,7 +37,10 @@ func (r *Rules) RedactByName(contentType string, body []byte) ([]byte, []string)
 		return []byte(q), hidden
 	case mt == "multipart/form-data" && params["boundary"] != "":
 		return r.redactMultipart(body, params["boundary"])
-	case strings.Contains(mt, "json") || looksJSON(body):
+	case strings.Contains(mt, "json") || looksJSON(body) || mt == "":
+		// Without a media type (a CLI's output, its standard input, a body
+		// that does not say) JSON is read wherever it starts: a line of
+		// text, then a document.
 		return r.redactJSON(body)
 	}
 	return body, nil

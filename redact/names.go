@@ -21,8 +21,9 @@ import (
 //     "Set-Cookie", but not "token_type" or "secret_name" (trailing words
 //     of digits do not count: "X-Hub-Signature-256");
 //   - its words run together end with one of nameCompounds ("xapikey",
-//     "clientsecret", …) or contain one of nameAnywhere
-//     ("password_confirmation");
+//     "clientsecret", "sessionid", …) or contain one of nameAnywhere
+//     ("password_confirmation"), or are "sid" (a session id; not
+//     "account_sid", Twilio's name for an account's identifier);
 //   - its last word is "key" and the word before it is in keyQualifiers
 //     ("X-Api-Key", "Ocp-Apim-Subscription-Key", "X-Access-Key",
 //     "aws_secret_access_key"; not "Idempotency-Key"), or it is "key" alone
@@ -43,6 +44,7 @@ var (
 	nameCompounds = []string{
 		"apikey", "accesskey", "secretkey", "privatekey", "subscriptionkey", "accesstoken", "refreshtoken",
 		"authtoken", "idtoken", "clientsecret", "token", "secret", "credential", "signature",
+		"sessionid", "sessid", "connectsid", // session_id, sessionId, PHPSESSID, JSESSIONID, connect.sid
 	}
 	nameAnywhere  = []string{"password", "passwd", "apikey", "privatekey"}
 	keyQualifiers = []string{
@@ -170,7 +172,7 @@ func trimNumericWords(name string) string {
 // and the word before it ("" when there is none); added are the project's
 // names.
 func judge(added map[string]bool, compact []byte, last, prev string) bool {
-	if added[string(compact)] || slices.Contains(nameWords, last) {
+	if added[string(compact)] || slices.Contains(nameWords, last) || string(compact) == "sid" {
 		return true
 	}
 	for _, c := range nameCompounds {

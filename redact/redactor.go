@@ -30,7 +30,8 @@ const Learned = "hidden-by-name"
 // It is safe for concurrent use. It never logs or returns a value: what
 // leaves it is redacted text, and findings that name the variable.
 type Redactor struct {
-	rules *Rules
+	rules     *Rules
+	noFormats bool // KeepFormats: known formats are left for the scan to refuse
 
 	mu    sync.RWMutex
 	forms map[string]string // every form of every value → the variable it comes from, or Learned
@@ -59,6 +60,16 @@ func New(rules *Rules, declared map[string]string) *Redactor {
 			}
 		}
 	}
+	return r
+}
+
+// KeepFormats makes the Redactor leave the known key formats where they are
+// (it still redacts by name and by value): a caller that refuses what the
+// scan finds instead of redacting it (`cassette import` without --redact:
+// a file someone else committed with a key in it is reported, not quietly
+// changed) calls it before first use, and returns r.
+func (r *Redactor) KeepFormats() *Redactor {
+	r.noFormats = true
 	return r
 }
 
@@ -115,8 +126,10 @@ func (r *Redactor) LearnHeaders(h http.Header) {
 	}
 }
 
-// LearnURL learns a URL's password and the values of its credential-named
-// query parameters (decoded and as written).
+// LearnURL learns a URL's password (or its user when it has no password:
+// https://TOKEN@host, which an HTTP client sends as Basic credentials) and
+// the values of its credential-named query parameters (decoded and as
+// written).
 func (r *Redactor) LearnURL(raw string) {
 	if raw == "" {
 		return
@@ -128,6 +141,8 @@ func (r *Redactor) LearnURL(raw string) {
 	if u.User != nil {
 		if pw, ok := u.User.Password(); ok {
 			r.Learn(pw)
+		} else {
+			r.Learn(u.User.Username())
 		}
 	}
 	for _, p := range strings.Split(u.RawQuery, "&") {
@@ -161,8 +176,10 @@ func (r *Redactor) LearnForm(f url.Values) {
 }
 
 // LearnBody learns the values of a text body's credential-named fields
-// (JSON keys, form parameters, multipart fields: RedactByName).
+// (JSON keys, form parameters, multipart fields: RedactByName), inside a
+// body compressed without saying so (gzip or zstd magic) too.
 func (r *Redactor) LearnBody(contentType string, body []byte) {
+	body, _ = sniffed(body)
 	if len(body) == 0 || !utf8.Valid(body) {
 		return
 	}
@@ -170,6 +187,17 @@ func (r *Redactor) LearnBody(contentType string, body []byte) {
 	for _, v := range hidden {
 		r.Learn(v)
 	}
+}
+
+// sniffed returns the decoded bytes of a body compressed without a header
+// (Sniff) and its coding, or the body itself and "".
+func sniffed(body []byte) ([]byte, string) {
+	if c := Sniff(body); c != "" {
+		if plain, err := Open([]string{c}, body); err == nil {
+			return plain, c
+		}
+	}
+	return body, ""
 }
 
 // ordered returns the forms to replace, longest first, so that a value
@@ -199,7 +227,8 @@ func (r *Redactor) ordered() [][]byte {
 }
 
 // Bytes returns data with every declared and learned value, in each of its
-// forms, and every known key format replaced by [REDACTED].
+// forms, and every known key format (unless KeepFormats) replaced by
+// [REDACTED].
 func (r *Redactor) Bytes(data []byte) []byte {
 	if len(data) == 0 {
 		return data
@@ -208,6 +237,9 @@ func (r *Redactor) Bytes(data []byte) []byte {
 		if bytes.Contains(data, f) {
 			data = bytes.ReplaceAll(data, f, []byte(Redacted))
 		}
+	}
+	if r.noFormats {
+		return data
 	}
 	return redactFormats(data)
 }
@@ -248,10 +280,11 @@ func byName(m map[string][]string, credential func(string) bool, scrub func(stri
 	return out
 }
 
-// URL scrubs a URL: a password becomes [REDACTED], so do the values of
-// credential-named query parameters (access_token, api_key, …; the others
-// keep their order and encoding byte for byte), and the values are
-// scrubbed from the rest. A URL that does not parse is scrubbed as text.
+// URL scrubs a URL: a password becomes [REDACTED] (a user without one too:
+// https://TOKEN@host), so do the values of credential-named query
+// parameters (access_token, api_key, …; the others keep their order and
+// encoding byte for byte), and the values are scrubbed from the rest. A
+// URL that does not parse is scrubbed as text.
 func (r *Redactor) URL(raw string) string {
 	if raw == "" {
 		return raw
@@ -263,6 +296,8 @@ func (r *Redactor) URL(raw string) string {
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
 			u.User = url.UserPassword(u.User.Username(), Redacted)
+		} else if u.User.Username() != "" {
+			u.User = url.User(Redacted)
 		}
 	}
 	if u.RawQuery != "" {
@@ -281,16 +316,32 @@ func (r *Redactor) Form(f url.Values) url.Values {
 }
 
 // Body redacts a body: in a text body, the values of credential-named
-// fields (RedactByName; contentType picks the format), then, in any body,
-// the values and key formats (Bytes).
+// fields (RedactByName; contentType picks the format, "" reads JSON
+// wherever it starts), then, in any body, the values and key formats
+// (Bytes). A body compressed without saying so (gzip or zstd magic: a
+// Content-Encoding is undone before, see cassettes.Interaction.Redact) is
+// redacted inside and compressed again, and kept as it came when nothing
+// in it changed.
 func (r *Redactor) Body(contentType string, body []byte) []byte {
 	if len(body) == 0 {
 		return body
 	}
-	if utf8.Valid(body) {
-		body, _ = r.rules.RedactByName(contentType, body)
+	plain, coding := sniffed(body)
+	out := plain
+	if utf8.Valid(out) {
+		out, _ = r.rules.RedactByName(contentType, out)
 	}
-	return r.Bytes(body)
+	out = r.Bytes(out)
+	if coding == "" || bytes.Equal(out, plain) {
+		if coding != "" {
+			return body
+		}
+		return out
+	}
+	if enc, err := Encode(coding, out); err == nil {
+		return enc
+	}
+	return out // cannot compress it again: keep the redacted text
 }
 
 // Values returns every form of every value, declared and learned, under a

@@ -3,9 +3,8 @@ package redact
 import (
 	"bytes"
 	"compress/flate"
-	"compress/gzip"
-	"compress/zlib"
 	"encoding/base64"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -30,6 +29,7 @@ func TestRedactorURL(t *testing.T) {
 		{"declared value in the path", "https://api.example.com/u/" + url.PathEscape(plantedValue) + "/x",
 			"https://api.example.com/u/[REDACTED]/x"},
 		{"userinfo password", "https://bob:hunter22@example.com/", "https://bob:%5BREDACTED%5D@example.com/"},
+		{"a token as the user", "https://x9Kq2Lm7Xv4Rt8Wz1Np6Bc@github.com/a.git", "https://%5BREDACTED%5D@github.com/a.git"},
 		{"order and encoding of other parameters kept", "https://e.com/?b=2&a=%20x&a=y", "https://e.com/?b=2&a=%20x&a=y"},
 		{"no query", "https://e.com/p", "https://e.com/p"},
 	}
@@ -43,7 +43,7 @@ func TestRedactorURL(t *testing.T) {
 }
 
 func TestRedactorBytes(t *testing.T) {
-	gh := "ghp_" + strings.Repeat("A1b2", 9)
+	gh := "ghp_" + "R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4u"
 	r := New(nil, map[string]string{"API_TOKEN": plantedValue, "SHORT": "abc"})
 	tests := []struct {
 		name, in, want string
@@ -130,40 +130,69 @@ func TestRedactorLearns(t *testing.T) {
 	}
 }
 
+// TestDecode: every coding of the table, layered ones undone from the
+// last, gzip and zstd recognised by their magic bytes without a header; a
+// body that says or looks compressed and does not decode is
+// ErrUndecodable, unless it is text (mislabelled).
 func TestDecode(t *testing.T) {
 	const plain = "hello secret world"
-	var gz, zl, raw bytes.Buffer
-	gw := gzip.NewWriter(&gz)
-	io.WriteString(gw, plain)
-	gw.Close()
-	zw := zlib.NewWriter(&zl)
-	io.WriteString(zw, plain)
-	zw.Close()
+	enc := func(codings ...string) []byte {
+		b := []byte(plain)
+		for _, c := range codings {
+			var err error
+			if b, err = Encode(c, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b
+	}
+	var raw bytes.Buffer
 	fw, _ := flate.NewWriter(&raw, flate.BestSpeed)
 	io.WriteString(fw, plain)
 	fw.Close()
+	// Corrupt: a byte of the deflate stream changed (the checksum or the
+	// stream breaks), not merely cut short.
+	corrupt := bytes.Clone(enc("gzip"))
+	corrupt[len(corrupt)/2] ^= 0x5a
 	tests := []struct {
 		name     string
 		encoding string
 		body     []byte
 		ok       bool
+		sniffed  string
 	}{
-		{"gzip", "gzip", gz.Bytes(), true},
-		{"x-gzip, case and spaces", " X-Gzip ", gz.Bytes(), true},
-		{"deflate is zlib", "deflate", zl.Bytes(), true},
-		{"raw deflate too", "deflate", raw.Bytes(), true},
-		{"no decoder for brotli", "br", gz.Bytes(), false},
-		{"a chain with brotli", "gzip, br", gz.Bytes(), false},
-		{"identity only", "identity", []byte(plain), false},
-		{"mislabelled", "gzip", []byte(plain), false},
+		{"gzip", "gzip", enc("gzip"), true, ""},
+		{"x-gzip, case and spaces", " X-Gzip ", enc("gzip"), true, ""},
+		{"deflate is zlib", "deflate", enc("deflate"), true, ""},
+		{"raw deflate too", "deflate", raw.Bytes(), true, ""},
+		{"brotli", "br", enc("br"), true, ""},
+		{"zstd", "zstd", enc("zstd"), true, ""},
+		{"layered: gzip then br", "gzip, br", enc("gzip", "br"), true, ""},
+		{"gzip magic, no header", "", enc("gzip"), true, "gzip"},
+		{"zstd magic, no header", "", enc("zstd"), true, "zstd"},
+		{"identity only", "identity", []byte(plain), true, ""},
+		{"mislabelled text", "gzip", []byte(plain), true, ""},
+		{"corrupt gzip", "gzip", corrupt, false, ""},
+		{"corrupt gzip, no header", "", corrupt, false, "gzip"},
+		{"a coding without a decoder", "compress", []byte{0x1f, 0x9d, 0x90, 0x00}, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := Decode(Codings(http.Header{"Content-Encoding": {tt.encoding}}), tt.body)
-			if ok != tt.ok || (ok && string(got) != plain) {
-				t.Errorf("Decode = %q, %v; want ok %v", got, ok, tt.ok)
+			h := http.Header{}
+			if tt.encoding != "" {
+				h.Set("Content-Encoding", tt.encoding)
+			}
+			got, sniffed, err := Readable(h, tt.body)
+			if (err == nil) != tt.ok || (tt.ok && string(got) != plain) || sniffed != tt.sniffed {
+				t.Errorf("Readable = %q, %q, %v; want ok %v, sniffed %q", got, sniffed, err, tt.ok, tt.sniffed)
+			}
+			if err != nil && !errors.Is(err, ErrUndecodable) {
+				t.Errorf("err = %v, want ErrUndecodable", err)
 			}
 		})
+	}
+	if _, err := Open([]string{"gzip"}, enc("zstd")); !errors.Is(err, ErrUndecodable) || !strings.Contains(err.Error(), "as gzip") {
+		t.Errorf("Open of zstd as gzip: %v", err)
 	}
 }
 

@@ -3,7 +3,6 @@ package redact
 import (
 	"bytes"
 	"maps"
-	"regexp"
 	"slices"
 	"sort"
 )
@@ -15,52 +14,6 @@ const Redacted = "[REDACTED]"
 // ("1", "on") would redact ordinary text and are too weak to be credentials.
 const minValueLen = 6
 
-// Pattern is one known credential format.
-type Pattern struct {
-	Name string
-	Re   *regexp.Regexp
-	// Literals are strings one of which every match contains: a text with
-	// none of them is skipped without running the expression (the scan runs
-	// over every body recorded, so this is its hot path).
-	Literals []string
-	// Group, when not 0, is the submatch that is the secret: only it is
-	// reported and replaced (the name around it stays readable).
-	Group int
-}
-
-// mayMatch reports whether data contains one of the pattern's literals.
-func (p Pattern) mayMatch(data []byte) bool {
-	for _, l := range p.Literals {
-		if bytes.Contains(data, []byte(l)) {
-			return true
-		}
-	}
-	return len(p.Literals) == 0
-}
-
-// Patterns are the known key formats the scan refuses to let through.
-var Patterns = []Pattern{
-	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, 0},
-	{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`), []string{"AKIA", "ASIA", "ABIA", "ACCA"}, 0},
-	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,250}\b`), []string{"xox"}, 0},
-	{"slack-webhook", regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{20,}`), []string{"hooks.slack.com"}, 0},
-	{"anthropic-key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`), []string{"sk-ant-"}, 0},
-	{"openai-key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), []string{"sk-"}, 0},
-	{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), []string{"AIza"}, 0},
-	{"stripe-key", regexp.MustCompile(`\b[rs]k_live_[0-9A-Za-z]{16,}\b`), []string{"k_live_"}, 0},
-	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), []string{"eyJ"}, 0},
-	// A whole private key block, any armour (RSA, EC, OPENSSH, ENCRYPTED,
-	// PGP … BLOCK), BEGIN to END; one cut short runs to the end of the text,
-	// and a lone END line (what an older redaction left) is caught too.
-	{"private-key", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)|-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`), []string{"PRIVATE KEY"}, 0},
-	// An AWS secret access key has no prefix of its own: it is found by
-	// the name it is written under (aws_secret_access_key=…,
-	// "SecretAccessKey": "…"); only the value (group 1) is replaced. The
-	// prefilter looks for "ccess" in lower or upper case ("e" of "secret"
-	// is too common a first byte: the scan ran 3x slower).
-	{"aws-secret-access-key", regexp.MustCompile(`(?i)secret[_-]?access[_-]?key["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`), []string{"ccess", "CCESS"}, 1},
-}
-
 // Finding is one credential found in a text.
 type Finding struct {
 	Kind   string // a pattern name, or "declared:<VAR>" for a declared variable's value
@@ -68,26 +21,17 @@ type Finding struct {
 	Column int    // 1-based byte column
 }
 
-// Scan reports every known-format credential and every occurrence of the
-// given declared values (name → value) in data, in order of position. The
-// finding never carries the secret itself.
+// Scan reports every known-format credential (of a pattern that refuses)
+// and every occurrence of the given declared values (name → value) in
+// data, in order of position. The finding never carries the secret itself.
 func Scan(data []byte, declared map[string]string) []Finding {
 	type hit struct {
 		off  int
 		kind string
 	}
 	var hits []hit
-	for _, p := range Patterns {
-		if !p.mayMatch(data) {
-			continue
-		}
-		for _, loc := range p.Re.FindAllSubmatchIndex(data, -1) {
-			start, end := loc[2*p.Group], loc[2*p.Group+1]
-			if start < 0 || bytes.Contains(data[start:end], []byte(Redacted)) {
-				continue
-			}
-			hits = append(hits, hit{start, p.Name})
-		}
+	for _, sp := range rules().find(data, true) {
+		hits = append(hits, hit{sp.start, sp.p.Name})
 	}
 	for _, name := range slices.Sorted(maps.Keys(declared)) {
 		v := declared[name]
@@ -135,37 +79,25 @@ func Redact(data []byte, declared map[string]string) []byte {
 	return redactFormats(data)
 }
 
-// redactFormats replaces every known-format credential with [REDACTED].
+// redactFormats replaces every known-format credential (of every pattern,
+// those that only redact too) with [REDACTED], until none is left (a
+// replacement can bring two halves of a token together).
 func redactFormats(data []byte) []byte {
-	for _, p := range Patterns {
-		if p.mayMatch(data) {
-			data = p.replace(data)
+	for range 4 {
+		spans := rules().find(data, false)
+		if len(spans) == 0 {
+			return data
 		}
+		out := make([]byte, 0, len(data))
+		prev := 0
+		for _, sp := range spans {
+			out = append(out, data[prev:sp.start]...)
+			out = append(out, Redacted...)
+			prev = sp.end
+		}
+		data = append(out, data[prev:]...)
 	}
 	return data
-}
-
-// replace replaces every match of the pattern (its Group only, when set).
-func (p Pattern) replace(data []byte) []byte {
-	if p.Group == 0 {
-		return p.Re.ReplaceAll(data, []byte(Redacted))
-	}
-	locs := p.Re.FindAllSubmatchIndex(data, -1)
-	if len(locs) == 0 {
-		return data
-	}
-	out := make([]byte, 0, len(data))
-	prev := 0
-	for _, loc := range locs {
-		start, end := loc[2*p.Group], loc[2*p.Group+1]
-		if start < 0 {
-			continue
-		}
-		out = append(out, data[prev:start]...)
-		out = append(out, Redacted...)
-		prev = end
-	}
-	return append(out, data[prev:]...)
 }
 
 // RedactString is Redact for strings.

@@ -101,6 +101,7 @@ func WriteBundle(root string, run *Run, files BundleFiles) (string, error) {
 		stamp = fmt.Sprintf("%s_%d", started.UTC().Format(bundleTimeLayout), n)
 		dir = filepath.Join(parent, stamp)
 	}
+	run = redactPayloads(run, opts.Declared)
 	content, err := bundleContent(run, files, suite, stamp, started)
 	if err != nil {
 		return "", err

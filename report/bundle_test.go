@@ -18,7 +18,7 @@ func writeBundle(t *testing.T) string {
 		Cassettes: []File{{Path: "cassettes/github/list-pulls.yaml", Data: []byte("cassette: 1\nversion: 2\n")},
 			{Path: "../../etc/escape.yaml", Data: []byte("x: 1\n")}},
 		Logs: []File{{Path: "fake-github.log", Data: []byte("listening on 127.0.0.1:4000\n")}},
-		Env:  []string{"HOME=/home/ci", "GITHUB_TOKEN=ghp_" + strings.Repeat("b", 36), "SHOP_PASSWORD=hunter22", "PLAIN=hello", "DATABASE_URL=postgres://u:hunter2pass@h/db"},
+		Env:  []string{"HOME=/home/ci", "GITHUB_TOKEN=ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4b", "SHOP_PASSWORD=hunter22", "PLAIN=hello", "DATABASE_URL=postgres://u:hunter2pass@h/db"},
 		Git:  GitInfo{Commit: "1a2b3c4", Branch: "main"},
 	})
 	if err != nil {
@@ -58,7 +58,7 @@ func TestWriteBundleIsValid(t *testing.T) {
 
 func TestWriteBundleRefusesLeaks(t *testing.T) {
 	root := t.TempDir()
-	_, err := WriteBundle(root, passingRun(), BundleFiles{Logs: []File{{Path: "fake.log", Data: []byte("auth: ghp_" + strings.Repeat("c", 36))}}})
+	_, err := WriteBundle(root, passingRun(), BundleFiles{Logs: []File{{Path: "fake.log", Data: []byte("auth: ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c")}}})
 	var ce *cassettes.Error
 	if !errors.As(err, &ce) || ce.Reason != cassettes.ESecretLeak {
 		t.Fatalf("err = %v, want E_SECRET_LEAK", err)

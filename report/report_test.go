@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/redact"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -371,10 +372,10 @@ func TestSecretLeakWritesNothing(t *testing.T) {
 		declared map[string]string
 	}{
 		{"known key format in a message", func(r *Run) {
-			r.Cases[0].Message = "fake echoed ghp_" + strings.Repeat("a", 36)
+			r.Cases[0].Message = "fake echoed ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4a"
 		}, nil},
-		{"declared value in a preview", func(r *Run) {
-			r.Cases[0].Actions[0].Body = []byte(`{"token":"hunter2-very-secret"}`)
+		{"declared value in a drift", func(r *Run) {
+			r.Cases[0].Drifts = []Drift{{Class: "body", Message: `"hunter2-very-secret" differs`}}
 		}, map[string]string{"SHOP_TOKEN": "hunter2-very-secret"}},
 	}
 	for _, tc := range tests {
@@ -399,6 +400,69 @@ func TestSecretLeakWritesNothing(t *testing.T) {
 				t.Errorf("files left after a leak: %v", ents)
 			}
 		})
+	}
+}
+
+// TestPayloadsRedactedDecoded: what a case's actions carry (a fake's body,
+// a command's output) reaches run.json and the bundle in base64, where the
+// text scan cannot read it; a fake's body may be gzip (it answered a
+// recorded Accept-Encoding). Each is decoded and redacted — declared
+// values, known formats, credential names — before anything is written,
+// and one that cannot be decoded is replaced by a note.
+func TestPayloadsRedactedDecoded(t *testing.T) {
+	const tok = "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4a"
+	gz := func(s string) []byte {
+		b, err := redact.Encode("gzip", []byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	corrupt := gz(`{"token":"` + tok + `"}`)
+	corrupt[len(corrupt)/2] ^= 0x5a
+	r := passingRun()
+	r.Cases[0].Actions[0].Body = gz(`{"echo":"` + tok + `","password":"pw-314159","v":"hunter2-very-secret"}`)
+	r.Cases[1].Actions[0].Body = corrupt
+	r.Cases[2].Actions[0].Stdout = []byte(`{"client_secret":"cs-271828"}`)
+	declared := map[string]string{"SHOP_TOKEN": "hunter2-very-secret"}
+	dir := t.TempDir()
+	if err := Write(dir, r, Options{Declared: declared}); err != nil {
+		t.Fatal(err)
+	}
+	bundleDir, err := WriteBundle(t.TempDir(), r, BundleFiles{Options: Options{Declared: declared}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(dir, FileRun), filepath.Join(bundleDir, "reports", FileRun)} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rf struct {
+			Cases []struct {
+				Actions []Action `json:"actions"`
+			} `json:"cases"`
+		}
+		if err := json.Unmarshal(data, &rf); err != nil {
+			t.Fatal(err)
+		}
+		var all []byte
+		for _, c := range rf.Cases {
+			for _, a := range c.Actions {
+				all = append(append(append(all, a.Body...), a.Stdout...), '\n')
+			}
+		}
+		for _, v := range []string{tok, "pw-314159", "hunter2-very-secret", "cs-271828"} {
+			if strings.Contains(string(all), v) {
+				t.Errorf("%s carries %s:\n%s", p, v, all)
+			}
+		}
+		if !strings.Contains(string(all), `{"echo":"[REDACTED]","password":"[REDACTED]"`) || !strings.Contains(string(all), "cannot be decoded as gzip") {
+			t.Errorf("%s payloads:\n%s", p, all)
+		}
+	}
+	if r.Cases[0].Actions[0].Body[0] != 0x1f {
+		t.Error("Write changed the caller's run")
 	}
 }
 

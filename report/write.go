@@ -181,11 +181,16 @@ func scan(dir string, run *Run, files map[string][]byte, declared map[string]str
 }
 
 // scanPayloads scans the bytes that files carry encoded (base64 previews,
-// run.json's byte fields), where the text scan cannot see them.
+// run.json's byte fields), where the text scan cannot see them, decoded
+// when compressed.
 func scanPayloads(dir string, run *Run, declared map[string]string) []cassettes.Problem {
 	var probs []cassettes.Problem
 	check := func(field string, data []byte) {
-		for _, f := range redact.Scan(data, declared) {
+		found, err := scanPayload(data, declared)
+		if err != nil {
+			probs = append(probs, undecodableProblem(dir, field, err))
+		}
+		for _, f := range found {
 			probs = append(probs, cassettes.Problem{File: dir, Field: field, Line: f.Line, Column: f.Column,
 				Message: "credential of kind " + f.Kind + " would be written (encoded)", Expected: redact.Redacted})
 		}
@@ -229,7 +234,7 @@ func Write(dir string, run *Run, opts Options) error {
 
 // write is Write that returns the files it wrote.
 func write(dir string, run *Run, opts Options) (Files, error) {
-	run = withLocalArtifacts(dir, run)
+	run = redactPayloads(withLocalArtifacts(dir, run), opts.Declared)
 	scrubLogs(dir, run, opts.Declared) // the fakes' logs get the cassettes' redaction
 	if opts.Golden {
 		run = goldenRun(dir, run)

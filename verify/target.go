@@ -107,6 +107,10 @@ func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *nor
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		act.Duration, act.StatusCode, act.Body = time.Since(start), resp.StatusCode, body
+		if ce := resp.Header.Values("Content-Encoding"); len(ce) > 0 {
+			// The reports decode (and redact) a compressed body by it.
+			act.Headers = http.Header{"Content-Encoding": ce}
+		}
 		actions = append(actions, act)
 		if err != nil {
 			return nil, actions, fmt.Errorf("%s %s: reading the body: %w", in.Request.Method, target, err)

@@ -15,7 +15,7 @@ import (
 
 type importOptions struct {
 	adapter, out, by string
-	force            bool
+	force, redact    bool
 }
 
 func newImportCmd(stdio *IO, g *globals) *cobra.Command {
@@ -30,13 +30,20 @@ or --out).
 
   govcr DIR   every go-vcr cassette under DIR (format 1 or 2); the scenario is
               the file's path below DIR without .yaml, case kept. Format 1 is
-              upgraded; every body is kept byte for byte.
+              upgraded; compressed bodies are stored decoded.
   har FILE    a HAR 1.2 archive (browsers' dev tools, mitmproxy, Charles,
               Fiddler, WireMock, Hoverfly): one cassette per page (--by page,
               the default) or per host (--by host). Bodies are stored decoded,
-              as the HAR holds them. Credentials are redacted like any
-              recording: credential headers and query or form fields, and the
-              values of the adapter's declared credential variables.
+              as the HAR holds them.
+
+Credentials are redacted as a recording redacts them: credential headers and
+cookies, credential-named query, form and JSON fields, URL passwords, the
+values of the adapter's declared credential variables, and every value
+learned from them, wherever it appears. A key of a known format (a GitHub
+token, an AWS key, a JWT…) is redacted with --redact; without it, a file that
+holds one is not imported and is listed with where the key is (the other files
+are imported). Documentation example keys (AWS's AKIAIOSFODNN7EXAMPLE…) are
+not secrets.
 
 A scenario whose name git, file systems and shells cannot all carry
 (spaces, quotes, '$', '..', a trailing .lock) is imported under a name that
@@ -59,11 +66,12 @@ most 64 MiB.`,
 	f.StringVar(&o.out, "out", "", "cassettes directory (default: the config's, else ./cassettes)")
 	f.StringVar(&o.by, "by", "page", "har: one cassette per page or per host")
 	f.BoolVar(&o.force, "force", false, "overwrite cassettes that exist")
+	f.BoolVar(&o.redact, "redact", false, "redact keys of known formats too, as recording does, instead of refusing the files that hold one")
 	return cmd
 }
 
 func importRun(ctx context.Context, stdio *IO, g *globals, o *importOptions, kind, src string) error {
-	opts := importer.Options{From: importer.Format(kind), Source: src, Adapter: o.adapter, Dir: o.out, By: har.Group(o.by), Force: o.force}
+	opts := importer.Options{From: importer.Format(kind), Source: src, Adapter: o.adapter, Dir: o.out, By: har.Group(o.by), Force: o.force, Redact: o.redact}
 	if opts.Adapter == "" {
 		opts.Adapter = importer.DefaultAdapter(opts.From, src)
 	}
@@ -101,6 +109,9 @@ func importRun(ctx context.Context, stdio *IO, g *globals, o *importOptions, kin
 		}
 		for _, c := range res.Saved {
 			fmt.Fprintf(stdio.Out, "%s  %d interaction(s)\n", cassettes.Printable(c.Path), len(c.Interactions))
+		}
+		for _, r := range res.Refused {
+			fmt.Fprintf(stdio.Err, "not imported: %s (it holds a key of a known format; see below)\n", cassettes.Quote(r.Source))
 		}
 	}
 	if err != nil {

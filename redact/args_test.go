@@ -1,0 +1,61 @@
+package redact
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestArgValues: the values a command line passes by name are found in
+// flags, headers, assignments, forms and URLs, also inside an `sh -c`
+// script; references to variables, boolean flags and names of where a
+// credential is are not values.
+func TestArgValues(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"tool", "--token=tok-value-1", "--password", "pw-value-2", "--name", "bob"}, []string{"tok-value-1", "pw-value-2"}},
+		{[]string{"curl", "-H", "Authorization: Bearer bearer-value-3", "-H", "X-Api-Key: key-value-4", "-H", "Accept: json"}, []string{"bearer-value-3", "key-value-4"}},
+		{[]string{"sh", "-c", `PGPASSWORD=pg-value-5 psql "postgres://app:url-pw-6@db/x" && curl -d 'grant_type=x&client_secret=form-value-7' https://h/t?access_token=q-value-8`},
+			[]string{"pg-value-5", "url-pw-6", "form-value-7", "q-value-8"}},
+		{[]string{"curl", "-d", `{"user":"bob","password":"json-pw-9"}`, "https://h/login"}, []string{"json-pw-9"}},
+		{[]string{"git", "clone", "https://x9Kq2Lm7Xv4Rt8Wz1Np6Bc@github.com/acme/app.git", "https://alice@host/x"}, []string{"x9Kq2Lm7Xv4Rt8Wz1Np6Bc"}},
+		{[]string{"sh", "-c", `gh api --token "$GH_TOKEN" --password=${PW} -H "Authorization: Bearer $TOK"`}, nil},
+		{[]string{"tool", "--password-file", "/run/secrets/pw", "--no-password", "positional", "--token-url", "https://idp/token", "--with-token"}, nil},
+	} {
+		got := builtin.ArgValues(tc.args)
+		for _, w := range tc.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("ArgValues(%q) = %q, want it to hold %q", tc.args, got, w)
+			}
+		}
+		if tc.want == nil && len(got) > 0 {
+			t.Errorf("ArgValues(%q) = %q, want none", tc.args, got)
+		}
+	}
+}
+
+// TestLearnEnvAndArgs: a credential-named variable's value and a flag's
+// value are scrubbed from what the session redacts afterwards, in their
+// encodings too.
+func TestLearnEnvAndArgs(t *testing.T) {
+	r := New(nil, nil)
+	r.LearnEnv([]string{"HOME=/home/ci", "NPM_TOKEN=env-npm-value-1", "SSH_AUTH_SOCK=/tmp/agent.sock", "PASSWORD_STORE_DIR=/home/ci/.pw",
+		"PWD=/work/project", "OLDPWD=/work/old", "DESKTOP_SESSION=ubuntu", "XDG_SESSION_ID=c21", "TERM_SESSION_ID=w0t0p0:4B7A1C2D-3E4F"})
+	r.LearnArgs([]string{"tool", "--client-secret", "flag-value-2"})
+	got := r.String("npm env-npm-value-1 flag-value-2 " + strings.ToUpper("x") + " /tmp/agent.sock /home/ci/.pw ZW52LW5wbS12YWx1ZS0x /work/project ubuntu w0t0p0:4B7A1C2D-3E4F")
+	if got != "npm [REDACTED] [REDACTED] X /tmp/agent.sock /home/ci/.pw [REDACTED] /work/project ubuntu w0t0p0:4B7A1C2D-3E4F" {
+		t.Errorf("String = %q", got)
+	}
+}
+
+// TestShellWords: quotes and backslashes as sh reads them, nothing
+// expanded.
+func TestShellWords(t *testing.T) {
+	got := shellWords(`a "b c" 'd $e' f\ g h;i|j`)
+	want := []string{"a", "b c", "d $e", "f g", "h", "i", "j"}
+	if !slices.Equal(got, want) {
+		t.Errorf("shellWords = %q, want %q", got, want)
+	}
+}

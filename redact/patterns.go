@@ -1,0 +1,228 @@
+package redact
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sync"
+)
+
+// Pattern is one known credential format.
+type Pattern struct {
+	Name   string // the rule's id: gitleaks' (aws-access-token) or cassette's
+	Source string // "gitleaks v8.x.y" or "cassette"
+	// Expr is the regular expression, as the source gives it (gitleaks'
+	// with tokenEndHTTP for its end of token).
+	Expr string
+	// Keywords are lower-case strings one of which every match holds,
+	// compared without case: a text holding none of them is not searched
+	// (the scan runs over every recorded body: this is its hot path).
+	Keywords []string
+	// Group, when not 0, is the submatch that is the secret; 0 is the
+	// first submatch that matched, or the whole match when there is none
+	// (gitleaks' rule). Only the secret is reported and replaced: the name
+	// around it stays readable.
+	Group int
+	// Entropy, when not 0, is the Shannon entropy (bits per character) a
+	// secret must exceed: a lower one is a placeholder, not a key.
+	Entropy float64
+	// Refuse says a finding stops a save, an import or a validate. A
+	// pattern that does not refuse is only redacted where redaction runs.
+	Refuse bool
+
+	// near, when set, is a cheap test of the text at a keyword (q) that
+	// must hold for a match to start there: it spares the expression at
+	// the many keywords that start nothing ("://" of every URL).
+	near func(data []byte, q int) bool
+
+	allow  []allowlist
+	re     func() *regexp.Regexp // shape.expr: Expr without its leading optional part
+	shape  shape
+	after1 func() *regexp.Regexp // anchored form, after one byte (that \b sees)
+	at0    func() *regexp.Regexp // anchored form, at the start of a text
+}
+
+// Re is the compiled expression the scan runs (Expr without a leading part
+// that only moves where a match starts).
+func (p *Pattern) Re() *regexp.Regexp { return p.re() }
+
+// allowlist says which matches of a pattern are not secrets (gitleaks'
+// allowlists, and cassette's own).
+type allowlist struct {
+	target    string // "" the secret, "match" the whole match, "line" its line
+	and       bool   // every part must hold, not any
+	regexes   []*regexp.Regexp
+	stopwords []string
+}
+
+// cassettePatterns are the formats cassette adds to gitleaks': formats it
+// does not have (Google OAuth access tokens, credentials inside URLs and
+// connection strings), wider forms of some it has (gitleaks wants an
+// Anthropic or OpenAI key at its full length), and a private key block
+// cut short.
+var cassettePatterns = []Pattern{
+	// A whole private key block, any armour (RSA, EC, OPENSSH, ENCRYPTED,
+	// PGP … BLOCK), BEGIN to END; one cut short runs to the end of the
+	// text, and a lone END line (what an older redaction left) is caught.
+	// A block with nothing in it is documentation ("Example: -----BEGIN
+	// RSA PRIVATE KEY----- -----END RSA PRIVATE KEY-----").
+	{Name: "private-key", Keywords: []string{"-----begin", "-----end"}, Refuse: true,
+		allow: []allowlist{{target: "match", regexes: []*regexp.Regexp{emptyKeyBlock}}},
+		Expr:  `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)|-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`},
+	// An AWS secret access key has no prefix of its own: it is found by
+	// the name it is written under (aws_secret_access_key=…,
+	// "SecretAccessKey": "…"); only the value is replaced.
+	{Name: "aws-secret-access-key", Keywords: []string{"secret_access", "secret-access", "secretaccess"}, Group: 1, Refuse: true,
+		Expr:  `(?i)secret[_-]?access[_-]?key["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
+		allow: []allowlist{{regexes: []*regexp.Regexp{regexp.MustCompile(`EXAMPLEKEY$`)}}}},
+	{Name: "anthropic-key", Keywords: []string{"sk-ant-"}, Refuse: true, Expr: `\bsk-ant-[A-Za-z0-9_-]{20,}`},
+	{Name: "openai-key", Keywords: []string{"sk-"}, Refuse: true, Expr: `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`},
+	{Name: "google-oauth-access-token", Keywords: []string{"ya29."}, Refuse: true, Expr: `\bya29\.[0-9A-Za-z_-]{20,}`},
+	// The password of a URL in a body: a database URL or DSN
+	// (postgres://app:PW@db/x), a git remote, a proxy; not a placeholder
+	// (https://username:password@endpoint/ in an API's documentation). The scheme is left
+	// out of the expression: it does not change the secret, and without it
+	// a match starts at "://", where the scan tries it.
+	{Name: "url-password", Keywords: []string{"://"}, Group: 1, Refuse: true, near: hasUserinfo, allow: placeholders,
+		Expr: `://[^\s:/?#@"'<>\[\]\\]*:([^\s/?#@"'<>\\]+)@[A-Za-z0-9\[]`},
+	// A URL whose user is a token and has no password
+	// (https://TOKEN@github.com/…): 16 characters or more, and not a word.
+	{Name: "url-token", Keywords: []string{"://"}, Group: 1, Entropy: 3, Refuse: true, near: hasUserinfo,
+		Expr: `://([A-Za-z0-9_~.%+-]{16,})@[A-Za-z0-9\[]`},
+	// A password in a key=value connection string (libpq's
+	// "host=db password=PW", JDBC's ";password=PW;", ADO.NET's
+	// "Password=PW;", ODBC's "PWD=PW;"). A path is not one: PWD=/home/x
+	// is the shell's working directory in every environment dump.
+	{Name: "dsn-password", Keywords: []string{"password", "passwd", "pwd"}, Group: 1, Refuse: true,
+		allow: append([]allowlist{{regexes: []*regexp.Regexp{regexp.MustCompile(`^[/~.]`)}}}, placeholders...),
+		Expr:  `(?i)\b(?:password|passwd|pwd)[ \t]*=[ \t]*([^\s;'"&<>{}$%*=,)\]][^\s;'"&<>,)\]]{3,})`},
+}
+
+// emptyKeyBlock is a private key block with no key in it.
+var emptyKeyBlock = regexp.MustCompile(`^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[nr])*-----END`)
+
+// placeholders are the passwords documentation writes where a real one
+// goes: the word itself, a run of x or *, <…>, {…}, [...], %…%.
+var placeholders = []allowlist{{regexes: []*regexp.Regexp{
+	regexp.MustCompile(`^(?i:passw(?:or)?d|pass|pwd|secret|changeme|x+|\*+|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|%[^%]*%)$`)}}}
+
+// hasUserinfo reports whether the URL whose "://" is at q has a userinfo:
+// an '@' before the host ends.
+func hasUserinfo(data []byte, q int) bool {
+	for _, c := range data[q+3:] {
+		switch c {
+		case '@':
+			return true
+		case '/', '?', '#', ' ', '\t', '\n', '\r', '"', '\'', '<', '>', '\\':
+			return false
+		}
+	}
+	return false
+}
+
+// examples are credentials the vendors publish in their documentation as
+// placeholders: not secrets. A match that is one of them is neither
+// refused nor redacted (AWS's key pairs also end in EXAMPLE and EXAMPLEKEY,
+// which the rules allow in any key).
+var examples = map[string]bool{
+	"AKIAIOSFODNN7EXAMPLE":                     true, // AWS, "Managing access keys"
+	"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": true,
+	"AKIAI44QH8DHBEXAMPLE":                     true, // AWS, the second example pair
+	"je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY": true,
+	// jwt.io's example token (HS256, "John Doe").
+	"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c": true,
+	"sk_test_4eC39HqLyjWDarjtT1zdp7dc": true, // Stripe's API reference
+	"sk_test_BQokikJOvBiI2HlWgH4olfQ2": true,
+}
+
+// ruleSet is every pattern, compiled, with the keyword index and the
+// allowlist that holds for all of them. It is built once, on first use,
+// and never changed.
+type ruleSet struct {
+	patterns   []Pattern
+	always     []int32   // patterns without keywords: run on every text
+	keywordsOf [][]int32 // pattern → the ids of its keywords in index
+	index      *keywordIndex
+	global     []allowlist
+}
+
+// rules is the rule set, built on first use (compiling some 220
+// expressions takes milliseconds that a command which scans nothing
+// should not pay).
+var rules = sync.OnceValue(func() *ruleSet {
+	rs, err := buildRules()
+	if err != nil {
+		panic("redact: " + err.Error()) // the embedded rules are tested: this is a bug
+	}
+	return rs
+})
+
+// Patterns returns every known credential format, gitleaks' then cassette's.
+func Patterns() []Pattern { return rules().patterns }
+
+func buildRules() (*ruleSet, error) {
+	gl, global, err := gitleaksPatterns()
+	if err != nil {
+		return nil, err
+	}
+	rs := &ruleSet{global: global}
+	for _, p := range slices.Concat(cassettePatterns, gl) {
+		if p.Source == "" {
+			p.Source = "cassette"
+		}
+		if err := p.compile(); err != nil {
+			return nil, fmt.Errorf("pattern %s: %w", p.Name, err)
+		}
+		if len(p.Keywords) == 0 {
+			rs.always = append(rs.always, int32(len(rs.patterns)))
+		}
+		rs.patterns = append(rs.patterns, p)
+	}
+	rs.index = newKeywordIndex(rs.patterns)
+	rs.keywordsOf = make([][]int32, len(rs.patterns))
+	for id, k := range rs.index.kws {
+		for _, pi := range k.patterns {
+			rs.keywordsOf[pi] = append(rs.keywordsOf[pi], int32(id))
+		}
+	}
+	return rs, nil
+}
+
+// compile analyzes and compiles the pattern's expression.
+func (p *Pattern) compile() error {
+	for _, k := range p.Keywords {
+		if len(k) < 2 || k != lowerASCII(k) {
+			return fmt.Errorf("keyword %q: want lower case, 2 bytes or more", k)
+		}
+	}
+	s, err := analyze(p.Expr, p.Keywords)
+	if err != nil {
+		return err
+	}
+	p.shape = s
+	// Compiled when first needed: compiling is most of the cost of the set
+	// (a command that scans no text with a keyword pays none of it), and
+	// the anchored forms are all the scan runs of an anchored pattern.
+	// Every expression is compiled by the tests.
+	p.re = lazy(s.expr, "", "")
+	if s.anchored {
+		p.at0, p.after1 = lazy(s.expr, `^(?:`, `)`), lazy(s.expr, `^(?s:.)(?:`, `)`)
+	}
+	return nil
+}
+
+// lazy compiles before+expr()+after when first called; analyze parsed
+// the expression already.
+func lazy(expr func() string, before, after string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(before + expr() + after) })
+}
+
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

@@ -11,6 +11,9 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -128,6 +131,11 @@ type Shim struct {
 	Fake []string `json:"fake"`
 	Env  []string `json:"env,omitempty"`
 	Dir  string   `json:"dir,omitempty"`
+	// Bin is the directory of the shims: the fake runs with it left out
+	// of PATH, so that a fake that calls the real command by its name
+	// (a wrapper around jq, git) reaches the real one, not its own shim
+	// again and again.
+	Bin string `json:"bin,omitempty"`
 	// Observed is the directory observations go to, Project the project's
 	// directory; Credentials the names of the adapter's credential
 	// variables, Redact the project's own credential names (redact.names).
@@ -159,7 +167,13 @@ type ShimIO struct {
 // line by line while it answers).
 func (s *Shim) Run(ctx context.Context, sio ShimIO) int {
 	cmd := exec.CommandContext(ctx, s.Fake[0], append(append([]string(nil), s.Fake[1:]...), sio.Args...)...)
-	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = append(append([]string(nil), sio.Env...), s.Env...), s.Dir, sio.Stdout, sio.Stderr
+	if depth := shimDepth(sio.Env); depth >= maxShimDepth {
+		fmt.Fprintf(sio.Stderr, "cassette observe: %s was run through the shims %d times in a row (the fake of adapter %s calls %s again?): stopped\n", s.Command, depth, s.Adapter, s.Command)
+		return 127
+	}
+	env := append(withoutPathDir(sio.Env, s.Bin), s.Env...)
+	env = append(env, fmt.Sprintf("%s=%d", shimDepthVar, shimDepth(sio.Env)+1))
+	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = env, s.Dir, sio.Stdout, sio.Stderr
 	in := &stdinTee{}
 	if sio.Stdin != nil && isPipeOrFile(sio.Stdin) {
 		// The fake reads a pipe of its own, fed from ours: when it exits,
@@ -191,6 +205,42 @@ func (s *Shim) Run(ctx context.Context, sio ShimIO) int {
 	}
 	s.observe(in, sio)
 	return code
+}
+
+// shimDepthVar counts the shims a call went through, one inside another;
+// maxShimDepth stops a loop of them (a fork bomb otherwise) whatever made
+// it.
+const (
+	shimDepthVar = "CASSETTE_OBSERVE_SHIM_DEPTH"
+	maxShimDepth = 8
+)
+
+func shimDepth(env []string) int {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], shimDepthVar+"="); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
+}
+
+// withoutPathDir is env with dir left out of its PATH.
+func withoutPathDir(env []string, dir string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok && dir != "" {
+			var keep []string
+			for _, d := range filepath.SplitList(v) {
+				if filepath.Clean(d) != filepath.Clean(dir) {
+					keep = append(keep, d)
+				}
+			}
+			kv = "PATH=" + strings.Join(keep, string(os.PathListSeparator))
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // observe writes the call the shim ran.

@@ -179,7 +179,7 @@ func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, 
 	dir := cassettes.ResolvePath(s.Config.Dir, a.Fake.Dir)
 	fake := fakeCommand(a.Fake.Command, dir)
 	project, _ := filepath.Abs(s.Config.Dir)
-	shim := Shim{Adapter: name, Command: command, Fake: fake, Observed: s.Observed, Project: project, Credentials: a.Real.Credentials,
+	shim := Shim{Adapter: name, Command: command, Fake: fake, Bin: bin, Observed: s.Observed, Project: project, Credentials: a.Real.Credentials,
 		Redact: s.Config.Redact.Names, Coverage: a.Coverage}
 	if a.Fake.Dir != "" {
 		shim.Dir = dir

@@ -149,22 +149,43 @@ func Cycle(ctx context.Context, now time.Time, opts Options) *Result {
 	return c.res
 }
 
+// again is this cycle's own command line (--once, a dry run's flags, its
+// adapters and config) with more flags: a next step that runs what the
+// user ran, corrected, never a real refresh in place of a dry run.
+func (c *cycle) again(more ...string) string {
+	words := []string{"cassette", "refresh", "--once"}
+	if c.opts.DryRun {
+		words = append(words, "--dry-run")
+	}
+	if c.opts.DryRunUnsafe {
+		words = append(words, "--rerecord-unsafe")
+	}
+	for _, a := range c.opts.Adapters {
+		words = append(words, "--adapter", a)
+	}
+	words = append(words, more...)
+	if p := c.opts.Config.Path; p != "" && p != cassettes.ConfigFile {
+		words = append(words, "--config", p)
+	}
+	return cassettes.Command(words...)
+}
+
 func (c *cycle) run(ctx context.Context) error {
 	o := &c.opts
 	cfg := o.Config
 	c.remote = cmp.Or(o.Remote, cfg.Refresh.Forge.Remote, "origin")
 	c.shown = o.Git.scrub(c.remote) // a remote URL may carry a token: messages show this
-	c.base = cmp.Or(o.Base, cfg.Refresh.Base, o.Git.CurrentBranch(ctx))
-	if c.base == "" {
-		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "refresh", "--once", "--base", "main"), "cannot tell the base branch of refresh PRs: HEAD is detached and refresh.base is not set (name it with --base, or check out a branch)")
-	}
-	c.threshd = firstPositive(o.EscalateAfter, cfg.Refresh.EscalateAfter, DefaultEscalateAfter)
-	c.res.Threshold = c.threshd
 	top, err := o.Git.TopLevel(ctx)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: cfg.Dir + " is not in a git repository: refresh works on one (commit cassette.yaml and the cassettes to it)", Err: err, NextStep: cassettes.Command("git", "init")}
 	}
 	c.top = realPath(top)
+	c.base = cmp.Or(o.Base, cfg.Refresh.Base, o.Git.CurrentBranch(ctx))
+	if c.base == "" {
+		return cassettes.Errorf(cassettes.EUsage, c.again("--base", "main"), "cannot tell the base branch of refresh PRs: HEAD is detached and refresh.base is not set (name it with --base, or check out a branch)")
+	}
+	c.threshd = firstPositive(o.EscalateAfter, cfg.Refresh.EscalateAfter, DefaultEscalateAfter)
+	c.res.Threshold = c.threshd
 	list := o.Cassettes
 	if list == nil {
 		list, err = cassettes.LoadTree([]string{cfg.CassetteDir()}, cassettes.LoadOptions{Config: cfg, Normalizers: o.registry()})

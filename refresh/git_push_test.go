@@ -93,3 +93,27 @@ func TestOneRefreshPerAdapter(t *testing.T) {
 		t.Error("pushed while another refresh held the adapter")
 	}
 }
+
+// TestRefreshNeedsARepositoryAndABase: outside a git repository refresh
+// says so first (next: git init), and on a detached HEAD the next step is
+// the command that ran, with --base: a dry run's stays a dry run of the
+// same adapters (it was `cassette refresh --once --base main`, a real
+// refresh).
+func TestRefreshNeedsARepositoryAndABase(t *testing.T) {
+	p := newProject(t)
+	runGit(t, p.env, p.dir, "checkout", "--quiet", "--detach")
+	r := p.cycle(week0, func(o *Options) { o.DryRun, o.Adapters = true, []string{"petstore"} })
+	ce := cassettes.AsError(r.Err)
+	if r.Err == nil || ce.Reason != cassettes.EUsage || !strings.HasPrefix(ce.NextStep, "cassette refresh --once --dry-run --adapter petstore --base main") {
+		t.Errorf("detached HEAD: %v (next: %s)", r.Err, ce.NextStep)
+	}
+
+	if err := os.RemoveAll(filepath.Join(p.dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	r = p.cycle(week0, func(o *Options) { o.DryRun = true })
+	ce = cassettes.AsError(r.Err)
+	if r.Err == nil || !strings.Contains(ce.Message, "is not in a git repository") || ce.NextStep != "git init" {
+		t.Errorf("no repository: %v (next: %s)", r.Err, ce.NextStep)
+	}
+}

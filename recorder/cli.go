@@ -356,6 +356,17 @@ func echo(w io.Writer, red *redact.Redactor, b []byte) {
 // names where the command came from: real.command when the run used it,
 // the arguments after -- otherwise.
 func notStarted(red *redact.Redactor, opts CLIOptions, err error) error {
+	if opts.Dir != "" {
+		if _, serr := os.Stat(opts.Dir); serr != nil {
+			// exec says the program is missing when its directory is.
+			return &cassettes.Error{Reason: cassettes.EUsage,
+				Message: fmt.Sprintf("cannot run %s: its working directory %s (real.dir of adapter %s in cassette.yaml) does not exist; create it (an example's README says how) or fix real.dir",
+					opts.Command, cassettes.Printable(opts.Dir), opts.Adapter),
+				Err:      redactedError(red, serr),
+				Problems: []cassettes.Problem{{Field: "adapters." + opts.Adapter + ".real.dir", Message: "does not exist: " + cassettes.Printable(opts.Dir), Expected: "an existing directory"}},
+				NextStep: cassettes.Command("mkdir", "-p", opts.Dir)}
+		}
+	}
 	e := &cassettes.Error{Reason: cassettes.EUsage,
 		Message:  fmt.Sprintf("cannot run %s: install it, or give its path", opts.Command),
 		Err:      redactedError(red, err),

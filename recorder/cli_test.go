@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +139,19 @@ func TestRerecordCLIRunsTheRecordedInput(t *testing.T) {
 	}
 	if string(c.Output.Stdout) != "ABC\n" || c.Path != old.Path || c.Scenario != "upper" || c.Adapter != "sh" {
 		t.Errorf("got %+v / %+v", c, c.Output)
+	}
+}
+
+// TestRecordCLIMissingDir: a real.dir that does not exist is named as
+// such (exec said the program itself was missing: "cannot run git:
+// install it", with git installed), with its field and a next step that
+// creates it.
+func TestRecordCLIMissingDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "repo")
+	_, err := RecordCLI(context.Background(), CLIOptions{Meta: Meta{Adapter: "git", Scenario: "s", Now: fixedNow}, Command: "sh", Args: []string{"-c", "true"}, Dir: dir})
+	ce := cassettes.AsError(err)
+	if err == nil || !strings.Contains(ce.Message, "working directory "+dir) || len(ce.Problems) != 1 || ce.Problems[0].Field != "adapters.git.real.dir" ||
+		ce.NextStep != "mkdir -p "+dir {
+		t.Fatalf("got %v (problems %+v, next %q)", err, ce.Problems, ce.NextStep)
 	}
 }

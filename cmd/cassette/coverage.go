@@ -195,7 +195,12 @@ func uncoveredError(rep *coverage.Report) error {
 // that have a fake and no cassette: nothing proves such a fake.
 func warnUnrecorded(w io.Writer, cfg *cassettes.Config, list []*cassettes.Cassette, selected []string) {
 	for _, name := range coverage.Unrecorded(cfg, list, selected) {
-		fmt.Fprintf(w, "warning: adapter %s has a fake and no cassette: nothing proves the fake answers like the real side (the seed ADR: %s); record one with cassette record --adapter %s, then run cassette observe and cassette coverage\n",
-			name, coverage.RuleUnrecorded, name)
+		how := "record one from the real side with " + commandWithConfig(cfg.Path, "cassette", "record", "--adapter", name)
+		if a := cfg.Adapters[name]; a != nil && a.Kind == cassettes.KindCLI {
+			// A CLI cassette is one call: the user names it.
+			how = "record one from the real side with `cassette record --adapter " + name + " --scenario NAME -- COMMAND ARGS…` (a call your code makes)"
+		}
+		fmt.Fprintf(w, "warning: adapter %s has a fake and no cassette: nothing proves the fake answers like the real side (%s); %s, then run cassette observe and cassette coverage\n",
+			name, coverage.RuleUnrecorded, how)
 	}
 }

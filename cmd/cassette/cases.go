@@ -67,7 +67,7 @@ func plannedCases(g *globals, s *selectFlags, name string, paths []string) ([]ve
 	}
 	list, err := cassettes.LoadTree(paths, p.loadOptions())
 	if err != nil {
-		return nil, verify.Options{}, err
+		return nil, verify.Options{}, p.noCassetteDir(err, paths)
 	}
 	cases, err := verify.Plan(p.cfg, list, sel)
 	opts := verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Credentials: p.credentials()}

@@ -178,6 +178,19 @@ func runPatternStep(g *globals, name, run string) string {
 	return p.command("cassette", name, "--help")
 }
 
+// noCassetteDir gives the error of loading the project's own cassette
+// directory when that directory is missing the step that makes it: record
+// a first cassette (it said `cassette validate`, which only repeated it).
+func (p *project) noCassetteDir(err error, paths []string) error {
+	ce, ok := err.(*cassettes.Error)
+	if !ok || ce.Reason != cassettes.ECassetteNotFound || len(paths) != 1 || paths[0] != p.cfg.CassetteDir() {
+		return err
+	}
+	ce.Message = "no directory " + paths[0] + ": no cassette was recorded in this project yet"
+	ce.Err, ce.NextStep = nil, p.recordFirst("")
+	return ce
+}
+
 // observeStep runs the project's test suite under cassette observe, with
 // the runner its files name (go.mod, package.json, a pytest
 // configuration, a Makefile); with none of them, observe's help, which

@@ -34,6 +34,7 @@ an adapter's real.credentials) fails with E_SECRET_LEAK.`,
 				args = []string{p.cfg.CassetteDir()}
 			}
 			list, err := cassettes.LoadTree(args, p.loadOptions())
+			err = p.noCassetteDir(err, args)
 			var ce *cassettes.Error
 			if err != nil && !errors.As(err, &ce) {
 				return err

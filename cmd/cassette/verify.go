@@ -134,7 +134,7 @@ func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*proje
 	lo.KeepBytes = o.bundleDir != "" // the bundle copies the cassettes as they were read
 	list, err := cassettes.LoadTree(paths, lo)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, p.noCassetteDir(err, paths)
 	}
 	if sel.Shards <= 1 && len(paths) == 1 && paths[0] == p.cfg.CassetteDir() {
 		warnUnrecorded(warn, p.cfg, list, sel.Adapters)

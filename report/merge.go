@@ -2,6 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -171,9 +174,24 @@ func checkShards(runs []*Run, dirs []string, allowIncomplete bool) (held string,
 		return "", &cassettes.Error{Reason: cassettes.EUsage,
 			Message: fmt.Sprintf("incomplete shard set: shard %s is missing (have %s of %d); a merge of it would report only part of the run: run the missing shard, then merge again with its report directory (or pass --allow-incomplete)",
 				strings.Join(missing, ", "), strings.Join(present, ", "), n),
-			NextStep: cassettes.Command("cassette", "verify", "--shard", first+"/"+strconv.Itoa(n), "--report-dir", "shard-"+first)}
+			NextStep: cassettes.Command("cassette", "verify", "--shard", first+"/"+strconv.Itoa(n), "--report-dir", missingShardDir(at, first))}
 	}
 	return fmt.Sprintf("%s of %d (incomplete)", strings.Join(present, ","), n), nil
+}
+
+// missingShardDir is where the missing shard's reports would go, named
+// like the shards that were given (out/shard-2 given: out/shard-3), else
+// shard-I beside them.
+func missingShardDir(at map[int]string, missing string) string {
+	for _, i := range slices.Sorted(maps.Keys(at)) {
+		dir := filepath.Clean(at[i])
+		base, num := filepath.Base(dir), strconv.Itoa(i)
+		if strings.Count(base, num) == 1 {
+			return filepath.Join(filepath.Dir(dir), strings.Replace(base, num, missing, 1))
+		}
+		return filepath.Join(filepath.Dir(dir), "shard-"+missing)
+	}
+	return "shard-" + missing
 }
 
 func parseShard(s string) (i, n int, ok bool) {

@@ -22,7 +22,7 @@ const helperEnv = "IMPORT_HELPER_DIR"
 func TestImportHelperProcess(t *testing.T) {
 	dir := os.Getenv(helperEnv)
 	if dir == "" {
-		t.Skip("the importer TestImportKilled starts and kills")
+		t.Skip("a helper process: TestImportKilled runs it and kills it")
 	}
 	staged := func(int) {
 		_ = os.WriteFile(os.Getenv("IMPORT_READY"), []byte("staged\n"), 0o600)

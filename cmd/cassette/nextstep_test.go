@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -115,7 +116,8 @@ func runNextInCopy(dir string, v *nextVerdict) {
 		env = append(env, strings.ReplaceAll(kv, work, copyRoot))
 	}
 	// A step that starts a server (a proxy, a scheduled refresh) runs
-	// until it is stopped: one still running at the deadline has started.
+	// until it is stopped: one that says it listens has started, and is
+	// stopped there; one still running at the deadline has started too.
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", v.Next)
@@ -124,8 +126,11 @@ func runNextInCopy(dir string, v *nextVerdict) {
 	cmd.SysProcAttr = &unix.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return unix.Kill(-cmd.Process.Pid, unix.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
+	out := &startedWriter{started: cancel}
+	cmd.Stdout, cmd.Stderr = out, out
 	start := time.Now()
-	output, err := cmd.CombinedOutput()
+	err = cmd.Run()
+	output := out.bytes()
 	v.Took = time.Since(start).Round(10 * time.Millisecond).String()
 	v.Code = cmd.ProcessState.ExitCode()
 	if ctx.Err() != nil {
@@ -137,6 +142,30 @@ func runNextInCopy(dir string, v *nextVerdict) {
 		v.Got = string(r[1])
 	}
 	v.Output = string(output[:min(len(output), 2000)])
+}
+
+// startedWriter keeps a step's output and calls started once the step
+// says it listens (a server is up: the step ran as printed).
+type startedWriter struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	started func()
+}
+
+func (w *startedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if bytes.Contains(w.buf.Bytes(), []byte(", listening on ")) {
+		w.started()
+	}
+	return len(p), nil
+}
+
+func (w *startedWriter) bytes() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return bytes.Clone(w.buf.Bytes())
 }
 
 // copyTree copies the regular files, directories, symlinks and FIFOs of

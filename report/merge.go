@@ -183,15 +183,16 @@ func checkShards(runs []*Run, dirs []string, allowIncomplete bool) (held string,
 // like the shards that were given (out/shard-2 given: out/shard-3), else
 // shard-I beside them.
 func missingShardDir(at map[int]string, missing string) string {
-	for _, i := range slices.Sorted(maps.Keys(at)) {
-		dir := filepath.Clean(at[i])
-		base, num := filepath.Base(dir), strconv.Itoa(i)
-		if strings.Count(base, num) == 1 {
-			return filepath.Join(filepath.Dir(dir), strings.Replace(base, num, missing, 1))
-		}
-		return filepath.Join(filepath.Dir(dir), "shard-"+missing)
+	given := slices.Sorted(maps.Keys(at))
+	if len(given) == 0 {
+		return "shard-" + missing
 	}
-	return "shard-" + missing
+	dir := filepath.Clean(at[given[0]])
+	base, num := filepath.Base(dir), strconv.Itoa(given[0])
+	if strings.Count(base, num) == 1 {
+		return filepath.Join(filepath.Dir(dir), strings.Replace(base, num, missing, 1))
+	}
+	return filepath.Join(filepath.Dir(dir), "shard-"+missing)
 }
 
 func parseShard(s string) (i, n int, ok bool) {

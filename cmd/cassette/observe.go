@@ -92,7 +92,7 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 		if _, ok := p.cfg.Adapters[a]; !ok {
 			return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, p.cfg.Path),
 				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(a, p.cfg.Order)}},
-				NextStep: p.command(append([]string{"cassette", "observe", "--adapter", cmp.Or(cassettes.Suggest(a, p.cfg.Order), firstOr(p.cfg.Order, "")), "--"}, command...)...)}
+				NextStep: p.command(append([]string{"cassette", "observe", "--adapter", cmp.Or(cassettes.Closest(a, p.cfg.Order), firstOr(p.cfg.Order, "")), "--"}, command...)...)}
 		}
 	}
 	root, err := filepath.Abs(p.cfg.Dir) // shims run in other directories
@@ -266,7 +266,7 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %q: --mode observe needs an http adapter declared in %s", adapter, p.cfg.Path),
 			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "),
 				Suggestion: cassettes.Suggest(adapter, p.cfg.Order)}},
-			NextStep: observeProxyStep(p, upstream, cmp.Or(cassettes.Suggest(adapter, httpAdapters(p.cfg)), firstOr(httpAdapters(p.cfg), "")))}
+			NextStep: observeProxyStep(p, upstream, cmp.Or(cassettes.Closest(adapter, httpAdapters(p.cfg)), firstOr(httpAdapters(p.cfg), "")))}
 	}
 	dir := os.Getenv(coverage.EnvDir)
 	if dir == "" {

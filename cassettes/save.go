@@ -92,14 +92,16 @@ func Save(c *Cassette, opts SaveOptions) error {
 		return &Error{Reason: EIO, Message: "cannot encode cassette " + c.Path + ": a bug in cassette; report it with the cassette and the version below attached", Err: err, NextStep: Command("cassette", "version")}
 	}
 	// The bodies are scanned as they are, before the move to sidecars, so
-	// that a compressed one is decoded and scanned wherever it is kept; the
-	// sidecars' raw bytes are scanned below.
+	// that a compressed one is decoded and scanned wherever it is kept: a
+	// body this save moves to a sidecar is not in data, and bodyLeaks scans
+	// it as a sidecar body (once, decoded), whatever it was when loaded.
 	whole := out
-	whole.Interactions = c.Interactions
-	leaks := append(leakProblems(c.Path, data, opts.Credentials), encodedLeaks(&whole, opts.Credentials)...)
-	for name, body := range sidecars {
-		leaks = append(leaks, leakProblems(filepath.Join(filepath.Dir(c.Path), filepath.FromSlash(name)), body, opts.Credentials)...)
+	whole.Interactions = append([]Interaction(nil), c.Interactions...)
+	for i := range whole.Interactions {
+		whole.Interactions[i].Request.BodyFile = out.Interactions[i].Request.BodyFile
+		whole.Interactions[i].Response.BodyFile = out.Interactions[i].Response.BodyFile
 	}
+	leaks := append(leakProblems(c.Path, data, opts.Credentials), encodedLeaks(&whole, opts.Credentials)...)
 	if len(leaks) > 0 {
 		return &Error{Reason: ESecretLeak, Message: "refusing to save " + c.Path + ": it would contain a credential; declare its variable under the adapter's real.credentials in cassette.yaml so that it is redacted, then record again", Problems: leaks,
 			NextStep: Command("cassette", "validate")}

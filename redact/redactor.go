@@ -357,16 +357,15 @@ func (r *Redactor) Values() map[string]string {
 	}
 	sort.Strings(forms) // stable names
 	out := make(map[string]string, len(forms))
+	encoded := map[string]int{} // forms named so far, by name
 	for _, f := range forms {
 		name := r.forms[f]
 		key := name
 		if f != r.given[name] {
+			encoded[name]++
 			key = name + "(encoded)"
-			for i := 2; ; i++ {
-				if _, dup := out[key]; !dup {
-					break
-				}
-				key = name + "(encoded " + strconv.Itoa(i) + ")"
+			if n := encoded[name]; n > 1 {
+				key = name + "(encoded " + strconv.Itoa(n) + ")"
 			}
 		}
 		out[key] = f

@@ -154,6 +154,11 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	if icpt != nil {
 		c.Interactions, fails = opts.captured(icpt, red)
 	}
+	// What the output holds under a credential name (an access_token it
+	// printed) is learned before any of it is shown: the echo and the
+	// fault messages below print it redacted, as the cassette will be.
+	red.LearnBody("", run.stdout)
+	red.LearnBody("", run.stderr)
 	echo(opts.Stdout, red, run.stdout)
 	echo(opts.Stderr, red, run.stderr)
 	exit, err := run.exitCode(ctx, opts, red)

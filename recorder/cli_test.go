@@ -155,3 +155,30 @@ func TestRecordCLIMissingDir(t *testing.T) {
 		t.Fatalf("got %v (problems %+v, next %q)", err, ce.Problems, ce.NextStep)
 	}
 }
+
+// TestRecordCLIEchoRedactsWhatOutputHoldsByName: a value the command
+// prints under a credential name is learned before anything is echoed, so
+// the CI log shows it nowhere (stderr echoed it raw: only the cassette,
+// redacted after the run, was clean).
+func TestRecordCLIEchoRedactsWhatOutputHoldsByName(t *testing.T) {
+	const secret = "s3cr3t-Value-8f2a9c"
+	script := filepath.Join(t.TempDir(), "login.sh") // the value is the command's output, not in its arguments
+	if err := os.WriteFile(script, []byte(`echo 'retrying with `+secret+`' >&2; echo '{"access_token": "`+secret+`"}'`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	c, err := RecordCLI(context.Background(), CLIOptions{Meta: Meta{Adapter: "sh", Scenario: "s", Now: fixedNow},
+		Command: "sh", Args: []string{script}, Stdout: &stdout, Stderr: &stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string]string{"echoed stdout": stdout.String(), "echoed stderr": stderr.String(),
+		"cassette stdout": string(c.Output.Stdout), "cassette stderr": string(c.Output.Stderr)} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%s holds the value: %q", name, got)
+		}
+	}
+	if !strings.Contains(stderr.String(), "retrying with") {
+		t.Errorf("stderr was not echoed: %q", stderr.String())
+	}
+}

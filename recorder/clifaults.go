@@ -71,7 +71,7 @@ func (opts CLIOptions) fault(exit int, stdout, stderr []byte, red *redact.Redact
 // lines and its last, redacted, on one line, with control characters
 // replaced, at most 400 bytes, quoted.
 func excerpt(red *redact.Redactor, stderr []byte) string {
-	text := red.String(string(stderr))
+	text := string(red.Body("", stderr)) // by name too: {"password": …} in an error
 	var lines []string
 	for _, l := range strings.Split(text, "\n") {
 		if l = strings.TrimSpace(l); l != "" {

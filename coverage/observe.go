@@ -38,14 +38,15 @@ type Observer struct {
 
 // Observe redacts and writes one call made by test ("" for o.Test).
 func (o *Observer) Observe(c Call, test string) error {
-	if o.Redactor == nil {
-		o.Redactor = redact.New(nil, nil)
+	red := o.Redactor // not set here: Observe runs on many handler goroutines
+	if red == nil {
+		red = redact.New(nil, nil)
 	}
-	c = Redact(c, o.Redactor)
+	c = Redact(c, red)
 	if test == "" {
 		test = o.Test
 	}
-	ob := Observation{Adapter: o.Adapter, Kind: o.Kind, Call: c, Test: o.Redactor.String(test)}
+	ob := Observation{Adapter: o.Adapter, Kind: o.Kind, Call: c, Test: red.String(test)}
 	if o.Rules != nil {
 		ob.Shape = o.Rules.Of(ob)
 	}

@@ -104,10 +104,15 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 
 	// The fresh fakes (one process per case) are started ahead, in plan
 	// order, each for its case (pool.go).
-	fresh := newFreshPool(ctx, freshPlan(cases, f.targets, f.failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
+	// caseFake starts case i's own fake; its log is named with suffix (a
+	// retry's beside the first attempt's), a failure located in the config.
+	caseFake := func(ctx context.Context, i int, suffix string) (*Process, error) {
 		c := cases[i]
-		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c), c.Adapter, opts.Config.Dir, f.logDir, false)
+		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c)+suffix, c.Adapter, opts.Config.Dir, f.logDir, false)
 		return p, withFakeLine(err, opts.Config, c.Cassette.Adapter)
+	}
+	fresh := newFreshPool(ctx, freshPlan(cases, f.targets, f.failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
+		return caseFake(ctx, i, "")
 	})
 	defer fresh.close()
 	onWorkers(ctx, len(cases), jobs, func(i int) {
@@ -115,8 +120,7 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 		fresh.drop(i) // a case that ended before it took its fake
 		o.Results[i] = retryQuarantined(ctx, opts.QuarantineRetry, o.Results[i], func() Result {
 			return runCase(ctx, cases[i], opts, f.targets, f.failed, now, func(ctx context.Context) (*Process, error) {
-				c := cases[i]
-				return startFake(ctx, c.Cassette.Adapter, caseLogName(c)+".retry", c.Adapter, opts.Config.Dir, f.logDir, false)
+				return caseFake(ctx, i, ".retry")
 			})
 		})
 		if o.Results[i].FakeLog == "" {

@@ -4,6 +4,8 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN       := bin/cassette
+# cmd/cassette's tests that run the test binary as `cassette` (see test:)
+BINARY_TESTS := ^(TestScripts|TestCoverageScripts|TestImportGoVCRThenVerify|TestGoVCRCorpusReplays)$$
 
 .PHONY: build test demo bench lint fuzz clean report-screenshot
 
@@ -20,8 +22,8 @@ test: ## vet, then every test with the race detector (the CLI scripts without it
 	@# 41 s without. They run without it; every package they drive is
 	@# race-tested in its own tests, and cmd's other tests run under -race.
 	@{ $(GO) test -race -count=1 -timeout 20m -json $$($(GO) list ./... | grep -v '/cmd/cassette$$') 2>&1; echo $$? >.cassette/test.exit; \
-	   $(GO) test -count=1 -timeout 20m -json ./cmd/cassette 2>&1; echo $$? >>.cassette/test.exit; \
-	   $(GO) test -race -count=1 -timeout 20m -json -skip '^(TestScripts|TestCoverageScripts|TestImportGoVCRThenVerify|TestGoVCRCorpusReplays)$$' ./cmd/cassette 2>&1; echo $$? >>.cassette/test.exit; } | .cassette/testsummary; \
+	   $(GO) test -count=1 -timeout 20m -json -run '$(BINARY_TESTS)' ./cmd/cassette 2>&1; echo $$? >>.cassette/test.exit; \
+	   $(GO) test -race -count=1 -timeout 20m -json -skip '$(BINARY_TESTS)' ./cmd/cassette 2>&1; echo $$? >>.cassette/test.exit; } | .cassette/testsummary; \
 	  summary=$$?; test "$$(sort -u .cassette/test.exit)" = 0 && test $$summary = 0
 	@# The official LLM SDKs against replayed real streams: a module of its own
 	@# (./... does not enter it). Without -race: the SDKs are not ours, and the

@@ -312,3 +312,14 @@ def test_code_under_test():
          "call": {"method": "POST", "url": "/items?x=1", "content_type": "application/json", "body": '{"name":"pen"}'}},
     ]
     assert "tok-abcdef-123456" not in files[0].read_text()
+
+
+def test_observer_takes_non_utf8_stdin(tmp_path):
+    """Input that is not UTF-8 counts as given and is not written: it
+    never fails the code under test (it raised UnicodeDecodeError inside
+    the observed call)."""
+    from cassette_pytest.observe import Observer
+    Observer("greet", "cli", directory=str(tmp_path)).cli(["greet", "hello"], stdin=b"\xff\xfeAda\n", test="t")
+    (f,) = list(tmp_path.glob("*.jsonl"))
+    (line,) = [json.loads(l) for l in f.read_text().splitlines()]
+    assert line["call"] == {"argv": ["greet", "hello"], "stdin": True}

@@ -118,14 +118,16 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	sources := make([]string, len(list))
+	for i, c := range list {
+		sources[i] = opts.sourceOf(c) // by the scenario it came under, before a rename
+	}
 	res.Renamed = rename(list)
 	red := redact.New(opts.Rules, opts.Credentials)
 	if !opts.Redact {
 		red.KeepFormats()
 	}
-	sources := make([]string, len(list))
-	for i, c := range list {
-		sources[i] = opts.sourceOf(c)
+	for _, c := range list {
 		c.Path = filepath.Join(res.Dir, filepath.FromSlash(c.Scenario)+".yaml")
 	}
 	if err := opts.missingBodies(bodies, res); err != nil {
@@ -143,9 +145,10 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	var keep []*cassettes.Cassette
+	scans := map[string][]redact.Finding{} // a source read and scanned once (a HAR is every cassette's)
 	for i, c := range list {
 		if err := c.CheckLeaks(red); err != nil {
-			res.Refused = append(res.Refused, opts.refused(sources[i], c, err, red))
+			res.Refused = append(res.Refused, opts.refused(sources[i], c, err, red, scans))
 			continue
 		}
 		keep = append(keep, c)

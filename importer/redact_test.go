@@ -103,6 +103,22 @@ const realToken = "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4u"
 // AWS's documented example key among them — and the error lists it with
 // the line in the source and a next step that imports it redacted; that
 // step, run, imports every file with nothing secret on disk.
+// TestImportRefusesRenamedFileAtItsSource: a refused go-vcr file whose
+// name the import maps to a valid one is named by its own path, with the
+// line of the key (it was named by the mapped name, a file that does not
+// exist, at line 0).
+func TestImportRefusesRenamedFileAtItsSource(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "fixtures")
+	wild := filepath.Join(src, "TestFoo", "it's ok (v2).yaml")
+	goVCRFile(t, wild, "https://api.example.com/c", nil, "", `{"note":"token `+realToken+` here"}`, nil)
+	res, err := Import(Options{From: GoVCR, Source: src, Adapter: "ex", Dir: filepath.Join(dir, "cassettes")})
+	ce := asError(t, err)
+	if len(res.Refused) != 1 || res.Refused[0].Source != wild || len(ce.Problems) != 1 || ce.Problems[0].File != wild || ce.Problems[0].Line == 0 {
+		t.Fatalf("refused %+v, problems %+v; want %s at the key's line", res.Refused, ce.Problems, wild)
+	}
+}
+
 func TestImportRefusesPerFile(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "fixtures")
@@ -130,8 +146,8 @@ func TestImportRefusesPerFile(t *testing.T) {
 		t.Errorf("the refused cassette was written (%v)", err)
 	}
 	want := "cassette import govcr " + src + " --adapter ex --out " + out + " --redact --force"
-	if !strings.HasPrefix(ce.NextStep, want) {
-		t.Errorf("next step %q, want it to start with %q", ce.NextStep, want)
+	if ce.NextStep != want { // one command: no `# comment` after it
+		t.Errorf("next step %q, want %q", ce.NextStep, want)
 	}
 	docs, _ := os.ReadFile(filepath.Join(out, "ex", "TestDocs.yaml"))
 	if !strings.Contains(string(docs), "AKIAIOSFODNN7EXAMPLE") {
@@ -206,5 +222,24 @@ func TestImportRealGoVCRRedacted(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestImportHARRefusalListsEachKeyOnce: two pages of one HAR refused for
+// the keys in it name each place in the HAR once (each refused page listed
+// every key of the file again: two pages, four problems).
+func TestImportHARRefusalListsEachKeyOnce(t *testing.T) {
+	dir := t.TempDir()
+	src := writeHAR(t, filepath.Join(dir, "shop.har"),
+		[]any{
+			map[string]any{"id": "p1", "title": "One", "startedDateTime": "2026-01-02T03:04:05Z"},
+			map[string]any{"id": "p2", "title": "Two", "startedDateTime": "2026-01-02T03:05:05Z"},
+		},
+		entry("p1", "GET", "https://shop.example/a", "text/plain", "token "+realToken),
+		entry("p2", "GET", "https://shop.example/b", "text/plain", "again "+realToken))
+	res, err := Import(Options{From: HAR, Source: src, Dir: filepath.Join(dir, "cassettes")})
+	ce := asError(t, err)
+	if len(res.Refused) != 2 || len(ce.Problems) != 2 {
+		t.Fatalf("refused %d, problems %+v; want 2 refused and each key of the HAR once", len(res.Refused), ce.Problems)
 	}
 }

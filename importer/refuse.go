@@ -37,7 +37,7 @@ func (o Options) sourceOf(c *cassettes.Cassette) string {
 // Its problems point into the source file (a scan of its bytes for the
 // kinds found) where they can; a kind only seen after decoding a body
 // keeps the field it was found in.
-func (o Options) refused(source string, c *cassettes.Cassette, err error, red *redact.Redactor) Refused {
+func (o Options) refused(source string, c *cassettes.Cassette, err error, red *redact.Redactor, scans map[string][]redact.Finding) Refused {
 	ce := cassettes.AsError(err)
 	kinds := map[string]bool{}
 	var inBodies []cassettes.Problem
@@ -51,8 +51,15 @@ func (o Options) refused(source string, c *cassettes.Cassette, err error, red *r
 		}
 	}
 	var probs []cassettes.Problem
-	if data, err := os.ReadFile(source); err == nil && len(kinds) > 0 {
-		for _, f := range red.Scan(data) {
+	if len(kinds) > 0 {
+		found, ok := scans[source]
+		if !ok {
+			if data, err := os.ReadFile(source); err == nil {
+				found = red.Scan(data)
+			}
+			scans[source] = found
+		}
+		for _, f := range found {
 			if kinds[f.Kind] {
 				probs = append(probs, cassettes.Problem{File: source, Line: f.Line, Column: f.Column,
 					Message: "a credential of kind " + f.Kind + " (the value is not shown)", Expected: redact.Redacted})
@@ -80,10 +87,16 @@ func (o Options) refused(source string, c *cassettes.Cassette, err error, red *r
 // imports them redacted.
 func (o Options) refusedError(res *Result, n int) error {
 	e := &cassettes.Error{Reason: cassettes.ESecretLeak, NextStep: o.redactAgain(),
-		Message: fmt.Sprintf("%d of %d cassette(s) not imported: each holds a credential of a known format (listed below); the other %d were imported",
+		Message: fmt.Sprintf("%d of %d cassette(s) not imported: each holds a credential of a known format (listed below); the other %d were imported; import them redacted (below), or remove the keys from the files, rotating any that is live",
 			len(res.Refused), n, len(res.Saved))}
+	seen := map[string]bool{} // a HAR's refused pages point at the same lines of it
 	for _, r := range res.Refused {
-		e.Problems = append(e.Problems, r.Err.Problems...)
+		for _, p := range r.Err.Problems {
+			if key := fmt.Sprintf("%+v", p); !seen[key] {
+				seen[key] = true
+				e.Problems = append(e.Problems, p)
+			}
+		}
 	}
 	return e
 }
@@ -95,5 +108,5 @@ func (o Options) redactAgain() string {
 	if o.From == HAR && o.By != har.ByPage {
 		more = append(more, "--by", string(o.By))
 	}
-	return o.again(append(more, "--redact", "--force")...) + "   # or remove the keys from the files, rotating any that is live"
+	return o.again(append(more, "--redact", "--force")...)
 }

@@ -50,7 +50,7 @@ type Index struct {
 // that does not compile (a URL pattern, a JSONPath).
 func New(cs []*cassettes.Cassette, o Options) (*Index, error) {
 	if o.Rerecord == nil {
-		o.Rerecord = recordStep
+		o.Rerecord = RecordStep
 	}
 	if o.RulesFor == nil {
 		g, err := newGroup(cs, o.Rules, o)

@@ -115,8 +115,9 @@ func (g *group) isServed(pos int) bool {
 	return g.served(int32(pos))
 }
 
-// recordStep is the CLI's command that re-records c.
-func recordStep(c *cassettes.Cassette) string {
+// RecordStep is the CLI's command that re-records c: the default of
+// Options.Rerecord.
+func RecordStep(c *cassettes.Cassette) string {
 	switch {
 	case c == nil:
 	case c.Adapter != "" && c.Scenario != "" && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario):

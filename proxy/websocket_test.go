@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -221,7 +222,10 @@ func TestWebSocketReverseRecordReplay(t *testing.T) {
 	cas := &cassettes.Cassette{Adapter: "realtime", Scenario: "hello", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{it},
 		Path: "cassettes/realtime/hello.yaml", Replayable: &replayable}
 	var log syncBuffer
-	rp := startProxy(t, Options{Mode: ModeReplay, Upstream: srv.URL, Cassettes: []*cassettes.Cassette{cas}, Log: &log})
+	rerecord := func(c *cassettes.Cassette) string {
+		return "cassette record --adapter " + c.Adapter + " --scenario " + c.Scenario + " --upstream-ca ca.pem"
+	}
+	rp := startProxy(t, Options{Mode: ModeReplay, Upstream: srv.URL, Cassettes: []*cassettes.Cassette{cas}, Log: &log, Rerecord: rerecord})
 	wsURL = "ws" + strings.TrimPrefix(rp.URL(), "http") + "/v1/realtime"
 	c, _, err = dial(t, wsURL, http.DefaultClient)
 	if err != nil {
@@ -246,10 +250,14 @@ func TestWebSocketReverseRecordReplay(t *testing.T) {
 	if len(misses) != 1 || !strings.Contains(misses[0].Text(), "interactions[0].websocket.messages[1]") || !strings.Contains(log.String(), `+{"type":"input","text":"goodbye"}`) {
 		t.Fatalf("misses %v; log:\n%s", misses, log.String())
 	}
+	if misses[0].NextStep != rerecord(cas) { // the door's command, as an HTTP miss gives it
+		t.Errorf("next step %q, want %q", misses[0].NextStep, rerecord(cas))
+	}
 }
 
-// TestWebSocketReplayPaces: with SimulateLatency each server message waits
-// its recorded gap after the message before it.
+// TestWebSocketReplayPaces: with SimulateLatency each server message is
+// due at its recorded time after the client message before it (or the
+// start), on the proxy's clock.
 func TestWebSocketReplayPaces(t *testing.T) {
 	ms := func(n int) cassettes.Duration { return cassettes.Duration(time.Duration(n) * time.Millisecond) }
 	cas := &cassettes.Cassette{Adapter: "realtime", Scenario: "paced", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{{
@@ -266,14 +274,8 @@ func TestWebSocketReplayPaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var asked []time.Duration
-	p.sleep = func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		asked = append(asked, d)
-		mu.Unlock()
-		return nil
-	}
+	var clock wakeClock
+	clock.install(p)
 	if err := p.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -298,13 +300,11 @@ func TestWebSocketReplayPaces(t *testing.T) {
 	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure || strings.Join(got, "") != "abc" {
 		t.Fatalf("got %q, then %v", got, err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	want := []time.Duration{40 * time.Millisecond, 300 * time.Millisecond, 10 * time.Millisecond}
-	for i, w := range want {
-		if i >= len(asked) || asked[i] > w || asked[i] < w-time.Second {
-			t.Fatalf("paced by %v, want about %v (each gap after the message before)", asked, want)
-		}
+	// a at 40 ms; the client's q comes at once (the clock moves only by
+	// sleeping), so b and c are due 300 and 310 ms after it.
+	want := []time.Duration{40 * time.Millisecond, 340 * time.Millisecond, 350 * time.Millisecond}
+	if got := clock.wakes(); !slices.Equal(got, want) {
+		t.Fatalf("woke at %v, want %v", got, want)
 	}
 }
 

@@ -121,6 +121,8 @@ type player struct {
 
 	wmu    sync.Mutex // frames are written by the play loop and the reader (pongs)
 	closed bool       // a close frame was sent
+
+	matcher *match.Matcher // the cassette's rules, compiled at the first client message
 }
 
 // play runs the session: the reader hands the client's messages over, the
@@ -137,12 +139,14 @@ func (pl *player) play() {
 	if ws := pl.it.WebSocket; ws != nil {
 		msgs, cl = ws.Messages, ws.Close
 	}
-	var prevAt cassettes.Duration
-	anchor := time.Now()
+	// A server message is due at its recorded time counted from the last
+	// client message (when it came, and when it was recorded), or from the
+	// start: deadlines, not gaps summed after each write (see paced).
+	base, baseAt := pl.p.now(), cassettes.Duration(0)
 	for k, m := range msgs {
 		if m.From == cassettes.FromServer {
 			if pl.p.opts.SimulateLatency {
-				if pl.p.sleep(ctx, time.Until(anchor.Add(time.Duration(m.At-prevAt)))) != nil {
+				if pl.p.sleepUntil(ctx, base.Add(time.Duration(m.At-baseAt))) != nil {
 					return
 				}
 			}
@@ -163,8 +167,8 @@ func (pl *player) play() {
 				pl.drain(in)
 				return
 			}
+			base, baseAt = pl.p.now(), m.At
 		}
-		prevAt, anchor = m.At, time.Now()
 	}
 	pl.end(cl, in, len(msgs))
 }
@@ -256,12 +260,15 @@ func (pl *player) matches(got wsframe.Message, want cassettes.WebSocketMessage) 
 	if got.Op != wsframe.Text && got.Op != wsframe.Binary || (got.Op == wsframe.Binary) != want.Binary() {
 		return false
 	}
-	m, err := match.NewMatcher(pl.rules(), pl.p.redact)
-	if err != nil {
-		return false // the rules compiled when the proxy started
+	if pl.matcher == nil { // the play loop alone calls matches
+		m, err := match.NewMatcher(pl.rules(), pl.p.redact)
+		if err != nil {
+			return false // the rules compiled when the proxy started
+		}
+		pl.matcher = m
 	}
 	req := func(b []byte) match.Request { return match.Request{Method: "MESSAGE", URL: pl.it.Request.URL, Body: b} }
-	return m.Match(req(got.Data), req(want.Data.Bytes()))
+	return pl.matcher.Match(req(got.Data), req(want.Data.Bytes()))
 }
 
 func (pl *player) rules() match.Rules {
@@ -290,11 +297,12 @@ func (pl *player) miss(k int, want *cassettes.WebSocketMessage, got wsframe.Mess
 		d.Diff = strings.TrimSuffix(udiff.Unified("recorded", "got", d.Recorded+"\n", d.Got+"\n"), "\n")
 	}
 	cand.Differences = []match.Difference{d}
-	miss := &match.Miss{Request: fmt.Sprintf("WebSocket message %s from the client on %s", field, pl.p.redactURL(pl.url)), Closest: cand,
-		NextStep: "cassette proxy --mode record --cassette " + cand.File}
-	if c != nil && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario) {
-		miss.NextStep = "cassette record --adapter " + c.Adapter + " --scenario " + c.Scenario
+	rerecord := pl.p.opts.Rerecord // as an HTTP miss says it
+	if rerecord == nil {
+		rerecord = match.RecordStep
 	}
+	miss := &match.Miss{Request: fmt.Sprintf("WebSocket message %s from the client on %s", field, pl.p.red.String(shownURL(pl.url))), Closest: cand,
+		NextStep: rerecord(c)}
 	pl.p.mu.Lock()
 	pl.p.misses = append(pl.p.misses, miss)
 	pl.p.mu.Unlock()
@@ -308,11 +316,4 @@ func messageText(binary bool, data []byte) string {
 		return fmt.Sprintf("%d bytes (binary)", len(data))
 	}
 	return string(data)
-}
-
-// redactURL is a URL as a miss may show it.
-func (p *Proxy) redactURL(raw string) string {
-	it := cassettes.Interaction{Request: cassettes.Request{URL: shownURL(raw)}}
-	p.redact(&it)
-	return it.Request.URL
 }

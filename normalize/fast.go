@@ -22,10 +22,8 @@ import (
 type redactor struct {
 	creds map[string]string
 	rules *redact.Rules        // the credential names
-	lits  map[uint64][]literal // declared values of three bytes or more, by the tripleHash of their key
+	lits  map[uint64][]literal // declared values Redact scrubs, by the tripleHash of their key
 	keys  *tripleSet           // each literal's key: three bytes of it (4 KiB: stays in cache)
-	short []string             // declared values of one or two bytes (looked for as they are)
-	all   bool                 // an empty declared value: always redact
 
 	// names remembers Rules.IsCredentialField for the first maxNames
 	// keys seen: the records of a stream repeat theirs.
@@ -35,43 +33,25 @@ type redactor struct {
 
 func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
 	r := &redactor{creds: creds, rules: rules, keys: new(tripleSet), lits: map[uint64][]literal{}}
-	var lits []string
-	for _, v := range creds {
-		if v != "" { // redact skips short values: listing them only costs a call
-			lits = append(lits, v)
+	for _, l := range creds {
+		if len(l) < redact.MinValueLen { // Redact leaves a shorter value alone
+			continue
 		}
-	}
-	for _, l := range lits {
-		switch {
-		case l == "":
-			r.all = true
-		case len(l) < 3:
-			r.short = append(r.short, l)
-		default:
-			at := keyOf(l)
-			h := tripleHash(l[at], l[at+1], l[at+2])
-			r.lits[h] = append(r.lits[h], literal{l, at})
-			r.keys.add(l[at], l[at+1], l[at+2])
-		}
+		at := keyOf(l)
+		h := tripleHash(l[at], l[at+1], l[at+2])
+		r.lits[h] = append(r.lits[h], literal{l, at})
+		r.keys.add(l[at], l[at+1], l[at+2])
 	}
 	return r
 }
 
 // mayChange reports whether a declared value or a format's keyword occurs in s.
 func (r *redactor) mayChange(s string) bool {
-	if r.all || redact.MayHoldFormat(s) {
-		return true
-	}
-	return r.mayHoldDeclared(s)
+	return redact.MayHoldFormat(s) || r.mayHoldDeclared(s)
 }
 
 // mayHoldDeclared reports whether a declared value occurs in s.
 func (r *redactor) mayHoldDeclared(s string) bool {
-	for _, l := range r.short {
-		if strings.Contains(s, l) {
-			return true
-		}
-	}
 	var h uint64
 	for i := 0; i < len(s); i++ {
 		h = (h<<5 ^ uint64(s[i])) & (1<<15 - 1) // tripleHash of s[i-2:i+1]
@@ -117,7 +97,7 @@ func keyOf(l string) int {
 // format keywords' own scan).
 func (r *redactor) textFeatures(s string) (f features, clean bool) {
 	f, hit := scanText(s, r.keys)
-	return f, !r.all && !redact.MayHoldFormat(s) && (!hit && len(r.short) == 0 || !r.mayHoldDeclared(s))
+	return f, !redact.MayHoldFormat(s) && (!hit || !r.mayHoldDeclared(s))
 }
 
 // strings redacts the string values of a document; a value found clean is

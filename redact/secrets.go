@@ -12,7 +12,11 @@ const Redacted = "[REDACTED]"
 
 // minValueLen is the shortest declared value that is scrubbed: shorter values
 // ("1", "on") would redact ordinary text and are too weak to be credentials.
-const minValueLen = 6
+const minValueLen = MinValueLen
+
+// MinValueLen is the shortest declared value Redact scrubs (see
+// minValueLen), for callers that prefilter what Redact would change.
+const MinValueLen = 6
 
 // Finding is one credential found in a text.
 type Finding struct {

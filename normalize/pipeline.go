@@ -45,40 +45,53 @@ const (
 // JSON document is JSON, one whose every non-blank line parses is JSONL.
 // A body that claims JSON but does not parse is text.
 func DetectKind(contentType string, body []byte) Kind {
-	k, _ := detect(contentType, body)
+	k := detect(contentType, body)
+	if k == kindMaybeJSON {
+		if _, err := parseJSON(body); err == nil {
+			return KindJSON
+		}
+		return linesOrText(body)
+	}
 	return k
 }
 
-// detect is DetectKind, also returning the parsed document of a JSON body.
-func detect(contentType string, body []byte) (Kind, *jsonNode) {
+// kindMaybeJSON is detect's answer for a body that is JSON if it parses
+// as one document, else JSONL or text (linesOrText).
+const kindMaybeJSON Kind = "json?"
+
+// detect classifies a body without parsing it as JSON: by its type, then
+// its first bytes. A document is JSON when its type says so or it is an
+// object or an array: a CLI's `1612651` or `true` is text (a short SHA of
+// digits read as a number escaped every text rule).
+func detect(contentType string, body []byte) Kind {
 	if len(body) == 0 {
-		return KindEmpty, nil
+		return KindEmpty
 	}
 	if !utf8.Valid(body) {
-		return KindBinary, nil
+		return KindBinary
 	}
 	mt, _, _ := mime.ParseMediaType(contentType)
 	switch {
 	case mt == "text/event-stream":
-		return KindSSE, nil
+		return KindSSE
 	case jsonLinesType(mt):
 		if isJSONL(body) {
-			return KindJSONL, nil
+			return KindJSONL
 		}
-		return KindText, nil
+		return KindText
+	case jsonType(mt) || startsContainer(body):
+		return kindMaybeJSON
 	}
-	// A document that only parses as JSON is one when its type says so or
-	// it is an object or an array: a CLI's `1612651` or `true` is text
-	// (a short SHA of digits read as a number escaped every text rule).
-	if jsonType(mt) || startsContainer(body) {
-		if root, err := parseJSON(body); err == nil {
-			return KindJSON, root
-		}
-	}
+	return linesOrText(body)
+}
+
+// linesOrText is JSONL when every non-blank line of body is a JSON object
+// or array, else text.
+func linesOrText(body []byte) Kind {
 	if isJSONL(body) {
-		return KindJSONL, nil
+		return KindJSONL
 	}
-	return KindText, nil
+	return KindText
 }
 
 // jsonType reports whether a media type is JSON's (application/json, or a
@@ -128,12 +141,12 @@ func isJSONL(body []byte) bool {
 // (values by path), JSONL and SSE record by record, other UTF-8 as text, and
 // binary only with byte-safe normalizers.
 func (p *Pipeline) Body(st *State, contentType string, body []byte) []byte {
-	if root := p.streamDoc(contentType, body); root != nil {
-		return p.json(st, root, body)
-	}
-	k, root := detect(contentType, body)
-	if root != nil {
-		return p.json(st, root, body) // parsed once, for detection and normalizing
+	k := detect(contentType, body)
+	if k == kindMaybeJSON {
+		if out, ok := p.JSON(st, body); ok { // parsed once, for detection and normalizing
+			return out
+		}
+		k = linesOrText(body)
 	}
 	return p.kind(st, k, body)
 }

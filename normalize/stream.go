@@ -2,7 +2,6 @@ package normalize
 
 import (
 	"errors"
-	"mime"
 	"slices"
 	"unsafe"
 )
@@ -128,30 +127,6 @@ func (sp *streamPlan) follow(q *JSONPath) bool {
 
 // errBail says the scan met what only the tree engine does.
 var errBail = errors.New("normalize: not streamed")
-
-// streamDoc returns body scanned into a document of its leaves when the
-// pipeline streams its documents and detect would take body for one JSON
-// document (not an event stream or a JSON-lines type), or nil.
-func (p *Pipeline) streamDoc(contentType string, body []byte) *jsonNode {
-	if p.stream == nil || len(body) == 0 {
-		return nil
-	}
-	mt := ""
-	if contentType != "" {
-		mt, _, _ = mime.ParseMediaType(contentType)
-		if mt == "text/event-stream" || jsonLinesType(mt) {
-			return nil
-		}
-	}
-	if !jsonType(mt) && !startsContainer(body) {
-		return nil // a scalar is text unless its type says JSON (see detect)
-	}
-	root, err := p.stream.scan(body)
-	if err != nil {
-		return nil
-	}
-	return root
-}
 
 // leafCtx is what a value's place says about it.
 type leafCtx struct {

@@ -65,6 +65,10 @@ type Run struct {
 	History []AdapterHistory `json:"history,omitempty"`
 	// Coverage is what a run of `cassette coverage` found (coverage.go).
 	Coverage *Coverage `json:"coverage,omitempty"`
+
+	// payloadsRedacted: redactPayloads made this run (its payloads are
+	// decoded and redacted already).
+	payloadsRedacted bool
 }
 
 // Tool identifies the cassette build that produced a report.

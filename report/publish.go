@@ -28,6 +28,7 @@ type Published struct {
 // ([WriteBundle]), whose reports/ are the very bytes written to d.Dir. It
 // stops at the first error; what was written before stays.
 func Publish(run *Run, opts Options, d Destination) (*Published, error) {
+	run = redactPayloads(run, opts.Declared) // once: write and WriteBundle take it as it is
 	files, err := write(d.Dir, run, opts)
 	if err != nil {
 		return nil, err

@@ -168,26 +168,24 @@ func TestImportsPointDown(t *testing.T) {
 	}
 }
 
-// TestNoInit: no package of the project has an init function (registries
-// are values built by explicit calls, STYLE.md §5).
+// TestNoInit: no package of the project or its nested modules has an init
+// function (registries are values built by explicit calls, STYLE.md §5).
 func TestNoInit(t *testing.T) {
 	base := root(t)
+	files, err := sourceFiles(base) // TestSizes' walk: the nested modules too
+	if err != nil {
+		t.Fatal(err)
+	}
 	fset := token.NewFileSet()
-	for d := range packages(t, fset) {
-		matches, _ := filepath.Glob(filepath.Join(base, filepath.FromSlash(d), "*.go"))
-		for _, p := range matches {
-			if strings.HasSuffix(p, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, decl := range f.Decls {
-				if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
-					rel, _ := filepath.Rel(base, p)
-					t.Errorf("%s:%d: func init: build the value with an explicit call instead", filepath.ToSlash(rel), fset.Position(fn.Pos()).Line)
-				}
+	for _, p := range files {
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+				rel, _ := filepath.Rel(base, p)
+				t.Errorf("%s:%d: func init: build the value with an explicit call instead", filepath.ToSlash(rel), fset.Position(fn.Pos()).Line)
 			}
 		}
 	}

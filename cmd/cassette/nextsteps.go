@@ -88,6 +88,9 @@ func (p *project) recordAgain(o *recordOptions, command []string) string {
 	if o.upstreamCA != "" {
 		words = append(words, "--upstream-ca", o.upstreamCA)
 	}
+	if o.attemptTimeout > 0 { // as againArgs repeats it
+		words = append(words, "--timeout", o.attemptTimeout.String())
+	}
 	if len(command) > 0 {
 		words = append(append(words, "--"), command...)
 	}

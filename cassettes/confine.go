@@ -3,7 +3,6 @@ package cassettes
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,9 +53,10 @@ func readRegular(path, root string, limit int64) ([]byte, *Problem, error) {
 			return nil, &Problem{File: path, Line: 1, Message: "the file is a symlink to " + target + ", outside the project " + root,
 				Expected: "a regular file inside the project", Suggestion: "commit the file itself, not a symlink"}, nil
 		}
-		if st, err = os.Stat(target); err != nil {
-			return nil, nil, err
-		}
+	}
+	data, st, err := readNoBlock(path, limit)
+	if err != nil {
+		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
 		return nil, &Problem{File: path, Line: 1, Message: "not a regular file (" + fileKind(st.Mode()) + "); it is not read",
@@ -65,15 +65,6 @@ func readRegular(path, root string, limit int64) ([]byte, *Problem, error) {
 	if st.Size() > limit {
 		return nil, &Problem{File: path, Line: 1, Message: fmt.Sprintf("the file is %d bytes, more than the %d a cassette or config may have", st.Size(), limit),
 			Expected: "large bodies in sidecar files (bodies/), written by cassette record"}, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1)) // the file may grow after Stat
-	if err != nil {
-		return nil, nil, err
 	}
 	if int64(len(data)) > limit {
 		return nil, &Problem{File: path, Line: 1, Message: fmt.Sprintf("the file is more than %d bytes", limit)}, nil
@@ -91,20 +82,18 @@ func readSidecar(path, ref string, limit int64) ([]byte, string) {
 	if err != nil {
 		return nil, "sidecar body " + ref + " cannot be read: " + err.Error()
 	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return nil, "sidecar body " + ref + " is not a regular file (" + fileKind(st.Mode()) + ")"
+	}
+	data, st, err := readNoBlock(p, limit)
+	if err != nil {
+		return nil, "sidecar body " + ref + " cannot be read: " + err.Error()
+	}
 	if !st.Mode().IsRegular() {
 		return nil, "sidecar body " + ref + " is not a regular file (" + fileKind(st.Mode()) + ")"
 	}
 	if st.Size() > limit {
 		return nil, fmt.Sprintf("sidecar body %s is %d bytes, more than the %d allowed", ref, st.Size(), limit)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, "sidecar body " + ref + " cannot be read: " + err.Error()
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, "sidecar body " + ref + " cannot be read: " + err.Error()
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Sprintf("sidecar body %s is more than %d bytes", ref, limit)

@@ -17,15 +17,10 @@ import (
 // what is not such a file, E_CASSETTE_NOT_FOUND for a missing one, E_IO
 // for one that cannot be read.
 func ReadFileBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	data, st, err := readNoBlock(path, limit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &Error{Reason: ECassetteNotFound, Message: "no file at " + Printable(path), Err: err, NextStep: Command("ls", "-l", path)}
 	}
-	if err != nil {
-		return nil, &Error{Reason: EIO, Message: "cannot read " + Printable(path), Err: err, NextStep: Command("ls", "-l", path)}
-	}
-	defer f.Close()
-	st, err := f.Stat()
 	if err != nil {
 		return nil, &Error{Reason: EIO, Message: "cannot read " + Printable(path), Err: err, NextStep: Command("ls", "-l", path)}
 	}
@@ -33,19 +28,37 @@ func ReadFileBounded(path string, limit int64) ([]byte, error) {
 		return nil, &Error{Reason: EUsage, Message: fmt.Sprintf("%s is %s, not a regular file; it is not read", Printable(path), fileKind(st.Mode())),
 			NextStep: Command("ls", "-l", path)}
 	}
-	tooBig := func() error {
-		return &Error{Reason: EUsage, Message: fmt.Sprintf("%s is more than %d bytes (%d MiB), the most cassette reads from one file; split it (a HAR: export fewer pages, or without response bodies it need not keep)", Printable(path), limit, limit>>20),
+	if st.Size() > limit || int64(len(data)) > limit {
+		return nil, &Error{Reason: EUsage, Message: fmt.Sprintf("%s is more than %d bytes (%d MiB), the most cassette reads from one file; split it (a HAR: export fewer pages, or without response bodies it need not keep)", Printable(path), limit, limit>>20),
 			NextStep: Command("ls", "-l", path)}
 	}
-	if st.Size() > limit {
-		return nil, tooBig()
+	return data, nil
+}
+
+// readNoBlock is how cassette reads a file: opened without blocking, then
+// checked on the open file (never checked, then opened), so that a FIFO, a
+// device or a file swapped for one cannot hang it. It returns the file's
+// mode and size; the content (at most limit+1 bytes: more than limit means
+// it grew) only of a regular file of at most limit bytes, else nil.
+func readNoBlock(path string, limit int64) ([]byte, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > limit {
+		return nil, st, nil
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1)) // it may grow after Stat
 	if err != nil {
-		return nil, &Error{Reason: EIO, Message: "cannot read " + Printable(path), Err: err, NextStep: Command("ls", "-l", path)}
+		return nil, st, err
 	}
-	if int64(len(data)) > limit {
-		return nil, tooBig()
+	if data == nil {
+		data = []byte{}
 	}
-	return data, nil
+	return data, st, nil
 }

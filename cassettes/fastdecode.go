@@ -352,6 +352,20 @@ func (d *fastDecoder) header(ki int, rest []byte, h *map[string][]string) bool {
 // seq reads a block sequence of scalars below a key at column ki (its
 // items at the key's column or deeper), calling fn with each.
 func (d *fastDecoder) seq(ki int, rest []byte, fn func(s []byte) bool) bool {
+	return d.items(ki, rest, func(ind int) bool {
+		l, next, ok := d.line()
+		if !ok || len(l) < ind+3 || l[ind+2] == ' ' || l[ind+2] == '\t' {
+			return false
+		}
+		d.pos = next
+		return fn(l[ind+2:])
+	})
+}
+
+// items reads a block sequence below a key at column ki: item is called at
+// the start of each `- ` (its column ind) and reads it; items says whether
+// the sequence ended where the mapping goes on or the text ends.
+func (d *fastDecoder) items(ki int, rest []byte, item func(ind int) bool) bool {
 	if rest != nil {
 		return false
 	}
@@ -364,12 +378,7 @@ func (d *fastDecoder) seq(ki int, rest []byte, fn func(s []byte) bool) bool {
 		return false
 	}
 	for {
-		l, next, ok := d.line()
-		if !ok || len(l) < ind+3 || l[ind+2] == ' ' || l[ind+2] == '\t' {
-			return false
-		}
-		d.pos = next
-		if !fn(l[ind+2:]) {
+		if !item(ind) {
 			return false
 		}
 		d.skipBlank()

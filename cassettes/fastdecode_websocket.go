@@ -31,35 +31,11 @@ func (d *fastDecoder) messages(ki int, rest []byte, out *[]WebSocketMessage) boo
 		*out = []WebSocketMessage{}
 		return true
 	}
-	if rest != nil {
-		return false
-	}
-	d.skipBlank()
-	if d.pos >= len(d.text) {
-		return false
-	}
-	ind := d.indent()
-	if ind < ki || !d.at(ind, "- ") {
-		return false
-	}
-	for {
+	return d.items(ki, rest, func(ind int) bool {
 		*out = append(*out, WebSocketMessage{})
 		m := &(*out)[len(*out)-1]
-		if !d.mapping(ind+2, true, func(key []byte, ki int, rest []byte) bool { return d.messageField(m, key, ki, rest) }) {
-			return false
-		}
-		d.skipBlank()
-		if d.pos >= len(d.text) {
-			return true
-		}
-		switch n := d.indent(); {
-		case n == ind && d.at(ind, "- "):
-		case n < ind || n == ind && ind == ki: // the next key of the mapping
-			return true
-		default:
-			return false
-		}
-	}
+		return d.mapping(ind+2, true, func(key []byte, ki int, rest []byte) bool { return d.messageField(m, key, ki, rest) })
+	})
 }
 
 func (d *fastDecoder) messageField(m *WebSocketMessage, key []byte, ki int, rest []byte) bool {

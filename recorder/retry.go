@@ -25,13 +25,6 @@ const (
 	MaxRetryAfter = 30 * time.Second
 )
 
-// RetryableStatus is LIVE_E2E_RETRYABLE_HTTP_STATUS.
-var RetryableStatus = []int{408, 429, 500, 502, 503, 504, 529}
-
-// Backoff is LIVE_E2E_RETRY_BACKOFF_MS: the wait before the second and the
-// third attempt.
-var Backoff = []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond}
-
 // Policy is a live-call retry policy. The zero value is not useful; start
 // from DefaultPolicy.
 type Policy struct {
@@ -52,8 +45,11 @@ type Policy struct {
 func DefaultPolicy() Policy {
 	return Policy{
 		MaxAttempts:     MaxAttempts,
-		RetryableStatus: append([]int(nil), RetryableStatus...),
-		Backoff:         append([]time.Duration(nil), Backoff...),
+		// LIVE_E2E_RETRYABLE_HTTP_STATUS, and LIVE_E2E_RETRY_BACKOFF_MS: the
+		// wait before the second and the third attempt. A fresh slice each
+		// call, so that no caller's change reaches another.
+		RetryableStatus: []int{408, 429, 500, 502, 503, 504, 529},
+		Backoff:         []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond},
 		MaxRetryAfter:   MaxRetryAfter,
 	}
 }

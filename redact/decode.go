@@ -101,17 +101,6 @@ func Sniff(body []byte) string {
 	return ""
 }
 
-// Decode undoes the codings (as Codings returns them: undone from the last)
-// and returns the plain body. ok is false when there is nothing to undo
-// or it cannot be undone (see Open).
-func Decode(codings []string, body []byte) (plain []byte, ok bool) {
-	if len(codings) == 0 {
-		return nil, false
-	}
-	out, err := Open(codings, body)
-	return out, err == nil
-}
-
 // Open undoes the codings (as Codings returns them: undone from the last,
 // "gzip, br" is brotli then gzip) and returns the plain body. A coding
 // without a decoder, a body that does not decode and one that inflates

@@ -63,11 +63,6 @@ var leftOut = map[string]string{
 	"nuget-config-password":  "a rule on nuget.config",
 }
 
-// keywordOverrides replace a rule's keywords where gitleaks' are more
-// common in HTTP traffic than they need to be; each still occurs in every
-// match.
-var keywordOverrides = map[string][]string{}
-
 // tokenEnd is how gitleaks says a token ends (a quote, a space, ';', an
 // escaped newline, the end); tokenEndHTTP adds how it ends in HTTP
 // traffic and in the files around it: a query ('&', '#'), a path ('/'), a
@@ -104,9 +99,6 @@ func gitleaksPatterns() ([]Pattern, []allowlist, error) {
 			return nil, nil, fmt.Errorf("gitleaks rule %s: %w", r.ID, err)
 		}
 		kws := r.Keywords
-		if k, ok := keywordOverrides[r.ID]; ok {
-			kws = k
-		}
 		out = append(out, Pattern{
 			Name: r.ID, Source: source, Expr: strings.ReplaceAll(r.Regex, tokenEnd, tokenEndHTTP),
 			Keywords: kws, Group: r.SecretGroup, Entropy: r.Entropy, Refuse: true, allow: al,

@@ -42,10 +42,6 @@ type Pattern struct {
 	at0    func() *regexp.Regexp // anchored form, at the start of a text
 }
 
-// Re is the compiled expression the scan runs (Expr without a leading part
-// that only moves where a match starts).
-func (p *Pattern) Re() *regexp.Regexp { return p.re() }
-
 // allowlist says which matches of a pattern are not secrets (gitleaks'
 // allowlists, and cassette's own).
 type allowlist struct {

@@ -43,11 +43,15 @@ type nextVerdict struct {
 	Got    string   `json:"got"`    // the reason code the step printed, if any
 	Output string   `json:"output"` // what the step printed (the start of it)
 	Took   string   `json:"took"`   // how long the step ran
+	// Export is true when the command that printed it said which
+	// credential variables to export before the step (they are not set).
+	Export bool `json:"export"`
 }
 
 var (
 	nextRe   = regexp.MustCompile(`(?m)^next: (.*)$`)
 	reasonRe = regexp.MustCompile(`error\[(E_[A-Z0-9_]+)\]`)
+	exportRe = regexp.MustCompile(`\(export [A-Z_][A-Z0-9_]*(, [A-Z_][A-Z0-9_]*)* first: `)
 )
 
 // bad says why the verdict is a step that does not run as printed, or "".
@@ -60,6 +64,9 @@ func (v nextVerdict) bad() string {
 	switch {
 	case v.Code == 126 || v.Code == 127:
 		return "the shell cannot run it"
+	case v.Code == 2 && v.Got == "E_MISSING_CONFIG" && v.Export:
+		// the credentials the message said to export first: the reason
+		// it was printed with
 	case v.Code == 2 && (v.Got == "" || v.Got != v.Reason):
 		return "it is itself a usage or config error (" + v.Got + ")"
 	case strings.Contains(strings.ReplaceAll(v.Next, "./...", ""), "...") || strings.Contains(v.Next, "#"):
@@ -82,7 +89,7 @@ func cassetteProgram() int {
 		m = nextRe.FindStringSubmatch(out.String())
 	}
 	if m != nil && !checkedAlready(dir, m[1]) {
-		v := nextVerdict{Args: os.Args[1:], Exit: code, Next: m[1]}
+		v := nextVerdict{Args: os.Args[1:], Exit: code, Next: m[1], Export: exportRe.MatchString(errw.String())}
 		if r := reasonRe.FindStringSubmatch(errw.String()); r != nil {
 			v.Reason = r[1]
 		}

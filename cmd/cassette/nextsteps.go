@@ -44,17 +44,7 @@ func commandWithConfig(config string, words ...string) string {
 // an http adapter without scenarios, a GET of its base URL through the
 // recording proxy. Without any of these, record's help.
 func (p *project) recordFirst(name string) string {
-	if name == "" {
-		for _, n := range p.cfg.Order {
-			if a := p.cfg.Adapters[n]; a != nil && len(a.Scenarios) > 0 {
-				name = n
-				break
-			}
-		}
-	}
-	if name == "" && len(p.cfg.Order) > 0 {
-		name = p.cfg.Order[0]
-	}
+	name = p.firstToRecord(name)
 	a := p.cfg.Adapters[name]
 	switch {
 	case a == nil:
@@ -67,6 +57,44 @@ func (p *project) recordFirst(name string) string {
 		return p.command("cassette", "record", "--adapter", name, "--scenario", "root", "--", "curl", "-sS", strings.TrimSuffix(a.Real.BaseURL, "/")+"/")
 	}
 	return p.command("cassette", "record", "--help")
+}
+
+// firstToRecord is the adapter recordFirst records: name, or with ""
+// the first adapter that declares scenarios, else the first adapter.
+func (p *project) firstToRecord(name string) string {
+	if name == "" {
+		for _, n := range p.cfg.Order {
+			if a := p.cfg.Adapters[n]; a != nil && len(a.Scenarios) > 0 {
+				name = n
+				break
+			}
+		}
+	}
+	if name == "" && len(p.cfg.Order) > 0 {
+		name = p.cfg.Order[0]
+	}
+	return name
+}
+
+// recordFirstNeeds says what recordFirst's command needs before it can
+// run, for the message it ends: the adapter's credential variables that
+// are not set ("" when none is missing). Recording reads them from the
+// environment, so the step is printed as it will run once they are set.
+func (p *project) recordFirstNeeds(name string) string {
+	a := p.cfg.Adapters[p.firstToRecord(name)]
+	if a == nil {
+		return ""
+	}
+	var unset []string
+	for _, v := range a.Real.Credentials {
+		if os.Getenv(v) == "" {
+			unset = append(unset, v)
+		}
+	}
+	if len(unset) == 0 {
+		return ""
+	}
+	return " (export " + strings.Join(unset, ", ") + " first: recording reads the real side's credentials from the environment, and they are not set)"
 }
 
 func isHTTPURL(s string) bool {
@@ -189,7 +217,7 @@ func (p *project) noCassetteDir(err error, paths []string) error {
 	if !ok || ce.Reason != cassettes.ECassetteNotFound || len(paths) != 1 || paths[0] != p.cfg.CassetteDir() {
 		return err
 	}
-	ce.Message = "no directory " + paths[0] + ": no cassette was recorded in this project yet"
+	ce.Message = "no directory " + paths[0] + ": no cassette was recorded in this project yet" + p.recordFirstNeeds("")
 	ce.Err, ce.NextStep = nil, p.recordFirst("")
 	return ce
 }
@@ -238,7 +266,7 @@ func firstOr(xs []string, or string) string {
 func noCaseError(p *project, o *verifyOptions, list []*cassettes.Cassette) *cassettes.Error {
 	e := &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette matches: nothing to verify", NextStep: p.noCaseStep(o, list)}
 	if len(list) == 0 {
-		e.Message = "no cassette under " + p.cfg.CassetteDir() + ": nothing to verify; record a first one"
+		e.Message = "no cassette under " + p.cfg.CassetteDir() + ": nothing to verify; record a first one" + p.recordFirstNeeds("")
 	}
 	ids := caseIDs(list)
 	for _, c := range o.cases {

@@ -120,7 +120,7 @@ func (r *Run) junit(opts Options) ([]byte, error) {
 }
 
 // caseDetail is the text of a failure: each drift with its location and diff,
-// then the replay command.
+// then the case's next step when it has one of its own, and the replay command.
 func (r *Run) caseDetail(c *Case) string {
 	var b strings.Builder
 	if c.Message != "" {
@@ -140,6 +140,9 @@ func (r *Run) caseDetail(c *Case) string {
 		}
 	}
 	if c.failed() {
+		if c.NextStep != "" && c.NextStep != r.caseReplay(c) {
+			b.WriteString("Next: " + c.NextStep + "\n") // what mends it (coverage: the record command)
+		}
 		b.WriteString("Replay: " + r.caseReplay(c) + "\n")
 	}
 	return b.String()

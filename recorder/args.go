@@ -2,8 +2,10 @@ package recorder
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -101,39 +103,81 @@ func orAdapter(a string) string {
 
 // suggestCommand is the `cassette record` command line that runs the same
 // command with each credential value replaced by a reference to its
-// variable: inside the script of `sh -c SCRIPT` as ${VAR}, otherwise by
-// wrapping the command in sh -c with "${VAR}" in place of the value.
+// variable (argvWithRefs).
 func suggestCommand(red *redact.Redactor, opts CLIOptions) string {
-	const mark = "\x00"
-	repl := func(name string) string { return mark + varFor(name, opts.Adapter) + mark }
-	prefix := cassettes.Command("cassette", "record", "--adapter", orAdapter(opts.Adapter), "--scenario", orScenario(opts.Scenario), "--") + " "
-	args := make([]string, len(opts.Args))
-	for i, a := range opts.Args {
-		args[i] = red.ReplaceValues(a, repl)
+	words := append([]string{"cassette", "record", "--adapter", orAdapter(opts.Adapter), "--scenario", orScenario(opts.Scenario), "--"},
+		argvWithRefs(red, opts.Adapter, append([]string{opts.Command}, opts.Args...))...)
+	return cassettes.Command(words...)
+}
+
+// CommandWithRefs is the argv of `record -- COMMAND` as a printed next
+// step may hold it: every credential value in it (a declared one, a value
+// under a credential name such as --token=X or -H 'Authorization: …', the
+// value of a credential-named variable of the environment) replaced by a
+// reference to its variable, for the shell to expand (argvWithRefs).
+// Without such a value it is command as given. Every door that repeats a
+// command line it was handed prints it through this, so that an error
+// before the recording's own check never echoes a token.
+func CommandWithRefs(rules *redact.Rules, credentials []string, adapter string, command []string) []string {
+	if len(command) == 0 {
+		return command
 	}
-	cmd := red.ReplaceValues(opts.Command, repl)
-	switch filepath.Base(opts.Command) {
+	red := redact.New(rules, Credentials(credentials, nil))
+	red.LearnEnv(os.Environ())
+	red.LearnArgs(command)
+	leaks := false
+	for _, a := range command {
+		leaks = leaks || len(red.NamesIn(a)) > 0
+	}
+	if !leaks {
+		return command
+	}
+	return argvWithRefs(red, adapter, command)
+}
+
+// argvWithRefs is command with each credential value replaced by a
+// reference to its variable: inside the script of `sh -c SCRIPT` as
+// ${VAR}, otherwise by wrapping the command in sh -c with "${VAR}" in
+// place of the value.
+func argvWithRefs(red *redact.Redactor, adapter string, command []string) []string {
+	const mark = "\x00"
+	repl := func(name string) string { return mark + varFor(name, adapter) + mark }
+	words := make([]string, len(command))
+	for i, a := range command {
+		words[i] = red.ReplaceValues(a, repl)
+	}
+	switch filepath.Base(command[0]) {
 	case "sh", "bash", "dash", "zsh", "ksh":
-		for i := 0; i+1 < len(args); i++ {
-			if args[i] == "-c" {
-				words := []string{shellQuote(cmd)}
-				for j, a := range args {
-					if j == i+1 {
-						a = shellQuote(strings.ReplaceAll(withRefs(a, mark, "${", "}"), mark, ""))
-					} else {
-						a = shellWord(a, mark)
-					}
-					words = append(words, a)
-				}
-				return prefix + strings.Join(words, " ")
-			}
+		if argv := scriptWithRefs(words, mark); argv != nil {
+			return argv
 		}
 	}
-	words := []string{shellWord(cmd, mark)}
-	for _, a := range args {
-		words = append(words, shellWord(a, mark))
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = shellWord(w, mark)
 	}
-	return prefix + "sh -c " + shellQuote(strings.Join(words, " "))
+	return []string{"sh", "-c", strings.Join(quoted, " ")}
+}
+
+// scriptWithRefs is `sh … -c SCRIPT …` with the references in SCRIPT as
+// ${VAR}, when no other word holds one; else nil.
+func scriptWithRefs(words []string, mark string) []string {
+	at := slices.Index(words[1:], "-c") + 1
+	if at == 0 || at+1 >= len(words) {
+		return nil
+	}
+	out := make([]string, len(words))
+	for i, w := range words {
+		switch {
+		case i == at+1:
+			out[i] = strings.ReplaceAll(withRefs(w, mark, "${", "}"), mark, "")
+		case strings.Contains(w, mark):
+			return nil
+		default:
+			out[i] = w
+		}
+	}
+	return out
 }
 
 func orScenario(s string) string {

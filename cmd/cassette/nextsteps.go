@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/recorder"
 )
 
 // The next steps commands print are built here from the project's own
@@ -120,7 +121,13 @@ func (p *project) recordAgain(o *recordOptions, command []string) string {
 		words = append(words, "--timeout", o.attemptTimeout.String())
 	}
 	if len(command) > 0 {
-		words = append(append(words, "--"), command...)
+		// never the value of a credential the command line holds: the
+		// variable it is in (the error may come before record's own check)
+		var creds []string
+		if a := p.cfg.Adapters[o.adapter]; a != nil {
+			creds = a.Real.Credentials
+		}
+		words = append(append(words, "--"), recorder.CommandWithRefs(p.cfg.Redaction(), creds, o.adapter, command)...)
 	}
 	return p.command(words...)
 }

@@ -52,7 +52,7 @@ func TestDecodeBodies(t *testing.T) {
 	}{
 		{"gzip", "gzip", full, "hello secret world", true},
 		{"chain", "gzip, gzip", gzipped(t, string(full)), "hello secret world", true},
-		{"cut short keeps the decoded prefix", "gzip", full[:len(full)-8], "hello secret world", true},
+		{"cut short is kept (CheckLeaks refuses it)", "gzip", full[:len(full)-8], string(full[:len(full)-8]), false},
 		{"brotli", "br", encoded(t, "hello secret world", "br"), "hello secret world", true},
 		{"zstd", "zstd", encoded(t, "hello secret world", "zstd"), "hello secret world", true},
 		{"layered gzip then br", "gzip, br", encoded(t, "hello secret world", "gzip", "br"), "hello secret world", true},
@@ -249,6 +249,12 @@ func TestCheckLeaksRefusesUnreadableBodies(t *testing.T) {
 	full := gzipped(t, "hello world, nothing secret here")
 	corrupt := bytes.Clone(full)
 	corrupt[len(corrupt)/2] ^= 0x5a
+	// A token whose gzip stream lacks its trailer (or has a bad checksum):
+	// everything but the end decodes, and what decodes ends inside the
+	// token, so it was saved decoded with 35 of its 36 characters.
+	token := gzipped(t, `{"token":"ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4u"}`)
+	badSum := bytes.Clone(token)
+	badSum[len(badSum)-8] ^= 0xff
 	for _, tc := range []struct {
 		name, enc string
 		body      []byte
@@ -256,6 +262,9 @@ func TestCheckLeaksRefusesUnreadableBodies(t *testing.T) {
 	}{
 		{"corrupt gzip", "gzip", corrupt, "cannot be decoded as gzip"},
 		{"corrupt gzip without a header", "", corrupt, "cannot be decoded as gzip"},
+		{"gzip without its trailer", "gzip", token[:len(token)-8], "cannot be decoded as gzip"},
+		{"gzip with a bad checksum", "gzip", badSum, "cannot be decoded as gzip"},
+		{"gzip without its trailer, without a header", "", token[:len(token)-8], "cannot be decoded as gzip"},
 		{"unknown coding", "compress", []byte("\x1f\x9d\x90\x00\xff"), "cannot be decoded as compress"},
 		{"binary body with a token", "", append([]byte{0xff, 0xfe, 0x00}, "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4u"...), "github-pat"},
 	} {

@@ -104,14 +104,16 @@ func Sniff(body []byte) string {
 // Open undoes the codings (as Codings returns them: undone from the last,
 // "gzip, br" is brotli then gzip) and returns the plain body. A coding
 // without a decoder, a body that does not decode and one that inflates
-// past MaxDecoded are ErrUndecodable, naming the coding. A body cut short
-// (the client went away) gives what could be decoded; an empty body (HEAD,
+// past MaxDecoded are ErrUndecodable, naming the coding. So is a body cut
+// short or with a broken end (no gzip trailer, a bad checksum): what
+// decodes of it may end inside a token, which the scan then cannot tell
+// from text, so it is never taken as the plain body. An empty body (HEAD,
 // 204, 304) is empty.
 func Open(codings []string, body []byte) ([]byte, error) {
 	out := body
 	for i := len(codings) - 1; i >= 0; i-- {
 		b, err := decodeOne(codings[i], out)
-		if err != nil && (len(b) == 0 || !errors.Is(err, io.ErrUnexpectedEOF)) {
+		if err != nil {
 			return nil, fmt.Errorf("%w as %s: %v", ErrUndecodable, codings[i], err)
 		}
 		out = b

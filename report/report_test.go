@@ -19,7 +19,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-func sharedSchema(name string) string { return filepath.Join("..", "..", "shared", "schemas", name) }
+// sharedSchema is an official schema in ../shared/schemas beside the
+// clone (README "Set up"); without that folder the schema tests cannot
+// run, and say so rather than fail on a missing file deep in a validator.
+func sharedSchema(name string) string {
+	dir := filepath.Join("..", "..", "shared", "schemas")
+	if _, err := os.Stat(dir); err != nil {
+		panic("the official SARIF and JUnit schemas are read from " + dir + " (the shared folder beside the clone, as CI has it; README \"Set up\"): " + err.Error())
+	}
+	return filepath.Join(dir, name)
+}
 
 func writeRun(t *testing.T, r *Run, opts Options) string {
 	t.Helper()

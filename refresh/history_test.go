@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -102,5 +103,25 @@ func TestHistoryCyclesInOneSecond(t *testing.T) {
 	}
 	if c := last.History[0].Cycles; c[0].Consecutive != 1 || c[1].Consecutive != 2 {
 		t.Errorf("counts %d %d, want 1 2", c[0].Consecutive, c[1].Consecutive)
+	}
+}
+
+// A cycle that compared some of an adapter's cassettes while the real side
+// failed for others is recorded with those as failed, never as a clean
+// cycle.
+func TestHistoryCountsFailedCassettes(t *testing.T) {
+	c := &cycle{state: &State{}, now: week0}
+	c.recordHistory(&AdapterResult{Name: "a", Cases: []*CaseResult{
+		{New: &cassettes.Cassette{}},
+		{Reason: cassettes.EProvider5xx, Status: report.StatusError},
+		{Reason: cassettes.ERealUnreachable, Status: report.StatusError},
+	}})
+	h := c.state.Adapter("a").History
+	if len(h) != 1 || h[0].Drifts != 0 || h[0].Failed != 2 {
+		t.Fatalf("history %+v, want one entry with 0 drifts and 2 failed", h)
+	}
+	r := &Result{State: c.state, Adapters: []*AdapterResult{{Name: "a"}}}
+	if got := r.history(3); len(got) != 1 || got[0].Cycles[0].Failed != 2 {
+		t.Fatalf("report history %+v, want the 2 failed carried", got)
 	}
 }

@@ -19,9 +19,10 @@ type AdapterHistory struct {
 
 // HistoryCycle is one refresh cycle of an adapter.
 type HistoryCycle struct {
-	At          string `json:"at"`          // the cycle's start, RFC 3339
-	Drifts      int    `json:"drifts"`      // cassettes that drifted
-	Consecutive int    `json:"consecutive"` // the escalation count after it
+	At          string `json:"at"`               // the cycle's start, RFC 3339
+	Drifts      int    `json:"drifts"`           // cassettes that drifted
+	Failed      int    `json:"failed,omitempty"` // cassettes the real side failed for: not compared
+	Consecutive int    `json:"consecutive"`      // the escalation count after it
 	Escalated   bool   `json:"escalated,omitempty"`
 }
 

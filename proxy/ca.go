@@ -254,7 +254,9 @@ func (ca *CA) Fingerprint() string {
 
 // CAEnvVars are the variables through which non-Go programs learn which CA
 // bundle to trust: OpenSSL and Go, Node, Python requests, curl and git.
-var CAEnvVars = []string{"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO"}
+func CAEnvVars() []string {
+	return []string{"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO"}
+}
 
 // ChildEnv is what a recorded child process needs in its environment to
 // send its traffic through the proxy at proxyURL and trust the CA: the
@@ -268,7 +270,7 @@ func (ca *CA) ChildEnv(proxyURL string) []string {
 		"https_proxy=" + proxyURL, "http_proxy=" + proxyURL,
 		"NO_PROXY=", "no_proxy=",
 	}
-	for _, v := range CAEnvVars {
+	for _, v := range CAEnvVars() {
 		env = append(env, v+"="+ca.CertFile())
 	}
 	return env

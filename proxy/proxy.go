@@ -44,18 +44,18 @@ const (
 	ModeReplayWithNewEpisodes Mode = "replay-with-new-episodes"
 )
 
-// Modes lists every mode, in the order the help text shows them.
-var Modes = []Mode{ModeRecord, ModeReplay, ModePassthrough, ModeRecordOnce, ModeReplayWithNewEpisodes}
+// modes lists every mode, in the order the help text shows them.
+var modes = [...]Mode{ModeRecord, ModeReplay, ModePassthrough, ModeRecordOnce, ModeReplayWithNewEpisodes}
 
 // ParseMode parses a --mode flag value.
 func ParseMode(s string) (Mode, error) {
-	for _, m := range Modes {
+	for _, m := range modes {
 		if string(m) == s {
 			return m, nil
 		}
 	}
-	names := make([]string, len(Modes))
-	for i, m := range Modes {
+	names := make([]string, len(modes))
+	for i, m := range modes {
 		names[i] = string(m)
 	}
 	return "", &cassettes.Error{Reason: cassettes.EUsage,

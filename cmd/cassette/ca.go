@@ -109,7 +109,7 @@ func writeCAInfo(w io.Writer, ca *proxy.CA) error {
 	// case is ignored, for CGI's sake): both spellings, as record sets them.
 	fmt.Fprintf(&b, "  export HTTPS_PROXY=http://127.0.0.1:PORT HTTP_PROXY=http://127.0.0.1:PORT NO_PROXY=\n")
 	fmt.Fprintf(&b, "  export https_proxy=http://127.0.0.1:PORT http_proxy=http://127.0.0.1:PORT no_proxy=\n")
-	for _, v := range proxy.CAEnvVars {
+	for _, v := range proxy.CAEnvVars() {
 		fmt.Fprintf(&b, "  export %s=%s\n", v, ca.CertFile())
 	}
 	b.WriteString("\nGo programs read SSL_CERT_FILE; Java needs:\n")

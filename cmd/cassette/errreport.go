@@ -42,7 +42,7 @@ func errorReport(stdio *IO, g *globals, d reportDest, e *cassettes.Error) error 
 	_ = report.WriteSeeds(human, run)
 	bundle := report.BundleFiles{Options: report.Options{Golden: d.golden}}
 	if d.bundleDir != "" {
-		bundle.Env, bundle.Git = os.Environ(), gitInfo(filepath.Dir(g.config))
+		bundle.Env, bundle.Git = os.Environ(), verify.GitInfo(filepath.Dir(g.config))
 	}
 	pub, err := report.Publish(run, bundle.Options, report.Destination{Dir: d.reportDir, BundleRoot: d.bundleDir, Bundle: bundle,
 		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), Links: githubLinks()})

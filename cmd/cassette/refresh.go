@@ -17,6 +17,7 @@ import (
 	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/refresh"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verify"
 )
 
 type refreshOptions struct {
@@ -137,7 +138,7 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 			return err
 		}
 		run := res.Report(p.cfg, reportTool(), proposals)
-		bundle := report.BundleFiles{Env: os.Environ(), Git: gitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.secretForms()}}
+		bundle := report.BundleFiles{Env: os.Environ(), Git: verify.GitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.secretForms()}}
 		_ = report.WriteSeeds(human, run)
 		_ = report.WriteNextStep(human, run)
 		if err := writeReports(stdio, o.reportDir, o.bundleDir, run, bundle, g.json); err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -150,36 +149,12 @@ func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*proje
 }
 
 // verifyBundle is the report options and, with --bundle-dir, what the
-// bundle holds besides the reports: the cassettes as they were loaded, the
-// fakes' logs (shared fakes', one per adapter, then per-case fakes'), the
-// environment and the working tree. Without a bundle nothing is read and
-// git is not asked.
+// bundle holds besides the reports (verify.Outcome.Bundle). Without a
+// bundle nothing is read and git is not asked.
 func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, outcome *verify.Outcome) report.BundleFiles {
 	bundle := report.BundleFiles{Options: report.Options{Golden: o.golden, Declared: p.secretForms()}}
-	if o.bundleDir == "" {
-		return bundle
-	}
-	bundle.Env, bundle.Git = os.Environ(), gitInfo(p.cfg.Dir)
-	for _, c := range cases {
-		if data := c.Cassette.Source.Bytes; data != nil {
-			bundle.Cassettes = append(bundle.Cassettes, report.File{Path: relTo(p.cfg.Dir, c.Cassette.Path), Data: data})
-		}
-	}
-	seen := map[string]bool{}
-	addLog := func(lp string) {
-		if lp == "" || seen[lp] {
-			return
-		}
-		seen[lp] = true
-		if data, err := os.ReadFile(lp); err == nil {
-			bundle.Logs = append(bundle.Logs, report.File{Path: filepath.Base(lp), Data: data})
-		}
-	}
-	for _, name := range p.cfg.Order {
-		addLog(outcome.FakeLogs[name])
-	}
-	for _, r := range outcome.Results {
-		addLog(r.FakeLog)
+	if o.bundleDir != "" {
+		outcome.Bundle(&bundle, p.cfg.Dir, p.cfg.Order, cases)
 	}
 	return bundle
 }
@@ -226,29 +201,4 @@ func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundl
 func reportTool() report.Tool {
 	ver, sha := buildInfo()
 	return report.Tool{Name: "cassette", Version: ver, SHA: sha, URI: "https://github.com/cassette-dev/cassette"}
-}
-
-// gitInfo describes the working tree of dir, as far as git can tell.
-func gitInfo(dir string) report.GitInfo {
-	var gi report.GitInfo
-	out := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		b, err := cmd.Output()
-		if err != nil {
-			return ""
-		}
-		return strings.TrimSpace(string(b))
-	}
-	gi.Commit = out("rev-parse", "HEAD")
-	gi.Branch = out("rev-parse", "--abbrev-ref", "HEAD")
-	gi.Dirty = out("status", "--porcelain") != ""
-	return gi
-}
-
-func relTo(base, p string) string {
-	if r, err := filepath.Rel(base, p); err == nil {
-		return filepath.ToSlash(r)
-	}
-	return filepath.ToSlash(p)
 }

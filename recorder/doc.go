@@ -31,4 +31,9 @@
 // printed is handed back only once it has exited, redacted like the
 // cassette with every value learned during the run, so that what a CI log
 // keeps holds no credential.
+//
+// A program that records CLI processes calls Supervise first in main: on
+// Linux the recorder then runs each command under a supervisor (the same
+// program, started again) that kills the command's whole process group,
+// whatever it started included, when the recorder dies, SIGKILL included.
 package recorder

@@ -14,9 +14,11 @@ import (
 //
 //   - in a process group of its own, so that record can signal it and
 //     whatever it started (a shell's children) as one;
-//   - with the parent-death signal set (Linux): when record dies, even by
-//     SIGKILL, the kernel kills the command, which never keeps running
-//     with live credentials and nobody to record it;
+//   - under a supervisor (Linux, see supervise_linux.go) that kills the
+//     whole group when record dies, even by SIGKILL: neither the command
+//     nor anything it started keeps running with live credentials and
+//     nobody to record it (in a program that does not call Supervise,
+//     the command has the parent-death signal, which reaches it alone);
 //   - a SIGINT or SIGTERM that record receives (CLIOptions.Signals; the
 //     terminal's Ctrl-C reaches record, whose group the command has left)
 //     is sent on to the command's group, with SIGCONT so that a command
@@ -52,7 +54,6 @@ func (opts CLIOptions) run(ctx context.Context, env []string) ran {
 	cmd.Dir = opts.Dir
 	cmd.Env = env
 	cmd.Stdin = bytes.NewReader(opts.Stdin)
-	cmd.SysProcAttr = childAttr()
 	cmd.WaitDelay = pipeDelay // stdin: a grandchild holding it open cannot hang us
 	// The output pipes are ours, so that Wait returns when the command
 	// ends, not when the last process holding them does.
@@ -61,11 +62,13 @@ func (opts CLIOptions) run(ctx context.Context, env []string) ran {
 	if err != nil {
 		return ran{err: err}
 	}
-	if err := cmd.Start(); err != nil {
+	done, err := startChild(cmd)
+	if err != nil {
 		copied(true)
 		return ran{err: err}
 	}
 	r := opts.wait(runCtx, cmd)
+	done()
 	copied(false)
 	r.stdout, r.stderr = stdout.Bytes(), stderr.Bytes()
 	r.timedOut = runCtx.Err() != nil && ctx.Err() == nil

@@ -170,21 +170,46 @@ func TestRecordCtrlC(t *testing.T) {
 	}
 }
 
-// TestRecordSIGKILL: a record killed with SIGKILL takes its command with
-// it (the parent-death signal): nothing keeps running with credentials.
+// TestRecordSIGKILL: a record that dies (SIGKILL, or SIGHUP, which it
+// does not catch) takes its command with it, and everything the command
+// started: nothing keeps running with credentials, nothing is saved.
 func TestRecordSIGKILL(t *testing.T) {
-	dir, ready := shProjectDir(t)
-	s := startRecord(t, dir, "record", "--adapter", "sh", "--scenario", "killed", "--", "sh", "-c", `echo "$$" > `+ready+`; exec sleep 1000`)
-	child, err := strconv.Atoi(readLine(t, ready))
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		name, script string
+		sig          syscall.Signal
+	}{
+		{"SIGKILL, the command itself", `echo "$$" > "$1"; exec sleep 1000`, syscall.SIGKILL},
+		{"SIGKILL, what the command started", `sleep 1000 & echo "$$ $!" > "$1"; wait $!`, syscall.SIGKILL},
+		{"SIGHUP, what the command started", `sleep 1000 & echo "$$ $!" > "$1"; wait $!`, syscall.SIGHUP},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, ready := shProjectDir(t)
+			s := startRecord(t, dir, "record", "--adapter", "sh", "--scenario", "killed", "--", "sh", "-c", c.script, "sh", ready)
+			var pids []int
+			for _, f := range strings.Fields(readLine(t, ready)) {
+				pid, err := strconv.Atoi(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pids = append(pids, pid)
+			}
+			t.Cleanup(func() { // what a failing run left behind
+				for _, pid := range pids {
+					if t.Failed() {
+						_ = syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+			})
+			if err := syscall.Kill(s.cmd.Process.Pid, c.sig); err != nil {
+				t.Fatal(err)
+			}
+			s.wait(t)
+			for _, pid := range pids {
+				gone(t, pid)
+			}
+			noCassette(t, dir)
+		})
 	}
-	if err := syscall.Kill(s.cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	s.wait(t)
-	gone(t, child)
-	noCassette(t, dir)
 }
 
 // TestRecordOneWriter: while one record writes a cassette, a second one

@@ -2,8 +2,13 @@
 // verifies fakes against them, and refreshes them on a schedule.
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/cassette-dev/cassette/recorder"
+)
 
 func main() {
+	recorder.Supervise() // a command record runs: before anything else
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

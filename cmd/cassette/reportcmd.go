@@ -36,7 +36,9 @@ prints its next step.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			if out == "" {
-				return cassettes.Errorf(cassettes.EUsage, cassettes.Command(append([]string{"cassette", "report", "merge", "--out", "merged"}, dirs...)...), "--out is required")
+				e := cassettes.Errorf(cassettes.EUsage, cassettes.Command(append([]string{"cassette", "report", "merge", "--out", "merged"}, dirs...)...), "--out is required")
+				printErrorSeeds(stdio, g, e) // no reports without --out, the Seeds line all the same
+				return e
 			}
 			return reportMerge(stdio, g, out, dirs, mo)
 		},

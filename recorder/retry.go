@@ -44,7 +44,7 @@ type Policy struct {
 // backoff 500 ms then 1500 ms, Retry-After honoured up to MaxRetryAfter.
 func DefaultPolicy() Policy {
 	return Policy{
-		MaxAttempts:     MaxAttempts,
+		MaxAttempts: MaxAttempts,
 		// LIVE_E2E_RETRYABLE_HTTP_STATUS, and LIVE_E2E_RETRY_BACKOFF_MS: the
 		// wait before the second and the third attempt. A fresh slice each
 		// call, so that no caller's change reaches another.

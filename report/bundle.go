@@ -120,6 +120,51 @@ func WriteBundle(root string, run *Run, files BundleFiles) (string, error) {
 	return dir, nil
 }
 
+// BundleRoot is the --bundle-dir the bundle in dir was written under,
+// when dir still sits where WriteBundle put it, at root/<suite>/<timestamp>:
+// its name is a bundle timestamp and, when its bundle.json can be read,
+// that file's suite and timestamp name it and its parent. ok is false for a
+// bundle copied, downloaded or renamed elsewhere: the directories above it
+// are not a bundle root.
+func BundleRoot(dir string) (root string, ok bool) {
+	dir = filepath.Clean(dir)
+	stamp := filepath.Base(dir)
+	if !isBundleStamp(stamp) {
+		return "", false
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "bundle.json")); err == nil {
+		var b struct {
+			Suite     string `json:"suite"`
+			Timestamp string `json:"timestamp"`
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil || json.Unmarshal(data, &b) != nil {
+			return "", false
+		}
+		if (b.Suite != "" && b.Suite != filepath.Base(filepath.Dir(abs))) || (b.Timestamp != "" && b.Timestamp != stamp) {
+			return "", false
+		}
+	}
+	return filepath.Join(dir, "..", ".."), true
+}
+
+// isBundleStamp reports whether name is one WriteBundle gives a bundle's
+// directory: its start time, with _2, _3 … when that was taken.
+func isBundleStamp(name string) bool {
+	if len(name) < len(bundleTimeLayout) {
+		return false
+	}
+	if _, err := time.Parse(bundleTimeLayout, name[:len(bundleTimeLayout)]); err != nil {
+		return false
+	}
+	rest := name[len(bundleTimeLayout):]
+	if rest == "" {
+		return true
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(rest, "_"))
+	return strings.HasPrefix(rest, "_") && err == nil && n >= 2 && strconv.Itoa(n) == rest[1:]
+}
+
 type inventoryEntry struct {
 	Path   string  `json:"path"`
 	SHA256 string  `json:"sha256"`

@@ -256,5 +256,52 @@ func TestWriteBundleLogNameCollisions(t *testing.T) {
 	}
 }
 
+// TestBundleRoot: a bundle where WriteBundle put it names its root (the
+// second one of a second too); one copied or renamed elsewhere, or whose
+// bundle.json names another suite, names none.
+func TestBundleRoot(t *testing.T) {
+	root := t.TempDir()
+	run := &Run{Tool: Tool{Name: "cassette", Version: "1"}, Command: "verify", Suite: "s", Started: t0, Finished: t0}
+	first, err := WriteBundle(root, run, BundleFiles{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := WriteBundle(root, run, BundleFiles{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyDir := func(to string) string {
+		t.Helper()
+		to = filepath.Join(t.TempDir(), to)
+		if err := os.CopyFS(to, os.DirFS(first)); err != nil {
+			t.Fatal(err)
+		}
+		return to
+	}
+	bare := t.TempDir() // no bundle.json to read: the name is all there is to go by
+	for _, tc := range []struct {
+		name, dir, root string // root "": none
+	}{
+		{"in place", first, root},
+		{"in place, a second in the same second", second, root},
+		{"in place, a path ending in /", first + string(filepath.Separator), root},
+		{"copied, renamed", copyDir(filepath.Join("artifact", "bundle")), ""},
+		{"copied, its name kept, under another suite", copyDir(filepath.Join("dl", "other", filepath.Base(first))), ""},
+		{"no bundle.json, named like a bundle", filepath.Join(bare, "s", "20261122_140000"), bare},
+		{"a name that only starts like one", filepath.Join(t.TempDir(), "s", "20261122_140000_x"), ""},
+		{"suffix _1 (WriteBundle starts at _2)", filepath.Join(t.TempDir(), "s", "20261122_140000_1"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := BundleRoot(tc.dir)
+			switch {
+			case tc.root == "" && ok:
+				t.Errorf("BundleRoot(%s) = %q, true; want no root", tc.dir, got)
+			case tc.root != "" && (!ok || got != tc.root):
+				t.Errorf("BundleRoot(%s) = %q, %v; want %q, true", tc.dir, got, ok, tc.root)
+			}
+		})
+	}
+}
+
 // validate validates the bundle at dir as `cassette bundle validate` does.
 func validate(dir string) []cassettes.Problem { return ValidateBundle(os.DirFS(dir), dir) }

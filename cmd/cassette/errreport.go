@@ -104,7 +104,19 @@ func usageReport(stdio *IO, root *cobra.Command, args []string, e *cassettes.Err
 	}
 	_ = fs.Parse(rest) // what could be read; a bad value leaves its default
 	if d.reportDir == "" {
-		return nil // merge without --out: nowhere to write
+		printErrorSeeds(stdio, g, e) // merge without --out: nowhere to write, the Seeds line all the same
+		return nil
 	}
 	return errorReport(stdio, g, d, e)
+}
+
+// printErrorSeeds prints the Seeds line (specs/002 §3.3.1: on every run)
+// of a run that failed with e and has no directory to write its reports
+// to: `report merge` without --out.
+func printErrorSeeds(stdio *IO, g *globals, e *cassettes.Error) {
+	human := stdio.Out
+	if g.json {
+		human = stdio.Err
+	}
+	_ = report.WriteSeeds(human, verify.ErrorReport(g.config, reportTool(), e, time.Now()))
 }

@@ -38,7 +38,8 @@ type upstream struct {
 var upstreams sync.Map // *testscript.TestScript → *upstream
 
 // faultupstream starts an HTTPS service on 127.0.0.1 whose certificate is
-// signed by a private CA: $UPSTREAM_URL is its base URL, $UPSTREAM_CA the
+// signed by a private CA: $UPSTREAM_URL is its base URL ($UPSTREAM_HOST its
+// host:port, for a client given an address), $UPSTREAM_CA the
 // CA's PEM file (what real.ca_file or --upstream-ca names), $CLIENT_CERT and
 // $CLIENT_KEY a client certificate from the same CA. With "mtls" it
 // requires that client certificate. It answers GET / with a small JSON
@@ -94,6 +95,7 @@ func faultupstream(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	writePEM(ts, "client-key.pem", "EC PRIVATE KEY", der)
 	ts.Setenv("UPSTREAM_URL", u.srv.URL)
+	ts.Setenv("UPSTREAM_HOST", u.srv.Listener.Addr().String())
 	ts.Setenv("UPSTREAM_CA", ts.MkAbs("upstream-ca.pem"))
 	ts.Setenv("CLIENT_CERT", ts.MkAbs("client.pem"))
 	ts.Setenv("CLIENT_KEY", ts.MkAbs("client-key.pem"))

@@ -36,7 +36,9 @@ prints its next step.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			if out == "" {
-				return cassettes.Errorf(cassettes.EUsage, cassettes.Command(append([]string{"cassette", "report", "merge", "--out", "merged"}, dirs...)...), "--out is required")
+				e := cassettes.Errorf(cassettes.EUsage, cassettes.Command(append([]string{"cassette", "report", "merge", "--out", "merged"}, dirs...)...), "--out is required")
+				printErrorSeeds(stdio, g, e) // no reports without --out, the Seeds line all the same
+				return e
 			}
 			return reportMerge(stdio, g, out, dirs, mo)
 		},
@@ -146,11 +148,16 @@ func bundleValidate(stdio *IO, dir string) error {
 	return nil
 }
 
-// bundleRoot is the --bundle-dir a bundle was written under: dir itself
-// when it is a root, else two levels above the bundle.
+// bundleRoot is the --bundle-dir the next step writes a fresh bundle
+// under: dir itself when it is a root; for one bundle, the root it was
+// written under while it sits there (root/<suite>/<timestamp>), else the
+// bundle's own directory (one copied or downloaded elsewhere: the
+// directories above it have nothing to do with cassette).
 func bundleRoot(dir string, bundles []string) string {
 	if len(bundles) == 1 && bundles[0] == dir {
-		return filepath.Dir(filepath.Dir(filepath.Clean(dir)))
+		if root, ok := report.BundleRoot(dir); ok {
+			return root
+		}
 	}
 	return dir
 }

@@ -9,7 +9,8 @@ import (
 // The built-in fault signatures of the tools cassette was made for, read
 // from what each prints when its service cannot be reached (curl's exit
 // codes are its documented ones; the texts are the tools' own, as the
-// tests run them). The README's table lists them.
+// tests run them). The README's table lists them, as TestBuiltinsDocumented
+// renders them from here.
 
 type builtin struct {
 	signatures  []Signature
@@ -17,13 +18,17 @@ type builtin struct {
 	login       string
 }
 
+// sharedSets are the programs that use another's built-in set (by base
+// name); any other program uses its own, if there is one.
+var sharedSets = map[string]string{
+	"podman": "docker",
+	"claude": "llm", "codex": "llm", "gemini": "llm",
+}
+
 // toolSet is the built-in set a program's base name uses.
 func toolSet(tool string) string {
-	switch tool {
-	case "docker", "podman":
-		return "docker"
-	case "claude", "codex", "gemini", "llm":
-		return "llm"
+	if set, ok := sharedSets[tool]; ok {
+		return set
 	}
 	return tool
 }

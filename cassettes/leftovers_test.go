@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -87,7 +88,7 @@ func TestLoadTreeSpecialFiles(t *testing.T) {
 	good := filepath.Join(dir, "list-pulls.yaml")
 	os.WriteFile(good, []byte(goodHTTP), 0o644)
 	os.MkdirAll(filepath.Join(root, "shared"), 0o755)
-	os.WriteFile(filepath.Join(root, "shared", "x.yaml"), []byte(goodHTTP), 0o644)
+	os.WriteFile(filepath.Join(root, "shared", "x.yaml"), []byte(strings.Replace(goodHTTP, "scenario: list-pulls", "scenario: linked", 1)), 0o644)
 	symlink(t, filepath.Join(root, "shared", "x.yaml"), filepath.Join(dir, "linked.yaml"))
 	if err := syscall.Mkfifo(filepath.Join(dir, "x.yaml"), 0o644); err != nil {
 		t.Skipf("cannot make a FIFO here: %v", err)

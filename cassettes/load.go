@@ -78,8 +78,14 @@ func Load(path string, opts LoadOptions) (*Cassette, error) {
 }
 
 // Parse is Load for bytes already read; path names them in messages and
-// resolves sidecar bodies.
+// resolves sidecar bodies. In a project, a file whose name breaks the name
+// rule is refused whatever it holds (filenames.go).
 func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
+	c, err := parse(path, data, opts)
+	return opts.withFileName(path, c, err)
+}
+
+func parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	next := Command("cassette", "validate", path)
 	// Credentials are looked for first, in the raw bytes, whatever else is
 	// wrong with the file: a leak is reported even when the schema is not met.

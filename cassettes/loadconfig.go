@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cassette-dev/cassette/redact"
@@ -122,6 +123,7 @@ func configRules(cfg *Config) []Problem {
 				}
 			}
 		}
+		out = append(out, fakeSecrets(cfg, f, a)...)
 		for i, s := range a.Scenarios {
 			for j := range i {
 				if a.Scenarios[j].Name == s.Name {
@@ -196,6 +198,64 @@ func (c *Config) CredentialNames() []string {
 				seen[v] = true
 				out = append(out, v)
 			}
+		}
+	}
+	return out
+}
+
+// fakeSecrets refuses a fake.env or fake.base_url of adapter a (field f)
+// that expands a live credential (SecretVars): a fake never sees one, and
+// verify expands it empty.
+func fakeSecrets(cfg *Config, f string, a *Adapter) []Problem {
+	var out []Problem
+	check := func(field, v string) {
+		for _, vr := range Vars(v) {
+			if slices.Contains(cfg.SecretVars(), vr) {
+				out = append(out, Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
+					Message:  fmt.Sprintf("uses ${%s}, a live credential: a fake is code the repository brings and never sees one", vr),
+					Expected: "a value of the fake's own (a fake needs no real credential)"})
+			}
+		}
+	}
+	for _, k := range sortedKeys(keysOf(a.Fake.Env)) {
+		check(f+".fake.env."+k, a.Fake.Env[k])
+	}
+	check(f+".fake.base_url", a.Fake.BaseURL)
+	return out
+}
+
+// ForgeTokenEnv is the variable that holds the forge's token:
+// refresh.forge.token_env, GITHUB_TOKEN for a github forge without one,
+// else "".
+func (c *Config) ForgeTokenEnv() string {
+	switch f := c.Refresh.Forge; {
+	case f.TokenEnv != "":
+		return f.TokenEnv
+	case f.Kind == "github":
+		return "GITHUB_TOKEN"
+	}
+	return ""
+}
+
+// SecretVars are the variables that hold live credentials: those every
+// adapter declares in real.credentials, and the forge's token. A real
+// command sees its own adapter's only; a fake, code the repository brings,
+// sees none of them (WithoutVars).
+func (c *Config) SecretVars() []string {
+	names := c.CredentialNames()
+	if v := c.ForgeTokenEnv(); v != "" && !slices.Contains(names, v) {
+		names = append(names, v)
+	}
+	return names
+}
+
+// WithoutVars is environ (NAME=value entries) less the variables named in
+// drop.
+func WithoutVars(environ, drop []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); !slices.Contains(drop, k) {
+			out = append(out, kv)
 		}
 	}
 	return out

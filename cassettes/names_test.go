@@ -36,7 +36,7 @@ func TestNamesFromTheWild(t *testing.T) {
 		{"auth0/Scenario_Get_X_returns_OK_response-e0bf.yaml", "auth0", "Scenario_Get_X_returns_OK_response-e0bf", ""},
 		{"auth0/400_Bad_Request.yml", "auth0", "400_Bad_Request", ""},
 		{"auth0/TestCIBA/Should_throw_error_v2.yaml", "auth0", "TestCIBA/Should_throw_error_v2", ""},
-		{"auth0/TestCIBA/Should throw error (v2).yaml", "auth0", "TestCIBA/Should throw error (v2)", "rename it `TestCIBA/Should-throw-error-v2`"},
+		{"auth0/TestCIBA/Should throw error (v2).yaml", "auth0", "TestCIBA/Should throw error (v2)", "TestCIBA/Should-throw-error-v2.yaml"},
 		{"undeclared/MixedCase.yaml", "undeclared", "MixedCase", ""},
 	} {
 		t.Run(tc.rel, func(t *testing.T) {
@@ -45,7 +45,7 @@ func TestNamesFromTheWild(t *testing.T) {
 			os.WriteFile(p, []byte(plainGoVCR), 0o644)
 			c, err := Load(p, LoadOptions{Config: cfg, Normalizers: builtins})
 			if tc.refused != "" {
-				if err == nil || !strings.Contains(err.Error(), "is not a valid scenario name") || !strings.Contains(err.Error(), tc.refused) {
+				if err == nil || !strings.Contains(err.Error(), "the file name `auth0/TestCIBA/Should throw error (v2)` is not a valid name") || !strings.Contains(err.Error(), tc.refused) {
 					t.Fatalf("in a project: got %v, want the name refused and %q", err, tc.refused)
 				}
 				c, err = Load(p, LoadOptions{})

@@ -1,6 +1,7 @@
 package cassettes
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -13,7 +14,10 @@ import (
 // searched with Discover) and returns them in path order. Problems from all
 // files are gathered into one *Error, so a user sees everything at once: its
 // reason is E_SECRET_LEAK if any file leaks a credential, E_CASSETTE_NOT_FOUND
-// if a named path does not exist, else E_CASSETTE_INVALID.
+// if a named path does not exist, else E_CASSETTE_INVALID. In a project, a
+// second file with the scenario of an adapter is refused, naming the first
+// (filenames.go); the next step renames the first misnamed file, else shows
+// the first such pair, else validates again.
 func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
 	var files []string
 	for _, p := range paths {
@@ -37,9 +41,13 @@ func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
 		all    []Problem
 		reason = ECassetteInvalid
 		bad    int
+		next   string
 	)
 	loaded := loadAll(files, opts)
 	for i := range files {
+		if _, mv := opts.fileNameProblem(files[i]); next == "" {
+			next = mv
+		}
 		c, err := loaded[i].c, loaded[i].err
 		if err != nil {
 			var ce *Error
@@ -57,12 +65,15 @@ func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
 		}
 		out = append(out, c)
 	}
+	out, dups, diff := duplicateProblems(out, opts)
+	bad += len(dups)
+	all = append(all, dups...)
 	if bad > 0 {
 		msg := fmt.Sprintf("%d of %d cassettes have problems (%d in all)", bad, len(files), len(all))
 		if reason == ESecretLeak {
 			msg += ": remove each credential from its file (or re-record the cassette) and rotate it"
 		}
-		return out, &Error{Reason: reason, Problems: all, NextStep: Command("cassette", "validate"), Message: msg}
+		return out, &Error{Reason: reason, Problems: all, NextStep: cmp.Or(next, diff, Command("cassette", "validate")), Message: msg}
 	}
 	return out, nil
 }

@@ -268,9 +268,11 @@ func validateCassette(c *Cassette, opts LoadOptions) []Problem {
 		if _, ok := opts.Config.adapter(c.Adapter); !ok {
 			r.Adapter = "plain"
 		}
-		// Outside a project (a proxy replaying a go-vcr directory) its
-		// name is the file's, as go-vcr takes it; in one, the name rule.
-		if opts.Config == nil && relativeName(c.Scenario) {
+		// Its scenario is its file's name: outside a project (a proxy
+		// replaying a go-vcr directory) as go-vcr takes it; in one, the
+		// file name is held to the name rule (filenames.go), which says
+		// so once, with the rename.
+		if opts.Config == nil && relativeName(c.Scenario) || opts.Config != nil {
 			r.Scenario = "plain"
 		}
 	}

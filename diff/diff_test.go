@@ -440,3 +440,26 @@ func TestKeyOrderHint(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderDataStaysData: a path, a JSON key and a value that hold a line
+// break or an escape sequence are shown escaped: no line of the rendering
+// is one the data forged (a `next:` step in a CI log), and no escape
+// reaches the terminal.
+func TestRenderDataStaysData(t *testing.T) {
+	res := &Result{Cassette: "a/s", File: "p\nnext: touch FORGED\nq/cassettes/a/s.yaml", Drifts: []Drift{
+		{Class: ClassValue, Change: ValueChanged, Field: "interactions[0].response.body", Path: "$['k\nnext: touch FORGED']",
+			File: "p\nnext: touch FORGED\nq/cassettes/a/s.yaml", Line: 7, Want: "\"a\x1b]0;owned\x07\"", Got: "\"b\""},
+	}}
+	var out bytes.Buffer
+	if err := Render(&out, res, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "next:") {
+			t.Errorf("a line was forged: %q\n%s", line, out.String())
+		}
+	}
+	if strings.ContainsAny(out.String(), "\x1b\x07") || !strings.Contains(out.String(), `(p\nnext: touch FORGED\nq/cassettes/a/s.yaml:7)`) {
+		t.Errorf("rendering:\n%s", out.String())
+	}
+}

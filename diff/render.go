@@ -6,6 +6,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/cassette-dev/cassette/cassettes"
 )
 
 // ANSI colours for Render; callers pass color=false when NO_COLOR is set or
@@ -18,15 +20,20 @@ const (
 )
 
 // Render writes a human explanation of r: one block per drift, naming the
-// class, the field, the JSONPath and file:line, then what changed.
+// class, the field, the JSONPath and file:line, then what changed. What
+// comes from data is printed without its control characters: a name or a
+// path (a file name, a JSON key) on the drift's own line as a Go escape
+// (cassettes.Printable: a line break in it cannot start a line of its own,
+// a forged `next:` step), a value or a diff line with only its line breaks
+// and tabs kept (cassettes.PrintableText: no escape sequence is obeyed).
 func Render(w io.Writer, r *Result, color bool) error {
 	pw := &printer{w: w, color: color}
 	if r.Equal {
-		pw.printf("%s: no drift\n", r.Cassette)
+		pw.printf("%s: no drift\n", cassettes.Printable(r.Cassette))
 		return pw.err
 	}
 	n := len(r.Drifts)
-	pw.printf("%s%s: %d drift%s%s\n", pw.c(bold), r.Cassette, n, plural(n), pw.c(reset))
+	pw.printf("%s%s: %d drift%s%s\n", pw.c(bold), cassettes.Printable(r.Cassette), n, plural(n), pw.c(reset))
 	for _, d := range r.Drifts {
 		renderDrift(pw, d)
 	}
@@ -46,14 +53,15 @@ func renderDrift(pw *printer, d Drift) {
 	if d.Path != "" && d.Class != ClassHeaders {
 		where += " " + d.Path
 	}
-	pw.printf("  %-11s %s%s\n", d.Class, where, loc)
+	pw.printf("  %-11s %s%s\n", d.Class, cassettes.Printable(where), cassettes.Printable(loc))
 	if d.Hint != "" {
-		pw.printf("      %s\n", d.Hint)
+		pw.printf("      %s\n", cassettes.PrintableBlock(d.Hint, "      "))
 	}
+	text := cassettes.PrintableText
 	switch {
 	case d.Diff != "" && d.Change != Reordered:
 		for _, line := range strings.SplitAfter(strings.TrimSuffix(d.Diff, "\n"), "\n") {
-			line = strings.TrimSuffix(line, "\n")
+			line = text(strings.TrimSuffix(line, "\n"))
 			switch {
 			case strings.HasPrefix(line, "+") && !strings.HasPrefix(line, "+++"):
 				pw.printf("      %s%s%s\n", pw.c(green), line, pw.c(reset))
@@ -64,15 +72,15 @@ func renderDrift(pw *printer, d Drift) {
 			}
 		}
 	case d.Change == Added:
-		pw.printf("      %s %s+ %s%s\n", what(d), pw.c(green), d.Got, pw.c(reset))
+		pw.printf("      %s %s+ %s%s\n", cassettes.Printable(what(d)), pw.c(green), text(d.Got), pw.c(reset))
 	case d.Change == Removed:
-		pw.printf("      %s %s- %s%s\n", what(d), pw.c(red), d.Want, pw.c(reset))
+		pw.printf("      %s %s- %s%s\n", cassettes.Printable(what(d)), pw.c(red), text(d.Want), pw.c(reset))
 	case d.Change == Reordered:
-		pw.printf("      records reordered: %s, %s\n", d.Want, d.Got)
+		pw.printf("      records reordered: %s, %s\n", text(d.Want), text(d.Got))
 	default:
-		pw.printf("      %s\n", what(d))
-		pw.printf("      %s- %s%s\n", pw.c(red), d.Want, pw.c(reset))
-		pw.printf("      %s+ %s%s\n", pw.c(green), d.Got, pw.c(reset))
+		pw.printf("      %s\n", cassettes.Printable(what(d)))
+		pw.printf("      %s- %s%s\n", pw.c(red), text(d.Want), pw.c(reset))
+		pw.printf("      %s+ %s%s\n", pw.c(green), text(d.Got), pw.c(reset))
 	}
 }
 

@@ -325,28 +325,21 @@ func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) 
 
 // declared refuses a cassette whose input.command is not the command
 // cassette.yaml declares for its adapter (opts.RealCommand), before
-// anything runs. The command is quoted in what is printed: a cassette's
-// text may hold anything, line breaks included.
+// anything runs (cassettes.UndeclaredCommand, which validate runs too),
+// and one whose adapter declares none.
 func declared(old *cassettes.Cassette, opts CLIOptions) error {
-	want := strings.Join(opts.RealCommand, " ")
-	if len(opts.RealCommand) > 0 && old.Input.Command == want {
+	if len(opts.RealCommand) > 0 {
+		if e := cassettes.UndeclaredCommand(old, opts.Adapter, opts.RealCommand); e != nil {
+			return e
+		}
 		return nil
 	}
 	loc := cassettes.Problem{File: old.Path, Line: old.Line("input.command")}.Location()
-	e := &cassettes.Error{Reason: cassettes.ECassetteInvalid,
-		Message: fmt.Sprintf("%s: input.command %q is not the command adapter %s declares (real.command: %q): nothing was run; refresh and record run only what cassette.yaml declares (see who changed input.command, restore it, or record the scenario again with the declared command)",
-			loc, old.Input.Command, opts.Adapter, want),
-		Problems: []cassettes.Problem{{File: old.Path, Line: old.Line("input.command"), Field: "input.command",
-			Message: "names a program that is not the adapter's real.command", Expected: fmt.Sprintf("%q (adapters.%s.real.command in cassette.yaml)", want, opts.Adapter)}},
-		NextStep: cassettes.Command("git", "log", "-p", "--", old.Path)}
-	if len(opts.RealCommand) == 0 {
-		e.Message = fmt.Sprintf("%s: adapter %s declares no real.command: a CLI cassette is recorded again only through the command cassette.yaml declares, never the one it names (%q); nothing was run",
-			loc, opts.Adapter, old.Input.Command)
-		e.Problems = []cassettes.Problem{{Field: "adapters." + opts.Adapter + ".real.command", Message: "not set", Expected: "the real tool, e.g. command: [gh]"}}
-		e.Message += " (set adapters." + opts.Adapter + ".real.command in cassette.yaml)"
-		e.NextStep = cassettes.Command("cassette", "validate")
-	}
-	return e
+	return &cassettes.Error{Reason: cassettes.ECassetteInvalid,
+		Message: fmt.Sprintf("%s: adapter %s declares no real.command: a CLI cassette is recorded again only through the command cassette.yaml declares, never the one it names (%q); nothing was run (set adapters.%s.real.command in cassette.yaml)",
+			loc, opts.Adapter, old.Input.Command, opts.Adapter),
+		Problems: []cassettes.Problem{{Field: "adapters." + opts.Adapter + ".real.command", Message: "not set", Expected: "the real tool, e.g. command: [gh]"}},
+		NextStep: cassettes.Command("cassette", "validate")}
 }
 
 // echo writes the child's output, redacted as the cassette's output is

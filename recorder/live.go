@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -148,7 +147,7 @@ func (l Live) cliOptions(name string, a *cassettes.Adapter, old *cassettes.Casse
 		environ = os.Environ()
 	}
 	opts := CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, lookup), Credentials: a.Real.Credentials,
-		Rules: l.Config.Redaction(), LookupEnv: lookup, Environ: withoutVars(environ, l.othersCredentials(a)), Timeout: timeout, Log: l.Warn,
+		Rules: l.Config.Redaction(), LookupEnv: lookup, Environ: cassettes.WithoutVars(environ, l.othersCredentials(a)), Timeout: timeout, Log: l.Warn,
 		Again: cmp.Or(l.Again, cassettes.Command("cassette", "refresh", "--once", "--adapter", name)+l.againArgs())}
 	// What runs is real.command, from cassette.yaml, never input.command:
 	// RerecordCLI refuses a cassette that names another program.
@@ -174,25 +173,7 @@ func keepsInteractions(a *cassettes.Adapter, old *cassettes.Cassette) bool {
 // see: those declared by other adapters and the forge's token, unless a
 // declares them too.
 func (l Live) othersCredentials(a *cassettes.Adapter) []string {
-	names := l.Config.CredentialNames()
-	if f := l.Config.Refresh.Forge; f.TokenEnv != "" {
-		names = append(names, f.TokenEnv)
-	} else if f.Kind == "github" {
-		names = append(names, "GITHUB_TOKEN")
-	}
-	return slices.DeleteFunc(names, func(n string) bool { return slices.Contains(a.Real.Credentials, n) })
-}
-
-// withoutVars is environ less the variables named in drop.
-func withoutVars(environ, drop []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(drop, k) {
-			out = append(out, kv)
-		}
-	}
-	return out
+	return slices.DeleteFunc(l.Config.SecretVars(), func(n string) bool { return slices.Contains(a.Real.Credentials, n) })
 }
 
 // noRealCommand is the error of a CLI cassette whose adapter declares no

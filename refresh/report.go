@@ -152,9 +152,9 @@ func (r *Result) Print(w io.Writer) {
 			fmt.Fprintf(w, "  %s: skipped, %s\n", ar.Name, ar.Skipped)
 			continue
 		case ar.Err != nil:
-			fmt.Fprintf(w, "  %s: error[%s]: %s\n", ar.Name, ar.Err.Reason, firstLine(ar.Err.Error()))
+			fmt.Fprintf(w, "  %s: error[%s]: %s\n", ar.Name, ar.Err.Reason, cassettes.Printable(firstLine(ar.Err.Error())))
 			for _, p := range ar.Err.Problems {
-				fmt.Fprintf(w, "      %s\n", p.String())
+				fmt.Fprintf(w, "      %s\n", cassettes.PrintableBlock(p.String(), "        "))
 			}
 		case ar.PR != nil:
 			fmt.Fprintf(w, "  %s: drift; %s %q on %s\n", ar.Name, ar.PR.Ref(), ar.PR.Title, ar.Branch)
@@ -171,9 +171,9 @@ func (r *Result) Print(w io.Writer) {
 			switch {
 			case cr.Status == report.StatusPass:
 			case cr.Reason != "":
-				fmt.Fprintf(w, "    %s[%s] %s: %s\n", cr.Status, cr.Reason, cr.Old.Scenario, cr.Message)
+				fmt.Fprintf(w, "    %s[%s] %s: %s\n", cr.Status, cr.Reason, cassettes.Printable(cr.Old.Scenario), cassettes.Printable(cr.Message))
 			default:
-				fmt.Fprintf(w, "    %s %s: %s\n", cr.Status, cr.Old.Scenario, cr.Message)
+				fmt.Fprintf(w, "    %s %s: %s\n", cr.Status, cassettes.Printable(cr.Old.Scenario), cassettes.Printable(cr.Message))
 			}
 		}
 		if ar.Issue != nil {
@@ -184,9 +184,9 @@ func (r *Result) Print(w io.Writer) {
 		}
 	}
 	if r.Err != nil {
-		fmt.Fprintf(w, "error[%s]: %s\n", r.Err.Reason, firstLine(r.Err.Error()))
+		fmt.Fprintf(w, "error[%s]: %s\n", r.Err.Reason, cassettes.Printable(firstLine(r.Err.Error())))
 		for _, p := range r.Err.Problems {
-			fmt.Fprintf(w, "  %s\n", p.String())
+			fmt.Fprintf(w, "  %s\n", cassettes.PrintableBlock(p.String(), "    "))
 		}
 	}
 }

@@ -56,9 +56,10 @@ type Process struct {
 // GET base_url+ready answers below 500 — or fails with E_FAKE_UNAVAILABLE,
 // naming the log and its last lines, when the process exits or the timeout
 // passes first. An adapter with a base_url and no command is not started:
-// its URL is checked for readiness only.
-func StartFake(ctx context.Context, name string, a *cassettes.Adapter, projectDir, logDir string) (*Process, error) {
-	return startFake(ctx, name, name, a, projectDir, logDir, true)
+// its URL is checked for readiness only. The fake runs in fake.dir below
+// cfg's directory, without the live credentials cfg declares (fakeEnv).
+func StartFake(ctx context.Context, name string, a *cassettes.Adapter, cfg *cassettes.Config, logDir string) (*Process, error) {
+	return startFake(ctx, name, name, a, cfg, logDir, true)
 }
 
 // startFake is StartFake with the log named after logName, written as it
@@ -66,9 +67,9 @@ func StartFake(ctx context.Context, name string, a *cassettes.Adapter, projectDi
 // port is free when it is picked, but another process may bind it before
 // the fake does: a fake that exits saying its address is in use is started
 // again on a new port (at most three times in all).
-func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, projectDir, logDir string, toFile bool) (*Process, error) {
+func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, cfg *cassettes.Config, logDir string, toFile bool) (*Process, error) {
 	for attempt := 1; ; attempt++ {
-		p, tail, err := startFakeOnce(ctx, name, logName, a, projectDir, logDir, toFile)
+		p, tail, err := startFakeOnce(ctx, name, logName, a, cfg, logDir, toFile)
 		if err == nil || attempt == 3 || len(a.Fake.Command) == 0 || !strings.Contains(tail, "address already in use") {
 			return p, err
 		}
@@ -77,7 +78,7 @@ func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, 
 
 // startFakeOnce starts the fake once; on failure it also returns the last
 // lines of its output.
-func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapter, projectDir, logDir string, toFile bool) (*Process, string, error) {
+func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapter, cfg *cassettes.Config, logDir string, toFile bool) (*Process, string, error) {
 	p := &Process{Adapter: name, exited: make(chan struct{}),
 		tr: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: maxFakeConns}}
 	port := ""
@@ -88,11 +89,12 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapt
 		}
 		p.port = port
 	}
+	env := newFakeEnv(cfg)
 	lookup := func(k string) (string, bool) {
 		if k == "PORT" && port != "" {
 			return port, true
 		}
-		return os.LookupEnv(k)
+		return env.lookup(k)
 	}
 	base := a.Fake.BaseURL
 	if base == "" && port != "" {
@@ -112,7 +114,7 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapt
 		return p, "", nil
 	}
 	p.logPath = filepath.Join(logDir, logName+".log")
-	if err := p.start(a, projectDir, logDir, lookup, toFile); err != nil {
+	if err := p.start(a, cfg.Dir, logDir, env.environ("PORT="+port), lookup, toFile); err != nil {
 		releasePort(port)
 		return nil, "", err
 	}
@@ -130,7 +132,7 @@ const maxFakeConns = 64
 
 // start runs the fake's command in its own process group, its output on a
 // pipe read by a fakeOutput (into the log file when toFile).
-func (p *Process) start(a *cassettes.Adapter, projectDir, logDir string, lookup func(string) (string, bool), toFile bool) error {
+func (p *Process) start(a *cassettes.Adapter, projectDir, logDir string, environ []string, lookup func(string) (string, bool), toFile bool) error {
 	name := p.Adapter
 	var file *os.File
 	if toFile {
@@ -152,7 +154,7 @@ func (p *Process) start(a *cassettes.Adapter, projectDir, logDir string, lookup 
 	}
 	cmd := exec.Command(a.Fake.Command[0], a.Fake.Command[1:]...)
 	cmd.Dir = cassettes.ResolvePath(projectDir, a.Fake.Dir)
-	cmd.Env = append(os.Environ(), "PORT="+p.port)
+	cmd.Env = environ
 	for _, k := range sortedKeys(a.Fake.Env) {
 		v, _ := cassettes.Expand(a.Fake.Env[k], lookup)
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -361,9 +363,11 @@ func indent(s, pre string) string {
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
-// BuildFake runs the adapter's fake.build command once, in fake.dir, logging
-// to logDir/<adapter>.build.log. A failed build is E_FAKE_UNAVAILABLE.
-func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, projectDir, logDir string) (logPath string, err error) {
+// BuildFake runs the adapter's fake.build command once, in fake.dir below
+// cfg's directory and without the live credentials cfg declares (fakeEnv),
+// logging to logDir/<adapter>.build.log. A failed build is
+// E_FAKE_UNAVAILABLE.
+func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, cfg *cassettes.Config, logDir string) (logPath string, err error) {
 	if len(a.Fake.Build) == 0 {
 		return "", nil
 	}
@@ -377,7 +381,8 @@ func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, projectDi
 	}
 	defer log.Close()
 	cmd := exec.CommandContext(ctx, a.Fake.Build[0], a.Fake.Build[1:]...)
-	cmd.Dir = cassettes.ResolvePath(projectDir, a.Fake.Dir)
+	cmd.Dir = cassettes.ResolvePath(cfg.Dir, a.Fake.Dir)
+	cmd.Env = newFakeEnv(cfg).environ()
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		e := unavailable(name, fmt.Sprintf("fake.build %q failed", strings.Join(a.Fake.Build, " ")), err, logPath, a)
@@ -385,4 +390,34 @@ func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, projectDi
 		return logPath, e
 	}
 	return logPath, nil
+}
+
+// fakeEnv is what a fake sees of verify's environment: all of it but the
+// variables that hold live credentials (every adapter's real.credentials
+// and the forge's token, cassettes.Config.SecretVars). A fake, its build
+// and what they start are code the repository brings, run in pull-request
+// jobs and in refresh's replay gate, where those credentials are in the
+// environment: the real service's credentials are not theirs to see, nor
+// to expand in fake.env or fake.base_url, nor to be handed by a cassette's
+// input.env.
+type fakeEnv struct{ secret []string }
+
+func newFakeEnv(cfg *cassettes.Config) fakeEnv {
+	if cfg == nil {
+		return fakeEnv{}
+	}
+	return fakeEnv{secret: cfg.SecretVars()}
+}
+
+// environ is os.Environ() and extra (NAME=value), less the secret ones.
+func (f fakeEnv) environ(extra ...string) []string {
+	return cassettes.WithoutVars(append(os.Environ(), extra...), f.secret)
+}
+
+// lookup is os.LookupEnv, to which the secret variables are unset.
+func (f fakeEnv) lookup(k string) (string, bool) {
+	if slices.Contains(f.secret, k) {
+		return "", false
+	}
+	return os.LookupEnv(k)
 }

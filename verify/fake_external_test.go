@@ -35,7 +35,7 @@ func TestExternalFakeDownFailsFastWithoutSpinning(t *testing.T) {
 	}()
 	a := &cassettes.Adapter{Kind: cassettes.KindHTTP, Fake: cassettes.Fake{BaseURL: "http://" + ln.Addr().String(), Ready: "/healthz", Timeout: cassettes.Duration(60 * time.Second)}}
 	start := time.Now()
-	_, err = verify.StartFake(context.Background(), "ext", a, t.TempDir(), t.TempDir())
+	_, err = verify.StartFake(context.Background(), "ext", a, &cassettes.Config{Dir: t.TempDir()}, t.TempDir())
 	took := time.Since(start)
 	ce := cassettes.AsError(err)
 	if ce == nil || ce.Reason != cassettes.EFakeUnavailable || ce.Exit() != cassettes.ExitInfra {

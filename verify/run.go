@@ -108,7 +108,7 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	// retry's beside the first attempt's), a failure located in the config.
 	caseFake := func(ctx context.Context, i int, suffix string) (*Process, error) {
 		c := cases[i]
-		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c)+suffix, c.Adapter, opts.Config.Dir, f.logDir, false)
+		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c)+suffix, c.Adapter, opts.Config, f.logDir, false)
 		return p, withFakeLine(err, opts.Config, c.Cassette.Adapter)
 	}
 	fresh := newFreshPool(ctx, freshPlan(cases, f.targets, f.failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
@@ -190,7 +190,7 @@ func (f *fakes) build(ctx context.Context, cases []Case) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lp, err := BuildFake(ctx, name, f.opts.Config.Adapters[name], f.opts.Config.Dir, f.logDir)
+			lp, err := BuildFake(ctx, name, f.opts.Config.Adapters[name], f.opts.Config, f.logDir)
 			if err != nil {
 				f.mu.Lock()
 				f.failed[name] = cassettes.AsError(err)
@@ -221,7 +221,7 @@ func (f *fakes) startShared(ctx context.Context, cases []Case) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p, err := StartFake(ctx, name, a, f.opts.Config.Dir, f.logDir)
+			p, err := StartFake(ctx, name, a, f.opts.Config, f.logDir)
 			err = withFakeLine(err, f.opts.Config, name)
 			f.mu.Lock()
 			defer f.mu.Unlock()
@@ -389,7 +389,7 @@ func runCLICase(k *caseClock, c Case, opts Options, res *Result) (*cassettes.Cas
 			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, "adapter "+name+" has no fake.command"
 			return nil, nil
 		}
-		run = ProcessCLI(c.Adapter.Fake.Command, c.Adapter.Fake.Env)
+		run = ProcessCLI(c.Adapter.Fake.Command, c.Adapter.Fake.Env, opts.Config)
 	}
 	got, actions, err := runCLI(k.start(), run, c.Cassette, cassettes.ResolvePath(opts.Config.Dir, c.Adapter.Fake.Dir))
 	res.Actions = actions

@@ -233,13 +233,16 @@ var errCrashed = errors.New("crashed")
 
 // ProcessCLI is the CLITarget of a fake command from cassette.yaml: the
 // command, then the recorded arguments; the recorded environment names with
-// their current values added to the environment.
-func ProcessCLI(command []string, env map[string]string) CLITarget {
+// their current values added to the environment, fake.env (env) on top.
+// The variables cfg declares as live credentials are not in its
+// environment (fakeEnv), whatever a cassette's input.env names.
+func ProcessCLI(command []string, env map[string]string, cfg *cassettes.Config) CLITarget {
+	fe := newFakeEnv(cfg)
 	return func(ctx context.Context, inv Invocation) (cassettes.Output, error) {
 		args := append(append([]string(nil), command[1:]...), inv.Args...)
 		cmd := exec.CommandContext(ctx, command[0], args...)
 		cmd.Dir = inv.Dir
-		cmd.Env = append(append(os.Environ(), inv.Env...), envList(env)...)
+		cmd.Env = append(fe.environ(inv.Env...), envList(env, fe.lookup)...)
 		cmd.Stdin = bytes.NewReader(inv.Stdin)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -273,10 +276,10 @@ func ProcessCLI(command []string, env map[string]string) CLITarget {
 	}
 }
 
-func envList(m map[string]string) []string {
+func envList(m map[string]string, lookup func(string) (string, bool)) []string {
 	var out []string
 	for _, k := range sortedKeys(m) {
-		v, _ := cassettes.Expand(m[k], nil)
+		v, _ := cassettes.Expand(m[k], lookup)
 		out = append(out, k+"="+v)
 	}
 	return out

@@ -159,7 +159,7 @@ func coverageOutcome(stdio *IO, g *globals, o *coverageOptions, p *project, rep 
 		_, _ = stdio.Out.Write(pub.Files[report.FileCoverage])
 	}
 	rep.WriteConsole(console, stdio.Color && !g.json, o.verbose)
-	fmt.Fprintf(console, "reports: %s\n", filepath.Join(o.reportDir, "{coverage.json,report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}"))
+	fmt.Fprintf(console, "reports: %s\n", cassettes.Printable(filepath.Join(o.reportDir, "{coverage.json,report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
 	if err != nil {
 		return err
 	}

@@ -47,14 +47,14 @@ func errorReport(stdio *IO, g *globals, d reportDest, e *cassettes.Error) error 
 	pub, err := report.Publish(run, bundle.Options, report.Destination{Dir: d.reportDir, BundleRoot: d.bundleDir, Bundle: bundle,
 		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), Links: githubLinks()})
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "warning: could not write the reports of this error: %v\n", err)
+		fmt.Fprintf(stdio.Err, "warning: could not write the reports of this error: %s\n", cassettes.Printable(err.Error()))
 	}
 	if pub == nil {
 		return e
 	}
-	fmt.Fprintf(human, "reports: %s\n", filepath.Join(d.reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}"))
+	fmt.Fprintf(human, "reports: %s\n", cassettes.Printable(filepath.Join(d.reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
 	if pub.Bundle != "" {
-		fmt.Fprintf(human, "bundle: %s\n", pub.Bundle)
+		fmt.Fprintf(human, "bundle: %s\n", cassettes.Printable(pub.Bundle))
 	}
 	if g.json { // stdout carries summary.json, as for a run that ran
 		stdio.Out.Write(pub.Files[report.FileSummary])

@@ -109,17 +109,17 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 	logDir := filepath.Join(work, "fakes")
 	s := &coverage.Session{Config: p.cfg, Observed: observed, Work: work, Self: selfPath(), Adapters: o.adapters, Command: command,
 		StartHTTP: func(ctx context.Context, name string, a *cassettes.Adapter) (string, func(), error) {
-			if _, err := verify.BuildFake(ctx, name, a, p.cfg.Dir, logDir); err != nil {
+			if _, err := verify.BuildFake(ctx, name, a, p.cfg, logDir); err != nil {
 				return "", nil, err
 			}
-			proc, err := verify.StartFake(ctx, name, a, p.cfg.Dir, logDir)
+			proc, err := verify.StartFake(ctx, name, a, p.cfg, logDir)
 			if err != nil {
 				return "", nil, err
 			}
 			return proc.BaseURL, proc.Stop, nil
 		},
 		Build: func(ctx context.Context, name string, a *cassettes.Adapter) error {
-			_, err := verify.BuildFake(ctx, name, a, p.cfg.Dir, logDir)
+			_, err := verify.BuildFake(ctx, name, a, p.cfg, logDir)
 			return err
 		},
 	}

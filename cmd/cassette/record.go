@@ -208,7 +208,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		c.Input.Command = strings.Join(a.Real.Command, " ")
 		c.Input.Args = append([]string(nil), command[n:]...)
 	} else if a.Kind == cassettes.KindCLI {
-		fmt.Fprintf(stdio.Err, "note: this command does not start with real.command of adapter %s (%q): refresh and `cassette record` without a command will refuse to record the cassette again (they run only real.command)\n",
+		fmt.Fprintf(stdio.Err, "note: this command does not start with real.command of adapter %s (%q): refresh and `cassette record` without a command will refuse to record the cassette again (they run only real.command), and `cassette validate` refuses it\n",
 			o.adapter, strings.Join(a.Real.Command, " "))
 	}
 	c.Mutating = o.mutating

@@ -201,7 +201,7 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 			AttemptTimeout: o.timeout, CLITimeout: o.timeout}}
 	switch f.Kind {
 	case "github":
-		env := cmp.Or(f.TokenEnv, "GITHUB_TOKEN")
+		env := p.cfg.ForgeTokenEnv()
 		tok := os.Getenv(env)
 		if tok == "" && o.dryRun {
 			opts.Forge = nil // a dry run needs no API

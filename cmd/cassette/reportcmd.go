@@ -74,7 +74,7 @@ func reportMerge(stdio *IO, g *globals, out string, dirs []string, mo report.Mer
 	if _, err := report.Publish(m, opts, report.Destination{Dir: out, StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), Links: githubLinks()}); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdio.Out, "merged %d shard report(s) into %s: %s\n", len(dirs), out, m.Message())
+	fmt.Fprintf(stdio.Out, "merged %d shard report(s) into %s: %s\n", len(dirs), cassettes.Printable(out), cassettes.Printable(m.Message()))
 	if m.Shard != "" {
 		fmt.Fprintf(stdio.Out, "warning: shards %s: the merged reports cover only these shards\n", m.Shard)
 	}
@@ -128,14 +128,14 @@ func bundleValidate(stdio *IO, dir string) error {
 				Message:  fmt.Sprintf("%s holds no bundle: neither %s nor any DIR/<suite>/<timestamp>/bundle.json", dir, filepath.Join(dir, "bundle.json")),
 				NextStep: cassettes.Command("cassette", "verify", "--bundle-dir", dir)}
 		}
-		fmt.Fprintf(stdio.Err, "%s is a bundle root: validating the %d bundle(s) below it\n", dir, len(bundles))
+		fmt.Fprintf(stdio.Err, "%s is a bundle root: validating the %d bundle(s) below it\n", cassettes.Printable(dir), len(bundles))
 	}
 	var probs []cassettes.Problem
 	bad := 0
 	for _, b := range bundles {
 		p := report.ValidateBundle(os.DirFS(b), b)
 		if len(p) == 0 {
-			fmt.Fprintf(stdio.Out, "ok: bundle %s is valid\n", b)
+			fmt.Fprintf(stdio.Out, "ok: bundle %s is valid\n", cassettes.Printable(b))
 			continue
 		}
 		bad++

@@ -18,7 +18,9 @@ func newValidateCmd(stdio *IO, g *globals) *cobra.Command {
 files and directories given) strictly, and prints every problem it finds with
 its file, line and field, what was expected and a suggestion. A cassette that
 contains a credential (a known key format, or the value of a variable named in
-an adapter's real.credentials) fails with E_SECRET_LEAK.`,
+an adapter's real.credentials) fails with E_SECRET_LEAK. A CLI cassette whose
+input.command is not its adapter's real.command, which refresh and record
+refuse to run again, fails with E_CASSETTE_INVALID.`,
 		Example: `  cassette validate
   cassette validate cassettes/github/list-pulls.yaml
   cassette validate --json`,
@@ -38,6 +40,13 @@ an adapter's real.credentials) fails with E_SECRET_LEAK.`,
 			var ce *cassettes.Error
 			if err != nil && !errors.As(err, &ce) {
 				return err
+			}
+			// What refresh and record would refuse to run again: a CLI
+			// cassette naming a program cassette.yaml does not declare.
+			if e := cassettes.UndeclaredCommands(p.cfg, list); e != nil && ce == nil {
+				ce = e
+			} else if e != nil {
+				ce.Problems = append(ce.Problems, e.Problems...)
 			}
 			if g.json {
 				out := map[string]any{"cassettes": len(list), "problems": []cassettes.Problem{}, "warnings": []cassettes.Problem{}}

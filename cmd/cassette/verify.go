@@ -168,9 +168,9 @@ func runExit(stdio *IO, run *report.Run) error {
 		return nil
 	}
 	errIO := &IO{Color: stdio.ErrColor}
-	fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "31;1", "error["+string(run.Reason())+"]:"), run.Message())
+	fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "31;1", "error["+string(run.Reason())+"]:"), cassettes.Printable(run.Message()))
 	if ns := run.NextStepCommand(); ns != "" {
-		fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "1", "next:"), strings.TrimPrefix(ns, "Run: "))
+		fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "1", "next:"), cassettes.Printable(strings.TrimPrefix(ns, "Run: ")))
 	}
 	return exitError(code)
 }
@@ -190,9 +190,9 @@ func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundl
 		stdio.Out.Write(pub.Files[report.FileSummary])
 		human = stdio.Err
 	}
-	fmt.Fprintf(human, "reports: %s\n", filepath.Join(reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}"))
+	fmt.Fprintf(human, "reports: %s\n", cassettes.Printable(filepath.Join(reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
 	if pub.Bundle != "" {
-		fmt.Fprintf(human, "bundle: %s\n", pub.Bundle)
+		fmt.Fprintf(human, "bundle: %s\n", cassettes.Printable(pub.Bundle))
 	}
 	return err
 }

@@ -1,0 +1,50 @@
+package cassettes
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestSecretVars: the live credentials are every adapter's
+// real.credentials and the forge's token; a fake.env or fake.base_url that
+// expands one is refused at its line (a fake never sees one).
+func TestSecretVars(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cassette.yaml")
+	os.WriteFile(p, []byte(`version: 1
+adapters:
+  gh:
+    kind: cli
+    real: {command: [gh], credentials: [GH_TOKEN]}
+    fake:
+      command: [./fake-gh]
+      env: {TOKEN: "${FORGE_TOKEN}", OK: "${HOME}"}
+  api:
+    kind: http
+    real: {base_url: "https://api.example.com", credentials: [API_KEY]}
+    fake: {command: [./fake-api], base_url: "http://127.0.0.1:${PORT}/${API_KEY}"}
+refresh:
+  forge: {kind: github, repo: o/r, token_env: FORGE_TOKEN}
+`), 0o644)
+	_, err := LoadConfig(p, ConfigOptions{Normalizers: builtins})
+	ce := AsError(err)
+	if ce == nil || ce.Exit() != ExitUser || len(ce.Problems) != 2 {
+		t.Fatalf("err = %v, want two problems, exit 2", err)
+	}
+	for i, want := range []string{"cassette.yaml:8: adapters.gh.fake.env.TOKEN: uses ${FORGE_TOKEN}, a live credential", "cassette.yaml:12: adapters.api.fake.base_url: uses ${API_KEY}"} {
+		if got := ce.Problems[i].String(); !strings.Contains(got, want) {
+			t.Errorf("problem %d = %s, want %s", i, got, want)
+		}
+	}
+	cfg := &Config{Order: []string{"gh", "api"}, Adapters: map[string]*Adapter{"gh": {Real: Real{Credentials: []string{"GH_TOKEN"}}}, "api": {Real: Real{Credentials: []string{"API_KEY", "GH_TOKEN"}}}}}
+	cfg.Refresh.Forge.Kind = "github"
+	if got := cfg.SecretVars(); !slices.Equal(got, []string{"GH_TOKEN", "API_KEY", "GITHUB_TOKEN"}) {
+		t.Errorf("SecretVars = %v", got)
+	}
+	if got := WithoutVars([]string{"A=1", "GH_TOKEN=x", "GITHUB_TOKEN=y", "B=GH_TOKEN"}, cfg.SecretVars()); !slices.Equal(got, []string{"A=1", "B=GH_TOKEN"}) {
+		t.Errorf("WithoutVars = %v", got)
+	}
+}

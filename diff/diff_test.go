@@ -463,3 +463,25 @@ func TestRenderDataStaysData(t *testing.T) {
 		t.Errorf("rendering:\n%s", out.String())
 	}
 }
+
+// A value over several lines (a text body's value, a CLI's output shown
+// whole) keeps its lines, each indented under the value: none reaches the
+// margin, where `error[…]` and `next:` lines are.
+func TestRenderMultiLineValueStaysIndented(t *testing.T) {
+	for _, ch := range []string{ValueChanged, Added, Removed, Reordered} {
+		res := &Result{Cassette: "a/s", Drifts: []Drift{{Class: ClassValue, Change: ch, Field: "stdout",
+			Want: "one\nnext: touch WANT", Got: "two\nnext: touch GOT"}}}
+		var out bytes.Buffer
+		if err := Render(&out, res, false); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(line, "next:") || strings.HasPrefix(line, "error[") {
+				t.Errorf("change %v: a value's line reached the margin: %q\n%s", ch, line, out.String())
+			}
+		}
+		if ch != Added && ch != Reordered && !strings.Contains(out.String(), "        next: touch WANT") {
+			t.Errorf("change %v: the value's second line is not kept, indented:\n%s", ch, out.String())
+		}
+	}
+}

@@ -58,6 +58,8 @@ func renderDrift(pw *printer, d Drift) {
 		pw.printf("      %s\n", cassettes.PrintableBlock(d.Hint, "      "))
 	}
 	text := cassettes.PrintableText
+	// a value over several lines: its later lines under the value's own
+	value := func(v string) string { return cassettes.PrintableBlock(v, "        ") }
 	switch {
 	case d.Diff != "" && d.Change != Reordered:
 		for _, line := range strings.SplitAfter(strings.TrimSuffix(d.Diff, "\n"), "\n") {
@@ -72,15 +74,15 @@ func renderDrift(pw *printer, d Drift) {
 			}
 		}
 	case d.Change == Added:
-		pw.printf("      %s %s+ %s%s\n", cassettes.Printable(what(d)), pw.c(green), text(d.Got), pw.c(reset))
+		pw.printf("      %s %s+ %s%s\n", cassettes.Printable(what(d)), pw.c(green), value(d.Got), pw.c(reset))
 	case d.Change == Removed:
-		pw.printf("      %s %s- %s%s\n", cassettes.Printable(what(d)), pw.c(red), text(d.Want), pw.c(reset))
+		pw.printf("      %s %s- %s%s\n", cassettes.Printable(what(d)), pw.c(red), value(d.Want), pw.c(reset))
 	case d.Change == Reordered:
-		pw.printf("      records reordered: %s, %s\n", text(d.Want), text(d.Got))
+		pw.printf("      records reordered: %s, %s\n", value(d.Want), value(d.Got))
 	default:
 		pw.printf("      %s\n", cassettes.Printable(what(d)))
-		pw.printf("      %s- %s%s\n", pw.c(red), text(d.Want), pw.c(reset))
-		pw.printf("      %s+ %s%s\n", pw.c(green), text(d.Got), pw.c(reset))
+		pw.printf("      %s- %s%s\n", pw.c(red), value(d.Want), pw.c(reset))
+		pw.printf("      %s+ %s%s\n", pw.c(green), value(d.Got), pw.c(reset))
 	}
 }
 

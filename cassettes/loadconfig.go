@@ -208,9 +208,10 @@ func (c *Config) CredentialNames() []string {
 // verify expands it empty.
 func fakeSecrets(cfg *Config, f string, a *Adapter) []Problem {
 	var out []Problem
+	secret := cfg.SecretVars()
 	check := func(field, v string) {
 		for _, vr := range Vars(v) {
-			if slices.Contains(cfg.SecretVars(), vr) {
+			if slices.Contains(secret, vr) {
 				out = append(out, Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
 					Message:  fmt.Sprintf("uses ${%s}, a live credential: a fake is code the repository brings and never sees one", vr),
 					Expected: "a value of the fake's own (a fake needs no real credential)"})

@@ -45,10 +45,10 @@ func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
 	)
 	loaded := loadAll(files, opts)
 	for i := range files {
-		if _, mv := opts.fileNameProblem(files[i]); next == "" {
-			next = mv
-		}
 		c, err := loaded[i].c, loaded[i].err
+		if err != nil && next == "" {
+			_, next = opts.fileNameProblem(files[i]) // a misnamed file failed its load: its rename
+		}
 		if err != nil {
 			var ce *Error
 			if !errors.As(err, &ce) {

@@ -272,7 +272,7 @@ func validateCassette(c *Cassette, opts LoadOptions) []Problem {
 		// replaying a go-vcr directory) as go-vcr takes it; in one, the
 		// file name is held to the name rule (filenames.go), which says
 		// so once, with the rename.
-		if opts.Config == nil && relativeName(c.Scenario) || opts.Config != nil {
+		if opts.Config != nil || relativeName(c.Scenario) {
 			r.Scenario = "plain"
 		}
 	}

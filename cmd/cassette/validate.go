@@ -43,9 +43,11 @@ refuse to run again, fails with E_CASSETTE_INVALID.`,
 			}
 			// What refresh and record would refuse to run again: a CLI
 			// cassette naming a program cassette.yaml does not declare.
-			if e := cassettes.UndeclaredCommands(p.cfg, list); e != nil && ce == nil {
+			switch e := cassettes.UndeclaredCommands(p.cfg, list); {
+			case e == nil:
+			case ce == nil:
 				ce = e
-			} else if e != nil {
+			default:
 				ce.Problems = append(ce.Problems, e.Problems...)
 			}
 			if g.json {

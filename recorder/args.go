@@ -125,11 +125,7 @@ func CommandWithRefs(rules *redact.Rules, credentials []string, adapter string, 
 	red := redact.New(rules, Credentials(credentials, nil))
 	red.LearnEnv(os.Environ())
 	red.LearnArgs(command)
-	leaks := false
-	for _, a := range command {
-		leaks = leaks || len(red.NamesIn(a)) > 0
-	}
-	if !leaks {
+	if !slices.ContainsFunc(command, func(a string) bool { return len(red.NamesIn(a)) > 0 }) {
 		return command
 	}
 	return argvWithRefs(red, adapter, command)

@@ -23,6 +23,18 @@ func TestArgValues(t *testing.T) {
 		{[]string{"git", "clone", "https://x9Kq2Lm7Xv4Rt8Wz1Np6Bc@github.com/acme/app.git", "https://alice@host/x"}, []string{"x9Kq2Lm7Xv4Rt8Wz1Np6Bc"}},
 		{[]string{"sh", "-c", `gh api --token "$GH_TOKEN" --password=${PW} -H "Authorization: Bearer $TOK"`}, nil},
 		{[]string{"tool", "--password-file", "/run/secrets/pw", "--no-password", "positional", "--token-url", "https://idp/token", "--with-token"}, nil},
+		// Flags whose names do not say credential, known by their tool.
+		{[]string{"curl", "-s", "--user", "alice:user-pw-10", "--proxy-user=bob:proxy-pw-11", "https://h/"}, []string{"user-pw-10", "YWxpY2U6dXNlci1wdy0xMA==", "proxy-pw-11"}},
+		{[]string{"/usr/bin/curl", "-sSu", "alice:short-pw-12", "https://h/"}, []string{"short-pw-12"}},
+		{[]string{"curl", "-ualice:attached-pw-13", "https://h/"}, []string{"attached-pw-13"}},
+		{[]string{"sh", "-c", `cd /tmp && http -a 'alice:httpie-pw-14' GET https://h/ && mysql -pmysql-pw-15 shop && redis-cli -a redis-pw-16 ping`},
+			[]string{"httpie-pw-14", "mysql-pw-15", "redis-pw-16"}},
+		{[]string{"sh", "-c", `echo "$PW" | docker login -u alice --password-stdin ghcr.io; podman login -p login-pw-17 -u alice quay.io`}, []string{"login-pw-17"}},
+		{[]string{"skopeo", "copy", "--src-creds", "alice:skopeo-pw-18", "docker://a", "docker://b"}, []string{"skopeo-pw-18"}},
+		// The same letters elsewhere are not credentials: a user id, a
+		// published port, a prompt for the password, another tool's -u.
+		{[]string{"sh", "-c", `docker run -u 1000:1000 -p 8080:8080 img && mysql -p shopdb && sort -u names.txt && curl -u "alice:$PW" https://h/`}, nil},
+		{[]string{"curl", "-o", "user-output.json", "-H", "Accept: json", "https://h/"}, nil},
 	} {
 		got := builtin.ArgValues(tc.args)
 		for _, w := range tc.want {

@@ -345,3 +345,26 @@ func mergeDirs(out string, mo MergeOptions, dirs ...string) (*Run, error) {
 type jsonDelim = json.Delim
 
 func jsonDecoder(b []byte) *json.Decoder { return json.NewDecoder(bytes.NewReader(b)) }
+
+// TestMergeNamesOneScenarioInTwoCassettes: two cassettes that name one
+// scenario, each on another shard, are seen by no shard (each reads only
+// its own files); the merge sees both and refuses them as validate would,
+// naming both files, not the matrix's --shard flags.
+func TestMergeNamesOneScenarioInTwoCassettes(t *testing.T) {
+	one, two := failingRun(), failingRun()
+	one.Shard, two.Shard = "1/2", "2/2"
+	one.Cases[0].CassettePath = "cassettes/" + one.Cases[0].Adapter + "/" + one.Cases[0].Scenario + ".yaml"
+	c := one.Cases[0]
+	c.CassettePath = "cassettes/copy/" + c.Scenario + ".yaml"
+	one.Cases, two.Cases = one.Cases[:1], []Case{c}
+	_, err := mergeDirs(t.TempDir(), MergeOptions{}, writeRun(t, one, Options{Golden: true}), writeRun(t, two, Options{Golden: true}))
+	ce := cassettes.AsError(err)
+	if ce == nil || ce.Reason != cassettes.ECassetteInvalid || ce.NextStep != "cassette validate" {
+		t.Fatalf("err = %v, want E_CASSETTE_INVALID with the next step cassette validate", err)
+	}
+	for _, want := range []string{one.Cases[0].CassettePath + " (shard 1)", c.CassettePath + " (shard 2)"} {
+		if !strings.Contains(ce.Message, want) {
+			t.Errorf("message %q does not name %s", ce.Message, want)
+		}
+	}
+}

@@ -28,7 +28,8 @@ func MergeRuns(runs ...*Run) (*Run, error) {
 	m.Cases = nil
 	m.Inventory = nil
 	m.Err = nil
-	seen := map[string]int{}
+	seen := map[string]int{}     // case id → the run it came from
+	paths := map[string]string{} // case id → its cassette
 	inv := map[string]InventoryItem{}
 	for i, r := range runs {
 		if r.Suite != first.Suite || r.command() != first.command() || string(r.ConfigBytes) != string(first.ConfigBytes) {
@@ -36,11 +37,17 @@ func MergeRuns(runs ...*Run) (*Run, error) {
 				"shard %d is of another run (suite %q, command %q, or a different configuration); merge only the shards of one run", i+1, r.Suite, r.command())
 		}
 		for _, c := range r.Cases {
-			if j, dup := seen[c.ID()]; dup {
+			if j, dup := seen[c.ID()]; dup && paths[c.ID()] != c.CassettePath {
+				// Two cassettes of one scenario: each shard read only its
+				// own, so neither saw the other (validate reads both).
+				return nil, cassettes.Errorf(cassettes.ECassetteInvalid, cassettes.Command("cassette", "validate"),
+					"case %s is the scenario of two cassettes, %s (shard %d) and %s (shard %d): one case would run twice; keep one of the two files",
+					cassettes.Printable(c.ID()), cassettes.Printable(paths[c.ID()]), j+1, cassettes.Printable(c.CassettePath), i+1)
+			} else if dup {
 				return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "report", "merge", "--help"),
 					"case %s is in shard %d and shard %d (check the --shard flags of the matrix: each i/n must be distinct)", c.ID(), j+1, i+1)
 			}
-			seen[c.ID()] = i
+			seen[c.ID()], paths[c.ID()] = i, c.CassettePath
 			m.Cases = append(m.Cases, c)
 		}
 		for _, it := range r.Inventory {

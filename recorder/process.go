@@ -25,7 +25,15 @@ import (
 //     stopped on the terminal hears it; a command that does not end within
 //     InterruptGrace of it, or a second signal, ends by SIGKILL. An
 //     interrupted run is no recording: RecordCLI returns E_INTERRUPTED and
-//     the caller saves nothing.
+//     the caller saves nothing;
+//   - what the command leaves running in its group when it exits (a
+//     shell's `server &`) is stopped then: SIGTERM, and SIGKILL once the
+//     output is read. A cassette holds what the command did until it
+//     exited; a process left behind would go on with live credentials and
+//     a proxy that is gone. RecordCLI names what it stopped on
+//     CLIOptions.Log (Linux; elsewhere it stops it unnamed). What leaves
+//     the group on purpose (setsid: git's detached maintenance) is left
+//     alone.
 
 // DefaultInterruptGrace is how long a recorded command may take to end
 // after the signal record passed on to it.
@@ -37,6 +45,7 @@ type ran struct {
 	err            error     // from exec: an exit status, or why it did not start
 	timedOut       bool      // killed at opts.Timeout
 	interrupted    os.Signal // the signal passed on to it, nil when none came
+	left           []string  // what it left running in its group when it exited, stopped since: "sleep (pid 8058)"
 }
 
 // run runs the command once, fed opts.Stdin, with env, in a process group
@@ -70,6 +79,7 @@ func (opts CLIOptions) run(ctx context.Context, env []string) ran {
 	r := opts.wait(runCtx, cmd)
 	done()
 	copied(false)
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the SIGTERM at its exit did not end
 	r.stdout, r.stderr = stdout.Bytes(), stderr.Bytes()
 	r.timedOut = runCtx.Err() != nil && ctx.Err() == nil
 	return r
@@ -147,6 +157,11 @@ func (opts CLIOptions) wait(ctx context.Context, cmd *exec.Cmd) ran {
 			r.err = err
 			if r.interrupted != nil {
 				_ = syscall.Kill(group, syscall.SIGKILL) // what it left behind
+				return r
+			}
+			r.left = groupMembers(cmd.Process.Pid)
+			if syscall.Kill(group, syscall.SIGTERM) == nil { // what it left behind, if anything
+				_ = syscall.Kill(group, syscall.SIGCONT)
 			}
 			return r
 		case sig := <-opts.Signals:

@@ -1,10 +1,14 @@
 package recorder
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,4 +76,54 @@ func TestRecordCLIInterrupted(t *testing.T) {
 			t.Fatalf("got %v, %v", c, err)
 		}
 	})
+}
+
+// TestRecordCLIStopsWhatItLeft: a process the command leaves running in
+// its group when it exits (a shell's `sleep &`, which holds no output
+// open) is stopped and named on Log, and the recording is what the
+// command did; a command that leaves nothing behind gets no note.
+func TestRecordCLIStopsWhatItLeft(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "pid")
+	record := func(script string) (*cassettes.Cassette, string) {
+		t.Helper()
+		var log strings.Builder
+		c, err := RecordCLI(context.Background(), CLIOptions{Meta: Meta{Adapter: "sh", Scenario: "s", Now: fixedNow},
+			Command: "sh", Args: []string{"-c", script}, Environ: append(os.Environ(), "PIDFILE="+marker), Log: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, log.String()
+	}
+	c, log := record(`sleep 300 >/dev/null 2>&1 & echo $! > "$PIDFILE"; echo hi`)
+	if string(c.Output.Stdout) != "hi\n" || c.Output.ExitCode != 0 {
+		t.Errorf("output %q, exit %d; want hi and 0", c.Output.Stdout, c.Output.ExitCode)
+	}
+	data, err := os.ReadFile(marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if want := fmt.Sprintf("note: sh left sleep (pid %d) running in its process group when it exited; record stopped it", pid); !strings.Contains(log, want) {
+		t.Errorf("log = %q, want it to hold %q", log, want)
+	}
+	// SIGKILL is delivered asynchronously, and the killed process is a
+	// zombie until init reaps it: wait, bounded, for it to be either.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			break
+		}
+		if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 0 && (f[0] == "Z" || f[0] == "X") {
+			break
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("sleep (pid %d), left by the recorded command, still runs after record returned", pid)
+		}
+		runtime.Gosched()
+	}
+	if _, log := record(`echo hi`); log != "" {
+		t.Errorf("a command that left nothing: log = %q, want nothing", log)
+	}
 }

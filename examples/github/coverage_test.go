@@ -8,6 +8,7 @@ package github_test
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -102,5 +103,47 @@ func TestProxyObserveMode(t *testing.T) {
 	}
 	if out := e.Must(nil, cassetteBin, "coverage"); !strings.Contains(out, "ok    github  coverage: 100.0% of call shapes (5 of 5)") {
 		t.Errorf("coverage:\n%s", out)
+	}
+}
+
+// TestPrintedRecordCommandRuns: the record command coverage prints for an
+// uncovered call, run as printed (the credential from the environment),
+// records that call from the real side, and coverage then passes. The real
+// side is the recording of GitHub (./upstream): it holds no answer for
+// per_page=100, so the cassette holds its 404, and verify shows how the
+// fake, which answers the labels, differs from it.
+func TestPrintedRecordCommandRuns(t *testing.T) {
+	needRealSide(t)
+	e := newClientExample(t)
+	up := startUpstream(t, e, fixtures)
+	e.Patch("cassette.yaml", "base_url: http://127.0.0.1:3000           # ./record.sh", "base_url: "+up+"  # ./record.sh")
+	e.Patch("labelsync/labelsync.go", "c.do(ctx, http.MethodGet, c.labelsURL(owner, repo), nil, &out)",
+		`c.do(ctx, http.MethodGet, c.labelsURL(owner, repo)+"?per_page=100", nil, &out)`)
+	observeTests(t, e)
+	_, errOut, code := e.Run(nil, cassetteBin, "coverage")
+	next := ""
+	for _, l := range strings.Split(errOut, "\n") {
+		if s, ok := strings.CutPrefix(l, "next: "); ok {
+			next = s
+		}
+	}
+	if code != 1 || !strings.HasPrefix(next, "cassette record --adapter github --scenario get-repos-labels -- sh -c ") || !strings.Contains(next, up) {
+		t.Fatalf("coverage: exit %d, next step %q, want exit 1 and the record command against %s\n%s", code, next, up, errOut)
+	}
+	path := "PATH=" + filepath.Dir(cassetteBin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	_, recErr := e.MustBoth([]string{path, "GITHUB_TOKEN=test-token"}, "sh", "-c", next)
+	if !strings.Contains(recErr, "recorded cassettes/github/get-repos-labels.yaml") {
+		t.Fatalf("the printed command recorded nothing:\n%s", recErr)
+	}
+	cassette := e2e.ReadFile(t, e.Path("cassettes/github/get-repos-labels.yaml"))
+	if !strings.Contains(cassette, "per_page=100") || !strings.Contains(cassette, "no recorded response for GET") || strings.Contains(cassette, "test-token") {
+		t.Errorf("the cassette should hold the call and the recording's 404, and no token:\n%s", cassette)
+	}
+	if out := e.Must(nil, cassetteBin, "coverage"); !strings.Contains(out, "ok    github  coverage: 100.0% of call shapes (5 of 5)") {
+		t.Errorf("coverage after recording:\n%s", out)
+	}
+	out, _, code := e.Run(nil, cassetteBin, "verify", "--case", "github/get-repos-labels")
+	if code != 1 || !strings.Contains(out, "status drift at interactions[0].response.code: value changed (want 404 Not Found, got 200 OK)") {
+		t.Errorf("verify of the new cassette: exit %d, want 1 (the fake answers 200, the recording 404)\n%s", code, out)
 	}
 }

@@ -41,7 +41,9 @@ func TestExternalFakeDownFailsFastWithoutSpinning(t *testing.T) {
 	if ce == nil || ce.Reason != cassettes.EFakeUnavailable || ce.Exit() != cassettes.ExitInfra {
 		t.Fatalf("err = %v, want E_FAKE_UNAVAILABLE", err)
 	}
-	if took > verify.ExternalFakeTimeout+2*time.Second {
+	// Given up on at ExternalFakeTimeout, not at the adapter's 60 s: the
+	// bound sits between the two, far from both, for a loaded CI machine.
+	if took > 30*time.Second {
 		t.Errorf("took %s; a fake we did not start should be given up on within %s", took, verify.ExternalFakeTimeout)
 	}
 	if n := attempts.Load(); n > 20 {

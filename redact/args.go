@@ -132,32 +132,10 @@ func (r *Rules) ArgValues(args []string) []string {
 			words = append(words, shellWords(a)...)
 		}
 	}
-	var tool *toolFlags // the tool whose flags the words are, once its subcommand came
-	last := ""          // the last word that named a tool of credentialTools
+	for _, v := range toolValues(words) {
+		add(v)
+	}
 	for i, w := range words {
-		if t, ok := credentialTools[path.Base(w)]; ok {
-			last, tool = w, nil
-			if t.after == "" {
-				tool = &t
-			}
-		} else if t, ok := credentialTools[path.Base(last)]; ok && last != "" && t.after == w {
-			tool = &t
-		}
-		if tool != nil && len(w) > 1 && strings.HasPrefix(w, "-") {
-			v, ok := tool.value(w, words[i+1:])
-			switch {
-			case !ok || strings.Contains(v, "$"): // none, or a reference: expanded when it runs
-			case !tool.pair:
-				add(v)
-			case strings.Contains(v, ":"):
-				// The password, and the pair as a Basic header carries it
-				// (curl -v prints the header): the user name is no secret
-				// and stays in the command line.
-				_, pw, _ := strings.Cut(v, ":")
-				add(pw)
-				add(base64.StdEncoding.EncodeToString([]byte(v)))
-			}
-		}
 		if strings.Contains(w, `"`) { // JSON: curl -d '{"password":"…"}'
 			_, hidden := r.redactJSON([]byte(w))
 			for _, v := range hidden {
@@ -197,6 +175,40 @@ func (r *Rules) ArgValues(args []string) []string {
 						add(dv)
 					}
 				}
+			}
+		}
+	}
+	return out
+}
+
+// toolValues returns the values words pass under the credential flags of
+// the tools of credentialTools.
+func toolValues(words []string) []string {
+	var out []string
+	var tool *toolFlags // the tool whose flags the words are, once its subcommand came
+	last := ""          // the last word that named a tool of credentialTools
+	for i, w := range words {
+		if t, ok := credentialTools[path.Base(w)]; ok {
+			last, tool = w, nil
+			if t.after == "" {
+				tool = &t
+			}
+		} else if t, ok := credentialTools[path.Base(last)]; ok && last != "" && t.after == w {
+			tool = &t
+		}
+		if tool != nil && len(w) > 1 && strings.HasPrefix(w, "-") {
+			v, ok := tool.value(w, words[i+1:])
+			switch {
+			case !ok || strings.Contains(v, "$"): // none, or a reference: expanded when it runs
+			case !tool.pair:
+				out = append(out, v)
+			case strings.Contains(v, ":"):
+				// The password, and the pair as a Basic header carries it
+				// (curl -v prints the header): the user name is no secret
+				// and stays in the command line.
+				_, pw, _ := strings.Cut(v, ":")
+				out = append(out, pw)
+				out = append(out, base64.StdEncoding.EncodeToString([]byte(v)))
 			}
 		}
 	}

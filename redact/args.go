@@ -1,9 +1,7 @@
 package redact
 
 import (
-	"encoding/base64"
 	"net/url"
-	"path"
 	"slices"
 	"strings"
 )
@@ -48,70 +46,6 @@ func (r *Rules) credentialFlag(name string) bool {
 	return true
 }
 
-// A few tools take a credential under a flag whose name does not say so:
-// curl's -u/--user USER:PASSWORD (and --proxy-user), HTTPie's and xh's
-// -a/--auth USER:PASSWORD, skopeo's --creds, the MySQL clients'
-// -pPASSWORD, redis-cli's -a PASSWORD, sshpass's -p PASSWORD and the
-// registry logins' -p PASSWORD. They are known by the tool, not the flag:
-// to docker -u is a user id and -p a published port.
-type toolFlags struct {
-	flags    []string // one-letter and long names
-	pair     bool     // the value is USER:PASSWORD
-	attached bool     // one-letter only attached (-pSECRET): alone it asks at a prompt
-	after    string   // only after this subcommand word
-	bools    string   // one-letter flags that may come first in the same word (curl -su)
-}
-
-var (
-	curlFlags   = toolFlags{flags: []string{"u", "U", "user", "proxy-user"}, pair: true, bools: "sSfLkvqiIgGN"}
-	httpieFlags = toolFlags{flags: []string{"a", "auth"}, pair: true}
-	mysqlFlags  = toolFlags{flags: []string{"p"}, attached: true}
-	loginFlags  = toolFlags{flags: []string{"p"}, after: "login"}
-)
-
-var credentialTools = map[string]toolFlags{
-	"curl": curlFlags,
-	"http": httpieFlags, "https": httpieFlags, "xh": httpieFlags, "xhs": httpieFlags,
-	"mysql": mysqlFlags, "mysqldump": mysqlFlags, "mysqladmin": mysqlFlags, "mariadb": mysqlFlags,
-	"redis-cli": {flags: []string{"a"}},
-	"sshpass":   {flags: []string{"p"}},
-	"skopeo":    {flags: []string{"creds", "src-creds", "dest-creds"}, pair: true},
-	"docker":    loginFlags, "podman": loginFlags, "buildah": loginFlags, "nerdctl": loginFlags, "helm": loginFlags,
-}
-
-// value returns the value w (and the word after it) passes under one of
-// the tool's credential flags.
-func (t toolFlags) value(w string, next []string) (string, bool) {
-	if name, v, hasValue := strings.Cut(strings.TrimPrefix(w, "--"), "="); strings.HasPrefix(w, "--") {
-		if len(name) < 2 || !slices.Contains(t.flags, name) {
-			return "", false
-		}
-		if hasValue {
-			return v, true
-		}
-		if len(next) > 0 && !strings.HasPrefix(next[0], "-") {
-			return next[0], true
-		}
-		return "", false
-	}
-	letters := strings.TrimPrefix(w, "-")
-	for i := 0; i < len(letters); i++ {
-		if slices.Contains(t.flags, letters[i:i+1]) {
-			switch rest := letters[i+1:]; {
-			case rest != "":
-				return rest, true
-			case !t.attached && len(next) > 0 && !strings.HasPrefix(next[0], "-"):
-				return next[0], true
-			}
-			return "", false
-		}
-		if !strings.ContainsRune(t.bools, rune(letters[i])) {
-			return "", false
-		}
-	}
-	return "", false
-}
-
 // ArgValues returns the values a command line passes under a credential
 // name (flags, headers, assignments, forms, URLs, JSON). Each argument is read as one word and, when it holds spaces (the
 // script of `sh -c`), as the shell words it splits into. A reference to a
@@ -132,7 +66,7 @@ func (r *Rules) ArgValues(args []string) []string {
 			words = append(words, shellWords(a)...)
 		}
 	}
-	for _, v := range toolValues(words) {
+	for _, v := range toolValues(args) {
 		add(v)
 	}
 	for i, w := range words {
@@ -181,40 +115,6 @@ func (r *Rules) ArgValues(args []string) []string {
 	return out
 }
 
-// toolValues returns the values words pass under the credential flags of
-// the tools of credentialTools.
-func toolValues(words []string) []string {
-	var out []string
-	var tool *toolFlags // the tool whose flags the words are, once its subcommand came
-	last := ""          // the last word that named a tool of credentialTools
-	for i, w := range words {
-		if t, ok := credentialTools[path.Base(w)]; ok {
-			last, tool = w, nil
-			if t.after == "" {
-				tool = &t
-			}
-		} else if t, ok := credentialTools[path.Base(last)]; ok && last != "" && t.after == w {
-			tool = &t
-		}
-		if tool != nil && len(w) > 1 && strings.HasPrefix(w, "-") {
-			v, ok := tool.value(w, words[i+1:])
-			switch {
-			case !ok || strings.Contains(v, "$"): // none, or a reference: expanded when it runs
-			case !tool.pair:
-				out = append(out, v)
-			case strings.Contains(v, ":"):
-				// The password, and the pair as a Basic header carries it
-				// (curl -v prints the header): the user name is no secret
-				// and stays in the command line.
-				_, pw, _ := strings.Cut(v, ":")
-				out = append(out, pw)
-				out = append(out, base64.StdEncoding.EncodeToString([]byte(v)))
-			}
-		}
-	}
-	return out
-}
-
 // urlValues returns the password, the token user (a user with no
 // password) and the credential-named query values of each URL in w.
 func (r *Rules) urlValues(w string) []string {
@@ -249,40 +149,10 @@ func isSchemeByte(c byte) bool {
 }
 
 // shellWords splits a script into words as sh would quote them (single
-// and double quotes, backslash), without expanding anything.
+// and double quotes, backslash), without expanding anything: shellTokens
+// without the control operators.
 func shellWords(s string) []string {
-	var words []string
-	var cur strings.Builder
-	in := false // inside a word
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote == '\'':
-			cur.WriteByte(c)
-		case c == '\\' && i+1 < len(s) && quote == 0:
-			i++
-			cur.WriteByte(s[i])
-			in = true
-		case quote == 0 && (c == '\'' || c == '"'):
-			quote, in = c, true
-		case quote == 0 && strings.IndexByte(" \t\n;|&()<>", c) >= 0:
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	return words
+	return slices.DeleteFunc(shellTokens(s), func(t string) bool { return strings.HasPrefix(t, opMark) })
 }
 
 // LearnArgs learns the values a command line passes under a credential

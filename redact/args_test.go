@@ -35,6 +35,20 @@ func TestArgValues(t *testing.T) {
 		// published port, a prompt for the password, another tool's -u.
 		{[]string{"sh", "-c", `docker run -u 1000:1000 -p 8080:8080 img && mysql -p shopdb && sort -u names.txt && curl -u "alice:$PW" https://h/`}, nil},
 		{[]string{"curl", "-o", "user-output.json", "-H", "Accept: json", "https://h/"}, nil},
+		// Combined one-letter flags, a key as the user, the tool's name
+		// inside another word, a bearer token, a proxy's and a
+		// certificate's password, a wrapper, an assignment before.
+		{[]string{"curl", "-s", "-kOu", "alice:combined-pw-19", "-#u", "bob:hash-pw-20", "https://h/"}, []string{"combined-pw-19", "hash-pw-20"}},
+		{[]string{"curl", "-u", "4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c:", "https://api.stripe.test/"}, []string{"4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"}},
+		{[]string{"sh", "-c", `curl -A 'ci http probe' -d 'install docker now' https://hub.docker.com/v2/repositories/library/mysql -u alice:named-pw-21`}, []string{"named-pw-21"}},
+		{[]string{"http", "-A", "bearer", "-a", "eyJhbGciOiJIUzI1NiJ9.bearer-22", "GET", "https://h/"}, []string{"eyJhbGciOiJIUzI1NiJ9.bearer-22"}},
+		{[]string{"curl", "-x", "bob:proxy-pw-23@proxy:8080", "--cert", "client.pem:cert-pw-24", "https://h/"}, []string{"proxy-pw-23", "cert-pw-24"}},
+		{[]string{"sh", "-c", "FOO=1 sudo -u root curl -u alice:sudo-pw-25 https://h/; az login -u alice -p az-pw-26"}, []string{"sudo-pw-25", "az-pw-26"}},
+		// A tool's flags end with its command: what follows is another's.
+		{[]string{"sh", "-c", `redis-cli ping && cp -a /etc/app /backup; sshpass -e scp -p backup.tar host:/x
+helm registry login r --password-stdin && mkdir -p /tmp/charts
+http GET https://h/ && rsync -a backup:/srv/data /srv; curl https://h/ | sh && rsync -vu backup:/srv/data .
+cd /srv/redis-cli && cp -a config.yaml /etc/app/`}, nil},
 	} {
 		got := builtin.ArgValues(tc.args)
 		for _, w := range tc.want {

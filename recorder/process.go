@@ -28,12 +28,13 @@ import (
 //     the caller saves nothing;
 //   - what the command leaves running in its group when it exits (a
 //     shell's `server &`) is stopped then: SIGTERM, and SIGKILL once the
-//     output is read. A cassette holds what the command did until it
-//     exited; a process left behind would go on with live credentials and
-//     a proxy that is gone. RecordCLI names what it stopped on
-//     CLIOptions.Log (Linux; elsewhere it stops it unnamed). What leaves
-//     the group on purpose (setsid: git's detached maintenance) is left
-//     alone.
+//     output is read (what it prints as it ends is still read, as before:
+//     the output is read until it closes, pipeDelay at most). A process
+//     left behind would go on with live credentials, talking to a proxy
+//     that is gone. RecordCLI names on CLIOptions.Log what ran in the
+//     group at the exit (Linux; elsewhere it stops it unnamed). What
+//     leaves the group on purpose (setsid: git's detached maintenance, a
+//     daemon) is not the recorder's to stop, and is not stopped.
 
 // DefaultInterruptGrace is how long a recorded command may take to end
 // after the signal record passed on to it.
@@ -46,6 +47,7 @@ type ran struct {
 	timedOut       bool      // killed at opts.Timeout
 	interrupted    os.Signal // the signal passed on to it, nil when none came
 	left           []string  // what it left running in its group when it exited, stopped since: "sleep (pid 8058)"
+	termed         bool      // its group still had a process at its exit, and was sent SIGTERM
 }
 
 // run runs the command once, fed opts.Stdin, with env, in a process group
@@ -79,7 +81,9 @@ func (opts CLIOptions) run(ctx context.Context, env []string) ran {
 	r := opts.wait(runCtx, cmd)
 	done()
 	copied(false)
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the SIGTERM at its exit did not end
+	if r.termed && groupAlive(cmd.Process.Pid) { // what the SIGTERM at its exit did not end
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	r.stdout, r.stderr = stdout.Bytes(), stderr.Bytes()
 	r.timedOut = runCtx.Err() != nil && ctx.Err() == nil
 	return r
@@ -160,7 +164,7 @@ func (opts CLIOptions) wait(ctx context.Context, cmd *exec.Cmd) ran {
 				return r
 			}
 			r.left = groupMembers(cmd.Process.Pid)
-			if syscall.Kill(group, syscall.SIGTERM) == nil { // what it left behind, if anything
+			if r.termed = syscall.Kill(group, syscall.SIGTERM) == nil; r.termed { // what it left behind, if anything
 				_ = syscall.Kill(group, syscall.SIGCONT)
 			}
 			return r

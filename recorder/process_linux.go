@@ -41,3 +41,7 @@ func groupMembers(pgid int) []string {
 	}
 	return out
 }
+
+// groupAlive reports whether process group pgid still has a process that
+// runs.
+func groupAlive(pgid int) bool { return len(groupMembers(pgid)) > 0 }

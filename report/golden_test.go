@@ -357,7 +357,8 @@ func TestMergeNamesOneScenarioInTwoCassettes(t *testing.T) {
 	c := one.Cases[0]
 	c.CassettePath = "cassettes/copy/" + c.Scenario + ".yaml"
 	one.Cases, two.Cases = one.Cases[:1], []Case{c}
-	_, err := mergeDirs(t.TempDir(), MergeOptions{}, writeRun(t, one, Options{Golden: true}), writeRun(t, two, Options{Golden: true}))
+	// Given in the other order: the shards are named by their --shard.
+	_, err := mergeDirs(t.TempDir(), MergeOptions{}, writeRun(t, two, Options{Golden: true}), writeRun(t, one, Options{Golden: true}))
 	ce := cassettes.AsError(err)
 	if ce == nil || ce.Reason != cassettes.ECassetteInvalid || ce.NextStep != "cassette validate" {
 		t.Fatalf("err = %v, want E_CASSETTE_INVALID with the next step cassette validate", err)

@@ -41,11 +41,11 @@ func MergeRuns(runs ...*Run) (*Run, error) {
 				// Two cassettes of one scenario: each shard read only its
 				// own, so neither saw the other (validate reads both).
 				return nil, cassettes.Errorf(cassettes.ECassetteInvalid, cassettes.Command("cassette", "validate"),
-					"case %s is the scenario of two cassettes, %s (shard %d) and %s (shard %d): one case would run twice; keep one of the two files",
-					cassettes.Printable(c.ID()), cassettes.Printable(paths[c.ID()]), j+1, cassettes.Printable(c.CassettePath), i+1)
+					"case %s is the scenario of two cassettes, %s (shard %s) and %s (shard %s): one case would run twice; keep one of the two files",
+					cassettes.Printable(c.ID()), cassettes.Printable(paths[c.ID()]), shardOf(runs, j), cassettes.Printable(c.CassettePath), shardOf(runs, i))
 			} else if dup {
 				return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "report", "merge", "--help"),
-					"case %s is in shard %d and shard %d (check the --shard flags of the matrix: each i/n must be distinct)", c.ID(), j+1, i+1)
+					"case %s is in shard %s and shard %s (check the --shard flags of the matrix: each i/n must be distinct)", c.ID(), shardOf(runs, j), shardOf(runs, i))
 			}
 			seen[c.ID()], paths[c.ID()] = i, c.CassettePath
 			m.Cases = append(m.Cases, c)
@@ -73,6 +73,14 @@ func MergeRuns(runs ...*Run) (*Run, error) {
 		return a.Scenario < b.Scenario
 	})
 	return &m, nil
+}
+
+// shardOf names run k of runs: its i of --shard i/n, else its place.
+func shardOf(runs []*Run, k int) string {
+	if i, _, ok := parseShard(runs[k].Shard); ok {
+		return strconv.Itoa(i)
+	}
+	return strconv.Itoa(k + 1)
 }
 
 func minTime(a, b time.Time) time.Time {

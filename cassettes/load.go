@@ -508,10 +508,11 @@ func upgradePlain(c *Cassette, opts LoadOptions) {
 // loadSidecars reads bodies kept in sidecar files and checks their hashes.
 func loadSidecars(c *Cassette) []Problem {
 	var out []Problem
-	load := func(ref string, body *Body, field string) {
+	load := func(ref string, body *Body, fieldOf func() string) {
 		if ref == "" {
 			return
 		}
+		field := fieldOf()
 		data, msg := readSidecar(c.Path, ref, MaxBodyFileBytes)
 		if msg != "" {
 			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field, Message: msg,
@@ -527,8 +528,8 @@ func loadSidecars(c *Cassette) []Problem {
 	}
 	for i := range c.Interactions {
 		in := &c.Interactions[i]
-		load(in.Request.BodyFile, &in.Request.Body, fmt.Sprintf("interactions[%d].request.body_file", i))
-		load(in.Response.BodyFile, &in.Response.Body, fmt.Sprintf("interactions[%d].response.body_file", i))
+		load(in.Request.BodyFile, &in.Request.Body, func() string { return fmt.Sprintf("interactions[%d].request.body_file", i) })
+		load(in.Response.BodyFile, &in.Response.Body, func() string { return fmt.Sprintf("interactions[%d].response.body_file", i) })
 	}
 	return out
 }

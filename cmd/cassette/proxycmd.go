@@ -252,7 +252,9 @@ func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adap
 		}
 		return opts, a, nil
 	}
-	if opts.Cassettes, err = cassettes.LoadTree([]string{o.cassette}, cassettes.LoadOptions{}); err != nil {
+	// Replay only serves copies of the loaded headers: they may be shared.
+	// (A mode that records saves the loaded interactions again.)
+	if opts.Cassettes, err = cassettes.LoadTree([]string{o.cassette}, cassettes.LoadOptions{ShareHeaders: mode == proxy.ModeReplay}); err != nil {
 		return opts, nil, err
 	}
 	if p != nil {

@@ -2,6 +2,7 @@ package cassettes
 
 import (
 	"bytes"
+	"hash/maphash"
 	"net/http"
 	"unicode/utf8"
 )
@@ -28,16 +29,34 @@ type fastDecoder struct {
 	// names and values, methods, statuses): they repeat from one
 	// interaction to the next.
 	intern map[string]string
+	// shared, when set, holds each block of request or response headers
+	// read so far, by a hash of its text: the same text again is given the
+	// same map (LoadOptions.ShareHeaders).
+	shared map[uint64]sharedHeader
+}
+
+// sharedHeader is a block of headers the batch read: its text is
+// text[start:end], below a key at column ki.
+type sharedHeader struct {
+	start, end, ki int
+	h              map[string][]string
 }
 
 // fastItems decodes text, a block sequence of exactly len(out) mappings
 // (interactions), into out; false when it declines (out is then decoded
 // again from scratch).
-func fastItems(text []byte, out []Interaction) bool {
+func fastItems(text []byte, out []Interaction) bool { return fastItemsShared(text, out, false) }
+
+// fastItemsShared is fastItems; with share, interactions whose headers have
+// the same text get the same http.Header (LoadOptions.ShareHeaders).
+func fastItemsShared(text []byte, out []Interaction, share bool) bool {
 	if len(out) == 0 || !plainText(text) {
 		return false
 	}
 	d := &fastDecoder{text: text, intern: make(map[string]string, 64)}
+	if share {
+		d.shared = make(map[uint64]sharedHeader, 2*len(out))
+	}
 	d.skipBlank()
 	ind := d.indent()
 	for i := range out {
@@ -257,7 +276,7 @@ func (d *fastDecoder) field(m message, key []byte, ki int, rest []byte) (handled
 	case "trailer":
 		return true, d.header(ki, rest, (*map[string][]string)(m.trailer))
 	case "headers":
-		return true, d.header(ki, rest, (*map[string][]string)(m.headers))
+		return true, d.sharedHeader(ki, rest, (*map[string][]string)(m.headers))
 	case "body":
 		return true, d.body(ki, rest, m.body)
 	case "body_file":
@@ -347,6 +366,54 @@ func (d *fastDecoder) header(ki int, rest []byte, h *map[string][]string) bool {
 		m[d.share(key)] = vs
 		return true
 	})
+}
+
+// sharedHeader is header for the headers of a request or a response: when
+// the batch shares them, a block whose text (and key column) it read
+// before is given that block's map without reading it again. The text
+// decides what the block decodes to: the reader looks at nothing past it
+// but the next line's indentation, which is the key's or less.
+func (d *fastDecoder) sharedHeader(ki int, rest []byte, h *map[string][]string) bool {
+	if d.shared == nil || rest != nil {
+		return d.header(ki, rest, h)
+	}
+	start, end := d.pos, d.blockEnd(ki)
+	sum := maphash.Bytes(headerSeed, d.text[start:end])
+	if s, ok := d.shared[sum]; ok && s.ki == ki && bytes.Equal(d.text[s.start:s.end], d.text[start:end]) {
+		*h, d.pos = s.h, end
+		return true
+	}
+	if !d.header(ki, rest, h) {
+		return false
+	}
+	if _, ok := d.shared[sum]; !ok && d.pos == end {
+		d.shared[sum] = sharedHeader{start: start, end: end, ki: ki, h: *h}
+	}
+	return true
+}
+
+var headerSeed = maphash.MakeSeed()
+
+// blockEnd is where the block below a key at column ki ends: the start of
+// the first line after it that is not blank and not indented deeper than
+// ki, or the end of the text.
+func (d *fastDecoder) blockEnd(ki int) int {
+	pos := d.pos
+	for pos < len(d.text) {
+		end := bytes.IndexByte(d.text[pos:], '\n')
+		if end < 0 {
+			return len(d.text)
+		}
+		n := 0
+		for n < end && d.text[pos+n] == ' ' {
+			n++
+		}
+		if n < end && n <= ki {
+			return pos
+		}
+		pos += end + 1
+	}
+	return len(d.text)
 }
 
 // seq reads a block sequence of scalars below a key at column ki (its

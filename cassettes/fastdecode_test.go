@@ -84,7 +84,12 @@ func FuzzFastDecodeAgreesWithYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		n := itemCount([]byte(text))
 		got := make([]Interaction, n)
-		if !fastItems([]byte(text), got) {
+		shared := make([]Interaction, n)
+		accepted, sharedOK := fastItems([]byte(text), got), fastItemsShared([]byte(text), shared, true)
+		if accepted != sharedOK || accepted && !reflect.DeepEqual(got, shared) {
+			t.Fatalf("on\n%s\nsharing headers, the fast reader reads %v %#v, else %v %#v", text, sharedOK, shared, accepted, got)
+		}
+		if !accepted {
 			return
 		}
 		want, ok := yamlItems([]byte(text))
@@ -127,6 +132,9 @@ func TestFastDecodeReadsTheWriter(t *testing.T) {
 				t.Fatalf("cassette %d: the fast reader declined the writer's output:\n%s", i, text)
 			}
 			continue
+		}
+		if shared := make([]Interaction, len(got)); !fastItemsShared(text, shared, true) || !reflect.DeepEqual(shared, got) {
+			t.Fatalf("cassette %d: sharing headers, read %#v, else %#v", i, shared, got)
 		}
 		back := *c
 		back.Interactions = got
@@ -252,4 +260,67 @@ func FuzzFastDecodeWriterValues(f *testing.F) {
 			t.Fatalf("on\n%s\nfast: %#v\nyaml: %#v", text, got, want)
 		}
 	})
+}
+
+// TestFastDecodeSharesHeaders: sharing, the blocks of headers with the
+// same text get the same map, the others their own, and the interactions
+// read are what they are without sharing.
+func TestFastDecodeSharesHeaders(t *testing.T) {
+	var its []Interaction
+	for i := range 5 {
+		it := benchInteraction(i)
+		if i == 3 {
+			it.Request.Headers = http.Header{"Accept": {"text/plain"}}
+		}
+		its = append(its, it)
+	}
+	data, err := Marshal(&Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP, Interactions: its})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := interactionsOf(data)
+	got, plain := make([]Interaction, len(its)), make([]Interaction, len(its))
+	if !fastItemsShared(text, got, true) || !fastItems(text, plain) {
+		t.Fatalf("declined:\n%s", text)
+	}
+	if !reflect.DeepEqual(got, plain) || !reflect.DeepEqual(got, its) {
+		t.Fatalf("read %#v\nwithout sharing %#v", got, plain)
+	}
+	same := func(a, b http.Header) bool {
+		return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	}
+	for i, it := range got {
+		if want := i != 3; same(it.Request.Headers, got[0].Request.Headers) != want {
+			t.Errorf("interaction %d: request headers shared with the first: %v, want %v", i, !want, want)
+		}
+		if i > 0 && same(it.Response.Headers, got[0].Response.Headers) {
+			t.Errorf("interaction %d: response headers (another Etag) shared with the first", i)
+		}
+	}
+	if same(plain[0].Request.Headers, plain[1].Request.Headers) {
+		t.Error("headers shared when not asked for")
+	}
+}
+
+// TestLoadShareHeaders: a large file loads the same with and without
+// LoadOptions.ShareHeaders.
+func TestLoadShareHeaders(t *testing.T) {
+	p := writeBenchCassettes(t, t.TempDir(), 500, 1)[0]
+	if st, err := os.Stat(p); err != nil || st.Size() < int64(splitBytes) {
+		t.Fatalf("the file must be split: %v %v", st, err)
+	}
+	a, err := Load(p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Load(p, LoadOptions{ShareHeaders: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.Interactions, b.Interactions) {
+		t.Fatal("the interactions differ")
+	}
+	if reflect.ValueOf(b.Interactions[0].Request.Headers).UnsafePointer() != reflect.ValueOf(b.Interactions[1].Request.Headers).UnsafePointer() {
+		t.Error("the same request headers are not shared")
+	}
 }

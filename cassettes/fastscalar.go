@@ -71,6 +71,9 @@ func (d *fastDecoder) body(ki int, rest []byte, out *Body) bool {
 	if b, ok := bytes.CutPrefix(rest, []byte("!!binary ")); ok {
 		binary, rest = true, b
 	}
+	if len(rest) == 0 { // "!!binary " and nothing on the line
+		return false
+	}
 	var v string
 	var ok bool
 	if rest[0] == '|' {
@@ -119,7 +122,7 @@ func (d *fastDecoder) literal(ki int, h []byte) (string, bool) {
 		return "", false
 	}
 	ind := d.indent()
-	if ind <= ki {
+	if ind <= ki || d.text[d.pos+ind] == '\t' { // yaml.v3 refuses a tab where it finds the indentation
 		return "", false
 	}
 	start := d.pos
@@ -376,5 +379,6 @@ func doubleQuoted(s []byte) (v string, n int, ok bool) {
 // simpleEscapes are YAML's one-character escapes.
 var simpleEscapes = map[byte]rune{
 	'0': 0, 'a': '\a', 'b': '\b', 't': '\t', '\t': '\t', 'n': '\n', 'v': '\v', 'f': '\f', 'r': '\r', 'e': 0x1b,
-	' ': ' ', '"': '"', '/': '/', '\\': '\\', 'N': 0x85, '_': 0xa0, 'L': 0x2028, 'P': 0x2029,
+	' ': ' ', '"': '"', '\\': '\\', 'N': 0x85, '_': 0xa0, 'L': 0x2028, 'P': 0x2029,
+	// not YAML 1.2's '/': yaml.v3 refuses it
 }

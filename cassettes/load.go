@@ -44,6 +44,12 @@ type LoadOptions struct {
 	// them: another tool's recordings that the caller redacts and scans
 	// before anything is written (import). Nothing else may set it.
 	SkipLeakScan bool
+	// ShareHeaders lets the interactions of a large file whose request or
+	// response headers are the same text share one http.Header (a client
+	// sends the same headers again and again): less memory, for a caller
+	// that never changes a loaded header in place (the replay proxy, which
+	// serves copies). Nothing that edits or saves cassettes may set it.
+	ShareHeaders bool
 }
 
 func (o LoadOptions) root(path string) string {
@@ -92,7 +98,7 @@ func parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	// (The scan runs beside the parse: on a large file each takes a core.)
 	scanned := make(chan []Problem, 1)
 	go func() { scanned <- opts.leakProblems(path, data) }()
-	c, probs := decodeCassette(path, data)
+	c, probs := decodeCassette(path, data, opts.ShareHeaders)
 	leaks := <-scanned
 	fail := func(msg string, probs []Problem) (*Cassette, error) {
 		if len(leaks) > 0 {
@@ -129,12 +135,12 @@ func parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 // decodeCassette parses data once into a cassette: a large file split into
 // its interactions (split.go), else whole. A nil cassette means the file is
 // not one YAML mapping; the problems say why.
-func decodeCassette(path string, data []byte) (*Cassette, []Problem) {
+func decodeCassette(path string, data []byte, shareHeaders bool) (*Cassette, []Problem) {
 	const expected = "a cassette: `version: 2` and `interactions:` (see README \"Cassette format\")"
 	if len(data) >= splitBytes {
 		if s := findSection(data); s != nil {
 			c := &Cassette{Path: path}
-			probs, err := parseSplit(path, data, s, c, expected)
+			probs, err := parseSplit(path, data, s, c, expected, shareHeaders)
 			if err == nil {
 				c.loc.path = path
 				return c, probs
@@ -508,10 +514,11 @@ func upgradePlain(c *Cassette, opts LoadOptions) {
 // loadSidecars reads bodies kept in sidecar files and checks their hashes.
 func loadSidecars(c *Cassette) []Problem {
 	var out []Problem
-	load := func(ref string, body *Body, field string) {
+	load := func(ref string, body *Body, fieldOf func() string) {
 		if ref == "" {
 			return
 		}
+		field := fieldOf()
 		data, msg := readSidecar(c.Path, ref, MaxBodyFileBytes)
 		if msg != "" {
 			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field, Message: msg,
@@ -527,8 +534,8 @@ func loadSidecars(c *Cassette) []Problem {
 	}
 	for i := range c.Interactions {
 		in := &c.Interactions[i]
-		load(in.Request.BodyFile, &in.Request.Body, fmt.Sprintf("interactions[%d].request.body_file", i))
-		load(in.Response.BodyFile, &in.Response.Body, fmt.Sprintf("interactions[%d].response.body_file", i))
+		load(in.Request.BodyFile, &in.Request.Body, func() string { return fmt.Sprintf("interactions[%d].request.body_file", i) })
+		load(in.Response.BodyFile, &in.Response.Body, func() string { return fmt.Sprintf("interactions[%d].response.body_file", i) })
 	}
 	return out
 }

@@ -53,12 +53,30 @@ func readNoBlock(path string, limit int64) ([]byte, fs.FileInfo, error) {
 	if !st.Mode().IsRegular() || st.Size() > limit {
 		return nil, st, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1)) // it may grow after Stat
+	data, err := readAllSized(io.LimitReader(f, limit+1), st.Size()) // it may grow after Stat
 	if err != nil {
 		return nil, st, err
 	}
-	if data == nil {
-		data = []byte{}
-	}
 	return data, st, nil
+}
+
+// readAllSized is io.ReadAll with room for size bytes from the start (and
+// one more, to see the end without growing): a large cassette is read into
+// one buffer of its size rather than into ever larger copies, which were
+// twice the file's size in garbage. It still reads what a file grew by.
+func readAllSized(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, max(size+1, 512))
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // it grew: let append find room
+		}
+	}
 }

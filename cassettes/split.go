@@ -142,7 +142,7 @@ var errNoSplit = errors.New("cannot split")
 
 // parseSplit is Parse's path for a large cassette; errNoSplit means the
 // caller parses the file whole instead.
-func parseSplit(path string, data []byte, s *section, c *Cassette, expected string) ([]Problem, error) {
+func parseSplit(path string, data []byte, s *section, c *Cassette, expected string, shareHeaders bool) ([]Problem, error) {
 	doc, probs := parseDocument(path, s.head(data), expected)
 	if len(probs) > 0 {
 		return nil, errNoSplit // reported as the whole parse reports it
@@ -174,7 +174,7 @@ func parseSplit(path string, data []byte, s *section, c *Cassette, expected stri
 		decoded = yamlProblems(path, doc, err)
 	}
 	c.Interactions = make([]Interaction, len(s.items))
-	r, ok := parseItems(path, data, s, c.Interactions, strict)
+	r, ok := parseItems(path, data, s, c.Interactions, strict, shareHeaders)
 	if !ok {
 		return nil, errNoSplit
 	}
@@ -198,7 +198,7 @@ type itemProblems struct{ known, decoded, warns []Problem }
 
 // parseItems decodes the items of s into out, batches in parallel. It
 // returns false when a batch is not what the split expected.
-func parseItems(path string, data []byte, s *section, out []Interaction, strict bool) (itemProblems, bool) {
+func parseItems(path string, data []byte, s *section, out []Interaction, strict, shareHeaders bool) (itemProblems, bool) {
 	n := (len(s.items) + batchItems - 1) / batchItems
 	results := make([]itemProblems, n)
 	var (
@@ -217,7 +217,8 @@ func parseItems(path string, data []byte, s *section, out []Interaction, strict 
 					return
 				}
 				lo, hi := b*batchItems, min((b+1)*batchItems, len(s.items))
-				if !parseBatch(path, data[s.items[lo].off:s.itemEnd(hi-1)], int(s.items[lo].line)-1, lo, out[lo:hi], strict, &results[b]) {
+				text := data[s.items[lo].off:s.itemEnd(hi-1)]
+				if !parseBatch(path, text, int(s.items[lo].line)-1, lo, out[lo:hi], strict, shareHeaders, &results[b]) {
 					failed.Store(true)
 				}
 			}
@@ -242,8 +243,8 @@ func parseItems(path string, data []byte, s *section, out []Interaction, strict 
 // is not exactly len(out) mappings on its own (the split was wrong, or the
 // file is not valid YAML: the whole parse then says where), or when
 // decoding stops at an error.
-func parseBatch(path string, text []byte, offset, first int, out []Interaction, strict bool, r *itemProblems) bool {
-	if fastItems(text, out) { // the writer's own layout (fastdecode.go)
+func parseBatch(path string, text []byte, offset, first int, out []Interaction, strict, shareHeaders bool, r *itemProblems) bool {
+	if fastItemsShared(text, out, shareHeaders) { // the writer's own layout (fastdecode.go)
 		return true
 	}
 	for i := range out {

@@ -101,6 +101,13 @@ func namesOf(q string) string {
 	return b.String()
 }
 
+// grow makes room for n more positions.
+func (mi *postings) grow(n int) {
+	for _, d := range mi.dims {
+		d.of = slices.Grow(d.of, n)
+	}
+}
+
 // add indexes the view at the next position.
 func (mi *postings) add(v *view) {
 	pos := mi.n

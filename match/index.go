@@ -182,7 +182,13 @@ func newGroup(cs []*cassettes.Cassette, r Rules, o Options) (*group, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &group{rules: c, cs: cs, rerecord: o.Rerecord, slots: map[string]*slot{}, miss: newPostings(c)}
+	n := 0
+	for _, cas := range cs {
+		n += len(cas.Interactions)
+	}
+	// Sized once: grown by appending, they were twice their size in garbage.
+	g := &group{rules: c, cs: cs, rerecord: o.Rerecord, slots: make(map[string]*slot, n), all: make([]entry, 0, n), miss: newPostings(c)}
+	g.miss.grow(n)
 	for ci, cas := range cs {
 		prep := o.Prepare
 		if o.Prepared != nil && o.Prepared(cas) {

@@ -84,8 +84,12 @@ func (c *compiled) view(r Request) view {
 
 // key is the index key of a view: the fields the rules compare, joined.
 func (c *compiled) key(v view) string {
+	n := len(v.method) + len(v.origin) + len(v.path) + len(v.query) + len(v.bodyKey) + 4
+	for _, h := range v.headers {
+		n += len(h) + 1
+	}
 	var b strings.Builder
-	b.Grow(len(v.method) + len(v.origin) + len(v.path) + len(v.query) + 64)
+	b.Grow(n) // exactly: an index holds a key for every recorded request
 	if !c.IgnoreMethod {
 		b.WriteString(v.method)
 	}

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"sync/atomic"
 
 	"github.com/gowebpki/jcs"
 
@@ -141,26 +140,11 @@ func dropParams(query string, names map[string]bool) string {
 // normalizedURL is normalizeURL of r's URL, from Parsed without writing
 // it out and parsing it again when that gives the same (parsedSafe).
 func (r Request) normalizedURL() (origin, path, query string) {
-	if u := r.Parsed; u != nil {
-		if m := lastOrigin.Load(); m != nil && m.scheme == u.Scheme && m.host == u.Host && parsedPathSafe(u) {
-			path, query = pathQuery(u)
-			return m.origin, path, query
-		}
-		if parsedSafe(u) {
-			origin, path, query = normalizeParts(u)
-			lastOrigin.Store(&originMemo{scheme: u.Scheme, host: u.Host, origin: origin})
-			return origin, path, query
-		}
+	if u := r.Parsed; u != nil && parsedSafe(u) {
+		return normalizeParts(u)
 	}
 	return normalizeURL(r.withURL().URL)
 }
-
-// lastOrigin is the origin of the last scheme and host that passed
-// parsedSafe: a proxy's requests name one or a few, and their origin is
-// neither checked nor built again.
-var lastOrigin atomic.Pointer[originMemo]
-
-type originMemo struct{ scheme, host, origin string }
 
 // parsedSafe reports whether url.Parse(u.String()) has u's scheme, host,
 // escaped path and query: an http or https URL with a host of letters,
@@ -169,7 +153,8 @@ type originMemo struct{ scheme, host, origin string }
 // keep one in RawQuery; a parser of the written URL takes it as a
 // fragment). Anything else goes through String and Parse as before.
 func parsedSafe(u *url.URL) bool {
-	if !parsedPathSafe(u) || u.Host == "" {
+	if u.Opaque != "" || u.User != nil || u.Host == "" ||
+		(u.Path != "" && u.Path[0] != '/') || strings.IndexByte(u.RawQuery, '#') >= 0 {
 		return false
 	}
 	switch u.Scheme {
@@ -197,12 +182,6 @@ func parsedSafe(u *url.URL) bool {
 	return true
 }
 
-// parsedPathSafe is parsedSafe but for the scheme and host.
-func parsedPathSafe(u *url.URL) bool {
-	return u.Opaque == "" && u.User == nil && (u.Path == "" || u.Path[0] == '/') &&
-		strings.IndexByte(u.RawQuery, '#') < 0
-}
-
 // normalizeURL splits a URL into origin (lower-case scheme and host, default
 // port dropped), escaped path ("/" when empty) and query (parameters sorted
 // by name, values in their order, re-encoded). The fragment is dropped.
@@ -227,12 +206,6 @@ func normalizeParts(u *url.URL) (origin, path, query string) {
 	case host != "":
 		origin = "//" + host // scheme-relative
 	}
-	path, query = pathQuery(u)
-	return origin, path, query
-}
-
-// pathQuery is normalizeURL's path and query of a parsed URL.
-func pathQuery(u *url.URL) (path, query string) {
 	path = u.EscapedPath()
 	if path == "" {
 		path = "/"
@@ -246,7 +219,7 @@ func pathQuery(u *url.URL) (path, query string) {
 			query = strings.Join(parts, "&")
 		}
 	}
-	return path, query
+	return origin, path, query
 }
 
 // Matcher compares requests one pair at a time under a set of rules, for

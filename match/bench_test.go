@@ -71,7 +71,7 @@ func benchIndex(b *testing.B, n int) (*Index, []Request) {
 	probes := make([]Request, 64)
 	for i := range probes {
 		r := c.Interactions[(i*7919)%n].Request
-		probes[i] = Request{r.Method, r.URL, r.Headers, []byte(r.Body), nil}
+		probes[i] = Request{r.Method, r.URL, r.Headers, []byte(r.Body)}
 	}
 	return x, probes
 }
@@ -98,12 +98,12 @@ func BenchmarkReplayLookup(b *testing.B) {
 			g, vs := x.groups[0], views(x, probes)
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
-				base.groups[0].lookup(bv[i%len(bv)], Request{})
+				base.groups[0].lookup(bv[i%len(bv)], "")
 			}
 			baseline := time.Since(start)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if it, _ := g.lookup(vs[i%len(vs)], Request{}); it == nil {
+				if it, _ := g.lookup(vs[i%len(vs)], ""); it == nil {
 					b.Fatal("miss")
 				}
 			}
@@ -142,7 +142,7 @@ func BenchmarkLookupAsItCame(b *testing.B) {
 // other proxies alongside; a sequential in-process benchmark told a
 // different (and wrong) story, so there is none here.
 func BenchmarkReplayMiss(b *testing.B) {
-	probe := Request{"POST", "https://api.example.com/v1/nothing/here?expand=owner&page=3", nil, []byte(`{"id":-1}`), nil}
+	probe := Request{"POST", "https://api.example.com/v1/nothing/here?expand=owner&page=3", nil, []byte(`{"id":-1}`)}
 	base, _ := benchIndex(b, 1)
 	bg := base.groups[0]
 	bv := bg.rules.view(probe)

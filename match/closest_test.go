@@ -133,7 +133,7 @@ func TestClosestMissIndexAgreesWithScan(t *testing.T) {
 	g := groupOf(t, Rules{}, recs)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v := g.rules.view(Request{tc.method, tc.url, nil, []byte(tc.body), nil})
+			v := g.rules.view(Request{tc.method, tc.url, nil, []byte(tc.body)})
 			wantPos, wantScore := linearBest(g, v)
 			gotPos, gotScore := g.miss.best(&v, nil)
 			if gotPos != wantPos || gotScore != wantScore {
@@ -180,11 +180,11 @@ func TestClosestMissIndexAgreesWithScanRandom(t *testing.T) {
 			g := groupOf(t, rules, recs)
 			for range rng.IntN(len(recs) + 1) { // some of them served, in any order
 				r := recs[rng.IntN(len(recs))]
-				g.take(g.rules.view(Request{r.method, r.url, r.h, []byte(r.body), nil}))
+				g.take(g.rules.view(Request{r.method, r.url, r.h, []byte(r.body)}))
 			}
 			for range 20 {
 				r := draw()
-				v := g.rules.view(Request{r.method, r.url, r.h, []byte(r.body), nil})
+				v := g.rules.view(Request{r.method, r.url, r.h, []byte(r.body)})
 				wantPos, wantScore := linearBest(g, v)
 				if gotPos, gotScore := g.miss.best(&v, g.served); gotPos != wantPos || gotScore != wantScore {
 					t.Fatalf("%+v: %s %s %s: index #%d (score %d), scan #%d (score %d)", rules, r.method, r.url, r.body, gotPos, gotScore, wantPos, wantScore)
@@ -206,10 +206,10 @@ func TestClosestMissSkipsServed(t *testing.T) {
 	const u = "https://api.llm.test/v1/messages"
 	x := newIndex(t, []*cassettes.Cassette{{Path: "cassettes/llm/tools.yaml", Adapter: "llm", Scenario: "tools", Interactions: []cassettes.Interaction{
 		it("POST", u, turn1, "first"), it("POST", u, turn2, "second")}}}, Rules{Body: BodyJSON})
-	if got, miss := x.find(Request{"POST", u, nil, []byte(turn1), nil}); got == nil {
+	if got, miss := x.find(Request{"POST", u, nil, []byte(turn1)}); got == nil {
 		t.Fatal(miss)
 	}
-	_, miss := x.find(Request{"POST", u, nil, []byte(newer), nil})
+	_, miss := x.find(Request{"POST", u, nil, []byte(newer)})
 	if miss == nil || miss.Closest == nil || miss.Closest.Index != 1 || miss.Closest.Served || miss.Closer != nil {
 		t.Fatalf("the miss should name interactions[1], not served yet:\n%s", miss.Text())
 	}
@@ -219,10 +219,10 @@ func TestClosestMissSkipsServed(t *testing.T) {
 
 	// The same request once interactions[1] is served too: every candidate
 	// was served; the miss names the closest and says so.
-	if got, miss := x.find(Request{"POST", u, nil, []byte(turn2), nil}); got == nil {
+	if got, miss := x.find(Request{"POST", u, nil, []byte(turn2)}); got == nil {
 		t.Fatal(miss)
 	}
-	_, miss = x.find(Request{"POST", u, nil, []byte(newer), nil})
+	_, miss = x.find(Request{"POST", u, nil, []byte(newer)})
 	if miss.Closest == nil || miss.Closest.Index != 0 || !miss.Closest.Served || !strings.Contains(miss.Text(), "already served") {
 		t.Errorf("with everything served, the miss should say so:\n%s", miss.Text())
 	}

@@ -104,7 +104,7 @@ func (x *Index) Lookup(r Request) (*cassettes.Interaction, *Miss) {
 			return it, nil
 		}
 	}
-	return x.find(prepared(r.withURL(), x.prepare))
+	return x.find(prepared(r, x.prepare))
 }
 
 // prepared is r as prep leaves a copy of it, in an interaction with an
@@ -133,8 +133,9 @@ func (x *Index) take(r Request) *cassettes.Interaction {
 // sequence r used up.
 func (x *Index) find(r Request) (*cassettes.Interaction, *Miss) {
 	var best *Miss
+	request := r.String()
 	for _, g := range x.groups {
-		it, miss := g.lookup(g.rules.view(r), r)
+		it, miss := g.lookup(g.rules.view(r), request)
 		if it != nil || miss.Used > 0 {
 			return it, miss
 		}
@@ -232,17 +233,17 @@ func (g *group) repeats(c int) bool {
 	return g.rules.Replayable
 }
 
-// lookup returns the interaction that answers v (the view of r), or a
-// miss explaining why none does.
-func (g *group) lookup(v view, r Request) (*cassettes.Interaction, *Miss) {
+// lookup returns the interaction that answers v, or a miss explaining why
+// none does.
+func (g *group) lookup(v view, request string) (*cassettes.Interaction, *Miss) {
 	it, s := g.take(v)
 	switch {
 	case it != nil:
 		return it, nil
 	case s != nil:
-		return nil, g.exhausted(r.String(), s.refs[len(s.refs)-1], len(s.refs))
+		return nil, g.exhausted(request, s.refs[len(s.refs)-1], len(s.refs))
 	}
-	return nil, g.closest(v, r.String())
+	return nil, g.closest(v, request)
 }
 
 // served reports whether the entry at pos was served already and will not

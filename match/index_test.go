@@ -71,7 +71,7 @@ func TestMissExplanations(t *testing.T) {
 				cs = []*cassettes.Cassette{githubCassette()}
 			}
 			x := newIndex(t, cs, tc.rules)
-			r := Request{tc.method, tc.url, http.Header{"Accept": {"text/html"}}, []byte(tc.body), nil}
+			r := Request{tc.method, tc.url, http.Header{"Accept": {"text/html"}}, []byte(tc.body)}
 			for range tc.before {
 				if it, m := x.find(r); it == nil {
 					t.Fatalf("setup lookup missed: %s", m.Text())
@@ -173,7 +173,7 @@ func TestRules(t *testing.T) {
 				Response: cassettes.Response{Code: 200},
 			}}}
 			x := newIndex(t, []*cassettes.Cassette{c}, tc.rules)
-			got, _ := x.find(Request{tc.method, tc.url, tc.h, []byte(tc.body), nil})
+			got, _ := x.find(Request{tc.method, tc.url, tc.h, []byte(tc.body)})
 			if (got != nil) != tc.match {
 				t.Errorf("matched = %v, want %v", got != nil, tc.match)
 			}
@@ -224,7 +224,7 @@ func TestRulesRealSuitesNeed(t *testing.T) {
 				Response: cassettes.Response{Code: 200},
 			}}}
 			x := newIndex(t, []*cassettes.Cassette{c}, tc.rules)
-			got, miss := x.find(Request{tc.method, tc.url, nil, []byte(tc.body), nil})
+			got, miss := x.find(Request{tc.method, tc.url, nil, []byte(tc.body)})
 			if (got != nil) != tc.match {
 				t.Fatalf("matched = %v, want %v", got != nil, tc.match)
 			}
@@ -241,7 +241,7 @@ func TestMissNamesField(t *testing.T) {
 		Response: cassettes.Response{Code: 200},
 	}}}
 	x := newIndex(t, []*cassettes.Cassette{c}, Rules{IgnoreJSON: []string{"$.nonce"}, IgnoreParams: []string{"ts"}})
-	_, miss := x.find(Request{"POST", "https://api.example.com/v1/chat?ts=5", nil, []byte(`{"model":"n","nonce":"b"}`), nil})
+	_, miss := x.find(Request{"POST", "https://api.example.com/v1/chat?ts=5", nil, []byte(`{"model":"n","nonce":"b"}`)})
 	if miss == nil {
 		t.Fatal("matched")
 	}
@@ -293,13 +293,13 @@ func TestGroupsByRules(t *testing.T) {
 	if len(x.groups) != 2 {
 		t.Fatalf("%d groups, want 2", len(x.groups))
 	}
-	if got := x.take(Request{"POST", "https://api.llm.test/v1/chat", nil, []byte(`{"nonce":"b","model":"m"}`), nil}); got == nil || string(got.Response.Body) != "chat" {
+	if got := x.take(Request{"POST", "https://api.llm.test/v1/chat", nil, []byte(`{"nonce":"b","model":"m"}`)}); got == nil || string(got.Response.Body) != "chat" {
 		t.Errorf("the llm rules did not serve the chat: %v", got)
 	}
 	if got := x.take(Request{Method: "GET", URL: "https://api.github.com/repos/o/r/pulls?page=1&state=open"}); got == nil || string(got.Response.Body) != "[1]" {
 		t.Errorf("the default rules did not serve the pulls: %v", got)
 	}
-	_, miss := x.find(Request{"POST", "https://api.llm.test/v1/chat", nil, []byte(`{"model":"n","nonce":"c"}`), nil})
+	_, miss := x.find(Request{"POST", "https://api.llm.test/v1/chat", nil, []byte(`{"model":"n","nonce":"c"}`)})
 	if miss == nil || miss.Closest == nil || miss.Closest.File != "cassettes/llm/chat.yaml" {
 		t.Fatalf("the miss does not name the chat: %+v", miss)
 	}
@@ -323,7 +323,7 @@ func TestPrepareAppliesToRecordedSide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := x.take(Request{"POST", "https://auth.test/oauth/token", nil, []byte("client_id=c&client_secret=[REDACTED]"), nil}); got == nil {
+	if got := x.take(Request{"POST", "https://auth.test/oauth/token", nil, []byte("client_id=c&client_secret=[REDACTED]")}); got == nil {
 		t.Fatal("the redacted request does not match the prepared recorded one")
 	}
 	if string(c.Interactions[0].Request.Body) != form || c.Interactions[0].Request.Headers.Get("X-Seen") != "recorded" {
@@ -394,7 +394,7 @@ func TestLookupPreparesOnlyWhatDoesNotMatchAsItCame(t *testing.T) {
 	if got, _ := x.Lookup(Request{Method: "GET", URL: "http://svc.test/v1/token?access_token=live-value-123"}); got == nil || string(got.Response.Body) != "token" {
 		t.Fatalf("a live token against a [REDACTED] one: %v", got)
 	}
-	zipped := Request{"POST", "http://svc.test/v1/zipped", http.Header{"Content-Encoding": {"fake"}}, []byte("fake:plain body"), nil}
+	zipped := Request{"POST", "http://svc.test/v1/zipped", http.Header{"Content-Encoding": {"fake"}}, []byte("fake:plain body")}
 	if got, _ := x.Lookup(zipped); got == nil || string(got.Response.Body) != "zipped" {
 		t.Fatalf("an encoded body against its decoded recording: %v", got)
 	}
@@ -410,12 +410,12 @@ func TestLookupPreparesOnlyWhatDoesNotMatchAsItCame(t *testing.T) {
 // TestMatcherAgreesWithIndex: a pair matches exactly when an index holding
 // the recorded request serves the other.
 func TestMatcherAgreesWithIndex(t *testing.T) {
-	rec := Request{"POST", "https://API.x.test:443/v1/items?b=2&a=1", http.Header{"X-Tenant": {"t1"}}, []byte(`{"a":1,"nonce":"x"}`), nil}
+	rec := Request{"POST", "https://API.x.test:443/v1/items?b=2&a=1", http.Header{"X-Tenant": {"t1"}}, []byte(`{"a":1,"nonce":"x"}`)}
 	gots := []Request{
-		{"POST", "https://api.x.test/v1/items?a=1&b=2", nil, []byte(`{"nonce":"y","a":1}`), nil},
-		{"POST", "https://api.x.test/v1/items?a=1&b=2", nil, []byte(`{"nonce":"y","a":2}`), nil},
-		{"GET", "https://api.x.test/v1/items?a=1&b=2", nil, []byte(`{"a":1,"nonce":"x"}`), nil},
-		{"POST", "https://api.x.test/v1/items?a=1&b=2", http.Header{"X-Tenant": {"t2"}}, []byte(`{"a":1,"nonce":"x"}`), nil},
+		{"POST", "https://api.x.test/v1/items?a=1&b=2", nil, []byte(`{"nonce":"y","a":1}`)},
+		{"POST", "https://api.x.test/v1/items?a=1&b=2", nil, []byte(`{"nonce":"y","a":2}`)},
+		{"GET", "https://api.x.test/v1/items?a=1&b=2", nil, []byte(`{"a":1,"nonce":"x"}`)},
+		{"POST", "https://api.x.test/v1/items?a=1&b=2", http.Header{"X-Tenant": {"t2"}}, []byte(`{"a":1,"nonce":"x"}`)},
 	}
 	for _, rules := range []Rules{{}, {IgnoreJSON: []string{"$.nonce"}}, {Headers: []string{"x-tenant"}, Body: BodyIgnore}, {IgnoreMethod: true, Body: BodyJSON}} {
 		m, err := NewMatcher(rules, nil)

@@ -38,7 +38,7 @@ func TestPresets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := newIndex(t, cassette(), tc.rules)
-			got, miss := x.find(Request{"POST", u, nil, []byte(tc.body), nil})
+			got, miss := x.find(Request{"POST", u, nil, []byte(tc.body)})
 			if (got != nil) != tc.match {
 				t.Errorf("matched = %v, want %v\n%v", got != nil, tc.match, miss)
 			}

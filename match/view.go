@@ -20,23 +20,10 @@ type Request struct {
 	URL    string // absolute: scheme://host/path?query
 	Header http.Header
 	Body   []byte
-	// Parsed, when set, is the URL parsed already (a server's request
-	// URL); URL may then be left empty: a lookup that finds the request
-	// as it came does not write the URL out to parse it again, and one
-	// that needs the text (a miss, a preparation) writes it from Parsed.
-	Parsed *url.URL
 }
 
 // String is "METHOD URL", as a miss names the request.
-func (r Request) String() string { return r.Method + " " + r.withURL().URL }
-
-// withURL is r with its URL written out from Parsed when it was left empty.
-func (r Request) withURL() Request {
-	if r.URL == "" && r.Parsed != nil {
-		r.URL = r.Parsed.String()
-	}
-	return r
-}
+func (r Request) String() string { return r.Method + " " + r.URL }
 
 // view is the normalized form of a request under a set of rules: both
 // sides are brought to it before they are compared or indexed.
@@ -55,7 +42,7 @@ type view struct {
 // parameters, chosen headers, the body as compared.
 func (c *compiled) view(r Request) view {
 	v := view{method: strings.ToUpper(r.Method)}
-	v.origin, v.path, v.query = r.normalizedURL()
+	v.origin, v.path, v.query = normalizeURL(r.URL)
 	if c.params != nil && v.query != "" {
 		v.query = dropParams(v.query, c.params)
 	}
@@ -137,51 +124,6 @@ func dropParams(query string, names map[string]bool) string {
 	return q.Encode()
 }
 
-// normalizedURL is normalizeURL of r's URL, from Parsed without writing
-// it out and parsing it again when that gives the same (parsedSafe).
-func (r Request) normalizedURL() (origin, path, query string) {
-	if u := r.Parsed; u != nil && parsedSafe(u) {
-		return normalizeParts(u)
-	}
-	return normalizeURL(r.withURL().URL)
-}
-
-// parsedSafe reports whether url.Parse(u.String()) has u's scheme, host,
-// escaped path and query: an http or https URL with a host of letters,
-// digits, '.', '-', '_', '~' and a numeric port (or none), no userinfo, a path that
-// is empty or absolute and a query without '#' (net/http's request URLs
-// keep one in RawQuery; a parser of the written URL takes it as a
-// fragment). Anything else goes through String and Parse as before.
-func parsedSafe(u *url.URL) bool {
-	if u.Opaque != "" || u.User != nil || u.Host == "" ||
-		(u.Path != "" && u.Path[0] != '/') || strings.IndexByte(u.RawQuery, '#') >= 0 {
-		return false
-	}
-	switch u.Scheme {
-	case "http", "https":
-	default:
-		return false
-	}
-	host := u.Host
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		for _, c := range []byte(host[i+1:]) {
-			if c < '0' || c > '9' {
-				return false
-			}
-		}
-		host = host[:i]
-	}
-	for _, c := range []byte(host) {
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
-			c == '.', c == '-', c == '_', c == '~':
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // normalizeURL splits a URL into origin (lower-case scheme and host, default
 // port dropped), escaped path ("/" when empty) and query (parameters sorted
 // by name, values in their order, re-encoded). The fragment is dropped.
@@ -190,11 +132,6 @@ func normalizeURL(raw string) (origin, path, query string) {
 	if err != nil {
 		return "", raw, ""
 	}
-	return normalizeParts(u)
-}
-
-// normalizeParts is normalizeURL's split of a parsed URL.
-func normalizeParts(u *url.URL) (origin, path, query string) {
 	scheme := strings.ToLower(u.Scheme)
 	host := strings.ToLower(u.Host)
 	if (scheme == "https" && strings.HasSuffix(host, ":443")) || (scheme == "http" && strings.HasSuffix(host, ":80")) {

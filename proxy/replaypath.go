@@ -82,7 +82,7 @@ func (p *Proxy) replayLookup(req *http.Request, body []byte) (*cassettes.Interac
 	// The credential headers of every request are learned, hit or miss, so
 	// a later miss that quotes one of their values elsewhere is scrubbed.
 	p.red.LearnHeaders(req.Header)
-	return p.idx.Lookup(match.Request{Method: req.Method, Parsed: req.URL, Header: req.Header, Body: body})
+	return p.idx.Lookup(match.Request{Method: req.Method, URL: req.URL.String(), Header: req.Header, Body: body})
 }
 
 // savedRedacted reports whether a cassette's recorded requests are

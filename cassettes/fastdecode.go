@@ -44,12 +44,9 @@ type sharedHeader struct {
 
 // fastItems decodes text, a block sequence of exactly len(out) mappings
 // (interactions), into out; false when it declines (out is then decoded
-// again from scratch).
-func fastItems(text []byte, out []Interaction) bool { return fastItemsShared(text, out, false) }
-
-// fastItemsShared is fastItems; with share, interactions whose headers have
-// the same text get the same http.Header (LoadOptions.ShareHeaders).
-func fastItemsShared(text []byte, out []Interaction, share bool) bool {
+// again from scratch). With share, interactions whose headers have the
+// same text get the same http.Header (LoadOptions.ShareHeaders).
+func fastItems(text []byte, out []Interaction, share bool) bool {
 	if len(out) == 0 || !plainText(text) {
 		return false
 	}

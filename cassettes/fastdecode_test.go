@@ -85,7 +85,7 @@ func FuzzFastDecodeAgreesWithYAML(f *testing.F) {
 		n := itemCount([]byte(text))
 		got := make([]Interaction, n)
 		shared := make([]Interaction, n)
-		accepted, sharedOK := fastItems([]byte(text), got), fastItemsShared([]byte(text), shared, true)
+		accepted, sharedOK := fastItems([]byte(text), got, false), fastItems([]byte(text), shared, true)
 		if accepted != sharedOK || accepted && !reflect.DeepEqual(got, shared) {
 			t.Fatalf("on\n%s\nsharing headers, the fast reader reads %v %#v, else %v %#v", text, sharedOK, shared, accepted, got)
 		}
@@ -127,13 +127,13 @@ func TestFastDecodeReadsTheWriter(t *testing.T) {
 		}
 		text := interactionsOf(data)
 		got := make([]Interaction, len(c.Interactions))
-		if !fastItems(text, got) {
+		if !fastItems(text, got, false) {
 			if !breaks {
 				t.Fatalf("cassette %d: the fast reader declined the writer's output:\n%s", i, text)
 			}
 			continue
 		}
-		if shared := make([]Interaction, len(got)); !fastItemsShared(text, shared, true) || !reflect.DeepEqual(shared, got) {
+		if shared := make([]Interaction, len(got)); !fastItems(text, shared, true) || !reflect.DeepEqual(shared, got) {
 			t.Fatalf("cassette %d: sharing headers, read %#v, else %#v", i, shared, got)
 		}
 		back := *c
@@ -175,7 +175,7 @@ func TestFastDecodeDeclines(t *testing.T) {
 		"- id: 0\n  response:\n    body: |2\n        x\n",
 		"- id: 0\n  response:\n    code: \"200\"\n",
 	} {
-		if fastItems([]byte(text), make([]Interaction, 1)) {
+		if fastItems([]byte(text), make([]Interaction, 1), false) {
 			t.Errorf("accepted %q", text)
 		}
 	}
@@ -249,7 +249,7 @@ func FuzzFastDecodeWriterValues(f *testing.F) {
 			return // a key in a value fooled the scanner: the split parse is not used
 		}
 		got := make([]Interaction, 1)
-		if !fastItems(text, got) {
+		if !fastItems(text, got, false) {
 			if !odd(method) && !odd(u) && !odd(hk) && !odd(hv) && !odd(status) {
 				t.Fatalf("declined the writer's output:\n%s", text)
 			}
@@ -280,7 +280,7 @@ func TestFastDecodeSharesHeaders(t *testing.T) {
 	}
 	text := interactionsOf(data)
 	got, plain := make([]Interaction, len(its)), make([]Interaction, len(its))
-	if !fastItemsShared(text, got, true) || !fastItems(text, plain) {
+	if !fastItems(text, got, true) || !fastItems(text, plain, false) {
 		t.Fatalf("declined:\n%s", text)
 	}
 	if !reflect.DeepEqual(got, plain) || !reflect.DeepEqual(got, its) {

@@ -244,7 +244,7 @@ func parseItems(path string, data []byte, s *section, out []Interaction, strict,
 // file is not valid YAML: the whole parse then says where), or when
 // decoding stops at an error.
 func parseBatch(path string, text []byte, offset, first int, out []Interaction, strict, shareHeaders bool, r *itemProblems) bool {
-	if fastItemsShared(text, out, shareHeaders) { // the writer's own layout (fastdecode.go)
+	if fastItems(text, out, shareHeaders) { // the writer's own layout (fastdecode.go)
 		return true
 	}
 	for i := range out {

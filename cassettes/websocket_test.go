@@ -184,7 +184,7 @@ func TestFastDecodeReadsSessions(t *testing.T) {
 	}
 	text := interactionsOf(data)
 	got := make([]Interaction, len(c.Interactions))
-	if !fastItems(text, got) {
+	if !fastItems(text, got, false) {
 		t.Fatalf("the fast reader declined a session:\n%s", text)
 	}
 	if want, ok := yamlItems(text); !ok || !reflect.DeepEqual(got, want) {

@@ -24,8 +24,10 @@ const (
 // comes from data is printed without its control characters: a name or a
 // path (a file name, a JSON key) on the drift's own line as a Go escape
 // (cassettes.Printable: a line break in it cannot start a line of its own,
-// a forged `next:` step), a value or a diff line with only its line breaks
-// and tabs kept (cassettes.PrintableText: no escape sequence is obeyed).
+// a forged `next:` step), a diff line with only its tabs kept
+// (cassettes.PrintableText: no escape sequence is obeyed), a value over
+// several lines with each later line indented under it
+// (cassettes.PrintableBlock).
 func Render(w io.Writer, r *Result, color bool) error {
 	pw := &printer{w: w, color: color}
 	if r.Equal {

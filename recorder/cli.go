@@ -162,7 +162,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	echo(opts.Stdout, red, run.stdout)
 	echo(opts.Stderr, red, run.stderr)
 	if len(run.left) > 0 && opts.Log != nil {
-		fmt.Fprintf(opts.Log, "note: %s left %s running in its process group when it exited; record stopped it: a cassette holds what the command did until it exited\n",
+		fmt.Fprintf(opts.Log, "note: %s left %s running in its process group when it exited; record stopped it (a process meant to outlive the command leaves the group: setsid)\n",
 			cassettes.Printable(opts.Command), cassettes.Printable(red.String(strings.Join(run.left, ", "))))
 	}
 	exit, err := run.exitCode(ctx, opts, red)

@@ -163,8 +163,11 @@ func (opts CLIOptions) wait(ctx context.Context, cmd *exec.Cmd) ran {
 				_ = syscall.Kill(group, syscall.SIGKILL) // what it left behind
 				return r
 			}
+			if syscall.Kill(group, 0) != nil {
+				return r // nothing left behind (the common case: /proc is not read)
+			}
 			r.left = groupMembers(cmd.Process.Pid)
-			if r.termed = syscall.Kill(group, syscall.SIGTERM) == nil; r.termed { // what it left behind, if anything
+			if r.termed = syscall.Kill(group, syscall.SIGTERM) == nil; r.termed {
 				_ = syscall.Kill(group, syscall.SIGCONT)
 			}
 			return r

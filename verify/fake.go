@@ -154,11 +154,7 @@ func (p *Process) start(a *cassettes.Adapter, projectDir, logDir string, environ
 	}
 	cmd := exec.Command(a.Fake.Command[0], a.Fake.Command[1:]...)
 	cmd.Dir = cassettes.ResolvePath(projectDir, a.Fake.Dir)
-	cmd.Env = environ
-	for _, k := range sortedKeys(a.Fake.Env) {
-		v, _ := cassettes.Expand(a.Fake.Env[k], lookup)
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = append(environ, envList(a.Fake.Env, lookup)...)
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // `go run` has a child: stop the whole group
 	err = cmd.Start()

@@ -52,10 +52,7 @@ func errorReport(stdio *IO, g *globals, d reportDest, e *cassettes.Error) error 
 	if pub == nil {
 		return e
 	}
-	fmt.Fprintf(human, "reports: %s\n", cassettes.Printable(filepath.Join(d.reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
-	if pub.Bundle != "" {
-		fmt.Fprintf(human, "bundle: %s\n", cassettes.Printable(pub.Bundle))
-	}
+	printWritten(human, d.reportDir, pub)
 	if g.json { // stdout carries summary.json, as for a run that ran
 		stdio.Out.Write(pub.Files[report.FileSummary])
 		printError(stdio, &globals{}, e)

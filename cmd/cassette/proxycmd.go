@@ -130,7 +130,8 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 // loadGCPercent is the GC target while the proxy loads and indexes its
 // cassettes: the Go default (100) let the heap grow to twice what a large
 // cassette set keeps (100,000 interactions: ~240 MB kept, ~400 MB
-// resident); at 25 the peak is ~80 MB lower for ~10% more start-up time.
+// resident); at 25 the peak was ~60 MB lower for 3.5% more start-up time
+// (interleaved medians of 5).
 const loadGCPercent = 25
 
 // lowGC sets the GC target to loadGCPercent (unless GOGC asks for less)

@@ -180,8 +180,7 @@ func runExit(stdio *IO, run *report.Run) error {
 // the human lines to stderr.
 func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundle report.BundleFiles, asJSON bool) error {
 	pub, err := report.Publish(run, bundle.Options, report.Destination{Dir: reportDir, BundleRoot: bundleDir, Bundle: bundle,
-		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
-		Links:       report.Links{ServerURL: os.Getenv("GITHUB_SERVER_URL"), Repository: os.Getenv("GITHUB_REPOSITORY"), SHA: os.Getenv("GITHUB_SHA")}})
+		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), Links: githubLinks()})
 	if pub == nil {
 		return err
 	}
@@ -190,11 +189,16 @@ func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundl
 		stdio.Out.Write(pub.Files[report.FileSummary])
 		human = stdio.Err
 	}
-	fmt.Fprintf(human, "reports: %s\n", cassettes.Printable(filepath.Join(reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
-	if pub.Bundle != "" {
-		fmt.Fprintf(human, "bundle: %s\n", cassettes.Printable(pub.Bundle))
-	}
+	printWritten(human, reportDir, pub)
 	return err
+}
+
+// printWritten says where a run's reports (and its bundle) were written.
+func printWritten(w io.Writer, reportDir string, pub *report.Published) {
+	fmt.Fprintf(w, "reports: %s\n", cassettes.Printable(filepath.Join(reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
+	if pub.Bundle != "" {
+		fmt.Fprintf(w, "bundle: %s\n", cassettes.Printable(pub.Bundle))
+	}
 }
 
 // reportTool names this build in the reports.

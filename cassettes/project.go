@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -56,7 +57,7 @@ const findLevels = 3
 func FindProject(dir string) (*Project, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, &Error{Reason: EIO, Message: "cannot resolve " + dir, Err: err, NextStep: Command("ls", "-ld", dir)}
+		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot resolve " + dir, Err: err, NextStep: outcome.Command("ls", "-ld", dir)}
 	}
 	for d, i := abs, 0; i <= findLevels; d, i = filepath.Dir(d), i+1 {
 		p := filepath.Join(d, ConfigFile)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -71,7 +71,7 @@ func shapeCase(a *AdapterReport, s *ShapeReport, cs report.CoverageShape, failin
 		c.CassettePath = cs.Cassettes[0]
 		c.Message = "backed by " + strings.Join(cs.Cassettes, ", ") + " (" + by + ")"
 	case failing:
-		c.Status, c.Reason, c.CassettePath, c.NextStep = report.StatusFail, cassettes.EUncoveredCall, config, s.Record
+		c.Status, c.Reason, c.CassettePath, c.NextStep = report.StatusFail, outcome.EUncoveredCall, config, s.Record
 		c.Message = "no cassette of adapter " + a.Name + " has this call shape (" + by + ")"
 		if a.Status() == StatusUnrecorded {
 			c.Message += "; the adapter has no cassette at all: " + RuleUnrecorded

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -271,7 +272,7 @@ func (k *Checker) result(c verify.Case, res verify.Result) Result {
 		return r
 	}
 	r.Reason = string(res.Reason)
-	r.Blocking = res.Quarantine == nil || res.Reason == cassettes.EQuarantineExpired
+	r.Blocking = res.Quarantine == nil || res.Reason == outcome.EQuarantineExpired
 	if len(res.Drifts) > 0 && res.Drifts[0].Line > 0 {
 		r.Line = res.Drifts[0].Line
 	}
@@ -283,8 +284,8 @@ func (k *Checker) result(c verify.Case, res verify.Result) Result {
 }
 
 func (k *Checker) problem(n int, id, msg string) Problem {
-	return Problem{Type: "error", Input: n, ID: id, Reason: string(cassettes.EUsage), Message: fmt.Sprintf("stdin line %d: %s (cassette cases --json lists the cases and the fields each one takes)", n, msg),
-		NextStep: cassettes.Command("cassette", "cases", "--json")}
+	return Problem{Type: "error", Input: n, ID: id, Reason: string(outcome.EUsage), Message: fmt.Sprintf("stdin line %d: %s (cassette cases --json lists the cases and the fields each one takes)", n, msg),
+		NextStep: outcome.Command("cassette", "cases", "--json")}
 }
 
 // index builds the lookups of the cases by id and by file.
@@ -305,7 +306,7 @@ func (done *Checked) Run(cfg *cassettes.Config, tool report.Tool) *report.Run {
 		run.Cases[i].ReplayCommand = again
 	}
 	if done.First != nil {
-		run.Err = &cassettes.Error{Reason: cassettes.EUsage, NextStep: done.First.NextStep,
+		run.Err = &outcome.Error{Reason: outcome.EUsage, NextStep: done.First.NextStep,
 			Message: fmt.Sprintf("%d lines of the harness were refused; the first: %s", done.Problems, done.First.Message)}
 	}
 	return run

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/harness"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -445,7 +446,7 @@ func TestErrorAndReplay(t *testing.T) {
 	if got := strings.TrimPrefix(run.NextStepCommand(), "Run: "); got != "python3 -m pytest 'tests/test_greet.py::test_fake[greet/hello]'" {
 		t.Errorf("next step %q: want the harness's replay command", got)
 	}
-	if run.Exit() != cassettes.ExitFail || run.Command != "check" {
+	if run.Exit() != outcome.ExitFail || run.Command != "check" {
 		t.Errorf("run: exit %d, command %q", run.Exit(), run.Command)
 	}
 }

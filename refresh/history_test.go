@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -113,8 +114,8 @@ func TestHistoryCountsFailedCassettes(t *testing.T) {
 	c := &cycle{state: &State{}, now: week0}
 	c.recordHistory(&AdapterResult{Name: "a", Cases: []*CaseResult{
 		{New: &cassettes.Cassette{}},
-		{Reason: cassettes.EProvider5xx, Status: report.StatusError},
-		{Reason: cassettes.ERealUnreachable, Status: report.StatusError},
+		{Reason: outcome.EProvider5xx, Status: report.StatusError},
+		{Reason: outcome.ERealUnreachable, Status: report.StatusError},
 	}})
 	h := c.state.Adapter("a").History
 	if len(h) != 1 || h[0].Drifts != 0 || h[0].Failed != 2 {

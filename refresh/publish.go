@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
@@ -161,14 +162,14 @@ func (r *adapterRun) gate(ctx context.Context, written map[*CaseResult]string) (
 	if gate == nil {
 		gate = func(ctx context.Context, cases []verify.Case) *verify.Outcome { return verify.Run(ctx, cases, r.vopts) }
 	}
-	outcome := gate(ctx, cases)
+	gated := gate(ctx, cases)
 	var failed []verify.Result
-	for i := range outcome.Results {
-		res := outcome.Results[i]
+	for i := range gated.Results {
+		res := gated.Results[i]
 		if cr, ok := gateOf[i]; ok {
 			cr.Gate = &res
 		}
-		if res.Failed() && res.Reason.Exit() != cassettes.ExitInfra {
+		if res.Failed() && res.Reason.Exit() != outcome.ExitInfra {
 			failed = append(failed, res)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
@@ -152,9 +153,9 @@ func (r *Result) Print(w io.Writer) {
 			fmt.Fprintf(w, "  %s: skipped, %s\n", ar.Name, ar.Skipped)
 			continue
 		case ar.Err != nil:
-			fmt.Fprintf(w, "  %s: error[%s]: %s\n", ar.Name, ar.Err.Reason, cassettes.Printable(firstLine(ar.Err.Error())))
+			fmt.Fprintf(w, "  %s: error[%s]: %s\n", ar.Name, ar.Err.Reason, outcome.Printable(firstLine(ar.Err.Error())))
 			for _, p := range ar.Err.Problems {
-				fmt.Fprintf(w, "      %s\n", cassettes.PrintableBlock(p.String(), "        "))
+				fmt.Fprintf(w, "      %s\n", outcome.PrintableBlock(p.String(), "        "))
 			}
 		case ar.PR != nil:
 			fmt.Fprintf(w, "  %s: drift; %s %q on %s\n", ar.Name, ar.PR.Ref(), ar.PR.Title, ar.Branch)
@@ -171,9 +172,9 @@ func (r *Result) Print(w io.Writer) {
 			switch {
 			case cr.Status == report.StatusPass:
 			case cr.Reason != "":
-				fmt.Fprintf(w, "    %s[%s] %s: %s\n", cr.Status, cr.Reason, cassettes.Printable(cr.Old.Scenario), cassettes.Printable(cr.Message))
+				fmt.Fprintf(w, "    %s[%s] %s: %s\n", cr.Status, cr.Reason, outcome.Printable(cr.Old.Scenario), outcome.Printable(cr.Message))
 			default:
-				fmt.Fprintf(w, "    %s %s: %s\n", cr.Status, cassettes.Printable(cr.Old.Scenario), cassettes.Printable(cr.Message))
+				fmt.Fprintf(w, "    %s %s: %s\n", cr.Status, outcome.Printable(cr.Old.Scenario), outcome.Printable(cr.Message))
 			}
 		}
 		if ar.Issue != nil {
@@ -184,9 +185,9 @@ func (r *Result) Print(w io.Writer) {
 		}
 	}
 	if r.Err != nil {
-		fmt.Fprintf(w, "error[%s]: %s\n", r.Err.Reason, cassettes.Printable(firstLine(r.Err.Error())))
+		fmt.Fprintf(w, "error[%s]: %s\n", r.Err.Reason, outcome.Printable(firstLine(r.Err.Error())))
 		for _, p := range r.Err.Problems {
-			fmt.Fprintf(w, "  %s\n", cassettes.PrintableBlock(p.String(), "    "))
+			fmt.Fprintf(w, "  %s\n", outcome.PrintableBlock(p.String(), "    "))
 		}
 	}
 }
@@ -204,7 +205,7 @@ func suite(cfg *cassettes.Config) string {
 // or the cassette was refused (exit 2), not because the real side failed.
 func (ar *AdapterResult) refused() bool {
 	for _, cr := range ar.Cases {
-		if cr.Status == report.StatusError && cr.New == nil && cr.Reason.Exit() == cassettes.ExitUser {
+		if cr.Status == report.StatusError && cr.New == nil && cr.Reason.Exit() == outcome.ExitUser {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/report"
 )
@@ -73,7 +74,7 @@ func TestLiveActionsCarryEachCallsTelemetry(t *testing.T) {
 		}
 	}
 	failed := recorder.NewLiveRecord(recorder.Telemetry{Attempts: 1}, recorder.Telemetry{Attempts: 3, RetryBackoffMS: []int64{500, 1500}})
-	got = liveActions(&CaseResult{Old: old, Status: report.StatusError, Reason: cassettes.EProvider5xx, Message: "503 after 3 attempts"}, &failed)
+	got = liveActions(&CaseResult{Old: old, Status: report.StatusError, Reason: outcome.EProvider5xx, Message: "503 after 3 attempts"}, &failed)
 	if len(got) != 2 || got[0].Err != "" || got[1].Err == "" || got[1].Attempts != 3 || len(got[1].RetryBackoffMS) != 2 {
 		t.Errorf("failed re-recording: %+v, want the first call ok and the second failing after 3 attempts", got)
 	}

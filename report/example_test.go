@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -34,7 +34,7 @@ func ExampleWrite() {
 	path := filepath.Join(dir, report.FileSummary)
 	data, _ := os.ReadFile(path)
 	s, _ := report.ParseSummary(path, data)
-	fmt.Println(s.ExitCode, s.ReasonCode, run.Exit() == cassettes.ExitFail)
+	fmt.Println(s.ExitCode, s.ReasonCode, run.Exit() == outcome.ExitFail)
 	report.WriteNextStep(os.Stdout, run)
 	// Output:
 	// 1 E_CONTRACT_DRIFT true

@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // FailureDigest is the triage summary of a failed case (specs/000).
@@ -75,46 +75,46 @@ func (r *Run) digest(c *Case) FailureDigest {
 func driftText(d Drift) string { return driftOnce(d) }
 
 // rootCause maps a reason code to the declared taxonomy.
-func rootCause(rc cassettes.Reason) string {
+func rootCause(rc outcome.Reason) string {
 	switch rc {
-	case cassettes.EContractDrift:
+	case outcome.EContractDrift:
 		return RootContractDrift
-	case cassettes.EFakeError:
+	case outcome.EFakeError:
 		return RootFakeError
-	case cassettes.EFakeUnavailable:
+	case outcome.EFakeUnavailable:
 		return RootFakeUnavailable
-	case cassettes.EReplayMiss:
+	case outcome.EReplayMiss:
 		return RootReplayMiss
-	case cassettes.ERealUnreachable, cassettes.ERealDNS, cassettes.ERealTLS, cassettes.ERealReset, cassettes.ERealSuspect, cassettes.ERealUpgrade:
+	case outcome.ERealUnreachable, outcome.ERealDNS, outcome.ERealTLS, outcome.ERealReset, outcome.ERealSuspect, outcome.ERealUpgrade:
 		return RootRealUnreachable
-	case cassettes.EProvider5xx:
+	case outcome.EProvider5xx:
 		return RootProvider5xx
-	case cassettes.ERealDrift:
+	case outcome.ERealDrift:
 		return RootRealDrift
-	case cassettes.EFakeDrift:
+	case outcome.EFakeDrift:
 		return RootFakeDrift
-	case cassettes.EEscalated:
+	case outcome.EEscalated:
 		return RootEscalated
-	case cassettes.EForge, cassettes.EPushRejected:
+	case outcome.EForge, outcome.EPushRejected:
 		return RootForge
-	case cassettes.EInterrupted:
+	case outcome.EInterrupted:
 		return RootInterrupted
-	case cassettes.EIO:
+	case outcome.EIO:
 		return RootIO
-	case cassettes.ETestFailed:
+	case outcome.ETestFailed:
 		return RootContractDrift
-	case cassettes.ETimeout:
+	case outcome.ETimeout:
 		return RootTimeout
-	case cassettes.ERateLimit:
+	case outcome.ERateLimit:
 		return RootRateLimit
-	case cassettes.ESecretLeak:
+	case outcome.ESecretLeak:
 		return RootSecretLeak
-	case cassettes.EQuarantineExpired:
+	case outcome.EQuarantineExpired:
 		return RootQuarantine
-	case cassettes.EUncoveredCall:
+	case outcome.EUncoveredCall:
 		return RootUncoveredCall
 	}
-	if rc != "" && rc.Exit() == cassettes.ExitUser {
+	if rc != "" && rc.Exit() == outcome.ExitUser {
 		return RootConfig
 	}
 	return RootUnknown

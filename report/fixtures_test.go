@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 var t0 = time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC)
@@ -56,14 +56,14 @@ func failingRun() *Run {
 	}
 	drift.Artifacts = []Artifact{{Name: "fake-github.log", Kind: "log", Path: "logs/fake-github.log"}}
 	errc := Case{Adapter: "gh", Scenario: "pr-list", CassettePath: "cassettes/gh/pr-list.yaml", Status: StatusError,
-		Reason: cassettes.EFakeError, Message: "fake-gh exited with status 2: unknown flag --json",
+		Reason: outcome.EFakeError, Message: "fake-gh exited with status 2: unknown flag --json",
 		Actions: []Action{{Kind: "proc", Argv: []string{"./bin/fake-gh", "pr", "list", "--json"}, Stderr: []byte("unknown flag --json"), Exit: 2}}}
 	quar := passCase("github", "get-pull")
 	quar.Status = StatusFail
 	quar.Drifts = []Drift{{Class: "status", Field: "interactions[0].response.code", Line: 30, Message: "503 differs from recorded 200"}}
 	quar.Quarantine = &QuarantineInfo{Category: "FLAKE-NET", Owner: "alice", Quarantined: t0.Add(-48 * time.Hour), Expires: t0.Add(7 * 24 * time.Hour),
 		Issue: "#42", Evidence: "https://ci.example/run/1", Repro: "cassette verify --case github/get-pull", Reason: "port race", RemoveWhen: "3 green runs"}
-	quar.Retries = []Retry{{Status: StatusFail, Reason: cassettes.EContractDrift, Message: "503 differs from recorded 200", DelayMS: 5000}}
+	quar.Retries = []Retry{{Status: StatusFail, Reason: outcome.EContractDrift, Message: "503 differs from recorded 200", DelayMS: 5000}}
 	r.Cases = []Case{drift, errc, quar, passCase("gh", "auth-status")}
 	r.Inventory = append(r.Inventory, NewInventoryItem("cassettes/gh/auth-status.yaml", []byte("d")))
 	return r
@@ -89,8 +89,8 @@ func truncatedRun() *Run {
 func errorRun() *Run {
 	r := baseRun()
 	r.Seeds = Seeds{}
-	r.Err = &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cassette.yaml: unknown field \"adapterz\"",
-		Problems: []cassettes.Problem{{File: "cassette.yaml", Line: 3, Column: 1, Field: "adapterz", Message: "unknown field", Suggestion: "did you mean `adapters`?"}},
+	r.Err = &outcome.Error{Reason: outcome.ECfgParse, Message: "cassette.yaml: unknown field \"adapterz\"",
+		Problems: []outcome.Problem{{File: "cassette.yaml", Line: 3, Column: 1, Field: "adapterz", Message: "unknown field", Suggestion: "did you mean `adapters`?"}},
 		NextStep: "Run: cassette validate --config cassette.yaml"}
 	return r
 }
@@ -121,7 +121,7 @@ func coverageRun() *Run {
 	uncovered := func(adapter, shape, scenario, record string, failing bool, tests ...string) (CoverageShape, Case) {
 		c := Case{Adapter: adapter, Scenario: shape, CassettePath: "cassette.yaml", Status: StatusPass, Message: "no cassette has this call shape, within coverage.min", ReplayCommand: "cassette coverage"}
 		if failing {
-			c.Status, c.Reason, c.NextStep, c.Message = StatusFail, cassettes.EUncoveredCall, record, "no cassette of adapter "+adapter+" has this call shape"
+			c.Status, c.Reason, c.NextStep, c.Message = StatusFail, outcome.EUncoveredCall, record, "no cassette of adapter "+adapter+" has this call shape"
 		}
 		return CoverageShape{Shape: shape, Calls: 2, Tests: tests, Observed: ".cassette/observed/shim-" + adapter + ".jsonl:3", Scenario: scenario, Record: record}, c
 	}

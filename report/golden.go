@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // loopbackPort matches a loopback address with its port, as a fake verify
@@ -31,7 +31,7 @@ func goldenRun(dir string, run *Run) *Run {
 	if run.Err != nil {
 		e := *run.Err
 		e.Message = text(e.Message)
-		e.Problems = append([]cassettes.Problem(nil), e.Problems...)
+		e.Problems = append([]outcome.Problem(nil), e.Problems...)
 		for i, p := range e.Problems {
 			e.Problems[i].Message, e.Problems[i].File = text(p.Message), text(p.File)
 		}

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/diff"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // FileHTML is the human report Write puts next to the machine ones: one
@@ -35,7 +35,7 @@ var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
 func WriteHTML(dir string, run *Run, opts Options) error {
 	page, err := run.html(opts)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render " + FileHTML + ": a bug in cassette; report it with the version below", Err: err, NextStep: cassettes.Command("cassette", "version")}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cannot render " + FileHTML + ": a bug in cassette; report it with the version below", Err: err, NextStep: outcome.Command("cassette", "version")}
 	}
 	if err := scan(dir, run, map[string][]byte{FileHTML: page}, opts.Declared); err != nil {
 		return err
@@ -154,7 +154,7 @@ type htmlAdapterHistory struct {
 
 func (r *Run) htmlPage(opts Options) *htmlPage {
 	p := &htmlPage{Command: r.command(), Suite: r.Suite, Outcome: r.Message(), ExitCode: int(r.Exit()),
-		Reason: string(r.Reason()), NextStep: r.NextStepCommand(), Failed: r.Exit() != cassettes.ExitPass}
+		Reason: string(r.Reason()), NextStep: r.NextStepCommand(), Failed: r.Exit() != outcome.ExitPass}
 	p.Title = fmt.Sprintf("cassette %s — %s", p.Command, cmp.Or(r.Suite, "report"))
 	p.Side = "fake"
 	if r.Command == "refresh" {
@@ -200,7 +200,7 @@ func (r *Run) htmlBar() []htmlCount {
 			pass++
 		case c.Quarantined(r.now()):
 			quar++
-		case c.reason(r.now()).Exit() == cassettes.ExitInfra:
+		case c.reason(r.now()).Exit() == outcome.ExitInfra:
 			infra++
 		case c.Status == StatusFail:
 			drift++
@@ -251,7 +251,7 @@ func (r *Run) htmlCase(c *Case, opts Options) *htmlCase {
 		hc.Replay = r.digest(c).ReplayCase
 		if c.Quarantined(r.now()) {
 			hc.StatusClass = "quar"
-		} else if c.reason(r.now()).Exit() == cassettes.ExitInfra {
+		} else if c.reason(r.now()).Exit() == outcome.ExitInfra {
 			hc.StatusClass = "infra"
 		}
 	}

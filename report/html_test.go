@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // htmlProject returns a failing run over one HTTP cassette (a JSON body and
@@ -174,7 +174,7 @@ func TestWriteHTMLRefusesASecret(t *testing.T) {
 	run.Cases[1].Actions[0].Stdout = []byte("token s3cr3t-value-123\n")
 	dir := t.TempDir()
 	err := WriteHTML(dir, run, Options{Declared: map[string]string{"TOOL_TOKEN": "s3cr3t-value-123"}})
-	if ce := cassettes.AsError(err); err == nil || ce.Reason != cassettes.ESecretLeak {
+	if ce := outcome.AsError(err); err == nil || ce.Reason != outcome.ESecretLeak {
 		t.Fatalf("err = %v, want E_SECRET_LEAK", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, FileHTML)); err == nil {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // LogSchema is the schema id of every record of the structured test log:
@@ -52,7 +52,7 @@ func (r *Run) testLog(opts Options) ([]byte, error) {
 		endCorr["duration_ms"] = ms(r.Duration())
 	}
 	level := "info"
-	if r.Exit() != cassettes.ExitPass {
+	if r.Exit() != outcome.ExitPass {
 		level = "error"
 	}
 	if err := w.emit("run_end", level, "run", r.Message(), w.runSpan, "", end, endCorr); err != nil {
@@ -199,10 +199,10 @@ func digestRecord(id string, c *Case, d FailureDigest) record {
 // fields that are strings when present, and failure digests whose
 // root_cause_class is declared and whose first_failing_assertion is
 // non-empty. file names the log in the problems.
-func ValidateLog(file string, data []byte) []cassettes.Problem {
-	var probs []cassettes.Problem
+func ValidateLog(file string, data []byte) []outcome.Problem {
+	var probs []outcome.Problem
 	bad := func(line int, field, msg, want string) {
-		probs = append(probs, cassettes.Problem{File: file, Line: line, Field: field, Message: msg, Expected: want})
+		probs = append(probs, outcome.Problem{File: file, Line: line, Field: field, Message: msg, Expected: want})
 	}
 	for i, ln := range bytes.Split(data, []byte("\n")) {
 		line := i + 1

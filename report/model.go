@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Run is everything the report contracts say about one run of one command.
@@ -47,7 +47,7 @@ type Run struct {
 	Cases []Case `json:"cases,omitempty"`
 	// Err is a run-level error (missing config, fake unavailable, …). Its
 	// reason decides the run's exit code and its next step is the run's.
-	Err *cassettes.Error `json:"-"`
+	Err *outcome.Error `json:"-"`
 	// NextStep overrides the derived next step of a failing run.
 	NextStep string `json:"next_step,omitempty"`
 	// ReplayCommand is the command that replays the whole suite; empty means
@@ -113,16 +113,16 @@ const (
 
 // Case is the result of one cassette: one scenario of one adapter.
 type Case struct {
-	Adapter      string           `json:"adapter"`
-	Scenario     string           `json:"scenario"`
-	CassettePath string           `json:"cassette_path,omitempty"` // slash-separated
-	Status       Status           `json:"status"`
-	Reason       cassettes.Reason `json:"reason,omitempty"` // why it failed; empty for a drift means E_CONTRACT_DRIFT
-	Message      string           `json:"message,omitempty"`
-	NextStep     string           `json:"next_step,omitempty"`
-	Drifts       []Drift          `json:"drifts,omitempty"`
-	Duration     time.Duration    `json:"duration,omitempty"`
-	Digest       *FailureDigest   `json:"digest,omitempty"` // nil: derived for failed cases
+	Adapter      string         `json:"adapter"`
+	Scenario     string         `json:"scenario"`
+	CassettePath string         `json:"cassette_path,omitempty"` // slash-separated
+	Status       Status         `json:"status"`
+	Reason       outcome.Reason `json:"reason,omitempty"` // why it failed; empty for a drift means E_CONTRACT_DRIFT
+	Message      string         `json:"message,omitempty"`
+	NextStep     string         `json:"next_step,omitempty"`
+	Drifts       []Drift        `json:"drifts,omitempty"`
+	Duration     time.Duration  `json:"duration,omitempty"`
+	Digest       *FailureDigest `json:"digest,omitempty"` // nil: derived for failed cases
 	// Actions are what the case did against the side under test (the fake,
 	// or the real service in a refresh), with that side's outputs
 	// normalized as they were compared.
@@ -151,9 +151,9 @@ type Case struct {
 
 // Retry is one failed attempt of a quarantined case that was run again.
 type Retry struct {
-	Status  Status           `json:"status"` // fail or error
-	Reason  cassettes.Reason `json:"reason,omitempty"`
-	Message string           `json:"message,omitempty"`
+	Status  Status         `json:"status"` // fail or error
+	Reason  outcome.Reason `json:"reason,omitempty"`
+	Message string         `json:"message,omitempty"`
 	// DelayMS is the wait before the next attempt, in milliseconds.
 	DelayMS int64 `json:"delay_ms"`
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -107,6 +107,6 @@ func scanPayload(data []byte, declared map[string]string) ([]redact.Finding, err
 }
 
 // undecodableProblem is the problem of a payload the scan cannot read.
-func undecodableProblem(dir, field string, err error) cassettes.Problem {
-	return cassettes.Problem{File: dir, Field: field, Message: "the payload " + err.Error() + ": it would be written unread", Expected: "a payload that decodes"}
+func undecodableProblem(dir, field string, err error) outcome.Problem {
+	return outcome.Problem{File: dir, Field: field, Message: "the payload " + err.Error() + ": it would be written unread", Expected: "a payload that decodes"}
 }

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // StepSummaryLimit is the most bytes one step may write to its job summary:
@@ -335,7 +335,7 @@ func (r *Run) mdCaseDetails(b *mdBlocks, failing []*Case, withDiffs bool) {
 		for _, d := range c.Drifts {
 			b.Printf("- **%s** %s\n", html.EscapeString(d.Class), mdText(driftOnce(d)))
 			if withDiffs && d.Diff != "" {
-				diff := cassettes.PrintableText(strings.TrimRight(d.Diff, "\n")) // a terminal escape in a cassette shows as \x1b
+				diff := outcome.PrintableText(strings.TrimRight(d.Diff, "\n")) // a terminal escape in a cassette shows as \x1b
 				fence := "```"
 				for strings.Contains(diff, fence) {
 					fence += "`"
@@ -351,6 +351,6 @@ func (r *Run) mdCaseDetails(b *mdBlocks, failing []*Case, withDiffs bool) {
 // mdText escapes text for a Markdown paragraph: no HTML, no emphasis, no
 // links of its own.
 func mdText(s string) string {
-	s = html.EscapeString(cassettes.PrintableText(s))
+	s = html.EscapeString(outcome.PrintableText(s))
 	return strings.NewReplacer("\\", "\\\\", "*", "\\*", "_", "\\_", "`", "\\`", "[", "\\[", "]", "\\]", "|", "\\|", "\n", " ").Replace(s)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 func TestStepSummaryIsAppendedAsMarkdown(t *testing.T) {
@@ -163,7 +163,7 @@ func TestStepSummaryNeverCutsMidLink(t *testing.T) {
 // their retry.
 func TestStepSummaryQuarantineSection(t *testing.T) {
 	run := failingRun()
-	run.Cases[2].Retries = []Retry{{Status: StatusFail, Reason: cassettes.EContractDrift, Message: "503 differs", DelayMS: 5000}}
+	run.Cases[2].Retries = []Retry{{Status: StatusFail, Reason: outcome.EContractDrift, Message: "503 differs", DelayMS: 5000}}
 	md := string(StepSummary(run, Links{}))
 	for _, want := range []string{
 		"#### Quarantined (not blocking): 1\n",

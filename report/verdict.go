@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Quarantined reports whether the case is under a quarantine that has not
@@ -24,20 +24,20 @@ func (c *Case) Quarantined(now time.Time) bool {
 func (c *Case) failed() bool { return c.Status == StatusFail || c.Status == StatusError }
 
 // reason is the case's reason code when it failed.
-func (c *Case) reason(now time.Time) cassettes.Reason {
+func (c *Case) reason(now time.Time) outcome.Reason {
 	if !c.failed() {
 		return ""
 	}
 	if c.Quarantine != nil && !c.Quarantined(now) {
-		return cassettes.EQuarantineExpired
+		return outcome.EQuarantineExpired
 	}
 	if c.Reason != "" {
 		return c.Reason
 	}
 	if c.Status == StatusFail {
-		return cassettes.EContractDrift
+		return outcome.EContractDrift
 	}
-	return cassettes.ETestFailed
+	return outcome.ETestFailed
 }
 
 // blocking reports whether the case's failure fails the run.
@@ -58,15 +58,15 @@ func (r *Run) now() time.Time {
 // common reason of that class if its failures share one, else E_TEST_FAILED
 // for class 1 and the first such failure's reason (in report order) for the
 // others; else "" (pass).
-func (r *Run) Reason() cassettes.Reason {
+func (r *Run) Reason() outcome.Reason {
 	if r.Err != nil {
 		if r.Err.Reason == "" {
-			return cassettes.EIO
+			return outcome.EIO
 		}
 		return r.Err.Reason
 	}
-	severity := map[cassettes.Exit]int{cassettes.ExitFail: 1, cassettes.ExitUser: 2, cassettes.ExitInfra: 3}
-	var common cassettes.Reason
+	severity := map[outcome.Exit]int{outcome.ExitFail: 1, outcome.ExitUser: 2, outcome.ExitInfra: 3}
+	var common outcome.Reason
 	mixed := false
 	for _, c := range r.sortedCases() {
 		if !c.blocking(r.now()) {
@@ -80,17 +80,17 @@ func (r *Run) Reason() cassettes.Reason {
 			mixed = true
 		}
 	}
-	if mixed && common.Exit() == cassettes.ExitFail {
-		return cassettes.ETestFailed
+	if mixed && common.Exit() == outcome.ExitFail {
+		return outcome.ETestFailed
 	}
 	return common
 }
 
 // Exit is the run's exit class, derived from [Run.Reason].
-func (r *Run) Exit() cassettes.Exit {
+func (r *Run) Exit() outcome.Exit {
 	rc := r.Reason()
 	if rc == "" {
-		return cassettes.ExitPass
+		return outcome.ExitPass
 	}
 	return rc.Exit()
 }
@@ -137,7 +137,7 @@ func (r *Run) unit() string {
 // run-level error's, Run.NextStep, the first failing case's own next step,
 // or that case's targeted replay command. It is empty when the run passed.
 func (r *Run) NextStepCommand() string {
-	if r.Exit() == cassettes.ExitPass {
+	if r.Exit() == outcome.ExitPass {
 		return ""
 	}
 	if r.Err != nil && r.Err.NextStep != "" {
@@ -169,7 +169,7 @@ func (r *Run) caseReplay(c *Case) string {
 	if c.ReplayCommand != "" {
 		return c.ReplayCommand
 	}
-	return r.suiteReplay() + " " + cassettes.Command("--case", c.ID())
+	return r.suiteReplay() + " " + outcome.Command("--case", c.ID())
 }
 
 // Counts are the case counts of a run.

@@ -9,6 +9,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/diff"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -68,7 +69,7 @@ type Comparison struct {
 func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, error) {
 	p, err := pipeline(c, opts)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: err.Error(), NextStep: cassettes.Command("cassette", "validate", c.Cassette.Path)}
+		return nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: err.Error(), NextStep: outcome.Command("cassette", "validate", c.Cassette.Path)}
 	}
 	contract := []string{}
 	if c.Adapter != nil && c.Adapter.ContractHeaders != nil {

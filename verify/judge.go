@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -40,7 +41,7 @@ func Judge(c Case, got *cassettes.Cassette, actions []report.Action, opts Option
 // raised, it is missing a call shape): E_FAKE_ERROR with the harness's
 // message, quarantine applied.
 func Errored(c Case, message string, actions []report.Action, opts Options) Result {
-	res := Result{Case: c, Status: report.StatusError, Reason: cassettes.EFakeError, Message: message, Actions: actions}
+	res := Result{Case: c, Status: report.StatusError, Reason: outcome.EFakeError, Message: message, Actions: actions}
 	finish(&res, false, opts, opts.now())
 	return res
 }
@@ -54,7 +55,7 @@ func (o Options) now() time.Time {
 
 // undeclared is the result of a case whose adapter is not in the config.
 func undeclared(res *Result, cfg *cassettes.Config) {
-	res.Status, res.Reason = report.StatusError, cassettes.ECassetteInvalid
+	res.Status, res.Reason = report.StatusError, outcome.ECassetteInvalid
 	res.Message = fmt.Sprintf("adapter %q is not declared in %s", res.Case.Cassette.Adapter, cfg.Path)
 }
 
@@ -67,7 +68,7 @@ func emptyVerdict(res *Result) bool {
 		return false
 	}
 	if c.Adapter.Match.For(c.Cassette.Scenario).Empty == "fail" {
-		res.Status, res.Reason = report.StatusFail, cassettes.ETestFailed
+		res.Status, res.Reason = report.StatusFail, outcome.ETestFailed
 		res.Message = "the cassette records no request, and adapter " + c.Cassette.Adapter + " has match.empty: fail"
 		return true
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -138,7 +139,7 @@ func TestInterruptStopsFakesStartedAhead(t *testing.T) {
 	o := verify.Run(ctx, cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: t.TempDir(), Jobs: 1})
 	interrupted := 0
 	for _, r := range o.Results {
-		if r.Reason == cassettes.EInterrupted {
+		if r.Reason == outcome.EInterrupted {
 			interrupted++
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -52,7 +53,7 @@ func (q QuarantineRetry) sleep(ctx context.Context, d time.Duration) error {
 func retryQuarantined(ctx context.Context, q QuarantineRetry, res Result, again func() Result) Result {
 	var retries []report.Retry
 	for range q.budget() {
-		if !res.Failed() || res.Quarantine == nil || res.Reason == cassettes.EQuarantineExpired || res.Reason == cassettes.EInterrupted {
+		if !res.Failed() || res.Quarantine == nil || res.Reason == outcome.EQuarantineExpired || res.Reason == outcome.EInterrupted {
 			break
 		}
 		d := q.delay()
@@ -77,7 +78,7 @@ func applyQuarantine(res *Result, cfg *cassettes.Config, now time.Time) {
 	}
 	res.Quarantine = &q
 	if q.Expired(now) {
-		res.Status, res.Reason = report.StatusFail, cassettes.EQuarantineExpired
+		res.Status, res.Reason = report.StatusFail, outcome.EQuarantineExpired
 		res.Message = fmt.Sprintf("quarantine of %s expired on %s", res.Case.ID(), q.Expires)
 	}
 }

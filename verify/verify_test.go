@@ -22,6 +22,7 @@ import (
 	"github.com/cassette-dev/cassette/diff"
 	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -206,7 +207,7 @@ func TestDriftIsCaught(t *testing.T) {
 					}
 					continue
 				}
-				if r.Status != report.StatusFail || r.Reason != cassettes.EContractDrift {
+				if r.Status != report.StatusFail || r.Reason != outcome.EContractDrift {
 					t.Fatalf("%s: got %s %s (%s), want fail E_CONTRACT_DRIFT", id, r.Status, r.Reason, r.Message)
 				}
 				d := r.Drifts[0]
@@ -239,19 +240,19 @@ func TestFakeProcessUnavailable(t *testing.T) {
 	cases, _ := verify.Plan(cfg, list, verify.Selection{Adapters: []string{"petstore"}})
 	logDir := t.TempDir()
 	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: logDir})
-	if o.Err == nil || o.Err.Reason != cassettes.EFakeUnavailable || o.Err.Exit() != cassettes.ExitInfra {
+	if o.Err == nil || o.Err.Reason != outcome.EFakeUnavailable || o.Err.Exit() != outcome.ExitInfra {
 		t.Fatalf("run error = %v, want E_FAKE_UNAVAILABLE", o.Err)
 	}
 	if !strings.Contains(o.Err.Error(), "address already in use") || o.Err.NextStep == "" {
 		t.Errorf("the error should quote the fake's log and give a next step:\n%v\nnext: %s", o.Err, o.Err.NextStep)
 	}
 	for _, r := range o.Results {
-		if r.Status != report.StatusError || r.Reason != cassettes.EFakeUnavailable || r.FakeLog == "" {
+		if r.Status != report.StatusError || r.Reason != outcome.EFakeUnavailable || r.FakeLog == "" {
 			t.Errorf("%s: %s %s log=%q", r.Case.ID(), r.Status, r.Reason, r.FakeLog)
 		}
 	}
 	run := o.Report(cfg, verify.Meta{})
-	if run.Exit() != cassettes.ExitInfra {
+	if run.Exit() != outcome.ExitInfra {
 		t.Errorf("run exit = %d, want 3", run.Exit())
 	}
 }
@@ -370,10 +371,10 @@ func TestQuarantine(t *testing.T) {
 			QuarantineRetry: verify.QuarantineRetry{Sleep: func(context.Context, time.Duration) error { return nil }}})
 		return o.Report(cfg, verify.Meta{})
 	}
-	if run := at("2026-11-25"); run.Exit() != cassettes.ExitPass {
+	if run := at("2026-11-25"); run.Exit() != outcome.ExitPass {
 		t.Errorf("quarantined failure failed the run: exit %d (%s)", run.Exit(), run.Message())
 	}
-	if run := at("2026-12-01"); run.Exit() != cassettes.ExitFail || run.Reason() != cassettes.EQuarantineExpired {
+	if run := at("2026-12-01"); run.Exit() != outcome.ExitFail || run.Reason() != outcome.EQuarantineExpired {
 		t.Errorf("expired quarantine: exit %d reason %s, want 1 E_QUARANTINE_EXPIRED", run.Exit(), run.Reason())
 	}
 }
@@ -480,7 +481,7 @@ func TestCLITimeoutKillsTheGroup(t *testing.T) {
 	cases, _ := verify.Plan(cfg, list, verify.Selection{Run: regexp.MustCompile(`^greet/hello$`)})
 	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, CaseTimeout: 2 * time.Second})
 	r := o.Results[0]
-	if r.Status != report.StatusError || r.Reason != cassettes.ETimeout {
+	if r.Status != report.StatusError || r.Reason != outcome.ETimeout {
 		t.Fatalf("got %s %s (%s), want an E_TIMEOUT error", r.Status, r.Reason, r.Message)
 	}
 	data, err := os.ReadFile(marker)
@@ -524,7 +525,7 @@ func TestTimedOutFakeLeaksNothing(t *testing.T) {
 	cases, _ := verify.Plan(cfg, list, verify.Selection{Run: regexp.MustCompile(`^greet/hello$`)})
 	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, CaseTimeout: 300 * time.Millisecond,
 		Credentials: map[string]string{"GREET_TOKEN": secret}})
-	if r := o.Results[0]; r.Reason != cassettes.ETimeout {
+	if r := o.Results[0]; r.Reason != outcome.ETimeout {
 		t.Fatalf("got %s %s, want E_TIMEOUT", r.Status, r.Reason)
 	}
 	dir := t.TempDir()
@@ -662,7 +663,7 @@ func TestDecideFillsTheRunModel(t *testing.T) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	if run.Exit() != cassettes.ExitFail || !bytes.Contains(files[report.FileReport], []byte(`"command":"check"`)) {
+	if run.Exit() != outcome.ExitFail || !bytes.Contains(files[report.FileReport], []byte(`"command":"check"`)) {
 		t.Errorf("exit %d; report.jsonl:\n%s", run.Exit(), files[report.FileReport])
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/harness"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -44,7 +45,7 @@ func (s *selectFlags) selection(g *globals, name string) (verify.Selection, erro
 	if pattern != "" {
 		re, err := regexp.Compile(pattern)
 		if err != nil {
-			return sel, cassettes.Errorf(cassettes.EUsage, runPatternStep(g, name, s.run), "--run %q is not a regular expression: %v", s.run, err)
+			return sel, outcome.Errorf(outcome.EUsage, runPatternStep(g, name, s.run), "--run %q is not a regular expression: %v", s.run, err)
 		}
 		sel.Run = re
 	}
@@ -118,7 +119,7 @@ Exit 0: listed; 2: a config or cassette error.`,
 // callShape is a case's input in one line: the command, or the requests.
 func callShape(c harness.Case) string {
 	if c.CLI != nil {
-		return cassettes.ShellJoin(append([]string{c.CLI.Command}, c.CLI.Args...))
+		return outcome.ShellJoin(append([]string{c.CLI.Command}, c.CLI.Args...))
 	}
 	var reqs []string
 	for _, r := range c.HTTP.Requests {

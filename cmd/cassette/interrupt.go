@@ -8,7 +8,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // interrupts holds the SIGINT and SIGTERM a writing command receives
@@ -60,7 +60,7 @@ func (i *interrupts) signal() os.Signal {
 
 // interruptedError is the error of a run a signal stopped: nothing of it
 // was written; next runs it again.
-func interruptedError(sig os.Signal, what, next string) *cassettes.Error {
-	return &cassettes.Error{Reason: cassettes.EInterrupted, NextStep: next,
+func interruptedError(sig os.Signal, what, next string) *outcome.Error {
+	return &outcome.Error{Reason: outcome.EInterrupted, NextStep: next,
 		Message: fmt.Sprintf("interrupted (%s): %s; nothing was written; run the same command again", sig, what)}
 }

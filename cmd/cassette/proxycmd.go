@@ -18,6 +18,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/redact"
@@ -153,27 +154,27 @@ func (o *proxyOptions) claim(p *project, save *recorder.ProxySave, scenario stri
 	if p != nil {
 		root = p.cfg.Dir
 		if resolved, ok := cassettes.Within(root, o.cassette); !ok {
-			return nil, &cassettes.Error{Reason: cassettes.EUsage,
-				Message:  fmt.Sprintf("--cassette %s is outside the project %s (it resolves to %s): a recording is saved inside the project it belongs to", cassettes.Printable(o.cassette), cassettes.Printable(root), cassettes.Printable(resolved)),
+			return nil, &outcome.Error{Reason: outcome.EUsage,
+				Message:  fmt.Sprintf("--cassette %s is outside the project %s (it resolves to %s): a recording is saved inside the project it belongs to", outcome.Printable(o.cassette), outcome.Printable(root), outcome.Printable(resolved)),
 				NextStep: commandWithConfig(p.cfg.Path, proxyWords(o, filepath.Join(p.cfg.CassetteDir(), save.Adapter, filepath.Base(o.cassette)))...)}
 		}
 		save.Root = root
 	}
 	if !cassettes.ValidName(scenario) {
-		next := cassettes.Command("cassette", "proxy", "--help")
+		next := outcome.Command("cassette", "proxy", "--help")
 		if name := cassettes.WildName(scenario); name != "" {
-			next = cassettes.Command(proxyWords(o, filepath.Join(filepath.Dir(o.cassette), name+".yaml"))...)
+			next = outcome.Command(proxyWords(o, filepath.Join(filepath.Dir(o.cassette), name+".yaml"))...)
 			if p != nil {
 				next = commandWithConfig(p.cfg.Path, proxyWords(o, filepath.Join(filepath.Dir(o.cassette), name+".yaml"))...)
 			}
 		}
-		return nil, &cassettes.Error{Reason: cassettes.EUsage, NextStep: next,
-			Message:  fmt.Sprintf("--cassette %s: %q is not a valid scenario name", cassettes.Printable(o.cassette), scenario),
-			Problems: []cassettes.Problem{{Field: "--cassette", Message: "its file name is the scenario", Expected: cassettes.ScenarioRule}}}
+		return nil, &outcome.Error{Reason: outcome.EUsage, NextStep: next,
+			Message:  fmt.Sprintf("--cassette %s: %q is not a valid scenario name", outcome.Printable(o.cassette), scenario),
+			Problems: []outcome.Problem{{Field: "--cassette", Message: "its file name is the scenario", Expected: cassettes.ScenarioRule}}}
 	}
 	lock, err := cassettes.LockCassette(root, filepath.Dir(o.cassette), o.cassette)
 	if err != nil {
-		if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.ELocked {
+		if ce, ok := err.(*outcome.Error); ok && ce.Reason == outcome.ELocked {
 			ce.NextStep = proxyAgain(o)
 		}
 		return nil, err
@@ -188,16 +189,16 @@ func (o *proxyOptions) check() (proxy.Mode, error) {
 		return mode, err
 	}
 	if o.cassette == "" && mode != proxy.ModePassthrough {
-		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--cassette is required in %s mode (a file cassettes/<adapter>/<scenario>.yaml, or for replay a directory)", mode)
+		return mode, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "proxy", "--help"), "--cassette is required in %s mode (a file cassettes/<adapter>/<scenario>.yaml, or for replay a directory)", mode)
 	}
 	if recording := mode != proxy.ModeReplay && mode != proxy.ModePassthrough; recording && !strings.HasSuffix(o.cassette, ".yaml") {
-		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--mode", o.mode, "--cassette", strings.TrimSuffix(strings.TrimSuffix(o.cassette, "/"), ".yml")+".yaml"),
+		return mode, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "proxy", "--mode", o.mode, "--cassette", strings.TrimSuffix(strings.TrimSuffix(o.cassette, "/"), ".yml")+".yaml"),
 			"--cassette must name a .yaml file to record into, got %q", o.cassette)
 	}
 	switch o.matchBody {
 	case "raw", "json", "ignore":
 	default:
-		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--match-body %q: expected raw, json or ignore", o.matchBody)
+		return mode, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "proxy", "--help"), "--match-body %q: expected raw, json or ignore", o.matchBody)
 	}
 	return mode, o.match.check()
 }
@@ -248,7 +249,7 @@ func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adap
 	}
 	if _, err := os.Stat(o.cassette); err != nil {
 		if mode == proxy.ModeReplay {
-			return opts, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
+			return opts, nil, &outcome.Error{Reason: outcome.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
 				NextStep: opts.Rerecord(nil)}
 		}
 		return opts, a, nil
@@ -320,8 +321,8 @@ func serveProxy(ctx context.Context, w io.Writer, opts proxy.Options, save *reco
 // is none; a config that does not load is an error.
 func optionalProject(g *globals) (*project, error) {
 	p, err := loadProject(g)
-	var ce *cassettes.Error
-	if errors.As(err, &ce) && ce.Reason == cassettes.EMissingConfig {
+	var ce *outcome.Error
+	if errors.As(err, &ce) && ce.Reason == outcome.EMissingConfig {
 		return nil, nil
 	}
 	return p, err
@@ -345,7 +346,7 @@ func (o *proxyOptions) rerecord(p *project) func(*cassettes.Cassette) string {
 	return func(c *cassettes.Cassette) string {
 		if c != nil {
 			if _, ok := p.adapter(c.Adapter); ok && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario) {
-				return cassettes.Command("cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario)
+				return outcome.Command("cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario)
 			}
 		}
 		again := *o
@@ -361,7 +362,7 @@ func (o *proxyOptions) rerecord(p *project) func(*cassettes.Cassette) string {
 }
 
 // proxyAgain is the command line of this run, for next steps.
-func proxyAgain(o *proxyOptions) string { return cassettes.Command(proxyWords(o, o.cassette)...) }
+func proxyAgain(o *proxyOptions) string { return outcome.Command(proxyWords(o, o.cassette)...) }
 
 // proxyWords is the proxy's command line, with the flags that choose where
 // and what it records, for the cassette at path.

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/redact"
 )
@@ -93,8 +94,8 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 			named.scenario = strict
 			next = (&project{cfg: &cassettes.Config{Path: g.config}}).recordAgain(&named, command)
 		}
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--scenario %q is not a valid scenario name", o.scenario),
-			Problems: []cassettes.Problem{{Field: "--scenario", Message: "not a valid name", Expected: cassettes.NameRule}},
+		return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--scenario %q is not a valid scenario name", o.scenario),
+			Problems: []outcome.Problem{{Field: "--scenario", Message: "not a valid name", Expected: cassettes.NameRule}},
 			NextStep: next}
 	}
 	p, err := loadProject(g)
@@ -103,12 +104,12 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 	}
 	a, ok := p.cfg.Adapters[o.adapter]
 	if !ok {
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", o.adapter, p.cfg.Path),
-			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(o.adapter, p.cfg.Order)}},
+		return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", o.adapter, p.cfg.Path),
+			Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(o.adapter, p.cfg.Order)}},
 			NextStep: p.recordOtherAdapter(o, command)}
 	}
 	if missing := missingCredentials(a); len(missing) > 0 {
-		return &cassettes.Error{Reason: cassettes.EMissingConfig,
+		return &outcome.Error{Reason: outcome.EMissingConfig,
 			Message:  fmt.Sprintf("adapter %s needs the credential variables %s, which are not set: export them, then run the same command again", o.adapter, strings.Join(missing, ", ")),
 			NextStep: p.recordAgain(o, command)}
 	}
@@ -135,7 +136,7 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 	done, err := rerecordExisting(ctx, stdio, p, a, o, meta, redactor, dir, tr, ints)
 	if !done {
 		if a.Kind != cassettes.KindHTTP {
-			return cassettes.Errorf(cassettes.EUsage, p.recordFirst(o.adapter),
+			return outcome.Errorf(outcome.EUsage, p.recordFirst(o.adapter),
 				"adapter %s is a cli adapter: give the command to record after --", o.adapter)
 		}
 		err = recordScenarios(ctx, stdio, p, a, o, meta, redactor, dir, tr, ints)
@@ -160,7 +161,7 @@ func lockCassettes(p *project, o *recordOptions, dir string, command []string, p
 		l, err := cassettes.LockCassette(p.cfg.Dir, dir, path)
 		if err != nil {
 			release()
-			if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.ELocked {
+			if ce, ok := err.(*outcome.Error); ok && ce.Reason == outcome.ELocked {
 				ce.NextStep = p.recordAgain(o, command)
 			}
 			return nil, err
@@ -174,7 +175,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	if o.scenario == "" {
 		named := *o
 		named.scenario = cmp.Or(cassettes.StrictName(filepath.Base(command[0])), "first")
-		return cassettes.Errorf(cassettes.EUsage, p.recordAgain(&named, command),
+		return outcome.Errorf(outcome.EUsage, p.recordAgain(&named, command),
 			"--scenario is required when recording a command")
 	}
 	unlock, err := lockCassettes(p, o, dir, command, filepath.Join(dir, o.scenario+".yaml"))
@@ -185,7 +186,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	env := recorder.ExpandEnv(a.Real.Env, nil)
 	stdin, err := pipedInput(stdio.In)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read standard input", Err: err, NextStep: p.recordAgain(o, command)}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cannot read standard input", Err: err, NextStep: p.recordAgain(o, command)}
 	}
 	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
 		Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout,
@@ -219,7 +220,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 			if up := cmp.Or(o.baseURL, a.Real.BaseURL); up != "" {
 				next = p.command("cassette", "proxy", "--mode", "record", "--upstream", up, "--cassette", filepath.Join(dir, o.scenario+".yaml"))
 			}
-			return cassettes.Errorf(cassettes.EUsage, next,
+			return outcome.Errorf(outcome.EUsage, next,
 				"%s made no HTTP(S) request through the proxy; nothing to record for http adapter %s (a client that ignores HTTPS_PROXY, as Go programs do for loopback hosts, can be pointed at a recording proxy in front of the service instead)", command[0], o.adapter)
 		}
 		kept, host, others := recorder.SplitHosts(c.Interactions, cmp.Or(o.baseURL, a.Real.BaseURL)) // --base-url overrides real.base_url
@@ -227,9 +228,9 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 			fmt.Fprintf(stdio.Err, "not recorded in %s/%s: calls to hosts other than %s, the adapter's (%s); record each service under its own adapter\n", o.adapter, o.scenario, host, hostCounts(others))
 		}
 		if len(kept) == 0 {
-			return &cassettes.Error{Reason: cassettes.EUsage,
+			return &outcome.Error{Reason: outcome.EUsage,
 				Message:  fmt.Sprintf("%s made no HTTP(S) request to %s, the host of adapter %s; it called %s (fix real.base_url of adapter %s in %s, or call its host)", command[0], host, o.adapter, hostCounts(others), o.adapter, p.cfg.Path),
-				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".real.base_url"), Field: "adapters." + o.adapter + ".real.base_url", Message: "the host the adapter's cassettes hold calls to", Expected: "the service the command calls"}},
+				Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".real.base_url"), Field: "adapters." + o.adapter + ".real.base_url", Message: "the host the adapter's cassettes hold calls to", Expected: "the service the command calls"}},
 				NextStep: p.command("cassette", "validate")}
 		}
 		c.Interactions = kept
@@ -256,8 +257,8 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 				msg += " (declared: " + strings.Join(names, ", ") + ")"
 			}
 		}
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: msg,
-			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".scenarios"), Field: "adapters." + o.adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: cassettes.Suggest(o.scenario, names)}},
+		return &outcome.Error{Reason: outcome.EUsage, Message: msg,
+			Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".scenarios"), Field: "adapters." + o.adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: cassettes.Suggest(o.scenario, names)}},
 			NextStep: p.recordDeclared(o.adapter, o.scenario, names)}
 	}
 	paths := make([]string, len(scen))
@@ -405,10 +406,10 @@ func cliUpstream(a *cassettes.Adapter, override string) string {
 func againArgs(o *recordOptions) string {
 	var b strings.Builder
 	if o.baseURL != "" {
-		b.WriteString(" --base-url " + cassettes.ShellJoin([]string{o.baseURL}))
+		b.WriteString(" --base-url " + outcome.ShellJoin([]string{o.baseURL}))
 	}
 	if o.upstreamCA != "" {
-		b.WriteString(" --upstream-ca " + cassettes.ShellJoin([]string{o.upstreamCA}))
+		b.WriteString(" --upstream-ca " + outcome.ShellJoin([]string{o.upstreamCA}))
 	}
 	if o.attemptTimeout > 0 {
 		b.WriteString(" --timeout " + o.attemptTimeout.String())

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -76,7 +77,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if err != nil {
 		// Every failure, even before a case runs, rewrites summary.json: CI
 		// must never read the previous run's verdict.
-		return errorReport(stdio, g, reportDest{command: "verify", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden}, cassettes.AsError(err))
+		return errorReport(stdio, g, reportDest{command: "verify", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden}, outcome.AsError(err))
 	}
 	logDir := o.logDir
 	if logDir == "" {
@@ -164,13 +165,13 @@ func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, outcome *ve
 // failing command, and exits with the run's class.
 func runExit(stdio *IO, run *report.Run) error {
 	code := run.Exit()
-	if code == cassettes.ExitPass {
+	if code == outcome.ExitPass {
 		return nil
 	}
 	errIO := &IO{Color: stdio.ErrColor}
-	fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "31;1", "error["+string(run.Reason())+"]:"), cassettes.Printable(run.Message()))
+	fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "31;1", "error["+string(run.Reason())+"]:"), outcome.Printable(run.Message()))
 	if ns := run.NextStepCommand(); ns != "" {
-		fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "1", "next:"), cassettes.Printable(strings.TrimPrefix(ns, "Run: ")))
+		fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "1", "next:"), outcome.Printable(strings.TrimPrefix(ns, "Run: ")))
 	}
 	return exitError(code)
 }
@@ -195,9 +196,9 @@ func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundl
 
 // printWritten says where a run's reports (and its bundle) were written.
 func printWritten(w io.Writer, reportDir string, pub *report.Published) {
-	fmt.Fprintf(w, "reports: %s\n", cassettes.Printable(filepath.Join(reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
+	fmt.Fprintf(w, "reports: %s\n", outcome.Printable(filepath.Join(reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
 	if pub.Bundle != "" {
-		fmt.Fprintf(w, "bundle: %s\n", cassettes.Printable(pub.Bundle))
+		fmt.Fprintf(w, "bundle: %s\n", outcome.Printable(pub.Bundle))
 	}
 }
 

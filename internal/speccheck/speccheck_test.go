@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/speccheck"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -25,7 +25,7 @@ func write(t *testing.T) (reports, bundle string) {
 			{Adapter: "a", Scenario: "drift", CassettePath: "cassettes/a/drift.yaml", Status: report.StatusFail,
 				Drifts: []report.Drift{{Class: "body", Field: "output.stdout", Line: 9, Message: "differs"}}},
 			{Adapter: "b", Scenario: "down", CassettePath: "cassettes/b/down.yaml", Status: report.StatusError,
-				Reason: cassettes.EFakeUnavailable, Message: "fake did not start",
+				Reason: outcome.EFakeUnavailable, Message: "fake did not start",
 				Artifacts: []report.Artifact{{Name: "b fake log", Kind: "log", Path: "fakes/b.log"}}},
 		}}
 	reports = t.TempDir()

@@ -3,7 +3,7 @@ package infra
 import (
 	"regexp"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // The built-in fault signatures of the tools cassette was made for, read
@@ -33,7 +33,7 @@ func toolSet(tool string) string {
 	return tool
 }
 
-func exits(r cassettes.Reason, codes ...int) []Signature {
+func exits(r outcome.Reason, codes ...int) []Signature {
 	out := make([]Signature, 0, len(codes))
 	for _, c := range codes {
 		out = append(out, Signature{ExitCode: c, Reason: r})
@@ -41,7 +41,7 @@ func exits(r cassettes.Reason, codes ...int) []Signature {
 	return out
 }
 
-func stderr(r cassettes.Reason, pattern string) Signature {
+func stderr(r outcome.Reason, pattern string) Signature {
 	return Signature{Stderr: regexp.MustCompile(pattern), Reason: r}
 }
 
@@ -67,56 +67,56 @@ func concat(parts ...[]Signature) []Signature {
 // goNet are the texts of Go's net/http and crypto/tls (gh, docker,
 // podman), most precise first.
 var goNet = []Signature{
-	stderr(cassettes.ERealDNS, `no such host|server misbehaving`),
-	stderr(cassettes.ERealTLS, `x509: |tls: `),
-	stderr(cassettes.ERealUnreachable, `connection refused|no route to host|network is unreachable`),
-	stderr(cassettes.ETimeout, `i/o timeout|Client\.Timeout exceeded|context deadline exceeded|TLS handshake timeout`),
-	stderr(cassettes.ERealReset, `connection reset by peer|broken pipe|unexpected EOF`),
+	stderr(outcome.ERealDNS, `no such host|server misbehaving`),
+	stderr(outcome.ERealTLS, `x509: |tls: `),
+	stderr(outcome.ERealUnreachable, `connection refused|no route to host|network is unreachable`),
+	stderr(outcome.ETimeout, `i/o timeout|Client\.Timeout exceeded|context deadline exceeded|TLS handshake timeout`),
+	stderr(outcome.ERealReset, `connection reset by peer|broken pipe|unexpected EOF`),
 }
 
 var builtins = map[string]builtin{
 	"curl": {signatures: concat(
-		exits(cassettes.ERealDNS, 5, 6),      // could not resolve the proxy, the host
-		exits(cassettes.ERealUnreachable, 7), // could not connect
-		exits(cassettes.ETimeout, 28),
-		exits(cassettes.ERealTLS, 35, 51, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91), // SSL connect, peer certificate, engine, CA, pinned key, …
-		exits(cassettes.ERealReset, 52, 55, 56),                                               // empty reply, send and receive failures
+		exits(outcome.ERealDNS, 5, 6),      // could not resolve the proxy, the host
+		exits(outcome.ERealUnreachable, 7), // could not connect
+		exits(outcome.ETimeout, 28),
+		exits(outcome.ERealTLS, 35, 51, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91), // SSL connect, peer certificate, engine, CA, pinned key, …
+		exits(outcome.ERealReset, 52, 55, 56),                                               // empty reply, send and receive failures
 		[]Signature{
-			stderr(cassettes.EProvider5xx, `The requested URL returned error: 5\d\d`),
-			stderr(cassettes.ERateLimit, `The requested URL returned error: 429`),
+			stderr(outcome.EProvider5xx, `The requested URL returned error: 5\d\d`),
+			stderr(outcome.ERateLimit, `The requested URL returned error: 429`),
 		})},
 	"git": {signatures: []Signature{
-		stderr(cassettes.ERealDNS, `Could not resolve host|Could not resolve hostname|unable to look up|Name or service not known`),
-		stderr(cassettes.ERealTLS, `SSL certificate problem|server certificate verification failed|SSL routines|gnutls_handshake\(\) failed|SSL_connect|certificate verify failed`),
-		stderr(cassettes.ETimeout, `Connection timed out|Operation timed out|timed out after`),
-		stderr(cassettes.ERealUnreachable, `Failed to connect to|Couldn't connect to server|Connection refused|unable to connect to|No route to host`),
-		stderr(cassettes.ERealReset, `Connection reset|early EOF|the remote end hung up unexpectedly|Empty reply from server|Recv failure`),
-		stderr(cassettes.EProvider5xx, `The requested URL returned error: 5\d\d|RPC failed; HTTP 5\d\d`),
-		stderr(cassettes.ERateLimit, `The requested URL returned error: 429`),
+		stderr(outcome.ERealDNS, `Could not resolve host|Could not resolve hostname|unable to look up|Name or service not known`),
+		stderr(outcome.ERealTLS, `SSL certificate problem|server certificate verification failed|SSL routines|gnutls_handshake\(\) failed|SSL_connect|certificate verify failed`),
+		stderr(outcome.ETimeout, `Connection timed out|Operation timed out|timed out after`),
+		stderr(outcome.ERealUnreachable, `Failed to connect to|Couldn't connect to server|Connection refused|unable to connect to|No route to host`),
+		stderr(outcome.ERealReset, `Connection reset|early EOF|the remote end hung up unexpectedly|Empty reply from server|Recv failure`),
+		stderr(outcome.EProvider5xx, `The requested URL returned error: 5\d\d|RPC failed; HTTP 5\d\d`),
+		stderr(outcome.ERateLimit, `The requested URL returned error: 429`),
 	},
 		notLoggedIn: patterns(`could not read Username`, `terminal prompts disabled`)},
 	"gh": {signatures: concat(goNet, []Signature{
-		stderr(cassettes.EProvider5xx, `\(HTTP 5\d\d\)`),
-		stderr(cassettes.ERateLimit, `\(HTTP 429\)|API rate limit exceeded`),
+		stderr(outcome.EProvider5xx, `\(HTTP 5\d\d\)`),
+		stderr(outcome.ERateLimit, `\(HTTP 429\)|API rate limit exceeded`),
 		byText(`error connecting to`),
 	}),
 		notLoggedIn: patterns(`gh auth login`, `not logged in(to)? (to )?any( GitHub)? hosts`),
 		login:       "gh auth login"},
 	"docker": {signatures: concat(goNet, []Signature{
-		stderr(cassettes.ERealUnreachable, `Cannot connect to the Docker daemon|Cannot connect to Podman|unable to connect to Podman socket`),
-		stderr(cassettes.EProvider5xx, `request returned 5\d\d|returned error: 5\d\d`),
+		stderr(outcome.ERealUnreachable, `Cannot connect to the Docker daemon|Cannot connect to Podman|unable to connect to Podman socket`),
+		stderr(outcome.EProvider5xx, `request returned 5\d\d|returned error: 5\d\d`),
 		byText(`error during connect`),
 	}),
 		notLoggedIn: patterns(`unauthorized: authentication required`, `no basic auth credentials`),
 		login:       "docker login"},
 	"llm": {signatures: []Signature{
-		stderr(cassettes.ERealDNS, `ENOTFOUND|EAI_AGAIN|getaddrinfo|no such host|Name or service not known`),
-		stderr(cassettes.ERealTLS, `UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT|CERT_HAS_EXPIRED|certificate|x509: `),
-		stderr(cassettes.ETimeout, `ETIMEDOUT|timed out|Request timed out`),
-		stderr(cassettes.ERealReset, `ECONNRESET|socket hang up`),
-		stderr(cassettes.EProvider5xx, `API Error:? 5\d\d|overloaded_error|Overloaded|Internal server error`),
-		stderr(cassettes.ERateLimit, `API Error:? 429|rate_limit_error|rate limit`),
-		stderr(cassettes.ERealUnreachable, `ECONNREFUSED|Connection error|fetch failed|connection refused|Unable to connect`),
+		stderr(outcome.ERealDNS, `ENOTFOUND|EAI_AGAIN|getaddrinfo|no such host|Name or service not known`),
+		stderr(outcome.ERealTLS, `UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT|CERT_HAS_EXPIRED|certificate|x509: `),
+		stderr(outcome.ETimeout, `ETIMEDOUT|timed out|Request timed out`),
+		stderr(outcome.ERealReset, `ECONNRESET|socket hang up`),
+		stderr(outcome.EProvider5xx, `API Error:? 5\d\d|overloaded_error|Overloaded|Internal server error`),
+		stderr(outcome.ERateLimit, `API Error:? 429|rate_limit_error|rate limit`),
+		stderr(outcome.ERealUnreachable, `ECONNREFUSED|Connection error|fetch failed|connection refused|Unable to connect`),
 	},
 		notLoggedIn: patterns(`Invalid API key`, `Please run /login`, `[Nn]ot logged in`, `OAuth token has expired`)},
 }

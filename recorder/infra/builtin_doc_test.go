@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestBuiltinsDocumented holds README.md's table of built-in fault
@@ -170,5 +170,5 @@ func row(cells ...string) string {
 // exitGroup is a run of exit codes of one class.
 type exitGroup struct {
 	codes  []string
-	reason cassettes.Reason
+	reason outcome.Reason
 }

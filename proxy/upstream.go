@@ -17,7 +17,7 @@ import (
 	"golang.org/x/net/http/httpproxy"
 
 	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/recorder/infra"
+	"github.com/cassette-dev/cassette/infra"
 )
 
 // Upstream is how the proxy and the recorder reach the real services: the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/recorder/infra"
+	"github.com/cassette-dev/cassette/infra"
 )
 
 // TestCLIFaults: what a CLI run's exit code and stderr say about the real

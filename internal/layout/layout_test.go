@@ -24,26 +24,26 @@ const module = "github.com/cassette-dev/cassette/"
 // (speccheck is an oracle written from the spec texts, and must not share
 // our types).
 var floors = map[string]int{
-	"outcome":        1, // how a run ends: the error model, next steps, quoting, safe printing
-	"redact":         1,
-	"wsframe":        1, // WebSocket framing: imports no package of the project
-	"normalize":      2,
-	"cassettes":      3,
-	"diff":           4,
-	"match":          4,
-	"har":            4,
-	"wsplay":         4, // the client side of a recorded WebSocket session, for verify and recorder
-	"recorder/infra": 4,
-	"report":         5,
-	"proxy":          5,
-	"importer":       5,
-	"recorder":       6,
-	"verify":         6,
-	"coverage":       6,
-	"harness":        7,
-	"cassettetest":   7,
-	"refresh":        7,
-	"cmd/cassette":   8,
+	"outcome":      1, // how a run ends: the error model, next steps, quoting, safe printing
+	"redact":       1,
+	"wsframe":      1, // WebSocket framing: imports no package of the project
+	"normalize":    2,
+	"cassettes":    3,
+	"diff":         4,
+	"match":        4,
+	"har":          4,
+	"wsplay":       4, // the client side of a recorded WebSocket session, for verify and recorder
+	"infra":        4, // what is infrastructure, never drift: for proxy and recorder alike
+	"report":       5,
+	"proxy":        5,
+	"importer":     5,
+	"recorder":     6,
+	"verify":       6,
+	"coverage":     6,
+	"harness":      7,
+	"cassettetest": 7,
+	"refresh":      7,
+	"cmd/cassette": 8,
 
 	"internal/speccheck":   0,
 	"internal/testsummary": 0,
@@ -311,4 +311,25 @@ func isReasonLiteral(lit string) bool {
 		return false
 	}
 	return strings.IndexFunc(s, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') }) < 0
+}
+
+// TestNoImportUnderAHigherFloor: a package never imports one that lives
+// under the directory of a package on its own floor or above (proxy, on
+// floor 5, imported recorder/infra while recorder stands on floor 6): the
+// directory tree reads as the floors do.
+func TestNoImportUnderAHigherFloor(t *testing.T) {
+	pkgs := packages(t, token.NewFileSet())
+	for d, k := range pkgs {
+		f, ok := floors[d]
+		if !ok || f == 0 {
+			continue
+		}
+		for im := range k.imports {
+			for parent, g := range floors {
+				if g >= f && parent != d && strings.HasPrefix(im, parent+"/") {
+					t.Errorf("%s (floor %d) imports %s, which lives under %s (floor %d): move it out from under %s", d, f, im, parent, g, parent)
+				}
+			}
+		}
+	}
 }

@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -109,9 +109,9 @@ func verifyOne(c verify.Case, opts verify.Options) string {
 	o := verify.Run(context.Background(), []verify.Case{c}, opts)
 	r := o.Results[0]
 	switch r.Status {
-	case report.StatusPass:
+	case verdict.StatusPass:
 		return ""
-	case report.StatusFail:
+	case verdict.StatusFail:
 		return fmt.Sprintf("%s drifted from %s:\n%s", c.ID(), c.Cassette.Path, r.Explain)
 	default:
 		return fmt.Sprintf("%s: %s: %s", c.ID(), r.Reason, r.Message)

@@ -14,6 +14,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -158,7 +159,7 @@ func (k *Checker) judge(c verify.Case, l Line, now time.Time) (verify.Result, er
 	opts.Now = func() time.Time { return now }
 	var (
 		got     *cassettes.Cassette
-		actions []report.Action
+		actions []verdict.Action
 		err     error
 	)
 	switch {
@@ -185,7 +186,7 @@ func (k *Checker) judge(c verify.Case, l Line, now time.Time) (verify.Result, er
 	return res, nil
 }
 
-func cliGot(c verify.Case, o *CLIOutput) (*cassettes.Cassette, []report.Action, error) {
+func cliGot(c verify.Case, o *CLIOutput) (*cassettes.Cassette, []verdict.Action, error) {
 	stdout, err := decode(o.Stdout, o.StdoutBase64, "cli.stdout")
 	if err != nil {
 		return nil, nil, err
@@ -199,11 +200,11 @@ func cliGot(c verify.Case, o *CLIOutput) (*cassettes.Cassette, []report.Action, 
 	if in := c.Cassette.Input; in != nil {
 		argv = append([]string{in.Command}, in.Args...)
 	}
-	act := report.Action{Kind: "proc", ID: "output", Argv: argv, Stdout: stdout, Stderr: stderr, Exit: o.ExitCode}
-	return verify.WithOutput(c.Cassette, out), []report.Action{act}, nil
+	act := verdict.Action{Kind: "proc", ID: "output", Argv: argv, Stdout: stdout, Stderr: stderr, Exit: o.ExitCode}
+	return verify.WithOutput(c.Cassette, out), []verdict.Action{act}, nil
 }
 
-func httpGot(c verify.Case, rs []Response) (*cassettes.Cassette, []report.Action, error) {
+func httpGot(c verify.Case, rs []Response) (*cassettes.Cassette, []verdict.Action, error) {
 	responses, err := responsesOf(rs)
 	if err != nil {
 		return nil, nil, err
@@ -212,10 +213,10 @@ func httpGot(c verify.Case, rs []Response) (*cassettes.Cassette, []report.Action
 	if err != nil {
 		return nil, nil, fmt.Errorf("http.responses: %w", err)
 	}
-	actions := make([]report.Action, len(responses))
+	actions := make([]verdict.Action, len(responses))
 	for i, r := range responses {
 		req := c.Cassette.Interactions[i].Request
-		actions[i] = report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: req.Method, URL: req.URL,
+		actions[i] = verdict.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: req.Method, URL: req.URL,
 			StatusCode: r.Code, Body: r.Body.Bytes()}
 	}
 	return got, actions, nil
@@ -266,9 +267,9 @@ func (k *Checker) result(c verify.Case, res verify.Result) Result {
 		Line: max(1, c.Cassette.Line("scenario")), Status: res.Status, Message: res.Message,
 		Quarantined: res.Quarantine != nil, Drifts: res.Drifts, Explain: res.Explain}
 	if r.Drifts == nil {
-		r.Drifts = []report.Drift{}
+		r.Drifts = []verdict.Drift{}
 	}
-	if res.Status == report.StatusPass {
+	if res.Status == verdict.StatusPass {
 		return r
 	}
 	r.Reason = string(res.Reason)
@@ -320,7 +321,7 @@ func Summarize(done *Checked, run *report.Run) Summary {
 	for i := range run.Cases {
 		c := &run.Cases[i]
 		switch {
-		case c.Status != report.StatusFail && c.Status != report.StatusError:
+		case c.Status != verdict.StatusFail && c.Status != verdict.StatusError:
 			s.Passed++
 		case c.Quarantined(run.Started):
 			s.Quarantined++

@@ -21,6 +21,7 @@ import (
 	"github.com/cassette-dev/cassette/harness"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -166,12 +167,12 @@ func TestCLIVerdictIsVerifys(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		out    cassettes.Output
-		status report.Status
+		status verdict.Status
 	}{
-		{"same, other sha", cassettes.Output{Stdout: "Hello, Ada!\ncommit 1111111111111111111111111111111111111111\n"}, report.StatusPass},
-		{"stdout drift", cassettes.Output{Stdout: "Hi, Ada!\ncommit 1111111111111111111111111111111111111111\n"}, report.StatusFail},
-		{"stderr and exit code", cassettes.Output{Stdout: "Hello, Ada!\ncommit 1111111111111111111111111111111111111111\n", Stderr: "warning: x\n", ExitCode: 3}, report.StatusFail},
-		{"binary stdout", cassettes.Output{Stdout: "\xff\xfe\x00binary"}, report.StatusFail},
+		{"same, other sha", cassettes.Output{Stdout: "Hello, Ada!\ncommit 1111111111111111111111111111111111111111\n"}, verdict.StatusPass},
+		{"stdout drift", cassettes.Output{Stdout: "Hi, Ada!\ncommit 1111111111111111111111111111111111111111\n"}, verdict.StatusFail},
+		{"stderr and exit code", cassettes.Output{Stdout: "Hello, Ada!\ncommit 1111111111111111111111111111111111111111\n", Stderr: "warning: x\n", ExitCode: 3}, verdict.StatusFail},
+		{"binary stdout", cassettes.Output{Stdout: "\xff\xfe\x00binary"}, verdict.StatusFail},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var seen verify.Invocation
@@ -205,7 +206,7 @@ func TestCLIVerdictIsVerifys(t *testing.T) {
 			if a["explain"] != nilIfEmpty(want.Explain) || a["message"] != nilIfEmpty(want.Message) || a["status"] != string(want.Status) {
 				t.Errorf("the result line differs from verify's result: %v", a)
 			}
-			if want.Status == report.StatusFail {
+			if want.Status == verdict.StatusFail {
 				loc := fmt.Sprintf("cassettes/greet/hello.yaml:%d: ", want.Drifts[0].Line)
 				if want.Drifts[0].Line == 0 || !strings.HasPrefix(a["text"].(string), loc+want.Message+"\n"+strings.TrimRight(want.Explain, "\n")) || a["blocking"] != true {
 					t.Errorf("text %q does not start with %q and verify's explanation, or not blocking", a["text"], loc)
@@ -276,7 +277,7 @@ func TestHTTPNextCarriesTheFakesIDs(t *testing.T) {
 	defer srv.Close()
 	vopts := opts
 	vopts.HTTP = map[string]verify.HTTPTarget{"items": {BaseURL: srv.URL, Client: srv.Client()}}
-	if r := verify.Run(context.Background(), []verify.Case{c}, vopts).Results[0]; r.Status != report.StatusPass {
+	if r := verify.Run(context.Background(), []verify.Case{c}, vopts).Results[0]; r.Status != verdict.StatusPass {
 		t.Fatalf("verify against the fake: %s %s\n%s", r.Status, r.Message, r.Explain)
 	}
 

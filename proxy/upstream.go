@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 
-	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/infra"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Upstream is how the proxy and the recorder reach the real services: the

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/infra"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/proxy"
-	"github.com/cassette-dev/cassette/infra"
 	"github.com/cassette-dev/cassette/redact"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -56,7 +56,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 			break
 		}
 		ar.Cases = append(ar.Cases, cr)
-		failed = failed || cr.Status == report.StatusError
+		failed = failed || cr.Status == verdict.StatusError
 	}
 	var drifting []*CaseResult
 	for _, cr := range ar.Cases {
@@ -101,7 +101,7 @@ func (c *cycle) skip(ar *AdapterResult, olds []*cassettes.Cassette, missing []st
 	ar.Skipped = fmt.Sprintf("no credentials: %s not set", strings.Join(missing, ", "))
 	c.logf("%s: skipped (%s)", ar.Name, ar.Skipped)
 	for _, old := range olds {
-		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + ar.Skipped + "; export it to refresh this adapter",
+		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: verdict.StatusSkipped, Message: "adapter skipped: " + ar.Skipped + "; export it to refresh this adapter",
 			NextStep: outcome.Command("cassette", "refresh", "--once", "--adapter", ar.Name)})
 	}
 }
@@ -116,7 +116,7 @@ func (c *cycle) skipLoggedOut(ar *AdapterResult, olds []*cassettes.Cassette, cr 
 	}
 	c.logf("%s: skipped (%s)", ar.Name, why)
 	for _, old := range olds {
-		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + why, NextStep: cr.NextStep})
+		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: verdict.StatusSkipped, Message: "adapter skipped: " + why, NextStep: cr.NextStep})
 	}
 }
 
@@ -136,11 +136,11 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 	name := r.res.Name
 	cr := &CaseResult{Old: old}
 	if old.Mutating && !r.a.AllowMutating {
-		cr.Status, cr.Message = report.StatusSkipped, fmt.Sprintf("scenario mutates the real service (mutating: true); not re-recorded (set adapters.%s.allow_mutating: true in cassette.yaml to refresh it)", name)
+		cr.Status, cr.Message = verdict.StatusSkipped, fmt.Sprintf("scenario mutates the real service (mutating: true); not re-recorded (set adapters.%s.allow_mutating: true in cassette.yaml to refresh it)", name)
 		return cr
 	}
 	if call := unsafeCall(old); call != "" && r.opts.DryRun && !r.opts.DryRunUnsafe {
-		cr.Status = report.StatusSkipped
+		cr.Status = verdict.StatusSkipped
 		cr.Message = "dry run: not re-recorded: it would " + call + ", which may change the real service (a dry run sends only GET, HEAD and OPTIONS requests; --rerecord-unsafe re-runs it against the real service and still pushes and opens nothing)"
 		cr.NextStep = outcome.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe", "--adapter", name)
 		r.logf("%s: %s", old.ID(), cr.Message)
@@ -160,7 +160,7 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 	}
 	if err != nil {
 		ce := outcome.AsError(err)
-		cr.Status, cr.Reason, cr.Message = report.StatusError, ce.Reason, firstLine(ce.Error())
+		cr.Status, cr.Reason, cr.Message = verdict.StatusError, ce.Reason, firstLine(ce.Error())
 		cr.NextStep = cmp.Or(ce.NextStep, outcome.Command("cassette", "record", "--adapter", name, "--scenario", old.Scenario))
 		r.logf("%s: cannot re-record: %s", old.ID(), cr.Message)
 		return cr
@@ -169,10 +169,10 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 	cr.New.Path = old.Path
 	cr.Drifts, cr.Explain, cr.Sides = compare(old, cr.New, r.a, r.vopts)
 	if cr.Drifted() {
-		cr.Status, cr.Reason, cr.Message = report.StatusFail, outcome.ERealDrift, "the real service changed: "+cr.Drifts[0].Message
+		cr.Status, cr.Reason, cr.Message = verdict.StatusFail, outcome.ERealDrift, "the real service changed: "+cr.Drifts[0].Message
 		r.logf("%s: drift (%d differences)", old.ID(), len(cr.Drifts))
 	} else {
-		cr.Status = report.StatusPass
+		cr.Status = verdict.StatusPass
 		r.logf("%s: no drift", old.ID())
 	}
 	return cr
@@ -247,7 +247,7 @@ func (r *adapterRun) unpublished(drifting []*CaseResult, err error) {
 	ar.Err = outcome.AsError(err)
 	r.logf("%s: %s", ar.Name, ar.Err.Error())
 	for _, cr := range drifting {
-		cr.Status, cr.Reason = report.StatusError, ar.Err.Reason
+		cr.Status, cr.Reason = verdict.StatusError, ar.Err.Reason
 		cr.Message = "drift found, but the refresh could not be published: " + firstLine(ar.Err.Error())
 		cr.NextStep = ar.Err.NextStep
 	}
@@ -259,7 +259,7 @@ func (r *adapterRun) unpublished(drifting []*CaseResult, err error) {
 func (r *adapterRun) outcome(cr *CaseResult) {
 	ar := r.res
 	if g := cr.Gate; g != nil && g.Failed() && g.Reason.Exit() == outcome.ExitInfra {
-		cr.Status, cr.Reason = report.StatusError, g.Reason
+		cr.Status, cr.Reason = verdict.StatusError, g.Reason
 		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; the replay gate could not run: " + firstLine(g.Message)
 		cr.NextStep = outcome.Command("cassette", "verify", "--adapter", ar.Name)
 		return
@@ -289,17 +289,17 @@ func (r *adapterRun) outcome(cr *CaseResult) {
 // compare diffs the re-recorded cassette (got) against the committed one
 // (want), normalized, with verify's comparison; it also returns both sides
 // as compared (nil when they were not).
-func compare(want, got *cassettes.Cassette, a *cassettes.Adapter, opts verify.Options) ([]report.Drift, string, *verify.Comparison) {
+func compare(want, got *cassettes.Cassette, a *cassettes.Adapter, opts verify.Options) ([]verdict.Drift, string, *verify.Comparison) {
 	if want.Kind != cassettes.KindCLI && len(want.Interactions) != len(got.Interactions) {
 		msg := fmt.Sprintf("the real service now makes %d HTTP interactions for this scenario; the cassette has %d", len(got.Interactions), len(want.Interactions))
-		return []report.Drift{{Class: "interactions", Field: "interactions", Line: want.Line("interactions"), Message: msg}}, msg + "\n", nil
+		return []verdict.Drift{{Class: "interactions", Field: "interactions", Line: want.Line("interactions"), Message: msg}}, msg + "\n", nil
 	}
 	if want.Kind == cassettes.KindCLI && (want.Output == nil || got.Output == nil) {
-		return []report.Drift{{Class: "output", Field: "output", Message: "no output to compare"}}, "no output to compare\n", nil
+		return []verdict.Drift{{Class: "output", Field: "output", Message: "no output to compare"}}, "no output to compare\n", nil
 	}
 	sides, err := verify.CompareSides(verify.Case{Cassette: want, Adapter: a}, got, opts)
 	if err != nil {
-		return []report.Drift{{Class: "normalizers", Field: "normalizers", Message: err.Error()}}, err.Error() + "\n", nil
+		return []verdict.Drift{{Class: "normalizers", Field: "normalizers", Message: err.Error()}}, err.Error() + "\n", nil
 	}
 	return sides.Drifts, sides.Explain, sides
 }

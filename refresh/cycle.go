@@ -14,7 +14,7 @@ import (
 	"github.com/cassette-dev/cassette/normalize"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -100,11 +100,11 @@ type AdapterResult struct {
 type CaseResult struct {
 	Old      *cassettes.Cassette
 	New      *cassettes.Cassette // nil when not re-recorded
-	Status   report.Status
+	Status   verdict.Status
 	Reason   outcome.Reason
 	Message  string
 	NextStep string
-	Drifts   []report.Drift
+	Drifts   []verdict.Drift
 	Explain  string
 	Sides    *verify.Comparison // both sides as compared, normalized; nil when not compared
 	Live     *recorder.LiveRecord

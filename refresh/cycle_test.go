@@ -19,6 +19,7 @@ import (
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -343,7 +344,7 @@ func TestCycleSkipsMutatingScenarios(t *testing.T) {
 		if got == nil {
 			t.Fatalf("allow_mutating=%v: no result for %s", allow, scenarios[0])
 		}
-		if skipped := got.Status == report.StatusSkipped; skipped == allow {
+		if skipped := got.Status == verdict.StatusSkipped; skipped == allow {
 			t.Errorf("allow_mutating=%v: status %s (%s)", allow, got.Status, got.Message)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // TestEscalation runs sequences of weekly cycles; the count lives on the
@@ -152,7 +153,7 @@ func TestInfrastructureFailures(t *testing.T) {
 				if c.Adapter != "petstore" {
 					continue
 				}
-				if c.Status != report.StatusError || c.Reason != tt.reason {
+				if c.Status != verdict.StatusError || c.Reason != tt.reason {
 					t.Errorf("%s: status %s reason %s, want error %s (%s)", c.Scenario, c.Status, c.Reason, tt.reason, c.Message)
 				}
 				if c.NextStep == "" || !strings.Contains(c.NextStep, tt.next) {

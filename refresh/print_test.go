@@ -6,7 +6,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // TestPrintFailures: errors print as `error[REASON]: …` (with the colon, like
@@ -16,7 +16,7 @@ func TestPrintFailures(t *testing.T) {
 	old := &cassettes.Cassette{Adapter: "api", Scenario: "pets"}
 	r := &Result{Date: "2026-11-23",
 		Adapters: []*AdapterResult{
-			{Name: "api", Cases: []*CaseResult{{Old: old, Status: report.StatusError, Reason: outcome.ERealTLS, Message: "TLS: certificate signed by an unknown authority"}}},
+			{Name: "api", Cases: []*CaseResult{{Old: old, Status: verdict.StatusError, Reason: outcome.ERealTLS, Message: "TLS: certificate signed by an unknown authority"}}},
 			{Name: "gh", Err: outcome.Errorf(outcome.EForge, "cassette refresh --once", "cannot open the PR")},
 		},
 		Err: outcome.Errorf(outcome.EPushRejected, "git fetch", "cannot save the state")}

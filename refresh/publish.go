@@ -9,7 +9,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -153,7 +153,7 @@ func (r *adapterRun) gate(ctx context.Context, written map[*CaseResult]string) (
 			}
 			k = loaded
 			gateOf[len(cases)] = cr
-		} else if cr.Status == report.StatusSkipped || cr.Status == report.StatusError {
+		} else if cr.Status == verdict.StatusSkipped || cr.Status == verdict.StatusError {
 			continue
 		}
 		cases = append(cases, verify.Case{Cassette: k, Adapter: r.a})

@@ -15,7 +15,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -81,7 +81,7 @@ func inert(t *testing.T, what, md string, allowed ...string) string {
 // escalation mentions the declared owners and no one else.
 func TestPRBodyEscapesTheService(t *testing.T) {
 	old := &cassettes.Cassette{Adapter: "petstore", Scenario: evilScen}
-	cr := &CaseResult{Old: old, Drifts: []report.Drift{{Class: "body", Field: evilField, Message: evilMessage, Diff: evilDiff}}}
+	cr := &CaseResult{Old: old, Drifts: []verdict.Drift{{Class: "body", Field: evilField, Message: evilMessage, Diff: evilDiff}}}
 	md := PRBody(PRText{Date: "2026-11-30", Adapter: "petstore", Branch: "cassette-refresh/petstore/2026-11-30", Base: "main",
 		Drifting: []*CaseResult{cr}, Escalated: true, Owners: []string{"@pets-team"}, Consecutive: 3})
 	out := inert(t, "the PR body", md, "@pets-team")

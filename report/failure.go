@@ -4,15 +4,8 @@ import (
 	"fmt"
 
 	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
-
-// FailureDigest is the triage summary of a failed case (specs/000).
-type FailureDigest struct {
-	RootCauseClass        string `json:"root_cause_class"` // one of RootCauseClasses
-	FirstFailingAssertion string `json:"first_failing_assertion"`
-	ReplaySuite           string `json:"suite_replay_command,omitempty"`
-	ReplayCase            string `json:"targeted_test_replay_command,omitempty"`
-}
 
 // The declared root-cause taxonomy of failure digests.
 const (
@@ -45,13 +38,13 @@ var RootCauseClasses = []string{RootContractDrift, RootRealDrift, RootFakeDrift,
 
 // digest returns the failure digest of a failed case: the case's own, with
 // empty fields derived.
-func (r *Run) digest(c *Case) FailureDigest {
-	var d FailureDigest
+func (r *Run) digest(c *verdict.Case) verdict.FailureDigest {
+	var d verdict.FailureDigest
 	if c.Digest != nil {
 		d = *c.Digest
 	}
 	if d.RootCauseClass == "" {
-		d.RootCauseClass = rootCause(c.reason(r.now()))
+		d.RootCauseClass = rootCause(c.ReasonAt(r.now()))
 	}
 	if d.FirstFailingAssertion == "" {
 		switch {
@@ -72,7 +65,7 @@ func (r *Run) digest(c *Case) FailureDigest {
 	return d
 }
 
-func driftText(d Drift) string { return driftOnce(d) }
+func driftText(d verdict.Drift) string { return driftOnce(d) }
 
 // rootCause maps a reason code to the declared taxonomy.
 func rootCause(rc outcome.Reason) string {

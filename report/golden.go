@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // loopbackPort matches a loopback address with its port, as a fake verify
@@ -37,14 +38,14 @@ func goldenRun(dir string, run *Run) *Run {
 		}
 		out.Err = &e
 	}
-	out.Cases = make([]Case, len(run.Cases))
+	out.Cases = make([]verdict.Case, len(run.Cases))
 	for i, c := range run.Cases {
 		c.Message = text(c.Message)
-		c.Actions = append([]Action(nil), c.Actions...)
+		c.Actions = append([]verdict.Action(nil), c.Actions...)
 		for j := range c.Actions {
 			c.Actions[j].Err = text(c.Actions[j].Err)
 		}
-		c.Retries = append([]Retry(nil), c.Retries...)
+		c.Retries = append([]verdict.Retry(nil), c.Retries...)
 		for j := range c.Retries {
 			c.Retries[j].Message = text(c.Retries[j].Message)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // jitter returns a copy of r with every volatile value changed, as a second
@@ -68,9 +69,9 @@ func TestGoldenModeIsByteIdenticalAcrossRuns(t *testing.T) {
 func TestGoldenModeNormalizesPortsPathsAndDates(t *testing.T) {
 	run := func(dir, port, day string) *Run {
 		r := failingRun()
-		r.Cases[1].Status, r.Cases[1].Reason = StatusError, outcome.EFakeUnavailable
+		r.Cases[1].Status, r.Cases[1].Reason = verdict.StatusError, outcome.EFakeUnavailable
 		r.Cases[1].Message = "adapter gh: fake did not become ready at http://127.0.0.1:" + port + "/healthz"
-		r.Cases[1].Artifacts = []Artifact{{Name: "gh fake log", Kind: "log", Path: filepath.Join(dir, "fakes", "gh.log")}}
+		r.Cases[1].Artifacts = []verdict.Artifact{{Name: "gh fake log", Kind: "log", Path: filepath.Join(dir, "fakes", "gh.log")}}
 		r.Err = &outcome.Error{Reason: outcome.EFakeUnavailable, Message: r.Cases[1].Message,
 			Problems: []outcome.Problem{{File: "cassette.yaml", Line: 9, Field: "adapters.gh.fake", Message: filepath.Join(dir, "fakes", "gh.log") + ": the fake's log"},
 				{File: filepath.Join(dir, "fakes", "gh.log"), Message: "boom (dial tcp [::1]:" + port + ")"}}}
@@ -203,7 +204,7 @@ func TestShardMergeEqualsUnsharded(t *testing.T) {
 			for i := range 2 {
 				r := tc.run()
 				r.Shard = []string{"1/2", "2/2"}[i]
-				var mine []Case
+				var mine []verdict.Case
 				for j, c := range r.Cases {
 					if j%2 == i {
 						mine = append(mine, c)
@@ -258,7 +259,7 @@ func shardDirs(t *testing.T, n int) []string {
 	for i := range n {
 		r := failingRun()
 		r.Shard = fmt.Sprintf("%d/%d", i+1, n)
-		var mine []Case
+		var mine []verdict.Case
 		for j, c := range r.Cases {
 			if j%n == i {
 				mine = append(mine, c)
@@ -356,7 +357,7 @@ func TestMergeNamesOneScenarioInTwoCassettes(t *testing.T) {
 	one.Cases[0].CassettePath = "cassettes/" + one.Cases[0].Adapter + "/" + one.Cases[0].Scenario + ".yaml"
 	c := one.Cases[0]
 	c.CassettePath = "cassettes/copy/" + c.Scenario + ".yaml"
-	one.Cases, two.Cases = one.Cases[:1], []Case{c}
+	one.Cases, two.Cases = one.Cases[:1], []verdict.Case{c}
 	// Given in the other order: the shards are named by their --shard.
 	_, err := mergeDirs(t.TempDir(), MergeOptions{}, writeRun(t, two, Options{Golden: true}), writeRun(t, one, Options{Golden: true}))
 	ce := outcome.AsError(err)

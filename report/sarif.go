@@ -246,7 +246,7 @@ func (b *sarifBuilder) runError() {
 func (b *sarifBuilder) cases() {
 	r := b.run
 	for _, c := range r.sortedCases() {
-		if !c.failed() || (r.Coverage != nil && c.Reason == outcome.EUncoveredCall) { // coverage() reports uncovered shapes
+		if !c.Failed() || (r.Coverage != nil && c.Reason == outcome.EUncoveredCall) { // coverage() reports uncovered shapes
 			continue
 		}
 		level := "error"
@@ -262,7 +262,7 @@ func (b *sarifBuilder) cases() {
 			}
 			continue
 		}
-		rc := string(c.reason(r.now()))
+		rc := string(c.ReasonAt(r.now()))
 		msg := c.ID() + ": " + c.Message
 		if c.Message == "" {
 			msg = fmt.Sprintf("%s: %s (%s)", c.ID(), c.Status, rc)

@@ -7,41 +7,8 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
-
-// Quarantined reports whether the case is under a quarantine that has not
-// expired at time now.
-func (c *Case) Quarantined(now time.Time) bool {
-	if c.Quarantine == nil {
-		return false
-	}
-	if c.Quarantine.Expired {
-		return false
-	}
-	return c.Quarantine.Expires.IsZero() || !now.After(c.Quarantine.Expires)
-}
-
-func (c *Case) failed() bool { return c.Status == StatusFail || c.Status == StatusError }
-
-// reason is the case's reason code when it failed.
-func (c *Case) reason(now time.Time) outcome.Reason {
-	if !c.failed() {
-		return ""
-	}
-	if c.Quarantine != nil && !c.Quarantined(now) {
-		return outcome.EQuarantineExpired
-	}
-	if c.Reason != "" {
-		return c.Reason
-	}
-	if c.Status == StatusFail {
-		return outcome.EContractDrift
-	}
-	return outcome.ETestFailed
-}
-
-// blocking reports whether the case's failure fails the run.
-func (c *Case) blocking(now time.Time) bool { return c.failed() && !c.Quarantined(now) }
 
 // now is the reference time for quarantine expiry.
 func (r *Run) now() time.Time {
@@ -69,10 +36,10 @@ func (r *Run) Reason() outcome.Reason {
 	var common outcome.Reason
 	mixed := false
 	for _, c := range r.sortedCases() {
-		if !c.blocking(r.now()) {
+		if !c.Blocking(r.now()) {
 			continue
 		}
-		rc := c.reason(r.now())
+		rc := c.ReasonAt(r.now())
 		switch {
 		case common == "" || severity[rc.Exit()] > severity[common.Exit()]:
 			common, mixed = rc, false
@@ -103,7 +70,7 @@ func (r *Run) Message() string {
 	c := r.Counts()
 	var failed []string
 	for _, cs := range r.sortedCases() {
-		if cs.blocking(r.now()) {
+		if cs.Blocking(r.now()) {
 			failed = append(failed, cs.ID())
 		}
 	}
@@ -147,7 +114,7 @@ func (r *Run) NextStepCommand() string {
 		return r.NextStep
 	}
 	for _, c := range r.sortedCases() {
-		if !c.blocking(r.now()) {
+		if !c.Blocking(r.now()) {
 			continue
 		}
 		if c.NextStep != "" {
@@ -165,7 +132,7 @@ func (r *Run) suiteReplay() string {
 	return "cassette verify"
 }
 
-func (r *Run) caseReplay(c *Case) string {
+func (r *Run) caseReplay(c *verdict.Case) string {
 	if c.ReplayCommand != "" {
 		return c.ReplayCommand
 	}
@@ -189,14 +156,14 @@ func (r *Run) Counts() Counts {
 	for _, cs := range r.reportCases() {
 		c.Total++
 		switch {
-		case cs.failed():
+		case cs.Failed():
 			c.Fail++
 			if cs.Quarantined(r.now()) {
 				c.Quarantined++
 			} else {
 				c.Blocking++
 			}
-		case cs.Status == StatusSkipped:
+		case cs.Status == verdict.StatusSkipped:
 			c.Skipped++
 		default:
 			c.Pass++
@@ -220,8 +187,8 @@ func (r *Run) Duration() time.Duration {
 
 // sortedCases returns pointers to the cases in report order: adapter, then
 // scenario, then cassette path, by bytes.
-func (r *Run) sortedCases() []*Case {
-	out := make([]*Case, len(r.Cases))
+func (r *Run) sortedCases() []*verdict.Case {
+	out := make([]*verdict.Case, len(r.Cases))
 	for i := range r.Cases {
 		out[i] = &r.Cases[i]
 	}
@@ -243,7 +210,7 @@ func (r *Run) sortedCases() []*Case {
 // <tool>/<command> (e.g. cassette/verify) standing for it, so that
 // junit.xml, summary.json, report.jsonl, log.jsonl and the bundle count the
 // same tests.
-func (r *Run) reportCases() []*Case {
+func (r *Run) reportCases() []*verdict.Case {
 	cs := r.sortedCases()
 	if r.Err == nil {
 		return cs
@@ -253,8 +220,8 @@ func (r *Run) reportCases() []*Case {
 		msg += "\n" + p.String()
 	}
 	next := r.NextStepCommand()
-	return append(cs, &Case{Adapter: r.toolName(), Scenario: r.command(), CassettePath: r.ConfigPath,
-		Status: StatusError, Reason: r.Reason(), Message: msg, NextStep: next,
+	return append(cs, &verdict.Case{Adapter: r.toolName(), Scenario: r.command(), CassettePath: r.ConfigPath,
+		Status: verdict.StatusError, Reason: r.Reason(), Message: msg, NextStep: next,
 		ReplayCommand: strings.TrimPrefix(cmpOr(next, "Run: "+r.suiteReplay()), "Run: ")})
 }
 

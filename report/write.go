@@ -14,6 +14,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // The file names Write uses in the report directory.
@@ -140,7 +141,7 @@ func (r *Run) runJSON(opts Options) ([]byte, error) {
 		cp.Started, cp.Finished = time.Time{}, time.Time{}
 		for i := range cp.Cases {
 			cp.Cases[i].Duration = 0
-			cp.Cases[i].Actions = append([]Action(nil), cp.Cases[i].Actions...)
+			cp.Cases[i].Actions = append([]verdict.Action(nil), cp.Cases[i].Actions...)
 			for j := range cp.Cases[i].Actions {
 				cp.Cases[i].Actions[j].Duration = 0
 			}
@@ -200,7 +201,7 @@ func scanPayloads(dir string, run *Run, declared map[string]string) []outcome.Pr
 	for _, c := range run.sortedCases() {
 		for _, side := range []struct {
 			name string
-			acts []Action
+			acts []verdict.Action
 		}{{"actions", c.Actions}, {"recorded", c.Recorded}} {
 			for i, a := range side.acts {
 				pfx := fmt.Sprintf("cases[%s].%s[%d].", c.ID(), side.name, i)
@@ -319,10 +320,10 @@ func normalizedInventory(items []InventoryItem) []InventoryItem {
 // reports do not depend on where the directory is.
 func withLocalArtifacts(dir string, run *Run) *Run {
 	out := *run
-	out.Cases = make([]Case, len(run.Cases))
+	out.Cases = make([]verdict.Case, len(run.Cases))
 	for i, c := range run.Cases {
 		if len(c.Artifacts) > 0 {
-			arts := make([]Artifact, len(c.Artifacts))
+			arts := make([]verdict.Artifact, len(c.Artifacts))
 			for j, a := range c.Artifacts {
 				if rel, err := filepath.Rel(dir, a.Path); err == nil && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
 					a.Path = filepath.ToSlash(rel)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // Console writes the human account of a run: one line per case, the
@@ -38,15 +39,15 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 	for _, r := range o.Results {
 		tag := c.paint("32", "PASS ")
 		switch {
-		case r.Status == report.StatusPass:
+		case r.Status == verdict.StatusPass:
 			pass++
-		case r.Status == report.StatusSkipped:
+		case r.Status == verdict.StatusSkipped:
 			skipped++
 			tag = c.paint("33", "SKIP ")
 		case r.Quarantine != nil && r.Failed() && r.Reason != "E_QUARANTINE_EXPIRED":
 			quar++
 			tag = c.paint("33", "QUAR ")
-		case r.Status == report.StatusError:
+		case r.Status == verdict.StatusError:
 			errs++
 			tag = c.paint("31", "ERROR")
 		default:
@@ -54,7 +55,7 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 			tag = c.paint("31", "FAIL ")
 		}
 		line := fmt.Sprintf("%s %-*s %6s", tag, width, outcome.Printable(r.Case.ID()), r.Duration.Round(time.Millisecond))
-		if r.Status != report.StatusPass {
+		if r.Status != verdict.StatusPass {
 			line += "  " + outcome.Printable(r.Message)
 		}
 		if n := len(r.Retries); n > 0 { // a quarantined case run again (QuarantineRetry)
@@ -65,7 +66,7 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 		if r.Explain != "" {
 			fmt.Fprintln(c.W, indentBlock(outcome.PrintableText(r.Explain), "      "))
 		}
-		if r.Status == report.StatusError && r.FakeLog != "" {
+		if r.Status == verdict.StatusError && r.FakeLog != "" {
 			fmt.Fprintf(c.W, "      fake log: %s\n", outcome.Printable(r.FakeLog))
 		}
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -86,14 +86,14 @@ func TestFreshFakesStartedAheadAreOnePerCase(t *testing.T) {
 		if r.Case.ID() != cases[i].ID() {
 			t.Fatalf("result %d is %s, want %s: results must keep the plan order", i, r.Case.ID(), cases[i].ID())
 		}
-		want := report.StatusPass
+		want := verdict.StatusPass
 		if i%3 == 0 {
-			want = report.StatusFail
+			want = verdict.StatusFail
 		}
 		if r.Status != want {
 			t.Errorf("%s: %s, want %s: %s\n%s", r.Case.ID(), r.Status, want, r.Message, r.Explain)
 		}
-		if want == report.StatusPass {
+		if want == verdict.StatusPass {
 			if r.FakeLog != "" {
 				t.Errorf("%s passed and kept a log: %s", r.Case.ID(), r.FakeLog)
 			}

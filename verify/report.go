@@ -10,6 +10,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // Meta is what a report needs besides the outcome.
@@ -36,14 +37,14 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 		if src := r.Case.Cassette.Source; src.SHA256 != "" { // the bytes that were loaded and compared
 			run.Inventory = append(run.Inventory, report.InventoryItem{Path: path, SHA256: src.SHA256, Bytes: src.Size})
 		}
-		c := report.Case{Adapter: r.Case.Cassette.Adapter, Scenario: r.Case.Cassette.Scenario, CassettePath: path,
+		c := verdict.Case{Adapter: r.Case.Cassette.Adapter, Scenario: r.Case.Cassette.Scenario, CassettePath: path,
 			Status: r.Status, Reason: r.Reason, Message: r.Message, Drifts: r.Drifts, Duration: r.Duration, Actions: r.Actions,
 			Recorded: r.Recorded, Retries: r.Retries}
-		if r.Status == report.StatusPass {
+		if r.Status == verdict.StatusPass {
 			c.Reason = ""
 		}
 		if r.FakeLog != "" {
-			art := report.Artifact{Name: r.Case.Cassette.Adapter + " fake log", Kind: "log", Path: r.FakeLog}
+			art := verdict.Artifact{Name: r.Case.Cassette.Adapter + " fake log", Kind: "log", Path: r.FakeLog}
 			if r.Reason == outcome.EFakeUnavailable {
 				// The fake's start is the action that failed; its log is
 				// what that action left.
@@ -51,13 +52,13 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 				if a := cfg.Adapters[r.Case.Cassette.Adapter]; a != nil {
 					argv = a.Fake.Command
 				}
-				c.Actions = append(c.Actions, report.Action{Kind: "proc", ID: "fake-start", Argv: argv, Err: firstLine(r.Message), ErrKind: "fake_unavailable"})
+				c.Actions = append(c.Actions, verdict.Action{Kind: "proc", ID: "fake-start", Argv: argv, Err: firstLine(r.Message), ErrKind: "fake_unavailable"})
 				art.Action = "fake-start"
 			}
 			c.Artifacts = append(c.Artifacts, art)
 		}
 		if q := r.Quarantine; q != nil {
-			c.Quarantine = &report.QuarantineInfo{Category: q.Category, Owner: q.Owner, Quarantined: q.Quarantined.Time,
+			c.Quarantine = &verdict.QuarantineInfo{Category: q.Category, Owner: q.Owner, Quarantined: q.Quarantined.Time,
 				Expires: q.Expires.Add(24*time.Hour - time.Nanosecond), Issue: q.Bead, Evidence: q.Evidence, Repro: q.Repro, Reason: q.Reason, RemoveWhen: q.RemoveWhen}
 		}
 		run.Cases = append(run.Cases, c)

@@ -15,7 +15,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/normalize"
 	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // DefaultCaseTimeout bounds one case when Options.CaseTimeout is zero.
@@ -42,29 +42,29 @@ type Options struct {
 // Result is the outcome of one case.
 type Result struct {
 	Case    Case
-	Status  report.Status
+	Status  verdict.Status
 	Reason  outcome.Reason // set when the case did not pass
 	Message string         // one line: what went wrong
-	Drifts  []report.Drift
+	Drifts  []verdict.Drift
 	Explain string // the human rendering of the drift
 	// Actions are what the case sent the fake and what it answered, its
 	// outputs normalized as they were compared.
-	Actions []report.Action
+	Actions []verdict.Action
 	// Recorded is the cassette's side as it was compared (see
 	// [Comparison]), kept for a case that failed.
-	Recorded   []report.Action
+	Recorded   []verdict.Action
 	Duration   time.Duration
 	Quarantine *cassettes.Quarantine
 	FakeLog    string         // path of the fake's log, when verify started it
 	Err        *outcome.Error // the error behind an errored case, when there is one
 	// Retries are the failed attempts of a quarantined case before its last
 	// one (see QuarantineRetry); the result is the last attempt's.
-	Retries []report.Retry
+	Retries []verdict.Retry
 }
 
 // Failed reports whether the case failed (quarantined or not).
 func (r *Result) Failed() bool {
-	return r.Status == report.StatusFail || r.Status == report.StatusError
+	return r.Status == verdict.StatusFail || r.Status == verdict.StatusError
 }
 
 // Outcome is a whole run: the results in plan order and a run-level error
@@ -128,7 +128,7 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 			o.Results[i].FakeLog = o.FakeLogs[cases[i].Cassette.Adapter]
 		}
 	}, func(i int) {
-		o.Results[i] = Result{Case: cases[i], Status: report.StatusError, Reason: outcome.EInterrupted, Message: "not run: interrupted"}
+		o.Results[i] = Result{Case: cases[i], Status: verdict.StatusError, Reason: outcome.EInterrupted, Message: "not run: interrupted"}
 	})
 	// A fake that could not start for some case makes the run an
 	// infrastructure failure: its results are not a verdict on the fake.
@@ -283,7 +283,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 	compared := false
 	defer func() {
 		if r := recover(); r != nil {
-			res.Status, res.Reason, res.Message = report.StatusError, outcome.EFakeError, fmt.Sprintf("verify panicked on this case: %v", r)
+			res.Status, res.Reason, res.Message = verdict.StatusError, outcome.EFakeError, fmt.Sprintf("verify panicked on this case: %v", r)
 		}
 		res.Duration = time.Since(start)
 		finish(&res, compared, opts, now())
@@ -294,7 +294,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		return res
 	}
 	if e := failed[name]; e != nil {
-		res.Status, res.Reason, res.Message = report.StatusError, outcome.EFakeUnavailable, e.Message
+		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.EFakeUnavailable, e.Message
 		return res
 	}
 	k := &caseClock{parent: ctx, ctx: ctx, timeout: opts.CaseTimeout}
@@ -316,7 +316,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 	switch {
 	case res.Status != "": // decided on the way
 	case err != nil:
-		res.Status, res.Reason, res.Message = report.StatusError, outcome.EFakeError, err.Error()
+		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.EFakeError, err.Error()
 		switch {
 		case k.parent.Err() != nil:
 			res.Reason, res.Message = outcome.EInterrupted, "interrupted before the case finished"
@@ -335,7 +335,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 // anything. actions are what the capture logged of that run (nil for
 // none); their outputs are replaced by the compared forms. An [Outcome] of
 // such results is reported as Run's is, with [Outcome.Report].
-func Decide(c Case, got *cassettes.Cassette, actions []report.Action, opts Options) Result {
+func Decide(c Case, got *cassettes.Cassette, actions []verdict.Action, opts Options) Result {
 	res := Result{Case: c, Actions: actions}
 	now := opts.Now
 	if now == nil {
@@ -387,7 +387,7 @@ func runCLICase(k *caseClock, c Case, opts Options, res *Result) (*cassettes.Cas
 	run, ok := opts.CLI[name]
 	if !ok {
 		if len(c.Adapter.Fake.Command) == 0 {
-			res.Status, res.Reason, res.Message = report.StatusError, outcome.EFakeUnavailable, "adapter "+name+" has no fake.command"
+			res.Status, res.Reason, res.Message = verdict.StatusError, outcome.EFakeUnavailable, "adapter "+name+" has no fake.command"
 			return nil, nil
 		}
 		run = ProcessCLI(c.Adapter.Fake.Command, c.Adapter.Fake.Env, opts.Config)
@@ -397,9 +397,9 @@ func runCLICase(k *caseClock, c Case, opts Options, res *Result) (*cassettes.Cas
 	switch {
 	case errors.Is(err, errNotRunnable):
 		res.Err = cliNotRunnable(opts.Config, name, err)
-		res.Status, res.Reason, res.Message = report.StatusError, outcome.EFakeUnavailable, res.Err.Message
+		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.EFakeUnavailable, res.Err.Message
 	case errors.Is(err, errCrashed):
-		res.Status, res.Reason, res.Message = report.StatusError, outcome.EFakeUnavailable, err.Error()
+		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.EFakeUnavailable, err.Error()
 	}
 	return got, err
 }
@@ -419,17 +419,17 @@ func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarg
 		p, err := fresh(k.parent)
 		if err != nil {
 			ce := outcome.AsError(err)
-			res.Status, res.Reason, res.Message, res.Err = report.StatusError, ce.Reason, ce.Message, ce
+			res.Status, res.Reason, res.Message, res.Err = verdict.StatusError, ce.Reason, ce.Message, ce
 			res.FakeLog = logOf(ce)
 			return nil, stop, nil
 		}
 		// Its log is kept when the case does not pass (fakelog.go).
-		stop = func() { res.FakeLog = p.StopKeepingLog(res.Status != report.StatusPass) }
+		stop = func() { res.FakeLog = p.StopKeepingLog(res.Status != verdict.StatusPass) }
 		t = processTarget(p)
 	}
 	p, err := pipeline(c, opts)
 	if err != nil {
-		res.Status, res.Reason, res.Message = report.StatusError, outcome.ECassetteInvalid, err.Error()
+		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.ECassetteInvalid, err.Error()
 		return nil, stop, nil
 	}
 	got, res.Actions, err = replayHTTP(k.start(), t, c.Cassette, p)
@@ -437,7 +437,7 @@ func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarg
 		if alive, exitErr := t.Alive(); !alive {
 			// A fake that died mid-run became unavailable: infrastructure
 			// (exit 3), not a drift of its answers.
-			res.Status, res.Reason = report.StatusError, outcome.EFakeUnavailable
+			res.Status, res.Reason = verdict.StatusError, outcome.EFakeUnavailable
 			res.Message = fmt.Sprintf("the fake crashed (%v): %v", exitErr, err)
 		}
 	}
@@ -450,15 +450,15 @@ func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarg
 func compareCase(c Case, got *cassettes.Cassette, opts Options, res *Result) bool {
 	sides, err := CompareSides(c, got, opts)
 	if err != nil {
-		res.Status, res.Reason, res.Message = report.StatusError, outcome.ECassetteInvalid, err.Error()
+		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.ECassetteInvalid, err.Error()
 		return false
 	}
 	res.Actions, res.Recorded = sides.WithObserved(res.Actions), sides.Recorded
 	if len(sides.Drifts) == 0 {
-		res.Status = report.StatusPass
+		res.Status = verdict.StatusPass
 		return true
 	}
-	res.Status, res.Reason, res.Drifts, res.Explain = report.StatusFail, outcome.EContractDrift, sides.Drifts, sides.Explain
+	res.Status, res.Reason, res.Drifts, res.Explain = verdict.StatusFail, outcome.EContractDrift, sides.Drifts, sides.Explain
 	res.Message = sides.Drifts[0].Message
 	return true
 }
@@ -494,7 +494,7 @@ func processTarget(p *Process) HTTPTarget {
 // normalizeActions replaces the fake's bodies and outputs in the actions by
 // their normalized forms (the report previews them): what the case compared,
 // without the volatile values that would make golden reports differ per run.
-func normalizeActions(c Case, actions []report.Action, opts Options) {
+func normalizeActions(c Case, actions []verdict.Action, opts Options) {
 	p, err := pipeline(c, opts)
 	if err != nil {
 		return

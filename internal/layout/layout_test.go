@@ -28,6 +28,7 @@ var floors = map[string]int{
 	"redact":       1,
 	"wsframe":      1, // WebSocket framing: imports no package of the project
 	"normalize":    2,
+	"verdict":      2, // what a run found, case by case: for the doors that judge and for report
 	"cassettes":    3,
 	"diff":         4,
 	"match":        4,

@@ -22,6 +22,10 @@ type Project struct {
 	Normalizers *normalize.Registry
 	// Redact are the project's credential names (Config.Redaction).
 	Redact *redact.Rules
+
+	// bare: FindProject found no cassette.yaml, so Config declares no
+	// adapter and a cassette's adapter is not checked against it.
+	bare bool
 }
 
 // LoadProject reads and strictly validates the cassette.yaml at path and
@@ -67,7 +71,7 @@ func FindProject(dir string) (*Project, error) {
 		return LoadProject(p)
 	}
 	cfg := &Config{Adapters: map[string]*Adapter{}, Dir: dir, Path: filepath.Join(dir, ConfigFile)}
-	return &Project{Config: cfg, Normalizers: normalize.Builtins()}, nil
+	return &Project{Config: cfg, Normalizers: normalize.Builtins(), bare: true}, nil
 }
 
 // Credentials returns the live values of the credential variables the
@@ -83,7 +87,14 @@ func (p *Project) Credentials(lookup func(string) (string, bool)) map[string]str
 
 // LoadOptions are the options that load the project's cassettes: checked
 // against its adapters and normalizers, and scanned for the credential
-// values given (Credentials).
+// values given (Credentials). They are the one set every door loads with
+// (`cassette verify`, `check`, `cases`, cassettetest), so that a cassette
+// is judged the same through each. A project FindProject found no
+// cassette.yaml for checks no adapter (there are none to check against).
 func (p *Project) LoadOptions(credentials map[string]string) LoadOptions {
-	return LoadOptions{Config: p.Config, Normalizers: p.Normalizers, Credentials: credentials}
+	o := LoadOptions{Config: p.Config, Normalizers: p.Normalizers, Credentials: credentials}
+	if p.bare {
+		o.Config = nil
+	}
+	return o
 }

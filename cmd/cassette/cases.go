@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"text/tabwriter"
@@ -71,8 +72,7 @@ func plannedCases(g *globals, s *selectFlags, name string, paths []string) ([]ve
 		return nil, verify.Options{}, p.noCassetteDir(err, paths)
 	}
 	cases, err := verify.Plan(p.cfg, list, sel)
-	opts := verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Credentials: p.credentials()}
-	return cases, opts, err
+	return cases, verify.ProjectOptions(p.Project, os.LookupEnv), err
 }
 
 func newCasesCmd(stdio *IO, g *globals) *cobra.Command {

@@ -83,8 +83,9 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if logDir == "" {
 		logDir = filepath.Join(o.reportDir, "fakes")
 	}
-	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Jobs: o.jobs,
-		CaseTimeout: o.timeout, LogDir: logDir, Credentials: p.credentials()})
+	opts := verify.ProjectOptions(p.Project, os.LookupEnv)
+	opts.Jobs, opts.CaseTimeout, opts.LogDir = o.jobs, o.timeout, logDir
+	outcome := verify.Run(ctx, cases, opts)
 	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
 	if run.ReplayCommand == "" && p.cfg.Path != cassettes.ConfigFile {
 		run.ReplayCommand = p.command("cassette", "verify") // the replay commands name the config this run used

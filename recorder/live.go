@@ -144,11 +144,8 @@ func (l Live) againArgs() string {
 func (l Live) cliOptions(name string, a *cassettes.Adapter, old *cassettes.Cassette, meta Meta, lookup func(string) (string, bool), tr *http.Transport) CLIOptions {
 	timeout := cmp.Or(l.CLITimeout, 10*time.Minute)
 	environ := l.Environ
-	if environ == nil {
-		environ = os.Environ()
-	}
 	opts := CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, lookup), Credentials: a.Real.Credentials,
-		Rules: l.Config.Redaction(), LookupEnv: lookup, Environ: cassettes.WithoutVars(environ, l.othersCredentials(a)), Timeout: timeout, Log: l.Warn,
+		Rules: l.Config.Redaction(), LookupEnv: lookup, Environ: RecordingEnviron(l.Config, a, environ), Timeout: timeout, Log: l.Warn,
 		Again: cmp.Or(l.Again, outcome.Command("cassette", "refresh", "--once", "--adapter", name)+l.againArgs())}
 	// What runs is real.command, from cassette.yaml, never input.command:
 	// RerecordCLI refuses a cassette that names another program.
@@ -170,11 +167,17 @@ func keepsInteractions(a *cassettes.Adapter, old *cassettes.Cassette) bool {
 	return a.Real.BaseURL != "" || len(old.Interactions) > 0
 }
 
-// othersCredentials are the credential variables that adapter a must not
-// see: those declared by other adapters and the forge's token, unless a
-// declares them too.
-func (l Live) othersCredentials(a *cassettes.Adapter) []string {
-	return slices.DeleteFunc(l.Config.SecretVars(), func(n string) bool { return slices.Contains(a.Real.Credentials, n) })
+// RecordingEnviron is the environment a command recorded for adapter a
+// inherits (from environ; nil is os.Environ()): all of it but the
+// credential variables that other adapters declare and the forge's token,
+// unless a declares them too. Each real command gets its own credentials
+// only, whether `cassette record -- CMD` runs it or refresh runs it again.
+func RecordingEnviron(cfg *cassettes.Config, a *cassettes.Adapter, environ []string) []string {
+	if environ == nil {
+		environ = os.Environ()
+	}
+	others := slices.DeleteFunc(cfg.SecretVars(), func(n string) bool { return slices.Contains(a.Real.Credentials, n) })
+	return cassettes.WithoutVars(environ, others)
 }
 
 // noRealCommand is the error of a CLI cassette whose adapter declares no

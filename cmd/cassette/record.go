@@ -189,6 +189,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		return &outcome.Error{Reason: outcome.EIO, Message: "cannot read standard input", Err: err, NextStep: p.recordAgain(o, command)}
 	}
 	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
+		Environ:     recorder.RecordingEnviron(p.cfg, a, nil), // its own adapter's credentials only
 		Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout,
 		Signals: ints.ch, Again: p.recordAgain(o, command)}
 	if opts.Faults, err = recorder.FaultsOf(command[0], a); err != nil {

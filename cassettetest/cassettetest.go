@@ -11,6 +11,7 @@ package cassettetest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -70,7 +72,7 @@ func each(t *testing.T, dir string, kind cassettes.Kind, fn func(*testing.T, ver
 	t.Helper()
 	cases, opts, err := plan(dir, kind, os.LookupEnv)
 	if err != nil {
-		t.Fatalf("cassettetest: %v", err)
+		t.Fatalf("cassettetest: %s", failure(err))
 	}
 	for _, cs := range cases {
 		t.Run(cs.Cassette.Scenario, func(t *testing.T) { fn(t, cs, opts) })
@@ -111,6 +113,16 @@ func plan(dir string, kind cassettes.Kind, lookup func(string) (string, bool)) (
 		return nil, verify.Options{}, fmt.Errorf("no %s cassette under %s", kind, dir)
 	}
 	return cases, opts, nil
+}
+
+// failure is err as the cassette command prints it: `error[REASON]: `
+// and the message, so that a refused project reads the same in go test.
+func failure(err error) string {
+	var ce *outcome.Error
+	if errors.As(err, &ce) {
+		return "error[" + string(ce.Reason) + "]: " + ce.Error()
+	}
+	return err.Error()
 }
 
 // check runs one case and reports its drift as a test failure.

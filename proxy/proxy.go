@@ -43,10 +43,15 @@ const (
 	// ModeReplayWithNewEpisodes (go-vcr's) serves what the cassettes hold
 	// and forwards and records the requests they do not match.
 	ModeReplayWithNewEpisodes Mode = "replay-with-new-episodes"
+	// ModeObserve is a reverse proxy in front of a fake (Upstream) that
+	// records nothing and replays nothing: every request goes to
+	// Options.Observe, the observer of package coverage, which relays it
+	// to the fake and writes the call shape it saw.
+	ModeObserve Mode = "observe"
 )
 
 // modes lists every mode, in the order the help text shows them.
-var modes = [...]Mode{ModeRecord, ModeReplay, ModePassthrough, ModeRecordOnce, ModeReplayWithNewEpisodes}
+var modes = [...]Mode{ModeRecord, ModeReplay, ModePassthrough, ModeRecordOnce, ModeReplayWithNewEpisodes, ModeObserve}
 
 // ParseMode parses a --mode flag value.
 func ParseMode(s string) (Mode, error) {
@@ -145,6 +150,10 @@ type Options struct {
 	// BodyReadTimeout bounds the reading of a request body (0:
 	// DefaultBodyReadTimeout).
 	BodyReadTimeout time.Duration
+	// Observe serves every request in ModeObserve (required there, unused
+	// otherwise): the caller's observing reverse proxy to Upstream, which
+	// package proxy cannot build without importing what stands above it.
+	Observe http.Handler
 }
 
 // Proxy is a running (or ready to run) recording, replaying or passthrough
@@ -236,6 +245,9 @@ func New(opts Options) (*Proxy, error) {
 		u.RawQuery, u.Fragment = "", ""
 		p.upstream = u
 	}
+	if p.mode == ModeObserve {
+		return p.observing()
+	}
 	if p.mode == ModeRecordOnce {
 		p.mode = ModeRecord
 		for _, c := range opts.Cassettes {
@@ -271,6 +283,18 @@ func New(opts Options) (*Proxy, error) {
 			p.tunnels = p.newTunnels()
 		}
 	}
+	return p, nil
+}
+
+// observing finishes New for ModeObserve: the handler is the caller's,
+// in front of the fake at Upstream; nothing is matched or recorded.
+func (p *Proxy) observing() (*Proxy, error) {
+	if p.upstream == nil || p.opts.Observe == nil {
+		return nil, &outcome.Error{Reason: outcome.EUsage, Message: "the observe mode needs --upstream, the fake's base URL, and an observer",
+			NextStep: outcome.Command("cassette", "proxy", "--help")}
+	}
+	p.tr = upstreamTransport(p.opts.Transport)
+	p.handler = p.opts.Observe
 	return p, nil
 }
 

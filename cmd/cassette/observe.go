@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -284,14 +282,18 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 	defer w.Close()
 	rules, _ := coverage.NewRules(a)
 	obs := &coverage.Observer{Adapter: adapter, Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(p.Redact, p.credentials())}
-	ln, err := net.Listen("tcp", listen)
+	px, err := proxy.New(proxy.Options{Mode: proxy.ModeObserve, Listen: listen, AllowNonLoopback: allowRemote, Upstream: upstream, Observe: obs.Proxy(target)})
 	if err != nil {
+		return err
+	}
+	if err := px.Start(); err != nil {
+		if ce, ok := err.(*outcome.Error); ok && ce.Err != nil {
+			err = ce.Err // the listener's own error, under this command's next step
+		}
 		return &outcome.Error{Reason: outcome.EUsage, Message: "cannot listen on " + listen, Err: err, NextStep: p.command("cassette", "proxy", "--mode", "observe", "--upstream", upstream, "--adapter", adapter, "--listen", "127.0.0.1:0")}
 	}
-	srv := &http.Server{Handler: obs.Proxy(target), ReadHeaderTimeout: 30 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
 	fmt.Fprintf(stdio.Out, "cassette proxy: observe mode, listening on http://%s\n  calls to adapter %s's fake at %s are written to %s\n  press Ctrl-C to stop\n",
-		ln.Addr(), adapter, upstream, dir)
+		px.Addr(), adapter, upstream, dir)
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -300,7 +302,7 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = srv.Shutdown(sctx)
+	err = px.Shutdown(sctx)
 	fmt.Fprintf(stdio.Out, "cassette proxy: stopped\nnext: cassette coverage\n")
 	return err
 }

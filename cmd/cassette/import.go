@@ -93,9 +93,9 @@ func importRun(ctx context.Context, stdio *IO, g *globals, o *importOptions, kin
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ints := catchInterrupts()
-	defer ints.release()
-	ctx, cancel := ints.context(ctx)
+	ints := recorder.CatchInterrupts()
+	defer ints.Release()
+	ctx, cancel := ints.Context(ctx)
 	defer cancel()
 	res, err := importer.ImportContext(ctx, opts)
 	if res != nil {

@@ -21,7 +21,6 @@ import (
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/recorder"
-	"github.com/cassette-dev/cassette/redact"
 )
 
 type proxyOptions struct {
@@ -100,17 +99,16 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	if err != nil {
 		return err
 	}
-	opts, a, err := o.proxyOptions(stdio, p, mode, adapter)
+	opts, err := o.proxyOptions(stdio, p, mode, adapter)
 	if err != nil {
 		return err
 	}
-	redactor := redact.New(p.redaction(), recorder.Credentials(a.Real.Credentials, nil))
-	opts.Redact = redactor
+	ver, sha := buildInfo()
+	s := recorder.NewSession(p.loaded(), adapter, recorder.SessionOptions{Scenario: scenario, Recorder: cassettes.Recorder{Version: ver, SHA: sha}})
+	opts.Redact = s.Redactor
 	var save *recorder.ProxySave
 	if mode != proxy.ModeReplay && mode != proxy.ModePassthrough {
-		ver, sha := buildInfo()
-		save = &recorder.ProxySave{Meta: recorder.Meta{Adapter: adapter, Scenario: scenario, Normalizers: a.Normalizers, Recorder: cassettes.Recorder{Version: ver, SHA: sha}},
-			Path: o.cassette, Redactor: redactor, Again: proxyAgain(o)}
+		save = s.ProxySave(o.cassette, proxyAgain(o))
 		if len(opts.Cassettes) == 1 && mode == proxy.ModeReplayWithNewEpisodes {
 			save.Before = opts.Cassettes[0].Interactions
 		}
@@ -217,15 +215,10 @@ func (o *proxyOptions) target() (adapter, scenario string) {
 }
 
 // proxyOptions builds the proxy's options from the flags and the project
-// (nil without a config), and returns the adapter's declaration (an empty
-// one when the project does not declare it). The config names the
-// credentials to redact: without one the proxy still redacts credential
-// headers and known key formats.
-func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adapter string) (proxy.Options, *cassettes.Adapter, error) {
-	a := &cassettes.Adapter{}
+// (nil without a config).
+func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adapter string) (proxy.Options, error) {
 	up := proxy.Upstream{CAFile: o.upstreamCA}
-	if decl, ok := p.adapter(adapter); ok {
-		a = decl
+	if a, ok := p.adapter(adapter); ok {
 		up = recorder.UpstreamOf(p.cfg.Dir, adapter, a, o.upstreamCA, nil)
 	}
 	if w := up.Warning(); w != "" && mode != proxy.ModeReplay {
@@ -233,38 +226,38 @@ func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adap
 	}
 	tr, err := up.Transport()
 	if err != nil {
-		return proxy.Options{}, nil, err
+		return proxy.Options{}, err
 	}
 	opts := proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
 		Match:           o.match.apply(match.Rules{Headers: o.matchHeaders, Body: match.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost}),
 		SimulateLatency: o.latency, Log: stdio.Err, Transport: tr, MaxRequestBody: o.maxRequestBody, AllowStatus: o.allowStatus}
 	if o.upstream == "" {
 		if opts.CA, err = loadCA(o.caDir); err != nil {
-			return opts, nil, err
+			return opts, err
 		}
 	}
 	opts.Rerecord = o.rerecord(p)
 	if o.cassette == "" {
-		return opts, a, nil
+		return opts, nil
 	}
 	if _, err := os.Stat(o.cassette); err != nil {
 		if mode == proxy.ModeReplay {
-			return opts, nil, &outcome.Error{Reason: outcome.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
+			return opts, &outcome.Error{Reason: outcome.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
 				NextStep: opts.Rerecord(nil)}
 		}
-		return opts, a, nil
+		return opts, nil
 	}
 	// Replay only serves copies of the loaded headers: they may be shared.
 	// (A mode that records saves the loaded interactions again.)
 	if opts.Cassettes, err = cassettes.LoadTree([]string{o.cassette}, cassettes.LoadOptions{ShareHeaders: mode == proxy.ModeReplay}); err != nil {
-		return opts, nil, err
+		return opts, err
 	}
 	if p != nil {
 		if opts.MatchFor, err = matchFromConfig(p.cfg, opts.Match, o); err != nil {
-			return opts, nil, err
+			return opts, err
 		}
 	}
-	return opts, a, nil
+	return opts, nil
 }
 
 // serveProxy runs the proxy until ctx ends (SIGINT or SIGTERM), then stops
@@ -326,6 +319,14 @@ func optionalProject(g *globals) (*project, error) {
 		return nil, nil
 	}
 	return p, err
+}
+
+// loaded is the loaded project; nil without one.
+func (p *project) loaded() *cassettes.Project {
+	if p == nil {
+		return nil
+	}
+	return p.Project
 }
 
 // adapter is the declared adapter name; false without a project.

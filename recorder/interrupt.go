@@ -1,4 +1,4 @@
-package main
+package recorder
 
 import (
 	"context"
@@ -11,32 +11,37 @@ import (
 	"github.com/cassette-dev/cassette/outcome"
 )
 
-// interrupts holds the SIGINT and SIGTERM a writing command receives
+// Interrupts holds the SIGINT and SIGTERM a writing command receives
 // (record, import), so that a signal never kills it halfway through a
 // write: the command passes them on to the program it records, or stops
 // its own work at the next step, then saves nothing and ends with
 // E_INTERRUPTED.
-type interrupts struct {
+type Interrupts struct {
 	ch   chan os.Signal
 	mu   sync.Mutex
 	got  os.Signal
 	stop func()
 }
 
-// catchInterrupts starts holding SIGINT and SIGTERM; release gives them
+// CatchInterrupts starts holding SIGINT and SIGTERM; Release gives them
 // back to their default (a second Ctrl-C after the command ended kills).
-func catchInterrupts() *interrupts {
-	i := &interrupts{ch: make(chan os.Signal, 4)}
+func CatchInterrupts() *Interrupts {
+	i := &Interrupts{ch: make(chan os.Signal, 4)}
 	signal.Notify(i.ch, os.Interrupt, syscall.SIGTERM)
 	i.stop = func() { signal.Stop(i.ch) }
 	return i
 }
 
-func (i *interrupts) release() { i.stop() }
+// Release gives the signals back to their default handling.
+func (i *Interrupts) Release() { i.stop() }
 
-// context is ctx, cancelled at the first signal (which signal it was:
-// signal). Use it or the raw channel, never both.
-func (i *interrupts) context(ctx context.Context) (context.Context, context.CancelFunc) {
+// C is the channel the signals arrive on, for a recorded command to pass
+// them on (CLIOptions.Signals). Use it or Context, never both.
+func (i *Interrupts) C() <-chan os.Signal { return i.ch }
+
+// Context is ctx, cancelled at the first signal (which signal it was:
+// Signal). Use it or the raw channel, never both.
+func (i *Interrupts) Context(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		select {
@@ -51,16 +56,16 @@ func (i *interrupts) context(ctx context.Context) (context.Context, context.Canc
 	return ctx, cancel
 }
 
-// signal is the signal that cancelled the context, nil when none did.
-func (i *interrupts) signal() os.Signal {
+// Signal is the signal that cancelled the context, nil when none did.
+func (i *Interrupts) Signal() os.Signal {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return i.got
 }
 
-// interruptedError is the error of a run a signal stopped: nothing of it
+// InterruptedError is the error of a run a signal stopped: nothing of it
 // was written; next runs it again.
-func interruptedError(sig os.Signal, what, next string) *outcome.Error {
+func InterruptedError(sig os.Signal, what, next string) *outcome.Error {
 	return &outcome.Error{Reason: outcome.EInterrupted, NextStep: next,
 		Message: fmt.Sprintf("interrupted (%s): %s; nothing was written; run the same command again", sig, what)}
 }

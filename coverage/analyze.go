@@ -80,6 +80,10 @@ type Options struct {
 	Min *float64
 	// Record builds the record command of an uncovered shape (nil: none).
 	Record func(adapter string, a *cassettes.Adapter, call Call, scenario string) string
+	// ObserveStep is the command that observes the tests again, the next
+	// step when no observation can be used (AnalyzeProject); "" is
+	// `cassette observe --help`.
+	ObserveStep string
 }
 
 // Covered counts the adapter's covered shapes.

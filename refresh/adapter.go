@@ -40,8 +40,8 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 		return ar
 	}
 	creds := recorder.Credentials(a.Real.Credentials, o.lookup())
-	r := &adapterRun{cycle: c, a: a, res: ar, creds: creds,
-		vopts: verify.Options{Config: o.Config, Normalizers: o.registry(), Credentials: creds}}
+	r := &adapterRun{cycle: c, a: a, res: ar, creds: creds, vopts: verify.ProjectOptions(o.project(), o.lookup())}
+	r.vopts.Credentials = creds // the gate redacts this adapter's credentials, as its re-recording did
 	failed := false
 	for i, old := range olds {
 		cr := r.rerecord(ctx, old)

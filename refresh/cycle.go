@@ -189,7 +189,7 @@ func (c *cycle) run(ctx context.Context) error {
 	c.res.Threshold = c.threshd
 	list := o.Cassettes
 	if list == nil {
-		list, err = cassettes.LoadTree([]string{cfg.CassetteDir()}, cassettes.LoadOptions{Config: cfg, Normalizers: o.registry()})
+		list, err = cassettes.LoadTree([]string{cfg.CassetteDir()}, o.project().LoadOptions(nil))
 		if err != nil {
 			return err
 		}
@@ -249,6 +249,19 @@ func (c *cycle) reachedReal() bool {
 		}
 	}
 	return false
+}
+
+// ProjectOptions are the options of a cycle over the loaded project p:
+// its config and normalizers. The caller adds the git, the forge and what
+// its flags say.
+func ProjectOptions(p *cassettes.Project) Options {
+	return Options{Config: p.Config, Normalizers: p.Normalizers}
+}
+
+// project is the loaded project the options hold, whose load and verify
+// options every load and gate of the cycle uses.
+func (o *Options) project() *cassettes.Project {
+	return &cassettes.Project{Config: o.Config, Normalizers: o.registry(), Redact: o.Config.Redaction()}
 }
 
 func (o *Options) registry() *normalize.Registry {

@@ -87,7 +87,7 @@ func (r *adapterRun) write(dir string, drifting []*CaseResult) (map[*CaseResult]
 		k.Path = filepath.Join(dir, rel)
 		written[cr] = k.Path
 		r.res.Files = append(r.res.Files, filepath.ToSlash(rel))
-		if prev, err := cassettes.Load(k.Path, cassettes.LoadOptions{Config: o.Config, Normalizers: o.registry()}); err == nil {
+		if prev, err := cassettes.Load(k.Path, o.project().LoadOptions(nil)); err == nil {
 			if d, _, _ := compare(prev, &k, r.a, r.vopts); len(d) == 0 {
 				continue
 			}
@@ -147,7 +147,7 @@ func (r *adapterRun) gate(ctx context.Context, written map[*CaseResult]string) (
 	for _, cr := range r.res.Cases {
 		k := cr.Old
 		if p, ok := written[cr]; ok {
-			loaded, err := cassettes.Load(p, cassettes.LoadOptions{Config: o.Config, Normalizers: o.registry(), Credentials: r.creds})
+			loaded, err := cassettes.Load(p, o.project().LoadOptions(r.creds))
 			if err != nil {
 				return nil, err
 			}

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +13,6 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/coverage"
 	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/redact"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -85,50 +82,15 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 	if dir == "" {
 		dir = filepath.Join(p.cfg.Dir, filepath.FromSlash(coverage.ObservedDir))
 	}
-	obs, probs, err := coverage.ReadDir(dir)
-	if err != nil {
-		return &outcome.Error{Reason: outcome.EIO, Message: "cannot read the observations", Err: err, NextStep: outcome.Command("ls", "-l", dir)}
-	}
-	if len(probs) > 0 {
-		return &outcome.Error{Reason: outcome.EObservationInvalid, Problems: probs,
-			Message:  fmt.Sprintf("%d lines of %s are not observations of format %d (README, \"The observation format\"): observe again, or mend their writer", len(probs), dir, coverage.FormatVersion),
-			NextStep: p.observeStep()}
-	}
-	if len(obs) == 0 {
-		return &outcome.Error{Reason: outcome.EUsage, Message: "no calls observed in " + dir + ": run the tests (go test, pytest, npm test) under cassette observe first",
-			NextStep: p.observeStep()}
-	}
-	red := redact.New(p.Redact, p.credentials()) // one session: a value learned in one call is scrubbed from all
-	for i := range obs {
-		obs[i].Call = coverage.Redact(obs[i].Call, red)
-	}
-	for i := range obs { // the calls read before a value was learned
-		obs[i].Call = coverage.Redact(obs[i].Call, red)
-	}
-	list, err := loadCorpus(p)
-	if err != nil {
-		return err
-	}
 	config := g.config
-	rep, probs := coverage.Analyze(p.cfg, list, obs, coverage.Options{Min: min,
+	rep, err := coverage.AnalyzeProject(p.Project, dir, coverage.Options{Min: min, ObserveStep: p.observeStep(),
 		Record: func(name string, a *cassettes.Adapter, c coverage.Call, scenario string) string {
 			return coverage.RecordCommand(name, a, c, scenario, config)
 		}})
-	if len(probs) > 0 {
-		return &outcome.Error{Reason: outcome.ECfgParse, Message: "the coverage settings or the observed calls do not fit " + p.cfg.Path, Problems: probs,
-			NextStep: outcome.Command("cassette", "validate", "--config", p.cfg.Path)}
+	if err != nil {
+		return err
 	}
 	return coverageOutcome(stdio, g, o, p, rep, started)
-}
-
-// loadCorpus loads every cassette of the project; a project without a
-// cassettes directory has none (coverage then says which adapters need one).
-func loadCorpus(p *project) ([]*cassettes.Cassette, error) {
-	dir := p.cfg.CassetteDir()
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return cassettes.LoadTree([]string{dir}, p.loadOptions())
 }
 
 // coverageOutcome prints the table, publishes the run's reports

@@ -197,9 +197,10 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 	remote := cmp.Or(o.remote, f.Remote, "origin")
 	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.secretForms()}
 	ver, sha := buildInfo()
-	opts := refresh.Options{Config: p.cfg, Normalizers: p.Normalizers, Adapters: o.adapters, Git: g, Remote: remote,
-		Base: o.base, DryRun: o.dryRun, DryRunUnsafe: o.unsafe, Recorder: recorder.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
-			AttemptTimeout: o.timeout, CLITimeout: o.timeout}}
+	opts := refresh.ProjectOptions(p.Project)
+	opts.Adapters, opts.Git, opts.Remote, opts.Base, opts.DryRun, opts.DryRunUnsafe = o.adapters, g, remote, o.base, o.dryRun, o.unsafe
+	opts.Recorder = recorder.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
+		AttemptTimeout: o.timeout, CLITimeout: o.timeout}
 	switch f.Kind {
 	case "github":
 		env := p.cfg.ForgeTokenEnv()

@@ -85,8 +85,8 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	}
 	opts := verify.ProjectOptions(p.Project, os.LookupEnv)
 	opts.Jobs, opts.CaseTimeout, opts.LogDir = o.jobs, o.timeout, logDir
-	outcome := verify.Run(ctx, cases, opts)
-	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
+	ran := verify.Run(ctx, cases, opts)
+	run := ran.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
 	if run.ReplayCommand == "" && p.cfg.Path != cassettes.ConfigFile {
 		run.ReplayCommand = p.command("cassette", "verify") // the replay commands name the config this run used
 	}
@@ -94,8 +94,8 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if g.json {
 		console = stdio.Err // stdout carries summary.json
 	}
-	verify.Console{W: console, Color: stdio.Color && !g.json}.Write(outcome, run)
-	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, verifyBundle(p, o, cases, outcome), g.json); err != nil {
+	verify.Console{W: console, Color: stdio.Color && !g.json}.Write(ran, run)
+	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, verifyBundle(p, o, cases, ran), g.json); err != nil {
 		return err
 	}
 	return runExit(stdio, run)
@@ -153,10 +153,10 @@ func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*proje
 // verifyBundle is the report options and, with --bundle-dir, what the
 // bundle holds besides the reports (verify.Outcome.Bundle). Without a
 // bundle nothing is read and git is not asked.
-func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, outcome *verify.Outcome) report.BundleFiles {
+func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, ran *verify.Outcome) report.BundleFiles {
 	bundle := report.BundleFiles{Options: report.Options{Golden: o.golden, Declared: p.secretForms()}}
 	if o.bundleDir != "" {
-		outcome.Bundle(&bundle, p.cfg.Dir, p.cfg.Order, cases)
+		ran.Bundle(&bundle, p.cfg.Dir, p.cfg.Order, cases)
 	}
 	return bundle
 }

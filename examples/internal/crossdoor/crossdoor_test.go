@@ -7,6 +7,10 @@
 // binary, the fake run by a CLIFunc). Each door runs the same built fake as
 // a real child process; what differs is only the door, so any difference
 // in status, reason code or drift text is a door that judges on its own.
+//
+// The pytest and node:test bindings speak the same protocol to `cassette
+// check`; their own fakes (Python, JavaScript) are held to verify's drift
+// texts by examples/git/bindings_test.go.
 package crossdoor_test
 
 import (

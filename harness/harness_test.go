@@ -98,16 +98,12 @@ func project(t testing.TB) ([]verify.Case, verify.Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, reg := p.Config, p.Normalizers
-	list, err := cassettes.LoadTree([]string{cfg.CassetteDir()}, cassettes.LoadOptions{Config: cfg, Normalizers: reg})
+	cases, opts, err := harness.Plan(p, nil, verify.Selection{}, func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases, err := verify.Plan(cfg, list, verify.Selection{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cases, verify.Options{Config: cfg, Normalizers: reg, Jobs: 1}
+	opts.Jobs = 1
+	return cases, opts
 }
 
 var (

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/harness"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/verify"
@@ -54,7 +53,8 @@ func (s *selectFlags) selection(g *globals, name string) (verify.Selection, erro
 }
 
 // plannedCases loads the project and plans its cases as verify would,
-// for a harness: the cases and the options verify would judge them with.
+// for a harness: the cases and the options verify would judge them with
+// (harness.Plan).
 func plannedCases(g *globals, s *selectFlags, name string, paths []string) ([]verify.Case, verify.Options, error) {
 	sel, err := s.selection(g, name)
 	if err != nil {
@@ -67,12 +67,11 @@ func plannedCases(g *globals, s *selectFlags, name string, paths []string) ([]ve
 	if len(paths) == 0 {
 		paths = []string{p.cfg.CassetteDir()}
 	}
-	list, err := cassettes.LoadTree(paths, p.loadOptions())
-	if err != nil {
-		return nil, verify.Options{}, p.noCassetteDir(err, paths)
+	cases, opts, err := harness.Plan(p.Project, paths, sel, os.LookupEnv)
+	if err != nil && opts.Config == nil { // the cassettes did not load
+		return nil, opts, p.noCassetteDir(err, paths)
 	}
-	cases, err := verify.Plan(p.cfg, list, sel)
-	return cases, verify.ProjectOptions(p.Project, os.LookupEnv), err
+	return cases, opts, err
 }
 
 func newCasesCmd(stdio *IO, g *globals) *cobra.Command {

@@ -87,11 +87,11 @@ func BenchmarkBuildRules(b *testing.B) {
 func TestMayHoldFormatSkipsKeywordsThatStartNothing(t *testing.T) {
 	for s, want := range map[string]bool{
 		"See https://api.github.com/repos/octo/hello/pulls/1234 for details.": false,
-		"https://ci.example.com/build/7": false,
-		"postgres://app:Pg-s3cr3t-9xQ@db.internal:5432/shop": true,
-		"https://x9Kq2Lm7Xv4Rt8Wz1Np6Bc@github.com/acme/app.git": true,
-		"token s.Xk29PqL7mZ4vN8tR2wYbQ3eT": true,
-		"ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4u": true,
+		"https://ci.example.com/build/7":                                      false,
+		"postgres://app:Pg-s3cr3t-9xQ@db.internal:5432/shop":                  true,
+		"https://x9Kq2Lm7Xv4Rt8Wz1Np6Bc@github.com/acme/app.git":              true,
+		"token s.Xk29PqL7mZ4vN8tR2wYbQ3eT":                                    true,
+		"ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4u":                            true,
 	} {
 		if got := MayHoldFormat(s); got != want {
 			t.Errorf("MayHoldFormat(%q) = %v, want %v", s, got, want)

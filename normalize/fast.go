@@ -292,7 +292,7 @@ func (n *jsonNode) eachString(fn func(*jsonNode)) {
 // The alternatives are told apart by their last letter.
 func isUnixKey(k string) bool {
 	if !isASCII(k) {
-		return unixKeyRE.MatchString(k)
+		return unixKeyRE().MatchString(k)
 	}
 	if k == "" {
 		return false

@@ -52,22 +52,22 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 	always := func(string) bool { return true }
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, m := range []*candidateMatcher{isoMatcher, uuidMatcher, rfc1123Matcher, ansicMatcher, macTempMatcher, tmps, winTmps} {
-			got, want := m.findAll(s), m.re.FindAllStringIndex(s, -1)
+			got, want := m.findAll(s), m.re().FindAllStringIndex(s, -1)
 			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s in %q: found %v, the expression finds %v", m.re, s, got, want)
+				t.Fatalf("%s in %q: found %v, the expression finds %v", m.re(), s, got, want)
 			}
 			// A rule on it (which replaces a text that is one match
 			// directly) rewrites what the expression's matches give.
 			n, _ := textRule(m, nil, 0, always, mark)("", Options{})
 			ref := replaceBounded(regexMatcher{m.re}, s, func(x string) string { return mark(x, nil) })
 			if got := n.Text(s, NewState()); got != ref {
-				t.Fatalf("a rule on %s rewrites %q to %q; by the expression's matches, %q", m.re, s, got, ref)
+				t.Fatalf("a rule on %s rewrites %q to %q; by the expression's matches, %q", m.re(), s, got, ref)
 			}
 		}
-		if got, want := isPlaceholder(s), len(s) > 2 && s[0] == '<' && placeholderRE.MatchString(s); got != want {
+		if got, want := isPlaceholder(s), len(s) > 2 && s[0] == '<' && placeholderRE().MatchString(s); got != want {
 			t.Fatalf("isPlaceholder(%q) = %v, placeholderRE says %v", s, got, want)
 		}
-		if got, want := isUnixKey(s), unixKeyRE.MatchString(s); got != want {
+		if got, want := isUnixKey(s), unixKeyRE().MatchString(s); got != want {
 			t.Fatalf("isUnixKey(%q) = %v, unixKeyRE says %v", s, got, want)
 		}
 		if f, clean := red.textFeatures(s); f != featuresOf(s) || clean == red.mayChange(s) {

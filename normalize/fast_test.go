@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -141,5 +143,46 @@ func TestGroupedNumberingMatchesStepwise(t *testing.T) {
 	want := `["<sha:2:short>", "<uuid:1>", "<sha:1>"]`
 	if string(out) != want {
 		t.Errorf("got  %s\nwant %s", out, want)
+	}
+}
+
+// TestRedactorMatchesRedactOnRealCassettes: on every line of the real
+// cassettes of ../shared/testdata, the pipeline's redaction (its
+// prefilters, and formats alone where no declared value occurs) gives
+// what redact.RedactString gives, with declared values that occur in them
+// and one that does not.
+func TestRedactorMatchesRedactOnRealCassettes(t *testing.T) {
+	creds := map[string]string{"TOKEN": "hunter2-secret", "CT": "application/json", "HOST": "api.github.com"}
+	red := newRedactor(creds, nil)
+	lines, declared, changed := 0, 0, 0
+	root := filepath.Join("..", "..", "shared", "testdata")
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			lines++
+			want := redact.RedactString(line, creds)
+			if got := red.text(line); got != want {
+				t.Fatalf("%s: the pipeline's redaction of %q is %q; redact.RedactString gives %q", p, line, got, want)
+			}
+			if red.mayHoldDeclared(line) {
+				declared++
+			}
+			if want != line {
+				changed++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines < 5000 || declared == 0 || changed == 0 {
+		t.Fatalf("%d lines of real cassettes, %d with a declared value, %d redacted: want the ~6,000 of the 48 files, some of each", lines, declared, changed)
 	}
 }

@@ -44,7 +44,7 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 		case r.Status == verdict.StatusSkipped:
 			skipped++
 			tag = c.paint("33", "SKIP ")
-		case r.Quarantine != nil && r.Failed() && r.Reason != "E_QUARANTINE_EXPIRED":
+		case r.Quarantine != nil && r.Failed() && r.Reason != outcome.EQuarantineExpired:
 			quar++
 			tag = c.paint("33", "QUAR ")
 		case r.Status == verdict.StatusError:

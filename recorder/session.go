@@ -310,7 +310,9 @@ type AgainRun struct {
 }
 
 // RecordAgain records old again from its own input, with the job's
-// transport (see Live.Rerecord).
+// transport when it was dialled, else one dialled for this re-recording,
+// and the job's credential lookup (see Live.Rerecord). `cassette record`
+// of a cassette and refresh's re-recordings both come here.
 func (s *Session) RecordAgain(ctx context.Context, old *cassettes.Cassette, run AgainRun) (Recording, error) {
 	a := s.Adapter
 	if run.BaseURL != "" {
@@ -318,8 +320,11 @@ func (s *Session) RecordAgain(ctx context.Context, old *cassettes.Cassette, run 
 		ac.Real.BaseURL = run.BaseURL
 		a = &ac
 	}
-	live := Live{Config: s.Project.Config, Recorder: s.Meta.Recorder, Transport: s.Transport, Again: run.Again + run.AgainArgs, AgainArgs: run.AgainArgs,
+	live := Live{Config: s.Project.Config, LookupEnv: s.lookup, Recorder: s.Meta.Recorder, Again: run.Again + run.AgainArgs, AgainArgs: run.AgainArgs,
 		UpstreamCA: s.upstreamCA, AttemptTimeout: run.AttemptTimeout, CLITimeout: run.CLITimeout}
+	if s.Transport != nil { // undialled: Live dials for each re-recording (a nil *http.Transport is not a nil RoundTripper)
+		live.Transport = s.Transport
+	}
 	return live.Rerecord(ctx, s.Name, a, old)
 }
 

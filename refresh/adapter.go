@@ -26,6 +26,7 @@ type adapterRun struct {
 	*cycle
 	a     *cassettes.Adapter
 	res   *AdapterResult
+	rec   Recorder          // Options.Recorder, or the adapter's recording session
 	creds map[string]string // the adapter's live credential values
 	vopts verify.Options    // how cassettes are compared and replayed
 }
@@ -42,6 +43,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 	creds := recorder.Credentials(a.Real.Credentials, o.lookup())
 	r := &adapterRun{cycle: c, a: a, res: ar, creds: creds, vopts: verify.ProjectOptions(o.project(), o.lookup())}
 	r.vopts.Credentials = creds // the gate redacts this adapter's credentials, as its re-recording did
+	r.rec = r.recorder()
 	failed := false
 	for i, old := range olds {
 		cr := r.rerecord(ctx, old)
@@ -121,12 +123,13 @@ func (c *cycle) skipLoggedOut(ar *AdapterResult, olds []*cassettes.Cassette, cr 
 }
 
 // recorder is the options' Recorder, or the one that talks to the real
-// services.
+// services: the adapter's recording session (recorder.Session), as
+// `cassette record` re-records a cassette.
 func (r *adapterRun) recorder() Recorder {
 	if r.opts.Recorder != nil {
 		return r.opts.Recorder
 	}
-	return recorder.Live{Config: r.opts.Config, LookupEnv: r.opts.lookup()}
+	return sessionRecorder{recorder.NewSession(r.opts.project(), r.res.Name, recorder.SessionOptions{LookupEnv: r.opts.lookup()})}
 }
 
 // rerecord records one cassette again and compares it with the committed
@@ -147,7 +150,7 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 		return cr
 	}
 	start := time.Now()
-	got, err := r.recorder().Rerecord(ctx, name, r.a, old)
+	got, err := r.rec.Rerecord(ctx, name, r.a, old)
 	cr.Duration = time.Since(start)
 	if got.Live.ExecutionMode != "" {
 		live := got.Live

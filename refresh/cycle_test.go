@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,7 @@ type service struct {
 	mu     sync.Mutex
 	body   string
 	status int
+	auth   []string // the Authorization header of each request, in order
 }
 
 func newService(t *testing.T, body string) *service {
@@ -37,6 +39,7 @@ func newService(t *testing.T, body string) *service {
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		body, status := s.body, s.status
+		s.auth = append(s.auth, r.Header.Get("Authorization"))
 		s.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -192,6 +195,30 @@ func adapterResult(t *testing.T, r *Result, name string) *AdapterResult {
 }
 
 var week0 = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC) // a Sunday
+
+// TestCycleRerecordsThroughTheSession runs a cycle with its own recorder
+// (Options.Recorder nil: the adapter's recorder.Session) against the real
+// side's server: the re-recordings send the credential the cycle's
+// LookupEnv holds (the session's lookup, not the process environment, which
+// does not hold it) and pass.
+func TestCycleRerecordsThroughTheSession(t *testing.T) {
+	p := newProject(t)
+	if _, ok := os.LookupEnv("PETSTORE_TOKEN"); ok {
+		t.Skip("PETSTORE_TOKEN is set in this environment: the test needs it to come from the cycle's LookupEnv alone")
+	}
+	r := p.cycle(week0, func(o *Options) { o.Recorder = nil })
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if c := r.Report(p.cfg, report.Tool{Name: "cassette"}, "").Counts(); c.Pass != 2 {
+		t.Fatalf("counts %+v, want the 2 petstore cases re-recorded and passing", c)
+	}
+	p.real.mu.Lock()
+	defer p.real.mu.Unlock()
+	if want := []string{"Bearer " + token, "Bearer " + token}; !slices.Equal(p.real.auth, want) {
+		t.Fatalf("the real side saw Authorization %q, want %q", p.real.auth, want)
+	}
+}
 
 func TestCycleNoDriftNoCredentials(t *testing.T) {
 	p := newProject(t)

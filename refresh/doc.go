@@ -15,6 +15,6 @@
 // HTTP cassettes whose every request is GET, HEAD or OPTIONS are
 // re-recorded; CLI cassettes and other methods are listed as skipped
 // unless Options.DryRunUnsafe. Re-recording itself goes through the
-// Recorder interface (recorder.Live talks to the real services), so that
+// Recorder interface (its own records through recorder.Session), so that
 // tests and other callers can put anything behind it.
 package refresh

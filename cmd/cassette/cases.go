@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/harness"
+	"github.com/cassette-dev/cassette/nextstep"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -69,7 +70,7 @@ func plannedCases(g *globals, s *selectFlags, name string, paths []string) ([]ve
 	}
 	cases, opts, err := harness.Plan(p.Project, paths, sel, os.LookupEnv)
 	if err != nil && opts.Config == nil { // the cassettes did not load
-		return nil, opts, p.noCassetteDir(err, paths)
+		return nil, opts, nextstep.NoCassetteDir(p.cfg, err, paths)
 	}
 	return cases, opts, err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/nextstep"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 )
@@ -89,7 +90,7 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 		if strict := cassettes.StrictName(o.scenario); strict != "" {
 			named := *o
 			named.scenario = strict
-			next = (&project{cfg: &cassettes.Config{Path: g.config}}).recordAgain(&named, command)
+			next = nextstep.RecordAgain(&cassettes.Config{Path: g.config}, named.again(command))
 		}
 		return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--scenario %q is not a valid scenario name", o.scenario),
 			Problems: []outcome.Problem{{Field: "--scenario", Message: "not a valid name", Expected: cassettes.NameRule}},
@@ -103,7 +104,7 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 	if !ok {
 		return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", o.adapter, p.cfg.Path),
 			Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(o.adapter, p.cfg.Order)}},
-			NextStep: p.recordOtherAdapter(o, command)}
+			NextStep: nextstep.RecordOtherAdapter(p.cfg, o.again(command))}
 	}
 	if missing := missingCredentials(a); len(missing) > 0 {
 		return &outcome.Error{Reason: outcome.EMissingConfig,
@@ -130,7 +131,7 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 	done, err := rerecordExisting(ctx, stdio, p, s, o)
 	if !done {
 		if a.Kind != cassettes.KindHTTP {
-			return outcome.Errorf(outcome.EUsage, p.recordFirst(o.adapter),
+			return outcome.Errorf(outcome.EUsage, nextstep.RecordFirst(p.cfg, o.adapter),
 				"adapter %s is a cli adapter: give the command to record after --", o.adapter)
 		}
 		err = recordScenarios(ctx, stdio, p, s, o)
@@ -222,7 +223,7 @@ func noScenario(p *project, s *recorder.Session, o *recordOptions) error {
 	}
 	return &outcome.Error{Reason: outcome.EUsage, Message: msg,
 		Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".scenarios"), Field: "adapters." + o.adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: cassettes.Suggest(o.scenario, names)}},
-		NextStep: p.recordDeclared(o.adapter, o.scenario, names)}
+		NextStep: nextstep.RecordDeclared(p.cfg, o.adapter, o.scenario, names)}
 }
 
 // rerecordExisting records cassettes/<adapter>/<scenario>.yaml again from

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/nextstep"
 	"github.com/cassette-dev/cassette/outcome"
 )
 
@@ -37,7 +38,7 @@ refuse to run again, fails with E_CASSETTE_INVALID.`,
 				args = []string{p.cfg.CassetteDir()}
 			}
 			list, err := cassettes.LoadTree(args, p.loadOptions())
-			err = p.noCassetteDir(err, args)
+			err = nextstep.NoCassetteDir(p.cfg, err, args)
 			var ce *outcome.Error
 			if err != nil && !errors.As(err, &ce) {
 				return err

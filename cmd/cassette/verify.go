@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/nextstep"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
@@ -135,7 +136,7 @@ func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*proje
 	lo.KeepBytes = o.bundleDir != "" // the bundle copies the cassettes as they were read
 	list, err := cassettes.LoadTree(paths, lo)
 	if err != nil {
-		return nil, nil, p.noCassetteDir(err, paths)
+		return nil, nil, nextstep.NoCassetteDir(p.cfg, err, paths)
 	}
 	if sel.Shards <= 1 && len(paths) == 1 && paths[0] == p.cfg.CassetteDir() {
 		warnUnrecorded(warn, p.cfg, list, sel.Adapters)
@@ -145,7 +146,7 @@ func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*proje
 		return nil, nil, err
 	}
 	if len(cases) == 0 && sel.Shards <= 1 {
-		return nil, nil, noCaseError(p, o, list)
+		return nil, nil, nextstep.NoCase(p.cfg, nextstep.Selection{Cases: o.cases, Adapters: o.adapters}, list)
 	}
 	return p, cases, nil
 }

@@ -1,4 +1,4 @@
-package main
+package nextstep
 
 import (
 	"os"
@@ -24,7 +24,7 @@ func TestTestCommandOf(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, c.file), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(testCommandOf(dir), " "); got != c.want {
+		if got := strings.Join(TestCommand(dir), " "); got != c.want {
 			t.Errorf("with %s: %q, want %q", c.file, got, c.want)
 		}
 	}

@@ -3,15 +3,18 @@ package match
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gowebpki/jcs"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // BodyMode says how request bodies take part in matching.
@@ -227,4 +230,25 @@ func (f jsonFilter) apply(body []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return out, true
+}
+
+// CheckConfig compiles every adapter's and scenario's `match:` in cfg (URL
+// patterns, JSONPaths); the first that does not compile is a config error
+// naming its line, whose next step is next.
+func CheckConfig(cfg *cassettes.Config, next string) error {
+	for _, name := range cfg.Order {
+		a := cfg.Adapters[name]
+		for _, sc := range append([]string{""}, slices.Sorted(maps.Keys(a.Match.Scenarios))...) {
+			if err := FromConfig(a.Match.For(sc)).Check(); err != nil {
+				field := "adapters." + name + ".match"
+				if sc != "" {
+					field += ".scenarios." + sc
+				}
+				return &outcome.Error{Reason: outcome.ECfgParse, Message: "invalid replay matching in " + cfg.Path,
+					Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: err.Error()}},
+					NextStep: next}
+			}
+		}
+	}
+	return nil
 }

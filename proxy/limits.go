@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/cassette-dev/cassette/outcome"
@@ -153,4 +155,22 @@ func (p *Proxy) Incomplete() []Incomplete {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]Incomplete(nil), p.incomplete...)
+}
+
+// loadGCPercent is the GC target while a proxy loads and indexes its
+// cassettes: the Go default (100) let the heap grow to twice what a large
+// cassette set keeps (100,000 interactions: ~240 MB kept, ~400 MB
+// resident); at 25 the peak was ~60 MB lower for 3.5% more start-up time
+// (interleaved medians of 5).
+const loadGCPercent = 25
+
+// LowGC sets the GC target to loadGCPercent (unless GOGC asks for less)
+// and returns what restores it, once: for the time a proxy loads and
+// indexes its cassettes.
+func LowGC() func() {
+	prev := debug.SetGCPercent(loadGCPercent)
+	if prev < loadGCPercent { // GOGC=off or lower: the user's
+		debug.SetGCPercent(prev)
+	}
+	return sync.OnceFunc(func() { debug.SetGCPercent(prev) })
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 	"github.com/cassette-dev/cassette/nextstep"
 	"github.com/cassette-dev/cassette/outcome"
 )
@@ -31,7 +32,7 @@ refuse to run again, fails with E_CASSETTE_INVALID.`,
 			if err != nil {
 				return err
 			}
-			if err := checkMatchConfig(p.cfg); err != nil {
+			if err := match.CheckConfig(p.cfg, p.command("cassette", "validate")); err != nil {
 				return err
 			}
 			if len(args) == 0 {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/recorder"
 )
 
 // Command is the cassette command of words, naming the config when it is
@@ -103,7 +102,8 @@ func isHTTPURL(s string) bool {
 
 // Record is a `cassette record` run as the user gave it: the adapter, the
 // scenario, the flags that change where it records from, and the command
-// after --.
+// after -- as it may be printed (recorder.CommandWithRefs: never the value
+// of a credential the command line holds, the variable it is in).
 type Record struct {
 	Adapter, Scenario   string
 	BaseURL, UpstreamCA string
@@ -128,13 +128,7 @@ func RecordAgain(cfg *cassettes.Config, r Record) string {
 		words = append(words, "--timeout", r.Timeout.String())
 	}
 	if len(r.Command) > 0 {
-		// never the value of a credential the command line holds: the
-		// variable it is in (the error may come before record's own check)
-		var creds []string
-		if a := cfg.Adapters[r.Adapter]; a != nil {
-			creds = a.Real.Credentials
-		}
-		words = append(append(words, "--"), recorder.CommandWithRefs(cfg.Redaction(), creds, r.Adapter, r.Command)...)
+		words = append(append(words, "--"), r.Command...)
 	}
 	return Command(cfg.Path, words...)
 }

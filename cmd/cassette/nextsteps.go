@@ -26,17 +26,6 @@ func firstOr(xs []string, or string) string {
 	return xs[0]
 }
 
-// again is the next step's view of this record run, with the command after --.
-func (o *recordOptions) again(command []string) nextstep.Record {
-	return nextstep.Record{Adapter: o.adapter, Scenario: o.scenario, BaseURL: o.baseURL, UpstreamCA: o.upstreamCA, Timeout: o.attemptTimeout, Command: command}
-}
-
-// recordAgain is the record command of this run: what to run again once
-// the cause is fixed.
-func (p *project) recordAgain(o *recordOptions, command []string) string {
-	return nextstep.RecordAgain(p.cfg, o.again(command))
-}
-
 // runPatternStep is the next step of a --run that does not compile, in the
 // project of --config when it loads.
 func runPatternStep(g *globals, name, run string) string {

@@ -32,6 +32,7 @@ var floors = map[string]int{
 	"cassettes":    3,
 	"diff":         4,
 	"match":        4,
+	"nextstep":     4, // the next steps failures name, from the project's own names: for recorder and the commands
 	"har":          4,
 	"wsplay":       4, // the client side of a recorded WebSocket session, for verify and recorder
 	"infra":        4, // what is infrastructure, never drift: for proxy and recorder alike
@@ -44,7 +45,6 @@ var floors = map[string]int{
 	"harness":      7,
 	"cassettetest": 7,
 	"refresh":      7,
-	"nextstep":     7, // the next steps the commands print, from the project's own names
 	"cmd/cassette": 8,
 
 	"internal/speccheck":   0,

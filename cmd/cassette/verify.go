@@ -124,29 +124,13 @@ func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*proje
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(paths) == 0 {
-		paths = []string{p.cfg.CassetteDir()}
-	}
-	if sel.Shards > 1 { // a shard reads only its own cassettes
-		if paths, err = verify.ShardPaths(p.cfg.Dir, paths, sel.Shard, sel.Shards); err != nil {
-			return nil, nil, err
-		}
-	}
 	lo := p.loadOptions()
 	lo.KeepBytes = o.bundleDir != "" // the bundle copies the cassettes as they were read
-	list, err := cassettes.LoadTree(paths, lo)
-	if err != nil {
-		return nil, nil, nextstep.NoCassetteDir(p.cfg, err, paths)
-	}
-	if sel.Shards <= 1 && len(paths) == 1 && paths[0] == p.cfg.CassetteDir() {
-		warnUnrecorded(warn, p.cfg, list, sel.Adapters)
-	}
-	cases, err := verify.Plan(p.cfg, list, sel)
+	cases, err := verify.PlanPaths(p.cfg, verify.PlanRun{Paths: paths, Sel: sel, Load: lo,
+		Named:      nextstep.Selection{Cases: o.cases, Adapters: o.adapters},
+		Unrecorded: func(list []*cassettes.Cassette) { warnUnrecorded(warn, p.cfg, list, sel.Adapters) }})
 	if err != nil {
 		return nil, nil, err
-	}
-	if len(cases) == 0 && sel.Shards <= 1 {
-		return nil, nil, nextstep.NoCase(p.cfg, nextstep.Selection{Cases: o.cases, Adapters: o.adapters}, list)
 	}
 	return p, cases, nil
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -34,21 +33,9 @@ func (s *selectFlags) bind(cmd *cobra.Command) {
 // selection turns the flags into a verify.Selection (no shard); name is the
 // command, for the next step of a bad --run.
 func (s *selectFlags) selection(g *globals, name string) (verify.Selection, error) {
-	sel := verify.Selection{Adapters: s.adapters}
-	pattern := s.run
-	if len(s.cases) > 0 {
-		quoted := make([]string, len(s.cases))
-		for i, c := range s.cases {
-			quoted[i] = regexp.QuoteMeta(c)
-		}
-		pattern = "^(?:" + strings.Join(quoted, "|") + ")$"
-	}
-	if pattern != "" {
-		re, err := regexp.Compile(pattern)
-		if err != nil {
-			return sel, outcome.Errorf(outcome.EUsage, runPatternStep(g, name, s.run), "--run %q is not a regular expression: %v", s.run, err)
-		}
-		sel.Run = re
+	sel, err := verify.Select(s.adapters, s.run, s.cases)
+	if err != nil {
+		return sel, outcome.Errorf(outcome.EUsage, runPatternStep(g, name, s.run), "--run %q is not a regular expression: %v", s.run, err)
 	}
 	return sel, nil
 }

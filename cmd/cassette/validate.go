@@ -2,15 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/match"
-	"github.com/cassette-dev/cassette/nextstep"
 	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verify"
 )
 
 func newValidateCmd(stdio *IO, g *globals) *cobra.Command {
@@ -32,26 +29,9 @@ refuse to run again, fails with E_CASSETTE_INVALID.`,
 			if err != nil {
 				return err
 			}
-			if err := match.CheckConfig(p.cfg, p.command("cassette", "validate")); err != nil {
+			list, ce, err := verify.Validate(p.Project, args, p.loadOptions())
+			if err != nil {
 				return err
-			}
-			if len(args) == 0 {
-				args = []string{p.cfg.CassetteDir()}
-			}
-			list, err := cassettes.LoadTree(args, p.loadOptions())
-			err = nextstep.NoCassetteDir(p.cfg, err, args)
-			var ce *outcome.Error
-			if err != nil && !errors.As(err, &ce) {
-				return err
-			}
-			// What refresh and record would refuse to run again: a CLI
-			// cassette naming a program cassette.yaml does not declare.
-			switch e := cassettes.UndeclaredCommands(p.cfg, list); {
-			case e == nil:
-			case ce == nil:
-				ce = e
-			default:
-				ce.Problems = append(ce.Problems, e.Problems...)
 			}
 			if g.json {
 				out := map[string]any{"cassettes": len(list), "problems": []outcome.Problem{}, "warnings": []outcome.Problem{}}

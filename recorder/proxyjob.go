@@ -40,6 +40,10 @@ type ProxyJob struct {
 	Recorder cassettes.Recorder           // the build that records
 	Step     func(words ...string) string // renders a next step naming the --config; nil is outcome.Command
 	Out, Log io.Writer                    // what the proxy says; its log and warnings
+	// Notify, when set, gives the context the proxy serves under once it
+	// is ready to (signal.NotifyContext: Ctrl-C before then ends the
+	// process as it always did); nil serves under ctx.
+	Notify func(context.Context) (context.Context, context.CancelFunc)
 }
 
 // MatchFlags are the replay matching flags, the same settings as
@@ -81,6 +85,11 @@ func (j *ProxyJob) Run(ctx context.Context) error {
 			return err
 		}
 		defer unlock()
+	}
+	if j.Notify != nil {
+		var stop context.CancelFunc
+		ctx, stop = j.Notify(ctx)
+		defer stop()
 	}
 	return ServeProxy(ctx, j.Out, opts, save, indexed)
 }

@@ -81,11 +81,12 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *recorder.ProxyJob, 
 		o.Step = p.command
 		return p.Project, err
 	}
+	o.Notify = func(ctx context.Context) (context.Context, context.CancelFunc) {
+		return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	return o.Run(ctx)
 }
 

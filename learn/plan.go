@@ -1,0 +1,241 @@
+package learn
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cassette-dev/cassette/normalize"
+)
+
+// plan turns the places into proposals proved on the recordings: built-ins
+// that rewrite a constant are replaced by targeted project normalizers,
+// and a place still varying under the proposal is reported as left.
+func plan(res *Result, sets []*scenarioSet, o Options) error {
+	if err := dropBroadBuiltins(res.Places, sets, o); err != nil {
+		return err
+	}
+	for round := 0; ; round++ {
+		props := propose(res.Places, o)
+		names, defs := namesOf(o, props)
+		p, err := pipeline(names, defs, o.Normalize)
+		if err != nil {
+			return fmt.Errorf("learn: a proposed normalizer does not build: %w", err)
+		}
+		still := stillVarying(sets, p, o)
+		if len(still) == 0 || round == 2 {
+			res.Proposals, res.Names = props, names
+			for _, pl := range res.Places {
+				for k := range pl.keys {
+					if still[pl.Scenario+"\x00"+k] {
+						res.Left = append(res.Left, Unexpressed{Scenario: pl.Scenario, Where: pl.Where, What: "still differs under the proposed normalizers",
+							Advice: "write a normalizer for it under `normalizers:` in cassette.yaml (regex, json_paths, headers), or set `compare: modelled`", Samples: pl.Samples})
+						break
+					}
+				}
+			}
+			return nil
+		}
+		// A built-in that did not cover a place gives way to a project
+		// normalizer aimed at it.
+		for _, pl := range res.Places {
+			for k := range pl.keys {
+				if still[pl.Scenario+"\x00"+k] && pl.builtin != nil {
+					pl.builtin = nil
+					break
+				}
+			}
+		}
+	}
+}
+
+// dropBroadBuiltins gives the places of a built-in that rewrites a value
+// that never varied to project normalizers.
+func dropBroadBuiltins(places []*Place, sets []*scenarioSet, o Options) error {
+	broad := map[string]bool{}
+	for _, pl := range places {
+		for _, b := range pl.builtin {
+			if _, done := broad[b]; done {
+				continue
+			}
+			p, err := pipeline(append(slices.Clone(o.Names), b), o.Defs, o.Normalize)
+			if err != nil {
+				return err
+			}
+			broad[b] = changesConstants(sets, p, o)
+		}
+	}
+	for _, pl := range places {
+		if slices.ContainsFunc(pl.builtin, func(b string) bool { return broad[b] }) {
+			pl.builtin = nil
+		}
+	}
+	return nil
+}
+
+// changesConstants reports whether p rewrites a value that every recording
+// of a scenario holds alike.
+func changesConstants(sets []*scenarioSet, p *normalize.Pipeline, o Options) bool {
+	for _, s := range sets {
+		got := byKey(s.normalized(p, o)[0])
+		for k, v := range s.consts {
+			if l, ok := got[k]; ok && l.value != v {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stillVarying returns "scenario\x00key" of every location that differs
+// between recordings under p.
+func stillVarying(sets []*scenarioSet, p *normalize.Pipeline, o Options) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range sets {
+		all := s.normalized(p, o)
+		first := byKey(all[0])
+		for _, ls := range all[1:] {
+			for _, l := range ls {
+				if f, ok := first[l.key]; ok && f.value != l.value {
+					out[s.name+"\x00"+l.key] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// propose groups the places into normalizers: each built-in once, and one
+// project normalizer per kind of target (numbered JSON paths, replaced
+// JSON paths, headers, text).
+func propose(places []*Place, o Options) []Proposal {
+	var ids, vols, hdrs, text Proposal
+	ids.Name, vols.Name = uniqueName(o, ".id"), uniqueName(o, ".volatile")
+	hdrs.Name, text.Name = uniqueName(o, ".headers"), uniqueName(o, ".text")
+	ids.Definition.Replace = "" // numbered: <adapter.id:N>
+	vols.Definition.Replace, hdrs.Definition.Replace = "<volatile>", "<volatile>"
+	var builtins []Proposal
+	var regexes []string
+	for _, pl := range places {
+		if pl.keys == nil {
+			continue
+		}
+		if pl.builtin != nil {
+			for _, b := range pl.builtin {
+				i := slices.IndexFunc(builtins, func(p Proposal) bool { return p.Name == b })
+				if i < 0 {
+					builtins = append(builtins, Proposal{Name: b, Builtin: true})
+					i = len(builtins) - 1
+				}
+				builtins[i].Places = append(builtins[i].Places, pl)
+			}
+			continue
+		}
+		switch {
+		case pl.Target == TargetJSON && pl.Recurs:
+			addPath(&ids, pl)
+		case pl.Target == TargetJSON:
+			addPath(&vols, pl)
+		case pl.Target == TargetHeader:
+			if !slices.Contains(hdrs.Definition.Headers, pl.Path) {
+				hdrs.Definition.Headers = append(hdrs.Definition.Headers, pl.Path)
+			}
+			hdrs.Places = append(hdrs.Places, pl)
+		default:
+			if !slices.Contains(regexes, pl.regex) {
+				regexes = append(regexes, pl.regex)
+			}
+			text.Places = append(text.Places, pl)
+		}
+	}
+	if len(regexes) > 0 {
+		text.Definition.Regex, text.Definition.Replace = alternation(regexes)
+	}
+	var out []Proposal
+	for _, p := range []Proposal{ids, vols, hdrs, text} {
+		if len(p.Places) > 0 {
+			out = append(out, p)
+		}
+	}
+	slices.SortStableFunc(builtins, func(a, b Proposal) int { return builtinRank(a.Name) - builtinRank(b.Name) })
+	return append(out, builtins...)
+}
+
+func addPath(p *Proposal, pl *Place) {
+	if !slices.Contains(p.Definition.JSONPaths, pl.Path) {
+		p.Definition.JSONPaths = append(p.Definition.JSONPaths, pl.Path)
+	}
+	p.Places = append(p.Places, pl)
+}
+
+// alternation joins expressions of the form (context)shape into one, whose
+// replacement keeps each context: ${1}${2}…<volatile>.
+func alternation(res []string) (regex, replace string) {
+	var alts []string
+	var b strings.Builder
+	multiline := false
+	for i, re := range res {
+		if strings.HasPrefix(re, "(?m)") {
+			multiline, re = true, strings.TrimPrefix(re, "(?m)")
+		}
+		alts = append(alts, re)
+		fmt.Fprintf(&b, "${%d}", i+1)
+	}
+	regex = strings.Join(alts, "|")
+	if multiline {
+		regex = "(?m)" + regex
+	}
+	return regex, b.String() + "<volatile>"
+}
+
+// builtinRank orders built-ins: identities (uuid, SHAs) before what
+// rewrites text around them, as the built-ins' own list does.
+func builtinRank(name string) int {
+	for i, c := range classes {
+		if c.Builtin == name {
+			return i
+		}
+	}
+	return len(classes)
+}
+
+// uniqueName is <adapter><suffix>, made unique against the project's
+// definitions and the built-ins.
+func uniqueName(o Options, suffix string) string {
+	base := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '/' || r == ':' {
+			return '-'
+		}
+		return r
+	}, o.Adapter)
+	if base == "" || !(base[0] >= 'a' && base[0] <= 'z' || base[0] >= 'A' && base[0] <= 'Z') {
+		base = "learned" + base
+	}
+	name := base + suffix
+	reg := normalize.Builtins()
+	for i := 2; ; i++ {
+		if _, taken := o.Defs[name]; !taken && !reg.Has(name) {
+			return name
+		}
+		name = fmt.Sprintf("%s%s%d", base, suffix, i)
+	}
+}
+
+// namesOf is the adapter's list with the proposals, and the definitions
+// it needs.
+func namesOf(o Options, props []Proposal) ([]string, map[string]normalize.Definition) {
+	names := slices.Clone(o.Names)
+	defs := map[string]normalize.Definition{}
+	for k, v := range o.Defs {
+		defs[k] = v
+	}
+	for _, p := range props {
+		if !slices.Contains(names, p.Name) {
+			names = append(names, p.Name)
+		}
+		if !p.Builtin {
+			defs[p.Name] = p.Definition
+		}
+	}
+	return names, defs
+}

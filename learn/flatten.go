@@ -31,6 +31,7 @@ type leaf struct {
 	where  string // the location for people, array indices generalised
 	target Target
 	path   string // TargetJSON: the generalised JSONPath; TargetHeader: the header; TargetQuery: the key
+	cpath  string // TargetJSON: the concrete JSONPath
 	value  string
 }
 
@@ -138,7 +139,7 @@ func jsonLeaves(keyAt, whereAt, key, gen string, v any, add func(leaf)) {
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) == 0 {
-			add(leaf{key: keyAt + " " + key, where: whereAt + " " + gen, target: TargetJSON, path: gen, value: "{}"})
+			add(leaf{key: keyAt + " " + key, where: whereAt + " " + gen, target: TargetJSON, path: gen, cpath: key, value: "{}"})
 		}
 		for _, k := range sortedKeys(x) {
 			sel := "." + k
@@ -153,7 +154,7 @@ func jsonLeaves(keyAt, whereAt, key, gen string, v any, add func(leaf)) {
 			jsonLeaves(keyAt, whereAt, fmt.Sprintf("%s[%d]", key, i), gen+"[*]", e, add)
 		}
 	default:
-		add(leaf{key: keyAt + " " + key, where: whereAt + " " + gen, target: TargetJSON, path: gen, value: scalar(x)})
+		add(leaf{key: keyAt + " " + key, where: whereAt + " " + gen, target: TargetJSON, path: gen, cpath: key, value: scalar(x)})
 	}
 }
 

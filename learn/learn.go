@@ -47,6 +47,8 @@ type Place struct {
 	Recurs   bool     // a value recurs elsewhere in its recording: numbered
 
 	values  []string // one per recording; never printed
+	cpaths  []string // TargetJSON: the concrete paths of the values
+	paths   []string // TargetJSON: the paths a project normalizer selects (refine)
 	keys    map[string]bool
 	builtin []string // the built-ins planned for it; nil: a project normalizer
 	regex   string   // TargetText: the expression a project normalizer matches it with
@@ -253,6 +255,7 @@ func advice(l leaf, absent bool) string {
 // merge adds the values of the same place at another concrete location.
 func (p *Place) merge(q *Place, key string) {
 	p.keys[key] = true
+	p.cpaths = append(p.cpaths, q.cpaths...)
 	p.values = append(p.values, q.values...)
 	for _, c := range q.Classes {
 		if !slices.Contains(p.Classes, c) {
@@ -333,6 +336,9 @@ func allBuiltin(cs []Class) bool {
 
 func newPlace(scenario string, l leaf, vals []string, cs []Class, regex string, o Options) *Place {
 	p := &Place{Scenario: scenario, Where: l.where, Target: l.target, Path: l.path, values: vals, regex: regex, Samples: samples(vals, o.Redact)}
+	if l.cpath != "" {
+		p.cpaths = []string{l.cpath}
+	}
 	for _, c := range cs {
 		p.Classes = append(p.Classes, c.Name)
 		p.builtin = append(p.builtin, c.Builtin)

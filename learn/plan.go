@@ -2,7 +2,9 @@ package learn
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/cassette-dev/cassette/normalize"
@@ -15,6 +17,7 @@ func plan(res *Result, sets []*scenarioSet, o Options) error {
 	if err := dropBroadBuiltins(res.Places, sets, o); err != nil {
 		return err
 	}
+	refinePaths(res.Places, sets)
 	for round := 0; ; round++ {
 		props := propose(res.Places, o)
 		names, defs := namesOf(o, props)
@@ -162,8 +165,10 @@ func propose(places []*Place, o Options) []Proposal {
 }
 
 func addPath(p *Proposal, pl *Place) {
-	if !slices.Contains(p.Definition.JSONPaths, pl.Path) {
-		p.Definition.JSONPaths = append(p.Definition.JSONPaths, pl.Path)
+	for _, path := range pl.paths {
+		if !slices.Contains(p.Definition.JSONPaths, path) {
+			p.Definition.JSONPaths = append(p.Definition.JSONPaths, path)
+		}
 	}
 	p.Places = append(p.Places, pl)
 }
@@ -238,4 +243,70 @@ func namesOf(o Options, props []Proposal) ([]string, map[string]normalize.Defini
 		}
 	}
 	return names, defs
+}
+
+// refinePaths chooses the JSONPaths a project normalizer selects a place
+// by: for each concrete path, the most general one (indices turned into
+// [*], innermost last) that selects no value which never varied, in any
+// scenario: `$.data.result[*].value[0]`, not `…value[*]`, when value[1]
+// is the same in every recording.
+func refinePaths(places []*Place, sets []*scenarioSet) {
+	var consts []string
+	for _, s := range sets {
+		for _, l := range s.leaves[0] {
+			if _, ok := s.consts[l.key]; ok && l.target == TargetJSON {
+				consts = append(consts, l.cpath)
+			}
+		}
+	}
+	for _, pl := range places {
+		pl.paths = nil
+		for _, cp := range pl.cpaths {
+			p := generalise(cp, consts)
+			if !slices.Contains(pl.paths, p) {
+				pl.paths = append(pl.paths, p)
+			}
+		}
+		sort.Strings(pl.paths)
+	}
+}
+
+var indexRE = regexp.MustCompile(`\[\d+\]`)
+
+// generalise turns the indices of a concrete path into [*], outermost
+// first, as long as the path selects no more of consts than the concrete
+// path itself does (a path a scenario holds constant while another's
+// varies is normalized in both: an adapter's normalizers apply to all its
+// scenarios).
+func generalise(cp string, consts []string) string {
+	locs := indexRE.FindAllStringIndex(cp, -1)
+	selected := func(p string) int {
+		re := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(p), `\[\*\]`, `\[\d+\]`) + "$")
+		n := 0
+		for _, c := range consts {
+			if re.MatchString(c) {
+				n++
+			}
+		}
+		return n
+	}
+	base := selected(cp)
+	for n := len(locs); n > 0; n-- { // n indices generalised, from the left
+		var b strings.Builder
+		last := 0
+		for i, loc := range locs {
+			b.WriteString(cp[last:loc[0]])
+			if i < n {
+				b.WriteString("[*]")
+			} else {
+				b.WriteString(cp[loc[0]:loc[1]])
+			}
+			last = loc[1]
+		}
+		b.WriteString(cp[last:])
+		if cand := b.String(); selected(cand) == base {
+			return cand
+		}
+	}
+	return cp
 }

@@ -149,7 +149,7 @@ func shape(vs []string) string {
 		}
 		return true
 	}
-	for _, re := range []string{`\d+`, `\d+(?:\.\d+)?`, `[0-9a-f]+`, `[A-Za-z0-9_-]+`} {
+	for _, re := range []string{`\d+`, `\d+(?:\.\d+)?`, `[0-9a-f]+`, `[A-Za-z0-9_-]+`, `/\S*`} {
 		if all(re) {
 			return re
 		}

@@ -78,6 +78,9 @@ type Result struct {
 	// ones first, then the proposed ones, in the order they must run.
 	Names []string
 	Left  []Unexpressed
+	// Warnings name proposals that also rewrite a value that never varied
+	// (a project normalizer's expression that a constant matches too).
+	Warnings []string
 }
 
 // Defs are the project definitions the result adds.
@@ -306,6 +309,9 @@ func (s *scenarioSet) placesOf(l leaf, vals []string, o Options) []*Place {
 		}
 		tcs := Cover(tv)
 		re := "(?m)(" + prefix + ")" + shape(tv)
+		if j == len(toks[0])-1 {
+			re += "$" // the last token: up to the end of the line
+		}
 		if tcs != nil && allBuiltin(tcs) {
 			re = ""
 		}
@@ -351,6 +357,18 @@ func newPlace(scenario string, l leaf, vals []string, cs []Class, regex string, 
 	}
 	if l.target == TargetHeader && p.builtin == nil && normalize.IsVolatileHeader(l.path) {
 		p.builtin = []string{"headers.volatile"}
+	}
+	if l.target == TargetText && p.regex == "" {
+		// Should the built-ins not cover it, a project normalizer
+		// matches what the classes match.
+		var masks []string
+		for _, c := range cs {
+			masks = append(masks, c.mask.String())
+		}
+		p.regex = "()(?:" + strings.Join(masks, "|") + ")"
+		if len(masks) == 0 {
+			p.regex = wholeLineRegex()
+		}
 	}
 	if l.target == TargetQuery && regex == "" && p.builtin == nil {
 		p.regex = "([?&]" + regexpQuote(l.path) + "=)[^&#\\s]*"

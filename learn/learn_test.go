@@ -139,7 +139,7 @@ func TestLearnOnRealGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	var logs, heads []*cassettes.Cassette
+	var logs, heads, tops, branches []*cassettes.Cassette
 	for i, date := range []string{"2026-11-03T10:00:00+0100", "2026-11-22T14:11:09+0000"} {
 		dir := filepath.Join(t.TempDir(), "repo")
 		git := func(args ...string) string {
@@ -169,6 +169,8 @@ func TestLearnOnRealGit(t *testing.T) {
 		}
 		logs = append(logs, cli(git("log", "-n", "1")))
 		heads = append(heads, cli(git("rev-parse", "HEAD")))
+		tops = append(tops, cli(git("rev-parse", "--show-toplevel")))
+		branches = append(branches, cli(git("branch", "--show-current")))
 	}
 	res, err := Learn([]Scenario{{Name: "log", Recordings: logs}, {Name: "rev-parse", Recordings: heads}}, Options{Adapter: "git"})
 	if err != nil {
@@ -176,5 +178,14 @@ func TestLearnOnRealGit(t *testing.T) {
 	}
 	if got := names(res.Proposals); !slices.Equal(got, []string{"timestamps.ANSIC", "sha:full"}) && !slices.Equal(got, []string{"sha:full", "timestamps.ANSIC"}) {
 		t.Errorf("proposals %v, want sha:full and timestamps.ANSIC; places %+v left %+v", got, res.Places, res.Left)
+	}
+	// The top-level path is a line of its own: the expression learned for
+	// it leaves the branch's constant "main" alone.
+	res, err = Learn([]Scenario{{Name: "toplevel", Recordings: tops}, {Name: "branch", Recordings: branches}}, Options{Adapter: "git"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Defs()["git.text"]; d.Regex == "" || len(res.Warnings) != 0 || len(res.Left) != 0 {
+		t.Errorf("want git.text for the path alone; got %v, %+v, warnings %v, left %+v", names(res.Proposals), d, res.Warnings, res.Left)
 	}
 }

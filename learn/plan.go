@@ -28,6 +28,9 @@ func plan(res *Result, sets []*scenarioSet, o Options) error {
 		still := stillVarying(sets, p, o)
 		if len(still) == 0 || round == 2 {
 			res.Proposals, res.Names = props, names
+			if res.Warnings, err = broadProposals(props, sets, o); err != nil {
+				return err
+			}
 			for _, pl := range res.Places {
 				for k := range pl.keys {
 					if still[pl.Scenario+"\x00"+k] {
@@ -74,6 +77,34 @@ func dropBroadBuiltins(places []*Place, sets []*scenarioSet, o Options) error {
 		}
 	}
 	return nil
+}
+
+// broadProposals names the project proposals that rewrite a constant.
+func broadProposals(props []Proposal, sets []*scenarioSet, o Options) ([]string, error) {
+	var out []string
+	for _, p := range props {
+		if p.Builtin {
+			continue // dropBroadBuiltins kept only those that do not
+		}
+		pl, err := pipeline(append(slices.Clone(o.Names), p.Name), map[string]normalize.Definition{p.Name: p.Definition}, o.Normalize)
+		if err != nil {
+			return nil, err
+		}
+		if changesConstants(sets, pl, o) {
+			out = append(out, fmt.Sprintf("%s also rewrites a value that is the same in every recording; narrow its %s in cassette.yaml if that value matters", p.Name, defField(p.Definition)))
+		}
+	}
+	return out, nil
+}
+
+func defField(d normalize.Definition) string {
+	switch {
+	case d.Regex != "":
+		return "regex"
+	case len(d.JSONPaths) > 0:
+		return "json_paths"
+	}
+	return "headers"
 }
 
 // changesConstants reports whether p rewrites a value that every recording

@@ -32,6 +32,9 @@ func (o *Outcome) Write(w io.Writer, adapter string, repeat int) {
 			fmt.Fprintf(w, "    %s/%s %s: %s, e.g. %s\n", adapter, pl.Scenario, outcome.Printable(pl.Where), strings.Join(pl.Classes, "+"), quoteAll(pl.Samples))
 		}
 	}
+	for _, w2 := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", w2)
+	}
 	if len(r.Left) > 0 {
 		fmt.Fprintf(w, "\nnot expressible by a normalizer (%d):\n", len(r.Left))
 		for _, u := range r.Left {

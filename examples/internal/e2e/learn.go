@@ -46,11 +46,13 @@ func (e *Example) editYAML(path string, edit func(*yaml.Node)) {
 		e.t.Fatalf("%s: %v", path, err)
 	}
 	edit(doc.Content[0])
-	out, err := yaml.Marshal(&doc)
-	if err != nil {
+	var out strings.Builder
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
 		e.t.Fatal(err)
 	}
-	WriteFile(e.t, path, string(out))
+	WriteFile(e.t, path, out.String())
 }
 
 func get(m *yaml.Node, k string) *yaml.Node {

@@ -142,7 +142,7 @@ func (s Session) cassettes() ([]*cassettes.Cassette, error) {
 	if len(s.Scenarios) == 0 {
 		if len(list) == 0 {
 			return nil, &outcome.Error{Reason: outcome.ECassetteNotFound, Message: "adapter " + s.Adapter + " has no cassette in " + dir + " to learn from",
-				NextStep: outcome.Command("cassette", "record", "--adapter", s.Adapter)}
+				NextStep: s.recordStep("")}
 		}
 		return list, nil
 	}
@@ -151,11 +151,28 @@ func (s Session) cassettes() ([]*cassettes.Cassette, error) {
 		i := slices.IndexFunc(list, func(c *cassettes.Cassette) bool { return c.Scenario == sc })
 		if i < 0 {
 			return nil, &outcome.Error{Reason: outcome.ECassetteNotFound, Message: fmt.Sprintf("adapter %s has no cassette of scenario %q in %s", s.Adapter, sc, dir),
-				NextStep: outcome.Command("cassette", "record", "--adapter", s.Adapter, "--scenario", sc)}
+				NextStep: s.recordStep(sc)}
 		}
 		out = append(out, list[i])
 	}
 	return out, nil
+}
+
+// recordStep is the command that records a first cassette of scenario sc
+// ("" for the adapter's declared scenarios): a cli adapter's names the
+// real command after --.
+func (s Session) recordStep(sc string) string {
+	args := []string{"cassette", "record", "--adapter", s.Adapter}
+	if sc != "" {
+		args = append(args, "--scenario", sc)
+	}
+	if a := s.Project.Config.Adapters[s.Adapter]; a != nil && a.Kind == cassettes.KindCLI && len(a.Real.Command) > 0 {
+		if sc == "" {
+			args = append(args, "--scenario", "first")
+		}
+		args = append(append(args, "--"), a.Real.Command...)
+	}
+	return outcome.Command(args...)
 }
 
 // unsafe says why a cassette is not recorded again, and the command that

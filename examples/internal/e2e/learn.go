@@ -72,3 +72,27 @@ func drop(m *yaml.Node, k string) {
 		}
 	}
 }
+
+// LearnApply runs `cassette learn --adapter A --apply` (with args) in the
+// example, which must succeed, and checks that the adapter's learned list
+// has no more normalizers than the hand one plus one (issue 39's bound).
+// It returns what learn printed.
+func (e *Example) LearnApply(cassette, adapter string, hand int, args ...string) string {
+	e.t.Helper()
+	out, errOut := e.MustBoth(nil, cassette, append([]string{"learn", "--adapter", adapter, "--apply"}, args...)...)
+	var cfg struct {
+		Adapters map[string]struct {
+			Normalizers []string `yaml:"normalizers"`
+		} `yaml:"adapters"`
+	}
+	if !strings.Contains(out, "+++ cassette.yaml (learned)") {
+		e.t.Errorf("learn printed no patch of cassette.yaml:\n%s\n%s", out, errOut)
+	}
+	ReadYAML(e.t, e.Path("cassette.yaml"), &cfg)
+	learned := cfg.Adapters[adapter].Normalizers
+	e.t.Logf("learned %v (hand-written: %d)\n%s", learned, hand, out)
+	if len(learned) == 0 || len(learned) > hand+1 {
+		e.t.Errorf("learned %v; want 1 to %d normalizers (the hand-written %d, plus one)\n%s\n%s", learned, hand+1, hand, out, errOut)
+	}
+	return out
+}

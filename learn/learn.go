@@ -265,8 +265,10 @@ func (p *Place) merge(q *Place, key string) {
 			p.Classes = append(p.Classes, c)
 		}
 	}
-	if len(p.Samples) < 3 {
-		p.Samples = dedupe(append(p.Samples, q.Samples...))[:min(3, len(dedupe(append(p.Samples, q.Samples...))))]
+	if all := dedupe(append(p.Samples, q.Samples...)); len(all) > 3 {
+		p.Samples = all[:3]
+	} else {
+		p.Samples = all
 	}
 	if q.builtin == nil {
 		p.builtin = nil

@@ -106,8 +106,21 @@ func TestLearnNumbersARecurringIDAndReportsOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, ok := res.Defs()["svc.id"]; !ok || !slices.Contains(d.JSONPaths, "$.Id") || d.Replace != "" {
-		t.Errorf("want the recurring $.Id numbered under svc.id; proposals %v, defs %+v", names(res.Proposals), res.Defs())
+	if d, ok := res.Defs()["svc.token"]; !ok || d.Regex != `\b(?:[0-9a-f]{18})\b` || d.Replace != "" {
+		t.Errorf("want the recurring id numbered by svc.token; proposals %v, defs %+v", names(res.Proposals), res.Defs())
+	}
+	// Identity kept: the id the first response returned is the one the
+	// second request's URL holds, under the same number.
+	p, err := pipeline(res.Names, res.Defs(), normalize.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range recs {
+		s := newSet(Scenario{Name: "s", Recordings: []*cassettes.Cassette{c}}, p, Options{})
+		m := byKey(s.leaves[0])
+		if m["interactions[0].response.body $.Id"].value != "<svc.token:1>" || m["interactions[1].request.url"].value != "http://h/things/<svc.token:1>/json" {
+			t.Errorf("identity lost: %q, %q", m["interactions[0].response.body $.Id"].value, m["interactions[1].request.url"].value)
+		}
 	}
 	if !slices.ContainsFunc(res.Left, func(u Unexpressed) bool {
 		return strings.Contains(u.What, "order") && strings.Contains(u.Where, "$.tags[*]")

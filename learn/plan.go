@@ -150,8 +150,15 @@ func propose(places []*Place, o Options) []Proposal {
 	vols.Definition.Replace, hdrs.Definition.Replace = "<volatile>", "<volatile>"
 	var builtins []Proposal
 	var regexes []string
+	tokens := Proposal{Name: uniqueName(o, ".token")}
+	tokens.Definition.Regex = tokenRegex(places)
+	tokenRE := regexp.MustCompile(tokens.Definition.Regex)
 	for _, pl := range places {
 		if pl.keys == nil {
+			continue
+		}
+		if pl.builtin == nil && tokens.Definition.Regex != "" && allEqual(maskRE(tokenRE, pl.values)) {
+			tokens.Places = append(tokens.Places, pl) // an id that recurs: numbered wherever it appears
 			continue
 		}
 		if pl.builtin != nil {
@@ -186,13 +193,70 @@ func propose(places []*Place, o Options) []Proposal {
 		text.Definition.Regex, text.Definition.Replace = alternation(regexes)
 	}
 	var out []Proposal
-	for _, p := range []Proposal{ids, vols, hdrs, text} {
+	for _, p := range []Proposal{tokens, ids, vols, hdrs, text} {
 		if len(p.Places) > 0 {
 			out = append(out, p)
 		}
 	}
 	slices.SortStableFunc(builtins, func(a, b Proposal) int { return builtinRank(a.Name) - builtinRank(b.Name) })
 	return append(out, builtins...)
+}
+
+var idShaped = regexp.MustCompile(`^(?:[0-9a-f]{16,}|[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*)$`)
+
+// tokenRegex is the expression of the ids that recur in a recording (a
+// value returned by one request and sent in the next one's URL) and are
+// shaped like ids (16 hex digits or more, or a word of 16 characters or
+// more with a digit): one numbered project normalizer that rewrites them
+// wherever they appear keeps their identity across the places. "" when
+// there are none.
+func tokenRegex(places []*Place) string {
+	var alts []string
+	for _, pl := range places {
+		if pl.keys == nil || pl.builtin != nil || !pl.Recurs || pl.Target != TargetJSON {
+			continue
+		}
+		hex, lens, shaped := true, map[int]bool{}, true
+		for _, v := range pl.values {
+			shaped = shaped && len(v) >= 16 && idShaped.MatchString(v)
+			hex = hex && strings.Trim(v, "0123456789abcdef") == ""
+			lens[len(v)] = true
+		}
+		if !shaped {
+			continue // numbered by its JSON path instead
+		}
+		class := `[A-Za-z0-9_-]`
+		if hex {
+			class = `[0-9a-f]`
+		}
+		for _, l := range sortedInts(lens) {
+			if alt := fmt.Sprintf("%s{%d}", class, l); !slices.Contains(alts, alt) {
+				alts = append(alts, alt)
+			}
+		}
+	}
+	if len(alts) == 0 {
+		return ""
+	}
+	return `\b(?:` + strings.Join(alts, "|") + `)\b`
+}
+
+func sortedInts(m map[int]bool) []int {
+	var out []int
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// maskRE replaces what re matches in each value.
+func maskRE(re *regexp.Regexp, vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = re.ReplaceAllString(v, "<token>")
+	}
+	return out
 }
 
 func addPath(p *Proposal, pl *Place) {

@@ -46,9 +46,15 @@ func TestLearnClassifiesAndKeepsConstantsLiteral(t *testing.T) {
 		recs = append(recs, httpRec("http://127.0.0.1:9090/v1/things?page=1&cursor=c"+fmt.Sprint(i*7+3)+"x9", body,
 			map[string]string{"Date": "Mon, 23 Nov 2026 15:39:3" + fmt.Sprint(i) + " GMT", "X-Build": "constant"}))
 	}
-	res, err := Learn([]Scenario{{Name: "s", Recordings: recs}}, Options{Adapter: "svc"})
+	// A project normalizer the adapter has already is kept first and built
+	// with every proposal.
+	keep := map[string]normalize.Definition{"svc.page": {Regex: `page=\d+`, Replace: "page=<n>"}}
+	res, err := Learn([]Scenario{{Name: "s", Recordings: recs}}, Options{Adapter: "svc", Names: []string{"svc.page"}, Defs: keep})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if res.Names[0] != "svc.page" {
+		t.Errorf("names %v: the current normalizer is not first", res.Names)
 	}
 	got := names(res.Proposals)
 	// The ISO built-in would also rewrite the constant "built": it gives
@@ -73,6 +79,7 @@ func TestLearnClassifiesAndKeepsConstantsLiteral(t *testing.T) {
 	}
 	// Proved: the learned set makes the recordings equal and leaves every
 	// constant as it was.
+	defs["svc.page"] = keep["svc.page"]
 	p, err := pipeline(res.Names, defs, normalize.Options{})
 	if err != nil {
 		t.Fatal(err)

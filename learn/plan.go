@@ -2,6 +2,7 @@ package learn
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -86,7 +87,12 @@ func broadProposals(props []Proposal, sets []*scenarioSet, o Options) ([]string,
 		if p.Builtin {
 			continue // dropBroadBuiltins kept only those that do not
 		}
-		pl, err := pipeline(append(slices.Clone(o.Names), p.Name), map[string]normalize.Definition{p.Name: p.Definition}, o.Normalize)
+		defs := maps.Clone(o.Defs)
+		if defs == nil {
+			defs = map[string]normalize.Definition{}
+		}
+		defs[p.Name] = p.Definition
+		pl, err := pipeline(append(slices.Clone(o.Names), p.Name), defs, o.Normalize)
 		if err != nil {
 			return nil, err
 		}

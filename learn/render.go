@@ -29,7 +29,7 @@ func (o *Outcome) Write(w io.Writer, adapter string, repeat int) {
 	for _, p := range r.Proposals {
 		fmt.Fprintf(w, "  %s (%s)\n", p.Name, what(p))
 		for _, pl := range p.Places {
-			fmt.Fprintf(w, "    %s/%s %s: %s, e.g. %s\n", adapter, pl.Scenario, outcome.Printable(pl.Where), strings.Join(pl.Classes, "+"), quoteAll(pl.Samples))
+			fmt.Fprintf(w, "    %s/%s %s: %s, e.g. %s\n", adapter, pl.Scenario, outcome.Printable(pl.shown(p)), strings.Join(pl.Classes, "+"), quoteAll(pl.Samples))
 		}
 	}
 	for _, w2 := range r.Warnings {
@@ -47,6 +47,15 @@ func (o *Outcome) Write(w io.Writer, adapter string, repeat int) {
 			fmt.Fprintf(w, "  %s/%s: %s\n    next: %s\n", adapter, s.Scenario, s.Why, s.NextStep)
 		}
 	}
+}
+
+// shown is where a place is, with the JSON paths a project normalizer
+// selects it by (which may keep an index that the place generalises).
+func (pl *Place) shown(p Proposal) string {
+	if p.Builtin || len(pl.paths) == 0 || !strings.HasSuffix(pl.Where, pl.Path) {
+		return pl.Where
+	}
+	return strings.TrimSuffix(pl.Where, pl.Path) + strings.Join(pl.paths, ", ")
 }
 
 func what(p Proposal) string {

@@ -247,14 +247,7 @@ func tokenRegex(places []*Place) string {
 	return `\b(?:` + strings.Join(alts, "|") + `)\b`
 }
 
-func sortedInts(m map[int]bool) []int {
-	var out []int
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
-}
+func sortedInts(m map[int]bool) []int { return slices.Sorted(maps.Keys(m)) }
 
 // maskRE replaces what re matches in each value.
 func maskRE(re *regexp.Regexp, vs []string) []string {

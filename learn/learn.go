@@ -203,7 +203,11 @@ func (s *scenarioSet) compare(o Options) ([]*Place, []Unexpressed) {
 			leftList = append(leftList, *lefts[where])
 		}
 	}
+	skip := shapeChanges(order, idx)
 	for _, k := range order {
+		if skip(k) {
+			continue // under a list or text whose length changes: reported once, as that
+		}
 		vals, absent, first := make([]string, len(idx)), false, leaf{}
 		for i, m := range idx {
 			l, ok := m[k]
@@ -238,6 +242,34 @@ func (s *scenarioSet) compare(o Options) ([]*Place, []Unexpressed) {
 		p.Recurs = s.recurs(p)
 	}
 	return slices.DeleteFunc(list, func(p *Place) bool { return p.keys == nil }), leftList
+}
+
+// shapeChanges returns what is under a text whose line count, or a list
+// whose length, differs between recordings: its lines and items do not
+// line up, so comparing them one by one would propose nonsense.
+func shapeChanges(order []string, idx []map[string]leaf) func(string) bool {
+	var prefixes []string
+	for _, k := range order {
+		var p string
+		switch {
+		case strings.HasSuffix(k, " lines"):
+			p = strings.TrimSuffix(k, " lines") + " line "
+		case strings.HasSuffix(k, ".length"):
+			p = strings.TrimSuffix(k, ".length") + "["
+		default:
+			continue
+		}
+		var vals []string
+		for _, m := range idx {
+			vals = append(vals, m[k].value) // "" when absent
+		}
+		if !allEqual(vals) {
+			prefixes = append(prefixes, p)
+		}
+	}
+	return func(k string) bool {
+		return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(k, p) })
+	}
 }
 
 // advice says what to do about a place no normalizer can express.

@@ -209,3 +209,31 @@ func TestLearnOnRealGit(t *testing.T) {
 		t.Errorf("want git.text for the path alone; got %v, %+v, warnings %v, left %+v", names(res.Proposals), d, res.Warnings, res.Left)
 	}
 }
+
+// TestWhatNoNormalizerExpressesIsReported: a field present in one
+// recording only, and an output whose line count changes, are reported
+// with what to do; nothing is proposed for them.
+func TestWhatNoNormalizerExpressesIsReported(t *testing.T) {
+	recs := []*cassettes.Cassette{httpRec("http://h/", `{"a":1,"warning":"slow"}`, nil), httpRec("http://h/", `{"a":1}`, nil)}
+	cli := func(out string) *cassettes.Cassette {
+		return &cassettes.Cassette{Kind: cassettes.KindCLI, Input: &cassettes.Input{Command: "x"}, Output: &cassettes.Output{Stdout: cassettes.Body(out)}}
+	}
+	res, err := Learn([]Scenario{{Name: "s", Recordings: recs}, {Name: "c", Recordings: []*cassettes.Cassette{cli("a\nb\n"), cli("a\n")}}}, Options{Adapter: "svc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range res.Left {
+		got = append(got, u.Scenario+" "+u.Where+": "+u.What+" / "+u.Advice)
+	}
+	joined := strings.Join(got, "\n")
+	for _, want := range []string{"s interactions[0].response.body $.warning: present in some recordings only / a value that is sometimes absent: set `compare: modelled`",
+		"c output.stdout lines: differs between recordings (3 vs 2) / the number of lines changes"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("left lacks %q:\n%s", want, joined)
+		}
+	}
+	if len(res.Proposals) != 0 {
+		t.Errorf("proposals %v for what no normalizer expresses", names(res.Proposals))
+	}
+}

@@ -29,7 +29,11 @@ func Patch(path string, data []byte, adapter string, r *Result) ([]byte, error) 
 	if adapters == nil || value(adapters, adapter) == nil || value(adapters, adapter).Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s declares no adapter %q under adapters:", path, adapter)
 	}
-	lines := strings.SplitAfter(string(data), "\n")
+	text := string(data)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n" // what is added after the last line starts a line of its own
+	}
+	lines := strings.SplitAfter(text, "\n")
 	ed := &editor{lines: lines}
 	if err := ed.setList(key(adapters, adapter), value(adapters, adapter), r.Names); err != nil {
 		return nil, fmt.Errorf("%s: adapters.%s.normalizers: %v", path, adapter, err)

@@ -54,3 +54,29 @@ func TestPatchAddsWhatIsAbsent(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s\n%s", out, want, Diff("x", []byte(want), out))
 	}
 }
+
+// FuzzPatch: whatever cassette.yaml holds, Patch either refuses it or
+// returns a file that loads (it checks so itself) and that keeps every
+// line of the input that it did not mean to change.
+func FuzzPatch(f *testing.F) {
+	for _, s := range []string{"version: 1\nadapters:\n  svc:\n    kind: http\n    real: {base_url: 'http://x'}\n    fake: {command: [x]}\n",
+		"version: 1\nadapters:\n  svc:\n    kind: cli\n    real: {command: [x]}\n    fake: {command: [y]}\n    normalizers:\n      - uuid\nnormalizers:\n  a.b: {regex: x}\n"} {
+		f.Add(s)
+	}
+	r := &Result{Names: []string{"uuid", "svc.volatile"}, Proposals: []Proposal{{Name: "svc.volatile", Definition: normalize.Definition{JSONPaths: []string{"$.a"}, Replace: "<v>"}}, {Name: "uuid", Builtin: true}}}
+	f.Fuzz(func(t *testing.T, in string) {
+		out, err := Patch("cassette.yaml", []byte(in), "svc", r)
+		if err != nil {
+			return
+		}
+		kept := map[string]bool{}
+		for _, l := range strings.Split(string(out), "\n") {
+			kept[l] = true
+		}
+		for _, l := range strings.Split(in, "\n") {
+			if !kept[l] && !strings.Contains(l, "normalizers") {
+				t.Fatalf("line %q of the input is gone:\n%s\n---\n%s", l, in, out)
+			}
+		}
+	})
+}

@@ -13,7 +13,7 @@ import (
 // normalizer the places and sample values it covers, what no normalizer
 // can express and what was not recorded again. Samples are redacted
 // (Learn) and made printable here.
-func (o *Outcome) Write(w io.Writer, adapter string, repeat int) {
+func (o *Outcome) Write(w io.Writer, adapter string) {
 	if o.Changed() {
 		io.WriteString(w, Diff(o.Path, o.Old, o.New))
 	}
@@ -22,9 +22,9 @@ func (o *Outcome) Write(w io.Writer, adapter string, repeat int) {
 		return
 	}
 	if len(r.Proposals) == 0 {
-		fmt.Fprintf(w, "nothing varies between the %d recordings of each scenario of %s under its normalizers: no change\n", repeat, adapter)
+		fmt.Fprintf(w, "nothing varies between %s of each scenario of %s under its normalizers: no change\n", o.recordings(), adapter)
 	} else {
-		fmt.Fprintf(w, "\nlearned from %d recordings of each scenario of %s:\n", repeat, adapter)
+		fmt.Fprintf(w, "\nlearned from %s of each scenario of %s:\n", o.recordings(), adapter)
 	}
 	for _, p := range r.Proposals {
 		fmt.Fprintf(w, "  %s (%s)\n", p.Name, what(p))
@@ -56,6 +56,14 @@ func (pl *Place) shown(p Proposal) string {
 		return pl.Where
 	}
 	return strings.TrimSuffix(pl.Where, pl.Path) + strings.Join(pl.paths, ", ")
+}
+
+// recordings says what was compared: "4 recordings (the committed one and 3 new)".
+func (o *Outcome) recordings() string {
+	if o.Committed {
+		return fmt.Sprintf("%d recordings (the committed one and %d new)", o.Repeat+1, o.Repeat)
+	}
+	return fmt.Sprintf("%d recordings", o.Repeat)
 }
 
 func what(p Proposal) string {

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -56,8 +57,12 @@ type Outcome struct {
 	Result  *Result
 	Skipped []Skip
 	Path    string
-	Old     []byte
-	New     []byte // equal to Old when nothing is learned
+	// Repeat is how many new recordings of each scenario were made, and
+	// Committed whether the committed cassette was compared with them.
+	Repeat    int
+	Committed bool
+	Old       []byte
+	New       []byte // equal to Old when nothing is learned
 }
 
 // Changed reports whether the session proposes a change to cassette.yaml.
@@ -77,7 +82,7 @@ func (s Session) Learn(ctx context.Context) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Path: cfg.Path}
+	out := &Outcome{Path: cfg.Path, Repeat: cmp.Or(s.Repeat, 3), Committed: !s.WithoutCommitted}
 	var scenarios []Scenario
 	names := slices.Clone(a.Normalizers)
 	for _, old := range olds {
@@ -197,10 +202,7 @@ func (s Session) unsafe(a *cassettes.Adapter, c *cassettes.Cassette) (why, next 
 
 // repeat records old Repeat times, Interval apart.
 func (s Session) repeat(ctx context.Context, old *cassettes.Cassette) ([]*cassettes.Cassette, error) {
-	n := s.Repeat
-	if n == 0 {
-		n = 3
-	}
+	n := cmp.Or(s.Repeat, 3)
 	var recs []*cassettes.Cassette
 	for i := range n {
 		if i > 0 && s.Interval > 0 {

@@ -103,7 +103,7 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 	if err != nil {
 		return err
 	}
-	out.Write(stdio.Out, o.adapter, o.repeat)
+	out.Write(stdio.Out, o.adapter)
 	if o.apply {
 		if err := s.Apply(ctx, out); err != nil {
 			return err

@@ -23,18 +23,25 @@ func jsonCassette(body string) *cassettes.Cassette {
 func TestVolatileDriftSuggestsANormalizer(t *testing.T) {
 	want := jsonCassette(`{"id":"6f1c0000-aaaa-4bbb-8ccc-1234567890a0","name":"a"}`)
 	got := jsonCassette(`{"id":"0b9e51f2-1d3c-4e5f-8a9b-0c1d2e3f4a5b","name":"b"}`)
-	cmp, err := CompareSides(Case{Cassette: want}, got, Options{Config: &cassettes.Config{}})
+	want.Interactions[0].Response.Headers["Last-Modified"] = []string{"Mon, 23 Nov 2026 15:39:32 GMT"}
+	got.Interactions[0].Response.Headers["Last-Modified"] = []string{"Tue, 01 Dec 2026 20:30:00 GMT"}
+	cmp, err := CompareSides(Case{Cassette: want, Adapter: &cassettes.Adapter{ContractHeaders: []string{"Last-Modified"}}}, got, Options{Config: &cassettes.Config{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var id, name string
+	var id, name, date string
 	for _, d := range cmp.Drifts {
-		switch d.JSONPath {
-		case "$.id":
+		switch {
+		case d.JSONPath == "$.id":
 			id = d.Message
-		case "$.name":
+		case d.JSONPath == "$.name":
 			name = d.Message
+		case strings.Contains(d.Field, "Last-Modified"):
+			date = d.Message
 		}
+	}
+	if !strings.Contains(date, "rfc1123 values") || !strings.Contains(date, "timestamps.RFC1123") {
+		t.Errorf("the date header drift does not suggest the normalizer: %q", date)
 	}
 	if !strings.Contains(id, "uuid values") || !strings.Contains(id, "normalizer uuid") || !strings.Contains(id, "cassette learn --adapter svc --scenario get-thing") {
 		t.Errorf("the UUID drift does not suggest the normalizer: %q", id)

@@ -237,3 +237,28 @@ func TestWhatNoNormalizerExpressesIsReported(t *testing.T) {
 		t.Errorf("proposals %v for what no normalizer expresses", names(res.Proposals))
 	}
 }
+
+// TestLearnOnAStream: an SSE body is compared record by record; the
+// message id each stream starts with is found by its JSON path, and the
+// text of the events stays literal.
+func TestLearnOnAStream(t *testing.T) {
+	var recs []*cassettes.Cassette
+	for _, id := range []string{"msg_01XFDUDYJgAACzvnptvVoYEL", "msg_013Zva2CMHLNnXjNJJKqJ2EF"} {
+		body := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"" + id + "\",\"role\":\"assistant\"}}\n\n" +
+			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"Olá!\"}}\n\n"
+		c := httpRec("http://h/v1/messages", body, nil)
+		c.Interactions[0].Response.Headers["Content-Type"] = []string{"text/event-stream"}
+		recs = append(recs, c)
+	}
+	res, err := Learn([]Scenario{{Name: "stream", Recordings: recs}}, Options{Adapter: "llm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Defs()["llm.volatile"]
+	if !slices.Equal(d.JSONPaths, []string{"$.message.id"}) || len(res.Left) != 0 {
+		t.Errorf("want $.message.id under llm.volatile; proposals %v, defs %+v, left %+v", names(res.Proposals), res.Defs(), res.Left)
+	}
+	if len(res.Places) != 1 || !strings.Contains(res.Places[0].Where, "record") || res.Places[0].Classes[0] != "request-id" {
+		t.Errorf("places %+v", res.Places)
+	}
+}

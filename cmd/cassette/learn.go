@@ -36,11 +36,11 @@ func newLearnCmd(stdio *IO, g *globals) *cobra.Command {
 		Short: "Record scenarios several times and propose the normalizers that hide what varies",
 		Long: `learn records each scenario of an adapter again --repeat times against the
 real side (from the cassette's own input, with the live retry policy), compares
-the recordings (and the committed cassette, recorded by another process of the
-real side at another time) after the adapter's normalizers, and proposes the smallest set
-of normalizers under which they are equal: a built-in where one fits, else a
-project normalizer aimed at the places that vary (numbered where a value
-recurs, so that identity is kept). A value that never varies is never
+the recordings, and the committed cassette (made by another process of the real
+side, at another time), after the adapter's normalizers, and proposes the
+smallest set of normalizers under which they are equal: a built-in where one
+fits, else a project normalizer aimed at the places that vary (numbered where a
+value recurs, so that identity is kept). A value that never varies is never
 normalized. It prints the change as a unified diff of cassette.yaml (comments
 and layout kept) and, per normalizer, the places and sample values it covers
 (redacted). A place no normalizer can express (a list whose order changes, a

@@ -194,7 +194,11 @@ func (c *Config) CredentialNames() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, name := range c.Order {
-		for _, v := range c.Adapters[name].Real.Credentials {
+		a := c.Adapters[name]
+		if a == nil {
+			continue // `name:` with no value: validation says so
+		}
+		for _, v := range a.Real.Credentials {
 			if !seen[v] {
 				seen[v] = true
 				out = append(out, v)

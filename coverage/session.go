@@ -47,7 +47,11 @@ type Started struct {
 	Env []string
 	// URLs are the observing proxies' URLs and Shims the shims, by adapter.
 	URLs, Shims map[string]string
-	closers     []func()
+	// InProcess are the adapters whose fakes live in the test command's
+	// process (fake.in_process, nothing to start): their bindings observe
+	// themselves into CASSETTE_OBSERVE_DIR, and no shim stands for them.
+	InProcess []string
+	closers   []func()
 }
 
 // Close stops the proxies and the fakes.
@@ -101,6 +105,10 @@ func (s *Session) start(ctx context.Context, st *Started) error {
 			continue
 		}
 		a := s.Config.Adapters[name]
+		if InProcessOnly(a) {
+			st.InProcess = append(st.InProcess, name)
+			continue
+		}
 		var err error
 		switch a.Kind {
 		case cassettes.KindHTTP:
@@ -125,6 +133,13 @@ func (s *Session) start(ctx context.Context, st *Started) error {
 	}
 	st.Env = append(st.Env, "GOFLAGS="+strings.TrimSpace(flags))
 	return nil
+}
+
+// InProcessOnly says whether an adapter's fake lives only in a test
+// runner's process: fake.in_process with no command (and, for http, no
+// base_url) to start.
+func InProcessOnly(a *cassettes.Adapter) bool {
+	return a.Fake.InProcess && len(a.Fake.Command) == 0 && (a.Kind == cassettes.KindCLI || a.Fake.BaseURL == "")
 }
 
 // startHTTP puts an observing reverse proxy in front of an HTTP fake.
@@ -180,12 +195,12 @@ func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, 
 	fake := fakeCommand(a.Fake.Command, dir)
 	project, _ := filepath.Abs(s.Config.Dir)
 	shim := Shim{Adapter: name, Command: command, Fake: fake, Bin: bin, Observed: s.Observed, Project: project, Credentials: a.Real.Credentials,
-		Redact: s.Config.Redact.Names, Coverage: a.Coverage}
+		Withhold: s.Config.SecretVars(), Redact: s.Config.Redact.Names, Coverage: a.Coverage}
 	if a.Fake.Dir != "" {
 		shim.Dir = dir
 	}
 	for _, k := range sortedKeys(a.Fake.Env) {
-		v, _ := cassettes.Expand(a.Fake.Env[k], s.LookupEnv)
+		v, _ := cassettes.Expand(a.Fake.Env[k], s.Config.FakeLookup(s.LookupEnv))
 		shim.Env = append(shim.Env, k+"="+v)
 	}
 	spec, err := json.MarshalIndent(shim, "", "  ")

@@ -32,8 +32,9 @@ func newCoverageCmd(stdio *IO, g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "coverage [--min PERCENT]",
 		Short: "Check that every call shape the tests sent to a fake is backed by a cassette",
-		Long: `coverage holds the calls 'cassette observe' saw the tests make (the files of
-.cassette/observed) against the cassettes, per adapter: a call shape is
+		Long: `coverage holds the calls 'cassette observe' saw the tests make (the latest
+run of .cassette/observed: observe's, or a pytest or node:test session's,
+named on stderr) against the cassettes, per adapter: a call shape is
 covered when a cassette of the adapter has it, uncovered when none does;
 a cassette no test exercised is stale (shown, never failing).
 
@@ -84,9 +85,17 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 	if dir == "" {
 		dir = filepath.Join(p.cfg.Dir, filepath.FromSlash(coverage.ObservedDir))
 	}
-	obs, probs, err := coverage.ReadDir(dir)
+	run, runs, found, err := coverage.LatestRun(dir)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read the observations", Err: err, NextStep: cassettes.Command("ls", "-l", dir)}
+	}
+	var obs []coverage.Located
+	var probs []cassettes.Problem
+	if found {
+		if obs, probs, err = coverage.ReadDir(run.Dir); err != nil {
+			return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read the observations", Err: err, NextStep: cassettes.Command("ls", "-l", run.Dir)}
+		}
+		fmt.Fprintf(stdio.Err, "observations: %s\n", runNote(p, run, runs))
 	}
 	if len(probs) > 0 {
 		return &cassettes.Error{Reason: cassettes.EObservationInvalid, Problems: probs,
@@ -118,6 +127,16 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 			NextStep: cassettes.Command("cassette", "validate", "--config", p.cfg.Path)}
 	}
 	return coverageOutcome(stdio, g, o, p, rep, started)
+}
+
+// runNote says which run of observations coverage reads.
+func runNote(p *project, run coverage.Run, runs int) string {
+	where := cassettes.Printable(relOrSelf(p.cfg.Dir, run.Dir))
+	when := run.Latest.UTC().Format(time.RFC3339)
+	if runs == 1 {
+		return fmt.Sprintf("%s (the only run, last written %s)", where, when)
+	}
+	return fmt.Sprintf("%s (the latest of %d runs, last written %s; the others are not counted)", where, runs, when)
 }
 
 // loadCorpus loads every cassette of the project; a project without a

@@ -24,9 +24,30 @@ export const CONFIG_FILE = 'cassette.yaml';
 
 /** The cassette binary could not be run or answered out of protocol. */
 export class CassetteError extends Error {
-  constructor(message) {
+  constructor(message, nextStep) {
     super(message);
     this.name = 'CassetteError';
+    this.nextStep = nextStep;
+  }
+
+  /** The error as a person reads it: the next step first. */
+  text() {
+    return this.nextStep ? `next: ${this.nextStep}\n${this.message}` : this.message;
+  }
+}
+
+// The error of a cassette command that refused: its --json error object
+// on stdout (message, problems, next_step).
+function refusal(e, argv) {
+  try {
+    const o = JSON.parse(String(e.stdout));
+    const lines = [`${argv.join(' ')}: ${o.message}`];
+    for (const p of o.problems || []) {
+      lines.push(`  ${p.file || ''}${p.line ? `:${p.line}` : ''}: ${p.field || ''}: ${p.message || ''}${p.suggestion ? `; ${p.suggestion}` : ''}`);
+    }
+    return new CassetteError(lines.join('\n'), o.next_step);
+  } catch {
+    return new CassetteError(`${argv.join(' ')} failed (exit ${e.status}):\n${String(e.stderr || e.message).trim()}`);
   }
 }
 
@@ -58,8 +79,8 @@ export function findBinary(explicit) {
       // not this one
     }
   }
-  throw new CassetteError(`cannot find the cassette binary ${JSON.stringify(name)}: install it ` +
-    '(go install github.com/cassette-dev/cassette/cmd/cassette@latest), or name it with CASSETTE_BIN');
+  throw new CassetteError(`cannot find the cassette binary ${JSON.stringify(name)}: install it, or name it with CASSETTE_BIN`,
+    'go install github.com/cassette-dev/cassette/cmd/cassette@latest');
 }
 
 /** The nearest cassette.yaml in dir or above it, or undefined. */
@@ -117,7 +138,7 @@ export class Project {
     try {
       out = execFileSync(this.binary, this.argv(...args), { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
     } catch (e) {
-      throw new CassetteError(`cassette ${args.join(' ')} failed (exit ${e.status}):\n${String(e.stderr || e.message).trim()}`);
+      throw refusal(e, ['cassette', ...args]);
     }
     const listing = JSON.parse(out);
     if (listing.protocol !== PROTOCOL) {
@@ -364,7 +385,7 @@ export function enforce(result) {
 function defaultConfig() {
   const main = process.argv[1];
   const found = (main && findConfig(path.dirname(main))) || findConfig(process.cwd());
-  if (!found) throw new CassetteError(`no ${CONFIG_FILE} above ${main || process.cwd()}: pass { config }`);
+  if (!found) throw new CassetteError(`no ${CONFIG_FILE} above ${main || process.cwd()}: pass { config }`, 'cassette init');
   return found;
 }
 
@@ -484,10 +505,27 @@ export function project({ config, bin, reportDir = process.env.CASSETTE_REPORT_D
  * default: the nearest cassette.yaml above the test file), bin, reportDir.
  */
 export function contract(adapter, fn, options = {}) {
-  const p = project(options);
-  const listing = p.cases(adapter);
-  if (listing.cases.length === 0) {
-    throw new CassetteError(`adapter ${adapter} has no cassette in ${p.config}: record one with cassette record --adapter ${adapter || 'NAME'} ...`);
+  let p;
+  let listing;
+  try {
+    p = project(options);
+    listing = listings(p, adapter);
+    if (listing.cases.length === 0) {
+      throw new CassetteError(`adapter ${adapter} has no cassette in ${p.config}`, `cassette record --adapter ${adapter || 'NAME'} --help`);
+    }
+  } catch (e) {
+    if (!(e instanceof CassetteError)) throw e;
+    // A set-up problem fails this contract, once, with the step to take;
+    // the file's other tests still run.
+    const where = p ? p.config : (process.argv[1] || CONFIG_FILE);
+    test(`${adapter || 'cassette'}: set-up`, () => {
+      const err = new CassetteError(e.text());
+      // The binding's frames are not the story (and without a frame node
+      // brackets the text): the one frame is the project's config.
+      err.stack = `${err.name}: ${err.message}\n    at ${where}`;
+      throw err;
+    });
+    return;
   }
   const file = process.argv[1] ? path.relative(process.cwd(), process.argv[1]) : '';
   const n = (contracts.get(file) || 0) + 1; // the n-th contract() of the file: its tests are other tests
@@ -509,6 +547,22 @@ export function contract(adapter, fn, options = {}) {
 }
 
 const contracts = new Map();
+
+// listings reads each project's listing of an adapter once (an error too).
+const listed = new Map();
+function listings(p, adapter) {
+  const key = `${p.config}\0${adapter || ''}`;
+  if (!listed.has(key)) {
+    try {
+      listed.set(key, p.cases(adapter));
+    } catch (e) {
+      listed.set(key, e);
+    }
+  }
+  const l = listed.get(key);
+  if (l instanceof Error) throw l;
+  return l;
+}
 
 function escapeRegExp(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

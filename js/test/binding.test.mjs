@@ -192,10 +192,26 @@ test('sent as recorded', async () => {
   assert.match(out, /ℹ pass 3\n/);
 });
 
-test('a missing binary says how to get one', () => {
-  const { out, code } = project('nobin', greetTest, { env: { CASSETTE_BIN: '/nonexistent/cassette' } });
-  assert.notEqual(code, 0);
-  assert.ok(out.includes('cannot find the cassette binary "/nonexistent/cassette"'), out);
+const unitTest = `
+import { test } from 'node:test';
+test('unrelated unit', () => {});
+`;
+
+test('a set-up problem fails only the contracts that need it, the next step first', () => {
+  const nobin = project('nobin', greetTest + unitTest, { env: { CASSETTE_BIN: '/nonexistent/cassette' } });
+  assert.equal(nobin.code, 1, nobin.out);
+  assert.match(nobin.out, /ℹ pass 1\n.*ℹ fail 1\n/s);
+  assert.ok(nobin.out.includes('next: go install github.com/cassette-dev/cassette/cmd/cassette@latest\n'), nobin.out);
+  assert.ok(nobin.out.includes('cannot find the cassette binary "/nonexistent/cassette"'), nobin.out);
+  assert.doesNotMatch(nobin.out, /^\s+at .*cassette\.mjs/m); // no frames of the binding
+  const unknown = project('unknown', `
+import { contract } from BINDING;
+contract('gret', (c) => c.verifyCLI(() => ({})));
+` + unitTest);
+  assert.equal(unknown.code, 1, unknown.out);
+  assert.match(unknown.out, /✖ gret: set-up/);
+  assert.match(unknown.out, /next: cassette /);
+  assert.match(unknown.out, /ℹ pass 1\n.*ℹ fail 1\n/s);
 });
 
 test('observations for coverage', () => {

@@ -94,6 +94,7 @@ class _Session:
         self.projects = {}
         self.listings = {}
         self.summaries = []
+        self.merge_error = None
         wi = _worker_input(config)
         self.worker = wi.get("workerid") if wi else None
         if wi is not None:
@@ -139,7 +140,12 @@ class _Session:
     def listing(self, project, adapter):
         key = (project.config, adapter)
         if key not in self.listings:
-            self.listings[key] = project.cases(adapter)
+            try:
+                self.listings[key] = project.cases(adapter)
+            except CassetteError as e:
+                self.listings[key] = e  # once per project and adapter
+        if isinstance(self.listings[key], CassetteError):
+            raise self.listings[key]
         return self.listings[key]
 
     def config_for(self, marker, test_dir):
@@ -156,7 +162,7 @@ class _Session:
         found = find_config(test_dir)
         if found is None:
             raise CassetteError("no cassette.yaml in %s or above: set config= on the cassette marker "
-                                "or cassette_config in pytest.ini" % test_dir)
+                                "or cassette_config in pytest.ini" % test_dir, next_step="cassette init")
         return found
 
     def close(self):
@@ -176,7 +182,9 @@ class _Session:
             return
         p = subprocess.run([self.binary(), "report", "merge", "--out", self.reports] + dirs, capture_output=True, text=True)
         if p.returncode not in (0, 1):  # 1: a case failed, as pytest says
-            raise CassetteError("cassette report merge of the xdist workers' reports failed (exit %d):\n%s" % (p.returncode, p.stderr.strip()))
+            self.merge_error = "cassette report merge of the xdist workers' reports failed (exit %d): %s (they are in %s)" % (
+                p.returncode, p.stderr.strip(), root)
+            return
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -233,11 +241,17 @@ def pytest_generate_tests(metafunc):
         raise pytest.UsageError("%s takes cassette_case: mark it @pytest.mark.cassette(\"ADAPTER\")" % metafunc.definition.nodeid)
     adapter = marker.kwargs.get("adapter") or (marker.args[0] if marker.args else None)
     s = metafunc.config.stash[_SESSION]
-    project = s.project(s.config_for(marker, os.path.dirname(str(metafunc.definition.path))))
-    listing = s.listing(project, adapter)
-    if not listing["cases"]:
-        raise CassetteError("adapter %s has no cassette in %s: record one with "
-                            "cassette record --adapter %s ..." % (adapter, project.config, adapter or "NAME"))
+    try:
+        project = s.project(s.config_for(marker, os.path.dirname(str(metafunc.definition.path))))
+        listing = s.listing(project, adapter)
+        if not listing["cases"]:
+            raise CassetteError("adapter %s has no cassette in %s" % (adapter, project.config),
+                                next_step="cassette record --adapter %s --help" % (adapter or "NAME"))
+    except CassetteError as e:
+        # A set-up problem fails this contract test, once, with the step
+        # to take; the session's other tests still run.
+        metafunc.parametrize("cassette_case", [pytest.param(e, id=(adapter or "cassette") + ":set-up")], indirect=True)
+        return
     params = []
     for c in listing["cases"]:
         marks = [pytest.mark.cassette_quarantine] if c.get("quarantine") else []
@@ -248,8 +262,19 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture
 def cassette_case(request):
     """The case this run of the test drives its fake with (a PytestCase)."""
+    if isinstance(request.param, CassetteError):
+        return request.param  # the test fails with it (pytest_pyfunc_call), as a failure, not a fixture error
     project, c = request.param
     return PytestCase(project, c, replay=replay_command(request.node.nodeid), test=request.node.nodeid)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """A contract test whose set-up failed (no binary, a config error, an
+    unknown adapter) fails with that error instead of running."""
+    e = getattr(pyfuncitem, "funcargs", {}).get("cassette_case")
+    if isinstance(e, CassetteError):
+        pytest.fail(e.text(), pytrace=False)
 
 
 @pytest.hookimpl(trylast=True)
@@ -293,3 +318,5 @@ def pytest_terminal_summary(terminalreporter, config):
         if s.reports:
             line += "; reports: %s" % s.reports
         terminalreporter.write_line(line)
+    if s.merge_error:
+        terminalreporter.write_line(s.merge_error, red=True)

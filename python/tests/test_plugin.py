@@ -237,26 +237,53 @@ def test_as_recorded(cassette_case):
     r.stdout.fnmatch_lines(["cassettes/items/create-then-get.yaml:*: status drift at interactions[[]1[]].response.code*404*"])
 
 
-def test_usage_errors(project):
-    project.makepyfile(test_greet=GREET_TEST)
+UNIT_TEST = '''
+def test_unrelated_unit():
+    assert 1 + 1 == 2
+'''
+
+
+def test_setup_problems_fail_only_the_contract_tests(project):
+    """A missing binary, a config error or an unknown adapter fails the
+    contract tests that need it, once each, the next step first and no
+    plugin frames; the session's other tests run."""
+    project.makepyfile(test_greet=GREET_TEST, test_unit=UNIT_TEST)
     r = run(project, "--cassette-bin", "/nonexistent/cassette")
-    r.stdout.fnmatch_lines(["*cannot find the cassette binary '/nonexistent/cassette'*"])
-    assert r.ret != 0
+    r.assert_outcomes(passed=1, failed=1)
+    r.stdout.fnmatch_lines(["*_ test_greet[[]greet:set-up[]] _*",
+                            "next: go install github.com/cassette-dev/cassette/cmd/cassette@latest",
+                            "cannot find the cassette binary '/nonexistent/cassette'*"])
+    assert "cassette_pytest" not in r.stdout.str().split("short test summary")[0].split("FAILURES")[1].replace("-p cassette_pytest", "")
+    project.makepyfile(test_greet='''
+import pytest
+
+@pytest.mark.cassette("gret")
+def test_nope(cassette_case):
+    pass
+''')
+    r = run(project)
+    r.assert_outcomes(passed=1, failed=1)
+    r.stdout.fnmatch_lines(["next: cassette *", "cassette cases --json --adapter gret: *gret*"])
+    cfg = project.path / "cassette.yaml"
+    good = cfg.read_text()
+    cfg.write_text(good.replace("fake: {in_process: true}", "fak: {in_process: true}", 1))
+    project.makepyfile(test_greet=GREET_TEST)
+    r = run(project)
+    r.assert_outcomes(passed=1, failed=1)
+    r.stdout.fnmatch_lines(["next: cassette validate", "*cassette.yaml does not fit the config schema",
+                            "  cassette.yaml:*: adapters.greet.fak: unknown field `fak`; did you mean `fake`?"])
+    cfg.write_text(good)
+
+
+def test_usage_errors(project):
+    """Only a misuse of the plugin itself stops the session."""
     project.makepyfile(test_greet='''
 def test_unmarked(cassette_case):
     pass
 ''')
     r = run(project)
     r.stdout.fnmatch_lines(["*test_unmarked takes cassette_case: mark it @pytest.mark.cassette(\"ADAPTER\")*"])
-    project.makepyfile(test_greet='''
-import pytest
-
-@pytest.mark.cassette("nope")
-def test_nope(cassette_case):
-    pass
-''')
-    r = run(project)
-    r.stdout.fnmatch_lines(["*--adapter nope: no such adapter*"])
+    assert r.ret != 0
 
 
 def test_installs_with_pip_and_loads_by_entry_point(project, tmp_path):

@@ -96,6 +96,13 @@ type Coverage struct {
 	// Depth is how many leading words of a CLI call name the subcommand
 	// (`gh pr list`: 2); nil is 1.
 	Depth *int `yaml:"depth,omitempty" validate:"omitempty,min=0,max=8"`
+	// Args are the positional arguments that are part of a CLI call's
+	// shape, by the command and subcommand words they follow ("gh api":
+	// path): with `path`, the first one is an endpoint, shown as a path
+	// template like an HTTP path (`gh api repos/{}/{}/issues`), and a
+	// GraphQL call by its operation name (`gh api graphql query:Repo`);
+	// `none` keeps none. Built in: {"gh api": path}.
+	Args map[string]string `yaml:"args,omitempty" validate:"dive,keys,required,endkeys,oneof=path none"`
 	// ValueFlags are the CLI flags whose value is the next word
 	// (`-C DIR`), so that the value is never read as a subcommand.
 	ValueFlags []string `yaml:"value_flags,omitempty" validate:"dive,startswith=-"`

@@ -160,6 +160,13 @@ type Faults struct {
 	Strict *bool `yaml:"strict,omitempty"`
 }
 
+// InProcessOnly says whether an adapter's fake lives only in a test
+// runner's process: fake.in_process with no command to start and no
+// base_url to reach.
+func (a *Adapter) InProcessOnly() bool {
+	return a.Fake.InProcess && len(a.Fake.Command) == 0 && a.Fake.BaseURL == ""
+}
+
 // Fake is how to reach or start the fake.
 type Fake struct {
 	// Build runs once before the fake is used (e.g. [go, build, -o, bin/fake, ./fakes/x]),
@@ -177,6 +184,13 @@ type Fake struct {
 	// an adapter needs no command or base_url; verify skips its cases when
 	// it has neither.
 	InProcess bool `yaml:"in_process,omitempty"`
+	// Test is the command that verifies an in-process fake (its contract
+	// tests through a binding: [pytest, -q, tests/contracts], [node,
+	// --test, test/contracts]), run in the directory of cassette.yaml:
+	// `verify --in-process` runs it, and refresh runs it as the replay
+	// gate on the re-recorded cassettes, reading its results back from
+	// the report set the bindings write to $CASSETTE_REPORT_DIR.
+	Test []string `yaml:"test,omitempty" validate:"omitempty,min=1,dive,required"`
 	// Shared runs one fake process for all of the adapter's cases, in
 	// parallel. The default starts a fresh fake for each case, so that a
 	// stateful fake sees each cassette as the real service was recorded

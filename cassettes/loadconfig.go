@@ -113,6 +113,9 @@ func configRules(cfg *Config) []Problem {
 				add(f+".fake.command", "a cli adapter's fake needs `command` (or in_process: true, for a fake a test runner drives)", "command: [./bin/fake-gh]")
 			}
 		}
+		if len(a.Fake.Test) > 0 && !a.Fake.InProcess {
+			add(f+".fake.test", "fake.test verifies an in-process fake: it needs in_process: true (verify runs a process fake itself)", "fake: {in_process: true, test: [pytest, -q, tests/contracts]}")
+		}
 		if a.Real.Faults != nil {
 			out = append(out, faultsProblems(cfg, f+".real.faults", a)...)
 		}

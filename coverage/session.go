@@ -105,7 +105,7 @@ func (s *Session) start(ctx context.Context, st *Started) error {
 			continue
 		}
 		a := s.Config.Adapters[name]
-		if InProcessOnly(a) {
+		if a.InProcessOnly() {
 			st.InProcess = append(st.InProcess, name)
 			continue
 		}
@@ -133,13 +133,6 @@ func (s *Session) start(ctx context.Context, st *Started) error {
 	}
 	st.Env = append(st.Env, "GOFLAGS="+strings.TrimSpace(flags))
 	return nil
-}
-
-// InProcessOnly says whether an adapter's fake lives only in a test
-// runner's process: fake.in_process with no command (and, for http, no
-// base_url) to start.
-func InProcessOnly(a *cassettes.Adapter) bool {
-	return a.Fake.InProcess && len(a.Fake.Command) == 0 && (a.Kind == cassettes.KindCLI || a.Fake.BaseURL == "")
 }
 
 // startHTTP puts an observing reverse proxy in front of an HTTP fake.

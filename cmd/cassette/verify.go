@@ -27,6 +27,7 @@ type verifyOptions struct {
 	bundleDir string
 	golden    bool
 	logDir    string
+	inProcess bool
 }
 
 func newVerifyCmd(stdio *IO, g *globals) *cobra.Command {
@@ -60,6 +61,7 @@ config or cassette error; 3: a fake did not start.`,
 	f.StringVar(&o.bundleDir, "bundle-dir", "", "also write a forensic bundle under this directory")
 	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports (sorted keys, volatile fields omitted)")
 	f.StringVar(&o.logDir, "log-dir", "", "where the fakes' logs go (default: <report-dir>/fakes)")
+	f.BoolVar(&o.inProcess, "in-process", false, "also run the fake.test of each selected in-process adapter (its contract tests through a binding) and judge its cases by their results")
 	return cmd
 }
 
@@ -85,6 +87,9 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Jobs: o.jobs,
 		CaseTimeout: o.timeout, LogDir: logDir, Credentials: p.credentials()})
 	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
+	if o.inProcess {
+		inProcessGates(ctx, stdio, p.cfg, cases, run)
+	}
 	if run.ReplayCommand == "" && p.cfg.Path != cassettes.ConfigFile {
 		run.ReplayCommand = p.command("cassette", "verify") // the replay commands name the config this run used
 	}
@@ -97,6 +102,22 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 		return err
 	}
 	return runExit(stdio, run)
+}
+
+// inProcessGates runs the fake.test of each in-process adapter among
+// cases (verify skipped them) and folds what it found into run.
+func inProcessGates(ctx context.Context, stdio *IO, cfg *cassettes.Config, cases []verify.Case, run *report.Run) {
+	seen := map[string]bool{}
+	for _, c := range cases {
+		name := c.Cassette.Adapter
+		if a := cfg.Adapters[name]; seen[name] || a == nil || !a.InProcessOnly() {
+			continue
+		}
+		seen[name] = true
+		g := verify.RunTestGate(ctx, cfg, name, verify.GateDir(cfg))
+		fmt.Fprintln(stdio.Err, "verify: "+g.Summary())
+		g.Fold(run)
+	}
 }
 
 // selection is the cases the flags select, with the shard.

@@ -101,7 +101,7 @@ class _Session:
             self.reports = wi.get("cassette_report_dir")
             self.observed = wi.get("cassette_observe_dir")
         else:
-            given = config.getoption("cassette_report_dir")
+            given = config.getoption("cassette_report_dir") or os.environ.get("CASSETTE_REPORT_DIR")
             self.reports = os.path.join(str(config.invocation_params.dir), given) if given else None
             self.observed = os.environ.get(_observe.ENV_DIR) or self._new_run()
             if self.reports:
@@ -196,7 +196,8 @@ def pytest_addoption(parser):
     group.addoption("--cassette-bin", default=None,
                     help="the cassette binary (default: $CASSETTE_BIN, else cassette on PATH)")
     group.addoption("--cassette-report-dir", default=None,
-                    help="write the report files of the checked cases here (junit.xml, sarif.json, summary.json, ...)")
+                    help="write the report files of the checked cases here (junit.xml, sarif.json, summary.json, ...; "
+                         "default: $CASSETTE_REPORT_DIR)")
     parser.addini("cassette_bin", "the cassette binary")
     parser.addini("cassette_config", "cassette.yaml, relative to this ini file (default: the nearest one above each test file)")
 

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -354,6 +355,16 @@ func echo(w io.Writer, red *redact.Redactor, b []byte) {
 	}
 }
 
+// createDir is the command that creates a missing real.dir: a repository
+// of its own for a repository tool (mkdir would leave git to find the
+// project's repository above it), a directory otherwise.
+func createDir(opts CLIOptions) string {
+	if repoTools[filepath.Base(opts.Command)] {
+		return cassettes.Command("git", "init", opts.Dir)
+	}
+	return cassettes.Command("mkdir", "-p", opts.Dir)
+}
+
 // notStarted is the error of a command that could not be started. It
 // names where the command came from: real.command when the run used it,
 // the arguments after -- otherwise.
@@ -366,7 +377,7 @@ func notStarted(red *redact.Redactor, opts CLIOptions, err error) error {
 					opts.Command, cassettes.Printable(opts.Dir), opts.Adapter),
 				Err:      redactedError(red, serr),
 				Problems: []cassettes.Problem{{Field: "adapters." + opts.Adapter + ".real.dir", Message: "does not exist: " + cassettes.Printable(opts.Dir), Expected: "an existing directory"}},
-				NextStep: cassettes.Command("mkdir", "-p", opts.Dir)}
+				NextStep: createDir(opts)}
 		}
 	}
 	e := &cassettes.Error{Reason: cassettes.EUsage,

@@ -65,6 +65,12 @@ func initRun(stdio *IO, path string, force bool) error {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot check " + path, Err: err, NextStep: cassettes.Command("ls", "-ld", filepath.Dir(path))}
 	}
+	if above := findConfig(path); above != path && !force {
+		// Every command run here already finds that one: a second config
+		// below it would split the project (and pytest would load both).
+		return cassettes.Errorf(cassettes.EUsage, commandWithConfig(above, "cassette", "validate"),
+			"%s is this directory's project (cassette finds the nearest cassette.yaml above, as git finds .git); not writing a second one here (cassette init --force does)", above)
+	}
 	if err := cassettes.WriteFileAtomic(path, []byte(initTemplate), 0o644); err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ const config = `version: 1
 adapters:
   greet:
     kind: cli
+    real: {command: [greet], credentials: [GREET_TOKEN]}
     fake: {command: [sh, fake.sh]}
     normalizers: [sha:full]
   items:
@@ -50,7 +51,7 @@ input:
   command: greet
   args: [--name, Ada]
   stdin: "from stdin\n"
-  env: [GREETING]
+  env: [GREETING, GREET_TOKEN]
 output:
   stdout: |
     Hello, Ada!
@@ -523,5 +524,21 @@ func TestOneResultPerTest(t *testing.T) {
 	sum := harness.Summarize(done, run)
 	if run.Exit() != cassettes.ExitFail || sum.Checked != 3 || sum.Passed != 2 || sum.Failed != 1 || sum.ExitCode != 1 {
 		t.Errorf("exit %d, summary %+v: want 3 checked, 2 passed, 1 failed, exit 1", run.Exit(), sum)
+	}
+}
+
+// TestListingWithholdsCredentials: the recorded environment names a
+// binding hands its fake with their values never include a live
+// credential (the adapter's real.credentials), as verify withholds them.
+func TestListingWithholdsCredentials(t *testing.T) {
+	cases, opts := project(t)
+	l, err := harness.List(cases, opts, beforeExpiry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range l.Cases {
+		if c.ID == "greet/hello" && !reflect.DeepEqual(c.CLI.Env, []string{"GREETING"}) {
+			t.Errorf("greet/hello hands the fake %q: want GREETING only", c.CLI.Env)
+		}
 	}
 }

@@ -14,15 +14,15 @@ import (
 // run in (found from their working directory, as git finds .git).
 var repoTools = map[string]bool{"git": true, "gh": true}
 
-// CheckRealDir refuses to record a repository tool (git, gh) in dir, an
-// adapter's real.dir, when dir is inside the project's own repository
+// CheckRealDir refuses to record a repository tool (git, gh) in dir, where
+// the adapter's real.dir (declared, as written) resolves, when dir is inside the project's own repository
 // (projectDir's) without being a repository of its own: git would then
 // find the project's repository and the cassette would hold the project's
 // history, commits and remotes instead of the fixture's (a real.dir that
 // was never created, or was created with mkdir instead of git init).
 // allow says the project means it.
-func CheckRealDir(ctx context.Context, adapter string, command []string, dir, projectDir string, allow bool) error {
-	if allow || dir == "" || len(command) == 0 || !repoTools[filepath.Base(command[0])] {
+func CheckRealDir(ctx context.Context, adapter string, command []string, declared, dir, projectDir string, allow bool) error {
+	if allow || declared == "" || len(command) == 0 || !repoTools[filepath.Base(command[0])] {
 		return nil
 	}
 	top := gitTop(ctx, dir)

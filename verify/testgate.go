@@ -166,7 +166,7 @@ func (g *TestGate) Fold(run *report.Run) {
 // Summary is one line on what the gate ran and found.
 func (g *TestGate) Summary() string {
 	if g.Err != nil {
-		return fmt.Sprintf("%s: in process, %s could not judge the fake: %s", g.Adapter, g.CommandLine(), firstLine(g.Err.Message))
+		return fmt.Sprintf("%s: %s could not judge the fake: %s", g.Adapter, g.CommandLine(), firstLine(g.Err.Message))
 	}
-	return fmt.Sprintf("%s: in process, %s: %d contract tests, %d failed", g.Adapter, g.CommandLine(), len(g.Cases), len(g.Failed))
+	return fmt.Sprintf("%s: %s: %d contract tests, %d failed", g.Adapter, g.CommandLine(), len(g.Cases), len(g.Failed))
 }

@@ -192,7 +192,7 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
 		Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout,
 		Signals: ints.ch, Again: p.recordAgain(o, command)}
-	if err := recorder.CheckRealDir(ctx, o.adapter, command, opts.Dir, p.cfg.Dir, o.allowProjectRepo); err != nil {
+	if err := recorder.CheckRealDir(ctx, o.adapter, command, a.Real.Dir, opts.Dir, p.cfg.Dir, o.allowProjectRepo); err != nil {
 		return err
 	}
 	if opts.Faults, err = recorder.FaultsOf(command[0], a); err != nil {

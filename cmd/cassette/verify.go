@@ -87,8 +87,9 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Jobs: o.jobs,
 		CaseTimeout: o.timeout, LogDir: logDir, Credentials: p.credentials()})
 	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
+	var gates []string
 	if o.inProcess {
-		inProcessGates(ctx, stdio, p.cfg, cases, run)
+		gates = inProcessGates(ctx, p.cfg, cases, run)
 	}
 	if run.ReplayCommand == "" && p.cfg.Path != cassettes.ConfigFile {
 		run.ReplayCommand = p.command("cassette", "verify") // the replay commands name the config this run used
@@ -98,6 +99,9 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 		console = stdio.Err // stdout carries summary.json
 	}
 	verify.Console{W: console, Color: stdio.Color && !g.json}.Write(outcome, run)
+	for _, line := range gates { // after verify's own lines, which count the in-process cases as skipped
+		fmt.Fprintln(console, line)
+	}
 	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, verifyBundle(p, o, cases, outcome), g.json); err != nil {
 		return err
 	}
@@ -105,8 +109,10 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 }
 
 // inProcessGates runs the fake.test of each in-process adapter among
-// cases (verify skipped them) and folds what it found into run.
-func inProcessGates(ctx context.Context, stdio *IO, cfg *cassettes.Config, cases []verify.Case, run *report.Run) {
+// cases (verify skipped them), folds what it found into run and returns a
+// line on each.
+func inProcessGates(ctx context.Context, cfg *cassettes.Config, cases []verify.Case, run *report.Run) []string {
+	var lines []string
 	seen := map[string]bool{}
 	for _, c := range cases {
 		name := c.Cassette.Adapter
@@ -115,9 +121,13 @@ func inProcessGates(ctx context.Context, stdio *IO, cfg *cassettes.Config, cases
 		}
 		seen[name] = true
 		g := verify.RunTestGate(ctx, cfg, name, verify.GateDir(cfg))
-		fmt.Fprintln(stdio.Err, "verify: "+g.Summary())
+		lines = append(lines, "in process: "+g.Summary())
 		g.Fold(run)
+		for _, f := range g.Failed {
+			lines = append(lines, fmt.Sprintf("  FAIL  %s/%s: %s\n        replay: %s", f.Adapter, cassettes.Printable(f.Scenario), cassettes.Printable(strings.SplitN(f.Message, "\n", 2)[0]), cassettes.Printable(f.ReplayCommand)))
+		}
 	}
+	return lines
 }
 
 // selection is the cases the flags select, with the shard.

@@ -3,14 +3,13 @@ package pythonteam_test
 // End to end, the seed team's whole loop in pytest, as such a team runs it:
 // the real cassette binary (built once), Debian's python3 with pytest and
 // the repository's pytest plugin (vendored: ../../python on PYTHONPATH),
-// the real git on the repository make-repo.sh builds, and the real gh
+// the real git on the repository ../git/make-repo.sh builds, and the real gh
 // against @octokit/fixtures (responses the Octokit project recorded from
 // GitHub's REST API) served by ../github/upstream on loopback: a recording
 // of GitHub, not GitHub, which cannot be reached from where this runs.
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,7 +41,7 @@ func newExample(t *testing.T) *e2e.Example {
 	}
 	return e2e.NewExample(t, ".", e2e.Config{
 		Cassette: cassetteBin,
-		Files:    []string{"cassette.yaml", ".gitignore", "pytest.ini", "conftest.py", "make-repo.sh", "record.sh", "teamtool", "tests", "cassettes"},
+		Files:    []string{"cassette.yaml", ".gitignore", "pytest.ini", "conftest.py", "record.sh", "teamtool", "tests", "cassettes"},
 		Module:   "example.com/pythonteam",
 		Env: []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "PYTHONPATH=" + plugin, "CASSETTE_BIN=" + cassetteBin,
 			"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1", "PYTHONDONTWRITEBYTECODE=1", "GIT_CONFIG_NOSYSTEM=1"},
@@ -55,55 +54,17 @@ func newExample(t *testing.T) *e2e.Example {
 
 // needRealSide skips the test when gh or the fixtures are missing, except
 // in CI (.ci/run installs them).
-func needRealSide(t *testing.T) {
-	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("gh"); err != nil {
-		missing = "gh (apt-get install gh)"
-	} else if _, err := os.Stat(fixtures); err != nil {
-		missing = "@octokit/fixtures ((cd examples/github/upstream && npm ci))"
-	}
-	if missing == "" {
-		return
-	}
-	if os.Getenv("CI") != "" || os.Getenv("CASSETTE_REQUIRE_BINDINGS") != "" {
-		t.Fatalf("%s is not installed: .ci/run installs it", missing)
-	}
-	t.Skipf("%s is not installed", missing)
-}
+func needRealSide(t *testing.T) { t.Helper(); e2e.NeedGitHubRecording(t, fixtures) }
 
 // startUpstream serves the fixtures of dir with ../github/upstream and
 // points the gh adapter's base_url at it.
 func startUpstream(t *testing.T, e *e2e.Example, dir string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "upstream")
-	if out, err := exec.Command("go", "build", "-o", bin, "../github/upstream").CombinedOutput(); err != nil {
-		t.Fatalf("building the upstream: %v\n%s", err, out)
-	}
-	abs, _ := filepath.Abs(dir)
-	cmd := exec.Command(bin, "--fixtures", abs)
-	out, err := cmd.StdoutPipe()
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	buf := make([]byte, 4096)
-	var got string
-	for !strings.Contains(got, "\n") {
-		n, err := out.Read(buf)
-		if err != nil {
-			t.Fatalf("the upstream exited before listening: %q", got)
-		}
-		got += string(buf[:n])
-	}
-	_, u, ok := strings.Cut(strings.TrimSpace(got), "listening on ")
-	if !ok {
-		t.Fatalf("the upstream said %q", got)
-	}
+	u := e2e.StartServer(t, filepath.Join("..", "github"), "", nil, "./upstream", "--fixtures", abs)
 	e.Patch("cassette.yaml", "base_url: http://127.0.0.1:3000", "base_url: "+u)
 	return u
 }
@@ -220,7 +181,11 @@ func TestRefreshRunsPytestAsTheGate(t *testing.T) {
 	git("init", "-q", "--bare", remote)
 	git("init", "-q", "-b", "main")
 	git("remote", "add", "origin", remote)
-	e.Must(nil, "./make-repo.sh", ".cassette/repo")
+	makeRepo, err := filepath.Abs(filepath.Join("..", "git", "make-repo.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Must(nil, makeRepo, ".cassette/repo") // the git example's repository, the git adapter's real.dir
 	git("add", ".")
 	git("commit", "-q", "-m", "teamtool and its cassettes")
 	git("push", "-q", "origin", "main")

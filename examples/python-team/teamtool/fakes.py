@@ -16,10 +16,10 @@ def _done(args, code, out="", err=""):
 
 
 class FakeGit:
-    """git, on the repository make-repo.sh builds."""
+    """git, on the repository ../git/make-repo.sh builds."""
 
     branch = "main"
-    subjects = ["Document it", "Add hello.py", "Initial commit"]  # newest first
+    subjects = ["Document how to run it", "Add the greet program", "Initial commit"]  # newest first
 
     def run(self, args, cwd=None):
         args = list(args)

@@ -19,7 +19,7 @@ def test_branch(tool):
 
 
 def test_recent(tool):
-    assert tool.recent() == ["Document it", "Add hello.py", "Initial commit"]
+    assert tool.recent() == ["Document how to run it", "Add the greet program", "Initial commit"]
 
 
 def test_github_repo(tool):
@@ -28,4 +28,4 @@ def test_github_repo(tool):
 
 def test_report(tool):
     assert tool.report("octokit-fixture-org", "hello-world") == (
-        "octokit-fixture-org/hello-world on main (not the default branch, master), last: Document it; org octokit-fixture-org")
+        "octokit-fixture-org/hello-world on main (not the default branch, master), last: Document how to run it; org octokit-fixture-org")

@@ -26,6 +26,10 @@ import (
 // in-process fake is judged case by case, with the runner's own replay
 // command for each, as a process fake is.
 
+// DefaultGateTimeout bounds a test gate whose adapter sets no fake.timeout
+// (the default bound of a CLI run in a refresh cycle).
+const DefaultGateTimeout = 10 * time.Minute
+
 // EnvReportDir names the variable that tells the bindings (pytest,
 // node:test) where to write the report set of their `cassette check`.
 const EnvReportDir = "CASSETTE_REPORT_DIR"
@@ -60,7 +64,7 @@ func (g *TestGate) CommandLine() string { return cassettes.Command(g.Command...)
 // its bindings reported for the adapter. The command gets a fake's
 // environment (cassettes.Config.FakeEnviron: no adapter's credentials, no
 // forge token) and CASSETTE_REPORT_DIR; it is killed, with what it
-// started, when ctx ends.
+// started, when ctx ends or after fake.timeout (DefaultGateTimeout).
 func RunTestGate(ctx context.Context, cfg *cassettes.Config, adapter string, projectDir string) *TestGate {
 	a := cfg.Adapters[adapter]
 	g := &TestGate{Adapter: adapter, Dir: projectDir, ExitCode: -1}
@@ -69,6 +73,12 @@ func RunTestGate(ctx context.Context, cfg *cassettes.Config, adapter string, pro
 		return g
 	}
 	g.Command = a.Fake.Test
+	timeout := time.Duration(a.Fake.Timeout)
+	if timeout <= 0 {
+		timeout = DefaultGateTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	reports, err := os.MkdirTemp("", "cassette-gate-*")
 	if err != nil {
 		g.Err = &cassettes.Error{Reason: cassettes.EIO, Message: "cannot make a directory for the gate's reports", Err: err, NextStep: cassettes.Command("ls", "-ld", os.TempDir())}

@@ -289,7 +289,8 @@ export class Case {
     this.checked = true;
     const answer = await this.project.ask(this.lineOf(fields));
     if (answer.type !== 'result') throw new CassetteError(answer.message || JSON.stringify(answer));
-    return new Result(answer, this.project.dir);
+    this.last = new Result(answer, this.project.dir);
+    return this.last;
   }
 
   /** Judge a CLI fake's output; resolve to the Result. */
@@ -537,7 +538,17 @@ export function contract(adapter, fn, options = {}) {
     const name = `${file} > ${c.id}${n > 1 ? ` #${n}` : ''}`;
     test(c.id, opts, async (t) => {
       const k = new Case(p, c, replay, name);
-      const r = await fn(k, t);
+      let r;
+      try {
+        r = await fn(k, t);
+      } catch (e) {
+        if (k.last && k.last.passed) {
+          // The case passed, then the test failed: the reports say what node says.
+          const what = String(e && e.message ? e.message : e).split('\n')[0].slice(0, 500);
+          await k.checkError(`the test failed after its case passed: ${what}`).catch(() => {});
+        }
+        throw e;
+      }
       if (!k.checked) {
         throw new CassetteError(`${c.id} never verified its case: call c.verifyCLI(fake), c.verifyHTTP(handler), c.verifyFetch(app), c.checkCLI(...) or c.checkHTTP(...)`);
       }

@@ -289,3 +289,18 @@ contract('greet', (c) => c.verifyCLI(fakeGreet));
   assert.ok(out.includes('greet/hello never verified its case: call c.verifyCLI(fake)'), out);
   assert.ok(out.includes('the fake fakeGreet returned undefined: expected { stdout, stderr, exitCode }'), out);
 });
+
+test('a test failing after its case passed fails in the reports', () => {
+  const { out, code, dir } = project('after', `
+import assert from 'node:assert/strict';
+import { contract } from BINDING;
+import { greet } from './fakes.mjs';
+contract('greet', async (c) => {
+  const r = await c.verifyCLI((c) => greet(c.args, c.stdin, c.env));
+  assert.equal(r.file, 'elsewhere.yaml');
+});
+`, { env: { CASSETTE_REPORT_DIR: 'reports' }, args: ['--test-name-pattern=hello'] });
+  assert.equal(code, 1, out);
+  assert.equal(JSON.parse(readFileSync(path.join(dir, 'reports', 'summary.json'), 'utf8')).exit_code, 1);
+  assert.deepEqual(junitCounts(path.join(dir, 'reports', 'junit.xml')), [1, 1]);
+});

@@ -288,6 +288,22 @@ def pytest_runtest_call(item):
                     "verify_wsgi(app), assert_cli(...) or assert_http(...)" % (item.nodeid, case.id), pytrace=False)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A contract test that fails after its case passed (an assertion of its
+    own on the Result) is a failure of the case in the reports too: they
+    say what pytest says."""
+    outcome = yield
+    rep = outcome.get_result()
+    case = getattr(item, "funcargs", {}).get("cassette_case")
+    if rep.when == "call" and rep.failed and isinstance(case, PytestCase) and case.last is not None and case.last.passed:
+        what = call.excinfo.exconly().splitlines()[0] if call.excinfo else "it failed"
+        try:
+            case.check_error("the test failed after its case passed: " + what[:500])
+        except CassetteError:
+            pass  # the check co-process is gone: the session's end reports it
+
+
 def replay_command(nodeid):
     """The command that runs one test again: this interpreter's pytest (a
     venv's, not the first python3 on PATH)."""

@@ -126,6 +126,7 @@ class Case:
         self.project = project
         self.test = test
         self.checked = False
+        self.last = None  # the last Result of this case
         self.raw = c
         self.id = c["id"]
         self.adapter = c["adapter"]
@@ -181,7 +182,8 @@ class Case:
         answer = self.project.ask(self._line(**fields))
         if answer.get("type") != "result":
             raise AssertionError(answer.get("message", answer))
-        return Result(answer)
+        self.last = Result(answer)
+        return self.last
 
     def next_request(self, responses):
         """The request to send after these responses, with the fake's own

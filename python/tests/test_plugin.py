@@ -468,3 +468,22 @@ def test_none_method(cassette_case):
     r.assert_outcomes(failed=2, deselected=4)
     r.stdout.fnmatch_lines(["*the fake lambda at test_greet.py:9 returned None: expected (exit_code, stdout, stderr)*"])
     r.stdout.fnmatch_lines(["*the fake FakeGreet.run returned None*"])
+
+
+def test_a_test_failing_after_its_case_passed_fails_in_the_reports(project):
+    """The case passed, then the test's own assertion failed: pytest says
+    failed, and so do the reports (they said pass)."""
+    project.makepyfile(test_greet='''
+import pytest
+from fakes import greet
+
+@pytest.mark.cassette("greet")
+def test_greet(cassette_case):
+    r = cassette_case.verify_cli(lambda c: greet(c.args, c.stdin, c.env))
+    assert r.file == "elsewhere.yaml"
+''')
+    r = run(project, "-k", "hello", "--cassette-report-dir", "reports")
+    r.assert_outcomes(failed=1, deselected=2)
+    summary = json.loads((project.path / "reports" / "summary.json").read_text())
+    assert summary["exit_code"] == 1, summary
+    assert junit_counts(project.path / "reports" / "junit.xml") == (1, 1)

@@ -15,10 +15,11 @@ import (
 // `cassette observe` (one run for the whole test command, every process
 // under it sharing it through CASSETTE_OBSERVE_DIR) or by a binding's
 // session run without it (pytest, node:test: one run each, xdist workers
-// included). Coverage reads the latest run only, so that the calls of an
-// earlier session, which the code may no longer make, are never counted;
-// files directly in .cassette/observed (writers that name no run) are one
-// run of their own, dated by their newest file.
+// included). Coverage reads the latest run, and the runs written to while
+// it was (an observing proxy's files beside a pytest session's run), so
+// that the calls of an earlier session, which the code may no longer
+// make, are never counted; files directly in .cassette/observed (writers
+// that name no run) are one run of their own, dated by their files.
 
 // RunName is the name of a run that begins at t in process pid.
 func RunName(t time.Time, pid int) string {
@@ -30,8 +31,9 @@ type Run struct {
 	// Dir is the run's directory (the observation directory itself for
 	// loose files).
 	Dir string
-	// Latest is the modification time of its newest observation file.
-	Latest time.Time
+	// Began is when the run began (from its name; else its oldest file's
+	// time), Latest the modification time of its newest observation file.
+	Began, Latest time.Time
 	// Files counts its observation files.
 	Files int
 }
@@ -81,8 +83,33 @@ func runOf(dir string) Run {
 		if st.ModTime().After(r.Latest) {
 			r.Latest = st.ModTime()
 		}
+		if r.Began.IsZero() || st.ModTime().Before(r.Began) {
+			r.Began = st.ModTime()
+		}
+	}
+	name, _, _ := strings.Cut(filepath.Base(dir), "-")
+	if t, err := time.Parse("20060102T150405.000000Z", name); err == nil && t.Before(r.Began) {
+		r.Began = t
 	}
 	return r
+}
+
+// CurrentRuns are the runs coverage reads: the latest run, and the other
+// runs written to after it began (a writer that shared the session
+// without sharing its run), the latest first; n counts every run of dir.
+func CurrentRuns(dir string) (current []Run, n int, err error) {
+	runs, err := Runs(dir)
+	if err != nil || len(runs) == 0 {
+		return nil, 0, err
+	}
+	latest := runs[len(runs)-1]
+	current = []Run{latest}
+	for i := len(runs) - 2; i >= 0; i-- {
+		if !runs[i].Latest.Before(latest.Began) {
+			current = append(current, runs[i])
+		}
+	}
+	return current, len(runs), nil
 }
 
 // LatestRun is the run of dir that coverage reads, and how many runs dir

@@ -27,8 +27,8 @@ func TestRuns(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	old, newer := RunName(t0, 7), RunName(t0.Add(time.Hour), 8)
 	write(old+"/pytest-7.jsonl", t0)
-	write(newer+"/pytest-8.jsonl", t0.Add(time.Hour))
-	write("go-9.jsonl", t0.Add(30*time.Minute)) // a writer that names no run
+	write(newer+"/pytest-8.jsonl", t0.Add(3*time.Hour))
+	write("go-9.jsonl", t0.Add(2*time.Hour)) // a writer that names no run, written to while newer ran
 	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +38,10 @@ func TestRuns(t *testing.T) {
 	}
 	if len(runs) != 3 || runs[0].Dir != filepath.Join(dir, old) || runs[1].Dir != dir || runs[2].Dir != filepath.Join(dir, newer) {
 		t.Fatalf("runs: %+v", runs)
+	}
+	current, n, err := CurrentRuns(dir)
+	if err != nil || n != 3 || len(current) != 2 || current[0].Dir != filepath.Join(dir, newer) || current[1].Dir != dir {
+		t.Fatalf("current runs: %+v of %d, %v: want the latest and the loose files written during it", current, n, err)
 	}
 	latest, n, ok, err := LatestRun(dir)
 	if err != nil || !ok || n != 3 || latest.Dir != filepath.Join(dir, newer) {

@@ -34,7 +34,8 @@ func newCoverageCmd(stdio *IO, g *globals) *cobra.Command {
 		Short: "Check that every call shape the tests sent to a fake is backed by a cassette",
 		Long: `coverage holds the calls 'cassette observe' saw the tests make (the latest
 run of .cassette/observed: observe's, or a pytest or node:test session's,
-named on stderr) against the cassettes, per adapter: a call shape is
+with the runs written to during it, named on stderr) against the
+cassettes, per adapter: a call shape is
 covered when a cassette of the adapter has it, uncovered when none does;
 a cassette no test exercised is stale (shown, never failing).
 
@@ -85,17 +86,21 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 	if dir == "" {
 		dir = filepath.Join(p.cfg.Dir, filepath.FromSlash(coverage.ObservedDir))
 	}
-	run, runs, found, err := coverage.LatestRun(dir)
+	current, runs, err := coverage.CurrentRuns(dir)
 	if err != nil {
 		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read the observations", Err: err, NextStep: cassettes.Command("ls", "-l", dir)}
 	}
 	var obs []coverage.Located
 	var probs []cassettes.Problem
-	if found {
-		if obs, probs, err = coverage.ReadDir(run.Dir); err != nil {
+	for _, run := range current {
+		o, ps, err := coverage.ReadDir(run.Dir)
+		if err != nil {
 			return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read the observations", Err: err, NextStep: cassettes.Command("ls", "-l", run.Dir)}
 		}
-		fmt.Fprintf(stdio.Err, "observations: %s\n", runNote(p, run, runs))
+		obs, probs = append(obs, o...), append(probs, ps...)
+	}
+	if len(current) > 0 {
+		fmt.Fprintf(stdio.Err, "observations: %s\n", runNote(p, current, runs))
 	}
 	if len(probs) > 0 {
 		return &cassettes.Error{Reason: cassettes.EObservationInvalid, Problems: probs,
@@ -129,14 +134,27 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 	return coverageOutcome(stdio, g, o, p, rep, started)
 }
 
-// runNote says which run of observations coverage reads.
-func runNote(p *project, run coverage.Run, runs int) string {
-	where := cassettes.Printable(relOrSelf(p.cfg.Dir, run.Dir))
-	when := run.Latest.UTC().Format(time.RFC3339)
-	if runs == 1 {
-		return fmt.Sprintf("%s (the only run, last written %s)", where, when)
+// runNote says which runs of observations coverage reads.
+func runNote(p *project, current []coverage.Run, runs int) string {
+	where := func(r coverage.Run) string { return cassettes.Printable(relOrSelf(p.cfg.Dir, r.Dir)) }
+	latest := current[0]
+	when := latest.Latest.UTC().Format(time.RFC3339)
+	note := fmt.Sprintf("%s (the only run, last written %s)", where(latest), when)
+	if runs > 1 {
+		note = fmt.Sprintf("%s (the latest of %d runs, last written %s", where(latest), runs, when)
+		if len(current) > 1 {
+			var also []string
+			for _, r := range current[1:] {
+				also = append(also, where(r))
+			}
+			note += "; with " + strings.Join(also, ", ") + ", written to during it"
+		}
+		if left := runs - len(current); left > 0 {
+			note += fmt.Sprintf("; %d earlier not counted", left)
+		}
+		note += ")"
 	}
-	return fmt.Sprintf("%s (the latest of %d runs, last written %s; the others are not counted)", where, runs, when)
+	return note
 }
 
 // loadCorpus loads every cassette of the project; a project without a

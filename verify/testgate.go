@@ -66,39 +66,93 @@ func (g *TestGate) CommandLine() string { return cassettes.Command(g.Command...)
 // forge token) and CASSETTE_REPORT_DIR; it is killed, with what it
 // started, when ctx ends or after fake.timeout (DefaultGateTimeout).
 func RunTestGate(ctx context.Context, cfg *cassettes.Config, adapter string, projectDir string) *TestGate {
-	a := cfg.Adapters[adapter]
-	g := &TestGate{Adapter: adapter, Dir: projectDir, ExitCode: -1}
-	if a == nil || len(a.Fake.Test) == 0 {
-		g.Err = cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "validate"), "adapter %s declares no fake.test: nothing verifies its in-process fake", adapter)
-		return g
+	return RunTestGates(ctx, cfg, []string{adapter}, projectDir)[0]
+}
+
+// RunTestGates is RunTestGate for several adapters, running each distinct
+// command once (adapters that share one, as a project's contract tests
+// usually do, share its run and its reports).
+func RunTestGates(ctx context.Context, cfg *cassettes.Config, adapters []string, projectDir string) []*TestGate {
+	gates := make([]*TestGate, len(adapters))
+	byCommand := map[string][]int{}
+	var order []string
+	for i, name := range adapters {
+		g := &TestGate{Adapter: name, Dir: projectDir, ExitCode: -1}
+		gates[i] = g
+		a := cfg.Adapters[name]
+		if a == nil || len(a.Fake.Test) == 0 {
+			g.Err = cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "validate"), "adapter %s declares no fake.test: nothing verifies its in-process fake", name)
+			continue
+		}
+		g.Command = a.Fake.Test
+		key := g.CommandLine()
+		if _, ok := byCommand[key]; !ok {
+			order = append(order, key)
+		}
+		byCommand[key] = append(byCommand[key], i)
 	}
-	g.Command = a.Fake.Test
-	timeout := time.Duration(a.Fake.Timeout)
-	if timeout <= 0 {
-		timeout = DefaultGateTimeout
+	for _, key := range order {
+		group := make([]*TestGate, 0, len(byCommand[key]))
+		timeout := time.Duration(0)
+		for _, i := range byCommand[key] {
+			group = append(group, gates[i])
+			timeout = max(timeout, time.Duration(cfg.Adapters[adapters[i]].Fake.Timeout))
+		}
+		if timeout <= 0 {
+			timeout = DefaultGateTimeout
+		}
+		runGate(ctx, cfg, group, timeout)
 	}
+	return gates
+}
+
+// runGate runs the command the gates share once and judges each from the
+// report set its bindings wrote.
+func runGate(ctx context.Context, cfg *cassettes.Config, gates []*TestGate, timeout time.Duration) {
+	first := gates[0]
+	step := first.CommandLine()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	reports, err := os.MkdirTemp("", "cassette-gate-*")
 	if err != nil {
-		g.Err = &cassettes.Error{Reason: cassettes.EIO, Message: "cannot make a directory for the gate's reports", Err: err, NextStep: cassettes.Command("ls", "-ld", os.TempDir())}
-		return g
+		for _, g := range gates {
+			g.Err = &cassettes.Error{Reason: cassettes.EIO, Message: "cannot make a directory for the gate's reports", Err: err, NextStep: cassettes.Command("ls", "-ld", os.TempDir())}
+		}
+		return
 	}
 	defer os.RemoveAll(reports)
-	g.ExitCode, g.Output, err = runGateCommand(ctx, g.Command, projectDir, cfg.FakeEnviron(os.Environ(), EnvReportDir+"="+reports))
-	step := cassettes.Command(g.Command...)
-	if err != nil {
-		g.Err = &cassettes.Error{Reason: cassettes.EFakeUnavailable, Message: fmt.Sprintf("the test gate of adapter %s (%s) did not run: %v", adapter, step, err), Err: err, NextStep: step}
-		return g
+	code, out, err := runGateCommand(ctx, first.Command, first.Dir, cfg.FakeEnviron(os.Environ(), EnvReportDir+"="+reports))
+	var run *report.Run
+	if shard, rerr := report.ReadShard(os.DirFS(reports), reports); rerr == nil {
+		run = shard.Run
 	}
-	shard, rerr := report.ReadShard(os.DirFS(reports), reports)
-	if rerr == nil {
-		for _, c := range shard.Run.Cases {
-			if c.Adapter != adapter {
+	anyFailed := false
+	if run != nil {
+		for _, c := range run.Cases {
+			anyFailed = anyFailed || (c.Status == report.StatusFail || c.Status == report.StatusError) && !c.Quarantined(run.Started)
+		}
+	}
+	for _, g := range gates {
+		g.ExitCode, g.Output = code, out
+		if err != nil {
+			g.Err = &cassettes.Error{Reason: cassettes.EFakeUnavailable, Message: fmt.Sprintf("the test gate of adapter %s (%s) did not run: %v", g.Adapter, step, err), Err: err, NextStep: step}
+			continue
+		}
+		g.judge(run, anyFailed)
+	}
+}
+
+// judge reads the gate's adapter's cases from the run its command's
+// bindings reported (nil: none), and says when it could not judge.
+func (g *TestGate) judge(run *report.Run, anyFailed bool) {
+	step := g.CommandLine()
+	if run != nil {
+		for _, c := range run.Cases {
+			if c.Adapter != g.Adapter {
 				continue
 			}
 			g.Cases = append(g.Cases, c)
-			if (c.Status == report.StatusFail || c.Status == report.StatusError) && !c.Quarantined(shard.Run.Started) {
+			if (c.Status == report.StatusFail || c.Status == report.StatusError) && !c.Quarantined(run.Started) {
 				g.Failed = append(g.Failed, c)
 			}
 		}
@@ -107,12 +161,11 @@ func RunTestGate(ctx context.Context, cfg *cassettes.Config, adapter string, pro
 	case len(g.Cases) == 0:
 		g.Err = &cassettes.Error{Reason: cassettes.EFakeUnavailable, NextStep: step,
 			Message: fmt.Sprintf("the test gate of adapter %s (%s, exit %d) reported no case of the adapter: its contract tests did not run (is the binding loaded, and is %s passed on?)%s",
-				adapter, step, g.ExitCode, EnvReportDir, tailNote(g.Output))}
-	case g.ExitCode != 0 && len(g.Failed) == 0:
+				g.Adapter, step, g.ExitCode, EnvReportDir, tailNote(g.Output))}
+	case g.ExitCode != 0 && !anyFailed:
 		g.Err = &cassettes.Error{Reason: cassettes.EFakeUnavailable, NextStep: step,
-			Message: fmt.Sprintf("the test gate of adapter %s (%s) exited %d, and no case of the adapter failed: another test or the runner failed%s", adapter, step, g.ExitCode, tailNote(g.Output))}
+			Message: fmt.Sprintf("the test gate of adapter %s (%s) exited %d, and no contract test failed: another test or the runner failed%s", g.Adapter, step, g.ExitCode, tailNote(g.Output))}
 	}
-	return g
 }
 
 // runGateCommand runs the gate's command in its own process group and

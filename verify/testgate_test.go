@@ -2,6 +2,8 @@ package verify
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,5 +39,23 @@ func TestTestGateCannotJudge(t *testing.T) {
 				t.Errorf("next step %q, want the gate's command", g.Err.NextStep)
 			}
 		})
+	}
+}
+
+// TestTestGatesShareACommand: adapters whose fake.test is the same command
+// share one run of it (a project's contract tests usually are one suite).
+func TestTestGatesShareACommand(t *testing.T) {
+	dir := t.TempDir()
+	cmd := []string{"sh", "-c", "echo ran >> runs.log"}
+	cfg := &cassettes.Config{Dir: dir, Adapters: map[string]*cassettes.Adapter{
+		"git": {Kind: cassettes.KindCLI, Fake: cassettes.Fake{InProcess: true, Test: cmd}},
+		"gh":  {Kind: cassettes.KindCLI, Fake: cassettes.Fake{InProcess: true, Test: cmd}},
+		"sql": {Kind: cassettes.KindCLI, Fake: cassettes.Fake{InProcess: true}}}}
+	gates := RunTestGates(context.Background(), cfg, []string{"git", "gh", "sql"}, dir)
+	if data, _ := os.ReadFile(filepath.Join(dir, "runs.log")); string(data) != "ran\n" {
+		t.Errorf("the shared command ran %q, want once", data)
+	}
+	if len(gates) != 3 || gates[0].Adapter != "git" || gates[1].Adapter != "gh" || gates[2].Err == nil || !strings.Contains(gates[2].Err.Message, "declares no fake.test") {
+		t.Errorf("gates: %+v", gates)
 	}
 }

@@ -112,15 +112,20 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 // cases (verify skipped them), folds what it found into run and returns a
 // line on each.
 func inProcessGates(ctx context.Context, cfg *cassettes.Config, cases []verify.Case, run *report.Run) []string {
-	var lines []string
+	var names []string
 	seen := map[string]bool{}
 	for _, c := range cases {
 		name := c.Cassette.Adapter
-		if a := cfg.Adapters[name]; seen[name] || a == nil || !a.InProcessOnly() {
-			continue
+		if a := cfg.Adapters[name]; !seen[name] && a != nil && a.InProcessOnly() {
+			seen[name] = true
+			names = append(names, name)
 		}
-		seen[name] = true
-		g := verify.RunTestGate(ctx, cfg, name, verify.GateDir(cfg))
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	var lines []string
+	for _, g := range verify.RunTestGates(ctx, cfg, names, verify.GateDir(cfg)) {
 		lines = append(lines, "in process: "+g.Summary())
 		g.Fold(run)
 		for _, f := range g.Failed {

@@ -77,6 +77,12 @@ func initRun(stdio *IO, path string, force, learnFirst bool) error {
 	if learnFirst {
 		tmpl = learnTemplate
 	}
+	if above := findConfig(path); above != path && !force {
+		// Every command run here already finds that one: a second config
+		// below it would split the project (and pytest would load both).
+		return outcome.Errorf(outcome.EUsage, commandWithConfig(above, "cassette", "validate"),
+			"%s is this directory's project (cassette finds the nearest cassette.yaml above, as git finds .git); not writing a second one here (cassette init --force does)", above)
+	}
 	if err := cassettes.WriteFileAtomic(path, []byte(tmpl), 0o644); err != nil {
 		return err
 	}

@@ -133,17 +133,6 @@ func RecordAgain(cfg *cassettes.Config, r Record) string {
 	return Command(cfg.Path, words...)
 }
 
-// RecordOtherAdapter is the record command of r with the declared adapter
-// nearest to the one given, or a first recording.
-func RecordOtherAdapter(cfg *cassettes.Config, r Record) string {
-	near := cassettes.Closest(r.Adapter, cfg.Order)
-	if near == "" {
-		return RecordFirst(cfg, "")
-	}
-	r.Adapter = near
-	return RecordAgain(cfg, r)
-}
-
 // RecordDeclared records the declared scenario nearest to scenario (the
 // first declared one if none is near), or a first recording when the
 // adapter declares none.
@@ -237,4 +226,33 @@ func TestCommand(dir string) []string {
 		return []string{"make", "test"}
 	}
 	return nil
+}
+
+// NearestAdapter is the declared adapter meant by a misspelt --adapter:
+// the one whose real command the rest of the line runs (`--adapter gti --
+// git log` means git, not the nearer gh), else the nearest name.
+func NearestAdapter(cfg *cassettes.Config, given string, command []string) string {
+	if len(command) > 0 {
+		base := filepath.Base(command[0])
+		for _, name := range cfg.Order {
+			a := cfg.Adapters[name]
+			if a.Kind == cassettes.KindCLI && len(a.Real.Command) > 0 && filepath.Base(a.Real.Command[0]) == base {
+				return name
+			}
+		}
+		for _, name := range cfg.Order {
+			if a := cfg.Adapters[name]; a.Kind == cassettes.KindCLI && len(a.Real.Command) == 0 && name == base {
+				return name
+			}
+		}
+	}
+	return cassettes.Closest(given, cfg.Order)
+}
+
+// DidYouMean is "did you mean `x`?", or "" for no x.
+func DidYouMean(x string) string {
+	if x == "" {
+		return ""
+	}
+	return "did you mean `" + x + "`?"
 }

@@ -26,6 +26,7 @@ type RecordJob struct {
 	Timeout             time.Duration // bounds a recorded command
 	AttemptTimeout      time.Duration // --timeout given: bounds each live request of a scenario
 	Quiet, Mutating     bool
+	AllowProjectRepo    bool // --allow-project-repo: git or gh may run in a real.dir inside the project's repository
 	AllowStatus         []int
 
 	Config   string                             // --config, which next steps name
@@ -51,9 +52,10 @@ func (j *RecordJob) Run(ctx context.Context, command []string) error {
 	cfg := p.Config
 	a, ok := cfg.Adapters[j.Adapter]
 	if !ok {
+		near := nextstep.NearestAdapter(cfg, j.Adapter, command)
 		return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", j.Adapter, cfg.Path),
-			Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(j.Adapter, cfg.Order)}},
-			NextStep: nextstep.RecordOtherAdapter(cfg, j.record(command))}
+			Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(cfg.Order, ", "), Suggestion: nextstep.DidYouMean(near)}},
+			NextStep: j.otherAdapter(near, command)}
 	}
 	if missing := unsetCredentials(a); len(missing) > 0 {
 		return &outcome.Error{Reason: outcome.EMissingConfig,
@@ -135,6 +137,18 @@ func (j *RecordJob) again(command []string) string {
 	return nextstep.RecordAgain(j.p.Config, j.record(command))
 }
 
+// otherAdapter is the record command of this run with the declared
+// adapter near (nextstep.NearestAdapter) in place of the one given, or a
+// first recording when none is near.
+func (j *RecordJob) otherAdapter(near string, command []string) string {
+	if near == "" {
+		return nextstep.RecordFirst(j.p.Config, "")
+	}
+	other := *j
+	other.Adapter = near
+	return other.again(command)
+}
+
 // recordCommand records the command given after --.
 func (j *RecordJob) recordCommand(ctx context.Context, s *Session, command []string) error {
 	if j.Scenario == "" {
@@ -151,6 +165,10 @@ func (j *RecordJob) recordCommand(ctx context.Context, s *Session, command []str
 	stdin, err := pipedInput(j.In)
 	if err != nil {
 		return &outcome.Error{Reason: outcome.EIO, Message: "cannot read standard input", Err: err, NextStep: j.again(command)}
+	}
+	cfg := j.p.Config
+	if err := CheckRealDir(ctx, j.Adapter, command, s.Adapter.Real.Dir, cassettes.ResolvePath(cfg.Dir, s.Adapter.Real.Dir), cfg.Dir, j.AllowProjectRepo); err != nil {
+		return err
 	}
 	run := CommandRun{Command: command, Stdin: stdin, BaseURL: j.BaseURL, AllowStatus: j.AllowStatus, Timeout: j.Timeout, Mutating: j.Mutating,
 		Again: j.again(command)}

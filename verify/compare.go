@@ -89,6 +89,7 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 		want, got = &w, &g
 	}
 	res := diff.ComparePipeline(want, got, p, contract)
+	suggestNormalizers(res.Drifts, c.Cassette)
 	out := &Comparison{Recorded: side(res.Want), Observed: side(res.Got)}
 	if res.Equal {
 		return out, nil

@@ -29,6 +29,7 @@ type verifyOptions struct {
 	bundleDir string
 	golden    bool
 	logDir    string
+	inProcess bool
 }
 
 func newVerifyCmd(stdio *IO, g *globals) *cobra.Command {
@@ -62,6 +63,7 @@ config or cassette error; 3: a fake did not start.`,
 	f.StringVar(&o.bundleDir, "bundle-dir", "", "also write a forensic bundle under this directory")
 	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports (sorted keys, volatile fields omitted)")
 	f.StringVar(&o.logDir, "log-dir", "", "where the fakes' logs go (default: <report-dir>/fakes)")
+	f.BoolVar(&o.inProcess, "in-process", false, "also run the fake.test of each selected in-process adapter (its contract tests through a binding) and judge its cases by their results")
 	return cmd
 }
 
@@ -88,6 +90,10 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	opts.Jobs, opts.CaseTimeout, opts.LogDir = o.jobs, o.timeout, logDir
 	ran := verify.Run(ctx, cases, opts)
 	run := ran.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
+	var gates []string
+	if o.inProcess {
+		gates = verify.InProcessGates(ctx, p.cfg, cases, run)
+	}
 	if run.ReplayCommand == "" && p.cfg.Path != cassettes.ConfigFile {
 		run.ReplayCommand = p.command("cassette", "verify") // the replay commands name the config this run used
 	}
@@ -96,6 +102,9 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 		console = stdio.Err // stdout carries summary.json
 	}
 	verify.Console{W: console, Color: stdio.Color && !g.json}.Write(ran, run)
+	for _, line := range gates { // after verify's own lines, which count the in-process cases as skipped
+		fmt.Fprintln(console, line)
+	}
 	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, verifyBundle(p, o, cases, ran), g.json); err != nil {
 		return err
 	}

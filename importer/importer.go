@@ -123,10 +123,7 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 		sources[i] = opts.sourceOf(c) // by the scenario it came under, before a rename
 	}
 	res.Renamed = rename(list)
-	red := redact.New(opts.Rules, opts.Credentials)
-	if !opts.Redact {
-		red.KeepFormats()
-	}
+	reds := opts.redactors(sources)
 	for _, c := range list {
 		c.Path = filepath.Join(res.Dir, filepath.FromSlash(c.Scenario)+".yaml")
 	}
@@ -134,27 +131,28 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	// Twice: the second pass scrubs the values learned from later
-	// cassettes and entries (a refresh token posted on page 3 and answered
-	// on page 1).
+	// entries of the same file (a refresh token posted on page 3 of a HAR
+	// and answered on page 1).
 	for range 2 {
-		for _, c := range list {
-			c.Redact(red)
+		for i, c := range list {
+			c.Redact(reds[i])
 		}
 	}
 	if err := opts.refuseExisting(list); err != nil {
 		return nil, err
 	}
 	var keep []*cassettes.Cassette
+	var keepReds []*redact.Redactor
 	scans := map[string][]redact.Finding{} // a source read and scanned once (a HAR is every cassette's)
 	for i, c := range list {
-		if err := c.CheckLeaks(red); err != nil {
-			res.Refused = append(res.Refused, opts.refused(sources[i], c, err, red, scans))
+		if err := c.CheckLeaks(reds[i]); err != nil {
+			res.Refused = append(res.Refused, opts.refused(sources[i], c, err, reds[i], scans))
 			continue
 		}
-		keep = append(keep, c)
+		keep, keepReds = append(keep, c), append(keepReds, reds[i])
 	}
 	if len(keep) > 0 {
-		if err := saveAll(ctx, opts, res.Dir, keep, red); err != nil {
+		if err := saveAll(ctx, opts, res.Dir, keep, keepReds); err != nil {
 			return nil, err
 		}
 		res.Saved = keep
@@ -165,14 +163,37 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// redactors returns the redaction of each cassette, by the file it came
+// from (sources, as sourceOf names them): one Redactor per source file,
+// so that a value learned in one file (`"smtp_pass":"…"`) is scrubbed in
+// that file only, never carried into another file of the tree, where it
+// is nobody's credential. The declared credentials are every file's.
+func (o Options) redactors(sources []string) []*redact.Redactor {
+	bySource := map[string]*redact.Redactor{}
+	out := make([]*redact.Redactor, len(sources))
+	for i, src := range sources {
+		red, ok := bySource[src]
+		if !ok {
+			red = redact.New(o.Rules, o.Credentials)
+			if !o.Redact {
+				red.KeepFormats()
+			}
+			bySource[src] = red
+		}
+		out[i] = red
+	}
+	return out
+}
+
 // saveAll saves list into a staging copy of the adapter directory dir and
-// puts it in dir's place: all of them or, on an error, none.
-func saveAll(ctx context.Context, opts Options, dir string, list []*cassettes.Cassette, red *redact.Redactor) error {
+// puts it in dir's place: all of them or, on an error, none. reds[i] is
+// list[i]'s redaction, whose values the save's own scan looks for.
+func saveAll(ctx context.Context, opts Options, dir string, list []*cassettes.Cassette, reds []*redact.Redactor) error {
 	st, err := newStage(opts.Root, dir)
 	if err != nil {
 		return err
 	}
-	if err := st.save(ctx, list, red, opts.again(), opts.staged); err != nil {
+	if err := st.save(ctx, list, reds, opts.again(), opts.staged); err != nil {
 		st.remove()
 		return err
 	}

@@ -18,8 +18,13 @@
 //     gitleaks' default rules and cassette's own (below). By its value:
 //     the declared credential variables, the credential-named variables
 //     of a recorded command's environment, and every value hidden because
-//     of its name, which a Redactor learns and from then on scrubs
-//     wherever it appears (a bearer token echoed in a body).
+//     of its name, which a Redactor learns and from then on scrubs where
+//     it stands as a whole value (a bearer token echoed in a body; never
+//     inside a longer word or a JSON key: learned.go). A dictionary word
+//     ("secret", "changeme") is hidden where it stood, not learned; a
+//     declared value is scrubbed wherever it appears. An import makes
+//     one Redactor per source file: nothing learned in one file is
+//     carried into another.
 //   - Every value is matched in every form it takes on the wire
 //     (Encodings: raw, percent-encoded, JSON-escaped with and without `\/`
 //     and HTML escaping, base64 standard and URL-safe, padded or not). One

@@ -77,10 +77,11 @@ func (r *Redactor) KeepFormats() *Redactor {
 func (r *Redactor) Rules() *Rules { return r.rules }
 
 // learnable reports whether a value hidden by name is worth learning: long
-// enough not to scrub ordinary text, and not the marker itself in any
-// encoding (a second pass over a redacted interaction: %5BREDACTED%5D).
+// enough not to scrub ordinary text, no dictionary word (weak, learned.go),
+// and not the marker itself in any encoding (a second pass over a redacted
+// interaction: %5BREDACTED%5D).
 func learnable(v string) bool {
-	return len(v) >= minValueLen && !strings.Contains(v, "REDACTED")
+	return len(v) >= minValueLen && !strings.Contains(v, "REDACTED") && !weak(v)
 }
 
 // Learn adds a value hidden because of its name to the session's scrub
@@ -233,15 +234,44 @@ func (r *Redactor) Bytes(data []byte) []byte {
 	if len(data) == 0 {
 		return data
 	}
-	for _, f := range r.ordered() {
-		if bytes.Contains(data, f) {
-			data = bytes.ReplaceAll(data, f, []byte(Redacted))
-		}
-	}
+	data = r.replaceForms(data, func(string) string { return Redacted })
 	if r.noFormats {
 		return data
 	}
 	return redactFormats(data)
+}
+
+// replaceForms replaces in data every form of every value, longest first:
+// a declared value wherever it appears, a learned one where it stands
+// whole (learned.go), with what repl returns for its name. A replacement
+// can make a learned value that was glued to it stand whole: it runs
+// again until nothing changes (a few rounds at most).
+func (r *Redactor) replaceForms(data []byte, repl func(name string) string) []byte {
+	order := r.ordered()
+	for range 4 {
+		changed := false
+		for _, f := range order {
+			if !bytes.Contains(data, f) {
+				continue
+			}
+			r.mu.RLock()
+			name := r.forms[string(f)]
+			r.mu.RUnlock()
+			var out []byte
+			if name == Learned {
+				out = replaceWhole(data, f, []byte(repl(name)))
+			} else {
+				out = bytes.ReplaceAll(data, f, []byte(repl(name)))
+			}
+			if len(out) != len(data) || !bytes.Equal(out, data) {
+				data, changed = out, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return data
 }
 
 // String is Bytes for a string.
@@ -385,7 +415,11 @@ func (r *Redactor) NamesIn(s string) []string {
 	defer r.mu.RUnlock()
 	seen := map[string]bool{}
 	for f, name := range r.forms {
-		if strings.Contains(s, f) {
+		if name == Learned && strings.Contains(s, f) {
+			if wholeIndex([]byte(s), []byte(f), 0) >= 0 {
+				seen[name] = true
+			}
+		} else if strings.Contains(s, f) {
 			seen[name] = true
 		}
 	}
@@ -398,15 +432,11 @@ func (r *Redactor) NamesIn(s string) []string {
 }
 
 // ReplaceValues replaces in s every value, in any of its forms (longest
-// first), with what repl returns for the name of its variable (or Learned).
+// first; a learned one where it stands whole), with what repl returns for
+// the name of its variable (or Learned).
 func (r *Redactor) ReplaceValues(s string, repl func(name string) string) string {
-	for _, f := range r.ordered() {
-		if strings.Contains(s, string(f)) {
-			r.mu.RLock()
-			name := r.forms[string(f)]
-			r.mu.RUnlock()
-			s = strings.ReplaceAll(s, string(f), repl(name))
-		}
+	if s == "" {
+		return s
 	}
-	return s
+	return string(r.replaceForms([]byte(s), repl))
 }

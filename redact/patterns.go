@@ -63,7 +63,7 @@ var cassettePatterns = []Pattern{
 	// A block with nothing in it is documentation ("Example: -----BEGIN
 	// RSA PRIVATE KEY----- -----END RSA PRIVATE KEY-----").
 	{Name: "private-key", Keywords: []string{"-----begin", "-----end"}, Refuse: true,
-		allow: []allowlist{{target: "match", regexes: []*regexp.Regexp{emptyKeyBlock}}},
+		allow: []allowlist{{target: "match", regexes: []*regexp.Regexp{emptyKeyBlock, placeholderKeyBlock}}},
 		Expr:  `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)|-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`},
 	// An AWS secret access key has no prefix of its own: it is found by
 	// the name it is written under (aws_secret_access_key=…,
@@ -79,8 +79,11 @@ var cassettePatterns = []Pattern{
 	// (https://username:password@endpoint/ in an API's documentation). The scheme is left
 	// out of the expression: it does not change the secret, and without it
 	// a match starts at "://", where the scan tries it.
+	// A password of 3 characters or fewer is documentation's
+	// (new URL('https://abc:xyz@example.com') in Node's, mongodb://bob:bar@
+	// in a driver's tests), as for dsn-password.
 	{Name: "url-password", Keywords: []string{"://"}, Group: 1, Refuse: true, near: hasUserinfo, allow: placeholders,
-		Expr: `://[^\s:/?#@"'<>\[\]\\]*:([^\s/?#@"'<>\\]+)@[A-Za-z0-9\[]`},
+		Expr: `://[^\s:/?#@"'<>\[\]\\]*:([^\s/?#@"'<>\\]{4,})@[A-Za-z0-9\[]`},
 	// A URL whose user is a token and has no password
 	// (https://TOKEN@github.com/…): 16 characters or more, and not a word.
 	{Name: "url-token", Keywords: []string{"://"}, Group: 1, Entropy: 3, Refuse: true, near: hasUserinfo,
@@ -88,14 +91,32 @@ var cassettePatterns = []Pattern{
 	// A password in a key=value connection string (libpq's
 	// "host=db password=PW", JDBC's ";password=PW;", ADO.NET's
 	// "Password=PW;", ODBC's "PWD=PW;"). A path is not one: PWD=/home/x
-	// is the shell's working directory in every environment dump.
+	// is the shell's working directory in every environment dump. Nor is
+	// source code (a web page's or a package's JavaScript): a call
+	// (`var password = document.getElementById(…)`, `querystring.unescape(`)
+	// or, assigned with spaces around "=", a member or a keyword
+	// (`const password = input.password || …`, `= await read()`).
 	{Name: "dsn-password", Keywords: []string{"password", "passwd", "pwd"}, Group: 1, Refuse: true,
-		allow: append([]allowlist{{regexes: []*regexp.Regexp{regexp.MustCompile(`^[/~.]`)}}}, placeholders...),
+		allow: append([]allowlist{{regexes: []*regexp.Regexp{regexp.MustCompile(`^[/~.]`), sourceCall}}, {target: "match", regexes: []*regexp.Regexp{sourceAssignment}}}, placeholders...),
 		Expr:  `(?i)\b(?:password|passwd|pwd)[ \t]*=[ \t]*([^\s;'"&<>{}$%*=,)\]][^\s;'"&<>,)\]]{3,})`},
 }
 
 // emptyKeyBlock is a private key block with no key in it.
 var emptyKeyBlock = regexp.MustCompile(`^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[nr])*-----END`)
+
+// placeholderKeyBlock is a private key block (from its BEGIN line) with no
+// run of 32 base64 characters in it: a placeholder
+// ("\nXXXX\nXXXX\n", "...{your private key here}..."), where a real key,
+// even one cut short, has lines of 64.
+var placeholderKeyBlock = regexp.MustCompile(`^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[^A-Za-z0-9+/]|[A-Za-z0-9+/]{1,31}[^A-Za-z0-9+/])*[A-Za-z0-9+/]{0,31}$`)
+
+// sourceCall is a dsn-password "value" that is a call in source code: an
+// identifier, perhaps a member, then "(".
+var sourceCall = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(`)
+
+// sourceAssignment is a dsn-password match that is an assignment in source
+// code: spaces around "=", and a member (input.password) or a keyword.
+var sourceAssignment = regexp.MustCompile(`^(?i:password|passwd|pwd)[ \t]+=[ \t]+(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|await|new|null|undefined|None|nil|true|false|this|typeof|require|yield)$`)
 
 // placeholders are the passwords documentation writes where a real one
 // goes: the word itself, a run of x or *, <…>, {…}, [...], %…%.

@@ -1,6 +1,11 @@
 package proxy
 
 import (
+	"archive/tar"
+	"bytes"
+	"crypto/sha512"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -56,5 +61,78 @@ func TestRecordKeepsWordsOfALoginPassword(t *testing.T) {
 	code, body, _ := do(t, forwardClient(t, rep, false), up.URL, call{"GET", "/api/v2/clients", "", ""})
 	if code != 200 || string(body) != want {
 		t.Errorf("replay: %d %s", code, body)
+	}
+}
+
+// tarball is an npm package tarball (gzip of a tar, no Content-Encoding)
+// holding JavaScript and a test fixture that look like credentials and
+// are not, and extra.
+func tarball(t *testing.T, extra string) []byte {
+	var tb bytes.Buffer
+	tw := tar.NewWriter(&tb)
+	for name, body := range map[string]string{
+		"package/package.json":         `{"name":"ws-like","version":"1.0.0"}`,
+		"package/lib/auth.js":          "const password = querystring.unescape(auth.slice(i + 1));\nvar pw = document.getElementById('pw');\n" + extra,
+		"package/test/fixture.json":    `{"username":"me","password":"hunter22-fixture"}`,
+		"package/docs/key.example.pem": "-----BEGIN PRIVATE KEY-----\n...{your private key here}...\n-----END PRIVATE KEY-----\n",
+	} {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body))}); err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(tw, body)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return gzipped(t, tb.String())
+}
+
+// TestTarballReplaysWithItsDigest records an npm-style tarball (gzip
+// without Content-Encoding, application/octet-stream) through the MITM
+// proxy with a real Go client over real TLS, and replays it with the
+// upstream closed: the client gets the same bytes (sha512, npm's
+// integrity). A tarball with a real token inside is refused, naming the
+// interaction's body and the rule (#35: it was decompressed, redacted and
+// compressed again, and npm install failed its integrity check).
+func TestTarballReplaysWithItsDigest(t *testing.T) {
+	clean, leaky := tarball(t, ""), tarball(t, "const token = 'ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4u';\n")
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		if strings.Contains(r.URL.Path, "leaky") {
+			w.Write(leaky)
+			return
+		}
+		w.Write(clean)
+	}), false)
+	red := redact.New(nil, nil)
+	opts := Options{Mode: ModeRecord, CA: testCA(t), Transport: trusting(up), Redact: red}
+	rec := startProxy(t, opts)
+	client := forwardClient(t, rec, false)
+	_, got, _ := do(t, client, up.URL, call{"GET", "/ws-like/-/ws-like-1.0.0.tgz", "", ""})
+	want := sha512.Sum512(clean)
+	if sha512.Sum512(got) != want {
+		t.Fatal("the client did not get the tarball through the proxy")
+	}
+	do(t, client, up.URL, call{"GET", "/leaky/-/leaky-1.0.0.tgz", "", ""})
+	its := flushed(t, rec)
+	if len(its) != 2 {
+		t.Fatalf("recorded %d interactions", len(its))
+	}
+	good := &cassettes.Cassette{Version: 2, Path: "cassettes/npm/install.yaml", Interactions: its[:1]}
+	if err := good.CheckLeaks(red); err != nil {
+		t.Errorf("the clean tarball is refused: %v", err)
+	}
+	bad := &cassettes.Cassette{Version: 2, Path: "cassettes/npm/leaky.yaml", Interactions: its[1:]}
+	err := bad.CheckLeaks(red)
+	if err == nil || !strings.Contains(fmt.Sprint(cassettes.AsError(err).Problems), "interactions[0].response.body: a credential (github-pat)") {
+		t.Errorf("the tarball with a token: %v, want a refusal naming interactions[0].response.body and github-pat", err)
+	}
+	rec.Close()
+	up.Close()
+	opts.Mode, opts.Cassettes = ModeReplay, []*cassettes.Cassette{good}
+	rep := startProxy(t, opts)
+	code, body, _ := do(t, forwardClient(t, rep, false), up.URL, call{"GET", "/ws-like/-/ws-like-1.0.0.tgz", "", ""})
+	if code != 200 || sha512.Sum512(body) != want {
+		t.Errorf("replay: status %d, %d bytes, same digest %v", code, len(body), sha512.Sum512(body) == want)
 	}
 }

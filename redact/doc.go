@@ -64,8 +64,11 @@
 //     them. The codings are a table of decoder and encoder keyed by content
 //     coding (decode.go: gzip, x-gzip, deflate, br, zstd); layers ("gzip,
 //     br") are undone from the last; gzip and zstd are recognised by their
-//     magic bytes without a header (Redactor.Body redacts inside such a body
-//     and compresses it again). A body that says or looks compressed and
+//     magic bytes without a header. Such a body, and every integral one
+//     (an archive, an image layer, octet-stream, a body checked by digest:
+//     integral.go), is never rewritten: the scan reads inside it and its
+//     callers refuse it when a credential is there, since a rewritten
+//     tarball fails npm's integrity check on replay. A body that says or looks compressed and
 //     does not decode (corrupt, an unknown coding, past MaxDecoded) is
 //     ErrUndecodable: its callers refuse it rather than keep it unread.
 //   - The scan (Scan, Redactor.Scan) reports where and what kind, never the

@@ -105,10 +105,11 @@ var cassettePatterns = []Pattern{
 var emptyKeyBlock = regexp.MustCompile(`^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[nr])*-----END`)
 
 // placeholderKeyBlock is a private key block (from its BEGIN line) with no
-// run of 32 base64 characters in it: a placeholder
-// ("\nXXXX\nXXXX\n", "...{your private key here}..."), where a real key,
-// even one cut short, has lines of 64.
-var placeholderKeyBlock = regexp.MustCompile(`^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[^A-Za-z0-9+/]|[A-Za-z0-9+/]{1,31}[^A-Za-z0-9+/])*[A-Za-z0-9+/]{0,31}$`)
+// run of 20 base64 characters in it: a placeholder
+// ("\nXXXX\nXXXX\n", "...{your private key here}...", "<a very long
+// private key string>": words), where a real key, even one cut short, has
+// lines of 64.
+var placeholderKeyBlock = regexp.MustCompile(`^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[^A-Za-z0-9+/]|[A-Za-z0-9+/]{1,19}[^A-Za-z0-9+/])*[A-Za-z0-9+/]{0,19}$`)
 
 // sourceCall is a dsn-password "value" that is a call in source code: an
 // identifier, perhaps a member, then "(".

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -156,5 +157,54 @@ func TestRecordCLIReportsResponsesCutShort(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "not recorded: GET "+srv.URL+"/big → 200") {
 		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// TestRecordCLIFailedCallElsewhereIsANote: a command whose call to the
+// adapter's host succeeds and whose call to another host fails (httpie's
+// update check without DNS, #35) is recorded; the failure is a note on
+// the log. A failed call to the adapter's own host still refuses it.
+func TestRecordCLIFailedCallElsewhereIsANote(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		missingTool(t, "curl not installed")
+	}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	// The other host: a listener closed before the call, so the proxy's
+	// dial is refused (no DNS is needed to fail).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := "https://" + ln.Addr().String() + "/update-check"
+	ln.Close()
+	upstream := srv.Client().Transport.(*http.Transport).Clone()
+	dir := t.TempDir()
+	record := func(base string) (*cassettes.Cassette, string, error) {
+		var log bytes.Buffer
+		c, err := RecordCLI(context.Background(), CLIOptions{
+			Meta:    Meta{Adapter: "api", Scenario: "items", Now: fixedNow},
+			Command: "sh",
+			Args:    []string{"-c", `curl -sS --fail "` + srv.URL + `/items"; curl -sS --max-time 10 "` + elsewhere + `" >/dev/null 2>&1; exit 0`},
+			Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, BaseURL: base, Log: &log,
+			Intercept: ProxyInterceptor(ProxyConfig{CADir: filepath.Join(dir, "ca"), Transport: upstream}),
+		})
+		return c, log.String(), err
+	}
+	c, log, err := record(srv.URL)
+	if err != nil {
+		t.Fatalf("a failed call to another host refused the recording: %v", err)
+	}
+	if len(c.Interactions) != 1 || string(c.Interactions[0].Response.Body) != `{"ok":true}` {
+		t.Errorf("recorded %d interactions", len(c.Interactions))
+	}
+	if !strings.Contains(log, "note: GET "+strings.TrimSuffix(elsewhere, "/update-check")) || !strings.Contains(log, "outside adapter api") {
+		t.Errorf("log = %q, want a note naming the failed call", log)
+	}
+	// With the other host as the adapter's, the same failure refuses.
+	if _, _, err := record(strings.TrimSuffix(elsewhere, "/update-check")); err == nil {
+		t.Errorf("a failed call to the adapter's own host was recorded")
 	}
 }

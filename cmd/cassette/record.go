@@ -194,6 +194,9 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adap
 		return err
 	}
 	opts.Log = stdio.Err
+	if a.Kind == cassettes.KindHTTP { // its cassette holds the calls to its host only (SplitHosts below)
+		opts.BaseURL = cmp.Or(o.baseURL, a.Real.BaseURL)
+	}
 	if !o.quiet {
 		opts.Stdout, opts.Stderr = stdio.Out, stdio.Err
 	}

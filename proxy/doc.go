@@ -82,6 +82,11 @@
 //     a private CA, a client certificate for mTLS, certificate checks off
 //     only on an explicit, warned opt-in, and the corporate proxy of this
 //     process's environment (never the proxy itself).
+//   - Inside a CONNECT tunnel a request is dialled at the tunnel's
+//     target, not at the host its inner Host or :authority names (a
+//     client with a TLS ServerName override); it keeps the URL the client
+//     addressed, which is recorded and matched, and the MITM leaf follows
+//     the client's ServerName (connect.go).
 //   - A replaying forward proxy whose cassettes hold one host serves
 //     origin-form requests from it (its front door), so that a recording
 //     made through the reverse proxy replays without --upstream.

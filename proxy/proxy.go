@@ -158,6 +158,9 @@ type Proxy struct {
 	idx      *match.Index
 	handler  http.Handler
 	tunnels  *tunnels // a replaying forward proxy's CONNECT tunnels (tunnel.go)
+	// tunnelTrs are the transports of tunnels dialled at a target other
+	// than their inner host (connect.go).
+	tunnelTrs tunnelTransports
 
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
@@ -390,6 +393,7 @@ func (p *Proxy) Close() error {
 		}
 		p.tunnels.close()
 		p.tr.CloseIdleConnections()
+		p.tunnelTrs.closeIdle()
 	})
 	return nil
 }

@@ -47,7 +47,7 @@ func (p *Proxy) recordWebSocket(seq int64, req *http.Request) *http.Response {
 	rec := captureRequest(req, nil)
 	p.begin()
 	start := p.now()
-	resp, err := p.tr.RoundTrip(req)
+	resp, err := p.trFor(req).RoundTrip(req)
 	if err != nil {
 		p.end()
 		return p.upstreamFailure(req, err)

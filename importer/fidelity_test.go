@@ -143,3 +143,35 @@ func isWord(s string, i int) bool {
 	c := s[i]
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
+
+// TestImportGoVCRDotDirectories: a go-vcr tree whose cassettes sit in
+// dot-directories imported nothing and exited 0 (#35). It says what it
+// skipped, fails (E_CASSETTE_NOT_FOUND) when nothing was imported, and
+// its next step, run, imports them.
+func TestImportGoVCRDotDirectories(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "testdata")
+	goVCRFile(t, filepath.Join(src, ".fixtures", "TestA.yaml"), "https://api.example.com/a", nil, "", `{"id":1}`, nil)
+	goVCRFile(t, filepath.Join(src, ".fixtures", "sub", "TestB.yaml"), "https://api.example.com/b", nil, "", `{"id":2}`, nil)
+	out := filepath.Join(dir, "cassettes")
+	res, err := Import(Options{From: GoVCR, Source: src, Adapter: "api", Dir: out})
+	ce := asError(t, err)
+	hidden := filepath.Join(src, ".fixtures")
+	if ce.Reason != cassettes.ECassetteNotFound || !strings.Contains(ce.Message, "dot-directories") || ce.NextStep != "cassette import govcr "+hidden+" --adapter api" {
+		t.Fatalf("err %v (next %q), want E_CASSETTE_NOT_FOUND naming the skipped directory", err, ce.NextStep)
+	}
+	if res != nil && len(res.Saved) > 0 {
+		t.Errorf("saved %d", len(res.Saved))
+	}
+	res, err = Import(Options{From: GoVCR, Source: hidden, Adapter: "api", Dir: out})
+	if err != nil || len(res.Saved) != 2 {
+		t.Fatalf("the next step: %v, %d saved", err, len(res.Saved))
+	}
+
+	// Beside files that import, the skipped directory is a warning.
+	goVCRFile(t, filepath.Join(src, "TestC.yaml"), "https://api.example.com/c", nil, "", `{"id":3}`, nil)
+	res, err = Import(Options{From: GoVCR, Source: src, Adapter: "api2", Dir: out})
+	if err != nil || len(res.Saved) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "skipped "+hidden+": a dot-directory (2 go-vcr files)") {
+		t.Errorf("err %v, saved %d, warnings %q", err, len(res.Saved), res.Warnings)
+	}
+}

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
@@ -279,7 +282,10 @@ func (o Options) again(more ...string) string {
 func (o Options) convert(res *Result) ([]*cassettes.Cassette, []har.Imported, error) {
 	if o.From == GoVCR {
 		list, err := har.FromGoVCR(o.Source, o.Adapter)
-		return list, nil, err
+		if err != nil {
+			return nil, nil, err
+		}
+		return list, nil, o.hiddenDirs(res, len(list))
 	}
 	data, err := cassettes.ReadFileBounded(o.Source, cassettes.MaxFileBytes) // a FIFO, a device or 10 GB: refused, not read
 	if err != nil {
@@ -290,7 +296,8 @@ func (o Options) convert(res *Result) ([]*cassettes.Cassette, []har.Imported, er
 		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error() + "; export the HAR again from the browser's dev tools (Network → Save all as HAR)",
 			NextStep: cassettes.Command("cassette", "import", "--help")}
 	}
-	ims, skipped, err := har.ToCassettes(a, har.ImportOptions{Adapter: o.Adapter, Group: o.By})
+	ims, skipped, err := har.ToCassettes(a, har.ImportOptions{Adapter: o.Adapter, Group: o.By,
+		Warn: func(w string) { res.Warnings = append(res.Warnings, o.Source+": "+w) }})
 	if err != nil {
 		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error(), NextStep: o.again()}
 	}
@@ -300,6 +307,30 @@ func (o Options) convert(res *Result) ([]*cassettes.Cassette, []har.Imported, er
 		list[i] = im.Cassette
 	}
 	return list, ims, nil
+}
+
+// hiddenDirs warns of the dot-directories of a go-vcr tree that hold
+// cassettes, which the import skips, and refuses an import that found n
+// == 0 cassettes to import (E_CASSETTE_NOT_FOUND, exit 2): it imported
+// nothing, silently, with exit 0. The next step imports the first skipped
+// directory by naming it.
+func (o Options) hiddenDirs(res *Result, n int) error {
+	hidden := har.HiddenDirs(o.Source)
+	names := slices.Sorted(maps.Keys(hidden))
+	for _, d := range names {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("skipped %s: a dot-directory (%d go-vcr files); import it by naming it: %s",
+			filepath.Join(o.Source, d), hidden[d], cassettes.Command("cassette", "import", "govcr", filepath.Join(o.Source, d), "--adapter", o.Adapter)))
+	}
+	if n > 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("nothing to import: %s holds no go-vcr cassette (*.yaml, *.yml)", o.Source)
+	next := cassettes.Command("cassette", "import", "--help")
+	if len(names) > 0 {
+		msg = fmt.Sprintf("nothing to import: the go-vcr files under %s are all in dot-directories, which are skipped (%s); nothing was imported", o.Source, strings.Join(names, ", "))
+		next = cassettes.Command("cassette", "import", "govcr", filepath.Join(o.Source, names[0]), "--adapter", o.Adapter)
+	}
+	return &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: msg, NextStep: next}
 }
 
 // missingBodies refuses a HAR saved without content: it holds no response

@@ -74,7 +74,7 @@
 //   - An upstream that fails is noted, never recorded as the service's
 //     answer: a transport error (refused, DNS, TLS, reset mid-body,
 //     timeout; classified by infra.ClassifyTransport) and a status the
-//     live-call policy gives up on (408, 429, 5xx; infra.ClassifyStatus)
+//     live-call policy gives up on (401, 403, 408, 429, 5xx; infra.ClassifyStatus)
 //     go to Failures while the client still gets a 502 naming the reason,
 //     or the relayed status. A recording with a failure is not valid: the
 //     recorder refuses to save it (recorder.FailureError, exit 3).

@@ -86,7 +86,7 @@ type Options struct {
 	Mode             Mode
 	Listen           string // default "127.0.0.1:0"
 	AllowNonLoopback bool   // required for a non-loopback Listen
-	// AllowStatus are failing statuses (408, 429, 5xx) the recorded calls
+	// AllowStatus are failing statuses (401, 403, 408, 429, 5xx) the recorded calls
 	// answer on purpose: recorded like any other, not noted as failures.
 	AllowStatus []int
 	// Upstream makes the proxy a reverse proxy in front of this base URL

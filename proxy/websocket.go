@@ -68,8 +68,8 @@ func (p *Proxy) recordWebSocket(seq int64, req *http.Request) *http.Response {
 	}
 	if resp.StatusCode != http.StatusSwitchingProtocols || why != "" {
 		class := infra.Upgrade(resp.Status, why)
-		if c, failing := infra.ClassifyStatus(resp.StatusCode); failing && why == "" {
-			class = c // the service failing (5xx, 429, 408) says more than "refused"
+		if c, failing := infra.ClassifyStatus(resp.StatusCode); failing && why == "" && c.Reason != cassettes.ERealAuth {
+			class = c // the service failing (5xx, 429, 408) says more than "refused"; a 401 or 403 is the upgrade refused
 		}
 		f := p.failedWith(req, class, resp.Status)
 		p.logf("upstream failed: %s", f)

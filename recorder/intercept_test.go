@@ -208,3 +208,40 @@ func TestRecordCLIFailedCallElsewhereIsANote(t *testing.T) {
 		t.Errorf("a failed call to the adapter's own host was recorded")
 	}
 }
+
+// TestRecordCLIAuthFailureIsInfrastructure: a command whose calls are
+// answered 401 or 403 (wrong or expired credentials) is not recorded: the
+// error is E_REAL_AUTH (exit 3) and nothing is returned to save over a
+// good cassette (#35); with the status declared (--allow-status 401) the
+// refusal is the behaviour under test, and is recorded.
+func TestRecordCLIAuthFailureIsInfrastructure(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		missingTool(t, "curl not installed")
+	}
+	for _, code := range []int{401, 403} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Error(w, `{"message":"Bad credentials"}`, code)
+			}))
+			defer srv.Close()
+			dir := t.TempDir()
+			record := func(allow []int) (*cassettes.Cassette, error) {
+				return RecordCLI(context.Background(), CLIOptions{
+					Meta:    Meta{Adapter: "api", Scenario: "me", Now: fixedNow},
+					Command: "curl", Args: []string{"-sS", srv.URL + "/user"},
+					Environ:   []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir},
+					Intercept: ProxyInterceptor(ProxyConfig{CADir: filepath.Join(dir, "ca"), Transport: srv.Client().Transport.(*http.Transport).Clone(), AllowStatus: allow}),
+				})
+			}
+			c, err := record(nil)
+			ce := cassettes.AsError(err)
+			if c != nil || ce == nil || ce.Reason != cassettes.ERealAuth || ce.Reason.Exit() != cassettes.ExitInfra || !strings.Contains(ce.Message, "check the credentials") {
+				t.Fatalf("a %d: %v, %v; want E_REAL_AUTH (exit 3) and nothing to save", code, c, err)
+			}
+			c, err = record([]int{code})
+			if err != nil || len(c.Interactions) != 1 || c.Interactions[0].Response.Code != code {
+				t.Errorf("declared with --allow-status %d: %v", code, err)
+			}
+		})
+	}
+}

@@ -85,7 +85,7 @@ func rootCause(rc cassettes.Reason) string {
 		return RootFakeUnavailable
 	case cassettes.EReplayMiss:
 		return RootReplayMiss
-	case cassettes.ERealUnreachable, cassettes.ERealDNS, cassettes.ERealTLS, cassettes.ERealReset, cassettes.ERealSuspect, cassettes.ERealUpgrade:
+	case cassettes.ERealUnreachable, cassettes.ERealDNS, cassettes.ERealTLS, cassettes.ERealReset, cassettes.ERealSuspect, cassettes.ERealUpgrade, cassettes.ERealAuth:
 		return RootRealUnreachable
 	case cassettes.EProvider5xx:
 		return RootProvider5xx

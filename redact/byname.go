@@ -73,7 +73,7 @@ func redactPairs(raw string, credential func(string) bool) (string, []string) {
 		if err != nil {
 			name = k
 		}
-		if !hasValue || !credential(name) || v == url.QueryEscape(Redacted) {
+		if !hasValue || v == "" || !credential(name) || v == url.QueryEscape(Redacted) {
 			continue
 		}
 		if dv, err := url.QueryUnescape(v); err == nil {
@@ -98,7 +98,7 @@ func (r *Rules) redactJSON(body []byte) ([]byte, []string) {
 	)
 	replace := func(start, end int) {
 		var v string
-		if json.Unmarshal(body[start:end], &v) != nil || v == Redacted {
+		if json.Unmarshal(body[start:end], &v) != nil || v == Redacted || v == "" { // an empty value hides nothing: kept
 			return
 		}
 		hidden = append(hidden, v)

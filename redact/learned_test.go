@@ -74,3 +74,25 @@ func TestDictionaryWordsNotLearned(t *testing.T) {
 		t.Errorf("a learned password was kept: %q", got)
 	}
 }
+
+// TestEmptyValuesKept: an empty value under a credential name hides
+// nothing and stays as it was (GitHub's "temp_clone_token": "" was stored
+// as "[REDACTED]"), in JSON, a query, a form, a header and a URL.
+func TestEmptyValuesKept(t *testing.T) {
+	r := New(nil, nil)
+	for _, body := range []string{`{"temp_clone_token":"","name":"r"}`, `{"tokens":["", "x"]}`} {
+		want := strings.Replace(body, `"x"`, `"[REDACTED]"`, 1)
+		if got := string(r.Body("application/json", []byte(body))); got != want {
+			t.Errorf("Body(%s) = %s, want %s", body, got, want)
+		}
+	}
+	if got := string(r.Body("application/x-www-form-urlencoded", []byte("password=&user=me"))); got != "password=&user=me" {
+		t.Errorf("form: %s", got)
+	}
+	if got := r.URL("https://u:@e.com/?access_token=&page=2"); got != "https://u:@e.com/?access_token=&page=2" {
+		t.Errorf("URL: %s", got)
+	}
+	if got := r.Headers(map[string][]string{"Authorization": {""}, "X-Api-Key": {"k3y-Value9"}}); got["Authorization"][0] != "" || got["X-Api-Key"][0] != Redacted {
+		t.Errorf("headers: %v", got)
+	}
+}

@@ -289,7 +289,7 @@ func byName(m map[string][]string, credential func(string) bool, scrub func(stri
 		nv := make([]string, len(vs))
 		cred := credential(k)
 		for i, v := range vs {
-			if cred {
+			if cred && v != "" { // an empty value hides nothing: kept
 				nv[i] = Redacted
 			} else {
 				nv[i] = scrub(v)
@@ -314,8 +314,10 @@ func (r *Redactor) URL(raw string) string {
 		return r.String(raw)
 	}
 	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), Redacted)
+		if pw, has := u.User.Password(); has {
+			if pw != "" { // an empty one hides nothing: kept
+				u.User = url.UserPassword(u.User.Username(), Redacted)
+			}
 		} else if u.User.Username() != "" {
 			u.User = url.User(Redacted)
 		}

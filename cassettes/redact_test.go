@@ -395,3 +395,41 @@ func TestSaveScansBinaryWebSocketMessages(t *testing.T) {
 		t.Errorf("CheckLeaks passed the message")
 	}
 }
+
+// TestRealtimeEphemeralKeyRedacted: OpenAI Realtime's session answer
+// hands out client_secret: {"value": "ek_…"}; a credential-named object's
+// value, secret and token members are credentials, over HTTP and in a
+// WebSocket message, and what is left of the object is kept; the key is
+// also a known format, which a scan (validate) refuses (#35).
+func TestRealtimeEphemeralKeyRedacted(t *testing.T) {
+	const ek = "ek_68af3c2b9e1d4f7a8c0b5e6d"
+	body := `{"id":"sess_1","client_secret":{"value":"` + ek + `","expires_at":1756000000},"voice":"alloy"}`
+	c := &Cassette{Version: 2, Path: "cassettes/openai/realtime.yaml", Interactions: []Interaction{
+		{Request: Request{Method: "POST", URL: "https://api.openai.com/v1/realtime/sessions", Headers: http.Header{}},
+			Response: Response{Code: 200, Headers: http.Header{"Content-Type": {"application/json"}}, Body: Body(body)}},
+		{Request: Request{Method: "GET", URL: "https://api.openai.com/v1/realtime", Headers: http.Header{}},
+			Response: Response{Code: 101, Headers: http.Header{"Connection": {"Upgrade"}, "Upgrade": {"websocket"}}},
+			WebSocket: &WebSocket{Messages: []WebSocketMessage{
+				{From: FromServer, Data: Body(`{"type":"session.created","session":{"client_secret":{"secret":"` + ek + `"}}}`)},
+				{From: FromClient, Data: Body(`{"type":"echo","key":"` + ek + `"}`)}}}},
+	}}
+	if f := redact.Scan([]byte(body), nil); len(f) != 1 || f[0].Kind != "openai-ephemeral-key" {
+		t.Errorf("the scan finds %+v in the session answer, want openai-ephemeral-key", f)
+	}
+	r := redact.New(nil, nil).KeepFormats() // by name alone, as import without --redact
+	c.Redact(r)
+	if got, want := string(c.Interactions[0].Response.Body), strings.Replace(body, ek, redact.Redacted, 1); got != want {
+		t.Errorf("HTTP body %s, want %s", got, want)
+	}
+	for i, m := range c.Interactions[1].WebSocket.Messages {
+		if strings.Contains(string(m.Data), ek) {
+			t.Errorf("message %d holds the key: %s", i, m.Data)
+		}
+	}
+	if err := c.CheckLeaks(r); err != nil {
+		t.Errorf("CheckLeaks: %v", err)
+	}
+	if got := redact.New(nil, nil).Body("application/json", []byte(`{"meta":{"value":"kept-as-is-1"},"token":{"type":"bearer"}}`)); string(got) != `{"meta":{"value":"kept-as-is-1"},"token":{"type":"bearer"}}` {
+		t.Errorf("a value outside a credential object, or a credential object without a secret member, changed: %s", got)
+	}
+}

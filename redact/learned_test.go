@@ -96,3 +96,19 @@ func TestEmptyValuesKept(t *testing.T) {
 		t.Errorf("headers: %v", got)
 	}
 }
+
+// TestOAuthCodeRedacted: an OAuth authorization code is a credential in a
+// redirect's query (?code=…&state=…) and in the token request's form, not
+// as a JSON key ("code": 404).
+func TestOAuthCodeRedacted(t *testing.T) {
+	r := New(nil, nil)
+	if got := r.URL("https://app.example/callback?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz"); got != "https://app.example/callback?code=%5BREDACTED%5D&state=xyz" {
+		t.Errorf("URL: %s", got)
+	}
+	if got := string(r.Body("application/x-www-form-urlencoded", []byte("grant_type=authorization_code&code=SplxlOBeZQQYbYS6WxSbIA&redirect_uri=x"))); got != "grant_type=authorization_code&code=%5BREDACTED%5D&redirect_uri=x" {
+		t.Errorf("form: %s", got)
+	}
+	if got := string(r.Body("application/json", []byte(`{"code":404,"error":{"code":"not_found"}}`))); got != `{"code":404,"error":{"code":"not_found"}}` {
+		t.Errorf("JSON: %s", got)
+	}
+}

@@ -74,6 +74,23 @@ var cassettePatterns = []Pattern{
 	{Name: "anthropic-key", Keywords: []string{"sk-ant-"}, Refuse: true, Expr: `\bsk-ant-[A-Za-z0-9_-]{20,}`},
 	{Name: "openai-key", Keywords: []string{"sk-"}, Refuse: true, Expr: `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`},
 	{Name: "google-oauth-access-token", Keywords: []string{"ya29."}, Refuse: true, Expr: `\bya29\.[0-9A-Za-z_-]{20,}`},
+	// OpenAI Realtime's ephemeral client secret (client_secret.value,
+	// "ek_…"), handed to browsers and sent over WebSocket.
+	{Name: "openai-ephemeral-key", Keywords: []string{"ek_"}, Entropy: 3, Refuse: true, Expr: `\bek_[A-Za-z0-9]{20,}`},
+	// A Stripe webhook signing secret.
+	{Name: "stripe-webhook-secret", Keywords: []string{"whsec_"}, Entropy: 3, Refuse: true, Expr: `\bwhsec_[A-Za-z0-9]{24,}`},
+	// A Google OAuth client secret, and a Google OAuth refresh token.
+	{Name: "google-oauth-client-secret", Keywords: []string{"gocspx-"}, Entropy: 3, Refuse: true, Expr: `\bGOCSPX-[A-Za-z0-9_-]{24,}`},
+	{Name: "google-oauth-refresh-token", Keywords: []string{"1//0"}, Entropy: 3, Refuse: true, Expr: `\b1//0[A-Za-z0-9_-]{40,}`},
+	// An Azure Storage account key in a connection string
+	// (DefaultEndpointsProtocol=https;AccountName=x;AccountKey=…==;).
+	{Name: "azure-storage-account-key", Keywords: []string{"accountkey="}, Group: 1, Refuse: true,
+		Expr: `(?i)AccountKey=([A-Za-z0-9+/]{86}==)`},
+	// A Discord bot token as the Authorization header gives it ("Bot
+	// MTk4…"): written bare, it has no prefix to find it by (it is found
+	// by its name, under a token key or that header).
+	{Name: "discord-bot-token", Keywords: []string{"bot "}, Group: 1, Entropy: 3, Refuse: true,
+		Expr: `\bBot ([MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})\b`},
 	// The password of a URL in a body: a database URL or DSN
 	// (postgres://app:PW@db/x), a git remote, a proxy; not a placeholder
 	// (https://username:password@endpoint/ in an API's documentation). The scheme is left
@@ -150,6 +167,9 @@ var examples = map[string]bool{
 	// jwt.io's example token (HS256, "John Doe").
 	"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c": true,
 	"sk_test_4eC39HqLyjWDarjtT1zdp7dc": true, // Stripe's API reference
+	// Azurite's (the Azure Storage emulator's) published account key, of
+	// devstoreaccount1.
+	"Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==": true,
 	"sk_test_BQokikJOvBiI2HlWgH4olfQ2": true,
 }
 

@@ -168,7 +168,7 @@ func (r *Redactor) LearnURL(raw string) {
 // LearnForm learns the values of a parsed form's credential-named fields.
 func (r *Redactor) LearnForm(f url.Values) {
 	for k, vs := range f {
-		if r.rules.IsCredentialField(k) {
+		if r.rules.isFormField(k) {
 			for _, v := range vs {
 				r.Learn(v)
 			}
@@ -334,7 +334,7 @@ func (r *Redactor) Form(f url.Values) url.Values {
 	if len(f) == 0 {
 		return f
 	}
-	return byName(f, r.rules.IsCredentialField, r.String)
+	return byName(f, r.rules.isFormField, r.String)
 }
 
 // Body redacts a body: in a text body, the values of credential-named

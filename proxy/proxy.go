@@ -141,6 +141,9 @@ type Options struct {
 	// MaxRequestBody bounds a request body the proxy buffers to record or
 	// match it (0: DefaultMaxRequestBody); see limits.go.
 	MaxRequestBody int64
+	// MaxWebSocketMessage bounds one WebSocket message the proxy records
+	// (0: MaxWebSocketMessage).
+	MaxWebSocketMessage int64
 	// BodyReadTimeout bounds the reading of a request body (0:
 	// DefaultBodyReadTimeout).
 	BodyReadTimeout time.Duration

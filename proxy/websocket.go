@@ -2,11 +2,13 @@ package proxy
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -90,8 +92,9 @@ func (p *Proxy) recordWebSocket(seq int64, req *http.Request) *http.Response {
 	it.Request.Headers.Del("Sec-WebSocket-Key")
 	it.Response.Headers.Del("Sec-WebSocket-Accept")
 	s := &wsSession{p: p, seq: seq, req: req, it: it, opened: opened, conn: conn}
-	s.client = wsframe.NewTap(MaxWebSocketMessage, s.note(cassettes.FromClient))
-	s.server = wsframe.NewTap(MaxWebSocketMessage, s.note(cassettes.FromServer))
+	limit := cmp.Or(p.opts.MaxWebSocketMessage, MaxWebSocketMessage)
+	s.client = wsframe.NewTap(limit, s.note(cassettes.FromClient))
+	s.server = wsframe.NewTap(limit, s.note(cassettes.FromServer))
 	p.sessions.add(s)
 	resp.Body = &tappedConn{conn: conn, s: s}
 	return resp
@@ -152,6 +155,13 @@ func (s *wsSession) upstreamEnded(err error) {
 	s.mu.Lock()
 	cut := s.close == nil && !s.closing && !errors.Is(err, net.ErrClosed)
 	s.mu.Unlock()
+	if s.server.Err() != nil {
+		// The server's frames stopped being read (a message over the
+		// limit): its close frame after it was never seen, and the session
+		// is no reset; finish says what it is. (The server's tap is
+		// written by this goroutine, the one that reads the upstream.)
+		cut = false
+	}
 	if cut {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
@@ -172,7 +182,12 @@ func (s *wsSession) finish() {
 				s.p.mu.Lock()
 				s.p.incomplete = append(s.p.incomplete, in)
 				s.p.mu.Unlock()
-				s.p.logf("not recorded: the frames of the WebSocket session %s cannot be read (%v); record it again", in, err)
+				if errors.Is(err, wsframe.ErrTooLarge) {
+					s.p.logf("not recorded: the WebSocket session %s has a message larger than %s, the most the proxy records of one message; the rest of the recording is kept",
+						in, byteSize(cmp.Or(s.p.opts.MaxWebSocketMessage, MaxWebSocketMessage)))
+				} else {
+					s.p.logf("not recorded: the frames of the WebSocket session %s cannot be read (%v); record it again", in, err)
+				}
 				return
 			}
 		}
@@ -327,3 +342,11 @@ func (n *noteHijack) Flush() {
 }
 
 func (n *noteHijack) Unwrap() http.ResponseWriter { return n.ResponseWriter }
+
+// byteSize is n in MiB when it is a whole number of them, else in bytes.
+func byteSize(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}

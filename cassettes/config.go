@@ -208,7 +208,7 @@ type Scenario struct {
 	Replayable *bool             `yaml:"replayable,omitempty"` // copied to the cassette (replay may repeat it)
 	Mutating   bool              `yaml:"mutating,omitempty"`   // copied to the cassette (refresh skips it)
 	// Status is the status this call answers on purpose when it is one the
-	// live-call policy treats as a failure (408, 429, 5xx): it is then
+	// live-call policy treats as a failure (401, 403, 408, 429, 5xx): it is then
 	// recorded, not retried and not refused.
 	Status int `yaml:"status,omitempty" validate:"omitempty,min=100,max=599"`
 }

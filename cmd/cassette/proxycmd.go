@@ -79,7 +79,7 @@ call to it is written for 'cassette coverage' as a call to --adapter).`,
 	f.BoolVar(&o.replayable, "replayable", false, "serve the last response again once a sequence is used up")
 	f.BoolVar(&o.latency, "latency", false, "replay with the recorded latency; a recorded stream (SSE, NDJSON) event by event, at the recorded times (spread evenly over its duration when it has none, as in go-vcr files)")
 	f.Int64Var(&o.maxRequestBody, "max-request-body", proxy.DefaultMaxRequestBody, "largest request body (bytes) the proxy buffers to record or match; a larger one is answered 413")
-	f.IntSliceVar(&o.allowStatus, "allow-status", nil, "record: a failing status (408, 429, 5xx) the upstream answers on purpose; record it instead of refusing the recording (repeatable)")
+	f.IntSliceVar(&o.allowStatus, "allow-status", nil, "record: a failing status (401, 403, 408, 429, 5xx) the upstream answers on purpose; record it instead of refusing the recording (repeatable)")
 	o.match.bind(f)
 	return cmd
 }

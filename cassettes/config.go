@@ -84,6 +84,13 @@ type Adapter struct {
 	// Coverage says how `cassette coverage` reads this adapter's calls as
 	// call shapes, and how many must be backed by a cassette.
 	Coverage Coverage `yaml:"coverage,omitempty"`
+	// Compare, Required, Stream and StreamText are what verify holds the
+	// fake to (contract.go); Contracts override them for single scenarios.
+	Compare    string              `yaml:"compare,omitempty" validate:"omitempty,oneof=exact modelled"`
+	Required   []string            `yaml:"required,omitempty" validate:"dive,requiredentry"`
+	Stream     string              `yaml:"stream,omitempty" validate:"omitempty,oneof=records content"`
+	StreamText []string            `yaml:"stream_text,omitempty" validate:"dive,streamtext"`
+	Contracts  map[string]Contract `yaml:"contracts,omitempty" validate:"dive,keys,loadedscenario,endkeys"`
 }
 
 // Coverage configures the call shapes of one adapter (package coverage
@@ -109,6 +116,10 @@ type Coverage struct {
 	// Min is the percentage of the adapter's observed call shapes that
 	// cassettes must cover (nil is 100); `cassette coverage --min` overrides it.
 	Min *float64 `yaml:"min,omitempty" validate:"omitempty,min=0,max=100"`
+	// MinModelled is the least percentage of the response fields reality
+	// returned that the fake must model (compare: modelled); below it
+	// verify fails. nil sets no floor.
+	MinModelled *float64 `yaml:"min_modelled,omitempty" validate:"omitempty,min=0,max=100"`
 }
 
 // Real is how to reach the real service.

@@ -295,3 +295,10 @@ func TestStreamWithoutContentType(t *testing.T) {
 		t.Fatalf("drifts = %+v, want only the missing Content-Type", res.Drifts)
 	}
 }
+
+// TestPresetNamesAgree: the presets validate accepts are the ones diff has.
+func TestPresetNamesAgree(t *testing.T) {
+	if got, want := strings.Join(StreamPresetNames(), " "), strings.Join(cassettes.StreamPresetNames, " "); got != want {
+		t.Fatalf("diff has presets %s, cassettes validates %s", got, want)
+	}
+}

@@ -65,6 +65,9 @@ type Run struct {
 	History []AdapterHistory `json:"history,omitempty"`
 	// Coverage is what a run of `cassette coverage` found (coverage.go).
 	Coverage *Coverage `json:"coverage,omitempty"`
+	// MinModelled are the adapters' coverage.min_modelled, by adapter
+	// (modelled.go).
+	MinModelled map[string]*float64 `json:"min_modelled,omitempty"`
 
 	// payloadsRedacted: redactPayloads made this run (its payloads are
 	// decoded and redacted already).
@@ -147,6 +150,9 @@ type Case struct {
 	// ReplayCommand is the command that reproduces this case; empty means
 	// the run's replay command with " --case <adapter>/<scenario>".
 	ReplayCommand string `json:"replay_command,omitempty"`
+	// Modelled is, for a case compared in modelled mode, what its fake
+	// models of what reality returned (modelled.go).
+	Modelled *Modelled `json:"modelled,omitempty"`
 }
 
 // Retry is one failed attempt of a quarantined case that was run again.

@@ -59,6 +59,9 @@ type Result struct {
 	// Retries are the failed attempts of a quarantined case before its last
 	// one (see QuarantineRetry); the result is the last attempt's.
 	Retries []report.Retry
+	// Modelled is what the fake models, for a case compared in modelled
+	// mode (see [Comparison]).
+	Modelled *report.Modelled
 }
 
 // Failed reports whether the case failed (quarantined or not).
@@ -135,6 +138,9 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 		if o.Err == nil && r.Err != nil && r.Err.Exit() == cassettes.ExitInfra {
 			o.Err = r.Err
 		}
+	}
+	if o.Err == nil {
+		o.Err = belowMinModelled(o.Results, opts.Config) // modelled.go
 	}
 	o.Finished = now()
 	return o
@@ -452,7 +458,7 @@ func compareCase(c Case, got *cassettes.Cassette, opts Options, res *Result) boo
 		res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, err.Error()
 		return false
 	}
-	res.Actions, res.Recorded = sides.WithObserved(res.Actions), sides.Recorded
+	res.Actions, res.Recorded, res.Modelled = sides.WithObserved(res.Actions), sides.Recorded, sides.Modelled
 	if len(sides.Drifts) == 0 {
 		res.Status = report.StatusPass
 		return true

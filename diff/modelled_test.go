@@ -219,3 +219,29 @@ func TestParseRequired(t *testing.T) {
 		t.Fatal("a filter selector parsed")
 	}
 }
+
+// TestKeyOrderByMode: as docs/first-adapter.md says, JSON in another key
+// order and spacing drifts in exact mode without json.canonical (with the
+// hint that names it) and is equal with it; in modelled mode JSON is
+// compared as values, a whole document as a part of one.
+func TestKeyOrderByMode(t *testing.T) {
+	want := parse(t, "cassettes/engine/inspect.yaml", engineYAML)
+	got := withBody(t, `{"Name":"/web","Id":"abc","State":{"Status":"running","Running":true,"Pid":4242,"OOMKilled":false},"Mounts":[],"Labels":null,"Config":{"Image":"alpine","Env":["A=1"],"Cmd":["sh"]},"Ports":[{"PrivatePort":80,"Type":"tcp"},{"PrivatePort":443,"Type":"tcp"}]}`, "")
+	pipe := func(names ...string) *normalize.Pipeline {
+		p, err := normalize.Builtins().Pipeline(names, normalize.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	res, _ := CompareContract(want, got, pipe(), Contract{Headers: []string{}})
+	if len(res.Drifts) != 1 || res.Drifts[0].Hint != LayoutHint {
+		t.Fatalf("exact: drifts %+v, want one with the json.canonical hint", res.Drifts)
+	}
+	if res, _ = CompareContract(want, got, pipe("json.canonical"), Contract{Headers: []string{}}); !res.Equal {
+		t.Fatalf("exact with json.canonical: drifts %+v", res.Drifts)
+	}
+	if res, _ = CompareContract(want, got, pipe(), Contract{Mode: Modelled, Headers: []string{}}); !res.Equal || res.Model.Modelled != res.Model.Fields {
+		t.Fatalf("modelled: drifts %+v, model %+v: want equal, every field modelled", res.Drifts, res.Model)
+	}
+}

@@ -124,7 +124,7 @@ type Coverage struct {
 
 // Real is how to reach the real service.
 type Real struct {
-	BaseURL     string            `yaml:"base_url,omitempty" validate:"omitempty,url|startswith=unix:///"` // or a unix socket (a cli adapter's engine)
+	BaseURL     string            `yaml:"base_url,omitempty" validate:"omitempty,url|startswith=unix:///"` // or a unix socket: a cli adapter's engine, or what an http adapter records through
 	Command     []string          `yaml:"command,omitempty"`
 	Credentials []string          `yaml:"credentials,omitempty" validate:"dive,envname"`
 	Headers     map[string]string `yaml:"headers,omitempty"`
@@ -168,13 +168,16 @@ type Faults struct {
 type Fake struct {
 	// Build runs once before the fake is used (e.g. [go, build, -o, bin/fake, ./fakes/x]),
 	// so that many cases share one compiled fake.
-	Build   []string          `yaml:"build,omitempty"`
-	Command []string          `yaml:"command,omitempty"`
-	BaseURL string            `yaml:"base_url,omitempty"`
-	Ready   string            `yaml:"ready,omitempty"`
-	Env     map[string]string `yaml:"env,omitempty"`
-	Dir     string            `yaml:"dir,omitempty"`
-	Timeout Duration          `yaml:"timeout,omitempty"`
+	Build   []string `yaml:"build,omitempty"`
+	Command []string `yaml:"command,omitempty"`
+	BaseURL string   `yaml:"base_url,omitempty"`
+	Ready   string   `yaml:"ready,omitempty"`
+	// ReadyStatus are statuses besides 2xx and 3xx that mean the fake is
+	// ready (a fake whose ready path answers 404 on purpose).
+	ReadyStatus []int             `yaml:"ready_status,omitempty" validate:"dive,min=100,max=599"`
+	Env         map[string]string `yaml:"env,omitempty"`
+	Dir         string            `yaml:"dir,omitempty"`
+	Timeout     Duration          `yaml:"timeout,omitempty"`
 	// InProcess declares that the fake lives in a test runner's process (a
 	// Python or JavaScript object, verified through `cassette check` by the
 	// pytest or node:test binding, or a Go one through cassettetest). Such

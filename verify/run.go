@@ -26,9 +26,13 @@ type Options struct {
 	Normalizers *normalize.Registry // built-ins plus the config's definitions
 	Jobs        int                 // cases in parallel; 0 means runtime.NumCPU()
 	CaseTimeout time.Duration       // per case; 0 means DefaultCaseTimeout
-	LogDir      string              // where fake logs go; "" means a temp dir
-	Now         func() time.Time    // for quarantine expiry; nil means time.Now
-	Credentials map[string]string   // declared credential values, redacted from outputs
+	// ReadyTimeout bounds how long a fake may take to become ready (verify
+	// --timeout when given); 0 means each adapter's fake.timeout, or
+	// DefaultFakeTimeout.
+	ReadyTimeout time.Duration
+	LogDir       string            // where fake logs go; "" means a temp dir
+	Now          func() time.Time  // for quarantine expiry; nil means time.Now
+	Credentials  map[string]string // declared credential values, redacted from outputs
 	// QuarantineRetry is how a quarantined case that failed is run again;
 	// the zero value is the policy of specs/000 (1 retry, 5 s later).
 	QuarantineRetry QuarantineRetry
@@ -111,7 +115,7 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	// retry's beside the first attempt's), a failure located in the config.
 	caseFake := func(ctx context.Context, i int, suffix string) (*Process, error) {
 		c := cases[i]
-		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c)+suffix, c.Adapter, opts.Config, f.logDir, false)
+		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c)+suffix, readyBound(c.Adapter, opts.ReadyTimeout), opts.Config, f.logDir, false)
 		return p, withFakeLine(err, opts.Config, c.Cassette.Adapter)
 	}
 	fresh := newFreshPool(ctx, freshPlan(cases, f.targets, f.failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
@@ -227,7 +231,7 @@ func (f *fakes) startShared(ctx context.Context, cases []Case) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p, err := StartFake(ctx, name, a, f.opts.Config, f.logDir)
+			p, err := StartFake(ctx, name, readyBound(a, f.opts.ReadyTimeout), f.opts.Config, f.logDir)
 			err = withFakeLine(err, f.opts.Config, name)
 			f.mu.Lock()
 			defer f.mu.Unlock()

@@ -353,6 +353,9 @@ func (c *comparer) body(field, ctype string, raw, w, g []byte) {
 			d.Hint = LayoutHint
 		}
 		c.add(d)
+		if wk != gk {
+			c.countAbsent(wk, w) // reality's fields, none of them given
+		}
 	}
 }
 
@@ -369,15 +372,26 @@ func (c *comparer) countEqual(k normalize.Kind, b []byte) {
 	if !c.modelled() {
 		return
 	}
+	before := c.res.Model.Fields
+	c.countAbsent(k, b)
+	c.res.Model.Modelled += c.res.Model.Fields - before
+}
+
+// countAbsent counts, in modelled mode, the fields of a recorded body the
+// fake did not give at all (it answered text, or nothing).
+func (c *comparer) countAbsent(k normalize.Kind, b []byte) {
+	if !c.modelled() {
+		return
+	}
 	var s scope
 	switch k {
 	case normalize.KindJSON:
 		if v, err := decodeJSON(b); err == nil {
-			s.count(v)
+			s.absent(v)
 		}
 	case normalize.KindJSONL, normalize.KindSSE:
 		for _, v := range decodeRecords(records(k, b)) {
-			s.count(v)
+			s.absent(v)
 		}
 	}
 	c.res.Model.Add(&s.model)

@@ -245,3 +245,15 @@ func TestKeyOrderByMode(t *testing.T) {
 		t.Fatalf("modelled: drifts %+v, model %+v: want equal, every field modelled", res.Drifts, res.Model)
 	}
 }
+
+// TestModelledTextAnswerCountsReality: a fake that answers text where
+// reality answered JSON gave none of reality's fields: they count, not
+// modelled (the figure is of what reality returned).
+func TestModelledTextAnswerCountsReality(t *testing.T) {
+	want := parse(t, "cassettes/engine/inspect.yaml", engineYAML)
+	got := withBody(t, "no such container", `        Content-Type: [application/json]`)
+	res := compareModelled(t, want, got, Contract{Mode: Modelled})
+	if res.Equal || res.Model.Fields != 18 || res.Model.Modelled != 0 {
+		t.Fatalf("drifts %+v, model %+v: want a body drift and 0 of 18 fields", res.Drifts, res.Model)
+	}
+}

@@ -70,3 +70,32 @@ adapters:
 		}
 	}
 }
+
+// TestContractInCassette: a cassette's own compare:, required: and
+// stream_text: are read and validated at their line.
+func TestContractInCassette(t *testing.T) {
+	const src = `cassette: 1
+adapter: gh
+scenario: repo
+kind: cli
+compare: modelled
+required: [$.id]
+input: {command: gh}
+output: {stdout: "{}", stderr: "", exit_code: 0}
+`
+	c, err := Parse("cassettes/gh/repo.yaml", []byte(src), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := ContractFor(nil, c); k.Compare != CompareModelled || k.Required[0] != "$.id" {
+		t.Fatalf("contract = %+v", k)
+	}
+	_, err = Parse("cassettes/gh/repo.yaml", []byte(strings.Replace(src, "compare: modelled", "compare: loose", 1)), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "cassettes/gh/repo.yaml:5: compare: `loose` is not allowed") {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = Parse("cassettes/gh/repo.yaml", []byte(strings.Replace(src, "input: {command: gh}", "stream_text: [openai.chats]\ninput: {command: gh}", 1)), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "stream_text[0]") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/normalize"
 )
 
 // The real LLM streams of charmbracelet/fantasy's provider tests (see
@@ -172,19 +171,6 @@ func withStream(c *cassettes.Cassette, fn func(i int, body []byte) []byte) *cass
 	return &g
 }
 
-func compareStream(t *testing.T, want, got *cassettes.Cassette, k Contract) *Result {
-	t.Helper()
-	p, err := normalize.Builtins().Pipeline(nil, normalize.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := CompareContract(want, got, p, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 var (
 	chatContent  = []any{"choices", 0, "delta", "content"}
 	claudeText   = []any{"delta", "text"}
@@ -225,11 +211,11 @@ func TestContentStreamRechunked(t *testing.T) {
 			if bytes.Equal(re.Interactions[0].Response.Body.Bytes(), want.Interactions[0].Response.Body.Bytes()) {
 				t.Fatal("the re-chunked stream is the recorded one")
 			}
-			if res := compareStream(t, want, re, Contract{}); res.Equal {
+			if res := compareModelled(t, want, re, Contract{}); res.Equal {
 				t.Fatal("records: a re-chunked stream compared equal record by record")
 			}
 			content := Contract{Stream: Content, StreamText: []string{tc.preset}}
-			if res := compareStream(t, want, re, content); !res.Equal {
+			if res := compareModelled(t, want, re, content); !res.Equal {
 				var b bytes.Buffer
 				_ = Render(&b, res, false)
 				t.Fatalf("content: %s", b.String())
@@ -245,7 +231,7 @@ func TestContentStreamRechunked(t *testing.T) {
 					}
 					return b
 				})
-				res := compareStream(t, want, broken, content)
+				res := compareModelled(t, want, broken, content)
 				if len(res.Drifts) != 1 || res.Drifts[0].Path != br.path || res.Drifts[0].Line == 0 {
 					t.Fatalf("%s → %s: drifts %+v, want one at %s", br.old, br.new, res.Drifts, br.path)
 				}
@@ -264,7 +250,7 @@ func TestStreamRecordsAligned(t *testing.T) {
 	extra.data["choices"].([]any)[0].(map[string]any)["delta"].(map[string]any)["content"] = " Tudo bem?"
 	got := append(append(append([]sseEvent(nil), evs[:3]...), extra), evs[3], evs[5])
 	fake := withStream(want, func(int, []byte) []byte { return writeSSE(t, got) })
-	res := compareStream(t, want, fake, Contract{})
+	res := compareModelled(t, want, fake, Contract{})
 	var kinds []string
 	for _, d := range res.Drifts {
 		kinds = append(kinds, d.Change+" "+d.Path)

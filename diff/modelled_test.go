@@ -57,6 +57,7 @@ func withBody(t *testing.T, body string, headers string) *cassettes.Cassette {
 	return parse(t, "got.yaml", src)
 }
 
+// compareModelled compares with the built-ins and no normalizer, by contract k.
 func compareModelled(t *testing.T, want, got *cassettes.Cassette, k Contract) *Result {
 	t.Helper()
 	p, err := normalize.Builtins().Pipeline(nil, normalize.Options{})

@@ -7,7 +7,7 @@ BIN       := bin/cassette
 # cmd/cassette's tests that run the test binary as `cassette` (see test:)
 BINARY_TESTS := ^(TestScripts|TestCoverageScripts|TestImportGoVCRThenVerify|TestGoVCRCorpusReplays)$$
 
-.PHONY: build test demo bench lint fuzz clean report-screenshot
+.PHONY: build test demo bench bench-check lint fuzz clean report-screenshot
 
 build: ## build bin/cassette
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/cassette
@@ -48,6 +48,9 @@ report-screenshot: ## refresh docs/report-html.png, the README's picture of the 
 
 bench: ## benchmarks (not part of make test)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+bench-check: ## the performance table's quick rows against the last committed bench/figures-*.md: which ratio moved (not part of make test)
+	bench/check.sh $(BENCH_TOLERANCE)
 
 lint: ## gofmt, go vet, staticcheck (installed on first use)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "run: gofmt -w ."; exit 1)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestHandWrittenMetadataIsStrict: a file that carries any of cassette's
@@ -51,8 +53,8 @@ func TestHandWrittenMetadataIsStrict(t *testing.T) {
 					}
 					return
 				}
-				var ce *Error
-				if !errors.As(err, &ce) || ce.Reason != ECassetteInvalid {
+				var ce *outcome.Error
+				if !errors.As(err, &ce) || ce.Reason != outcome.ECassetteInvalid {
 					t.Fatalf("want E_CASSETTE_INVALID, got %v", err)
 				}
 				for _, w := range c.want {

@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // unixHost is the host under which requests to a unix-socket real side are
@@ -28,10 +28,10 @@ func viaUnixSocket(opts HTTPOptions) (out HTTPOptions, done func(), err error) {
 	}
 	u, err := url.Parse(opts.BaseURL)
 	if err != nil || u.Host != "" || u.Path == "" || u.Opaque != "" || u.RawQuery != "" {
-		return opts, done, &cassettes.Error{Reason: cassettes.ECfgParse,
+		return opts, done, &outcome.Error{Reason: outcome.ECfgParse,
 			Message:  fmt.Sprintf("real.base_url %q of adapter %s is not a unix socket URL", opts.BaseURL, opts.Adapter),
-			Problems: []cassettes.Problem{{Field: "adapters." + opts.Adapter + ".real.base_url", Message: "a unix socket URL has an absolute path and no host", Expected: "like unix:///run/podman/podman.sock"}},
-			NextStep: cassettes.Command("cassette", "validate")}
+			Problems: []outcome.Problem{{Field: "adapters." + opts.Adapter + ".real.base_url", Message: "a unix socket URL has an absolute path and no host", Expected: "like unix:///run/podman/podman.sock"}},
+			NextStep: outcome.Command("cassette", "validate")}
 	}
 	var tr *http.Transport
 	switch t := opts.Transport.(type) {

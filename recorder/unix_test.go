@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestRecordHTTPThroughUnixSocket: an http adapter whose real.base_url is
@@ -51,7 +51,7 @@ func TestRecordHTTPThroughUnixSocket(t *testing.T) {
 	if got := again.Cassette.Interactions[0].Request.URL; got != "http://localhost/_ping" {
 		t.Fatalf("recorded again as %s", got)
 	}
-	if _, err := RecordHTTP(context.Background(), HTTPOptions{BaseURL: "unix://host/x.sock", Scenarios: opts.Scenarios}); cassettes.AsError(err) == nil || cassettes.AsError(err).Exit() != cassettes.ExitUser {
+	if _, err := RecordHTTP(context.Background(), HTTPOptions{BaseURL: "unix://host/x.sock", Scenarios: opts.Scenarios}); outcome.AsError(err) == nil || outcome.AsError(err).Exit() != outcome.ExitUser {
 		t.Fatalf("a unix URL with a host: err = %v, want a config error", err)
 	}
 }

@@ -4,50 +4,15 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/cassette-dev/cassette/verdict"
 )
-
-// Modelled is what a fake compared in modelled mode models of what the
-// real service returned (package diff counts it): of the JSON object
-// members of the recorded bodies, stdout and stream records, how many the
-// fake gave, how many required ones it left out, and where the others are.
-type Modelled struct {
-	Fields          int               `json:"fields"`
-	Modelled        int               `json:"modelled"`
-	RequiredMissing int               `json:"required_missing"`
-	Unmodelled      []UnmodelledField `json:"unmodelled,omitempty"`
-}
-
-// UnmodelledField is one thing the fake left out: a JSON member (with the
-// fields under it), a header or a stream record, located in the cassette.
-// It carries no value: a report says where, the cassette says what.
-type UnmodelledField struct {
-	Field    string `json:"field"`
-	JSONPath string `json:"json_path,omitempty"`
-	Line     int    `json:"line,omitempty"`
-	Fields   int    `json:"fields,omitempty"`
-}
-
-// Percent is the share of fields modelled, rounded to 0.1; 100 when
-// reality returned none.
-func (m *Modelled) Percent() float64 {
-	if m == nil || m.Fields == 0 {
-		return 100
-	}
-	return math.Round(1000*float64(m.Modelled)/float64(m.Fields)) / 10
-}
-
-// add sums o into m (the lists are kept per case, not summed).
-func (m *Modelled) add(o *Modelled) {
-	m.Fields += o.Fields
-	m.Modelled += o.Modelled
-	m.RequiredMissing += o.RequiredMissing
-}
 
 // ModelledAdapter is the modelled figure of one adapter: its cases'
 // figures summed, and each case's.
 type ModelledAdapter struct {
 	Adapter string `json:"adapter"`
-	Modelled
+	verdict.Modelled
 	Percent float64 `json:"percent"`
 	// Min is the adapter's coverage.min_modelled, when it sets one.
 	Min       *float64           `json:"min,omitempty"`
@@ -98,7 +63,7 @@ func (r *Run) ModelledFigures() []ModelledAdapter {
 			by[c.Adapter] = a
 			names = append(names, c.Adapter)
 		}
-		a.add(c.Modelled)
+		a.Add(c.Modelled)
 		a.Scenarios = append(a.Scenarios, ModelledScenario{Scenario: c.Scenario, Fields: c.Modelled.Fields, Modelled: c.Modelled.Modelled,
 			RequiredMissing: c.Modelled.RequiredMissing, Percent: c.Modelled.Percent()})
 	}
@@ -157,7 +122,7 @@ type htmlUnmodelled struct{ Where, Location string }
 // figure of each adapter and scenario, and a click away each scenario's
 // list of what its fake left out, located in its cassette.
 func (r *Run) htmlModelled() []htmlModelledAdapter {
-	byID := map[string]*Case{}
+	byID := map[string]*verdict.Case{}
 	for i := range r.Cases {
 		byID[r.Cases[i].ID()] = &r.Cases[i]
 	}

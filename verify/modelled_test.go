@@ -11,6 +11,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -89,7 +90,7 @@ func TestVerifyModelledFake(t *testing.T) {
 			run := o.Report(cfg, verify.Meta{})
 			var console bytes.Buffer
 			verify.Console{W: &console}.Write(o, run)
-			if pass := run.Exit() == cassettes.ExitPass; pass != tc.pass {
+			if pass := run.Exit() == outcome.ExitPass; pass != tc.pass {
 				t.Fatalf("exit %d, want pass %v:\n%s", run.Exit(), tc.pass, console.String())
 			}
 			if !strings.Contains(console.String(), tc.want) {

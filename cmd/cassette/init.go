@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // initTemplate is the cassette.yaml that `cassette init` writes: valid as
@@ -60,17 +61,17 @@ func newInitCmd(stdio *IO, g *globals) *cobra.Command {
 
 func initRun(stdio *IO, path string, force bool) error {
 	if _, err := os.Stat(path); err == nil && !force {
-		return cassettes.Errorf(cassettes.EUsage, commandWithConfig(path, "cassette", "validate"),
+		return outcome.Errorf(outcome.EUsage, commandWithConfig(path, "cassette", "validate"),
 			"%s already exists; not overwriting it (cassette init --force starts over)", path)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot check " + path, Err: err, NextStep: cassettes.Command("ls", "-ld", filepath.Dir(path))}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cannot check " + path, Err: err, NextStep: outcome.Command("ls", "-ld", filepath.Dir(path))}
 	}
 	if err := cassettes.WriteFileAtomic(path, []byte(initTemplate), 0o644); err != nil {
 		return err
 	}
 	dir := filepath.Join(filepath.Dir(path), "cassettes")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot create " + dir, Err: err, NextStep: cassettes.Command("mkdir", "-p", dir)}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cannot create " + dir, Err: err, NextStep: outcome.Command("mkdir", "-p", dir)}
 	}
 	fmt.Fprintf(stdio.Out, "wrote %s and %s/\n", path, dir)
 	if added, err := ignoreWorkDir(filepath.Join(filepath.Dir(path), ".gitignore")); err != nil {
@@ -90,7 +91,7 @@ func initRun(stdio *IO, path string, force bool) error {
 func ignoreWorkDir(path string) (bool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + path, Err: err, NextStep: cassettes.Command("ls", "-l", path)}
+		return false, &outcome.Error{Reason: outcome.EIO, Message: "cannot read " + path, Err: err, NextStep: outcome.Command("ls", "-l", path)}
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		switch strings.TrimSpace(line) {

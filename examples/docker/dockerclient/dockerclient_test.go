@@ -20,6 +20,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/cassettetest"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // engineConfig declares the engine API as an http adapter: podman's socket
@@ -113,7 +114,7 @@ func TestGoDockerclientFake(t *testing.T) {
 			total.fields, total.modelled, total.required = total.fields+m.Fields, total.modelled+m.Modelled, total.required+m.RequiredMissing
 			t.Logf("%s: %d of %d response fields modelled, %d required missing", id, m.Modelled, m.Fields, m.RequiredMissing)
 		}
-		if r.Reason != "" && r.Reason != cassettes.EContractDrift {
+		if r.Reason != "" && r.Reason != outcome.EContractDrift {
 			got = append(got, fmt.Sprintf("%s: %s %s", id, r.Reason, r.Message))
 		}
 		for _, d := range r.Drifts {

@@ -56,6 +56,12 @@ func TestReportHTMLInChromium(t *testing.T) {
 		{name: "prometheus", setup: prometheus, checks: map[string]string{
 			"the changed JSON path is marked": `<li data-path="\$\.data\.storageRetention" class="changed"><mark>`,
 		}},
+		{name: "modelled", setup: modelled, checks: map[string]string{
+			"the section of what the fakes model": `<h2 id="modelled">What the fakes model</h2>`,
+			"the adapter's figure and its floor":  `<span class="badge fail">below min</span> 44\.4% \(4 of 9\), min 50%`,
+			"the list of what the fake left out":  `gh/repo: 5 left out by the fake`,
+			"a field left out, located":           `<code>output\.stdout \$\.homepage</code> <span class="muted mono">cassettes/gh/repo\.yaml:[0-9]+</span>`,
+		}},
 		{name: "binary", setup: binary, checks: map[string]string{
 			"the hex view names the first differing offset": `First difference at offset <strong data-offset="6">0x00000006 \(6\)</strong>`,
 			"the differing byte is marked":                  `<mark class="first" data-offset="6"><span class="sr">first difference: </span>00</mark>`,
@@ -183,6 +189,20 @@ func prometheus(t *testing.T) *e2e.Example {
 		},
 	})
 	e.Patch("fakes/prometheus/server.go", `Retention: "15d"`, `Retention: "30d"`)
+	drift(t, e)
+	return e
+}
+
+// modelled is a CLI fake compared in modelled mode that prints 4 of the 9
+// fields the real command printed, below the adapter's min_modelled of 50.
+func modelled(t *testing.T) *e2e.Example {
+	dir := t.TempDir()
+	e2e.WriteFile(t, filepath.Join(dir, "cassette.yaml"), "version: 1\nadapters:\n  gh:\n    kind: cli\n    real: {command: [sh, real.sh]}\n    fake: {command: [sh, fake.sh]}\n    compare: modelled\n    coverage: {min_modelled: 50}\n")
+	e2e.WriteFile(t, filepath.Join(dir, "real.sh"), `echo '{"id": 1, "name": "r", "full_name": "o/r", "private": false, "owner": {"login": "o", "id": 2}, "topics": [], "homepage": null}'`+"\n")
+	e2e.WriteFile(t, filepath.Join(dir, "fake.sh"), `echo '{"name":"r","full_name":"o/r","owner":{"login":"o"}}'`+"\n")
+	e := e2e.NewExample(t, dir, e2e.Config{Cassette: cassetteBin, Files: []string{"cassette.yaml", "real.sh", "fake.sh"}, Module: "example.com/modelled",
+		Drop: func(name string) bool { return strings.HasPrefix(name, "CASSETTE") }})
+	e.Must(nil, cassetteBin, "record", "--adapter", "gh", "--scenario", "repo", "--", "sh", "real.sh")
 	drift(t, e)
 	return e
 }

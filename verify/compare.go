@@ -92,6 +92,9 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 		want, got = &w, &g
 	}
 	k := cassettes.ContractFor(c.Adapter, c.Cassette)
+	if opts.Exact {
+		k.Compare = cassettes.CompareExact
+	}
 	res, err := diff.CompareContract(want, got, p, diff.Contract{Mode: diff.Mode(k.Compare), Headers: contract,
 		Required: k.Required, Stream: diff.StreamMode(k.Stream), StreamText: k.StreamText})
 	if err != nil {

@@ -129,3 +129,21 @@ func TestVerifyModelledFake(t *testing.T) {
 		})
 	}
 }
+
+// TestExactOptionOverridesModelled: Options.Exact (refresh's comparison of
+// a re-recording with its cassette) compares byte for byte even for an
+// adapter compared in modelled mode: a field reality no longer returns is
+// a change of the service.
+func TestExactOptionOverridesModelled(t *testing.T) {
+	cfg, cases := modelledProject(t, "    compare: modelled\n", `{"name":"r","full_name":"o/r","owner":{"login":"o"}}`)
+	got := verify.WithOutput(cases[0].Cassette, cassettes.Output{Stdout: cassettes.Body(`{"name":"r","full_name":"o/r","owner":{"login":"o"}}` + "\n")})
+	opts := verify.Options{Config: cfg, Normalizers: normalize.Builtins()}
+	sides, err := verify.CompareSides(cases[0], got, opts)
+	if err != nil || len(sides.Drifts) != 0 || sides.Modelled == nil {
+		t.Fatalf("modelled: %v %+v", err, sides)
+	}
+	opts.Exact = true
+	if sides, err = verify.CompareSides(cases[0], got, opts); err != nil || len(sides.Drifts) == 0 || sides.Modelled != nil {
+		t.Fatalf("exact: %v %+v, want drifts and no figure", err, sides)
+	}
+}

@@ -27,6 +27,10 @@ type Options struct {
 	Normalizers *normalize.Registry // built-ins plus the config's definitions
 	Jobs        int                 // cases in parallel; 0 means runtime.NumCPU()
 	CaseTimeout time.Duration       // per case; 0 means DefaultCaseTimeout
+	// Exact compares every case byte for byte, whatever compare: its
+	// contract names: refresh holds reality to its own recording, where a
+	// field left out is a change of the service, never a fake's choice.
+	Exact bool
 	// ReadyTimeout bounds how long a fake may take to become ready (verify
 	// --timeout when given); 0 means each adapter's fake.timeout, or
 	// DefaultFakeTimeout.

@@ -133,7 +133,7 @@ func contentView(rs []record, text, drop []*normalize.JSONPath) ([]record, []*ch
 // text selects, each of which it hands to take.
 func strip(at []step, root, v any, take func([]step, any, string), text, drop []*normalize.JSONPath) any {
 	matches := func(ps []*normalize.JSONPath, at []step) bool {
-		steps := pathSteps(at, nil)
+		steps := pathSteps(at)
 		for _, p := range ps {
 			if p.Matches(steps) {
 				return true

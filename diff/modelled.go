@@ -44,8 +44,8 @@ type Contract struct {
 	Headers []string
 	// Required are what the fake must model even in modelled mode:
 	// JSONPaths into a JSON body or stdout ($.id, $.items[*].name; in a
-	// stream, into each record), "status" (always required) and header
-	// names.
+	// stream, into each record; indexes from the end and slices select
+	// nothing), "status" (always required) and header names.
 	Required []string
 	// Stream is how streams are compared; "" is Records.
 	Stream StreamMode
@@ -187,7 +187,7 @@ func (s *scope) requires(at []step, v any) bool {
 		if hit {
 			return
 		}
-		ps := pathSteps(at[min(s.skip, len(at)):], nil)
+		ps := pathSteps(at[min(s.skip, len(at)):])
 		for _, r := range s.required {
 			if r.Matches(ps) {
 				hit = true
@@ -219,7 +219,7 @@ func (s *scope) count(v any) {
 }
 
 // pathSteps converts steps to normalize's, array lengths unknown (0).
-func pathSteps(at []step, _ any) []normalize.PathStep {
+func pathSteps(at []step) []normalize.PathStep {
 	out := make([]normalize.PathStep, len(at))
 	for i, s := range at {
 		out[i] = normalize.PathStep{Name: s.key, IsName: s.isKey, Index: s.index}

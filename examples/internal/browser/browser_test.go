@@ -196,27 +196,28 @@ func prometheus(t *testing.T) *e2e.Example {
 // modelled is a CLI fake compared in modelled mode that prints 4 of the 9
 // fields the real command printed, below the adapter's min_modelled of 50.
 func modelled(t *testing.T) *e2e.Example {
-	dir := t.TempDir()
-	e2e.WriteFile(t, filepath.Join(dir, "cassette.yaml"), "version: 1\nadapters:\n  gh:\n    kind: cli\n    real: {command: [sh, real.sh]}\n    fake: {command: [sh, fake.sh]}\n    compare: modelled\n    coverage: {min_modelled: 50}\n")
-	e2e.WriteFile(t, filepath.Join(dir, "real.sh"), `echo '{"id": 1, "name": "r", "full_name": "o/r", "private": false, "owner": {"login": "o", "id": 2}, "topics": [], "homepage": null}'`+"\n")
-	e2e.WriteFile(t, filepath.Join(dir, "fake.sh"), `echo '{"name":"r","full_name":"o/r","owner":{"login":"o"}}'`+"\n")
-	e := e2e.NewExample(t, dir, e2e.Config{Cassette: cassetteBin, Files: []string{"cassette.yaml", "real.sh", "fake.sh"}, Module: "example.com/modelled",
-		Drop: func(name string) bool { return strings.HasPrefix(name, "CASSETTE") }})
-	e.Must(nil, cassetteBin, "record", "--adapter", "gh", "--scenario", "repo", "--", "sh", "real.sh")
-	drift(t, e)
-	return e
+	return scriptDrift(t, "gh", "repo", "    compare: modelled\n    coverage: {min_modelled: 50}\n",
+		`echo '{"id": 1, "name": "r", "full_name": "o/r", "private": false, "owner": {"login": "o", "id": 2}, "topics": [], "homepage": null}'`,
+		`echo '{"name":"r","full_name":"o/r","owner":{"login":"o"}}'`)
 }
 
 // binary is a CLI whose output is not text: recorded from one script, then
 // verified against another that differs in one byte.
 func binary(t *testing.T) *e2e.Example {
+	return scriptDrift(t, "png", "logo", "", `printf '\211PNG\r\n\001\002\003\004\005\006\007\010'`, `printf '\211PNG\r\n\000\002\003\004\005\006\007\010'`)
+}
+
+// scriptDrift is a project whose cli adapter (settings under it in more)
+// is real.sh and fake.sh: scenario recorded from real, then verified
+// against fake, which must drift.
+func scriptDrift(t *testing.T, adapter, scenario, more, real, fake string) *e2e.Example {
 	dir := t.TempDir()
-	e2e.WriteFile(t, filepath.Join(dir, "cassette.yaml"), "version: 1\nadapters:\n  png:\n    kind: cli\n    real: {command: [sh, real.sh]}\n    fake: {command: [sh, fake.sh]}\n")
-	e2e.WriteFile(t, filepath.Join(dir, "real.sh"), `printf '\211PNG\r\n\001\002\003\004\005\006\007\010'`+"\n")
-	e2e.WriteFile(t, filepath.Join(dir, "fake.sh"), `printf '\211PNG\r\n\000\002\003\004\005\006\007\010'`+"\n")
-	e := e2e.NewExample(t, dir, e2e.Config{Cassette: cassetteBin, Files: []string{"cassette.yaml", "real.sh", "fake.sh"}, Module: "example.com/binary",
+	e2e.WriteFile(t, filepath.Join(dir, "cassette.yaml"), "version: 1\nadapters:\n  "+adapter+":\n    kind: cli\n    real: {command: [sh, real.sh]}\n    fake: {command: [sh, fake.sh]}\n"+more)
+	e2e.WriteFile(t, filepath.Join(dir, "real.sh"), real+"\n")
+	e2e.WriteFile(t, filepath.Join(dir, "fake.sh"), fake+"\n")
+	e := e2e.NewExample(t, dir, e2e.Config{Cassette: cassetteBin, Files: []string{"cassette.yaml", "real.sh", "fake.sh"}, Module: "example.com/" + adapter,
 		Drop: func(name string) bool { return strings.HasPrefix(name, "CASSETTE") }})
-	e.Must(nil, cassetteBin, "record", "--adapter", "png", "--scenario", "logo", "--", "sh", "real.sh")
+	e.Must(nil, cassetteBin, "record", "--adapter", adapter, "--scenario", scenario, "--", "sh", "real.sh")
 	drift(t, e)
 	return e
 }

@@ -99,12 +99,17 @@ func ComparePipeline(want, got *cassettes.Cassette, p *normalize.Pipeline, heade
 // in Result.Model) instead of a drift. got's bodies are normalized with
 // the framing of want's (its Content-Type) where got has none, so that a
 // fake's stream without a type is read as the recorded stream; the
-// missing header is then its own drift. A required JSONPath that does not
-// parse is the error.
+// missing header is then its own drift. A required JSONPath or a
+// stream_text entry that does not parse is the error.
 func CompareContract(want, got *cassettes.Cassette, p *normalize.Pipeline, k Contract) (*Result, error) {
 	paths, reqHeaders, err := ParseRequired(k.Required)
 	if err != nil {
 		return nil, err
+	}
+	if k.Stream == Content {
+		if _, _, err := streamFields(k.StreamText); err != nil {
+			return nil, err
+		}
 	}
 	w, g := Normalize(want, p), normalizeLike(got, want, p)
 	c := &comparer{want: want, file: want.Path, contract: k, required: paths, reqHeaders: reqHeaders,

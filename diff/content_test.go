@@ -288,3 +288,16 @@ func TestPresetNamesAgree(t *testing.T) {
 		t.Fatalf("diff has presets %s, cassettes validates %s", got, want)
 	}
 }
+
+// TestContentBadStreamText: a stream_text entry that is neither a preset
+// nor a JSONPath is the comparison's error, not a drift.
+func TestContentBadStreamText(t *testing.T) {
+	want := loadReal(t, openAIChat)
+	p, err := Pipeline(want, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CompareContract(want, want, p, Contract{Stream: Content, StreamText: []string{"openai.chats"}}); err == nil || !strings.Contains(err.Error(), "openai.chat") {
+		t.Fatalf("err = %v", err)
+	}
+}

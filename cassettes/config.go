@@ -103,6 +103,13 @@ type Coverage struct {
 	// Depth is how many leading words of a CLI call name the subcommand
 	// (`gh pr list`: 2); nil is 1.
 	Depth *int `yaml:"depth,omitempty" validate:"omitempty,min=0,max=8"`
+	// Args are the positional arguments that are part of a CLI call's
+	// shape, by the command and subcommand words they follow ("gh api":
+	// path): with `path`, the first one is an endpoint, shown as a path
+	// template like an HTTP path (`gh api repos/{}/{}/issues`), and a
+	// GraphQL call by its operation name (`gh api graphql query:Repo`);
+	// `none` keeps none. Built in: {"gh api": path}.
+	Args map[string]string `yaml:"args,omitempty" validate:"dive,keys,required,endkeys,oneof=path none"`
 	// ValueFlags are the CLI flags whose value is the next word
 	// (`-C DIR`), so that the value is never read as a subcommand.
 	ValueFlags []string `yaml:"value_flags,omitempty" validate:"dive,startswith=-"`
@@ -164,6 +171,13 @@ type Faults struct {
 	Strict *bool `yaml:"strict,omitempty"`
 }
 
+// InProcessOnly says whether an adapter's fake lives only in a test
+// runner's process: fake.in_process with no command to start and no
+// base_url to reach.
+func (a *Adapter) InProcessOnly() bool {
+	return a.Fake.InProcess && len(a.Fake.Command) == 0 && a.Fake.BaseURL == ""
+}
+
 // Fake is how to reach or start the fake.
 type Fake struct {
 	// Build runs once before the fake is used (e.g. [go, build, -o, bin/fake, ./fakes/x]),
@@ -184,6 +198,13 @@ type Fake struct {
 	// an adapter needs no command or base_url; verify skips its cases when
 	// it has neither.
 	InProcess bool `yaml:"in_process,omitempty"`
+	// Test is the command that verifies an in-process fake (its contract
+	// tests through a binding: [pytest, -q, tests/contracts], [node,
+	// --test, test/contracts]), run in the directory of cassette.yaml:
+	// `verify --in-process` runs it, and refresh runs it as the replay
+	// gate on the re-recorded cassettes, reading its results back from
+	// the report set the bindings write to $CASSETTE_REPORT_DIR.
+	Test []string `yaml:"test,omitempty" validate:"omitempty,min=1,dive,required"`
 	// Shared runs one fake process for all of the adapter's cases, in
 	// parallel. The default starts a fresh fake for each case, so that a
 	// stateful fake sees each cassette as the real service was recorded

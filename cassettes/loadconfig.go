@@ -114,6 +114,9 @@ func configRules(cfg *Config) []outcome.Problem {
 				add(f+".fake.command", "a cli adapter's fake needs `command` (or in_process: true, for a fake a test runner drives)", "command: [./bin/fake-gh]")
 			}
 		}
+		if len(a.Fake.Test) > 0 && !a.Fake.InProcess {
+			add(f+".fake.test", "fake.test verifies an in-process fake: it needs in_process: true (verify runs a process fake itself)", "fake: {in_process: true, test: [pytest, -q, tests/contracts]}")
+		}
 		if a.Real.Faults != nil {
 			out = append(out, faultsProblems(cfg, f+".real.faults", a)...)
 		}
@@ -194,7 +197,11 @@ func (c *Config) CredentialNames() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, name := range c.Order {
-		for _, v := range c.Adapters[name].Real.Credentials {
+		a := c.Adapters[name]
+		if a == nil {
+			continue // `name:` with no value: validation says so
+		}
+		for _, v := range a.Real.Credentials {
 			if !seen[v] {
 				seen[v] = true
 				out = append(out, v)
@@ -279,4 +286,35 @@ func notAgain(reported, later []outcome.Problem) []outcome.Problem {
 		out = append(out, p)
 	}
 	return out
+}
+
+// FakeEnviron is the one environment of a fake: environ and extra
+// (NAME=value), less the variables that hold live credentials
+// (SecretVars). Every door that runs code the repository brings as a fake
+// builds its environment here: verify's fakes and their builds, observe's
+// shims and its test command (where in-process fakes live), a binding's
+// cases, refresh's replay gate. A fake answers as the real service
+// answered when it was recorded; the real service's credentials are not
+// its to see. A nil config withholds nothing.
+func (c *Config) FakeEnviron(environ []string, extra ...string) []string {
+	all := append(slices.Clip(environ), extra...)
+	if c == nil {
+		return all
+	}
+	return WithoutVars(all, c.SecretVars())
+}
+
+// FakeLookup is lookup as a fake sees it: the secret variables are unset
+// (fake.env and fake.base_url expand through it).
+func (c *Config) FakeLookup(lookup func(string) (string, bool)) func(string) (string, bool) {
+	if c == nil {
+		return lookup
+	}
+	secret := c.SecretVars()
+	return func(k string) (string, bool) {
+		if slices.Contains(secret, k) {
+			return "", false
+		}
+		return lookup(k)
+	}
 }

@@ -49,6 +49,22 @@ func projectOptions(reg *normalize.Registry) ConfigOptions {
 	}}
 }
 
+// FindConfig is the cassette.yaml in dir or in the nearest directory
+// above it, as git finds .git, looking in at most levels parents (a
+// negative levels: up to the root); "" when there is none.
+func FindConfig(dir string, levels int) string {
+	for d, i := dir, 0; levels < 0 || i <= levels; d, i = filepath.Dir(d), i+1 {
+		p := filepath.Join(d, ConfigFile)
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return ""
+}
+
 // findLevels is how many parents of a directory FindProject looks in.
 const findLevels = 3
 
@@ -63,11 +79,7 @@ func FindProject(dir string) (*Project, error) {
 	if err != nil {
 		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot resolve " + dir, Err: err, NextStep: outcome.Command("ls", "-ld", dir)}
 	}
-	for d, i := abs, 0; i <= findLevels; d, i = filepath.Dir(d), i+1 {
-		p := filepath.Join(d, ConfigFile)
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+	if p := FindConfig(abs, findLevels); p != "" {
 		return LoadProject(p)
 	}
 	cfg := &Config{Adapters: map[string]*Adapter{}, Dir: dir, Path: filepath.Join(dir, ConfigFile)}

@@ -87,3 +87,14 @@ func TestMisspeltKeyIsNamed(t *testing.T) {
 		t.Fatalf("want %q, got:\n%v", want, err)
 	}
 }
+
+// TestEmptyAdapterIsAProblemNotAPanic: an adapter declared with no value
+// beside a valid one was a nil pointer in the credential scan (found by
+// learn's FuzzPatch); it is a problem at its line.
+func TestEmptyAdapterIsAProblemNotAPanic(t *testing.T) {
+	data := "version: 1\nadapters:\n  svc:\n    kind: cli\n    real: {command: [x]}\n    fake: {command: [y]}\n  other:\n"
+	_, err := ParseConfig("cassette.yaml", []byte(data), ConfigOptions{})
+	if err == nil || !strings.Contains(err.Error(), "cassette.yaml") {
+		t.Fatalf("want a config error, got %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -84,6 +85,8 @@ type Options struct {
 	// step when no observation can be used (AnalyzeProject); "" is
 	// `cassette observe --help`.
 	ObserveStep string
+	// Log, when not nil, is told which runs of observations are read.
+	Log io.Writer
 }
 
 // Covered counts the adapter's covered shapes.

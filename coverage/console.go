@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // RuleUnrecorded is the seed ADR's second rule, quoted where an adapter
@@ -69,11 +71,11 @@ func (a *AdapterReport) writeDetails(w io.Writer, paint func(string, string) str
 	for _, s := range a.Shapes {
 		if s.Covered {
 			if verbose {
-				fmt.Fprintf(w, "  covered    %s  (%s; %s)\n", s.Shape, plural(s.Calls, "call"), strings.Join(s.Cassettes, ", "))
+				fmt.Fprintf(w, "  covered    %s  (%s; %s)\n", outcome.Printable(string(s.Shape)), plural(s.Calls, "call"), strings.Join(s.Cassettes, ", "))
 			}
 			continue
 		}
-		fmt.Fprintf(w, "  %s  %s  (%s by %s)\n", paint("31", "uncovered"), s.Shape, plural(s.Calls, "call"), tests(s.Tests))
+		fmt.Fprintf(w, "  %s  %s  (%s by %s)\n", paint("31", "uncovered"), outcome.Printable(string(s.Shape)), plural(s.Calls, "call"), outcome.Printable(tests(s.Tests)))
 		if s.Record != "" {
 			fmt.Fprintf(w, "             record: %s\n", s.Record)
 		}

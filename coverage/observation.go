@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
@@ -170,7 +172,9 @@ func ReadDir(dir string) ([]Located, []outcome.Problem, error) {
 }
 
 func readFile(path string) ([]Located, []outcome.Problem, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a FIFO (or a device) named *.jsonl must not block the
+	// open; it is then refused as not a regular file.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, nil
@@ -178,27 +182,54 @@ func readFile(path string) ([]Located, []outcome.Problem, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, []outcome.Problem{{File: path, Field: "file", Message: "not a regular file (a FIFO, a device or a directory): observations are files of JSON lines",
+			Expected: "a file written by cassette observe or a binding"}}, nil
+	}
+	in := bufio.NewReaderSize(f, 64<<10)
 	var out []Located
 	var probs []outcome.Problem
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
+	for n := 1; ; n++ {
+		line, long, err := readLine(in)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
-		o, field, msg := parseLine(line)
-		if msg != "" {
-			probs = append(probs, outcome.Problem{File: path, Line: n, Field: field, Message: msg,
-				Expected: `{"v":1,"adapter":"NAME","kind":"cli","call":{"argv":["git","status"]}} (README, "Coverage")`})
-			continue
+		switch line = bytes.TrimSpace(line); {
+		case long:
+			probs = append(probs, outcome.Problem{File: path, Line: n, Message: fmt.Sprintf("the line is longer than %d MiB: not an observation (a body over %d bytes is written as its size)", maxLine>>20, MaxBody),
+				Expected: "one JSON object a line"})
+		case len(line) > 0:
+			o, field, msg := parseLine(line)
+			if msg != "" {
+				probs = append(probs, outcome.Problem{File: path, Line: n, Field: field, Message: msg,
+					Expected: `{"v":1,"adapter":"NAME","kind":"cli","call":{"argv":["git","status"]}} (README, "Coverage")`})
+				break
+			}
+			out = append(out, Located{Observation: o, File: path, Line: n})
 		}
-		out = append(out, Located{Observation: o, File: path, Line: n})
+		if err != nil {
+			return out, probs, nil
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+}
+
+// readLine reads one line of at most maxLine bytes; a longer one is read
+// to its end and dropped (long is true), so that one hostile line costs
+// no more memory than a valid one.
+func readLine(in *bufio.Reader) (line []byte, long bool, err error) {
+	for {
+		chunk, err := in.ReadSlice('\n')
+		if !long {
+			if len(line)+len(chunk) > maxLine {
+				long, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, long, err
+		}
 	}
-	return out, probs, nil
 }
 
 // parseLine decodes and checks one line; msg says what is wrong, field
@@ -221,5 +252,9 @@ func parseLine(line []byte) (o Observation, field, msg string) {
 	case o.Kind != cassettes.KindCLI && o.Kind != cassettes.KindHTTP:
 		return o, "kind", fmt.Sprintf("kind %q is neither http nor cli", o.Kind)
 	}
+	// A test's name is printed under its shape and in the reports: a line
+	// break in it would forge a line of the console (a `next:` step), an
+	// escape sequence would reach the terminal.
+	o.Test = outcome.Printable(o.Test)
 	return o, "", ""
 }

@@ -144,6 +144,10 @@ type Shim struct {
 	Project     string   `json:"project"`
 	Credentials []string `json:"credentials,omitempty"`
 	Redact      []string `json:"redact,omitempty"`
+	// Withhold are the variables the fake never sees: every adapter's
+	// real.credentials and the forge's token (cassettes.Config.SecretVars),
+	// as verify withholds them; the shim still reads them to redact.
+	Withhold []string `json:"withhold,omitempty"`
 	// Coverage are the adapter's coverage settings (for the shape).
 	Coverage cassettes.Coverage `json:"coverage"`
 }
@@ -172,7 +176,7 @@ func (s *Shim) Run(ctx context.Context, sio ShimIO) int {
 		fmt.Fprintf(sio.Stderr, "cassette observe: %s was run through the shims %d times in a row (the fake of adapter %s calls %s again?): stopped\n", s.Command, depth, s.Adapter, s.Command)
 		return 127
 	}
-	env := append(withoutPathDir(sio.Env, s.Bin), s.Env...)
+	env := append(withoutPathDir(cassettes.WithoutVars(sio.Env, s.Withhold), s.Bin), s.Env...)
 	env = append(env, fmt.Sprintf("%s=%d", shimDepthVar, shimDepth(sio.Env)+1))
 	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = env, s.Dir, sio.Stdout, sio.Stderr
 	in := &stdinTee{}

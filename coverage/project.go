@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
@@ -22,9 +25,21 @@ import (
 func AnalyzeProject(p *cassettes.Project, dir string, opts Options) (*Report, error) {
 	cfg := p.Config
 	next := cmp.Or(opts.ObserveStep, outcome.Command("cassette", "observe", "--help"))
-	obs, probs, err := ReadDir(dir)
+	current, runs, err := CurrentRuns(dir)
 	if err != nil {
 		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot read the observations", Err: err, NextStep: outcome.Command("ls", "-l", dir)}
+	}
+	var obs []Located
+	var probs []outcome.Problem
+	for _, run := range current {
+		o, ps, err := ReadDir(run.Dir)
+		if err != nil {
+			return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot read the observations", Err: err, NextStep: outcome.Command("ls", "-l", run.Dir)}
+		}
+		obs, probs = append(obs, o...), append(probs, ps...)
+	}
+	if len(current) > 0 && opts.Log != nil {
+		fmt.Fprintf(opts.Log, "observations: %s\n", RunNote(cfg.Dir, current, runs))
 	}
 	if len(probs) > 0 {
 		return nil, &outcome.Error{Reason: outcome.EObservationInvalid, Problems: probs,
@@ -63,4 +78,34 @@ func loadCorpus(p *cassettes.Project, creds map[string]string) ([]*cassettes.Cas
 		return nil, nil
 	}
 	return cassettes.LoadTree([]string{dir}, p.LoadOptions(creds))
+}
+
+// RunNote says which runs of observations coverage reads, their folders
+// relative to the project directory.
+func RunNote(projectDir string, current []Run, runs int) string {
+	where := func(r Run) string {
+		rel, err := filepath.Rel(projectDir, r.Dir)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			rel = r.Dir
+		}
+		return outcome.Printable(rel)
+	}
+	latest := current[0]
+	when := latest.Latest.UTC().Format(time.RFC3339)
+	note := fmt.Sprintf("%s (the only run, last written %s)", where(latest), when)
+	if runs > 1 {
+		note = fmt.Sprintf("%s (the latest of %d runs, last written %s", where(latest), runs, when)
+		if len(current) > 1 {
+			var also []string
+			for _, r := range current[1:] {
+				also = append(also, where(r))
+			}
+			note += "; with " + strings.Join(also, ", ") + ", written to during it"
+		}
+		if left := runs - len(current); left > 0 {
+			note += fmt.Sprintf("; %d earlier not counted", left)
+		}
+		note += ")"
+	}
+	return note
 }

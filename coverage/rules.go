@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 
@@ -30,6 +31,34 @@ type Rules struct {
 	ignore      []*regexp.Regexp
 	ignoreQuery map[string]bool
 	ignoreFlags map[string]bool
+	args        map[string]ArgsRule // "gh api" → its rule
+}
+
+// ArgsRule says which positional arguments of a command (and its
+// subcommand words) are part of its shape.
+type ArgsRule struct {
+	// Kind is "path" (the first positional argument is an endpoint: a path
+	// template, or a GraphQL call's operation name) or "none".
+	Kind string
+	// ValueFlags are the command's flags whose value is the next word.
+	ValueFlags []string
+	// Paths are path templates of the endpoints (as coverage.paths).
+	Paths []string
+	// QueryFields are the flags' NAME=value fields that hold a GraphQL
+	// query (query=…).
+	QueryFields []string
+}
+
+// BuiltinArgs are the args rules every adapter has unless its
+// coverage.args says otherwise: gh api's endpoint (its REST paths with
+// GitHub's owner, repo, org and user names as parameters, and gh's own
+// {owner}/{repo} placeholders) and its GraphQL operation.
+var BuiltinArgs = map[string]ArgsRule{
+	"gh api": {Kind: "path",
+		ValueFlags: []string{"-f", "--raw-field", "-F", "--field", "-H", "--header", "-X", "--method", "-q", "--jq", "-t", "--template",
+			"--input", "--cache", "-p", "--preview", "--hostname"},
+		Paths:       []string{"/repos/{owner}/{repo}", "/orgs/{org}", "/users/{user}", "/repositories/{id}"},
+		QueryFields: []string{"-f", "--raw-field", "-F", "--field"}},
 }
 
 var paramRe = regexp.MustCompile(`^\{[A-Za-z_][A-Za-z0-9_]*\}$`)
@@ -38,7 +67,8 @@ var paramRe = regexp.MustCompile(`^\{[A-Za-z_][A-Za-z0-9_]*\}$`)
 // rules only, for a kind). Each problem names its field below
 // `coverage.` (e.g. `paths[1]`); the caller places it in cassette.yaml.
 func NewRules(a *cassettes.Adapter) (*Rules, []outcome.Problem) {
-	r := &Rules{Min: DefaultMin, depth: DefaultDepth, valueFlags: map[string]bool{}, ignoreQuery: map[string]bool{}, ignoreFlags: map[string]bool{}}
+	r := &Rules{Min: DefaultMin, depth: DefaultDepth, valueFlags: map[string]bool{}, ignoreQuery: map[string]bool{}, ignoreFlags: map[string]bool{},
+		args: maps.Clone(BuiltinArgs)}
 	if a == nil {
 		return r, nil
 	}
@@ -76,6 +106,17 @@ func NewRules(a *cassettes.Adapter) (*Rules, []outcome.Problem) {
 	}
 	if c.Min != nil {
 		r.Min = *c.Min
+	}
+	for k, kind := range c.Args {
+		key := strings.Join(strings.Fields(k), " ")
+		switch kind {
+		case "path", "none":
+			rule := r.args[key]
+			rule.Kind = kind
+			r.args[key] = rule
+		default:
+			probs = append(probs, outcome.Problem{Field: "args." + k, Message: fmt.Sprintf("%q is not a kind of arguments", kind), Expected: `path or none ("gh api": path)`})
+		}
 	}
 	return r, probs
 }

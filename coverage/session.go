@@ -48,7 +48,11 @@ type Started struct {
 	Env []string
 	// URLs are the observing proxies' URLs and Shims the shims, by adapter.
 	URLs, Shims map[string]string
-	closers     []func()
+	// InProcess are the adapters whose fakes live in the test command's
+	// process (fake.in_process, nothing to start): their bindings observe
+	// themselves into CASSETTE_OBSERVE_DIR, and no shim stands for them.
+	InProcess []string
+	closers   []func()
 }
 
 // Close stops the proxies and the fakes.
@@ -102,6 +106,10 @@ func (s *Session) start(ctx context.Context, st *Started) error {
 			continue
 		}
 		a := s.Config.Adapters[name]
+		if a.InProcessOnly() {
+			st.InProcess = append(st.InProcess, name)
+			continue
+		}
 		var err error
 		switch a.Kind {
 		case cassettes.KindHTTP:
@@ -181,12 +189,12 @@ func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, 
 	fake := fakeCommand(a.Fake.Command, dir)
 	project, _ := filepath.Abs(s.Config.Dir)
 	shim := Shim{Adapter: name, Command: command, Fake: fake, Bin: bin, Observed: s.Observed, Project: project, Credentials: a.Real.Credentials,
-		Redact: s.Config.Redact.Names, Coverage: a.Coverage}
+		Withhold: s.Config.SecretVars(), Redact: s.Config.Redact.Names, Coverage: a.Coverage}
 	if a.Fake.Dir != "" {
 		shim.Dir = dir
 	}
 	for _, k := range sortedKeys(a.Fake.Env) {
-		v, _ := cassettes.Expand(a.Fake.Env[k], s.LookupEnv)
+		v, _ := cassettes.Expand(a.Fake.Env[k], s.Config.FakeLookup(s.LookupEnv))
 		shim.Env = append(shim.Env, k+"="+v)
 	}
 	spec, err := json.MarshalIndent(shim, "", "  ")

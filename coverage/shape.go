@@ -326,47 +326,159 @@ func (r *Rules) CLIShape(argv []string, stdin bool) Shape {
 	if IsValue(cmd) || !nameRe.MatchString(cmd) {
 		cmd = Placeholder
 	}
-	parts := []string{cmd}
-	flags := map[string]bool{}
-	subs, positional := 0, false
+	c := cliReader{r: r, parts: []string{cmd}, flags: map[string]bool{}, fields: map[string][]string{}}
+	c.ruleAt()
 	args := argv[1:]
 	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			positional = true
-			i = len(args)
-		case strings.HasPrefix(a, "--") && len(a) > 2:
-			name, _, hasValue := strings.Cut(a[2:], "=")
-			f := "--" + word(name)
-			if !hasValue && r.valueFlags["--"+name] {
-				i++
-			}
-			if !r.ignoreFlags[f] {
-				flags[f] = true
-			}
-		case strings.HasPrefix(a, "-") && len(a) > 1:
-			f := r.shortFlag(a)
-			if len(a) == 2 && r.valueFlags[a] {
-				i++
-			}
-			if !r.ignoreFlags[f] {
-				flags[f] = true
-			}
-		default:
-			if !positional && subs < r.depth && wordRe.MatchString(a) && len(a) <= 40 && !IsValue(a) {
-				parts = append(parts, a)
-				subs++
-				continue
-			}
-			positional = true // a value ends the subcommand words
-		}
+		i = c.arg(args, i)
 	}
-	parts = append(parts, sortedSet(flags)...)
+	if c.rule != nil && c.rule.Kind == "path" && c.first != nil {
+		c.parts = append(c.parts, c.endpoint(*c.first))
+	}
+	parts := append(c.parts, sortedSet(c.flags)...)
 	if stdin {
 		parts = append(parts, "<stdin>")
 	}
 	return Shape(strings.Join(parts, " "))
+}
+
+// cliReader is a CLI call being read into its shape.
+type cliReader struct {
+	r          *Rules
+	parts      []string // the command and its subcommand words
+	flags      map[string]bool
+	subs       int
+	positional bool
+	rule       *ArgsRule           // the args rule of the command words so far, if any
+	first      *string             // the first positional argument, for the rule
+	fields     map[string][]string // the values of the rule's value flags
+}
+
+// ruleAt finds the args rule of the command words read so far.
+func (c *cliReader) ruleAt() {
+	if rule, ok := c.r.args[strings.Join(c.parts, " ")]; ok {
+		c.rule = &rule
+	}
+}
+
+// valueFlag says whether a flag takes the next word as its value.
+func (c *cliReader) valueFlag(f string) bool {
+	return c.r.valueFlags[f] || (c.rule != nil && slices.Contains(c.rule.ValueFlags, f))
+}
+
+// arg reads args[i] (and its value, when it is a value flag) and returns
+// the index of the last word it read.
+func (c *cliReader) arg(args []string, i int) int {
+	a := args[i]
+	switch {
+	case a == "--":
+		c.positional = true
+		if c.rule != nil && c.first == nil && i+1 < len(args) {
+			c.first = &args[i+1]
+		}
+		return len(args)
+	case strings.HasPrefix(a, "--") && len(a) > 2:
+		name, value, hasValue := strings.Cut(a[2:], "=")
+		f := "--" + word(name)
+		if !hasValue && c.valueFlag("--"+name) && i+1 < len(args) {
+			i++
+			value, hasValue = args[i], true
+		}
+		c.flag(f, "--"+name, value, hasValue)
+	case strings.HasPrefix(a, "-") && len(a) > 1:
+		f := c.r.shortFlag(a)
+		value, hasValue := "", false
+		switch {
+		case len(a) == 2 && c.valueFlag(a):
+			if i+1 < len(args) {
+				i++
+				value, hasValue = args[i], true
+			}
+		case len(a) > 2 && c.rule != nil && slices.Contains(c.rule.ValueFlags, a[:2]):
+			f, value, hasValue = a[:2], a[2:], true // -fquery=…
+		}
+		c.flag(f, a[:min(len(a), 2)], value, hasValue)
+	default:
+		if !c.positional && c.rule == nil && c.subs < c.r.depth && wordRe.MatchString(a) && len(a) <= 40 && !IsValue(a) {
+			c.parts = append(c.parts, a)
+			c.subs++
+			c.ruleAt()
+			return i
+		}
+		if c.rule != nil && c.first == nil {
+			c.first = &args[i]
+		}
+		c.positional = true // a value ends the subcommand words
+	}
+	return i
+}
+
+// flag notes a flag of the call (and its value, for the rule).
+func (c *cliReader) flag(shown, name, value string, hasValue bool) {
+	if !c.r.ignoreFlags[shown] {
+		c.flags[shown] = true
+	}
+	if hasValue && c.rule != nil {
+		c.fields[name] = append(c.fields[name], value)
+	}
+}
+
+// endpoint is the shape of an endpoint argument: a GraphQL call's
+// operation (graphql query:Name), else its path and query as an HTTP
+// path's template, without a leading slash (repos/{}/{}/issues?state).
+func (c *cliReader) endpoint(ep string) string {
+	if ep == "graphql" {
+		return "graphql " + c.operation()
+	}
+	if u, err := url.Parse(ep); err == nil && u.Scheme != "" && u.Host != "" {
+		ep = u.RequestURI()
+	}
+	p, q, _ := strings.Cut(ep, "?")
+	rules := *c.r
+	rules.paths = slices.Clip(rules.paths)
+	for _, t := range c.rule.Paths {
+		if segs, err := template(t); err == nil {
+			rules.paths = append(rules.paths, segs)
+		}
+	}
+	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, s := range segs {
+		if paramRe.MatchString(s) { // gh's own {owner}, {repo}, {branch}
+			segs[i] = "0" // a value by its form: it becomes {}
+		}
+	}
+	out := strings.TrimPrefix(rules.pathTemplate("/"+strings.Join(segs, "/")), "/")
+	if names := rules.queryNames(q); len(names) > 0 {
+		out += "?" + strings.Join(names, "&")
+	}
+	return out
+}
+
+var operationRe = regexp.MustCompile(`^\s*(query|mutation|subscription)\s+([A-Za-z_][A-Za-z0-9_]*)`)
+
+// operation names a GraphQL call's operation from its query field
+// (query:Name, mutation:Name), query:{} for an anonymous one or a query
+// read from a file.
+func (c *cliReader) operation() string {
+	for _, f := range c.rule.QueryFields {
+		for _, v := range c.fields[f] {
+			name, q, ok := strings.Cut(v, "=")
+			if !ok || name != "query" {
+				continue
+			}
+			var lines []string
+			for l := range strings.SplitSeq(q, "\n") {
+				if l, _, _ = strings.Cut(l, "#"); strings.TrimSpace(l) != "" {
+					lines = append(lines, l)
+				}
+			}
+			if m := operationRe.FindStringSubmatch(strings.Join(lines, "\n")); m != nil && !IsValue(m[2]) && len(m[2]) <= 64 {
+				return m[1] + ":" + m[2]
+			}
+			return "query:" + Placeholder
+		}
+	}
+	return "query:" + Placeholder
 }
 
 // shortFlag is a short flag's name: a declared value flag's two characters

@@ -88,6 +88,13 @@ func cliCall(v values) []string {
 		"--token=" + v.token, "-m", v.text, "--", v.token, "-" + v.text}
 }
 
+// ghAPICall builds the argv of a gh api call with values v: the endpoint
+// is part of the shape (BuiltinArgs), its values are not.
+func ghAPICall(v values) []string {
+	ep := fmt.Sprintf("repos/%s/%s/issues/%d/commits/%s/%s?per_page=%d&q=%s", url.PathEscape(v.owner), url.PathEscape(v.repo), v.id, v.sha, v.uuid, v.id, url.QueryEscape(v.text))
+	return []string{"gh", "api", ep, "-f", "body=" + v.text, "--jq", v.flagText, "-H", "Authorization: token " + v.token}
+}
+
 func FuzzShapeHoldsNoValue(f *testing.F) {
 	f.Add(uint64(1000), []byte{0xde, 0xad, 0xbe, 0xef}, "octokit-fixture-org", "hello-world", "Sesame seeds split without a pop!")
 	f.Add(uint64(0), []byte{}, "", "", "")
@@ -102,6 +109,7 @@ func FuzzShapeHoldsNoValue(f *testing.F) {
 	m, u, ct, b := httpCall(ref)
 	wantHTTP := r.HTTPShape(m, u, ct, []byte(b), 0)
 	wantCLI := r.CLIShape(cliCall(ref), true)
+	wantAPI := r.CLIShape(ghAPICall(ref), false)
 	f.Fuzz(func(t *testing.T, id uint64, raw []byte, owner, repo, text string) {
 		v := makeValues(id, raw, owner, repo, text)
 		m, u, ct, b := httpCall(v)
@@ -114,9 +122,13 @@ func FuzzShapeHoldsNoValue(f *testing.F) {
 		if gotCLI != wantCLI {
 			t.Errorf("the CLI shape depends on the values:\n got %q\nwant %q\nargv %q", gotCLI, wantCLI, argv)
 		}
+		gotAPI := r.CLIShape(ghAPICall(v), false)
+		if gotAPI != wantAPI {
+			t.Errorf("the gh api shape depends on the values:\n got %q\nwant %q\nargv %q", gotAPI, wantAPI, ghAPICall(v))
+		}
 		for _, s := range v.secrets {
-			if len(s) >= 4 && (strings.Contains(string(got), s) || strings.Contains(string(gotCLI), s)) {
-				t.Errorf("a value of the call, %q, is in a shape:\n%q\n%q", s, got, gotCLI)
+			if len(s) >= 4 && (strings.Contains(string(got), s) || strings.Contains(string(gotCLI), s) || strings.Contains(string(gotAPI), s)) {
+				t.Errorf("a value of the call, %q, is in a shape:\n%q\n%q\n%q", s, got, gotCLI, gotAPI)
 			}
 		}
 	})
@@ -135,6 +147,9 @@ func TestFuzzReference(t *testing.T) {
 	if got, want := r.CLIShape(cliCall(ref), true), Shape("gh pr merge --head --repo --title --token -C -X -m <stdin>"); got != want {
 		t.Errorf("CLI reference\n got %q\nwant %q", got, want)
 	}
+	if got, want := r.CLIShape(ghAPICall(ref), false), Shape("gh api repos/{}/{}/issues/{}/commits/{}/{}?per_page&q --jq -H -f"); got != want {
+		t.Errorf("gh api reference\n got %q\nwant %q", got, want)
+	}
 }
 
 // FuzzShapeAnyCall feeds arbitrary calls: no rule panics, and no
@@ -148,6 +163,7 @@ func FuzzShapeAnyCall(f *testing.F) {
 		shapes := []Shape{
 			r.HTTPShape(method, u, ct, []byte(body), 0),
 			r.CLIShape([]string{"tool", arg, "sub", arg, "--x=" + arg, "-" + arg}, body != ""),
+			r.CLIShape([]string{"gh", "api", u, "-f", "query=" + arg, "-f" + arg}, false),
 		}
 		for _, s := range shapes {
 			if f := redact.Scan([]byte(s), nil); len(f) > 0 {

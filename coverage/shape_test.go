@@ -92,7 +92,7 @@ func TestCLIShape(t *testing.T) {
 		{name: "positional values dropped", argv: []string{"git", "show", "--stat", "HEAD"}, want: "git show --stat"},
 		{name: "depth 1 keeps one word", argv: []string{"gh", "pr", "merge", "12", "--squash"}, want: "gh pr --squash"},
 		{name: "depth 2", cov: cassettes.Coverage{Depth: intp(2)}, argv: []string{"gh", "pr", "merge", "12", "--squash"}, want: "gh pr merge --squash"},
-		{name: "a value ends the words", cov: cassettes.Coverage{Depth: intp(2)}, argv: []string{"gh", "api", "repos/o/r", "--jq", ".x"}, want: "gh api --jq"},
+		{name: "a value ends the words", cov: cassettes.Coverage{Depth: intp(2)}, argv: []string{"gh", "pr", "12", "view"}, want: "gh pr"},
 		{name: "a number ends the words", cov: cassettes.Coverage{Depth: intp(3)}, argv: []string{"gh", "pr", "view", "12", "comments"}, want: "gh pr view"},
 		{name: "depth 0", cov: cassettes.Coverage{Depth: intp(0)}, argv: []string{"docker", "ps", "-a"}, want: "docker -a"},
 		{name: "declared value flag before the subcommand", cov: gitCov, argv: []string{"git", "-C", "repo", "log", "-n", "3"}, want: "git log -C -n"},
@@ -103,7 +103,20 @@ func TestCLIShape(t *testing.T) {
 		{name: "numeric short flag", argv: []string{"git", "log", "-3"}, want: "git log -{}"},
 		{name: "a value as a long flag's name", argv: []string{"x", "--0123456789abcdef0123456789abcdef01234567"}, want: "x --{}"},
 		{name: "double dash ends flags", argv: []string{"git", "checkout", "--", "-weird-file"}, want: "git checkout"},
-		{name: "stdin", argv: []string{"gh", "api", "graphql", "--input", "-"}, stdin: true, want: "gh api --input <stdin>"},
+		{name: "stdin", argv: []string{"gh", "api", "graphql", "--input", "-"}, stdin: true, want: "gh api graphql query:{} --input <stdin>"},
+		// gh api's endpoint is part of its shape (built in): a path
+		// template, GitHub's owner and repo names as parameters.
+		{name: "gh api endpoint", argv: []string{"gh", "api", "repos/octo/hello/issues", "--jq", ".[].title"}, want: "gh api repos/{}/{}/issues --jq"},
+		{name: "gh api another endpoint", argv: []string{"gh", "api", "repos/octo/hello", "--jq", ".name"}, want: "gh api repos/{}/{} --jq"},
+		{name: "gh api leading slash, ids, query", argv: []string{"gh", "api", "/repos/octo/hello/issues/42/comments?per_page=100&page=2"}, want: "gh api repos/{}/{}/issues/{}/comments?page&per_page"},
+		{name: "gh api gh's placeholders", argv: []string{"gh", "api", "repos/{owner}/{repo}/pulls", "-X", "POST", "-f", "title=x"}, want: "gh api repos/{}/{}/pulls -X -f"},
+		{name: "gh api full URL, depth 2", cov: cassettes.Coverage{Depth: intp(2)}, argv: []string{"gh", "api", "https://api.github.com/orgs/acme/teams"}, want: "gh api orgs/{}/teams"},
+		{name: "gh api declared path", cov: cassettes.Coverage{Paths: []string{"/gists/{id}"}}, argv: []string{"gh", "api", "gists/abc"}, want: "gh api gists/{}"},
+		{name: "gh api graphql by operation", argv: []string{"gh", "api", "graphql", "-f", "query=query Repo($o: String!) { repository(owner: $o) { name } }", "-F", "o=octo"}, want: "gh api graphql query:Repo -F -f"},
+		{name: "gh api graphql mutation, attached, comments", argv: []string{"gh", "api", "graphql", "--raw-field=query=# add one\nmutation AddStar { x }"}, want: "gh api graphql mutation:AddStar --raw-field"},
+		{name: "gh api graphql anonymous", argv: []string{"gh", "api", "graphql", "-fquery={ viewer { login } }"}, want: "gh api graphql query:{} -f"},
+		{name: "args none", cov: cassettes.Coverage{Args: map[string]string{"gh api": "none"}}, argv: []string{"gh", "api", "repos/o/r/issues"}, want: "gh api"},
+		{name: "args path for another command", cov: cassettes.Coverage{Args: map[string]string{"curl": "path"}}, argv: []string{"curl", "-s", "https://x.test/v1/items/12"}, want: "curl v1/items/{} -s"},
 		{name: "lone dash is positional", argv: []string{"cat", "-"}, want: "cat"},
 		{name: "ignored flags", cov: cassettes.Coverage{IgnoreFlags: []string{"--no-pager"}}, argv: []string{"git", "--no-pager", "log"}, want: "git log"},
 		{name: "upper-case word is a value", argv: []string{"git", "HEAD"}, want: "git"},
@@ -165,7 +178,7 @@ func TestCassetteShapes(t *testing.T) {
 		t.Errorf("cli cassette: %q (its own HTTP is not this adapter's)", got)
 	}
 	stdin := &cassettes.Cassette{Kind: cassettes.KindCLI, Input: &cassettes.Input{Command: "gh", Args: []string{"api", "graphql", "--input", "-"}, Stdin: "{}"}}
-	if got := r.OfCassette(stdin); !equalShapes(got, []Shape{"gh api --input <stdin>"}) {
+	if got := r.OfCassette(stdin); !equalShapes(got, []Shape{"gh api graphql query:{} --input <stdin>"}) {
 		t.Errorf("cli cassette with stdin: %q", got)
 	}
 }

@@ -70,7 +70,11 @@ func describe(c verify.Case, opts verify.Options, now time.Time) (Case, error) {
 		if err != nil {
 			return hc, err
 		}
-		hc.CLI = &CLIInput{Command: in.Command, Args: nonNil(in.Args), Env: nonNil(in.Env), Dir: abs}
+		// The recorded environment names the harness hands the fake with
+		// their values: never a live credential (a fake's environment is
+		// cassettes.Config.FakeEnviron's, whatever door runs it).
+		env := cassettes.WithoutVars(in.Env, opts.Config.SecretVars())
+		hc.CLI = &CLIInput{Command: in.Command, Args: nonNil(in.Args), Env: nonNil(env), Dir: abs}
 		hc.CLI.Stdin, hc.CLI.StdinBase64 = encode(in.Stdin.Bytes())
 		return hc, nil
 	}

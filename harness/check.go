@@ -3,11 +3,13 @@ package harness
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +35,7 @@ type Checker struct {
 type Checked struct {
 	Outcome  *verify.Outcome
 	Replay   []string // per result, the harness's command that runs it again ("" when not given)
+	Tests    []string // per result, the runner's test item that drove it ("" when not given)
 	Problems int
 	First    *Problem // the first line refused
 }
@@ -52,8 +55,8 @@ func (k *Checker) Check(r io.Reader, w io.Writer) (*Checked, error) {
 	out := bufio.NewWriterSize(w, 1<<16)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	results := map[int]verify.Result{}
-	replay := map[int]string{}
+	results := map[checkKey]checked{}
+	var order []checkKey // first seen, within a case
 	done := &Checked{Outcome: &verify.Outcome{Started: now(), FakeLogs: map[string]string{}}}
 	for n := 1; ; n++ {
 		if in.Buffered() == 0 {
@@ -63,9 +66,13 @@ func (k *Checker) Check(r io.Reader, w io.Writer) (*Checked, error) {
 		}
 		data, err := in.ReadBytes('\n')
 		if len(bytes.TrimSpace(data)) > 0 {
-			answer, i, res, again := k.line(n, data, now)
+			answer, i, res, l := k.line(n, data, now)
 			if i >= 0 {
-				results[i], replay[i] = res, again
+				key := checkKey{i, l.Test}
+				if _, again := results[key]; !again {
+					order = append(order, key)
+				}
+				results[key] = checked{res, l.Replay} // the last answer of a test stands
 			}
 			if p, bad := answer.(Problem); bad {
 				if done.Problems++; done.First == nil {
@@ -83,51 +90,61 @@ func (k *Checker) Check(r io.Reader, w io.Writer) (*Checked, error) {
 			return done, err
 		}
 	}
-	for i := range k.Cases {
-		if res, ok := results[i]; ok {
-			done.Outcome.Results = append(done.Outcome.Results, res)
-			done.Replay = append(done.Replay, replay[i])
-		}
+	slices.SortStableFunc(order, func(a, b checkKey) int { return cmp.Compare(a.i, b.i) }) // plan order
+	for _, key := range order {
+		done.Outcome.Results = append(done.Outcome.Results, results[key].res)
+		done.Replay = append(done.Replay, results[key].replay)
+		done.Tests = append(done.Tests, key.test)
 	}
 	done.Outcome.Finished = now()
 	return done, out.Flush()
 }
 
+// checkKey is one result of a check: a case and the test that drove it.
+type checkKey struct {
+	i    int
+	test string
+}
+
+type checked struct {
+	res    verify.Result
+	replay string
+}
+
 // line takes one input line. It returns the answer and, for a check, the
-// index of the case, its result and its replay command (i is -1 otherwise).
-func (k *Checker) line(n int, data []byte, now func() time.Time) (answer any, i int, res verify.Result, replay string) {
-	var l Line
+// index of the case, its result and the line (i is -1 otherwise).
+func (k *Checker) line(n int, data []byte, now func() time.Time) (answer any, i int, res verify.Result, l Line) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
-		return k.problem(n, l.ID, "the line is not a check line: "+err.Error()), -1, res, ""
+		return k.problem(n, l.ID, "the line is not a check line: "+err.Error()), -1, res, l
 	}
 	if dec.More() {
-		return k.problem(n, l.ID, "more than one JSON value on the line: write one line per case"), -1, res, ""
+		return k.problem(n, l.ID, "more than one JSON value on the line: write one line per case"), -1, res, l
 	}
 	if l.Protocol > Version {
-		return k.problem(n, l.ID, fmt.Sprintf("the line speaks protocol %d; this cassette speaks protocol %d (upgrade cassette)", l.Protocol, Version)), -1, res, ""
+		return k.problem(n, l.ID, fmt.Sprintf("the line speaks protocol %d; this cassette speaks protocol %d (upgrade cassette)", l.Protocol, Version)), -1, res, l
 	}
 	i, msg := k.find(l.ID, l.File)
 	if i < 0 {
-		return k.problem(n, l.ID, msg), -1, res, ""
+		return k.problem(n, l.ID, msg), -1, res, l
 	}
 	c := k.Cases[i]
 	switch l.Type {
 	case "", "check":
 		res, err := k.judge(c, l, now())
 		if err != nil {
-			return k.problem(n, l.ID, err.Error()), -1, res, ""
+			return k.problem(n, l.ID, err.Error()), -1, res, l
 		}
-		return k.result(c, res), i, res, l.Replay
+		return k.result(c, res), i, res, l
 	case "next":
 		req, err := k.next(c, l)
 		if err != nil {
-			return k.problem(n, l.ID, err.Error()), -1, res, ""
+			return k.problem(n, l.ID, err.Error()), -1, res, l
 		}
-		return req, -1, res, ""
+		return req, -1, res, l
 	}
-	return k.problem(n, l.ID, fmt.Sprintf("type %q: expected \"check\" or \"next\"", l.Type)), -1, res, ""
+	return k.problem(n, l.ID, fmt.Sprintf("type %q: expected \"check\" or \"next\"", l.Type)), -1, res, l
 }
 
 // find returns the index of the case a line names (by file when given,
@@ -303,8 +320,14 @@ func (k *Checker) index() {
 // command when it gave one; a check with refused lines is a usage error.
 func (done *Checked) Run(cfg *cassettes.Config, tool report.Tool) *report.Run {
 	run := done.Outcome.Report(cfg, verify.Meta{Tool: tool, Command: "check"})
+	run.Inventory = slices.CompactFunc(run.Inventory, func(a, b report.InventoryItem) bool { return a.Path == b.Path }) // a cassette two tests drove
 	for i, again := range done.Replay {
 		run.Cases[i].ReplayCommand = again
+		if t := done.Tests[i]; t != "" {
+			// One result per case and test: the test names it, as the
+			// runner names it.
+			run.Cases[i].Scenario += " (" + t + ")"
+		}
 	}
 	if done.First != nil {
 		run.Err = &outcome.Error{Reason: outcome.EUsage, NextStep: done.First.NextStep,

@@ -32,6 +32,7 @@ const config = `version: 1
 adapters:
   greet:
     kind: cli
+    real: {command: [greet], credentials: [GREET_TOKEN]}
     fake: {command: [sh, fake.sh]}
     normalizers: [sha:full]
   items:
@@ -52,7 +53,7 @@ input:
   command: greet
   args: [--name, Ada]
   stdin: "from stdin\n"
-  env: [GREETING]
+  env: [GREETING, GREET_TOKEN]
 output:
   stdout: |
     Hello, Ada!
@@ -487,4 +488,55 @@ func nilIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// TestOneResultPerTest: a case two tests drive (a test parametrized over
+// two fakes, one drifting) is two results, named by their tests, and the
+// run fails as the runner does; a test that checks a case again replaces
+// its own result only.
+func TestOneResultPerTest(t *testing.T) {
+	cases, opts := project(t)
+	good := map[string]any{"stdout": "Hello, Ada!\ncommit 1111111111111111111111111111111111111111\n", "exit_code": 0}
+	bad := map[string]any{"stdout": "Hi, Ada!\n", "exit_code": 0}
+	_, done := check(t, cases, opts, beforeExpiry,
+		map[string]any{"id": "greet/hello", "cli": good, "test": "tests/test_greet.py::test_fake[Good-greet/hello]"},
+		map[string]any{"id": "greet/hello", "cli": bad, "test": "tests/test_greet.py::test_fake[Drifting-greet/hello]"},
+		map[string]any{"id": "greet/hello", "cli": bad, "test": "tests/test_greet.py::test_again"},
+		map[string]any{"id": "greet/hello", "cli": good, "test": "tests/test_greet.py::test_again"})
+	if len(done.Outcome.Results) != 3 {
+		t.Fatalf("%d results, want one per test (3)", len(done.Outcome.Results))
+	}
+	run := done.Run(opts.Config, report.Tool{Name: "cassette"})
+	var got []string
+	for _, c := range run.Cases {
+		got = append(got, c.Scenario+" "+string(c.Status))
+	}
+	want := []string{"hello (tests/test_greet.py::test_fake[Good-greet/hello]) pass", "hello (tests/test_greet.py::test_fake[Drifting-greet/hello]) fail",
+		"hello (tests/test_greet.py::test_again) pass"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cases %q\nwant %q", got, want)
+	}
+	if len(run.Inventory) != 1 {
+		t.Errorf("inventory %+v: one cassette, once", run.Inventory)
+	}
+	sum := harness.Summarize(done, run)
+	if run.Exit() != outcome.ExitFail || sum.Checked != 3 || sum.Passed != 2 || sum.Failed != 1 || sum.ExitCode != 1 {
+		t.Errorf("exit %d, summary %+v: want 3 checked, 2 passed, 1 failed, exit 1", run.Exit(), sum)
+	}
+}
+
+// TestListingWithholdsCredentials: the recorded environment names a
+// binding hands its fake with their values never include a live
+// credential (the adapter's real.credentials), as verify withholds them.
+func TestListingWithholdsCredentials(t *testing.T) {
+	cases, opts := project(t)
+	l, err := harness.List(cases, opts, beforeExpiry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range l.Cases {
+		if c.ID == "greet/hello" && !reflect.DeepEqual(c.CLI.Env, []string{"GREETING"}) {
+			t.Errorf("greet/hello hands the fake %q: want GREETING only", c.CLI.Env)
+		}
+	}
 }

@@ -99,6 +99,11 @@ type Line struct {
 	// Replay is the command that runs this case again in the harness
 	// (a pytest node id, a node --test name pattern): the reports' next step.
 	Replay string `json:"replay,omitempty"`
+	// Test is the runner's test item that drove the fake (a pytest node
+	// id, a node:test name): the reports hold one result per case and
+	// test, as the runner counts them, so that a case two tests drive (a
+	// test parametrized over two fakes) is two results, not the last one.
+	Test string `json:"test,omitempty"`
 }
 
 // CLIOutput is what a CLI fake printed and its exit code.

@@ -11,8 +11,10 @@
 // co-process per test file. See the README of the repository, "Verify from
 // your test runner", for the protocol.
 
-import { execFileSync, spawn } from 'node:child_process';
-import { accessSync, appendFileSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import {
+  accessSync, appendFileSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
@@ -22,9 +24,30 @@ export const CONFIG_FILE = 'cassette.yaml';
 
 /** The cassette binary could not be run or answered out of protocol. */
 export class CassetteError extends Error {
-  constructor(message) {
+  constructor(message, nextStep) {
     super(message);
     this.name = 'CassetteError';
+    this.nextStep = nextStep;
+  }
+
+  /** The error as a person reads it: the next step first. */
+  text() {
+    return this.nextStep ? `next: ${this.nextStep}\n${this.message}` : this.message;
+  }
+}
+
+// The error of a cassette command that refused: its --json error object
+// on stdout (message, problems, next_step).
+function refusal(e, argv) {
+  try {
+    const o = JSON.parse(String(e.stdout));
+    const lines = [`${argv.join(' ')}: ${o.message}`];
+    for (const p of o.problems || []) {
+      lines.push(`  ${p.file || ''}${p.line ? `:${p.line}` : ''}: ${p.field || ''}: ${p.message || ''}${p.suggestion ? `; ${p.suggestion}` : ''}`);
+    }
+    return new CassetteError(lines.join('\n'), o.next_step);
+  } catch {
+    return new CassetteError(`${argv.join(' ')} failed (exit ${e.status}):\n${String(e.stderr || e.message).trim()}`);
   }
 }
 
@@ -56,8 +79,8 @@ export function findBinary(explicit) {
       // not this one
     }
   }
-  throw new CassetteError(`cannot find the cassette binary ${JSON.stringify(name)}: install it ` +
-    '(go install github.com/cassette-dev/cassette/cmd/cassette@latest), or name it with CASSETTE_BIN');
+  throw new CassetteError(`cannot find the cassette binary ${JSON.stringify(name)}: install it, or name it with CASSETTE_BIN`,
+    'go install github.com/cassette-dev/cassette/cmd/cassette@latest');
 }
 
 /** The nearest cassette.yaml in dir or above it, or undefined. */
@@ -115,7 +138,7 @@ export class Project {
     try {
       out = execFileSync(this.binary, this.argv(...args), { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
     } catch (e) {
-      throw new CassetteError(`cassette ${args.join(' ')} failed (exit ${e.status}):\n${String(e.stderr || e.message).trim()}`);
+      throw refusal(e, ['cassette', ...args]);
     }
     const listing = JSON.parse(out);
     if (listing.protocol !== PROTOCOL) {
@@ -240,8 +263,10 @@ export class Result {
  * and command; an HTTP case has requests.
  */
 export class Case {
-  constructor(project, c, replay = '') {
+  constructor(project, c, replay = '', test = '') {
     this.project = project;
+    this.test = test;
+    this.checked = false;
     this.raw = c;
     Object.assign(this, { id: c.id, adapter: c.adapter, scenario: c.scenario, kind: c.kind, file: c.file, line: c.line });
     this.quarantine = c.quarantine;
@@ -257,13 +282,15 @@ export class Case {
   }
 
   lineOf(fields) {
-    return { id: this.id, file: this.file, ...(this.replay ? { replay: this.replay } : {}), ...fields };
+    return { id: this.id, file: this.file, ...(this.replay ? { replay: this.replay } : {}), ...(this.test ? { test: this.test } : {}), ...fields };
   }
 
   async judge(fields) {
+    this.checked = true;
     const answer = await this.project.ask(this.lineOf(fields));
     if (answer.type !== 'result') throw new CassetteError(answer.message || JSON.stringify(answer));
-    return new Result(answer, this.project.dir);
+    this.last = new Result(answer, this.project.dir);
+    return this.last;
   }
 
   /** Judge a CLI fake's output; resolve to the Result. */
@@ -302,6 +329,11 @@ export class Case {
       await this.checkError(`the fake threw ${e && e.stack ? e.stack.split('\n')[0] : e}`, performance.now() - t0);
       throw e;
     }
+    if (r === null || typeof r !== 'object') {
+      const msg = `the fake ${fakeName(fake)} returned ${String(r)}: expected { stdout, stderr, exitCode } (or a spawnSync result)`;
+      await this.checkError(msg, performance.now() - t0);
+      throw new TypeError(msg);
+    }
     const exitCode = r.exitCode ?? r.status ?? r.code ?? 0;
     return this.checkCLI({ stdout: r.stdout, stderr: r.stderr, exitCode }, performance.now() - t0);
   }
@@ -312,7 +344,11 @@ export class Case {
     const responses = [];
     try {
       for (let i = 0; i < this.requests.length; i++) {
-        responses.push(await responseOf(handler(await this.nextRequest(responses))));
+        const r = await handler(await this.nextRequest(responses));
+        if (r === null || typeof r !== 'object') {
+          throw new TypeError(`the fake ${fakeName(handler)} returned ${String(r)} for request ${i + 1}: expected { status, headers, body } or a Response`);
+        }
+        responses.push(await responseOf(r));
       }
     } catch (e) {
       await this.checkError(`the fake threw ${e && e.stack ? e.stack.split('\n')[0] : e}`, performance.now() - t0);
@@ -331,6 +367,11 @@ export class Case {
   async verifyFetch(fetchHandler) { return enforce(await this.runHTTP((r) => fetchHandler(r.toFetch()))); }
 }
 
+// A fake as a person names it: its function's name, else "an anonymous function".
+function fakeName(f) {
+  return f && f.name ? f.name : 'an anonymous function';
+}
+
 /**
  * End a case as the verdict says: a pass returns the Result; a blocking
  * failure throws CassetteDrift; a failure a quarantine entry covers
@@ -345,20 +386,114 @@ export function enforce(result) {
 function defaultConfig() {
   const main = process.argv[1];
   const found = (main && findConfig(path.dirname(main))) || findConfig(process.cwd());
-  if (!found) throw new CassetteError(`no ${CONFIG_FILE} above ${main || process.cwd()}: pass { config }`);
+  if (!found) throw new CassetteError(`no ${CONFIG_FILE} above ${main || process.cwd()}: pass { config }`, 'cassette init');
   return found;
 }
 
 const projects = new Map();
+
+// The session of this process: node --test runs each test file in a child
+// process of its own (NODE_TEST_CONTEXT set), all children of one runner;
+// a file run with plain node is a session by itself.
+const sessionPID = process.env.NODE_TEST_CONTEXT ? process.ppid : process.pid;
+
+// startTime is when process pid began (from /proc; now when unknown).
+function startTime(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))[1]);
+    if (Number.isFinite(ticks) && Number.isFinite(btime)) return new Date((btime + ticks / 100) * 1000);
+  } catch {
+    // not Linux
+  }
+  return new Date();
+}
+
+/** The name of the run of observations of a session that began at t, as cassette names runs. */
+export function runName(t, pid) {
+  const iso = t.toISOString(); // 2026-12-01T19:32:15.123Z
+  return `${iso.slice(0, 19).replace(/[-:]/g, '')}.${iso.slice(20, 23)}000Z-${pid}`;
+}
+
+let sessionRun;
+
+// The run this session's observations go to: $CASSETTE_OBSERVE_DIR (cassette
+// observe's), else one run of the session's own below the project's
+// .cassette/observed, every test file of the session sharing it.
+function observeDir() {
+  if (process.env.CASSETTE_OBSERVE_DIR) return process.env.CASSETTE_OBSERVE_DIR;
+  if (sessionRun === undefined) {
+    let config;
+    try {
+      config = defaultConfig();
+    } catch {
+      config = findConfig(process.cwd());
+    }
+    const root = config ? path.dirname(config) : process.cwd();
+    sessionRun = path.join(root, '.cassette', 'observed', runName(startTime(sessionPID), sessionPID));
+  }
+  return sessionRun;
+}
+
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
+// mergeReports merges the report sets of this session's test files
+// (reportDir/.workers/SESSION/PID, one per file) into reportDir, under a
+// lock, so that the last file to finish leaves the set of them all: node
+// runs the files in parallel, and each one's check wrote only its own cases.
+async function mergeReports(binary, reportDir) {
+  const root = path.join(reportDir, '.workers');
+  const lock = path.join(root, 'lock');
+  mkdirSync(root, { recursive: true });
+  for (let waited = 0; ; waited += 10) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      if (waited > 30000) rmSync(lock, { recursive: true, force: true }); // left by a killed process
+      await sleep(10);
+    }
+  }
+  try {
+    for (const s of readdirSync(root)) {
+      if (s !== 'lock' && s !== String(sessionPID) && !alive(Number(s))) rmSync(path.join(root, s), { recursive: true, force: true });
+    }
+    const mine = path.join(root, String(sessionPID));
+    const dirs = readdirSync(mine).map((d) => path.join(mine, d)).filter((d) => existsSync(path.join(d, 'run.json'))).sort();
+    if (dirs.length === 0) return;
+    const r = spawnSync(binary, ['report', 'merge', '--out', reportDir, ...dirs], { encoding: 'utf8' });
+    if (r.status !== 0 && r.status !== 1) {
+      throw new CassetteError(`cassette report merge of the test files' reports failed (exit ${r.status}): ${String(r.stderr).trim()}`);
+    }
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
 
 /** The Project of a config (one check co-process per config and file). */
 export function project({ config, bin, reportDir = process.env.CASSETTE_REPORT_DIR } = {}) {
   const file = config instanceof URL ? fileURLToPath(config) : config || defaultConfig();
   const key = path.resolve(file);
   if (!projects.has(key)) {
-    const p = new Project(findBinary(bin), key, { reportDir });
+    const out = reportDir ? path.resolve(reportDir) : undefined;
+    const own = out ? path.join(out, '.workers', String(sessionPID), String(process.pid)) : undefined;
+    const p = new Project(findBinary(bin), key, { reportDir: own });
     projects.set(key, p);
-    after(() => p.close());
+    after(async () => {
+      const summary = await p.close();
+      if (summary && out) await mergeReports(p.binary, out);
+    });
   }
   return projects.get(key);
 }
@@ -371,18 +506,73 @@ export function project({ config, bin, reportDir = process.env.CASSETTE_REPORT_D
  * default: the nearest cassette.yaml above the test file), bin, reportDir.
  */
 export function contract(adapter, fn, options = {}) {
-  const p = project(options);
-  const listing = p.cases(adapter);
-  if (listing.cases.length === 0) {
-    throw new CassetteError(`adapter ${adapter} has no cassette in ${p.config}: record one with cassette record --adapter ${adapter || 'NAME'} ...`);
+  let p;
+  let listing;
+  try {
+    p = project(options);
+    listing = listings(p, adapter);
+    if (listing.cases.length === 0) {
+      throw new CassetteError(`adapter ${adapter} has no cassette in ${p.config}`, `cassette record --adapter ${adapter || 'NAME'} --help`);
+    }
+  } catch (e) {
+    if (!(e instanceof CassetteError)) throw e;
+    // A set-up problem fails this contract, once, with the step to take;
+    // the file's other tests still run.
+    const where = p ? p.config : (process.argv[1] || CONFIG_FILE);
+    test(`${adapter || 'cassette'}: set-up`, () => {
+      const err = new CassetteError(e.text());
+      // The binding's frames are not the story (and without a frame node
+      // brackets the text): the one frame is the project's config.
+      err.stack = `${err.name}: ${err.message}\n    at ${where}`;
+      throw err;
+    });
+    return;
   }
   const file = process.argv[1] ? path.relative(process.cwd(), process.argv[1]) : '';
+  const n = (contracts.get(file) || 0) + 1; // the n-th contract() of the file: its tests are other tests
+  contracts.set(file, n);
   for (const c of listing.cases) {
     const q = c.quarantine;
     const opts = q && !q.expired ? { todo: `quarantined until ${q.expires}: ${q.reason}` } : {};
     const replay = `node --test --test-name-pattern=${shellQuote(`^${escapeRegExp(c.id)}$`)} ${shellQuote(file)}`;
-    test(c.id, opts, (t) => fn(new Case(p, c, replay), t));
+    const name = `${file} > ${c.id}${n > 1 ? ` #${n}` : ''}`;
+    test(c.id, opts, async (t) => {
+      const k = new Case(p, c, replay, name);
+      let r;
+      try {
+        r = await fn(k, t);
+      } catch (e) {
+        if (k.last && k.last.passed) {
+          // The case passed, then the test failed: the reports say what node says.
+          const what = String(e && e.message ? e.message : e).split('\n')[0].slice(0, 500);
+          await k.checkError(`the test failed after its case passed: ${what}`).catch(() => {});
+        }
+        throw e;
+      }
+      if (!k.checked) {
+        throw new CassetteError(`${c.id} never verified its case: call c.verifyCLI(fake), c.verifyHTTP(handler), c.verifyFetch(app), c.checkCLI(...) or c.checkHTTP(...)`);
+      }
+      return r;
+    });
   }
+}
+
+const contracts = new Map();
+
+// listings reads each project's listing of an adapter once (an error too).
+const listed = new Map();
+function listings(p, adapter) {
+  const key = `${p.config}\0${adapter || ''}`;
+  if (!listed.has(key)) {
+    try {
+      listed.set(key, p.cases(adapter));
+    } catch (e) {
+      listed.set(key, e);
+    }
+  }
+  const l = listed.get(key);
+  if (l instanceof Error) throw l;
+  return l;
 }
 
 function escapeRegExp(s) {
@@ -396,9 +586,10 @@ function shellQuote(s) {
 // Observations for `cassette coverage`: the calls a project's own tests
 // make to an in-process fake, one JSON line each, in cassette's observation
 // format (version 1; see the README, "The observation format"), written to
-// $CASSETTE_OBSERVE_DIR (set by `cassette observe`), else .cassette/observed/
-// beside the nearest cassette.yaml above the working directory, in a file
-// of this process, each line with one append. Values of environment
+// $CASSETTE_OBSERVE_DIR (the run `cassette observe` set up), else to a run of
+// the node --test session's own below the project's .cassette/observed
+// (coverage reads the latest run), in a file of this process, each line
+// with one append. Values of environment
 // variables whose names say they are credentials become [REDACTED].
 
 const credentialName = /TOKEN|SECRET|PASSW|API_?KEY|AUTH|CREDENTIAL|PRIVATE/i;
@@ -416,11 +607,7 @@ export class Observer {
   }
 
   write(call, test = this.test) {
-    let dir = this.dir || process.env.CASSETTE_OBSERVE_DIR;
-    if (!dir) {
-      const config = findConfig(process.cwd());
-      dir = path.join(config ? path.dirname(config) : process.cwd(), '.cassette', 'observed');
-    }
+    const dir = this.dir || observeDir();
     mkdirSync(dir, { recursive: true });
     const line = { v: 1, adapter: this.adapter, kind: this.kind, call, source: 'node', ...(test ? { test } : {}) };
     appendFileSync(path.join(dir, `node-${process.pid}.jsonl`), `${JSON.stringify(line)}\n`);

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -355,6 +356,16 @@ func echo(w io.Writer, red *redact.Redactor, b []byte) {
 	}
 }
 
+// createDir is the command that creates a missing real.dir: a repository
+// of its own for a repository tool (mkdir would leave git to find the
+// project's repository above it), a directory otherwise.
+func createDir(opts CLIOptions) string {
+	if repoTools[filepath.Base(opts.Command)] {
+		return outcome.Command("git", "init", opts.Dir)
+	}
+	return outcome.Command("mkdir", "-p", opts.Dir)
+}
+
 // notStarted is the error of a command that could not be started. It
 // names where the command came from: real.command when the run used it,
 // the arguments after -- otherwise.
@@ -367,7 +378,7 @@ func notStarted(red *redact.Redactor, opts CLIOptions, err error) error {
 					opts.Command, outcome.Printable(opts.Dir), opts.Adapter),
 				Err:      redactedError(red, serr),
 				Problems: []outcome.Problem{{Field: "adapters." + opts.Adapter + ".real.dir", Message: "does not exist: " + outcome.Printable(opts.Dir), Expected: "an existing directory"}},
-				NextStep: outcome.Command("mkdir", "-p", opts.Dir)}
+				NextStep: createDir(opts)}
 		}
 	}
 	e := &outcome.Error{Reason: outcome.EUsage,

@@ -275,7 +275,7 @@ func (r *adapterRun) outcome(cr *CaseResult) {
 	switch {
 	case fakeFailed:
 		cr.Message += "; the fake does not match the new cassette (" + firstLine(cr.Gate.Message) + "), see " + cmp.Or(ar.Issue.Ref(), "the fake-drift issue") +
-			"; fetch " + ar.Branch + ", check it out and run " + outcome.Command("cassette", "verify", "--case", cr.Old.ID()) + " to reproduce it, then fix the fake"
+			"; fetch " + ar.Branch + ", check it out and run " + cmp.Or(cr.gateReplay, outcome.Command("cassette", "verify", "--case", cr.Old.ID())) + " to reproduce it, then fix the fake"
 		cr.NextStep = outcome.Command("git", "fetch", r.shown, ar.Branch)
 	case ar.PR.Number == 0 && ar.PR.URL == "":
 		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; review the branch (git diff HEAD FETCH_HEAD once fetched), then merge it into " + r.base

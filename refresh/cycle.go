@@ -92,6 +92,8 @@ type AdapterResult struct {
 	Consecutive int
 	Escalated   bool
 	Err         *outcome.Error // the branch, push or forge step failed
+	// Gate is what the replay gate was and found (nil: it did not run).
+	Gate *GateReport
 	// Files are the paths written (relative to the repository root).
 	Files []string
 }
@@ -111,7 +113,8 @@ type CaseResult struct {
 	Gate     *verify.Result // the replay gate's result on the new cassette
 	Duration time.Duration
 
-	loggedOut string // the real command says it is not logged in: why, for the adapter's skip
+	gateReplay string // the command that replays the failing gate case (an in-process fake's test)
+	loggedOut  string // the real command says it is not logged in: why, for the adapter's skip
 }
 
 // Drifted reports whether the real side no longer gives the committed output.

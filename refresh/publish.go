@@ -39,7 +39,7 @@ func (r *adapterRun) publish(ctx context.Context, drifting []*CaseResult) error 
 	if err := r.commitAndPush(ctx, dir, CommitMessage(title, drifting), existing == nil || start.fromBase); err != nil {
 		return err
 	}
-	gateFailed, err := r.gate(ctx, written)
+	gateFailed, err := r.gate(ctx, dir, written)
 	if err != nil {
 		return err
 	}
@@ -140,8 +140,11 @@ func (r *adapterRun) commitAndPush(ctx context.Context, dir, msg string, mustPus
 // the skipped and failed ones), sets each new case's Gate, and returns the
 // results where the fake answered wrongly (a fake that did not start is no
 // fake drift).
-func (r *adapterRun) gate(ctx context.Context, written map[*CaseResult]string) ([]verify.Result, error) {
+func (r *adapterRun) gate(ctx context.Context, dir string, written map[*CaseResult]string) ([]GateFailure, error) {
 	o := &r.opts
+	if r.a.InProcessOnly() && o.Gate == nil {
+		return r.inProcessGate(ctx, dir, written), nil
+	}
 	var cases []verify.Case
 	gateOf := map[int]*CaseResult{}
 	for _, cr := range r.res.Cases {
@@ -163,16 +166,18 @@ func (r *adapterRun) gate(ctx context.Context, written map[*CaseResult]string) (
 		gate = func(ctx context.Context, cases []verify.Case) *verify.Outcome { return verify.Run(ctx, cases, r.vopts) }
 	}
 	gated := gate(ctx, cases)
-	var failed []verify.Result
+	var failed []GateFailure
 	for i := range gated.Results {
 		res := gated.Results[i]
 		if cr, ok := gateOf[i]; ok {
 			cr.Gate = &res
 		}
 		if res.Failed() && res.Reason.Exit() != outcome.ExitInfra {
-			failed = append(failed, res)
+			failed = append(failed, GateFailure{ID: res.Case.ID(), Reason: string(res.Reason), Message: firstLine(res.Message),
+				Replay: outcome.Command("cassette", "verify", "--case", res.Case.ID())})
 		}
 	}
+	r.res.Gate = &GateReport{Kind: GateVerify, Command: outcome.Command("cassette", "verify", "--adapter", r.res.Name), Checked: len(gated.Results), Failures: failed}
 	return failed, nil
 }
 
@@ -181,7 +186,7 @@ func (r *adapterRun) gate(ctx context.Context, written map[*CaseResult]string) (
 func (r *adapterRun) publishPR(ctx context.Context, title string, drifting []*CaseResult, existing *PR, gateFailed int) error {
 	o, ar := &r.opts, r.res
 	body := PRBody(PRText{Date: r.date, Adapter: ar.Name, Branch: ar.Branch, Base: r.base, Drifting: drifting, Escalated: ar.Escalated,
-		Owners: r.a.Owners, Consecutive: ar.Consecutive, GateFailed: gateFailed})
+		Owners: r.a.Owners, Consecutive: ar.Consecutive, GateFailed: gateFailed, Gate: ar.Gate})
 	if o.DryRun || o.Forge == nil {
 		verb := "open"
 		if existing != nil {
@@ -209,10 +214,10 @@ func (r *adapterRun) publishPR(ctx context.Context, title string, drifting []*Ca
 
 // publishIssue files or updates the fake-drift issue of the cases the
 // fake failed (in a dry run, or without a forge, only its text is made).
-func (r *adapterRun) publishIssue(ctx context.Context, failed []verify.Result) error {
+func (r *adapterRun) publishIssue(ctx context.Context, failed []GateFailure) error {
 	o, ar := &r.opts, r.res
 	req := IssueRequest{Adapter: ar.Name, Title: IssueTitle(ar.Name), Labels: []string{LabelFakeDrift},
-		Body: IssueBody(IssueText{Adapter: ar.Name, PR: ar.PR, Remote: r.shown, Failed: failed, Escalated: ar.Escalated, Owners: r.a.Owners, Consecutive: ar.Consecutive})}
+		Body: IssueBody(IssueText{Adapter: ar.Name, PR: ar.PR, Remote: r.shown, Failures: failed, Gate: ar.Gate, Escalated: ar.Escalated, Owners: r.a.Owners, Consecutive: ar.Consecutive})}
 	if ar.Escalated {
 		req.Labels = append(req.Labels, LabelEscalated)
 	}

@@ -50,7 +50,8 @@ type PRText struct {
 	Escalated                   bool
 	Owners                      []string
 	Consecutive                 int
-	GateFailed                  int // cases the replay gate failed on the new cassettes
+	GateFailed                  int         // cases the replay gate failed on the new cassettes
+	Gate                        *GateReport // which gate ran and what it found (nil: verify's)
 }
 
 // PRBody renders the body of a refresh PR: each drifting cassette with its
@@ -78,13 +79,33 @@ func PRBody(t PRText) string {
 		}
 		b.WriteString("\n")
 	}
-	if t.GateFailed > 0 {
-		fmt.Fprintf(&b, "**Replay gate: the fake fails on %d of the new cassettes.** Merging this PR alone breaks `cassette verify`; the fake must change too (see the %s issue).\n\n", t.GateFailed, mdCode(IssueTitle(t.Adapter)))
-	} else {
-		b.WriteString("Replay gate: the fake passes on the new cassettes (`cassette verify`).\n\n")
-	}
+	b.WriteString(gateText(t))
 	fmt.Fprintf(&b, "Branch %s → %s. Re-run: %s.\n", mdCode(t.Branch), mdCode(t.Base), mdCode(outcome.Command("cassette", "refresh", "--once", "--adapter", t.Adapter)))
 	return b.String()
+}
+
+// gateText is the PR's paragraph on the replay gate: which gate ran and
+// what it found, or plainly that the fake was not checked.
+func gateText(t PRText) string {
+	g := t.Gate
+	issue := mdCode(IssueTitle(t.Adapter))
+	switch {
+	case g == nil || g.Kind == GateVerify:
+		if t.GateFailed > 0 {
+			return fmt.Sprintf("**Replay gate: the fake fails on %d of the new cassettes.** Merging this PR alone breaks `cassette verify`; the fake must change too (see the %s issue).\n\n", t.GateFailed, issue)
+		}
+		return "Replay gate: the fake passes on the new cassettes (`cassette verify`).\n\n"
+	case g.Kind == GateNone:
+		return fmt.Sprintf("**Replay gate: the fake was not checked.** The fake of %s lives in a test runner's process and declares no command that verifies it: nothing proves it matches the new cassettes. Declare one in cassette.yaml (`fake: {in_process: true, test: [pytest, -q, tests/contracts]}`) and refresh runs it as the gate.\n\n", mdCode(t.Adapter))
+	case g.Kind == GateNotInDry:
+		return fmt.Sprintf("Replay gate: not run in a dry run (it would run %s in the refresh work tree).\n\n", mdCode(g.Command))
+	case g.Err != "":
+		return fmt.Sprintf("**Replay gate: %s could not judge the fake** (%s). Run it on this branch before merging.\n\n", mdCode(g.Command), mdText(firstLine(g.Err)))
+	case len(g.Failures) > 0:
+		return fmt.Sprintf("**Replay gate: %s fails %d of its %d contract tests of %s on the new cassettes.** Merging this PR alone breaks them; the fake must change too (see the %s issue).\n\n",
+			mdCode(g.Command), len(g.Failures), g.Checked, mdCode(t.Adapter), issue)
+	}
+	return fmt.Sprintf("Replay gate: %s passes its %d contract tests of %s on the new cassettes.\n\n", mdCode(g.Command), g.Checked, mdCode(t.Adapter))
 }
 
 func rel(cr *CaseResult) string {
@@ -109,7 +130,9 @@ type IssueText struct {
 	Adapter     string
 	PR          *PR
 	Remote      string
-	Failed      []verify.Result
+	Failed      []verify.Result // verify's failing cases (Failures, when given, instead)
+	Failures    []GateFailure   // the failing cases, each with its replay command
+	Gate        *GateReport     // the gate that failed them
 	Escalated   bool
 	Owners      []string
 	Consecutive int
@@ -126,16 +149,28 @@ func IssueBody(t IssueText) string {
 	}
 	fmt.Fprintf(&b, "The real service behind %s changed, and the fake no longer matches the re-recorded cassettes: the fake's code must change, not only the cassettes.\n\n", mdCode(t.Adapter))
 	fmt.Fprintf(&b, "Refresh PR: %s\n\n", outcome.Printable(t.PR.Ref())) // the forge's own link
-	b.WriteString("Failing cases:\n\n")
-	for _, r := range t.Failed {
-		fmt.Fprintf(&b, "- %s (%s): %s\n", mdCode(r.Case.ID()), mdCode(string(r.Reason)), mdText(firstLine(r.Message)))
+	failures := t.Failures
+	if failures == nil {
+		for _, r := range t.Failed {
+			failures = append(failures, GateFailure{ID: r.Case.ID(), Reason: string(r.Reason), Message: firstLine(r.Message), Replay: outcome.Command("cassette", "verify", "--case", r.Case.ID())})
+		}
+	}
+	if g := t.Gate; g != nil && g.Kind == GateTest {
+		fmt.Fprintf(&b, "The replay gate, %s (the fake's contract tests, run in the refresh work tree), failed these:\n\n", mdCode(g.Command))
+	} else {
+		b.WriteString("Failing cases:\n\n")
+	}
+	for _, f := range failures {
+		fmt.Fprintf(&b, "- %s (%s): %s\n", mdCode(f.ID), mdCode(f.Reason), mdText(f.Message))
 	}
 	var replay strings.Builder
 	if t.PR != nil && t.PR.Branch != "" {
 		fmt.Fprintf(&replay, "%s && git checkout FETCH_HEAD\n", outcome.Command("git", "fetch", t.Remote, t.PR.Branch))
 	}
-	for _, r := range t.Failed {
-		fmt.Fprintf(&replay, "%s\n", outcome.Command("cassette", "verify", "--case", r.Case.ID()))
+	for _, f := range failures {
+		if f.Replay != "" && !strings.ContainsAny(f.Replay, "\n\r") {
+			fmt.Fprintf(&replay, "%s\n", f.Replay)
+		}
 	}
 	b.WriteString("\nReplay:\n\n" + mdFence(replay.String(), "sh"))
 	return b.String()

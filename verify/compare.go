@@ -100,6 +100,7 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 	if err != nil {
 		return nil, contractError(c, err)
 	}
+	suggestNormalizers(res.Drifts, c.Cassette)
 	out := &Comparison{Recorded: side(res.Want), Observed: side(res.Got), Modelled: modelledOf(res.Model)}
 	if res.Equal {
 		return out, nil

@@ -441,31 +441,14 @@ func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, cfg *cass
 }
 
 // fakeEnv is what a fake sees of verify's environment: all of it but the
-// variables that hold live credentials (every adapter's real.credentials
-// and the forge's token, cassettes.Config.SecretVars). A fake, its build
-// and what they start are code the repository brings, run in pull-request
-// jobs and in refresh's replay gate, where those credentials are in the
-// environment: the real service's credentials are not theirs to see, nor
-// to expand in fake.env or fake.base_url, nor to be handed by a cassette's
-// input.env.
-type fakeEnv struct{ secret []string }
+// variables that hold live credentials, as cassettes.Config.FakeEnviron
+// builds it for every door that runs a fake.
+type fakeEnv struct{ cfg *cassettes.Config }
 
-func newFakeEnv(cfg *cassettes.Config) fakeEnv {
-	if cfg == nil {
-		return fakeEnv{}
-	}
-	return fakeEnv{secret: cfg.SecretVars()}
-}
+func newFakeEnv(cfg *cassettes.Config) fakeEnv { return fakeEnv{cfg: cfg} }
 
 // environ is os.Environ() and extra (NAME=value), less the secret ones.
-func (f fakeEnv) environ(extra ...string) []string {
-	return cassettes.WithoutVars(append(os.Environ(), extra...), f.secret)
-}
+func (f fakeEnv) environ(extra ...string) []string { return f.cfg.FakeEnviron(os.Environ(), extra...) }
 
 // lookup is os.LookupEnv, to which the secret variables are unset.
-func (f fakeEnv) lookup(k string) (string, bool) {
-	if slices.Contains(f.secret, k) {
-		return "", false
-	}
-	return os.LookupEnv(k)
-}
+func (f fakeEnv) lookup(k string) (string, bool) { return f.cfg.FakeLookup(os.LookupEnv)(k) }

@@ -148,7 +148,7 @@ func Outgoing(c Case, i int, earlier []cassettes.Response, opts Options) (in cas
 // runner's process (fake.in_process, no command, no base_url) and no
 // override of opts reaches it: verify has nothing to run it against.
 func inProcessOnly(c Case, opts Options) bool {
-	if c.Adapter == nil || !c.Adapter.Fake.InProcess || len(c.Adapter.Fake.Command) > 0 || c.Adapter.Fake.BaseURL != "" {
+	if c.Adapter == nil || !c.Adapter.InProcessOnly() {
 		return false
 	}
 	_, inHTTP := opts.HTTP[c.Cassette.Adapter]

@@ -30,8 +30,10 @@ func newCoverageCmd(stdio *IO, g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "coverage [--min PERCENT]",
 		Short: "Check that every call shape the tests sent to a fake is backed by a cassette",
-		Long: `coverage holds the calls 'cassette observe' saw the tests make (the files of
-.cassette/observed) against the cassettes, per adapter: a call shape is
+		Long: `coverage holds the calls 'cassette observe' saw the tests make (the latest
+run of .cassette/observed: observe's, or a pytest or node:test session's,
+with the runs written to during it, named on stderr) against the
+cassettes, per adapter: a call shape is
 covered when a cassette of the adapter has it, uncovered when none does;
 a cassette no test exercised is stale (shown, never failing).
 
@@ -83,7 +85,7 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 		dir = filepath.Join(p.cfg.Dir, filepath.FromSlash(coverage.ObservedDir))
 	}
 	config := g.config
-	rep, err := coverage.AnalyzeProject(p.Project, dir, coverage.Options{Min: min, ObserveStep: p.observeStep(),
+	rep, err := coverage.AnalyzeProject(p.Project, dir, coverage.Options{Min: min, ObserveStep: p.observeStep(), Log: stdio.Err,
 		Record: func(name string, a *cassettes.Adapter, c coverage.Call, scenario string) string {
 			return coverage.RecordCommand(name, a, c, scenario, config)
 		}})

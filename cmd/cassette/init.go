@@ -44,29 +44,46 @@ quarantine: {}
 `
 
 func newInitCmd(stdio *IO, g *globals) *cobra.Command {
-	var force bool
+	var force, learnFirst bool
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Scaffold cassette.yaml and the cassettes/ directory",
 		Example: `  cassette init
+  cassette init --learn     # no normalizers guessed: learn them from the first recordings
   cassette init --config ci/cassette.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return initRun(stdio, g.config, force)
+			return initRun(stdio, g.config, force, learnFirst)
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing config file")
+	cmd.Flags().BoolVar(&learnFirst, "learn", false, "start with no normalizers, and say how to learn them from the real side (record, learn, verify)")
 	return cmd
 }
 
-func initRun(stdio *IO, path string, force bool) error {
+// learnTemplate is initTemplate for `cassette init --learn`: no
+// normalizer guessed; cassette learn fills the list from recordings.
+var learnTemplate = strings.Replace(initTemplate, "    normalizers: [headers.volatile, timestamps.ISO8601]\n",
+	"    normalizers: []                  # filled from real recordings by: cassette learn --adapter example --apply\n", 1)
+
+func initRun(stdio *IO, path string, force, learnFirst bool) error {
 	if _, err := os.Stat(path); err == nil && !force {
 		return outcome.Errorf(outcome.EUsage, commandWithConfig(path, "cassette", "validate"),
 			"%s already exists; not overwriting it (cassette init --force starts over)", path)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return &outcome.Error{Reason: outcome.EIO, Message: "cannot check " + path, Err: err, NextStep: outcome.Command("ls", "-ld", filepath.Dir(path))}
 	}
-	if err := cassettes.WriteFileAtomic(path, []byte(initTemplate), 0o644); err != nil {
+	tmpl := initTemplate
+	if learnFirst {
+		tmpl = learnTemplate
+	}
+	if above := findConfig(path); above != path && !force {
+		// Every command run here already finds that one: a second config
+		// below it would split the project (and pytest would load both).
+		return outcome.Errorf(outcome.EUsage, commandWithConfig(above, "cassette", "validate"),
+			"%s is this directory's project (cassette finds the nearest cassette.yaml above, as git finds .git); not writing a second one here (cassette init --force does)", above)
+	}
+	if err := cassettes.WriteFileAtomic(path, []byte(tmpl), 0o644); err != nil {
 		return err
 	}
 	dir := filepath.Join(filepath.Dir(path), "cassettes")
@@ -81,6 +98,10 @@ func initRun(stdio *IO, path string, force bool) error {
 	}
 	fmt.Fprintf(stdio.Out, "edit %s: rename adapter example, point its real.base_url at your service and its fake at your fake; then record a first cassette with %s\n",
 		path, commandWithConfig(path, "cassette", "record", "--adapter", "example", "--scenario", "get-root"))
+	if learnFirst {
+		fmt.Fprintf(stdio.Out, "then learn its normalizers from the real side before the first verify: %s, then %s\n",
+			commandWithConfig(path, "cassette", "learn", "--adapter", "example", "--apply"), commandWithConfig(path, "cassette", "verify"))
+	}
 	fmt.Fprintf(stdio.Out, "next: %s\n", commandWithConfig(path, "cassette", "validate"))
 	return nil
 }

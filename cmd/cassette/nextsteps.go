@@ -294,13 +294,34 @@ func noCaseError(p *project, o *verifyOptions, list []*cassettes.Cassette) *outc
 // recordOtherAdapter is the record command of this run with the declared
 // adapter nearest to the one given, or a first recording.
 func (p *project) recordOtherAdapter(o *recordOptions, command []string) string {
-	near := cassettes.Closest(o.adapter, p.cfg.Order)
+	near := p.nearestAdapter(o.adapter, command)
 	if near == "" {
 		return p.recordFirst("")
 	}
 	other := *o
 	other.adapter = near
 	return p.recordAgain(&other, command)
+}
+
+// nearestAdapter is the declared adapter meant by a misspelt --adapter:
+// the one whose real command the rest of the line runs (`--adapter gti --
+// git log` means git, not the nearer gh), else the nearest name.
+func (p *project) nearestAdapter(given string, command []string) string {
+	if len(command) > 0 {
+		base := filepath.Base(command[0])
+		for _, name := range p.cfg.Order {
+			a := p.cfg.Adapters[name]
+			if a.Kind == cassettes.KindCLI && len(a.Real.Command) > 0 && filepath.Base(a.Real.Command[0]) == base {
+				return name
+			}
+		}
+		for _, name := range p.cfg.Order {
+			if a := p.cfg.Adapters[name]; a.Kind == cassettes.KindCLI && len(a.Real.Command) == 0 && name == base {
+				return name
+			}
+		}
+	}
+	return cassettes.Closest(given, p.cfg.Order)
 }
 
 // recordDeclared records the declared scenario nearest to scenario (the
@@ -312,4 +333,12 @@ func (p *project) recordDeclared(adapter, scenario string, declared []string) st
 	}
 	pick := cmp.Or(cassettes.Closest(scenario, declared), declared[0])
 	return p.command("cassette", "record", "--adapter", adapter, "--scenario", pick)
+}
+
+// didYouMean is "did you mean `x`?", or "" for no x.
+func didYouMean(x string) string {
+	if x == "" {
+		return ""
+	}
+	return "did you mean `" + x + "`?"
 }

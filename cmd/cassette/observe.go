@@ -54,8 +54,13 @@ process that called it. In-process fakes observe themselves (Go:
 cassettetest.Observe; the format is in the README) into
 $CASSETTE_OBSERVE_DIR.
 
-The observations of the previous run are removed first (--append keeps
-them, to observe several test commands). The exit code is COMMAND's.`,
+Each observe run writes a run of its own, .cassette/observed/<time>-<pid>/,
+which every process under COMMAND shares; once COMMAND has run, the
+earlier runs are removed (--append adds to the latest run instead, to
+observe several test commands). coverage reads the latest run. A fake
+gets no live credential (every adapter's real.credentials and the
+forge's token are left out of its environment, as verify leaves them
+out). The exit code is COMMAND's.`,
 		Example: `  cassette observe -- go test ./...
   cassette observe --append -- pytest -q
   cassette observe --adapter github -- npm test
@@ -98,11 +103,10 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 	if err != nil {
 		return err
 	}
-	observed := filepath.Join(root, filepath.FromSlash(coverage.ObservedDir))
-	if !o.append {
-		if err := clearObserved(observed); err != nil {
-			return err
-		}
+	all := filepath.Join(root, filepath.FromSlash(coverage.ObservedDir))
+	observed, err := observeRunDir(all, o.append)
+	if err != nil {
+		return err
 	}
 	work := filepath.Join(root, ".cassette", "observe")
 	logDir := filepath.Join(work, "fakes")
@@ -124,6 +128,7 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 	}
 	st, err := s.Start(ctx)
 	if err != nil {
+		_ = os.Remove(observed) // empty: the earlier runs stay
 		return err
 	}
 	defer st.Close()
@@ -135,14 +140,21 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 	for cmdName, name := range st.Shims {
 		fmt.Fprintf(stdio.Err, "observe: %s → the fake of %s (a shim on PATH)\n", cmdName, name)
 	}
-	code, err := runObserved(ctx, stdio, command, st.Env)
+	for _, name := range st.InProcess {
+		fmt.Fprintf(stdio.Err, "observe: %s → in process (its binding observes its calls into %s)\n", name, coverage.EnvDir)
+	}
+	code, err := runObserved(ctx, stdio, command, append(os.Environ(), st.Env...))
 	if err != nil {
+		_ = os.Remove(observed) // the new run, when nothing was written to it; the earlier ones stay
 		if ce, ok := err.(*outcome.Error); ok {
 			ce.NextStep = p.observeStep()
 		}
 		return err
 	}
 	st.Close()
+	if err := coverage.PruneRuns(all, observed); err != nil { // the new run exists: the earlier ones go
+		fmt.Fprintf(stdio.Err, "observe: the earlier runs in %s were not removed: %v\n", relOrSelf(root, all), err)
+	}
 	fmt.Fprintf(stdio.Err, "observe: %s exited %d; %s in %s\nnext: %s\n", command[0], code, callCounts(observed, p.cfg.Order), relOrSelf(root, observed), p.command("cassette", "coverage"))
 	if code != 0 {
 		return exitError(code)
@@ -150,7 +162,7 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 	return nil
 }
 
-// runObserved runs the test command with the session's environment and
+// runObserved runs the test command with env (its whole environment) and
 // returns its exit code. Ctrl-C reaches it (same process group); observe
 // waits for it to stop.
 func runObserved(ctx context.Context, stdio *IO, command, env []string) (int, error) {
@@ -158,7 +170,7 @@ func runObserved(ctx context.Context, stdio *IO, command, env []string) (int, er
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.In, stdio.Out, stdio.Err
 	err := cmd.Run()
 	var ee *exec.ExitError
@@ -193,15 +205,20 @@ func callCounts(dir string, order []string) string {
 	return fmt.Sprintf("%d %s (%s)", len(obs), unit, strings.Join(parts, ", "))
 }
 
-// clearObserved removes the observation files of an earlier run.
-func clearObserved(dir string) error {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	for _, f := range files {
-		if err := os.Remove(f); err != nil {
-			return &outcome.Error{Reason: outcome.EIO, Message: "cannot remove the earlier observations", Err: err, NextStep: outcome.Command("rm", "-r", dir)}
+// observeRunDir is the run this observe writes: a new one in dir, or with
+// --append the latest one (a new one when there is none). Nothing is
+// removed here: the earlier runs go once the test command has run.
+func observeRunDir(dir string, appendLatest bool) (string, error) {
+	if appendLatest {
+		if run, _, ok, err := coverage.LatestRun(dir); err == nil && ok && run.Dir != dir {
+			return run.Dir, nil
 		}
 	}
-	return nil
+	run := filepath.Join(dir, coverage.RunName(time.Now(), os.Getpid()))
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		return "", &outcome.Error{Reason: outcome.EIO, Message: "cannot make the directory of this run's observations", Err: err, NextStep: outcome.Command("ls", "-ld", dir)}
+	}
+	return run, nil
 }
 
 // shimRun is a shim's process: the fake runs the call, which is observed.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/redact"
@@ -17,11 +18,38 @@ type project struct {
 
 // loadProject loads and validates the config named by --config.
 func loadProject(g *globals) (*project, error) {
+	g.config = findConfig(g.config)
 	p, err := cassettes.LoadProject(g.config)
 	if err != nil {
 		return nil, err
 	}
 	return &project{Project: p, cfg: p.Config}, nil
+}
+
+// findConfig is the config a command uses: the one given, or, for the
+// default cassette.yaml when the working directory has none, the nearest
+// one above it (as git finds .git), relative to the working directory so
+// that printed commands name it (--config ../cassette.yaml) and run from
+// here.
+func findConfig(given string) string {
+	if given != cassettes.ConfigFile {
+		return given
+	}
+	if _, err := os.Stat(given); err == nil {
+		return given
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return given
+	}
+	found := cassettes.FindConfig(wd, -1)
+	if found == "" {
+		return given
+	}
+	if rel, err := filepath.Rel(wd, found); err == nil {
+		return rel
+	}
+	return found
 }
 
 // redaction returns the project's credential names; without a project

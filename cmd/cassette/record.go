@@ -25,6 +25,7 @@ type recordOptions struct {
 	timeout           time.Duration
 	attemptTimeout    time.Duration // --timeout given: bounds each live request of a scenario
 	quiet, mutating   bool
+	allowProjectRepo  bool // --allow-project-repo: git or gh may run in a real.dir inside the project's repository
 	allowStatus       []int
 }
 
@@ -76,6 +77,7 @@ timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
 	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA that signed the real service's certificate (replaces real.ca_file)")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit of a recorded command (10m when not given); with declared scenarios, of each live request (30s when not given)")
 	f.BoolVar(&o.quiet, "quiet", false, "do not echo the command's output")
+	f.BoolVar(&o.allowProjectRepo, "allow-project-repo", false, "record git or gh in a real.dir inside this project's own repository (refused by default: it would record the project's history)")
 	f.IntSliceVar(&o.allowStatus, "allow-status", nil, "a failing status (408, 429, 5xx) the command's calls answer on purpose: record it instead of refusing the recording (repeatable)")
 	f.BoolVar(&o.mutating, "mutating", false, "mark the cassette as changing the real service: refresh does not re-run it")
 	_ = cmd.MarkFlagRequired("adapter")
@@ -102,7 +104,7 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 	a, ok := p.cfg.Adapters[o.adapter]
 	if !ok {
 		return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", o.adapter, p.cfg.Path),
-			Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(o.adapter, p.cfg.Order)}},
+			Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: didYouMean(p.nearestAdapter(o.adapter, command))}},
 			NextStep: p.recordOtherAdapter(o, command)}
 	}
 	if missing := missingCredentials(a); len(missing) > 0 {
@@ -158,6 +160,9 @@ func recordCommand(ctx context.Context, stdio *IO, p *project, s *recorder.Sessi
 	stdin, err := pipedInput(stdio.In)
 	if err != nil {
 		return &outcome.Error{Reason: outcome.EIO, Message: "cannot read standard input", Err: err, NextStep: p.recordAgain(o, command)}
+	}
+	if err := recorder.CheckRealDir(ctx, o.adapter, command, s.Adapter.Real.Dir, cassettes.ResolvePath(p.cfg.Dir, s.Adapter.Real.Dir), p.cfg.Dir, o.allowProjectRepo); err != nil {
+		return err
 	}
 	run := recorder.CommandRun{Command: command, Stdin: stdin, BaseURL: o.baseURL, AllowStatus: o.allowStatus, Timeout: o.timeout, Mutating: o.mutating,
 		Again: p.recordAgain(o, command)}

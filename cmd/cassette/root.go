@@ -168,13 +168,14 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		newNormalizeCmd(stdio, g),
 		newDiffCmd(stdio, g),
 		newCasesCmd(stdio, g), newCheckCmd(stdio, g),
+		newLearnCmd(stdio, g),
 	)
 	root.AddGroup(
 		&cobra.Group{ID: "main", Title: "The loop:"},
 		&cobra.Group{ID: "inspect", Title: "Set up and inspect:"},
 		&cobra.Group{ID: "tools", Title: "Tools:"},
 	)
-	groups := map[string]string{"record": "main", "verify": "main", "refresh": "main", "cases": "tools", "check": "tools",
+	groups := map[string]string{"record": "main", "learn": "main", "verify": "main", "refresh": "main", "cases": "tools", "check": "tools",
 		"init": "inspect", "validate": "inspect", "normalize": "inspect", "diff": "inspect",
 		"proxy": "tools", "ca": "tools", "report": "tools", "bundle": "tools", "version": "tools"}
 	for _, c := range root.Commands() {

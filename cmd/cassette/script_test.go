@@ -51,6 +51,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("SHARED", sharedDir())
+			env.Setenv("PYBINDING", pythonBindingDir()) // the pytest plugin of this tree, for PYTHONPATH
 			// The recording proxy's CA, for scripts that do not choose
 			// one: outside $WORK (scripts commit it with git add -A) and
 			// never the machine's own (HOME is /no-home in a script).
@@ -66,6 +67,12 @@ func TestScripts(t *testing.T) {
 			return checkNextSteps(env)
 		},
 	})
+}
+
+// pythonBindingDir is the repository's python/, the pytest plugin.
+func pythonBindingDir() string {
+	wd, _ := os.Getwd()
+	return filepath.Join(wd, "..", "..", "python")
 }
 
 // sharedDir is ../shared beside the repository, where the specs, schemas and

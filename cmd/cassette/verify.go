@@ -29,6 +29,7 @@ type verifyOptions struct {
 	bundleDir    string
 	golden       bool
 	logDir       string
+	inProcess    bool
 }
 
 func newVerifyCmd(stdio *IO, g *globals) *cobra.Command {
@@ -65,6 +66,7 @@ config or cassette error; 3: a fake did not start.`,
 	f.StringVar(&o.bundleDir, "bundle-dir", "", "also write a forensic bundle under this directory")
 	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports (sorted keys, volatile fields omitted)")
 	f.StringVar(&o.logDir, "log-dir", "", "where the fakes' logs go (default: <report-dir>/fakes)")
+	f.BoolVar(&o.inProcess, "in-process", false, "also run the fake.test of each selected in-process adapter (its contract tests through a binding) and judge its cases by their results")
 	return cmd
 }
 
@@ -91,6 +93,10 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	opts.Jobs, opts.CaseTimeout, opts.ReadyTimeout, opts.LogDir = o.jobs, o.timeout, o.readyTimeout, logDir
 	ran := verify.Run(ctx, cases, opts)
 	run := ran.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
+	var gates []string
+	if o.inProcess {
+		gates = inProcessGates(ctx, p.cfg, cases, run)
+	}
 	if run.ReplayCommand == "" && p.cfg.Path != cassettes.ConfigFile {
 		run.ReplayCommand = p.command("cassette", "verify") // the replay commands name the config this run used
 	}
@@ -99,10 +105,40 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 		console = stdio.Err // stdout carries summary.json
 	}
 	verify.Console{W: console, Color: stdio.Color && !g.json}.Write(ran, run)
+	for _, line := range gates { // after verify's own lines, which count the in-process cases as skipped
+		fmt.Fprintln(console, line)
+	}
 	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, verifyBundle(p, o, cases, ran), g.json); err != nil {
 		return err
 	}
 	return runExit(stdio, run)
+}
+
+// inProcessGates runs the fake.test of each in-process adapter among
+// cases (verify skipped them), folds what it found into run and returns a
+// line on each.
+func inProcessGates(ctx context.Context, cfg *cassettes.Config, cases []verify.Case, run *report.Run) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, c := range cases {
+		name := c.Cassette.Adapter
+		if a := cfg.Adapters[name]; !seen[name] && a != nil && a.InProcessOnly() {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	var lines []string
+	for _, g := range verify.RunTestGates(ctx, cfg, names, verify.GateDir(cfg)) {
+		lines = append(lines, "in process: "+g.Summary())
+		g.Fold(run)
+		for _, f := range g.Failed {
+			lines = append(lines, fmt.Sprintf("  FAIL  %s/%s: %s\n        replay: %s", f.Adapter, outcome.Printable(f.Scenario), outcome.Printable(strings.SplitN(f.Message, "\n", 2)[0]), outcome.Printable(f.ReplayCommand)))
+		}
+	}
+	return lines
 }
 
 // selection is the cases the flags select, with the shard.

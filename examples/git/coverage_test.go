@@ -41,7 +41,7 @@ func TestToolFullyCovered(t *testing.T) {
 	if !strings.Contains(out, "ok    git  coverage: 100.0% of call shapes (6 of 6)\n") || strings.Contains(out, "stale") {
 		t.Errorf("coverage:\n%s", out)
 	}
-	if strings.Contains(e2e.ReadFile(t, e.Path(".cassette/observed/shim-git.jsonl")), `"GOFLAGS`) {
+	if strings.Contains(e2e.ReadFile(t, e.Observed("shim-git.jsonl")), `"GOFLAGS`) {
 		t.Error("observations hold the environment")
 	}
 }

@@ -47,7 +47,7 @@ func TestClientFullyCovered(t *testing.T) {
 	if strings.Contains(out, "stale") {
 		t.Errorf("a cassette of github is stale:\n%s", out)
 	}
-	obs := e2e.ReadFile(t, e.Path(".cassette/observed/proxy-github.jsonl"))
+	obs := e2e.ReadFile(t, e.Observed("proxy-github.jsonl"))
 	if strings.Contains(obs, "test-token") || !strings.Contains(obs, `"test":"TestSync"`) {
 		t.Errorf("observations: the token must be gone and the tests named:\n%s", obs)
 	}

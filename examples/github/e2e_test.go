@@ -7,10 +7,7 @@ package github_test
 // GitHub, not GitHub: github.com cannot be reached from where this is tested.
 
 import (
-	"bufio"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,7 +32,7 @@ func newExample(t *testing.T) *e2e.Example {
 	t.Helper()
 	e := e2e.NewExample(t, ".", e2e.Config{
 		Cassette: cassetteBin,
-		Files:    []string{"cassette.yaml", ".gitignore", "record.sh", "fakes", "cassettes", "upstream/main.go", "upstream/package.json", "upstream/package-lock.json"},
+		Files:    []string{"cassette.yaml", ".gitignore", "record.sh", "fakes", "cassettes", "upstream/main.go", "upstream/serve.sh", "upstream/package.json", "upstream/package-lock.json"},
 		Module:   "example.com/ghexample",
 		Drop: func(name string) bool {
 			return strings.HasPrefix(name, "GH_") || strings.HasPrefix(name, "GITHUB_") || strings.HasPrefix(name, "CASSETTE") ||
@@ -54,22 +51,7 @@ func newExample(t *testing.T) *e2e.Example {
 
 // needRealSide skips the test when gh or the fixtures are missing, except
 // in CI, where .ci/run installs them and their absence is a failure.
-func needRealSide(t *testing.T) {
-	t.Helper()
-	missing := ""
-	if _, err := exec.LookPath("gh"); err != nil {
-		missing = "gh (sudo apt-get install gh)"
-	} else if _, err := os.Stat(fixtures); err != nil {
-		missing = "@octokit/fixtures ((cd examples/github/upstream && npm ci))"
-	}
-	if missing == "" {
-		return
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is not installed (CI is set): .ci/run installs it", missing)
-	}
-	t.Skipf("%s is not installed", missing)
-}
+func needRealSide(t *testing.T) { t.Helper(); e2e.NeedGitHubRecording(t, fixtures) }
 
 // startUpstream builds and starts ./upstream on the fixtures of dir and
 // returns its URL; t's cleanup stops it.
@@ -82,28 +64,7 @@ func startUpstream(t *testing.T, e *e2e.Example, dir string) string {
 // and returns the URL it prints after "listening on"; t's cleanup stops it.
 func startServer(t *testing.T, e *e2e.Example, pkg string, args ...string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
-	e.Must(nil, "go", "build", "-o", bin, pkg)
-	cmd := exec.Command(bin, args...)
-	cmd.Dir, cmd.Env = e.Dir, e.Env
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if _, u, ok := strings.Cut(sc.Text(), "listening on "); ok {
-			go func() { _, _ = io.Copy(io.Discard, out) }()
-			return strings.TrimSpace(u)
-		}
-	}
-	t.Fatalf("%s exited before listening", pkg)
-	return ""
+	return e2e.StartServer(t, e.Dir, e.Dir, e.Env, pkg, args...)
 }
 
 // TestCommittedCassettesVerify is what CI checks on every change, with or

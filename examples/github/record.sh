@@ -18,24 +18,8 @@ if [ -z "${CASSETTE:-}" ]; then
   CASSETTE=$PWD/.cassette/bin/cassette
 fi
 command -v gh >/dev/null || { echo "gh is not installed: sudo apt-get install gh" >&2; exit 3; }
-work=$(mktemp -d)
-up_pid=
-cleanup() {
-  if [ -n "$up_pid" ]; then kill "$up_pid" 2>/dev/null; wait "$up_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-up=${GITHUB_UPSTREAM:-}
-if [ -z "$up" ]; then
-  [ -d upstream/node_modules/@octokit/fixtures ] || { echo "the fixtures are not installed: (cd upstream && npm ci)" >&2; exit 3; }
-  go build -o .cassette/bin/upstream ./upstream
-  .cassette/bin/upstream >"$work/upstream.out" 2>&1 &
-  up_pid=$!
-  for _ in $(seq 100); do grep -q 'listening on' "$work/upstream.out" && break; sleep 0.1; done
-  up=$(sed -n 's/.*listening on //p' "$work/upstream.out")
-  [ -n "$up" ] || { cat "$work/upstream.out" >&2; exit 3; }
-fi
+. upstream/serve.sh
+serve_upstream upstream/node_modules/@octokit/fixtures/scenarios/api.github.com
 # The recorded API takes any token; the variables must be set all the same
 # (they are the adapters' credentials, scrubbed from everything recorded).
 export GH_TOKEN=${GH_TOKEN:-recorded-fixtures-take-any-token}

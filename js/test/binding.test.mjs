@@ -90,7 +90,7 @@ export function itemStore() {
 
 // project writes a project with the given test file and runs node --test
 // on it; it returns the run's output, exit code and directory.
-function project(name, testFile, { quarantine = [day(0), day(7)], env = {}, args = [] } = {}) {
+function project(name, testFile, { quarantine = [day(0), day(7)], env = {}, args = [], more = {} } = {}) {
   const dir = path.join(scratch, name);
   mkdirSync(path.join(dir, 'cassettes', 'greet'), { recursive: true });
   mkdirSync(path.join(dir, 'cassettes', 'items'), { recursive: true });
@@ -101,9 +101,10 @@ function project(name, testFile, { quarantine = [day(0), day(7)], env = {}, args
   writeFileSync(path.join(dir, 'cassettes', 'items', 'create-then-get.yaml'), items);
   writeFileSync(path.join(dir, 'fakes.mjs'), fakes);
   writeFileSync(path.join(dir, 'contract.test.mjs'), testFile.replaceAll('BINDING', JSON.stringify(binding)));
+  for (const [f, text] of Object.entries(more)) writeFileSync(path.join(dir, f), text.replaceAll('BINDING', JSON.stringify(binding)));
   const childEnv = { ...process.env, CASSETTE_BIN: bin, GREET_LANG: 'en', NO_COLOR: '1', ...env };
   delete childEnv.NODE_TEST_CONTEXT; // set by the runner running this file: the child is a run of its own
-  const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...args, 'contract.test.mjs'], {
+  const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...args, 'contract.test.mjs', ...Object.keys(more)], {
     cwd: dir, encoding: 'utf8', env: childEnv,
   });
   return { out: r.stdout + r.stderr, code: r.status, dir };
@@ -191,10 +192,26 @@ test('sent as recorded', async () => {
   assert.match(out, /ℹ pass 3\n/);
 });
 
-test('a missing binary says how to get one', () => {
-  const { out, code } = project('nobin', greetTest, { env: { CASSETTE_BIN: '/nonexistent/cassette' } });
-  assert.notEqual(code, 0);
-  assert.ok(out.includes('cannot find the cassette binary "/nonexistent/cassette"'), out);
+const unitTest = `
+import { test } from 'node:test';
+test('unrelated unit', () => {});
+`;
+
+test('a set-up problem fails only the contracts that need it, the next step first', () => {
+  const nobin = project('nobin', greetTest + unitTest, { env: { CASSETTE_BIN: '/nonexistent/cassette' } });
+  assert.equal(nobin.code, 1, nobin.out);
+  assert.match(nobin.out, /ℹ pass 1\n.*ℹ fail 1\n/s);
+  assert.ok(nobin.out.includes('next: go install github.com/cassette-dev/cassette/cmd/cassette@latest\n'), nobin.out);
+  assert.ok(nobin.out.includes('cannot find the cassette binary "/nonexistent/cassette"'), nobin.out);
+  assert.doesNotMatch(nobin.out, /^\s+at .*cassette\.mjs/m); // no frames of the binding
+  const unknown = project('unknown', `
+import { contract } from BINDING;
+contract('gret', (c) => c.verifyCLI(() => ({})));
+` + unitTest);
+  assert.equal(unknown.code, 1, unknown.out);
+  assert.match(unknown.out, /✖ gret: set-up/);
+  assert.match(unknown.out, /next: cassette /);
+  assert.match(unknown.out, /ℹ pass 1\n.*ℹ fail 1\n/s);
 });
 
 test('observations for coverage', () => {
@@ -212,9 +229,13 @@ test('code under test', async () => {
 });
 `, { env: { GREET_TOKEN: 'tok-abcdef-123456' } });
   assert.equal(code, 0, out);
-  const files = readdirSync(path.join(dir, '.cassette', 'observed'));
+  // One run of the session's own below the project's .cassette/observed.
+  const runs = readdirSync(path.join(dir, '.cassette', 'observed'));
+  assert.equal(runs.length, 1, runs.join(' '));
+  assert.match(runs[0], /^\d{8}T\d{6}\.\d{6}Z-\d+$/);
+  const files = readdirSync(path.join(dir, '.cassette', 'observed', runs[0]));
   assert.equal(files.length, 1, files.join(' '));
-  const text = readFileSync(path.join(dir, '.cassette', 'observed', files[0]), 'utf8');
+  const text = readFileSync(path.join(dir, '.cassette', 'observed', runs[0], files[0]), 'utf8');
   assert.ok(!text.includes('tok-abcdef-123456'), text);
   assert.deepEqual(text.trim().split('\n').map((l) => JSON.parse(l)), [
     { v: 1, adapter: 'greet', kind: 'cli', source: 'node', test: 'code under test',
@@ -222,4 +243,64 @@ test('code under test', async () => {
     { v: 1, adapter: 'items', kind: 'http', source: 'node', test: 'code under test',
       call: { method: 'POST', url: '/items?x=1', content_type: 'application/json', body: '{"name":"pen"}' } },
   ]);
+});
+
+// junitCounts counts the testcases of a junit.xml and those that failed.
+function junitCounts(file) {
+  const xml = readFileSync(file, 'utf8');
+  const cases = xml.split('<testcase ').slice(1);
+  return [cases.length, cases.filter((c) => /^[^>]*>\s*<(failure|error)\b/.test(c) ).length];
+}
+
+const drifting = `
+import { contract } from BINDING;
+import { greet } from './fakes.mjs';
+contract('greet', (c) => c.verifyCLI((c) => greet(c.args, c.stdin, c.env)));
+contract('greet', (c) => c.verifyCLI(() => ({ exitCode: 0, stdout: 'Hi there!\\n', stderr: '' })));
+`;
+
+test('the reports hold one result per test, over two fakes and over test files run in parallel', () => {
+  // Two contract() calls over the same cases, one fake drifting: each test
+  // is a result (the reports kept the last result of each case).
+  const one = project('two-fakes', drifting, { env: { CASSETTE_REPORT_DIR: 'reports' }, args: ['--test-name-pattern=hello|bye'] });
+  assert.equal(one.code, 1, one.out);
+  assert.match(one.out, /ℹ pass 1\n.*ℹ fail 3\n/s);
+  assert.equal(JSON.parse(readFileSync(path.join(one.dir, 'reports', 'summary.json'), 'utf8')).exit_code, 1);
+  assert.deepEqual(junitCounts(path.join(one.dir, 'reports', 'junit.xml')), [4, 3]);
+  // Two test files, each a process of its own writing its own check's
+  // reports: the set is merged, whichever finishes last.
+  const two = project('two-files', greetTest, {
+    env: { CASSETTE_REPORT_DIR: 'reports' }, args: ['--test-name-pattern=hello|bye'],
+    more: { 'other.test.mjs': drifting },
+  });
+  assert.equal(two.code, 1, two.out);
+  assert.deepEqual(junitCounts(path.join(two.dir, 'reports', 'junit.xml')), [6, 4]);
+  assert.equal(JSON.parse(readFileSync(path.join(two.dir, 'reports', 'summary.json'), 'utf8')).exit_code, 1);
+});
+
+test('a test that never verifies fails, and a fake returning nothing is named', () => {
+  const { out, code } = project('never', `
+import { contract } from BINDING;
+contract('greet', (c) => { c.args; });
+function fakeGreet() {}
+contract('greet', (c) => c.verifyCLI(fakeGreet));
+`, { args: ['--test-name-pattern=hello'] });
+  assert.equal(code, 1, out);
+  assert.ok(out.includes('greet/hello never verified its case: call c.verifyCLI(fake)'), out);
+  assert.ok(out.includes('the fake fakeGreet returned undefined: expected { stdout, stderr, exitCode }'), out);
+});
+
+test('a test failing after its case passed fails in the reports', () => {
+  const { out, code, dir } = project('after', `
+import assert from 'node:assert/strict';
+import { contract } from BINDING;
+import { greet } from './fakes.mjs';
+contract('greet', async (c) => {
+  const r = await c.verifyCLI((c) => greet(c.args, c.stdin, c.env));
+  assert.equal(r.file, 'elsewhere.yaml');
+});
+`, { env: { CASSETTE_REPORT_DIR: 'reports' }, args: ['--test-name-pattern=hello'] });
+  assert.equal(code, 1, out);
+  assert.equal(JSON.parse(readFileSync(path.join(dir, 'reports', 'summary.json'), 'utf8')).exit_code, 1);
+  assert.deepEqual(junitCounts(path.join(dir, 'reports', 'junit.xml')), [1, 1]);
 });

@@ -122,8 +122,11 @@ class Case:
     ``requests``. ``verify_cli``, ``verify_http`` and ``verify_wsgi`` drive
     a fake with it and fail the test with cassette's drift text."""
 
-    def __init__(self, project, c, replay=""):
+    def __init__(self, project, c, replay="", test=""):
         self.project = project
+        self.test = test
+        self.checked = False
+        self.last = None  # the last Result of this case
         self.raw = c
         self.id = c["id"]
         self.adapter = c["adapter"]
@@ -150,6 +153,8 @@ class Case:
         line = {"id": self.id, "file": self.file}
         if self.replay:
             line["replay"] = self.replay
+        if self.test:
+            line["test"] = self.test
         line.update(fields)
         return line
 
@@ -173,10 +178,12 @@ class Case:
     def _check(self, duration_ms=None, **fields):
         if duration_ms is not None:
             fields["duration_ms"] = duration_ms
+        self.checked = True
         answer = self.project.ask(self._line(**fields))
         if answer.get("type") != "result":
             raise AssertionError(answer.get("message", answer))
-        return Result(answer)
+        self.last = Result(answer)
+        return self.last
 
     def next_request(self, responses):
         """The request to send after these responses, with the fake's own
@@ -202,10 +209,16 @@ class Case:
             self.check_error(_error_text(e), duration_ms=_ms(t0))
             raise
         ms = _ms(t0)
-        if isinstance(r, tuple):
-            code, stdout, stderr = r
-        else:
-            code, stdout, stderr = r.returncode, r.stdout, r.stderr
+        try:
+            if isinstance(r, tuple):
+                code, stdout, stderr = r
+            else:
+                code, stdout, stderr = r.returncode, r.stdout, r.stderr
+        except (TypeError, ValueError, AttributeError):
+            msg = ("the fake %s returned %s: expected (exit_code, stdout, stderr) or an object with returncode, "
+                   "stdout and stderr (a subprocess.CompletedProcess)" % (_name(fake), _short(r)))
+            self.check_error(msg, duration_ms=ms)
+            raise TypeError(msg) from None
         return self.check_cli(stdout, stderr, code, duration_ms=ms)
 
     def run_http(self, handler):
@@ -215,11 +228,30 @@ class Case:
         responses = []
         try:
             for _ in self.requests:
-                responses.append(handler(self.next_request(responses)))
+                r = handler(self.next_request(responses))
+                if r is None:
+                    raise TypeError("the fake %s returned None for request %d: expected (status, headers, body) or an "
+                                    "object with status, headers and body" % (_name(handler), len(responses) + 1))
+                responses.append(r)
         except Exception as e:
             self.check_error(_error_text(e), duration_ms=_ms(t0))
             raise
         return self.check_http(responses, duration_ms=_ms(t0))
+
+
+def _name(fake):
+    """A fake as a person names it: its qualified name (FakeGit.run, a
+    lambda in test_git.py:12)."""
+    code = getattr(fake, "__code__", None)
+    name = getattr(fake, "__qualname__", None) or type(fake).__qualname__
+    if name.endswith("<lambda>") and code is not None:
+        return "lambda at %s:%d" % (os.path.basename(code.co_filename), code.co_firstlineno)
+    return name
+
+
+def _short(v):
+    r = repr(v)
+    return r if len(r) <= 80 else r[:77] + "..."
 
 
 def _ms(t0):

@@ -20,7 +20,18 @@ CONFIG_FILE = "cassette.yaml"
 
 
 class CassetteError(Exception):
-    """The cassette binary could not be run or answered out of protocol."""
+    """The cassette binary could not be run, refused the project, or
+    answered out of protocol. next_step is the command to run next, when
+    there is one."""
+
+    def __init__(self, message, next_step=None):
+        super().__init__(message)
+        self.message = message
+        self.next_step = next_step
+
+    def text(self):
+        """The error as a person reads it: the next step first."""
+        return ("next: %s\n%s" % (self.next_step, self.message)) if self.next_step else self.message
 
 
 def find_binary(explicit=None):
@@ -30,9 +41,8 @@ def find_binary(explicit=None):
     path = shutil.which(name) if os.sep not in name else (name if os.access(name, os.X_OK) else None)
     if path is None:
         raise CassetteError(
-            "cannot find the cassette binary %r: install it "
-            "(go install github.com/cassette-dev/cassette/cmd/cassette@latest), "
-            "or name it with --cassette-bin or CASSETTE_BIN" % name)
+            "cannot find the cassette binary %r: install it, or name it with --cassette-bin or CASSETTE_BIN" % name,
+            next_step="go install github.com/cassette-dev/cassette/cmd/cassette@latest")
     return os.path.abspath(path)
 
 
@@ -71,6 +81,21 @@ def text_value(obj, name):
     return (obj.get(name) or "").encode("utf-8")
 
 
+def _refusal(p, argv):
+    """The error of a cassette command that refused (its --json error
+    object on stdout: message, problems, next_step)."""
+    try:
+        e = json.loads(p.stdout)
+        lines = ["%s: %s" % (" ".join(argv), e["message"])]
+        for pr in e.get("problems") or []:
+            loc = "%s:%s" % (pr.get("file", ""), pr.get("line", "")) if pr.get("line") else pr.get("file", "")
+            lines.append("  %s: %s: %s%s" % (loc, pr.get("field", ""), pr.get("message", ""),
+                                            "; " + pr["suggestion"] if pr.get("suggestion") else ""))
+        return CassetteError("\n".join(lines), next_step=e.get("next_step"))
+    except (ValueError, KeyError, TypeError):
+        return CassetteError("%s failed (exit %d):\n%s" % (" ".join(argv), p.returncode, p.stderr.decode("utf-8", "replace").strip()))
+
+
 class Project:
     """One cassette.yaml: its cases, and the check co-process that judges
     what the fakes produced. The binary always runs in the config's
@@ -93,8 +118,7 @@ class Project:
         args = ["cases", "--json"] + (["--adapter", adapter] if adapter else [])
         p = subprocess.run(self._argv(*args), cwd=self.dir, capture_output=True)
         if p.returncode != 0:
-            raise CassetteError("%s failed (exit %d):\n%s" % (
-                " ".join(["cassette"] + args), p.returncode, p.stderr.decode("utf-8", "replace").strip()))
+            raise _refusal(p, ["cassette"] + args)
         listing = json.loads(p.stdout)
         if listing.get("protocol") != PROTOCOL:
             raise CassetteError("cassette speaks harness protocol %r; this binding speaks %d: "

@@ -6,9 +6,11 @@ then holds the call shapes the code uses against the cassettes.
     git = observe_cli("git", FakeGit().run)      # the code under test calls git(args, ...)
     app = observe_wsgi("github", FakeGitHub())   # a WSGI fake
 
-Lines go to $CASSETTE_OBSERVE_DIR (set by ``cassette observe``), else to
-.cassette/observed/ beside the nearest cassette.yaml above the working
-directory, in a file of this process (pytest-<pid>.jsonl), each written
+Lines go to $CASSETTE_OBSERVE_DIR (the run ``cassette observe`` set up),
+else, in a pytest session, to a new run of the session's own below the
+project's .cassette/observed/ (xdist workers share it; coverage reads the
+latest run), else to .cassette/observed/ beside the nearest cassette.yaml
+above the working directory; in a file of this process (pytest-<pid>.jsonl), each written
 whole with one write on a file opened for appending. The test that made
 the call is pytest's current test. Values of environment variables whose
 names say they are credentials are replaced by [REDACTED] before anything
@@ -18,11 +20,35 @@ is written (``cassette coverage`` redacts again when it reads).
 import json
 import os
 import re
+import time
 
 from . import client
 from .client import find_config
 
 FORMAT = 1
+
+ENV_DIR = "CASSETTE_OBSERVE_DIR"
+
+# The runs of the pytest sessions of this process, innermost last (a
+# pytester session runs inside another): the plugin pushes its session's.
+_RUNS = []
+
+
+def run_name(now=None, pid=None):
+    """The name of a run of observations that begins now, as cassette names
+    runs (20261201T193215.123456Z-4242): coverage reads the latest run."""
+    now = time.time() if now is None else now
+    return "%s.%06dZ-%d" % (time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)), int(now * 1e6) % 1000000,
+                            os.getpid() if pid is None else pid)
+
+
+def push_run(directory):
+    _RUNS.append(directory)
+
+
+def pop_run(directory):
+    if _RUNS and _RUNS[-1] == directory:
+        _RUNS.pop()
 
 _CREDENTIAL_NAME = re.compile(r"TOKEN|SECRET|PASSW|API_?KEY|AUTH|CREDENTIAL|PRIVATE", re.I)
 
@@ -48,8 +74,10 @@ class Observer:
     def _dir(self):
         if self.directory:
             return self.directory
-        if os.environ.get("CASSETTE_OBSERVE_DIR"):
-            return os.environ["CASSETTE_OBSERVE_DIR"]
+        if _RUNS and _RUNS[-1]:
+            return _RUNS[-1]
+        if os.environ.get(ENV_DIR):
+            return os.environ[ENV_DIR]
         config = find_config(os.getcwd())
         return os.path.join(os.path.dirname(config) if config else os.getcwd(), ".cassette", "observed")
 

@@ -149,7 +149,8 @@ def test_cases_pass_and_drift_with_the_located_text(project):
     summary = json.loads((project.path / "reports" / "summary.json").read_text())
     assert summary["exit_code"] == 1 and summary["reason_code"] == "E_CONTRACT_DRIFT"
     # The reports' next step runs the failing case again, in pytest.
-    assert summary["next_step"] == "Run: python3 -m pytest 'test_greet.py::test_greet[greet/bye]'"
+    # (with this interpreter: a venv's python, not the first python3 on PATH)
+    assert summary["next_step"] == "Run: %s -m pytest 'test_greet.py::test_greet[greet/bye]'" % sys.executable
 
 
 def test_recorded_environment_names_reach_the_fake(project, monkeypatch):
@@ -236,26 +237,53 @@ def test_as_recorded(cassette_case):
     r.stdout.fnmatch_lines(["cassettes/items/create-then-get.yaml:*: status drift at interactions[[]1[]].response.code*404*"])
 
 
-def test_usage_errors(project):
-    project.makepyfile(test_greet=GREET_TEST)
+UNIT_TEST = '''
+def test_unrelated_unit():
+    assert 1 + 1 == 2
+'''
+
+
+def test_setup_problems_fail_only_the_contract_tests(project):
+    """A missing binary, a config error or an unknown adapter fails the
+    contract tests that need it, once each, the next step first and no
+    plugin frames; the session's other tests run."""
+    project.makepyfile(test_greet=GREET_TEST, test_unit=UNIT_TEST)
     r = run(project, "--cassette-bin", "/nonexistent/cassette")
-    r.stdout.fnmatch_lines(["*cannot find the cassette binary '/nonexistent/cassette'*"])
-    assert r.ret != 0
+    r.assert_outcomes(passed=1, failed=1)
+    r.stdout.fnmatch_lines(["*_ test_greet[[]greet:set-up[]] _*",
+                            "next: go install github.com/cassette-dev/cassette/cmd/cassette@latest",
+                            "cannot find the cassette binary '/nonexistent/cassette'*"])
+    assert "cassette_pytest" not in r.stdout.str().split("short test summary")[0].split("FAILURES")[1].replace("-p cassette_pytest", "")
+    project.makepyfile(test_greet='''
+import pytest
+
+@pytest.mark.cassette("gret")
+def test_nope(cassette_case):
+    pass
+''')
+    r = run(project)
+    r.assert_outcomes(passed=1, failed=1)
+    r.stdout.fnmatch_lines(["next: cassette *", "cassette cases --json --adapter gret: *gret*"])
+    cfg = project.path / "cassette.yaml"
+    good = cfg.read_text()
+    cfg.write_text(good.replace("fake: {in_process: true}", "fak: {in_process: true}", 1))
+    project.makepyfile(test_greet=GREET_TEST)
+    r = run(project)
+    r.assert_outcomes(passed=1, failed=1)
+    r.stdout.fnmatch_lines(["next: cassette validate", "*cassette.yaml does not fit the config schema",
+                            "  cassette.yaml:*: adapters.greet.fak: unknown field `fak`; did you mean `fake`?"])
+    cfg.write_text(good)
+
+
+def test_usage_errors(project):
+    """Only a misuse of the plugin itself stops the session."""
     project.makepyfile(test_greet='''
 def test_unmarked(cassette_case):
     pass
 ''')
     r = run(project)
     r.stdout.fnmatch_lines(["*test_unmarked takes cassette_case: mark it @pytest.mark.cassette(\"ADAPTER\")*"])
-    project.makepyfile(test_greet='''
-import pytest
-
-@pytest.mark.cassette("nope")
-def test_nope(cassette_case):
-    pass
-''')
-    r = run(project)
-    r.stdout.fnmatch_lines(["*--adapter nope: no such adapter*"])
+    assert r.ret != 0
 
 
 def test_installs_with_pip_and_loads_by_entry_point(project, tmp_path):
@@ -305,7 +333,11 @@ def test_code_under_test():
 ''')
     r = run(project)
     r.assert_outcomes(passed=1)
-    files = list((project.path / ".cassette" / "observed").glob("pytest-*.jsonl"))
+    # One run of the session's own below the project's .cassette/observed,
+    # whatever the working directory.
+    runs = list((project.path / ".cassette" / "observed").iterdir())
+    assert len(runs) == 1 and runs[0].is_dir(), runs
+    files = list(runs[0].glob("pytest-*.jsonl"))
     assert len(files) == 1, files
     lines = [json.loads(l) for l in files[0].read_text().splitlines()]
     assert lines == [
@@ -326,3 +358,132 @@ def test_observer_takes_non_utf8_stdin(tmp_path):
     (f,) = list(tmp_path.glob("*.jsonl"))
     (line,) = [json.loads(l) for l in f.read_text().splitlines()]
     assert line["call"] == {"argv": ["greet", "hello"], "stdin": True}
+
+
+def test_each_session_is_a_run_of_its_own(project):
+    """A later session writes a new run (coverage reads the latest), and the
+    project is found from cassette.yaml, not from the working directory."""
+    project.makepyfile(test_app='''
+from cassette_pytest import observe_cli
+
+def test_calls():
+    observe_cli("greet", lambda args: (0, "", ""))(["hello"])
+''')
+    (project.path / "sub").mkdir()
+    run(project)
+    os.chdir(project.path / "sub")
+    run(project, str(project.path / "test_app.py"))
+    runs = sorted((project.path / ".cassette" / "observed").iterdir())
+    assert len(runs) == 2 and all(r.is_dir() and list(r.glob("pytest-*.jsonl")) for r in runs), runs
+    assert not (project.path / "sub" / ".cassette").exists()
+
+
+PARAM_TEST = '''
+import pytest
+from fakes import greet
+
+def drifting(args, stdin, env):
+    return 0, "Hi there!\\n", ""
+
+@pytest.mark.cassette("greet")
+@pytest.mark.parametrize("fake", [greet, drifting], ids=["good", "drifting"])
+def test_fakes(fake, cassette_case):
+    cassette_case.verify_cli(lambda c: fake(c.args, c.stdin, c.env))
+'''
+
+
+def junit_counts(path):
+    import xml.etree.ElementTree as ET
+    root = ET.parse(str(path)).getroot()
+    cases = root.findall(".//testcase")
+    failed = [c for c in cases if c.find("failure") is not None or c.find("error") is not None]
+    return len(cases), len(failed)
+
+
+def test_reports_hold_one_result_per_test_item(project):
+    """Parametrized over two fakes, one drifting: each test item is one
+    result, so the reports fail as pytest does (they kept the last result of
+    each case, and passed while pytest said 4 failed)."""
+    project.makepyfile(test_greet=PARAM_TEST)
+    r = run(project, "-m", "not cassette_quarantine", "--cassette-report-dir", "reports")
+    r.assert_outcomes(passed=1, failed=3, deselected=2)
+    summary = json.loads((project.path / "reports" / "summary.json").read_text())
+    assert summary["exit_code"] == 1, summary
+    assert junit_counts(project.path / "reports" / "junit.xml") == (4, 3)
+    r.stdout.fnmatch_lines(["cassette check cassette.yaml: 4 checked, 1 passed, 3 failed, 0 quarantined; reports: *reports"])
+    sarif = (project.path / "reports" / "sarif.json").read_text()
+    assert "test_fakes[greet/hello-drifting]" in sarif
+
+
+def test_xdist_workers_merge_into_one_report_set(project, monkeypatch):
+    """pytest -n 2: each worker judges its own tests; the controller merges
+    their reports, so summary.json and junit agree with pytest's exit
+    status (the last worker to write won, and said exit 0 in 2 of 3 red
+    runs)."""
+    pytest.importorskip("xdist", reason="python3-pytest-xdist is not installed: apt-get install python3-pytest-xdist")
+    project.makepyfile(test_greet=PARAM_TEST)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([PYTHON_DIR, str(project.path)]))
+    for _ in range(2):
+        r = project.runpytest_subprocess("-p", "cassette_pytest", "-p", "xdist", "-p", "no:cacheprovider", "-n", "2",
+                                         "-m", "not cassette_quarantine", "--cassette-report-dir", "reports")
+        r.assert_outcomes(passed=1, failed=3)
+        assert r.ret == 1
+        summary = json.loads((project.path / "reports" / "summary.json").read_text())
+        assert summary["exit_code"] == 1, summary
+        assert junit_counts(project.path / "reports" / "junit.xml") == (4, 3)
+        assert not (project.path / "reports" / ".workers").exists()
+        r.stdout.fnmatch_lines(["cassette check cassette.yaml: 4 checked, 1 passed, 3 failed, 0 quarantined*"])
+
+
+def test_a_test_that_never_verifies_fails(project):
+    project.makepyfile(test_greet='''
+import pytest
+
+@pytest.mark.cassette("greet")
+def test_forgets(cassette_case):
+    assert cassette_case.args
+''')
+    r = run(project, "-k", "hello")
+    r.assert_outcomes(failed=1, deselected=2)
+    r.stdout.fnmatch_lines(["*test_forgets[[]greet/hello[]] never verified its case greet/hello: call cassette_case.verify_cli(fake)*"])
+
+
+def test_a_fake_returning_none_is_named(project):
+    project.makepyfile(test_greet='''
+import pytest
+
+class FakeGreet:
+    def run(self, args):
+        pass
+
+@pytest.mark.cassette("greet")
+def test_none(cassette_case):
+    cassette_case.verify_cli(lambda c: FakeGreet().run(c.args))
+
+@pytest.mark.cassette("greet")
+def test_none_method(cassette_case):
+    cassette_case.verify_cli(FakeGreet().run)
+''')
+    r = run(project, "-k", "hello")
+    r.assert_outcomes(failed=2, deselected=4)
+    r.stdout.fnmatch_lines(["*the fake lambda at test_greet.py:9 returned None: expected (exit_code, stdout, stderr)*"])
+    r.stdout.fnmatch_lines(["*the fake FakeGreet.run returned None*"])
+
+
+def test_a_test_failing_after_its_case_passed_fails_in_the_reports(project):
+    """The case passed, then the test's own assertion failed: pytest says
+    failed, and so do the reports (they said pass)."""
+    project.makepyfile(test_greet='''
+import pytest
+from fakes import greet
+
+@pytest.mark.cassette("greet")
+def test_greet(cassette_case):
+    r = cassette_case.verify_cli(lambda c: greet(c.args, c.stdin, c.env))
+    assert r.file == "elsewhere.yaml"
+''')
+    r = run(project, "-k", "hello", "--cassette-report-dir", "reports")
+    r.assert_outcomes(failed=1, deselected=2)
+    summary = json.loads((project.path / "reports" / "summary.json").read_text())
+    assert summary["exit_code"] == 1, summary
+    assert junit_counts(project.path / "reports" / "junit.xml") == (1, 1)

@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/coverage"
 )
 
 // Main is the body of an example's TestMain: it builds the cassette binary
@@ -154,6 +156,17 @@ func (e *Example) MustBoth(extraEnv []string, name string, args ...string) (stdo
 // Path is the path of a file of the example, given relative to it with
 // slashes.
 func (e *Example) Path(rel string) string { return filepath.Join(e.Dir, filepath.FromSlash(rel)) }
+
+// Observed is the path of an observation file (shim-git.jsonl) in the
+// latest run of the example's .cassette/observed, the run coverage reads.
+func (e *Example) Observed(name string) string {
+	e.t.Helper()
+	run, _, ok, err := coverage.LatestRun(e.Path(coverage.ObservedDir))
+	if err != nil || !ok {
+		e.t.Fatalf("no run of observations in %s: %v", e.Path(coverage.ObservedDir), err)
+	}
+	return filepath.Join(run.Dir, name)
+}
 
 // Patch replaces old with new in a file of the example, which must contain it.
 func (e *Example) Patch(rel, old, new string) {

@@ -82,6 +82,11 @@ type Recording struct {
 // as the real answer. Everything is redacted, and a
 // cassette with a secret left fails with E_SECRET_LEAK.
 func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
+	opts, done, err := viaUnixSocket(opts) // unix.go: real.base_url unix:///…
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	lookup := opts.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -119,6 +124,11 @@ func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
 // real headers (opts.Headers, `${VAR}` expanded) are set on top. The new
 // cassette keeps the old one's scenario, path and replayable flag.
 func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions) (Recording, error) {
+	opts, done, err := viaUnixSocket(opts) // unix.go: real.base_url unix:///…
+	if err != nil {
+		return Recording{}, err
+	}
+	defer done()
 	lookup := opts.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv

@@ -31,6 +31,11 @@ test: ## vet, then every test with the race detector (the CLI scripts without it
 	cd examples/llm-stream/sdk && $(GO) vet ./...
 	@{ cd examples/llm-stream/sdk && $(GO) test -count=1 -timeout 5m -json ./... 2>&1; echo $$? >$(CURDIR)/.cassette/sdk.exit; } | .cassette/testsummary; \
 	  summary=$$?; test "$$(cat .cassette/sdk.exit)" = 0 && test $$summary = 0
+	@# go-dockerclient's fake Docker engine against the podman recordings,
+	@# in modelled mode: a module of its own, like the SDKs (docs/modelled.md).
+	cd examples/docker/dockerclient && $(GO) vet ./...
+	@{ cd examples/docker/dockerclient && $(GO) test -count=1 -timeout 5m -json ./... 2>&1; echo $$? >$(CURDIR)/.cassette/dockerclient.exit; } | .cassette/testsummary; \
+	  summary=$$?; test "$$(cat .cassette/dockerclient.exit)" = 0 && test $$summary = 0
 
 demo: build ## verify the embedded example's cassettes against its fakes (no network, no credentials); its next steps run from here, with bin/ on PATH
 	$(BIN) verify --config examples/demo/cassette.yaml --report-dir examples/demo/.cassette/reports

@@ -42,7 +42,13 @@ type Cassette struct {
 	// Mutating marks a scenario that changes the real service (creates,
 	// deletes, charges): refresh does not re-run it unless the adapter
 	// sets allow_mutating.
-	Mutating     bool          `yaml:"mutating,omitempty"`
+	Mutating bool `yaml:"mutating,omitempty"`
+	// Compare, Required, Stream and StreamText set this cassette's
+	// contract over its adapter's (contract.go); go-vcr ignores them.
+	Compare      string        `yaml:"compare,omitempty"`
+	Required     []string      `yaml:"required,omitempty"`
+	Stream       string        `yaml:"stream,omitempty"`
+	StreamText   []string      `yaml:"stream_text,omitempty"`
 	Input        *Input        `yaml:"input,omitempty"`
 	Output       *Output       `yaml:"output,omitempty"`
 	Interactions []Interaction `yaml:"interactions"`

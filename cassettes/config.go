@@ -84,6 +84,13 @@ type Adapter struct {
 	// Coverage says how `cassette coverage` reads this adapter's calls as
 	// call shapes, and how many must be backed by a cassette.
 	Coverage Coverage `yaml:"coverage,omitempty"`
+	// Compare, Required, Stream and StreamText are what verify holds the
+	// fake to (contract.go); Contracts override them for single scenarios.
+	Compare    string              `yaml:"compare,omitempty" validate:"omitempty,oneof=exact modelled"`
+	Required   []string            `yaml:"required,omitempty" validate:"dive,requiredentry"`
+	Stream     string              `yaml:"stream,omitempty" validate:"omitempty,oneof=records content"`
+	StreamText []string            `yaml:"stream_text,omitempty" validate:"dive,streamtext"`
+	Contracts  map[string]Contract `yaml:"contracts,omitempty" validate:"dive,keys,loadedscenario,endkeys"`
 }
 
 // Coverage configures the call shapes of one adapter (package coverage
@@ -116,11 +123,15 @@ type Coverage struct {
 	// Min is the percentage of the adapter's observed call shapes that
 	// cassettes must cover (nil is 100); `cassette coverage --min` overrides it.
 	Min *float64 `yaml:"min,omitempty" validate:"omitempty,min=0,max=100"`
+	// MinModelled is the least percentage of the response fields reality
+	// returned that the fake must model (compare: modelled); below it
+	// verify fails. nil sets no floor.
+	MinModelled *float64 `yaml:"min_modelled,omitempty" validate:"omitempty,min=0,max=100"`
 }
 
 // Real is how to reach the real service.
 type Real struct {
-	BaseURL     string            `yaml:"base_url,omitempty" validate:"omitempty,url|startswith=unix:///"` // or a unix socket (a cli adapter's engine)
+	BaseURL     string            `yaml:"base_url,omitempty" validate:"omitempty,url|startswith=unix:///"` // or a unix socket: a cli adapter's engine, or what an http adapter records through
 	Command     []string          `yaml:"command,omitempty"`
 	Credentials []string          `yaml:"credentials,omitempty" validate:"dive,envname"`
 	Headers     map[string]string `yaml:"headers,omitempty"`
@@ -171,13 +182,16 @@ func (a *Adapter) InProcessOnly() bool {
 type Fake struct {
 	// Build runs once before the fake is used (e.g. [go, build, -o, bin/fake, ./fakes/x]),
 	// so that many cases share one compiled fake.
-	Build   []string          `yaml:"build,omitempty"`
-	Command []string          `yaml:"command,omitempty"`
-	BaseURL string            `yaml:"base_url,omitempty"`
-	Ready   string            `yaml:"ready,omitempty"`
-	Env     map[string]string `yaml:"env,omitempty"`
-	Dir     string            `yaml:"dir,omitempty"`
-	Timeout Duration          `yaml:"timeout,omitempty"`
+	Build   []string `yaml:"build,omitempty"`
+	Command []string `yaml:"command,omitempty"`
+	BaseURL string   `yaml:"base_url,omitempty"`
+	Ready   string   `yaml:"ready,omitempty"`
+	// ReadyStatus are statuses besides 2xx and 3xx that mean the fake is
+	// ready (a fake whose ready path answers 404 on purpose).
+	ReadyStatus []int             `yaml:"ready_status,omitempty" validate:"dive,min=100,max=599"`
+	Env         map[string]string `yaml:"env,omitempty"`
+	Dir         string            `yaml:"dir,omitempty"`
+	Timeout     Duration          `yaml:"timeout,omitempty"`
 	// InProcess declares that the fake lives in a test runner's process (a
 	// Python or JavaScript object, verified through `cassette check` by the
 	// pytest or node:test binding, or a Go one through cassettetest). Such
@@ -208,7 +222,7 @@ type Scenario struct {
 	Replayable *bool             `yaml:"replayable,omitempty"` // copied to the cassette (replay may repeat it)
 	Mutating   bool              `yaml:"mutating,omitempty"`   // copied to the cassette (refresh skips it)
 	// Status is the status this call answers on purpose when it is one the
-	// live-call policy treats as a failure (408, 429, 5xx): it is then
+	// live-call policy treats as a failure (401, 403, 408, 429, 5xx): it is then
 	// recorded, not retried and not refused.
 	Status int `yaml:"status,omitempty" validate:"omitempty,min=100,max=599"`
 }

@@ -78,6 +78,9 @@ func bodyLeaks(c *Cassette, scan func([]byte) []redact.Finding) []outcome.Proble
 		if !encoded {
 			how = "a binary or sidecar body"
 		}
+		if redact.Integral(h, raw) {
+			how += "; kept as it came, since an archive or a body checked by digest is never rewritten: remove the credential from it at the source"
+		}
 		for _, f := range scan(plain) {
 			out = append(out, outcome.Problem{File: c.Path, Line: c.Line(field), Field: field,
 				Message: "a credential (" + f.Kind + ") is stored in this body (" + how + ")", Expected: redact.Redacted})

@@ -26,8 +26,9 @@ import (
 // compressed body is seen by redaction, the leak scan and the normalizers;
 // replay then serves the plain body, which every HTTP client accepts. A
 // body that does not decode is kept as it came, and CheckLeaks refuses it.
-// A body compressed without saying so (gzip or zstd magic, no header) is
-// kept compressed: redaction reads inside it (redact.Redactor.Body).
+// A body compressed without saying so (gzip or zstd magic, no header: an
+// npm tarball, an image layer) is kept as it came, never rewritten
+// (redact.Integral); CheckLeaks reads inside it.
 func (in *Interaction) DecodeBodies() {
 	if b, ok := decodeBody(in.Request.Headers, in.Request.Body); ok {
 		in.Request.Body = Body(b)
@@ -106,20 +107,33 @@ func (in *Interaction) learn(r *redact.Redactor) {
 	r.LearnURL(q.URL)
 	r.LearnURL(q.RequestURI)
 	r.LearnForm(q.Form)
-	r.LearnBody(q.Headers.Get("Content-Type"), []byte(q.Body))
+	learnBody(r, q.Headers, q.Body)
 	p := &in.Response
 	r.LearnHeaders(p.Headers)
 	r.LearnHeaders(p.Trailer)
-	r.LearnBody(p.Headers.Get("Content-Type"), []byte(p.Body))
+	learnBody(r, p.Headers, p.Body)
 	if loc := p.Headers.Get("Location"); loc != "" {
 		r.LearnURL(loc)
 	}
 	in.WebSocket.learn(r)
 }
 
+// learnBody learns what a body hides by name, unless it is integral
+// (redact.Integral: kept as it came, nothing learned from it).
+func learnBody(r *redact.Redactor, h http.Header, b Body) {
+	if !redact.Integral(h, []byte(b)) {
+		r.LearnBody(h.Get("Content-Type"), []byte(b))
+	}
+}
+
 // redactBody redacts one body and, when that changed its length, the
-// lengths that announce it.
+// lengths that announce it. An integral body (an archive, octet-stream, a
+// body the client checks by digest: redact.Integral) is kept as it came;
+// CheckLeaks refuses it when a credential is inside.
 func redactBody(r *redact.Redactor, h http.Header, b *Body, length *int64) {
+	if redact.Integral(h, []byte(*b)) {
+		return
+	}
 	nb := Body(r.Body(h.Get("Content-Type"), []byte(*b)))
 	if nb == *b {
 		return

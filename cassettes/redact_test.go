@@ -210,33 +210,63 @@ func TestRedactLearnsAcrossInteractions(t *testing.T) {
 	}
 }
 
-// TestRedactSniffedBody: a body compressed without a Content-Encoding
-// header (gzip magic) is redacted inside, by name and by format, and kept
-// compressed; one with nothing to redact keeps its bytes.
-func TestRedactSniffedBody(t *testing.T) {
+// TestIntegralBodiesAreNeverRewritten: a body compressed without a
+// Content-Encoding (an npm tarball, an OCI layer: gzip or zstd magic), an
+// application/octet-stream one and one the server checks by digest are
+// kept byte for byte, and nothing is learned from them (#35: a rewritten
+// tarball fails npm's integrity check on replay). One that holds a real
+// credential (a known format) is refused by CheckLeaks, naming the
+// interaction's body and the rule; a password by name in a package's
+// fixture is the package's, and kept.
+func TestIntegralBodiesAreNeverRewritten(t *testing.T) {
 	const tok = "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4u"
-	for _, coding := range []string{"gzip", "zstd"} {
-		t.Run(coding, func(t *testing.T) {
-			secret := encoded(t, `{"password":"pw-in-zip-1","t":"`+tok+`"}`, coding)
-			clean := encoded(t, `{"id":1}`, coding)
+	const fixture = `{"password":"pw-in-zip-1","note":"const password = querystring.unescape(x)"}`
+	bodies := []struct {
+		name    string
+		headers http.Header
+		body    func(string) []byte
+	}{
+		{"gzip, no Content-Encoding", http.Header{"Content-Type": {"application/json"}}, func(s string) []byte { return encoded(t, s, "gzip") }},
+		{"zstd, no Content-Encoding", http.Header{}, func(s string) []byte { return encoded(t, s, "zstd") }},
+		{"octet-stream", http.Header{"Content-Type": {"application/octet-stream"}}, func(s string) []byte { return []byte(s) }},
+		{"an OCI layer", http.Header{"Content-Type": {"application/vnd.oci.image.layer.v1.tar"}}, func(s string) []byte { return []byte(s) }},
+		{"Docker-Content-Digest", http.Header{"Docker-Content-Digest": {"sha256:0123"}, "Content-Type": {"application/json"}}, func(s string) []byte { return []byte(s) }},
+	}
+	for _, b := range bodies {
+		t.Run(b.name, func(t *testing.T) {
+			kept := b.body(fixture)
 			c := &Cassette{Version: 2, Path: "cassettes/a/s.yaml", Interactions: []Interaction{
-				{Request: Request{Method: "POST", URL: "https://e.com/", Headers: http.Header{"Content-Type": {"application/octet-stream"}}, Body: Body(secret)},
-					Response: Response{Code: 200, Headers: http.Header{}, Body: Body(clean)}}}}
+				{Request: Request{Method: "GET", URL: "https://registry.example/pkg/-/pkg-1.0.0.tgz", Headers: http.Header{}},
+					Response: Response{Code: 200, Headers: b.headers.Clone(), Body: Body(kept)}}}}
 			r := redact.New(nil, nil)
-			if err := c.CheckLeaks(r); err == nil {
-				t.Fatal("CheckLeaks passed a compressed body holding a token")
-			}
 			c.Redact(r)
-			in := c.Interactions[0]
-			plain, err := redact.Open([]string{coding}, []byte(in.Request.Body))
-			if err != nil || string(plain) != `{"password":"[REDACTED]","t":"[REDACTED]"}` {
-				t.Errorf("request body decodes to %q (%v)", plain, err)
+			if !bytes.Equal([]byte(c.Interactions[0].Response.Body), kept) {
+				t.Errorf("the body was rewritten")
 			}
-			if !bytes.Equal([]byte(in.Response.Body), clean) {
-				t.Errorf("a clean compressed body was rewritten")
+			if len(r.Values()) != 0 {
+				t.Errorf("learned %d forms from an integral body", len(r.Values()))
 			}
 			if err := c.CheckLeaks(r); err != nil {
-				t.Errorf("CheckLeaks after redaction: %v", err)
+				t.Errorf("CheckLeaks of a body with no credential: %v", err)
+			}
+
+			leaky := b.body(`{"t":"` + tok + `"}`)
+			c.Interactions[0].Response.Body = Body(leaky)
+			c.Redact(r)
+			if !bytes.Equal([]byte(c.Interactions[0].Response.Body), leaky) {
+				t.Errorf("the body holding a token was rewritten")
+			}
+			err := c.CheckLeaks(r)
+			if err == nil {
+				t.Fatal("CheckLeaks passed an integral body holding a token")
+			}
+			ce := outcome.AsError(err)
+			found := false
+			for _, p := range ce.Problems {
+				found = found || (p.Field == "interactions[0].response.body" || p.Line > 0) && strings.Contains(p.Message, "github-pat")
+			}
+			if !found || strings.Contains(err.Error(), tok) {
+				t.Errorf("the refusal does not name the body and the rule (or shows the token): %v %+v", err, ce.Problems)
 			}
 		})
 	}
@@ -364,5 +394,43 @@ func TestSaveScansBinaryWebSocketMessages(t *testing.T) {
 	}
 	if err := c.CheckLeaks(redact.New(nil, nil)); err == nil {
 		t.Errorf("CheckLeaks passed the message")
+	}
+}
+
+// TestRealtimeEphemeralKeyRedacted: OpenAI Realtime's session answer
+// hands out client_secret: {"value": "ek_…"}; a credential-named object's
+// value, secret and token members are credentials, over HTTP and in a
+// WebSocket message, and what is left of the object is kept; the key is
+// also a known format, which a scan (validate) refuses (#35).
+func TestRealtimeEphemeralKeyRedacted(t *testing.T) {
+	const ek = "ek_68af3c2b9e1d4f7a8c0b5e6d"
+	body := `{"id":"sess_1","client_secret":{"value":"` + ek + `","expires_at":1756000000},"voice":"alloy"}`
+	c := &Cassette{Version: 2, Path: "cassettes/openai/realtime.yaml", Interactions: []Interaction{
+		{Request: Request{Method: "POST", URL: "https://api.openai.com/v1/realtime/sessions", Headers: http.Header{}},
+			Response: Response{Code: 200, Headers: http.Header{"Content-Type": {"application/json"}}, Body: Body(body)}},
+		{Request: Request{Method: "GET", URL: "https://api.openai.com/v1/realtime", Headers: http.Header{}},
+			Response: Response{Code: 101, Headers: http.Header{"Connection": {"Upgrade"}, "Upgrade": {"websocket"}}},
+			WebSocket: &WebSocket{Messages: []WebSocketMessage{
+				{From: FromServer, Data: Body(`{"type":"session.created","session":{"client_secret":{"secret":"` + ek + `"}}}`)},
+				{From: FromClient, Data: Body(`{"type":"echo","key":"` + ek + `"}`)}}}},
+	}}
+	if f := redact.Scan([]byte(body), nil); len(f) != 1 || f[0].Kind != "openai-ephemeral-key" {
+		t.Errorf("the scan finds %+v in the session answer, want openai-ephemeral-key", f)
+	}
+	r := redact.New(nil, nil).KeepFormats() // by name alone, as import without --redact
+	c.Redact(r)
+	if got, want := string(c.Interactions[0].Response.Body), strings.Replace(body, ek, redact.Redacted, 1); got != want {
+		t.Errorf("HTTP body %s, want %s", got, want)
+	}
+	for i, m := range c.Interactions[1].WebSocket.Messages {
+		if strings.Contains(string(m.Data), ek) {
+			t.Errorf("message %d holds the key: %s", i, m.Data)
+		}
+	}
+	if err := c.CheckLeaks(r); err != nil {
+		t.Errorf("CheckLeaks: %v", err)
+	}
+	if got := redact.New(nil, nil).Body("application/json", []byte(`{"meta":{"value":"kept-as-is-1"},"token":{"type":"bearer"}}`)); string(got) != `{"meta":{"value":"kept-as-is-1"},"token":{"type":"bearer"}}` {
+		t.Errorf("a value outside a credential object, or a credential object without a secret member, changed: %s", got)
 	}
 }

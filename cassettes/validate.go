@@ -56,6 +56,8 @@ func validatorInstance() *validator.Validate {
 		must("scenarioname", func(_ context.Context, fl validator.FieldLevel) bool { return ValidNewName(fl.Field().String()) })
 		must("loadedscenario", func(_ context.Context, fl validator.FieldLevel) bool { return ValidName(fl.Field().String()) })
 		must("normalizername", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
+		must("requiredentry", func(_ context.Context, fl validator.FieldLevel) bool { return validRequired(fl.Field().String()) })
+		must("streamtext", func(_ context.Context, fl validator.FieldLevel) bool { return validStreamText(fl.Field().String()) })
 		must("envname", func(_ context.Context, fl validator.FieldLevel) bool {
 			return envNameRe.MatchString(fl.Field().String())
 		})
@@ -188,6 +190,15 @@ func ruleBroken(p *outcome.Problem, fe validator.FieldError, val string) {
 	case "envname":
 		p.Message = fmt.Sprintf("`%s` is not an environment variable name", val)
 		p.Expected = "a name like GITHUB_TOKEN (the variable's name, never its value)"
+	case "requiredentry":
+		p.Message = fmt.Sprintf("`%s` is not something a fake can be required to model", val)
+		p.Expected = "a JSONPath ($.id, $.items[*].name), status, or a header name"
+	case "streamtext":
+		p.Message = fmt.Sprintf("`%s` is not a stream text field", val)
+		p.Expected = "a preset (" + strings.Join(StreamPresetNames, ", ") + ") or a JSONPath of a string field"
+		if s := closest(val, StreamPresetNames); s != "" {
+			p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
+		}
 	case "caseid":
 		p.Message = fmt.Sprintf("`%s` is not a case id", val)
 		p.Expected = "adapter/scenario"
@@ -240,6 +251,10 @@ type cassetteRules struct {
 	Scenario     string            `yaml:"scenario" validate:"required,loadedscenario"`
 	Kind         Kind              `yaml:"kind" validate:"required,oneof=http cli"`
 	Normalizers  []string          `yaml:"normalizers" validate:"dive,normalizer"`
+	Compare      string            `yaml:"compare" validate:"omitempty,oneof=exact modelled"`
+	Required     []string          `yaml:"required" validate:"dive,requiredentry"`
+	Stream       string            `yaml:"stream" validate:"omitempty,oneof=records content"`
+	StreamText   []string          `yaml:"stream_text" validate:"dive,streamtext"`
 	Input        *inputRules       `yaml:"input" validate:"required_if=Kind cli,omitempty"`
 	Output       *Output           `yaml:"output" validate:"required_if=Kind cli"`
 	Interactions []interactionRule `yaml:"interactions" validate:"required_if=Kind http,dive"`
@@ -262,7 +277,8 @@ type interactionRule struct {
 
 func validateCassette(c *Cassette, opts LoadOptions) []outcome.Problem {
 	r := cassetteRules{Cassette: c.Cassette, Version: c.Version, Adapter: c.Adapter, Scenario: c.Scenario,
-		Kind: c.Kind, Normalizers: c.Normalizers, Output: c.Output}
+		Kind: c.Kind, Normalizers: c.Normalizers, Output: c.Output,
+		Compare: c.Compare, Required: c.Required, Stream: c.Stream, StreamText: c.StreamText}
 	if c.Plain {
 		// A plain cassette takes its adapter from its folder, whatever the
 		// folder is called; only a declared adapter is checked further.

@@ -49,6 +49,23 @@ func VerifyHTTPFresh(t *testing.T, newHandler func() http.Handler, dir string) {
 	})
 }
 
+// ResultsHTTPFresh runs every HTTP cassette under dir against a new
+// handler each, as VerifyHTTPFresh does, and returns the results by case
+// id (adapter/scenario) instead of failing: for a test that holds the
+// known drifts of a fake it does not own (a third-party fake's bugs) to an
+// exact set, and what it models (Result.Modelled).
+func ResultsHTTPFresh(t *testing.T, newHandler func() http.Handler, dir string) map[string]verify.Result {
+	t.Helper()
+	out := map[string]verify.Result{}
+	each(t, dir, cassettes.KindHTTP, func(t *testing.T, c verify.Case, opts verify.Options) {
+		srv := httptest.NewServer(newHandler())
+		defer srv.Close()
+		opts.HTTP = map[string]verify.HTTPTarget{c.Cassette.Adapter: {BaseURL: srv.URL, Client: srv.Client()}}
+		out[c.ID()] = verify.Run(context.Background(), []verify.Case{c}, opts).Results[0]
+	})
+	return out
+}
+
 // VerifyCLI runs every CLI cassette under dir against fn, one subtest per
 // cassette.
 func VerifyCLI(t *testing.T, fn CLIFunc, dir string) {

@@ -59,3 +59,24 @@ func TestRedactNamesProject(t *testing.T) {
 		return 0
 	}, "testdata/redact-names/cassettes/tool")
 }
+
+// ResultsHTTPFresh returns each case's result instead of failing: the pet
+// store fake passes every cassette; one that answers 500 to everything
+// has each case's drift in its result, and the test itself does not fail.
+func TestResultsHTTPFresh(t *testing.T) {
+	res := cassettetest.ResultsHTTPFresh(t, func() http.Handler { return store.New() }, "../examples/demo/cassettes/petstore")
+	if len(res) < 4 {
+		t.Fatalf("%d results", len(res))
+	}
+	for id, r := range res {
+		if r.Status != "pass" {
+			t.Errorf("%s: %s %s", id, r.Status, r.Message)
+		}
+	}
+	broken := cassettetest.ResultsHTTPFresh(t, func() http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(500) })
+	}, "../examples/demo/cassettes/petstore")
+	if r := broken["petstore/list-empty"]; r.Status != "fail" || len(r.Drifts) == 0 || r.Drifts[0].Class != "status" {
+		t.Errorf("a fake answering 500: %+v", r)
+	}
+}

@@ -70,6 +70,9 @@ type Result struct {
 	// Want and Got are the normalized forms that were compared, so that a
 	// report shows both sides without normalizing them a second time.
 	Want, Got *cassettes.Cassette `json:"-"`
+	// Model is, in modelled mode, what the fake models of what reality
+	// returned (nil in exact mode).
+	Model *Model `json:"model,omitempty"`
 }
 
 // Compare normalizes want and got with want's pipeline (one identity state
@@ -85,10 +88,35 @@ func Compare(want, got *cassettes.Cassette, o Options) (*Result, error) {
 	return ComparePipeline(want, got, p, o.Headers), nil
 }
 
-// ComparePipeline is Compare with a pipeline already built.
+// ComparePipeline is Compare with a pipeline already built, in exact mode.
 func ComparePipeline(want, got *cassettes.Cassette, p *normalize.Pipeline, headers []string) *Result {
-	w, g := Normalize(want, p), Normalize(got, p)
-	c := &comparer{want: want, file: want.Path, res: &Result{Cassette: want.ID(), File: want.Path, Drifts: []Drift{}, Want: w, Got: g}}
+	res, _ := CompareContract(want, got, p, Contract{Headers: headers})
+	return res
+}
+
+// CompareContract is Compare with a pipeline already built, holding got to
+// contract k: in modelled mode what got leaves out is not modelled (listed
+// in Result.Model) instead of a drift. got's bodies are normalized with
+// the framing of want's (its Content-Type) where got has none, so that a
+// fake's stream without a type is read as the recorded stream; the
+// missing header is then its own drift. A required JSONPath or a
+// stream_text entry that does not parse is the error.
+func CompareContract(want, got *cassettes.Cassette, p *normalize.Pipeline, k Contract) (*Result, error) {
+	paths, reqHeaders, err := ParseRequired(k.Required)
+	if err != nil {
+		return nil, err
+	}
+	if k.Stream == Content {
+		if _, _, err := streamFields(k.StreamText); err != nil {
+			return nil, err
+		}
+	}
+	w, g := Normalize(want, p), normalizeLike(got, want, p)
+	c := &comparer{want: want, file: want.Path, contract: k, required: paths, reqHeaders: reqHeaders,
+		res: &Result{Cassette: want.ID(), File: want.Path, Drifts: []Drift{}, Want: w, Got: g}}
+	if k.Mode == Modelled {
+		c.res.Model = &Model{}
+	}
 	for i := 0; i < max(len(w.Interactions), len(g.Interactions)); i++ {
 		f := fmt.Sprintf("interactions[%d]", i)
 		switch {
@@ -106,7 +134,7 @@ func ComparePipeline(want, got *cassettes.Cassette, p *normalize.Pipeline, heade
 			c.add(Drift{Class: ClassStatus, Change: ValueChanged, Field: f + ".response.code",
 				Want: strings.TrimSpace(fmt.Sprintf("%d %s", wr.Code, statusText(wr))), Got: strings.TrimSpace(fmt.Sprintf("%d %s", gr.Code, statusText(gr)))})
 		}
-		c.headers(f+".response.headers", wr.Headers, gr.Headers, headers)
+		c.headers(f+".response.headers", wr.Headers, gr.Headers, k.Headers)
 		c.body(f+".response.body", contentType(want.Interactions[i].Response.Headers), want.Interactions[i].Response.Body.Bytes(), wr.Body.Bytes(), gr.Body.Bytes())
 		c.session(f, want.Interactions[i].WebSocket, w.Interactions[i].WebSocket, g.Interactions[i].WebSocket) // websocket.go
 	}
@@ -129,7 +157,7 @@ func ComparePipeline(want, got *cassettes.Cassette, p *normalize.Pipeline, heade
 		}
 	}
 	c.res.Equal = len(c.res.Drifts) == 0
-	return c.res
+	return c.res, nil
 }
 
 // sameReason compares reason phrases the way HTTP clients read them (RFC
@@ -146,9 +174,45 @@ func statusText(r cassettes.Response) string {
 }
 
 type comparer struct {
-	want *cassettes.Cassette
-	file string
-	res  *Result
+	want       *cassettes.Cassette
+	file       string
+	res        *Result
+	contract   Contract
+	required   []*normalize.JSONPath
+	reqHeaders []string
+}
+
+func (c *comparer) modelled() bool { return c.contract.Mode == Modelled }
+
+// leftOut is how many things the fake left out so far (modelled mode).
+func (c *comparer) leftOut() int {
+	if c.res.Model == nil {
+		return 0
+	}
+	return len(c.res.Model.Unmodelled)
+}
+
+// scope is a new scope for one body, nil in exact mode; skip is the
+// number of leading steps (a stream's record index) required paths skip.
+func (c *comparer) scope(skip int) *scope {
+	if !c.modelled() {
+		return nil
+	}
+	return &scope{modelled: true, required: c.required, skip: skip}
+}
+
+// unmodelled takes in what a scope counted and found left out of field,
+// each located with line.
+func (c *comparer) unmodelled(field string, s *scope, line func(change) int) {
+	if s == nil {
+		return
+	}
+	for _, ch := range s.missing {
+		n := 0
+		fmt.Sscan(ch.got, &n)
+		s.model.Unmodelled = append(s.model.Unmodelled, Unmodelled{Field: field, Path: jsonPath(ch.at), Line: line(ch), Want: snippet(ch.want), Fields: n})
+	}
+	c.res.Model.Add(&s.model)
 }
 
 // add locates a drift in the want file (the field's own line unless the
@@ -172,11 +236,28 @@ func (c *comparer) headers(field string, w, g http.Header, only []string) {
 	}
 	wm, gm := canon(w), canon(g)
 	var names []string
+	required := map[string]bool{}
 	if only != nil {
-		for _, n := range only {
-			names = append(names, http.CanonicalHeaderKey(n))
+		for _, n := range append(append([]string(nil), only...), c.reqHeaders...) {
+			n = http.CanonicalHeaderKey(n)
+			if !required[n] {
+				required[n] = true
+				names = append(names, n)
+			}
+		}
+		if _, ok := wm["Content-Type"]; ok && !required["Content-Type"] {
+			// A body read with the other side's framing (normalizeLike)
+			// is right only if the type itself is no secret: a missing
+			// Content-Type is a drift of its own.
+			if _, ok := gm["Content-Type"]; !ok {
+				names = append(names, "Content-Type")
+				required["Content-Type"] = true
+			}
 		}
 	} else {
+		for _, n := range c.reqHeaders {
+			required[n] = true
+		}
 		seen := map[string]bool{}
 		for k := range wm {
 			seen[k] = true
@@ -195,8 +276,14 @@ func (c *comparer) headers(field string, w, g http.Header, only []string) {
 		f := field + "." + n
 		d := Drift{Class: ClassHeaders, Field: f, Path: n, Want: wv, Got: gv, Line: c.headerLine(field, w, n)}
 		switch {
+		case wok && !gok && c.modelled() && !required[n]:
+			c.res.Model.Unmodelled = append(c.res.Model.Unmodelled, Unmodelled{Field: f, Path: n, Line: d.Line, Want: snippet(wv)})
+			continue
 		case wok && !gok:
 			d.Change = Removed
+			if c.modelled() {
+				d.Hint = RequiredHint
+			}
 		case !wok && gok:
 			d.Change = Added
 		case wv != gv:
@@ -221,11 +308,12 @@ func (c *comparer) headerLine(field string, h http.Header, canon string) int {
 // body compares one normalized body (or stdout, stderr) by its kind. raw is
 // the body as the cassette file holds it, where lines are counted.
 func (c *comparer) body(field, ctype string, raw, w, g []byte) {
+	wk, gk := normalize.DetectKind(ctype, w), normalize.DetectKind(ctype, g)
 	if bytes.Equal(w, g) {
+		c.countEqual(wk, w)
 		return
 	}
-	before := len(c.res.Drifts)
-	wk, gk := normalize.DetectKind(ctype, w), normalize.DetectKind(ctype, g)
+	before, left := len(c.res.Drifts), c.leftOut()
 	base := c.want.Line(field)
 	literal := isLiteral(raw)
 	lineIn := func(src []byte) func(int) int {
@@ -248,11 +336,19 @@ func (c *comparer) body(field, ctype string, raw, w, g []byte) {
 		if _, err := decodeJSON(raw); err == nil {
 			src = raw
 		}
-		c.jsonBody(field, src, w, g, lineIn(src))
+		if c.jsonBody(field, src, w, g, lineIn(src)) && c.modelled() {
+			return // modelled: JSON is compared as values, its layout is no contract
+		}
 	case (wk == normalize.KindJSONL || wk == normalize.KindSSE) && wk == gk:
-		c.stream(field, wk, w, g, lineAt)
+		wr, gr := records(wk, w), records(wk, g)
+		if c.contract.Stream == Content {
+			c.content(field, wr, gr, lineAt) // content.go: equal content is no drift, whatever the bytes
+			return
+		} else {
+			c.stream(field, w, g, wr, gr, lineAt)
+		}
 	}
-	if len(c.res.Drifts) == before {
+	if len(c.res.Drifts) == before && c.leftOut() == left {
 		// Text, binary, a change of kind, or JSON whose layout alone differs:
 		// the bytes decide, and a unified diff shows where.
 		first := firstDiffOffset(w, g)
@@ -262,6 +358,9 @@ func (c *comparer) body(field, ctype string, raw, w, g []byte) {
 			d.Hint = LayoutHint
 		}
 		c.add(d)
+		if wk != gk {
+			c.countAbsent(wk, w) // reality's fields, none of them given
+		}
 	}
 }
 
@@ -269,149 +368,53 @@ func (c *comparer) body(field, ctype string, raw, w, g []byte) {
 func sameJSON(w, g []byte) bool {
 	wv, err1 := decodeJSON(w)
 	gv, err2 := decodeJSON(g)
-	return err1 == nil && err2 == nil && len(jsonChanges(nil, wv, gv)) == 0
+	return err1 == nil && err2 == nil && len(jsonChanges(nil, nil, wv, gv)) == 0
 }
 
-func (c *comparer) jsonBody(field string, src, w, g []byte, lineAt func(int) int) {
+// countEqual counts, in modelled mode, the fields of a body both sides
+// hold the same.
+func (c *comparer) countEqual(k normalize.Kind, b []byte) {
+	if !c.modelled() {
+		return
+	}
+	before := c.res.Model.Fields
+	c.countAbsent(k, b)
+	c.res.Model.Modelled += c.res.Model.Fields - before
+}
+
+// countAbsent counts, in modelled mode, the fields of a recorded body the
+// fake did not give at all (it answered text, or nothing).
+func (c *comparer) countAbsent(k normalize.Kind, b []byte) {
+	if !c.modelled() {
+		return
+	}
+	var s scope
+	switch k {
+	case normalize.KindJSON:
+		if v, err := decodeJSON(b); err == nil {
+			s.absent(v)
+		}
+	case normalize.KindJSONL, normalize.KindSSE:
+		for _, v := range decodeRecords(records(k, b)) {
+			s.absent(v)
+		}
+	}
+	c.res.Model.Add(&s.model)
+}
+
+// jsonBody compares two JSON bodies structurally; it reports whether both
+// decoded.
+func (c *comparer) jsonBody(field string, src, w, g []byte, lineAt func(int) int) bool {
 	wv, err1 := decodeJSON(w)
 	gv, err2 := decodeJSON(g)
 	if err1 != nil || err2 != nil {
-		return
+		return false
 	}
-	for _, ch := range jsonChanges(nil, wv, gv) {
+	s := c.scope(0)
+	for _, ch := range jsonChanges(s, nil, wv, gv) {
 		c.add(ch.drift(field, lineAt(locate(src, ch.locateSteps()))))
 	}
-}
-
-// stream compares JSONL or SSE record by record.
-func (c *comparer) stream(field string, k normalize.Kind, w, g []byte, lineAt func(int) int) {
-	wr, gr := records(k, w), records(k, g)
-	if sameMultiset(wr, gr) {
-		c.add(Drift{Class: ClassStream, Change: Reordered, Field: field, Path: "$", Line: lineAt(0),
-			Want: fmt.Sprintf("%d records", len(wr)), Got: "the same records in another order", Diff: textDiff(w, g)})
-		return
-	}
-	wv, gv := decodeRecords(wr), decodeRecords(gr)
-	sim := func(i, j int) float64 {
-		if wv[i] == nil || gv[j] == nil {
-			return 0
-		}
-		return similarity(wv[i], gv[j])
-	}
-	for _, op := range align(len(wr), len(gr), func(i, j int) bool { return wr[i].text == gr[j].text }, sim) {
-		switch {
-		case op.i < 0:
-			c.add(Drift{Class: ClassStream, Change: Added, Field: field, Path: fmt.Sprintf("$[%d]", op.j), Line: lineAt(wrEnd(wr, w)), Got: gr[op.j].text})
-		case op.j < 0:
-			c.add(Drift{Class: ClassStream, Change: Removed, Field: field, Path: fmt.Sprintf("$[%d]", op.i), Line: lineAt(wr[op.i].offset), Want: wr[op.i].text})
-		case wr[op.i].text != gr[op.j].text:
-			wv, e1 := decodeJSON([]byte(wr[op.i].json))
-			gv, e2 := decodeJSON([]byte(gr[op.j].json))
-			if wr[op.i].json == "" || gr[op.j].json == "" || e1 != nil || e2 != nil {
-				c.add(Drift{Class: ClassStream, Change: Changed, Field: field, Path: fmt.Sprintf("$[%d]", op.i), Line: lineAt(wr[op.i].offset),
-					Want: wr[op.i].text, Got: gr[op.j].text})
-				continue
-			}
-			n := len(c.res.Drifts)
-			for _, ch := range jsonChanges([]step{{index: op.i}}, wv, gv) {
-				off := locate([]byte(wr[op.i].json), ch.locateSteps()[1:])
-				line := lineAt(wr[op.i].offset)
-				if off > 0 {
-					line = lineAt(wr[op.i].offset + wr[op.i].jsonAt + off)
-				}
-				c.add(ch.drift(field, line))
-			}
-			if len(c.res.Drifts) == n { // same JSON, different framing (SSE event name, spacing)
-				c.add(Drift{Class: ClassStream, Change: Changed, Field: field, Path: fmt.Sprintf("$[%d]", op.i), Line: lineAt(wr[op.i].offset),
-					Want: wr[op.i].text, Got: gr[op.j].text})
-			}
-		}
-	}
-}
-
-// decodeRecords decodes each record's JSON payload (nil where there is none).
-func decodeRecords(rs []record) []any {
-	out := make([]any, len(rs))
-	for i, r := range rs {
-		if r.json != "" {
-			if v, err := decodeJSON([]byte(r.json)); err == nil {
-				out[i] = v
-			}
-		}
-	}
-	return out
-}
-
-func wrEnd(rs []record, w []byte) int {
-	if len(rs) == 0 {
-		return 0
-	}
-	return rs[len(rs)-1].offset
-}
-
-// record is one JSONL line or SSE event of a stream.
-type record struct {
-	text   string // the record as written
-	json   string // its JSON payload, if any
-	jsonAt int    // offset of the payload within text
-	offset int    // offset of the record within the body
-}
-
-func records(k normalize.Kind, body []byte) []record {
-	var out []record
-	s := string(body)
-	if k == normalize.KindJSONL {
-		off := 0
-		for _, line := range strings.SplitAfter(s, "\n") {
-			t := strings.TrimRight(line, "\r\n")
-			if strings.TrimSpace(t) != "" {
-				out = append(out, record{text: t, json: t, offset: off})
-			}
-			off += len(line)
-		}
-		return out
-	}
-	// SSE: events are separated by a blank line; the payload is the data lines.
-	off := 0
-	for _, ev := range strings.SplitAfter(strings.ReplaceAll(s, "\r\n", "\n"), "\n\n") {
-		t := strings.TrimRight(ev, "\n")
-		if strings.TrimSpace(t) != "" {
-			r := record{text: t, offset: off}
-			pos := 0
-			for _, line := range strings.SplitAfter(t, "\n") {
-				if rest, ok := strings.CutPrefix(line, "data:"); ok && r.json == "" {
-					lead := len(rest) - len(strings.TrimLeft(rest, " "))
-					r.json = strings.TrimRight(strings.TrimSpace(rest), "\n")
-					r.jsonAt = pos + len("data:") + lead
-				}
-				pos += len(line)
-			}
-			out = append(out, r)
-		}
-		off += len(ev)
-	}
-	return out
-}
-
-func sameMultiset(a, b []record) bool {
-	if len(a) != len(b) || len(a) < 2 {
-		return false
-	}
-	count := map[string]int{}
-	ordered := true
-	for i := range a {
-		count[a[i].text]++
-		count[b[i].text]--
-		ordered = ordered && a[i].text == b[i].text
-	}
-	if ordered {
-		return false
-	}
-	for _, n := range count {
-		if n != 0 {
-			return false
-		}
-	}
+	c.unmodelled(field, s, func(ch change) int { return lineAt(locate(src, ch.at)) })
 	return true
 }
 

@@ -390,7 +390,7 @@ func TestLineWithCanonicalJSON(t *testing.T) {
 func TestWrongIDIsOneChange(t *testing.T) {
 	w := []any{map[string]any{"id": "<uuid:1>", "name": "Rex", "tag": "dog"}, map[string]any{"id": "<uuid:2>", "name": "Tom", "tag": "cat"}}
 	g := []any{map[string]any{"id": "<uuid:1>", "name": "Rex", "tag": "dog"}, map[string]any{"id": "<uuid:3>", "name": "Tom", "tag": "cat"}}
-	ch := arrayChanges(nil, w, g)
+	ch := arrayChanges(nil, nil, w, g)
 	if len(ch) != 1 || ch[0].kind != ValueChanged {
 		t.Fatalf("changes = %+v, want one value change of [1].id", ch)
 	}

@@ -42,11 +42,12 @@ type change struct {
 	kind      string // Added, Removed, TypeChanged, ValueChanged
 	class     Class
 	want, got string
-	inGot     bool // the location exists only in got
+	inGot     bool   // the location exists only in got
+	hint      string // the drift's Hint (a required field left out)
 }
 
 func (c change) drift(field string, line int) Drift {
-	return Drift{Class: c.class, Change: c.kind, Field: field, Path: jsonPath(c.at), Line: line, Want: c.want, Got: c.got}
+	return Drift{Class: c.class, Change: c.kind, Field: field, Path: jsonPath(c.at), Line: line, Want: c.want, Got: c.got, Hint: c.hint}
 }
 
 // locateSteps is where to point in the want body: an added member or item
@@ -94,8 +95,10 @@ func compact(v any) string {
 
 // jsonChanges lists the differences between two decoded JSON values:
 // members added or removed and types changed are schema drift, other value
-// changes and array items added or removed are value drift.
-func jsonChanges(at []step, w, g any) []change {
+// changes and array items added or removed are value drift. A member of w
+// that g leaves out is a change unless s (nil: exact) says it is not
+// modelled (modelled.go).
+func jsonChanges(s *scope, at []step, w, g any) []change {
 	wt, gt := typeName(w), typeName(g)
 	if wt != gt {
 		return []change{{at: clone(at), kind: TypeChanged, class: ClassSchema, want: wt + " " + compact(w), got: gt + " " + compact(g)}}
@@ -120,16 +123,19 @@ func jsonChanges(at []step, w, g any) []change {
 			b, inG := gv[k]
 			switch {
 			case !inG:
-				out = append(out, change{at: here, kind: Removed, class: ClassSchema, want: compact(a)})
+				if ch, drift := s.leftOut(here, a); drift {
+					out = append(out, ch)
+				}
 			case !inW:
 				out = append(out, change{at: here, kind: Added, class: ClassSchema, got: compact(b), inGot: true})
 			default:
-				out = append(out, jsonChanges(here, a, b)...)
+				s.present()
+				out = append(out, jsonChanges(s, here, a, b)...)
 			}
 		}
 		return out
 	case []any:
-		return arrayChanges(at, wv, g.([]any))
+		return arrayChanges(s, at, wv, g.([]any))
 	}
 	if compact(w) != compact(g) {
 		return []change{{at: clone(at), kind: ValueChanged, class: ClassValue, want: compact(w), got: compact(g)}}
@@ -144,17 +150,18 @@ var identityKeys = []string{"id", "node_id", "uuid", "number", "sha", "key", "na
 // item of both is an object with a unique scalar value for it, otherwise by
 // the longest common subsequence of equal items, pairing what is left
 // between two matches position by position.
-func arrayChanges(at []step, w, g []any) []change {
+func arrayChanges(s *scope, at []step, w, g []any) []change {
 	var out []change
 	pair := func(ops []alignOp) {
 		for _, op := range ops {
 			switch {
 			case op.j < 0:
+				s.absent(w[op.i])
 				out = append(out, change{at: append(clone(at), step{index: op.i}), kind: Removed, class: ClassValue, want: compact(w[op.i])})
 			case op.i < 0:
 				out = append(out, change{at: append(clone(at), step{index: op.j}), kind: Added, class: ClassValue, got: compact(g[op.j]), inGot: true})
 			default:
-				out = append(out, jsonChanges(append(clone(at), step{index: op.i}), w[op.i], g[op.j])...)
+				out = append(out, jsonChanges(s, append(clone(at), step{index: op.i}), w[op.i], g[op.j])...)
 			}
 		}
 	}
@@ -195,6 +202,13 @@ func arrayChanges(at []step, w, g []any) []change {
 			}
 		}
 		pair(ops)
+		return out
+	}
+	if s != nil && s.modelled {
+		// A modelled item holds part of the real one: equal text or
+		// similarity would not pair them. Arrays keep their order, so the
+		// items pair by position and a difference in count is at the end.
+		pair(align(len(w), len(g), func(i, j int) bool { return i == j }, nil))
 		return out
 	}
 	ws, gs := make([]string, len(w)), make([]string, len(g))

@@ -72,6 +72,26 @@ func Pipeline(c *cassettes.Cassette, o Options) (*normalize.Pipeline, error) {
 // Values that change on every recording and are never compared (recorded_at,
 // recorder, durations, remote addresses) are cleared.
 func Normalize(c *cassettes.Cassette, p *normalize.Pipeline) *cassettes.Cassette {
+	return normalizeFramed(c, p, nil)
+}
+
+// normalizeLike normalizes got as Normalize does, except that a response
+// without a Content-Type is framed as the recorded response of the same
+// interaction in want is: a fake's SSE or NDJSON stream sent without its
+// type gets the normalizers of each record, as the recording does, and
+// the missing header is compared as a header (comparer.headers).
+func normalizeLike(got, want *cassettes.Cassette, p *normalize.Pipeline) *cassettes.Cassette {
+	return normalizeFramed(got, p, func(i int) string {
+		if i < len(want.Interactions) {
+			return contentType(want.Interactions[i].Response.Headers)
+		}
+		return ""
+	})
+}
+
+// normalizeFramed is Normalize with, for responses that carry no
+// Content-Type, the type to read them as (nil: none).
+func normalizeFramed(c *cassettes.Cassette, p *normalize.Pipeline, framing func(int) string) *cassettes.Cassette {
 	st := normalize.NewState()
 	n := *c
 	n.RecordedAt, n.Recorder, n.Warnings = nil, nil, nil
@@ -92,7 +112,11 @@ func Normalize(c *cassettes.Cassette, p *normalize.Pipeline) *cassettes.Cassette
 		req.Headers = p.Headers(st, req.Headers)
 		req.Body = cassettes.Body(p.Body(st, contentType(it.Request.Headers), req.Body.Bytes()))
 		resp.Headers = p.Headers(st, resp.Headers)
-		resp.Body = cassettes.Body(p.Body(st, contentType(it.Response.Headers), resp.Body.Bytes()))
+		ctype := contentType(it.Response.Headers)
+		if ctype == "" && framing != nil {
+			ctype = framing(i)
+		}
+		resp.Body = cassettes.Body(p.Body(st, ctype, resp.Body.Bytes()))
 		resp.Duration = 0
 		n.Interactions[i] = cassettes.Interaction{ID: it.ID, Request: req, Response: resp, WebSocket: normalizeSession(st, p, it.WebSocket)}
 	}

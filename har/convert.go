@@ -64,6 +64,9 @@ func bodies(e Entry, entry, interaction int) (missing []MissingBody, held int) {
 type ImportOptions struct {
 	Adapter string // adapter of every cassette
 	Group   Group  // ByPage (default) or ByHost
+	// Warn, when set, is told of each entry left out (a WebSocket upgrade
+	// the HAR holds no messages of), naming it.
+	Warn func(string)
 }
 
 // ToCassettes turns the entries of a HAR into cassettes (without paths),
@@ -84,6 +87,12 @@ func ToCassettes(a *Archive, opts ImportOptions) ([]Imported, int, error) {
 	for i, e := range a.Log.Entries {
 		if e.Response.Status == 0 {
 			skipped++
+			continue
+		}
+		if isUpgrade(e) && len(e.WebSocketMessages) == 0 {
+			if opts.Warn != nil {
+				opts.Warn(fmt.Sprintf("log.entries[%d] (GET %s) left out: a WebSocket upgrade whose messages the HAR does not hold (Chromium writes them as _webSocketMessages); record the session through `cassette proxy`", i, e.Request.URL))
+			}
 			continue
 		}
 		u, perr := url.Parse(e.Request.URL)
@@ -206,6 +215,18 @@ func interaction(e Entry, i int) (cassettes.Interaction, error) {
 	p.ContentLength = int64(len(body))
 	if e.Time > 0 {
 		p.Duration = cassettes.Duration(time.Duration(e.Time * float64(time.Millisecond)))
+	}
+	if isUpgrade(e) {
+		q.URL = httpURL(q.URL)
+		ws, err := webSocket(e, i)
+		if err != nil {
+			return it, err
+		}
+		it.WebSocket = ws
+		if !cassettes.IsWebSocketUpgrade(p.Headers) { // HTTP/2's extended CONNECT, or headers the export dropped
+			p.Headers.Set("Connection", "Upgrade")
+			p.Headers.Set("Upgrade", "websocket")
+		}
 	}
 	return it, nil
 }

@@ -2,6 +2,8 @@ package har
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -39,4 +41,34 @@ func FromGoVCR(src, adapter string) ([]*cassettes.Cassette, error) {
 		}
 	}
 	return list, nil
+}
+
+// HiddenDirs lists, below src, the dot-directories (.fixtures, .cache)
+// that hold go-vcr files (*.yaml, *.yml), as paths below src, each with
+// how many: LoadTree skips them, as a project's cassettes directory skips
+// its .git. Import says what it skipped, and how to import one (name it).
+func HiddenDirs(src string) map[string]int {
+	out := map[string]int{}
+	st, err := os.Stat(src)
+	if err != nil || !st.IsDir() {
+		return out
+	}
+	_ = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == src || !strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		n := 0
+		_ = filepath.WalkDir(p, func(q string, f fs.DirEntry, err error) error {
+			if err == nil && !f.IsDir() && (filepath.Ext(q) == ".yaml" || filepath.Ext(q) == ".yml") {
+				n++
+			}
+			return nil
+		})
+		if n > 0 {
+			rel, _ := filepath.Rel(src, p)
+			out[rel] = n
+		}
+		return filepath.SkipDir
+	})
+	return out
 }

@@ -85,6 +85,9 @@ type Entry struct {
 	Timings         Timings  `json:"timings"`
 	ServerIPAddress string   `json:"serverIPAddress,omitempty"`
 	Connection      string   `json:"connection,omitempty"`
+	// WebSocketMessages are a WebSocket session's messages, as Chromium
+	// writes them on the upgrade's entry (websocket.go).
+	WebSocketMessages []WebSocketMessage `json:"_webSocketMessages,omitempty"`
 }
 
 // Request is a HAR request.

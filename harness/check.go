@@ -15,6 +15,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/redact"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
@@ -28,7 +29,14 @@ type Checker struct {
 
 	byID   map[string][]int // case id → indexes into Cases
 	byFile map[string]int   // ShardKey → index
+	red    *redact.Redactor // what every answer goes through (Write)
 }
+
+// MaxLine is the longest input line Check reads: a line past it is
+// answered with a problem naming it and is not read (a 150 MB line grew
+// the process to 2 GB). No recorded output is that long: a cassette is at
+// most cassettes.MaxFileBytes.
+const MaxLine = cassettes.MaxFileBytes
 
 // Checked is what a run of Check leaves for the reports: the outcome of the
 // checked cases in plan order, and how many lines were refused.
@@ -53,8 +61,6 @@ func (k *Checker) Check(r io.Reader, w io.Writer) (*Checked, error) {
 	k.index()
 	in := bufio.NewReaderSize(r, 1<<16)
 	out := bufio.NewWriterSize(w, 1<<16)
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
 	results := map[checkKey]checked{}
 	var order []checkKey // first seen, within a case
 	done := &Checked{Outcome: &verify.Outcome{Started: now(), FakeLogs: map[string]string{}}}
@@ -64,9 +70,14 @@ func (k *Checker) Check(r io.Reader, w io.Writer) (*Checked, error) {
 				return done, err
 			}
 		}
-		data, err := in.ReadBytes('\n')
-		if len(bytes.TrimSpace(data)) > 0 {
-			answer, i, res, l := k.line(n, data, now)
+		data, long, err := readLine(in, MaxLine)
+		if len(bytes.TrimSpace(data)) > 0 || long {
+			answer, i, res, l := any(nil), -1, verify.Result{}, Line{}
+			if long {
+				answer = k.problem(n, "", fmt.Sprintf("the line is longer than %d MiB, the most a line may hold (a cassette is at most that long, so no recorded output is longer); it was not read", MaxLine>>20))
+			} else {
+				answer, i, res, l = k.line(n, data, now)
+			}
 			if i >= 0 {
 				key := checkKey{i, l.Test}
 				if _, again := results[key]; !again {
@@ -79,7 +90,7 @@ func (k *Checker) Check(r io.Reader, w io.Writer) (*Checked, error) {
 					done.First = &p
 				}
 			}
-			if err := enc.Encode(answer); err != nil {
+			if err := k.Write(out, answer); err != nil {
 				return done, err
 			}
 		}
@@ -109,6 +120,44 @@ type checkKey struct {
 type checked struct {
 	res    verify.Result
 	replay string
+}
+
+// readLine reads the next line of in, up to and with its newline; one
+// longer than max is read to its end and dropped (long is true).
+func readLine(in *bufio.Reader, max int) (line []byte, long bool, err error) {
+	for {
+		chunk, err := in.ReadSlice('\n')
+		if !long && len(line)+len(chunk) > max {
+			long, line = true, nil
+		}
+		if !long {
+			line = append(line, chunk...)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, long, err
+		}
+	}
+}
+
+// Write writes v as one JSON line to w, through the project's redaction
+// (its credential names, the declared values, the known key formats): a
+// fake's output or error quoted in a message or a drift (a binding's
+// {"error": "…ghp_…"}) never reaches the harness, which prints it as the
+// test's failure, holding a credential. Every answer of Check goes
+// through it, and so should anything else said to the harness (the
+// summary).
+func (k *Checker) Write(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	if k.red == nil {
+		k.red = redact.New(k.Options.Config.Redaction(), k.Options.Credentials)
+	}
+	_, err := w.Write(k.red.Bytes(buf.Bytes()))
+	return err
 }
 
 // line takes one input line. It returns the answer and, for a check, the

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
@@ -124,10 +127,7 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 		sources[i] = opts.sourceOf(c) // by the scenario it came under, before a rename
 	}
 	res.Renamed = rename(list)
-	red := redact.New(opts.Rules, opts.Credentials)
-	if !opts.Redact {
-		red.KeepFormats()
-	}
+	reds := opts.redactors(sources)
 	for _, c := range list {
 		c.Path = filepath.Join(res.Dir, filepath.FromSlash(c.Scenario)+".yaml")
 	}
@@ -135,27 +135,28 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	// Twice: the second pass scrubs the values learned from later
-	// cassettes and entries (a refresh token posted on page 3 and answered
-	// on page 1).
+	// entries of the same file (a refresh token posted on page 3 of a HAR
+	// and answered on page 1).
 	for range 2 {
-		for _, c := range list {
-			c.Redact(red)
+		for i, c := range list {
+			c.Redact(reds[i])
 		}
 	}
 	if err := opts.refuseExisting(list); err != nil {
 		return nil, err
 	}
 	var keep []*cassettes.Cassette
+	var keepReds []*redact.Redactor
 	scans := map[string][]redact.Finding{} // a source read and scanned once (a HAR is every cassette's)
 	for i, c := range list {
-		if err := c.CheckLeaks(red); err != nil {
-			res.Refused = append(res.Refused, opts.refused(sources[i], c, err, red, scans))
+		if err := c.CheckLeaks(reds[i]); err != nil {
+			res.Refused = append(res.Refused, opts.refused(sources[i], c, err, reds[i], scans))
 			continue
 		}
-		keep = append(keep, c)
+		keep, keepReds = append(keep, c), append(keepReds, reds[i])
 	}
 	if len(keep) > 0 {
-		if err := saveAll(ctx, opts, res.Dir, keep, red); err != nil {
+		if err := saveAll(ctx, opts, res.Dir, keep, keepReds); err != nil {
 			return nil, err
 		}
 		res.Saved = keep
@@ -166,14 +167,37 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// redactors returns the redaction of each cassette, by the file it came
+// from (sources, as sourceOf names them): one Redactor per source file,
+// so that a value learned in one file (`"smtp_pass":"…"`) is scrubbed in
+// that file only, never carried into another file of the tree, where it
+// is nobody's credential. The declared credentials are every file's.
+func (o Options) redactors(sources []string) []*redact.Redactor {
+	bySource := map[string]*redact.Redactor{}
+	out := make([]*redact.Redactor, len(sources))
+	for i, src := range sources {
+		red, ok := bySource[src]
+		if !ok {
+			red = redact.New(o.Rules, o.Credentials)
+			if !o.Redact {
+				red.KeepFormats()
+			}
+			bySource[src] = red
+		}
+		out[i] = red
+	}
+	return out
+}
+
 // saveAll saves list into a staging copy of the adapter directory dir and
-// puts it in dir's place: all of them or, on an error, none.
-func saveAll(ctx context.Context, opts Options, dir string, list []*cassettes.Cassette, red *redact.Redactor) error {
+// puts it in dir's place: all of them or, on an error, none. reds[i] is
+// list[i]'s redaction, whose values the save's own scan looks for.
+func saveAll(ctx context.Context, opts Options, dir string, list []*cassettes.Cassette, reds []*redact.Redactor) error {
 	st, err := newStage(opts.Root, dir)
 	if err != nil {
 		return err
 	}
-	if err := st.save(ctx, list, red, opts.again(), opts.staged); err != nil {
+	if err := st.save(ctx, list, reds, opts.again(), opts.staged); err != nil {
 		st.remove()
 		return err
 	}
@@ -259,7 +283,10 @@ func (o Options) again(more ...string) string {
 func (o Options) convert(res *Result) ([]*cassettes.Cassette, []har.Imported, error) {
 	if o.From == GoVCR {
 		list, err := har.FromGoVCR(o.Source, o.Adapter)
-		return list, nil, err
+		if err != nil {
+			return nil, nil, err
+		}
+		return list, nil, o.hiddenDirs(res, len(list))
 	}
 	data, err := cassettes.ReadFileBounded(o.Source, cassettes.MaxFileBytes) // a FIFO, a device or 10 GB: refused, not read
 	if err != nil {
@@ -270,7 +297,8 @@ func (o Options) convert(res *Result) ([]*cassettes.Cassette, []har.Imported, er
 		return nil, nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: o.Source + ": " + err.Error() + "; export the HAR again from the browser's dev tools (Network → Save all as HAR)",
 			NextStep: outcome.Command("cassette", "import", "--help")}
 	}
-	ims, skipped, err := har.ToCassettes(a, har.ImportOptions{Adapter: o.Adapter, Group: o.By})
+	ims, skipped, err := har.ToCassettes(a, har.ImportOptions{Adapter: o.Adapter, Group: o.By,
+		Warn: func(w string) { res.Warnings = append(res.Warnings, o.Source+": "+w) }})
 	if err != nil {
 		return nil, nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: o.Source + ": " + err.Error(), NextStep: o.again()}
 	}
@@ -280,6 +308,30 @@ func (o Options) convert(res *Result) ([]*cassettes.Cassette, []har.Imported, er
 		list[i] = im.Cassette
 	}
 	return list, ims, nil
+}
+
+// hiddenDirs warns of the dot-directories of a go-vcr tree that hold
+// cassettes, which the import skips, and refuses an import that found n
+// == 0 cassettes to import (E_CASSETTE_NOT_FOUND, exit 2): it imported
+// nothing, silently, with exit 0. The next step imports the first skipped
+// directory by naming it.
+func (o Options) hiddenDirs(res *Result, n int) error {
+	hidden := har.HiddenDirs(o.Source)
+	names := slices.Sorted(maps.Keys(hidden))
+	for _, d := range names {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("skipped %s: a dot-directory (%d go-vcr files); import it by naming it: %s",
+			filepath.Join(o.Source, d), hidden[d], outcome.Command("cassette", "import", "govcr", filepath.Join(o.Source, d), "--adapter", o.Adapter)))
+	}
+	if n > 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("nothing to import: %s holds no go-vcr cassette (*.yaml, *.yml)", o.Source)
+	next := outcome.Command("cassette", "import", "--help")
+	if len(names) > 0 {
+		msg = fmt.Sprintf("nothing to import: the go-vcr files under %s are all in dot-directories, which are skipped (%s); nothing was imported", o.Source, strings.Join(names, ", "))
+		next = outcome.Command("cassette", "import", "govcr", filepath.Join(o.Source, names[0]), "--adapter", o.Adapter)
+	}
+	return &outcome.Error{Reason: outcome.ECassetteNotFound, Message: msg, NextStep: next}
 }
 
 // missingBodies refuses a HAR saved without content: it holds no response

@@ -85,10 +85,11 @@ func (s *stage) path(final string) string {
 	return filepath.Join(s.copy, rel)
 }
 
-// save saves every cassette into the staging copy, stopping when ctx ends
-// (E_INTERRUPTED); each cassette's Path is its final path again after.
+// save saves every cassette into the staging copy (list[i] scanned for
+// the values of reds[i]), stopping when ctx ends (E_INTERRUPTED); each
+// cassette's Path is its final path again after.
 // saved, when set, is called after each (tests pause here).
-func (s *stage) save(ctx context.Context, list []*cassettes.Cassette, red *redact.Redactor, again string, saved func(int)) error {
+func (s *stage) save(ctx context.Context, list []*cassettes.Cassette, reds []*redact.Redactor, again string, saved func(int)) error {
 	for i, c := range list {
 		if ctx.Err() != nil {
 			return &outcome.Error{Reason: outcome.EInterrupted, Message: "interrupted: nothing was imported (" + outcome.Printable(s.target) + " is as it was)",
@@ -96,7 +97,7 @@ func (s *stage) save(ctx context.Context, list []*cassettes.Cassette, red *redac
 		}
 		final := c.Path
 		c.Path = s.path(final)
-		err := cassettes.Save(c, cassettes.SaveOptionsFor(red))
+		err := cassettes.Save(c, cassettes.SaveOptionsFor(reds[i]))
 		c.Path = final
 		if err != nil {
 			return err

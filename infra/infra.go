@@ -80,9 +80,10 @@ func ClassifyTransport(err error) Failure {
 }
 
 // ClassifyStatus classifies a response status that says the service failed
-// rather than answered: 408 and 429 (after the retry policy, which retries
-// them), and every 5xx (specs/002: "provider returned 5xx"). The retry
-// policy retries only specs/000's list (500, 502, 503, 504, 529); any
+// rather than answered: 401 and 403 (the credentials were refused: a
+// recording of that would overwrite a good cassette), 408 and 429 (after
+// the retry policy, which retries them), and every 5xx (specs/002:
+// "provider returned 5xx"). The retry policy retries only specs/000's list (500, 502, 503, 504, 529); any
 // other 5xx (501, 505, …) fails at its first answer. ok is false for every
 // other status, which is the service's real answer and is recorded. A
 // status a scenario answers on purpose is the caller's to let through.
@@ -93,6 +94,8 @@ func ClassifyStatus(code int) (f Failure, ok bool) {
 	}
 	class = strings.TrimSpace(strconv.Itoa(code) + " " + class)
 	switch code {
+	case http.StatusUnauthorized, http.StatusForbidden: // wrong or expired credentials: no answer of the service to keep
+		return Failure{outcome.ERealAuth, class}, true
 	case http.StatusTooManyRequests:
 		return Failure{outcome.ERateLimit, class}, true
 	case http.StatusRequestTimeout:
@@ -118,6 +121,8 @@ func (f Failure) Advice() string {
 		advice = "first check the network, real.base_url and HTTPS_PROXY"
 	case f.Reason == outcome.ERateLimit || f.Reason == outcome.EProvider5xx:
 		advice = "run it again once the service has recovered"
+	case f.Reason == outcome.ERealAuth:
+		advice = "first check the credentials (real.credentials and real.headers in cassette.yaml, and that the variables are set and current); a scenario whose refusal is the behaviour under test declares it (record --allow-status 401, or status: in the scenario)"
 	case f.Reason == outcome.ERealUpgrade:
 		advice = "first check the WebSocket URL, the credentials it needs, and that the service speaks WebSocket there"
 	}

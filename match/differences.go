@@ -37,8 +37,14 @@ func (c *compiled) differences(rec, got view) []Difference {
 	}
 	if c.Body != BodyIgnore && rec.bodyKey != got.bodyKey {
 		d := Difference{Field: "body", Recorded: preview(rec.body), Got: preview(got.body), Diff: bodyDiff(rec, got)}
-		if len(c.IgnoreJSON) > 0 && rec.isJSON && got.isJSON {
+		if len(c.IgnoreJSON) > 0 && rec.isJSON && got.isJSON && !rec.multipart {
 			d.Diff += "\n(left out of both sides: " + strings.Join(c.IgnoreJSON, ", ") + ")"
+		}
+		switch {
+		case rec.multipart && got.multipart:
+			d.Diff += "\n(multipart: compared part by part, by name, filename, content type and content; the boundary does not count)"
+		case onlyBoundaryDiffers(rec.body, got.body, rec.boundary, got.boundary):
+			d.Diff = "only the multipart boundary differs (recorded " + rec.boundary + ", request " + got.boundary + "): a body that does not parse as multipart is compared byte for byte\n" + d.Diff
 		}
 		ds = append(ds, d)
 	}

@@ -27,6 +27,12 @@
 //     (values keep their order), fragment dropped. Other headers, the
 //     protocol and the client's address never take part (go-vcr's default
 //     matcher compares them, which breaks proxy recordings).
+//   - A multipart body (multipart/form-data, /mixed, …) is compared part
+//     by part, by each part's name, filename, content type and content
+//     (multipart.go): every client writes a new random boundary, so the
+//     raw bytes of one upload never repeat. A miss shows the parts as
+//     JSON, and says when only the boundary differs in a body that does
+//     not parse.
 //   - Sequences: the n-th identical request gets the n-th recorded
 //     response. Once they are used up, the last one is served again only
 //     when Rules.Replayable is set or the cassette says `replayable: true`;

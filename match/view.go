@@ -36,6 +36,10 @@ type view struct {
 	body    []byte // as compared (JSON canonical form in json mode)
 	bodyKey string
 	isJSON  bool
+	// boundary is a multipart body's boundary (its Content-Type's), and
+	// multipart whether the body is compared part by part (multipart.go).
+	boundary  string
+	multipart bool
 }
 
 // view normalizes r under the compiled rules: URL patterns, ignored
@@ -62,9 +66,20 @@ func (c *compiled) view(r Request) view {
 		v.headers = append(v.headers, strings.Join(r.Header.Values(name), ", "))
 	}
 	body := r.Body
+	var form []byte
+	if c.Body != BodyIgnore && len(body) > 0 {
+		if ct := r.Header.Get("Content-Type"); strings.HasPrefix(ct, "multipart/") || strings.HasPrefix(ct, "Multipart/") {
+			form, v.boundary, v.multipart = multipartForm(ct, body)
+			if !v.multipart {
+				v.boundary = boundaryOf(ct)
+			}
+		}
+	}
 	switch {
 	case c.Body == BodyIgnore:
 		return v
+	case v.multipart:
+		body, v.isJSON = form, true
 	case !c.json.empty() && len(bytes.TrimSpace(body)) > 0:
 		if out, ok := c.json.apply(body); ok {
 			body, v.isJSON = out, true

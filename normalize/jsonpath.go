@@ -328,3 +328,70 @@ func (p *JSONPath) lastName() string {
 	}
 	return "value"
 }
+
+// A PathStep is one step of a concrete location in a JSON document: a
+// member name (Name, IsName) or an array index (Index of an array of Len
+// items).
+type PathStep struct {
+	Name   string
+	IsName bool
+	Index  int
+	Len    int
+}
+
+// Matches reports whether the query selects the value at the concrete
+// location at (from the root): `$.items[*].id` matches items[3].id. It is
+// how a list of JSONPaths (verify's `required:`) is held against the
+// fields one document has, without evaluating every query on it.
+func (p *JSONPath) Matches(at []PathStep) bool { return matchSegs(p.segs, at) }
+
+func matchSegs(segs []segment, at []PathStep) bool {
+	if len(segs) == 0 {
+		return len(at) == 0
+	}
+	seg := segs[0]
+	if seg.descendant {
+		// ..sel: the selector applies at this step or any deeper one.
+		for skip := 0; skip < len(at); skip++ {
+			if matchStep(seg.sels, at[skip]) && matchSegs(segs[1:], at[skip+1:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(at) > 0 && matchStep(seg.sels, at[0]) && matchSegs(segs[1:], at[1:])
+}
+
+func matchStep(sels []selector, st PathStep) bool {
+	for _, s := range sels {
+		switch s.kind {
+		case '*':
+			return true
+		case 'n':
+			if st.IsName && st.Name == s.name {
+				return true
+			}
+		case 'i':
+			i := s.index
+			if i < 0 {
+				i += st.Len
+			}
+			if !st.IsName && i == st.Index {
+				return true
+			}
+		case 's':
+			if !st.IsName && s.step != 0 {
+				kids := make([]*jsonNode, st.Len)
+				for k := range kids {
+					kids[k] = &jsonNode{}
+				}
+				for _, n := range slice(kids, s) {
+					if n == kids[st.Index] {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}

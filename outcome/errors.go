@@ -49,6 +49,7 @@ const (
 	ERealDNS         Reason = "E_REAL_DNS"     // the real side's host name does not resolve
 	ERealReset       Reason = "E_REAL_RESET"   // the real side closed or reset the connection mid-exchange
 	ERealUpgrade     Reason = "E_REAL_UPGRADE" // the real side refused a WebSocket upgrade, or answered it with a handshake that is not valid
+	ERealAuth        Reason = "E_REAL_AUTH"    // the real side refused the credentials (401, 403): wrong or expired
 
 	// ERealSuspect: a re-recorded command went from exit 0 to a failure
 	// with nothing on stdout, and no fault signature said why.
@@ -78,7 +79,7 @@ var reasonExit = map[Reason]Exit{
 	ETimeout: ExitInfra, ERateLimit: ExitInfra, EProvider5xx: ExitInfra,
 	EFakeUnavailable: ExitInfra, ERealUnreachable: ExitInfra, EForge: ExitInfra,
 	EPushRejected: ExitInfra, EIO: ExitInfra, EInterrupted: ExitInfra,
-	ERealTLS: ExitInfra, ERealDNS: ExitInfra, ERealReset: ExitInfra, ERealSuspect: ExitInfra, ERealUpgrade: ExitInfra,
+	ERealTLS: ExitInfra, ERealDNS: ExitInfra, ERealReset: ExitInfra, ERealSuspect: ExitInfra, ERealUpgrade: ExitInfra, ERealAuth: ExitInfra,
 	ETestFailed: ExitFail, EContractDrift: ExitFail, EFakeError: ExitFail,
 	EQuarantineExpired: ExitFail, EReplayMiss: ExitFail, EEscalated: ExitFail,
 	ERealDrift: ExitFail, EFakeDrift: ExitFail, EUncoveredCall: ExitFail,

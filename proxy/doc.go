@@ -76,7 +76,7 @@
 //   - An upstream that fails is noted, never recorded as the service's
 //     answer: a transport error (refused, DNS, TLS, reset mid-body,
 //     timeout; classified by infra.ClassifyTransport) and a status the
-//     live-call policy gives up on (408, 429, 5xx; infra.ClassifyStatus)
+//     live-call policy gives up on (401, 403, 408, 429, 5xx; infra.ClassifyStatus)
 //     go to Failures while the client still gets a 502 naming the reason,
 //     or the relayed status. A recording with a failure is not valid: the
 //     recorder refuses to save it (recorder.FailureError, exit 3).
@@ -84,6 +84,11 @@
 //     a private CA, a client certificate for mTLS, certificate checks off
 //     only on an explicit, warned opt-in, and the corporate proxy of this
 //     process's environment (never the proxy itself).
+//   - Inside a CONNECT tunnel a request is dialled at the tunnel's
+//     target, not at the host its inner Host or :authority names (a
+//     client with a TLS ServerName override); it keeps the URL the client
+//     addressed, which is recorded and matched, and the MITM leaf follows
+//     the client's ServerName (connect.go).
 //   - A replaying forward proxy whose cassettes hold one host serves
 //     origin-form requests from it (its front door), so that a recording
 //     made through the reverse proxy replays without --upstream.

@@ -133,6 +133,7 @@ func (p *Proxy) newGoproxy() *goproxy.ProxyHttpServer {
 	// A replaying proxy serves its tunnels itself (tunnel.go); goproxy's
 	// MITM is the fallback for a connection that cannot be taken over.
 	gp.OnRequest().HandleConnectFunc(func(host string, ctx *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
+		ctx.UserData = connectTarget(host) // where the tunnel's requests are dialled (connect.go)
 		if p.mode == ModePassthrough {
 			return &goproxy.ConnectAction{Action: goproxy.ConnectAccept}, host
 		}
@@ -203,6 +204,7 @@ func (p *Proxy) serveAt(upstream *url.URL, w http.ResponseWriter, r *http.Reques
 func (p *Proxy) onRequest(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Request, *http.Response) {
 	seq := p.seq.Add(1) - 1 // arrival order
 	req.RemoteAddr = ""
+	req = atTunnelTarget(req, ctx)
 	switch p.mode {
 	case ModePassthrough:
 		ctx.RoundTripper = goproxy.RoundTripperFunc(p.passTrip)

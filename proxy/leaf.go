@@ -128,8 +128,17 @@ func (ca *CA) tlsConfigFor(host string) (*tls.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A client may name another host in its TLS ServerName than the
+	// CONNECT's (grpc-go's ServerName override): it gets a leaf for the
+	// name it verifies.
 	return &tls.Config{
 		MinVersion:   tls.VersionTLS12,
 		Certificates: []tls.Certificate{*cert},
+		GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+			if hello.ServerName == "" || strings.EqualFold(hello.ServerName, name) {
+				return cert, nil
+			}
+			return ca.leaves.get(hello.ServerName)
+		},
 	}, nil
 }

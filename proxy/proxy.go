@@ -92,7 +92,7 @@ type Options struct {
 	Mode             Mode
 	Listen           string // default "127.0.0.1:0"
 	AllowNonLoopback bool   // required for a non-loopback Listen
-	// AllowStatus are failing statuses (408, 429, 5xx) the recorded calls
+	// AllowStatus are failing statuses (401, 403, 408, 429, 5xx) the recorded calls
 	// answer on purpose: recorded like any other, not noted as failures.
 	AllowStatus []int
 	// Upstream makes the proxy a reverse proxy in front of this base URL
@@ -147,6 +147,9 @@ type Options struct {
 	// MaxRequestBody bounds a request body the proxy buffers to record or
 	// match it (0: DefaultMaxRequestBody); see limits.go.
 	MaxRequestBody int64
+	// MaxWebSocketMessage bounds one WebSocket message the proxy records
+	// (0: MaxWebSocketMessage).
+	MaxWebSocketMessage int64
 	// BodyReadTimeout bounds the reading of a request body (0:
 	// DefaultBodyReadTimeout).
 	BodyReadTimeout time.Duration
@@ -168,6 +171,9 @@ type Proxy struct {
 	idx      *match.Index
 	handler  http.Handler
 	tunnels  *tunnels // a replaying forward proxy's CONNECT tunnels (tunnel.go)
+	// tunnelTrs are the transports of tunnels dialled at a target other
+	// than their inner host (connect.go).
+	tunnelTrs tunnelTransports
 
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
@@ -415,6 +421,7 @@ func (p *Proxy) Close() error {
 		}
 		p.tunnels.close()
 		p.tr.CloseIdleConnections()
+		p.tunnelTrs.closeIdle()
 	})
 	return nil
 }

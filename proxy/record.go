@@ -26,7 +26,7 @@ type recorded struct {
 }
 
 func (p *Proxy) passTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response, error) {
-	resp, err := p.tr.RoundTrip(req)
+	resp, err := p.trFor(req).RoundTrip(req)
 	if err != nil {
 		return p.upstreamFailure(req, err), nil
 	}
@@ -98,7 +98,7 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 		rec := captureRequest(req, body)
 		p.begin()
 		start := p.now()
-		resp, err := p.tr.RoundTrip(req)
+		resp, err := p.trFor(req).RoundTrip(req)
 		if err != nil {
 			p.end()
 			return p.upstreamFailure(req, err), nil

@@ -2,16 +2,19 @@ package proxy
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/infra"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/wsframe"
 )
 
@@ -47,7 +50,7 @@ func (p *Proxy) recordWebSocket(seq int64, req *http.Request) *http.Response {
 	rec := captureRequest(req, nil)
 	p.begin()
 	start := p.now()
-	resp, err := p.tr.RoundTrip(req)
+	resp, err := p.trFor(req).RoundTrip(req)
 	if err != nil {
 		p.end()
 		return p.upstreamFailure(req, err)
@@ -68,8 +71,8 @@ func (p *Proxy) recordWebSocket(seq int64, req *http.Request) *http.Response {
 	}
 	if resp.StatusCode != http.StatusSwitchingProtocols || why != "" {
 		class := infra.Upgrade(resp.Status, why)
-		if c, failing := infra.ClassifyStatus(resp.StatusCode); failing && why == "" {
-			class = c // the service failing (5xx, 429, 408) says more than "refused"
+		if c, failing := infra.ClassifyStatus(resp.StatusCode); failing && why == "" && c.Reason != outcome.ERealAuth {
+			class = c // the service failing (5xx, 429, 408) says more than "refused"; a 401 or 403 is the upgrade refused
 		}
 		f := p.failedWith(req, class, resp.Status)
 		p.logf("upstream failed: %s", f)
@@ -90,8 +93,9 @@ func (p *Proxy) recordWebSocket(seq int64, req *http.Request) *http.Response {
 	it.Request.Headers.Del("Sec-WebSocket-Key")
 	it.Response.Headers.Del("Sec-WebSocket-Accept")
 	s := &wsSession{p: p, seq: seq, req: req, it: it, opened: opened, conn: conn}
-	s.client = wsframe.NewTap(MaxWebSocketMessage, s.note(cassettes.FromClient))
-	s.server = wsframe.NewTap(MaxWebSocketMessage, s.note(cassettes.FromServer))
+	limit := cmp.Or(p.opts.MaxWebSocketMessage, MaxWebSocketMessage)
+	s.client = wsframe.NewTap(limit, s.note(cassettes.FromClient))
+	s.server = wsframe.NewTap(limit, s.note(cassettes.FromServer))
 	p.sessions.add(s)
 	resp.Body = &tappedConn{conn: conn, s: s}
 	return resp
@@ -152,6 +156,13 @@ func (s *wsSession) upstreamEnded(err error) {
 	s.mu.Lock()
 	cut := s.close == nil && !s.closing && !errors.Is(err, net.ErrClosed)
 	s.mu.Unlock()
+	if s.server.Err() != nil {
+		// The server's frames stopped being read (a message over the
+		// limit): its close frame after it was never seen, and the session
+		// is no reset; finish says what it is. (The server's tap is
+		// written by this goroutine, the one that reads the upstream.)
+		cut = false
+	}
 	if cut {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
@@ -172,7 +183,12 @@ func (s *wsSession) finish() {
 				s.p.mu.Lock()
 				s.p.incomplete = append(s.p.incomplete, in)
 				s.p.mu.Unlock()
-				s.p.logf("not recorded: the frames of the WebSocket session %s cannot be read (%v); record it again", in, err)
+				if errors.Is(err, wsframe.ErrTooLarge) {
+					s.p.logf("not recorded: the WebSocket session %s has a message larger than %s, the most the proxy records of one message; the rest of the recording is kept",
+						in, byteSize(cmp.Or(s.p.opts.MaxWebSocketMessage, MaxWebSocketMessage)))
+				} else {
+					s.p.logf("not recorded: the frames of the WebSocket session %s cannot be read (%v); record it again", in, err)
+				}
 				return
 			}
 		}
@@ -327,3 +343,11 @@ func (n *noteHijack) Flush() {
 }
 
 func (n *noteHijack) Unwrap() http.ResponseWriter { return n.ResponseWriter }
+
+// byteSize is n in MiB when it is a whole number of them, else in bytes.
+func byteSize(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}

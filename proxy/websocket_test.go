@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -19,6 +20,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/wsframe"
 )
 
 // The WebSocket tests run a real WebSocket server and a real client
@@ -350,3 +352,58 @@ func TestWebSocketUpgradeFailures(t *testing.T) {
 		t.Fatalf("failures %+v, want one E_REAL_RESET", fails)
 	}
 }
+
+// TestWebSocketMessageOverTheLimitIsNoReset: a server that sends a
+// message larger than the proxy records and then closes cleanly was
+// reported as E_REAL_RESET (#35): the close frame after the message was
+// never read. It is no upstream failure: the session is left out, and the
+// log says it holds a message over the limit.
+func TestWebSocketMessageOverTheLimitIsNoReset(t *testing.T) {
+	// The server writes its frames by hand: the message, its close frame,
+	// and then it closes the connection without waiting for the client's
+	// close (as many servers do).
+	up := newUpstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\nSec-WebSocket-Protocol: realtime.v1\r\n\r\n",
+			wsframe.AcceptKey(r.Header.Get("Sec-WebSocket-Key")))
+		rw.Write([]byte{0x81, 126, 0x08, 0x00}) // a text frame of 2048 bytes
+		rw.WriteString(strings.Repeat("x", 2048))
+		rw.Write([]byte{0x88, 0x02, 0x03, 0xe8}) // close, 1000
+		rw.Flush()
+	}), false)
+	var log strings.Builder
+	var mu sync.Mutex
+	rec := startProxy(t, Options{Mode: ModeRecord, CA: testCA(t), Transport: trusting(up), MaxWebSocketMessage: 1024,
+		Log: writerFunc(func(b []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return log.Write(b) })})
+	c, _, err := dialForward(t, rec, strings.Replace(up.URL, "https://", "wss://", 1)+"/v1/realtime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, data, err := c.Read(ctx); err != nil || len(data) != 2048 {
+		t.Fatalf("read %d bytes: %v", len(data), err)
+	}
+	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Fatalf("the server's close did not reach the client: %v", err)
+	}
+	c.CloseNow()
+	flushed(t, rec)
+	if f := rec.Failures(); len(f) != 0 {
+		t.Errorf("failures %v, want none: the server closed cleanly", f)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(log.String(), "has a message larger than 1024 bytes") {
+		t.Errorf("log %q, want the message over the limit named", log.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

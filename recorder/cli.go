@@ -73,6 +73,11 @@ type CLIOptions struct {
 	// Intercept starts the recording proxy for the child's HTTP(S) calls.
 	// nil records the process only (stdin, stdout, stderr, exit code).
 	Intercept InterceptFunc
+	// BaseURL is the http adapter's real.base_url (or --base-url): a call
+	// the child makes to another host is not part of the recording, and its
+	// failure (an update check without DNS) is a note on Log, not a refusal.
+	// "" counts every call as the adapter's.
+	BaseURL string
 	// Timeout bounds the child's run time; 0 is no limit beyond ctx. The
 	// child is killed when it is reached, and RecordCLI returns E_TIMEOUT.
 	Timeout time.Duration
@@ -171,11 +176,18 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	if err != nil {
 		return nil, err
 	}
+	for i := range fails { // with every value learned by the end of the run
+		fails[i].URL, fails[i].Detail = red.String(fails[i].URL), red.String(fails[i].Detail)
+	}
+	fails, elsewhere := splitFailures(fails, opts.BaseURL)
 	if len(fails) > 0 {
-		for i := range fails { // with every value learned by the end of the run
-			fails[i].URL, fails[i].Detail = red.String(fails[i].URL), red.String(fails[i].Detail)
-		}
 		return nil, FailureError(fails, again(opts))
+	}
+	if len(elsewhere) > 0 && opts.Log != nil {
+		for _, f := range elsewhere {
+			fmt.Fprintf(opts.Log, "note: %s failed; it is a call to a host outside adapter %s (%s), not part of its recording\n",
+				outcome.Printable(f.String()), opts.Adapter, outcome.Printable(opts.BaseURL))
+		}
 	}
 	if err := opts.fault(exit, run.stdout, run.stderr, red); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/proxy"
 )
 
 // SplitHosts keeps the interactions with the host of base (an http
@@ -49,4 +50,26 @@ func hostOf(u *url.URL) string {
 		return strings.TrimSuffix(h, ":80")
 	}
 	return h
+}
+
+// splitFailures keeps the failed calls to the host of base (the adapter's
+// real.base_url) and returns the others apart: a call to another host (a
+// client's update check, telemetry) is not part of the adapter's contract
+// and is not recorded (SplitHosts), so its failure is a note, not a
+// refusal of what the service answered. With base "" every failure is the
+// adapter's.
+func splitFailures(fails []proxy.UpstreamFailure, base string) (own, others []proxy.UpstreamFailure) {
+	u, err := url.Parse(base)
+	if base == "" || err != nil || u.Host == "" {
+		return fails, nil
+	}
+	host := hostOf(u)
+	for _, f := range fails {
+		if fu, err := url.Parse(f.URL); err == nil && fu.Host != "" && !strings.EqualFold(hostOf(fu), host) {
+			others = append(others, f)
+			continue
+		}
+		own = append(own, f)
+	}
+	return own, others
 }

@@ -82,6 +82,11 @@ type Recording struct {
 // as the real answer. Everything is redacted, and a
 // cassette with a secret left fails with E_SECRET_LEAK.
 func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
+	opts, done, err := viaUnixSocket(opts) // unix.go: real.base_url unix:///…
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	lookup := opts.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -119,6 +124,11 @@ func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
 // real headers (opts.Headers, `${VAR}` expanded) are set on top. The new
 // cassette keeps the old one's scenario, path and replayable flag.
 func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions) (Recording, error) {
+	opts, done, err := viaUnixSocket(opts) // unix.go: real.base_url unix:///…
+	if err != nil {
+		return Recording{}, err
+	}
+	defer done()
 	lookup := opts.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -205,7 +215,7 @@ type request struct {
 	url     string
 	headers map[string]string
 	body    []byte
-	expect  int                  // a failing status (408, 429, 5xx) expected on purpose, 0 for none
+	expect  int                  // a failing status (401, 403, 408, 429, 5xx) expected on purpose, 0 for none
 	session *cassettes.WebSocket // a WebSocket session to play after the upgrade (websocket.go)
 }
 
@@ -392,7 +402,7 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 	// The policy retried what specs/000 retries; any failing status left
 	// (those, or a 5xx it does not retry: 501, 505, …) is the service
 	// failing, unless the scenario answers it on purpose.
-	if _, failing := infra.ClassifyStatus(resp.StatusCode); failing && resp.StatusCode != rq.expect {
+	if f, failing := infra.ClassifyStatus(resp.StatusCode); failing && resp.StatusCode != rq.expect && (rq.session == nil || f.Reason != outcome.ERealAuth) {
 		return cassettes.Interaction{}, statusError(resp.StatusCode, t, s.again)
 	}
 	if rq.session != nil { // an upgrade refused: never a recording

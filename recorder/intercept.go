@@ -33,12 +33,12 @@ type ProxyConfig struct {
 	// instead of a forward one: the child gets CASSETTE_PROXY_ADDR and
 	// CASSETTE_PROXY_URL (see ExpandEnv) and no HTTPS_PROXY. No CA is needed.
 	Upstream string
-	// AllowStatus are failing statuses (408, 429, 5xx) the command's calls
+	// AllowStatus are failing statuses (401, 403, 408, 429, 5xx) the command's calls
 	// answer on purpose (see proxy.Options.AllowStatus).
 	AllowStatus []int
 }
 
-// ExpectedStatuses are the failing statuses (408, 429, 5xx) a cassette
+// ExpectedStatuses are the failing statuses (401, 403, 408, 429, 5xx) a cassette
 // holds: a failure of the real side is never saved, so these were recorded
 // on purpose and are expected when the cassette is recorded again.
 func ExpectedStatuses(c *cassettes.Cassette) []int {

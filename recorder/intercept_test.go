@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/redact"
 )
@@ -156,5 +158,91 @@ func TestRecordCLIReportsResponsesCutShort(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "not recorded: GET "+srv.URL+"/big → 200") {
 		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// TestRecordCLIFailedCallElsewhereIsANote: a command whose call to the
+// adapter's host succeeds and whose call to another host fails (httpie's
+// update check without DNS, #35) is recorded; the failure is a note on
+// the log. A failed call to the adapter's own host still refuses it.
+func TestRecordCLIFailedCallElsewhereIsANote(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		missingTool(t, "curl not installed")
+	}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	// The other host: a listener closed before the call, so the proxy's
+	// dial is refused (no DNS is needed to fail).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := "https://" + ln.Addr().String() + "/update-check"
+	ln.Close()
+	upstream := srv.Client().Transport.(*http.Transport).Clone()
+	dir := t.TempDir()
+	record := func(base string) (*cassettes.Cassette, string, error) {
+		var log bytes.Buffer
+		c, err := RecordCLI(context.Background(), CLIOptions{
+			Meta:    Meta{Adapter: "api", Scenario: "items", Now: fixedNow},
+			Command: "sh",
+			Args:    []string{"-c", `curl -sS --fail "` + srv.URL + `/items"; curl -sS --max-time 10 "` + elsewhere + `" >/dev/null 2>&1; exit 0`},
+			Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, BaseURL: base, Log: &log,
+			Intercept: ProxyInterceptor(ProxyConfig{CADir: filepath.Join(dir, "ca"), Transport: upstream}),
+		})
+		return c, log.String(), err
+	}
+	c, log, err := record(srv.URL)
+	if err != nil {
+		t.Fatalf("a failed call to another host refused the recording: %v", err)
+	}
+	if len(c.Interactions) != 1 || string(c.Interactions[0].Response.Body) != `{"ok":true}` {
+		t.Errorf("recorded %d interactions", len(c.Interactions))
+	}
+	if !strings.Contains(log, "note: GET "+strings.TrimSuffix(elsewhere, "/update-check")) || !strings.Contains(log, "outside adapter api") {
+		t.Errorf("log = %q, want a note naming the failed call", log)
+	}
+	// With the other host as the adapter's, the same failure refuses.
+	if _, _, err := record(strings.TrimSuffix(elsewhere, "/update-check")); err == nil {
+		t.Errorf("a failed call to the adapter's own host was recorded")
+	}
+}
+
+// TestRecordCLIAuthFailureIsInfrastructure: a command whose calls are
+// answered 401 or 403 (wrong or expired credentials) is not recorded: the
+// error is E_REAL_AUTH (exit 3) and nothing is returned to save over a
+// good cassette (#35); with the status declared (--allow-status 401) the
+// refusal is the behaviour under test, and is recorded.
+func TestRecordCLIAuthFailureIsInfrastructure(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		missingTool(t, "curl not installed")
+	}
+	for _, code := range []int{401, 403} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Error(w, `{"message":"Bad credentials"}`, code)
+			}))
+			defer srv.Close()
+			dir := t.TempDir()
+			record := func(allow []int) (*cassettes.Cassette, error) {
+				return RecordCLI(context.Background(), CLIOptions{
+					Meta:    Meta{Adapter: "api", Scenario: "me", Now: fixedNow},
+					Command: "curl", Args: []string{"-sS", srv.URL + "/user"},
+					Environ:   []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir},
+					Intercept: ProxyInterceptor(ProxyConfig{CADir: filepath.Join(dir, "ca"), Transport: srv.Client().Transport.(*http.Transport).Clone(), AllowStatus: allow}),
+				})
+			}
+			c, err := record(nil)
+			ce := outcome.AsError(err)
+			if c != nil || ce == nil || ce.Reason != outcome.ERealAuth || ce.Reason.Exit() != outcome.ExitInfra || !strings.Contains(ce.Message, "check the credentials") {
+				t.Fatalf("a %d: %v, %v; want E_REAL_AUTH (exit 3) and nothing to save", code, c, err)
+			}
+			c, err = record([]int{code})
+			if err != nil || len(c.Interactions) != 1 || c.Interactions[0].Response.Code != code {
+				t.Errorf("declared with --allow-status %d: %v", code, err)
+			}
+		})
 	}
 }

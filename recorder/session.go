@@ -216,6 +216,9 @@ func (s *Session) RecordCommand(ctx context.Context, run CommandRun) (*cassettes
 	if opts.Faults, err = FaultsOf(command[0], a); err != nil {
 		return nil, err
 	}
+	if a.Kind == cassettes.KindHTTP { // its cassette holds the calls to its host only (SplitHosts)
+		opts.BaseURL = cmp.Or(run.BaseURL, a.Real.BaseURL)
+	}
 	opts.Stdout, opts.Stderr = run.Stdout, run.Stderr
 	c, err := RecordCLI(ctx, opts)
 	if err != nil {

@@ -33,7 +33,7 @@ func (r *Rules) RedactByName(contentType string, body []byte) ([]byte, []string)
 	mt, params, _ := mime.ParseMediaType(contentType)
 	switch {
 	case mt == "application/x-www-form-urlencoded":
-		q, hidden := redactPairs(string(body), r.IsCredentialField)
+		q, hidden := redactPairs(string(body), r.isFormField)
 		return []byte(q), hidden
 	case mt == "multipart/form-data" && params["boundary"] != "":
 		return r.redactMultipart(body, params["boundary"])
@@ -73,7 +73,7 @@ func redactPairs(raw string, credential func(string) bool) (string, []string) {
 		if err != nil {
 			name = k
 		}
-		if !hasValue || !credential(name) || v == url.QueryEscape(Redacted) {
+		if !hasValue || v == "" || !credential(name) || v == url.QueryEscape(Redacted) {
 			continue
 		}
 		if dv, err := url.QueryUnescape(v); err == nil {
@@ -98,7 +98,7 @@ func (r *Rules) redactJSON(body []byte) ([]byte, []string) {
 	)
 	replace := func(start, end int) {
 		var v string
-		if json.Unmarshal(body[start:end], &v) != nil || v == Redacted {
+		if json.Unmarshal(body[start:end], &v) != nil || v == Redacted || v == "" { // an empty value hides nothing: kept
 			return
 		}
 		hidden = append(hidden, v)
@@ -109,8 +109,10 @@ func (r *Rules) redactJSON(body []byte) ([]byte, []string) {
 		out = append(out, `"`+Redacted+`"`...)
 		prev = end
 	}
+	var nest nesting
 	for i := 0; i < len(body); {
 		if body[i] != '"' {
+			nest.brace(body[i])
 			i++
 			continue
 		}
@@ -120,13 +122,15 @@ func (r *Rules) redactJSON(body []byte) ([]byte, []string) {
 			continue
 		}
 		j := skipSpace(body, end)
-		if j >= len(body) || body[j] != ':' || !r.credentialKey(body[i:end]) {
+		if j >= len(body) || body[j] != ':' || !(r.credentialKey(body[i:end]) || nest.inCredential() && secretMember(body[i:end])) {
 			i = end
 			continue
 		}
 		v := skipSpace(body, j+1)
 		i = v
 		switch {
+		case v < len(body) && body[v] == '{':
+			nest.next = true
 		case v < len(body) && body[v] == '"':
 			if e := stringEnd(body, v); e > 0 {
 				replace(v, e)
@@ -150,6 +154,43 @@ func (r *Rules) redactJSON(body []byte) ([]byte, []string) {
 		return body, nil
 	}
 	return append(out, body[prev:]...), hidden
+}
+
+// nesting is the objects redactJSON's scan is in, each marked when it is
+// the value of a credential-named key: there the members named like the
+// parts of a secret (value, secret, token: OpenAI Realtime's
+// "client_secret": {"value": "ek_…"}) are credentials too.
+type nesting struct {
+	objects []bool
+	next    bool // the next '{' is a credential-named key's value
+}
+
+// brace follows a byte outside a string: '{' opens an object, '}' closes
+// one.
+func (n *nesting) brace(c byte) {
+	switch c {
+	case '{':
+		n.objects = append(n.objects, n.next)
+		n.next = false
+	case '}':
+		if len(n.objects) > 0 {
+			n.objects = n.objects[:len(n.objects)-1]
+		}
+	}
+}
+
+// inCredential reports whether the scan is in a credential-named key's
+// object.
+func (n *nesting) inCredential() bool { return len(n.objects) > 0 && n.objects[len(n.objects)-1] }
+
+// secretMember reports whether a quoted JSON key, a member of a
+// credential-named object, names the secret part of it.
+func secretMember(quoted []byte) bool {
+	switch strings.ToLower(string(quoted[1 : len(quoted)-1])) {
+	case "value", "secret", "token":
+		return true
+	}
+	return false
 }
 
 // stringEnd returns the index after the closing quote of the JSON string

@@ -18,8 +18,13 @@
 //     gitleaks' default rules and cassette's own (below). By its value:
 //     the declared credential variables, the credential-named variables
 //     of a recorded command's environment, and every value hidden because
-//     of its name, which a Redactor learns and from then on scrubs
-//     wherever it appears (a bearer token echoed in a body).
+//     of its name, which a Redactor learns and from then on scrubs where
+//     it stands as a whole value (a bearer token echoed in a body; never
+//     inside a longer word or a JSON key: learned.go). A dictionary word
+//     ("secret", "changeme") is hidden where it stood, not learned; a
+//     declared value is scrubbed wherever it appears. An import makes
+//     one Redactor per source file: nothing learned in one file is
+//     carried into another.
 //   - Every value is matched in every form it takes on the wire
 //     (Encodings: raw, percent-encoded, JSON-escaped with and without `\/`
 //     and HTML escaping, base64 standard and URL-safe, padded or not). One
@@ -61,8 +66,11 @@
 //     them. The codings are a table of decoder and encoder keyed by content
 //     coding (decode.go: gzip, x-gzip, deflate, br, zstd); layers ("gzip,
 //     br") are undone from the last; gzip and zstd are recognised by their
-//     magic bytes without a header (Redactor.Body redacts inside such a body
-//     and compresses it again). A body that says or looks compressed and
+//     magic bytes without a header. Such a body, and every integral one
+//     (an archive, an image layer, octet-stream, a body checked by digest:
+//     integral.go), is never rewritten: the scan reads inside it and its
+//     callers refuse it when a credential is there, since a rewritten
+//     tarball fails npm's integrity check on replay. A body that says or looks compressed and
 //     does not decode (corrupt, an unknown coding, past MaxDecoded) is
 //     ErrUndecodable: its callers refuse it rather than keep it unread.
 //   - The scan (Scan, Redactor.Scan) reports where and what kind, never the

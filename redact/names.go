@@ -28,7 +28,8 @@ import (
 //     ("X-Api-Key", "Ocp-Apim-Subscription-Key", "X-Access-Key",
 //     "aws_secret_access_key"; not "Idempotency-Key"), or it is "key" alone
 //     (a header or query parameter; not a field of a body, see
-//     IsCredentialField);
+//     IsCredentialField); or it is "code" alone (OAuth's authorization
+//     code, in a query or a form; not a JSON key);
 //   - or it is one of the names a project adds in cassette.yaml
 //     (redact.names, see Rules), compared the same way.
 //
@@ -148,7 +149,17 @@ func (r *Rules) IsCredentialName(name string) bool {
 // an object store's key, a translation key), not a credential, as it does
 // in a query string (`?key=` is Google's API key) or a header.
 func (r *Rules) IsCredentialField(name string) bool {
-	return !strings.EqualFold(trimNumericWords(name), "key") && r.IsCredentialName(name)
+	n := trimNumericWords(name)
+	return !strings.EqualFold(n, "key") && !strings.EqualFold(n, "code") && r.IsCredentialName(name)
+}
+
+// isFormField is IsCredentialField for a form parameter
+// (application/x-www-form-urlencoded): there "code" alone is OAuth's
+// authorization code (grant_type=authorization_code&code=…), as in a
+// redirect's query (?code=…&state=…); in JSON it is data (an error code,
+// a country code).
+func (r *Rules) isFormField(name string) bool {
+	return r.IsCredentialField(name) || strings.EqualFold(trimNumericWords(name), "code")
 }
 
 // trimNumericWords drops trailing words that are only digits
@@ -172,7 +183,7 @@ func trimNumericWords(name string) string {
 // and the word before it ("" when there is none); added are the project's
 // names.
 func judge(added map[string]bool, compact []byte, last, prev string) bool {
-	if added[string(compact)] || slices.Contains(nameWords, last) || string(compact) == "sid" {
+	if added[string(compact)] || slices.Contains(nameWords, last) || string(compact) == "sid" || string(compact) == "code" {
 		return true
 	}
 	for _, c := range nameCompounds {

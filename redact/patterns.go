@@ -105,7 +105,7 @@ var cassettePatterns = []Pattern{
 	// A block with nothing in it is documentation ("Example: -----BEGIN
 	// RSA PRIVATE KEY----- -----END RSA PRIVATE KEY-----").
 	{Name: "private-key", Keywords: []string{"-----begin", "-----end"}, Refuse: true,
-		allow: []allowlist{{target: "match", regexes: []*regexp.Regexp{emptyKeyBlock}}},
+		allow: []allowlist{{target: "match", regexes: []*regexp.Regexp{emptyKeyBlock, placeholderKeyBlock}}},
 		Expr:  `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)|-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`},
 	// An AWS secret access key has no prefix of its own: it is found by
 	// the name it is written under (aws_secret_access_key=…,
@@ -116,13 +116,33 @@ var cassettePatterns = []Pattern{
 	{Name: "anthropic-key", Keywords: []string{"sk-ant-"}, Refuse: true, Expr: `\bsk-ant-[A-Za-z0-9_-]{20,}`},
 	{Name: "openai-key", Keywords: []string{"sk-"}, Refuse: true, Expr: `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`},
 	{Name: "google-oauth-access-token", Keywords: []string{"ya29."}, Refuse: true, Expr: `\bya29\.[0-9A-Za-z_-]{20,}`},
+	// OpenAI Realtime's ephemeral client secret (client_secret.value,
+	// "ek_…"), handed to browsers and sent over WebSocket.
+	{Name: "openai-ephemeral-key", Keywords: []string{"ek_"}, Entropy: 3, Refuse: true, Expr: `\bek_[A-Za-z0-9]{20,}`},
+	// A Stripe webhook signing secret.
+	{Name: "stripe-webhook-secret", Keywords: []string{"whsec_"}, Entropy: 3, Refuse: true, Expr: `\bwhsec_[A-Za-z0-9]{24,}`},
+	// A Google OAuth client secret, and a Google OAuth refresh token.
+	{Name: "google-oauth-client-secret", Keywords: []string{"gocspx-"}, Entropy: 3, Refuse: true, Expr: `\bGOCSPX-[A-Za-z0-9_-]{24,}`},
+	{Name: "google-oauth-refresh-token", Keywords: []string{"1//0"}, Entropy: 3, Refuse: true, Expr: `\b1//0[A-Za-z0-9_-]{40,}`},
+	// An Azure Storage account key in a connection string
+	// (DefaultEndpointsProtocol=https;AccountName=x;AccountKey=…==;).
+	{Name: "azure-storage-account-key", Keywords: []string{"accountkey="}, Group: 1, Refuse: true,
+		Expr: `(?i)AccountKey=([A-Za-z0-9+/]{86}==)`},
+	// A Discord bot token as the Authorization header gives it ("Bot
+	// MTk4…"): written bare, it has no prefix to find it by (it is found
+	// by its name, under a token key or that header).
+	{Name: "discord-bot-token", Keywords: []string{"bot "}, Group: 1, Entropy: 3, Refuse: true,
+		Expr: `\bBot ([MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})\b`},
 	// The password of a URL in a body: a database URL or DSN
 	// (postgres://app:PW@db/x), a git remote, a proxy; not a placeholder
 	// (https://username:password@endpoint/ in an API's documentation). The scheme is left
 	// out of the expression: it does not change the secret, and without it
 	// a match starts at "://", where the scan tries it.
+	// A password of 3 characters or fewer is documentation's
+	// (new URL('https://abc:xyz@example.com') in Node's, mongodb://bob:bar@
+	// in a driver's tests), as for dsn-password.
 	{Name: "url-password", Keywords: []string{"://"}, Group: 1, Refuse: true, near: hasUserinfo, allow: placeholders,
-		Expr: `://[^\s:/?#@"'<>\[\]\\]*:([^\s/?#@"'<>\\]+)@[A-Za-z0-9\[]`},
+		Expr: `://[^\s:/?#@"'<>\[\]\\]*:([^\s/?#@"'<>\\]{4,})@[A-Za-z0-9\[]`},
 	// A URL whose user is a token and has no password
 	// (https://TOKEN@github.com/…): 16 characters or more, and not a word.
 	{Name: "url-token", Keywords: []string{"://"}, Group: 1, Entropy: 3, Refuse: true, near: hasUserinfo,
@@ -130,14 +150,33 @@ var cassettePatterns = []Pattern{
 	// A password in a key=value connection string (libpq's
 	// "host=db password=PW", JDBC's ";password=PW;", ADO.NET's
 	// "Password=PW;", ODBC's "PWD=PW;"). A path is not one: PWD=/home/x
-	// is the shell's working directory in every environment dump.
+	// is the shell's working directory in every environment dump. Nor is
+	// source code (a web page's or a package's JavaScript): a call
+	// (`var password = document.getElementById(…)`, `querystring.unescape(`)
+	// or, assigned with spaces around "=", a member or a keyword
+	// (`const password = input.password || …`, `= await read()`).
 	{Name: "dsn-password", Keywords: []string{"password", "passwd", "pwd"}, Group: 1, Refuse: true,
-		allow: append([]allowlist{{regexes: []*regexp.Regexp{regexp.MustCompile(`^[/~.]`)}}}, placeholders...),
+		allow: append([]allowlist{{regexes: []*regexp.Regexp{regexp.MustCompile(`^[/~.]`), sourceCall}}, {target: "match", regexes: []*regexp.Regexp{sourceAssignment}}}, placeholders...),
 		Expr:  `(?i)\b(?:password|passwd|pwd)[ \t]*=[ \t]*([^\s;'"&<>{}$%*=,)\]][^\s;'"&<>,)\]]{3,})`},
 }
 
 // emptyKeyBlock is a private key block with no key in it.
 var emptyKeyBlock = regexp.MustCompile(`^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[nr])*-----END`)
+
+// placeholderKeyBlock is a private key block (from its BEGIN line) with no
+// run of 20 base64 characters in it: a placeholder
+// ("\nXXXX\nXXXX\n", "...{your private key here}...", "<a very long
+// private key string>": words), where a real key, even one cut short, has
+// lines of 64.
+var placeholderKeyBlock = regexp.MustCompile(`^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[^A-Za-z0-9+/]|[A-Za-z0-9+/]{1,19}[^A-Za-z0-9+/])*[A-Za-z0-9+/]{0,19}$`)
+
+// sourceCall is a dsn-password "value" that is a call in source code: an
+// identifier, perhaps a member, then "(".
+var sourceCall = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(`)
+
+// sourceAssignment is a dsn-password match that is an assignment in source
+// code: spaces around "=", and a member (input.password) or a keyword.
+var sourceAssignment = regexp.MustCompile(`^(?i:password|passwd|pwd)[ \t]+=[ \t]+(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|await|new|null|undefined|None|nil|true|false|this|typeof|require|yield)$`)
 
 // placeholders are the passwords documentation writes where a real one
 // goes: the word itself, a run of x or *, <…>, {…}, [...], %…%.
@@ -170,6 +209,9 @@ var examples = map[string]bool{
 	// jwt.io's example token (HS256, "John Doe").
 	"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c": true,
 	"sk_test_4eC39HqLyjWDarjtT1zdp7dc": true, // Stripe's API reference
+	// Azurite's (the Azure Storage emulator's) published account key, of
+	// devstoreaccount1.
+	"Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==": true,
 	"sk_test_BQokikJOvBiI2HlWgH4olfQ2": true,
 }
 

@@ -162,6 +162,15 @@ func TestKnownFormats(t *testing.T) {
 		{"url-token", `remote: https://x9Kq2Lm7Xv4Rt8Wz1Np6Bc@github.com/acme/app.git`, "x9Kq2Lm7Xv4Rt8Wz1Np6Bc"},
 		{"dsn-password", `"conn": "host=db user=app password=Pq7-wLm2xZ dbname=shop"`, "Pq7-wLm2xZ"},
 		{"dsn-password", `Server=tcp:db;Database=shop;User Id=app;Password=Ad0-N3t9qx;`, "Ad0-N3t9qx"},
+		{"dsn-password", `"conn": "host=db password=Pq7.wLm2xZ"`, "Pq7.wLm2xZ"}, // a dot, written as a DSN writes it (no spaces): not code
+		{"private-key", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n"},
+		// #35's formats.
+		{"openai-ephemeral-key", `{"client_secret":{"value":"ek_68af3c2b9e1d4f7a8c0b5e6d","expires_at":1756000000}}`, "ek_68af3c2b9e1d4f7a8c0b5e6d"},
+		{"stripe-webhook-secret", `STRIPE_WEBHOOK_SECRET=whsec_Pq7wLm2xZk4vRt8yN3bC6dF1hJ5s`, "whsec_Pq7wLm2xZk4vRt8yN3bC6dF1hJ5s"},
+		{"google-oauth-client-secret", `"client_secret": "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"`, "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"},
+		{"google-oauth-refresh-token", `refresh: 1//0gPq7wLm2xZk4vRt8yN3bC6dF1hJ5sD0gY2aE4uLm9Xv4Rt8Wz`, "1//0gPq7wLm2xZk4vRt8yN3bC6dF1hJ5sD0gY2aE4uLm9Xv4Rt8Wz"},
+		{"azure-storage-account-key", `DefaultEndpointsProtocol=https;AccountName=shop;AccountKey=` + strings.Repeat("Pq7wLm2xZk4vRt8yN3bC6dF1hJ5s", 3) + `Ab==;EndpointSuffix=core.windows.net`, strings.Repeat("Pq7wLm2xZk4vRt8yN3bC6dF1hJ5s", 3) + "Ab=="},
+		{"discord-bot-token", `curl -H "Authorization: Bot MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs"`, "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs"},
 		{"slack-bot-token", `"token": "xoxb-918273645012-1029384756102-Pq7wLm2xZk4vRt8y"`, "xoxb-918273645012-1029384756102-Pq7wLm2xZk4vRt8y"},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
@@ -193,6 +202,17 @@ func TestKnownFormats(t *testing.T) {
 		`"description": "Example: -----BEGIN RSA PRIVATE KEY----- -----END RSA PRIVATE KEY----- @InputOnly"`,
 		`"description": "accessed from the internet at ` + "`https://username:password@endpoint/`" + `."`,
 		"PWD=/work/project OLDPWD=/home/ci",
+		// Source code in HTML and JavaScript bodies (#35: npm tarballs, web
+		// pages), from npm's own files and the issue's.
+		`var password = document.getElementById("pw").value;`,
+		`const password = querystring.unescape(auth.slice(i + 1));`,
+		`const password = input.password || process.env.COREPACK_NPM_PASSWORD;`,
+		`    let password = this.npm.config.get('password')`,
+		`    const password = await readUserInfo.password()`,
+		`key="-----BEGIN PRIVATE KEY-----\nXXXX\nXXXX\n-----END PRIVATE KEY-----"`,
+		"-----BEGIN PRIVATE KEY-----\n...{your private key here}...\n-----END PRIVATE KEY-----",
+		`"PrivateKey": "-----BEGIN DSA PRIVATE KEY-----<a very long private key string>-----END DSA PRIVATE KEY-----"`,
+		`new URL('https://abc:xyz@example.com'); // Prints https://abc:123@example.com/`,
 	} {
 		if f := Scan([]byte(ex), nil); len(f) != 0 {
 			t.Errorf("a documentation example is a finding %+v:\n%s", f, ex)

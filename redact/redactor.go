@@ -77,10 +77,11 @@ func (r *Redactor) KeepFormats() *Redactor {
 func (r *Redactor) Rules() *Rules { return r.rules }
 
 // learnable reports whether a value hidden by name is worth learning: long
-// enough not to scrub ordinary text, and not the marker itself in any
-// encoding (a second pass over a redacted interaction: %5BREDACTED%5D).
+// enough not to scrub ordinary text, no dictionary word (weak, learned.go),
+// and not the marker itself in any encoding (a second pass over a redacted
+// interaction: %5BREDACTED%5D).
 func learnable(v string) bool {
-	return len(v) >= minValueLen && !strings.Contains(v, "REDACTED")
+	return len(v) >= minValueLen && !strings.Contains(v, "REDACTED") && !weak(v)
 }
 
 // Learn adds a value hidden because of its name to the session's scrub
@@ -167,7 +168,7 @@ func (r *Redactor) LearnURL(raw string) {
 // LearnForm learns the values of a parsed form's credential-named fields.
 func (r *Redactor) LearnForm(f url.Values) {
 	for k, vs := range f {
-		if r.rules.IsCredentialField(k) {
+		if r.rules.isFormField(k) {
 			for _, v := range vs {
 				r.Learn(v)
 			}
@@ -176,28 +177,18 @@ func (r *Redactor) LearnForm(f url.Values) {
 }
 
 // LearnBody learns the values of a text body's credential-named fields
-// (JSON keys, form parameters, multipart fields: RedactByName), inside a
-// body compressed without saying so (gzip or zstd magic) too.
+// (JSON keys, form parameters, multipart fields: RedactByName). It learns
+// nothing from an integral body (an archive, octet-stream, a body
+// compressed without saying so: integral.go), which is never rewritten:
+// a package's test fixture holding {"password": …} is the package's.
 func (r *Redactor) LearnBody(contentType string, body []byte) {
-	body, _ = sniffed(body)
-	if len(body) == 0 || !utf8.Valid(body) {
+	if len(body) == 0 || IntegralType(contentType) || Sniff(body) != "" || !utf8.Valid(body) {
 		return
 	}
 	_, hidden := r.rules.RedactByName(contentType, body)
 	for _, v := range hidden {
 		r.Learn(v)
 	}
-}
-
-// sniffed returns the decoded bytes of a body compressed without a header
-// (Sniff) and its coding, or the body itself and "".
-func sniffed(body []byte) ([]byte, string) {
-	if c := Sniff(body); c != "" {
-		if plain, err := Open([]string{c}, body); err == nil {
-			return plain, c
-		}
-	}
-	return body, ""
 }
 
 // ordered returns the forms to replace, longest first, so that a value
@@ -233,15 +224,44 @@ func (r *Redactor) Bytes(data []byte) []byte {
 	if len(data) == 0 {
 		return data
 	}
-	for _, f := range r.ordered() {
-		if bytes.Contains(data, f) {
-			data = bytes.ReplaceAll(data, f, []byte(Redacted))
-		}
-	}
+	data = r.replaceForms(data, func(string) string { return Redacted })
 	if r.noFormats {
 		return data
 	}
 	return redactFormats(data)
+}
+
+// replaceForms replaces in data every form of every value, longest first:
+// a declared value wherever it appears, a learned one where it stands
+// whole (learned.go), with what repl returns for its name. A replacement
+// can make a learned value that was glued to it stand whole: it runs
+// again until nothing changes (a few rounds at most).
+func (r *Redactor) replaceForms(data []byte, repl func(name string) string) []byte {
+	order := r.ordered()
+	for range 4 {
+		changed := false
+		for _, f := range order {
+			if !bytes.Contains(data, f) {
+				continue
+			}
+			r.mu.RLock()
+			name := r.forms[string(f)]
+			r.mu.RUnlock()
+			var out []byte
+			if name == Learned {
+				out = replaceWhole(data, f, []byte(repl(name)))
+			} else {
+				out = bytes.ReplaceAll(data, f, []byte(repl(name)))
+			}
+			if len(out) != len(data) || !bytes.Equal(out, data) {
+				data, changed = out, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return data
 }
 
 // String is Bytes for a string.
@@ -269,7 +289,7 @@ func byName(m map[string][]string, credential func(string) bool, scrub func(stri
 		nv := make([]string, len(vs))
 		cred := credential(k)
 		for i, v := range vs {
-			if cred {
+			if cred && v != "" { // an empty value hides nothing: kept
 				nv[i] = Redacted
 			} else {
 				nv[i] = scrub(v)
@@ -294,8 +314,10 @@ func (r *Redactor) URL(raw string) string {
 		return r.String(raw)
 	}
 	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), Redacted)
+		if pw, has := u.User.Password(); has {
+			if pw != "" { // an empty one hides nothing: kept
+				u.User = url.UserPassword(u.User.Username(), Redacted)
+			}
 		} else if u.User.Username() != "" {
 			u.User = url.User(Redacted)
 		}
@@ -312,36 +334,26 @@ func (r *Redactor) Form(f url.Values) url.Values {
 	if len(f) == 0 {
 		return f
 	}
-	return byName(f, r.rules.IsCredentialField, r.String)
+	return byName(f, r.rules.isFormField, r.String)
 }
 
 // Body redacts a body: in a text body, the values of credential-named
 // fields (RedactByName; contentType picks the format, "" reads JSON
-// wherever it starts), then, in any body, the values and key formats
-// (Bytes). A body compressed without saying so (gzip or zstd magic: a
-// Content-Encoding is undone before, see cassettes.Interaction.Redact) is
-// redacted inside and compressed again, and kept as it came when nothing
-// in it changed.
+// wherever it starts), then the values and key formats (Bytes). An
+// integral body (an archive, octet-stream, a body compressed without
+// saying so: integral.go; a Content-Encoding is undone before, see
+// cassettes.Interaction.Redact) is returned as it came: rewritten, it
+// would fail the client's digest on replay; the leak scan reads inside it
+// and refuses what a credential is in.
 func (r *Redactor) Body(contentType string, body []byte) []byte {
-	if len(body) == 0 {
+	if len(body) == 0 || IntegralType(contentType) || Sniff(body) != "" {
 		return body
 	}
-	plain, coding := sniffed(body)
-	out := plain
+	out := body
 	if utf8.Valid(out) {
 		out, _ = r.rules.RedactByName(contentType, out)
 	}
-	out = r.Bytes(out)
-	if coding == "" || bytes.Equal(out, plain) {
-		if coding != "" {
-			return body
-		}
-		return out
-	}
-	if enc, err := Encode(coding, out); err == nil {
-		return enc
-	}
-	return out // cannot compress it again: keep the redacted text
+	return r.Bytes(out)
 }
 
 // Values returns every form of every value, declared and learned, under a
@@ -385,7 +397,11 @@ func (r *Redactor) NamesIn(s string) []string {
 	defer r.mu.RUnlock()
 	seen := map[string]bool{}
 	for f, name := range r.forms {
-		if strings.Contains(s, f) {
+		if name == Learned && strings.Contains(s, f) {
+			if wholeIndex([]byte(s), []byte(f), 0) >= 0 {
+				seen[name] = true
+			}
+		} else if strings.Contains(s, f) {
 			seen[name] = true
 		}
 	}
@@ -398,15 +414,11 @@ func (r *Redactor) NamesIn(s string) []string {
 }
 
 // ReplaceValues replaces in s every value, in any of its forms (longest
-// first), with what repl returns for the name of its variable (or Learned).
+// first; a learned one where it stands whole), with what repl returns for
+// the name of its variable (or Learned).
 func (r *Redactor) ReplaceValues(s string, repl func(name string) string) string {
-	for _, f := range r.ordered() {
-		if strings.Contains(s, string(f)) {
-			r.mu.RLock()
-			name := r.forms[string(f)]
-			r.mu.RUnlock()
-			s = strings.ReplaceAll(s, string(f), repl(name))
-		}
+	if s == "" {
+		return s
 	}
-	return s
+	return string(r.replaceForms([]byte(s), repl))
 }

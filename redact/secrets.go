@@ -27,7 +27,8 @@ type Finding struct {
 
 // Scan reports every known-format credential (of a pattern that refuses)
 // and every occurrence of the given declared values (name → value) in
-// data, in order of position. The finding never carries the secret itself.
+// data, in order of position; a value named Learned… (Redactor.Values)
+// where it stands whole only, as a Redactor replaces it. The finding never carries the secret itself.
 func Scan(data []byte, declared map[string]string) []Finding {
 	type hit struct {
 		off  int
@@ -42,13 +43,19 @@ func Scan(data []byte, declared map[string]string) []Finding {
 		if len(v) < minValueLen {
 			continue
 		}
+		whole := learnedName(name) // a learned value counts where it stands whole (learned.go)
 		for off := 0; ; {
-			i := bytes.Index(data[off:], []byte(v))
+			i := -1
+			if k := bytes.Index(data[off:], []byte(v)); k >= 0 && !whole {
+				i = off + k
+			} else if k >= 0 {
+				i = wholeIndex(data, []byte(v), off+k)
+			}
 			if i < 0 {
 				break
 			}
-			hits = append(hits, hit{off + i, "declared:" + name})
-			off += i + len(v)
+			hits = append(hits, hit{i, "declared:" + name})
+			off = i + len(v)
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].off < hits[j].off })

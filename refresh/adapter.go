@@ -300,6 +300,7 @@ func compare(want, got *cassettes.Cassette, a *cassettes.Adapter, opts verify.Op
 	if want.Kind == cassettes.KindCLI && (want.Output == nil || got.Output == nil) {
 		return []verdict.Drift{{Class: "output", Field: "output", Message: "no output to compare"}}, "no output to compare\n", nil
 	}
+	opts.Exact = true // reality against its recording: nothing it leaves out is a fake's choice
 	sides, err := verify.CompareSides(verify.Case{Cassette: want, Adapter: a}, got, opts)
 	if err != nil {
 		return []verdict.Drift{{Class: "normalizers", Field: "normalizers", Message: err.Error()}}, err.Error() + "\n", nil

@@ -78,7 +78,7 @@ func rootCause(rc outcome.Reason) string {
 		return RootFakeUnavailable
 	case outcome.EReplayMiss:
 		return RootReplayMiss
-	case outcome.ERealUnreachable, outcome.ERealDNS, outcome.ERealTLS, outcome.ERealReset, outcome.ERealSuspect, outcome.ERealUpgrade:
+	case outcome.ERealUnreachable, outcome.ERealDNS, outcome.ERealTLS, outcome.ERealReset, outcome.ERealSuspect, outcome.ERealUpgrade, outcome.ERealAuth:
 		return RootRealUnreachable
 	case outcome.EProvider5xx:
 		return RootProvider5xx

@@ -77,6 +77,7 @@ type htmlPage struct {
 	Passed     []*htmlCase
 	History    []htmlAdapterHistory
 	Coverage   *htmlCoverage
+	Modelled   []htmlModelledAdapter // modelled.go
 	// Side names the side compared with the recording: "fake", or "real
 	// service" for refresh, which compares a re-recording.
 	Side string
@@ -170,6 +171,7 @@ func (r *Run) htmlPage(opts Options) *htmlPage {
 		}
 		p.RunError = re
 	}
+	p.Modelled = r.htmlModelled()
 	if p.Coverage = r.htmlCoverage(); p.Coverage != nil {
 		return p // its cases are the call shapes, which the coverage section shows
 	}

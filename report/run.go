@@ -65,6 +65,9 @@ type Run struct {
 	History []AdapterHistory `json:"history,omitempty"`
 	// Coverage is what a run of `cassette coverage` found (coverage.go).
 	Coverage *Coverage `json:"coverage,omitempty"`
+	// MinModelled are the adapters' coverage.min_modelled, by adapter
+	// (modelled.go).
+	MinModelled map[string]*float64 `json:"min_modelled,omitempty"`
 
 	// payloadsRedacted: redactPayloads made this run (its payloads are
 	// decoded and redacted already).

@@ -149,6 +149,7 @@ func (r *Run) stepSummary(links Links, withDiffs bool) []string {
 		r.mdCounts,
 		r.mdRunError,
 		func(b *mdBlocks) { r.mdCoverage(b, links) },
+		r.mdModelled, // modelled.go
 		func(b *mdBlocks) { r.mdCaseTable(b, failing, links) },
 		r.mdQuarantine,
 		func(b *mdBlocks) { r.mdCaseDetails(b, failing, withDiffs) },

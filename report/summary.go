@@ -35,6 +35,10 @@ type Summary struct {
 	CorrelationID string `json:"correlation_id"`
 	// Problems are the run-level error's problems (an extension key).
 	Problems []ProblemJSON `json:"problems,omitempty"`
+	// Modelled are the modelled figures per adapter and scenario of the
+	// cases compared in modelled mode (an extension key: specs/002 §3
+	// says consumers ignore unknown top-level keys).
+	Modelled []ModelledAdapter `json:"modelled,omitempty"`
 }
 
 // Provenance makes a gate auditable (specs/002 §3.2). CassetteVersion plays
@@ -135,6 +139,9 @@ func (r *Run) summary(opts Options, omitted int) Summary {
 	}
 	if r.Err != nil {
 		s.Problems = problemsJSON(r.Err.Problems)
+	}
+	if m := r.ModelledFigures(); len(m) > 0 {
+		s.Modelled = m
 	}
 	return s
 }

@@ -56,6 +56,9 @@ type Case struct {
 	// ReplayCommand is the command that reproduces this case; empty means
 	// the run's replay command with " --case <adapter>/<scenario>".
 	ReplayCommand string `json:"replay_command,omitempty"`
+	// Modelled is, for a case compared in modelled mode, what its fake
+	// models of what reality returned (modelled.go).
+	Modelled *Modelled `json:"modelled,omitempty"`
 }
 
 // Retry is one failed attempt of a quarantined case that was run again.

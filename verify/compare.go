@@ -56,6 +56,9 @@ type Comparison struct {
 	// Observed is the other side (the fake's, or the real service's when
 	// refresh compares a re-recording) in the same shape.
 	Observed []verdict.Action
+	// Modelled is, in modelled mode, what the fake models of what the
+	// recording holds (nil in exact mode).
+	Modelled *verdict.Modelled
 }
 
 // CompareSides normalizes the cassette (want) and the fake's output (got),
@@ -88,9 +91,17 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 		w.Interactions, g.Interactions = nil, nil
 		want, got = &w, &g
 	}
-	res := diff.ComparePipeline(want, got, p, contract)
+	k := cassettes.ContractFor(c.Adapter, c.Cassette)
+	if opts.Exact {
+		k.Compare = cassettes.CompareExact
+	}
+	res, err := diff.CompareContract(want, got, p, diff.Contract{Mode: diff.Mode(k.Compare), Headers: contract,
+		Required: k.Required, Stream: diff.StreamMode(k.Stream), StreamText: k.StreamText})
+	if err != nil {
+		return nil, contractError(c, err)
+	}
 	suggestNormalizers(res.Drifts, c.Cassette)
-	out := &Comparison{Recorded: side(res.Want), Observed: side(res.Got)}
+	out := &Comparison{Recorded: side(res.Want), Observed: side(res.Got), Modelled: modelledOf(res.Model)}
 	if res.Equal {
 		return out, nil
 	}
@@ -103,6 +114,26 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 			Message: driftMessage(d), Diff: d.Diff})
 	}
 	return out, nil
+}
+
+// contractError is a contract that cannot be applied (a required JSONPath
+// or stream_text entry that validate would refuse): a user error at the
+// cassette, with validate as the next step.
+func contractError(c Case, err error) *outcome.Error {
+	return &outcome.Error{Reason: outcome.ECassetteInvalid, Message: "the contract of " + c.ID() + " cannot be applied: " + err.Error(),
+		NextStep: outcome.Command("cassette", "validate", c.Cassette.Path), Err: err}
+}
+
+// modelledOf is diff's figure in the report's shape (nil for nil).
+func modelledOf(m *diff.Model) *verdict.Modelled {
+	if m == nil {
+		return nil
+	}
+	out := &verdict.Modelled{Fields: m.Fields, Modelled: m.Modelled, RequiredMissing: m.RequiredMissing}
+	for _, u := range m.Unmodelled {
+		out.Unmodelled = append(out.Unmodelled, verdict.UnmodelledField{Field: u.Field, JSONPath: u.Path, Line: u.Line, Fields: u.Fields})
+	}
+	return out
 }
 
 // side is a normalized cassette as the report shows one side of a case.

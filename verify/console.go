@@ -76,6 +76,7 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 			fmt.Fprintf(c.W, "  %s\n", outcome.PrintableBlock(p.String(), "    "))
 		}
 	}
+	c.writeModelled(run) // modelled.go
 	summary := fmt.Sprintf("%d passed, %d failed", pass, fail+errs)
 	if quar > 0 {
 		summary += fmt.Sprintf(", %d quarantined", quar)

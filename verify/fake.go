@@ -47,14 +47,19 @@ type Process struct {
 	logPath string
 	tr      *http.Transport // the readiness check's connection, kept for the case
 	pace    readyPace
-	exited  chan struct{}
-	err     error // the process's exit error, once exited is closed
+	// readyStatus are the statuses besides 2xx and 3xx that mean ready
+	// (fake.ready_status).
+	readyStatus []int
+	exited      chan struct{}
+	err         error // the process's exit error, once exited is closed
 }
 
 // StartFake starts the fake of an HTTP adapter: it runs fake.command with a
 // free loopback port in $PORT (and ${PORT} expanded in fake.base_url and
 // fake.env), logs its output to logDir/<adapter>.log, and waits until
-// GET base_url+ready answers below 500 — or fails with E_FAKE_UNAVAILABLE,
+// GET base_url+ready answers 2xx or 3xx (or a status of fake.ready_status)
+// — or fails with E_FAKE_UNAVAILABLE, saying how long it waited and what
+// answered on the fake's port, if anything,
 // naming the log and its last lines, when the process exits or the timeout
 // passes first. An adapter with a base_url and no command is not started:
 // its URL is checked for readiness only. The fake runs in fake.dir below
@@ -109,6 +114,7 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapt
 	}
 	if len(a.Fake.Command) == 0 {
 		close(p.exited)
+		p.readyStatus = a.Fake.ReadyStatus
 		if err := p.waitReady(ctx, a.Fake.Ready, min(timeout, ExternalFakeTimeout)); err != nil {
 			return nil, "", unavailable(name, "fake at "+p.BaseURL+" is not answering", err, "", a)
 		}
@@ -119,6 +125,7 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapt
 		releasePort(port)
 		return nil, "", err
 	}
+	p.readyStatus = a.Fake.ReadyStatus
 	if err := p.waitReady(ctx, a.Fake.Ready, timeout); err != nil {
 		p.Stop()
 		tail := p.tail(15)
@@ -182,15 +189,20 @@ type readyPace struct{ first, start, max time.Duration }
 
 var defaultReadyPace = readyPace{first: 5 * time.Millisecond, start: time.Millisecond, max: 500 * time.Millisecond}
 
-// waitReady checks the ready path until it answers below 500. A fake verify
-// started is checked when it writes a line (most log one once they listen)
-// and, when that is not enough, at growing intervals (see readyPace); a
-// fake verify did not start is checked at once, then at the same
-// intervals.
+// waitReady checks the ready path until it answers 2xx or 3xx (or a
+// declared status). A fake verify started is checked when it writes a line
+// (most log one once they listen) and, when that is not enough, at growing
+// intervals (see readyPace); a fake verify did not start is checked at
+// once, then at the same intervals. Its error says how long it waited and
+// what the last check found: nothing listening on the port, or an answer
+// that is not ready.
 func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Duration) error {
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := &http.Client{Timeout: 2 * time.Second, Transport: p.tr}
+	client := &http.Client{Timeout: 2 * time.Second, Transport: p.tr,
+		// a redirect is an answer: the fake is up, whatever the target is
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	// Only a process verify started can exit or speak; an external fake's
 	// closed channel would wake every wait at once (a busy loop).
 	pace := p.pace
@@ -205,6 +217,7 @@ func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Dura
 	}
 	delay := pace.start
 	var last error
+	waited := func() string { return time.Since(start).Round(time.Millisecond).String() }
 	for {
 		t := time.NewTimer(wait)
 		select {
@@ -213,10 +226,10 @@ func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Dura
 			if last == nil {
 				last = ctx.Err()
 			}
-			return fmt.Errorf("not ready after %s: %v", timeout, last)
+			return fmt.Errorf("not ready after waiting %s (at most %s): %v", waited(), timeout, p.listening(last))
 		case <-exited:
 			t.Stop()
-			return fmt.Errorf("the fake exited before it was ready (%v)", p.err)
+			return fmt.Errorf("the fake exited after %s, before it was ready (%v)", waited(), p.err)
 		case <-spoke:
 			t.Stop()
 		case <-t.C:
@@ -225,14 +238,35 @@ func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Dura
 		if ok {
 			return nil
 		}
-		if last = err; errors.Is(err, errNotAURL) {
+		if errors.Is(err, errNotAURL) {
 			return err
+		}
+		if last == nil || ctx.Err() == nil { // a check the deadline cut says nothing of the port
+			last = err
 		}
 		wait, delay = delay, min(delay*2, pace.max)
 	}
 }
 
 var errNotAURL = errors.New("fake.base_url is not a URL")
+
+// errNotReady is a ready check that something answered, not with 2xx/3xx.
+var errNotReady = errors.New("something listens there, but the ready check")
+
+// listening words the last check's error by what it says of the port.
+func (p *Process) listening(last error) string {
+	where := p.BaseURL
+	if p.port != "" {
+		where = "$PORT " + p.port + " (" + p.BaseURL + ")"
+	}
+	switch {
+	case errors.Is(last, errNotReady):
+		return last.Error()
+	case errors.Is(last, syscall.ECONNREFUSED):
+		return "nothing listened on " + where + " (connection refused): does the fake listen on $PORT?"
+	}
+	return fmt.Sprintf("no answer from %s: %v", where, last)
+}
 
 // readyOnce asks the ready path once.
 func (p *Process) readyOnce(ctx context.Context, client *http.Client, ready string) (bool, error) {
@@ -246,10 +280,27 @@ func (p *Process) readyOnce(ctx context.Context, client *http.Client, ready stri
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode < 500 {
+	if resp.StatusCode >= 200 && resp.StatusCode < 400 || slices.Contains(p.readyStatus, resp.StatusCode) {
 		return true, nil
 	}
-	return false, fmt.Errorf("ready check answered %s", resp.Status)
+	want := "2xx or 3xx"
+	if len(p.readyStatus) > 0 {
+		want += fmt.Sprintf(" or %v (fake.ready_status)", p.readyStatus)
+	}
+	return false, fmt.Errorf("%w GET %s answered %s, want %s", errNotReady, ready, resp.Status, want)
+}
+
+// readyBound is a, its fake.timeout bounded by d (verify --timeout) when
+// d is set: a copy, a itself is not changed.
+func readyBound(a *cassettes.Adapter, d time.Duration) *cassettes.Adapter {
+	if a == nil || d <= 0 {
+		return a
+	}
+	b := *a
+	if t := time.Duration(b.Fake.Timeout); t <= 0 || t > d {
+		b.Fake.Timeout = cassettes.Duration(d)
+	}
+	return &b
 }
 
 // alive reports whether the process is still running, waiting up to d for

@@ -124,9 +124,10 @@ func TestInterruptStopsFakesStartedAhead(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != cfg.Adapters["petstore"].Fake.Ready {
-			cancel() // Ctrl-C while a case runs
+		if r.URL.Path == cfg.Adapters["petstore"].Fake.Ready {
+			return // ready: 200
 		}
+		cancel() // Ctrl-C while a case runs
 		w.WriteHeader(http.StatusNotFound)
 	}))
 	defer srv.Close()

@@ -2,12 +2,16 @@ package verify
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
 )
 
 // TestReadyWhenTheFakeSpeaks: a fake verify started is checked for
@@ -58,5 +62,65 @@ func TestFakeOutputKeepsTheEnd(t *testing.T) {
 	}
 	if want := "[cassette: the fake's earlier output was dropped]\n"; string(b[:len(want)]) != want {
 		t.Errorf("the log does not say output was dropped: %q", b[:80])
+	}
+}
+
+// TestReadyMeans2xxOr3xx: a ready path that answers 404 is no ready fake
+// (it used to count: any status under 500), a redirect is, and so is a
+// status the adapter declares; the error says how long it waited and
+// what answered, or that nothing listened on the port.
+func TestReadyMeans2xxOr3xx(t *testing.T) {
+	status := func(code int) *httptest.Server {
+		return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if code == http.StatusFound {
+				http.Redirect(w, r, "/elsewhere-that-is-missing", code)
+				return
+			}
+			w.WriteHeader(code)
+		}))
+	}
+	pace := readyPace{first: time.Millisecond, start: time.Millisecond, max: time.Millisecond}
+	wait := func(base string, declared []int) error {
+		p := &Process{BaseURL: base, tr: &http.Transport{}, pace: pace, readyStatus: declared, port: "4711"}
+		defer p.tr.CloseIdleConnections()
+		return p.waitReady(context.Background(), "/healthz", 50*time.Millisecond)
+	}
+	notFound := status(http.StatusNotFound)
+	defer notFound.Close()
+	err := wait(notFound.URL, nil)
+	if err == nil || !strings.Contains(err.Error(), "not ready after waiting") || !strings.Contains(err.Error(), "GET /healthz answered 404 Not Found, want 2xx or 3xx") {
+		t.Errorf("404: err = %v", err)
+	}
+	if err := wait(notFound.URL, []int{404}); err != nil {
+		t.Errorf("404 declared in fake.ready_status: %v", err)
+	}
+	found := status(http.StatusFound)
+	defer found.Close()
+	if err := wait(found.URL, nil); err != nil {
+		t.Errorf("302: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	if err := wait("http://"+addr, nil); err == nil || !strings.Contains(err.Error(), "nothing listened on $PORT 4711") {
+		t.Errorf("closed port: err = %v", err)
+	}
+}
+
+// TestReadyBound: verify --timeout bounds a fake's start below its
+// fake.timeout, never above it, and leaves the adapter as it was.
+func TestReadyBound(t *testing.T) {
+	a := &cassettes.Adapter{Fake: cassettes.Fake{Timeout: cassettes.Duration(90 * time.Second)}}
+	if b := readyBound(a, 5*time.Second); time.Duration(b.Fake.Timeout) != 5*time.Second || time.Duration(a.Fake.Timeout) != 90*time.Second {
+		t.Errorf("bound to 5s: %v (adapter now %v)", b.Fake.Timeout, a.Fake.Timeout)
+	}
+	if b := readyBound(a, 5*time.Minute); time.Duration(b.Fake.Timeout) != 90*time.Second {
+		t.Errorf("bound above fake.timeout: %v", b.Fake.Timeout)
+	}
+	if b := readyBound(&cassettes.Adapter{}, 5*time.Second); time.Duration(b.Fake.Timeout) != 5*time.Second {
+		t.Errorf("no fake.timeout: %v", b.Fake.Timeout)
 	}
 }

@@ -32,6 +32,14 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 	if data, err := os.ReadFile(cfg.Path); err == nil {
 		run.ConfigBytes = data
 	}
+	for name, a := range cfg.Adapters {
+		if a != nil && a.Coverage.MinModelled != nil {
+			if run.MinModelled == nil {
+				run.MinModelled = map[string]*float64{}
+			}
+			run.MinModelled[name] = a.Coverage.MinModelled
+		}
+	}
 	for _, r := range o.Results {
 		path := rel(base, r.Case.Cassette.Path)
 		if src := r.Case.Cassette.Source; src.SHA256 != "" { // the bytes that were loaded and compared
@@ -39,7 +47,7 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 		}
 		c := verdict.Case{Adapter: r.Case.Cassette.Adapter, Scenario: r.Case.Cassette.Scenario, CassettePath: path,
 			Status: r.Status, Reason: r.Reason, Message: r.Message, Drifts: r.Drifts, Duration: r.Duration, Actions: r.Actions,
-			Recorded: r.Recorded, Retries: r.Retries}
+			Recorded: r.Recorded, Retries: r.Retries, Modelled: r.Modelled}
 		if r.Status == verdict.StatusPass {
 			c.Reason = ""
 		}

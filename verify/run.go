@@ -27,9 +27,17 @@ type Options struct {
 	Normalizers *normalize.Registry // built-ins plus the config's definitions
 	Jobs        int                 // cases in parallel; 0 means runtime.NumCPU()
 	CaseTimeout time.Duration       // per case; 0 means DefaultCaseTimeout
-	LogDir      string              // where fake logs go; "" means a temp dir
-	Now         func() time.Time    // for quarantine expiry; nil means time.Now
-	Credentials map[string]string   // declared credential values, redacted from outputs
+	// Exact compares every case byte for byte, whatever compare: its
+	// contract names: refresh holds reality to its own recording, where a
+	// field left out is a change of the service, never a fake's choice.
+	Exact bool
+	// ReadyTimeout bounds how long a fake may take to become ready (verify
+	// --timeout when given); 0 means each adapter's fake.timeout, or
+	// DefaultFakeTimeout.
+	ReadyTimeout time.Duration
+	LogDir       string            // where fake logs go; "" means a temp dir
+	Now          func() time.Time  // for quarantine expiry; nil means time.Now
+	Credentials  map[string]string // declared credential values, redacted from outputs
 	// QuarantineRetry is how a quarantined case that failed is run again;
 	// the zero value is the policy of specs/000 (1 retry, 5 s later).
 	QuarantineRetry QuarantineRetry
@@ -71,6 +79,9 @@ type Result struct {
 	// Retries are the failed attempts of a quarantined case before its last
 	// one (see QuarantineRetry); the result is the last attempt's.
 	Retries []verdict.Retry
+	// Modelled is what the fake models, for a case compared in modelled
+	// mode (see [Comparison]).
+	Modelled *verdict.Modelled
 }
 
 // Failed reports whether the case failed (quarantined or not).
@@ -120,7 +131,7 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	// retry's beside the first attempt's), a failure located in the config.
 	caseFake := func(ctx context.Context, i int, suffix string) (*Process, error) {
 		c := cases[i]
-		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c)+suffix, c.Adapter, opts.Config, f.logDir, false)
+		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c)+suffix, readyBound(c.Adapter, opts.ReadyTimeout), opts.Config, f.logDir, false)
 		return p, withFakeLine(err, opts.Config, c.Cassette.Adapter)
 	}
 	fresh := newFreshPool(ctx, freshPlan(cases, f.targets, f.failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {
@@ -147,6 +158,9 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 		if o.Err == nil && r.Err != nil && r.Err.Exit() == outcome.ExitInfra {
 			o.Err = r.Err
 		}
+	}
+	if o.Err == nil {
+		o.Err = belowMinModelled(o.Results, opts.Config) // modelled.go
 	}
 	o.Finished = now()
 	return o
@@ -233,7 +247,7 @@ func (f *fakes) startShared(ctx context.Context, cases []Case) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p, err := StartFake(ctx, name, a, f.opts.Config, f.logDir)
+			p, err := StartFake(ctx, name, readyBound(a, f.opts.ReadyTimeout), f.opts.Config, f.logDir)
 			err = withFakeLine(err, f.opts.Config, name)
 			f.mu.Lock()
 			defer f.mu.Unlock()
@@ -464,7 +478,7 @@ func compareCase(c Case, got *cassettes.Cassette, opts Options, res *Result) boo
 		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.ECassetteInvalid, err.Error()
 		return false
 	}
-	res.Actions, res.Recorded = sides.WithObserved(res.Actions), sides.Recorded
+	res.Actions, res.Recorded, res.Modelled = sides.WithObserved(res.Actions), sides.Recorded, sides.Modelled
 	if len(sides.Drifts) == 0 {
 		res.Status = verdict.StatusPass
 		return true

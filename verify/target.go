@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,9 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -144,26 +147,94 @@ func (ids *identities) learn(rec, got cassettes.Response) {
 		return
 	}
 	ids.p.Headers(ids.rec, rec.Headers)
-	ids.p.Body(ids.rec, rec.Headers.Get("Content-Type"), []byte(rec.Body))
+	wn := ids.p.Body(ids.rec, rec.Headers.Get("Content-Type"), []byte(rec.Body))
 	ids.p.Headers(ids.got, got.Headers)
-	ids.p.Body(ids.got, got.Headers.Get("Content-Type"), []byte(got.Body))
-	gv := ids.got.Values()
-	for kind, byNum := range ids.rec.Values() {
-		for n, rv := range byNum {
-			if fv, ok := gv[kind][n]; ok && fv != rv && len(rv) >= 4 {
-				if _, known := ids.subst[rv]; !known {
-					ids.subst[rv] = fv
-					ids.keys = append(ids.keys, rv)
-				}
+	gn := ids.p.Body(ids.got, got.Headers.Get("Content-Type"), []byte(got.Body))
+	rv, gv := ids.rec.Values(), ids.got.Values()
+	for kind, byNum := range rv {
+		for n, r := range byNum {
+			if f, ok := gv[kind][n]; ok {
+				ids.map1(r, f)
 			}
 		}
 	}
+	// The same place in both bodies holding placeholders of two kinds: the
+	// recorded value was numbered by one normalizer (sha:full: it is 64
+	// hex digits) and the fake's by another (a project's docker.id), which
+	// the order of normalizers decides. They are one identity all the same.
+	samePlace(wn, gn, func(w, g string) {
+		wk, wnum, ok1 := placeholderOf(w)
+		gk, gnum, ok2 := placeholderOf(g)
+		if ok1 && ok2 && wk != gk {
+			if r, f := rv[wk][wnum], gv[gk][gnum]; r != "" && f != "" {
+				ids.map1(r, f)
+			}
+		}
+	})
 	sort.Slice(ids.keys, func(i, j int) bool {
 		if len(ids.keys[i]) != len(ids.keys[j]) {
 			return len(ids.keys[i]) > len(ids.keys[j])
 		}
 		return ids.keys[i] < ids.keys[j]
 	})
+}
+
+// map1 maps recorded value r to the fake's f, once.
+func (ids *identities) map1(r, f string) {
+	if f == r || len(r) < 4 {
+		return
+	}
+	if _, known := ids.subst[r]; !known {
+		ids.subst[r] = f
+		ids.keys = append(ids.keys, r)
+	}
+}
+
+// placeholderRe is a numbered placeholder as the normalizers write one:
+// <kind:N>, <sha:N:short>.
+var placeholderRe = regexp.MustCompile(`^<([A-Za-z0-9_.-]+):([0-9]+)(?::short)?>$`)
+
+// placeholderOf parses a numbered placeholder.
+func placeholderOf(s string) (kind string, n int, ok bool) {
+	m := placeholderRe.FindStringSubmatch(s)
+	if m == nil {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(m[2])
+	return m[1], n, err == nil
+}
+
+// samePlace calls fn with the strings at each place (object member, array
+// item) that two JSON documents both have; nothing when one is not JSON.
+func samePlace(w, g []byte, fn func(w, g string)) {
+	var wv, gv any
+	if json.Unmarshal(w, &wv) != nil || json.Unmarshal(g, &gv) != nil {
+		return
+	}
+	var walk func(a, b any)
+	walk = func(a, b any) {
+		switch x := a.(type) {
+		case string:
+			if y, ok := b.(string); ok {
+				fn(x, y)
+			}
+		case map[string]any:
+			if y, ok := b.(map[string]any); ok {
+				for k, v := range x {
+					if u, ok := y[k]; ok {
+						walk(v, u)
+					}
+				}
+			}
+		case []any:
+			if y, ok := b.([]any); ok {
+				for i := range min(len(x), len(y)) {
+					walk(x[i], y[i])
+				}
+			}
+		}
+	}
+	walk(wv, gv)
 }
 
 // apply returns the interaction with the recorded values in its request

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,9 +72,7 @@ func checkRun(stdio *IO, g *globals, o *checkOptions, paths []string) error {
 			sum.Reports = o.reportDir
 		}
 	}
-	enc := json.NewEncoder(stdio.Out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(sum); err != nil {
+	if err := k.Write(stdio.Out, sum); err != nil { // through the redaction, as every answer
 		return err
 	}
 	switch {

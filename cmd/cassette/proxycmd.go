@@ -60,7 +60,7 @@ call to it is written for 'cassette coverage' as a call to --adapter).`,
 	f.BoolVar(&o.Replayable, "replayable", false, "serve the last response again once a sequence is used up")
 	f.BoolVar(&o.Latency, "latency", false, "replay with the recorded latency; a recorded stream (SSE, NDJSON) event by event, at the recorded times (spread evenly over its duration when it has none, as in go-vcr files)")
 	f.Int64Var(&o.MaxRequestBody, "max-request-body", proxy.DefaultMaxRequestBody, "largest request body (bytes) the proxy buffers to record or match; a larger one is answered 413")
-	f.IntSliceVar(&o.AllowStatus, "allow-status", nil, "record: a failing status (408, 429, 5xx) the upstream answers on purpose; record it instead of refusing the recording (repeatable)")
+	f.IntSliceVar(&o.AllowStatus, "allow-status", nil, "record: a failing status (401, 403, 408, 429, 5xx) the upstream answers on purpose; record it instead of refusing the recording (repeatable)")
 	bindMatchFlags(f, &o.Match)
 	o.Changed = f.Changed
 	return cmd

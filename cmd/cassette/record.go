@@ -59,7 +59,7 @@ timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
 	f.DurationVar(&o.Timeout, "timeout", 0, "time limit of a recorded command (10m when not given); with declared scenarios, of each live request (30s when not given)")
 	f.BoolVar(&o.Quiet, "quiet", false, "do not echo the command's output")
 	f.BoolVar(&o.AllowProjectRepo, "allow-project-repo", false, "record git or gh in a real.dir inside this project's own repository (refused by default: it would record the project's history)")
-	f.IntSliceVar(&o.AllowStatus, "allow-status", nil, "a failing status (408, 429, 5xx) the command's calls answer on purpose: record it instead of refusing the recording (repeatable)")
+	f.IntSliceVar(&o.AllowStatus, "allow-status", nil, "a failing status (401, 403, 408, 429, 5xx) the command's calls answer on purpose: record it instead of refusing the recording (repeatable)")
 	f.BoolVar(&o.Mutating, "mutating", false, "mark the cassette as changing the real service: refresh does not re-run it")
 	_ = cmd.MarkFlagRequired("adapter")
 	return cmd

@@ -22,14 +22,15 @@ import (
 
 type verifyOptions struct {
 	selectFlags
-	jobs      int
-	timeout   time.Duration
-	shard     string
-	reportDir string
-	bundleDir string
-	golden    bool
-	logDir    string
-	inProcess bool
+	jobs         int
+	timeout      time.Duration
+	readyTimeout time.Duration // --timeout when given: it bounds a fake's start too
+	shard        string
+	reportDir    string
+	bundleDir    string
+	golden       bool
+	logDir       string
+	inProcess    bool
 }
 
 func newVerifyCmd(stdio *IO, g *globals) *cobra.Command {
@@ -51,13 +52,16 @@ config or cassette error; 3: a fake did not start.`,
   cassette verify --case github/list-pulls
   cassette verify --shard 2/4 --report-dir out/shard-2`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("timeout") {
+				o.readyTimeout = o.timeout // bounds a fake's start too
+			}
 			return verifyRun(cmd.Context(), stdio, g, o, args)
 		},
 	}
 	o.selectFlags.bind(cmd)
 	f := cmd.Flags()
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "cases run in parallel (default: the number of CPUs)")
-	f.DurationVar(&o.timeout, "timeout", verify.DefaultCaseTimeout, "time limit of one case")
+	f.DurationVar(&o.timeout, "timeout", verify.DefaultCaseTimeout, "time limit of one case, and (when given) of a fake's start")
 	f.StringVar(&o.shard, "shard", "", "run shard i of n (i/n), for CI matrices; merge with 'cassette report merge'")
 	f.StringVar(&o.reportDir, "report-dir", filepath.Join(".cassette", "reports"), "where the report files are written")
 	f.StringVar(&o.bundleDir, "bundle-dir", "", "also write a forensic bundle under this directory")
@@ -87,7 +91,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 		logDir = filepath.Join(o.reportDir, "fakes")
 	}
 	opts := verify.ProjectOptions(p.Project, os.LookupEnv)
-	opts.Jobs, opts.CaseTimeout, opts.LogDir = o.jobs, o.timeout, logDir
+	opts.Jobs, opts.CaseTimeout, opts.ReadyTimeout, opts.LogDir = o.jobs, o.timeout, o.readyTimeout, logDir
 	ran := verify.Run(ctx, cases, opts)
 	run := ran.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
 	var gates []string

@@ -56,6 +56,12 @@ func TestReportHTMLInChromium(t *testing.T) {
 		{name: "prometheus", setup: prometheus, checks: map[string]string{
 			"the changed JSON path is marked": `<li data-path="\$\.data\.storageRetention" class="changed"><mark>`,
 		}},
+		{name: "modelled", setup: modelled, checks: map[string]string{
+			"the section of what the fakes model": `<h2 id="modelled">What the fakes model</h2>`,
+			"the adapter's figure and its floor":  `<span class="badge fail">below min</span> 44\.4% \(4 of 9\), min 50%`,
+			"the list of what the fake left out":  `gh/repo: 5 left out by the fake`,
+			"a field left out, located":           `<code>output\.stdout \$\.homepage</code> <span class="muted mono">cassettes/gh/repo\.yaml:[0-9]+</span>`,
+		}},
 		{name: "binary", setup: binary, checks: map[string]string{
 			"the hex view names the first differing offset": `First difference at offset <strong data-offset="6">0x00000006 \(6\)</strong>`,
 			"the differing byte is marked":                  `<mark class="first" data-offset="6"><span class="sr">first difference: </span>00</mark>`,
@@ -187,16 +193,31 @@ func prometheus(t *testing.T) *e2e.Example {
 	return e
 }
 
+// modelled is a CLI fake compared in modelled mode that prints 4 of the 9
+// fields the real command printed, below the adapter's min_modelled of 50.
+func modelled(t *testing.T) *e2e.Example {
+	return scriptDrift(t, "gh", "repo", "    compare: modelled\n    coverage: {min_modelled: 50}\n",
+		`echo '{"id": 1, "name": "r", "full_name": "o/r", "private": false, "owner": {"login": "o", "id": 2}, "topics": [], "homepage": null}'`,
+		`echo '{"name":"r","full_name":"o/r","owner":{"login":"o"}}'`)
+}
+
 // binary is a CLI whose output is not text: recorded from one script, then
 // verified against another that differs in one byte.
 func binary(t *testing.T) *e2e.Example {
+	return scriptDrift(t, "png", "logo", "", `printf '\211PNG\r\n\001\002\003\004\005\006\007\010'`, `printf '\211PNG\r\n\000\002\003\004\005\006\007\010'`)
+}
+
+// scriptDrift is a project whose cli adapter (settings under it in more)
+// is real.sh and fake.sh: scenario recorded from real, then verified
+// against fake, which must drift.
+func scriptDrift(t *testing.T, adapter, scenario, more, real, fake string) *e2e.Example {
 	dir := t.TempDir()
-	e2e.WriteFile(t, filepath.Join(dir, "cassette.yaml"), "version: 1\nadapters:\n  png:\n    kind: cli\n    real: {command: [sh, real.sh]}\n    fake: {command: [sh, fake.sh]}\n")
-	e2e.WriteFile(t, filepath.Join(dir, "real.sh"), `printf '\211PNG\r\n\001\002\003\004\005\006\007\010'`+"\n")
-	e2e.WriteFile(t, filepath.Join(dir, "fake.sh"), `printf '\211PNG\r\n\000\002\003\004\005\006\007\010'`+"\n")
-	e := e2e.NewExample(t, dir, e2e.Config{Cassette: cassetteBin, Files: []string{"cassette.yaml", "real.sh", "fake.sh"}, Module: "example.com/binary",
+	e2e.WriteFile(t, filepath.Join(dir, "cassette.yaml"), "version: 1\nadapters:\n  "+adapter+":\n    kind: cli\n    real: {command: [sh, real.sh]}\n    fake: {command: [sh, fake.sh]}\n"+more)
+	e2e.WriteFile(t, filepath.Join(dir, "real.sh"), real+"\n")
+	e2e.WriteFile(t, filepath.Join(dir, "fake.sh"), fake+"\n")
+	e := e2e.NewExample(t, dir, e2e.Config{Cassette: cassetteBin, Files: []string{"cassette.yaml", "real.sh", "fake.sh"}, Module: "example.com/" + adapter,
 		Drop: func(name string) bool { return strings.HasPrefix(name, "CASSETTE") }})
-	e.Must(nil, cassetteBin, "record", "--adapter", "png", "--scenario", "logo", "--", "sh", "real.sh")
+	e.Must(nil, cassetteBin, "record", "--adapter", adapter, "--scenario", scenario, "--", "sh", "real.sh")
 	drift(t, e)
 	return e
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,5 +59,15 @@ func TestFakeOutputKeepsTheEnd(t *testing.T) {
 	}
 	if want := "[cassette: the fake's earlier output was dropped]\n"; string(b[:len(want)]) != want {
 		t.Errorf("the log does not say output was dropped: %q", b[:80])
+	}
+}
+
+// TestLogTailRedactsKnownKeys: the fake's last lines, quoted in a
+// run-level error, hold no key of a known format (the reports would then
+// refuse to be written, and the run end with two exit codes).
+func TestLogTailRedactsKnownKeys(t *testing.T) {
+	got := lastLines("starting\ntoken ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c\n", 15)
+	if strings.Contains(got, "ghp_") || !strings.Contains(got, "token [REDACTED]") {
+		t.Errorf("lastLines = %q", got)
 	}
 }

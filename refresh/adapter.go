@@ -73,6 +73,9 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 		return ar
 	}
 	r.countDrift(st)
+	if ctx.Err() != nil { // interrupted: nothing is published after the signal
+		return ar
+	}
 	if err := r.publish(ctx, drifting); err != nil {
 		r.unpublished(drifting, err)
 		return ar

@@ -23,12 +23,30 @@ func TestPrintFailures(t *testing.T) {
 	var b strings.Builder
 	r.Print(&b)
 	out := b.String()
-	for _, want := range []string{"api: not refreshed: 1 of 1 cassette(s) could not be re-recorded", "gh: error[E_FORGE]: cannot open the PR", "error[E_PUSH_REJECTED]: cannot save the state"} {
+	for _, want := range []string{"api: not refreshed: 1 of 1 cassette(s) could not be re-recorded", "gh: error[E_FORGE]: cannot open the PR"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
 	}
 	if strings.Contains(out, "no drift") {
 		t.Errorf("an adapter that could not be re-recorded is reported as no drift:\n%s", out)
+	}
+	// The cycle's own error is the command's one error line (on stderr, by
+	// the run's ending), never a second one here.
+	if strings.Contains(out, "E_PUSH_REJECTED") {
+		t.Errorf("Print printed the cycle's error, which the run's ending prints once:\n%s", out)
+	}
+}
+
+// TestPrintAllSkipped: an adapter whose every cassette a dry run skipped
+// (none re-recorded) is "not checked", never "no drift".
+func TestPrintAllSkipped(t *testing.T) {
+	old := &cassettes.Cassette{Adapter: "gh", Scenario: "pr-create"}
+	r := &Result{Date: "2026-11-23", DryRun: true, Adapters: []*AdapterResult{{Name: "gh", Cases: []*CaseResult{
+		{Old: old, Status: verdict.StatusSkipped, Message: "dry run: not re-recorded"}}}}}
+	var b strings.Builder
+	r.Print(&b)
+	if out := b.String(); strings.Contains(out, "no drift") || !strings.Contains(out, "gh: not checked: every cassette (1) was skipped") {
+		t.Errorf("an adapter whose every cassette was skipped:\n%s", out)
 	}
 }

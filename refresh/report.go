@@ -166,6 +166,8 @@ func (r *Result) Print(w io.Writer) {
 				why = "refused or failed; never a drift"
 			}
 			fmt.Fprintf(w, "  %s: not refreshed: %d of %d cassette(s) could not be re-recorded (%s)\n", ar.Name, ar.failed(), len(ar.Cases), why)
+		case ar.skipped() == len(ar.Cases) && len(ar.Cases) > 0:
+			fmt.Fprintf(w, "  %s: not checked: every cassette (%d) was skipped, none re-recorded\n", ar.Name, len(ar.Cases))
 		default:
 			fmt.Fprintf(w, "  %s: no drift\n", ar.Name)
 		}
@@ -185,12 +187,8 @@ func (r *Result) Print(w io.Writer) {
 			fmt.Fprintf(w, "    escalated to %s after %d drifting cycles\n", ownersText(ar.Owners), ar.Consecutive)
 		}
 	}
-	if r.Err != nil {
-		fmt.Fprintf(w, "error[%s]: %s\n", r.Err.Reason, outcome.Printable(firstLine(r.Err.Error())))
-		for _, p := range r.Err.Problems {
-			fmt.Fprintf(w, "  %s\n", outcome.PrintableBlock(p.String(), "    "))
-		}
-	}
+	// r.Err, the cycle's own error, is the command's ending's to print:
+	// one error[…] line, on stderr, with its problems and the next step.
 }
 
 func suite(cfg *cassettes.Config) string {
@@ -211,6 +209,18 @@ func (ar *AdapterResult) refused() bool {
 		}
 	}
 	return false
+}
+
+// skipped counts the adapter's cassettes that were not re-recorded by
+// choice (no credentials, mutating, a dry run's safe subset).
+func (ar *AdapterResult) skipped() int {
+	n := 0
+	for _, cr := range ar.Cases {
+		if cr.Status == verdict.StatusSkipped {
+			n++
+		}
+	}
+	return n
 }
 
 func (ar *AdapterResult) failed() int {

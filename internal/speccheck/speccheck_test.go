@@ -207,8 +207,12 @@ func TestConsole(t *testing.T) {
 		{"two Seeds lines", 3, out + seeds, errOut, "2 Seeds: lines"},
 		{"other seeds", 3, strings.Replace(out, "order_seed=null", "order_seed=7", 1), errOut, "order_seed=7"},
 		{"another exit", 1, out, errOut, "exited 1, summary.json says 3"},
-		{"no next step", 3, strings.Replace(out, "next:", "then:", 1), errOut, "no console line gives the next step"},
+		{"no next step", 3, strings.Replace(out, "next:", "then:", 1), errOut, "0 next step lines, expected exactly one"},
+		{"two next steps", 3, out, errOut + "next: " + strings.TrimPrefix(ns, "Run: ") + "\n", "2 next step lines, expected exactly one"},
+		{"another next step", 3, strings.Replace(out, "next: ", "next: cassette verify --x ", 1), errOut, "is not summary.json's"},
 		{"no error line", 3, out, "", "no error[E_FAKE_UNAVAILABLE]: line"},
+		{"two error lines", 3, out + "error[E_FAKE_UNAVAILABLE]: again\n", errOut, "2 error[…] lines, expected exactly one"},
+		{"an error line on a pass", 0, out, errOut, "the run passed, and the console has an error[E_FAKE_UNAVAILABLE]: line"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := strings.Join(speccheck.Console(dir, tc.exit, tc.stdout, tc.stderr), "\n"); !strings.Contains(got, tc.want) {

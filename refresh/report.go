@@ -122,6 +122,21 @@ func liveActions(cr *CaseResult, live *recorder.LiveRecord) []verdict.Action {
 // dir/<adapter>.pr.md and dir/<adapter>.issue.md: for a forge without an
 // API they are the only place the PR exists.
 func (r *Result) WriteProposals(dir string) error {
+	// An earlier cycle's texts are not this cycle's: none is left behind.
+	keep := map[string]bool{}
+	for _, ar := range r.Adapters {
+		keep[ar.Name+".pr.md"], keep[ar.Name+".issue.md"] = ar.PR != nil, ar.Issue != nil
+	}
+	for _, pattern := range []string{"*.pr.md", "*.issue.md"} {
+		old, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, p := range old {
+			if !keep[filepath.Base(p)] {
+				if err := os.Remove(p); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	for _, ar := range r.Adapters {
 		if ar.PR != nil {
 			if err := cassettes.WriteFileAtomic(filepath.Join(dir, ar.Name+".pr.md"), []byte(proposal(ar.PR.Title, ar.PR.Ref(), ar.PR.Body)), 0o644); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -136,6 +137,7 @@ type contractCase struct {
 	bundle  string                         // the --bundle-dir given ("" for none)
 	sigint  bool                           // interrupt the run once it is ready (hang.fifo, or check's first answer)
 	check   func(t *testing.T, dir string) // more checks of this case
+	stdout  string                         // a line stdout must hold
 }
 
 func TestEveryRunEndsOneWay(t *testing.T) {
@@ -231,6 +233,18 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 		{command: "refresh", name: "SIGINT", args: refreshArgs, setup: func(dir string) { touch("real-drift")(dir); fifo(dir) },
 			sigint: true, exit: 3, reports: "r", bundle: "b", check: remoteUntouched},
 
+		// a dry run pushes nothing: its next step is the refresh that would,
+		// and an adapter it skipped whole is not "no drift"
+		{command: "refresh", name: "dry run drift", args: with(refreshArgs, "--dry-run", "--rerecord-unsafe"), setup: touch("real-drift"), exit: 1, reports: "r", bundle: "b",
+			check: func(t *testing.T, dir string) {
+				remoteUntouched(t, dir)
+				if ns := summaryField(t, filepath.Join(dir, "r"), "next_step"); ns != "cassette refresh --once --adapter tool" {
+					t.Errorf("next_step %q, want the real refresh of the adapter (its branch was never pushed)", ns)
+				}
+			}},
+		{command: "refresh", name: "dry run skipped", args: with(refreshArgs, "--dry-run"), exit: 0, reports: "r", bundle: "b", check: remoteUntouched,
+			stdout: "  tool: not checked: every cassette (2) was skipped, none re-recorded\n"},
+
 		{command: "merge", name: "success", args: mergeArgs, setup: shards(false), exit: 0, reports: "r"},
 		{command: "merge", name: "drift", args: mergeArgs, setup: shards(true), exit: 1, reports: "r"},
 		{command: "merge", name: "refused", args: mergeArgs[:len(mergeArgs)-1], setup: shards(false), exit: 2, reports: "r"},
@@ -303,6 +317,9 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 				filepath.Join(dir, "r"), filepath.Join(dir, "b"))...)
 			if len(probs) > 0 {
 				t.Errorf("cassette %s (exit %d):\n%s\nstdout:\n%s\nstderr:\n%s", strings.Join(c.args, " "), code, speccheck.Describe(probs), stdout, stderr)
+			}
+			if c.stdout != "" && !strings.Contains(stdout, c.stdout) {
+				t.Errorf("stdout does not hold %q:\n%s", c.stdout, stdout)
 			}
 			if c.check != nil {
 				c.check(t, dir)
@@ -392,6 +409,21 @@ func unblockFIFO(path string) {
 	if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 		f.Close()
 	}
+}
+
+// summaryField is a string field of the summary.json in dir.
+func summaryField(t *testing.T, dir, key string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := m[key].(string)
+	return s
 }
 
 func contains(xs []string, x string) bool {

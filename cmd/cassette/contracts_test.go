@@ -21,6 +21,11 @@ import (
 // keep it out of what cassette writes and prints.
 const crashToken = "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c"
 
+// envToken is the value of a credential-named variable of every run's
+// environment (no adapter declares it): the bundle's environment copy must
+// not hold it.
+const envToken = "tok-contract-env-0123456789"
+
 // contractProject is the project every run of TestEveryRunEndsOneWay
 // starts from: a CLI adapter whose real side and fake are shell scripts
 // switched by files of the project (drift, real-drift, hang.fifo), and a
@@ -115,7 +120,8 @@ func contractTemplate(t *testing.T) string {
 // contractEnv is the environment of a run in the project: its real/ on
 // PATH, no colour, no job summary unless the case sets one.
 func contractEnv(dir string) []string {
-	env := []string{"NO_COLOR=1", "PATH=" + filepath.Join(dir, "real") + string(os.PathListSeparator) + os.Getenv("PATH"),
+	env := []string{"NO_COLOR=1", "SHOP_TOKEN=" + envToken, // a credential of the environment, which the bundle must redact
+		"PATH=" + filepath.Join(dir, "real") + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
 	for _, k := range []string{"CASSETTE_CA_DIR", "TMPDIR"} {
 		if v, ok := os.LookupEnv(k); ok {
@@ -313,7 +319,7 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 				}
 			}
 			summary, _ := os.ReadFile(stepSummary)
-			probs = append(probs, speccheck.NoSecret([]string{crashToken}, map[string]string{"stdout": stdout, "stderr": stderr, "job summary": string(summary)},
+			probs = append(probs, speccheck.NoSecret([]string{crashToken, envToken}, map[string]string{"stdout": stdout, "stderr": stderr, "job summary": string(summary)},
 				filepath.Join(dir, "r"), filepath.Join(dir, "b"))...)
 			if len(probs) > 0 {
 				t.Errorf("cassette %s (exit %d):\n%s\nstdout:\n%s\nstderr:\n%s", strings.Join(c.args, " "), code, speccheck.Describe(probs), stdout, stderr)

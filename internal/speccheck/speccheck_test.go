@@ -141,6 +141,7 @@ func TestLiveTelemetryIsPerCall(t *testing.T) {
 		{"report.jsonl", `"attempts":1,"case"`, `"attempts":2,"case"`, "attempts 2 with 0 backoff(s)"},
 		{"log.jsonl", `"attempts":2,"case"`, `"attempts":3,"case"`, "attempts 3 with 1 backoff(s)"},
 		{"report.jsonl", `"retry_backoff_ms":[],`, ``, "a live call without its retry telemetry"},
+		{"report.jsonl", `"retry_backoff_ms":[500]`, `"retry_backoff_ms":[250]`, "retry_backoff_ms[0] is 250, the policy's is 500"},
 		{"log.jsonl", `"type":"live_call"`, `"type":"live_calx"`, "has no live_call record"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
@@ -311,6 +312,41 @@ func TestTampers(t *testing.T) {
 			}
 			if probs := speccheck.Verdict(b, 2, "", "error[E_BUNDLE_INVALID]: "+b+" has problems\n"); len(probs) > 0 {
 				t.Errorf("a validator refusing it: %s", speccheck.Describe(probs))
+			}
+		})
+	}
+}
+
+// TestBundleDiagnostics: diagnostics/tree.txt must list every file of the
+// bundle with its size, and env_redacted.txt hold no credential-named
+// variable's value. (The checker rereads the files and skips the
+// inventory's hashes here: each edit is also an inventory mismatch.)
+func TestBundleDiagnostics(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		edit       func(string) string
+		want       string
+	}{
+		{"a file left out of the tree", "diagnostics/tree.txt", func(s string) string {
+			i := strings.Index(s, "\n")
+			return s[i+1:]
+		}, "does not list"},
+		{"a wrong size", "diagnostics/tree.txt", func(s string) string {
+			first, rest, _ := strings.Cut(s, "\n")
+			return "      9999  " + strings.Fields(first)[1] + "\n" + rest
+		}, "the tree says"},
+		{"a token in the environment", "diagnostics/env_redacted.txt", func(s string) string { return s + "GITHUB_TOKEN=abc123\n" }, "GITHUB_TOKEN holds a value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, b := write(t)
+			p := filepath.Join(b, filepath.FromSlash(tc.file))
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(p, []byte(tc.edit(string(data))), 0o644)
+			if got := strings.Join(speccheck.Bundle(b), "\n"); !strings.Contains(got, tc.want) {
+				t.Errorf("want a problem with %q, got:\n%s", tc.want, got)
 			}
 		})
 	}

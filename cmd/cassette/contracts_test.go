@@ -200,7 +200,15 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 	with := func(args []string, more ...string) []string { return append(append([]string(nil), args...), more...) }
 	cases := []contractCase{
 		{command: "verify", name: "success", args: verifyArgs, exit: 0, reports: "r", bundle: "b"},
-		{command: "verify", name: "drift", args: verifyArgs, setup: touch("drift"), exit: 1, reports: "r", bundle: "b"},
+		{command: "verify", name: "drift", args: verifyArgs, setup: touch("drift"), exit: 1, reports: "r", bundle: "b",
+			check: func(t *testing.T, dir string) { // the same drift again: the same alerts on GitHub
+				again := exec.Command("cassette", "verify", "--report-dir", "r2")
+				again.Dir, again.Env = dir, contractEnv(dir)
+				_ = again.Run()
+				if probs := speccheck.SameFingerprints(filepath.Join(dir, "r"), filepath.Join(dir, "r2")); len(probs) > 0 {
+					t.Error(speccheck.Describe(probs))
+				}
+			}},
 		{command: "verify", name: "config error", args: verifyArgs, setup: badConfig, exit: 2, reports: "r", bundle: "b"},
 		{command: "verify", name: "bad flag", args: with(verifyArgs, "--no-such-flag"), exit: 2, reports: "r", bundle: "b"},
 		{command: "verify", name: "SIGINT", args: verifyArgs, setup: fifo, sigint: true, exit: 3, reports: "r", bundle: "b"},

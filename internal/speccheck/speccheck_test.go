@@ -351,3 +351,52 @@ func TestBundleDiagnostics(t *testing.T) {
 		})
 	}
 }
+
+// TestSarifSeverityAndFingerprints: a passing run has no error result
+// (002 §6.4); a truncated run keeps errors first (§6.3); two runs over the
+// same inputs give the same fingerprints, and a changed one is seen.
+func TestSarifSeverityAndFingerprints(t *testing.T) {
+	rewrite := func(t *testing.T, dir string, change func(log map[string]any)) {
+		t.Helper()
+		p := filepath.Join(dir, "sarif.json")
+		data, _ := os.ReadFile(p)
+		var log map[string]any
+		if err := json.Unmarshal(data, &log); err != nil {
+			t.Fatal(err)
+		}
+		change(log)
+		out, _ := json.Marshal(log)
+		os.WriteFile(p, out, 0o644)
+	}
+	opts := speccheck.Options{README: "../../README.md"}
+	t.Run("errors on a pass", func(t *testing.T) {
+		dir, _ := write(t)
+		edit(t, filepath.Join(dir, "summary.json"), `"exit_code": 3`, `"exit_code": 0`)
+		if got := strings.Join(speccheck.Reports(dir, opts), "\n"); !strings.Contains(got, "the run passed, and 2 results are errors") {
+			t.Errorf("got:\n%s", got)
+		}
+	})
+	t.Run("truncated, a warning first", func(t *testing.T) {
+		dir, _ := write(t)
+		rewrite(t, dir, func(log map[string]any) {
+			run := log["runs"].([]any)[0].(map[string]any)
+			run["properties"] = map[string]any{"cassette": map[string]any{"truncated": true, "omitted_count": 1, "message": "1 result omitted"}}
+			run["results"].([]any)[0].(map[string]any)["level"] = "warning"
+		})
+		if got := strings.Join(speccheck.Reports(dir, opts), "\n"); !strings.Contains(got, "errors first") {
+			t.Errorf("got:\n%s", got)
+		}
+	})
+	a, _ := write(t)
+	b, _ := write(t)
+	if probs := speccheck.SameFingerprints(a, b); len(probs) > 0 {
+		t.Errorf("two writes of one run: %s", speccheck.Describe(probs))
+	}
+	rewrite(t, b, func(log map[string]any) {
+		res := log["runs"].([]any)[0].(map[string]any)["results"].([]any)[0].(map[string]any)
+		res["partialFingerprints"] = map[string]any{"x": "changed"}
+	})
+	if probs := speccheck.SameFingerprints(a, b); len(probs) == 0 {
+		t.Error("a changed fingerprint is not seen")
+	}
+}

@@ -104,6 +104,7 @@ func Reports(dir string, opts Options) []string {
 	c.junit002(sum, cases)
 	c.sarif(sum)
 	c.log000(sum)
+	c.caseOrder()
 	c.secrets()
 	if cases.golden {
 		c.goldenPaths()

@@ -400,3 +400,24 @@ func TestSarifSeverityAndFingerprints(t *testing.T) {
 		t.Error("a changed fingerprint is not seen")
 	}
 }
+
+// TestCaseOrderAcrossFiles: junit.xml and log.jsonl list the cases in
+// report.jsonl's order, which sorts them by item, then case key (specs/001
+// §3).
+func TestCaseOrderAcrossFiles(t *testing.T) {
+	dir, _ := write(t)
+	opts := speccheck.Options{README: "../../README.md"}
+	if probs := speccheck.Reports(dir, opts); len(probs) > 0 {
+		t.Fatalf("the reports as written: %s", speccheck.Describe(probs))
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	swapped := strings.NewReplacer(`<testcase name="drift" classname="a"`, `<testcase name="ok" classname="a"`,
+		`<testcase name="ok" classname="a"`, `<testcase name="drift" classname="a"`).Replace(string(data))
+	if swapped == string(data) {
+		t.Fatalf("no test cases to swap in:\n%s", data)
+	}
+	os.WriteFile(filepath.Join(dir, "junit.xml"), []byte(swapped), 0o644)
+	if got := strings.Join(speccheck.Reports(dir, opts), "\n"); !strings.Contains(got, "junit.xml: test cases in the order [a/ok a/drift") {
+		t.Errorf("got:\n%s", got)
+	}
+}

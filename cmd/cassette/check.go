@@ -61,15 +61,10 @@ func checkRun(ctx context.Context, stdio *IO, g *globals, o *checkOptions, paths
 	if err != nil {
 		return errorReport(stdio, g, dest, outcome.AsError(err))
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	// Ctrl-C ends the input: the lines checked so far are judged and
 	// written, and the run ends E_INTERRUPTED (exit 3).
-	ints := catchInterrupts()
-	defer ints.release()
-	ctx, cancel := ints.context(ctx)
-	defer cancel()
+	ctx, ints, stop := catchContext(ctx)
+	defer stop()
 	k := &harness.Checker{Cases: cases, Options: opts, Now: time.Now}
 	done, err := k.Check(interruptible(ctx, stdio.In), stdio.Out)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/internal/speccheck"
+	"github.com/cassette-dev/cassette/report"
 )
 
 // The token a crashing fake logs: a key of a known format (GitHub's), in
@@ -252,7 +252,7 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 		{command: "refresh", name: "dry run drift", args: with(refreshArgs, "--dry-run", "--rerecord-unsafe"), setup: touch("real-drift"), exit: 1, reports: "r", bundle: "b",
 			check: func(t *testing.T, dir string) {
 				remoteUntouched(t, dir)
-				if ns := summaryField(t, filepath.Join(dir, "r"), "next_step"); ns != "cassette refresh --once --adapter tool" {
+				if ns := nextStep(t, filepath.Join(dir, "r")); ns != "cassette refresh --once --adapter tool" {
 					t.Errorf("next_step %q, want the real refresh of the adapter (its branch was never pushed)", ns)
 				}
 			}},
@@ -425,19 +425,20 @@ func unblockFIFO(path string) {
 	}
 }
 
-// summaryField is a string field of the summary.json in dir.
-func summaryField(t *testing.T, dir, key string) string {
+// nextStep is the next step the summary.json in dir gives (read by the
+// report package's own parser).
+func nextStep(t *testing.T, dir string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	path := filepath.Join(dir, "summary.json")
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
+	sum, err := report.ParseSummary(path, data)
+	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := m[key].(string)
-	return s
+	return sum.NextStep
 }
 
 func contains(xs []string, x string) bool {

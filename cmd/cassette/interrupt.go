@@ -51,6 +51,18 @@ func (i *interrupts) context(ctx context.Context) (context.Context, context.Canc
 	return ctx, cancel
 }
 
+// catchContext is ctx (Background when nil) cancelled at the first SIGINT
+// or SIGTERM, with the interrupts that say which; stop gives the signals
+// back to their default.
+func catchContext(ctx context.Context) (_ context.Context, _ *interrupts, stop func()) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ints := catchInterrupts()
+	ctx, cancel := ints.context(ctx)
+	return ctx, ints, func() { cancel(); ints.release() }
+}
+
 // signal is the signal that cancelled the context, nil when none did.
 func (i *interrupts) signal() os.Signal {
 	i.mu.Lock()

@@ -143,10 +143,8 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 		// Ctrl-C stops the cycle at its next step: it publishes nothing
 		// more and ends as every run does, E_INTERRUPTED (exit 3) in its
 		// reports.
-		ints := catchInterrupts()
-		defer ints.release()
-		ctx, cancel := ints.context(ctx)
-		defer cancel()
+		ctx, _, stop := catchContext(ctx)
+		defer stop()
 		return cycle(ctx, time.Now().In(loc))
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

@@ -181,6 +181,7 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 	}
 	root.AddCommand(newImportCmd(stdio, g), newExportCmd(stdio, g)) // they set their own group
 	root.AddCommand(newObserveCmd(stdio, g), newCoverageCmd(stdio, g))
+	root.AddCommand(newGendocsCmd(stdio, g)) // hidden: the docs site's generated pages
 	for _, c := range root.Commands() {
 		if jsonCommands[c.Name()] { // only where it changes the output: --help offers nothing it ignores
 			c.Flags().BoolVar(&g.json, "json", false, "write machine-readable JSON to stdout")

@@ -21,7 +21,7 @@ var (
 // one line"); the process exit code equal to summary.json's exit_code
 // (§4); and on a non-zero exit a line giving summary.json's next_step as a
 // command (§7: "next: CMD" or "next step: CMD") and an "error[REASON]:"
-// line with its reason_code (README.md, Exit codes).
+// line with its reason_code (docs/reference/exit-codes.md).
 func Console(dir string, exit int, stdout, stderr string) []string {
 	c := &checker{dir: dir}
 	const f = "console"

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/gendocs"
+)
+
+// newGendocsCmd is the hidden command that writes the generated pages of
+// the docs site (internal/gendocs) below --out; TestGeneratedDocsFresh
+// holds the committed pages to what it writes.
+func newGendocsCmd(stdio *IO, g *globals) *cobra.Command {
+	out := "docs"
+	cmd := &cobra.Command{
+		Use:    "gendocs",
+		Short:  "Write the generated reference pages of the docs site",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pages, err := gendocs.Site(newRootCmd(&IO{}, &globals{}))
+			if err != nil {
+				return &cassettes.Error{Reason: cassettes.EUsage, Message: "the generated docs are incomplete: " + err.Error(), Err: err}
+			}
+			for name, data := range pages {
+				path := filepath.Join(out, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+					err = os.WriteFile(path, data, 0o644)
+				}
+				if err != nil {
+					return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot write " + path, Err: err, NextStep: cassettes.Command("ls", "-ld", out)}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", out, "the docs directory the pages are written below")
+	return cmd
+}

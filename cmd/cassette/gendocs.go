@@ -11,17 +11,18 @@ import (
 )
 
 // newGendocsCmd is the hidden command that writes the generated pages of
-// the docs site (internal/gendocs) below --out; TestGeneratedDocsFresh
-// holds the committed pages to what it writes.
+// the docs site and the JSON Schemas (internal/gendocs) below --out, the
+// repository's root; TestGeneratedDocsFresh holds the committed files to
+// what it writes.
 func newGendocsCmd(stdio *IO, g *globals) *cobra.Command {
-	out := "docs"
+	out := "."
 	cmd := &cobra.Command{
 		Use:    "gendocs",
-		Short:  "Write the generated reference pages of the docs site",
+		Short:  "Write the generated reference pages of the docs site and the JSON Schemas",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pages, err := gendocs.Site(newRootCmd(&IO{}, &globals{}))
+			pages, err := gendocs.Site(newRootCmd(&IO{}, &globals{}), filepath.Join(out, "cassettes"))
 			if err != nil {
 				return &cassettes.Error{Reason: cassettes.EUsage, Message: "the generated docs are incomplete: " + err.Error(), Err: err}
 			}
@@ -37,6 +38,6 @@ func newGendocsCmd(stdio *IO, g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", out, "the docs directory the pages are written below")
+	cmd.Flags().StringVar(&out, "out", out, "the repository's root: pages go below its docs/, schemas below its schema/")
 	return cmd
 }

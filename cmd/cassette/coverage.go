@@ -90,7 +90,7 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 	}
 	if len(probs) > 0 {
 		return &cassettes.Error{Reason: cassettes.EObservationInvalid, Problems: probs,
-			Message:  fmt.Sprintf("%d lines of %s are not observations of format %d (README, \"The observation format\"): observe again, or mend their writer", len(probs), dir, coverage.FormatVersion),
+			Message:  fmt.Sprintf("%d lines of %s are not observations of format %d (docs/concepts/coverage.md, \"The observation format\"): observe again, or mend their writer", len(probs), dir, coverage.FormatVersion),
 			NextStep: p.observeStep()}
 	}
 	if len(obs) == 0 {

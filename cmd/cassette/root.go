@@ -123,7 +123,7 @@ func colorWanted(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	_, err := unix.IoctlGetTermios(int(f.Fd()), getTermios)
 	return err == nil
 }
 

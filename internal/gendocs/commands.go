@@ -39,7 +39,7 @@ func pageName(c *cobra.Command) string {
 func commandPage(c *cobra.Command) string {
 	var b strings.Builder
 	b.WriteString(generated("cassette gendocs", "the cobra command tree of cmd/cassette"))
-	fmt.Fprintf(&b, "# %s\n\n%s\n\n", c.CommandPath(), c.Short)
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n", c.CommandPath(), cell(c.Short))
 	if long := strings.TrimSpace(c.Long); long != "" {
 		fmt.Fprintf(&b, "```text\n%s\n```\n\n", long)
 	}
@@ -58,7 +58,7 @@ func commandPage(c *cobra.Command) string {
 	var subs []string
 	for _, s := range c.Commands() {
 		if s.IsAvailableCommand() {
-			subs = append(subs, fmt.Sprintf("- [%s](%s): %s\n", s.CommandPath(), pageName(s), s.Short))
+			subs = append(subs, fmt.Sprintf("- [%s](%s): %s\n", s.CommandPath(), pageName(s), cell(s.Short)))
 		}
 	}
 	if len(subs) > 0 {

@@ -18,7 +18,7 @@ func SchemaPage(file string, data []byte) ([]byte, error) {
 	defs, _ := root["$defs"].(map[string]any)
 	var b strings.Builder
 	b.WriteString(generated("cassette gendocs", "schema/"+file+", itself generated from the Go types the loader decodes"))
-	fmt.Fprintf(&b, "# Reference: %s\n\n%s\n\n", root["title"], root["description"])
+	fmt.Fprintf(&b, "# Reference: %s\n\n%s\n\n", root["title"], cell(fmt.Sprint(root["description"])))
 	fmt.Fprintf(&b, "The JSON Schema is [`schema/%s`](../../../schema/%s) (`$id` %s): editors validate against it with a first line\n`# yaml-language-server: $schema=%s`, which `cassette init` writes. ", file, file, root["$id"], root["$id"])
 	b.WriteString("`cassette validate` checks more than the schema can say (names that must exist, secrets, `${VAR}` use).\n\n")
 	b.WriteString("| key | type | description |\n|---|---|---|\n")
@@ -45,7 +45,7 @@ func rows(b *strings.Builder, prefix string, s map[string]any, defs map[string]a
 		if desc == "" && sub != nil {
 			desc, _ = sub["description"].(string)
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s |\n", key, t, strings.ReplaceAll(desc, "|", `\|`))
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", key, t, cell(desc))
 		if sub != nil {
 			ref, _ := p["$ref"].(string)
 			if ref == "" {
@@ -113,4 +113,14 @@ func typeOf(p map[string]any, defs map[string]any) (string, map[string]any) {
 		return t, nil
 	}
 	return "any", nil
+}
+
+// cell makes text safe in a table cell: | escaped, and < and > outside
+// code spans written as entities (cassettes/<adapter> is not an HTML tag).
+func cell(text string) string {
+	parts := strings.Split(strings.ReplaceAll(text, "|", `\|`), "`")
+	for i := 0; i < len(parts); i += 2 {
+		parts[i] = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(parts[i])
+	}
+	return strings.Join(parts, "`")
 }

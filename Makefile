@@ -7,7 +7,7 @@ BIN       := bin/cassette
 # cmd/cassette's tests that run the test binary as `cassette` (see test:)
 BINARY_TESTS := ^(TestScripts|TestCoverageScripts|TestImportGoVCRThenVerify|TestGoVCRCorpusReplays)$$
 
-.PHONY: build test demo docs release-check release-snapshot release-image python-wheel js-tarball bench lint fuzz clean report-screenshot
+.PHONY: build test demo docs release-check release-snapshot release-image python-wheel js-tarball bench bench-check lint fuzz clean report-screenshot
 
 build: ## build bin/cassette
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/cassette
@@ -72,6 +72,9 @@ js-tarball: ## the node:test module as an npm tarball in $(PACKAGES)/js, offline
 
 bench: ## benchmarks (not part of make test)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+bench-check: ## the performance table's quick rows against the last committed bench/figures-*.md: which ratio moved (not part of make test)
+	bench/check.sh $(BENCH_TOLERANCE)
 
 lint: ## gofmt, go vet, staticcheck (installed on first use)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "run: gofmt -w ."; exit 1)

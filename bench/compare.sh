@@ -4,7 +4,7 @@
 #
 #   bench/compare.sh [SECONDS] [ROUNDS]        (default 4 5)
 #   HOVERFLY=/path/to/hoverfly bench/compare.sh
-#   PARTS="replay latency start pacing go" bench/compare.sh   (the default: all)
+#   PARTS="replay latency start pacing observe go" bench/compare.sh   (the default: all)
 #
 # Every figure is a ratio or a difference against a baseline measured in
 # the same run, rounds interleaved (A B C, then C B A, …); a ratio is taken
@@ -39,8 +39,19 @@
 #            linear scan takes seconds), each probe a new request.
 #   pacing   `cassette proxy --latency` replaying an SSE stream recorded as
 #            50 events over 998 ms: the time to the stream's end.
+#   observe  a CLI fake through `cassette observe`'s shim (the spec the
+#            shim reads, /bin/true as the fake) against running the fake
+#            directly, 100 calls a round: wall and CPU milliseconds a call
+#            added, and the ratio; and `cassette version` (the binary's own
+#            start, which every shim call pays).
 #   go       bench/go-rows.sh: normalize 1 MiB JSON and verify with a fresh
-#            fake per case, Go benchmarks with their own baselines.
+#            fake per case, Go benchmarks with their own baselines
+#            (GO_ROWS picks them).
+#
+# Each row of the table names the load average (1 min) at its start and
+# end. After the table come the lines "ratio KEY MEDIAN MIN higher|lower
+# LOAD" that bench/check.sh (make bench-check) compares with the last
+# committed figures (bench/figures-2026-12.md).
 #
 # Needs: go, wrk and mitmdump (installed with apt-get when missing and run
 # as root; mitmproxy is skipped if it cannot be). Hoverfly is not built
@@ -51,7 +62,7 @@ set -euo pipefail
 
 SECS=${1:-4}
 ROUNDS=${2:-5}
-PARTS=" ${PARTS:-replay latency start pacing go} "
+PARTS=" ${PARTS:-replay latency start pacing observe go} "
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 export GOFLAGS='' GOWORK=off NO_COLOR=1
 
@@ -67,6 +78,7 @@ trap cleanup EXIT
 
 part() { [[ $PARTS == *" $1 "* ]]; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+load1() { cut -d' ' -f1 /proc/loadavg; }
 say() { echo "$*" >&2; }
 
 install() { # command package
@@ -75,9 +87,15 @@ install() { # command package
 	say "installing $2..."
 	apt-get install -y "$2" >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get install -y "$2" >/dev/null 2>&1; }
 }
-install wrk wrk || { say "wrk not found: apt-get install -y wrk"; exit 3; }
+if part replay || part latency; then
+	install wrk wrk || { say "wrk not found: apt-get install -y wrk"; exit 3; }
+fi
 MITM=yes
-install mitmdump mitmproxy || MITM="skipped: mitmdump not found (apt-get install -y mitmproxy)"
+if part replay || part latency; then
+	install mitmdump mitmproxy || MITM="skipped: mitmdump not found (apt-get install -y mitmproxy)"
+else
+	MITM="not run in these parts"
+fi
 HOVERFLY=${HOVERFLY:-$(command -v hoverfly || true)}
 if [ -n "$HOVERFLY" ] && "$HOVERFLY" -version >/dev/null 2>&1; then
 	HF=yes
@@ -165,9 +183,9 @@ medmin() { # FMT: median (min) of the numbers on stdin
 median() { sort -g | awk -v f="$1" '{ v[NR] = $1 } END { if (NR == 0) { print "–"; exit }
 	printf f, (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 have() { [ -s "$WORK/$1.v" ]; }
-ratio() { # A B: A ÷ B within each round, median (min)
+ratio() { # A B [N]: A ÷ B within each round (the Nth number, default the first), median (min)
 	have "$1" || { echo "–"; return; }
-	paste <(col "$1") <(col "$2") | awk '{ print $1 / $2 }' | medmin "%.2f"
+	paste <(col "$1" "${3:-1}") <(col "$2" "${3:-1}") | awk '{ print $1 / $2 }' | medmin "%.2f"
 }
 added() { # A B N: A − B within each round for the Nth number, median, as +µs
 	have "$1" || { echo "–"; return; }
@@ -180,6 +198,7 @@ skipped() { [ "$1" = yes ] && echo "–" || echo "skipped"; }
 
 declare -A URL PROXY CAF
 ROWS=()
+RATIOS=()
 echo "$(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1)); load at the start $(load)" >"$WORK/head"
 
 #### replay: throughput against the plain server
@@ -357,15 +376,54 @@ if part pacing; then
 	echo "pacing: load at the end $(load)" >>"$WORK/head"
 fi
 
+#### observe: a CLI fake through the shim, and the binary's start
+measure_calls() {
+	local k=$1
+	case $k in
+	fake) "$RB" calls -n 100 -- /bin/true log --oneline -n 3 ;;
+	shim) "$RB" calls -n 100 -- "$WORK/cassette" observe --shim "$WORK/shim.json" -- log --oneline -n 3 ;;
+	version) "$RB" calls -n 100 -- "$WORK/cassette" version ;;
+	esac >>"$WORK/$k.v"
+}
+if part observe; then
+	oload=$(load1)
+	say "observe: load $(load)"
+	mkdir -p "$WORK/observed"
+	printf '{"adapter": "git", "command": "git", "fake": ["/bin/true"], "observed": "%s", "project": "%s", "credentials": ["GITHUB_TOKEN"], "coverage": {}}\n' \
+		"$WORK/observed" "$WORK" >"$WORK/shim.json"
+	interleave measure_calls fake shim version
+	oload="$oload–$(load1)"
+	ms() { # K N: the Nth figure of K, median (min), in ms
+		col "$1" "$2" | medmin "%.2f"
+	}
+	plus() { # A B N: A − B within each round for the Nth figure, median (min)
+		paste <(col "$1" "$3") <(col "$2" "$3") | awk '{ print $1 - $2 }' | medmin "%+.2f"
+	}
+	ROWS+=("| \`cassette observe\`, CLI fake through the shim (load $oload) | $(plus shim fake 1) ms wall, $(plus shim fake 2) ms CPU a call: $(ratio shim fake) × the fake alone (CPU: $(ratio shim fake 2) ×) | – | – | – | ≤ +2 ms a call |")
+	ROWS+=("| \`cassette version\`: the binary's start (load $oload) | $(ms version 1) ms wall, $(ms version 2) ms CPU; a shim call is $(ratio shim version 2) × its CPU | – | – | – | – |")
+	# The check compares CPU ratios: wall time moves with the load.
+	for pair in "shim fake observe-shim-vs-fake-cpu" "version fake version-vs-fake-cpu" "shim version observe-shim-vs-version-cpu"; do
+		read -r a b key <<<"$pair"
+		RATIOS+=("ratio $key $(ratio "$a" "$b" 2 | tr -d '()') lower ${oload%%–*}")
+	done
+	echo "observe: the fake alone $(ms fake 1) ms wall, $(ms fake 2) ms CPU a call (median (min))" >>"$WORK/notes"
+	echo "observe: load at the end $(load)" >>"$WORK/head"
+fi
+
 if part go; then
 	say "go rows: load $(load)"
-	while IFS= read -r row; do ROWS+=("$row"); done < <("$REPO/bench/go-rows.sh" "$ROUNDS" rows)
+	while IFS= read -r row; do
+		case $row in
+		"ratio "*) RATIOS+=("$row") ;;
+		*) ROWS+=("$row") ;;
+		esac
+	done < <("$REPO/bench/go-rows.sh" "$ROUNDS" rows)
 	echo "go rows: load at the end $(load)" >>"$WORK/head"
 fi
 
 echo
 cat "$WORK/head"
-echo "wrk -t2 -c32, ${SECS}s × $ROUNDS interleaved rounds; ratios: median over rounds of the ratio within a round (min in parentheses)"
+echo "$(part replay && echo "wrk -t2 -c32, ${SECS}s × ")$ROUNDS interleaved rounds; ratios: median over rounds of the ratio within a round (min in parentheses)"
 echo
 echo "| row | cassette | Hoverfly | mitmproxy | go-vcr v4 | target |"
 echo "|---|---|---|---|---|---|"
@@ -374,3 +432,9 @@ echo
 [ -s "$WORK/notes" ] && cat "$WORK/notes"
 [ "$HF" = yes ] || echo "Hoverfly $HF"
 [ "$MITM" = yes ] || echo "mitmproxy $MITM"
+if [ ${#RATIOS[@]} -gt 0 ]; then
+	echo
+	echo "The ratios bench/check.sh compares (key, median, min, which way is better, load at the row's start):"
+	echo
+	printf '    %s\n' "${RATIOS[@]}"
+fi

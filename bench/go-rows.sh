@@ -4,25 +4,30 @@
 #
 #   bench/go-rows.sh [ROUNDS] [rows]     (default 5; bench/compare.sh runs it
 #                                         last, with "rows": the rows alone)
+#   GO_ROWS="normalize verify" bench/go-rows.sh    (the default: both)
 #
 #   - normalizing a 1 MiB JSON body with every built-in
 #     (BenchmarkJSON1MiB/builtins), against encoding/json's Compact of the
-#     same bytes (one pass reading and writing every byte), one after the
-#     other in each round: MB/s and the ratio;
+#     same bytes (one pass reading and writing every byte): the test binary
+#     is built once and each benchmark is a run of its own, A B in odd
+#     rounds and B A in even ones; MB/s (wall and per CPU-second) and the
+#     ratio within each round, median (min);
 #   - verify with a fresh fake process per case (BenchmarkVerifyFresh1000,
 #     the demo fake as it builds it), against the fake's bare start/stop
 #     rate in the same round (the benchmark interleaves them): cases/s,
 #     the ratio, and the CPU each case costs verify and the fake.
 #
-# Rounds are separate `go test` runs (the benchmarks of one run go one
-# after the other, so each round is A then B). Not part of `make test`.
+# Each row says the load average (1 min) at its start and end. With
+# "rows", each row is followed by a line "ratio KEY MEDIAN MIN
+# higher|lower LOAD" (which way is better) for bench/check.sh.
+# Not part of `make test`.
 set -euo pipefail
 ROUNDS=${1:-5}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 export GOFLAGS='' GOWORK=off
 OUT=$(mktemp)
-trap 'rm -f "$OUT"' EXIT
+trap 'rm -f "$OUT" "$OUT.normalize.test"' EXIT
 
 # metric NAME UNIT: the values before UNIT on NAME's benchmark lines, one a line.
 metric() { awk -v b="$1" -v u="$2" '$1 ~ b { for (i = 2; i <= NF; i++) if ($i == u) print $(i-1) }' "$OUT"; }
@@ -31,29 +36,58 @@ medmin() {
 		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf f " (" f ")", m, v[1] }'
 }
 
-echo "normalizing 1 MiB JSON, $ROUNDS rounds..." >&2
-for _ in $(seq "$ROUNDS"); do
-	go test ./normalize -run '^$' -bench 'JSON1MiB/(builtins|baseline-json-compact)$' -count 1 >>"$OUT"
-done
-norm=$(metric 'JSON1MiB/builtins-' MB/s | medmin "%.0f")
-ncpu=$(metric 'JSON1MiB/builtins-' cpu-MB/s | medmin "%.0f")
-nratio=$(paste <(metric 'JSON1MiB/builtins-' MB/s) <(metric 'JSON1MiB/baseline-json-compact-' MB/s) | awk '{ print $1 / $2 }' | medmin "%.2f")
-compact=$(metric 'JSON1MiB/baseline-json-compact-' MB/s | medmin "%.0f")
+load1() { cut -d' ' -f1 /proc/loadavg; }
+part() { [[ " ${GO_ROWS:-normalize verify} " == *" $1 "* ]]; }
+ROWS=()
 
-echo "verify, a fresh fake per case, $ROUNDS rounds..." >&2
-go test ./verify -run '^$' -bench 'VerifyFresh1000/fake=dynamic' -benchtime "${ROUNDS}x" -timeout 30m >"$OUT"
-cases=$(metric VerifyFresh1000 cases/s | medmin "%.0f")
-floor=$(metric VerifyFresh1000 floor-starts/s | medmin "%.0f")
-xmed=$(metric VerifyFresh1000 x-floor-median | medmin "%.2f")
-xmin=$(metric VerifyFresh1000 x-floor-min | medmin "%.2f")
-vcpu=$(metric VerifyFresh1000 verify-cpu-ms/case | medmin "%.2f")
-fcpu=$(metric VerifyFresh1000 fake-cpu-ms/case | medmin "%.2f")
+if part normalize; then
+	echo "normalizing 1 MiB JSON, $ROUNDS rounds..." >&2
+	go test -c -o "$OUT.normalize.test" ./normalize
+	nload=$(load1)
+	for r in $(seq "$ROUNDS"); do
+		order=(builtins baseline-json-compact)
+		((r % 2)) || order=(baseline-json-compact builtins)
+		for b in "${order[@]}"; do
+			(cd normalize && "$OUT.normalize.test" -test.run '^$' -test.bench "^BenchmarkJSON1MiB\$/^$b\$" -test.benchtime 2s) |
+				awk -v r="$r" '/^Benchmark/ { print r, $0 }' >>"$OUT"
+		done
+	done
+	nload="$nload–$(load1)"
+	# rmetric NAME UNIT: per round, in round order.
+	rmetric() { awk -v b="$1" -v u="$2" '$2 ~ b { for (i = 3; i <= NF; i++) if ($i == u) print $1, $(i-1) }' "$OUT" | sort -n | cut -d' ' -f2; }
+	norm=$(rmetric 'JSON1MiB/builtins-' MB/s | medmin "%.0f")
+	ncpu=$(rmetric 'JSON1MiB/builtins-' cpu-MB/s | medmin "%.0f")
+	nr=$(paste <(rmetric 'JSON1MiB/builtins-' MB/s) <(rmetric 'JSON1MiB/baseline-json-compact-' MB/s) | awk '{ print $1 / $2 }' | sort -g)
+	nratio=$(medmin "%.2f" <<<"$nr")
+	compact=$(rmetric 'JSON1MiB/baseline-json-compact-' MB/s | medmin "%.0f")
+	ROWS+=("| normalize 1 MiB JSON, every built-in (load $nload) | ${norm% *} MB/s (${ncpu% *} per CPU-s), $nratio × \`json.Compact\` (${compact% *} MB/s) | – | – | – | ≥ 0.8× \`json.Compact\` (≥ 150 MB/s) |")
+	ROWS+=("ratio normalize-json-vs-compact ${nratio% *} $(tr -d '()' <<<"${nratio#* }") higher ${nload%%–*}")
+	: >"$OUT"
+fi
+
+if part verify; then
+	echo "verify, a fresh fake per case, $ROUNDS rounds..." >&2
+	vload=$(load1)
+	go test ./verify -run '^$' -bench 'VerifyFresh1000/fake=dynamic' -benchtime "${ROUNDS}x" -timeout 30m >"$OUT"
+	vload="$vload–$(load1)"
+	cases=$(metric VerifyFresh1000 cases/s | medmin "%.0f")
+	floor=$(metric VerifyFresh1000 floor-starts/s | medmin "%.0f")
+	xmed=$(metric VerifyFresh1000 x-floor-median | medmin "%.2f")
+	xmin=$(metric VerifyFresh1000 x-floor-min | medmin "%.2f")
+	vcpu=$(metric VerifyFresh1000 verify-cpu-ms/case | medmin "%.2f")
+	fcpu=$(metric VerifyFresh1000 fake-cpu-ms/case | medmin "%.2f")
+	ROWS+=("| verify, fresh fake process per case (load $vload) | ${cases% *} cases/s, ${xmed% *} (min ${xmin% *}) × the fake's bare start/stop (${floor% *}/s); CPU ms a case: verify ${vcpu% *}, fake ${fcpu% *} | – | – | – | verify's own share ≤ 0.5 ms: ≥ 0.9× the bare start/stop |")
+	ROWS+=("ratio verify-fresh-vs-bare-start ${xmed% *} ${xmin% *} higher ${vload%%–*}")
+fi
 
 if [ "${2:-}" != rows ]; then
 	echo "$(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at the end; $ROUNDS rounds"
 	echo
 	echo "| row | cassette | Hoverfly | mitmproxy | go-vcr v4 | target |"
 	echo "|---|---|---|---|---|---|"
+	printf '%s\n' "${ROWS[@]}" | grep -v '^ratio '
+	echo
+	printf '%s\n' "${ROWS[@]}" | grep '^ratio '
+else
+	printf '%s\n' "${ROWS[@]}"
 fi
-echo "| normalize 1 MiB JSON, every built-in | ${norm% *} MB/s (${ncpu% *} per CPU-s), $nratio × \`json.Compact\` (${compact% *} MB/s) | – | – | – | ≥ 150 MB/s |"
-echo "| verify, fresh fake process per case | ${cases% *} cases/s, ${xmed% *} (min ${xmin% *}) × the fake's bare start/stop (${floor% *}/s); CPU ms a case: verify ${vcpu% *}, fake ${fcpu% *} | – | – | – | verify's own share ≤ 0.5 ms: ≥ 0.9× the bare start/stop |"

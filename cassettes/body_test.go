@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestBodyEncoding pins the decided representation of each kind of body and
@@ -95,7 +97,7 @@ func TestSaveRefusesLeaks(t *testing.T) {
 			c.Output.Stdout = "mine: hunter2-long\n"
 		}
 		err := Save(c, SaveOptions{Credentials: declared})
-		if err == nil || AsError(err).Reason != ESecretLeak {
+		if err == nil || outcome.AsError(err).Reason != outcome.ESecretLeak {
 			t.Fatalf("Save = %v, want E_SECRET_LEAK", err)
 		}
 		if strings.Contains(err.Error(), tok) || strings.Contains(err.Error(), "hunter2-long") {
@@ -143,7 +145,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Parse("cassettes/a/s.yaml", data, LoadOptions{})
 		if err != nil {
-			if AsError(err).Exit() != ExitUser {
+			if outcome.AsError(err).Exit() != outcome.ExitUser {
 				t.Fatalf("a bad file must be a user error, got %v", err)
 			}
 			return
@@ -174,7 +176,7 @@ func TestGzipBodyLeak(t *testing.T) {
 	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP, Path: filepath.Join(dir, "s.yaml"),
 		Interactions: []Interaction{{Request: Request{URL: "http://x/", Method: "GET"},
 			Response: Response{Code: 200, Body: Body(zb.Bytes()), Headers: http.Header{"Content-Encoding": {"gzip"}}}}}}
-	if err := Save(c, SaveOptions{}); err == nil || AsError(err).Reason != ESecretLeak {
+	if err := Save(c, SaveOptions{}); err == nil || outcome.AsError(err).Reason != outcome.ESecretLeak {
 		t.Fatalf("Save = %v, want E_SECRET_LEAK", err)
 	}
 	data, err := Marshal(c)
@@ -185,7 +187,7 @@ func TestGzipBodyLeak(t *testing.T) {
 		t.Fatal("the test needs the token hidden by the encoding")
 	}
 	_, err = Parse(c.Path, data, LoadOptions{})
-	if err == nil || AsError(err).Reason != ESecretLeak || !strings.Contains(err.Error(), "interactions[0].response.body") {
+	if err == nil || outcome.AsError(err).Reason != outcome.ESecretLeak || !strings.Contains(err.Error(), "interactions[0].response.body") {
 		t.Fatalf("Parse = %v, want E_SECRET_LEAK naming the body", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // SchemaVersion is the version of cassette's own metadata (the `cassette:` key).
@@ -52,7 +54,7 @@ type Cassette struct {
 	Plain bool `yaml:"-"`
 	// Warnings are non-fatal findings of the loader (an upgraded format, a
 	// key another tool added).
-	Warnings []Problem `yaml:"-"`
+	Warnings []outcome.Problem `yaml:"-"`
 	// Source is the file as it was loaded (zero for a cassette not loaded
 	// from a file).
 	Source Source `yaml:"-"`

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // names is a stand-in for the normalize registry (a NameSet); the real
@@ -106,7 +108,7 @@ func TestMalformed(t *testing.T) {
 	type tc struct {
 		name, data string
 		config     bool
-		reason     Reason
+		reason     outcome.Reason
 		want       string // substring of the rendered error
 		// setup, when set, changes what the test loads after the file is
 		// written (a FIFO, a symlink, a device) and returns the path to load.
@@ -115,49 +117,49 @@ func TestMalformed(t *testing.T) {
 	rep := func(old, new string) string { return strings.Replace(goodHTTP, old, new, 1) }
 	repCLI := func(old, new string) string { return strings.Replace(goodCLI, old, new, 1) }
 	cases := []tc{
-		{name: "bad yaml", data: "cassette: 1\nversion: [2\n", reason: ECassetteInvalid, want: "did not find expected ',' or ']'"},
-		{name: "tab indentation", data: "cassette: 1\n\tversion: 2\n", reason: ECassetteInvalid, want: ":2"},
-		{name: "unknown top field", data: rep("kind: http", "kind: http\nkinds: x"), reason: ECassetteInvalid, want: ":6:1: kinds: unknown field `kinds`; did you mean `kind`?"},
-		{name: "unknown nested field", data: rep("      method: GET", "      methd: GET"), reason: ECassetteInvalid, want: "interactions[0].request.methd: unknown field `methd`; did you mean `method`?"},
-		{name: "wrong type code", data: rep("code: 200", "code: ok"), reason: ECassetteInvalid, want: ":22"},
-		{name: "wrong type headers", data: rep("Content-Type: [application/json]", "Content-Type: {a: b}"), reason: ECassetteInvalid, want: ":20"},
-		{name: "wrong type normalizers", data: rep("normalizers: [timestamps.ISO8601, pr_number]", "normalizers: {a: b}"), reason: ECassetteInvalid, want: ":6"},
-		{name: "missing adapter", data: rep("adapter: github\n", ""), reason: ECassetteInvalid, want: "adapter: is required"},
-		{name: "undeclared adapter", data: rep("adapter: github", "adapter: githb"), reason: ECassetteInvalid, want: ":3: adapter: adapter `githb` is not declared in cassette.yaml (expected one of gh, github); did you mean `github`?"},
-		{name: "unknown normalizer", data: rep("[timestamps.ISO8601, pr_number]", "[timestamp.ISO8601, pr_number]"), reason: ECassetteInvalid, want: "normalizers[0]: unknown normalizer `timestamp.ISO8601`; did you mean `timestamps.ISO8601`?"},
-		{name: "bad kind", data: rep("kind: http", "kind: htp"), reason: ECassetteInvalid, want: "kind: `htp` is not allowed (expected one of http, cli); did you mean `http`?"},
-		{name: "kind differs from adapter", data: strings.Replace(goodCLI, "adapter: gh", "adapter: github", 1), reason: ECassetteInvalid, want: "differs from adapter `github`"},
-		{name: "duplicate key", data: rep("scenario: list-pulls", "scenario: list-pulls\nscenario: again"), reason: ECassetteInvalid, want: "already defined"},
-		{name: "second document", data: goodHTTP + "---\ncassette: 1\n", reason: ECassetteInvalid, want: ":24: a second YAML document starts here"},
-		{name: "empty file", data: "", reason: ECassetteInvalid, want: ":1: the file is empty"},
-		{name: "only whitespace", data: "\n  \n", reason: ECassetteInvalid, want: ":1: the file is empty"},
-		{name: "binary garbage", data: "\x00\x01\x02\xff\xfe", reason: ECassetteInvalid, want: ":1: the file is binary data"},
-		{name: "top-level list", data: "- a\n- b\n", reason: ECassetteInvalid, want: ":1: the top level is not a mapping"},
-		{name: "newer schema", data: rep("cassette: 1", "cassette: 9"), reason: ECassetteInvalid, want: "written by a newer cassette"},
-		{name: "bad go-vcr version", data: rep("version: 2", "version: 3"), reason: ECassetteInvalid, want: "version: `3` is not supported (expected 2)"},
-		{name: "missing url", data: rep("      url: https://api.github.com/repos/o/r/pulls\n", ""), reason: ECassetteInvalid, want: "interactions[0].request.url: is required"},
-		{name: "relative url", data: rep("url: https://api.github.com/repos/o/r/pulls", "url: /repos/o/r/pulls"), reason: ECassetteInvalid, want: "is not an absolute URL"},
-		{name: "status code out of range", data: rep("code: 200", "code: 42"), reason: ECassetteInvalid, want: "interactions[0].response.code: `42` is too small"},
-		{name: "http without interactions", data: goodHTTP[:strings.Index(goodHTTP, "interactions:")], reason: ECassetteInvalid, want: "interactions: is required (expected present when kind is http)"},
-		{name: "cli without input", data: repCLI("input:\n  command: gh\n  args: [pr, list]\n  env: [GH_REPO]\n", ""), reason: ECassetteInvalid, want: "input: is required"},
-		{name: "cli env value not name", data: repCLI("env: [GH_REPO]", "env: [GH_REPO=x]"), reason: ECassetteInvalid, want: "is not an environment variable name"},
-		{name: "bad scenario name", data: rep("scenario: list-pulls", "scenario: ../list-pulls"), reason: ECassetteInvalid, want: "is not a valid scenario name"},
-		{name: "bad binary body", data: rep("body: |\n        [{\"number\": 1}]", "body: !!binary '***'"), reason: ECassetteInvalid, want: "not valid base64"},
-		{name: "bad duration", data: rep("code: 200", "code: 200\n      duration: soon"), reason: ECassetteInvalid, want: "expected a duration like 120ms"},
-		{name: "planted known token", data: rep("[REDACTED]", "Bearer ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4b"), reason: ESecretLeak, want: ":15:33: a credential (github-pat) is stored in the file"},
-		{name: "planted declared value", data: repCLI(`"1\tfix\n"`, `"token s3cr3t-value-123\n"`), reason: ESecretLeak, want: "declared:GH_TOKEN"},
-		{name: "planted env token", data: repCLI(`"1\tfix\n"`, `"ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4a"`), reason: ESecretLeak, want: "github-pat"},
-		{name: "leak behind a schema error", data: rep("[REDACTED]", "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c") + "bogus: 1\n", reason: ESecretLeak, want: ":15:26: a credential (github-pat)"},
-		{name: "leak in a binary file", data: "\x00\x01 token ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4d", reason: ESecretLeak, want: "github-pat"},
-		{name: "empty schema version", data: rep("cassette: 1", "cassette:"), reason: ECassetteInvalid, want: "cassette: the cassette schema version is missing (expected 1)"},
-		{name: "missing sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/"+hex64+".bin"), reason: ECassetteInvalid, want: "sidecar body bodies/" + hex64 + ".bin cannot be read"},
+		{name: "bad yaml", data: "cassette: 1\nversion: [2\n", reason: outcome.ECassetteInvalid, want: "did not find expected ',' or ']'"},
+		{name: "tab indentation", data: "cassette: 1\n\tversion: 2\n", reason: outcome.ECassetteInvalid, want: ":2"},
+		{name: "unknown top field", data: rep("kind: http", "kind: http\nkinds: x"), reason: outcome.ECassetteInvalid, want: ":6:1: kinds: unknown field `kinds`; did you mean `kind`?"},
+		{name: "unknown nested field", data: rep("      method: GET", "      methd: GET"), reason: outcome.ECassetteInvalid, want: "interactions[0].request.methd: unknown field `methd`; did you mean `method`?"},
+		{name: "wrong type code", data: rep("code: 200", "code: ok"), reason: outcome.ECassetteInvalid, want: ":22"},
+		{name: "wrong type headers", data: rep("Content-Type: [application/json]", "Content-Type: {a: b}"), reason: outcome.ECassetteInvalid, want: ":20"},
+		{name: "wrong type normalizers", data: rep("normalizers: [timestamps.ISO8601, pr_number]", "normalizers: {a: b}"), reason: outcome.ECassetteInvalid, want: ":6"},
+		{name: "missing adapter", data: rep("adapter: github\n", ""), reason: outcome.ECassetteInvalid, want: "adapter: is required"},
+		{name: "undeclared adapter", data: rep("adapter: github", "adapter: githb"), reason: outcome.ECassetteInvalid, want: ":3: adapter: adapter `githb` is not declared in cassette.yaml (expected one of gh, github); did you mean `github`?"},
+		{name: "unknown normalizer", data: rep("[timestamps.ISO8601, pr_number]", "[timestamp.ISO8601, pr_number]"), reason: outcome.ECassetteInvalid, want: "normalizers[0]: unknown normalizer `timestamp.ISO8601`; did you mean `timestamps.ISO8601`?"},
+		{name: "bad kind", data: rep("kind: http", "kind: htp"), reason: outcome.ECassetteInvalid, want: "kind: `htp` is not allowed (expected one of http, cli); did you mean `http`?"},
+		{name: "kind differs from adapter", data: strings.Replace(goodCLI, "adapter: gh", "adapter: github", 1), reason: outcome.ECassetteInvalid, want: "differs from adapter `github`"},
+		{name: "duplicate key", data: rep("scenario: list-pulls", "scenario: list-pulls\nscenario: again"), reason: outcome.ECassetteInvalid, want: "already defined"},
+		{name: "second document", data: goodHTTP + "---\ncassette: 1\n", reason: outcome.ECassetteInvalid, want: ":24: a second YAML document starts here"},
+		{name: "empty file", data: "", reason: outcome.ECassetteInvalid, want: ":1: the file is empty"},
+		{name: "only whitespace", data: "\n  \n", reason: outcome.ECassetteInvalid, want: ":1: the file is empty"},
+		{name: "binary garbage", data: "\x00\x01\x02\xff\xfe", reason: outcome.ECassetteInvalid, want: ":1: the file is binary data"},
+		{name: "top-level list", data: "- a\n- b\n", reason: outcome.ECassetteInvalid, want: ":1: the top level is not a mapping"},
+		{name: "newer schema", data: rep("cassette: 1", "cassette: 9"), reason: outcome.ECassetteInvalid, want: "written by a newer cassette"},
+		{name: "bad go-vcr version", data: rep("version: 2", "version: 3"), reason: outcome.ECassetteInvalid, want: "version: `3` is not supported (expected 2)"},
+		{name: "missing url", data: rep("      url: https://api.github.com/repos/o/r/pulls\n", ""), reason: outcome.ECassetteInvalid, want: "interactions[0].request.url: is required"},
+		{name: "relative url", data: rep("url: https://api.github.com/repos/o/r/pulls", "url: /repos/o/r/pulls"), reason: outcome.ECassetteInvalid, want: "is not an absolute URL"},
+		{name: "status code out of range", data: rep("code: 200", "code: 42"), reason: outcome.ECassetteInvalid, want: "interactions[0].response.code: `42` is too small"},
+		{name: "http without interactions", data: goodHTTP[:strings.Index(goodHTTP, "interactions:")], reason: outcome.ECassetteInvalid, want: "interactions: is required (expected present when kind is http)"},
+		{name: "cli without input", data: repCLI("input:\n  command: gh\n  args: [pr, list]\n  env: [GH_REPO]\n", ""), reason: outcome.ECassetteInvalid, want: "input: is required"},
+		{name: "cli env value not name", data: repCLI("env: [GH_REPO]", "env: [GH_REPO=x]"), reason: outcome.ECassetteInvalid, want: "is not an environment variable name"},
+		{name: "bad scenario name", data: rep("scenario: list-pulls", "scenario: ../list-pulls"), reason: outcome.ECassetteInvalid, want: "is not a valid scenario name"},
+		{name: "bad binary body", data: rep("body: |\n        [{\"number\": 1}]", "body: !!binary '***'"), reason: outcome.ECassetteInvalid, want: "not valid base64"},
+		{name: "bad duration", data: rep("code: 200", "code: 200\n      duration: soon"), reason: outcome.ECassetteInvalid, want: "expected a duration like 120ms"},
+		{name: "planted known token", data: rep("[REDACTED]", "Bearer ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4b"), reason: outcome.ESecretLeak, want: ":15:33: a credential (github-pat) is stored in the file"},
+		{name: "planted declared value", data: repCLI(`"1\tfix\n"`, `"token s3cr3t-value-123\n"`), reason: outcome.ESecretLeak, want: "declared:GH_TOKEN"},
+		{name: "planted env token", data: repCLI(`"1\tfix\n"`, `"ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4a"`), reason: outcome.ESecretLeak, want: "github-pat"},
+		{name: "leak behind a schema error", data: rep("[REDACTED]", "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c") + "bogus: 1\n", reason: outcome.ESecretLeak, want: ":15:26: a credential (github-pat)"},
+		{name: "leak in a binary file", data: "\x00\x01 token ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4d", reason: outcome.ESecretLeak, want: "github-pat"},
+		{name: "empty schema version", data: rep("cassette: 1", "cassette:"), reason: outcome.ECassetteInvalid, want: "cassette: the cassette schema version is missing (expected 1)"},
+		{name: "missing sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/"+hex64+".bin"), reason: outcome.ECassetteInvalid, want: "sidecar body bodies/" + hex64 + ".bin cannot be read"},
 		// What a pull request adding one file could do to CI: each is refused
 		// before it is read, in bounded time and memory.
-		{name: "/dev/zero named", data: goodHTTP, reason: ECassetteInvalid, want: "not a regular file (a character device)",
+		{name: "/dev/zero named", data: goodHTTP, reason: outcome.ECassetteInvalid, want: "not a regular file (a character device)",
 			setup: func(*testing.T, string) string { return "/dev/zero" }},
-		{name: "symlink to /dev/zero", data: goodHTTP, reason: ECassetteInvalid, want: "outside the project",
+		{name: "symlink to /dev/zero", data: goodHTTP, reason: outcome.ECassetteInvalid, want: "outside the project",
 			setup: func(t *testing.T, file string) string { return symlink(t, "/dev/zero", file) }},
-		{name: "fifo", data: goodHTTP, reason: ECassetteInvalid, want: "not a regular file (a named pipe)",
+		{name: "fifo", data: goodHTTP, reason: outcome.ECassetteInvalid, want: "not a regular file (a named pipe)",
 			setup: func(t *testing.T, file string) string {
 				os.Remove(file)
 				if err := syscall.Mkfifo(file, 0o644); err != nil {
@@ -165,44 +167,44 @@ func TestMalformed(t *testing.T) {
 				}
 				return file
 			}},
-		{name: "symlink out of the project", data: goodHTTP, reason: ECassetteInvalid, want: "is a symlink to /etc/passwd, outside the project",
+		{name: "symlink out of the project", data: goodHTTP, reason: outcome.ECassetteInvalid, want: "is a symlink to /etc/passwd, outside the project",
 			setup: func(t *testing.T, file string) string { return symlink(t, "/etc/passwd", file) }},
-		{name: "huge cassette", data: goodHTTP, reason: ECassetteInvalid, want: "more than the 67108864 a cassette or config may have",
+		{name: "huge cassette", data: goodHTTP, reason: outcome.ECassetteInvalid, want: "more than the 67108864 a cassette or config may have",
 			setup: func(t *testing.T, file string) string { sparse(t, file, MaxFileBytes+1); return file }},
-		{name: "../ sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: ../../../../../../etc/passwd"), reason: ECassetteInvalid,
+		{name: "../ sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: ../../../../../../etc/passwd"), reason: outcome.ECassetteInvalid,
 			want: `:18: interactions[0].response.body_file: body_file "../../../../../../etc/passwd" is not a sidecar of this cassette`},
-		{name: "absolute sidecar /dev/zero", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: /dev/zero"), reason: ECassetteInvalid,
+		{name: "absolute sidecar /dev/zero", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: /dev/zero"), reason: outcome.ECassetteInvalid,
 			want: `body_file "/dev/zero" is not a sidecar of this cassette`},
-		{name: "sidecar symlink", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/"+hex64+".bin"), reason: ECassetteInvalid,
+		{name: "sidecar symlink", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/"+hex64+".bin"), reason: outcome.ECassetteInvalid,
 			want: "is not a regular file (a symlink)",
 			setup: func(t *testing.T, file string) string {
 				symlink(t, "/dev/zero", filepath.Join(filepath.Dir(file), "bodies", hex64+".bin"))
 				return file
 			}},
-		{name: "huge sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/"+hex64+".bin"), reason: ECassetteInvalid,
+		{name: "huge sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/"+hex64+".bin"), reason: outcome.ECassetteInvalid,
 			want: "bytes, more than the 536870912 allowed",
 			setup: func(t *testing.T, file string) string {
 				sparse(t, filepath.Join(filepath.Dir(file), "bodies", hex64+".bin"), MaxBodyFileBytes+1)
 				return file
 			}},
 		// cassette.yaml
-		{name: "config unknown field", config: true, data: "adapters:\n  gh:\n    knd: cli\n", reason: ECfgParse, want: ":3:5: adapters.gh.knd: unknown field `knd`; did you mean `kind`?"},
-		{name: "config no adapters", config: true, data: "version: 1\n", reason: ECfgParse, want: "adapters: is required"},
-		{name: "config bad kind", config: true, data: "adapters:\n  gh: {kind: grpc, fake: {command: [x]}}\n", reason: ECfgParse, want: "adapters[gh].kind: `grpc` is not allowed"},
-		{name: "config cli without fake", config: true, data: "adapters:\n  gh: {kind: cli}\n", reason: ECfgParse, want: "adapters.gh.fake.command: a cli adapter's fake needs `command`"},
-		{name: "config unknown normalizer", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}, normalizers: [uuids]}\n", reason: ECfgParse, want: "unknown normalizer `uuids`; did you mean `uuid`?"},
-		{name: "config credential value", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}, real: {credentials: [ghp_abc-def]}}\n", reason: ECfgParse, want: "is not an environment variable name"},
-		{name: "config header var undeclared", config: true, data: "adapters:\n  gh:\n    kind: http\n    real: {headers: {Authorization: \"Bearer ${TOK}\"}}\n    fake: {base_url: http://x}\n", reason: ECfgParse, want: ":4:"},
-		{name: "config quarantine missing field", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}}\nquarantine:\n  gh/x: {category: FLAKE-NET, owner: a, quarantined: 2026-11-01, expires: 2026-11-02, bead: b, evidence: e, repro: r, reason: why}\n", reason: ECfgParse, want: "quarantine[gh/x].remove_when: is required"},
-		{name: "config quarantine too long", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}}\nquarantine:\n  gh/x: {category: FLAKE-NET, owner: a, quarantined: 2026-11-01, expires: 2026-11-30, bead: b, evidence: e, repro: r, reason: why, remove_when: w}\n", reason: ECfgParse, want: "quarantine window is 29 days (expected at most 14 days after quarantined)"},
-		{name: "config quarantine bad category", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}}\nquarantine:\n  gh/x: {category: FLAKY, owner: a, quarantined: 2026-11-01, expires: 2026-11-02, bead: b, evidence: e, repro: r, reason: why, remove_when: w}\n", reason: ECfgParse, want: "`FLAKY` is not allowed"},
-		{name: "config bad date", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}}\nquarantine:\n  gh/x: {category: FLAKE-NET, owner: a, quarantined: soon, expires: 2026-11-02, bead: b, evidence: e, repro: r, reason: why, remove_when: w}\n", reason: ECfgParse, want: "expected a date like 2026-11-30"},
-		{name: "config second document", config: true, data: "adapters: {}\n---\nx: 1\n", reason: ECfgParse, want: ":3: a second YAML document starts here"},
-		{name: "config with a token", config: true, data: "adapters:\n  gh:\n    kind: http\n    real: {headers: {Authorization: \"Bearer ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4e" + "\"}}\n    fake: {base_url: http://x}\n", reason: ESecretLeak, want: ":4:"},
-		{name: "config flow mapping wrong type", config: true, data: "adapters:\n  svc:\n    kind: http\n    fake: {base_url: http://x}\n    scenarios:\n      - {name: a, path: /, headers: {Accept-Encoding: [gzip]}}\n", reason: ECfgParse, want: ":6: adapters.svc.scenarios[0].headers.Accept-Encoding: wrong type: got a list"},
-		{name: "config bad base_url", config: true, data: "adapters:\n  docker:\n    kind: cli\n    real: {base_url: podman.sock}\n    fake: {command: [x]}\n", reason: ECfgParse, want: ":4: adapters[docker].real.base_url: `podman.sock` is not an absolute URL (expected a URL like https://api.example.com or unix:///run/podman/podman.sock)"},
-		{name: "config binary", config: true, data: "\xff\xfe\x00", reason: ECfgParse, want: "binary data"},
-		{name: "config fifo", config: true, data: "adapters: {}\n", reason: ECfgParse, want: "not a regular file (a named pipe)",
+		{name: "config unknown field", config: true, data: "adapters:\n  gh:\n    knd: cli\n", reason: outcome.ECfgParse, want: ":3:5: adapters.gh.knd: unknown field `knd`; did you mean `kind`?"},
+		{name: "config no adapters", config: true, data: "version: 1\n", reason: outcome.ECfgParse, want: "adapters: is required"},
+		{name: "config bad kind", config: true, data: "adapters:\n  gh: {kind: grpc, fake: {command: [x]}}\n", reason: outcome.ECfgParse, want: "adapters[gh].kind: `grpc` is not allowed"},
+		{name: "config cli without fake", config: true, data: "adapters:\n  gh: {kind: cli}\n", reason: outcome.ECfgParse, want: "adapters.gh.fake.command: a cli adapter's fake needs `command`"},
+		{name: "config unknown normalizer", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}, normalizers: [uuids]}\n", reason: outcome.ECfgParse, want: "unknown normalizer `uuids`; did you mean `uuid`?"},
+		{name: "config credential value", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}, real: {credentials: [ghp_abc-def]}}\n", reason: outcome.ECfgParse, want: "is not an environment variable name"},
+		{name: "config header var undeclared", config: true, data: "adapters:\n  gh:\n    kind: http\n    real: {headers: {Authorization: \"Bearer ${TOK}\"}}\n    fake: {base_url: http://x}\n", reason: outcome.ECfgParse, want: ":4:"},
+		{name: "config quarantine missing field", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}}\nquarantine:\n  gh/x: {category: FLAKE-NET, owner: a, quarantined: 2026-11-01, expires: 2026-11-02, bead: b, evidence: e, repro: r, reason: why}\n", reason: outcome.ECfgParse, want: "quarantine[gh/x].remove_when: is required"},
+		{name: "config quarantine too long", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}}\nquarantine:\n  gh/x: {category: FLAKE-NET, owner: a, quarantined: 2026-11-01, expires: 2026-11-30, bead: b, evidence: e, repro: r, reason: why, remove_when: w}\n", reason: outcome.ECfgParse, want: "quarantine window is 29 days (expected at most 14 days after quarantined)"},
+		{name: "config quarantine bad category", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}}\nquarantine:\n  gh/x: {category: FLAKY, owner: a, quarantined: 2026-11-01, expires: 2026-11-02, bead: b, evidence: e, repro: r, reason: why, remove_when: w}\n", reason: outcome.ECfgParse, want: "`FLAKY` is not allowed"},
+		{name: "config bad date", config: true, data: "adapters:\n  gh: {kind: cli, fake: {command: [x]}}\nquarantine:\n  gh/x: {category: FLAKE-NET, owner: a, quarantined: soon, expires: 2026-11-02, bead: b, evidence: e, repro: r, reason: why, remove_when: w}\n", reason: outcome.ECfgParse, want: "expected a date like 2026-11-30"},
+		{name: "config second document", config: true, data: "adapters: {}\n---\nx: 1\n", reason: outcome.ECfgParse, want: ":3: a second YAML document starts here"},
+		{name: "config with a token", config: true, data: "adapters:\n  gh:\n    kind: http\n    real: {headers: {Authorization: \"Bearer ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4e" + "\"}}\n    fake: {base_url: http://x}\n", reason: outcome.ESecretLeak, want: ":4:"},
+		{name: "config flow mapping wrong type", config: true, data: "adapters:\n  svc:\n    kind: http\n    fake: {base_url: http://x}\n    scenarios:\n      - {name: a, path: /, headers: {Accept-Encoding: [gzip]}}\n", reason: outcome.ECfgParse, want: ":6: adapters.svc.scenarios[0].headers.Accept-Encoding: wrong type: got a list"},
+		{name: "config bad base_url", config: true, data: "adapters:\n  docker:\n    kind: cli\n    real: {base_url: podman.sock}\n    fake: {command: [x]}\n", reason: outcome.ECfgParse, want: ":4: adapters[docker].real.base_url: `podman.sock` is not an absolute URL (expected a URL like https://api.example.com or unix:///run/podman/podman.sock)"},
+		{name: "config binary", config: true, data: "\xff\xfe\x00", reason: outcome.ECfgParse, want: "binary data"},
+		{name: "config fifo", config: true, data: "adapters: {}\n", reason: outcome.ECfgParse, want: "not a regular file (a named pipe)",
 			setup: func(t *testing.T, file string) string {
 				os.Remove(file)
 				if err := syscall.Mkfifo(file, 0o644); err != nil {
@@ -210,13 +212,13 @@ func TestMalformed(t *testing.T) {
 				}
 				return file
 			}},
-		{name: "config symlink out", config: true, data: "adapters: {}\n", reason: ECfgParse, want: "outside the project",
+		{name: "config symlink out", config: true, data: "adapters: {}\n", reason: outcome.ECfgParse, want: "outside the project",
 			setup: func(t *testing.T, file string) string { return symlink(t, "/etc/hostname", file) }},
-		{name: "config cassettes outside", config: true, data: "cassettes: ../../elsewhere\nadapters:\n  gh: {kind: cli, fake: {command: [x]}}\n", reason: ECfgParse,
+		{name: "config cassettes outside", config: true, data: "cassettes: ../../elsewhere\nadapters:\n  gh: {kind: cli, fake: {command: [x]}}\n", reason: outcome.ECfgParse,
 			want: ":1: cassettes: `cassettes: ../../elsewhere` points outside the project"},
-		{name: "config cassettes absolute", config: true, data: "cassettes: /etc\nadapters:\n  gh: {kind: cli, fake: {command: [x]}}\n", reason: ECfgParse,
+		{name: "config cassettes absolute", config: true, data: "cassettes: /etc\nadapters:\n  gh: {kind: cli, fake: {command: [x]}}\n", reason: outcome.ECfgParse,
 			want: "`cassettes: /etc` points outside the project"},
-		{name: "config cassettes symlinked out", config: true, data: "cassettes: cs\nadapters:\n  gh: {kind: cli, fake: {command: [x]}}\n", reason: ECfgParse,
+		{name: "config cassettes symlinked out", config: true, data: "cassettes: cs\nadapters:\n  gh: {kind: cli, fake: {command: [x]}}\n", reason: outcome.ECfgParse,
 			want: "`cassettes: cs` is a symlink to /etc, outside the project",
 			setup: func(t *testing.T, file string) string {
 				symlink(t, "/etc", filepath.Join(filepath.Dir(file), "cs"))
@@ -265,11 +267,11 @@ func TestMalformed(t *testing.T) {
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
 				t.Errorf("loading allocated %d MB: a malformed file must be refused in bounded memory", alloc>>20)
 			}
-			var ce *Error
+			var ce *outcome.Error
 			if !errors.As(err, &ce) {
 				t.Fatalf("got %v, want a *Error", err)
 			}
-			if ce.Reason != c.reason || ce.Exit() != ExitUser {
+			if ce.Reason != c.reason || ce.Exit() != outcome.ExitUser {
 				t.Errorf("reason %s (exit %d), want %s (exit 2)", ce.Reason, ce.Exit(), c.reason)
 			}
 			msg := ce.Error()

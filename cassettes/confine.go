@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // What a cassette, a config or a sidecar may be. A pull request that adds
@@ -38,7 +40,7 @@ var sidecarRe = regexp.MustCompile(`^` + sidecarDir + `/sha256-[0-9a-f]{64}\.bin
 // root; root "" accepts any target) of at most limit bytes. The returned
 // problem, when not nil, says what the path is instead; err is an I/O error
 // (fs.ErrNotExist included) for the caller's own message.
-func readRegular(path, root string, limit int64) ([]byte, *Problem, error) {
+func readRegular(path, root string, limit int64) ([]byte, *outcome.Problem, error) {
 	st, err := os.Lstat(path)
 	if err != nil {
 		return nil, nil, err
@@ -46,11 +48,11 @@ func readRegular(path, root string, limit int64) ([]byte, *Problem, error) {
 	if st.Mode()&fs.ModeSymlink != 0 {
 		target, err := filepath.EvalSymlinks(path)
 		if err != nil {
-			return nil, &Problem{File: path, Line: 1, Message: "the file is a symlink whose target cannot be resolved: " + err.Error(),
+			return nil, &outcome.Problem{File: path, Line: 1, Message: "the file is a symlink whose target cannot be resolved: " + err.Error(),
 				Suggestion: "commit the file itself, not a symlink"}, nil
 		}
 		if root != "" && !within(root, target) {
-			return nil, &Problem{File: path, Line: 1, Message: "the file is a symlink to " + target + ", outside the project " + root,
+			return nil, &outcome.Problem{File: path, Line: 1, Message: "the file is a symlink to " + target + ", outside the project " + root,
 				Expected: "a regular file inside the project", Suggestion: "commit the file itself, not a symlink"}, nil
 		}
 	}
@@ -59,15 +61,15 @@ func readRegular(path, root string, limit int64) ([]byte, *Problem, error) {
 		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, &Problem{File: path, Line: 1, Message: "not a regular file (" + fileKind(st.Mode()) + "); it is not read",
+		return nil, &outcome.Problem{File: path, Line: 1, Message: "not a regular file (" + fileKind(st.Mode()) + "); it is not read",
 			Expected: "a regular file", Suggestion: "remove it: rm " + path}, nil
 	}
 	if st.Size() > limit {
-		return nil, &Problem{File: path, Line: 1, Message: fmt.Sprintf("the file is %d bytes, more than the %d a cassette or config may have", st.Size(), limit),
+		return nil, &outcome.Problem{File: path, Line: 1, Message: fmt.Sprintf("the file is %d bytes, more than the %d a cassette or config may have", st.Size(), limit),
 			Expected: "large bodies in sidecar files (bodies/), written by cassette record"}, nil
 	}
 	if int64(len(data)) > limit {
-		return nil, &Problem{File: path, Line: 1, Message: fmt.Sprintf("the file is more than %d bytes", limit)}, nil
+		return nil, &outcome.Problem{File: path, Line: 1, Message: fmt.Sprintf("the file is more than %d bytes", limit)}, nil
 	}
 	return data, nil, nil
 }
@@ -140,12 +142,12 @@ func fileKind(m fs.FileMode) string {
 
 // cassettesDirProblem checks `cassettes:` of cassette.yaml: a relative path
 // that stays inside the project, also once its symlinks are resolved.
-func cassettesDirProblem(cfg *Config) *Problem {
+func cassettesDirProblem(cfg *Config) *outcome.Problem {
 	d := cfg.Cassettes
 	if d == "" {
 		return nil
 	}
-	p := &Problem{File: cfg.Path, Line: cfg.Line("cassettes"), Field: "cassettes",
+	p := &outcome.Problem{File: cfg.Path, Line: cfg.Line("cassettes"), Field: "cassettes",
 		Expected: "a directory inside the project, relative to " + ConfigFile + " (like cassettes)"}
 	clean := filepath.Clean(filepath.FromSlash(d))
 	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {

@@ -3,6 +3,8 @@ package cassettes
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // UndeclaredCommand is the error of a CLI cassette c whose input.command is
@@ -13,27 +15,27 @@ import (
 // anything runs; validate refuses it the same way, so that the pull
 // request that brings one fails its checks. The command is quoted in what
 // is printed: a cassette's text may hold anything, line breaks included.
-func UndeclaredCommand(c *Cassette, adapter string, real []string) *Error {
+func UndeclaredCommand(c *Cassette, adapter string, real []string) *outcome.Error {
 	want := strings.Join(real, " ")
 	if c.Input == nil || c.Input.Command == want {
 		return nil
 	}
 	line := c.Line("input.command")
-	loc := Problem{File: c.Path, Line: line}.Location()
-	return &Error{Reason: ECassetteInvalid,
+	loc := outcome.Problem{File: c.Path, Line: line}.Location()
+	return &outcome.Error{Reason: outcome.ECassetteInvalid,
 		Message: fmt.Sprintf("%s: input.command %q is not the command adapter %s declares (real.command: %q): nothing was run; refresh and record run only what cassette.yaml declares (see who changed input.command, restore it, or record the scenario again with the declared command)",
 			loc, c.Input.Command, adapter, want),
-		Problems: []Problem{{File: c.Path, Line: line, Field: "input.command",
+		Problems: []outcome.Problem{{File: c.Path, Line: line, Field: "input.command",
 			Message: "names a program that is not the adapter's real.command", Expected: fmt.Sprintf("%q (adapters.%s.real.command in cassette.yaml)", want, adapter)}},
-		NextStep: Command("git", "log", "-p", "--", c.Path)}
+		NextStep: outcome.Command("git", "log", "-p", "--", c.Path)}
 }
 
 // UndeclaredCommands checks each CLI cassette of list whose adapter
 // declares a real.command (UndeclaredCommand): nil when all name it, the
 // one error when one does not, else one error holding every problem, with
 // the first one's next step.
-func UndeclaredCommands(cfg *Config, list []*Cassette) *Error {
-	var all *Error
+func UndeclaredCommands(cfg *Config, list []*Cassette) *outcome.Error {
+	var all *outcome.Error
 	n := 0
 	for _, c := range list {
 		a, ok := cfg.adapter(c.Adapter)

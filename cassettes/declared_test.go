@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestUndeclaredCommands: a CLI cassette whose input.command is not its
@@ -34,7 +36,7 @@ func TestUndeclaredCommands(t *testing.T) {
 		t.Errorf("no cassettes: %v", e)
 	}
 	e := UndeclaredCommands(cfg, list)
-	if e == nil || e.Exit() != ExitUser || len(e.Problems) != 2 {
+	if e == nil || e.Exit() != outcome.ExitUser || len(e.Problems) != 2 {
 		t.Fatalf("err = %v, want two problems, exit 2", e)
 	}
 	for _, p := range e.Problems {
@@ -45,7 +47,7 @@ func TestUndeclaredCommands(t *testing.T) {
 	if !strings.HasPrefix(e.NextStep, "git log -p -- ") {
 		t.Errorf("next step = %q", e.NextStep)
 	}
-	var one *Error
+	var one *outcome.Error
 	for _, c := range list {
 		if c.Scenario == "evil" {
 			one = UndeclaredCommands(cfg, []*Cassette{c})

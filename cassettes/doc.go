@@ -1,11 +1,10 @@
-// Package cassettes is what cassette keeps on disk and how it says what is
-// wrong with it: the cassette file (one scenario's recorded input and
-// output), cassette.yaml (the adapters, normalizers, refresh and quarantine
-// settings), their strict load and atomic save, and the one error model
-// every command exits through. It stands on the two lowest floors only
-// (redact, whose scan refuses a leak before a save, and normalize, whose
-// registry the loaded project holds), and knows nothing of how a cassette
-// was captured, replayed or compared.
+// Package cassettes is what cassette keeps on disk: the cassette file (one
+// scenario's recorded input and output), cassette.yaml (the adapters,
+// normalizers, refresh and quarantine settings), their strict load and
+// atomic save, and the loaded project. It stands on the lowest floors only
+// (redact, whose scan refuses a leak before a save, normalize, whose
+// registry the loaded project holds, and outcome, whose errors it returns),
+// and knows nothing of how a cassette was captured, replayed or compared.
 //
 // Decisions:
 //
@@ -37,14 +36,8 @@
 //     project, symlinks resolved and kept inside, sidecars only in their
 //     one form (confine.go), so that a pull request adding a file can
 //     neither hang CI nor make it read outside the project.
-//   - Errors are one type (Error): a registered reason code that maps to an
-//     exit class (0 pass, 1 drift or failure, 2 config or user error, 3
-//     infrastructure), every problem with its file, line and field, and one
-//     next step to run. Reason codes are added, never repurposed.
-//   - A next step is one command that runs as printed: built from words by
-//     Command (each word quoted by Quote, the one quoting rule of every
-//     command cassette prints), never prose, a placeholder or a comment;
-//     what to fix first goes in the message.
+//   - What is wrong is said in outcome's one error model: every problem
+//     with its file, line and field, and one next step to run.
 //   - Names cassette creates follow one strict rule (ValidNewName); names
 //     from the wild (go-vcr files named after tests) are kept as they are.
 package cassettes

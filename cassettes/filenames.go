@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // A cassette file's name is printed (locations, next steps, reports, forge
@@ -74,7 +76,7 @@ func below(root, p string) string {
 // fileNameProblem is the problem of a cassette file whose name breaks the
 // rule in a project, and the command that renames it; nil and "" when the
 // name keeps it or no project is loaded.
-func (o LoadOptions) fileNameProblem(path string) (*Problem, string) {
+func (o LoadOptions) fileNameProblem(path string) (*outcome.Problem, string) {
 	if o.Config == nil {
 		return nil, ""
 	}
@@ -82,11 +84,11 @@ func (o LoadOptions) fileNameProblem(path string) (*Problem, string) {
 	if renamed == "" {
 		return nil, ""
 	}
-	return &Problem{File: path, Line: 1,
-		Message:    fmt.Sprintf("the file name `%s` is not a valid name: git, file systems and shells cannot all carry it", Printable(name)),
+	return &outcome.Problem{File: path, Line: 1,
+		Message:    fmt.Sprintf("the file name `%s` is not a valid name: git, file systems and shells cannot all carry it", outcome.Printable(name)),
 		Expected:   "a file name of " + ScenarioRule,
-		Suggestion: fmt.Sprintf("rename the file %s (`cassette import govcr` names files so)", Printable(renamed)),
-	}, Command("git", "mv", "--", path, renamed)
+		Suggestion: fmt.Sprintf("rename the file %s (`cassette import govcr` names files so)", outcome.Printable(renamed)),
+	}, outcome.Command("git", "mv", "--", path, renamed)
 }
 
 // withFileName adds the problem of a misnamed file to what loading it
@@ -100,15 +102,15 @@ func (o LoadOptions) withFileName(path string, c *Cassette, err error) (*Cassett
 	if c != nil && !c.Plain {
 		p.Line = max(1, c.Line("scenario")) // the name the file should carry
 	}
-	e, ok := err.(*Error)
+	e, ok := err.(*outcome.Error)
 	if err != nil && !ok {
 		return c, err
 	}
 	if e == nil {
-		return nil, &Error{Reason: ECassetteInvalid, Message: "cassette " + Printable(path) + " has a file name that is not valid", Problems: []Problem{*p}, NextStep: mv}
+		return nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: "cassette " + outcome.Printable(path) + " has a file name that is not valid", Problems: []outcome.Problem{*p}, NextStep: mv}
 	}
-	e.Problems = append([]Problem{*p}, e.Problems...)
-	if e.Reason == ECassetteInvalid {
+	e.Problems = append([]outcome.Problem{*p}, e.Problems...)
+	if e.Reason == outcome.ECassetteInvalid {
 		e.NextStep = mv
 	}
 	return nil, e
@@ -118,7 +120,7 @@ func (o LoadOptions) withFileName(path string, c *Cassette, err error) (*Cassett
 // first that names the same scenario of the same adapter. It returns the
 // cassettes kept, the problems (each naming both files) and a command that
 // shows how the first pair differs.
-func duplicateProblems(list []*Cassette, opts LoadOptions) (kept []*Cassette, probs []Problem, next string) {
+func duplicateProblems(list []*Cassette, opts LoadOptions) (kept []*Cassette, probs []outcome.Problem, next string) {
 	if opts.Config == nil {
 		return list, nil, ""
 	}
@@ -133,9 +135,9 @@ func duplicateProblems(list []*Cassette, opts LoadOptions) (kept []*Cassette, pr
 		if a, b := absPath(f.Path), absPath(c.Path); a == b {
 			continue // the same file, named twice on the command line
 		}
-		p := Problem{File: c.Path, Line: 1,
+		p := outcome.Problem{File: c.Path, Line: 1,
 			Message: fmt.Sprintf("scenario `%s` of adapter `%s` is also the scenario of %s: one case would run twice",
-				Printable(c.Scenario), Printable(c.Adapter), Printable(f.Path)),
+				outcome.Printable(c.Scenario), outcome.Printable(c.Adapter), outcome.Printable(f.Path)),
 			Expected:   "one cassette per scenario of an adapter",
 			Suggestion: "keep one of the two files (or give this one another scenario, and its file that name)"}
 		if !c.Plain {
@@ -143,7 +145,7 @@ func duplicateProblems(list []*Cassette, opts LoadOptions) (kept []*Cassette, pr
 		}
 		probs = append(probs, p)
 		if next == "" {
-			next = Command("diff", "-u", "--", f.Path, c.Path)
+			next = outcome.Command("diff", "-u", "--", f.Path, c.Path)
 		}
 	}
 	return kept, probs, next

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestFileNameRule: in a project a cassette file whose name breaks the name
@@ -42,15 +44,15 @@ func TestFileNameRule(t *testing.T) {
 					return err
 				},
 			} {
-				ce := AsError(run())
-				if ce == nil || ce.Exit() != ExitUser || len(ce.Problems) != 1 {
+				ce := outcome.AsError(run())
+				if ce == nil || ce.Exit() != outcome.ExitUser || len(ce.Problems) != 1 {
 					t.Fatalf("err = %v, want one problem, exit 2", ce)
 				}
 				p := ce.Problems[0]
 				if p.File != bad || p.Line != 4 || !strings.Contains(p.Message, "is not a valid name") || strings.ContainsAny(p.String(), "\n") {
 					t.Errorf("problem = %q (line %d), want the file, the scenario's line 4, on one line", p.String(), p.Line)
 				}
-				want := Command("git", "mv", "--", bad, filepath.Join(dir, tc.renamed))
+				want := outcome.Command("git", "mv", "--", bad, filepath.Join(dir, tc.renamed))
 				if ce.NextStep != want {
 					t.Errorf("next step = %q, want %q", ce.NextStep, want)
 				}
@@ -66,7 +68,7 @@ func TestFileNameRule(t *testing.T) {
 			git("init", "-q")
 			git("add", "-A")
 			_, err := Load(bad, LoadOptions{Config: cfg, Normalizers: builtins})
-			sh := exec.Command("sh", "-c", AsError(err).NextStep)
+			sh := exec.Command("sh", "-c", outcome.AsError(err).NextStep)
 			sh.Dir = root
 			if out, err := sh.CombinedOutput(); err != nil {
 				t.Fatalf("the next step failed: %v\n%s", err, out)
@@ -105,8 +107,8 @@ func TestDuplicateScenario(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "TestX.yaml"), []byte(plainGoVCR), 0o644)
 	os.WriteFile(filepath.Join(dir, "TestX.yml"), []byte(plainGoVCR), 0o644)
 	list, err := LoadTree([]string{filepath.Join(root, "cassettes")}, LoadOptions{Config: cfg, Normalizers: builtins})
-	ce := AsError(err)
-	if ce == nil || ce.Exit() != ExitUser || len(ce.Problems) != 2 {
+	ce := outcome.AsError(err)
+	if ce == nil || ce.Exit() != outcome.ExitUser || len(ce.Problems) != 2 {
 		t.Fatalf("err = %v, want two problems, exit 2", err)
 	}
 	// Discover sorts: TestX.yaml, TestX.yml, copy.yaml, list-pulls.yaml.
@@ -116,7 +118,7 @@ func TestDuplicateScenario(t *testing.T) {
 			t.Errorf("problem %d = %s, want %s naming %s", i, p.String(), pair[0], pair[1])
 		}
 	}
-	if want := Command("diff", "-u", "--", filepath.Join(dir, "TestX.yaml"), filepath.Join(dir, "TestX.yml")); ce.NextStep != want {
+	if want := outcome.Command("diff", "-u", "--", filepath.Join(dir, "TestX.yaml"), filepath.Join(dir, "TestX.yml")); ce.NextStep != want {
 		t.Errorf("next step = %q, want %q", ce.NextStep, want)
 	}
 	if len(list) != 2 {

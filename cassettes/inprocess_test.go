@@ -3,6 +3,8 @@ package cassettes
 import (
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestInProcessFake: an adapter whose fake a test runner drives declares
@@ -19,7 +21,7 @@ func TestInProcessFake(t *testing.T) {
 	}
 	for _, bad := range []string{"adapters:\n  git: {kind: cli, fake: {}}\n", "adapters:\n  api: {kind: http, fake: {in_process: false}}\n"} {
 		_, err := ParseConfig("cassette.yaml", []byte(bad), ConfigOptions{})
-		if err == nil || !strings.Contains(AsError(err).Problems[0].Message, "or in_process: true") {
+		if err == nil || !strings.Contains(outcome.AsError(err).Problems[0].Message, "or in_process: true") {
 			t.Errorf("%q: %v, want the missing fake named with in_process as the way out", bad, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -13,24 +14,24 @@ import (
 // problem names the file, line and kind of credential, never its value.
 
 // leakProblems scans the raw bytes of a file for credentials.
-func leakProblems(path string, data []byte, declared map[string]string) []Problem {
-	var out []Problem
+func leakProblems(path string, data []byte, declared map[string]string) []outcome.Problem {
+	var out []outcome.Problem
 	for _, f := range redact.Scan(data, declared) {
-		out = append(out, Problem{File: path, Line: f.Line, Column: f.Column, Message: "a credential (" + f.Kind + ") is stored in the file", Expected: redact.Redacted})
+		out = append(out, outcome.Problem{File: path, Line: f.Line, Column: f.Column, Message: "a credential (" + f.Kind + ") is stored in the file", Expected: redact.Redacted})
 	}
 	return out
 }
 
 // leakProblems and encodedLeaks are the package's for a load: nothing
 // when the caller scans later (SkipLeakScan).
-func (o LoadOptions) leakProblems(path string, data []byte) []Problem {
+func (o LoadOptions) leakProblems(path string, data []byte) []outcome.Problem {
 	if o.SkipLeakScan {
 		return nil
 	}
 	return leakProblems(path, data, o.Credentials)
 }
 
-func (o LoadOptions) encodedLeaks(c *Cassette) []Problem {
+func (o LoadOptions) encodedLeaks(c *Cassette) []outcome.Problem {
 	if o.SkipLeakScan {
 		return nil
 	}
@@ -40,7 +41,7 @@ func (o LoadOptions) encodedLeaks(c *Cassette) []Problem {
 // encodedLeaks scans the bodies and WebSocket messages the raw scan cannot
 // read (bodyLeaks, webSocketLeaks) for the known formats and the declared
 // values.
-func encodedLeaks(c *Cassette, declared map[string]string) []Problem {
+func encodedLeaks(c *Cassette, declared map[string]string) []outcome.Problem {
 	scan := func(b []byte) []redact.Finding { return redact.Scan(b, declared) }
 	return append(bodyLeaks(c, scan), webSocketLeaks(c, scan)...)
 }
@@ -53,8 +54,8 @@ func encodedLeaks(c *Cassette, declared map[string]string) []Problem {
 // itself: what is inside was never redacted or scanned, so it is refused
 // rather than kept unread. A body that is plain UTF-8 text is in the file,
 // and scanned there.
-func bodyLeaks(c *Cassette, scan func([]byte) []redact.Finding) []Problem {
-	var out []Problem
+func bodyLeaks(c *Cassette, scan func([]byte) []redact.Finding) []outcome.Problem {
+	var out []outcome.Problem
 	check := func(fieldOf func() string, h http.Header, body Body, sidecar bool) {
 		if !sidecar && plainInFile(h, body) {
 			return // in the file, scanned there
@@ -63,7 +64,7 @@ func bodyLeaks(c *Cassette, scan func([]byte) []redact.Finding) []Problem {
 		raw := []byte(body)
 		plain, coding, err := redact.Readable(h, raw)
 		if err != nil {
-			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field,
+			out = append(out, outcome.Problem{File: c.Path, Line: c.Line(field), Field: field,
 				Message:    "the body " + err.Error() + "; it cannot be scanned for credentials",
 				Expected:   "a body redaction can read: plain, or gzip, deflate, br, zstd that decodes",
 				Suggestion: "refusing to keep a body unread; record it again (a body cut short or corrupt), or remove it"})
@@ -78,7 +79,7 @@ func bodyLeaks(c *Cassette, scan func([]byte) []redact.Finding) []Problem {
 			how = "a binary or sidecar body"
 		}
 		for _, f := range scan(plain) {
-			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field,
+			out = append(out, outcome.Problem{File: c.Path, Line: c.Line(field), Field: field,
 				Message: "a credential (" + f.Kind + ") is stored in this body (" + how + ")", Expected: redact.Redacted})
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestSaveRemovesLeftovers: the temp file of a killed save and the sidecars
@@ -94,8 +96,8 @@ func TestLoadTreeSpecialFiles(t *testing.T) {
 		t.Skipf("cannot make a FIFO here: %v", err)
 	}
 	list, err := LoadTree([]string{filepath.Join(root, "cassettes")}, LoadOptions{Config: cfg, Normalizers: builtins})
-	ce := AsError(err)
-	if ce == nil || ce.Exit() != ExitUser || len(ce.Problems) != 1 || ce.Problems[0].File != filepath.Join(dir, "x.yaml") || ce.Problems[0].Line != 1 {
+	ce := outcome.AsError(err)
+	if ce == nil || ce.Exit() != outcome.ExitUser || len(ce.Problems) != 1 || ce.Problems[0].File != filepath.Join(dir, "x.yaml") || ce.Problems[0].Line != 1 {
 		t.Fatalf("err = %v", err)
 	}
 	if len(list) != 2 {

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -70,15 +71,15 @@ func (o LoadOptions) root(path string) string {
 func Load(path string, opts LoadOptions) (*Cassette, error) {
 	data, prob, err := readRegular(path, opts.root(path), MaxFileBytes)
 	if prob != nil {
-		return nil, &Error{Reason: ECassetteInvalid, Message: "cassette " + path + " is not read: " + prob.Message,
-			Problems: []Problem{*prob}, NextStep: Command("ls", "-l", path)}
+		return nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: "cassette " + path + " is not read: " + prob.Message,
+			Problems: []outcome.Problem{*prob}, NextStep: outcome.Command("ls", "-l", path)}
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &Error{Reason: ECassetteNotFound, Message: fmt.Sprintf("cassette %s does not exist", path),
-				NextStep: Command("cassette", "validate"), Err: err}
+			return nil, &outcome.Error{Reason: outcome.ECassetteNotFound, Message: fmt.Sprintf("cassette %s does not exist", path),
+				NextStep: outcome.Command("cassette", "validate"), Err: err}
 		}
-		return nil, &Error{Reason: EIO, Message: "cannot read cassette " + path, Err: err, NextStep: Command("ls", "-l", path)}
+		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot read cassette " + path, Err: err, NextStep: outcome.Command("ls", "-l", path)}
 	}
 	return Parse(path, data, opts)
 }
@@ -92,20 +93,20 @@ func Parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 }
 
 func parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
-	next := Command("cassette", "validate", path)
+	next := outcome.Command("cassette", "validate", path)
 	// Credentials are looked for first, in the raw bytes, whatever else is
 	// wrong with the file: a leak is reported even when the schema is not met.
 	// (The scan runs beside the parse: on a large file each takes a core.)
-	scanned := make(chan []Problem, 1)
+	scanned := make(chan []outcome.Problem, 1)
 	go func() { scanned <- opts.leakProblems(path, data) }()
 	c, probs := decodeCassette(path, data, opts.ShareHeaders)
 	leaks := <-scanned
-	fail := func(msg string, probs []Problem) (*Cassette, error) {
+	fail := func(msg string, probs []outcome.Problem) (*Cassette, error) {
 		if len(leaks) > 0 {
-			return nil, &Error{Reason: ESecretLeak, Message: "cassette " + path + " contains credentials: remove each value (or re-record the cassette) and rotate the credential", Problems: append(leaks, probs...),
+			return nil, &outcome.Error{Reason: outcome.ESecretLeak, Message: "cassette " + path + " contains credentials: remove each value (or re-record the cassette) and rotate the credential", Problems: append(leaks, probs...),
 				NextStep: next}
 		}
-		return nil, &Error{Reason: ECassetteInvalid, Message: msg, Problems: probs, NextStep: next}
+		return nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: msg, Problems: probs, NextStep: next}
 	}
 	if c == nil {
 		return fail("cassette "+path+" is not valid YAML", probs)
@@ -118,7 +119,7 @@ func parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 	if c.Plain {
 		upgradePlain(c, opts)
 	} else if c.Cassette < 1 && c.hasTopKey("cassette") { // absent: implied by the other metadata
-		probs = append(probs, Problem{File: path, Line: c.Line("cassette"), Field: "cassette", Message: "the cassette schema version is missing",
+		probs = append(probs, outcome.Problem{File: path, Line: c.Line("cassette"), Field: "cassette", Message: "the cassette schema version is missing",
 			Expected: fmt.Sprintf("%d", SchemaVersion)})
 	}
 	probs = append(probs, validateCassette(c, opts)...)
@@ -135,7 +136,7 @@ func parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 // decodeCassette parses data once into a cassette: a large file split into
 // its interactions (split.go), else whole. A nil cassette means the file is
 // not one YAML mapping; the problems say why.
-func decodeCassette(path string, data []byte, shareHeaders bool) (*Cassette, []Problem) {
+func decodeCassette(path string, data []byte, shareHeaders bool) (*Cassette, []outcome.Problem) {
 	const expected = "a cassette: `version: 2` and `interactions:` (see docs/concepts/cassettes.md)"
 	if len(data) >= splitBytes {
 		if s := findSection(data); s != nil {
@@ -164,16 +165,16 @@ func decodeCassette(path string, data []byte, shareHeaders bool) (*Cassette, []P
 
 // parseDocument decodes exactly one YAML document into a node tree, refusing
 // empty input, binary data and a second document.
-func parseDocument(path string, data []byte, expected string) (*yaml.Node, []Problem) {
+func parseDocument(path string, data []byte, expected string) (*yaml.Node, []outcome.Problem) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, []Problem{{File: path, Line: 1, Message: "the file is empty", Expected: expected}}
+		return nil, []outcome.Problem{{File: path, Line: 1, Message: "the file is empty", Expected: expected}}
 	}
 	if i := bytes.IndexByte(data, 0); i >= 0 || !utf8.Valid(data) {
 		line := 1
 		if i >= 0 {
 			line += bytes.Count(data[:i], []byte("\n"))
 		}
-		return nil, []Problem{{File: path, Line: line, Message: "the file is binary data, not YAML text", Expected: expected}}
+		return nil, []outcome.Problem{{File: path, Line: line, Message: "the file is binary data, not YAML text", Expected: expected}}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -186,7 +187,7 @@ func parseDocument(path string, data []byte, expected string) (*yaml.Node, []Pro
 		if len(extra.Content) > 0 {
 			line = extra.Content[0].Line
 		}
-		return nil, []Problem{{File: path, Line: line, Message: "a second YAML document starts here; a file holds exactly one", Suggestion: "remove the `---` separator and what follows, or split it into its own file"}}
+		return nil, []outcome.Problem{{File: path, Line: line, Message: "a second YAML document starts here; a file holds exactly one", Suggestion: "remove the `---` separator and what follows, or split it into its own file"}}
 	} else if !errors.Is(err, io.EOF) {
 		return nil, yamlProblems(path, nil, err)
 	}
@@ -195,7 +196,7 @@ func parseDocument(path string, data []byte, expected string) (*yaml.Node, []Pro
 		if len(doc.Content) > 0 {
 			line = doc.Content[0].Line
 		}
-		return nil, []Problem{{File: path, Line: line, Message: "the top level is not a mapping of keys", Expected: expected}}
+		return nil, []outcome.Problem{{File: path, Line: line, Message: "the top level is not a mapping of keys", Expected: expected}}
 	}
 	return &doc, nil
 }
@@ -211,13 +212,13 @@ var lineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 // yamlProblems turns the YAML library's errors into problems with a line
 // and, where the node tree is known, a field path. Unknown-field errors are
 // left out: checkKnown reports them with their full path and a suggestion.
-func yamlProblems(path string, doc *yaml.Node, err error) []Problem {
+func yamlProblems(path string, doc *yaml.Node, err error) []outcome.Problem {
 	return yamlProblemsIn(path, doc, "", 0, err)
 }
 
 // yamlProblemsIn is yamlProblems for a part of a file: root is the node at
 // field path field, and its lines are offset lines before the file's.
-func yamlProblemsIn(path string, root *yaml.Node, field string, offset int, err error) []Problem {
+func yamlProblemsIn(path string, root *yaml.Node, field string, offset int, err error) []outcome.Problem {
 	var msgs []string
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
@@ -225,12 +226,12 @@ func yamlProblemsIn(path string, root *yaml.Node, field string, offset int, err 
 	} else {
 		msgs = []string{err.Error()}
 	}
-	var out []Problem
+	var out []outcome.Problem
 	for _, m := range msgs {
 		if strings.Contains(m, " not found in type ") {
 			continue
 		}
-		p := Problem{File: path, Message: strings.TrimPrefix(m, "yaml: ")}
+		p := outcome.Problem{File: path, Message: strings.TrimPrefix(m, "yaml: ")}
 		if sm := lineRe.FindStringSubmatch(m); sm != nil {
 			p.Line, _ = strconv.Atoi(sm[1])
 			p.Message = sm[2]
@@ -249,7 +250,7 @@ func yamlProblemsIn(path string, root *yaml.Node, field string, offset int, err 
 var unmarshalRe = regexp.MustCompile("cannot unmarshal !!(\\w+)(?: `(.*?)`)? into (.*)$")
 
 // friendlyYAML rewrites the YAML library's wording into the user's terms.
-func friendlyYAML(msg string, p *Problem) string {
+func friendlyYAML(msg string, p *outcome.Problem) string {
 	if m := unmarshalRe.FindStringSubmatch(msg); m != nil {
 		p.Expected = goTypeName(m[3])
 		got := map[string]string{"str": "a string", "int": "a number", "float": "a number", "bool": "a boolean", "map": "a mapping", "seq": "a list", "null": "nothing", "timestamp": "a timestamp", "binary": "binary data"}[m[1]]
@@ -357,11 +358,11 @@ func mappingKey(n *yaml.Node, key string) *yaml.Node {
 // checkKnown walks a mapping against a struct type and reports keys the type
 // does not have, with their full path, line and the closest known key. When
 // strict is false (plain go-vcr cassettes) they become warnings.
-func checkKnown(path string, n *yaml.Node, t reflect.Type, field string, strict bool, warnings *[]Problem) []Problem {
+func checkKnown(path string, n *yaml.Node, t reflect.Type, field string, strict bool, warnings *[]outcome.Problem) []outcome.Problem {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	var out []Problem
+	var out []outcome.Problem
 	switch {
 	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Struct:
 		info := typeInfoOf(t)
@@ -374,7 +375,7 @@ func checkKnown(path string, n *yaml.Node, t reflect.Type, field string, strict 
 			ft, ok := fields[k.Value]
 			p := joinField(field, k.Value)
 			if !ok {
-				prob := Problem{File: path, Line: k.Line, Column: k.Column, Field: p, Message: fmt.Sprintf("unknown field `%s`", k.Value)}
+				prob := outcome.Problem{File: path, Line: k.Line, Column: k.Column, Field: p, Message: fmt.Sprintf("unknown field `%s`", k.Value)}
 				if s := closest(k.Value, keysOf(fields)); s != "" {
 					prob.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 				} else {
@@ -502,7 +503,7 @@ func upgradePlain(c *Cassette, opts LoadOptions) {
 		c.Kind = KindHTTP
 	}
 	if c.Version == 1 {
-		c.Warnings = append(c.Warnings, Problem{File: c.Path, Line: c.Line("version"), Field: "version",
+		c.Warnings = append(c.Warnings, outcome.Problem{File: c.Path, Line: c.Line("version"), Field: "version",
 			Message: "go-vcr format version 1 was upgraded to version 2 in memory", Suggestion: "save it again with cassette to write version 2"})
 		c.Version = GoVCRVersion
 		for i := range c.Interactions {
@@ -512,8 +513,8 @@ func upgradePlain(c *Cassette, opts LoadOptions) {
 }
 
 // loadSidecars reads bodies kept in sidecar files and checks their hashes.
-func loadSidecars(c *Cassette) []Problem {
-	var out []Problem
+func loadSidecars(c *Cassette) []outcome.Problem {
+	var out []outcome.Problem
 	load := func(ref string, body *Body, fieldOf func() string) {
 		if ref == "" {
 			return
@@ -521,13 +522,13 @@ func loadSidecars(c *Cassette) []Problem {
 		field := fieldOf()
 		data, msg := readSidecar(c.Path, ref, MaxBodyFileBytes)
 		if msg != "" {
-			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field, Message: msg,
+			out = append(out, outcome.Problem{File: c.Path, Line: c.Line(field), Field: field, Message: msg,
 				Expected: sidecarDir + "/sha256-<hex>.bin, a regular file next to the cassette", Suggestion: "restore it from version control or re-record the cassette"})
 			return
 		}
 		sum := sha256.Sum256(data)
 		if want := sidecarName(hex.EncodeToString(sum[:])); filepath.Base(ref) != filepath.Base(want) {
-			out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field, Message: "sidecar body " + ref + " does not match its content hash", Expected: want, Suggestion: "the sidecar was edited; re-record the cassette"})
+			out = append(out, outcome.Problem{File: c.Path, Line: c.Line(field), Field: field, Message: "sidecar body " + ref + " does not match its content hash", Expected: want, Suggestion: "the sidecar was edited; re-record the cassette"})
 			return
 		}
 		*body = Body(data)
@@ -561,10 +562,10 @@ func Discover(dir string) ([]string, error) {
 	})
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &Error{Reason: ECassetteNotFound, Message: "cassette directory " + dir + " does not exist", Err: err,
-				NextStep: Command("mkdir", "-p", dir)}
+			return nil, &outcome.Error{Reason: outcome.ECassetteNotFound, Message: "cassette directory " + dir + " does not exist", Err: err,
+				NextStep: outcome.Command("mkdir", "-p", dir)}
 		}
-		return nil, &Error{Reason: EIO, Message: "cannot list cassettes in " + dir, Err: err, NextStep: Command("ls", "-la", dir)}
+		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot list cassettes in " + dir, Err: err, NextStep: outcome.Command("ls", "-la", dir)}
 	}
 	sort.Strings(out)
 	return out, nil

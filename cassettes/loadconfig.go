@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -29,15 +30,15 @@ type ConfigOptions struct {
 func LoadConfig(path string, opts ConfigOptions) (*Config, error) {
 	data, prob, err := readRegular(path, filepath.Dir(path), MaxFileBytes)
 	if prob != nil {
-		return nil, &Error{Reason: ECfgParse, Message: path + " is not read: " + prob.Message + "; replace it with a regular file", Problems: []Problem{*prob},
-			NextStep: Command("ls", "-l", path)}
+		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: path + " is not read: " + prob.Message + "; replace it with a regular file", Problems: []outcome.Problem{*prob},
+			NextStep: outcome.Command("ls", "-l", path)}
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &Error{Reason: EMissingConfig, Message: fmt.Sprintf("config file %s does not exist (cassette init scaffolds one)", path),
+			return nil, &outcome.Error{Reason: outcome.EMissingConfig, Message: fmt.Sprintf("config file %s does not exist (cassette init scaffolds one)", path),
 				NextStep: initStep(path)}
 		}
-		return nil, &Error{Reason: EIO, Message: "cannot read " + path, Err: err, NextStep: Command("ls", "-l", path)}
+		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot read " + path, Err: err, NextStep: outcome.Command("ls", "-l", path)}
 	}
 	return ParseConfig(path, data, opts)
 }
@@ -46,12 +47,12 @@ func LoadConfig(path string, opts ConfigOptions) (*Config, error) {
 func ParseConfig(path string, data []byte, opts ConfigOptions) (*Config, error) {
 	next := validateStep(path)
 	if leaks := leakProblems(path, data, nil); len(leaks) > 0 {
-		return nil, &Error{Reason: ESecretLeak, Message: path + " contains a credential: replace the value with ${VAR} (the variable listed in real.credentials) and rotate the credential", Problems: leaks,
+		return nil, &outcome.Error{Reason: outcome.ESecretLeak, Message: path + " contains a credential: replace the value with ${VAR} (the variable listed in real.credentials) and rotate the credential", Problems: leaks,
 			NextStep: next}
 	}
 	doc, probs := parseDocument(path, data, "cassette.yaml with an `adapters:` mapping (run `cassette init` for an example)")
 	if len(probs) > 0 {
-		return nil, &Error{Reason: ECfgParse, Message: path + " is not valid YAML", Problems: probs, NextStep: next}
+		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: path + " is not valid YAML", Problems: probs, NextStep: next}
 	}
 	cfg := &Config{Path: path, Dir: filepath.Dir(path), node: doc}
 	probs = append(probs, checkKnown(path, doc.Content[0], reflect.TypeOf(Config{}), "", true, nil)...)
@@ -79,22 +80,22 @@ func ParseConfig(path string, data []byte, opts ConfigOptions) (*Config, error) 
 		for _, name := range sortedKeys(keysOf(cfg.Normalizers)) {
 			if err := opts.DefineNormalizer(name, cfg.Normalizers[name]); err != nil {
 				field := "normalizers." + name
-				probs = append(probs, Problem{File: path, Line: cfg.Line(field), Field: field, Message: err.Error()})
+				probs = append(probs, outcome.Problem{File: path, Line: cfg.Line(field), Field: field, Message: err.Error()})
 			}
 		}
 	}
 	if len(probs) > 0 {
-		return nil, &Error{Reason: ECfgParse, Message: msg, Problems: probs, NextStep: next}
+		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: msg, Problems: probs, NextStep: next}
 	}
 	cfg.rules = redact.NewRules(cfg.Redact.Names)
 	return cfg, nil
 }
 
 // configRules are the cross-field rules struct tags cannot say.
-func configRules(cfg *Config) []Problem {
-	var out []Problem
+func configRules(cfg *Config) []outcome.Problem {
+	var out []outcome.Problem
 	add := func(field, msg, expected string) {
-		out = append(out, Problem{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: msg, Expected: expected})
+		out = append(out, outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: msg, Expected: expected})
 	}
 	for _, name := range cfg.Order {
 		a := cfg.Adapters[name]
@@ -170,21 +171,21 @@ func configRules(cfg *Config) []Problem {
 
 // faultsProblems are the problems of an adapter's real.faults: it belongs
 // to a cli adapter, and its patterns must compile.
-func faultsProblems(cfg *Config, f string, a *Adapter) []Problem {
-	var out []Problem
+func faultsProblems(cfg *Config, f string, a *Adapter) []outcome.Problem {
+	var out []outcome.Problem
 	if a.Kind != KindCLI {
-		out = append(out, Problem{File: cfg.Path, Line: cfg.Line(f), Field: f, Message: "real.faults describes a cli adapter's command", Expected: "kind: cli"})
+		out = append(out, outcome.Problem{File: cfg.Path, Line: cfg.Line(f), Field: f, Message: "real.faults describes a cli adapter's command", Expected: "kind: cli"})
 	}
 	for key, pats := range map[string][]string{"stderr": a.Real.Faults.Stderr, "not_logged_in": a.Real.Faults.NotLoggedIn} {
 		for i, p := range pats {
 			if _, err := regexp.Compile(p); err != nil {
 				field := fmt.Sprintf("%s.%s[%d]", f, key, i)
-				out = append(out, Problem{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: "not a regular expression: " + err.Error(),
+				out = append(out, outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: "not a regular expression: " + err.Error(),
 					Expected: "an RE2 pattern, e.g. 'Could not resolve host'"})
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b Problem) int { return a.Line - b.Line })
+	slices.SortFunc(out, func(a, b outcome.Problem) int { return a.Line - b.Line })
 	return out
 }
 
@@ -193,7 +194,11 @@ func (c *Config) CredentialNames() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, name := range c.Order {
-		for _, v := range c.Adapters[name].Real.Credentials {
+		a := c.Adapters[name]
+		if a == nil {
+			continue // `name:` with no value: validation says so
+		}
+		for _, v := range a.Real.Credentials {
 			if !seen[v] {
 				seen[v] = true
 				out = append(out, v)
@@ -206,13 +211,13 @@ func (c *Config) CredentialNames() []string {
 // fakeSecrets refuses a fake.env or fake.base_url of adapter a (field f)
 // that expands a live credential (SecretVars): a fake never sees one, and
 // verify expands it empty.
-func fakeSecrets(cfg *Config, f string, a *Adapter) []Problem {
-	var out []Problem
+func fakeSecrets(cfg *Config, f string, a *Adapter) []outcome.Problem {
+	var out []outcome.Problem
 	secret := cfg.SecretVars()
 	check := func(field, v string) {
 		for _, vr := range Vars(v) {
 			if slices.Contains(secret, vr) {
-				out = append(out, Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
+				out = append(out, outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
 					Message:  fmt.Sprintf("uses ${%s}, a live credential: a fake is code the repository brings and never sees one", vr),
 					Expected: "a value of the fake's own (a fake needs no real credential)"})
 			}
@@ -265,7 +270,7 @@ func WithoutVars(environ, drop []string) []string {
 // notAgain drops from later the problems of a value that could not be
 // decoded (already reported, at that line, by the decoder), which the
 // rules would call missing.
-func notAgain(reported, later []Problem) []Problem {
+func notAgain(reported, later []outcome.Problem) []outcome.Problem {
 	lines := map[int]bool{}
 	for _, p := range reported {
 		lines[p.Line] = true

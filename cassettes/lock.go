@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"golang.org/x/sys/unix"
 )
 
@@ -120,19 +121,19 @@ func lockPath(root, target, what string, how int) (*os.File, error) {
 }
 
 func lockIOError(path string, err error) error {
-	return &Error{Reason: EIO, Message: "cannot take the write lock " + Printable(path) + " (is the project directory writable?)", Err: err,
-		NextStep: Command("ls", "-ld", filepath.Dir(path))}
+	return &outcome.Error{Reason: outcome.EIO, Message: "cannot take the write lock " + outcome.Printable(path) + " (is the project directory writable?)", Err: err,
+		NextStep: outcome.Command("ls", "-ld", filepath.Dir(path))}
 }
 
 // lockedError is the error of a writer that found the lock held.
 func lockedError(target, what string, pids []int) error {
-	e := &Error{Reason: ELocked, NextStep: Command("cat", "/proc/locks")}
+	e := &outcome.Error{Reason: outcome.ELocked, NextStep: outcome.Command("cat", "/proc/locks")}
 	who := "another process"
 	if len(pids) > 0 {
 		who = describeProcess(pids[0])
-		e.NextStep = Command("ps", "-o", "pid,etime,args", "-p", strconv.Itoa(pids[0]))
+		e.NextStep = outcome.Command("ps", "-o", "pid,etime,args", "-p", strconv.Itoa(pids[0]))
 	}
-	e.Message = fmt.Sprintf("the %s %s is being written by %s: nothing was written; wait for it to end (or stop it), then run this command again", what, Printable(target), who)
+	e.Message = fmt.Sprintf("the %s %s is being written by %s: nothing was written; wait for it to end (or stop it), then run this command again", what, outcome.Printable(target), who)
 	return e
 }
 
@@ -146,7 +147,7 @@ func describeProcess(pid int) string {
 	if len(argv) > 12 {
 		argv = append(argv[:12], "…")
 	}
-	return fmt.Sprintf("process %d (%s)", pid, Command(argv...))
+	return fmt.Sprintf("process %d (%s)", pid, outcome.Command(argv...))
 }
 
 // holders returns the processes that hold a flock on f, from /proc/locks

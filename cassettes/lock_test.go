@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestLocks: one writer per cassette, recorders of one adapter side by
@@ -25,8 +27,8 @@ func TestLocks(t *testing.T) {
 	}
 	locked := func(err error, what string) {
 		t.Helper()
-		var ce *Error
-		if !errors.As(err, &ce) || ce.Reason != ELocked || ce.Exit() != ExitUser {
+		var ce *outcome.Error
+		if !errors.As(err, &ce) || ce.Reason != outcome.ELocked || ce.Exit() != outcome.ExitUser {
 			t.Fatalf("%s: got %v, want E_LOCKED", what, err)
 		}
 		if !strings.Contains(ce.Message, "process "+strconv.Itoa(os.Getpid())) || !strings.Contains(ce.NextStep, strconv.Itoa(os.Getpid())) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // nameCorpus are names a user or a file from the wild may bring: the
@@ -35,8 +37,8 @@ func TestNameRuleAgreesWithGit(t *testing.T) {
 			if !gitOK {
 				t.Errorf("ValidName(%q), but git check-ref-format refuses it", name)
 			}
-			if Quote(name) != name {
-				t.Errorf("ValidName(%q), but the shell needs it quoted: %s", name, Quote(name))
+			if outcome.Quote(name) != name {
+				t.Errorf("ValidName(%q), but the shell needs it quoted: %s", name, outcome.Quote(name))
 			}
 			p := filepath.Join(dir, filepath.FromSlash(name)+".yaml")
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

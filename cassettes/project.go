@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -21,6 +22,10 @@ type Project struct {
 	Normalizers *normalize.Registry
 	// Redact are the project's credential names (Config.Redaction).
 	Redact *redact.Rules
+
+	// bare: FindProject found no cassette.yaml, so Config declares no
+	// adapter and a cassette's adapter is not checked against it.
+	bare bool
 }
 
 // LoadProject reads and strictly validates the cassette.yaml at path and
@@ -56,7 +61,7 @@ const findLevels = 3
 func FindProject(dir string) (*Project, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, &Error{Reason: EIO, Message: "cannot resolve " + dir, Err: err, NextStep: Command("ls", "-ld", dir)}
+		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot resolve " + dir, Err: err, NextStep: outcome.Command("ls", "-ld", dir)}
 	}
 	for d, i := abs, 0; i <= findLevels; d, i = filepath.Dir(d), i+1 {
 		p := filepath.Join(d, ConfigFile)
@@ -66,7 +71,7 @@ func FindProject(dir string) (*Project, error) {
 		return LoadProject(p)
 	}
 	cfg := &Config{Adapters: map[string]*Adapter{}, Dir: dir, Path: filepath.Join(dir, ConfigFile)}
-	return &Project{Config: cfg, Normalizers: normalize.Builtins()}, nil
+	return &Project{Config: cfg, Normalizers: normalize.Builtins(), bare: true}, nil
 }
 
 // Credentials returns the live values of the credential variables the
@@ -82,7 +87,14 @@ func (p *Project) Credentials(lookup func(string) (string, bool)) map[string]str
 
 // LoadOptions are the options that load the project's cassettes: checked
 // against its adapters and normalizers, and scanned for the credential
-// values given (Credentials).
+// values given (Credentials). They are the one set every door loads with
+// (`cassette verify`, `check`, `cases`, cassettetest), so that a cassette
+// is judged the same through each. A project FindProject found no
+// cassette.yaml for checks no adapter (there are none to check against).
 func (p *Project) LoadOptions(credentials map[string]string) LoadOptions {
-	return LoadOptions{Config: p.Config, Normalizers: p.Normalizers, Credentials: credentials}
+	o := LoadOptions{Config: p.Config, Normalizers: p.Normalizers, Credentials: credentials}
+	if p.bare {
+		o.Config = nil
+	}
+	return o
 }

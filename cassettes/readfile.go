@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // ReadFileBounded reads a file cassette takes in from elsewhere (a HAR to
@@ -19,18 +21,18 @@ import (
 func ReadFileBounded(path string, limit int64) ([]byte, error) {
 	data, st, err := readNoBlock(path, limit)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &Error{Reason: ECassetteNotFound, Message: "no file at " + Printable(path), Err: err, NextStep: Command("ls", "-l", path)}
+		return nil, &outcome.Error{Reason: outcome.ECassetteNotFound, Message: "no file at " + outcome.Printable(path), Err: err, NextStep: outcome.Command("ls", "-l", path)}
 	}
 	if err != nil {
-		return nil, &Error{Reason: EIO, Message: "cannot read " + Printable(path), Err: err, NextStep: Command("ls", "-l", path)}
+		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot read " + outcome.Printable(path), Err: err, NextStep: outcome.Command("ls", "-l", path)}
 	}
 	if !st.Mode().IsRegular() {
-		return nil, &Error{Reason: EUsage, Message: fmt.Sprintf("%s is %s, not a regular file; it is not read", Printable(path), fileKind(st.Mode())),
-			NextStep: Command("ls", "-l", path)}
+		return nil, &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("%s is %s, not a regular file; it is not read", outcome.Printable(path), fileKind(st.Mode())),
+			NextStep: outcome.Command("ls", "-l", path)}
 	}
 	if st.Size() > limit || int64(len(data)) > limit {
-		return nil, &Error{Reason: EUsage, Message: fmt.Sprintf("%s is more than %d bytes (%d MiB), the most cassette reads from one file; split it (a HAR: export fewer pages, or without response bodies it need not keep)", Printable(path), limit, limit>>20),
-			NextStep: Command("ls", "-l", path)}
+		return nil, &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("%s is more than %d bytes (%d MiB), the most cassette reads from one file; split it (a HAR: export fewer pages, or without response bodies it need not keep)", outcome.Printable(path), limit, limit>>20),
+			NextStep: outcome.Command("ls", "-l", path)}
 	}
 	return data, nil
 }

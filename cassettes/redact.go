@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -176,9 +177,9 @@ func (c *Cassette) Redact(r *redact.Redactor) {
 func (c *Cassette) CheckLeaks(r *redact.Redactor) error {
 	data, err := Marshal(c)
 	if err != nil {
-		return &Error{Reason: EIO, Message: "cannot encode the cassette to scan it", Err: err, NextStep: Command("cassette", "validate")}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cannot encode the cassette to scan it", Err: err, NextStep: outcome.Command("cassette", "validate")}
 	}
-	var probs []Problem
+	var probs []outcome.Problem
 	kinds := map[string]bool{}
 	for _, f := range r.Scan(data) {
 		kind := f.Kind
@@ -186,7 +187,7 @@ func (c *Cassette) CheckLeaks(r *redact.Redactor) error {
 			kind = kind[:i] // "declared:X(encoded)" -> "declared:X"
 		}
 		kinds[kind] = true
-		probs = append(probs, Problem{
+		probs = append(probs, outcome.Problem{
 			File: c.Path, Line: f.Line, Column: f.Column,
 			Message:    fmt.Sprintf("a secret (%s) would be written", kind),
 			Expected:   redact.Redacted,
@@ -206,8 +207,8 @@ func (c *Cassette) CheckLeaks(r *redact.Redactor) error {
 	}
 	sort.Strings(names)
 	// The caller knows the command that records it again: the next step.
-	return &Error{
-		Reason: ESecretLeak,
+	return &outcome.Error{
+		Reason: outcome.ESecretLeak,
 		Message: fmt.Sprintf("refusing to save: %d secret(s) or unreadable bodies left after redaction (%s); declare the variable under `credentials:` "+
 			"of the adapter in cassette.yaml, or remove the secret from the scenario, then record again", len(probs), strings.Join(names, ", ")),
 		Problems: probs,

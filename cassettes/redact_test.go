@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -152,12 +153,12 @@ func TestCheckLeaksRefusesLeftoverSecretsWithoutShowingThem(t *testing.T) {
 		Stdout: Body("line one\nleak: " + plantedValue + "\n"),
 	}}
 	err := c.CheckLeaks(r)
-	var ce *Error
+	var ce *outcome.Error
 	if !errors.As(err, &ce) {
 		t.Fatalf("CheckLeaks = %v, want a *Error", err)
 	}
-	if ce.Reason != ESecretLeak {
-		t.Errorf("reason = %s, want %s", ce.Reason, ESecretLeak)
+	if ce.Reason != outcome.ESecretLeak {
+		t.Errorf("reason = %s, want %s", ce.Reason, outcome.ESecretLeak)
 	}
 	if len(ce.Problems) == 0 || ce.Problems[0].Line == 0 || ce.Problems[0].File != c.Path {
 		t.Errorf("problems = %+v, want one with file and line", ce.Problems)
@@ -277,13 +278,13 @@ func TestCheckLeaksRefusesUnreadableBodies(t *testing.T) {
 				{Request: Request{Method: "GET", URL: "https://e.com/"}, Response: Response{Code: 200, Headers: h, Body: Body(tc.body)}}}}
 			r := redact.New(nil, nil)
 			err := c.CheckLeaks(r)
-			var ce *Error
-			if !errors.As(err, &ce) || ce.Reason != ESecretLeak || len(ce.Problems) == 0 ||
+			var ce *outcome.Error
+			if !errors.As(err, &ce) || ce.Reason != outcome.ESecretLeak || len(ce.Problems) == 0 ||
 				ce.Problems[len(ce.Problems)-1].Field != "interactions[0].response.body" || !strings.Contains(ce.Problems[len(ce.Problems)-1].Message, tc.want) {
 				t.Fatalf("CheckLeaks = %v (%+v), want E_SECRET_LEAK on the response body: %q", err, ce, tc.want)
 			}
 			data, _ := Marshal(c)
-			if _, err := Parse(c.Path, data, LoadOptions{}); err == nil || AsError(err).Reason != ESecretLeak {
+			if _, err := Parse(c.Path, data, LoadOptions{}); err == nil || outcome.AsError(err).Reason != outcome.ESecretLeak {
 				t.Errorf("Parse (validate) = %v, want E_SECRET_LEAK", err)
 			}
 			// Redaction fixes what it can read, and only that.
@@ -339,7 +340,7 @@ func TestSaveScansCompressedSidecars(t *testing.T) {
 			c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP, Path: dir + "/s.yaml",
 				Interactions: []Interaction{{Request: Request{Method: "GET", URL: "https://e.com/"}, Response: Response{Code: 200, Headers: h, Body: Body(body)}}}}
 			err := Save(c, SaveOptions{SidecarThreshold: 16})
-			if err == nil || AsError(err).Reason != ESecretLeak {
+			if err == nil || outcome.AsError(err).Reason != outcome.ESecretLeak {
 				t.Fatalf("Save = %v, want E_SECRET_LEAK", err)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -358,7 +359,7 @@ func TestSaveScansBinaryWebSocketMessages(t *testing.T) {
 	msgs := c.Interactions[0].WebSocket.Messages
 	msgs[2].Data = Body("\x00\xff" + token + "\xfe")
 	err := Save(c, SaveOptions{})
-	if err == nil || AsError(err).Reason != ESecretLeak || !strings.Contains(fmt.Sprint(AsError(err).Problems), "websocket.messages[2]") {
+	if err == nil || outcome.AsError(err).Reason != outcome.ESecretLeak || !strings.Contains(fmt.Sprint(outcome.AsError(err).Problems), "websocket.messages[2]") {
 		t.Fatalf("Save = %v, want E_SECRET_LEAK naming the message", err)
 	}
 	if err := c.CheckLeaks(redact.New(nil, nil)); err == nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -60,7 +61,7 @@ func Marshal(c *Cassette) ([]byte, error) {
 // E_SECRET_LEAK and nothing is written.
 func Save(c *Cassette, opts SaveOptions) error {
 	if c.Path == "" {
-		return Errorf(EUsage, "pass a path", "cassette has no path to save to")
+		return outcome.Errorf(outcome.EUsage, "pass a path", "cassette has no path to save to")
 	}
 	threshold := opts.SidecarThreshold
 	if threshold == 0 {
@@ -89,7 +90,7 @@ func Save(c *Cassette, opts SaveOptions) error {
 	}
 	data, err := Marshal(&out)
 	if err != nil {
-		return &Error{Reason: EIO, Message: "cannot encode cassette " + c.Path + ": a bug in cassette; report it with the cassette and the version below attached", Err: err, NextStep: Command("cassette", "version")}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cannot encode cassette " + c.Path + ": a bug in cassette; report it with the cassette and the version below attached", Err: err, NextStep: outcome.Command("cassette", "version")}
 	}
 	// The bodies are scanned as they are, before the move to sidecars, so
 	// that a compressed one is decoded and scanned wherever it is kept: a
@@ -103,14 +104,14 @@ func Save(c *Cassette, opts SaveOptions) error {
 	}
 	leaks := append(leakProblems(c.Path, data, opts.Credentials), encodedLeaks(&whole, opts.Credentials)...)
 	if len(leaks) > 0 {
-		return &Error{Reason: ESecretLeak, Message: "refusing to save " + c.Path + ": it would contain a credential; declare its variable under the adapter's real.credentials in cassette.yaml so that it is redacted, then record again", Problems: leaks,
-			NextStep: Command("cassette", "validate")}
+		return &outcome.Error{Reason: outcome.ESecretLeak, Message: "refusing to save " + c.Path + ": it would contain a credential; declare its variable under the adapter's real.credentials in cassette.yaml so that it is redacted, then record again", Problems: leaks,
+			NextStep: outcome.Command("cassette", "validate")}
 	}
 	dir := filepath.Dir(c.Path)
 	if opts.Root != "" {
 		if resolved := existingAncestor(dir); !within(opts.Root, resolved) {
-			return &Error{Reason: EUsage, Message: fmt.Sprintf("refusing to save %s: its directory resolves to %s, outside the project %s; replace the symlink with a directory inside the project", c.Path, resolved, opts.Root),
-				NextStep: Command("ls", "-l", dir)}
+			return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("refusing to save %s: its directory resolves to %s, outside the project %s; replace the symlink with a directory inside the project", c.Path, resolved, opts.Root),
+				NextStep: outcome.Command("ls", "-l", dir)}
 		}
 	}
 	old := sidecarRefs(c.Path)
@@ -165,7 +166,7 @@ func existingAncestor(dir string) string {
 // directory, fsyncs it, renames it into place and fsyncs the directory.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	fail := func(err error) error {
-		return &Error{Reason: EIO, Message: "cannot write " + path + " (is its directory writable?)", Err: err, NextStep: Command("ls", "-ld", filepath.Dir(path))}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cannot write " + path + " (is its directory writable?)", Err: err, NextStep: outcome.Command("ls", "-ld", filepath.Dir(path))}
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

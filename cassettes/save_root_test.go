@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestSaveStaysInRoot: an adapter directory that is a symlink out of the
@@ -20,7 +22,7 @@ func TestSaveStaysInRoot(t *testing.T) {
 	}
 	c := &Cassette{Version: 2, Adapter: "evil", Scenario: "s", Kind: KindHTTP, Path: filepath.Join(project, "cassettes", "evil", "s.yaml")}
 	err := Save(c, SaveOptions{Root: project})
-	if ce := AsError(err); err == nil || ce.Reason != EUsage || !strings.Contains(ce.Message, "outside the project") {
+	if ce := outcome.AsError(err); err == nil || ce.Reason != outcome.EUsage || !strings.Contains(ce.Message, "outside the project") {
 		t.Fatalf("Save through a symlink out: %v", err)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestSecretVars: the live credentials are every adapter's
@@ -30,8 +32,8 @@ refresh:
   forge: {kind: github, repo: o/r, token_env: FORGE_TOKEN}
 `), 0o644)
 	_, err := LoadConfig(p, ConfigOptions{Normalizers: builtins})
-	ce := AsError(err)
-	if ce == nil || ce.Exit() != ExitUser || len(ce.Problems) != 2 {
+	ce := outcome.AsError(err)
+	if ce == nil || ce.Exit() != outcome.ExitUser || len(ce.Problems) != 2 {
 		t.Fatalf("err = %v, want two problems, exit 2", err)
 	}
 	for i, want := range []string{"cassette.yaml:8: adapters.gh.fake.env.TOKEN: uses ${FORGE_TOKEN}, a live credential", "cassette.yaml:12: adapters.api.fake.base_url: uses ${API_KEY}"} {

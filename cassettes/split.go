@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -142,7 +143,7 @@ var errNoSplit = errors.New("cannot split")
 
 // parseSplit is Parse's path for a large cassette; errNoSplit means the
 // caller parses the file whole instead.
-func parseSplit(path string, data []byte, s *section, c *Cassette, expected string, shareHeaders bool) ([]Problem, error) {
+func parseSplit(path string, data []byte, s *section, c *Cassette, expected string, shareHeaders bool) ([]outcome.Problem, error) {
 	doc, probs := parseDocument(path, s.head(data), expected)
 	if len(probs) > 0 {
 		return nil, errNoSplit // reported as the whole parse reports it
@@ -164,9 +165,9 @@ func parseSplit(path string, data []byte, s *section, c *Cassette, expected stri
 	// The problems come in the whole parse's order: unknown keys, then
 	// what decoding found, each in file order (keys before the items, the
 	// items, keys after them).
-	var headWarns []Problem
+	var headWarns []outcome.Problem
 	known := checkKnown(path, root, reflect.TypeOf(Cassette{}), "", strict, &headWarns)
-	var decoded []Problem
+	var decoded []outcome.Problem
 	if err := doc.Decode(c); err != nil {
 		if !keepsDecoding(err) {
 			return nil, errNoSplit // the whole parse says what it skipped
@@ -178,12 +179,12 @@ func parseSplit(path string, data []byte, s *section, c *Cassette, expected stri
 	if !ok {
 		return nil, errNoSplit
 	}
-	around := func(head, items []Problem) []Problem {
+	around := func(head, items []outcome.Problem) []outcome.Problem {
 		i := 0
 		for i < len(head) && head[i].Line <= s.keyLine {
 			i++
 		}
-		return append(append(append([]Problem(nil), head[:i]...), items...), head[i:]...)
+		return append(append(append([]outcome.Problem(nil), head[:i]...), items...), head[i:]...)
 	}
 	c.Warnings = around(headWarns, r.warns)
 	return append(around(known, r.known), around(decoded, r.decoded)...), nil
@@ -194,7 +195,7 @@ func parseSplit(path string, data []byte, s *section, c *Cassette, expected stri
 const batchItems = 64
 
 // itemProblems are what parsing items found, each kind in file order.
-type itemProblems struct{ known, decoded, warns []Problem }
+type itemProblems struct{ known, decoded, warns []outcome.Problem }
 
 // parseItems decodes the items of s into out, batches in parallel. It
 // returns false when a batch is not what the split expected.

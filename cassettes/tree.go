@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // LoadTree loads every cassette named by paths (files, or directories
@@ -23,8 +25,8 @@ func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, &Error{Reason: ECassetteNotFound, Message: "no cassette or directory at " + p, Err: err,
-				NextStep: Command("cassette", "validate")}
+			return nil, &outcome.Error{Reason: outcome.ECassetteNotFound, Message: "no cassette or directory at " + p, Err: err,
+				NextStep: outcome.Command("cassette", "validate")}
 		}
 		if !st.IsDir() {
 			files = append(files, p)
@@ -38,8 +40,8 @@ func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
 	}
 	var (
 		out    []*Cassette
-		all    []Problem
-		reason = ECassetteInvalid
+		all    []outcome.Problem
+		reason = outcome.ECassetteInvalid
 		bad    int
 		next   string
 	)
@@ -50,13 +52,13 @@ func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
 			_, next = opts.fileNameProblem(files[i]) // a misnamed file failed its load: its rename
 		}
 		if err != nil {
-			var ce *Error
+			var ce *outcome.Error
 			if !errors.As(err, &ce) {
 				return nil, err
 			}
-			if ce.Reason == ESecretLeak {
-				reason = ESecretLeak
-			} else if ce.Reason != ECassetteInvalid {
+			if ce.Reason == outcome.ESecretLeak {
+				reason = outcome.ESecretLeak
+			} else if ce.Reason != outcome.ECassetteInvalid {
 				return nil, ce
 			}
 			bad++
@@ -70,10 +72,10 @@ func LoadTree(paths []string, opts LoadOptions) ([]*Cassette, error) {
 	all = append(all, dups...)
 	if bad > 0 {
 		msg := fmt.Sprintf("%d of %d cassettes have problems (%d in all)", bad, len(files), len(all))
-		if reason == ESecretLeak {
+		if reason == outcome.ESecretLeak {
 			msg += ": remove each credential from its file (or re-record the cassette) and rotate it"
 		}
-		return out, &Error{Reason: reason, Problems: all, NextStep: cmp.Or(next, diff, Command("cassette", "validate")), Message: msg}
+		return out, &outcome.Error{Reason: reason, Problems: all, NextStep: cmp.Or(next, diff, outcome.Command("cassette", "validate")), Message: msg}
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/go-playground/validator/v10"
 	"go.yaml.in/yaml/v3"
 )
@@ -107,22 +108,22 @@ func (r registries) normalizerNames() []string {
 
 // structProblems validates v and turns each field error into a problem with
 // the yaml field path, its line, what was expected and a suggestion.
-func structProblems(path string, v any, r registries, line func(string) int) []Problem {
+func structProblems(path string, v any, r registries, line func(string) int) []outcome.Problem {
 	err := validatorInstance().StructCtx(context.WithValue(context.Background(), ctxKey{}, r), v)
 	var ves validator.ValidationErrors
 	if !errors.As(err, &ves) {
 		if err != nil {
-			return []Problem{{File: path, Message: err.Error()}}
+			return []outcome.Problem{{File: path, Message: err.Error()}}
 		}
 		return nil
 	}
-	var out []Problem
+	var out []outcome.Problem
 	for _, fe := range ves {
 		field := fe.Namespace()
 		if i := strings.IndexByte(field, '.'); i >= 0 {
 			field = field[i+1:]
 		}
-		p := Problem{File: path, Field: field, Line: line(field)}
+		p := outcome.Problem{File: path, Field: field, Line: line(field)}
 		val := fmt.Sprint(fe.Value())
 		switch fe.Tag() {
 		case "adapter", "normalizer":
@@ -142,7 +143,7 @@ func structProblems(path string, v any, r registries, line func(string) int) []P
 
 // undeclared describes a name the project must declare and does not (an
 // adapter, a normalizer): what it has instead, and the closest of those.
-func (r registries) undeclared(p *Problem, tag, val string) {
+func (r registries) undeclared(p *outcome.Problem, tag, val string) {
 	switch tag {
 	case "adapter":
 		p.Message = fmt.Sprintf("adapter `%s` is not declared in cassette.yaml", val)
@@ -169,7 +170,7 @@ func (r registries) undeclared(p *Problem, tag, val string) {
 
 // ruleBroken describes a value that breaks a rule of its own shape (a
 // required field, a name, a URL, a bound), whatever the project declares.
-func ruleBroken(p *Problem, fe validator.FieldError, val string) {
+func ruleBroken(p *outcome.Problem, fe validator.FieldError, val string) {
 	switch fe.Tag() {
 	case "required":
 		p.Message = "is required"
@@ -214,16 +215,16 @@ func ruleBroken(p *Problem, fe validator.FieldError, val string) {
 
 // nameProblem describes a name that breaks the name rule (names.go), with
 // the name that keeps it.
-func nameProblem(p *Problem, tag, val string) {
+func nameProblem(p *outcome.Problem, tag, val string) {
 	if tag == "loadedscenario" {
-		p.Message = fmt.Sprintf("`%s` is not a valid scenario name: git, file systems and shells cannot all carry it", Printable(val))
+		p.Message = fmt.Sprintf("`%s` is not a valid scenario name: git, file systems and shells cannot all carry it", outcome.Printable(val))
 		p.Expected = ScenarioRule
 		if s := WildName(val); s != "" {
 			p.Suggestion = fmt.Sprintf("rename it `%s` (the file too); `cassette import govcr` renames so", s)
 		}
 		return
 	}
-	p.Message = fmt.Sprintf("`%s` is not a valid name", Printable(val))
+	p.Message = fmt.Sprintf("`%s` is not a valid name", outcome.Printable(val))
 	p.Expected = NameRule
 	if s := StrictName(val); s != "" && tag != "normalizername" {
 		p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
@@ -259,7 +260,7 @@ type interactionRule struct {
 	} `yaml:"response"`
 }
 
-func validateCassette(c *Cassette, opts LoadOptions) []Problem {
+func validateCassette(c *Cassette, opts LoadOptions) []outcome.Problem {
 	r := cassetteRules{Cassette: c.Cassette, Version: c.Version, Adapter: c.Adapter, Scenario: c.Scenario,
 		Kind: c.Kind, Normalizers: c.Normalizers, Output: c.Output}
 	if c.Plain {
@@ -305,7 +306,7 @@ func validateCassette(c *Cassette, opts LoadOptions) []Problem {
 	}
 	if opts.Config != nil && !c.Plain {
 		if a, ok := opts.Config.Adapters[c.Adapter]; ok && c.Kind != "" && a.Kind != c.Kind {
-			out = append(out, Problem{File: c.Path, Line: c.Line("kind"), Field: "kind",
+			out = append(out, outcome.Problem{File: c.Path, Line: c.Line("kind"), Field: "kind",
 				Message:  fmt.Sprintf("kind `%s` differs from adapter `%s`, which is of kind `%s`", c.Kind, c.Adapter, a.Kind),
 				Expected: string(a.Kind)})
 		}
@@ -391,7 +392,7 @@ func carriesMetadata(root *yaml.Node) bool {
 // and the name it should have, not only that the right one is absent. Both
 // decoders (the whole parse and the split one) leave unknown keys of a
 // plain cassette in c.Warnings, so the message is made here, once.
-func requiredByTypo(c *Cassette, probs []Problem) {
+func requiredByTypo(c *Cassette, probs []outcome.Problem) {
 	for i := range probs {
 		p := &probs[i]
 		if p.Message != "is required" || strings.ContainsAny(p.Field, ".[") {
@@ -417,7 +418,7 @@ func (c *Cassette) hasTopKey(key string) bool {
 // folderAdapter suggests, for an undeclared adapter, the declared adapter
 // the cassette's folder is named after (cassettes/echo/ holding
 // `adapter: ecko`), which edit distance alone may not find.
-func folderAdapter(c *Cassette, cfg *Config, probs []Problem) {
+func folderAdapter(c *Cassette, cfg *Config, probs []outcome.Problem) {
 	folder := filepath.Base(filepath.Dir(c.Path))
 	if cfg == nil || folder == c.Adapter {
 		return

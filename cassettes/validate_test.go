@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestHandWrittenMetadataIsStrict: a file that carries any of cassette's
@@ -51,8 +53,8 @@ func TestHandWrittenMetadataIsStrict(t *testing.T) {
 					}
 					return
 				}
-				var ce *Error
-				if !errors.As(err, &ce) || ce.Reason != ECassetteInvalid {
+				var ce *outcome.Error
+				if !errors.As(err, &ce) || ce.Reason != outcome.ECassetteInvalid {
 					t.Fatalf("want E_CASSETTE_INVALID, got %v", err)
 				}
 				for _, w := range c.want {
@@ -83,5 +85,16 @@ func TestMisspeltKeyIsNamed(t *testing.T) {
 	want := "hi.yaml:2:1: interactions: is required; the file has an unknown key `interactionz` here (expected present when kind is http); did you mean `interactions`?"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("want %q, got:\n%v", want, err)
+	}
+}
+
+// TestEmptyAdapterIsAProblemNotAPanic: an adapter declared with no value
+// beside a valid one was a nil pointer in the credential scan (found by
+// learn's FuzzPatch); it is a problem at its line.
+func TestEmptyAdapterIsAProblemNotAPanic(t *testing.T) {
+	data := "version: 1\nadapters:\n  svc:\n    kind: cli\n    real: {command: [x]}\n    fake: {command: [y]}\n  other:\n"
+	_, err := ParseConfig("cassette.yaml", []byte(data), ConfigOptions{})
+	if err == nil || !strings.Contains(err.Error(), "cassette.yaml") {
+		t.Fatalf("want a config error, got %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -90,10 +91,10 @@ func headerHas(h http.Header, name, token string) bool {
 // session belongs to a 101, its senders and types are known, its times do
 // not go back, its close code is one a close frame may carry; and a
 // WebSocket upgrade's 101 has its session (a bodiless 101 replays nothing).
-func webSocketProblems(c *Cassette) []Problem {
-	var out []Problem
+func webSocketProblems(c *Cassette) []outcome.Problem {
+	var out []outcome.Problem
 	add := func(field, msg, expected string) {
-		out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field, Message: msg, Expected: expected})
+		out = append(out, outcome.Problem{File: c.Path, Line: c.Line(field), Field: field, Message: msg, Expected: expected})
 	}
 	for i, in := range c.Interactions {
 		f := fmt.Sprintf("interactions[%d]", i)
@@ -135,8 +136,8 @@ func webSocketProblems(c *Cassette) []Problem {
 
 // webSocketLeaks scans, with scan, binary messages, which the file holds
 // as base64 and the raw scan cannot read.
-func webSocketLeaks(c *Cassette, scan func([]byte) []redact.Finding) []Problem {
-	var out []Problem
+func webSocketLeaks(c *Cassette, scan func([]byte) []redact.Finding) []outcome.Problem {
+	var out []outcome.Problem
 	for i, in := range c.Interactions {
 		if in.WebSocket == nil {
 			continue
@@ -147,7 +148,7 @@ func webSocketLeaks(c *Cassette, scan func([]byte) []redact.Finding) []Problem {
 			}
 			field := fmt.Sprintf("interactions[%d].websocket.messages[%d].data", i, k)
 			for _, f := range scan(m.Data.Bytes()) {
-				out = append(out, Problem{File: c.Path, Line: c.Line(field), Field: field,
+				out = append(out, outcome.Problem{File: c.Path, Line: c.Line(field), Field: field,
 					Message: "a credential (" + f.Kind + ") is stored in this message (found after decoding it)", Expected: redact.Redacted})
 			}
 		}

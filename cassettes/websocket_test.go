@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cassette-dev/cassette/outcome"
 	vcrcassette "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
 
@@ -89,8 +90,8 @@ func TestWebSocketSessionValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Parse(c.Path, data, LoadOptions{})
-	e, ok := err.(*Error)
-	if !ok || e.Reason != ECassetteInvalid {
+	e, ok := err.(*outcome.Error)
+	if !ok || e.Reason != outcome.ECassetteInvalid {
 		t.Fatalf("Parse = %v, want E_CASSETTE_INVALID", err)
 	}
 	want := map[string]string{
@@ -120,7 +121,7 @@ func TestWebSocketBinaryLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Parse(c.Path, data, LoadOptions{})
-	if e, ok := err.(*Error); !ok || e.Reason != ESecretLeak || !strings.Contains(e.Error(), "messages[2].data") {
+	if e, ok := err.(*outcome.Error); !ok || e.Reason != outcome.ESecretLeak || !strings.Contains(e.Error(), "messages[2].data") {
 		t.Fatalf("Parse = %v, want E_SECRET_LEAK at messages[2].data", err)
 	}
 }

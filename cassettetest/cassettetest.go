@@ -11,14 +11,17 @@ package cassettetest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -67,33 +70,59 @@ func VerifyCLI(t *testing.T, fn CLIFunc, dir string) {
 // one, each cassette's own normalizers).
 func each(t *testing.T, dir string, kind cassettes.Kind, fn func(*testing.T, verify.Case, verify.Options)) {
 	t.Helper()
+	cases, opts, err := plan(dir, kind, os.LookupEnv)
+	if err != nil {
+		t.Fatalf("cassettetest: %s", failure(err))
+	}
+	for _, cs := range cases {
+		t.Run(cs.Cassette.Scenario, func(t *testing.T) { fn(t, cs, opts) })
+	}
+}
+
+// plan loads the cassettes of one kind under dir with the options of the
+// project they belong to, as `cassette verify` loads them (the same load
+// options, so the same leak scan of the declared credentials set in the
+// environment, read through lookup), and returns them as cases with the
+// project's verify options. An adapter the project does not declare (or a
+// directory without cassette.yaml) is judged by its cassettes' own
+// normalizers.
+func plan(dir string, kind cassettes.Kind, lookup func(string) (string, bool)) ([]verify.Case, verify.Options, error) {
 	p, err := cassettes.FindProject(dir)
 	if err != nil {
-		t.Fatalf("cassettetest: %v", err)
+		return nil, verify.Options{}, err
 	}
-	cfg, reg := p.Config, p.Normalizers
-	list, err := cassettes.LoadTree([]string{dir}, cassettes.LoadOptions{Normalizers: reg})
+	opts := verify.ProjectOptions(p, lookup)
+	opts.Jobs = 1
+	list, err := cassettes.LoadTree([]string{dir}, p.LoadOptions(opts.Credentials))
 	if err != nil {
-		t.Fatalf("cassettetest: %v", err)
+		return nil, verify.Options{}, err
 	}
-	n := 0
+	cfg := p.Config
+	var cases []verify.Case
 	for _, c := range list {
 		if c.Kind != kind {
 			continue
 		}
-		n++
 		if _, ok := cfg.Adapters[c.Adapter]; !ok {
 			cfg.Adapters[c.Adapter] = &cassettes.Adapter{Kind: kind, Normalizers: c.Normalizers}
 			cfg.Order = append(cfg.Order, c.Adapter)
 		}
-		cs := verify.Case{Cassette: c, Adapter: cfg.Adapters[c.Adapter]}
-		t.Run(c.Scenario, func(t *testing.T) {
-			fn(t, cs, verify.Options{Config: cfg, Normalizers: reg, Jobs: 1})
-		})
+		cases = append(cases, verify.Case{Cassette: c, Adapter: cfg.Adapters[c.Adapter]})
 	}
-	if n == 0 {
-		t.Fatalf("cassettetest: no %s cassette under %s", kind, dir)
+	if len(cases) == 0 {
+		return nil, verify.Options{}, fmt.Errorf("no %s cassette under %s", kind, dir)
 	}
+	return cases, opts, nil
+}
+
+// failure is err as the cassette command prints it: `error[REASON]: `
+// and the message, so that a refused project reads the same in go test.
+func failure(err error) string {
+	var ce *outcome.Error
+	if errors.As(err, &ce) {
+		return "error[" + string(ce.Reason) + "]: " + ce.Error()
+	}
+	return err.Error()
 }
 
 // check runs one case and reports its drift as a test failure.
@@ -109,9 +138,9 @@ func verifyOne(c verify.Case, opts verify.Options) string {
 	o := verify.Run(context.Background(), []verify.Case{c}, opts)
 	r := o.Results[0]
 	switch r.Status {
-	case report.StatusPass:
+	case verdict.StatusPass:
 		return ""
-	case report.StatusFail:
+	case verdict.StatusFail:
 		return fmt.Sprintf("%s drifted from %s:\n%s", c.ID(), c.Cassette.Path, r.Explain)
 	default:
 		return fmt.Sprintf("%s: %s: %s", c.ID(), r.Reason, r.Message)

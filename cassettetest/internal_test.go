@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -48,5 +49,43 @@ func TestInvalidConfigIsAnError(t *testing.T) {
 	}
 	if _, err := cassettes.FindProject(dir); err == nil {
 		t.Fatal("an invalid cassette.yaml was accepted")
+	}
+}
+
+// TestDeclaredCredentialRefusedAsVerifyRefusesIt: with a declared
+// credential variable set, a cassette that holds its value is refused
+// (E_SECRET_LEAK, exit 2), as `cassette verify` refuses it: cassettetest
+// loads with the project's own load options, not a set of its own.
+func TestDeclaredCredentialRefusedAsVerifyRefusesIt(t *testing.T) {
+	const token = "tool-secret-9f8e7d6c5b4a"
+	dir := t.TempDir()
+	write := func(name, data string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("cassette.yaml", "version: 1\nadapters:\n  tool:\n    kind: cli\n    real: {command: [tool], credentials: [TOOL_TOKEN]}\n    fake: {command: [./fake-tool]}\n")
+	write("cassettes/tool/whoami.yaml", "cassette: 1\nversion: 2\nadapter: tool\nscenario: whoami\nkind: cli\n"+
+		"input: {command: tool, args: [whoami]}\noutput: {stdout: \"token "+token+"\\n\", stderr: \"\", exit_code: 0}\ninteractions: []\n")
+	lookup := func(name string) (string, bool) {
+		if name == "TOOL_TOKEN" {
+			return token, true
+		}
+		return "", false
+	}
+	_, _, err := plan(filepath.Join(dir, "cassettes", "tool"), cassettes.KindCLI, lookup)
+	ce := outcome.AsError(err)
+	if err == nil || ce.Reason != outcome.ESecretLeak || ce.Exit() != outcome.ExitUser {
+		t.Fatalf("a cassette holding the declared TOOL_TOKEN's value: err = %v; want E_SECRET_LEAK (exit 2), as cassette verify", err)
+	}
+	if strings.Contains(err.Error(), token) {
+		t.Errorf("the error shows the credential's value: %v", err)
+	}
+	if _, _, err := plan(filepath.Join(dir, "cassettes", "tool"), cassettes.KindCLI, func(string) (string, bool) { return "", false }); err != nil {
+		t.Errorf("with TOOL_TOKEN unset the cassette is not a leak: %v", err)
 	}
 }

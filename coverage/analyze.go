@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Status is an adapter's coverage verdict.
@@ -79,6 +80,10 @@ type Options struct {
 	Min *float64
 	// Record builds the record command of an uncovered shape (nil: none).
 	Record func(adapter string, a *cassettes.Adapter, call Call, scenario string) string
+	// ObserveStep is the command that observes the tests again, the next
+	// step when no observation can be used (AnalyzeProject); "" is
+	// `cassette observe --help`.
+	ObserveStep string
 }
 
 // Covered counts the adapter's covered shapes.
@@ -146,8 +151,8 @@ func (r *Report) Totals() (covered, observed int) {
 // of cfg. Problems are configuration or observation errors (a bad
 // coverage setting, a call to an adapter cassette.yaml does not declare,
 // a call of the wrong kind), each naming file and line.
-func Analyze(cfg *cassettes.Config, list []*cassettes.Cassette, obs []Located, opts Options) (*Report, []cassettes.Problem) {
-	var probs []cassettes.Problem
+func Analyze(cfg *cassettes.Config, list []*cassettes.Cassette, obs []Located, opts Options) (*Report, []outcome.Problem) {
+	var probs []outcome.Problem
 	byName := map[string]*AdapterReport{}
 	rep := &Report{}
 	for _, name := range cfg.Order {
@@ -175,11 +180,11 @@ func Analyze(cfg *cassettes.Config, list []*cassettes.Cassette, obs []Located, o
 		ar, ok := byName[o.Adapter]
 		switch {
 		case !ok:
-			probs = append(probs, cassettes.Problem{File: o.File, Line: o.Line, Field: "adapter",
+			probs = append(probs, outcome.Problem{File: o.File, Line: o.Line, Field: "adapter",
 				Message: fmt.Sprintf("a call to adapter %q, which %s does not declare", o.Adapter, cfg.Path), Expected: "one of " + strings.Join(cfg.Order, ", "),
 				Suggestion: cassettes.Suggest(o.Adapter, cfg.Order)})
 		case o.Kind != ar.Kind:
-			probs = append(probs, cassettes.Problem{File: o.File, Line: o.Line, Field: "kind",
+			probs = append(probs, outcome.Problem{File: o.File, Line: o.Line, Field: "kind",
 				Message: fmt.Sprintf("a %s call to adapter %s, which is a %s adapter", o.Kind, o.Adapter, ar.Kind), Expected: string(ar.Kind)})
 		default:
 			o.File = relTo(cfg.Dir, o.File)

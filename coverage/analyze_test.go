@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -252,7 +253,7 @@ func TestRun(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("cases:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if run.Exit() != cassettes.ExitFail || run.Reason() != cassettes.EUncoveredCall {
+	if run.Exit() != outcome.ExitFail || run.Reason() != outcome.EUncoveredCall {
 		t.Errorf("exit %d, reason %s", run.Exit(), run.Reason())
 	}
 	gh := run.Coverage.Adapters[0]
@@ -300,8 +301,8 @@ func TestConfigSection(t *testing.T) {
 	}
 	bad := strings.Replace(testConfig, "coverage: {min: 50}", "coverage: {min: 150, depht: 2, value_flags: [C]}", 1)
 	_, err := cassettes.ParseConfig(filepath.Join(t.TempDir(), "cassette.yaml"), []byte(bad), cassettes.ConfigOptions{})
-	ce := cassettes.AsError(err)
-	if err == nil || ce.Reason != cassettes.ECfgParse {
+	ce := outcome.AsError(err)
+	if err == nil || ce.Reason != outcome.ECfgParse {
 		t.Fatalf("error %v, want E_CFG_PARSE", err)
 	}
 	var fields []string

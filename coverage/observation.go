@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // FormatVersion is the version of the observation format (the "v" of
@@ -150,14 +151,14 @@ const maxLine = 16 << 20
 // ReadDir reads every *.jsonl file of dir, in name order. A line that is
 // not an observation of this format is a problem naming file and line; a
 // missing directory holds nothing.
-func ReadDir(dir string) ([]Located, []cassettes.Problem, error) {
+func ReadDir(dir string) ([]Located, []outcome.Problem, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil {
 		return nil, nil, err
 	}
 	slices.Sort(files)
 	var out []Located
-	var probs []cassettes.Problem
+	var probs []outcome.Problem
 	for _, f := range files {
 		obs, ps, err := readFile(f)
 		if err != nil {
@@ -168,7 +169,7 @@ func ReadDir(dir string) ([]Located, []cassettes.Problem, error) {
 	return out, probs, nil
 }
 
-func readFile(path string) ([]Located, []cassettes.Problem, error) {
+func readFile(path string) ([]Located, []outcome.Problem, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -180,7 +181,7 @@ func readFile(path string) ([]Located, []cassettes.Problem, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	var out []Located
-	var probs []cassettes.Problem
+	var probs []outcome.Problem
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
@@ -188,7 +189,7 @@ func readFile(path string) ([]Located, []cassettes.Problem, error) {
 		}
 		o, field, msg := parseLine(line)
 		if msg != "" {
-			probs = append(probs, cassettes.Problem{File: path, Line: n, Field: field, Message: msg,
+			probs = append(probs, outcome.Problem{File: path, Line: n, Field: field, Message: msg,
 				Expected: `{"v":1,"adapter":"NAME","kind":"cli","call":{"argv":["git","status"]}} (docs/concepts/coverage.md, "The observation format")`})
 			continue
 		}

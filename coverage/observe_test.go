@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -168,12 +169,12 @@ adapters:
 	s := &Session{Config: cfg, Observed: t.TempDir(), Work: t.TempDir(),
 		StartHTTP: func(_ context.Context, name string, a *cassettes.Adapter) (string, func(), error) {
 			if name == "two" {
-				return "", nil, &cassettes.Error{Reason: cassettes.EFakeUnavailable, Message: "the fake of two did not start"}
+				return "", nil, &outcome.Error{Reason: outcome.EFakeUnavailable, Message: "the fake of two did not start"}
 			}
 			return a.Fake.BaseURL, func() { stopped++ }, nil
 		}}
 	st, err := s.Start(context.Background())
-	if st != nil || cassettes.AsError(err).Reason != cassettes.EFakeUnavailable || stopped != 1 {
+	if st != nil || outcome.AsError(err).Reason != outcome.EFakeUnavailable || stopped != 1 {
 		t.Errorf("Start: %v, %v; the first fake stopped %d times, want once", st, err, stopped)
 	}
 	s.StartHTTP = func(context.Context, string, *cassettes.Adapter) (string, func(), error) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -30,17 +31,17 @@ func RecordCommand(adapter string, a *cassettes.Adapter, c Call, scenario, confi
 		if varRef.MatchString(cmd) {
 			// The variables expand in the recorded command's own shell:
 			// record refuses a command line that holds a credential's value.
-			return cassettes.ShellJoin(append(head, "sh", "-c", cmd))
+			return outcome.ShellJoin(append(head, "sh", "-c", cmd))
 		}
-		return cassettes.ShellJoin(head) + " " + cmd
+		return outcome.ShellJoin(head) + " " + cmd
 	}
 	argv := c.Argv
 	if len(a.Real.Command) > 0 && len(argv) > 0 {
 		argv = append(slices.Clone(a.Real.Command), argv[1:]...)
 	}
-	cmd := cassettes.ShellJoin(append(head, argv...))
+	cmd := outcome.ShellJoin(append(head, argv...))
 	if c.Input != "" {
-		return cassettes.Printf(c.Input) + " | " + cmd // the input byte for byte, on one line
+		return outcome.Printf(c.Input) + " | " + cmd // the input byte for byte, on one line
 	}
 	return cmd
 }
@@ -101,11 +102,11 @@ func curl(a *cassettes.Adapter, c Call) string {
 	case c.BodyBytes > 0:
 		args = append(args, "--data-binary", "@BODY_FILE")
 	}
-	out := cassettes.ShellJoin(args)
+	out := outcome.ShellJoin(args)
 	for _, name := range sortedKeys(a.Real.Headers) {
 		out += " -H " + doubleQuote(name+": "+a.Real.Headers[name])
 	}
-	return out + " " + cassettes.ShellJoin([]string{origin + target})
+	return out + " " + outcome.ShellJoin([]string{origin + target})
 }
 
 var varRef = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)

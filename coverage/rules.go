@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // DefaultDepth is how many leading words name a CLI call's subcommand
@@ -36,18 +37,18 @@ var paramRe = regexp.MustCompile(`^\{[A-Za-z_][A-Za-z0-9_]*\}$`)
 // NewRules compiles an adapter's coverage settings (nil: the built-in
 // rules only, for a kind). Each problem names its field below
 // `coverage.` (e.g. `paths[1]`); the caller places it in cassette.yaml.
-func NewRules(a *cassettes.Adapter) (*Rules, []cassettes.Problem) {
+func NewRules(a *cassettes.Adapter) (*Rules, []outcome.Problem) {
 	r := &Rules{Min: DefaultMin, depth: DefaultDepth, valueFlags: map[string]bool{}, ignoreQuery: map[string]bool{}, ignoreFlags: map[string]bool{}}
 	if a == nil {
 		return r, nil
 	}
 	r.Kind = a.Kind
 	c := a.Coverage
-	var probs []cassettes.Problem
+	var probs []outcome.Problem
 	for i, t := range c.Paths {
 		segs, err := template(t)
 		if err != nil {
-			probs = append(probs, cassettes.Problem{Field: fmt.Sprintf("paths[%d]", i), Message: err.Error(),
+			probs = append(probs, outcome.Problem{Field: fmt.Sprintf("paths[%d]", i), Message: err.Error(),
 				Expected: "a path whose segments are words or {name}, e.g. /repos/{owner}/{repo}"})
 			continue
 		}
@@ -62,7 +63,7 @@ func NewRules(a *cassettes.Adapter) (*Rules, []cassettes.Problem) {
 	for i, g := range c.Ignore {
 		re, err := glob(g)
 		if err != nil {
-			probs = append(probs, cassettes.Problem{Field: fmt.Sprintf("ignore[%d]", i), Message: err.Error(), Expected: `a call shape, * for any text: "GET /healthz"`})
+			probs = append(probs, outcome.Problem{Field: fmt.Sprintf("ignore[%d]", i), Message: err.Error(), Expected: `a call shape, * for any text: "GET /healthz"`})
 			continue
 		}
 		r.ignore = append(r.ignore, re)

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // RunMeta is what the report of a coverage run needs besides the analysis.
@@ -63,15 +64,15 @@ func (r *Report) Run(m RunMeta) *report.Run {
 }
 
 // shapeCase is one observed shape as a case of the run.
-func shapeCase(a *AdapterReport, s *ShapeReport, cs report.CoverageShape, failing bool, config string) report.Case {
-	c := report.Case{Adapter: a.Name, Scenario: string(s.Shape), Status: report.StatusPass, ReplayCommand: "cassette coverage"}
+func shapeCase(a *AdapterReport, s *ShapeReport, cs report.CoverageShape, failing bool, config string) verdict.Case {
+	c := verdict.Case{Adapter: a.Name, Scenario: string(s.Shape), Status: verdict.StatusPass, ReplayCommand: "cassette coverage"}
 	by := plural(s.Calls, "call") + " by " + tests(s.Tests)
 	switch {
 	case s.Covered:
 		c.CassettePath = cs.Cassettes[0]
 		c.Message = "backed by " + strings.Join(cs.Cassettes, ", ") + " (" + by + ")"
 	case failing:
-		c.Status, c.Reason, c.CassettePath, c.NextStep = report.StatusFail, cassettes.EUncoveredCall, config, s.Record
+		c.Status, c.Reason, c.CassettePath, c.NextStep = verdict.StatusFail, outcome.EUncoveredCall, config, s.Record
 		c.Message = "no cassette of adapter " + a.Name + " has this call shape (" + by + ")"
 		if a.Status() == StatusUnrecorded {
 			c.Message += "; the adapter has no cassette at all: " + RuleUnrecorded

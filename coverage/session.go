@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -136,9 +137,9 @@ func (s *Session) startHTTP(ctx context.Context, st *Started, name string, a *ca
 	st.closers = append(st.closers, stop)
 	target, err := url.Parse(base)
 	if err != nil || target.Host == "" {
-		return &cassettes.Error{Reason: cassettes.ECfgParse, Message: fmt.Sprintf("adapter %s: fake base URL %q is not an http:// URL with a host", name, base),
-			Problems: []cassettes.Problem{{File: s.Config.Path, Line: s.Config.Line("adapters." + name + ".fake"), Field: "adapters." + name + ".fake.base_url", Message: "not a URL with a host", Expected: "http://127.0.0.1:${PORT}"}},
-			NextStep: cassettes.Command("cassette", "validate", "--config", s.Config.Path)}
+		return &outcome.Error{Reason: outcome.ECfgParse, Message: fmt.Sprintf("adapter %s: fake base URL %q is not an http:// URL with a host", name, base),
+			Problems: []outcome.Problem{{File: s.Config.Path, Line: s.Config.Line("adapters." + name + ".fake"), Field: "adapters." + name + ".fake.base_url", Message: "not a URL with a host", Expected: "http://127.0.0.1:${PORT}"}},
+			NextStep: outcome.Command("cassette", "validate", "--config", s.Config.Path)}
 	}
 	w, err := OpenWriter(s.Observed, "proxy-"+name, "proxy")
 	if err != nil {
@@ -169,9 +170,9 @@ func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, 
 		command = filepath.Base(a.Real.Command[0])
 	}
 	if prev, ok := st.Shims[command]; ok {
-		return &cassettes.Error{Reason: cassettes.ECfgParse, Message: fmt.Sprintf("adapters %s and %s both run %s: a shim on PATH can stand for one of them", prev, name, command),
-			Problems: []cassettes.Problem{{File: s.Config.Path, Line: s.Config.Line("adapters." + name), Field: "adapters." + name + ".real.command", Message: "the same command as adapter " + prev}},
-			NextStep: cassettes.ShellJoin(append([]string{"cassette", "observe", "--adapter", name, "--"}, s.Command...))}
+		return &outcome.Error{Reason: outcome.ECfgParse, Message: fmt.Sprintf("adapters %s and %s both run %s: a shim on PATH can stand for one of them", prev, name, command),
+			Problems: []outcome.Problem{{File: s.Config.Path, Line: s.Config.Line("adapters." + name), Field: "adapters." + name + ".real.command", Message: "the same command as adapter " + prev}},
+			NextStep: outcome.ShellJoin(append([]string{"cassette", "observe", "--adapter", name, "--"}, s.Command...))}
 	}
 	if err := s.Build(ctx, name, a); err != nil {
 		return err
@@ -197,7 +198,7 @@ func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, 
 		return err
 	}
 	script := "#!/bin/sh\n# cassette observe: " + command + " runs the fake of adapter " + name + ", and each call is observed.\n" +
-		"exec " + cassettes.ShellJoin([]string{s.Self, "observe", "--shim", specPath, "--"}) + " \"$@\"\n"
+		"exec " + outcome.ShellJoin([]string{s.Self, "observe", "--shim", specPath, "--"}) + " \"$@\"\n"
 	path := filepath.Join(bin, command)
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -247,12 +248,12 @@ func TestLinesPointIntoTheBody(t *testing.T) {
 func TestUnknownNormalizerIsLocated(t *testing.T) {
 	c := parse(t, "cassettes/github/x.yaml", strings.Replace(httpYAML, "headers.volatile", "header.volatile", 1))
 	_, err := Compare(c, c, Options{})
-	var ce *cassettes.Error
+	var ce *outcome.Error
 	if !errors.As(err, &ce) {
-		t.Fatalf("error = %v, want a *cassettes.Error", err)
+		t.Fatalf("error = %v, want a *outcome.Error", err)
 	}
 	p := ce.Problems[0]
-	if ce.Reason.Exit() != cassettes.ExitUser || p.Field != "normalizers[1]" || p.Line != 6 || !strings.Contains(p.Suggestion, "headers.volatile") {
+	if ce.Reason.Exit() != outcome.ExitUser || p.Field != "normalizers[1]" || p.Line != 6 || !strings.Contains(p.Suggestion, "headers.volatile") {
 		t.Errorf("got %s (reason %s)", p, ce.Reason)
 	}
 }
@@ -305,7 +306,7 @@ func TestCompareSets(t *testing.T) {
 			if s.Equal != tc.equal || strings.Join(s.Added, ",") != tc.added || strings.Join(s.Removed, ",") != tc.rem {
 				t.Errorf("got equal=%v added=%v removed=%v", s.Equal, s.Added, s.Removed)
 			}
-			if want := map[bool]cassettes.Exit{true: 0, false: 1}[tc.equal]; s.Exit() != want {
+			if want := map[bool]outcome.Exit{true: 0, false: 1}[tc.equal]; s.Exit() != want {
 				t.Errorf("Exit() = %d, want %d", s.Exit(), want)
 			}
 			var out bytes.Buffer

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Options say how cassettes are normalized and what is compared.
@@ -26,7 +27,7 @@ type Options struct {
 }
 
 // Pipeline builds the pipeline for cassette c. An unknown normalizer name is a
-// *cassettes.Error naming the file, line and field, with a suggestion.
+// *outcome.Error naming the file, line and field, with a suggestion.
 func Pipeline(c *cassettes.Cassette, o Options) (*normalize.Pipeline, error) {
 	reg := o.Registry
 	if reg == nil {
@@ -55,12 +56,12 @@ func Pipeline(c *cassettes.Cassette, o Options) (*normalize.Pipeline, error) {
 	if ue.Err != nil {
 		msg = fmt.Sprintf("invalid normalizer %q: %v", ue.Name, ue.Err)
 	}
-	return nil, &cassettes.Error{
-		Reason:  cassettes.ECassetteInvalid,
+	return nil, &outcome.Error{
+		Reason:  outcome.ECassetteInvalid,
 		Message: "cassette " + c.Path + " names a normalizer that does not exist",
-		Problems: []cassettes.Problem{{File: c.Path, Line: c.Line(field), Field: field, Message: msg,
+		Problems: []outcome.Problem{{File: c.Path, Line: c.Line(field), Field: field, Message: msg,
 			Expected: "a built-in or a name defined under `normalizers:` in cassette.yaml", Suggestion: ue.Suggestion}},
-		NextStep: cassettes.Command("cassette", "validate", c.Path),
+		NextStep: outcome.Command("cassette", "validate", c.Path),
 		Err:      err,
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // ANSI colours for Render; callers pass color=false when NO_COLOR is set or
@@ -23,19 +23,19 @@ const (
 // class, the field, the JSONPath and file:line, then what changed. What
 // comes from data is printed without its control characters: a name or a
 // path (a file name, a JSON key) on the drift's own line as a Go escape
-// (cassettes.Printable: a line break in it cannot start a line of its own,
+// (outcome.Printable: a line break in it cannot start a line of its own,
 // a forged `next:` step), a diff line with only its tabs kept
-// (cassettes.PrintableText: no escape sequence is obeyed), a value over
+// (outcome.PrintableText: no escape sequence is obeyed), a value over
 // several lines with each later line indented under it
-// (cassettes.PrintableBlock).
+// (outcome.PrintableBlock).
 func Render(w io.Writer, r *Result, color bool) error {
 	pw := &printer{w: w, color: color}
 	if r.Equal {
-		pw.printf("%s: no drift\n", cassettes.Printable(r.Cassette))
+		pw.printf("%s: no drift\n", outcome.Printable(r.Cassette))
 		return pw.err
 	}
 	n := len(r.Drifts)
-	pw.printf("%s%s: %d drift%s%s\n", pw.c(bold), cassettes.Printable(r.Cassette), n, plural(n), pw.c(reset))
+	pw.printf("%s%s: %d drift%s%s\n", pw.c(bold), outcome.Printable(r.Cassette), n, plural(n), pw.c(reset))
 	for _, d := range r.Drifts {
 		renderDrift(pw, d)
 	}
@@ -55,13 +55,13 @@ func renderDrift(pw *printer, d Drift) {
 	if d.Path != "" && d.Class != ClassHeaders {
 		where += " " + d.Path
 	}
-	pw.printf("  %-11s %s%s\n", d.Class, cassettes.Printable(where), cassettes.Printable(loc))
+	pw.printf("  %-11s %s%s\n", d.Class, outcome.Printable(where), outcome.Printable(loc))
 	if d.Hint != "" {
-		pw.printf("      %s\n", cassettes.PrintableBlock(d.Hint, "      "))
+		pw.printf("      %s\n", outcome.PrintableBlock(d.Hint, "      "))
 	}
-	text := cassettes.PrintableText
+	text := outcome.PrintableText
 	// a value over several lines: its later lines under the value's own
-	value := func(v string) string { return cassettes.PrintableBlock(v, "        ") }
+	value := func(v string) string { return outcome.PrintableBlock(v, "        ") }
 	switch {
 	case d.Diff != "" && d.Change != Reordered:
 		for _, line := range strings.SplitAfter(strings.TrimSuffix(d.Diff, "\n"), "\n") {
@@ -76,13 +76,13 @@ func renderDrift(pw *printer, d Drift) {
 			}
 		}
 	case d.Change == Added:
-		pw.printf("      %s %s+ %s%s\n", cassettes.Printable(what(d)), pw.c(green), value(d.Got), pw.c(reset))
+		pw.printf("      %s %s+ %s%s\n", outcome.Printable(what(d)), pw.c(green), value(d.Got), pw.c(reset))
 	case d.Change == Removed:
-		pw.printf("      %s %s- %s%s\n", cassettes.Printable(what(d)), pw.c(red), value(d.Want), pw.c(reset))
+		pw.printf("      %s %s- %s%s\n", outcome.Printable(what(d)), pw.c(red), value(d.Want), pw.c(reset))
 	case d.Change == Reordered:
 		pw.printf("      records reordered: %s, %s\n", value(d.Want), value(d.Got))
 	default:
-		pw.printf("      %s\n", cassettes.Printable(what(d)))
+		pw.printf("      %s\n", outcome.Printable(what(d)))
 		pw.printf("      %s- %s%s\n", pw.c(red), value(d.Want), pw.c(reset))
 		pw.printf("      %s+ %s%s\n", pw.c(green), value(d.Got), pw.c(reset))
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // SetResult compares two sets of cassettes (two directories), paired by
@@ -77,17 +78,17 @@ func RenderSet(w io.Writer, s *SetResult, color bool) error {
 }
 
 // Exit is the exit class of a comparison: 1 on drift, 0 otherwise.
-func (s *SetResult) Exit() cassettes.Exit {
+func (s *SetResult) Exit() outcome.Exit {
 	if s.Equal {
-		return cassettes.ExitPass
+		return outcome.ExitPass
 	}
-	return cassettes.ExitFail
+	return outcome.ExitFail
 }
 
 // Exit is the exit class of a comparison: 1 on drift, 0 otherwise.
-func (r *Result) Exit() cassettes.Exit {
+func (r *Result) Exit() outcome.Exit {
 	if r.Equal {
-		return cassettes.ExitPass
+		return outcome.ExitPass
 	}
-	return cassettes.ExitFail
+	return outcome.ExitFail
 }

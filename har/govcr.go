@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // FromGoVCR loads every go-vcr cassette under src (format 1 or 2; a file or
@@ -19,9 +20,9 @@ import (
 func FromGoVCR(src, adapter string) ([]*cassettes.Cassette, error) {
 	list, err := cassettes.LoadTree([]string{src}, cassettes.LoadOptions{SkipLeakScan: true})
 	if err != nil {
-		var ce *cassettes.Error
+		var ce *outcome.Error
 		if errors.As(err, &ce) && ce.NextStep != "" {
-			ce.NextStep = cassettes.Command("cassette", "import", "govcr", src, "--adapter", adapter)
+			ce.NextStep = outcome.Command("cassette", "import", "govcr", src, "--adapter", adapter)
 		}
 		return nil, err
 	}

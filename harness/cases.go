@@ -9,6 +9,26 @@ import (
 	"github.com/cassette-dev/cassette/verify"
 )
 
+// Plan loads the cassettes of paths (the project's cassette directory when
+// none) with the project's load options and plans the selected cases as
+// verify plans them, with the verify options of the project (its config,
+// normalizers and the declared credentials set, read through lookup; nil
+// is os.LookupEnv): what `cassette cases` lists and `cassette check`
+// judges, so that a harness's verdict is verify's. Options are zero when
+// the cassettes did not load.
+func Plan(p *cassettes.Project, paths []string, sel verify.Selection, lookup func(string) (string, bool)) ([]verify.Case, verify.Options, error) {
+	opts := verify.ProjectOptions(p, lookup)
+	if len(paths) == 0 {
+		paths = []string{p.Config.CassetteDir()}
+	}
+	list, err := cassettes.LoadTree(paths, p.LoadOptions(opts.Credentials))
+	if err != nil {
+		return nil, verify.Options{}, err
+	}
+	cases, err := verify.Plan(p.Config, list, sel)
+	return cases, opts, err
+}
+
 // List describes the planned cases for a harness, in their order. opts is
 // the verify options of the project (its config, normalizers and
 // credentials); now decides whether a quarantine entry has expired.

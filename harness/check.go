@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -157,7 +159,7 @@ func (k *Checker) judge(c verify.Case, l Line, now time.Time) (verify.Result, er
 	opts.Now = func() time.Time { return now }
 	var (
 		got     *cassettes.Cassette
-		actions []report.Action
+		actions []verdict.Action
 		err     error
 	)
 	switch {
@@ -184,7 +186,7 @@ func (k *Checker) judge(c verify.Case, l Line, now time.Time) (verify.Result, er
 	return res, nil
 }
 
-func cliGot(c verify.Case, o *CLIOutput) (*cassettes.Cassette, []report.Action, error) {
+func cliGot(c verify.Case, o *CLIOutput) (*cassettes.Cassette, []verdict.Action, error) {
 	stdout, err := decode(o.Stdout, o.StdoutBase64, "cli.stdout")
 	if err != nil {
 		return nil, nil, err
@@ -198,11 +200,11 @@ func cliGot(c verify.Case, o *CLIOutput) (*cassettes.Cassette, []report.Action, 
 	if in := c.Cassette.Input; in != nil {
 		argv = append([]string{in.Command}, in.Args...)
 	}
-	act := report.Action{Kind: "proc", ID: "output", Argv: argv, Stdout: stdout, Stderr: stderr, Exit: o.ExitCode}
-	return verify.WithOutput(c.Cassette, out), []report.Action{act}, nil
+	act := verdict.Action{Kind: "proc", ID: "output", Argv: argv, Stdout: stdout, Stderr: stderr, Exit: o.ExitCode}
+	return verify.WithOutput(c.Cassette, out), []verdict.Action{act}, nil
 }
 
-func httpGot(c verify.Case, rs []Response) (*cassettes.Cassette, []report.Action, error) {
+func httpGot(c verify.Case, rs []Response) (*cassettes.Cassette, []verdict.Action, error) {
 	responses, err := responsesOf(rs)
 	if err != nil {
 		return nil, nil, err
@@ -211,10 +213,10 @@ func httpGot(c verify.Case, rs []Response) (*cassettes.Cassette, []report.Action
 	if err != nil {
 		return nil, nil, fmt.Errorf("http.responses: %w", err)
 	}
-	actions := make([]report.Action, len(responses))
+	actions := make([]verdict.Action, len(responses))
 	for i, r := range responses {
 		req := c.Cassette.Interactions[i].Request
-		actions[i] = report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: req.Method, URL: req.URL,
+		actions[i] = verdict.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: req.Method, URL: req.URL,
 			StatusCode: r.Code, Body: r.Body.Bytes()}
 	}
 	return got, actions, nil
@@ -265,13 +267,13 @@ func (k *Checker) result(c verify.Case, res verify.Result) Result {
 		Line: max(1, c.Cassette.Line("scenario")), Status: res.Status, Message: res.Message,
 		Quarantined: res.Quarantine != nil, Drifts: res.Drifts, Explain: res.Explain}
 	if r.Drifts == nil {
-		r.Drifts = []report.Drift{}
+		r.Drifts = []verdict.Drift{}
 	}
-	if res.Status == report.StatusPass {
+	if res.Status == verdict.StatusPass {
 		return r
 	}
 	r.Reason = string(res.Reason)
-	r.Blocking = res.Quarantine == nil || res.Reason == cassettes.EQuarantineExpired
+	r.Blocking = res.Quarantine == nil || res.Reason == outcome.EQuarantineExpired
 	if len(res.Drifts) > 0 && res.Drifts[0].Line > 0 {
 		r.Line = res.Drifts[0].Line
 	}
@@ -283,8 +285,8 @@ func (k *Checker) result(c verify.Case, res verify.Result) Result {
 }
 
 func (k *Checker) problem(n int, id, msg string) Problem {
-	return Problem{Type: "error", Input: n, ID: id, Reason: string(cassettes.EUsage), Message: fmt.Sprintf("stdin line %d: %s (cassette cases --json lists the cases and the fields each one takes)", n, msg),
-		NextStep: cassettes.Command("cassette", "cases", "--json")}
+	return Problem{Type: "error", Input: n, ID: id, Reason: string(outcome.EUsage), Message: fmt.Sprintf("stdin line %d: %s (cassette cases --json lists the cases and the fields each one takes)", n, msg),
+		NextStep: outcome.Command("cassette", "cases", "--json")}
 }
 
 // index builds the lookups of the cases by id and by file.
@@ -305,7 +307,7 @@ func (done *Checked) Run(cfg *cassettes.Config, tool report.Tool) *report.Run {
 		run.Cases[i].ReplayCommand = again
 	}
 	if done.First != nil {
-		run.Err = &cassettes.Error{Reason: cassettes.EUsage, NextStep: done.First.NextStep,
+		run.Err = &outcome.Error{Reason: outcome.EUsage, NextStep: done.First.NextStep,
 			Message: fmt.Sprintf("%d lines of the harness were refused; the first: %s", done.Problems, done.First.Message)}
 	}
 	return run
@@ -319,7 +321,7 @@ func Summarize(done *Checked, run *report.Run) Summary {
 	for i := range run.Cases {
 		c := &run.Cases[i]
 		switch {
-		case c.Status != report.StatusFail && c.Status != report.StatusError:
+		case c.Status != verdict.StatusFail && c.Status != verdict.StatusError:
 			s.Passed++
 		case c.Quarantined(run.Started):
 			s.Quarantined++

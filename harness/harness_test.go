@@ -19,7 +19,9 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/harness"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -96,16 +98,12 @@ func project(t testing.TB) ([]verify.Case, verify.Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, reg := p.Config, p.Normalizers
-	list, err := cassettes.LoadTree([]string{cfg.CassetteDir()}, cassettes.LoadOptions{Config: cfg, Normalizers: reg})
+	cases, opts, err := harness.Plan(p, nil, verify.Selection{}, func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases, err := verify.Plan(cfg, list, verify.Selection{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cases, verify.Options{Config: cfg, Normalizers: reg, Jobs: 1}
+	opts.Jobs = 1
+	return cases, opts
 }
 
 var (
@@ -165,12 +163,12 @@ func TestCLIVerdictIsVerifys(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		out    cassettes.Output
-		status report.Status
+		status verdict.Status
 	}{
-		{"same, other sha", cassettes.Output{Stdout: "Hello, Ada!\ncommit 1111111111111111111111111111111111111111\n"}, report.StatusPass},
-		{"stdout drift", cassettes.Output{Stdout: "Hi, Ada!\ncommit 1111111111111111111111111111111111111111\n"}, report.StatusFail},
-		{"stderr and exit code", cassettes.Output{Stdout: "Hello, Ada!\ncommit 1111111111111111111111111111111111111111\n", Stderr: "warning: x\n", ExitCode: 3}, report.StatusFail},
-		{"binary stdout", cassettes.Output{Stdout: "\xff\xfe\x00binary"}, report.StatusFail},
+		{"same, other sha", cassettes.Output{Stdout: "Hello, Ada!\ncommit 1111111111111111111111111111111111111111\n"}, verdict.StatusPass},
+		{"stdout drift", cassettes.Output{Stdout: "Hi, Ada!\ncommit 1111111111111111111111111111111111111111\n"}, verdict.StatusFail},
+		{"stderr and exit code", cassettes.Output{Stdout: "Hello, Ada!\ncommit 1111111111111111111111111111111111111111\n", Stderr: "warning: x\n", ExitCode: 3}, verdict.StatusFail},
+		{"binary stdout", cassettes.Output{Stdout: "\xff\xfe\x00binary"}, verdict.StatusFail},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var seen verify.Invocation
@@ -204,7 +202,7 @@ func TestCLIVerdictIsVerifys(t *testing.T) {
 			if a["explain"] != nilIfEmpty(want.Explain) || a["message"] != nilIfEmpty(want.Message) || a["status"] != string(want.Status) {
 				t.Errorf("the result line differs from verify's result: %v", a)
 			}
-			if want.Status == report.StatusFail {
+			if want.Status == verdict.StatusFail {
 				loc := fmt.Sprintf("cassettes/greet/hello.yaml:%d: ", want.Drifts[0].Line)
 				if want.Drifts[0].Line == 0 || !strings.HasPrefix(a["text"].(string), loc+want.Message+"\n"+strings.TrimRight(want.Explain, "\n")) || a["blocking"] != true {
 					t.Errorf("text %q does not start with %q and verify's explanation, or not blocking", a["text"], loc)
@@ -275,7 +273,7 @@ func TestHTTPNextCarriesTheFakesIDs(t *testing.T) {
 	defer srv.Close()
 	vopts := opts
 	vopts.HTTP = map[string]verify.HTTPTarget{"items": {BaseURL: srv.URL, Client: srv.Client()}}
-	if r := verify.Run(context.Background(), []verify.Case{c}, vopts).Results[0]; r.Status != report.StatusPass {
+	if r := verify.Run(context.Background(), []verify.Case{c}, vopts).Results[0]; r.Status != verdict.StatusPass {
 		t.Fatalf("verify against the fake: %s %s\n%s", r.Status, r.Message, r.Explain)
 	}
 
@@ -445,7 +443,7 @@ func TestErrorAndReplay(t *testing.T) {
 	if got := strings.TrimPrefix(run.NextStepCommand(), "Run: "); got != "python3 -m pytest 'tests/test_greet.py::test_fake[greet/hello]'" {
 		t.Errorf("next step %q: want the harness's replay command", got)
 	}
-	if run.Exit() != cassettes.ExitFail || run.Command != "check" {
+	if run.Exit() != outcome.ExitFail || run.Command != "check" {
 		t.Errorf("run: exit %d, command %q", run.Exit(), run.Command)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // Version is the version of the harness protocol this build speaks. It is
@@ -127,18 +127,18 @@ type Response struct {
 
 // Result answers a "check" line: the case's verdict as verify gives it.
 type Result struct {
-	Type    string        `json:"type"` // "result"
-	ID      string        `json:"id"`
-	File    string        `json:"file"`
-	Line    int           `json:"line"`   // the first drift's line, else the case's
-	Status  report.Status `json:"status"` // pass, fail or error
-	Reason  string        `json:"reason,omitempty"`
-	Message string        `json:"message,omitempty"`
+	Type    string         `json:"type"` // "result"
+	ID      string         `json:"id"`
+	File    string         `json:"file"`
+	Line    int            `json:"line"`   // the first drift's line, else the case's
+	Status  verdict.Status `json:"status"` // pass, fail or error
+	Reason  string         `json:"reason,omitempty"`
+	Message string         `json:"message,omitempty"`
 	// Blocking is whether the case fails the run: a failure that no
 	// quarantine entry covers, or one whose entry expired.
-	Blocking    bool           `json:"blocking"`
-	Quarantined bool           `json:"quarantined"`
-	Drifts      []report.Drift `json:"drifts"`
+	Blocking    bool            `json:"blocking"`
+	Quarantined bool            `json:"quarantined"`
+	Drifts      []verdict.Drift `json:"drifts"`
 	// Explain is verify's rendering of the drifts (the text under a FAIL
 	// line); Text is what a binding prints for a case that did not pass:
 	// "file:line: message", then Explain.

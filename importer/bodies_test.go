@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // bodiless is entry without the body texts, as a HAR saved without
@@ -47,7 +47,7 @@ func TestImportHARWithoutBodies(t *testing.T) {
 	out := filepath.Join(dir, "cassettes")
 	_, err := Import(Options{From: HAR, Source: src, Dir: out})
 	ce := asError(t, err)
-	if ce.Reason != cassettes.ECassetteInvalid || !strings.Contains(ce.Message, "saved without its bodies") || ce.NextStep != "cassette import har "+src+" --adapter shop" {
+	if ce.Reason != outcome.ECassetteInvalid || !strings.Contains(ce.Message, "saved without its bodies") || ce.NextStep != "cassette import har "+src+" --adapter shop" {
 		t.Fatalf("a HAR without bodies: %v (next %q)", err, ce.NextStep)
 	}
 	var fields []string

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Export is one HAR written from cassettes.
@@ -26,7 +27,7 @@ func ExportHAR(paths []string, creator har.Creator) (*Export, error) {
 	a := har.FromCassettes(list, har.ExportOptions{Creator: creator})
 	data, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot encode the HAR", Err: err, NextStep: cassettes.Command("cassette", "validate")}
+		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot encode the HAR", Err: err, NextStep: outcome.Command("cassette", "validate")}
 	}
 	return &Export{JSON: append(data, '\n'), Entries: len(a.Log.Entries), Cassettes: len(list)}, nil
 }

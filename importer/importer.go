@@ -9,6 +9,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -75,9 +76,9 @@ type Result struct {
 
 // Refused is a cassette Import did not save, and why.
 type Refused struct {
-	Source string           // the file it came from: the go-vcr file, or the HAR
-	Path   string           // where it would have been saved
-	Err    *cassettes.Error // E_SECRET_LEAK: the kinds found and where (never the values)
+	Source string         // the file it came from: the go-vcr file, or the HAR
+	Path   string         // where it would have been saved
+	Err    *outcome.Error // E_SECRET_LEAK: the kinds found and where (never the values)
 }
 
 // Rename is one scenario imported under another name.
@@ -108,7 +109,7 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 	res := &Result{Adapter: opts.Adapter, Dir: filepath.Join(opts.Dir, opts.Adapter)}
 	lock, err := cassettes.LockAdapter(opts.Root, res.Dir)
 	if err != nil {
-		if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.ELocked {
+		if ce, ok := err.(*outcome.Error); ok && ce.Reason == outcome.ELocked {
 			ce.NextStep = opts.again()
 		}
 		return nil, err
@@ -187,7 +188,7 @@ func (o Options) refuseExisting(list []*cassettes.Cassette) error {
 	}
 	for _, c := range list {
 		if _, err := os.Stat(c.Path); err == nil {
-			return cassettes.Errorf(cassettes.EUsage, o.again("--force"),
+			return outcome.Errorf(outcome.EUsage, o.again("--force"),
 				"%s exists; nothing was imported", c.Path)
 		}
 	}
@@ -208,21 +209,21 @@ func DefaultAdapter(from Format, source string) string {
 // resolve checks the options and fills in the defaults.
 func (o Options) resolve() (Options, error) {
 	if o.From != GoVCR && o.From != HAR {
-		return o, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "import", "--help"), "import %q: expected govcr or har", o.From)
+		return o, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "import", "--help"), "import %q: expected govcr or har", o.From)
 	}
 	if _, err := os.Stat(o.Source); err != nil {
-		return o, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "nothing to import at " + o.Source, Err: err,
-			NextStep: cassettes.Command("cassette", "import", "--help")}
+		return o, &outcome.Error{Reason: outcome.ECassetteNotFound, Message: "nothing to import at " + o.Source, Err: err,
+			NextStep: outcome.Command("cassette", "import", "--help")}
 	}
 	if o.Adapter == "" {
 		o.Adapter = DefaultAdapter(o.From, o.Source)
 	}
 	if !cassettes.ValidNewName(o.Adapter) {
-		next := cassettes.Command("cassette", "import", "--help")
+		next := outcome.Command("cassette", "import", "--help")
 		if strict := cassettes.StrictName(o.Adapter); strict != "" {
-			next = cassettes.Command("cassette", "import", string(o.From), o.Source, "--adapter", strict)
+			next = outcome.Command("cassette", "import", string(o.From), o.Source, "--adapter", strict)
 		}
-		return o, cassettes.Errorf(cassettes.EUsage, next, "adapter %q is not a valid name (expected %s)", o.Adapter, cassettes.NameRule)
+		return o, outcome.Errorf(outcome.EUsage, next, "adapter %q is not a valid name (expected %s)", o.Adapter, cassettes.NameRule)
 	}
 	if o.Dir == "" {
 		o.Dir = "cassettes"
@@ -230,7 +231,7 @@ func (o Options) resolve() (Options, error) {
 	if o.Root == "" {
 		abs, err := filepath.Abs(o.Dir)
 		if err != nil {
-			return o, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot resolve " + o.Dir, Err: err, NextStep: cassettes.Command("pwd")}
+			return o, &outcome.Error{Reason: outcome.EIO, Message: "cannot resolve " + o.Dir, Err: err, NextStep: outcome.Command("pwd")}
 		}
 		o.Root = filepath.Dir(abs)
 	}
@@ -238,7 +239,7 @@ func (o Options) resolve() (Options, error) {
 		o.By = har.ByPage
 	}
 	if o.From == HAR && o.By != har.ByPage && o.By != har.ByHost {
-		return o, cassettes.Errorf(cassettes.EUsage, o.again("--by", "host"), "--by %q: expected page or host", o.By)
+		return o, outcome.Errorf(outcome.EUsage, o.again("--by", "host"), "--by %q: expected page or host", o.By)
 	}
 	return o, nil
 }
@@ -250,7 +251,7 @@ func (o Options) again(more ...string) string {
 	if o.Adapter != "" {
 		words = append(words, "--adapter", o.Adapter)
 	}
-	return cassettes.Command(append(words, more...)...)
+	return outcome.Command(append(words, more...)...)
 }
 
 // convert reads the source into cassettes without paths, and for a HAR
@@ -266,12 +267,12 @@ func (o Options) convert(res *Result) ([]*cassettes.Cassette, []har.Imported, er
 	}
 	a, err := har.Read(bytes.NewReader(data))
 	if err != nil {
-		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error() + "; export the HAR again from the browser's dev tools (Network → Save all as HAR)",
-			NextStep: cassettes.Command("cassette", "import", "--help")}
+		return nil, nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: o.Source + ": " + err.Error() + "; export the HAR again from the browser's dev tools (Network → Save all as HAR)",
+			NextStep: outcome.Command("cassette", "import", "--help")}
 	}
 	ims, skipped, err := har.ToCassettes(a, har.ImportOptions{Adapter: o.Adapter, Group: o.By})
 	if err != nil {
-		return nil, nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: o.Source + ": " + err.Error(), NextStep: o.again()}
+		return nil, nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: o.Source + ": " + err.Error(), NextStep: o.again()}
 	}
 	res.Skipped = skipped
 	list := make([]*cassettes.Cassette, len(ims))
@@ -303,7 +304,7 @@ func (o Options) missingBodies(ims []har.Imported, res *Result) error {
 		}
 		return nil
 	}
-	e := &cassettes.Error{Reason: cassettes.ECassetteInvalid,
+	e := &outcome.Error{Reason: outcome.ECassetteInvalid,
 		Message: fmt.Sprintf("%s was saved without its bodies (%d entries say they had one; it holds no response body): imported, every response would replay empty. "+
 			"Export it again with content (Chrome: Network, Export HAR; Firefox: Network, Save All As HAR), then import it; nothing was imported", o.Source, n),
 		NextStep: o.again()}
@@ -312,7 +313,7 @@ func (o Options) missingBodies(ims []har.Imported, res *Result) error {
 			if len(e.Problems) == 10 {
 				break
 			}
-			e.Problems = append(e.Problems, cassettes.Problem{File: o.Source, Field: fmt.Sprintf("log.entries[%d].%s", m.Entry, m.Field),
+			e.Problems = append(e.Problems, outcome.Problem{File: o.Source, Field: fmt.Sprintf("log.entries[%d].%s", m.Entry, m.Field),
 				Message: fmt.Sprintf("absent; its size says %d bytes", m.Size), Expected: "the body the HAR was saved with"})
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -126,7 +127,7 @@ func TestImportWritesNothingWhenRefused(t *testing.T) {
 	}
 	before := tree(t, out)
 	_, err := Import(Options{From: GoVCR, Source: realGoVCR, Adapter: "real", Dir: out})
-	if ce := asError(t, err); ce.Reason != cassettes.EUsage || !strings.Contains(ce.NextStep, "--force") {
+	if ce := asError(t, err); ce.Reason != outcome.EUsage || !strings.Contains(ce.NextStep, "--force") {
 		t.Errorf("second import: %v (next %q), want E_USAGE with --force", err, ce.NextStep)
 	}
 	if after := tree(t, out); after != before {
@@ -163,13 +164,13 @@ func TestImportRefusesBadOptions(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts Options
-		want cassettes.Reason
+		want outcome.Reason
 		msg  string
 	}{
-		{"format", Options{From: "pcap", Source: src}, cassettes.EUsage, "expected govcr or har"},
-		{"missing", Options{From: HAR, Source: filepath.Join(dir, "nope.har")}, cassettes.ECassetteNotFound, "nothing to import"},
-		{"adapter", Options{From: HAR, Source: src, Adapter: "Bad Name"}, cassettes.EUsage, "not a valid name"},
-		{"by", Options{From: HAR, Source: src, By: "day"}, cassettes.EUsage, "expected page or host"},
+		{"format", Options{From: "pcap", Source: src}, outcome.EUsage, "expected govcr or har"},
+		{"missing", Options{From: HAR, Source: filepath.Join(dir, "nope.har")}, outcome.ECassetteNotFound, "nothing to import"},
+		{"adapter", Options{From: HAR, Source: src, Adapter: "Bad Name"}, outcome.EUsage, "not a valid name"},
+		{"by", Options{From: HAR, Source: src, By: "day"}, outcome.EUsage, "expected page or host"},
 	} {
 		_, err := Import(tc.opts)
 		if ce := asError(t, err); ce.Reason != tc.want || !strings.Contains(ce.Message, tc.msg) {
@@ -217,11 +218,11 @@ func TestExportHARRoundTrip(t *testing.T) {
 	}
 }
 
-func asError(t *testing.T, err error) *cassettes.Error {
+func asError(t *testing.T, err error) *outcome.Error {
 	t.Helper()
-	var ce *cassettes.Error
+	var ce *outcome.Error
 	if !errors.As(err, &ce) {
-		t.Fatalf("error %v (%T), want a *cassettes.Error", err, err)
+		t.Fatalf("error %v (%T), want a *outcome.Error", err, err)
 	}
 	return ce
 }

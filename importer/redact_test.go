@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -129,7 +130,7 @@ func TestImportRefusesPerFile(t *testing.T) {
 	out := filepath.Join(dir, "cassettes")
 	res, err := Import(Options{From: GoVCR, Source: src, Adapter: "ex", Dir: out})
 	ce := asError(t, err)
-	if ce.Reason != cassettes.ESecretLeak || len(res.Saved) != 2 || len(res.Refused) != 1 {
+	if ce.Reason != outcome.ESecretLeak || len(res.Saved) != 2 || len(res.Refused) != 1 {
 		t.Fatalf("err %v; saved %d, refused %d; want E_SECRET_LEAK, 2 saved, 1 refused", err, len(res.Saved), len(res.Refused))
 	}
 	r := res.Refused[0]

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -38,19 +39,19 @@ func (o Options) sourceOf(c *cassettes.Cassette) string {
 // kinds found) where they can; a kind only seen after decoding a body
 // keeps the field it was found in.
 func (o Options) refused(source string, c *cassettes.Cassette, err error, red *redact.Redactor, scans map[string][]redact.Finding) Refused {
-	ce := cassettes.AsError(err)
+	ce := outcome.AsError(err)
 	kinds := map[string]bool{}
-	var inBodies []cassettes.Problem
+	var inBodies []outcome.Problem
 	for _, p := range ce.Problems {
 		if p.Field != "" {
-			inBodies = append(inBodies, cassettes.Problem{File: source, Field: p.Field, Message: p.Message, Expected: p.Expected})
+			inBodies = append(inBodies, outcome.Problem{File: source, Field: p.Field, Message: p.Message, Expected: p.Expected})
 			continue
 		}
 		if k, ok := strings.CutPrefix(p.Message, "a secret ("); ok {
 			kinds[strings.TrimSuffix(k, ") would be written")] = true
 		}
 	}
-	var probs []cassettes.Problem
+	var probs []outcome.Problem
 	if len(kinds) > 0 {
 		found, ok := scans[source]
 		if !ok {
@@ -61,7 +62,7 @@ func (o Options) refused(source string, c *cassettes.Cassette, err error, red *r
 		}
 		for _, f := range found {
 			if kinds[f.Kind] {
-				probs = append(probs, cassettes.Problem{File: source, Line: f.Line, Column: f.Column,
+				probs = append(probs, outcome.Problem{File: source, Line: f.Line, Column: f.Column,
 					Message: "a credential of kind " + f.Kind + " (the value is not shown)", Expected: redact.Redacted})
 			}
 		}
@@ -74,11 +75,11 @@ func (o Options) refused(source string, c *cassettes.Cassette, err error, red *r
 				}
 			}
 		}) {
-			probs = append(probs, cassettes.Problem{File: source, Field: c.Scenario, Message: "a credential of kind " + k + " (the value is not shown)", Expected: redact.Redacted})
+			probs = append(probs, outcome.Problem{File: source, Field: c.Scenario, Message: "a credential of kind " + k + " (the value is not shown)", Expected: redact.Redacted})
 		}
 	}
 	probs = append(probs, inBodies...)
-	return Refused{Source: source, Path: c.Path, Err: &cassettes.Error{Reason: cassettes.ESecretLeak, Problems: probs,
+	return Refused{Source: source, Path: c.Path, Err: &outcome.Error{Reason: outcome.ESecretLeak, Problems: probs,
 		Message: fmt.Sprintf("%s not imported: it holds a credential of a known format", source), NextStep: o.redactAgain()}}
 }
 
@@ -86,7 +87,7 @@ func (o Options) refused(source string, c *cassettes.Cassette, err error, red *r
 // cassettes: every refused file's problems, and the one command that
 // imports them redacted.
 func (o Options) refusedError(res *Result, n int) error {
-	e := &cassettes.Error{Reason: cassettes.ESecretLeak, NextStep: o.redactAgain(),
+	e := &outcome.Error{Reason: outcome.ESecretLeak, NextStep: o.redactAgain(),
 		Message: fmt.Sprintf("%d of %d cassette(s) not imported: each holds a credential of a known format (listed below); the other %d were imported; import them redacted (below), or remove the keys from the files, rotating any that is live",
 			len(res.Refused), n, len(res.Saved))}
 	seen := map[string]bool{} // a HAR's refused pages point at the same lines of it

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -90,7 +91,7 @@ func (s *stage) path(final string) string {
 func (s *stage) save(ctx context.Context, list []*cassettes.Cassette, red *redact.Redactor, again string, saved func(int)) error {
 	for i, c := range list {
 		if ctx.Err() != nil {
-			return &cassettes.Error{Reason: cassettes.EInterrupted, Message: "interrupted: nothing was imported (" + cassettes.Printable(s.target) + " is as it was)",
+			return &outcome.Error{Reason: outcome.EInterrupted, Message: "interrupted: nothing was imported (" + outcome.Printable(s.target) + " is as it was)",
 				NextStep: again}
 		}
 		final := c.Path
@@ -217,6 +218,6 @@ func syncDir(dir string) error {
 }
 
 func stageError(path string, err error) error {
-	return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot stage the import at " + cassettes.Printable(path) + " (is the project directory writable?)", Err: err,
-		NextStep: cassettes.Command("ls", "-ld", filepath.Dir(path))}
+	return &outcome.Error{Reason: outcome.EIO, Message: "cannot stage the import at " + outcome.Printable(path) + " (is the project directory writable?)", Err: err,
+		NextStep: outcome.Command("ls", "-ld", filepath.Dir(path))}
 }

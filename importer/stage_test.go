@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // helperEnv makes this test binary the importer that TestImportKilled
@@ -115,7 +116,7 @@ func TestImportInterrupted(t *testing.T) {
 	before := listing(t, root)
 	ctx, cancel := context.WithCancel(context.Background())
 	_, err := ImportContext(ctx, Options{From: GoVCR, Source: realGoVCR, Adapter: "real", Dir: dir, staged: func(int) { cancel() }})
-	if ce := asError(t, err); ce.Reason != cassettes.EInterrupted || ce.NextStep != "cassette import govcr "+realGoVCR+" --adapter real" {
+	if ce := asError(t, err); ce.Reason != outcome.EInterrupted || ce.NextStep != "cassette import govcr "+realGoVCR+" --adapter real" {
 		t.Fatalf("got %v (next: %s), want E_INTERRUPTED and the same import", err, ce.NextStep)
 	}
 	if got := listing(t, root); got != before {
@@ -216,7 +217,7 @@ func TestImportHARIsBounded(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		if ce := asError(t, err); ce.Reason != cassettes.EUsage || !strings.Contains(ce.Message, "a named pipe, not a regular file") {
+		if ce := asError(t, err); ce.Reason != outcome.EUsage || !strings.Contains(ce.Message, "a named pipe, not a regular file") {
 			t.Errorf("a FIFO: %v", err)
 		}
 	case <-time.After(time.Minute):
@@ -230,7 +231,7 @@ func TestImportHARIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Import(Options{From: HAR, Source: big, Dir: filepath.Join(dir, "cassettes")})
-	if ce := asError(t, err); ce.Reason != cassettes.EUsage || !strings.Contains(ce.Message, "more than") {
+	if ce := asError(t, err); ce.Reason != outcome.EUsage || !strings.Contains(ce.Message, "more than") {
 		t.Errorf("a HAR over the bound: %v", err)
 	}
 }

@@ -60,6 +60,6 @@
 //     JSON indented, without the paths left out, which it names), and one
 //     command that re-records the cassette (Options.Rerecord: each door
 //     knows how its cassettes are recorded, and where). A Miss is an error whose text is all of
-//     that, and it unwraps to a *cassettes.Error (E_REPLAY_MISS) whose
+//     that, and it unwraps to a *outcome.Error (E_REPLAY_MISS) whose
 //     problems name file, line and field.
 package match

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -96,9 +97,9 @@ func TestMissExplanations(t *testing.T) {
 			if text != string(want) {
 				t.Errorf("miss text differs from %s:\n%s", golden, text)
 			}
-			var ce *cassettes.Error
-			if !errors.As(miss, &ce) || ce.Reason != cassettes.EReplayMiss {
-				t.Errorf("the miss does not unwrap to an E_REPLAY_MISS *cassettes.Error: %v", ce)
+			var ce *outcome.Error
+			if !errors.As(miss, &ce) || ce.Reason != outcome.EReplayMiss {
+				t.Errorf("the miss does not unwrap to an E_REPLAY_MISS *outcome.Error: %v", ce)
 			}
 			if miss.Error()+"\n" != miss.Text() {
 				t.Errorf("Error() is not the whole explanation")

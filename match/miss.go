@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Miss explains why replay found no recorded response for a request. It
@@ -121,36 +122,36 @@ func RecordStep(c *cassettes.Cassette) string {
 	switch {
 	case c == nil:
 	case c.Adapter != "" && c.Scenario != "" && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario):
-		return cassettes.Command("cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario)
+		return outcome.Command("cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario)
 	case c.Path != "":
-		return cassettes.Command("cassette", "proxy", "--mode", "record", "--cassette", c.Path)
+		return outcome.Command("cassette", "proxy", "--mode", "record", "--cassette", c.Path)
 	}
-	return cassettes.Command("cassette", "proxy", "--help")
+	return outcome.Command("cassette", "proxy", "--help")
 }
 
 // Error is Text, the whole explanation, without its final newline.
 func (m *Miss) Error() string { return strings.TrimSuffix(m.Text(), "\n") }
 
-// Unwrap returns Err, so that errors.As finds the *cassettes.Error.
+// Unwrap returns Err, so that errors.As finds the *outcome.Error.
 func (m *Miss) Unwrap() error { return m.Err() }
 
 // Err is the miss as the project's error model (reason E_REPLAY_MISS),
 // with the closest interaction's file, line and differing fields as
 // problems.
-func (m *Miss) Err() *cassettes.Error {
-	e := &cassettes.Error{Reason: cassettes.EReplayMiss, NextStep: m.NextStep}
+func (m *Miss) Err() *outcome.Error {
+	e := &outcome.Error{Reason: outcome.EReplayMiss, NextStep: m.NextStep}
 	switch {
 	case m.Closest == nil:
 		e.Message = "replay miss: no recorded interactions to serve " + m.Request
 	case m.Used > 0:
 		e.Message = fmt.Sprintf("replay miss: %s matched, but its %d recorded response(s) were already served and the cassette is not replayable (`replayable: true` in it, or Rules.Replayable, serves the last response again)", m.Request, m.Used)
-		e.Problems = []cassettes.Problem{{File: m.Closest.File, Line: m.Closest.Line,
+		e.Problems = []outcome.Problem{{File: m.Closest.File, Line: m.Closest.Line,
 			Field:   fmt.Sprintf("interactions[%d].request", m.Closest.Index),
 			Message: "last recorded response of this sequence", Expected: fmt.Sprintf("at most %d identical request(s)", m.Used)}}
 	default:
 		e.Message = "replay miss: no recorded interaction matches " + m.Request
 		for _, d := range m.Closest.Differences {
-			e.Problems = append(e.Problems, cassettes.Problem{File: m.Closest.File, Line: m.Closest.Line,
+			e.Problems = append(e.Problems, outcome.Problem{File: m.Closest.File, Line: m.Closest.Line,
 				Field:   fmt.Sprintf("interactions[%d].request.%s", m.Closest.Index, fieldPath(d.Field)),
 				Message: "closest recorded request differs in " + d.Field, Expected: oneLine(d.Recorded)})
 		}

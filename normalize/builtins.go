@@ -3,7 +3,6 @@ package normalize
 import (
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/cassette-dev/cassette/redact"
@@ -112,17 +111,19 @@ func Builtins() *Registry {
 
 // The built-in patterns carry no \b: matchBounded checks the word
 // boundaries itself, counting a placeholder as a word, so that rewriting a
-// neighbour never makes a second pass match what the first did not.
+// neighbour never makes a second pass match what the first did not. Each
+// is compiled when first used (most are the reference their byte search
+// is tested against, and never run): every command starts without them.
 var (
-	isoRE     = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?`)
-	rfc1123RE = regexp.MustCompile(`(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2}[ -](?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ -]\d{4} \d{2}:\d{2}:\d{2} (?:GMT|UTC|[+-]\d{4})`)
-	ansicRE   = regexp.MustCompile(`(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d{2}:\d{2}:\d{2} \d{4}(?: [+-]\d{4})?`)
-	uuidRE    = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
-	portRE    = regexp.MustCompile(`(?:127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1\]):\d{1,5}`)
+	isoRE     = lazyRE(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?`)
+	rfc1123RE = lazyRE(`(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2}[ -](?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ -]\d{4} \d{2}:\d{2}:\d{2} (?:GMT|UTC|[+-]\d{4})`)
+	ansicRE   = lazyRE(`(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d{2}:\d{2}:\d{2} \d{4}(?: [+-]\d{4})?`)
+	uuidRE    = lazyRE(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+	portRE    = lazyRE(`(?:127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1\]):\d{1,5}`)
 	// unixKeyRE names the fields whose 10/13-digit numbers are epoch times.
-	unixKeyRE  = regexp.MustCompile(`(?i)^(?:.*_at|.*_on|.*time|.*timestamp|.*_ts|ts|iat|exp|nbf|auth_time|date|created|updated|modified|expires|reset|since|until|last_modified)$`)
-	unixTextRE = regexp.MustCompile(`(?i)[a-z_-]*(?:_at|time|timestamp|_ts|ts|iat|exp|nbf|reset|expires)["']?[ \t]*[:=][ \t]*["']?(?:\d{13}|\d{10})`)
-	digitsRE   = regexp.MustCompile(`\d+$`)
+	unixKeyRE  = lazyRE(`(?i)^(?:.*_at|.*_on|.*time|.*timestamp|.*_ts|ts|iat|exp|nbf|auth_time|date|created|updated|modified|expires|reset|since|until|last_modified)$`)
+	unixTextRE = lazyRE(`(?i)[a-z_-]*(?:_at|time|timestamp|_ts|ts|iat|exp|nbf|reset|expires)["']?[ \t]*[:=][ \t]*["']?(?:\d{13}|\d{10})`)
+	digitsRE   = lazyRE(`\d+$`)
 )
 
 // textRule builds a normalizer replacing every match of re in text. None of
@@ -358,7 +359,7 @@ func unixTimestamps() Normalizer {
 	return Normalizer{
 		Text: func(s string, _ *State) string {
 			return byLine(s, epochTrigger, func(line string) string {
-				return replaceBounded(regexMatcher{unixTextRE}, line, func(m string) string { return digitsRE.ReplaceAllString(m, "<unix>") })
+				return replaceBounded(regexMatcher{unixTextRE}, line, func(m string) string { return digitsRE().ReplaceAllString(m, "<unix>") })
 			})
 		},
 		jsonEpochs: true,

@@ -100,19 +100,20 @@ func (r *redactor) textFeatures(s string) (f features, clean bool) {
 	return f, !redact.MayHoldFormat(s) && (!hit || !r.mayHoldDeclared(s))
 }
 
-// strings redacts the string values of a document; a value found clean is
-// not scanned again until it changes.
+// strings redacts the string values of a document; a value found clean,
+// or that redaction left as it was, is not redacted again until it
+// changes (Redact gives the same answer for the same text: the last
+// redaction of a pipeline then skips every value the first one read and
+// no normalizer rewrote).
 func (r *redactor) strings(root *jsonNode) {
 	root.eachString(func(v *jsonNode) {
 		if v.feat&fClean != 0 {
 			return
 		}
-		if !r.mayChange(v.str) {
-			v.feat |= fClean
-			return
-		}
-		if s := redact.RedactString(v.str, r.creds); s != v.str {
+		if s := r.text(v.str); s != v.str {
 			v.setString(s)
+		} else {
+			v.feat |= fClean
 		}
 	})
 }
@@ -130,11 +131,19 @@ func (r *redactor) isCredentialName(k string) bool {
 	return c
 }
 
+// text is redact.RedactString(s, r.creds). Where no declared value
+// occurs in s, scrubbing them changes nothing, and only the formats are
+// looked for (RedactString with no values: no search for each value in
+// each of its forms, no copy of s a value).
 func (r *redactor) text(s string) string {
-	if !r.mayChange(s) {
-		return s
+	formats, declared := redact.MayHoldFormat(s), r.mayHoldDeclared(s)
+	switch {
+	case declared:
+		return redact.RedactString(s, r.creds)
+	case formats:
+		return redact.RedactString(s, nil)
 	}
-	return redact.RedactString(s, r.creds)
+	return s
 }
 
 // A stage is one step of a pipeline's pass over a JSON document: either a
@@ -283,7 +292,7 @@ func (n *jsonNode) eachString(fn func(*jsonNode)) {
 // The alternatives are told apart by their last letter.
 func isUnixKey(k string) bool {
 	if !isASCII(k) {
-		return unixKeyRE.MatchString(k)
+		return unixKeyRE().MatchString(k)
 	}
 	if k == "" {
 		return false

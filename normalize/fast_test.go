@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -52,22 +54,22 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 	always := func(string) bool { return true }
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, m := range []*candidateMatcher{isoMatcher, uuidMatcher, rfc1123Matcher, ansicMatcher, macTempMatcher, tmps, winTmps} {
-			got, want := m.findAll(s), m.re.FindAllStringIndex(s, -1)
+			got, want := m.findAll(s), m.re().FindAllStringIndex(s, -1)
 			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s in %q: found %v, the expression finds %v", m.re, s, got, want)
+				t.Fatalf("%s in %q: found %v, the expression finds %v", m.re(), s, got, want)
 			}
 			// A rule on it (which replaces a text that is one match
 			// directly) rewrites what the expression's matches give.
 			n, _ := textRule(m, nil, 0, always, mark)("", Options{})
 			ref := replaceBounded(regexMatcher{m.re}, s, func(x string) string { return mark(x, nil) })
 			if got := n.Text(s, NewState()); got != ref {
-				t.Fatalf("a rule on %s rewrites %q to %q; by the expression's matches, %q", m.re, s, got, ref)
+				t.Fatalf("a rule on %s rewrites %q to %q; by the expression's matches, %q", m.re(), s, got, ref)
 			}
 		}
-		if got, want := isPlaceholder(s), len(s) > 2 && s[0] == '<' && placeholderRE.MatchString(s); got != want {
+		if got, want := isPlaceholder(s), len(s) > 2 && s[0] == '<' && placeholderRE().MatchString(s); got != want {
 			t.Fatalf("isPlaceholder(%q) = %v, placeholderRE says %v", s, got, want)
 		}
-		if got, want := isUnixKey(s), unixKeyRE.MatchString(s); got != want {
+		if got, want := isUnixKey(s), unixKeyRE().MatchString(s); got != want {
 			t.Fatalf("isUnixKey(%q) = %v, unixKeyRE says %v", s, got, want)
 		}
 		if f, clean := red.textFeatures(s); f != featuresOf(s) || clean == red.mayChange(s) {
@@ -141,5 +143,46 @@ func TestGroupedNumberingMatchesStepwise(t *testing.T) {
 	want := `["<sha:2:short>", "<uuid:1>", "<sha:1>"]`
 	if string(out) != want {
 		t.Errorf("got  %s\nwant %s", out, want)
+	}
+}
+
+// TestRedactorMatchesRedactOnRealCassettes: on every line of the real
+// cassettes of ../shared/testdata, the pipeline's redaction (its
+// prefilters, and formats alone where no declared value occurs) gives
+// what redact.RedactString gives, with declared values that occur in them
+// and one that does not.
+func TestRedactorMatchesRedactOnRealCassettes(t *testing.T) {
+	creds := map[string]string{"TOKEN": "hunter2-secret", "CT": "application/json", "HOST": "api.github.com"}
+	red := newRedactor(creds, nil)
+	lines, declared, changed := 0, 0, 0
+	root := filepath.Join("..", "..", "shared", "testdata")
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			lines++
+			want := redact.RedactString(line, creds)
+			if got := red.text(line); got != want {
+				t.Fatalf("%s: the pipeline's redaction of %q is %q; redact.RedactString gives %q", p, line, got, want)
+			}
+			if red.mayHoldDeclared(line) {
+				declared++
+			}
+			if want != line {
+				changed++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines < 5000 || declared == 0 || changed == 0 {
+		t.Fatalf("%d lines of real cassettes, %d with a declared value, %d redacted: want the ~6,000 of the 48 files, some of each", lines, declared, changed)
 	}
 }

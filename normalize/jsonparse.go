@@ -47,7 +47,13 @@ type jsonParser struct {
 	chunks [][]jsonNode // every chunk, in order
 	keys   []string
 	kids   []*jsonNode
+	// pool, when set, holds full chunks of documents written already
+	// (cleared): a streamed pipeline reuses them (nodePool).
+	pool *nodePool
 }
+
+// nodeChunk is the length of a full chunk of nodes.
+const nodeChunk = 512
 
 // node returns a new node, from the current chunk.
 func (p *jsonParser) node(kind byte, start int) *jsonNode {
@@ -55,11 +61,15 @@ func (p *jsonParser) node(kind byte, start int) *jsonNode {
 		if len(p.chunks) > 0 {
 			p.chunks[len(p.chunks)-1] = p.chunk
 		}
-		size := 512
+		size := nodeChunk
 		if len(p.chunks) == 0 { // a small document, a small chunk
 			size = min(size, len(p.src)/16+16)
 		}
-		p.chunk = make([]jsonNode, 0, size)
+		if size == nodeChunk && p.pool != nil {
+			p.chunk = p.pool.get()
+		} else {
+			p.chunk = make([]jsonNode, 0, size)
+		}
 		p.chunks = append(p.chunks, nil)
 	}
 	p.chunk = p.chunk[:len(p.chunk)+1]

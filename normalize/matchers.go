@@ -3,6 +3,7 @@ package normalize
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The built-in patterns' matchers: each finds a rule's candidates with a
@@ -35,7 +36,7 @@ func appendMatches(dst []loc, m matcher, s string) []loc {
 // regexp has no fast path for a pattern without a literal prefix, and tries
 // every position of every string otherwise.
 type candidateMatcher struct {
-	re *regexp.Regexp // the pattern (FuzzMatchersAgreeWithRegexp holds them equal)
+	re func() *regexp.Regexp // the pattern (FuzzMatchersAgreeWithRegexp holds them equal)
 	// next returns the first candidate start ≥ from, or -1. Every match
 	// of re starting at or after from starts at a candidate.
 	next func(s string, from int) int
@@ -45,8 +46,8 @@ type candidateMatcher struct {
 
 // lineAt tries re at a position, on the rest of the line after its first
 // skip bytes: no match of re has a newline after them.
-func lineAt(re *regexp.Regexp, skip int) func(string, int) int {
-	anchored := regexp.MustCompile(`^(?:` + re.String() + `)`)
+func lineAt(re func() *regexp.Regexp, skip int) func(string, int) int {
+	anchored := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:` + re().String() + `)`) })
 	return func(s string, c int) int {
 		end := len(s)
 		if from := c + skip; from < len(s) {
@@ -54,7 +55,7 @@ func lineAt(re *regexp.Regexp, skip int) func(string, int) int {
 				end = from + k
 			}
 		}
-		if loc := anchored.FindStringIndex(s[c:end]); loc != nil {
+		if loc := anchored().FindStringIndex(s[c:end]); loc != nil {
 			return c + loc[1]
 		}
 		return -1
@@ -85,9 +86,16 @@ func (m *candidateMatcher) appendAll(dst []loc, s string) []loc {
 	return dst
 }
 
-type regexMatcher struct{ re *regexp.Regexp }
+type regexMatcher struct{ re func() *regexp.Regexp }
 
-func (m regexMatcher) findAll(s string) [][]int { return m.re.FindAllStringIndex(s, -1) }
+func (m regexMatcher) findAll(s string) [][]int { return m.re().FindAllStringIndex(s, -1) }
+
+// lazyRE returns expr compiled when first asked for: a package-level
+// expression compiled at start-up costs every command, also those that
+// normalize nothing (cassette version, a shim).
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 

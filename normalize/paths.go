@@ -24,7 +24,7 @@ func DefaultTempDirs() []string {
 	return out
 }
 
-var macTempRE = regexp.MustCompile(`(?:/private)?/var/folders/[A-Za-z0-9_+-]{2}/[A-Za-z0-9_+-]+/T/[^/\s"'\\:<>]+`)
+var macTempRE = lazyRE(`(?:/private)?/var/folders/[A-Za-z0-9_+-]{2}/[A-Za-z0-9_+-]+/T/[^/\s"'\\:<>]+`)
 
 // tmpMatcher matches a directory under one of the temporary roots, or is
 // nil without roots.
@@ -45,7 +45,8 @@ func tmpMatcher(tempDirs []string) *candidateMatcher {
 	sort.Slice(roots, func(i, j int) bool { return len(roots[i]) > len(roots[j]) })
 	tmpRE := regexp.MustCompile(`(?:` + strings.Join(roots, "|") + `)/[^/\s"'\\:<>]+`)
 	// After the root, a match holds no white space: no newline.
-	return &candidateMatcher{tmpRE, prefixCandidate(prefixes), lineAt(tmpRE, longest)}
+	re := func() *regexp.Regexp { return tmpRE }
+	return &candidateMatcher{re, prefixCandidate(prefixes), lineAt(re, longest)}
 }
 
 func tmpPaths(o Options) Normalizer {

@@ -264,7 +264,9 @@ func (p *Pipeline) binary(st *State, b []byte) []byte {
 func (p *Pipeline) JSON(st *State, data []byte) ([]byte, bool) {
 	if p.stream != nil {
 		if root, err := p.stream.scan(data); err == nil {
-			return p.json(st, root, data), true
+			out := p.json(st, root, data) // a copy: nothing of root is kept
+			p.stream.release(root)
+			return out, true
 		} else if err != errBail {
 			return nil, false
 		}

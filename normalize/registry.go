@@ -276,12 +276,12 @@ func (e *DefinitionError) Error() string {
 	return fmt.Sprintf("normalizer %q: %s: %s", e.Name, e.Field, e.Message)
 }
 
-var definedName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+var definedName = lazyRE(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 
 // Define registers a project-defined normalizer under name. Errors are
 // *DefinitionError values naming the offending field.
 func (r *Registry) Define(name string, d Definition) error {
-	if !definedName.MatchString(name) {
+	if !definedName().MatchString(name) {
 		return &DefinitionError{Name: name, Message: "a normalizer name is a letter followed by letters, digits, '_', '.' or '-'"}
 	}
 	if _, dup := r.fixed[name]; dup {

@@ -1,7 +1,6 @@
 package normalize
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -153,7 +152,7 @@ func (s *State) indexSHA(v string) {
 	}
 }
 
-var placeholderRE = regexp.MustCompile(`^<[A-Za-z0-9_.:-]+>$`)
+var placeholderRE = lazyRE(`^<[A-Za-z0-9_.:-]+>$`)
 
 // isPlaceholder reports whether s is already a placeholder, so that
 // normalizing twice changes nothing.
@@ -170,7 +169,7 @@ func isPlaceholder(s string) bool {
 }
 
 // placeholderSpanRE finds the placeholders this package writes.
-var placeholderSpanRE = regexp.MustCompile(`<[A-Za-z0-9_.-]+:\d+(?::short)?>|<(?:ISO8601|RFC1123|ANSIC|unix|volatile|cwd)>|\[REDACTED\]`)
+var placeholderSpanRE = lazyRE(`<[A-Za-z0-9_.-]+:\d+(?::short)?>|<(?:ISO8601|RFC1123|ANSIC|unix|volatile|cwd)>|\[REDACTED\]`)
 
 // endsWithPlaceholder reports whether s ends with a placeholder (or [REDACTED]).
 func endsWithPlaceholder(s string) bool {
@@ -183,7 +182,7 @@ func endsWithPlaceholder(s string) bool {
 		return false
 	}
 	k += len(s) - len(tail)
-	loc := placeholderSpanRE.FindStringIndex(s[k:])
+	loc := placeholderSpanRE().FindStringIndex(s[k:])
 	return loc != nil && loc[0] == 0 && loc[1] == len(s)-k
 }
 
@@ -192,7 +191,7 @@ func startsWithPlaceholder(s string) bool {
 	if s == "" || (s[0] != '<' && s[0] != '[') {
 		return false
 	}
-	loc := placeholderSpanRE.FindStringIndex(s[:min(len(s), 64)])
+	loc := placeholderSpanRE().FindStringIndex(s[:min(len(s), 64)])
 	return loc != nil && loc[0] == 0
 }
 
@@ -203,7 +202,7 @@ func outsidePlaceholders(s string, fn func(string) string) string {
 	if !strings.Contains(s, "<") {
 		return fn(s)
 	}
-	locs := placeholderSpanRE.FindAllStringIndex(s, -1)
+	locs := placeholderSpanRE().FindAllStringIndex(s, -1)
 	if locs == nil {
 		return fn(s)
 	}

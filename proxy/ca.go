@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // File names inside a CA directory.
@@ -54,9 +54,9 @@ func DefaultCADir() (string, error) {
 	}
 	base, err := os.UserConfigDir()
 	if err != nil {
-		return "", &cassettes.Error{Reason: cassettes.EMissingConfig, Err: err,
+		return "", &outcome.Error{Reason: outcome.EMissingConfig, Err: err,
 			Message:  "cannot find the user config directory for the cassette CA",
-			NextStep: `CASSETTE_CA_DIR="$HOME/.cassette-ca" ` + cassettes.Command("cassette", "ca", "init")}
+			NextStep: `CASSETTE_CA_DIR="$HOME/.cassette-ca" ` + outcome.Command("cassette", "ca", "init")}
 	}
 	return filepath.Join(base, "cassette", "ca"), nil
 }
@@ -130,10 +130,10 @@ func loadCA(dir string) (*CA, error) {
 		return nil, caIOError(keyPath, "cannot read the CA key", err)
 	}
 	if st.Mode().Perm()&0o077 != 0 {
-		return nil, &cassettes.Error{Reason: cassettes.ECfgParse,
+		return nil, &outcome.Error{Reason: outcome.ECfgParse,
 			Message:  fmt.Sprintf("the CA key %s is readable by others (mode %04o)", keyPath, st.Mode().Perm()),
-			Problems: []cassettes.Problem{{File: keyPath, Message: "key file permissions too open", Expected: "mode 0600"}},
-			NextStep: cassettes.Command("chmod", "600", keyPath)}
+			Problems: []outcome.Problem{{File: keyPath, Message: "key file permissions too open", Expected: "mode 0600"}},
+			NextStep: outcome.Command("chmod", "600", keyPath)}
 	}
 	raw, err := os.ReadFile(keyPath)
 	if err != nil {
@@ -212,15 +212,15 @@ func writeTemp(dir string, data []byte) (string, error) {
 }
 
 func caIOError(path, msg string, err error) error {
-	return &cassettes.Error{Reason: cassettes.EIO, Err: err, Message: msg + " " + path + " (CASSETTE_CA_DIR names another directory for it)",
-		NextStep: `CASSETTE_CA_DIR="$HOME/.cassette-ca" ` + cassettes.Command("cassette", "ca", "init")}
+	return &outcome.Error{Reason: outcome.EIO, Err: err, Message: msg + " " + path + " (CASSETTE_CA_DIR names another directory for it)",
+		NextStep: `CASSETTE_CA_DIR="$HOME/.cassette-ca" ` + outcome.Command("cassette", "ca", "init")}
 }
 
 func caInvalid(path, msg string) error {
-	return &cassettes.Error{Reason: cassettes.ECfgParse,
+	return &outcome.Error{Reason: outcome.ECfgParse,
 		Message:  "the cassette CA in " + filepath.Dir(path) + " is damaged: remove the directory, then run cassette ca init for a new CA",
-		Problems: []cassettes.Problem{{File: path, Message: msg}},
-		NextStep: cassettes.Command("rm", "-r", filepath.Dir(path))}
+		Problems: []outcome.Problem{{File: path, Message: msg}},
+		NextStep: outcome.Command("rm", "-r", filepath.Dir(path))}
 }
 
 // Dir is the directory the CA is kept in.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 func TestLoadOrCreateCA(t *testing.T) {
@@ -86,19 +86,19 @@ func TestLoadCAErrors(t *testing.T) {
 	tests := []struct {
 		name   string
 		setup  func(t *testing.T, dir string)
-		reason cassettes.Reason
+		reason outcome.Reason
 		want   string
 	}{
 		{"key readable by others", func(t *testing.T, dir string) {
 			if err := os.Chmod(filepath.Join(dir, CAKeyFile), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, cassettes.ECfgParse, "chmod 600"},
+		}, outcome.ECfgParse, "chmod 600"},
 		{"damaged key file", func(t *testing.T, dir string) {
 			if err := os.WriteFile(filepath.Join(dir, CAKeyFile), []byte("not pem"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, cassettes.ECfgParse, "rm -r "},
+		}, outcome.ECfgParse, "rm -r "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,9 +108,9 @@ func TestLoadCAErrors(t *testing.T) {
 			}
 			tc.setup(t, dir)
 			_, err := LoadOrCreateCA(dir)
-			var ce *cassettes.Error
+			var ce *outcome.Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("err = %v, want a *cassettes.Error", err)
+				t.Fatalf("err = %v, want a *outcome.Error", err)
 			}
 			if ce.Reason != tc.reason || !strings.Contains(ce.NextStep, tc.want) {
 				t.Errorf("reason %s next %q, want %s and %q", ce.Reason, ce.NextStep, tc.reason, tc.want)

@@ -2,8 +2,10 @@
 // it records real interactions (forward proxy with HTTPS MITM, or a reverse
 // proxy in front of one upstream), replays them from cassettes through the
 // same two front doors (package match decides which recorded interaction
-// answers, and explains a miss), or passes traffic through. It also owns
-// the local MITM certificate authority.
+// answers, and explains a miss), or passes traffic through. In observe
+// mode it is the front door of coverage's observer in front of a fake
+// (Options.Observe): one listener, one shutdown, for every mode. It also
+// owns the local MITM certificate authority.
 //
 // Decisions worth knowing:
 //

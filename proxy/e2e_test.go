@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // binaryBody is a body that is not UTF-8, to prove bytes survive.
@@ -488,8 +489,8 @@ func TestListenMustBeLoopback(t *testing.T) {
 			if (err == nil) != tc.ok {
 				t.Fatalf("err = %v, want ok=%v", err, tc.ok)
 			}
-			var ce *cassettes.Error
-			if err != nil && (!errors.As(err, &ce) || ce.Reason != cassettes.EUsage || ce.NextStep == "") {
+			var ce *outcome.Error
+			if err != nil && (!errors.As(err, &ce) || ce.Reason != outcome.EUsage || ce.NextStep == "") {
 				t.Errorf("err = %#v, want an E_USAGE with a next step", err)
 			}
 		})
@@ -509,8 +510,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New(tc.opts)
-			ce := cassettes.AsError(err)
-			if err == nil || !strings.Contains(ce.Message+ce.NextStep, tc.want) || ce.Reason.Exit() != cassettes.ExitUser {
+			ce := outcome.AsError(err)
+			if err == nil || !strings.Contains(ce.Message+ce.NextStep, tc.want) || ce.Reason.Exit() != outcome.ExitUser {
 				t.Errorf("err = %v, want a user error mentioning %q", err, tc.want)
 			}
 		})

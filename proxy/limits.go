@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // What the proxy bounds, so that one client cannot hold it (or the record
@@ -80,7 +80,7 @@ func (p *Proxy) bodyError(req *http.Request, err error) *http.Response {
 		p.logf("refused %s %s: the request body is larger than %d bytes; not forwarded, not recorded", req.Method, u, limit)
 		return p.synthetic(req, http.StatusRequestEntityTooLarge, fmt.Sprintf(
 			"cassette: the request body of %s %s is larger than %d bytes, the most the proxy buffers to record or match it; nothing was forwarded or recorded (start the proxy again with a larger --max-request-body, e.g. %d)\n"+
-				"next step: %s\n", req.Method, u, limit, 4*limit, cassettes.Command("cassette", "proxy", "--help")))
+				"next step: %s\n", req.Method, u, limit, 4*limit, outcome.Command("cassette", "proxy", "--help")))
 	}
 	p.logf("cannot read the request body of %s %s: %v", req.Method, u, err)
 	return p.synthetic(req, http.StatusBadRequest, "cassette: cannot read the request body: "+

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 	"github.com/elazarl/goproxy"
 )
@@ -42,10 +43,15 @@ const (
 	// ModeReplayWithNewEpisodes (go-vcr's) serves what the cassettes hold
 	// and forwards and records the requests they do not match.
 	ModeReplayWithNewEpisodes Mode = "replay-with-new-episodes"
+	// ModeObserve is a reverse proxy in front of a fake (Upstream) that
+	// records nothing and replays nothing: every request goes to
+	// Options.Observe, the observer of package coverage, which relays it
+	// to the fake and writes the call shape it saw.
+	ModeObserve Mode = "observe"
 )
 
 // modes lists every mode, in the order the help text shows them.
-var modes = [...]Mode{ModeRecord, ModeReplay, ModePassthrough, ModeRecordOnce, ModeReplayWithNewEpisodes}
+var modes = [...]Mode{ModeRecord, ModeReplay, ModePassthrough, ModeRecordOnce, ModeReplayWithNewEpisodes, ModeObserve}
 
 // ParseMode parses a --mode flag value.
 func ParseMode(s string) (Mode, error) {
@@ -58,10 +64,10 @@ func ParseMode(s string) (Mode, error) {
 	for i, m := range modes {
 		names[i] = string(m)
 	}
-	return "", &cassettes.Error{Reason: cassettes.EUsage,
+	return "", &outcome.Error{Reason: outcome.EUsage,
 		Message:  fmt.Sprintf("unknown proxy mode %q", s),
-		Problems: []cassettes.Problem{{Field: "--mode", Message: "unknown mode " + strconv.Quote(s), Expected: strings.Join(names, ", ")}},
-		NextStep: cassettes.Command("cassette", "proxy", "--help")}
+		Problems: []outcome.Problem{{Field: "--mode", Message: "unknown mode " + strconv.Quote(s), Expected: strings.Join(names, ", ")}},
+		NextStep: outcome.Command("cassette", "proxy", "--help")}
 }
 
 // MissStatus is the status of the response to a request replay cannot serve.
@@ -144,6 +150,10 @@ type Options struct {
 	// BodyReadTimeout bounds the reading of a request body (0:
 	// DefaultBodyReadTimeout).
 	BodyReadTimeout time.Duration
+	// Observe serves every request in ModeObserve (required there, unused
+	// otherwise): the caller's observing reverse proxy to Upstream, which
+	// package proxy cannot build without importing what stands above it.
+	Observe http.Handler
 }
 
 // Proxy is a running (or ready to run) recording, replaying or passthrough
@@ -227,13 +237,16 @@ func New(opts Options) (*Proxy, error) {
 			}
 		}
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, &cassettes.Error{Reason: cassettes.EUsage,
+			return nil, &outcome.Error{Reason: outcome.EUsage,
 				Message:  fmt.Sprintf("--upstream %q is not an http(s) base URL", opts.Upstream),
-				Problems: []cassettes.Problem{{Field: "--upstream", Message: "not an absolute http(s) URL", Expected: "like https://api.example.com or unix:///run/podman/podman.sock"}},
-				NextStep: cassettes.Command("cassette", "proxy", "--help")}
+				Problems: []outcome.Problem{{Field: "--upstream", Message: "not an absolute http(s) URL", Expected: "like https://api.example.com or unix:///run/podman/podman.sock"}},
+				NextStep: outcome.Command("cassette", "proxy", "--help")}
 		}
 		u.RawQuery, u.Fragment = "", ""
 		p.upstream = u
+	}
+	if p.mode == ModeObserve {
+		return p.observing()
 	}
 	if p.mode == ModeRecordOnce {
 		p.mode = ModeRecord
@@ -245,13 +258,13 @@ func New(opts Options) (*Proxy, error) {
 		}
 	}
 	if p.upstream == nil && p.mode != ModePassthrough && opts.CA == nil {
-		return nil, &cassettes.Error{Reason: cassettes.EUsage,
+		return nil, &outcome.Error{Reason: outcome.EUsage,
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
-			NextStep: cassettes.Command("cassette", "ca", "init")}
+			NextStep: outcome.Command("cassette", "ca", "init")}
 	}
 	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact, Prepared: savedRedacted, Rerecord: opts.Rerecord})
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: err.Error() + " (the matching flags are in cassette proxy --help)", NextStep: cassettes.Command("cassette", "proxy", "--help")}
+		return nil, &outcome.Error{Reason: outcome.EUsage, Message: err.Error() + " (the matching flags are in cassette proxy --help)", NextStep: outcome.Command("cassette", "proxy", "--help")}
 	}
 	p.idx = idx
 	p.wsOwners = wsOwners(opts.Cassettes)
@@ -273,6 +286,18 @@ func New(opts Options) (*Proxy, error) {
 	return p, nil
 }
 
+// observing finishes New for ModeObserve: the handler is the caller's,
+// in front of the fake at Upstream; nothing is matched or recorded.
+func (p *Proxy) observing() (*Proxy, error) {
+	if p.upstream == nil || p.opts.Observe == nil {
+		return nil, &outcome.Error{Reason: outcome.EUsage, Message: "the observe mode needs --upstream, the fake's base URL, and an observer",
+			NextStep: outcome.Command("cassette", "proxy", "--help")}
+	}
+	p.tr = upstreamTransport(p.opts.Transport)
+	p.handler = p.opts.Observe
+	return p, nil
+}
+
 // checkListen refuses a non-loopback address unless allowed.
 // CheckListen is the rule of every door's --listen address, the observing
 // proxy of `cassette proxy --mode observe` included: loopback unless allow.
@@ -281,9 +306,9 @@ func CheckListen(addr string, allow bool) error { return checkListen(addr, allow
 func checkListen(addr string, allow bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EUsage, Err: err,
+		return &outcome.Error{Reason: outcome.EUsage, Err: err,
 			Message:  fmt.Sprintf("--listen %q is not host:port", addr),
-			NextStep: cassettes.Command("cassette", "proxy", "--help")}
+			NextStep: outcome.Command("cassette", "proxy", "--help")}
 	}
 	if allow {
 		return nil
@@ -294,11 +319,11 @@ func checkListen(addr string, allow bool) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return &cassettes.Error{Reason: cassettes.EUsage,
+	return &outcome.Error{Reason: outcome.EUsage,
 		Message: fmt.Sprintf("--listen %q is not a loopback address: anyone who can reach it could use the proxy and read what it records", addr),
-		Problems: []cassettes.Problem{{Field: "--listen", Message: "non-loopback address", Expected: "127.0.0.1:PORT or [::1]:PORT",
+		Problems: []outcome.Problem{{Field: "--listen", Message: "non-loopback address", Expected: "127.0.0.1:PORT or [::1]:PORT",
 			Suggestion: "pass --allow-non-loopback if this is really wanted"}},
-		NextStep: cassettes.Command("cassette", "proxy", "--help")}
+		NextStep: outcome.Command("cassette", "proxy", "--help")}
 }
 
 type logWriter struct{ p *Proxy }
@@ -340,9 +365,9 @@ func (p *Proxy) Handler() http.Handler { return p.handler }
 func (p *Proxy) Start() error {
 	ln, err := net.Listen("tcp", p.opts.Listen)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EUsage, Err: err,
+		return &outcome.Error{Reason: outcome.EUsage, Err: err,
 			Message:  "cannot listen on " + p.opts.Listen + " (--listen 127.0.0.1:0 takes any free port)",
-			NextStep: cassettes.Command("cassette", "proxy", "--help")}
+			NextStep: outcome.Command("cassette", "proxy", "--help")}
 	}
 	p.ln = &trackingListener{Listener: ln, conns: map[net.Conn]struct{}{}}
 	p.addr = ln.Addr().String()

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/elazarl/goproxy"
 )
 
@@ -222,9 +223,9 @@ func (p *Proxy) Flush(ctx context.Context) error {
 	case <-w:
 		return nil
 	case <-ctx.Done():
-		return &cassettes.Error{Reason: cassettes.ETimeout, Err: ctx.Err(),
+		return &outcome.Error{Reason: outcome.ETimeout, Err: ctx.Err(),
 			Message:  fmt.Sprintf("%d interaction(s) were still being recorded: let long-running responses finish before stopping the proxy, then record again", n),
-			NextStep: cassettes.Command("cassette", "proxy", "--help")}
+			NextStep: outcome.Command("cassette", "proxy", "--help")}
 	}
 }
 

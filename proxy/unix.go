@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // unixHost is the host under which requests to a unix-socket upstream are
@@ -24,10 +24,10 @@ func parseUnixUpstream(u *url.URL) (socket string, base *url.URL, ok bool, err e
 		return "", nil, false, nil
 	}
 	if u.Host != "" || u.Path == "" || u.Opaque != "" {
-		return "", nil, true, &cassettes.Error{Reason: cassettes.EUsage,
+		return "", nil, true, &outcome.Error{Reason: outcome.EUsage,
 			Message:  fmt.Sprintf("--upstream %q is not a unix socket URL", u.String()),
-			Problems: []cassettes.Problem{{Field: "--upstream", Message: "a unix socket URL has an absolute path and no host", Expected: "like unix:///run/podman/podman.sock"}},
-			NextStep: cassettes.Command("cassette", "proxy", "--help")}
+			Problems: []outcome.Problem{{Field: "--upstream", Message: "a unix socket URL has an absolute path and no host", Expected: "like unix:///run/podman/podman.sock"}},
+			NextStep: outcome.Command("cassette", "proxy", "--help")}
 	}
 	return u.Path, &url.URL{Scheme: "http", Host: unixHost}, true, nil
 }

@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 
-	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/recorder/infra"
+	"github.com/cassette-dev/cassette/infra"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Upstream is how the proxy and the recorder reach the real services: the
@@ -76,10 +76,10 @@ func (u Upstream) Transport() (*http.Transport, error) {
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	case u.ClientCert != "" || u.ClientKey != "":
-		return nil, &cassettes.Error{Reason: cassettes.EUsage,
+		return nil, &outcome.Error{Reason: outcome.EUsage,
 			Message:  field + ".client_cert and " + field + ".client_key go together: set both or neither",
-			Problems: []cassettes.Problem{{Field: field + ".client_key", Message: "only one of the pair is set", Expected: "both client_cert and client_key"}},
-			NextStep: cassettes.Command("cassette", "validate")}
+			Problems: []outcome.Problem{{Field: field + ".client_key", Message: "only one of the pair is set", Expected: "both client_cert and client_key"}},
+			NextStep: outcome.Command("cassette", "validate")}
 	}
 	lookup := u.LookupEnv
 	if lookup == nil {
@@ -125,10 +125,10 @@ func (u Upstream) Warning() string {
 }
 
 func upstreamFileError(field, path, what string, err error) error {
-	return &cassettes.Error{Reason: cassettes.EUsage, Err: err,
+	return &outcome.Error{Reason: outcome.EUsage, Err: err,
 		Message:  fmt.Sprintf("%s: %s %s", field, path, what),
-		Problems: []cassettes.Problem{{Field: field, Message: path + " " + what, Expected: "a readable PEM file"}},
-		NextStep: cassettes.Command("grep", "-c", "-e", "-----BEGIN", path)} // does it hold PEM blocks? (prints no key material)
+		Problems: []outcome.Problem{{Field: field, Message: path + " " + what, Expected: "a readable PEM file"}},
+		NextStep: outcome.Command("grep", "-c", "-e", "-----BEGIN", path)} // does it hold PEM blocks? (prints no key material)
 }
 
 // UpstreamFailure is one request the proxy could not complete against the

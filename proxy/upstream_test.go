@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestUpstreamFailuresAreRecorded: a recording proxy that cannot complete a
@@ -42,13 +43,13 @@ func TestUpstreamFailuresAreRecorded(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, upstream string
-		reason         cassettes.Reason
+		reason         outcome.Reason
 		class          string
 	}{
-		{"untrusted certificate", untrusted.URL, cassettes.ERealTLS, "unknown authority"},
-		{"503", unavailable.URL, cassettes.EProvider5xx, "503 Service Unavailable"},
-		{"reset mid-body", reset.URL, cassettes.ERealReset, "reset"},
-		{"refused", "http://127.0.0.1:1", cassettes.ERealUnreachable, "connection refused"},
+		{"untrusted certificate", untrusted.URL, outcome.ERealTLS, "unknown authority"},
+		{"503", unavailable.URL, outcome.EProvider5xx, "503 Service Unavailable"},
+		{"reset mid-body", reset.URL, outcome.ERealReset, "reset"},
+		{"refused", "http://127.0.0.1:1", outcome.ERealUnreachable, "connection refused"},
 		{"fine", fine.URL, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,8 +151,8 @@ func TestUpstreamTransportErrors(t *testing.T) {
 		{Upstream{ClientCert: junk, ClientKey: junk}, "real.client_cert"},
 	} {
 		_, err := tc.u.Transport()
-		ce := cassettes.AsError(err)
-		if ce == nil || ce.Reason != cassettes.EUsage || !strings.Contains(ce.Error(), tc.want) {
+		ce := outcome.AsError(err)
+		if ce == nil || ce.Reason != outcome.EUsage || !strings.Contains(ce.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want E_USAGE naming %s", tc.u, err, tc.want)
 		}
 	}

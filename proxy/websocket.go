@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/recorder/infra"
+	"github.com/cassette-dev/cassette/infra"
 	"github.com/cassette-dev/cassette/wsframe"
 )
 

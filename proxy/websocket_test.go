@@ -17,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -320,7 +321,7 @@ func TestWebSocketUpgradeFailures(t *testing.T) {
 		t.Fatalf("a refused upgrade: %v, %v; want the server's 403", err, resp)
 	}
 	fails := p.Failures()
-	if len(fails) != 1 || fails[0].Reason != cassettes.ERealUpgrade || !strings.Contains(fails[0].Class, "403 Forbidden") {
+	if len(fails) != 1 || fails[0].Reason != outcome.ERealUpgrade || !strings.Contains(fails[0].Class, "403 Forbidden") {
 		t.Fatalf("failures %+v, want one E_REAL_UPGRADE naming the 403", fails)
 	}
 
@@ -345,7 +346,7 @@ func TestWebSocketUpgradeFailures(t *testing.T) {
 		t.Fatalf("the client should see the session end: %v", err)
 	}
 	_ = flushed(t, p2)
-	if fails := p2.Failures(); len(fails) != 1 || fails[0].Reason != cassettes.ERealReset {
+	if fails := p2.Failures(); len(fails) != 1 || fails[0].Reason != outcome.ERealReset {
 		t.Fatalf("failures %+v, want one E_REAL_RESET", fails)
 	}
 }

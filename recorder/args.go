@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -29,7 +29,7 @@ import (
 // credential name ({"password": …}).
 func argsLeak(red *redact.Redactor, opts CLIOptions) error {
 	fields := append([]string{opts.Command}, opts.Args...)
-	var probs []cassettes.Problem
+	var probs []outcome.Problem
 	vars := map[string]bool{}
 	learned := false
 	for i, a := range fields {
@@ -46,7 +46,7 @@ func argsLeak(red *redact.Redactor, opts CLIOptions) error {
 			} else {
 				vars[name] = true
 			}
-			probs = append(probs, cassettes.Problem{Field: field, Message: msg + "; the value is not shown",
+			probs = append(probs, outcome.Problem{Field: field, Message: msg + "; the value is not shown",
 				Expected: `a reference to the variable ("$` + varFor(name, opts.Adapter) + `"), expanded by the shell`})
 		}
 	}
@@ -57,19 +57,19 @@ func argsLeak(red *redact.Redactor, opts CLIOptions) error {
 			continue
 		}
 		vars[name] = true
-		probs = append(probs, cassettes.Problem{Field: "input.stdin", Message: "holds the value of the credential variable " + name + "; the value is not shown",
+		probs = append(probs, outcome.Problem{Field: "input.stdin", Message: "holds the value of the credential variable " + name + "; the value is not shown",
 			Expected: "standard input without credentials: pass them through the environment (real.credentials)"})
 	}
 	if _, hidden := red.Rules().RedactByName("", opts.Stdin); len(hidden) > 0 {
 		learned = true
-		probs = append(probs, cassettes.Problem{Field: "input.stdin", Message: "holds a value under a credential name (a JSON key such as \"password\"); the value is not shown",
+		probs = append(probs, outcome.Problem{Field: "input.stdin", Message: "holds a value under a credential name (a JSON key such as \"password\"); the value is not shown",
 			Expected: "standard input without credentials: pass them through the environment (real.credentials)"})
 	}
 	if len(probs) == 0 {
 		return nil
 	}
 	suggestion := red.String(suggestCommand(red, opts))
-	e := &cassettes.Error{Reason: cassettes.ESecretLeak, Problems: probs, NextStep: suggestion,
+	e := &outcome.Error{Reason: outcome.ESecretLeak, Problems: probs, NextStep: suggestion,
 		Message: fmt.Sprintf("refusing to record: %s holds a credential value; the cassette keeps the command line to run it again, so it must refer to the variable, not hold its value",
 			probs[0].Field)}
 	if learned {
@@ -107,7 +107,7 @@ func orAdapter(a string) string {
 func suggestCommand(red *redact.Redactor, opts CLIOptions) string {
 	words := append([]string{"cassette", "record", "--adapter", orAdapter(opts.Adapter), "--scenario", orScenario(opts.Scenario), "--"},
 		argvWithRefs(red, opts.Adapter, append([]string{opts.Command}, opts.Args...))...)
-	return cassettes.Command(words...)
+	return outcome.Command(words...)
 }
 
 // CommandWithRefs is the argv of `record -- COMMAND` as a printed next
@@ -197,9 +197,9 @@ func withRefs(s, mark, open, close string) string {
 	return b.String()
 }
 
-// shellQuote quotes s as one sh word (cassettes.Quote: the one quoting
+// shellQuote quotes s as one sh word (outcome.Quote: the one quoting
 // rule of every printed command).
-func shellQuote(s string) string { return cassettes.Quote(s) }
+func shellQuote(s string) string { return outcome.Quote(s) }
 
 // shellWord quotes s as one sh word in which the mark-delimited variable
 // names become "${VAR}" references.

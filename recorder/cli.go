@@ -13,8 +13,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/infra"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/proxy"
-	"github.com/cassette-dev/cassette/recorder/infra"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -129,7 +130,7 @@ type CLIOptions struct {
 // HTTP calls (redact.Redactor.LearnEnv, LearnArgs).
 func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error) {
 	if opts.Command == "" {
-		return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "record", "--help"),
+		return nil, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "record", "--help"),
 			"no command to record")
 	}
 	red := redact.New(opts.Rules, Credentials(opts.Credentials, opts.LookupEnv))
@@ -163,7 +164,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	echo(opts.Stderr, red, run.stderr)
 	if len(run.left) > 0 && opts.Log != nil {
 		fmt.Fprintf(opts.Log, "note: %s left %s running in its process group when it exited; record stopped it (a process meant to outlive the command leaves the group: setsid)\n",
-			cassettes.Printable(opts.Command), cassettes.Printable(red.String(strings.Join(run.left, ", "))))
+			outcome.Printable(opts.Command), outcome.Printable(red.String(strings.Join(run.left, ", "))))
 	}
 	exit, err := run.exitCode(ctx, opts, red)
 	if err != nil {
@@ -186,7 +187,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		return nil, err
 	}
 	c, err = finish(c, red)
-	if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
+	if ce, ok := err.(*outcome.Error); ok && ce.NextStep == "" {
 		ce.NextStep = again(opts)
 	}
 	return c, err
@@ -215,9 +216,9 @@ func (opts CLIOptions) intercept(ctx context.Context, red *redact.Redactor) (Int
 		return nil, nil
 	}
 	icpt, err := opts.Intercept(ctx, red)
-	var ce *cassettes.Error
+	var ce *outcome.Error
 	switch {
-	case errors.As(err, &ce) && slices.Contains([]cassettes.Reason{cassettes.ERealUnreachable, cassettes.ERealDNS, cassettes.ETimeout}, ce.Reason):
+	case errors.As(err, &ce) && slices.Contains([]outcome.Reason{outcome.ERealUnreachable, outcome.ERealDNS, outcome.ETimeout}, ce.Reason):
 		// The real side is not there (refused, DNS): nothing to run the
 		// command against.
 		if ce.NextStep == "" {
@@ -225,8 +226,8 @@ func (opts CLIOptions) intercept(ctx context.Context, red *redact.Redactor) (Int
 		}
 		return nil, ce
 	case err != nil:
-		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot start the recording proxy",
-			Err: redactedError(red, err), NextStep: cassettes.Command("cassette", "ca", "init")}
+		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot start the recording proxy",
+			Err: redactedError(red, err), NextStep: outcome.Command("cassette", "ca", "init")}
 	}
 	return icpt, nil
 }
@@ -252,13 +253,13 @@ func (r ran) exitCode(ctx context.Context, opts CLIOptions, red *redact.Redactor
 	var exitErr *exec.ExitError
 	switch {
 	case r.interrupted != nil:
-		return 0, &cassettes.Error{Reason: cassettes.EInterrupted,
+		return 0, &outcome.Error{Reason: outcome.EInterrupted,
 			Message:  fmt.Sprintf("interrupted (%s, passed on to %s): nothing was recorded; run the same command again to record it", r.interrupted, opts.Command),
 			NextStep: again(opts)}
 	case r.timedOut:
-		return 0, &cassettes.Error{Reason: cassettes.ETimeout,
+		return 0, &outcome.Error{Reason: outcome.ETimeout,
 			Message:  fmt.Sprintf("%s did not finish within %s (killed); run it by hand to see where it waits, or give record a longer --timeout if it needs one", opts.Command, opts.Timeout),
-			NextStep: cassettes.Command(append([]string{opts.Command}, opts.Args...)...)}
+			NextStep: outcome.Command(append([]string{opts.Command}, opts.Args...)...)}
 	case ctx.Err() != nil:
 		return 0, ctx.Err()
 	case errors.As(r.err, &exitErr):
@@ -296,11 +297,11 @@ func (opts CLIOptions) captured(icpt Interceptor, red *redact.Redactor) ([]casse
 // interceptor; Args, Stdin and Scenario are taken from the cassette.
 func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) (*cassettes.Cassette, error) {
 	if old == nil || old.Input == nil {
-		next := cassettes.Command("cassette", "validate")
+		next := outcome.Command("cassette", "validate")
 		if old != nil {
-			next = cassettes.Command("cassette", "validate", old.Path)
+			next = outcome.Command("cassette", "validate", old.Path)
 		}
-		return nil, cassettes.Errorf(cassettes.ECassetteInvalid, next, "the cassette has no input to run again")
+		return nil, outcome.Errorf(outcome.ECassetteInvalid, next, "the cassette has no input to run again")
 	}
 	if opts.Adapter == "" {
 		opts.Adapter = old.Adapter
@@ -338,12 +339,12 @@ func declared(old *cassettes.Cassette, opts CLIOptions) error {
 		}
 		return nil
 	}
-	loc := cassettes.Problem{File: old.Path, Line: old.Line("input.command")}.Location()
-	return &cassettes.Error{Reason: cassettes.ECassetteInvalid,
+	loc := outcome.Problem{File: old.Path, Line: old.Line("input.command")}.Location()
+	return &outcome.Error{Reason: outcome.ECassetteInvalid,
 		Message: fmt.Sprintf("%s: adapter %s declares no real.command: a CLI cassette is recorded again only through the command cassette.yaml declares, never the one it names (%q); nothing was run (set adapters.%s.real.command in cassette.yaml)",
 			loc, opts.Adapter, old.Input.Command, opts.Adapter),
-		Problems: []cassettes.Problem{{Field: "adapters." + opts.Adapter + ".real.command", Message: "not set", Expected: "the real tool, e.g. command: [gh]"}},
-		NextStep: cassettes.Command("cassette", "validate")}
+		Problems: []outcome.Problem{{Field: "adapters." + opts.Adapter + ".real.command", Message: "not set", Expected: "the real tool, e.g. command: [gh]"}},
+		NextStep: outcome.Command("cassette", "validate")}
 }
 
 // echo writes the child's output, redacted as the cassette's output is
@@ -361,24 +362,24 @@ func notStarted(red *redact.Redactor, opts CLIOptions, err error) error {
 	if opts.Dir != "" {
 		if _, serr := os.Stat(opts.Dir); serr != nil {
 			// exec says the program is missing when its directory is.
-			return &cassettes.Error{Reason: cassettes.EUsage,
+			return &outcome.Error{Reason: outcome.EUsage,
 				Message: fmt.Sprintf("cannot run %s: its working directory %s (real.dir of adapter %s in cassette.yaml) does not exist; create it (an example's README says how) or fix real.dir",
-					opts.Command, cassettes.Printable(opts.Dir), opts.Adapter),
+					opts.Command, outcome.Printable(opts.Dir), opts.Adapter),
 				Err:      redactedError(red, serr),
-				Problems: []cassettes.Problem{{Field: "adapters." + opts.Adapter + ".real.dir", Message: "does not exist: " + cassettes.Printable(opts.Dir), Expected: "an existing directory"}},
-				NextStep: cassettes.Command("mkdir", "-p", opts.Dir)}
+				Problems: []outcome.Problem{{Field: "adapters." + opts.Adapter + ".real.dir", Message: "does not exist: " + outcome.Printable(opts.Dir), Expected: "an existing directory"}},
+				NextStep: outcome.Command("mkdir", "-p", opts.Dir)}
 		}
 	}
-	e := &cassettes.Error{Reason: cassettes.EUsage,
+	e := &outcome.Error{Reason: outcome.EUsage,
 		Message:  fmt.Sprintf("cannot run %s: install it, or give its path", opts.Command),
 		Err:      redactedError(red, err),
 		NextStep: again(opts)}
 	if len(opts.RealCommand) > 0 {
 		e.Message = fmt.Sprintf("cannot run %s: install it, or fix real.command of adapter %s in cassette.yaml", opts.Command, opts.Adapter)
-		e.Problems = []cassettes.Problem{{Field: "real.command", Message: "the command could not be started", Expected: "an executable in PATH"}}
+		e.Problems = []outcome.Problem{{Field: "real.command", Message: "the command could not be started", Expected: "an executable in PATH"}}
 		return e
 	}
-	e.Problems = []cassettes.Problem{{Field: "COMMAND (after --)", Message: opts.Command + " could not be started", Expected: "an executable in PATH or a path to one"}}
+	e.Problems = []outcome.Problem{{Field: "COMMAND (after --)", Message: opts.Command + " could not be started", Expected: "an executable in PATH or a path to one"}}
 	return e
 }
 
@@ -386,7 +387,7 @@ func again(opts CLIOptions) string {
 	if opts.Again != "" {
 		return opts.Again
 	}
-	return cassettes.Command(append([]string{"cassette", "record", "--adapter", opts.Adapter, "--scenario", opts.Scenario, "--", opts.Command}, opts.Args...)...)
+	return outcome.Command(append([]string{"cassette", "record", "--adapter", opts.Adapter, "--scenario", opts.Scenario, "--", opts.Command}, opts.Args...)...)
 }
 
 // redactedError turns err into an error whose text carries no credential:

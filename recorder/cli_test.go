@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -106,17 +107,17 @@ func TestRecordCLIErrors(t *testing.T) {
 	tests := []struct {
 		name       string
 		opts       CLIOptions
-		wantReason cassettes.Reason
+		wantReason outcome.Reason
 	}{
-		{"no command", CLIOptions{}, cassettes.EUsage},
-		{"command not found", CLIOptions{Command: "cassette-no-such-command-xyz"}, cassettes.EUsage},
-		{"timeout kills the child", CLIOptions{Command: "sh", Args: []string{"-c", "exec sleep 30"}, Timeout: 50 * time.Millisecond}, cassettes.ETimeout},
+		{"no command", CLIOptions{}, outcome.EUsage},
+		{"command not found", CLIOptions{Command: "cassette-no-such-command-xyz"}, outcome.EUsage},
+		{"timeout kills the child", CLIOptions{Command: "sh", Args: []string{"-c", "exec sleep 30"}, Timeout: 50 * time.Millisecond}, outcome.ETimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
 			_, err := RecordCLI(context.Background(), tt.opts)
-			var ce *cassettes.Error
+			var ce *outcome.Error
 			if !errors.As(err, &ce) || ce.Reason != tt.wantReason {
 				t.Fatalf("err = %v, want reason %s", err, tt.wantReason)
 			}
@@ -149,7 +150,7 @@ func TestRerecordCLIRunsTheRecordedInput(t *testing.T) {
 func TestRecordCLIMissingDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "repo")
 	_, err := RecordCLI(context.Background(), CLIOptions{Meta: Meta{Adapter: "git", Scenario: "s", Now: fixedNow}, Command: "sh", Args: []string{"-c", "true"}, Dir: dir})
-	ce := cassettes.AsError(err)
+	ce := outcome.AsError(err)
 	if err == nil || !strings.Contains(ce.Message, "working directory "+dir) || len(ce.Problems) != 1 || ce.Problems[0].Field != "adapters.git.real.dir" ||
 		ce.NextStep != "mkdir -p "+dir {
 		t.Fatalf("got %v (problems %+v, next %q)", err, ce.Problems, ce.NextStep)

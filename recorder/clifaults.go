@@ -8,7 +8,8 @@ import (
 	"unicode"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/recorder/infra"
+	"github.com/cassette-dev/cassette/infra"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -46,7 +47,7 @@ func (opts CLIOptions) fault(exit int, stdout, stderr []byte, red *redact.Redact
 		case len(opts.Credentials) > 0:
 			then = "export " + opts.Credentials[0] + ", then record again"
 		}
-		return &cassettes.Error{Reason: cassettes.EMissingConfig, Err: ErrNotLoggedIn, NextStep: next,
+		return &outcome.Error{Reason: outcome.EMissingConfig, Err: ErrNotLoggedIn, NextStep: next,
 			Message: fmt.Sprintf("%s is not logged in (exit %d; stderr: %s); %s", f.Tool, exit, excerpt(red, stderr), then)}
 	}
 	if fail, ok := f.Match(exit, stderr); ok {
@@ -55,11 +56,11 @@ func (opts CLIOptions) fault(exit int, stdout, stderr []byte, red *redact.Redact
 				return nil
 			}
 		}
-		return &cassettes.Error{Reason: fail.Reason, NextStep: again,
+		return &outcome.Error{Reason: fail.Reason, NextStep: again,
 			Message: fmt.Sprintf("not recorded: %s; stderr: %s; %s", fail.Class, excerpt(red, stderr), fail.Advice())}
 	}
 	if prev != nil && prev.ExitCode == 0 && len(bytes.TrimSpace(stdout)) == 0 && f.Strict {
-		return &cassettes.Error{Reason: cassettes.ERealSuspect,
+		return &outcome.Error{Reason: outcome.ERealSuspect,
 			Message: fmt.Sprintf("not recorded: %s exited %d with nothing on stdout where the cassette recorded exit 0, and no fault signature says why (suspect: the real side was probably not reached); stderr: %s; if the service now answers so, set real.faults.strict: false for the adapter in cassette.yaml; if it was not reached, add its signature to real.faults",
 				f.Tool, exit, excerpt(red, stderr)),
 			NextStep: again}
@@ -101,7 +102,7 @@ func excerpt(red *redact.Redactor, stderr []byte) string {
 func FaultsOf(program string, a *cassettes.Adapter) (*infra.CLIFaults, error) {
 	f, err := infra.FaultsFor(program, a.Real.Faults)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: err.Error(), NextStep: cassettes.Command("cassette", "validate")}
+		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: err.Error(), NextStep: outcome.Command("cassette", "validate")}
 	}
 	return &f, nil
 }

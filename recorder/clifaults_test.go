@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/recorder/infra"
+	"github.com/cassette-dev/cassette/infra"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestCLIFaults: what a CLI run's exit code and stderr say about the real
@@ -24,15 +25,15 @@ func TestCLIFaults(t *testing.T) {
 		script string // run by sh -c
 		faults *cassettes.Faults
 		prev   cassettes.Output
-		want   cassettes.Reason // "" for a recording
-		shown  string           // in the message
+		want   outcome.Reason // "" for a recording
+		shown  string         // in the message
 	}{
-		{"declared exit code", `echo "cannot reach it" >&2; exit 69`, declared, cassettes.Output{Stdout: "ok\n"}, cassettes.ERealUnreachable, "«cannot reach it»"},
-		{"declared pattern, classified by its text", `echo "backend down: dial tcp: lookup api.example: no such host" >&2; exit 1`, declared, cassettes.Output{Stdout: "ok\n"}, cassettes.ERealDNS, "no such host"},
-		{"not logged in", `echo "please sign in" >&2; exit 1`, declared, cassettes.Output{Stdout: "ok\n"}, cassettes.EMissingConfig, "not logged in"},
+		{"declared exit code", `echo "cannot reach it" >&2; exit 69`, declared, cassettes.Output{Stdout: "ok\n"}, outcome.ERealUnreachable, "«cannot reach it»"},
+		{"declared pattern, classified by its text", `echo "backend down: dial tcp: lookup api.example: no such host" >&2; exit 1`, declared, cassettes.Output{Stdout: "ok\n"}, outcome.ERealDNS, "no such host"},
+		{"not logged in", `echo "please sign in" >&2; exit 1`, declared, cassettes.Output{Stdout: "ok\n"}, outcome.EMissingConfig, "not logged in"},
 		{"the same failure recorded on purpose", `echo "cannot reach it" >&2; exit 69`, declared, cassettes.Output{Stderr: "cannot reach it\n", ExitCode: 69}, "", ""},
 		{"logged out on purpose", `echo "please sign in" >&2; exit 1`, declared, cassettes.Output{Stderr: "please sign in\n", ExitCode: 1}, "", ""},
-		{"suspect: exit 0 became a failure with nothing on stdout", `echo "weird: $TOKEN" >&2; exit 1`, nil, cassettes.Output{Stdout: "ok\n"}, cassettes.ERealSuspect, "«weird: [REDACTED]»"},
+		{"suspect: exit 0 became a failure with nothing on stdout", `echo "weird: $TOKEN" >&2; exit 1`, nil, cassettes.Output{Stdout: "ok\n"}, outcome.ERealSuspect, "«weird: [REDACTED]»"},
 		{"not suspect with strict: false", `echo weird >&2; exit 1`, lax, cassettes.Output{Stdout: "ok\n"}, "", ""},
 		{"not suspect when it prints something", `echo "no such thing"; exit 1`, nil, cassettes.Output{Stdout: "ok\n"}, "", ""},
 		{"not suspect when it failed before", `echo weird >&2; exit 1`, nil, cassettes.Output{Stderr: "old\n", ExitCode: 2}, "", ""},
@@ -54,14 +55,14 @@ func TestCLIFaults(t *testing.T) {
 				}
 				return
 			}
-			ce := cassettes.AsError(err)
+			ce := outcome.AsError(err)
 			if ce == nil || ce.Reason != tc.want || c != nil {
 				t.Fatalf("err = %v, want %s and no cassette", err, tc.want)
 			}
 			if !strings.Contains(ce.Message, tc.shown) || strings.Contains(ce.Error(), secret) || ce.NextStep == "" {
 				t.Errorf("message %q (next %q): want %q shown and no credential", ce.Message, ce.NextStep, tc.shown)
 			}
-			if (tc.want == cassettes.EMissingConfig) != errors.Is(err, ErrNotLoggedIn) {
+			if (tc.want == outcome.EMissingConfig) != errors.Is(err, ErrNotLoggedIn) {
 				t.Errorf("ErrNotLoggedIn in the chain of %v", err)
 			}
 		})
@@ -81,8 +82,8 @@ func TestRecordCLIFaultSignature(t *testing.T) {
 	}
 	c, err := RecordCLI(context.Background(), CLIOptions{Meta: Meta{Adapter: "curl", Scenario: "pets", Now: fixedNow},
 		Command: "curl", Args: []string{"-sS", "https://127.0.0.1:1/pets"}, Faults: &f, Environ: []string{"PATH=" + os.Getenv("PATH")}})
-	ce := cassettes.AsError(err)
-	if ce == nil || ce.Reason != cassettes.ERealUnreachable || c != nil {
+	ce := outcome.AsError(err)
+	if ce == nil || ce.Reason != outcome.ERealUnreachable || c != nil {
 		t.Fatalf("err = %v, want E_REAL_UNREACHABLE and no cassette", err)
 	}
 	if !strings.Contains(ce.Message, "curl could not reach the real side (exit 7") || ce.NextStep != "cassette record --adapter curl --scenario pets -- curl -sS https://127.0.0.1:1/pets" || !strings.Contains(ce.Message, "first check the network") {

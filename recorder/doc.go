@@ -11,6 +11,15 @@
 // cassettes (Cassette.Redact); the recording proxy is given the same
 // session.
 //
+// One recording job is a Session, built from the loaded project
+// (NewSession): the adapter, the redactor, the metadata, the transport to
+// the real side, the interrupts, and the environment a recorded command
+// inherits (RecordingEnviron: its own adapter's credentials only, never
+// another adapter's or the forge's). `cassette record` (a command, the
+// declared scenarios, a cassette again) and `cassette proxy --mode record`
+// record through it; the command line keeps the flags and what it prints,
+// and a test reaches every recording without the process.
+//
 // A CLI cassette is run again in one place: Live.cliOptions decides which
 // command runs (real.command from cassette.yaml, always), with which
 // credentials (the adapter's own) and behind which recording proxy, and

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestExpectedFailingStatusIsRecorded: a scenario that answers 503 on
@@ -40,7 +41,7 @@ func TestExpectedFailingStatusIsRecorded(t *testing.T) {
 		t.Errorf("re-recording a cassette that holds a 503 on purpose: %v", err)
 	}
 	opts.Scenarios = []Scenario{{Name: "list", Path: "/"}}
-	if _, err := RecordHTTP(context.Background(), opts); cassettes.AsError(err).Reason != cassettes.EProvider5xx {
+	if _, err := RecordHTTP(context.Background(), opts); outcome.AsError(err).Reason != outcome.EProvider5xx {
 		t.Errorf("a 503 nobody expected: err = %v, want E_PROVIDER_5XX", err)
 	}
 }
@@ -64,7 +65,7 @@ func TestRecordCLIAllowStatus(t *testing.T) {
 			Intercept: ProxyInterceptor(ProxyConfig{CADir: filepath.Join(dir, "ca"), Transport: srv.Client().Transport.(*http.Transport).Clone(), AllowStatus: allow}),
 		})
 	}
-	if _, err := rec(nil); cassettes.AsError(err).Reason != cassettes.EProvider5xx {
+	if _, err := rec(nil); outcome.AsError(err).Reason != outcome.EProvider5xx {
 		t.Errorf("without --allow-status: err = %v, want E_PROVIDER_5XX", err)
 	}
 	c, err := rec([]int{500})
@@ -96,7 +97,7 @@ func TestAnyFiveHundredFails(t *testing.T) {
 		opts := HTTPOptions{Meta: Meta{Adapter: "shop", Now: fixedNow}, BaseURL: srv.URL, Transport: srv.Client().Transport, Policy: &p,
 			Scenarios: []Scenario{{Name: "list", Path: "/"}}}
 		recs, err := RecordHTTP(context.Background(), opts)
-		if ce := cassettes.AsError(err); ce == nil || ce.Reason != cassettes.EProvider5xx || ce.Exit() != cassettes.ExitInfra {
+		if ce := outcome.AsError(err); ce == nil || ce.Reason != outcome.EProvider5xx || ce.Exit() != outcome.ExitInfra {
 			t.Errorf("%d: err = %v, want E_PROVIDER_5XX (exit 3)", code, err)
 		}
 		if len(recs) != 0 || n.Load() != 1 || len(sl.waits) != 0 {

@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/recorder/infra"
+	"github.com/cassette-dev/cassette/infra"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 	"github.com/cassette-dev/cassette/wsplay"
 )
@@ -133,10 +134,10 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 	for i, in := range old.Interactions {
 		u, err := url.Parse(in.Request.URL)
 		if err != nil {
-			return Recording{}, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Err: err,
+			return Recording{}, &outcome.Error{Reason: outcome.ECassetteInvalid, Err: err,
 				Message:  "a recorded request URL does not parse",
-				Problems: []cassettes.Problem{{File: old.Path, Line: old.Line(fmt.Sprintf("interactions[%d].request.url", i)), Field: fmt.Sprintf("interactions[%d].request.url", i), Message: "not a URL"}},
-				NextStep: cassettes.Command("cassette", "validate", old.Path)}
+				Problems: []outcome.Problem{{File: old.Path, Line: old.Line(fmt.Sprintf("interactions[%d].request.url", i)), Field: fmt.Sprintf("interactions[%d].request.url", i), Message: "not a URL"}},
+				NextStep: outcome.Command("cassette", "validate", old.Path)}
 		}
 		h := map[string]string{}
 		for k, vs := range in.Request.Headers {
@@ -233,8 +234,8 @@ func expandScenario(sc Scenario, base string, adapterHeaders map[string]string, 
 		h[k] = v
 	}
 	if base == "" {
-		return request{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "the adapter has no real base URL: set `real.base_url` of the adapter in cassette.yaml",
-			Problems: []cassettes.Problem{{Field: "real.base_url", Message: "missing", Expected: "a URL such as https://api.example.com"}}}
+		return request{}, &outcome.Error{Reason: outcome.ECfgParse, Message: "the adapter has no real base URL: set `real.base_url` of the adapter in cassette.yaml",
+			Problems: []outcome.Problem{{Field: "real.base_url", Message: "missing", Expected: "a URL such as https://api.example.com"}}}
 	}
 	return request{method: method, url: joinURL(base, path), headers: h, body: []byte(body)}, nil
 }
@@ -264,9 +265,9 @@ func expand(s, field string, lookup func(string) (string, bool)) (string, error)
 	})
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return "", &cassettes.Error{Reason: cassettes.EMissingConfig,
+		return "", &outcome.Error{Reason: outcome.EMissingConfig,
 			Message:  fmt.Sprintf("%s uses unset environment variable(s) %s: set them in the environment, then run the command again", field, strings.Join(missing, ", ")),
-			Problems: []cassettes.Problem{{Field: field, Message: "refers to an unset variable", Expected: "${" + missing[0] + "} set in the environment"}}}
+			Problems: []outcome.Problem{{Field: field, Message: "refers to an unset variable", Expected: "${" + missing[0] + "} set in the environment"}}}
 	}
 	return out, nil
 }
@@ -290,10 +291,10 @@ func hopHeader(k string) bool {
 }
 
 func withScenario(err error, adapter, scenario string) error {
-	var ce *cassettes.Error
+	var ce *outcome.Error
 	if errors.As(err, &ce) {
 		if ce.NextStep == "" {
-			ce.NextStep = cassettes.Command("cassette", "record", "--adapter", adapter, "--scenario", scenario)
+			ce.NextStep = outcome.Command("cassette", "record", "--adapter", adapter, "--scenario", scenario)
 		}
 		ce.Message = fmt.Sprintf("%s/%s: %s", adapter, scenario, ce.Message)
 		return ce
@@ -311,7 +312,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		defer t.CloseIdleConnections()
 	}
 	s := &sender{opts: opts, rt: rt, red: red, pol: DefaultPolicy(), attemptTimeout: opts.AttemptTimeout,
-		again: cassettes.Command("cassette", "record", "--adapter", opts.Adapter, "--scenario", scenario) + opts.AgainArgs}
+		again: outcome.Command("cassette", "record", "--adapter", opts.Adapter, "--scenario", scenario) + opts.AgainArgs}
 	if opts.Policy != nil {
 		s.pol = *opts.Policy
 	}
@@ -327,7 +328,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 		c.Interactions = append(c.Interactions, in)
 	}
 	done, err := finish(c, red)
-	if ce, ok := err.(*cassettes.Error); ok && ce.NextStep == "" {
+	if ce, ok := err.(*outcome.Error); ok && ce.NextStep == "" {
 		ce.NextStep = s.again
 	}
 	return Recording{Cassette: done, Live: NewLiveRecord(s.calls...)}, err
@@ -362,7 +363,7 @@ func (s *sender) send(ctx context.Context, rq request) (cassettes.Interaction, e
 		}
 		r, err := http.NewRequestWithContext(actx, rq.method, rq.url, body)
 		if err != nil {
-			return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot build the request: check `real.base_url` and the scenario's path in cassette.yaml", Err: redactedError(s.red, err),
+			return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: "cannot build the request: check `real.base_url` and the scenario's path in cassette.yaml", Err: redactedError(s.red, err),
 				NextStep: s.again}
 		}
 		for _, k := range slices.Sorted(maps.Keys(rq.headers)) {
@@ -435,8 +436,8 @@ func interaction(rq request, resp *http.Response, respBody []byte, dur time.Dura
 // withLimit says, in the error of an attempt that timed out, how long each
 // attempt could take, and how to change it.
 func withLimit(err error, attemptTimeout time.Duration) error {
-	var ce *cassettes.Error
-	if errors.As(err, &ce) && ce.Reason == cassettes.ETimeout {
+	var ce *outcome.Error
+	if errors.As(err, &ce) && ce.Reason == outcome.ETimeout {
 		ce.Message += fmt.Sprintf(" (each attempt may take %s; --timeout sets it)", attemptTimeout)
 	}
 	return err
@@ -444,7 +445,7 @@ func withLimit(err error, attemptTimeout time.Duration) error {
 
 func statusError(code int, t Telemetry, again string) error {
 	f, _ := infra.ClassifyStatus(code)
-	return &cassettes.Error{Reason: f.Reason,
+	return &outcome.Error{Reason: f.Reason,
 		Message:  fmt.Sprintf("the real service answered %s after %d attempt(s) (backoff %v ms); %s", f.Class, t.Attempts, t.RetryBackoffMS, f.Advice()),
 		NextStep: again}
 }
@@ -453,7 +454,7 @@ func statusError(code int, t Telemetry, again string) error {
 // classified (refused, DNS, TLS, reset, timeout: see
 // infra.ClassifyTransport), its text scrubbed of credentials.
 func transportError(red *redact.Redactor, err error, ctx context.Context, t Telemetry, again string) error {
-	var ce *cassettes.Error
+	var ce *outcome.Error
 	if errors.As(err, &ce) {
 		return ce
 	}
@@ -461,7 +462,7 @@ func transportError(red *redact.Redactor, err error, ctx context.Context, t Tele
 		return ctx.Err()
 	}
 	f := infra.ClassifyTransport(err)
-	return &cassettes.Error{Reason: f.Reason, Err: redactedError(red, err),
+	return &outcome.Error{Reason: f.Reason, Err: redactedError(red, err),
 		Message:  fmt.Sprintf("the real service could not be reached after %d attempt(s): %s; %s", t.Attempts, f.Class, f.Advice()),
 		NextStep: again}
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -113,8 +114,8 @@ func TestRecordHTTPRetriesThenFails(t *testing.T) {
 		Meta: Meta{Adapter: "shop", Now: fixedNow}, BaseURL: srv.URL, Transport: srv.Client().Transport, Policy: &p,
 		Scenarios: []Scenario{{Name: "list", Path: "/"}},
 	})
-	var ce *cassettes.Error
-	if !errors.As(err, &ce) || ce.Reason != cassettes.ERateLimit {
+	var ce *outcome.Error
+	if !errors.As(err, &ce) || ce.Reason != outcome.ERateLimit {
 		t.Fatalf("err = %v, want E_RATE_LIMIT", err)
 	}
 	if len(recs) != 0 || n.Load() != 3 || len(sl.waits) != 2 {
@@ -131,8 +132,8 @@ func TestRecordHTTPMissingVariable(t *testing.T) {
 		Headers:   map[string]string{"Authorization": "Bearer ${SHOP_TOKEN}"},
 		LookupEnv: env(nil), Scenarios: []Scenario{{Name: "list", Path: "/"}},
 	})
-	var ce *cassettes.Error
-	if !errors.As(err, &ce) || ce.Reason != cassettes.EMissingConfig || !strings.Contains(ce.Error(), "SHOP_TOKEN") {
+	var ce *outcome.Error
+	if !errors.As(err, &ce) || ce.Reason != outcome.EMissingConfig || !strings.Contains(ce.Error(), "SHOP_TOKEN") {
 		t.Fatalf("err = %v, want E_MISSING_CONFIG naming SHOP_TOKEN", err)
 	}
 }

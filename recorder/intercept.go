@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/infra"
 	"github.com/cassette-dev/cassette/proxy"
-	"github.com/cassette-dev/cassette/recorder/infra"
 	"github.com/cassette-dev/cassette/redact"
 )
 

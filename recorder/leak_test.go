@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -105,8 +106,8 @@ func TestRecordHTTPDecodesCompressedBodies(t *testing.T) {
 					Body:    string(gz(t, "sent "+token))}},
 			})
 			if enc == "corrupt" {
-				var ce *cassettes.Error
-				if !errors.As(err, &ce) || ce.Reason != cassettes.ESecretLeak || !strings.Contains(ce.Error()+fmt.Sprint(ce.Problems), "cannot be decoded as gzip") {
+				var ce *outcome.Error
+				if !errors.As(err, &ce) || ce.Reason != outcome.ESecretLeak || !strings.Contains(ce.Error()+fmt.Sprint(ce.Problems), "cannot be decoded as gzip") {
 					t.Fatalf("err = %v, want E_SECRET_LEAK: the body cannot be decoded", err)
 				}
 				return
@@ -219,8 +220,8 @@ func TestRecordCLIRefusesCredentialInArgs(t *testing.T) {
 		Command: "sh", Args: []string{"-c", "touch " + marker + "; curl -u user:" + val + " https://example.invalid/"},
 		Credentials: []string{"SRV_TOKEN"}, LookupEnv: env(map[string]string{"SRV_TOKEN": val}),
 	})
-	var ce *cassettes.Error
-	if !errors.As(err, &ce) || ce.Reason != cassettes.ESecretLeak {
+	var ce *outcome.Error
+	if !errors.As(err, &ce) || ce.Reason != outcome.ESecretLeak {
 		t.Fatalf("err = %v, want E_SECRET_LEAK", err)
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -269,8 +270,8 @@ func TestRecordCLIThroughProxyScrubsUndeclaredBearer(t *testing.T) {
 	if err == nil {
 		t.Fatal("the api_key value written in the arguments was not refused")
 	}
-	var ce *cassettes.Error
-	if !errors.As(err, &ce) || ce.Reason != cassettes.ESecretLeak || !strings.Contains(ce.Message, "real.credentials") ||
+	var ce *outcome.Error
+	if !errors.As(err, &ce) || ce.Reason != outcome.ESecretLeak || !strings.Contains(ce.Message, "real.credentials") ||
 		!strings.Contains(ce.NextStep, "${CURL_TOKEN}") || strings.Contains(ce.NextStep, "#") || strings.Contains(ce.Error()+ce.NextStep, undeclaredKey) {
 		t.Errorf("err = %v\nnext step %q", err, ce.NextStep)
 	}
@@ -298,8 +299,8 @@ func TestRecordCLIRefusesCredentialInStdin(t *testing.T) {
 	_, err := RecordCLI(context.Background(), CLIOptions{Meta: Meta{Adapter: "srv", Scenario: "login", Now: fixedNow},
 		Command: "cat", Stdin: []byte("password=" + val + "\n"),
 		Credentials: []string{"SRV_TOKEN"}, LookupEnv: env(map[string]string{"SRV_TOKEN": val})})
-	var ce *cassettes.Error
-	if !errors.As(err, &ce) || ce.Reason != cassettes.ESecretLeak || len(ce.Problems) != 1 || ce.Problems[0].Field != "input.stdin" {
+	var ce *outcome.Error
+	if !errors.As(err, &ce) || ce.Reason != outcome.ESecretLeak || len(ce.Problems) != 1 || ce.Problems[0].Field != "input.stdin" {
 		t.Fatalf("err = %v, want E_SECRET_LEAK on input.stdin", err)
 	}
 	if strings.Contains(ce.Error()+ce.NextStep, val) {
@@ -334,8 +335,8 @@ func TestRecordCLIRefusesCredentialsByName(t *testing.T) {
 				Command: "sh", Args: tc.args, Stdin: []byte(tc.stdin), LookupEnv: env(nil),
 				Environ: []string{"PATH=" + os.Getenv("PATH")},
 			})
-			var ce *cassettes.Error
-			if !errors.As(err, &ce) || ce.Reason != cassettes.ESecretLeak {
+			var ce *outcome.Error
+			if !errors.As(err, &ce) || ce.Reason != outcome.ESecretLeak {
 				t.Fatalf("err = %v, want E_SECRET_LEAK", err)
 			}
 			if _, err := os.Stat(marker); err == nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Live re-records committed cassettes against the real side of their
@@ -129,7 +130,7 @@ func (l Live) againArgs() string {
 	if len(words) == 0 {
 		return ""
 	}
-	return " " + cassettes.Command(words...)
+	return " " + outcome.Command(words...)
 }
 
 // cliOptions is how a CLI cassette of adapter a is run again: which
@@ -143,12 +144,9 @@ func (l Live) againArgs() string {
 func (l Live) cliOptions(name string, a *cassettes.Adapter, old *cassettes.Cassette, meta Meta, lookup func(string) (string, bool), tr *http.Transport) CLIOptions {
 	timeout := cmp.Or(l.CLITimeout, 10*time.Minute)
 	environ := l.Environ
-	if environ == nil {
-		environ = os.Environ()
-	}
 	opts := CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, lookup), Credentials: a.Real.Credentials,
-		Rules: l.Config.Redaction(), LookupEnv: lookup, Environ: cassettes.WithoutVars(environ, l.othersCredentials(a)), Timeout: timeout, Log: l.Warn,
-		Again: cmp.Or(l.Again, cassettes.Command("cassette", "refresh", "--once", "--adapter", name)+l.againArgs())}
+		Rules: l.Config.Redaction(), LookupEnv: lookup, Environ: RecordingEnviron(l.Config, a, environ), Timeout: timeout, Log: l.Warn,
+		Again: cmp.Or(l.Again, outcome.Command("cassette", "refresh", "--once", "--adapter", name)+l.againArgs())}
 	// What runs is real.command, from cassette.yaml, never input.command:
 	// RerecordCLI refuses a cassette that names another program.
 	opts.RealCommand = a.Real.Command
@@ -169,11 +167,17 @@ func keepsInteractions(a *cassettes.Adapter, old *cassettes.Cassette) bool {
 	return a.Real.BaseURL != "" || len(old.Interactions) > 0
 }
 
-// othersCredentials are the credential variables that adapter a must not
-// see: those declared by other adapters and the forge's token, unless a
-// declares them too.
-func (l Live) othersCredentials(a *cassettes.Adapter) []string {
-	return slices.DeleteFunc(l.Config.SecretVars(), func(n string) bool { return slices.Contains(a.Real.Credentials, n) })
+// RecordingEnviron is the environment a command recorded for adapter a
+// inherits (from environ; nil is os.Environ()): all of it but the
+// credential variables that other adapters declare and the forge's token,
+// unless a declares them too. Each real command gets its own credentials
+// only, whether `cassette record -- CMD` runs it or refresh runs it again.
+func RecordingEnviron(cfg *cassettes.Config, a *cassettes.Adapter, environ []string) []string {
+	if environ == nil {
+		environ = os.Environ()
+	}
+	others := slices.DeleteFunc(cfg.SecretVars(), func(n string) bool { return slices.Contains(a.Real.Credentials, n) })
+	return cassettes.WithoutVars(environ, others)
 }
 
 // noRealCommand is the error of a CLI cassette whose adapter declares no
@@ -185,9 +189,9 @@ func (l Live) noRealCommand(name string, old *cassettes.Cassette) error {
 	if line == 0 {
 		line = l.Config.Line("adapters." + name)
 	}
-	return &cassettes.Error{Reason: cassettes.ECfgParse,
+	return &outcome.Error{Reason: outcome.ECfgParse,
 		Message: fmt.Sprintf("%s cannot be recorded again: adapter %s declares no real.command, and the command a cassette names is never run (set %s in %s)", old.ID(), name, field, l.Config.Path),
-		Problems: []cassettes.Problem{{File: l.Config.Path, Line: line, Field: field, Message: "not set",
+		Problems: []outcome.Problem{{File: l.Config.Path, Line: line, Field: field, Message: "not set",
 			Expected: "the real tool the cassettes were recorded with, e.g. command: [gh]"}},
 		NextStep: l.validateStep()}
 }
@@ -198,9 +202,9 @@ func (l Live) noRealCommand(name string, old *cassettes.Cassette) error {
 // go.
 func (l Live) noBaseURL(name string, old *cassettes.Cassette) error {
 	field := "adapters." + name + ".real.base_url"
-	return &cassettes.Error{Reason: cassettes.ECfgParse,
+	return &outcome.Error{Reason: outcome.ECfgParse,
 		Message: fmt.Sprintf("%s is not recorded again: adapter %s sends real.headers but declares no real.base_url, and a cassette never chooses the host its credentials go to (set %s in %s)", old.ID(), name, field, l.Config.Path),
-		Problems: []cassettes.Problem{{File: l.Config.Path, Line: l.Config.Line("adapters." + name + ".real"), Field: field, Message: "not set",
+		Problems: []outcome.Problem{{File: l.Config.Path, Line: l.Config.Line("adapters." + name + ".real"), Field: field, Message: "not set",
 			Expected: "the service's URL, e.g. base_url: https://api.example.com"}},
 		NextStep: l.validateStep()}
 }
@@ -221,7 +225,7 @@ func recordedBase(c *cassettes.Cassette) string {
 // once the config is fixed.
 func (l Live) validateStep() string {
 	if l.Config.Path == "" || l.Config.Path == cassettes.ConfigFile {
-		return cassettes.Command("cassette", "validate")
+		return outcome.Command("cassette", "validate")
 	}
-	return cassettes.Command("cassette", "validate", "--config", l.Config.Path)
+	return outcome.Command("cassette", "validate", "--config", l.Config.Path)
 }

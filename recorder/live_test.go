@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // liveProject writes cassette.yaml and the given cassettes (name → YAML
@@ -106,8 +107,8 @@ func TestLiveRunsOnlyTheDeclaredCommand(t *testing.T) {
 	for name, line := range map[string]int{"tool/evil": 6, "tool/prefix": 5} {
 		old := cs[name]
 		_, err := live.Rerecord(ctx, "tool", cfg.Adapters["tool"], old)
-		ce := cassettes.AsError(err)
-		if ce == nil || ce.Reason != cassettes.ECassetteInvalid || ce.Exit() != cassettes.ExitUser {
+		ce := outcome.AsError(err)
+		if ce == nil || ce.Reason != outcome.ECassetteInvalid || ce.Exit() != outcome.ExitUser {
 			t.Fatalf("%s: err = %v, want E_CASSETTE_INVALID (exit 2)", name, err)
 		}
 		loc := old.Path + ":" + strconv.Itoa(line)
@@ -122,7 +123,7 @@ func TestLiveRunsOnlyTheDeclaredCommand(t *testing.T) {
 		}
 	}
 	_, err = live.Rerecord(ctx, "bare", cfg.Adapters["bare"], cs["bare/any"])
-	if ce := cassettes.AsError(err); ce == nil || ce.Reason != cassettes.ECfgParse || len(ce.Problems) != 1 ||
+	if ce := outcome.AsError(err); ce == nil || ce.Reason != outcome.ECfgParse || len(ce.Problems) != 1 ||
 		ce.Problems[0].File != cfg.Path || ce.Problems[0].Line != 11 || ce.Problems[0].Field != "adapters.bare.real.command" {
 		t.Errorf("an adapter without real.command: err = %v, problems %+v", err, ce)
 	}
@@ -160,7 +161,7 @@ adapters:
 		Interactions: []cassettes.Interaction{{Request: cassettes.Request{Method: "GET", URL: srv.URL + "/pets"}, Response: cassettes.Response{Code: 200}}}}
 	live := Live{Config: cfg, LookupEnv: env(map[string]string{"API_TOKEN": "api-secret-9"}), Now: fixedNow}
 	_, err := live.Rerecord(context.Background(), "api", cfg.Adapters["api"], old)
-	if ce := cassettes.AsError(err); ce == nil || ce.Reason != cassettes.ECfgParse || len(ce.Problems) != 1 || ce.Problems[0].Field != "adapters.api.real.base_url" || ce.Problems[0].Line != 5 {
+	if ce := outcome.AsError(err); ce == nil || ce.Reason != outcome.ECfgParse || len(ce.Problems) != 1 || ce.Problems[0].Field != "adapters.api.real.base_url" || ce.Problems[0].Line != 5 {
 		t.Fatalf("err = %v, want E_CFG_PARSE at adapters.api.real.base_url", err)
 	}
 	if hits.Load() != 0 {
@@ -213,7 +214,7 @@ adapters:
 	live := Live{Config: cfg, Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, Now: fixedNow, CADir: filepath.Join(home, "ca")}
 	ctx := context.Background()
 	_, err := live.Rerecord(ctx, "untrusted", cfg.Adapters["untrusted"], cs["untrusted/nohttp"])
-	if ce := cassettes.AsError(err); ce == nil || ce.Reason != cassettes.ERealTLS || ce.Exit() != cassettes.ExitInfra {
+	if ce := outcome.AsError(err); ce == nil || ce.Reason != outcome.ERealTLS || ce.Exit() != outcome.ExitInfra {
 		t.Fatalf("an untrusted service, a cassette without HTTP: err = %v, want E_REAL_TLS (exit 3)", err)
 	}
 	for name, want := range map[string]int{"trusted/nohttp": 0, "trusted/http": 1} {

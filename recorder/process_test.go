@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // interruptRun records sh -c script, sends sigs once the script has
@@ -55,8 +56,8 @@ func interruptRun(t *testing.T, script string, grace time.Duration, sigs ...os.S
 func TestRecordCLIInterrupted(t *testing.T) {
 	interrupted := func(t *testing.T, err error) {
 		t.Helper()
-		var ce *cassettes.Error
-		if !errors.As(err, &ce) || ce.Reason != cassettes.EInterrupted || ce.NextStep == "" {
+		var ce *outcome.Error
+		if !errors.As(err, &ce) || ce.Reason != outcome.EInterrupted || ce.NextStep == "" {
 			t.Fatalf("got %v, want E_INTERRUPTED with a next step", err)
 		}
 	}

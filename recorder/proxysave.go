@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/redact"
 )
@@ -68,13 +69,13 @@ func SaveProxy(p Captured, o ProxySave) (*cassettes.Cassette, error) {
 // nothing is recorded. Its reason is the first failure's class (every class
 // is infrastructure, exit 3); each failure is one problem; the next step is
 // again (the command that records it again) with what to address first.
-func FailureError(fails []proxy.UpstreamFailure, again string) *cassettes.Error {
+func FailureError(fails []proxy.UpstreamFailure, again string) *outcome.Error {
 	f := fails[0]
-	e := &cassettes.Error{Reason: f.Reason,
+	e := &outcome.Error{Reason: f.Reason,
 		Message:  fmt.Sprintf("not recorded: the real service failed during the run (%s); what the client got is not the service's answer; %s", f.Class, f.Advice()),
 		NextStep: again}
 	for _, x := range fails {
-		e.Problems = append(e.Problems, cassettes.Problem{Field: "upstream", Message: x.String()})
+		e.Problems = append(e.Problems, outcome.Problem{Field: "upstream", Message: x.String()})
 	}
 	return e
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/redact"
 )
@@ -88,8 +89,8 @@ func TestSaveProxyRefusesAFailedRecording(t *testing.T) {
 	p := recordThrough(t, "http://127.0.0.1:1", red, call{method: "GET", path: "/things"})
 	path := filepath.Join(t.TempDir(), "x.yaml")
 	c, err := SaveProxy(p, ProxySave{Path: path, Redactor: red, Again: "cassette proxy --mode record"})
-	ce := cassettes.AsError(err)
-	if c != nil || ce == nil || ce.Reason != cassettes.ERealUnreachable || ce.Reason.Exit() != cassettes.ExitInfra ||
+	ce := outcome.AsError(err)
+	if c != nil || ce == nil || ce.Reason != outcome.ERealUnreachable || ce.Reason.Exit() != outcome.ExitInfra ||
 		!strings.HasPrefix(ce.NextStep, "cassette proxy --mode record") || strings.Contains(ce.NextStep, "#") || !strings.Contains(ce.Message, "first check the network") || len(ce.Problems) != 1 {
 		t.Fatalf("SaveProxy = %v, %v (next %q), want E_REAL_UNREACHABLE", c, err, ce.NextStep)
 	}

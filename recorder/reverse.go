@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/infra"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/proxy"
-	"github.com/cassette-dev/cassette/recorder/infra"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -79,7 +80,7 @@ func startReverse(ctx context.Context, cfg ProxyConfig, red *redact.Redactor) (I
 		return nil, err
 	}
 	if err := reachable(ctx, cfg.Upstream); err != nil {
-		return nil, &cassettes.Error{Reason: infra.ClassifyTransport(err).Reason, Err: err, // refused, DNS, timeout
+		return nil, &outcome.Error{Reason: infra.ClassifyTransport(err).Reason, Err: err, // refused, DNS, timeout
 			Message: fmt.Sprintf("the real side at %s cannot be reached: start it (or point real.base_url, or `cassette record --base-url`, at one that runs), then run the same command again", shownUpstream(cfg.Upstream))}
 	}
 	i, err := cfg.start(p)

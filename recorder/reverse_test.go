@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestRecordCLIThroughReverseProxy records a real curl that finds its server
@@ -73,8 +73,8 @@ func TestRecordCLIEngineNotThere(t *testing.T) {
 		Environ:   []string{"PATH=" + os.Getenv("PATH")},
 		Intercept: ProxyInterceptor(ProxyConfig{Upstream: "unix://" + sock}),
 	})
-	ce := cassettes.AsError(err)
-	if ce == nil || ce.Reason != cassettes.ERealUnreachable || ce.Exit() != cassettes.ExitInfra || !strings.Contains(ce.Error(), sock) {
+	ce := outcome.AsError(err)
+	if ce == nil || ce.Reason != outcome.ERealUnreachable || ce.Exit() != outcome.ExitInfra || !strings.Contains(ce.Error(), sock) {
 		t.Fatalf("got %v, want E_REAL_UNREACHABLE naming %s", err, sock)
 	}
 	if _, err := os.Stat(ran); err == nil {

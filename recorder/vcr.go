@@ -16,6 +16,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -85,7 +86,7 @@ type TransportOptions struct {
 // and a request the cassette does not hold fails with the proxy's
 // explanation: the closest recorded interaction (file:line), the fields
 // that differ with a diff, and how to re-record. That error is a
-// *match.Miss, unwraps to a *cassettes.Error (E_REPLAY_MISS), and is
+// *match.Miss, unwraps to a *outcome.Error (E_REPLAY_MISS), and is
 // go-vcr's cassette.ErrInteractionNotFound for code that checks for it.
 type Transport struct {
 	rec   *vcr.Recorder
@@ -107,13 +108,13 @@ type Transport struct {
 // in ".yaml". Call Stop when done to save what was recorded.
 func NewTransport(path string, opts TransportOptions) (*Transport, error) {
 	if !strings.HasSuffix(path, ".yaml") {
-		return nil, cassettes.Errorf(cassettes.EUsage, "pass a path like testdata/cassettes/<adapter>/<scenario>.yaml",
+		return nil, outcome.Errorf(outcome.EUsage, "pass a path like testdata/cassettes/<adapter>/<scenario>.yaml",
 			"cassette path %q must end in .yaml", path)
 	}
 	t := &Transport{red: redact.New(opts.Rules, Credentials(opts.Credentials, opts.LookupEnv)), opts: opts, path: path, rules: opts.rules()}
 	pair, err := match.NewMatcher(t.rules, t.redact)
 	if err != nil {
-		return nil, cassettes.Errorf(cassettes.EUsage, "check TransportOptions.Match", "cassette %s: %v", path, err)
+		return nil, outcome.Errorf(outcome.EUsage, "check TransportOptions.Match", "cassette %s: %v", path, err)
 	}
 	t.pair = pair
 	mode := opts.Mode
@@ -131,12 +132,12 @@ func NewTransport(path string, opts TransportOptions) (*Transport, error) {
 	}
 	rec, err := vcr.New(strings.TrimSuffix(path, ".yaml"), vopts...)
 	if err != nil {
-		var ce *cassettes.Error
+		var ce *outcome.Error
 		if errors.As(err, &ce) {
 			return nil, ce
 		}
-		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: "cannot open cassette " + path, Err: err,
-			NextStep: cassettes.Command("cassette", "validate", path)}
+		return nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: "cannot open cassette " + path, Err: err,
+			NextStep: outcome.Command("cassette", "validate", path)}
 	}
 	t.rec = rec
 	if err := t.index(); err != nil {

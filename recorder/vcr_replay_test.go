@@ -17,6 +17,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/proxy"
 )
 
@@ -77,8 +78,8 @@ func TestTransportMissExplainedLikeTheProxy(t *testing.T) {
 	if !errors.As(err, &miss) {
 		t.Fatalf("the error does not explain the miss: %v", err)
 	}
-	var ce *cassettes.Error
-	if !errors.As(err, &ce) || ce.Reason != cassettes.EReplayMiss || len(ce.Problems) == 0 ||
+	var ce *outcome.Error
+	if !errors.As(err, &ce) || ce.Reason != outcome.EReplayMiss || len(ce.Problems) == 0 ||
 		ce.Problems[0].File != path || ce.Problems[0].Line == 0 || ce.Problems[0].Field != "interactions[1].request.body" {
 		t.Errorf("typed error: %+v", ce)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Replay through a Transport: the cassette as loaded, served by the
@@ -32,7 +33,7 @@ func (t *Transport) index() error {
 	}
 	idx, err := match.New([]*cassettes.Cassette{loaded}, match.Options{Rules: t.rules, Prepare: t.redact, Rerecord: t.rerecord})
 	if err != nil {
-		return cassettes.Errorf(cassettes.EUsage, "check TransportOptions.Match", "cassette %s: %v", t.path, err)
+		return outcome.Errorf(outcome.EUsage, "check TransportOptions.Match", "cassette %s: %v", t.path, err)
 	}
 	t.idx = idx
 	return nil
@@ -46,7 +47,7 @@ func (t *Transport) rerecord(*cassettes.Cassette) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	return cassettes.Command("rm", path) // what then: missError says
+	return outcome.Command("rm", path) // what then: missError says
 }
 
 // replay answers r with a recorded response, as go-vcr would (after the
@@ -75,7 +76,7 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 // missError is a replay miss as a Transport returns it: the miss (its
-// whole explanation as the error text, its *cassettes.Error), and go-vcr's
+// whole explanation as the error text, its *outcome.Error), and go-vcr's
 // ErrInteractionNotFound for code written against go-vcr.
 type missError struct{ *match.Miss }
 

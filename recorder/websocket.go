@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/recorder/infra"
+	"github.com/cassette-dev/cassette/infra"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/wsplay"
 )
 
@@ -53,7 +54,7 @@ func (s *sender) session(rq request, resp *http.Response, key string, start time
 	ws, err := wsplay.Play(conn, rq.session, wsplay.Options{Now: s.opts.Meta.now})
 	switch {
 	case errors.Is(err, wsplay.ErrLate):
-		return cassettes.Interaction{}, s.failure(infra.Failure{Reason: cassettes.ETimeout, Class: "the WebSocket session owed a message and sent nothing for " + wsplay.SessionWait.String()}, t)
+		return cassettes.Interaction{}, s.failure(infra.Failure{Reason: outcome.ETimeout, Class: "the WebSocket session owed a message and sent nothing for " + wsplay.SessionWait.String()}, t)
 	case err != nil:
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
@@ -68,5 +69,5 @@ func (s *sender) session(rq request, resp *http.Response, key string, start time
 
 // failure is the error of a re-recording the real side failed.
 func (s *sender) failure(f infra.Failure, t Telemetry) error {
-	return &cassettes.Error{Reason: f.Reason, Message: fmt.Sprintf("the real service failed after %d attempt(s): %s; %s", t.Attempts, f.Class, f.Advice()), NextStep: s.again}
+	return &outcome.Error{Reason: f.Reason, Message: fmt.Sprintf("the real service failed after %d attempt(s): %s; %s", t.Attempts, f.Class, f.Advice()), NextStep: s.again}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // greeter is a real WebSocket service: it greets with greeting, answers
@@ -80,7 +81,7 @@ func TestRerecordWebSocketSession(t *testing.T) {
 
 	opts.LookupEnv = env(map[string]string{"T": "another-token-value"})
 	_, err = RerecordHTTP(context.Background(), sessionCassette(), opts)
-	if e, ok := err.(*cassettes.Error); !ok || e.Reason != cassettes.ERealUpgrade || !strings.Contains(e.Message, "401 Unauthorized") {
+	if e, ok := err.(*outcome.Error); !ok || e.Reason != outcome.ERealUpgrade || !strings.Contains(e.Message, "401 Unauthorized") {
 		t.Fatalf("a refused upgrade: %v, want E_REAL_UPGRADE naming the 401", err)
 	}
 }

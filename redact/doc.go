@@ -41,9 +41,11 @@
 //     import, reports), so it must be fast: keywords are found in one pass
 //     (keywords.go), a pattern whose matches start with a keyword is tried
 //     only there, anchored, bounded ones on windows around their keywords
-//     (match.go), and an expression is compiled when first needed. Go's
-//     expressions without a literal prefix run at a few MB/s over a whole
-//     text; this runs at 100s of MB/s (BenchmarkScan).
+//     (match.go), and an expression is parsed and compiled when a text
+//     first holds one of its keywords (building the set reads the rules
+//     and indexes their keywords, nothing more). Go's expressions without
+//     a literal prefix run at a few MB/s over a whole text; this runs at
+//     100s of MB/s (BenchmarkScan).
 //   - Names and sessions are values, never process state: a project makes
 //     one Rules (cassettes.Project) and passes it down; each recording,
 //     import or proxy run makes one Redactor (New), safe for concurrent use.

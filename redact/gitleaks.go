@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The token formats of gitleaks' default configuration, as rulegen copied
@@ -81,10 +82,7 @@ func gitleaksPatterns() ([]Pattern, []allowlist, error) {
 	if err := json.Unmarshal(gitleaksJSON, &f); err != nil {
 		return nil, nil, fmt.Errorf("rules/gitleaks.json: %w", err)
 	}
-	global, err := allowlists(f.Allowlist)
-	if err != nil {
-		return nil, nil, err
-	}
+	global := allowlists(f.Allowlist)
 	source := "gitleaks " + f.Version
 	var out []Pattern
 	for _, r := range f.Rules {
@@ -94,14 +92,9 @@ func gitleaksPatterns() ([]Pattern, []allowlist, error) {
 		if r.Path != "" || r.Required {
 			return nil, nil, fmt.Errorf("gitleaks rule %s needs a file path or other rules: decide in leftOut", r.ID)
 		}
-		al, err := allowlists(r.Allowlists)
-		if err != nil {
-			return nil, nil, fmt.Errorf("gitleaks rule %s: %w", r.ID, err)
-		}
-		kws := r.Keywords
 		out = append(out, Pattern{
 			Name: r.ID, Source: source, Expr: strings.ReplaceAll(r.Regex, tokenEnd, tokenEndHTTP),
-			Keywords: kws, Group: r.SecretGroup, Entropy: r.Entropy, Refuse: true, allow: al,
+			Keywords: r.Keywords, Group: r.SecretGroup, Entropy: r.Entropy, Refuse: true, allow: allowlists(r.Allowlists),
 		})
 	}
 	return out, global, nil
@@ -109,23 +102,27 @@ func gitleaksPatterns() ([]Pattern, []allowlist, error) {
 
 // allowlists converts gitleaks allowlists. One that also needs a path (an
 // AND with paths) can never hold for a body and is left out.
-func allowlists(in []gitleaksAllowlist) ([]allowlist, error) {
+func allowlists(in []gitleaksAllowlist) []allowlist {
 	var out []allowlist
 	for _, a := range in {
 		if a.And && a.Paths > 0 {
 			continue
 		}
 		al := allowlist{target: a.Target, and: a.And, stopwords: a.StopWords}
-		for _, expr := range a.Regexes {
-			re, err := regexp.Compile(expr)
-			if err != nil {
-				return nil, err
-			}
-			al.regexes = append(al.regexes, re)
+		if exprs := a.Regexes; len(exprs) > 0 {
+			// Compiled when a match is first judged (TestEveryRuleCompiles
+			// compiles them all).
+			al.lazy = sync.OnceValue(func() []*regexp.Regexp {
+				res := make([]*regexp.Regexp, len(exprs))
+				for i, expr := range exprs {
+					res[i] = regexp.MustCompile(expr)
+				}
+				return res
+			})
 		}
-		if len(al.regexes) > 0 || len(al.stopwords) > 0 {
+		if al.lazy != nil || len(al.stopwords) > 0 {
 			out = append(out, al)
 		}
 	}
-	return out, nil
+	return out
 }

@@ -1,5 +1,7 @@
 package redact
 
+import "unsafe"
+
 // keywordIndex finds, in one pass over a text, where the keywords of the
 // patterns occur, compared without case (gitleaks' prefilter: a rule is
 // run only where one of its keywords is). The pass hashes each three
@@ -128,20 +130,45 @@ func scanKeywords[T ~string | ~[]byte](ix *keywordIndex, data T, found func(occu
 	}
 }
 
-// MayHoldFormat reports whether s holds a keyword of a known format: when
-// it does not, Redact and Scan find no format in it (a caller that redacts
-// many small strings, the normalizers, skips those).
+// MayHoldFormat reports whether s holds a keyword of a known format where
+// a match may start: when it does not, Redact and Scan find no format in
+// it (a caller that redacts many small strings, the normalizers, skips
+// those). A keyword whose every pattern is anchored on it is judged by
+// those patterns' cheap tests where it occurs, as the search itself
+// judges it (searchAnchored): the "://" of a URL with no user in it, the
+// "s." inside a word ("details.") start nothing.
 func MayHoldFormat(s string) bool {
 	rs := rules()
 	if len(rs.always) > 0 {
 		return true
 	}
+	// The tests read s as bytes, in place: they keep nothing.
+	data := unsafe.Slice(unsafe.StringData(s), len(s))
 	any := false
-	scanKeywords(rs.index, s, func(occurrence) bool {
-		any = true
-		return false
+	scanKeywords(rs.index, s, func(o occurrence) bool {
+		any = rs.mayStart(data, o)
+		return !any
 	})
 	return any
+}
+
+// mayStart reports whether some pattern of a keyword found at o may match
+// there: one not anchored on its keywords may match anywhere around it;
+// an anchored one only where its \b and its near test hold (the
+// patterns are analyzed here if they were not yet).
+func (rs *ruleSet) mayStart(data []byte, o occurrence) bool {
+	for _, pi := range rs.index.kws[o.kw].patterns {
+		p := &rs.patterns[pi]
+		pr := p.prep.get()
+		if !pr.shape.anchored {
+			return true
+		}
+		if (pr.shape.wordStart && !boundary(data, o.pos)) || (p.near != nil && !p.near(data, o.pos)) {
+			continue
+		}
+		return true
+	}
+	return false
 }
 
 // hasAt reports whether data holds the lower-case keyword k at pos,

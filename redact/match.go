@@ -89,13 +89,14 @@ func disjoint(spans []span) []span {
 // search appends the pattern's secrets in data to out; occ are where its
 // keywords are.
 func (p *Pattern) search(data []byte, occ []occurrence, rs *ruleSet, out []span) []span {
+	pr := p.prep.get()
 	switch {
-	case p.shape.anchored:
-		return p.searchAnchored(data, occ, rs, out)
-	case p.shape.maxLen >= 0 && len(occ) > 0:
-		return p.searchWindows(data, occ, rs, out)
+	case pr.shape.anchored:
+		return p.searchAnchored(pr, data, occ, rs, out)
+	case pr.shape.maxLen >= 0 && len(occ) > 0:
+		return p.searchWindows(pr, data, occ, rs, out)
 	}
-	for _, loc := range p.re().FindAllSubmatchIndex(data, -1) {
+	for _, loc := range pr.re().FindAllSubmatchIndex(data, -1) {
 		if s, ok := p.secret(data, loc, rs); ok {
 			out = append(out, s)
 		}
@@ -106,24 +107,24 @@ func (p *Pattern) search(data []byte, occ []occurrence, rs *ruleSet, out []span)
 // searchAnchored tries the pattern where each keyword starts. The window
 // is the byte before (for \b) to the longest match after: a match found
 // in it is a match of the whole text, and the other way round.
-func (p *Pattern) searchAnchored(data []byte, occ []occurrence, rs *ruleSet, out []span) []span {
+func (p *Pattern) searchAnchored(pr *prepared, data []byte, occ []occurrence, rs *ruleSet, out []span) []span {
 	lastEnd := 0
 	for i, o := range occ {
 		q := o.pos
 		if (i > 0 && occ[i-1].pos == q) || q < lastEnd {
 			continue // tried already, or inside the last match (FindAll does not overlap)
 		}
-		if (p.shape.wordStart && !boundary(data, q)) || (p.near != nil && !p.near(data, q)) {
+		if (pr.shape.wordStart && !boundary(data, q)) || (p.near != nil && !p.near(data, q)) {
 			continue
 		}
 		end := len(data)
-		if p.shape.maxLen >= 0 {
-			end = min(end, q+p.shape.maxLen+1)
+		if pr.shape.maxLen >= 0 {
+			end = min(end, q+pr.shape.maxLen+1)
 		}
 		var loc []int
 		if q == 0 {
-			loc = p.at0().FindSubmatchIndex(data[:end])
-		} else if loc = p.after1().FindSubmatchIndex(data[q-1 : end]); loc != nil {
+			loc = pr.at0().FindSubmatchIndex(data[:end])
+		} else if loc = pr.after1().FindSubmatchIndex(data[q-1 : end]); loc != nil {
 			for k := range loc {
 				if loc[k] >= 0 {
 					loc[k] += q - 1
@@ -147,14 +148,14 @@ func (p *Pattern) searchAnchored(data []byte, occ []occurrence, rs *ruleSet, out
 // on either side of it. A match that touches a window's edge inside the
 // text is not one of the whole text (its \b or $ saw the edge) and is
 // dropped: the one that holds the keyword lies strictly inside.
-func (p *Pattern) searchWindows(data []byte, occ []occurrence, rs *ruleSet, out []span) []span {
-	m := p.shape.maxLen
+func (p *Pattern) searchWindows(pr *prepared, data []byte, occ []occurrence, rs *ruleSet, out []span) []span {
+	m := pr.shape.maxLen
 	ws, we := -1, -1
 	flush := func() {
 		if ws < 0 {
 			return
 		}
-		for _, loc := range p.re().FindAllSubmatchIndex(data[ws:we], -1) {
+		for _, loc := range pr.re().FindAllSubmatchIndex(data[ws:we], -1) {
 			if (loc[0] == 0 && ws > 0) || (loc[1] == we-ws && we < len(data)) {
 				continue
 			}
@@ -244,8 +245,9 @@ func (a allowlist) allows(data []byte, loc []int, s, e int) bool {
 		}
 		target = data[from:to]
 	}
+	res := a.res()
 	re := false
-	for _, r := range a.regexes {
+	for _, r := range res {
 		if r.Match(target) {
 			re = true
 			break
@@ -264,7 +266,7 @@ func (a allowlist) allows(data []byte, loc []int, s, e int) bool {
 	if !a.and {
 		return re || stop
 	}
-	return (len(a.regexes) == 0 || re) && (len(a.stopwords) == 0 || stop)
+	return (len(res) == 0 || re) && (len(a.stopwords) == 0 || stop)
 }
 
 // entropy is the Shannon entropy of s in bits per character, as gitleaks

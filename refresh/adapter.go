@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -39,8 +40,8 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 		return ar
 	}
 	creds := recorder.Credentials(a.Real.Credentials, o.lookup())
-	r := &adapterRun{cycle: c, a: a, res: ar, creds: creds,
-		vopts: verify.Options{Config: o.Config, Normalizers: o.registry(), Credentials: creds}}
+	r := &adapterRun{cycle: c, a: a, res: ar, creds: creds, vopts: verify.ProjectOptions(o.project(), o.lookup())}
+	r.vopts.Credentials = creds // the gate redacts this adapter's credentials, as its re-recording did
 	failed := false
 	for i, old := range olds {
 		cr := r.rerecord(ctx, old)
@@ -55,7 +56,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 			break
 		}
 		ar.Cases = append(ar.Cases, cr)
-		failed = failed || cr.Status == report.StatusError
+		failed = failed || cr.Status == verdict.StatusError
 	}
 	var drifting []*CaseResult
 	for _, cr := range ar.Cases {
@@ -100,8 +101,8 @@ func (c *cycle) skip(ar *AdapterResult, olds []*cassettes.Cassette, missing []st
 	ar.Skipped = fmt.Sprintf("no credentials: %s not set", strings.Join(missing, ", "))
 	c.logf("%s: skipped (%s)", ar.Name, ar.Skipped)
 	for _, old := range olds {
-		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + ar.Skipped + "; export it to refresh this adapter",
-			NextStep: cassettes.Command("cassette", "refresh", "--once", "--adapter", ar.Name)})
+		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: verdict.StatusSkipped, Message: "adapter skipped: " + ar.Skipped + "; export it to refresh this adapter",
+			NextStep: outcome.Command("cassette", "refresh", "--once", "--adapter", ar.Name)})
 	}
 }
 
@@ -115,7 +116,7 @@ func (c *cycle) skipLoggedOut(ar *AdapterResult, olds []*cassettes.Cassette, cr 
 	}
 	c.logf("%s: skipped (%s)", ar.Name, why)
 	for _, old := range olds {
-		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: report.StatusSkipped, Message: "adapter skipped: " + why, NextStep: cr.NextStep})
+		ar.Cases = append(ar.Cases, &CaseResult{Old: old, Status: verdict.StatusSkipped, Message: "adapter skipped: " + why, NextStep: cr.NextStep})
 	}
 }
 
@@ -135,13 +136,13 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 	name := r.res.Name
 	cr := &CaseResult{Old: old}
 	if old.Mutating && !r.a.AllowMutating {
-		cr.Status, cr.Message = report.StatusSkipped, fmt.Sprintf("scenario mutates the real service (mutating: true); not re-recorded (set adapters.%s.allow_mutating: true in cassette.yaml to refresh it)", name)
+		cr.Status, cr.Message = verdict.StatusSkipped, fmt.Sprintf("scenario mutates the real service (mutating: true); not re-recorded (set adapters.%s.allow_mutating: true in cassette.yaml to refresh it)", name)
 		return cr
 	}
 	if call := unsafeCall(old); call != "" && r.opts.DryRun && !r.opts.DryRunUnsafe {
-		cr.Status = report.StatusSkipped
+		cr.Status = verdict.StatusSkipped
 		cr.Message = "dry run: not re-recorded: it would " + call + ", which may change the real service (a dry run sends only GET, HEAD and OPTIONS requests; --rerecord-unsafe re-runs it against the real service and still pushes and opens nothing)"
-		cr.NextStep = cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe", "--adapter", name)
+		cr.NextStep = outcome.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe", "--adapter", name)
 		r.logf("%s: %s", old.ID(), cr.Message)
 		return cr
 	}
@@ -153,14 +154,14 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 		cr.Live = &live
 	}
 	if errors.Is(err, recorder.ErrNotLoggedIn) {
-		ce := cassettes.AsError(err)
+		ce := outcome.AsError(err)
 		cr.loggedOut, cr.NextStep = ce.Message, ce.NextStep
 		return cr
 	}
 	if err != nil {
-		ce := cassettes.AsError(err)
-		cr.Status, cr.Reason, cr.Message = report.StatusError, ce.Reason, firstLine(ce.Error())
-		cr.NextStep = cmp.Or(ce.NextStep, cassettes.Command("cassette", "record", "--adapter", name, "--scenario", old.Scenario))
+		ce := outcome.AsError(err)
+		cr.Status, cr.Reason, cr.Message = verdict.StatusError, ce.Reason, firstLine(ce.Error())
+		cr.NextStep = cmp.Or(ce.NextStep, outcome.Command("cassette", "record", "--adapter", name, "--scenario", old.Scenario))
 		r.logf("%s: cannot re-record: %s", old.ID(), cr.Message)
 		return cr
 	}
@@ -168,10 +169,10 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 	cr.New.Path = old.Path
 	cr.Drifts, cr.Explain, cr.Sides = compare(old, cr.New, r.a, r.vopts)
 	if cr.Drifted() {
-		cr.Status, cr.Reason, cr.Message = report.StatusFail, cassettes.ERealDrift, "the real service changed: "+cr.Drifts[0].Message
+		cr.Status, cr.Reason, cr.Message = verdict.StatusFail, outcome.ERealDrift, "the real service changed: "+cr.Drifts[0].Message
 		r.logf("%s: drift (%d differences)", old.ID(), len(cr.Drifts))
 	} else {
-		cr.Status = report.StatusPass
+		cr.Status = verdict.StatusPass
 		r.logf("%s: no drift", old.ID())
 	}
 	return cr
@@ -185,7 +186,7 @@ func unsafeCall(c *cassettes.Cassette) string {
 		if c.Input == nil {
 			return "run its command"
 		}
-		return "run " + cassettes.ShellJoin(append(strings.Fields(c.Input.Command), c.Input.Args...))
+		return "run " + outcome.ShellJoin(append(strings.Fields(c.Input.Command), c.Input.Args...))
 	}
 	for _, it := range c.Interactions {
 		switch strings.ToUpper(it.Request.Method) {
@@ -207,9 +208,9 @@ func unsafeCall(c *cassettes.Cassette) string {
 // cycle's recordings.
 func (ar *AdapterResult) ReplayCommand() string {
 	if ar.unsafe() {
-		return cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe", "--adapter", ar.Name)
+		return outcome.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe", "--adapter", ar.Name)
 	}
-	return cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--adapter", ar.Name)
+	return outcome.Command("cassette", "refresh", "--once", "--dry-run", "--adapter", ar.Name)
 }
 
 // unsafe reports whether re-recording one of the adapter's cassettes may
@@ -222,9 +223,9 @@ func (ar *AdapterResult) unsafe() bool {
 // without writing anywhere (see AdapterResult.ReplayCommand).
 func (r *Result) ReplayCommand() string {
 	if slices.ContainsFunc(r.Adapters, (*AdapterResult).unsafe) {
-		return cassettes.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe")
+		return outcome.Command("cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe")
 	}
-	return cassettes.Command("cassette", "refresh", "--once", "--dry-run")
+	return outcome.Command("cassette", "refresh", "--once", "--dry-run")
 }
 
 // countDrift counts this cycle's drift once (a cycle run again at the same
@@ -243,10 +244,10 @@ func (r *adapterRun) countDrift(st *AdapterState) {
 // failed to publish them.
 func (r *adapterRun) unpublished(drifting []*CaseResult, err error) {
 	ar := r.res
-	ar.Err = cassettes.AsError(err)
+	ar.Err = outcome.AsError(err)
 	r.logf("%s: %s", ar.Name, ar.Err.Error())
 	for _, cr := range drifting {
-		cr.Status, cr.Reason = report.StatusError, ar.Err.Reason
+		cr.Status, cr.Reason = verdict.StatusError, ar.Err.Reason
 		cr.Message = "drift found, but the refresh could not be published: " + firstLine(ar.Err.Error())
 		cr.NextStep = ar.Err.NextStep
 	}
@@ -257,48 +258,48 @@ func (r *adapterRun) unpublished(drifting []*CaseResult, err error) {
 // that could not run.
 func (r *adapterRun) outcome(cr *CaseResult) {
 	ar := r.res
-	if g := cr.Gate; g != nil && g.Failed() && g.Reason.Exit() == cassettes.ExitInfra {
-		cr.Status, cr.Reason = report.StatusError, g.Reason
+	if g := cr.Gate; g != nil && g.Failed() && g.Reason.Exit() == outcome.ExitInfra {
+		cr.Status, cr.Reason = verdict.StatusError, g.Reason
 		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; the replay gate could not run: " + firstLine(g.Message)
-		cr.NextStep = cassettes.Command("cassette", "verify", "--adapter", ar.Name)
+		cr.NextStep = outcome.Command("cassette", "verify", "--adapter", ar.Name)
 		return
 	}
 	fakeFailed := cr.Gate != nil && cr.Gate.Failed()
 	switch {
 	case ar.Escalated:
-		cr.Reason = cassettes.EEscalated
+		cr.Reason = outcome.EEscalated
 		cr.Message = fmt.Sprintf("escalated to %s: drifting for %d cycles in a row; %s", ownersText(r.a.Owners), ar.Consecutive, cr.Message)
 	case fakeFailed:
-		cr.Reason = cassettes.EFakeDrift
+		cr.Reason = outcome.EFakeDrift
 	}
 	switch {
 	case fakeFailed:
 		cr.Message += "; the fake does not match the new cassette (" + firstLine(cr.Gate.Message) + "), see " + cmp.Or(ar.Issue.Ref(), "the fake-drift issue") +
-			"; fetch " + ar.Branch + ", check it out and run " + cassettes.Command("cassette", "verify", "--case", cr.Old.ID()) + " to reproduce it, then fix the fake"
-		cr.NextStep = cassettes.Command("git", "fetch", r.shown, ar.Branch)
+			"; fetch " + ar.Branch + ", check it out and run " + outcome.Command("cassette", "verify", "--case", cr.Old.ID()) + " to reproduce it, then fix the fake"
+		cr.NextStep = outcome.Command("git", "fetch", r.shown, ar.Branch)
 	case ar.PR.Number == 0 && ar.PR.URL == "":
 		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; review the branch (git diff HEAD FETCH_HEAD once fetched), then merge it into " + r.base
-		cr.NextStep = cassettes.Command("git", "fetch", r.shown, ar.Branch)
+		cr.NextStep = outcome.Command("git", "fetch", r.shown, ar.Branch)
 	default:
 		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; review and merge it"
-		cr.NextStep = cassettes.Command("git", "fetch", r.shown, ar.Branch)
+		cr.NextStep = outcome.Command("git", "fetch", r.shown, ar.Branch)
 	}
 }
 
 // compare diffs the re-recorded cassette (got) against the committed one
 // (want), normalized, with verify's comparison; it also returns both sides
 // as compared (nil when they were not).
-func compare(want, got *cassettes.Cassette, a *cassettes.Adapter, opts verify.Options) ([]report.Drift, string, *verify.Comparison) {
+func compare(want, got *cassettes.Cassette, a *cassettes.Adapter, opts verify.Options) ([]verdict.Drift, string, *verify.Comparison) {
 	if want.Kind != cassettes.KindCLI && len(want.Interactions) != len(got.Interactions) {
 		msg := fmt.Sprintf("the real service now makes %d HTTP interactions for this scenario; the cassette has %d", len(got.Interactions), len(want.Interactions))
-		return []report.Drift{{Class: "interactions", Field: "interactions", Line: want.Line("interactions"), Message: msg}}, msg + "\n", nil
+		return []verdict.Drift{{Class: "interactions", Field: "interactions", Line: want.Line("interactions"), Message: msg}}, msg + "\n", nil
 	}
 	if want.Kind == cassettes.KindCLI && (want.Output == nil || got.Output == nil) {
-		return []report.Drift{{Class: "output", Field: "output", Message: "no output to compare"}}, "no output to compare\n", nil
+		return []verdict.Drift{{Class: "output", Field: "output", Message: "no output to compare"}}, "no output to compare\n", nil
 	}
 	sides, err := verify.CompareSides(verify.Case{Cassette: want, Adapter: a}, got, opts)
 	if err != nil {
-		return []report.Drift{{Class: "normalizers", Field: "normalizers", Message: err.Error()}}, err.Error() + "\n", nil
+		return []verdict.Drift{{Class: "normalizers", Field: "normalizers", Message: err.Error()}}, err.Error() + "\n", nil
 	}
 	return sides.Drifts, sides.Explain, sides
 }

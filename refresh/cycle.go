@@ -12,8 +12,9 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -69,7 +70,7 @@ type Result struct {
 	Adapters []*AdapterResult
 	// Err is a failure of the whole cycle (the state could not be read or
 	// saved).
-	Err   *cassettes.Error
+	Err   *outcome.Error
 	State *State
 	// Threshold is the escalation threshold the cycle used.
 	Threshold int
@@ -90,7 +91,7 @@ type AdapterResult struct {
 	// set when it reached the threshold.
 	Consecutive int
 	Escalated   bool
-	Err         *cassettes.Error // the branch, push or forge step failed
+	Err         *outcome.Error // the branch, push or forge step failed
 	// Files are the paths written (relative to the repository root).
 	Files []string
 }
@@ -99,11 +100,11 @@ type AdapterResult struct {
 type CaseResult struct {
 	Old      *cassettes.Cassette
 	New      *cassettes.Cassette // nil when not re-recorded
-	Status   report.Status
-	Reason   cassettes.Reason
+	Status   verdict.Status
+	Reason   outcome.Reason
 	Message  string
 	NextStep string
-	Drifts   []report.Drift
+	Drifts   []verdict.Drift
 	Explain  string
 	Sides    *verify.Comparison // both sides as compared, normalized; nil when not compared
 	Live     *recorder.LiveRecord
@@ -144,7 +145,7 @@ func Cycle(ctx context.Context, now time.Time, opts Options) *Result {
 	wall := time.Now()
 	defer func() { c.res.Finished = c.res.Started.Add(time.Since(wall)) }()
 	if err := c.run(ctx); err != nil {
-		c.res.Err = cassettes.AsError(err)
+		c.res.Err = outcome.AsError(err)
 	}
 	return c.res
 }
@@ -167,7 +168,7 @@ func (c *cycle) again(more ...string) string {
 	if p := c.opts.Config.Path; p != "" && p != cassettes.ConfigFile {
 		words = append(words, "--config", p)
 	}
-	return cassettes.Command(words...)
+	return outcome.Command(words...)
 }
 
 func (c *cycle) run(ctx context.Context) error {
@@ -177,27 +178,27 @@ func (c *cycle) run(ctx context.Context) error {
 	c.shown = o.Git.scrub(c.remote) // a remote URL may carry a token: messages show this
 	top, err := o.Git.TopLevel(ctx)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: cfg.Dir + " is not in a git repository: refresh works on one (commit cassette.yaml and the cassettes to it)", Err: err, NextStep: cassettes.Command("git", "init")}
+		return &outcome.Error{Reason: outcome.EUsage, Message: cfg.Dir + " is not in a git repository: refresh works on one (commit cassette.yaml and the cassettes to it)", Err: err, NextStep: outcome.Command("git", "init")}
 	}
 	c.top = realPath(top)
 	c.base = cmp.Or(o.Base, cfg.Refresh.Base, o.Git.CurrentBranch(ctx))
 	if c.base == "" {
-		return cassettes.Errorf(cassettes.EUsage, c.again("--base", "main"), "cannot tell the base branch of refresh PRs: HEAD is detached and refresh.base is not set (name it with --base, or check out a branch)")
+		return outcome.Errorf(outcome.EUsage, c.again("--base", "main"), "cannot tell the base branch of refresh PRs: HEAD is detached and refresh.base is not set (name it with --base, or check out a branch)")
 	}
 	c.threshd = firstPositive(o.EscalateAfter, cfg.Refresh.EscalateAfter, DefaultEscalateAfter)
 	c.res.Threshold = c.threshd
 	list := o.Cassettes
 	if list == nil {
-		list, err = cassettes.LoadTree([]string{cfg.CassetteDir()}, cassettes.LoadOptions{Config: cfg, Normalizers: o.registry()})
+		list, err = cassettes.LoadTree([]string{cfg.CassetteDir()}, o.project().LoadOptions(nil))
 		if err != nil {
 			return err
 		}
 	}
 	for _, a := range o.Adapters {
 		if _, ok := cfg.Adapters[a]; !ok {
-			return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
-				Problems: []cassettes.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
-				NextStep: cassettes.Command("cassette", "refresh", "--once", "--adapter", cmp.Or(cassettes.Closest(a, cfg.Order), firstOf(cfg.Order)))}
+			return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
+				Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
+				NextStep: outcome.Command("cassette", "refresh", "--once", "--adapter", cmp.Or(cassettes.Closest(a, cfg.Order), firstOf(cfg.Order)))}
 		}
 	}
 	store := &StateStore{Git: o.Git, Remote: c.remote}
@@ -248,6 +249,19 @@ func (c *cycle) reachedReal() bool {
 		}
 	}
 	return false
+}
+
+// ProjectOptions are the options of a cycle over the loaded project p:
+// its config and normalizers. The caller adds the git, the forge and what
+// its flags say.
+func ProjectOptions(p *cassettes.Project) Options {
+	return Options{Config: p.Config, Normalizers: p.Normalizers}
+}
+
+// project is the loaded project the options hold, whose load and verify
+// options every load and gate of the cycle uses.
+func (o *Options) project() *cassettes.Project {
+	return &cassettes.Project{Config: o.Config, Normalizers: o.registry(), Redact: o.Config.Redaction()}
 }
 
 func (o *Options) registry() *normalize.Registry {

@@ -16,8 +16,10 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -206,7 +208,7 @@ func TestCycleNoDriftNoCredentials(t *testing.T) {
 		t.Fatalf("nocreds skipped = %q, want the missing variable named", nc.Skipped)
 	}
 	run := r.Report(p.cfg, report.Tool{Name: "cassette"}, "")
-	if run.Exit() != cassettes.ExitPass {
+	if run.Exit() != outcome.ExitPass {
 		t.Fatalf("exit %d (%s), want 0", run.Exit(), run.Reason())
 	}
 	if c := run.Counts(); c.Pass != 2 || c.Skipped != 2 {
@@ -264,7 +266,7 @@ func TestCycleDriftOpensThenUpdatesRefreshBranch(t *testing.T) {
 	}
 	// The report: real drift, exit 1, the next step says to review the branch.
 	run := r.Report(p.cfg, report.Tool{Name: "cassette"}, "proposals")
-	if run.Reason() != cassettes.ERealDrift || run.Exit() != cassettes.ExitFail {
+	if run.Reason() != outcome.ERealDrift || run.Exit() != outcome.ExitFail {
 		t.Errorf("report reason %s exit %d, want E_REAL_DRIFT exit 1", run.Reason(), run.Exit())
 	}
 	if ns := run.NextStepCommand(); !strings.Contains(ns, wantBranch) {
@@ -342,7 +344,7 @@ func TestCycleSkipsMutatingScenarios(t *testing.T) {
 		if got == nil {
 			t.Fatalf("allow_mutating=%v: no result for %s", allow, scenarios[0])
 		}
-		if skipped := got.Status == report.StatusSkipped; skipped == allow {
+		if skipped := got.Status == verdict.StatusSkipped; skipped == allow {
 			t.Errorf("allow_mutating=%v: status %s (%s)", allow, got.Status, got.Message)
 		}
 	}

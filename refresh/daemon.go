@@ -7,9 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/robfig/cron/v3"
-
-	"github.com/cassette-dev/cassette/cassettes"
 )
 
 // Daemon runs a job on a cron schedule: robfig/cron with the chain
@@ -46,9 +45,9 @@ func ParseSchedule(spec string) (s cron.Schedule, err error) {
 }
 
 func scheduleError(spec string, err error) error {
-	return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("schedule %q is not a cron spec: %v", spec, err),
-		Problems: []cassettes.Problem{{Field: "refresh.schedule", Message: "not a cron spec", Expected: `5 fields like "0 6 * * 1", or @weekly, @daily, @every 168h`}},
-		NextStep: cassettes.Command("cassette", "refresh", "--schedule", "@weekly")}
+	return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("schedule %q is not a cron spec: %v", spec, err),
+		Problems: []outcome.Problem{{Field: "refresh.schedule", Message: "not a cron spec", Expected: `5 fields like "0 6 * * 1", or @weekly, @daily, @every 168h`}},
+		NextStep: outcome.Command("cassette", "refresh", "--schedule", "@weekly")}
 }
 
 // Serve runs until ctx is done, then waits for the job in flight.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // methodLog records the method and path of every request a service gets.
@@ -59,11 +59,11 @@ func TestDryRunSendsOnlyReads(t *testing.T) {
 		t.Errorf("a dry run sent %v to the real service, want the two GETs only", seen)
 	}
 	cr := caseOf(t, r, "petstore", "rename-pet")
-	if cr.Status != report.StatusSkipped || cr.New != nil || !strings.Contains(cr.Message, "PUT /v1/pets/1") ||
+	if cr.Status != verdict.StatusSkipped || cr.New != nil || !strings.Contains(cr.Message, "PUT /v1/pets/1") ||
 		cr.NextStep != "cassette refresh --once --dry-run --rerecord-unsafe --adapter petstore" || !strings.Contains(cr.Message, "--rerecord-unsafe re-runs it against the real service") {
 		t.Errorf("the PUT case: %s %q, next %q", cr.Status, cr.Message, cr.NextStep)
 	}
-	if got := caseOf(t, r, "petstore", "list-pets"); got.Status != report.StatusPass || got.New == nil {
+	if got := caseOf(t, r, "petstore", "list-pets"); got.Status != verdict.StatusPass || got.New == nil {
 		t.Errorf("the GET case was not re-recorded: %s %q", got.Status, got.Message)
 	}
 	if got := adapterResult(t, r, "petstore").ReplayCommand(); got != "cassette refresh --once --dry-run --rerecord-unsafe --adapter petstore" {

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // TestEscalation runs sequences of weekly cycles; the count lives on the
@@ -63,7 +65,7 @@ func TestEscalation(t *testing.T) {
 				}
 				run := r.Report(p.cfg, report.Tool{Name: "cassette"}, "")
 				if pet.Escalated {
-					if run.Reason() != cassettes.EEscalated {
+					if run.Reason() != outcome.EEscalated {
 						t.Errorf("cycle %d: reason %s, want E_ESCALATED", i+1, run.Reason())
 					}
 					if !strings.Contains(pet.PR.Body, "@pets-team") || !strings.Contains(pet.PR.Body, "Escalated") {
@@ -96,7 +98,7 @@ func TestGateFailsFilesIssue(t *testing.T) {
 		}
 	}
 	run := r.Report(p.cfg, report.Tool{Name: "cassette"}, "")
-	if run.Reason() != cassettes.EFakeDrift {
+	if run.Reason() != outcome.EFakeDrift {
 		t.Errorf("reason %s, want E_FAKE_DRIFT", run.Reason())
 	}
 	dir := t.TempDir()
@@ -120,12 +122,12 @@ func TestInfrastructureFailures(t *testing.T) {
 		name   string
 		setup  func(p *project)
 		mod    func(o *Options)
-		reason cassettes.Reason
+		reason outcome.Reason
 		next   string
 	}{
-		{name: "real service 5xx", setup: func(p *project) { p.real.set(503, `{"message":"down"}`) }, reason: cassettes.EProvider5xx},
-		{name: "real service unreachable", setup: func(p *project) { p.real.Close() }, reason: cassettes.ERealUnreachable},
-		{name: "push declined by a hook", reason: cassettes.EPushRejected, next: "cassette refresh --once",
+		{name: "real service 5xx", setup: func(p *project) { p.real.set(503, `{"message":"down"}`) }, reason: outcome.EProvider5xx},
+		{name: "real service unreachable", setup: func(p *project) { p.real.Close() }, reason: outcome.ERealUnreachable},
+		{name: "push declined by a hook", reason: outcome.EPushRejected, next: "cassette refresh --once",
 			setup: func(p *project) {
 				p.real.set(200, `{"pets":[],"total":0}`)
 				hook := filepath.Join(p.remote, "hooks", "pre-receive")
@@ -133,7 +135,7 @@ func TestInfrastructureFailures(t *testing.T) {
 					p.t.Fatal(err)
 				}
 			}},
-		{name: "forge API error", reason: cassettes.EForge, next: "gh api",
+		{name: "forge API error", reason: outcome.EForge, next: "gh api",
 			setup: func(p *project) { p.real.set(200, `{"pets":[],"total":0}`) },
 			mod:   func(o *Options) { o.Forge = failingForge{} }},
 	}
@@ -142,7 +144,7 @@ func TestInfrastructureFailures(t *testing.T) {
 			p := newProject(t)
 			tt.setup(p)
 			r := p.cycle(week0, tt.mod)
-			if r.Err != nil && tt.reason != cassettes.EPushRejected {
+			if r.Err != nil && tt.reason != outcome.EPushRejected {
 				t.Fatal(r.Err)
 			}
 			run := r.Report(p.cfg, report.Tool{Name: "cassette"}, "")
@@ -151,7 +153,7 @@ func TestInfrastructureFailures(t *testing.T) {
 				if c.Adapter != "petstore" {
 					continue
 				}
-				if c.Status != report.StatusError || c.Reason != tt.reason {
+				if c.Status != verdict.StatusError || c.Reason != tt.reason {
 					t.Errorf("%s: status %s reason %s, want error %s (%s)", c.Scenario, c.Status, c.Reason, tt.reason, c.Message)
 				}
 				if c.NextStep == "" || !strings.Contains(c.NextStep, tt.next) {
@@ -165,7 +167,7 @@ func TestInfrastructureFailures(t *testing.T) {
 			if !found {
 				t.Fatal("no petstore case")
 			}
-			if run.Exit() != cassettes.ExitInfra {
+			if run.Exit() != outcome.ExitInfra {
 				t.Errorf("exit %d (%s), want 3", run.Exit(), run.Reason())
 			}
 		})
@@ -179,7 +181,7 @@ func (failingForge) OpenPR(context.Context, string) (*PR, error) {
 	return nil, nil
 }
 func (failingForge) PublishPR(context.Context, PRRequest) (*PR, error) {
-	return nil, &cassettes.Error{Reason: cassettes.EForge, Message: "GitHub API: 502", NextStep: "gh api repos/o/r"}
+	return nil, &outcome.Error{Reason: outcome.EForge, Message: "GitHub API: 502", NextStep: "gh api repos/o/r"}
 }
 func (failingForge) PublishIssue(context.Context, IssueRequest) (*Issue, error) {
 	return nil, errors.New("unused")

@@ -10,7 +10,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -169,14 +169,14 @@ func (g *Git) Push(ctx context.Context, remote, commit, branch string) error {
 	switch {
 	case strings.Contains(status, "[remote rejected]") || strings.Contains(ge.Stderr, "hook declined") || strings.Contains(ge.Stderr, "GH006"):
 		said := remoteSaid(g.scrub(ge.Stderr))
-		return &cassettes.Error{Reason: cassettes.EPushRejected, Err: msg,
+		return &outcome.Error{Reason: outcome.EPushRejected, Err: msg,
 			Message: fmt.Sprintf("the remote %s declined the push of %s: a server-side hook or rule refused it (the remote's policy; nobody moved the branch)%s; ask the remote's owner to let this machine push %s* branches, or point refresh.forge in cassette.yaml at a remote that does, then run the refresh again",
 				shown, branch, said, BranchPrefix),
-			NextStep: cassettes.Command("cassette", "refresh", "--once")}
+			NextStep: outcome.Command("cassette", "refresh", "--once")}
 	case strings.Contains(status, "[rejected]") || strings.Contains(ge.Stderr, "rejected") || strings.Contains(ge.Stderr, "non-fast-forward") || strings.Contains(ge.Stderr, "fetch first"):
-		return &cassettes.Error{Reason: cassettes.EPushRejected, Err: msg,
+		return &outcome.Error{Reason: outcome.EPushRejected, Err: msg,
 			Message:  fmt.Sprintf("the remote %s rejected the push of %s: the branch moved there since it was fetched; see who moved the branch (git log FETCH_HEAD once fetched), delete it or merge its PR, then run cassette refresh --once again", shown, branch),
-			NextStep: cassettes.Command("git", "fetch", shown, branch)}
+			NextStep: outcome.Command("git", "fetch", shown, branch)}
 	}
 	return g.remoteError(remote, "cannot push "+branch+" to", err)
 }
@@ -206,8 +206,8 @@ func strconvQuote(s string) string {
 
 func (g *Git) remoteError(remote, what string, err error) error {
 	remote = g.scrub(remote) // a remote URL may carry a token
-	return &cassettes.Error{Reason: cassettes.EForge, Message: fmt.Sprintf("%s the remote %s (check that it exists and that this machine may push to it: refresh.forge.remote in cassette.yaml)", what, remote), Err: err,
-		NextStep: cassettes.Command("git", "ls-remote", remote)}
+	return &outcome.Error{Reason: outcome.EForge, Message: fmt.Sprintf("%s the remote %s (check that it exists and that this machine may push to it: refresh.forge.remote in cassette.yaml)", what, remote), Err: err,
+		NextStep: outcome.Command("git", "ls-remote", remote)}
 }
 
 func basicAuth(user, pass string) string {

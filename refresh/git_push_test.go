@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestPushRefusals: a push a server-side hook declines says so, with
@@ -43,8 +43,8 @@ func TestPushRefusals(t *testing.T) {
 		{"moved", moved, "git fetch " + remote + " moved", []string{"see who moved the branch"}, []string{"declined"}},
 		{"declined", declined, "cassette refresh --once", []string{"declined the push of new", "server-side hook", `it said: "GH006: Protected branch update failed"`}, []string{"who moved"}},
 	} {
-		ce := cassettes.AsError(c.err)
-		if c.err == nil || ce.Reason != cassettes.EPushRejected || ce.NextStep != c.next {
+		ce := outcome.AsError(c.err)
+		if c.err == nil || ce.Reason != outcome.EPushRejected || ce.NextStep != c.next {
 			t.Errorf("%s: %v (next: %s), want E_PUSH_REJECTED and next %s", c.name, c.err, ce.NextStep, c.next)
 			continue
 		}
@@ -85,8 +85,8 @@ func TestOneRefreshPerAdapter(t *testing.T) {
 	if _, err := os.Stat(wt); err != nil {
 		t.Errorf("the cycle removed the work tree another refresh holds: %v", err)
 	}
-	ce := cassettes.AsError(pet.Err)
-	if ce.Reason != cassettes.ELocked || ce.NextStep != "cassette refresh --once --adapter petstore" || !strings.Contains(ce.Message, "another refresh of adapter petstore") {
+	ce := outcome.AsError(pet.Err)
+	if ce.Reason != outcome.ELocked || ce.NextStep != "cassette refresh --once --adapter petstore" || !strings.Contains(ce.Message, "another refresh of adapter petstore") {
 		t.Fatalf("got %v (next: %s), want E_LOCKED", pet.Err, ce.NextStep)
 	}
 	if pet.Pushed {
@@ -103,8 +103,8 @@ func TestRefreshNeedsARepositoryAndABase(t *testing.T) {
 	p := newProject(t)
 	runGit(t, p.env, p.dir, "checkout", "--quiet", "--detach")
 	r := p.cycle(week0, func(o *Options) { o.DryRun, o.Adapters = true, []string{"petstore"} })
-	ce := cassettes.AsError(r.Err)
-	if r.Err == nil || ce.Reason != cassettes.EUsage || !strings.HasPrefix(ce.NextStep, "cassette refresh --once --dry-run --adapter petstore --base main") {
+	ce := outcome.AsError(r.Err)
+	if r.Err == nil || ce.Reason != outcome.EUsage || !strings.HasPrefix(ce.NextStep, "cassette refresh --once --dry-run --adapter petstore --base main") {
 		t.Errorf("detached HEAD: %v (next: %s)", r.Err, ce.NextStep)
 	}
 
@@ -112,7 +112,7 @@ func TestRefreshNeedsARepositoryAndABase(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = p.cycle(week0, func(o *Options) { o.DryRun = true })
-	ce = cassettes.AsError(r.Err)
+	ce = outcome.AsError(r.Err)
 	if r.Err == nil || !strings.Contains(ce.Message, "is not in a git repository") || ce.NextStep != "git init" {
 		t.Errorf("no repository: %v (next: %s)", r.Err, ce.NextStep)
 	}

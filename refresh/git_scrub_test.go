@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestRemoteTokenNeverShown: a remote URL that carries a token (and a
@@ -21,7 +21,7 @@ func TestRemoteTokenNeverShown(t *testing.T) {
 		if err == nil {
 			t.Fatal("an unreachable remote gave no error")
 		}
-		ce := cassettes.AsError(err)
+		ce := outcome.AsError(err)
 		if text := ce.Error() + ce.NextStep; strings.Contains(text, "sekrit123456") {
 			t.Errorf("the token is shown: %s", text)
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-github/v92/github"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 )
 
@@ -30,10 +30,10 @@ type GitHub struct {
 func NewGitHub(repo, token, apiURL string, hc *http.Client) (*GitHub, error) {
 	owner, name, ok := strings.Cut(repo, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-		return nil, cassettes.Errorf(cassettes.ECfgParse, cassettes.Command("cassette", "validate"), "refresh.forge.repo %q: expected owner/name (set it in cassette.yaml)", repo)
+		return nil, outcome.Errorf(outcome.ECfgParse, outcome.Command("cassette", "validate"), "refresh.forge.repo %q: expected owner/name (set it in cassette.yaml)", repo)
 	}
 	if token == "" {
-		return nil, cassettes.Errorf(cassettes.EMissingConfig, cassettes.Command("cassette", "refresh", "--once"),
+		return nil, outcome.Errorf(outcome.EMissingConfig, outcome.Command("cassette", "refresh", "--once"),
 			"the github forge needs a token that may push branches and open PRs and issues: the variable named by refresh.forge.token_env is not set")
 	}
 	opts := []github.ClientOptionsFunc{github.WithAuthToken(token), github.WithUserAgent("cassette-refresh")}
@@ -46,7 +46,7 @@ func NewGitHub(repo, token, apiURL string, hc *http.Client) (*GitHub, error) {
 	}
 	c, err := github.NewClient(opts...)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "cannot set up the GitHub client (check refresh.forge.api_url in cassette.yaml)", Err: err, NextStep: cassettes.Command("cassette", "validate")}
+		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: "cannot set up the GitHub client (check refresh.forge.api_url in cassette.yaml)", Err: err, NextStep: outcome.Command("cassette", "validate")}
 	}
 	return &GitHub{Client: c, Owner: owner, Repo: name, token: token, host: gitHost(apiURL)}, nil
 }
@@ -160,16 +160,16 @@ func (g *GitHub) PublishIssue(ctx context.Context, req IssueRequest) (*Issue, er
 // apiError classifies a GitHub API failure: E_RATE_LIMIT for rate limits,
 // E_FORGE otherwise; the token never appears in it.
 func (g *GitHub) apiError(what string, err error) error {
-	reason := cassettes.EForge
-	next := cassettes.Command("gh", "api", "repos/"+g.Owner+"/"+g.Repo)
+	reason := outcome.EForge
+	next := outcome.Command("gh", "api", "repos/"+g.Owner+"/"+g.Repo)
 	advice := "check that the token in refresh.forge.token_env may read and write pull requests and issues, then run cassette refresh --once again"
 	var rl *github.RateLimitError
 	var arl *github.AbuseRateLimitError
 	if errors.As(err, &rl) || errors.As(err, &arl) {
-		reason = cassettes.ERateLimit
-		next = cassettes.Command("gh", "api", "rate_limit")
+		reason = outcome.ERateLimit
+		next = outcome.Command("gh", "api", "rate_limit")
 		advice = "wait for the GitHub rate limit to reset, then run cassette refresh --once again"
 	}
 	msg := redact.RedactString(err.Error(), map[string]string{"token": g.token})
-	return &cassettes.Error{Reason: reason, Message: fmt.Sprintf("GitHub API: cannot %s %s/%s (%s)", what, g.Owner, g.Repo, advice), Err: errors.New(msg), NextStep: next}
+	return &outcome.Error{Reason: reason, Message: fmt.Sprintf("GitHub API: cannot %s %s/%s (%s)", what, g.Owner, g.Repo, advice), Err: errors.New(msg), NextStep: next}
 }

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // fakeGitHub implements the handful of GitHub REST endpoints the forge
@@ -214,8 +214,8 @@ func TestGitHubForgeCycles(t *testing.T) {
 func TestGitHubForgeErrors(t *testing.T) {
 	for _, tt := range []struct {
 		status int
-		reason cassettes.Reason
-	}{{500, cassettes.EForge}, {403, cassettes.ERateLimit}} {
+		reason outcome.Reason
+	}{{500, outcome.EForge}, {403, outcome.ERateLimit}} {
 		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
 			f, srv := newFakeGitHub(t)
 			f.fail = tt.status
@@ -224,16 +224,16 @@ func TestGitHubForgeErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = gh.OpenPR(context.Background(), "petstore")
-			ce := cassettes.AsError(err)
+			ce := outcome.AsError(err)
 			if ce.Reason != tt.reason || ce.NextStep == "" || strings.Contains(ce.Error(), token) {
 				t.Fatalf("error %s %q (next %q)", ce.Reason, ce.Error(), ce.NextStep)
 			}
 		})
 	}
-	if _, err := NewGitHub("acme", token, "", nil); cassettes.AsError(err).Reason != cassettes.ECfgParse {
+	if _, err := NewGitHub("acme", token, "", nil); outcome.AsError(err).Reason != outcome.ECfgParse {
 		t.Errorf("bad repo: %v", err)
 	}
-	if _, err := NewGitHub("acme/shop", "", "", nil); cassettes.AsError(err).Reason != cassettes.EMissingConfig {
+	if _, err := NewGitHub("acme/shop", "", "", nil); outcome.AsError(err).Reason != outcome.EMissingConfig {
 		t.Errorf("no token: %v", err)
 	}
 }

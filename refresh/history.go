@@ -3,7 +3,7 @@ package refresh
 import (
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -41,7 +41,7 @@ func (c *cycle) recordHistory(ar *AdapterResult) {
 		}
 		if cr.Drifted() {
 			drifts++
-		} else if cr.New == nil && cr.Reason != "" && cr.Reason.Exit() == cassettes.ExitInfra {
+		} else if cr.New == nil && cr.Reason != "" && cr.Reason.Exit() == outcome.ExitInfra {
 			failed++
 		}
 	}

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // TestHistoryCrossesCycles: each cycle adds one entry to the adapter's
@@ -66,8 +68,8 @@ func TestHistoryIsBounded(t *testing.T) {
 	c := &cycle{state: &State{}}
 	for i := range HistoryCycles + 5 {
 		c.now = week0.Add(time.Duration(i) * time.Hour)
-		c.recordHistory(&AdapterResult{Name: "a", Consecutive: i, Cases: []*CaseResult{{Drifts: []report.Drift{{Class: "value"}}}}})
-		c.recordHistory(&AdapterResult{Name: "a", Consecutive: i, Cases: []*CaseResult{{Drifts: []report.Drift{{Class: "value"}}}}})
+		c.recordHistory(&AdapterResult{Name: "a", Consecutive: i, Cases: []*CaseResult{{Drifts: []verdict.Drift{{Class: "value"}}}}})
+		c.recordHistory(&AdapterResult{Name: "a", Consecutive: i, Cases: []*CaseResult{{Drifts: []verdict.Drift{{Class: "value"}}}}})
 	}
 	h := c.state.Adapter("a").History
 	if len(h) != HistoryCycles || h[len(h)-1].Consecutive != HistoryCycles+4 || h[0].Consecutive != 5 {
@@ -113,8 +115,8 @@ func TestHistoryCountsFailedCassettes(t *testing.T) {
 	c := &cycle{state: &State{}, now: week0}
 	c.recordHistory(&AdapterResult{Name: "a", Cases: []*CaseResult{
 		{New: &cassettes.Cassette{}},
-		{Reason: cassettes.EProvider5xx, Status: report.StatusError},
-		{Reason: cassettes.ERealUnreachable, Status: report.StatusError},
+		{Reason: outcome.EProvider5xx, Status: verdict.StatusError},
+		{Reason: outcome.ERealUnreachable, Status: verdict.StatusError},
 	}})
 	h := c.state.Adapter("a").History
 	if len(h) != 1 || h[0].Drifts != 0 || h[0].Failed != 2 {

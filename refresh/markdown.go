@@ -4,7 +4,7 @@ import (
 	"html"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // What a refresh PR, its commit and a fake-drift issue say is partly
@@ -22,7 +22,7 @@ import (
 //     backslash-escaped, and a zero-width space after '@' and '#' and in
 //     "://" and "www." so that no mention, issue reference or autolink is
 //     made of it;
-//   - all of it without control characters (cassettes.Printable).
+//   - all of it without control characters (outcome.Printable).
 //
 // The owners named in cassette.yaml (code, not data) are the one place a
 // mention is meant.
@@ -33,7 +33,7 @@ const zwsp = "\u200b"
 // mdText is s as one line of Markdown prose that renders as s, and as
 // nothing else.
 func mdText(s string) string {
-	s = html.EscapeString(cassettes.Printable(s))
+	s = html.EscapeString(outcome.Printable(s))
 	s = mdEscaper.Replace(s)
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -61,7 +61,7 @@ func isWordByte(c byte) bool {
 
 // mdCode is s as an inline code span: rendered as it is, on one line.
 func mdCode(s string) string {
-	s = cassettes.Printable(s)
+	s = outcome.Printable(s)
 	fence := strings.Repeat("`", longestRun(s, '`')+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") || s == "" {
 		s = " " + s + " " // CommonMark strips one space on each side
@@ -76,7 +76,7 @@ func mdCell(s string) string { return strings.ReplaceAll(mdCode(s), "|", `\|`) }
 // fence is longer than any run of backticks in body, so that no line of
 // it closes the block.
 func mdFence(body, info string) string {
-	body = cassettes.PrintableText(body)
+	body = outcome.PrintableText(body)
 	if !strings.HasSuffix(body, "\n") {
 		body += "\n"
 	}

@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // TestPrintFailures: errors print as `error[REASON]: …` (with the colon, like
@@ -15,10 +16,10 @@ func TestPrintFailures(t *testing.T) {
 	old := &cassettes.Cassette{Adapter: "api", Scenario: "pets"}
 	r := &Result{Date: "2026-11-23",
 		Adapters: []*AdapterResult{
-			{Name: "api", Cases: []*CaseResult{{Old: old, Status: report.StatusError, Reason: cassettes.ERealTLS, Message: "TLS: certificate signed by an unknown authority"}}},
-			{Name: "gh", Err: cassettes.Errorf(cassettes.EForge, "cassette refresh --once", "cannot open the PR")},
+			{Name: "api", Cases: []*CaseResult{{Old: old, Status: verdict.StatusError, Reason: outcome.ERealTLS, Message: "TLS: certificate signed by an unknown authority"}}},
+			{Name: "gh", Err: outcome.Errorf(outcome.EForge, "cassette refresh --once", "cannot open the PR")},
 		},
-		Err: cassettes.Errorf(cassettes.EPushRejected, "git fetch", "cannot save the state")}
+		Err: outcome.Errorf(outcome.EPushRejected, "git fetch", "cannot save the state")}
 	var b strings.Builder
 	r.Print(&b)
 	out := b.String()

@@ -7,8 +7,9 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -86,7 +87,7 @@ func (r *adapterRun) write(dir string, drifting []*CaseResult) (map[*CaseResult]
 		k.Path = filepath.Join(dir, rel)
 		written[cr] = k.Path
 		r.res.Files = append(r.res.Files, filepath.ToSlash(rel))
-		if prev, err := cassettes.Load(k.Path, cassettes.LoadOptions{Config: o.Config, Normalizers: o.registry()}); err == nil {
+		if prev, err := cassettes.Load(k.Path, o.project().LoadOptions(nil)); err == nil {
 			if d, _, _ := compare(prev, &k, r.a, r.vopts); len(d) == 0 {
 				continue
 			}
@@ -146,13 +147,13 @@ func (r *adapterRun) gate(ctx context.Context, written map[*CaseResult]string) (
 	for _, cr := range r.res.Cases {
 		k := cr.Old
 		if p, ok := written[cr]; ok {
-			loaded, err := cassettes.Load(p, cassettes.LoadOptions{Config: o.Config, Normalizers: o.registry(), Credentials: r.creds})
+			loaded, err := cassettes.Load(p, o.project().LoadOptions(r.creds))
 			if err != nil {
 				return nil, err
 			}
 			k = loaded
 			gateOf[len(cases)] = cr
-		} else if cr.Status == report.StatusSkipped || cr.Status == report.StatusError {
+		} else if cr.Status == verdict.StatusSkipped || cr.Status == verdict.StatusError {
 			continue
 		}
 		cases = append(cases, verify.Case{Cassette: k, Adapter: r.a})
@@ -161,14 +162,14 @@ func (r *adapterRun) gate(ctx context.Context, written map[*CaseResult]string) (
 	if gate == nil {
 		gate = func(ctx context.Context, cases []verify.Case) *verify.Outcome { return verify.Run(ctx, cases, r.vopts) }
 	}
-	outcome := gate(ctx, cases)
+	gated := gate(ctx, cases)
 	var failed []verify.Result
-	for i := range outcome.Results {
-		res := outcome.Results[i]
+	for i := range gated.Results {
+		res := gated.Results[i]
 		if cr, ok := gateOf[i]; ok {
 			cr.Gate = &res
 		}
-		if res.Failed() && res.Reason.Exit() != cassettes.ExitInfra {
+		if res.Failed() && res.Reason.Exit() != outcome.ExitInfra {
 			failed = append(failed, res)
 		}
 	}

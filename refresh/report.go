@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -38,14 +40,14 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 			if src := cr.Old.Source; src.SHA256 != "" { // the committed bytes the cycle compared with
 				run.Inventory = append(run.Inventory, report.InventoryItem{Path: path, SHA256: src.SHA256, Bytes: src.Size})
 			}
-			c := report.Case{Adapter: cr.Old.Adapter, Scenario: cr.Old.Scenario, CassettePath: path, Status: cr.Status,
+			c := verdict.Case{Adapter: cr.Old.Adapter, Scenario: cr.Old.Scenario, CassettePath: path, Status: cr.Status,
 				Reason: cr.Reason, Message: cr.Message, NextStep: cr.NextStep, Drifts: cr.Drifts, Duration: cr.Duration}
-			if cr.Status == report.StatusPass {
+			if cr.Status == verdict.StatusPass {
 				c.Reason = ""
 			}
 			c.ReplayCommand = ar.ReplayCommand()
 			live := cr.Live
-			if live == nil && cr.Status != report.StatusSkipped {
+			if live == nil && cr.Status != verdict.StatusSkipped {
 				// A command is run once: no retry policy applies to it.
 				l := recorder.NewLiveRecord(recorder.Telemetry{Attempts: 1, RetryBackoffMS: []int64{}})
 				live = &l
@@ -53,19 +55,19 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 			c.Actions = liveActions(cr, live)
 			if cr.Sides != nil { // what the reports show is what was compared
 				c.Actions = cr.Sides.WithObserved(c.Actions)
-				if cr.Status == report.StatusFail || cr.Status == report.StatusError {
+				if cr.Status == verdict.StatusFail || cr.Status == verdict.StatusError {
 					c.Recorded = cr.Sides.Recorded
 				}
 			}
 			if l := live; l != nil {
-				c.Live = &report.LiveRecord{ExecutionMode: l.ExecutionMode, ReplayBoundary: l.ReplayBoundary, TraceOrigin: l.TraceOrigin}
+				c.Live = &verdict.LiveRecord{ExecutionMode: l.ExecutionMode, ReplayBoundary: l.ReplayBoundary, TraceOrigin: l.TraceOrigin}
 			}
 			if proposals != "" && cr.Drifted() {
 				if ar.PR != nil {
-					c.Artifacts = append(c.Artifacts, report.Artifact{Name: "refresh PR", Kind: "text", Path: filepath.ToSlash(filepath.Join(proposals, ar.Name+".pr.md"))})
+					c.Artifacts = append(c.Artifacts, verdict.Artifact{Name: "refresh PR", Kind: "text", Path: filepath.ToSlash(filepath.Join(proposals, ar.Name+".pr.md"))})
 				}
 				if ar.Issue != nil {
-					c.Artifacts = append(c.Artifacts, report.Artifact{Name: "fake-drift issue", Kind: "text", Path: filepath.ToSlash(filepath.Join(proposals, ar.Name+".issue.md"))})
+					c.Artifacts = append(c.Artifacts, verdict.Artifact{Name: "fake-drift issue", Kind: "text", Path: filepath.ToSlash(filepath.Join(proposals, ar.Name+".issue.md"))})
 				}
 			}
 			run.Cases = append(run.Cases, c)
@@ -77,14 +79,14 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 // liveActions are the calls a case's re-recording made against the real
 // service: the new cassette's interactions (or command), or the calls made
 // up to the one that failed; each carries its own retry telemetry.
-func liveActions(cr *CaseResult, live *recorder.LiveRecord) []report.Action {
-	var acts []report.Action
+func liveActions(cr *CaseResult, live *recorder.LiveRecord) []verdict.Action {
+	var acts []verdict.Action
 	src := cr.New
 	if src == nil {
 		src = cr.Old
 	}
 	if src.Input != nil {
-		a := report.Action{Kind: "proc", ID: "output", Argv: append([]string{src.Input.Command}, src.Input.Args...)}
+		a := verdict.Action{Kind: "proc", ID: "output", Argv: append([]string{src.Input.Command}, src.Input.Args...)}
 		if cr.New != nil && cr.New.Output != nil {
 			a.Stdout, a.Stderr, a.Exit = cr.New.Output.Stdout.Bytes(), cr.New.Output.Stderr.Bytes(), cr.New.Output.ExitCode
 		}
@@ -94,7 +96,7 @@ func liveActions(cr *CaseResult, live *recorder.LiveRecord) []report.Action {
 			if cr.New == nil && i > 0 && (live == nil || i >= len(live.Calls)) {
 				break // not made: the call before it failed
 			}
-			a := report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: in.Request.URL}
+			a := verdict.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: in.Request.URL}
 			if cr.New != nil {
 				a.StatusCode, a.Body = in.Response.Code, in.Response.Body.Bytes()
 			}
@@ -104,7 +106,7 @@ func liveActions(cr *CaseResult, live *recorder.LiveRecord) []report.Action {
 	if len(acts) == 0 || live == nil {
 		return nil // not re-recorded (skipped)
 	}
-	if cr.New == nil && cr.Status == report.StatusError {
+	if cr.New == nil && cr.Status == verdict.StatusError {
 		last := &acts[len(acts)-1]
 		last.Err, last.ErrKind = firstLine(cr.Message), string(cr.Reason)
 	}
@@ -152,9 +154,9 @@ func (r *Result) Print(w io.Writer) {
 			fmt.Fprintf(w, "  %s: skipped, %s\n", ar.Name, ar.Skipped)
 			continue
 		case ar.Err != nil:
-			fmt.Fprintf(w, "  %s: error[%s]: %s\n", ar.Name, ar.Err.Reason, cassettes.Printable(firstLine(ar.Err.Error())))
+			fmt.Fprintf(w, "  %s: error[%s]: %s\n", ar.Name, ar.Err.Reason, outcome.Printable(firstLine(ar.Err.Error())))
 			for _, p := range ar.Err.Problems {
-				fmt.Fprintf(w, "      %s\n", cassettes.PrintableBlock(p.String(), "        "))
+				fmt.Fprintf(w, "      %s\n", outcome.PrintableBlock(p.String(), "        "))
 			}
 		case ar.PR != nil:
 			fmt.Fprintf(w, "  %s: drift; %s %q on %s\n", ar.Name, ar.PR.Ref(), ar.PR.Title, ar.Branch)
@@ -169,11 +171,11 @@ func (r *Result) Print(w io.Writer) {
 		}
 		for _, cr := range ar.Cases {
 			switch {
-			case cr.Status == report.StatusPass:
+			case cr.Status == verdict.StatusPass:
 			case cr.Reason != "":
-				fmt.Fprintf(w, "    %s[%s] %s: %s\n", cr.Status, cr.Reason, cassettes.Printable(cr.Old.Scenario), cassettes.Printable(cr.Message))
+				fmt.Fprintf(w, "    %s[%s] %s: %s\n", cr.Status, cr.Reason, outcome.Printable(cr.Old.Scenario), outcome.Printable(cr.Message))
 			default:
-				fmt.Fprintf(w, "    %s %s: %s\n", cr.Status, cassettes.Printable(cr.Old.Scenario), cassettes.Printable(cr.Message))
+				fmt.Fprintf(w, "    %s %s: %s\n", cr.Status, outcome.Printable(cr.Old.Scenario), outcome.Printable(cr.Message))
 			}
 		}
 		if ar.Issue != nil {
@@ -184,9 +186,9 @@ func (r *Result) Print(w io.Writer) {
 		}
 	}
 	if r.Err != nil {
-		fmt.Fprintf(w, "error[%s]: %s\n", r.Err.Reason, cassettes.Printable(firstLine(r.Err.Error())))
+		fmt.Fprintf(w, "error[%s]: %s\n", r.Err.Reason, outcome.Printable(firstLine(r.Err.Error())))
 		for _, p := range r.Err.Problems {
-			fmt.Fprintf(w, "  %s\n", cassettes.PrintableBlock(p.String(), "    "))
+			fmt.Fprintf(w, "  %s\n", outcome.PrintableBlock(p.String(), "    "))
 		}
 	}
 }
@@ -204,7 +206,7 @@ func suite(cfg *cassettes.Config) string {
 // or the cassette was refused (exit 2), not because the real side failed.
 func (ar *AdapterResult) refused() bool {
 	for _, cr := range ar.Cases {
-		if cr.Status == report.StatusError && cr.New == nil && cr.Reason.Exit() == cassettes.ExitUser {
+		if cr.Status == verdict.StatusError && cr.New == nil && cr.Reason.Exit() == outcome.ExitUser {
 			return true
 		}
 	}
@@ -214,7 +216,7 @@ func (ar *AdapterResult) refused() bool {
 func (ar *AdapterResult) failed() int {
 	n := 0
 	for _, cr := range ar.Cases {
-		if cr.Status == report.StatusError && cr.New == nil {
+		if cr.Status == verdict.StatusError && cr.New == nil {
 			n++
 		}
 	}

@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // TestReportHoldsBothSidesOfARealDrift: a refresh's run model holds both
@@ -19,13 +21,13 @@ func TestReportHoldsBothSidesOfARealDrift(t *testing.T) {
 	p.real.set(200, `{"pets":[{"name":"rex"}]}`)
 	r := p.cycle(week0, nil)
 	run := r.Report(p.cfg, report.Tool{Name: "cassette"}, "")
-	var drifted *report.Case
+	var drifted *verdict.Case
 	for i, c := range run.Cases {
 		if c.Adapter == "petstore" && c.Scenario == "list-pets" {
 			drifted = &run.Cases[i]
 		}
 	}
-	if drifted == nil || drifted.Status != report.StatusFail {
+	if drifted == nil || drifted.Status != verdict.StatusFail {
 		t.Fatalf("petstore/list-pets did not drift: %+v", run.Cases)
 	}
 	if len(drifted.Recorded) != 1 || string(drifted.Recorded[0].Body) != `{"pets":[]}` {
@@ -59,7 +61,7 @@ func TestLiveActionsCarryEachCallsTelemetry(t *testing.T) {
 	old := &cassettes.Cassette{Adapter: "shop", Scenario: "s", Kind: cassettes.KindHTTP, Interactions: two()}
 	retried := recorder.NewLiveRecord(recorder.Telemetry{Attempts: 2, RetryBackoffMS: []int64{500}},
 		recorder.Telemetry{Attempts: 1}, recorder.Telemetry{Attempts: 2, RetryBackoffMS: []int64{500}})
-	got := liveActions(&CaseResult{Old: old, New: &cassettes.Cassette{Interactions: two()}, Status: report.StatusPass}, &retried)
+	got := liveActions(&CaseResult{Old: old, New: &cassettes.Cassette{Interactions: two()}, Status: verdict.StatusPass}, &retried)
 	want := []struct {
 		attempts int
 		backoff  []int64
@@ -73,7 +75,7 @@ func TestLiveActionsCarryEachCallsTelemetry(t *testing.T) {
 		}
 	}
 	failed := recorder.NewLiveRecord(recorder.Telemetry{Attempts: 1}, recorder.Telemetry{Attempts: 3, RetryBackoffMS: []int64{500, 1500}})
-	got = liveActions(&CaseResult{Old: old, Status: report.StatusError, Reason: cassettes.EProvider5xx, Message: "503 after 3 attempts"}, &failed)
+	got = liveActions(&CaseResult{Old: old, Status: verdict.StatusError, Reason: outcome.EProvider5xx, Message: "503 after 3 attempts"}, &failed)
 	if len(got) != 2 || got[0].Err != "" || got[1].Err == "" || got[1].Attempts != 3 || len(got[1].RetryBackoffMS) != 2 {
 		t.Errorf("failed re-recording: %+v, want the first call ok and the second failing after 3 attempts", got)
 	}

@@ -5,20 +5,20 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/verify"
 )
 
 // Title is the title of a refresh PR, e.g. "contract-refresh: 2026-11-30 (github)".
 func Title(date, adapter string) string {
-	return fmt.Sprintf("contract-refresh: %s (%s)", cassettes.Printable(date), cassettes.Printable(adapter))
+	return fmt.Sprintf("contract-refresh: %s (%s)", outcome.Printable(date), outcome.Printable(adapter))
 }
 
 // IssueTitle is the title of an adapter's fake-drift companion issue; it
 // does not change from cycle to cycle, so that the open one is found and
 // updated.
 func IssueTitle(adapter string) string {
-	return fmt.Sprintf("fake-drift: %s", cassettes.Printable(adapter))
+	return fmt.Sprintf("fake-drift: %s", outcome.Printable(adapter))
 }
 
 // CommitMessage names the drifting scenarios and their drift classes.
@@ -27,7 +27,7 @@ func CommitMessage(title string, drifting []*CaseResult) string {
 	b.WriteString(title)
 	b.WriteString("\n\nThe real service no longer gives the committed output for:\n\n")
 	for _, cr := range drifting {
-		fmt.Fprintf(&b, "- %s (%s)\n", cassettes.Printable(cr.Old.Scenario), cassettes.Printable(strings.Join(classes(cr), ", ")))
+		fmt.Fprintf(&b, "- %s (%s)\n", outcome.Printable(cr.Old.Scenario), outcome.Printable(strings.Join(classes(cr), ", ")))
 	}
 	b.WriteString("\nRe-recorded by cassette refresh.\n")
 	return b.String()
@@ -83,7 +83,7 @@ func PRBody(t PRText) string {
 	} else {
 		b.WriteString("Replay gate: the fake passes on the new cassettes (`cassette verify`).\n\n")
 	}
-	fmt.Fprintf(&b, "Branch %s → %s. Re-run: %s.\n", mdCode(t.Branch), mdCode(t.Base), mdCode(cassettes.Command("cassette", "refresh", "--once", "--adapter", t.Adapter)))
+	fmt.Fprintf(&b, "Branch %s → %s. Re-run: %s.\n", mdCode(t.Branch), mdCode(t.Base), mdCode(outcome.Command("cassette", "refresh", "--once", "--adapter", t.Adapter)))
 	return b.String()
 }
 
@@ -125,17 +125,17 @@ func IssueBody(t IssueText) string {
 		fmt.Fprintf(&b, "> [!WARNING]\n> **Escalated** to %s: %s has drifted for %d refresh cycles in a row.\n\n", ownersText(t.Owners), mdCode(t.Adapter), t.Consecutive)
 	}
 	fmt.Fprintf(&b, "The real service behind %s changed, and the fake no longer matches the re-recorded cassettes: the fake's code must change, not only the cassettes.\n\n", mdCode(t.Adapter))
-	fmt.Fprintf(&b, "Refresh PR: %s\n\n", cassettes.Printable(t.PR.Ref())) // the forge's own link
+	fmt.Fprintf(&b, "Refresh PR: %s\n\n", outcome.Printable(t.PR.Ref())) // the forge's own link
 	b.WriteString("Failing cases:\n\n")
 	for _, r := range t.Failed {
 		fmt.Fprintf(&b, "- %s (%s): %s\n", mdCode(r.Case.ID()), mdCode(string(r.Reason)), mdText(firstLine(r.Message)))
 	}
 	var replay strings.Builder
 	if t.PR != nil && t.PR.Branch != "" {
-		fmt.Fprintf(&replay, "%s && git checkout FETCH_HEAD\n", cassettes.Command("git", "fetch", t.Remote, t.PR.Branch))
+		fmt.Fprintf(&replay, "%s && git checkout FETCH_HEAD\n", outcome.Command("git", "fetch", t.Remote, t.PR.Branch))
 	}
 	for _, r := range t.Failed {
-		fmt.Fprintf(&replay, "%s\n", cassettes.Command("cassette", "verify", "--case", r.Case.ID()))
+		fmt.Fprintf(&replay, "%s\n", outcome.Command("cassette", "verify", "--case", r.Case.ID()))
 	}
 	b.WriteString("\nReplay:\n\n" + mdFence(replay.String(), "sh"))
 	return b.String()

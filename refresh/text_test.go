@@ -14,7 +14,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -80,18 +81,18 @@ func inert(t *testing.T, what, md string, allowed ...string) string {
 // escalation mentions the declared owners and no one else.
 func TestPRBodyEscapesTheService(t *testing.T) {
 	old := &cassettes.Cassette{Adapter: "petstore", Scenario: evilScen}
-	cr := &CaseResult{Old: old, Drifts: []report.Drift{{Class: "body", Field: evilField, Message: evilMessage, Diff: evilDiff}}}
+	cr := &CaseResult{Old: old, Drifts: []verdict.Drift{{Class: "body", Field: evilField, Message: evilMessage, Diff: evilDiff}}}
 	md := PRBody(PRText{Date: "2026-11-30", Adapter: "petstore", Branch: "cassette-refresh/petstore/2026-11-30", Base: "main",
 		Drifting: []*CaseResult{cr}, Escalated: true, Owners: []string{"@pets-team"}, Consecutive: 3})
 	out := inert(t, "the PR body", md, "@pets-team")
 	blocks := regexp.MustCompile(`(?s)<pre><code class="language-diff">(.*?)</code></pre>`).FindAllStringSubmatch(out, -1)
-	if len(blocks) != 1 || html.UnescapeString(blocks[0][1]) != cassettes.PrintableText(evilDiff) {
+	if len(blocks) != 1 || html.UnescapeString(blocks[0][1]) != outcome.PrintableText(evilDiff) {
 		t.Errorf("the diff is not one code block holding the diff:\n%s", out)
 	}
 	if !strings.Contains(out, "@pets-team") {
 		t.Errorf("the owners are not mentioned:\n%s", out)
 	}
-	if !strings.Contains(html.UnescapeString(out), "<code>"+cassettes.Printable(evilField)+"</code>") {
+	if !strings.Contains(html.UnescapeString(out), "<code>"+outcome.Printable(evilField)+"</code>") {
 		t.Errorf("the field is not shown as it is:\n%s", out)
 	}
 }
@@ -102,7 +103,7 @@ func TestPRBodyEscapesTheService(t *testing.T) {
 func TestIssueBodyEscapesAndQuotes(t *testing.T) {
 	old := &cassettes.Cassette{Adapter: "petstore", Scenario: evilScen}
 	md := IssueBody(IssueText{Adapter: "petstore", Remote: "origin", PR: &PR{Branch: "cassette-refresh/petstore/2026-11-30", URL: "https://github.com/acme/shop/pull/7"},
-		Failed: []verify.Result{{Case: verify.Case{Cassette: old}, Reason: cassettes.EContractDrift, Message: evilMessage}}})
+		Failed: []verify.Result{{Case: verify.Case{Cassette: old}, Reason: outcome.EContractDrift, Message: evilMessage}}})
 	out := inert(t, "the issue body", md, "https://github.com/acme/shop/pull/7")
 	blocks := regexp.MustCompile(`(?s)<pre><code class="language-sh">(.*?)</code></pre>`).FindAllStringSubmatch(out, -1)
 	if len(blocks) != 1 {

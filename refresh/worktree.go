@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Where the new cassettes are written: a git work tree of the refresh
@@ -24,7 +25,7 @@ func (c *cycle) workdir(ctx context.Context, ar *AdapterResult) (string, func(),
 	if o.DryRun {
 		dir, err := os.MkdirTemp("", "cassette-refresh-dry-*")
 		if err != nil {
-			return "", nil, startPoint{}, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot make a temporary directory (check $TMPDIR)", Err: err, NextStep: cassettes.Command("ls", "-ld", os.TempDir())}
+			return "", nil, startPoint{}, &outcome.Error{Reason: outcome.EIO, Message: "cannot make a temporary directory (check $TMPDIR)", Err: err, NextStep: outcome.Command("ls", "-ld", os.TempDir())}
 		}
 		return dir, func() { os.RemoveAll(dir) }, startPoint{}, nil
 	}
@@ -39,7 +40,7 @@ func (c *cycle) workdir(ctx context.Context, ar *AdapterResult) (string, func(),
 			return "", nil, sp, err
 		}
 		if start == "" {
-			return "", nil, sp, cassettes.Errorf(cassettes.EForge, cassettes.Command("git", "push", c.shown, c.base),
+			return "", nil, sp, outcome.Errorf(outcome.EForge, outcome.Command("git", "push", c.shown, c.base),
 				"the base branch %s is not on the remote %s: push it, or set refresh.base in cassette.yaml", c.base, c.shown)
 		}
 	}
@@ -51,9 +52,9 @@ func (c *cycle) workdir(ctx context.Context, ar *AdapterResult) (string, func(),
 	// would remove this work tree under it.
 	lock, err := lockWorktree(wt)
 	if err != nil {
-		if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.ELocked {
+		if ce, ok := err.(*outcome.Error); ok && ce.Reason == outcome.ELocked {
 			ce.Message = "another refresh of adapter " + ar.Name + " runs in this repository: " + ce.Message
-			ce.NextStep = cassettes.Command("cassette", "refresh", "--once", "--adapter", ar.Name)
+			ce.NextStep = outcome.Command("cassette", "refresh", "--once", "--adapter", ar.Name)
 		}
 		return "", nil, sp, err
 	}
@@ -139,13 +140,13 @@ func (c *cycle) relPath(p string) (string, error) {
 	}
 	rel, err := filepath.Rel(c.top, realPath(abs))
 	if err != nil || strings.HasPrefix(rel, "..") {
-		return "", cassettes.Errorf(cassettes.EUsage, cassettes.Command("git", "status"), "cassette %s is outside the repository %s: move the cassettes inside it", p, c.top)
+		return "", outcome.Errorf(outcome.EUsage, outcome.Command("git", "status"), "cassette %s is outside the repository %s: move the cassettes inside it", p, c.top)
 	}
 	return rel, nil
 }
 
 func gitStepError(what string, err error) error {
-	return &cassettes.Error{Reason: cassettes.EIO, Message: "git: cannot " + what + " (check the repository, then run cassette refresh --once again)", Err: err, NextStep: cassettes.Command("git", "status")}
+	return &outcome.Error{Reason: outcome.EIO, Message: "git: cannot " + what + " (check the repository, then run cassette refresh --once again)", Err: err, NextStep: outcome.Command("git", "status")}
 }
 
 // realPath resolves symbolic links as far as the path exists.

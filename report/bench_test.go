@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 func bigRun(n int) *Run {
@@ -13,8 +15,8 @@ func bigRun(n int) *Run {
 		c := passCase(fmt.Sprintf("adapter%02d", i%10), fmt.Sprintf("scenario-%04d", i))
 		c.Actions[0].Body = make([]byte, 4096)
 		if i%7 == 0 {
-			c.Status = StatusFail
-			c.Drifts = []Drift{{Class: "body", Line: 12, Message: "differs", Diff: "--- cassette\n+++ fake\n@@ -1 +1 @@\n-a\n+b\n"}}
+			c.Status = verdict.StatusFail
+			c.Drifts = []verdict.Drift{{Class: "body", Line: 12, Message: "differs", Diff: "--- cassette\n+++ fake\n@@ -1 +1 @@\n-a\n+b\n"}}
 		}
 		r.Cases = append(r.Cases, c)
 	}

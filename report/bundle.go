@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // The bundle schema (specs/004): our own name, major 1, minor 0.
@@ -318,15 +320,15 @@ func (b *bundleBuilder) traceEvents() []byte {
 		at = at.Add(cs.Duration)
 		running.total++
 		switch {
-		case cs.failed():
+		case cs.Failed():
 			running.fail++
-		case cs.Status == StatusSkipped:
+		case cs.Status == verdict.StatusSkipped:
 			running.skip++
 		default:
 			running.pass++
 		}
 		msg := string(cs.Status)
-		if cs.failed() {
+		if cs.Failed() {
 			msg += ": " + run.digest(cs).FirstFailingAssertion
 		}
 		event(at, "case_"+string(cs.Status), cs.ID(), msg)
@@ -349,7 +351,7 @@ func (b *bundleBuilder) transcript() []byte {
 	}
 	for _, cs := range run.reportCases() {
 		fmt.Fprintf(&tr, "%-8s %s\n", cs.Status, cs.ID())
-		if cs.failed() {
+		if cs.Failed() {
 			for _, l := range strings.Split(strings.TrimRight(run.caseDetail(cs), "\n"), "\n") {
 				fmt.Fprintf(&tr, "         %s\n", l)
 			}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 func writeBundle(t *testing.T) string {
@@ -59,8 +59,8 @@ func TestWriteBundleIsValid(t *testing.T) {
 func TestWriteBundleRefusesLeaks(t *testing.T) {
 	root := t.TempDir()
 	_, err := WriteBundle(root, passingRun(), BundleFiles{Logs: []File{{Path: "fake.log", Data: []byte("auth: ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c")}}})
-	var ce *cassettes.Error
-	if !errors.As(err, &ce) || ce.Reason != cassettes.ESecretLeak {
+	var ce *outcome.Error
+	if !errors.As(err, &ce) || ce.Reason != outcome.ESecretLeak {
 		t.Fatalf("err = %v, want E_SECRET_LEAK", err)
 	}
 	var left []string
@@ -304,4 +304,4 @@ func TestBundleRoot(t *testing.T) {
 }
 
 // validate validates the bundle at dir as `cassette bundle validate` does.
-func validate(dir string) []cassettes.Problem { return ValidateBundle(os.DirFS(dir), dir) }
+func validate(dir string) []outcome.Problem { return ValidateBundle(os.DirFS(dir), dir) }

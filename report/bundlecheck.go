@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // requiredBundleFiles are the files every v1 bundle holds.
@@ -39,7 +39,7 @@ var requiredBundleFiles = []string{
 //
 // The bundle is read through fsys, the bundle directory dir as the command
 // opens it (os.DirFS(dir)); dir names the files in the problems.
-func ValidateBundle(fsys fs.FS, dir string) []cassettes.Problem {
+func ValidateBundle(fsys fs.FS, dir string) []outcome.Problem {
 	v := &bundleValidator{fsys: fsys, dir: dir}
 	v.run()
 	return v.probs
@@ -48,11 +48,11 @@ func ValidateBundle(fsys fs.FS, dir string) []cassettes.Problem {
 type bundleValidator struct {
 	fsys  fs.FS
 	dir   string
-	probs []cassettes.Problem
+	probs []outcome.Problem
 }
 
 func (v *bundleValidator) add(file string, line int, field, msg, want string) {
-	v.probs = append(v.probs, cassettes.Problem{File: filepath.Join(v.dir, filepath.FromSlash(file)), Line: line, Field: field, Message: msg, Expected: want})
+	v.probs = append(v.probs, outcome.Problem{File: filepath.Join(v.dir, filepath.FromSlash(file)), Line: line, Field: field, Message: msg, Expected: want})
 }
 
 // lookup finds a dotted key path in a decoded JSON object.

@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // The verify command fills a Run and hands it to Write; the exit code and
@@ -21,10 +22,10 @@ func ExampleWrite() {
 		Command: "verify",
 		Suite:   "shop",
 		Started: start, Finished: start.Add(time.Second),
-		Cases: []report.Case{{
+		Cases: []verdict.Case{{
 			Adapter: "github", Scenario: "list-pulls", CassettePath: "cassettes/github/list-pulls.yaml",
-			Status: report.StatusFail,
-			Drifts: []report.Drift{{Class: "status", Field: "interactions[0].response.code", Line: 14, Message: "404 differs from recorded 200"}},
+			Status: verdict.StatusFail,
+			Drifts: []verdict.Drift{{Class: "status", Field: "interactions[0].response.code", Line: 14, Message: "404 differs from recorded 200"}},
 		}},
 	}
 	if err := report.Write(dir, run, report.Options{Golden: true}); err != nil {
@@ -34,7 +35,7 @@ func ExampleWrite() {
 	path := filepath.Join(dir, report.FileSummary)
 	data, _ := os.ReadFile(path)
 	s, _ := report.ParseSummary(path, data)
-	fmt.Println(s.ExitCode, s.ReasonCode, run.Exit() == cassettes.ExitFail)
+	fmt.Println(s.ExitCode, s.ReasonCode, run.Exit() == outcome.ExitFail)
 	report.WriteNextStep(os.Stdout, run)
 	// Output:
 	// 1 E_CONTRACT_DRIFT true

@@ -3,16 +3,9 @@ package report
 import (
 	"fmt"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
-
-// FailureDigest is the triage summary of a failed case (specs/000).
-type FailureDigest struct {
-	RootCauseClass        string `json:"root_cause_class"` // one of RootCauseClasses
-	FirstFailingAssertion string `json:"first_failing_assertion"`
-	ReplaySuite           string `json:"suite_replay_command,omitempty"`
-	ReplayCase            string `json:"targeted_test_replay_command,omitempty"`
-}
 
 // The declared root-cause taxonomy of failure digests.
 const (
@@ -45,13 +38,13 @@ var RootCauseClasses = []string{RootContractDrift, RootRealDrift, RootFakeDrift,
 
 // digest returns the failure digest of a failed case: the case's own, with
 // empty fields derived.
-func (r *Run) digest(c *Case) FailureDigest {
-	var d FailureDigest
+func (r *Run) digest(c *verdict.Case) verdict.FailureDigest {
+	var d verdict.FailureDigest
 	if c.Digest != nil {
 		d = *c.Digest
 	}
 	if d.RootCauseClass == "" {
-		d.RootCauseClass = rootCause(c.reason(r.now()))
+		d.RootCauseClass = rootCause(c.ReasonAt(r.now()))
 	}
 	if d.FirstFailingAssertion == "" {
 		switch {
@@ -72,49 +65,49 @@ func (r *Run) digest(c *Case) FailureDigest {
 	return d
 }
 
-func driftText(d Drift) string { return driftOnce(d) }
+func driftText(d verdict.Drift) string { return driftOnce(d) }
 
 // rootCause maps a reason code to the declared taxonomy.
-func rootCause(rc cassettes.Reason) string {
+func rootCause(rc outcome.Reason) string {
 	switch rc {
-	case cassettes.EContractDrift:
+	case outcome.EContractDrift:
 		return RootContractDrift
-	case cassettes.EFakeError:
+	case outcome.EFakeError:
 		return RootFakeError
-	case cassettes.EFakeUnavailable:
+	case outcome.EFakeUnavailable:
 		return RootFakeUnavailable
-	case cassettes.EReplayMiss:
+	case outcome.EReplayMiss:
 		return RootReplayMiss
-	case cassettes.ERealUnreachable, cassettes.ERealDNS, cassettes.ERealTLS, cassettes.ERealReset, cassettes.ERealSuspect, cassettes.ERealUpgrade:
+	case outcome.ERealUnreachable, outcome.ERealDNS, outcome.ERealTLS, outcome.ERealReset, outcome.ERealSuspect, outcome.ERealUpgrade:
 		return RootRealUnreachable
-	case cassettes.EProvider5xx:
+	case outcome.EProvider5xx:
 		return RootProvider5xx
-	case cassettes.ERealDrift:
+	case outcome.ERealDrift:
 		return RootRealDrift
-	case cassettes.EFakeDrift:
+	case outcome.EFakeDrift:
 		return RootFakeDrift
-	case cassettes.EEscalated:
+	case outcome.EEscalated:
 		return RootEscalated
-	case cassettes.EForge, cassettes.EPushRejected:
+	case outcome.EForge, outcome.EPushRejected:
 		return RootForge
-	case cassettes.EInterrupted:
+	case outcome.EInterrupted:
 		return RootInterrupted
-	case cassettes.EIO:
+	case outcome.EIO:
 		return RootIO
-	case cassettes.ETestFailed:
+	case outcome.ETestFailed:
 		return RootContractDrift
-	case cassettes.ETimeout:
+	case outcome.ETimeout:
 		return RootTimeout
-	case cassettes.ERateLimit:
+	case outcome.ERateLimit:
 		return RootRateLimit
-	case cassettes.ESecretLeak:
+	case outcome.ESecretLeak:
 		return RootSecretLeak
-	case cassettes.EQuarantineExpired:
+	case outcome.EQuarantineExpired:
 		return RootQuarantine
-	case cassettes.EUncoveredCall:
+	case outcome.EUncoveredCall:
 		return RootUncoveredCall
 	}
-	if rc != "" && rc.Exit() == cassettes.ExitUser {
+	if rc != "" && rc.Exit() == outcome.ExitUser {
 		return RootConfig
 	}
 	return RootUnknown

@@ -4,7 +4,8 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // loopbackPort matches a loopback address with its port, as a fake verify
@@ -31,20 +32,20 @@ func goldenRun(dir string, run *Run) *Run {
 	if run.Err != nil {
 		e := *run.Err
 		e.Message = text(e.Message)
-		e.Problems = append([]cassettes.Problem(nil), e.Problems...)
+		e.Problems = append([]outcome.Problem(nil), e.Problems...)
 		for i, p := range e.Problems {
 			e.Problems[i].Message, e.Problems[i].File = text(p.Message), text(p.File)
 		}
 		out.Err = &e
 	}
-	out.Cases = make([]Case, len(run.Cases))
+	out.Cases = make([]verdict.Case, len(run.Cases))
 	for i, c := range run.Cases {
 		c.Message = text(c.Message)
-		c.Actions = append([]Action(nil), c.Actions...)
+		c.Actions = append([]verdict.Action(nil), c.Actions...)
 		for j := range c.Actions {
 			c.Actions[j].Err = text(c.Actions[j].Err)
 		}
-		c.Retries = append([]Retry(nil), c.Retries...)
+		c.Retries = append([]verdict.Retry(nil), c.Retries...)
 		for j := range c.Retries {
 			c.Retries[j].Message = text(c.Retries[j].Message)
 		}

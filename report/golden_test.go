@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // jitter returns a copy of r with every volatile value changed, as a second
@@ -68,11 +69,11 @@ func TestGoldenModeIsByteIdenticalAcrossRuns(t *testing.T) {
 func TestGoldenModeNormalizesPortsPathsAndDates(t *testing.T) {
 	run := func(dir, port, day string) *Run {
 		r := failingRun()
-		r.Cases[1].Status, r.Cases[1].Reason = StatusError, cassettes.EFakeUnavailable
+		r.Cases[1].Status, r.Cases[1].Reason = verdict.StatusError, outcome.EFakeUnavailable
 		r.Cases[1].Message = "adapter gh: fake did not become ready at http://127.0.0.1:" + port + "/healthz"
-		r.Cases[1].Artifacts = []Artifact{{Name: "gh fake log", Kind: "log", Path: filepath.Join(dir, "fakes", "gh.log")}}
-		r.Err = &cassettes.Error{Reason: cassettes.EFakeUnavailable, Message: r.Cases[1].Message,
-			Problems: []cassettes.Problem{{File: "cassette.yaml", Line: 9, Field: "adapters.gh.fake", Message: filepath.Join(dir, "fakes", "gh.log") + ": the fake's log"},
+		r.Cases[1].Artifacts = []verdict.Artifact{{Name: "gh fake log", Kind: "log", Path: filepath.Join(dir, "fakes", "gh.log")}}
+		r.Err = &outcome.Error{Reason: outcome.EFakeUnavailable, Message: r.Cases[1].Message,
+			Problems: []outcome.Problem{{File: "cassette.yaml", Line: 9, Field: "adapters.gh.fake", Message: filepath.Join(dir, "fakes", "gh.log") + ": the fake's log"},
 				{File: filepath.Join(dir, "fakes", "gh.log"), Message: "boom (dial tcp [::1]:" + port + ")"}}}
 		r.History = []AdapterHistory{{Adapter: "gh", Threshold: 3, Consecutive: 1, Cycles: []HistoryCycle{{At: day + "T06:00:00Z", Drifts: 1, Consecutive: 1}}}}
 		return r
@@ -203,7 +204,7 @@ func TestShardMergeEqualsUnsharded(t *testing.T) {
 			for i := range 2 {
 				r := tc.run()
 				r.Shard = []string{"1/2", "2/2"}[i]
-				var mine []Case
+				var mine []verdict.Case
 				for j, c := range r.Cases {
 					if j%2 == i {
 						mine = append(mine, c)
@@ -258,7 +259,7 @@ func shardDirs(t *testing.T, n int) []string {
 	for i := range n {
 		r := failingRun()
 		r.Shard = fmt.Sprintf("%d/%d", i+1, n)
-		var mine []Case
+		var mine []verdict.Case
 		for j, c := range r.Cases {
 			if j%n == i {
 				mine = append(mine, c)
@@ -280,7 +281,7 @@ func TestMergeShardSet(t *testing.T) {
 	whole := writeRun(t, failingRun(), Options{Golden: true})
 
 	m, err := mergeDirs(t.TempDir(), MergeOptions{}, three...)
-	if err != nil || m.Exit() != cassettes.ExitFail {
+	if err != nil || m.Exit() != outcome.ExitFail {
 		t.Fatalf("complete drifting set: %v, %v; want exit 1", m, err)
 	}
 	if ns := m.NextStepCommand(); ns != "Run: cassette verify --case gh/pr-list" {
@@ -301,8 +302,8 @@ func TestMergeShardSet(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
 			_, err := mergeDirs(out, MergeOptions{}, tc.dirs...)
-			ce := cassettes.AsError(err)
-			if err == nil || ce.Exit() != cassettes.ExitUser || !strings.Contains(ce.Message, tc.want) || ce.NextStep == "" {
+			ce := outcome.AsError(err)
+			if err == nil || ce.Exit() != outcome.ExitUser || !strings.Contains(ce.Message, tc.want) || ce.NextStep == "" {
 				t.Fatalf("got %v (next %q), want exit 2 with %q and a next step", err, ce.NextStep, tc.want)
 			}
 			if _, err := os.Stat(filepath.Join(out, FileSummary)); err == nil {
@@ -314,7 +315,7 @@ func TestMergeShardSet(t *testing.T) {
 	t.Run("allowed incomplete", func(t *testing.T) {
 		out := t.TempDir()
 		m, err := mergeDirs(out, MergeOptions{AllowIncomplete: true}, three[0], three[2])
-		if err != nil || m.Exit() != cassettes.ExitFail {
+		if err != nil || m.Exit() != outcome.ExitFail {
 			t.Fatalf("%v, %v", m, err)
 		}
 		r, _, err := ReadRun(os.DirFS(out), out)
@@ -356,11 +357,11 @@ func TestMergeNamesOneScenarioInTwoCassettes(t *testing.T) {
 	one.Cases[0].CassettePath = "cassettes/" + one.Cases[0].Adapter + "/" + one.Cases[0].Scenario + ".yaml"
 	c := one.Cases[0]
 	c.CassettePath = "cassettes/copy/" + c.Scenario + ".yaml"
-	one.Cases, two.Cases = one.Cases[:1], []Case{c}
+	one.Cases, two.Cases = one.Cases[:1], []verdict.Case{c}
 	// Given in the other order: the shards are named by their --shard.
 	_, err := mergeDirs(t.TempDir(), MergeOptions{}, writeRun(t, two, Options{Golden: true}), writeRun(t, one, Options{Golden: true}))
-	ce := cassettes.AsError(err)
-	if ce == nil || ce.Reason != cassettes.ECassetteInvalid || ce.NextStep != "cassette validate" {
+	ce := outcome.AsError(err)
+	if ce == nil || ce.Reason != outcome.ECassetteInvalid || ce.NextStep != "cassette validate" {
 		t.Fatalf("err = %v, want E_CASSETTE_INVALID with the next step cassette validate", err)
 	}
 	for _, want := range []string{one.Cases[0].CassettePath + " (shard 1)", c.CassettePath + " (shard 2)"} {

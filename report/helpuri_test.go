@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestHelpURIsNameDocumentedPages: a SARIF rule's help link names a page
@@ -15,7 +15,7 @@ import (
 func TestHelpURIsNameDocumentedPages(t *testing.T) {
 	const base = "https://github.com/cassette-dev/cassette/blob/main/"
 	ids := []string{"drift/body", RuleUncoveredCallShape}
-	for _, r := range cassettes.Reasons() {
+	for _, r := range outcome.Reasons() {
 		ids = append(ids, string(r))
 	}
 	for _, id := range ids {

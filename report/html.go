@@ -15,8 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/diff"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // FileHTML is the human report Write puts next to the machine ones: one
@@ -35,7 +36,7 @@ var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
 func WriteHTML(dir string, run *Run, opts Options) error {
 	page, err := run.html(opts)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render " + FileHTML + ": a bug in cassette; report it with the version below", Err: err, NextStep: cassettes.Command("cassette", "version")}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cannot render " + FileHTML + ": a bug in cassette; report it with the version below", Err: err, NextStep: outcome.Command("cassette", "version")}
 	}
 	if err := scan(dir, run, map[string][]byte{FileHTML: page}, opts.Declared); err != nil {
 		return err
@@ -97,11 +98,11 @@ type htmlCase struct {
 	ID, Anchor, Status, StatusClass, Reason, Message, NextStep, Replay string
 	Location                                                           string // cassette file:line
 	Duration                                                           string
-	Quarantine                                                         *QuarantineInfo
+	Quarantine                                                         *verdict.QuarantineInfo
 	Drifts                                                             []htmlDrift
 	Parts                                                              []*htmlPart
 	Note                                                               string // why the recorded side is not shown
-	Artifacts                                                          []Artifact
+	Artifacts                                                          []verdict.Artifact
 }
 
 type htmlDrift struct {
@@ -154,7 +155,7 @@ type htmlAdapterHistory struct {
 
 func (r *Run) htmlPage(opts Options) *htmlPage {
 	p := &htmlPage{Command: r.command(), Suite: r.Suite, Outcome: r.Message(), ExitCode: int(r.Exit()),
-		Reason: string(r.Reason()), NextStep: r.NextStepCommand(), Failed: r.Exit() != cassettes.ExitPass}
+		Reason: string(r.Reason()), NextStep: r.NextStepCommand(), Failed: r.Exit() != outcome.ExitPass}
 	p.Title = fmt.Sprintf("cassette %s — %s", p.Command, cmp.Or(r.Suite, "report"))
 	p.Side = "fake"
 	if r.Command == "refresh" {
@@ -175,9 +176,9 @@ func (r *Run) htmlPage(opts Options) *htmlPage {
 	for _, c := range r.sortedCases() {
 		hc := r.htmlCase(c, opts)
 		switch c.Status {
-		case StatusPass:
+		case verdict.StatusPass:
 			p.Passed = append(p.Passed, hc)
-		case StatusSkipped:
+		case verdict.StatusSkipped:
 			p.Skipped = append(p.Skipped, hc)
 		default:
 			p.Cases = append(p.Cases, hc)
@@ -194,15 +195,15 @@ func (r *Run) htmlBar() []htmlCount {
 	var pass, drift, infra, other, quar, skip int
 	for _, c := range r.sortedCases() {
 		switch {
-		case c.Status == StatusSkipped:
+		case c.Status == verdict.StatusSkipped:
 			skip++
-		case !c.failed():
+		case !c.Failed():
 			pass++
 		case c.Quarantined(r.now()):
 			quar++
-		case c.reason(r.now()).Exit() == cassettes.ExitInfra:
+		case c.ReasonAt(r.now()).Exit() == outcome.ExitInfra:
 			infra++
-		case c.Status == StatusFail:
+		case c.Status == verdict.StatusFail:
 			drift++
 		default:
 			other++
@@ -243,15 +244,15 @@ func (r *Run) htmlProvenance(opts Options) []htmlKV {
 	return kv
 }
 
-func (r *Run) htmlCase(c *Case, opts Options) *htmlCase {
+func (r *Run) htmlCase(c *verdict.Case, opts Options) *htmlCase {
 	hc := &htmlCase{ID: c.ID(), Anchor: anchor("case", c.ID()), Status: string(c.Status), StatusClass: string(c.Status),
 		Message: c.Message, NextStep: c.NextStep, Quarantine: c.Quarantine, Artifacts: c.Artifacts, Location: c.CassettePath}
-	if c.failed() {
-		hc.Reason = string(c.reason(r.now()))
+	if c.Failed() {
+		hc.Reason = string(c.ReasonAt(r.now()))
 		hc.Replay = r.digest(c).ReplayCase
 		if c.Quarantined(r.now()) {
 			hc.StatusClass = "quar"
-		} else if c.reason(r.now()).Exit() == cassettes.ExitInfra {
+		} else if c.ReasonAt(r.now()).Exit() == outcome.ExitInfra {
 			hc.StatusClass = "infra"
 		}
 	}
@@ -269,7 +270,7 @@ func (r *Run) htmlCase(c *Case, opts Options) *htmlCase {
 		hc.Drifts = append(hc.Drifts, htmlDrift{Class: d.Class, Where: strings.TrimSpace(d.Field + " " + d.JSONPath), Location: loc,
 			Message: driftOnce(d), Diff: unifiedHTML(d.Diff)})
 	}
-	if c.Status == StatusPass || c.Status == StatusSkipped {
+	if c.Status == verdict.StatusPass || c.Status == verdict.StatusSkipped {
 		return hc
 	}
 	switch {
@@ -287,9 +288,9 @@ func (r *Run) htmlCase(c *Case, opts Options) *htmlCase {
 // htmlParts pairs the recorded (want) and the compared (got) sides of a
 // case, both normalized, part by part, by action ID, in the recorded
 // side's order.
-func htmlParts(c *Case) []*htmlPart {
+func htmlParts(c *verdict.Case) []*htmlPart {
 	m := markDrifts(c.Drifts)
-	actions := map[string]*Action{}
+	actions := map[string]*verdict.Action{}
 	for i := range c.Actions {
 		actions[c.Actions[i].ID] = &c.Actions[i]
 	}
@@ -313,7 +314,7 @@ type driftMarks struct {
 	headerDrift map[string]string   // "<field>.headers\x00<Canonical-Name>" → drift
 }
 
-func markDrifts(drifts []Drift) *driftMarks {
+func markDrifts(drifts []verdict.Drift) *driftMarks {
 	m := &driftMarks{paths: map[string][]string{}, drifted: map[string]bool{}, headerDrift: map[string]string{}}
 	for _, d := range drifts {
 		field := d.Field
@@ -334,7 +335,7 @@ func markDrifts(drifts []Drift) *driftMarks {
 
 // httpPart is one interaction's response: status, the recorded headers
 // with their drifts (and the headers the fake added), the body.
-func (m *driftMarks) httpPart(c *Case, want, got *Action) *htmlPart {
+func (m *driftMarks) httpPart(c *verdict.Case, want, got *verdict.Action) *htmlPart {
 	f := want.ID
 	rf := f + ".response"
 	part := &htmlPart{Title: fmt.Sprintf("%s: %s %s", f, want.Method, want.URL), Field: rf, Anchor: anchor(c.ID(), f)}
@@ -380,8 +381,8 @@ func (m *driftMarks) headers(rf string, want http.Header) []htmlHeader {
 
 // procParts are a command's exit code, then its stdout and stderr when
 // either side has any.
-func (m *driftMarks) procParts(c *Case, want, got *Action) []*htmlPart {
-	var g Action
+func (m *driftMarks) procParts(c *verdict.Case, want, got *verdict.Action) []*htmlPart {
+	var g verdict.Action
 	if got != nil {
 		g = *got
 	}

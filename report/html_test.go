@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // htmlProject returns a failing run over one HTTP cassette (a JSON body and
@@ -26,30 +27,30 @@ func htmlProject(t *testing.T) *Run {
 	png := append([]byte{0x89, 'P', 'N', 'G', 0xff, 0xfe}, bytes.Repeat([]byte{0x01}, 40)...)
 	gotPNG := bytes.Clone(png)
 	gotPNG[26] = 0x02
-	run.Cases = []Case{
-		{Adapter: "shop", Scenario: "get-pet", CassettePath: "cassettes/shop/get-pet.yaml", Status: StatusFail,
-			Drifts: []Drift{
+	run.Cases = []verdict.Case{
+		{Adapter: "shop", Scenario: "get-pet", CassettePath: "cassettes/shop/get-pet.yaml", Status: verdict.StatusFail,
+			Drifts: []verdict.Drift{
 				{Class: "value", Field: "interactions[0].response.body", JSONPath: "$.tags[0]", Line: 9, Message: `value drift at interactions[0].response.body $.tags[0]: value changed (want "cat", got "cats")`},
 				{Class: "schema", Field: "interactions[0].response.body", JSONPath: "$.owner.email", Line: 9, Message: `schema drift at interactions[0].response.body $.owner.email: added`},
 				{Class: "body", Field: "interactions[1].response.body", Line: 20, Message: "body drift at interactions[1].response.body: changed", Diff: "binary bodies differ (46 bytes want, 46 bytes got)\n"},
 			},
-			Recorded: []Action{
+			Recorded: []verdict.Action{
 				{Kind: "http", ID: "interactions[0]", Method: "GET", URL: "https://shop.example/pets/1", StatusCode: 200, Headers: http.Header{"Content-Type": {"application/json"}},
 					Body: []byte(`{"id":1,"name":"Tom","tags":["cat","grey"],"owner":{"name":"Ada"}}`)},
 				{Kind: "http", ID: "interactions[1]", Method: "GET", URL: "https://shop.example/pets/1/photo", StatusCode: 200, Headers: http.Header{"Content-Type": {"image/png"}},
 					Body: png},
 			},
-			Actions: []Action{
+			Actions: []verdict.Action{
 				{Kind: "http", ID: "interactions[0]", Method: "GET", URL: "https://shop.example/pets/1", StatusCode: 200,
 					Body: []byte(`{"id":1,"name":"Tom","tags":["cats","grey"],"owner":{"name":"Ada","email":"ada@example.com"}}`)},
 				{Kind: "http", ID: "interactions[1]", Method: "GET", URL: "https://shop.example/pets/1/photo", StatusCode: 200, Body: gotPNG},
 			}},
-		{Adapter: "tool", Scenario: "log", CassettePath: "cassettes/tool/log.yaml", Status: StatusFail,
-			Drifts: []Drift{{Class: "body", Field: "output.stdout", Line: 12, Message: `body drift at output.stdout: line "abc Document how to run it" became "abc Document it"`,
+		{Adapter: "tool", Scenario: "log", CassettePath: "cassettes/tool/log.yaml", Status: verdict.StatusFail,
+			Drifts: []verdict.Drift{{Class: "body", Field: "output.stdout", Line: 12, Message: `body drift at output.stdout: line "abc Document how to run it" became "abc Document it"`,
 				Diff: "--- want\n+++ got\n-abc Document how to run it\n+abc Document it\n"}},
-			Recorded: []Action{{Kind: "proc", ID: "output", Argv: []string{"tool", "log"}, Stdout: []byte("abc Document how to run it\ndef Initial commit\n")}},
-			Actions:  []Action{{Kind: "proc", ID: "output", Argv: []string{"tool", "log"}, Stdout: []byte("abc Document it\ndef Initial commit\n")}}},
-		{Adapter: "shop", Scenario: "list", CassettePath: "cassettes/shop/list.yaml", Status: StatusPass},
+			Recorded: []verdict.Action{{Kind: "proc", ID: "output", Argv: []string{"tool", "log"}, Stdout: []byte("abc Document how to run it\ndef Initial commit\n")}},
+			Actions:  []verdict.Action{{Kind: "proc", ID: "output", Argv: []string{"tool", "log"}, Stdout: []byte("abc Document it\ndef Initial commit\n")}}},
+		{Adapter: "shop", Scenario: "list", CassettePath: "cassettes/shop/list.yaml", Status: verdict.StatusPass},
 	}
 	return run
 }
@@ -174,7 +175,7 @@ func TestWriteHTMLRefusesASecret(t *testing.T) {
 	run.Cases[1].Actions[0].Stdout = []byte("token s3cr3t-value-123\n")
 	dir := t.TempDir()
 	err := WriteHTML(dir, run, Options{Declared: map[string]string{"TOOL_TOKEN": "s3cr3t-value-123"}})
-	if ce := cassettes.AsError(err); err == nil || ce.Reason != cassettes.ESecretLeak {
+	if ce := outcome.AsError(err); err == nil || ce.Reason != outcome.ESecretLeak {
 		t.Fatalf("err = %v, want E_SECRET_LEAK", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, FileHTML)); err == nil {

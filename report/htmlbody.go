@@ -12,8 +12,8 @@ import (
 
 	"github.com/aymanbagabas/go-udiff/lcs"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // The views of one body, want beside got: a JSON tree with the drifting
@@ -436,4 +436,4 @@ func unifiedHTML(d string) template.HTML {
 // breaks and tabs) as visible escapes: a cassette's content (a terminal's
 // escape sequences, a carriage return) shows as what it is, in the page
 // and in its source.
-func htmlText(s string) string { return html.EscapeString(cassettes.PrintableText(s)) }
+func htmlText(s string) string { return html.EscapeString(outcome.PrintableText(s)) }

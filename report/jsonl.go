@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"time"
+
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // The canonical JSONL report's constants (specs/001).
@@ -106,12 +108,12 @@ func (r *Run) jsonlHeader(opts Options) record {
 }
 
 // jsonlAsserts are a case's assert records: one pass, or one per drift.
-func (r *Run) jsonlAsserts(c *Case) []record {
+func (r *Run) jsonlAsserts(c *verdict.Case) []record {
 	var asserts []record
 	switch c.Status {
-	case StatusPass:
+	case verdict.StatusPass:
 		asserts = append(asserts, record{"status": "pass", "msg": "normalized output equals the cassette"})
-	case StatusFail, StatusError:
+	case verdict.StatusFail, verdict.StatusError:
 		for _, d := range c.Drifts {
 			a := record{"status": "fail", "msg": driftText(d), "predicate": "drift/" + d.Class}
 			if d.Line > 0 {
@@ -119,7 +121,7 @@ func (r *Run) jsonlAsserts(c *Case) []record {
 			}
 			asserts = append(asserts, a)
 		}
-		if len(c.Drifts) == 0 && c.Status == StatusFail {
+		if len(c.Drifts) == 0 && c.Status == verdict.StatusFail {
 			asserts = append(asserts, record{"status": "fail", "msg": r.digest(c).FirstFailingAssertion})
 		}
 	}
@@ -128,7 +130,7 @@ func (r *Run) jsonlAsserts(c *Case) []record {
 
 // jsonlCase writes a case's records: the case, its asserts, its actions
 // and artifacts; and adds it to sum.
-func (r *Run) jsonlCase(buf *bytes.Buffer, c *Case, limit int, golden bool, sum *jsonlCounts) error {
+func (r *Run) jsonlCase(buf *bytes.Buffer, c *verdict.Case, limit int, golden bool, sum *jsonlCounts) error {
 	id := caseID(c.Adapter, c.Scenario)
 	asserts := r.jsonlAsserts(c)
 	ap, af := 0, 0
@@ -150,7 +152,7 @@ func (r *Run) jsonlCase(buf *bytes.Buffer, c *Case, limit int, golden bool, sum 
 	// a skipped case and a quarantined failure do not fail the run, so
 	// they are "pass"; outcome says what happened.
 	status := "pass"
-	if c.blocking(r.now()) {
+	if c.Blocking(r.now()) {
 		status = "fail"
 	}
 	cr := r.caseRecord(c, id, status, golden)
@@ -160,10 +162,10 @@ func (r *Run) jsonlCase(buf *bytes.Buffer, c *Case, limit int, golden bool, sum 
 		sum.caseFail++
 	default:
 		sum.casePass++
-		if c.Status == StatusSkipped {
+		if c.Status == verdict.StatusSkipped {
 			sum.caseSkip++
 		}
-		if c.failed() {
+		if c.Failed() {
 			sum.caseQuar++
 		}
 	}
@@ -191,7 +193,7 @@ func (r *Run) jsonlCase(buf *bytes.Buffer, c *Case, limit int, golden bool, sum 
 }
 
 // caseRecord is a case's summary record but for its counts.
-func (r *Run) caseRecord(c *Case, id, status string, golden bool) record {
+func (r *Run) caseRecord(c *verdict.Case, id, status string, golden bool) record {
 	cr := record{
 		"k": "case", "case_id": id, "case": c.ID(), "item_id": c.Adapter, "case_key": c.Scenario, "test_name": c.Scenario,
 		"status": status, "outcome": string(c.Status),
@@ -199,9 +201,9 @@ func (r *Run) caseRecord(c *Case, id, status string, golden bool) record {
 	if c.CassettePath != "" {
 		cr["case_inputs"] = record{"cassette": c.CassettePath}
 	}
-	if c.failed() {
-		cr["reason_code"] = string(c.reason(r.now()))
-		cr["blocking"] = c.blocking(r.now())
+	if c.Failed() {
+		cr["reason_code"] = string(c.ReasonAt(r.now()))
+		cr["blocking"] = c.Blocking(r.now())
 	}
 	if c.Quarantine != nil {
 		cr["quarantined"] = c.Quarantined(r.now())
@@ -239,7 +241,7 @@ func (r *Run) jsonlSummary(sum jsonlCounts, golden bool) record {
 // Action ID, or else an artifactPublish action of its own. A case that
 // errored without a failing action gets one "run" action that failed, so
 // that unhandled_action_fail counts records a consumer can see.
-func (r *Run) caseEvents(c *Case, id string, limit int, golden bool) (actions, artifacts []record) {
+func (r *Run) caseEvents(c *verdict.Case, id string, limit int, golden bool) (actions, artifacts []record) {
 	failing := false
 	byID := map[string]int{}
 	for i, a := range c.Actions {
@@ -250,8 +252,8 @@ func (r *Run) caseEvents(c *Case, id string, limit int, golden bool) (actions, a
 		failing = failing || a.Err != ""
 		actions = append(actions, rec)
 	}
-	if c.Status == StatusError && !failing {
-		rc := c.reason(r.now())
+	if c.Status == verdict.StatusError && !failing {
+		rc := c.ReasonAt(r.now())
 		msg := firstLine(c.Message)
 		if msg == "" {
 			msg = string(rc)
@@ -275,7 +277,7 @@ func (r *Run) caseEvents(c *Case, id string, limit int, golden bool) (actions, a
 	return actions, artifacts
 }
 
-func actionRecord(id string, ix int, a Action, limit int, golden bool) record {
+func actionRecord(id string, ix int, a verdict.Action, limit int, golden bool) record {
 	rec := record{"k": "action", "case_id": id, "action_ix": ix, "action": a.Kind}
 	if a.ID != "" {
 		rec["action_id"] = a.ID

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 type junitSuites struct {
@@ -78,11 +80,11 @@ func (r *Run) junit(opts Options) ([]byte, error) {
 			tc.Skipped = &junitMessage{Message: fmt.Sprintf("quarantined (%s, owner %s, expires %s, %s): outcome %s", q.Category, q.Owner, q.Expires.Format(time.DateOnly), q.Issue, c.Status)}
 			tc.SystemOut = detail
 			s.Skipped++
-		case c.Status == StatusSkipped:
+		case c.Status == verdict.StatusSkipped:
 			tc.Skipped = &junitMessage{Message: c.Message}
 			s.Skipped++
-		case c.failed():
-			tc.Failure = &junitMessage{Type: string(c.reason(r.now())), Message: r.digest(c).FirstFailingAssertion, Text: detail}
+		case c.Failed():
+			tc.Failure = &junitMessage{Type: string(c.ReasonAt(r.now())), Message: r.digest(c).FirstFailingAssertion, Text: detail}
 			s.Failures++
 		}
 		s.Tests++
@@ -121,7 +123,7 @@ func (r *Run) junit(opts Options) ([]byte, error) {
 
 // caseDetail is the text of a failure: each drift with its location and diff,
 // then the case's next step when it has one of its own, and the replay command.
-func (r *Run) caseDetail(c *Case) string {
+func (r *Run) caseDetail(c *verdict.Case) string {
 	var b strings.Builder
 	if c.Message != "" {
 		b.WriteString(c.Message + "\n")
@@ -139,7 +141,7 @@ func (r *Run) caseDetail(c *Case) string {
 			}
 		}
 	}
-	if c.failed() {
+	if c.Failed() {
 		if c.NextStep != "" && c.NextStep != r.caseReplay(c) {
 			b.WriteString("Next: " + c.NextStep + "\n") // what mends it (coverage: the record command)
 		}

@@ -7,7 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // LogSchema is the schema id of every record of the structured test log:
@@ -52,7 +53,7 @@ func (r *Run) testLog(opts Options) ([]byte, error) {
 		endCorr["duration_ms"] = ms(r.Duration())
 	}
 	level := "info"
-	if r.Exit() != cassettes.ExitPass {
+	if r.Exit() != outcome.ExitPass {
 		level = "error"
 	}
 	if err := w.emit("run_end", level, "run", r.Message(), w.runSpan, "", end, endCorr); err != nil {
@@ -94,20 +95,20 @@ func (w *logWriter) emit(typ, level, category, msg, span, parent string, ctx, vo
 
 // logCase writes a case's records: the case, its live calls, its failure
 // digest.
-func (w *logWriter) logCase(c *Case) error {
+func (w *logWriter) logCase(c *verdict.Case) error {
 	r := w.run
 	id := caseID(c.Adapter, c.Scenario)
 	span := spanID(w.trace, id)
 	level := "info"
 	switch {
-	case c.failed() && c.Quarantined(r.now()):
+	case c.Failed() && c.Quarantined(r.now()):
 		level = "warn"
-	case c.failed():
+	case c.Failed():
 		level = "error"
 	}
 	ctx := record{"case_id": id, "case": c.ID(), "adapter": c.Adapter, "scenario": c.Scenario, "status": string(c.Status), "cassette": c.CassettePath}
-	if c.failed() {
-		ctx["reason_code"] = string(c.reason(r.now()))
+	if c.Failed() {
+		ctx["reason_code"] = string(c.ReasonAt(r.now()))
 	}
 	if c.Quarantine != nil {
 		ctx["quarantined"] = c.Quarantined(r.now())
@@ -134,11 +135,11 @@ func (w *logWriter) logCase(c *Case) error {
 	}); err != nil {
 		return err
 	}
-	if !c.failed() {
+	if !c.Failed() {
 		return nil
 	}
 	dctx := digestRecord(id, c, r.digest(c))
-	dctx["reason_code"] = string(c.reason(r.now()))
+	dctx["reason_code"] = string(c.ReasonAt(r.now()))
 	return w.emit("failure_digest", level, "case", c.ID()+" failed", span, w.runSpan, dctx, nil)
 }
 
@@ -146,7 +147,7 @@ func (w *logWriter) logCase(c *Case) error {
 // case (an action with retry telemetry): the live provider result of
 // specs/000, with the live_record fields and the call's own attempts and
 // retry_backoff_ms.
-func liveCalls(c *Case, id string, emit func(failed bool, msg string, ctx record) error) error {
+func liveCalls(c *verdict.Case, id string, emit func(failed bool, msg string, ctx record) error) error {
 	if c.Live == nil {
 		return nil
 	}
@@ -181,7 +182,7 @@ func backoffList(b []int64) []int64 {
 // correlation_id in evidence and replay summaries): the trace id.
 func (r *Run) correlationID(golden bool) string { return r.traceID(golden) }
 
-func digestRecord(id string, c *Case, d FailureDigest) record {
+func digestRecord(id string, c *verdict.Case, d verdict.FailureDigest) record {
 	rec := record{"root_cause_class": d.RootCauseClass, "first_failing_assertion": d.FirstFailingAssertion,
 		"suite_replay_command": d.ReplaySuite, "targeted_test_replay_command": d.ReplayCase,
 		"remediation_pointer": record{"replay_command": d.ReplayCase}}
@@ -199,10 +200,10 @@ func digestRecord(id string, c *Case, d FailureDigest) record {
 // fields that are strings when present, and failure digests whose
 // root_cause_class is declared and whose first_failing_assertion is
 // non-empty. file names the log in the problems.
-func ValidateLog(file string, data []byte) []cassettes.Problem {
-	var probs []cassettes.Problem
+func ValidateLog(file string, data []byte) []outcome.Problem {
+	var probs []outcome.Problem
 	bad := func(line int, field, msg, want string) {
-		probs = append(probs, cassettes.Problem{File: file, Line: line, Field: field, Message: msg, Expected: want})
+		probs = append(probs, outcome.Problem{File: file, Line: line, Field: field, Message: msg, Expected: want})
 	}
 	for i, ln := range bytes.Split(data, []byte("\n")) {
 		line := i + 1

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // MergeRuns combines the runs of the shards of one matrix into the run an
@@ -20,7 +20,7 @@ import (
 // appear in two shards.
 func MergeRuns(runs ...*Run) (*Run, error) {
 	if len(runs) == 0 {
-		return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "report", "merge", "--help"), "nothing to merge")
+		return nil, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "report", "merge", "--help"), "nothing to merge")
 	}
 	first := runs[0]
 	m := *first
@@ -33,18 +33,18 @@ func MergeRuns(runs ...*Run) (*Run, error) {
 	inv := map[string]InventoryItem{}
 	for i, r := range runs {
 		if r.Suite != first.Suite || r.command() != first.command() || string(r.ConfigBytes) != string(first.ConfigBytes) {
-			return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "report", "merge", "--help"),
+			return nil, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "report", "merge", "--help"),
 				"shard %d is of another run (suite %q, command %q, or a different configuration); merge only the shards of one run", i+1, r.Suite, r.command())
 		}
 		for _, c := range r.Cases {
 			if j, dup := seen[c.ID()]; dup && paths[c.ID()] != c.CassettePath {
 				// Two cassettes of one scenario: each shard read only its
 				// own, so neither saw the other (validate reads both).
-				return nil, cassettes.Errorf(cassettes.ECassetteInvalid, cassettes.Command("cassette", "validate"),
+				return nil, outcome.Errorf(outcome.ECassetteInvalid, outcome.Command("cassette", "validate"),
 					"case %s is the scenario of two cassettes, %s (shard %s) and %s (shard %s): one case would run twice; keep one of the two files",
-					cassettes.Printable(c.ID()), cassettes.Printable(paths[c.ID()]), shardOf(runs, j), cassettes.Printable(c.CassettePath), shardOf(runs, i))
+					outcome.Printable(c.ID()), outcome.Printable(paths[c.ID()]), shardOf(runs, j), outcome.Printable(c.CassettePath), shardOf(runs, i))
 			} else if dup {
-				return nil, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "report", "merge", "--help"),
+				return nil, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "report", "merge", "--help"),
 					"case %s is in shard %s and shard %s (check the --shard flags of the matrix: each i/n must be distinct)", c.ID(), shardOf(runs, j), shardOf(runs, i))
 			}
 			seen[c.ID()], paths[c.ID()] = i, c.CassettePath
@@ -115,7 +115,7 @@ func Merge(shards []Shard, mo MergeOptions) (*Run, Options, error) {
 	for i, s := range shards {
 		o := s.Options
 		if i > 0 && (o.Golden != opts.Golden || o.SARIFLimit != opts.SARIFLimit || o.PreviewBytes != opts.PreviewBytes) {
-			return nil, Options{}, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "report", "merge", "--help"),
+			return nil, Options{}, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "report", "merge", "--help"),
 				"%s was written with other report options than %s (run every shard with the same --golden and report flags)", s.Dir, shards[0].Dir)
 		}
 		opts, runs[i], dirs[i] = o, s.Run, s.Dir
@@ -139,7 +139,7 @@ func Merge(shards []Shard, mo MergeOptions) (*Run, Options, error) {
 // accepted and held names the shards present ("1,3 of 4 (incomplete)");
 // it is "" for a complete set.
 func checkShards(runs []*Run, dirs []string, allowIncomplete bool) (held string, err error) {
-	next := cassettes.Command("cassette", "report", "merge", "--help") // with the report directory of every shard
+	next := outcome.Command("cassette", "report", "merge", "--help") // with the report directory of every shard
 	n := 0
 	at := map[int]string{} // shard index → directory
 	var plain []string     // directories of runs that are no shard
@@ -154,15 +154,15 @@ func checkShards(runs []*Run, dirs []string, allowIncomplete bool) (held string,
 				plain = append(plain, dirs[k])
 				continue
 			}
-			return "", cassettes.Errorf(cassettes.EUsage, next, "%s: run.json has shard %q, expected i/n", dirs[k], r.Shard)
+			return "", outcome.Errorf(outcome.EUsage, next, "%s: run.json has shard %q, expected i/n", dirs[k], r.Shard)
 		}
 		if n != 0 && sn != n {
-			return "", cassettes.Errorf(cassettes.EUsage, next,
+			return "", outcome.Errorf(outcome.EUsage, next,
 				"%s is shard %s but an earlier directory is a shard of %d (check the --shard flags of the matrix: every shard must use the same n)", dirs[k], r.Shard, n)
 		}
 		n = sn
 		if d, dup := at[i]; dup {
-			return "", cassettes.Errorf(cassettes.EUsage, next,
+			return "", outcome.Errorf(outcome.EUsage, next,
 				"shard %d/%d is given twice: %s and %s (check the --shard flags of the matrix: each i/n must be distinct)", i, n, d, dirs[k])
 		}
 		at[i] = dirs[k]
@@ -171,7 +171,7 @@ func checkShards(runs []*Run, dirs []string, allowIncomplete bool) (held string,
 		return "", nil // no shard at all: a merge of whole runs
 	}
 	if len(plain) > 0 && !allowIncomplete {
-		return "", cassettes.Errorf(cassettes.EUsage, next, "%s is not a shard (no --shard i/%d), yet the others are", plain[0], n)
+		return "", outcome.Errorf(outcome.EUsage, next, "%s is not a shard (no --shard i/%d), yet the others are", plain[0], n)
 	}
 	var missing, present []string
 	for i := 1; i <= n; i++ {
@@ -186,10 +186,10 @@ func checkShards(runs []*Run, dirs []string, allowIncomplete bool) (held string,
 	}
 	if !allowIncomplete {
 		first := strings.SplitN(missing[0], "/", 2)[0]
-		return "", &cassettes.Error{Reason: cassettes.EUsage,
+		return "", &outcome.Error{Reason: outcome.EUsage,
 			Message: fmt.Sprintf("incomplete shard set: shard %s is missing (have %s of %d); a merge of it would report only part of the run: run the missing shard, then merge again with its report directory (or pass --allow-incomplete)",
 				strings.Join(missing, ", "), strings.Join(present, ", "), n),
-			NextStep: cassettes.Command("cassette", "verify", "--shard", first+"/"+strconv.Itoa(n), "--report-dir", missingShardDir(at, first))}
+			NextStep: outcome.Command("cassette", "verify", "--shard", first+"/"+strconv.Itoa(n), "--report-dir", missingShardDir(at, first))}
 	}
 	return fmt.Sprintf("%s of %d (incomplete)", strings.Join(present, ","), n), nil
 }

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // The bytes a run carries (each action's body, stdout and stderr, on both
@@ -30,7 +31,7 @@ func redactPayloads(run *Run, declared map[string]string) *Run {
 	red := redact.New(nil, declared)
 	out := *run
 	out.payloadsRedacted = true
-	out.Cases = make([]Case, len(run.Cases))
+	out.Cases = make([]verdict.Case, len(run.Cases))
 	for i, c := range run.Cases {
 		c.Actions = redactActions(red, c.Actions)
 		c.Recorded = redactActions(red, c.Recorded)
@@ -39,11 +40,11 @@ func redactPayloads(run *Run, declared map[string]string) *Run {
 	return &out
 }
 
-func redactActions(red *redact.Redactor, acts []Action) []Action {
+func redactActions(red *redact.Redactor, acts []verdict.Action) []verdict.Action {
 	if acts == nil {
 		return nil
 	}
-	out := make([]Action, len(acts))
+	out := make([]verdict.Action, len(acts))
 	for i, a := range acts {
 		h := a.Headers
 		if plain, decoded := readablePayload(h, a.Body); decoded {
@@ -107,6 +108,6 @@ func scanPayload(data []byte, declared map[string]string) ([]redact.Finding, err
 }
 
 // undecodableProblem is the problem of a payload the scan cannot read.
-func undecodableProblem(dir, field string, err error) cassettes.Problem {
-	return cassettes.Problem{File: dir, Field: field, Message: "the payload " + err.Error() + ": it would be written unread", Expected: "a payload that decodes"}
+func undecodableProblem(dir, field string, err error) outcome.Problem {
+	return outcome.Problem{File: dir, Field: field, Message: "the payload " + err.Error() + ": it would be written unread", Expected: "a payload that decodes"}
 }

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Shard is the report directory of one run of a matrix, as [ReadShard]
@@ -36,25 +36,25 @@ func ReadRun(fsys fs.FS, dir string) (*Run, Options, error) {
 	path := filepath.Join(dir, FileRun)
 	data, err := fs.ReadFile(fsys, FileRun)
 	if err != nil {
-		return nil, Options{}, &cassettes.Error{Reason: cassettes.EMissingConfig, Message: "no run.json in " + dir, Err: err,
-			Problems: []cassettes.Problem{{File: path, Message: "missing", Expected: "the report directory of a `cassette verify --report-dir` run"}},
-			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dir)}
+		return nil, Options{}, &outcome.Error{Reason: outcome.EMissingConfig, Message: "no run.json in " + dir, Err: err,
+			Problems: []outcome.Problem{{File: path, Message: "missing", Expected: "the report directory of a `cassette verify --report-dir` run"}},
+			NextStep: outcome.Command("cassette", "verify", "--report-dir", dir)}
 	}
 	rf := runFile{Run: &Run{}}
 	if err := json.Unmarshal(data, &rf); err != nil {
-		return nil, Options{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "run.json is not valid", Err: err,
-			Problems: []cassettes.Problem{{File: path, Line: jsonErrLine(data, err), Message: err.Error()}},
-			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dir)}
+		return nil, Options{}, &outcome.Error{Reason: outcome.ECfgParse, Message: "run.json is not valid", Err: err,
+			Problems: []outcome.Problem{{File: path, Line: jsonErrLine(data, err), Message: err.Error()}},
+			NextStep: outcome.Command("cassette", "verify", "--report-dir", dir)}
 	}
 	if rf.SchemaVersion != 1 {
-		return nil, Options{}, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "unsupported run.json: run the shard again with this cassette version",
-			Problems: []cassettes.Problem{{File: path, Field: "schema_version", Message: fmt.Sprintf("schema_version %d", rf.SchemaVersion), Expected: "1"}},
-			NextStep: cassettes.Command("cassette", "version")}
+		return nil, Options{}, &outcome.Error{Reason: outcome.ECfgParse, Message: "unsupported run.json: run the shard again with this cassette version",
+			Problems: []outcome.Problem{{File: path, Field: "schema_version", Message: fmt.Sprintf("schema_version %d", rf.SchemaVersion), Expected: "1"}},
+			NextStep: outcome.Command("cassette", "version")}
 	}
 	if rf.Error != nil {
-		rf.Run.Err = &cassettes.Error{Reason: rf.Error.Reason, Message: rf.Error.Message, NextStep: rf.Error.NextStep}
+		rf.Run.Err = &outcome.Error{Reason: rf.Error.Reason, Message: rf.Error.Message, NextStep: rf.Error.NextStep}
 		for _, p := range rf.Error.Problems {
-			rf.Run.Err.Problems = append(rf.Run.Err.Problems, cassettes.Problem(p))
+			rf.Run.Err.Problems = append(rf.Run.Err.Problems, outcome.Problem(p))
 		}
 	}
 	return rf.Run, rf.Options, nil

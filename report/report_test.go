@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -230,9 +231,9 @@ func TestParseSummaryIgnoresUnknownKeys(t *testing.T) {
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
 			}
-			var ce *cassettes.Error
+			var ce *outcome.Error
 			if err != nil && (!errors.As(err, &ce) || ce.NextStep == "") {
-				t.Errorf("error %v is not a *cassettes.Error with a next step", err)
+				t.Errorf("error %v is not a *outcome.Error with a next step", err)
 			}
 		})
 	}
@@ -245,39 +246,39 @@ func TestErrorConditions(t *testing.T) {
 		name   string
 		run    func() *Run
 		exit   int
-		reason cassettes.Reason
+		reason outcome.Reason
 	}{
 		{"missing config", func() *Run {
 			r := baseRun()
-			r.Err = cassettes.Errorf(cassettes.EMissingConfig, "Run: cassette init", "cassette.yaml not found in /src/shop")
+			r.Err = outcome.Errorf(outcome.EMissingConfig, "Run: cassette init", "cassette.yaml not found in /src/shop")
 			return r
-		}, 2, cassettes.EMissingConfig},
+		}, 2, outcome.EMissingConfig},
 		{"missing cassette", func() *Run {
 			r := baseRun()
-			r.Err = &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette for github/list-pulls",
-				Problems: []cassettes.Problem{{File: "cassettes/github/list-pulls.yaml", Message: "file not found"}},
+			r.Err = &outcome.Error{Reason: outcome.ECassetteNotFound, Message: "no cassette for github/list-pulls",
+				Problems: []outcome.Problem{{File: "cassettes/github/list-pulls.yaml", Message: "file not found"}},
 				NextStep: "Run: cassette record --adapter github --scenario list-pulls"}
 			return r
-		}, 2, cassettes.ECassetteNotFound},
+		}, 2, outcome.ECassetteNotFound},
 		{"failing case", func() *Run {
 			r := baseRun()
 			c := passCase("github", "list-pulls")
-			c.Status = StatusFail
-			c.Drifts = []Drift{{Class: "body", Message: "differs"}}
-			r.Cases = []Case{c, passCase("github", "get-pull")}
+			c.Status = verdict.StatusFail
+			c.Drifts = []verdict.Drift{{Class: "body", Message: "differs"}}
+			r.Cases = []verdict.Case{c, passCase("github", "get-pull")}
 			return r
-		}, 1, cassettes.EContractDrift},
+		}, 1, outcome.EContractDrift},
 		{"fake unavailable", func() *Run {
 			r := baseRun()
-			r.Err = &cassettes.Error{Reason: cassettes.EFakeUnavailable, Message: "fake for github did not answer /healthz within 10s",
+			r.Err = &outcome.Error{Reason: outcome.EFakeUnavailable, Message: "fake for github did not answer /healthz within 10s",
 				NextStep: "Run: go run ./internal/fakes/github  # and check that it listens on $PORT"}
 			return r
-		}, 3, cassettes.EFakeUnavailable},
+		}, 3, outcome.EFakeUnavailable},
 		{"case-level fake unavailable", func() *Run {
 			r := baseRun()
-			r.Cases = []Case{{Adapter: "github", Scenario: "list-pulls", Status: StatusError, Reason: cassettes.EFakeUnavailable, Message: "connection refused"}}
+			r.Cases = []verdict.Case{{Adapter: "github", Scenario: "list-pulls", Status: verdict.StatusError, Reason: outcome.EFakeUnavailable, Message: "connection refused"}}
 			return r
-		}, 3, cassettes.EFakeUnavailable},
+		}, 3, outcome.EFakeUnavailable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -310,31 +311,31 @@ func TestErrorConditions(t *testing.T) {
 }
 
 func TestRunReason(t *testing.T) {
-	drift := Case{Adapter: "a", Scenario: "1", Status: StatusFail}
-	miss := Case{Adapter: "a", Scenario: "2", Status: StatusError, Reason: cassettes.EReplayMiss}
-	expired := Case{Adapter: "a", Scenario: "3", Status: StatusFail, Quarantine: &QuarantineInfo{Expires: t0.Add(-time.Hour)}}
-	quar := Case{Adapter: "a", Scenario: "4", Status: StatusFail, Quarantine: &QuarantineInfo{Expires: t0.Add(time.Hour)}}
-	pass := Case{Adapter: "a", Scenario: "5", Status: StatusPass}
-	timeout := Case{Adapter: "b", Scenario: "1", Status: StatusError, Reason: cassettes.ETimeout}
-	limited := Case{Adapter: "b", Scenario: "2", Status: StatusError, Reason: cassettes.ERateLimit}
-	invalid := Case{Adapter: "c", Scenario: "1", Status: StatusError, Reason: cassettes.ECassetteInvalid}
+	drift := verdict.Case{Adapter: "a", Scenario: "1", Status: verdict.StatusFail}
+	miss := verdict.Case{Adapter: "a", Scenario: "2", Status: verdict.StatusError, Reason: outcome.EReplayMiss}
+	expired := verdict.Case{Adapter: "a", Scenario: "3", Status: verdict.StatusFail, Quarantine: &verdict.QuarantineInfo{Expires: t0.Add(-time.Hour)}}
+	quar := verdict.Case{Adapter: "a", Scenario: "4", Status: verdict.StatusFail, Quarantine: &verdict.QuarantineInfo{Expires: t0.Add(time.Hour)}}
+	pass := verdict.Case{Adapter: "a", Scenario: "5", Status: verdict.StatusPass}
+	timeout := verdict.Case{Adapter: "b", Scenario: "1", Status: verdict.StatusError, Reason: outcome.ETimeout}
+	limited := verdict.Case{Adapter: "b", Scenario: "2", Status: verdict.StatusError, Reason: outcome.ERateLimit}
+	invalid := verdict.Case{Adapter: "c", Scenario: "1", Status: verdict.StatusError, Reason: outcome.ECassetteInvalid}
 	tests := []struct {
 		name  string
-		cases []Case
-		err   *cassettes.Error
-		want  cassettes.Reason
-		exit  cassettes.Exit
+		cases []verdict.Case
+		err   *outcome.Error
+		want  outcome.Reason
+		exit  outcome.Exit
 	}{
-		{"all pass", []Case{pass}, nil, "", 0},
-		{"quarantined failure does not fail", []Case{pass, quar}, nil, "", 0},
-		{"drifts only", []Case{drift, quar}, nil, cassettes.EContractDrift, 1},
-		{"one common reason", []Case{miss}, nil, cassettes.EReplayMiss, 1},
-		{"mixed", []Case{drift, miss}, nil, cassettes.ETestFailed, 1},
-		{"expired quarantine fails", []Case{expired}, nil, cassettes.EQuarantineExpired, 1},
-		{"infrastructure is never hidden by a drift", []Case{drift, timeout}, nil, cassettes.ETimeout, 3},
-		{"two infrastructure reasons stay exit 3", []Case{limited, timeout, drift}, nil, cassettes.ETimeout, 3},
-		{"a user error outranks a drift", []Case{drift, invalid}, nil, cassettes.ECassetteInvalid, 2},
-		{"run error wins", []Case{drift}, cassettes.Errorf(cassettes.ETimeout, "retry", "timeout"), cassettes.ETimeout, 3},
+		{"all pass", []verdict.Case{pass}, nil, "", 0},
+		{"quarantined failure does not fail", []verdict.Case{pass, quar}, nil, "", 0},
+		{"drifts only", []verdict.Case{drift, quar}, nil, outcome.EContractDrift, 1},
+		{"one common reason", []verdict.Case{miss}, nil, outcome.EReplayMiss, 1},
+		{"mixed", []verdict.Case{drift, miss}, nil, outcome.ETestFailed, 1},
+		{"expired quarantine fails", []verdict.Case{expired}, nil, outcome.EQuarantineExpired, 1},
+		{"infrastructure is never hidden by a drift", []verdict.Case{drift, timeout}, nil, outcome.ETimeout, 3},
+		{"two infrastructure reasons stay exit 3", []verdict.Case{limited, timeout, drift}, nil, outcome.ETimeout, 3},
+		{"a user error outranks a drift", []verdict.Case{drift, invalid}, nil, outcome.ECassetteInvalid, 2},
+		{"run error wins", []verdict.Case{drift}, outcome.Errorf(outcome.ETimeout, "retry", "timeout"), outcome.ETimeout, 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -384,7 +385,7 @@ func TestSecretLeakWritesNothing(t *testing.T) {
 			r.Cases[0].Message = "fake echoed ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4a"
 		}, nil},
 		{"declared value in a drift", func(r *Run) {
-			r.Cases[0].Drifts = []Drift{{Class: "body", Message: `"hunter2-very-secret" differs`}}
+			r.Cases[0].Drifts = []verdict.Drift{{Class: "body", Message: `"hunter2-very-secret" differs`}}
 		}, map[string]string{"SHOP_TOKEN": "hunter2-very-secret"}},
 	}
 	for _, tc := range tests {
@@ -397,8 +398,8 @@ func TestSecretLeakWritesNothing(t *testing.T) {
 			r := passingRun()
 			tc.mutate(r)
 			err := Write(dir, r, Options{Declared: tc.declared})
-			var ce *cassettes.Error
-			if !errors.As(err, &ce) || ce.Reason != cassettes.ESecretLeak || len(ce.Problems) == 0 || ce.NextStep == "" {
+			var ce *outcome.Error
+			if !errors.As(err, &ce) || ce.Reason != outcome.ESecretLeak || len(ce.Problems) == 0 || ce.NextStep == "" {
 				t.Fatalf("err = %v, want E_SECRET_LEAK with problems and a next step", err)
 			}
 			if strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "ghp_") {
@@ -449,7 +450,7 @@ func TestPayloadsRedactedDecoded(t *testing.T) {
 		}
 		var rf struct {
 			Cases []struct {
-				Actions []Action `json:"actions"`
+				Actions []verdict.Action `json:"actions"`
 			} `json:"cases"`
 		}
 		if err := json.Unmarshal(data, &rf); err != nil {
@@ -510,16 +511,16 @@ func TestStructuredLog(t *testing.T) {
 // TestMergeKeepsExpiredQuarantine: a golden run.json has no clock, yet a
 // shard whose quarantine had expired still fails the merged run.
 func TestMergeKeepsExpiredQuarantine(t *testing.T) {
-	shard := func(c Case) string {
+	shard := func(c verdict.Case) string {
 		dir := t.TempDir()
-		run := &Run{Tool: Tool{Name: "cassette", Version: "1"}, Command: "verify", Suite: "s", Started: t0, Finished: t0, Cases: []Case{c}}
+		run := &Run{Tool: Tool{Name: "cassette", Version: "1"}, Command: "verify", Suite: "s", Started: t0, Finished: t0, Cases: []verdict.Case{c}}
 		if err := Write(dir, run, Options{Golden: true}); err != nil {
 			t.Fatal(err)
 		}
 		return dir
 	}
-	expired := Case{Adapter: "a", Scenario: "1", Status: StatusFail, Quarantine: &QuarantineInfo{Category: "FLAKE-NET", Expires: t0.Add(-time.Hour)}}
-	d1, d2 := shard(expired), shard(Case{Adapter: "a", Scenario: "2", Status: StatusPass})
+	expired := verdict.Case{Adapter: "a", Scenario: "1", Status: verdict.StatusFail, Quarantine: &verdict.QuarantineInfo{Category: "FLAKE-NET", Expires: t0.Add(-time.Hour)}}
+	d1, d2 := shard(expired), shard(verdict.Case{Adapter: "a", Scenario: "2", Status: verdict.StatusPass})
 	out := t.TempDir()
 	if _, err := mergeDirs(out, MergeOptions{}, d1, d2); err != nil {
 		t.Fatal(err)
@@ -528,7 +529,7 @@ func TestMergeKeepsExpiredQuarantine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.ExitCode != 1 || s.ReasonCode != string(cassettes.EQuarantineExpired) {
+	if s.ExitCode != 1 || s.ReasonCode != string(outcome.EQuarantineExpired) {
 		t.Errorf("merged exit %d reason %q, want 1 E_QUARANTINE_EXPIRED", s.ExitCode, s.ReasonCode)
 	}
 }

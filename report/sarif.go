@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // SARIF constants.
@@ -171,7 +171,7 @@ func (r *Run) sarif(opts Options) (sarifLog, int) {
 		// the alerts of the last verify upload (GitHub: the category is the
 		// id up to its last slash).
 		AutomationDetails: sarifAutomation{ID: name + "/" + r.command() + "/"},
-		Invocations:       []sarifInvocation{{ExecutionSuccessful: r.Exit() <= cassettes.ExitFail, ExitCode: int(r.Exit())}},
+		Invocations:       []sarifInvocation{{ExecutionSuccessful: r.Exit() <= outcome.ExitFail, ExitCode: int(r.Exit())}},
 		Results:           results,
 	}
 	if omitted > 0 {
@@ -246,7 +246,7 @@ func (b *sarifBuilder) runError() {
 func (b *sarifBuilder) cases() {
 	r := b.run
 	for _, c := range r.sortedCases() {
-		if !c.failed() || (r.Coverage != nil && c.Reason == cassettes.EUncoveredCall) { // coverage() reports uncovered shapes
+		if !c.Failed() || (r.Coverage != nil && c.Reason == outcome.EUncoveredCall) { // coverage() reports uncovered shapes
 			continue
 		}
 		level := "error"
@@ -262,7 +262,7 @@ func (b *sarifBuilder) cases() {
 			}
 			continue
 		}
-		rc := string(c.reason(r.now()))
+		rc := string(c.ReasonAt(r.now()))
 		msg := c.ID() + ": " + c.Message
 		if c.Message == "" {
 			msg = fmt.Sprintf("%s: %s (%s)", c.ID(), c.Status, rc)
@@ -314,10 +314,10 @@ func ruleFull(ruleID string) string {
 		return "A call shape that the project's own tests send to an adapter's fake, as cassette coverage observed it, " +
 			"and that no cassette of the adapter records: the fake's answer to it was never compared with the real service's."
 	}
-	switch cassettes.Reason(ruleID).Exit() {
-	case cassettes.ExitUser:
+	switch outcome.Reason(ruleID).Exit() {
+	case outcome.ExitUser:
 		return ruleID + ": cassette could not run the check because of a configuration, cassette or usage error (exit 2); no fake was judged."
-	case cassettes.ExitInfra:
+	case outcome.ExitInfra:
 		return ruleID + ": infrastructure failed (exit 3): a fake, the real service, the network or the forge could not be reached, " +
 			"started or answered in time; this is never a drift, and no fake was judged."
 	}
@@ -333,11 +333,11 @@ func ruleHelp(ruleID, replay string) string {
 	if ruleID == RuleUncoveredCallShape {
 		return "The project's tests sent this call shape to the adapter's fake, and no cassette of the adapter has it: nothing proves that the fake answers it as the real service does. Run the record command of the fix against the real side, commit the cassette, then `cassette verify`."
 	}
-	rc := cassettes.Reason(ruleID)
+	rc := outcome.Reason(ruleID)
 	switch rc.Exit() {
-	case cassettes.ExitUser:
+	case outcome.ExitUser:
 		return ruleID + ": a configuration or cassette error (exit 2). The result's location is the file and line at fault; `cassette validate` lists every problem."
-	case cassettes.ExitInfra:
+	case outcome.ExitInfra:
 		return ruleID + ": an infrastructure failure (exit 3): a fake, the real service or the forge could not be reached or started. The result's message gives the next step."
 	}
 	return ruleID + ": the case failed (exit 1). The result's message says how; replay it with `" + replay + " --case ADAPTER/SCENARIO`."

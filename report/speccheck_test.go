@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/speccheck"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestSpecCheckers runs the checkers written from the spec texts (package
@@ -37,7 +37,7 @@ func TestEveryReasonIsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rc := range cassettes.Reasons() {
+	for _, rc := range outcome.Reasons() {
 		if exit, ok := reg.Exit[string(rc)]; !ok || exit != int(rc.Exit()) {
 			t.Errorf("%s (exit %d): docs/reference/exit-codes.md documents it under exit %d (listed: %v)", rc, rc.Exit(), exit, ok)
 		}

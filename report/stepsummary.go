@@ -12,7 +12,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // StepSummaryLimit is the most bytes one step may write to its job summary:
@@ -178,10 +179,10 @@ func (m *mdBlocks) Next() {
 
 // notPassed are the cases that neither passed nor were skipped, in report
 // order.
-func (r *Run) notPassed() []*Case {
-	var failing []*Case
+func (r *Run) notPassed() []*verdict.Case {
+	var failing []*verdict.Case
 	for _, c := range r.sortedCases() {
-		if c.Status != StatusPass && c.Status != StatusSkipped {
+		if c.Status != verdict.StatusPass && c.Status != verdict.StatusSkipped {
 			failing = append(failing, c)
 		}
 	}
@@ -238,7 +239,7 @@ func (r *Run) mdRunError(b *mdBlocks) {
 
 // mdCaseTable is one row per case that did not pass: its status, drift
 // classes and a link to the cassette line.
-func (r *Run) mdCaseTable(b *mdBlocks, failing []*Case, links Links) {
+func (r *Run) mdCaseTable(b *mdBlocks, failing []*verdict.Case, links Links) {
 	if len(failing) == 0 {
 		return
 	}
@@ -246,8 +247,8 @@ func (r *Run) mdCaseTable(b *mdBlocks, failing []*Case, links Links) {
 	b.Next()
 	for _, c := range failing {
 		status := string(c.Status)
-		if c.failed() {
-			status += " (" + string(c.reason(r.now())) + ")"
+		if c.Failed() {
+			status += " (" + string(c.ReasonAt(r.now())) + ")"
 			if c.Quarantined(r.now()) {
 				status += ", quarantined"
 			}
@@ -271,7 +272,7 @@ func (r *Run) mdCaseTable(b *mdBlocks, failing []*Case, links Links) {
 
 // mdCassette is a case's cassette location, linked to its line on the
 // forge when the links are known.
-func mdCassette(c *Case, line int, links Links) string {
+func mdCassette(c *verdict.Case, line int, links Links) string {
 	loc := c.CassettePath
 	if line > 0 {
 		loc = fmt.Sprintf("%s:%d", loc, line)
@@ -288,9 +289,9 @@ func mdCassette(c *Case, line int, links Links) string {
 // category, owner, expiry, tracking issue, and whether its retry failed
 // too. They do not fail the run.
 func (r *Run) mdQuarantine(b *mdBlocks) {
-	var quar []*Case
+	var quar []*verdict.Case
 	for _, c := range r.sortedCases() {
-		if c.Quarantined(r.now()) && (c.failed() || len(c.Retries) > 0) {
+		if c.Quarantined(r.now()) && (c.Failed() || len(c.Retries) > 0) {
 			quar = append(quar, c)
 		}
 	}
@@ -311,15 +312,15 @@ func (r *Run) mdQuarantine(b *mdBlocks) {
 
 // quarantineOutcome words what happened to a quarantined case that failed:
 // its last outcome and its retries.
-func quarantineOutcome(c *Case) string {
+func quarantineOutcome(c *verdict.Case) string {
 	out := string(c.Status)
-	if c.Reason != "" && c.failed() {
+	if c.Reason != "" && c.Failed() {
 		out += " (" + string(c.Reason) + ")"
 	}
 	switch n := len(c.Retries); {
 	case n == 0:
 		out += ", not retried"
-	case c.failed():
+	case c.Failed():
 		out += fmt.Sprintf(" again after %d retry(ies) (%d ms apart)", n, c.Retries[n-1].DelayMS)
 	default:
 		out = fmt.Sprintf("passed on retry %d after failing (%s)", n, c.Retries[0].Status)
@@ -329,13 +330,13 @@ func quarantineOutcome(c *Case) string {
 
 // mdCaseDetails is a collapsed block per case that did not pass: its
 // drifts (with their diffs, unless withDiffs is off) and its replay.
-func (r *Run) mdCaseDetails(b *mdBlocks, failing []*Case, withDiffs bool) {
+func (r *Run) mdCaseDetails(b *mdBlocks, failing []*verdict.Case, withDiffs bool) {
 	for _, c := range failing {
 		b.Printf("<details><summary><code>%s</code>: %s</summary>\n\n", html.EscapeString(c.ID()), mdText(firstLine(cmp.Or(c.Message, string(c.Status)))))
 		for _, d := range c.Drifts {
 			b.Printf("- **%s** %s\n", html.EscapeString(d.Class), mdText(driftOnce(d)))
 			if withDiffs && d.Diff != "" {
-				diff := cassettes.PrintableText(strings.TrimRight(d.Diff, "\n")) // a terminal escape in a cassette shows as \x1b
+				diff := outcome.PrintableText(strings.TrimRight(d.Diff, "\n")) // a terminal escape in a cassette shows as \x1b
 				fence := "```"
 				for strings.Contains(diff, fence) {
 					fence += "`"
@@ -351,6 +352,6 @@ func (r *Run) mdCaseDetails(b *mdBlocks, failing []*Case, withDiffs bool) {
 // mdText escapes text for a Markdown paragraph: no HTML, no emphasis, no
 // links of its own.
 func mdText(s string) string {
-	s = html.EscapeString(cassettes.PrintableText(s))
+	s = html.EscapeString(outcome.PrintableText(s))
 	return strings.NewReplacer("\\", "\\\\", "*", "\\*", "_", "\\_", "`", "\\`", "[", "\\[", "]", "\\]", "|", "\\|", "\n", " ").Replace(s)
 }

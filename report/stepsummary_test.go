@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 func TestStepSummaryIsAppendedAsMarkdown(t *testing.T) {
@@ -91,8 +92,8 @@ func manyFailures(n int) *Run {
 	run := baseRun()
 	for i := range n {
 		c := passCase("github", fmt.Sprintf("scenario-with-a-long-name-%05d", i))
-		c.Status = StatusFail
-		c.Drifts = []Drift{{Class: "body", Field: "interactions[0].response.body", Line: 7, Message: "differs"}}
+		c.Status = verdict.StatusFail
+		c.Drifts = []verdict.Drift{{Class: "body", Field: "interactions[0].response.body", Line: 7, Message: "differs"}}
 		run.Cases = append(run.Cases, c)
 	}
 	return run
@@ -163,7 +164,7 @@ func TestStepSummaryNeverCutsMidLink(t *testing.T) {
 // their retry.
 func TestStepSummaryQuarantineSection(t *testing.T) {
 	run := failingRun()
-	run.Cases[2].Retries = []Retry{{Status: StatusFail, Reason: cassettes.EContractDrift, Message: "503 differs", DelayMS: 5000}}
+	run.Cases[2].Retries = []verdict.Retry{{Status: verdict.StatusFail, Reason: outcome.EContractDrift, Message: "503 differs", DelayMS: 5000}}
 	md := string(StepSummary(run, Links{}))
 	for _, want := range []string{
 		"#### Quarantined (not blocking): 1\n",

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // The versions summary.json carries (specs/002 §3).
@@ -76,10 +76,10 @@ type SARIFInfo struct {
 	Omitted int `json:"omitted"`
 }
 
-// ProblemJSON is a cassettes.Problem as JSON (its own tags).
-type ProblemJSON = cassettes.Problem
+// ProblemJSON is a outcome.Problem as JSON (its own tags).
+type ProblemJSON = outcome.Problem
 
-func problemsJSON(ps []cassettes.Problem) []ProblemJSON {
+func problemsJSON(ps []outcome.Problem) []ProblemJSON {
 	var out []ProblemJSON
 	for _, p := range ps {
 		out = append(out, ProblemJSON(p))
@@ -170,23 +170,23 @@ func (r *Run) verifyMode() string {
 func ParseSummary(path string, data []byte) (*Summary, error) {
 	var s Summary
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "summary.json is not valid JSON", Err: err,
-			Problems: []cassettes.Problem{{File: path, Message: err.Error(), Expected: "a JSON object (specs/002 §3)"}},
-			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dirOf(path))}
+		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: "summary.json is not valid JSON", Err: err,
+			Problems: []outcome.Problem{{File: path, Message: err.Error(), Expected: "a JSON object (specs/002 §3)"}},
+			NextStep: outcome.Command("cassette", "verify", "--report-dir", dirOf(path))}
 	}
-	var probs []cassettes.Problem
+	var probs []outcome.Problem
 	if s.SchemaVersion != SummarySchemaVersion {
-		probs = append(probs, cassettes.Problem{File: path, Field: "schema_version", Message: fmt.Sprintf("unsupported schema_version %d", s.SchemaVersion), Expected: strconv.Itoa(SummarySchemaVersion)})
+		probs = append(probs, outcome.Problem{File: path, Field: "schema_version", Message: fmt.Sprintf("unsupported schema_version %d", s.SchemaVersion), Expected: strconv.Itoa(SummarySchemaVersion)})
 	}
 	if s.ReasonCodeVersion != ReasonCodeVersion {
-		probs = append(probs, cassettes.Problem{File: path, Field: "reason_code_version", Message: fmt.Sprintf("unsupported reason_code_version %d", s.ReasonCodeVersion), Expected: strconv.Itoa(ReasonCodeVersion)})
+		probs = append(probs, outcome.Problem{File: path, Field: "reason_code_version", Message: fmt.Sprintf("unsupported reason_code_version %d", s.ReasonCodeVersion), Expected: strconv.Itoa(ReasonCodeVersion)})
 	}
 	if s.ExitCode != 0 && s.ReasonCode == "" {
-		probs = append(probs, cassettes.Problem{File: path, Field: "reason_code", Message: "empty reason_code on a non-zero exit", Expected: "a registered reason code"})
+		probs = append(probs, outcome.Problem{File: path, Field: "reason_code", Message: "empty reason_code on a non-zero exit", Expected: "a registered reason code"})
 	}
 	if len(probs) > 0 {
-		return &s, &cassettes.Error{Reason: cassettes.ECfgParse, Message: "summary.json does not follow Outputs-v1", Problems: probs,
-			NextStep: cassettes.Command("cassette", "verify", "--report-dir", dirOf(path))}
+		return &s, &outcome.Error{Reason: outcome.ECfgParse, Message: "summary.json does not follow Outputs-v1", Problems: probs,
+			NextStep: outcome.Command("cassette", "verify", "--report-dir", dirOf(path))}
 	}
 	return &s, nil
 }

@@ -6,42 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
-
-// Quarantined reports whether the case is under a quarantine that has not
-// expired at time now.
-func (c *Case) Quarantined(now time.Time) bool {
-	if c.Quarantine == nil {
-		return false
-	}
-	if c.Quarantine.Expired {
-		return false
-	}
-	return c.Quarantine.Expires.IsZero() || !now.After(c.Quarantine.Expires)
-}
-
-func (c *Case) failed() bool { return c.Status == StatusFail || c.Status == StatusError }
-
-// reason is the case's reason code when it failed.
-func (c *Case) reason(now time.Time) cassettes.Reason {
-	if !c.failed() {
-		return ""
-	}
-	if c.Quarantine != nil && !c.Quarantined(now) {
-		return cassettes.EQuarantineExpired
-	}
-	if c.Reason != "" {
-		return c.Reason
-	}
-	if c.Status == StatusFail {
-		return cassettes.EContractDrift
-	}
-	return cassettes.ETestFailed
-}
-
-// blocking reports whether the case's failure fails the run.
-func (c *Case) blocking(now time.Time) bool { return c.failed() && !c.Quarantined(now) }
 
 // now is the reference time for quarantine expiry.
 func (r *Run) now() time.Time {
@@ -58,21 +25,21 @@ func (r *Run) now() time.Time {
 // common reason of that class if its failures share one, else E_TEST_FAILED
 // for class 1 and the first such failure's reason (in report order) for the
 // others; else "" (pass).
-func (r *Run) Reason() cassettes.Reason {
+func (r *Run) Reason() outcome.Reason {
 	if r.Err != nil {
 		if r.Err.Reason == "" {
-			return cassettes.EIO
+			return outcome.EIO
 		}
 		return r.Err.Reason
 	}
-	severity := map[cassettes.Exit]int{cassettes.ExitFail: 1, cassettes.ExitUser: 2, cassettes.ExitInfra: 3}
-	var common cassettes.Reason
+	severity := map[outcome.Exit]int{outcome.ExitFail: 1, outcome.ExitUser: 2, outcome.ExitInfra: 3}
+	var common outcome.Reason
 	mixed := false
 	for _, c := range r.sortedCases() {
-		if !c.blocking(r.now()) {
+		if !c.Blocking(r.now()) {
 			continue
 		}
-		rc := c.reason(r.now())
+		rc := c.ReasonAt(r.now())
 		switch {
 		case common == "" || severity[rc.Exit()] > severity[common.Exit()]:
 			common, mixed = rc, false
@@ -80,17 +47,17 @@ func (r *Run) Reason() cassettes.Reason {
 			mixed = true
 		}
 	}
-	if mixed && common.Exit() == cassettes.ExitFail {
-		return cassettes.ETestFailed
+	if mixed && common.Exit() == outcome.ExitFail {
+		return outcome.ETestFailed
 	}
 	return common
 }
 
 // Exit is the run's exit class, derived from [Run.Reason].
-func (r *Run) Exit() cassettes.Exit {
+func (r *Run) Exit() outcome.Exit {
 	rc := r.Reason()
 	if rc == "" {
-		return cassettes.ExitPass
+		return outcome.ExitPass
 	}
 	return rc.Exit()
 }
@@ -103,7 +70,7 @@ func (r *Run) Message() string {
 	c := r.Counts()
 	var failed []string
 	for _, cs := range r.sortedCases() {
-		if cs.blocking(r.now()) {
+		if cs.Blocking(r.now()) {
 			failed = append(failed, cs.ID())
 		}
 	}
@@ -137,7 +104,7 @@ func (r *Run) unit() string {
 // run-level error's, Run.NextStep, the first failing case's own next step,
 // or that case's targeted replay command. It is empty when the run passed.
 func (r *Run) NextStepCommand() string {
-	if r.Exit() == cassettes.ExitPass {
+	if r.Exit() == outcome.ExitPass {
 		return ""
 	}
 	if r.Err != nil && r.Err.NextStep != "" {
@@ -147,7 +114,7 @@ func (r *Run) NextStepCommand() string {
 		return r.NextStep
 	}
 	for _, c := range r.sortedCases() {
-		if !c.blocking(r.now()) {
+		if !c.Blocking(r.now()) {
 			continue
 		}
 		if c.NextStep != "" {
@@ -165,11 +132,11 @@ func (r *Run) suiteReplay() string {
 	return "cassette verify"
 }
 
-func (r *Run) caseReplay(c *Case) string {
+func (r *Run) caseReplay(c *verdict.Case) string {
 	if c.ReplayCommand != "" {
 		return c.ReplayCommand
 	}
-	return r.suiteReplay() + " " + cassettes.Command("--case", c.ID())
+	return r.suiteReplay() + " " + outcome.Command("--case", c.ID())
 }
 
 // Counts are the case counts of a run.
@@ -189,14 +156,14 @@ func (r *Run) Counts() Counts {
 	for _, cs := range r.reportCases() {
 		c.Total++
 		switch {
-		case cs.failed():
+		case cs.Failed():
 			c.Fail++
 			if cs.Quarantined(r.now()) {
 				c.Quarantined++
 			} else {
 				c.Blocking++
 			}
-		case cs.Status == StatusSkipped:
+		case cs.Status == verdict.StatusSkipped:
 			c.Skipped++
 		default:
 			c.Pass++
@@ -220,8 +187,8 @@ func (r *Run) Duration() time.Duration {
 
 // sortedCases returns pointers to the cases in report order: adapter, then
 // scenario, then cassette path, by bytes.
-func (r *Run) sortedCases() []*Case {
-	out := make([]*Case, len(r.Cases))
+func (r *Run) sortedCases() []*verdict.Case {
+	out := make([]*verdict.Case, len(r.Cases))
 	for i := range r.Cases {
 		out[i] = &r.Cases[i]
 	}
@@ -243,7 +210,7 @@ func (r *Run) sortedCases() []*Case {
 // <tool>/<command> (e.g. cassette/verify) standing for it, so that
 // junit.xml, summary.json, report.jsonl, log.jsonl and the bundle count the
 // same tests.
-func (r *Run) reportCases() []*Case {
+func (r *Run) reportCases() []*verdict.Case {
 	cs := r.sortedCases()
 	if r.Err == nil {
 		return cs
@@ -253,8 +220,8 @@ func (r *Run) reportCases() []*Case {
 		msg += "\n" + p.String()
 	}
 	next := r.NextStepCommand()
-	return append(cs, &Case{Adapter: r.toolName(), Scenario: r.command(), CassettePath: r.ConfigPath,
-		Status: StatusError, Reason: r.Reason(), Message: msg, NextStep: next,
+	return append(cs, &verdict.Case{Adapter: r.toolName(), Scenario: r.command(), CassettePath: r.ConfigPath,
+		Status: verdict.StatusError, Reason: r.Reason(), Message: msg, NextStep: next,
 		ReplayCommand: strings.TrimPrefix(cmpOr(next, "Run: "+r.suiteReplay()), "Run: ")})
 }
 

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // The file names Write uses in the report directory.
@@ -71,10 +73,10 @@ type runFile struct {
 }
 
 type runError struct {
-	Reason   cassettes.Reason `json:"reason"`
-	Message  string           `json:"message"`
-	NextStep string           `json:"next_step,omitempty"`
-	Problems []ProblemJSON    `json:"problems,omitempty"`
+	Reason   outcome.Reason `json:"reason"`
+	Message  string         `json:"message"`
+	NextStep string         `json:"next_step,omitempty"`
+	Problems []ProblemJSON  `json:"problems,omitempty"`
 }
 
 // Files are rendered report files: name (slash-separated, relative to the
@@ -139,7 +141,7 @@ func (r *Run) runJSON(opts Options) ([]byte, error) {
 		cp.Started, cp.Finished = time.Time{}, time.Time{}
 		for i := range cp.Cases {
 			cp.Cases[i].Duration = 0
-			cp.Cases[i].Actions = append([]Action(nil), cp.Cases[i].Actions...)
+			cp.Cases[i].Actions = append([]verdict.Action(nil), cp.Cases[i].Actions...)
 			for j := range cp.Cases[i].Actions {
 				cp.Cases[i].Actions[j].Duration = 0
 			}
@@ -173,7 +175,7 @@ func scan(dir string, run *Run, files map[string][]byte, declared map[string]str
 	sort.Strings(names)
 	for _, n := range names {
 		for _, f := range redact.Scan(files[n], declared) {
-			probs = append(probs, cassettes.Problem{File: filepath.Join(dir, filepath.FromSlash(n)), Line: f.Line, Column: f.Column,
+			probs = append(probs, outcome.Problem{File: filepath.Join(dir, filepath.FromSlash(n)), Line: f.Line, Column: f.Column,
 				Message: "credential of kind " + f.Kind + " would be written", Expected: redact.Redacted})
 		}
 	}
@@ -183,15 +185,15 @@ func scan(dir string, run *Run, files map[string][]byte, declared map[string]str
 // scanPayloads scans the bytes that files carry encoded (base64 previews,
 // run.json's byte fields), where the text scan cannot see them, decoded
 // when compressed.
-func scanPayloads(dir string, run *Run, declared map[string]string) []cassettes.Problem {
-	var probs []cassettes.Problem
+func scanPayloads(dir string, run *Run, declared map[string]string) []outcome.Problem {
+	var probs []outcome.Problem
 	check := func(field string, data []byte) {
 		found, err := scanPayload(data, declared)
 		if err != nil {
 			probs = append(probs, undecodableProblem(dir, field, err))
 		}
 		for _, f := range found {
-			probs = append(probs, cassettes.Problem{File: dir, Field: field, Line: f.Line, Column: f.Column,
+			probs = append(probs, outcome.Problem{File: dir, Field: field, Line: f.Line, Column: f.Column,
 				Message: "credential of kind " + f.Kind + " would be written (encoded)", Expected: redact.Redacted})
 		}
 	}
@@ -199,7 +201,7 @@ func scanPayloads(dir string, run *Run, declared map[string]string) []cassettes.
 	for _, c := range run.sortedCases() {
 		for _, side := range []struct {
 			name string
-			acts []Action
+			acts []verdict.Action
 		}{{"actions", c.Actions}, {"recorded", c.Recorded}} {
 			for i, a := range side.acts {
 				pfx := fmt.Sprintf("cases[%s].%s[%d].", c.ID(), side.name, i)
@@ -212,13 +214,13 @@ func scanPayloads(dir string, run *Run, declared map[string]string) []cassettes.
 	return probs
 }
 
-func leakError(probs []cassettes.Problem) error {
+func leakError(probs []outcome.Problem) error {
 	if len(probs) == 0 {
 		return nil
 	}
-	return &cassettes.Error{Reason: cassettes.ESecretLeak, Problems: probs,
+	return &outcome.Error{Reason: outcome.ESecretLeak, Problems: probs,
 		Message:  fmt.Sprintf("refusing to write reports: %d credential(s) found by the secret scan; nothing was written (redact the value at its source: declare its variable under credentials: in cassette.yaml)", len(probs)),
-		NextStep: cassettes.Command("cassette", "verify")}
+		NextStep: outcome.Command("cassette", "verify")}
 }
 
 // Write writes junit.xml, sarif.json, summary.json, report.jsonl, log.jsonl
@@ -241,7 +243,7 @@ func write(dir string, run *Run, opts Options) (Files, error) {
 	}
 	files, err := Render(run, opts)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot render reports: a bug in cassette; report it with the version below", Err: err, NextStep: cassettes.Command("cassette", "version")}
+		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot render reports: a bug in cassette; report it with the version below", Err: err, NextStep: outcome.Command("cassette", "version")}
 	}
 	if err := scan(dir, run, files, opts.Declared); err != nil {
 		for n := range files {
@@ -276,9 +278,9 @@ func writeAtomic(path string, data []byte) error {
 }
 
 func ioError(path string, err error) error {
-	return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot write " + path, Err: err,
-		Problems: []cassettes.Problem{{File: path, Message: err.Error()}},
-		NextStep: cassettes.Command("ls", "-ld", filepath.Dir(path))}
+	return &outcome.Error{Reason: outcome.EIO, Message: "cannot write " + path, Err: err,
+		Problems: []outcome.Problem{{File: path, Message: err.Error()}},
+		NextStep: outcome.Command("ls", "-ld", filepath.Dir(path))}
 }
 
 func dirOf(path string) string { return filepath.Dir(path) }
@@ -318,10 +320,10 @@ func normalizedInventory(items []InventoryItem) []InventoryItem {
 // reports do not depend on where the directory is.
 func withLocalArtifacts(dir string, run *Run) *Run {
 	out := *run
-	out.Cases = make([]Case, len(run.Cases))
+	out.Cases = make([]verdict.Case, len(run.Cases))
 	for i, c := range run.Cases {
 		if len(c.Artifacts) > 0 {
-			arts := make([]Artifact, len(c.Artifacts))
+			arts := make([]verdict.Artifact, len(c.Artifacts))
 			for j, a := range c.Artifacts {
 				if rel, err := filepath.Rel(dir, a.Path); err == nil && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
 					a.Path = filepath.ToSlash(rel)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -40,7 +40,7 @@ func thousand(b *testing.B, cfg *cassettes.Config, list []*cassettes.Cassette) [
 
 func checkPassed(b *testing.B, o *verify.Outcome) {
 	for _, r := range o.Results {
-		if r.Status != report.StatusPass {
+		if r.Status != verdict.StatusPass {
 			b.Fatalf("%s: %s %s", r.Case.ID(), r.Status, r.Message)
 		}
 	}

@@ -9,7 +9,8 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/diff"
 	"github.com/cassette-dev/cassette/normalize"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // NormalizerNames are the normalizers applied to a cassette: its adapter's,
@@ -46,15 +47,15 @@ func pipeline(c Case, opts Options) (*normalize.Pipeline, error) {
 // identity state), in the report's shape, so that a report shows them
 // without normalizing anything again.
 type Comparison struct {
-	Drifts  []report.Drift
+	Drifts  []verdict.Drift
 	Explain string // the diff package's rendering of the drifts; "" when none
 	// Recorded is the cassette's side: one "http" action per interaction
 	// (ID "interactions[i]": method, URL, status, headers, body) or one
 	// "proc" action (ID "output": argv, stdout, stderr, exit code).
-	Recorded []report.Action
+	Recorded []verdict.Action
 	// Observed is the other side (the fake's, or the real service's when
 	// refresh compares a re-recording) in the same shape.
-	Observed []report.Action
+	Observed []verdict.Action
 }
 
 // CompareSides normalizes the cassette (want) and the fake's output (got),
@@ -68,7 +69,7 @@ type Comparison struct {
 func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, error) {
 	p, err := pipeline(c, opts)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECassetteInvalid, Message: err.Error(), NextStep: cassettes.Command("cassette", "validate", c.Cassette.Path)}
+		return nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: err.Error(), NextStep: outcome.Command("cassette", "validate", c.Cassette.Path)}
 	}
 	contract := []string{}
 	if c.Adapter != nil && c.Adapter.ContractHeaders != nil {
@@ -88,6 +89,7 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 		want, got = &w, &g
 	}
 	res := diff.ComparePipeline(want, got, p, contract)
+	suggestNormalizers(res.Drifts, c.Cassette)
 	out := &Comparison{Recorded: side(res.Want), Observed: side(res.Got)}
 	if res.Equal {
 		return out, nil
@@ -95,27 +97,27 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 	var explain bytes.Buffer
 	_ = diff.Render(&explain, res, false)
 	out.Explain = explain.String()
-	out.Drifts = make([]report.Drift, 0, len(res.Drifts))
+	out.Drifts = make([]verdict.Drift, 0, len(res.Drifts))
 	for _, d := range res.Drifts {
-		out.Drifts = append(out.Drifts, report.Drift{Class: string(d.Class), Field: d.Field, JSONPath: d.Path, Line: d.Line,
+		out.Drifts = append(out.Drifts, verdict.Drift{Class: string(d.Class), Field: d.Field, JSONPath: d.Path, Line: d.Line,
 			Message: driftMessage(d), Diff: d.Diff})
 	}
 	return out, nil
 }
 
 // side is a normalized cassette as the report shows one side of a case.
-func side(c *cassettes.Cassette) []report.Action {
-	var acts []report.Action
+func side(c *cassettes.Cassette) []verdict.Action {
+	var acts []verdict.Action
 	for i, it := range c.Interactions {
 		body := it.Response.Body.Bytes()
 		if it.WebSocket != nil {
 			body = SessionText(it.WebSocket) // websocket.go
 		}
-		acts = append(acts, report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: it.Request.Method, URL: it.Request.URL,
+		acts = append(acts, verdict.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: it.Request.Method, URL: it.Request.URL,
 			StatusCode: it.Response.Code, Headers: it.Response.Headers, Body: body})
 	}
 	if c.Output != nil {
-		a := report.Action{Kind: "proc", ID: "output", Stdout: c.Output.Stdout.Bytes(), Stderr: c.Output.Stderr.Bytes(), Exit: c.Output.ExitCode}
+		a := verdict.Action{Kind: "proc", ID: "output", Stdout: c.Output.Stdout.Bytes(), Stderr: c.Output.Stderr.Bytes(), Exit: c.Output.ExitCode}
 		if c.Input != nil {
 			a.Argv = append([]string{c.Input.Command}, c.Input.Args...)
 		}
@@ -128,8 +130,8 @@ func side(c *cassettes.Cassette) []report.Action {
 // test, as its producer logged it) with each body and output replaced by
 // the one of the same ID in c.Observed, so that what a report previews is
 // what was compared. An action that failed keeps what it has.
-func (c *Comparison) WithObserved(actions []report.Action) []report.Action {
-	byID := map[string]*report.Action{}
+func (c *Comparison) WithObserved(actions []verdict.Action) []verdict.Action {
+	byID := map[string]*verdict.Action{}
 	for i := range c.Observed {
 		byID[c.Observed[i].ID] = &c.Observed[i]
 	}

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // Console writes the human account of a run: one line per case, the
@@ -15,7 +16,7 @@ import (
 // What comes from a cassette or a fake (case names, messages, diffs of
 // their text) reaches the terminal without its control characters: an
 // escape sequence in a recorded body is shown as \x1b[…, never obeyed
-// (cassettes.Printable, PrintableText).
+// (outcome.Printable, PrintableText).
 type Console struct {
 	W     io.Writer
 	Color bool
@@ -32,30 +33,30 @@ func (c Console) paint(code, s string) string {
 func (c Console) Write(o *Outcome, run *report.Run) {
 	width := 0
 	for _, r := range o.Results {
-		width = max(width, len(cassettes.Printable(r.Case.ID())))
+		width = max(width, len(outcome.Printable(r.Case.ID())))
 	}
 	var pass, fail, errs, quar, skipped int
 	for _, r := range o.Results {
 		tag := c.paint("32", "PASS ")
 		switch {
-		case r.Status == report.StatusPass:
+		case r.Status == verdict.StatusPass:
 			pass++
-		case r.Status == report.StatusSkipped:
+		case r.Status == verdict.StatusSkipped:
 			skipped++
 			tag = c.paint("33", "SKIP ")
-		case r.Quarantine != nil && r.Failed() && r.Reason != "E_QUARANTINE_EXPIRED":
+		case r.Quarantine != nil && r.Failed() && r.Reason != outcome.EQuarantineExpired:
 			quar++
 			tag = c.paint("33", "QUAR ")
-		case r.Status == report.StatusError:
+		case r.Status == verdict.StatusError:
 			errs++
 			tag = c.paint("31", "ERROR")
 		default:
 			fail++
 			tag = c.paint("31", "FAIL ")
 		}
-		line := fmt.Sprintf("%s %-*s %6s", tag, width, cassettes.Printable(r.Case.ID()), r.Duration.Round(time.Millisecond))
-		if r.Status != report.StatusPass {
-			line += "  " + cassettes.Printable(r.Message)
+		line := fmt.Sprintf("%s %-*s %6s", tag, width, outcome.Printable(r.Case.ID()), r.Duration.Round(time.Millisecond))
+		if r.Status != verdict.StatusPass {
+			line += "  " + outcome.Printable(r.Message)
 		}
 		if n := len(r.Retries); n > 0 { // a quarantined case run again (QuarantineRetry)
 			line += fmt.Sprintf("  (quarantine: %s on the first attempt, retried %d time(s) after %s)", r.Retries[0].Status, n,
@@ -63,16 +64,16 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 		}
 		fmt.Fprintln(c.W, strings.TrimRight(line, " "))
 		if r.Explain != "" {
-			fmt.Fprintln(c.W, indentBlock(cassettes.PrintableText(r.Explain), "      "))
+			fmt.Fprintln(c.W, indentBlock(outcome.PrintableText(r.Explain), "      "))
 		}
-		if r.Status == report.StatusError && r.FakeLog != "" {
-			fmt.Fprintf(c.W, "      fake log: %s\n", cassettes.Printable(r.FakeLog))
+		if r.Status == verdict.StatusError && r.FakeLog != "" {
+			fmt.Fprintf(c.W, "      fake log: %s\n", outcome.Printable(r.FakeLog))
 		}
 	}
 	if o.Err != nil {
-		fmt.Fprintf(c.W, "%s %s\n", c.paint("31;1", "error["+string(o.Err.Reason)+"]:"), cassettes.Printable(o.Err.Message))
+		fmt.Fprintf(c.W, "%s %s\n", c.paint("31;1", "error["+string(o.Err.Reason)+"]:"), outcome.Printable(o.Err.Message))
 		for _, p := range o.Err.Problems {
-			fmt.Fprintf(c.W, "  %s\n", cassettes.PrintableBlock(p.String(), "    "))
+			fmt.Fprintf(c.W, "  %s\n", outcome.PrintableBlock(p.String(), "    "))
 		}
 	}
 	summary := fmt.Sprintf("%d passed, %d failed", pass, fail+errs)
@@ -85,7 +86,7 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 	fmt.Fprintf(c.W, "\n%s in %s\n", summary, o.Finished.Sub(o.Started).Round(time.Millisecond))
 	_ = report.WriteSeeds(c.W, run)
 	if next := run.NextStepCommand(); next != "" {
-		fmt.Fprintf(c.W, "%s %s\n", c.paint("1", "next:"), cassettes.Printable(strings.TrimPrefix(next, "Run: ")))
+		fmt.Fprintf(c.W, "%s %s\n", c.paint("1", "next:"), outcome.Printable(strings.TrimPrefix(next, "Run: ")))
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -28,16 +28,16 @@ func TestErrorReportDigest(t *testing.T) {
 	sum := sha256.Sum256(data)
 	for _, c := range []struct {
 		name, config string
-		reason       cassettes.Reason
+		reason       outcome.Reason
 		want         string
 	}{
-		{"config error", cfg, cassettes.ECfgParse, "sha256:" + hex.EncodeToString(sum[:])},
-		{"no cassette", cfg, cassettes.ECassetteNotFound, "sha256:" + hex.EncodeToString(sum[:])},
-		{"no config", filepath.Join(dir, "missing.yaml"), cassettes.EMissingConfig, ""},
-		{"config with a credential", cfg, cassettes.ESecretLeak, ""},
+		{"config error", cfg, outcome.ECfgParse, "sha256:" + hex.EncodeToString(sum[:])},
+		{"no cassette", cfg, outcome.ECassetteNotFound, "sha256:" + hex.EncodeToString(sum[:])},
+		{"no config", filepath.Join(dir, "missing.yaml"), outcome.EMissingConfig, ""},
+		{"config with a credential", cfg, outcome.ESecretLeak, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			run := ErrorReport(c.config, report.Tool{Name: "cassette", Version: "test"}, &cassettes.Error{Reason: c.reason, Message: "x", NextStep: "cassette validate"}, time.Unix(0, 0))
+			run := ErrorReport(c.config, report.Tool{Name: "cassette", Version: "test"}, &outcome.Error{Reason: c.reason, Message: "x", NextStep: "cassette validate"}, time.Unix(0, 0))
 			out := filepath.Join(t.TempDir(), "reports")
 			if err := report.Write(out, run, report.Options{Golden: true}); err != nil {
 				t.Fatal(err)

@@ -24,7 +24,7 @@
 // The comparison ([CompareSides]) returns, besides the drifts, both sides as
 // they were compared: the cassette's and the fake's outputs, normalized once
 // each. [Outcome.Report] hands them to package report in the run model
-// (report.Case.Recorded and report.Case.Actions), with the cassette set's
+// (verdict.Case.Recorded and verdict.Case.Actions), with the cassette set's
 // digest from what was loaded, so that the reports show what was compared
 // without reading or normalizing anything again. A producer other than
 // [Run] (refresh, a check of outputs another test runner captured) compares

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // DefaultFakeTimeout is how long a fake process may take to become ready
@@ -337,15 +338,15 @@ func LogTail(path string, lines int) string {
 	return lastLines(string(data), lines)
 }
 
-func unavailable(name, msg string, err error, logPath string, a *cassettes.Adapter) *cassettes.Error {
-	e := &cassettes.Error{Reason: cassettes.EFakeUnavailable, Message: fmt.Sprintf("adapter %s: %s", name, msg), Err: err}
+func unavailable(name, msg string, err error, logPath string, a *cassettes.Adapter) *outcome.Error {
+	e := &outcome.Error{Reason: outcome.EFakeUnavailable, Message: fmt.Sprintf("adapter %s: %s", name, msg), Err: err}
 	if logPath != "" {
-		e.Problems = append(e.Problems, cassettes.Problem{File: logPath, Message: "the fake's log; its last lines:\n" + indent(LogTail(logPath, 15), "    ")})
+		e.Problems = append(e.Problems, outcome.Problem{File: logPath, Message: "the fake's log; its last lines:\n" + indent(LogTail(logPath, 15), "    ")})
 	}
 	if len(a.Fake.Command) > 0 {
-		e.NextStep = "PORT=8080 " + cassettes.Command(a.Fake.Command...) // run by hand: watch it start
+		e.NextStep = "PORT=8080 " + outcome.Command(a.Fake.Command...) // run by hand: watch it start
 	} else {
-		e.NextStep = cassettes.Command("curl", "-sS", a.Fake.BaseURL+a.Fake.Ready) // is the fake running?
+		e.NextStep = outcome.Command("curl", "-sS", a.Fake.BaseURL+a.Fake.Ready) // is the fake running?
 	}
 	return e
 }
@@ -382,7 +383,7 @@ func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, cfg *cass
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		e := unavailable(name, fmt.Sprintf("fake.build %q failed", strings.Join(a.Fake.Build, " ")), err, logPath, a)
-		e.NextStep = cassettes.Command(a.Fake.Build...) // build it by hand to see why
+		e.NextStep = outcome.Command(a.Fake.Build...) // build it by hand to see why
 		return logPath, e
 	}
 	return logPath, nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -37,8 +38,8 @@ func TestExternalFakeDownFailsFastWithoutSpinning(t *testing.T) {
 	start := time.Now()
 	_, err = verify.StartFake(context.Background(), "ext", a, &cassettes.Config{Dir: t.TempDir()}, t.TempDir())
 	took := time.Since(start)
-	ce := cassettes.AsError(err)
-	if ce == nil || ce.Reason != cassettes.EFakeUnavailable || ce.Exit() != cassettes.ExitInfra {
+	ce := outcome.AsError(err)
+	if ce == nil || ce.Reason != outcome.EFakeUnavailable || ce.Exit() != outcome.ExitInfra {
 		t.Fatalf("err = %v, want E_FAKE_UNAVAILABLE", err)
 	}
 	// Given up on at ExternalFakeTimeout, not at the adapter's 60 s: the

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // A fake that cannot be started at all (its command does not exist, is not
@@ -37,20 +38,20 @@ func osReason(err error) string {
 
 // fakeCommandProblem is the problem that locates adapter name's
 // fake.command in the config.
-func fakeCommandProblem(cfg *cassettes.Config, name string, err error) cassettes.Problem {
+func fakeCommandProblem(cfg *cassettes.Config, name string, err error) outcome.Problem {
 	field := "adapters." + name + ".fake.command"
-	return cassettes.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: "cannot be started: " + osReason(err),
+	return outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: "cannot be started: " + osReason(err),
 		Expected: "an executable, by path relative to fake.dir (or the project) or by name in PATH", Suggestion: "build the fake first, or declare fake.build so that verify builds it"}
 }
 
 // withFakeLine adds to the error of a fake that could not be started the
 // location of its command in the config, and a next step that runs.
 func withFakeLine(err error, cfg *cassettes.Config, name string) error {
-	var ce *cassettes.Error
-	if cfg == nil || !errors.As(err, &ce) || ce.Reason != cassettes.EFakeUnavailable || !notStartable(ce.Err) {
+	var ce *outcome.Error
+	if cfg == nil || !errors.As(err, &ce) || ce.Reason != outcome.EFakeUnavailable || !notStartable(ce.Err) {
 		return err
 	}
-	ce.Problems = append([]cassettes.Problem{fakeCommandProblem(cfg, name, ce.Err)}, ce.Problems...)
+	ce.Problems = append([]outcome.Problem{fakeCommandProblem(cfg, name, ce.Err)}, ce.Problems...)
 	ce.NextStep = fakeStartStep(cfg, name)
 	return ce
 }
@@ -59,21 +60,21 @@ func withFakeLine(err error, cfg *cassettes.Config, name string) error {
 // there: its build, or verify of its adapter.
 func fakeStartStep(cfg *cassettes.Config, name string) string {
 	if a := cfg.Adapters[name]; a != nil && len(a.Fake.Build) > 0 {
-		return cassettes.Command(a.Fake.Build...)
+		return outcome.Command(a.Fake.Build...)
 	}
 	words := []string{"cassette", "verify", "--adapter", name}
 	if cfg.Path != "" && cfg.Path != cassettes.ConfigFile {
 		words = append(words, "--config", cfg.Path)
 	}
-	return cassettes.Command(words...)
+	return outcome.Command(words...)
 }
 
 // cliNotRunnable is the error of a CLI fake that could not be started for
 // case id of adapter name.
-func cliNotRunnable(cfg *cassettes.Config, name string, err error) *cassettes.Error {
-	e := &cassettes.Error{Reason: cassettes.EFakeUnavailable, Message: "adapter " + name + ": " + err.Error(), Err: err, NextStep: fakeStartStep(cfg, name)}
+func cliNotRunnable(cfg *cassettes.Config, name string, err error) *outcome.Error {
+	e := &outcome.Error{Reason: outcome.EFakeUnavailable, Message: "adapter " + name + ": " + err.Error(), Err: err, NextStep: fakeStartStep(cfg, name)}
 	if notStartable(err) {
-		e.Problems = []cassettes.Problem{fakeCommandProblem(cfg, name, err)}
+		e.Problems = []outcome.Problem{fakeCommandProblem(cfg, name, err)}
 	}
 	return e
 }

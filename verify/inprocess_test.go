@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -40,9 +40,9 @@ func TestInProcessFakeIsSkipped(t *testing.T) {
 			t.Fatalf("result %d is %s, want %s: plan order lost", i, r.Case.ID(), cases[i].ID())
 		}
 		switch {
-		case r.Case.Cassette.Adapter == "greet" && r.Status == report.StatusSkipped:
+		case r.Case.Cassette.Adapter == "greet" && r.Status == verdict.StatusSkipped:
 			skipped++
-		case r.Case.Cassette.Adapter != "greet" && r.Status == report.StatusPass:
+		case r.Case.Cassette.Adapter != "greet" && r.Status == verdict.StatusPass:
 			passed++
 		default:
 			t.Errorf("%s: %s %s", r.Case.ID(), r.Status, r.Message)
@@ -63,7 +63,7 @@ func TestInProcessFakeIsSkipped(t *testing.T) {
 		}
 	}
 	for _, r := range verify.Run(context.Background(), greets, opts).Results {
-		if r.Status != report.StatusPass {
+		if r.Status != verdict.StatusPass {
 			t.Errorf("with an in-process target, %s: %s %s", r.Case.ID(), r.Status, r.Message)
 		}
 	}

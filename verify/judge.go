@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // This file is verify's judgement without its running: a harness that ran
@@ -23,7 +24,7 @@ import (
 // (Decide's comparison, and the cases Run decides before any fake runs: an
 // undeclared adapter, an HTTP cassette that records no request): same
 // status, reason, message, drifts and explanation, quarantine applied.
-func Judge(c Case, got *cassettes.Cassette, actions []report.Action, opts Options) Result {
+func Judge(c Case, got *cassettes.Cassette, actions []verdict.Action, opts Options) Result {
 	res := Result{Case: c, Actions: actions}
 	switch {
 	case c.Adapter == nil:
@@ -39,8 +40,8 @@ func Judge(c Case, got *cassettes.Cassette, actions []report.Action, opts Option
 // Errored is the result of a case whose fake could not answer at all (it
 // raised, it is missing a call shape): E_FAKE_ERROR with the harness's
 // message, quarantine applied.
-func Errored(c Case, message string, actions []report.Action, opts Options) Result {
-	res := Result{Case: c, Status: report.StatusError, Reason: cassettes.EFakeError, Message: message, Actions: actions}
+func Errored(c Case, message string, actions []verdict.Action, opts Options) Result {
+	res := Result{Case: c, Status: verdict.StatusError, Reason: outcome.EFakeError, Message: message, Actions: actions}
 	finish(&res, false, opts, opts.now())
 	return res
 }
@@ -54,7 +55,7 @@ func (o Options) now() time.Time {
 
 // undeclared is the result of a case whose adapter is not in the config.
 func undeclared(res *Result, cfg *cassettes.Config) {
-	res.Status, res.Reason = report.StatusError, cassettes.ECassetteInvalid
+	res.Status, res.Reason = verdict.StatusError, outcome.ECassetteInvalid
 	res.Message = fmt.Sprintf("adapter %q is not declared in %s", res.Case.Cassette.Adapter, cfg.Path)
 }
 
@@ -67,11 +68,11 @@ func emptyVerdict(res *Result) bool {
 		return false
 	}
 	if c.Adapter.Match.For(c.Cassette.Scenario).Empty == "fail" {
-		res.Status, res.Reason = report.StatusFail, cassettes.ETestFailed
+		res.Status, res.Reason = verdict.StatusFail, outcome.ETestFailed
 		res.Message = "the cassette records no request, and adapter " + c.Cassette.Adapter + " has match.empty: fail"
 		return true
 	}
-	res.Status, res.Message = report.StatusPass, "nothing to compare: the cassette records no request"
+	res.Status, res.Message = verdict.StatusPass, "nothing to compare: the cassette records no request"
 	return true
 }
 
@@ -173,7 +174,7 @@ func runInProcessApart(ctx context.Context, cases []Case, opts Options) (*Outcom
 	o := Run(ctx, rest, opts)
 	results := make([]Result, len(cases))
 	for i, c := range cases {
-		results[i] = Result{Case: c, Status: report.StatusSkipped,
+		results[i] = Result{Case: c, Status: verdict.StatusSkipped,
 			Message: "the fake is in process (fake.in_process): its test runner verifies it through cassette check"}
 	}
 	for j, r := range o.Results {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Case is one cassette to verify.
@@ -39,7 +40,7 @@ func ParseShard(s string) (i, n int, err error) {
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "verify", "--shard", "1/4"), "--shard %q: expected i/n with 1 ≤ i ≤ n, e.g. 2/4", s)
+		return 0, 0, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "verify", "--shard", "1/4"), "--shard %q: expected i/n with 1 ≤ i ≤ n, e.g. 2/4", s)
 	}
 	return i, n, nil
 }
@@ -58,9 +59,9 @@ func Plan(cfg *cassettes.Config, list []*cassettes.Cassette, sel Selection) ([]C
 	}
 	for _, a := range sel.Adapters {
 		if _, ok := cfg.Adapters[a]; !ok {
-			return nil, &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
-				Problems: []cassettes.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
-				NextStep: cassettes.Command("cassette", "verify", "--adapter", cmp.Or(cassettes.Closest(a, cfg.Order), firstOr(cfg.Order, "")))}
+			return nil, &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
+				Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
+				NextStep: outcome.Command("cassette", "verify", "--adapter", cmp.Or(cassettes.Closest(a, cfg.Order), firstOr(cfg.Order, "")))}
 		}
 	}
 	sorted := append([]*cassettes.Cassette(nil), list...)

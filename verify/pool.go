@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // MaxFakesAhead bounds how many fresh fakes verify starts ahead of the
@@ -105,7 +105,7 @@ func (f *freshPool) take(ctx context.Context, i int) (*Process, error) {
 		f.received(s)
 		return r.p, r.err
 	case <-ctx.Done(): // the fake, if it was started, is stopped by close
-		return nil, &cassettes.Error{Reason: cassettes.EInterrupted, Message: "interrupted before the case's fake was ready", Err: ctx.Err()}
+		return nil, &outcome.Error{Reason: outcome.EInterrupted, Message: "interrupted before the case's fake was ready", Err: ctx.Err()}
 	}
 }
 

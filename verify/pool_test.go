@@ -15,7 +15,8 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -85,14 +86,14 @@ func TestFreshFakesStartedAheadAreOnePerCase(t *testing.T) {
 		if r.Case.ID() != cases[i].ID() {
 			t.Fatalf("result %d is %s, want %s: results must keep the plan order", i, r.Case.ID(), cases[i].ID())
 		}
-		want := report.StatusPass
+		want := verdict.StatusPass
 		if i%3 == 0 {
-			want = report.StatusFail
+			want = verdict.StatusFail
 		}
 		if r.Status != want {
 			t.Errorf("%s: %s, want %s: %s\n%s", r.Case.ID(), r.Status, want, r.Message, r.Explain)
 		}
-		if want == report.StatusPass {
+		if want == verdict.StatusPass {
 			if r.FakeLog != "" {
 				t.Errorf("%s passed and kept a log: %s", r.Case.ID(), r.FakeLog)
 			}
@@ -138,7 +139,7 @@ func TestInterruptStopsFakesStartedAhead(t *testing.T) {
 	o := verify.Run(ctx, cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: t.TempDir(), Jobs: 1})
 	interrupted := 0
 	for _, r := range o.Results {
-		if r.Reason == cassettes.EInterrupted {
+		if r.Reason == outcome.EInterrupted {
 			interrupted++
 		}
 	}

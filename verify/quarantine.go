@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // The retry policy of quarantined tests (specs/000, "CI applies a uniform
@@ -50,13 +51,13 @@ func (q QuarantineRetry) sleep(ctx context.Context, d time.Duration) error {
 // retryQuarantined runs a quarantined case that failed again, as the
 // policy says; again runs it once more (with a fake of its own).
 func retryQuarantined(ctx context.Context, q QuarantineRetry, res Result, again func() Result) Result {
-	var retries []report.Retry
+	var retries []verdict.Retry
 	for range q.budget() {
-		if !res.Failed() || res.Quarantine == nil || res.Reason == cassettes.EQuarantineExpired || res.Reason == cassettes.EInterrupted {
+		if !res.Failed() || res.Quarantine == nil || res.Reason == outcome.EQuarantineExpired || res.Reason == outcome.EInterrupted {
 			break
 		}
 		d := q.delay()
-		retries = append(retries, report.Retry{Status: res.Status, Reason: res.Reason, Message: res.Message, DelayMS: d.Milliseconds()})
+		retries = append(retries, verdict.Retry{Status: res.Status, Reason: res.Reason, Message: res.Message, DelayMS: d.Milliseconds()})
 		if q.sleep(ctx, d) != nil {
 			break // interrupted: the failure stands
 		}
@@ -77,7 +78,7 @@ func applyQuarantine(res *Result, cfg *cassettes.Config, now time.Time) {
 	}
 	res.Quarantine = &q
 	if q.Expired(now) {
-		res.Status, res.Reason = report.StatusFail, cassettes.EQuarantineExpired
+		res.Status, res.Reason = verdict.StatusFail, outcome.EQuarantineExpired
 		res.Message = fmt.Sprintf("quarantine of %s expired on %s", res.Case.ID(), q.Expires)
 	}
 }

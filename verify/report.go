@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // Meta is what a report needs besides the outcome.
@@ -35,28 +37,28 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 		if src := r.Case.Cassette.Source; src.SHA256 != "" { // the bytes that were loaded and compared
 			run.Inventory = append(run.Inventory, report.InventoryItem{Path: path, SHA256: src.SHA256, Bytes: src.Size})
 		}
-		c := report.Case{Adapter: r.Case.Cassette.Adapter, Scenario: r.Case.Cassette.Scenario, CassettePath: path,
+		c := verdict.Case{Adapter: r.Case.Cassette.Adapter, Scenario: r.Case.Cassette.Scenario, CassettePath: path,
 			Status: r.Status, Reason: r.Reason, Message: r.Message, Drifts: r.Drifts, Duration: r.Duration, Actions: r.Actions,
 			Recorded: r.Recorded, Retries: r.Retries}
-		if r.Status == report.StatusPass {
+		if r.Status == verdict.StatusPass {
 			c.Reason = ""
 		}
 		if r.FakeLog != "" {
-			art := report.Artifact{Name: r.Case.Cassette.Adapter + " fake log", Kind: "log", Path: r.FakeLog}
-			if r.Reason == cassettes.EFakeUnavailable {
+			art := verdict.Artifact{Name: r.Case.Cassette.Adapter + " fake log", Kind: "log", Path: r.FakeLog}
+			if r.Reason == outcome.EFakeUnavailable {
 				// The fake's start is the action that failed; its log is
 				// what that action left.
 				var argv []string
 				if a := cfg.Adapters[r.Case.Cassette.Adapter]; a != nil {
 					argv = a.Fake.Command
 				}
-				c.Actions = append(c.Actions, report.Action{Kind: "proc", ID: "fake-start", Argv: argv, Err: firstLine(r.Message), ErrKind: "fake_unavailable"})
+				c.Actions = append(c.Actions, verdict.Action{Kind: "proc", ID: "fake-start", Argv: argv, Err: firstLine(r.Message), ErrKind: "fake_unavailable"})
 				art.Action = "fake-start"
 			}
 			c.Artifacts = append(c.Artifacts, art)
 		}
 		if q := r.Quarantine; q != nil {
-			c.Quarantine = &report.QuarantineInfo{Category: q.Category, Owner: q.Owner, Quarantined: q.Quarantined.Time,
+			c.Quarantine = &verdict.QuarantineInfo{Category: q.Category, Owner: q.Owner, Quarantined: q.Quarantined.Time,
 				Expires: q.Expires.Add(24*time.Hour - time.Nanosecond), Issue: q.Bead, Evidence: q.Evidence, Repro: q.Repro, Reason: q.Reason, RemoveWhen: q.RemoveWhen}
 		}
 		run.Cases = append(run.Cases, c)
@@ -67,7 +69,7 @@ func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
 // ErrorReport is the run model of a verify that failed before any case
 // ran (no config, a bad flag): its config path and the files of its
 // problems are made relative to the repository root, as in every report.
-func ErrorReport(configPath string, tool report.Tool, e *cassettes.Error, now time.Time) *report.Run {
+func ErrorReport(configPath string, tool report.Tool, e *outcome.Error, now time.Time) *report.Run {
 	dir := filepath.Dir(configPath)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		dir = "."
@@ -82,7 +84,7 @@ func ErrorReport(configPath string, tool report.Tool, e *cassettes.Error, now ti
 		Err: repoRelative(base, e), Started: now, Finished: now}
 	// An invalid config has a digest too (policy_pack_digest); one that
 	// holds a credential is not carried into the reports.
-	if data, err := os.ReadFile(configPath); err == nil && (e == nil || e.Reason != cassettes.ESecretLeak) {
+	if data, err := os.ReadFile(configPath); err == nil && (e == nil || e.Reason != outcome.ESecretLeak) {
 		run.ConfigBytes = data
 	}
 	return run
@@ -92,7 +94,7 @@ func ErrorReport(configPath string, tool report.Tool, e *cassettes.Error, now ti
 // file under the report directory, which the repository does not hold)
 // moved to the config line that declares that fake; the message keeps the
 // log's path. A copy; e itself is not changed.
-func atConfig(cfg *cassettes.Config, o *Outcome, e *cassettes.Error) *cassettes.Error {
+func atConfig(cfg *cassettes.Config, o *Outcome, e *outcome.Error) *outcome.Error {
 	if e == nil || len(e.Problems) == 0 {
 		return e
 	}
@@ -106,14 +108,14 @@ func atConfig(cfg *cassettes.Config, o *Outcome, e *cassettes.Error) *cassettes.
 		}
 	}
 	cp := *e
-	cp.Problems = append([]cassettes.Problem(nil), e.Problems...)
+	cp.Problems = append([]outcome.Problem(nil), e.Problems...)
 	for i, p := range cp.Problems {
 		name, ok := owner[filepath.Clean(p.File)]
 		if p.File == "" || !ok {
 			continue
 		}
 		field := "adapters." + name + ".fake"
-		cp.Problems[i] = cassettes.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
+		cp.Problems[i] = outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
 			Message: p.File + ": " + p.Message, Expected: p.Expected, Suggestion: p.Suggestion}
 	}
 	return &cp
@@ -121,12 +123,12 @@ func atConfig(cfg *cassettes.Config, o *Outcome, e *cassettes.Error) *cassettes.
 
 // repoRelative returns e with the files of its problems relative to the
 // repository root base (a copy; e itself is not changed).
-func repoRelative(base string, e *cassettes.Error) *cassettes.Error {
+func repoRelative(base string, e *outcome.Error) *outcome.Error {
 	if e == nil || len(e.Problems) == 0 {
 		return e
 	}
 	cp := *e
-	cp.Problems = append([]cassettes.Problem(nil), e.Problems...)
+	cp.Problems = append([]outcome.Problem(nil), e.Problems...)
 	for i, p := range cp.Problems {
 		if p.File != "" {
 			cp.Problems[i].File = rel(base, p.File)

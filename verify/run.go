@@ -14,7 +14,8 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/normalize"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // DefaultCaseTimeout bounds one case when Options.CaseTimeout is zero.
@@ -38,39 +39,50 @@ type Options struct {
 	CLI  map[string]CLITarget
 }
 
+// ProjectOptions are the options that verify the cases of project p: its
+// config and normalizers, and the values of its declared credential
+// variables that are set (read through lookup; nil is os.LookupEnv),
+// redacted from the fakes' outputs. Every door that judges a fake
+// (`cassette verify`, `cases` and `check`, cassettetest, refresh's gate)
+// starts from them, so that one fixture is judged one way; a door sets
+// only what is its own (Jobs, CaseTimeout, LogDir, targets).
+func ProjectOptions(p *cassettes.Project, lookup func(string) (string, bool)) Options {
+	return Options{Config: p.Config, Normalizers: p.Normalizers, Credentials: p.Credentials(lookup)}
+}
+
 // Result is the outcome of one case.
 type Result struct {
 	Case    Case
-	Status  report.Status
-	Reason  cassettes.Reason // set when the case did not pass
-	Message string           // one line: what went wrong
-	Drifts  []report.Drift
+	Status  verdict.Status
+	Reason  outcome.Reason // set when the case did not pass
+	Message string         // one line: what went wrong
+	Drifts  []verdict.Drift
 	Explain string // the human rendering of the drift
 	// Actions are what the case sent the fake and what it answered, its
 	// outputs normalized as they were compared.
-	Actions []report.Action
+	Actions []verdict.Action
 	// Recorded is the cassette's side as it was compared (see
 	// [Comparison]), kept for a case that failed.
-	Recorded   []report.Action
+	Recorded   []verdict.Action
 	Duration   time.Duration
 	Quarantine *cassettes.Quarantine
-	FakeLog    string           // path of the fake's log, when verify started it
-	Err        *cassettes.Error // the error behind an errored case, when there is one
+	FakeLog    string         // path of the fake's log, when verify started it
+	Err        *outcome.Error // the error behind an errored case, when there is one
 	// Retries are the failed attempts of a quarantined case before its last
 	// one (see QuarantineRetry); the result is the last attempt's.
-	Retries []report.Retry
+	Retries []verdict.Retry
 }
 
 // Failed reports whether the case failed (quarantined or not).
 func (r *Result) Failed() bool {
-	return r.Status == report.StatusFail || r.Status == report.StatusError
+	return r.Status == verdict.StatusFail || r.Status == verdict.StatusError
 }
 
 // Outcome is a whole run: the results in plan order and a run-level error
 // (a fake that did not start) if there was one.
 type Outcome struct {
 	Results  []Result
-	Err      *cassettes.Error
+	Err      *outcome.Error
 	Started  time.Time
 	Finished time.Time
 	FakeLogs map[string]string // adapter → log path
@@ -92,7 +104,7 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
-	f := &fakes{opts: opts, logDir: opts.logDir(), jobs: jobs, logs: o.FakeLogs, targets: map[string]HTTPTarget{}, failed: map[string]*cassettes.Error{}}
+	f := &fakes{opts: opts, logDir: opts.logDir(), jobs: jobs, logs: o.FakeLogs, targets: map[string]HTTPTarget{}, failed: map[string]*outcome.Error{}}
 	f.build(ctx, cases)
 	f.startShared(ctx, cases)
 	defer f.stop()
@@ -127,12 +139,12 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 			o.Results[i].FakeLog = o.FakeLogs[cases[i].Cassette.Adapter]
 		}
 	}, func(i int) {
-		o.Results[i] = Result{Case: cases[i], Status: report.StatusError, Reason: cassettes.EInterrupted, Message: "not run: interrupted"}
+		o.Results[i] = Result{Case: cases[i], Status: verdict.StatusError, Reason: outcome.EInterrupted, Message: "not run: interrupted"}
 	})
 	// A fake that could not start for some case makes the run an
 	// infrastructure failure: its results are not a verdict on the fake.
 	for _, r := range o.Results {
-		if o.Err == nil && r.Err != nil && r.Err.Exit() == cassettes.ExitInfra {
+		if o.Err == nil && r.Err != nil && r.Err.Exit() == outcome.ExitInfra {
 			o.Err = r.Err
 		}
 	}
@@ -173,7 +185,7 @@ type fakes struct {
 	jobs    int
 	logs    map[string]string // adapter → log path (Outcome.FakeLogs)
 	targets map[string]HTTPTarget
-	failed  map[string]*cassettes.Error // adapters whose fake could not be built or started
+	failed  map[string]*outcome.Error // adapters whose fake could not be built or started
 	procs   []*Process
 	mu      sync.Mutex
 }
@@ -193,7 +205,7 @@ func (f *fakes) build(ctx context.Context, cases []Case) {
 			lp, err := BuildFake(ctx, name, f.opts.Config.Adapters[name], f.opts.Config, f.logDir)
 			if err != nil {
 				f.mu.Lock()
-				f.failed[name] = cassettes.AsError(err)
+				f.failed[name] = outcome.AsError(err)
 				f.logs[name] = lp
 				f.mu.Unlock()
 			}
@@ -226,7 +238,7 @@ func (f *fakes) startShared(ctx context.Context, cases []Case) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			if err != nil {
-				f.failed[name] = cassettes.AsError(err)
+				f.failed[name] = outcome.AsError(err)
 				if lp := logOf(f.failed[name]); lp != "" {
 					f.logs[name] = lp
 				}
@@ -252,7 +264,7 @@ func (f *fakes) stop() {
 // fake of their own: HTTP cases whose adapter has no target (no override,
 // no shared fake) and whose fake did not fail to build. A cassette that
 // records no request needs no fake.
-func freshPlan(cases []Case, targets map[string]HTTPTarget, failed map[string]*cassettes.Error) []int {
+func freshPlan(cases []Case, targets map[string]HTTPTarget, failed map[string]*outcome.Error) []int {
 	var plan []int
 	for i, c := range cases {
 		name := c.Cassette.Adapter
@@ -265,7 +277,7 @@ func freshPlan(cases []Case, targets map[string]HTTPTarget, failed map[string]*c
 	return plan
 }
 
-func logOf(e *cassettes.Error) string {
+func logOf(e *outcome.Error) string {
 	for _, p := range e.Problems {
 		if strings.HasSuffix(p.File, ".log") {
 			return p.File
@@ -276,13 +288,13 @@ func logOf(e *cassettes.Error) string {
 
 // runCase runs one case to a result; it never panics the run.
 // An HTTP case without a target gets its own fresh fake from fresh.
-func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPTarget, failed map[string]*cassettes.Error, now func() time.Time, fresh func(context.Context) (*Process, error)) (res Result) {
+func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPTarget, failed map[string]*outcome.Error, now func() time.Time, fresh func(context.Context) (*Process, error)) (res Result) {
 	start := time.Now()
 	res = Result{Case: c}
 	compared := false
 	defer func() {
 		if r := recover(); r != nil {
-			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeError, fmt.Sprintf("verify panicked on this case: %v", r)
+			res.Status, res.Reason, res.Message = verdict.StatusError, outcome.EFakeError, fmt.Sprintf("verify panicked on this case: %v", r)
 		}
 		res.Duration = time.Since(start)
 		finish(&res, compared, opts, now())
@@ -293,7 +305,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		return res
 	}
 	if e := failed[name]; e != nil {
-		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, e.Message
+		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.EFakeUnavailable, e.Message
 		return res
 	}
 	k := &caseClock{parent: ctx, ctx: ctx, timeout: opts.CaseTimeout}
@@ -315,12 +327,12 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 	switch {
 	case res.Status != "": // decided on the way
 	case err != nil:
-		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeError, err.Error()
+		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.EFakeError, err.Error()
 		switch {
 		case k.parent.Err() != nil:
-			res.Reason, res.Message = cassettes.EInterrupted, "interrupted before the case finished"
+			res.Reason, res.Message = outcome.EInterrupted, "interrupted before the case finished"
 		case k.ctx.Err() != nil:
-			res.Reason, res.Message = cassettes.ETimeout, fmt.Sprintf("the case did not finish within %s (--timeout): %v", k.timeout, err)
+			res.Reason, res.Message = outcome.ETimeout, fmt.Sprintf("the case did not finish within %s (--timeout): %v", k.timeout, err)
 		}
 	default:
 		compared = compareCase(c, got, opts, &res)
@@ -334,7 +346,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 // anything. actions are what the capture logged of that run (nil for
 // none); their outputs are replaced by the compared forms. An [Outcome] of
 // such results is reported as Run's is, with [Outcome.Report].
-func Decide(c Case, got *cassettes.Cassette, actions []report.Action, opts Options) Result {
+func Decide(c Case, got *cassettes.Cassette, actions []verdict.Action, opts Options) Result {
 	res := Result{Case: c, Actions: actions}
 	now := opts.Now
 	if now == nil {
@@ -386,7 +398,7 @@ func runCLICase(k *caseClock, c Case, opts Options, res *Result) (*cassettes.Cas
 	run, ok := opts.CLI[name]
 	if !ok {
 		if len(c.Adapter.Fake.Command) == 0 {
-			res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, "adapter "+name+" has no fake.command"
+			res.Status, res.Reason, res.Message = verdict.StatusError, outcome.EFakeUnavailable, "adapter "+name+" has no fake.command"
 			return nil, nil
 		}
 		run = ProcessCLI(c.Adapter.Fake.Command, c.Adapter.Fake.Env, opts.Config)
@@ -396,9 +408,9 @@ func runCLICase(k *caseClock, c Case, opts Options, res *Result) (*cassettes.Cas
 	switch {
 	case errors.Is(err, errNotRunnable):
 		res.Err = cliNotRunnable(opts.Config, name, err)
-		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, res.Err.Message
+		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.EFakeUnavailable, res.Err.Message
 	case errors.Is(err, errCrashed):
-		res.Status, res.Reason, res.Message = report.StatusError, cassettes.EFakeUnavailable, err.Error()
+		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.EFakeUnavailable, err.Error()
 	}
 	return got, err
 }
@@ -417,18 +429,18 @@ func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarg
 	if !ok { // a fresh fake for this case
 		p, err := fresh(k.parent)
 		if err != nil {
-			ce := cassettes.AsError(err)
-			res.Status, res.Reason, res.Message, res.Err = report.StatusError, ce.Reason, ce.Message, ce
+			ce := outcome.AsError(err)
+			res.Status, res.Reason, res.Message, res.Err = verdict.StatusError, ce.Reason, ce.Message, ce
 			res.FakeLog = logOf(ce)
 			return nil, stop, nil
 		}
 		// Its log is kept when the case does not pass (fakelog.go).
-		stop = func() { res.FakeLog = p.StopKeepingLog(res.Status != report.StatusPass) }
+		stop = func() { res.FakeLog = p.StopKeepingLog(res.Status != verdict.StatusPass) }
 		t = processTarget(p)
 	}
 	p, err := pipeline(c, opts)
 	if err != nil {
-		res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, err.Error()
+		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.ECassetteInvalid, err.Error()
 		return nil, stop, nil
 	}
 	got, res.Actions, err = replayHTTP(k.start(), t, c.Cassette, p)
@@ -436,7 +448,7 @@ func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarg
 		if alive, exitErr := t.Alive(); !alive {
 			// A fake that died mid-run became unavailable: infrastructure
 			// (exit 3), not a drift of its answers.
-			res.Status, res.Reason = report.StatusError, cassettes.EFakeUnavailable
+			res.Status, res.Reason = verdict.StatusError, outcome.EFakeUnavailable
 			res.Message = fmt.Sprintf("the fake crashed (%v): %v", exitErr, err)
 		}
 	}
@@ -449,15 +461,15 @@ func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarg
 func compareCase(c Case, got *cassettes.Cassette, opts Options, res *Result) bool {
 	sides, err := CompareSides(c, got, opts)
 	if err != nil {
-		res.Status, res.Reason, res.Message = report.StatusError, cassettes.ECassetteInvalid, err.Error()
+		res.Status, res.Reason, res.Message = verdict.StatusError, outcome.ECassetteInvalid, err.Error()
 		return false
 	}
 	res.Actions, res.Recorded = sides.WithObserved(res.Actions), sides.Recorded
 	if len(sides.Drifts) == 0 {
-		res.Status = report.StatusPass
+		res.Status = verdict.StatusPass
 		return true
 	}
-	res.Status, res.Reason, res.Drifts, res.Explain = report.StatusFail, cassettes.EContractDrift, sides.Drifts, sides.Explain
+	res.Status, res.Reason, res.Drifts, res.Explain = verdict.StatusFail, outcome.EContractDrift, sides.Drifts, sides.Explain
 	res.Message = sides.Drifts[0].Message
 	return true
 }
@@ -493,7 +505,7 @@ func processTarget(p *Process) HTTPTarget {
 // normalizeActions replaces the fake's bodies and outputs in the actions by
 // their normalized forms (the report previews them): what the case compared,
 // without the volatile values that would make golden reports differ per run.
-func normalizeActions(c Case, actions []report.Action, opts Options) {
+func normalizeActions(c Case, actions []verdict.Action, opts Options) {
 	p, err := pipeline(c, opts)
 	if err != nil {
 		return

@@ -17,7 +17,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/normalize"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // HTTPTarget is an HTTP fake as verify reaches it: a base URL and a client.
@@ -54,10 +54,10 @@ var hopHeaders = map[string]bool{"Host": true, "Content-Length": true, "Connecti
 // later requests get the fake's value where the recording had the real
 // one — so "create, then get what was created" works against a fake that
 // makes its own ids.
-func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *normalize.Pipeline) (*cassettes.Cassette, []report.Action, error) {
+func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *normalize.Pipeline) (*cassettes.Cassette, []verdict.Action, error) {
 	got := *c
 	got.Interactions = make([]cassettes.Interaction, len(c.Interactions))
-	var actions []report.Action
+	var actions []verdict.Action
 	ids := newIdentities(p)
 	// Each recorded exchange is compared as it was: a recorded redirect is
 	// a 3xx to compare, never followed (it may point at the real service).
@@ -98,7 +98,7 @@ func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *nor
 		resp, err := client.Do(req)
 		// The action names the recorded URL, not the fake's address (a fresh
 		// port each run), so that golden reports are stable.
-		act := report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: recorded.Request.URL}
+		act := verdict.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: recorded.Request.URL}
 		if err != nil {
 			act.Err, act.ErrKind = err.Error(), errKind(err)
 			actions = append(actions, act)
@@ -203,7 +203,7 @@ func errKind(err error) string {
 
 // runCLI runs the fake with the cassette's input and returns a copy of the
 // cassette whose output is the fake's.
-func runCLI(ctx context.Context, run CLITarget, c *cassettes.Cassette, dir string) (*cassettes.Cassette, []report.Action, error) {
+func runCLI(ctx context.Context, run CLITarget, c *cassettes.Cassette, dir string) (*cassettes.Cassette, []verdict.Action, error) {
 	inv := Invocation{Args: c.Input.Args, Stdin: []byte(c.Input.Stdin), Dir: dir}
 	for _, name := range c.Input.Env {
 		if v, ok := os.LookupEnv(name); ok {
@@ -212,16 +212,16 @@ func runCLI(ctx context.Context, run CLITarget, c *cassettes.Cassette, dir strin
 	}
 	start := time.Now()
 	out, err := run(ctx, inv)
-	act := report.Action{Kind: "proc", ID: "output", Argv: append([]string{c.Input.Command}, c.Input.Args...),
+	act := verdict.Action{Kind: "proc", ID: "output", Argv: append([]string{c.Input.Command}, c.Input.Args...),
 		Stdout: []byte(out.Stdout), Stderr: []byte(out.Stderr), Exit: out.ExitCode, Duration: time.Since(start)}
 	if err != nil {
 		act.Err, act.ErrKind = err.Error(), errKind(err)
-		return nil, []report.Action{act}, err
+		return nil, []verdict.Action{act}, err
 	}
 	got := *c
 	got.Output = &out
 	got.Interactions = nil // the fake's HTTP, if any, is its own business: see Compare
-	return &got, []report.Action{act}, nil
+	return &got, []verdict.Action{act}, nil
 }
 
 // errNotRunnable marks a CLI fake that could not be started at all.

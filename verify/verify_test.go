@@ -22,7 +22,9 @@ import (
 	"github.com/cassette-dev/cassette/diff"
 	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -125,7 +127,7 @@ func runDemo(t *testing.T, newHandler func() http.Handler, cli verify.CLITarget)
 
 func TestCorrectFakePasses(t *testing.T) {
 	for id, r := range runDemo(t, func() http.Handler { return store.New() }, greetCLI(nil)) {
-		if r.Status != report.StatusPass {
+		if r.Status != verdict.StatusPass {
 			t.Errorf("%s: %s %s: %s\n%s", id, r.Status, r.Reason, r.Message, r.Explain)
 		}
 	}
@@ -201,12 +203,12 @@ func TestDriftIsCaught(t *testing.T) {
 			}
 			for id, r := range results {
 				if !slices.Contains(strings.Fields(tc.failing), id) {
-					if r.Status != report.StatusPass {
+					if r.Status != verdict.StatusPass {
 						t.Errorf("%s should pass, got %s: %s", id, r.Status, r.Message)
 					}
 					continue
 				}
-				if r.Status != report.StatusFail || r.Reason != cassettes.EContractDrift {
+				if r.Status != verdict.StatusFail || r.Reason != outcome.EContractDrift {
 					t.Fatalf("%s: got %s %s (%s), want fail E_CONTRACT_DRIFT", id, r.Status, r.Reason, r.Message)
 				}
 				d := r.Drifts[0]
@@ -239,19 +241,19 @@ func TestFakeProcessUnavailable(t *testing.T) {
 	cases, _ := verify.Plan(cfg, list, verify.Selection{Adapters: []string{"petstore"}})
 	logDir := t.TempDir()
 	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: logDir})
-	if o.Err == nil || o.Err.Reason != cassettes.EFakeUnavailable || o.Err.Exit() != cassettes.ExitInfra {
+	if o.Err == nil || o.Err.Reason != outcome.EFakeUnavailable || o.Err.Exit() != outcome.ExitInfra {
 		t.Fatalf("run error = %v, want E_FAKE_UNAVAILABLE", o.Err)
 	}
 	if !strings.Contains(o.Err.Error(), "address already in use") || o.Err.NextStep == "" {
 		t.Errorf("the error should quote the fake's log and give a next step:\n%v\nnext: %s", o.Err, o.Err.NextStep)
 	}
 	for _, r := range o.Results {
-		if r.Status != report.StatusError || r.Reason != cassettes.EFakeUnavailable || r.FakeLog == "" {
+		if r.Status != verdict.StatusError || r.Reason != outcome.EFakeUnavailable || r.FakeLog == "" {
 			t.Errorf("%s: %s %s log=%q", r.Case.ID(), r.Status, r.Reason, r.FakeLog)
 		}
 	}
 	run := o.Report(cfg, verify.Meta{})
-	if run.Exit() != cassettes.ExitInfra {
+	if run.Exit() != outcome.ExitInfra {
 		t.Errorf("run exit = %d, want 3", run.Exit())
 	}
 }
@@ -281,7 +283,7 @@ func TestFakeProcess(t *testing.T) {
 			t.Fatal(o.Err)
 		}
 		for _, r := range o.Results {
-			if r.Status != report.StatusPass {
+			if r.Status != verdict.StatusPass {
 				t.Errorf("%s: %s %s\n%s", r.Case.ID(), r.Status, r.Message, r.Explain)
 			}
 		}
@@ -370,10 +372,10 @@ func TestQuarantine(t *testing.T) {
 			QuarantineRetry: verify.QuarantineRetry{Sleep: func(context.Context, time.Duration) error { return nil }}})
 		return o.Report(cfg, verify.Meta{})
 	}
-	if run := at("2026-11-25"); run.Exit() != cassettes.ExitPass {
+	if run := at("2026-11-25"); run.Exit() != outcome.ExitPass {
 		t.Errorf("quarantined failure failed the run: exit %d (%s)", run.Exit(), run.Message())
 	}
-	if run := at("2026-12-01"); run.Exit() != cassettes.ExitFail || run.Reason() != cassettes.EQuarantineExpired {
+	if run := at("2026-12-01"); run.Exit() != outcome.ExitFail || run.Reason() != outcome.EQuarantineExpired {
 		t.Errorf("expired quarantine: exit %d reason %s, want 1 E_QUARANTINE_EXPIRED", run.Exit(), run.Reason())
 	}
 }
@@ -397,14 +399,14 @@ func TestQuarantineRetry(t *testing.T) {
 		day         string
 		failures    int // calls that fail before the fake behaves
 		calls       int
-		status      report.Status
+		status      verdict.Status
 		waits       []time.Duration
 	}{
-		{"flaky, passes on retry", true, "2026-11-25", 1, 2, report.StatusPass, []time.Duration{5 * time.Second}},
-		{"fails twice", true, "2026-11-25", 9, 2, report.StatusFail, []time.Duration{5 * time.Second}},
-		{"passes at once", true, "2026-11-25", 0, 1, report.StatusPass, nil},
-		{"not quarantined", false, "2026-11-25", 9, 1, report.StatusFail, nil},
-		{"quarantine expired", true, "2026-12-01", 9, 1, report.StatusFail, nil},
+		{"flaky, passes on retry", true, "2026-11-25", 1, 2, verdict.StatusPass, []time.Duration{5 * time.Second}},
+		{"fails twice", true, "2026-11-25", 9, 2, verdict.StatusFail, []time.Duration{5 * time.Second}},
+		{"passes at once", true, "2026-11-25", 0, 1, verdict.StatusPass, nil},
+		{"not quarantined", false, "2026-11-25", 9, 1, verdict.StatusFail, nil},
+		{"quarantine expired", true, "2026-12-01", 9, 1, verdict.StatusFail, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg.Quarantine = nil
@@ -437,7 +439,7 @@ func TestQuarantineRetry(t *testing.T) {
 				t.Errorf("%d retries recorded, want %d", len(res.Retries), tc.calls-1)
 			}
 			for _, r := range res.Retries {
-				if r.Status != report.StatusFail || r.DelayMS != 5000 {
+				if r.Status != verdict.StatusFail || r.DelayMS != 5000 {
 					t.Errorf("retry %+v, want the failed attempt and the 5000 ms delay", r)
 				}
 			}
@@ -480,7 +482,7 @@ func TestCLITimeoutKillsTheGroup(t *testing.T) {
 	cases, _ := verify.Plan(cfg, list, verify.Selection{Run: regexp.MustCompile(`^greet/hello$`)})
 	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, CaseTimeout: 2 * time.Second})
 	r := o.Results[0]
-	if r.Status != report.StatusError || r.Reason != cassettes.ETimeout {
+	if r.Status != verdict.StatusError || r.Reason != outcome.ETimeout {
 		t.Fatalf("got %s %s (%s), want an E_TIMEOUT error", r.Status, r.Reason, r.Message)
 	}
 	data, err := os.ReadFile(marker)
@@ -524,7 +526,7 @@ func TestTimedOutFakeLeaksNothing(t *testing.T) {
 	cases, _ := verify.Plan(cfg, list, verify.Selection{Run: regexp.MustCompile(`^greet/hello$`)})
 	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, CaseTimeout: 300 * time.Millisecond,
 		Credentials: map[string]string{"GREET_TOKEN": secret}})
-	if r := o.Results[0]; r.Reason != cassettes.ETimeout {
+	if r := o.Results[0]; r.Reason != outcome.ETimeout {
 		t.Fatalf("got %s %s, want E_TIMEOUT", r.Status, r.Reason)
 	}
 	dir := t.TempDir()
@@ -570,7 +572,7 @@ func TestCLIFakeIgnoresRecordedHTTP(t *testing.T) {
 				t.Fatal(o.Err)
 			}
 			r := o.Results[0]
-			if (r.Status == report.StatusPass) != tc.pass {
+			if (r.Status == verdict.StatusPass) != tc.pass {
 				t.Fatalf("status %s, want pass=%v: %s\n%s", r.Status, tc.pass, r.Message, r.Explain)
 			}
 		})
@@ -601,7 +603,7 @@ func TestReportHoldsWhatWasCompared(t *testing.T) {
 	reg := normalize.Builtins()
 	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, CLI: map[string]verify.CLITarget{"git": fake}})
 	run := o.Report(cfg, verify.Meta{})
-	if len(run.Cases) != 1 || run.Cases[0].Status != report.StatusFail {
+	if len(run.Cases) != 1 || run.Cases[0].Status != verdict.StatusFail {
 		t.Fatalf("want one drifting case, got %+v", run.Cases)
 	}
 	rc := run.Cases[0]
@@ -646,9 +648,9 @@ func TestDecideFillsTheRunModel(t *testing.T) {
 	opts := verify.Options{Config: cfg, Normalizers: normalize.Builtins()}
 	o := &verify.Outcome{Results: []verify.Result{
 		verify.Decide(cases[0], captured(ada, "Hello, Ada!\n"), nil, opts),
-		verify.Decide(cases[1], captured(bob, "Hallo, Bob!\n"), []report.Action{{Kind: "proc", ID: "output", Argv: []string{"greet", "bob"}, Stdout: []byte("Hallo, Bob!\n")}}, opts),
+		verify.Decide(cases[1], captured(bob, "Hallo, Bob!\n"), []verdict.Action{{Kind: "proc", ID: "output", Argv: []string{"greet", "bob"}, Stdout: []byte("Hallo, Bob!\n")}}, opts),
 	}}
-	if s := []report.Status{o.Results[0].Status, o.Results[1].Status}; s[0] != report.StatusPass || s[1] != report.StatusFail {
+	if s := []verdict.Status{o.Results[0].Status, o.Results[1].Status}; s[0] != verdict.StatusPass || s[1] != verdict.StatusFail {
 		t.Fatalf("statuses %v, want pass and fail", s)
 	}
 	run := o.Report(cfg, verify.Meta{Command: "check"})
@@ -662,7 +664,7 @@ func TestDecideFillsTheRunModel(t *testing.T) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	if run.Exit() != cassettes.ExitFail || !bytes.Contains(files[report.FileReport], []byte(`"command":"check"`)) {
+	if run.Exit() != outcome.ExitFail || !bytes.Contains(files[report.FileReport], []byte(`"command":"check"`)) {
 		t.Errorf("exit %d; report.jsonl:\n%s", run.Exit(), files[report.FileReport])
 	}
 }

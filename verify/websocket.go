@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 	"github.com/cassette-dev/cassette/wsplay"
 )
 
@@ -32,8 +32,8 @@ func isSession(in cassettes.Interaction) bool {
 
 // replaySession runs interaction i, a session, against the fake at base,
 // and fills out with the fake's 101 and session (or its refusal).
-func replaySession(ctx context.Context, client http.Client, base string, i int, in cassettes.Interaction, out *cassettes.Interaction, ids *identities) (report.Action, error) {
-	act := report.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: out.Request.URL}
+func replaySession(ctx context.Context, client http.Client, base string, i int, in cassettes.Interaction, out *cassettes.Interaction, ids *identities) (verdict.Action, error) {
+	act := verdict.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: in.Request.Method, URL: out.Request.URL}
 	u, err := url.Parse(in.Request.URL)
 	if err != nil {
 		return act, fmt.Errorf("interactions[%d].request.url %q: %w", i, in.Request.URL, err)

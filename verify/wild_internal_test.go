@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestRecordedRedirectIsNotFollowed: go-vcr's own cassettes record 301 and
@@ -48,7 +49,7 @@ func TestEmptyCassette(t *testing.T) {
 	}
 	a.Match.Scenarios = map[string]cassettes.Match{"TestNothing": {Empty: "fail"}}
 	res = runCase(context.Background(), Case{Cassette: c, Adapter: a}, opts, nil, nil, time.Now, noFake)
-	if res.Status != "fail" || res.Reason != cassettes.ETestFailed {
+	if res.Status != "fail" || res.Reason != outcome.ETestFailed {
 		t.Errorf("with match.empty: fail: %s %s: %s", res.Status, res.Reason, res.Message)
 	}
 }

@@ -17,6 +17,7 @@
 //	replaybench hoverfly -size N | -dir D -out F  a Hoverfly simulation of the same interactions
 //	replaybench sse-cassette -url U -out F        a stream of 50 events over 998 ms, with their times
 //	replaybench sse -url U                        milliseconds from the request to the stream's end
+//	replaybench calls -n N -- CMD                 CMD N times in a row: wall and CPU milliseconds a call
 package main
 
 import (
@@ -53,7 +54,7 @@ type flags struct {
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: replaybench body|serve|cassette|load|latency|start|govcr|hoverfly|sse-cassette|sse [flags]")
+		fail("usage: replaybench body|serve|cassette|load|latency|start|govcr|hoverfly|sse-cassette|sse|calls [flags]")
 	}
 	var f flags
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
@@ -68,7 +69,7 @@ func main() {
 	fs.StringVar(&f.miss, "miss", "", "URL that matches nothing, timed once ready (start)")
 	fs.IntVar(&f.conns, "c", 32, "concurrent connections (load)")
 	fs.Float64Var(&f.secs, "secs", 5, "seconds (load)")
-	fs.IntVar(&f.n, "n", 2000, "requests (latency)")
+	fs.IntVar(&f.n, "n", 2000, "requests (latency), calls (calls)")
 	fs.IntVar(&f.probes, "probes", 50, "misses timed (start)")
 	fs.BoolVar(&f.wait, "wait", false, "CMD runs to its end: time it whole (start)")
 	_ = fs.Parse(os.Args[2:])
@@ -97,6 +98,8 @@ func run(cmd string, f flags, args []string) {
 		writeSSECassette(f.target, f.out)
 	case "sse":
 		timeStream(f.target)
+	case "calls":
+		calls(f.n, args)
 	default:
 		fail("unknown command " + cmd)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"text/tabwriter"
@@ -10,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/harness"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/verify"
 )
 
@@ -44,7 +45,7 @@ func (s *selectFlags) selection(g *globals, name string) (verify.Selection, erro
 	if pattern != "" {
 		re, err := regexp.Compile(pattern)
 		if err != nil {
-			return sel, cassettes.Errorf(cassettes.EUsage, runPatternStep(g, name, s.run), "--run %q is not a regular expression: %v", s.run, err)
+			return sel, outcome.Errorf(outcome.EUsage, runPatternStep(g, name, s.run), "--run %q is not a regular expression: %v", s.run, err)
 		}
 		sel.Run = re
 	}
@@ -52,7 +53,8 @@ func (s *selectFlags) selection(g *globals, name string) (verify.Selection, erro
 }
 
 // plannedCases loads the project and plans its cases as verify would,
-// for a harness: the cases and the options verify would judge them with.
+// for a harness: the cases and the options verify would judge them with
+// (harness.Plan).
 func plannedCases(g *globals, s *selectFlags, name string, paths []string) ([]verify.Case, verify.Options, error) {
 	sel, err := s.selection(g, name)
 	if err != nil {
@@ -65,12 +67,10 @@ func plannedCases(g *globals, s *selectFlags, name string, paths []string) ([]ve
 	if len(paths) == 0 {
 		paths = []string{p.cfg.CassetteDir()}
 	}
-	list, err := cassettes.LoadTree(paths, p.loadOptions())
-	if err != nil {
-		return nil, verify.Options{}, p.noCassetteDir(err, paths)
+	cases, opts, err := harness.Plan(p.Project, paths, sel, os.LookupEnv)
+	if err != nil && opts.Config == nil { // the cassettes did not load
+		return nil, opts, p.noCassetteDir(err, paths)
 	}
-	cases, err := verify.Plan(p.cfg, list, sel)
-	opts := verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Credentials: p.credentials()}
 	return cases, opts, err
 }
 
@@ -118,7 +118,7 @@ Exit 0: listed; 2: a config or cassette error.`,
 // callShape is a case's input in one line: the command, or the requests.
 func callShape(c harness.Case) string {
 	if c.CLI != nil {
-		return cassettes.ShellJoin(append([]string{c.CLI.Command}, c.CLI.Args...))
+		return outcome.ShellJoin(append([]string{c.CLI.Command}, c.CLI.Args...))
 	}
 	var reqs []string
 	for _, r := range c.HTTP.Requests {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/harness"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -59,14 +59,14 @@ func checkRun(stdio *IO, g *globals, o *checkOptions, paths []string) error {
 	k := &harness.Checker{Cases: cases, Options: opts, Now: time.Now}
 	done, err := k.Check(stdio.In, stdio.Out)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cassette check: " + err.Error() + " (check the harness's pipes)", Err: err,
-			NextStep: cassettes.Command("cassette", "check", "--help")}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cassette check: " + err.Error() + " (check the harness's pipes)", Err: err,
+			NextStep: outcome.Command("cassette", "check", "--help")}
 	}
 	run := done.Run(opts.Config, reportTool())
 	sum := harness.Summarize(done, run)
-	var werr *cassettes.Error
+	var werr *outcome.Error
 	if o.reportDir != "" {
-		if werr = cassettes.AsError(report.Write(o.reportDir, run, report.Options{Golden: o.golden, Declared: opts.Credentials})); werr != nil {
+		if werr = outcome.AsError(report.Write(o.reportDir, run, report.Options{Golden: o.golden, Declared: opts.Credentials})); werr != nil {
 			// The harness still gets its summary, with the failure's class.
 			sum.ExitCode, sum.Reason = int(werr.Exit()), string(werr.Reason)
 		} else {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +12,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/coverage"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -73,7 +71,7 @@ Actions a section of the job summary.`,
 
 func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error {
 	if min != nil && (*min < 0 || *min > 100) {
-		return cassettes.Errorf(cassettes.EUsage, "cassette coverage --min 90", "--min %g is not a percentage (0 to 100)", *min)
+		return outcome.Errorf(outcome.EUsage, "cassette coverage --min 90", "--min %g is not a percentage (0 to 100)", *min)
 	}
 	started := time.Now()
 	p, err := loadProject(g)
@@ -84,50 +82,15 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 	if dir == "" {
 		dir = filepath.Join(p.cfg.Dir, filepath.FromSlash(coverage.ObservedDir))
 	}
-	obs, probs, err := coverage.ReadDir(dir)
-	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read the observations", Err: err, NextStep: cassettes.Command("ls", "-l", dir)}
-	}
-	if len(probs) > 0 {
-		return &cassettes.Error{Reason: cassettes.EObservationInvalid, Problems: probs,
-			Message:  fmt.Sprintf("%d lines of %s are not observations of format %d (docs/concepts/coverage.md, \"The observation format\"): observe again, or mend their writer", len(probs), dir, coverage.FormatVersion),
-			NextStep: p.observeStep()}
-	}
-	if len(obs) == 0 {
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: "no calls observed in " + dir + ": run the tests (go test, pytest, npm test) under cassette observe first",
-			NextStep: p.observeStep()}
-	}
-	red := redact.New(p.Redact, p.credentials()) // one session: a value learned in one call is scrubbed from all
-	for i := range obs {
-		obs[i].Call = coverage.Redact(obs[i].Call, red)
-	}
-	for i := range obs { // the calls read before a value was learned
-		obs[i].Call = coverage.Redact(obs[i].Call, red)
-	}
-	list, err := loadCorpus(p)
-	if err != nil {
-		return err
-	}
 	config := g.config
-	rep, probs := coverage.Analyze(p.cfg, list, obs, coverage.Options{Min: min,
+	rep, err := coverage.AnalyzeProject(p.Project, dir, coverage.Options{Min: min, ObserveStep: p.observeStep(),
 		Record: func(name string, a *cassettes.Adapter, c coverage.Call, scenario string) string {
 			return coverage.RecordCommand(name, a, c, scenario, config)
 		}})
-	if len(probs) > 0 {
-		return &cassettes.Error{Reason: cassettes.ECfgParse, Message: "the coverage settings or the observed calls do not fit " + p.cfg.Path, Problems: probs,
-			NextStep: cassettes.Command("cassette", "validate", "--config", p.cfg.Path)}
+	if err != nil {
+		return err
 	}
 	return coverageOutcome(stdio, g, o, p, rep, started)
-}
-
-// loadCorpus loads every cassette of the project; a project without a
-// cassettes directory has none (coverage then says which adapters need one).
-func loadCorpus(p *project) ([]*cassettes.Cassette, error) {
-	dir := p.cfg.CassetteDir()
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return cassettes.LoadTree([]string{dir}, p.loadOptions())
 }
 
 // coverageOutcome prints the table, publishes the run's reports
@@ -159,11 +122,11 @@ func coverageOutcome(stdio *IO, g *globals, o *coverageOptions, p *project, rep 
 		_, _ = stdio.Out.Write(pub.Files[report.FileCoverage])
 	}
 	rep.WriteConsole(console, stdio.Color && !g.json, o.verbose)
-	fmt.Fprintf(console, "reports: %s\n", cassettes.Printable(filepath.Join(o.reportDir, "{coverage.json,report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
+	fmt.Fprintf(console, "reports: %s\n", outcome.Printable(filepath.Join(o.reportDir, "{coverage.json,report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
 	if err != nil {
 		return err
 	}
-	if run.Exit() == cassettes.ExitPass {
+	if run.Exit() == outcome.ExitPass {
 		return nil
 	}
 	return uncoveredError(rep)
@@ -188,7 +151,7 @@ func uncoveredError(rep *coverage.Report) error {
 			next = un[0].Record
 		}
 	}
-	return &cassettes.Error{Reason: cassettes.EUncoveredCall, Message: strings.Join(parts, "; "), NextStep: next}
+	return &outcome.Error{Reason: outcome.EUncoveredCall, Message: strings.Join(parts, "; "), NextStep: next}
 }
 
 // warnUnrecorded tells verify's user about adapters (of those selected)

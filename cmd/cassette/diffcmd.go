@@ -10,6 +10,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/diff"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -19,8 +20,8 @@ import (
 // cassette.yaml, each cassette's own normalizers apply.
 func diffProject(g *globals) (*cassettes.Config, *normalize.Registry, error) {
 	p, err := loadProject(g)
-	var ce *cassettes.Error
-	if errors.As(err, &ce) && ce.Reason == cassettes.EMissingConfig {
+	var ce *outcome.Error
+	if errors.As(err, &ce) && ce.Reason == outcome.EMissingConfig {
 		return nil, normalize.Builtins(), nil
 	}
 	if err != nil {
@@ -104,7 +105,7 @@ difference. Exit 0 when they are the same, 1 on drift.`,
 			}
 			o := diffOptions(cfg, reg)
 			var (
-				exit   cassettes.Exit
+				exit   outcome.Exit
 				render func() error
 			)
 			if isFile(args[0]) && isFile(args[1]) && len(a) == 1 && len(b) == 1 {
@@ -129,11 +130,11 @@ difference. Exit 0 when they are the same, 1 on drift.`,
 			if err := render(); err != nil {
 				return err
 			}
-			if exit != cassettes.ExitPass {
+			if exit != outcome.ExitPass {
 				// Like every failing command: the reason and one next step on
 				// stderr (stdout holds the diff, or its JSON).
 				errIO := &IO{Color: stdio.ErrColor}
-				fmt.Fprintf(stdio.Err, "%s %s and %s differ after normalization\n", paint(errIO, "31;1", "error["+string(cassettes.EContractDrift)+"]:"), args[0], args[1])
+				fmt.Fprintf(stdio.Err, "%s %s and %s differ after normalization\n", paint(errIO, "31;1", "error["+string(outcome.EContractDrift)+"]:"), args[0], args[1])
 				fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "1", "next:"), diffNextStep(cfg, a, args))
 				return exitError(exit)
 			}
@@ -148,7 +149,7 @@ difference. Exit 0 when they are the same, 1 on drift.`,
 func diffNextStep(cfg *cassettes.Config, a []*cassettes.Cassette, args []string) string {
 	switch {
 	case cfg == nil:
-		return cassettes.Command("cassette", "normalize", args[0])
+		return outcome.Command("cassette", "normalize", args[0])
 	case len(a) == 1 && isFile(args[0]) && cfg.Adapters[a[0].Adapter] != nil:
 		return commandWithConfig(cfg.Path, "cassette", "verify", "--case", a[0].ID())
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -32,7 +33,7 @@ type reportDest struct {
 // reads the previous run's verdict. It prints the Seeds line (specs/002
 // §3.3.1) and, with --json, summary.json on stdout, and returns the error
 // for Main to print and exit with.
-func errorReport(stdio *IO, g *globals, d reportDest, e *cassettes.Error) error {
+func errorReport(stdio *IO, g *globals, d reportDest, e *outcome.Error) error {
 	run := verify.ErrorReport(g.config, reportTool(), e, time.Now())
 	run.Command, run.ReplayCommand = d.command, d.replay
 	human := stdio.Out
@@ -47,7 +48,7 @@ func errorReport(stdio *IO, g *globals, d reportDest, e *cassettes.Error) error 
 	pub, err := report.Publish(run, bundle.Options, report.Destination{Dir: d.reportDir, BundleRoot: d.bundleDir, Bundle: bundle,
 		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), Links: githubLinks()})
 	if err != nil {
-		fmt.Fprintf(stdio.Err, "warning: could not write the reports of this error: %s\n", cassettes.Printable(err.Error()))
+		fmt.Fprintf(stdio.Err, "warning: could not write the reports of this error: %s\n", outcome.Printable(err.Error()))
 	}
 	if pub == nil {
 		return e
@@ -72,7 +73,7 @@ func githubLinks() report.Links {
 // is one that writes reports: its report flags are read from args as far
 // as they can be, ignoring the rest. It returns nil when it wrote nothing,
 // else what errorReport returns (an exitError once the error is printed).
-func usageReport(stdio *IO, root *cobra.Command, args []string, e *cassettes.Error) error {
+func usageReport(stdio *IO, root *cobra.Command, args []string, e *outcome.Error) error {
 	c, rest, err := root.Find(args)
 	if err != nil || c == nil {
 		return nil
@@ -110,7 +111,7 @@ func usageReport(stdio *IO, root *cobra.Command, args []string, e *cassettes.Err
 // printErrorSeeds prints the Seeds line (specs/002 §3.3.1: on every run)
 // of a run that failed with e and has no directory to write its reports
 // to: `report merge` without --out.
-func printErrorSeeds(stdio *IO, g *globals, e *cassettes.Error) {
+func printErrorSeeds(stdio *IO, g *globals, e *outcome.Error) {
 	human := stdio.Out
 	if g.json {
 		human = stdio.Err

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
 	"github.com/cassette-dev/cassette/importer"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 func newExportCmd(stdio *IO, g *globals) *cobra.Command {
@@ -28,7 +28,7 @@ Cassettes hold no credentials, so neither does the HAR.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[0] != "har" {
-				return cassettes.Errorf(cassettes.EUsage, cassettes.Command(append([]string{"cassette", "export", "har"}, args[1:]...)...), "export %q: only har is supported", args[0])
+				return outcome.Errorf(outcome.EUsage, outcome.Command(append([]string{"cassette", "export", "har"}, args[1:]...)...), "export %q: only har is supported", args[0])
 			}
 			ver, _ := buildInfo()
 			x, err := importer.ExportHAR(args[1:], har.Creator{Name: "cassette", Version: ver})
@@ -40,7 +40,7 @@ Cassettes hold no credentials, so neither does the HAR.`,
 				return err
 			}
 			if err := os.WriteFile(out, x.JSON, 0o644); err != nil {
-				return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot write " + out, Err: err, NextStep: cassettes.Command("ls", "-ld", filepath.Dir(out))}
+				return &outcome.Error{Reason: outcome.EIO, Message: "cannot write " + out, Err: err, NextStep: outcome.Command("ls", "-ld", filepath.Dir(out))}
 			}
 			fmt.Fprintf(stdio.Err, "wrote %d entries from %d cassette(s) to %s\n", x.Entries, x.Cassettes, out)
 			return nil

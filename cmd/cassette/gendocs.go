@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/gendocs"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // newGendocsCmd is the hidden command that writes the generated pages of
@@ -24,7 +24,7 @@ func newGendocsCmd(stdio *IO, g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pages, err := gendocs.Site(newRootCmd(&IO{}, &globals{}), filepath.Join(out, "cassettes"))
 			if err != nil {
-				return &cassettes.Error{Reason: cassettes.EUsage, Message: "the generated docs are incomplete: " + err.Error(), Err: err}
+				return &outcome.Error{Reason: outcome.EUsage, Message: "the generated docs are incomplete: " + err.Error(), Err: err}
 			}
 			for name, data := range pages {
 				path := filepath.Join(out, filepath.FromSlash(name))
@@ -32,7 +32,7 @@ func newGendocsCmd(stdio *IO, g *globals) *cobra.Command {
 					err = os.WriteFile(path, data, 0o644)
 				}
 				if err != nil {
-					return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot write " + path, Err: err, NextStep: cassettes.Command("ls", "-ld", out)}
+					return &outcome.Error{Reason: outcome.EIO, Message: "cannot write " + path, Err: err, NextStep: outcome.Command("ls", "-ld", out)}
 				}
 			}
 			return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/har"
 	"github.com/cassette-dev/cassette/importer"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 )
 
@@ -92,14 +93,14 @@ func importRun(ctx context.Context, stdio *IO, g *globals, o *importOptions, kin
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ints := catchInterrupts()
-	defer ints.release()
-	ctx, cancel := ints.context(ctx)
+	ints := recorder.CatchInterrupts()
+	defer ints.Release()
+	ctx, cancel := ints.Context(ctx)
 	defer cancel()
 	res, err := importer.ImportContext(ctx, opts)
 	if res != nil {
 		for _, r := range res.Renamed {
-			fmt.Fprintf(stdio.Err, "renamed %s to %s: git, file systems and shells cannot all carry the name\n", cassettes.Quote(r.From), r.To)
+			fmt.Fprintf(stdio.Err, "renamed %s to %s: git, file systems and shells cannot all carry the name\n", outcome.Quote(r.From), r.To)
 		}
 		if res.Skipped > 0 {
 			fmt.Fprintf(stdio.Err, "skipped %d entries without a response (blocked or aborted in the browser)\n", res.Skipped)
@@ -108,22 +109,22 @@ func importRun(ctx context.Context, stdio *IO, g *globals, o *importOptions, kin
 			fmt.Fprintln(stdio.Err, "warning: "+w)
 		}
 		for _, c := range res.Saved {
-			fmt.Fprintf(stdio.Out, "%s  %d interaction(s)\n", cassettes.Printable(c.Path), len(c.Interactions))
+			fmt.Fprintf(stdio.Out, "%s  %d interaction(s)\n", outcome.Printable(c.Path), len(c.Interactions))
 		}
 		for _, r := range res.Refused {
-			fmt.Fprintf(stdio.Err, "not imported: %s (it holds a key of a known format; see below)\n", cassettes.Quote(r.Source))
+			fmt.Fprintf(stdio.Err, "not imported: %s (it holds a key of a known format; see below)\n", outcome.Quote(r.Source))
 		}
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdio.Out, "imported %d cassette(s) into %s\n", len(res.Saved), cassettes.Printable(res.Dir))
+	fmt.Fprintf(stdio.Out, "imported %d cassette(s) into %s\n", len(res.Saved), outcome.Printable(res.Dir))
 	if _, ok := p.adapter(res.Adapter); !ok {
 		// verify needs the adapter declared, with its fake; until then the
 		// cassettes can be replayed by a proxy.
 		fmt.Fprintf(stdio.Out, "declare adapter %s in %s (kind: http, and its fake), then verify it with %s\n", res.Adapter, cmp.Or(g.config, cassettes.ConfigFile),
 			commandWithConfig(g.config, "cassette", "verify", "--adapter", res.Adapter))
-		fmt.Fprintf(stdio.Out, "next: %s\n", cassettes.Command("cassette", "proxy", "--mode", "replay", "--cassette", res.Dir))
+		fmt.Fprintf(stdio.Out, "next: %s\n", outcome.Command("cassette", "proxy", "--mode", "replay", "--cassette", res.Dir))
 	} else {
 		fmt.Fprintf(stdio.Out, "next: %s\n", p.command("cassette", "verify", "--adapter", res.Adapter))
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/gendocs"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // initTemplate is the cassette.yaml that `cassette init` writes: valid as
@@ -45,34 +46,45 @@ quarantine: {}
 `
 
 func newInitCmd(stdio *IO, g *globals) *cobra.Command {
-	var force bool
+	var force, learnFirst bool
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Scaffold cassette.yaml and the cassettes/ directory",
 		Example: `  cassette init
+  cassette init --learn     # no normalizers guessed: learn them from the first recordings
   cassette init --config ci/cassette.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return initRun(stdio, g.config, force)
+			return initRun(stdio, g.config, force, learnFirst)
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing config file")
+	cmd.Flags().BoolVar(&learnFirst, "learn", false, "start with no normalizers, and say how to learn them from the real side (record, learn, verify)")
 	return cmd
 }
 
-func initRun(stdio *IO, path string, force bool) error {
+// learnTemplate is initTemplate for `cassette init --learn`: no
+// normalizer guessed; cassette learn fills the list from recordings.
+var learnTemplate = strings.Replace(initTemplate, "    normalizers: [headers.volatile, timestamps.ISO8601]\n",
+	"    normalizers: []                  # filled from real recordings by: cassette learn --adapter example --apply\n", 1)
+
+func initRun(stdio *IO, path string, force, learnFirst bool) error {
 	if _, err := os.Stat(path); err == nil && !force {
-		return cassettes.Errorf(cassettes.EUsage, commandWithConfig(path, "cassette", "validate"),
+		return outcome.Errorf(outcome.EUsage, commandWithConfig(path, "cassette", "validate"),
 			"%s already exists; not overwriting it (cassette init --force starts over)", path)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot check " + path, Err: err, NextStep: cassettes.Command("ls", "-ld", filepath.Dir(path))}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cannot check " + path, Err: err, NextStep: outcome.Command("ls", "-ld", filepath.Dir(path))}
 	}
-	if err := cassettes.WriteFileAtomic(path, []byte(initTemplate), 0o644); err != nil {
+	tmpl := initTemplate
+	if learnFirst {
+		tmpl = learnTemplate
+	}
+	if err := cassettes.WriteFileAtomic(path, []byte(tmpl), 0o644); err != nil {
 		return err
 	}
 	dir := filepath.Join(filepath.Dir(path), "cassettes")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot create " + dir, Err: err, NextStep: cassettes.Command("mkdir", "-p", dir)}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cannot create " + dir, Err: err, NextStep: outcome.Command("mkdir", "-p", dir)}
 	}
 	fmt.Fprintf(stdio.Out, "wrote %s and %s/\n", path, dir)
 	if added, err := ignoreWorkDir(filepath.Join(filepath.Dir(path), ".gitignore")); err != nil {
@@ -82,6 +94,10 @@ func initRun(stdio *IO, path string, force bool) error {
 	}
 	fmt.Fprintf(stdio.Out, "edit %s: rename adapter example, point its real.base_url at your service and its fake at your fake; then record a first cassette with %s\n",
 		path, commandWithConfig(path, "cassette", "record", "--adapter", "example", "--scenario", "get-root"))
+	if learnFirst {
+		fmt.Fprintf(stdio.Out, "then learn its normalizers from the real side before the first verify: %s, then %s\n",
+			commandWithConfig(path, "cassette", "learn", "--adapter", "example", "--apply"), commandWithConfig(path, "cassette", "verify"))
+	}
 	fmt.Fprintf(stdio.Out, "next: %s\n", commandWithConfig(path, "cassette", "validate"))
 	return nil
 }
@@ -92,7 +108,7 @@ func initRun(stdio *IO, path string, force bool) error {
 func ignoreWorkDir(path string) (bool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read " + path, Err: err, NextStep: cassettes.Command("ls", "-l", path)}
+		return false, &outcome.Error{Reason: outcome.EIO, Message: "cannot read " + path, Err: err, NextStep: outcome.Command("ls", "-l", path)}
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		switch strings.TrimSpace(line) {

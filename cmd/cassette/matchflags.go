@@ -9,6 +9,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // matchFlags are the replay matching flags of `cassette proxy`, the same
@@ -33,10 +34,10 @@ func (m *matchFlags) check() error {
 	switch m.sequence {
 	case "", "once", "replayable":
 	default:
-		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--sequence %q: expected once or replayable", m.sequence)
+		return outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "proxy", "--help"), "--sequence %q: expected once or replayable", m.sequence)
 	}
 	if err := m.apply(match.Rules{}).Check(); err != nil {
-		return cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "%v (the matching flags are in cassette proxy --help)", err)
+		return outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "proxy", "--help"), "%v (the matching flags are in cassette proxy --help)", err)
 	}
 	return nil
 }
@@ -106,8 +107,8 @@ func checkMatchConfig(cfg *cassettes.Config) error {
 				if sc != "" {
 					field += ".scenarios." + sc
 				}
-				return &cassettes.Error{Reason: cassettes.ECfgParse, Message: "invalid replay matching in " + cfg.Path,
-					Problems: []cassettes.Problem{{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: err.Error()}},
+				return &outcome.Error{Reason: outcome.ECfgParse, Message: "invalid replay matching in " + cfg.Path,
+					Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: err.Error()}},
 					NextStep: commandWithConfig(cfg.Path, "cassette", "validate")}
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 )
 
@@ -17,7 +18,7 @@ import (
 // names (its adapters, scenarios and cassettes), so that each is one
 // command that runs as printed in the user's project: never `...`, a
 // placeholder, a `# comment`, or an adapter the project lacks. Every word
-// goes through cassettes.Command.
+// goes through outcome.Command.
 
 // command is the cassette command of words, naming the config when it is
 // not the default one (before a `--`, after which the words are a recorded
@@ -28,14 +29,14 @@ func (p *project) command(words ...string) string {
 
 func commandWithConfig(config string, words ...string) string {
 	if config == "" || config == cassettes.ConfigFile {
-		return cassettes.Command(words...)
+		return outcome.Command(words...)
 	}
 	at := slices.Index(words, "--")
 	if at < 0 {
 		at = len(words)
 	}
 	out := append(append(append([]string(nil), words[:at]...), "--config", config), words[at:]...)
-	return cassettes.Command(out...)
+	return outcome.Command(out...)
 }
 
 // recordFirst is the command that records a first cassette of adapter
@@ -220,8 +221,8 @@ func runPatternStep(g *globals, name, run string) string {
 // directory when that directory is missing the step that makes it: record
 // a first cassette (it said `cassette validate`, which only repeated it).
 func (p *project) noCassetteDir(err error, paths []string) error {
-	ce, ok := err.(*cassettes.Error)
-	if !ok || ce.Reason != cassettes.ECassetteNotFound || len(paths) != 1 || paths[0] != p.cfg.CassetteDir() {
+	ce, ok := err.(*outcome.Error)
+	if !ok || ce.Reason != outcome.ECassetteNotFound || len(paths) != 1 || paths[0] != p.cfg.CassetteDir() {
 		return err
 	}
 	ce.Message = "no directory " + paths[0] + ": no cassette was recorded in this project yet" + p.recordFirstNeeds("")
@@ -270,8 +271,8 @@ func firstOr(xs []string, or string) string {
 // noCaseError is the error of a verify that selected no case: a --case
 // that names no cassette is said to be one (with the nearest that exists),
 // not that nothing matched.
-func noCaseError(p *project, o *verifyOptions, list []*cassettes.Cassette) *cassettes.Error {
-	e := &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette matches: nothing to verify", NextStep: p.noCaseStep(o, list)}
+func noCaseError(p *project, o *verifyOptions, list []*cassettes.Cassette) *outcome.Error {
+	e := &outcome.Error{Reason: outcome.ECassetteNotFound, Message: "no cassette matches: nothing to verify", NextStep: p.noCaseStep(o, list)}
 	if len(list) == 0 {
 		e.Message = "no cassette under " + p.cfg.CassetteDir() + ": nothing to verify; record a first one" + p.recordFirstNeeds("")
 	}
@@ -280,7 +281,7 @@ func noCaseError(p *project, o *verifyOptions, list []*cassettes.Cassette) *cass
 		if slices.Contains(ids, c) {
 			continue
 		}
-		pr := cassettes.Problem{Field: "--case", Message: "no case " + c, Expected: "adapter/scenario of a cassette under " + p.cfg.CassetteDir()}
+		pr := outcome.Problem{Field: "--case", Message: "no case " + c, Expected: "adapter/scenario of a cassette under " + p.cfg.CassetteDir()}
 		if near := nearestCase(c, ids); near != "" {
 			pr.Suggestion = "did you mean `" + near + "`?"
 		}

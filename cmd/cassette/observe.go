@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/coverage"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/redact"
 	"github.com/cassette-dev/cassette/verify"
@@ -86,12 +85,12 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 		return err
 	}
 	if len(command) == 0 {
-		return cassettes.Errorf(cassettes.EUsage, p.observeStep(), "give the test command after --")
+		return outcome.Errorf(outcome.EUsage, p.observeStep(), "give the test command after --")
 	}
 	for _, a := range o.adapters {
 		if _, ok := p.cfg.Adapters[a]; !ok {
-			return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, p.cfg.Path),
-				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(a, p.cfg.Order)}},
+			return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, p.cfg.Path),
+				Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(a, p.cfg.Order)}},
 				NextStep: p.command(append([]string{"cassette", "observe", "--adapter", cmp.Or(cassettes.Closest(a, p.cfg.Order), firstOr(p.cfg.Order, "")), "--"}, command...)...)}
 		}
 	}
@@ -138,7 +137,7 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 	}
 	code, err := runObserved(ctx, stdio, command, st.Env)
 	if err != nil {
-		if ce, ok := err.(*cassettes.Error); ok {
+		if ce, ok := err.(*outcome.Error); ok {
 			ce.NextStep = p.observeStep()
 		}
 		return err
@@ -172,7 +171,7 @@ func runObserved(ctx context.Context, stdio *IO, command, env []string) (int, er
 		}
 		return ee.ExitCode(), nil
 	}
-	return 0, &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot run " + command[0], Err: err}
+	return 0, &outcome.Error{Reason: outcome.EUsage, Message: "cannot run " + command[0], Err: err}
 }
 
 // callCounts says how many calls each adapter's fake answered, from the
@@ -199,7 +198,7 @@ func clearObserved(dir string) error {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	for _, f := range files {
 		if err := os.Remove(f); err != nil {
-			return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot remove the earlier observations", Err: err, NextStep: cassettes.Command("rm", "-r", dir)}
+			return &outcome.Error{Reason: outcome.EIO, Message: "cannot remove the earlier observations", Err: err, NextStep: outcome.Command("rm", "-r", dir)}
 		}
 	}
 	return nil
@@ -251,8 +250,8 @@ func relOrSelf(dir, path string) string {
 func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstream, adapter string, allowRemote bool) error {
 	target, err := url.Parse(upstream)
 	if upstream == "" || err != nil || (target.Scheme != "http" && target.Scheme != "https") || target.Host == "" {
-		next := cassettes.Command("cassette", "proxy", "--mode", "observe", "--upstream", "http://127.0.0.1:8080", "--adapter", cmp.Or(adapter, "NAME"))
-		return cassettes.Errorf(cassettes.EUsage, next, "--mode observe needs --upstream, the fake's base URL (http:// or https://), got %q", upstream)
+		next := outcome.Command("cassette", "proxy", "--mode", "observe", "--upstream", "http://127.0.0.1:8080", "--adapter", cmp.Or(adapter, "NAME"))
+		return outcome.Errorf(outcome.EUsage, next, "--mode observe needs --upstream, the fake's base URL (http:// or https://), got %q", upstream)
 	}
 	if err := proxy.CheckListen(listen, allowRemote); err != nil {
 		return err
@@ -263,8 +262,8 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 	}
 	a, ok := p.cfg.Adapters[adapter]
 	if !ok || a.Kind != cassettes.KindHTTP {
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %q: --mode observe needs an http adapter declared in %s", adapter, p.cfg.Path),
-			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "),
+		return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %q: --mode observe needs an http adapter declared in %s", adapter, p.cfg.Path),
+			Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "),
 				Suggestion: cassettes.Suggest(adapter, p.cfg.Order)}},
 			NextStep: observeProxyStep(p, upstream, cmp.Or(cassettes.Closest(adapter, httpAdapters(p.cfg)), firstOr(httpAdapters(p.cfg), "")))}
 	}
@@ -278,19 +277,23 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 	}
 	w, err := coverage.OpenWriter(dir, "proxy-"+adapter, "proxy")
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot open the observation file", Err: err, NextStep: cassettes.Command("ls", "-ld", dir)}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cannot open the observation file", Err: err, NextStep: outcome.Command("ls", "-ld", dir)}
 	}
 	defer w.Close()
 	rules, _ := coverage.NewRules(a)
 	obs := &coverage.Observer{Adapter: adapter, Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(p.Redact, p.credentials())}
-	ln, err := net.Listen("tcp", listen)
+	px, err := proxy.New(proxy.Options{Mode: proxy.ModeObserve, Listen: listen, AllowNonLoopback: allowRemote, Upstream: upstream, Observe: obs.Proxy(target)})
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: "cannot listen on " + listen, Err: err, NextStep: p.command("cassette", "proxy", "--mode", "observe", "--upstream", upstream, "--adapter", adapter, "--listen", "127.0.0.1:0")}
+		return err
 	}
-	srv := &http.Server{Handler: obs.Proxy(target), ReadHeaderTimeout: 30 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
+	if err := px.Start(); err != nil {
+		if ce, ok := err.(*outcome.Error); ok && ce.Err != nil {
+			err = ce.Err // the listener's own error, under this command's next step
+		}
+		return &outcome.Error{Reason: outcome.EUsage, Message: "cannot listen on " + listen, Err: err, NextStep: p.command("cassette", "proxy", "--mode", "observe", "--upstream", upstream, "--adapter", adapter, "--listen", "127.0.0.1:0")}
+	}
 	fmt.Fprintf(stdio.Out, "cassette proxy: observe mode, listening on http://%s\n  calls to adapter %s's fake at %s are written to %s\n  press Ctrl-C to stop\n",
-		ln.Addr(), adapter, upstream, dir)
+		px.Addr(), adapter, upstream, dir)
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -299,7 +302,7 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = srv.Shutdown(sctx)
+	err = px.Shutdown(sctx)
 	fmt.Fprintf(stdio.Out, "cassette proxy: stopped\nnext: cassette coverage\n")
 	return err
 }

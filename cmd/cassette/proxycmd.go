@@ -18,9 +18,9 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/proxy"
 	"github.com/cassette-dev/cassette/recorder"
-	"github.com/cassette-dev/cassette/redact"
 )
 
 type proxyOptions struct {
@@ -99,17 +99,16 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *proxyOptions) error
 	if err != nil {
 		return err
 	}
-	opts, a, err := o.proxyOptions(stdio, p, mode, adapter)
+	opts, err := o.proxyOptions(stdio, p, mode, adapter)
 	if err != nil {
 		return err
 	}
-	redactor := redact.New(p.redaction(), recorder.Credentials(a.Real.Credentials, nil))
-	opts.Redact = redactor
+	ver, sha := buildInfo()
+	s := recorder.NewSession(p.loaded(), adapter, recorder.SessionOptions{Scenario: scenario, Recorder: cassettes.Recorder{Version: ver, SHA: sha}})
+	opts.Redact = s.Redactor
 	var save *recorder.ProxySave
 	if mode != proxy.ModeReplay && mode != proxy.ModePassthrough {
-		ver, sha := buildInfo()
-		save = &recorder.ProxySave{Meta: recorder.Meta{Adapter: adapter, Scenario: scenario, Normalizers: a.Normalizers, Recorder: cassettes.Recorder{Version: ver, SHA: sha}},
-			Path: o.cassette, Redactor: redactor, Again: proxyAgain(o)}
+		save = s.ProxySave(o.cassette, proxyAgain(o))
 		if len(opts.Cassettes) == 1 && mode == proxy.ModeReplayWithNewEpisodes {
 			save.Before = opts.Cassettes[0].Interactions
 		}
@@ -153,27 +152,27 @@ func (o *proxyOptions) claim(p *project, save *recorder.ProxySave, scenario stri
 	if p != nil {
 		root = p.cfg.Dir
 		if resolved, ok := cassettes.Within(root, o.cassette); !ok {
-			return nil, &cassettes.Error{Reason: cassettes.EUsage,
-				Message:  fmt.Sprintf("--cassette %s is outside the project %s (it resolves to %s): a recording is saved inside the project it belongs to", cassettes.Printable(o.cassette), cassettes.Printable(root), cassettes.Printable(resolved)),
+			return nil, &outcome.Error{Reason: outcome.EUsage,
+				Message:  fmt.Sprintf("--cassette %s is outside the project %s (it resolves to %s): a recording is saved inside the project it belongs to", outcome.Printable(o.cassette), outcome.Printable(root), outcome.Printable(resolved)),
 				NextStep: commandWithConfig(p.cfg.Path, proxyWords(o, filepath.Join(p.cfg.CassetteDir(), save.Adapter, filepath.Base(o.cassette)))...)}
 		}
 		save.Root = root
 	}
 	if !cassettes.ValidName(scenario) {
-		next := cassettes.Command("cassette", "proxy", "--help")
+		next := outcome.Command("cassette", "proxy", "--help")
 		if name := cassettes.WildName(scenario); name != "" {
-			next = cassettes.Command(proxyWords(o, filepath.Join(filepath.Dir(o.cassette), name+".yaml"))...)
+			next = outcome.Command(proxyWords(o, filepath.Join(filepath.Dir(o.cassette), name+".yaml"))...)
 			if p != nil {
 				next = commandWithConfig(p.cfg.Path, proxyWords(o, filepath.Join(filepath.Dir(o.cassette), name+".yaml"))...)
 			}
 		}
-		return nil, &cassettes.Error{Reason: cassettes.EUsage, NextStep: next,
-			Message:  fmt.Sprintf("--cassette %s: %q is not a valid scenario name", cassettes.Printable(o.cassette), scenario),
-			Problems: []cassettes.Problem{{Field: "--cassette", Message: "its file name is the scenario", Expected: cassettes.ScenarioRule}}}
+		return nil, &outcome.Error{Reason: outcome.EUsage, NextStep: next,
+			Message:  fmt.Sprintf("--cassette %s: %q is not a valid scenario name", outcome.Printable(o.cassette), scenario),
+			Problems: []outcome.Problem{{Field: "--cassette", Message: "its file name is the scenario", Expected: cassettes.ScenarioRule}}}
 	}
 	lock, err := cassettes.LockCassette(root, filepath.Dir(o.cassette), o.cassette)
 	if err != nil {
-		if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.ELocked {
+		if ce, ok := err.(*outcome.Error); ok && ce.Reason == outcome.ELocked {
 			ce.NextStep = proxyAgain(o)
 		}
 		return nil, err
@@ -188,16 +187,16 @@ func (o *proxyOptions) check() (proxy.Mode, error) {
 		return mode, err
 	}
 	if o.cassette == "" && mode != proxy.ModePassthrough {
-		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--cassette is required in %s mode (a file cassettes/<adapter>/<scenario>.yaml, or for replay a directory)", mode)
+		return mode, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "proxy", "--help"), "--cassette is required in %s mode (a file cassettes/<adapter>/<scenario>.yaml, or for replay a directory)", mode)
 	}
 	if recording := mode != proxy.ModeReplay && mode != proxy.ModePassthrough; recording && !strings.HasSuffix(o.cassette, ".yaml") {
-		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--mode", o.mode, "--cassette", strings.TrimSuffix(strings.TrimSuffix(o.cassette, "/"), ".yml")+".yaml"),
+		return mode, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "proxy", "--mode", o.mode, "--cassette", strings.TrimSuffix(strings.TrimSuffix(o.cassette, "/"), ".yml")+".yaml"),
 			"--cassette must name a .yaml file to record into, got %q", o.cassette)
 	}
 	switch o.matchBody {
 	case "raw", "json", "ignore":
 	default:
-		return mode, cassettes.Errorf(cassettes.EUsage, cassettes.Command("cassette", "proxy", "--help"), "--match-body %q: expected raw, json or ignore", o.matchBody)
+		return mode, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "proxy", "--help"), "--match-body %q: expected raw, json or ignore", o.matchBody)
 	}
 	return mode, o.match.check()
 }
@@ -216,15 +215,10 @@ func (o *proxyOptions) target() (adapter, scenario string) {
 }
 
 // proxyOptions builds the proxy's options from the flags and the project
-// (nil without a config), and returns the adapter's declaration (an empty
-// one when the project does not declare it). The config names the
-// credentials to redact: without one the proxy still redacts credential
-// headers and known key formats.
-func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adapter string) (proxy.Options, *cassettes.Adapter, error) {
-	a := &cassettes.Adapter{}
+// (nil without a config).
+func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adapter string) (proxy.Options, error) {
 	up := proxy.Upstream{CAFile: o.upstreamCA}
-	if decl, ok := p.adapter(adapter); ok {
-		a = decl
+	if a, ok := p.adapter(adapter); ok {
 		up = recorder.UpstreamOf(p.cfg.Dir, adapter, a, o.upstreamCA, nil)
 	}
 	if w := up.Warning(); w != "" && mode != proxy.ModeReplay {
@@ -232,38 +226,38 @@ func (o *proxyOptions) proxyOptions(stdio *IO, p *project, mode proxy.Mode, adap
 	}
 	tr, err := up.Transport()
 	if err != nil {
-		return proxy.Options{}, nil, err
+		return proxy.Options{}, err
 	}
 	opts := proxy.Options{Mode: mode, Listen: o.listen, AllowNonLoopback: o.allowRemote, Upstream: o.upstream,
 		Match:           o.match.apply(match.Rules{Headers: o.matchHeaders, Body: match.BodyMode(o.matchBody), Replayable: o.replayable, IgnoreHost: o.ignoreHost}),
 		SimulateLatency: o.latency, Log: stdio.Err, Transport: tr, MaxRequestBody: o.maxRequestBody, AllowStatus: o.allowStatus}
 	if o.upstream == "" {
 		if opts.CA, err = loadCA(o.caDir); err != nil {
-			return opts, nil, err
+			return opts, err
 		}
 	}
 	opts.Rerecord = o.rerecord(p)
 	if o.cassette == "" {
-		return opts, a, nil
+		return opts, nil
 	}
 	if _, err := os.Stat(o.cassette); err != nil {
 		if mode == proxy.ModeReplay {
-			return opts, nil, &cassettes.Error{Reason: cassettes.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
+			return opts, &outcome.Error{Reason: outcome.ECassetteNotFound, Message: "no cassette at " + o.cassette + ": record it first", Err: err,
 				NextStep: opts.Rerecord(nil)}
 		}
-		return opts, a, nil
+		return opts, nil
 	}
 	// Replay only serves copies of the loaded headers: they may be shared.
 	// (A mode that records saves the loaded interactions again.)
 	if opts.Cassettes, err = cassettes.LoadTree([]string{o.cassette}, cassettes.LoadOptions{ShareHeaders: mode == proxy.ModeReplay}); err != nil {
-		return opts, nil, err
+		return opts, err
 	}
 	if p != nil {
 		if opts.MatchFor, err = matchFromConfig(p.cfg, opts.Match, o); err != nil {
-			return opts, nil, err
+			return opts, err
 		}
 	}
-	return opts, a, nil
+	return opts, nil
 }
 
 // serveProxy runs the proxy until ctx ends (SIGINT or SIGTERM), then stops
@@ -320,11 +314,19 @@ func serveProxy(ctx context.Context, w io.Writer, opts proxy.Options, save *reco
 // is none; a config that does not load is an error.
 func optionalProject(g *globals) (*project, error) {
 	p, err := loadProject(g)
-	var ce *cassettes.Error
-	if errors.As(err, &ce) && ce.Reason == cassettes.EMissingConfig {
+	var ce *outcome.Error
+	if errors.As(err, &ce) && ce.Reason == outcome.EMissingConfig {
 		return nil, nil
 	}
 	return p, err
+}
+
+// loaded is the loaded project; nil without one.
+func (p *project) loaded() *cassettes.Project {
+	if p == nil {
+		return nil
+	}
+	return p.Project
 }
 
 // adapter is the declared adapter name; false without a project.
@@ -345,7 +347,7 @@ func (o *proxyOptions) rerecord(p *project) func(*cassettes.Cassette) string {
 	return func(c *cassettes.Cassette) string {
 		if c != nil {
 			if _, ok := p.adapter(c.Adapter); ok && cassettes.ValidNewName(c.Adapter) && cassettes.ValidNewName(c.Scenario) {
-				return cassettes.Command("cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario)
+				return outcome.Command("cassette", "record", "--adapter", c.Adapter, "--scenario", c.Scenario)
 			}
 		}
 		again := *o
@@ -361,7 +363,7 @@ func (o *proxyOptions) rerecord(p *project) func(*cassettes.Cassette) string {
 }
 
 // proxyAgain is the command line of this run, for next steps.
-func proxyAgain(o *proxyOptions) string { return cassettes.Command(proxyWords(o, o.cassette)...) }
+func proxyAgain(o *proxyOptions) string { return outcome.Command(proxyWords(o, o.cassette)...) }
 
 // proxyWords is the proxy's command line, with the flags that choose where
 // and what it records, for the cassette at path.

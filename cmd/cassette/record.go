@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
-	"github.com/cassette-dev/cassette/redact"
 )
 
 type recordOptions struct {
@@ -93,8 +91,8 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 			named.scenario = strict
 			next = (&project{cfg: &cassettes.Config{Path: g.config}}).recordAgain(&named, command)
 		}
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--scenario %q is not a valid scenario name", o.scenario),
-			Problems: []cassettes.Problem{{Field: "--scenario", Message: "not a valid name", Expected: cassettes.NameRule}},
+		return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--scenario %q is not a valid scenario name", o.scenario),
+			Problems: []outcome.Problem{{Field: "--scenario", Message: "not a valid name", Expected: cassettes.NameRule}},
 			NextStep: next}
 	}
 	p, err := loadProject(g)
@@ -103,187 +101,128 @@ func recordRun(ctx context.Context, stdio *IO, g *globals, o *recordOptions, com
 	}
 	a, ok := p.cfg.Adapters[o.adapter]
 	if !ok {
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", o.adapter, p.cfg.Path),
-			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(o.adapter, p.cfg.Order)}},
+		return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", o.adapter, p.cfg.Path),
+			Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(o.adapter, p.cfg.Order)}},
 			NextStep: p.recordOtherAdapter(o, command)}
 	}
 	if missing := missingCredentials(a); len(missing) > 0 {
-		return &cassettes.Error{Reason: cassettes.EMissingConfig,
+		return &outcome.Error{Reason: outcome.EMissingConfig,
 			Message:  fmt.Sprintf("adapter %s needs the credential variables %s, which are not set: export them, then run the same command again", o.adapter, strings.Join(missing, ", ")),
 			NextStep: p.recordAgain(o, command)}
 	}
 	ver, sha := buildInfo()
-	meta := recorder.Meta{Adapter: o.adapter, Scenario: o.scenario, Normalizers: a.Normalizers, Recorder: cassettes.Recorder{Version: ver, SHA: sha}}
-	redactor := redact.New(p.cfg.Redaction(), recorder.Credentials(a.Real.Credentials, nil))
-	dir := filepath.Join(p.cfg.CassetteDir(), o.adapter)
-	up := recorder.UpstreamOf(p.cfg.Dir, o.adapter, a, o.upstreamCA, nil)
-	if w := up.Warning(); w != "" {
+	s := recorder.NewSession(p.Project, o.adapter, recorder.SessionOptions{Scenario: o.scenario, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA})
+	s.Step, s.Log = p.command, stdio.Err
+	defer s.Close()
+	w, err := s.Dial()
+	if w != "" {
 		fmt.Fprintln(stdio.Err, w)
 	}
-	tr, err := up.Transport()
 	if err != nil {
 		return err
 	}
-	defer tr.CloseIdleConnections()
-	ints := catchInterrupts()
-	defer ints.release()
+	s.CatchInterrupts()
 	if len(command) > 0 {
-		return recordCommand(ctx, stdio, p, a, o, meta, redactor, dir, command, tr, ints)
+		return recordCommand(ctx, stdio, p, s, o, command)
 	}
-	ctx, cancel := ints.context(ctx)
+	ctx, cancel := s.Interrupts.Context(ctx)
 	defer cancel()
-	done, err := rerecordExisting(ctx, stdio, p, a, o, meta, redactor, dir, tr, ints)
+	done, err := rerecordExisting(ctx, stdio, p, s, o)
 	if !done {
 		if a.Kind != cassettes.KindHTTP {
-			return cassettes.Errorf(cassettes.EUsage, p.recordFirst(o.adapter),
+			return outcome.Errorf(outcome.EUsage, p.recordFirst(o.adapter),
 				"adapter %s is a cli adapter: give the command to record after --", o.adapter)
 		}
-		err = recordScenarios(ctx, stdio, p, a, o, meta, redactor, dir, tr, ints)
+		err = recordScenarios(ctx, stdio, p, s, o)
 	}
-	if sig := ints.signal(); sig != nil {
-		return interruptedError(sig, "the requests in flight were stopped", p.recordAgain(o, nil))
+	if sig := s.Interrupted(); sig != nil {
+		return recorder.InterruptedError(sig, "the requests in flight were stopped", p.recordAgain(o, nil))
 	}
 	return err
 }
 
-// lockCassettes takes the write lock of each cassette record will write
-// (see cassettes.LockCassette): another recorder of one of them, or an
-// import of the adapter, is E_LOCKED before anything runs.
-func lockCassettes(p *project, o *recordOptions, dir string, command []string, paths ...string) (func(), error) {
-	var held []*cassettes.Lock
-	release := func() {
-		for _, l := range held {
-			l.Unlock()
-		}
-	}
-	for _, path := range paths {
-		l, err := cassettes.LockCassette(p.cfg.Dir, dir, path)
-		if err != nil {
-			release()
-			if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.ELocked {
-				ce.NextStep = p.recordAgain(o, command)
-			}
-			return nil, err
-		}
-		held = append(held, l)
-	}
-	return release, nil
-}
-
-func recordCommand(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, command []string, tr *http.Transport, ints *interrupts) error {
+// recordCommand records the command given after --.
+func recordCommand(ctx context.Context, stdio *IO, p *project, s *recorder.Session, o *recordOptions, command []string) error {
 	if o.scenario == "" {
 		named := *o
 		named.scenario = cmp.Or(cassettes.StrictName(filepath.Base(command[0])), "first")
-		return cassettes.Errorf(cassettes.EUsage, p.recordAgain(&named, command),
+		return outcome.Errorf(outcome.EUsage, p.recordAgain(&named, command),
 			"--scenario is required when recording a command")
 	}
-	unlock, err := lockCassettes(p, o, dir, command, filepath.Join(dir, o.scenario+".yaml"))
+	path := s.Path(o.scenario)
+	unlock, err := s.Lock(p.recordAgain(o, command), path)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	env := recorder.ExpandEnv(a.Real.Env, nil)
 	stdin, err := pipedInput(stdio.In)
 	if err != nil {
-		return &cassettes.Error{Reason: cassettes.EIO, Message: "cannot read standard input", Err: err, NextStep: p.recordAgain(o, command)}
+		return &outcome.Error{Reason: outcome.EIO, Message: "cannot read standard input", Err: err, NextStep: p.recordAgain(o, command)}
 	}
-	opts := recorder.CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(p.cfg.Dir, a.Real.Dir), Env: env, Stdin: stdin,
-		Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Intercept: recorder.ProxyInterceptor(recorder.ProxyConfig{Upstream: cliUpstream(a, o.baseURL), Transport: tr, AllowStatus: o.allowStatus}), Timeout: o.timeout,
-		Signals: ints.ch, Again: p.recordAgain(o, command)}
-	if opts.Faults, err = recorder.FaultsOf(command[0], a); err != nil {
-		return err
-	}
-	opts.Log = stdio.Err
+	run := recorder.CommandRun{Command: command, Stdin: stdin, BaseURL: o.baseURL, AllowStatus: o.allowStatus, Timeout: o.timeout, Mutating: o.mutating,
+		Again: p.recordAgain(o, command)}
 	if !o.quiet {
-		opts.Stdout, opts.Stderr = stdio.Out, stdio.Err
+		run.Stdout, run.Stderr = stdio.Out, stdio.Err
 	}
-	c, err := recorder.RecordCLI(ctx, opts)
+	c, err := s.RecordCommand(ctx, run)
 	if err != nil {
 		return err
 	}
-	// input.args are the arguments after the tool itself: when the command
-	// starts with the adapter's real.command, that prefix is the tool, so
-	// that verify can run fake.command with the same arguments.
-	if n := len(a.Real.Command); n > 0 && len(command) >= n && c.Input != nil && slices.Equal(command[:n], a.Real.Command) {
-		c.Input.Command = strings.Join(a.Real.Command, " ")
-		c.Input.Args = append([]string(nil), command[n:]...)
-	} else if a.Kind == cassettes.KindCLI {
-		fmt.Fprintf(stdio.Err, "note: this command does not start with real.command of adapter %s (%q): refresh and `cassette record` without a command will refuse to record the cassette again (they run only real.command), and `cassette validate` refuses it\n",
-			o.adapter, strings.Join(a.Real.Command, " "))
-	}
-	c.Mutating = o.mutating
-	if a.Kind == cassettes.KindHTTP {
-		c.Kind, c.Input, c.Output = cassettes.KindHTTP, nil, nil
-		if len(c.Interactions) == 0 {
-			next := p.command("cassette", "proxy", "--help")
-			if up := cmp.Or(o.baseURL, a.Real.BaseURL); up != "" {
-				next = p.command("cassette", "proxy", "--mode", "record", "--upstream", up, "--cassette", filepath.Join(dir, o.scenario+".yaml"))
-			}
-			return cassettes.Errorf(cassettes.EUsage, next,
-				"%s made no HTTP(S) request through the proxy; nothing to record for http adapter %s (a client that ignores HTTPS_PROXY, as Go programs do for loopback hosts, can be pointed at a recording proxy in front of the service instead)", command[0], o.adapter)
-		}
-		kept, host, others := recorder.SplitHosts(c.Interactions, cmp.Or(o.baseURL, a.Real.BaseURL)) // --base-url overrides real.base_url
-		if len(others) > 0 {
-			fmt.Fprintf(stdio.Err, "not recorded in %s/%s: calls to hosts other than %s, the adapter's (%s); record each service under its own adapter\n", o.adapter, o.scenario, host, hostCounts(others))
-		}
-		if len(kept) == 0 {
-			return &cassettes.Error{Reason: cassettes.EUsage,
-				Message:  fmt.Sprintf("%s made no HTTP(S) request to %s, the host of adapter %s; it called %s (fix real.base_url of adapter %s in %s, or call its host)", command[0], host, o.adapter, hostCounts(others), o.adapter, p.cfg.Path),
-				Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".real.base_url"), Field: "adapters." + o.adapter + ".real.base_url", Message: "the host the adapter's cassettes hold calls to", Expected: "the service the command calls"}},
-				NextStep: p.command("cassette", "validate")}
-		}
-		c.Interactions = kept
-	}
-	return saveRecorded(stdio, c, filepath.Join(dir, o.scenario+".yaml"), p.cfg.Dir, redactor)
+	return saveRecorded(stdio, s, c, path)
 }
 
-func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, tr *http.Transport, ints *interrupts) error {
+// recordScenarios records the scenarios the adapter declares (the one
+// --scenario names, or all).
+func recordScenarios(ctx context.Context, stdio *IO, p *project, s *recorder.Session, o *recordOptions) error {
+	a := s.Adapter
 	var scen []recorder.Scenario
-	for _, s := range a.Scenarios {
-		if o.scenario == "" || s.Name == o.scenario {
-			scen = append(scen, recorder.Scenario{Name: s.Name, Method: s.Method, Path: s.Path, Headers: s.Headers, Body: s.Body, Replayable: s.Replayable, Mutating: s.Mutating, Status: s.Status})
+	for _, sc := range a.Scenarios {
+		if o.scenario == "" || sc.Name == o.scenario {
+			scen = append(scen, recorder.Scenario{Name: sc.Name, Method: sc.Method, Path: sc.Path, Headers: sc.Headers, Body: sc.Body, Replayable: sc.Replayable, Mutating: sc.Mutating, Status: sc.Status})
 		}
 	}
 	if len(scen) == 0 {
-		names := make([]string, 0, len(a.Scenarios))
-		for _, s := range a.Scenarios {
-			names = append(names, s.Name)
-		}
-		msg := fmt.Sprintf("adapter %s declares no scenario", o.adapter)
-		if o.scenario != "" {
-			msg = fmt.Sprintf("adapter %s declares no scenario %q and %s holds no cassette to record again", o.adapter, o.scenario, filepath.Join(dir, o.scenario+".yaml"))
-			if len(names) > 0 {
-				msg += " (declared: " + strings.Join(names, ", ") + ")"
-			}
-		}
-		return &cassettes.Error{Reason: cassettes.EUsage, Message: msg,
-			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".scenarios"), Field: "adapters." + o.adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: cassettes.Suggest(o.scenario, names)}},
-			NextStep: p.recordDeclared(o.adapter, o.scenario, names)}
+		return noScenario(p, s, o)
 	}
 	paths := make([]string, len(scen))
-	for i, s := range scen {
-		paths[i] = filepath.Join(dir, s.Name+".yaml")
+	for i, sc := range scen {
+		paths[i] = s.Path(sc.Name)
 	}
-	unlock, err := lockCassettes(p, o, dir, nil, paths...)
+	unlock, err := s.Lock(p.recordAgain(o, nil), paths...)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	base := a.Real.BaseURL
-	if o.baseURL != "" {
-		base = o.baseURL
-	}
-	recs, err := recorder.RecordHTTP(ctx, recorder.HTTPOptions{Meta: meta, BaseURL: base, Headers: a.Real.Headers, Credentials: a.Real.Credentials, Rules: p.cfg.Redaction(), Scenarios: scen, Transport: tr,
-		AttemptTimeout: o.attemptTimeout, AgainArgs: againArgs(o)})
-	if ints.signal() != nil {
+	recs, err := s.RecordScenarios(ctx, recorder.ScenariosRun{Scenarios: scen, BaseURL: o.baseURL, AttemptTimeout: o.attemptTimeout, AgainArgs: againArgs(o)})
+	if s.Interrupted() != nil {
 		return nil // interrupted: nothing is saved (recordRun says so)
 	}
 	for _, r := range recs {
-		if serr := saveRecorded(stdio, r.Cassette, filepath.Join(dir, r.Cassette.Scenario+".yaml"), p.cfg.Dir, redactor); serr != nil {
+		if serr := saveRecorded(stdio, s, r.Cassette, s.Path(r.Cassette.Scenario)); serr != nil {
 			return serr
 		}
 	}
 	return err
+}
+
+// noScenario is the error of an adapter that declares no scenario (or not
+// the one --scenario names) and holds no cassette of it to record again.
+func noScenario(p *project, s *recorder.Session, o *recordOptions) error {
+	a := s.Adapter
+	names := make([]string, 0, len(a.Scenarios))
+	for _, sc := range a.Scenarios {
+		names = append(names, sc.Name)
+	}
+	msg := fmt.Sprintf("adapter %s declares no scenario", o.adapter)
+	if o.scenario != "" {
+		msg = fmt.Sprintf("adapter %s declares no scenario %q and %s holds no cassette to record again", o.adapter, o.scenario, s.Path(o.scenario))
+		if len(names) > 0 {
+			msg += " (declared: " + strings.Join(names, ", ") + ")"
+		}
+	}
+	return &outcome.Error{Reason: outcome.EUsage, Message: msg,
+		Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters." + o.adapter + ".scenarios"), Field: "adapters." + o.adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: cassettes.Suggest(o.scenario, names)}},
+		NextStep: p.recordDeclared(o.adapter, o.scenario, names)}
 }
 
 // rerecordExisting records cassettes/<adapter>/<scenario>.yaml again from
@@ -291,16 +230,17 @@ func recordScenarios(ctx context.Context, stdio *IO, p *project, a *cassettes.Ad
 // declares no such scenario (or declares it without a real.base_url): the
 // command every replay miss prints works for a cassette recorded with a
 // command, through the proxy, or with --base-url too.
-func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.Adapter, o *recordOptions, meta recorder.Meta, redactor *redact.Redactor, dir string, tr *http.Transport, ints *interrupts) (bool, error) {
-	declared := a.Kind == cassettes.KindHTTP && slices.ContainsFunc(a.Scenarios, func(s cassettes.Scenario) bool { return s.Name == o.scenario })
+func rerecordExisting(ctx context.Context, stdio *IO, p *project, s *recorder.Session, o *recordOptions) (bool, error) {
+	a := s.Adapter
+	declared := a.Kind == cassettes.KindHTTP && slices.ContainsFunc(a.Scenarios, func(sc cassettes.Scenario) bool { return sc.Name == o.scenario })
 	if o.scenario == "" || (declared && cmp.Or(o.baseURL, a.Real.BaseURL) != "") {
 		return false, nil // a declared scenario is recorded from cassette.yaml when it knows where
 	}
-	path := filepath.Join(dir, o.scenario+".yaml")
+	path := s.Path(o.scenario)
 	if _, err := os.Stat(path); err != nil {
 		return false, nil
 	}
-	unlock, err := lockCassettes(p, o, dir, nil, path)
+	unlock, err := s.Lock(p.recordAgain(o, nil), path)
 	if err != nil {
 		return true, err
 	}
@@ -309,36 +249,23 @@ func rerecordExisting(ctx context.Context, stdio *IO, p *project, a *cassettes.A
 	if err != nil || (old.Kind == cassettes.KindCLI && old.Input == nil) || (old.Kind != cassettes.KindCLI && len(old.Interactions) == 0) {
 		return false, nil
 	}
-	if o.baseURL != "" {
-		ac := *a
-		ac.Real.BaseURL = o.baseURL
-		a = &ac
-	}
-	again := p.command("cassette", "record", "--adapter", o.adapter, "--scenario", o.scenario)
-	live := recorder.Live{Config: p.cfg, Recorder: meta.Recorder, Transport: tr, Again: again + againArgs(o), AgainArgs: againArgs(o), UpstreamCA: o.upstreamCA,
-		AttemptTimeout: o.attemptTimeout, CLITimeout: o.timeout} // --timeout bounds these too
-	rec, err := live.Rerecord(ctx, o.adapter, a, old)
-	if ints.signal() != nil {
+	rec, err := s.RecordAgain(ctx, old, recorder.AgainRun{BaseURL: o.baseURL, Again: p.command("cassette", "record", "--adapter", o.adapter, "--scenario", o.scenario),
+		AgainArgs: againArgs(o), AttemptTimeout: o.attemptTimeout, CLITimeout: o.timeout}) // --timeout bounds these too
+	if s.Interrupted() != nil {
 		return true, nil // interrupted: nothing is saved (recordRun says so)
 	}
 	if err != nil {
 		return true, err
 	}
 	fmt.Fprintf(stdio.Err, "recording %s again from its own input\n", path)
-	return true, saveRecorded(stdio, rec.Cassette, path, p.cfg.Dir, redactor)
+	return true, saveRecorded(stdio, s, rec.Cassette, path)
 }
 
-// saveRecorded writes a recorded cassette at path through the scanning,
-// atomic save, which keeps it inside the project root.
-func saveRecorded(stdio *IO, c *cassettes.Cassette, path, root string, redactor *redact.Redactor) error {
-	verb := "recorded"
-	if _, err := os.Stat(path); err == nil {
-		verb = "re-recorded"
-	}
-	c.Path = path
-	opts := cassettes.SaveOptionsFor(redactor)
-	opts.Root = root
-	if err := cassettes.Save(c, opts); err != nil {
+// saveRecorded saves a recorded cassette at path (Session.Save) and says
+// so.
+func saveRecorded(stdio *IO, s *recorder.Session, c *cassettes.Cassette, path string) error {
+	verb, err := s.Save(c, path)
+	if err != nil {
 		return err
 	}
 	what := fmt.Sprintf("%d interactions", len(c.Interactions))
@@ -347,19 +274,6 @@ func saveRecorded(stdio *IO, c *cassettes.Cassette, path, root string, redactor 
 	}
 	fmt.Fprintf(stdio.Err, "%s %s (%s)\n", verb, path, what)
 	return nil
-}
-
-// hostCounts renders {host: n} as "a.example.com (2 calls), b.example.com (1 call)".
-func hostCounts(m map[string]int) string {
-	var parts []string
-	for _, h := range slices.Sorted(maps.Keys(m)) {
-		unit := "calls"
-		if m[h] == 1 {
-			unit = "call"
-		}
-		parts = append(parts, fmt.Sprintf("%s (%d %s)", h, m[h], unit))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func missingCredentials(a *cassettes.Adapter) []string {
@@ -390,25 +304,14 @@ func pipedInput(in io.Reader) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// cliUpstream is the base URL a cli adapter's command reaches its server
-// at (--base-url, else real.base_url): its HTTP is then recorded through a
-// reverse proxy in front of it. "" (any http adapter, or none declared)
-// records through the forward proxy.
-func cliUpstream(a *cassettes.Adapter, override string) string {
-	if a.Kind != cassettes.KindCLI {
-		return ""
-	}
-	return cmp.Or(override, a.Real.BaseURL)
-}
-
 // againArgs are the flags of this run that a next step must repeat.
 func againArgs(o *recordOptions) string {
 	var b strings.Builder
 	if o.baseURL != "" {
-		b.WriteString(" --base-url " + cassettes.ShellJoin([]string{o.baseURL}))
+		b.WriteString(" --base-url " + outcome.ShellJoin([]string{o.baseURL}))
 	}
 	if o.upstreamCA != "" {
-		b.WriteString(" --upstream-ca " + cassettes.ShellJoin([]string{o.upstreamCA}))
+		b.WriteString(" --upstream-ca " + outcome.ShellJoin([]string{o.upstreamCA}))
 	}
 	if o.attemptTimeout > 0 {
 		b.WriteString(" --timeout " + o.attemptTimeout.String())

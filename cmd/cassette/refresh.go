@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/refresh"
 	"github.com/cassette-dev/cassette/report"
@@ -103,13 +104,13 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 	// ran: CI never reads the previous run's verdict.
 	fail := func(err error) error {
 		return errorReport(stdio, g, reportDest{command: "refresh", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden,
-			replay: "cassette refresh --once --dry-run"}, cassettes.AsError(err))
+			replay: "cassette refresh --once --dry-run"}, outcome.AsError(err))
 	}
 	if o.once && o.schedule != "" {
-		return fail(cassettes.Errorf(cassettes.EUsage, commandWithConfig(g.config, "cassette", "refresh", "--once"), "--once and --schedule exclude each other"))
+		return fail(outcome.Errorf(outcome.EUsage, commandWithConfig(g.config, "cassette", "refresh", "--once"), "--once and --schedule exclude each other"))
 	}
 	if o.unsafe && !o.dryRun {
-		return fail(cassettes.Errorf(cassettes.EUsage, commandWithConfig(g.config, "cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe"),
+		return fail(outcome.Errorf(outcome.EUsage, commandWithConfig(g.config, "cassette", "refresh", "--once", "--dry-run", "--rerecord-unsafe"),
 			"--rerecord-unsafe widens a --dry-run; a refresh without --dry-run re-records every cassette already"))
 	}
 	p, err := loadProject(g)
@@ -159,7 +160,7 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 		Job: func(ctx context.Context, now time.Time) {
 			if err := cycle(ctx, now); err != nil {
 				if _, ok := err.(exitError); !ok {
-					printError(stdio, g, cassettes.AsError(err))
+					printError(stdio, g, outcome.AsError(err))
 				}
 			}
 		},
@@ -182,8 +183,8 @@ func refreshLocation(p *project) (*time.Location, error) {
 	}
 	loc, err := time.LoadLocation(tz)
 	if err != nil {
-		return nil, &cassettes.Error{Reason: cassettes.ECfgParse, Message: fmt.Sprintf("refresh.timezone %q: %v (set an IANA zone like UTC or Europe/Paris)", tz, err),
-			Problems: []cassettes.Problem{{File: p.cfg.Path, Line: p.cfg.Line("refresh.timezone"), Field: "refresh.timezone", Message: "not a time zone", Expected: "an IANA zone like UTC"}},
+		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: fmt.Sprintf("refresh.timezone %q: %v (set an IANA zone like UTC or Europe/Paris)", tz, err),
+			Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("refresh.timezone"), Field: "refresh.timezone", Message: "not a time zone", Expected: "an IANA zone like UTC"}},
 			NextStep: p.command("cassette", "validate")}
 	}
 	return loc, nil
@@ -196,9 +197,10 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 	remote := cmp.Or(o.remote, f.Remote, "origin")
 	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.secretForms()}
 	ver, sha := buildInfo()
-	opts := refresh.Options{Config: p.cfg, Normalizers: p.Normalizers, Adapters: o.adapters, Git: g, Remote: remote,
-		Base: o.base, DryRun: o.dryRun, DryRunUnsafe: o.unsafe, Recorder: recorder.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
-			AttemptTimeout: o.timeout, CLITimeout: o.timeout}}
+	opts := refresh.ProjectOptions(p.Project)
+	opts.Adapters, opts.Git, opts.Remote, opts.Base, opts.DryRun, opts.DryRunUnsafe = o.adapters, g, remote, o.base, o.dryRun, o.unsafe
+	opts.Recorder = recorder.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
+		AttemptTimeout: o.timeout, CLITimeout: o.timeout}
 	switch f.Kind {
 	case "github":
 		env := p.cfg.ForgeTokenEnv()
@@ -209,7 +211,7 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 		}
 		gh, err := refresh.NewGitHub(f.Repo, tok, f.APIURL, nil)
 		if err != nil {
-			if ce, ok := err.(*cassettes.Error); ok && ce.Reason == cassettes.EMissingConfig {
+			if ce, ok := err.(*outcome.Error); ok && ce.Reason == outcome.EMissingConfig {
 				ce.Message = fmt.Sprintf("the github forge needs a token in $%s (refresh.forge.token_env) that may push branches and open PRs and issues; export it, then run refresh again", env)
 				ce.NextStep = p.command("cassette", "refresh", "--once")
 			}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -36,7 +36,7 @@ prints its next step.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			if out == "" {
-				e := cassettes.Errorf(cassettes.EUsage, cassettes.Command(append([]string{"cassette", "report", "merge", "--out", "merged"}, dirs...)...), "--out is required")
+				e := outcome.Errorf(outcome.EUsage, outcome.Command(append([]string{"cassette", "report", "merge", "--out", "merged"}, dirs...)...), "--out is required")
 				printErrorSeeds(stdio, g, e) // no reports without --out, the Seeds line all the same
 				return e
 			}
@@ -58,7 +58,7 @@ prints its next step.`,
 // reports of that error to OUT, as every failing run does.
 func reportMerge(stdio *IO, g *globals, out string, dirs []string, mo report.MergeOptions) error {
 	refuse := func(err error) error {
-		return errorReport(stdio, g, reportDest{command: "verify", reportDir: out}, cassettes.AsError(err))
+		return errorReport(stdio, g, reportDest{command: "verify", reportDir: out}, outcome.AsError(err))
 	}
 	shards := make([]report.Shard, len(dirs))
 	for i, d := range dirs {
@@ -74,7 +74,7 @@ func reportMerge(stdio *IO, g *globals, out string, dirs []string, mo report.Mer
 	if _, err := report.Publish(m, opts, report.Destination{Dir: out, StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), Links: githubLinks()}); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdio.Out, "merged %d shard report(s) into %s: %s\n", len(dirs), cassettes.Printable(out), cassettes.Printable(m.Message()))
+	fmt.Fprintf(stdio.Out, "merged %d shard report(s) into %s: %s\n", len(dirs), outcome.Printable(out), outcome.Printable(m.Message()))
 	if m.Shard != "" {
 		fmt.Fprintf(stdio.Out, "warning: shards %s: the merged reports cover only these shards\n", m.Shard)
 	}
@@ -124,26 +124,26 @@ func bundleValidate(stdio *IO, dir string) error {
 		}
 		sort.Strings(bundles)
 		if len(bundles) == 0 {
-			return &cassettes.Error{Reason: cassettes.EBundleInvalid,
+			return &outcome.Error{Reason: outcome.EBundleInvalid,
 				Message:  fmt.Sprintf("%s holds no bundle: neither %s nor any DIR/<suite>/<timestamp>/bundle.json", dir, filepath.Join(dir, "bundle.json")),
-				NextStep: cassettes.Command("cassette", "verify", "--bundle-dir", dir)}
+				NextStep: outcome.Command("cassette", "verify", "--bundle-dir", dir)}
 		}
-		fmt.Fprintf(stdio.Err, "%s is a bundle root: validating the %d bundle(s) below it\n", cassettes.Printable(dir), len(bundles))
+		fmt.Fprintf(stdio.Err, "%s is a bundle root: validating the %d bundle(s) below it\n", outcome.Printable(dir), len(bundles))
 	}
-	var probs []cassettes.Problem
+	var probs []outcome.Problem
 	bad := 0
 	for _, b := range bundles {
 		p := report.ValidateBundle(os.DirFS(b), b)
 		if len(p) == 0 {
-			fmt.Fprintf(stdio.Out, "ok: bundle %s is valid\n", cassettes.Printable(b))
+			fmt.Fprintf(stdio.Out, "ok: bundle %s is valid\n", outcome.Printable(b))
 			continue
 		}
 		bad++
 		probs = append(probs, p...)
 	}
 	if bad > 0 {
-		return &cassettes.Error{Reason: cassettes.EBundleInvalid, Message: fmt.Sprintf("%d of %d bundle(s) below %s have problems (%d in all)", bad, len(bundles), dir, len(probs)),
-			Problems: probs, NextStep: cassettes.Command("cassette", "verify", "--bundle-dir", bundleRoot(dir, bundles))}
+		return &outcome.Error{Reason: outcome.EBundleInvalid, Message: fmt.Sprintf("%d of %d bundle(s) below %s have problems (%d in all)", bad, len(bundles), dir, len(probs)),
+			Problems: probs, NextStep: outcome.Command("cassette", "verify", "--bundle-dir", bundleRoot(dir, bundles))}
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -27,8 +27,8 @@ them: the page is rebuilt from it alone, from any directory.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run, opts, err := report.ReadRun(os.DirFS(args[0]), args[0])
 			if err != nil {
-				ce := cassettes.AsError(err)
-				ce.NextStep = cassettes.Command("cassette", "verify", "--report-dir", args[0])
+				ce := outcome.AsError(err)
+				ce.NextStep = outcome.Command("cassette", "verify", "--report-dir", args[0])
 				return ce
 			}
 			if err := report.WriteHTML(args[0], run, opts); err != nil {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // version is set at build time (-ldflags "-X main.version=...").
@@ -50,7 +51,7 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	if errors.As(err, &ex) {
 		return int(ex)
 	}
-	ce := cassettes.AsError(err)
+	ce := outcome.AsError(err)
 	if ue := (*usageError)(nil); errors.As(err, &ue) {
 		ce = ue.asError()
 		// verify, refresh and report merge write their reports on a bad
@@ -73,23 +74,23 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 // What comes from data (a file name, a cassette's text, a service's
 // message) can start no line of its own and sends no control character to
 // the terminal: the error line is Printable, and a problem's continuation
-// lines are indented (cassettes.PrintableBlock).
-func printError(stdio *IO, g *globals, e *cassettes.Error) {
+// lines are indented (outcome.PrintableBlock).
+func printError(stdio *IO, g *globals, e *outcome.Error) {
 	if g.json {
 		_ = json.NewEncoder(stdio.Out).Encode(errorJSON(e))
 	}
 	w := stdio.Err
 	errIO := &IO{Color: stdio.ErrColor}
-	fmt.Fprintf(w, "%s %s\n", paint(errIO, "31;1", "error["+string(e.Reason)+"]:"), cassettes.Printable(firstLine(e)))
+	fmt.Fprintf(w, "%s %s\n", paint(errIO, "31;1", "error["+string(e.Reason)+"]:"), outcome.Printable(firstLine(e)))
 	for _, p := range e.Problems {
-		fmt.Fprintf(w, "  %s\n", cassettes.PrintableBlock(p.String(), "    "))
+		fmt.Fprintf(w, "  %s\n", outcome.PrintableBlock(p.String(), "    "))
 	}
 	if e.NextStep != "" {
-		fmt.Fprintf(w, "%s %s\n", paint(errIO, "1", "next:"), cassettes.Printable(e.NextStep))
+		fmt.Fprintf(w, "%s %s\n", paint(errIO, "1", "next:"), outcome.Printable(e.NextStep))
 	}
 }
 
-func firstLine(e *cassettes.Error) string {
+func firstLine(e *outcome.Error) string {
 	msg := e.Message
 	if e.Err != nil && !strings.Contains(msg, e.Err.Error()) {
 		msg += ": " + e.Err.Error()
@@ -98,14 +99,14 @@ func firstLine(e *cassettes.Error) string {
 }
 
 // problemsJSON never returns nil, so that JSON shows [] for no problems.
-func problemsJSON(ps []cassettes.Problem) []cassettes.Problem {
+func problemsJSON(ps []outcome.Problem) []outcome.Problem {
 	if ps == nil {
-		return []cassettes.Problem{}
+		return []outcome.Problem{}
 	}
 	return ps
 }
 
-func errorJSON(e *cassettes.Error) any {
+func errorJSON(e *outcome.Error) any {
 	return map[string]any{
 		"exit_code": int(e.Exit()), "reason_code": e.Reason, "message": firstLine(e),
 		"problems": problemsJSON(e.Problems), "next_step": e.NextStep,
@@ -167,13 +168,14 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		newNormalizeCmd(stdio, g),
 		newDiffCmd(stdio, g),
 		newCasesCmd(stdio, g), newCheckCmd(stdio, g),
+		newLearnCmd(stdio, g),
 	)
 	root.AddGroup(
 		&cobra.Group{ID: "main", Title: "The loop:"},
 		&cobra.Group{ID: "inspect", Title: "Set up and inspect:"},
 		&cobra.Group{ID: "tools", Title: "Tools:"},
 	)
-	groups := map[string]string{"record": "main", "verify": "main", "refresh": "main", "cases": "tools", "check": "tools",
+	groups := map[string]string{"record": "main", "learn": "main", "verify": "main", "refresh": "main", "cases": "tools", "check": "tools",
 		"init": "inspect", "validate": "inspect", "normalize": "inspect", "diff": "inspect",
 		"proxy": "tools", "ca": "tools", "report": "tools", "bundle": "tools", "version": "tools"}
 	for _, c := range root.Commands() {

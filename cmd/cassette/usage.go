@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/spf13/cobra"
-
-	"github.com/cassette-dev/cassette/cassettes"
 )
 
 // usageKind says which mistake in calling cassette a usageError is.
@@ -31,17 +30,17 @@ type usageError struct {
 	err  error          // cobra's or pflag's error
 	// problem, when set, says more than the message (the subcommand
 	// nearest to an unknown one).
-	problem *cassettes.Problem
+	problem *outcome.Problem
 }
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
 // asError is the error Main prints.
-func (e *usageError) asError() *cassettes.Error {
-	ce := &cassettes.Error{Reason: cassettes.EUsage, Message: e.err.Error(), NextStep: cassettes.Command(append(strings.Fields(e.cmd.CommandPath()), "--help")...)}
+func (e *usageError) asError() *outcome.Error {
+	ce := &outcome.Error{Reason: outcome.EUsage, Message: e.err.Error(), NextStep: outcome.Command(append(strings.Fields(e.cmd.CommandPath()), "--help")...)}
 	if e.problem != nil {
-		ce.Problems = []cassettes.Problem{*e.problem}
+		ce.Problems = []outcome.Problem{*e.problem}
 	}
 	return ce
 }
@@ -89,7 +88,7 @@ func subcommandArgs(c *cobra.Command, args []string) error {
 		c.SuggestionsMinimumDistance = 2 // cobra's own default, set only when it prints
 	}
 	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
-		e.problem = &cassettes.Problem{Field: "command", Message: fmt.Sprintf("%q is not a command of %s", args[0], c.CommandPath()),
+		e.problem = &outcome.Problem{Field: "command", Message: fmt.Sprintf("%q is not a command of %s", args[0], c.CommandPath()),
 			Suggestion: fmt.Sprintf("did you mean `%s %s`?", c.CommandPath(), s[0])}
 	}
 	return e

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 func newValidateCmd(stdio *IO, g *globals) *cobra.Command {
@@ -37,7 +38,7 @@ refuse to run again, fails with E_CASSETTE_INVALID.`,
 			}
 			list, err := cassettes.LoadTree(args, p.loadOptions())
 			err = p.noCassetteDir(err, args)
-			var ce *cassettes.Error
+			var ce *outcome.Error
 			if err != nil && !errors.As(err, &ce) {
 				return err
 			}
@@ -51,13 +52,13 @@ refuse to run again, fails with E_CASSETTE_INVALID.`,
 				ce.Problems = append(ce.Problems, e.Problems...)
 			}
 			if g.json {
-				out := map[string]any{"cassettes": len(list), "problems": []cassettes.Problem{}, "warnings": []cassettes.Problem{}}
+				out := map[string]any{"cassettes": len(list), "problems": []outcome.Problem{}, "warnings": []outcome.Problem{}}
 				if ce != nil {
 					out["problems"] = problemsJSON(ce.Problems)
 					out["reason_code"] = ce.Reason
 					out["next_step"] = ce.NextStep
 				}
-				var warns []cassettes.Problem
+				var warns []outcome.Problem
 				for _, c := range list {
 					warns = append(warns, c.Warnings...)
 				}

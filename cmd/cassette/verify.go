@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
@@ -76,15 +77,16 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if err != nil {
 		// Every failure, even before a case runs, rewrites summary.json: CI
 		// must never read the previous run's verdict.
-		return errorReport(stdio, g, reportDest{command: "verify", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden}, cassettes.AsError(err))
+		return errorReport(stdio, g, reportDest{command: "verify", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden}, outcome.AsError(err))
 	}
 	logDir := o.logDir
 	if logDir == "" {
 		logDir = filepath.Join(o.reportDir, "fakes")
 	}
-	outcome := verify.Run(ctx, cases, verify.Options{Config: p.cfg, Normalizers: p.Normalizers, Jobs: o.jobs,
-		CaseTimeout: o.timeout, LogDir: logDir, Credentials: p.credentials()})
-	run := outcome.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
+	opts := verify.ProjectOptions(p.Project, os.LookupEnv)
+	opts.Jobs, opts.CaseTimeout, opts.LogDir = o.jobs, o.timeout, logDir
+	ran := verify.Run(ctx, cases, opts)
+	run := ran.Report(p.cfg, verify.Meta{Tool: tool, Shard: o.shard})
 	if run.ReplayCommand == "" && p.cfg.Path != cassettes.ConfigFile {
 		run.ReplayCommand = p.command("cassette", "verify") // the replay commands name the config this run used
 	}
@@ -92,8 +94,8 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if g.json {
 		console = stdio.Err // stdout carries summary.json
 	}
-	verify.Console{W: console, Color: stdio.Color && !g.json}.Write(outcome, run)
-	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, verifyBundle(p, o, cases, outcome), g.json); err != nil {
+	verify.Console{W: console, Color: stdio.Color && !g.json}.Write(ran, run)
+	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, verifyBundle(p, o, cases, ran), g.json); err != nil {
 		return err
 	}
 	return runExit(stdio, run)
@@ -151,10 +153,10 @@ func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*proje
 // verifyBundle is the report options and, with --bundle-dir, what the
 // bundle holds besides the reports (verify.Outcome.Bundle). Without a
 // bundle nothing is read and git is not asked.
-func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, outcome *verify.Outcome) report.BundleFiles {
+func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, ran *verify.Outcome) report.BundleFiles {
 	bundle := report.BundleFiles{Options: report.Options{Golden: o.golden, Declared: p.secretForms()}}
 	if o.bundleDir != "" {
-		outcome.Bundle(&bundle, p.cfg.Dir, p.cfg.Order, cases)
+		ran.Bundle(&bundle, p.cfg.Dir, p.cfg.Order, cases)
 	}
 	return bundle
 }
@@ -164,13 +166,13 @@ func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, outcome *ve
 // failing command, and exits with the run's class.
 func runExit(stdio *IO, run *report.Run) error {
 	code := run.Exit()
-	if code == cassettes.ExitPass {
+	if code == outcome.ExitPass {
 		return nil
 	}
 	errIO := &IO{Color: stdio.ErrColor}
-	fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "31;1", "error["+string(run.Reason())+"]:"), cassettes.Printable(run.Message()))
+	fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "31;1", "error["+string(run.Reason())+"]:"), outcome.Printable(run.Message()))
 	if ns := run.NextStepCommand(); ns != "" {
-		fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "1", "next:"), cassettes.Printable(strings.TrimPrefix(ns, "Run: ")))
+		fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "1", "next:"), outcome.Printable(strings.TrimPrefix(ns, "Run: ")))
 	}
 	return exitError(code)
 }
@@ -195,9 +197,9 @@ func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundl
 
 // printWritten says where a run's reports (and its bundle) were written.
 func printWritten(w io.Writer, reportDir string, pub *report.Published) {
-	fmt.Fprintf(w, "reports: %s\n", cassettes.Printable(filepath.Join(reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
+	fmt.Fprintf(w, "reports: %s\n", outcome.Printable(filepath.Join(reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
 	if pub.Bundle != "" {
-		fmt.Fprintf(w, "bundle: %s\n", cassettes.Printable(pub.Bundle))
+		fmt.Fprintf(w, "bundle: %s\n", outcome.Printable(pub.Bundle))
 	}
 }
 

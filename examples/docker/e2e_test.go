@@ -279,3 +279,31 @@ func TestRefreshLoop(t *testing.T) {
 		t.Fatalf("verify after fixing the fake:\n%s", out)
 	}
 }
+
+// TestLearnFromTheRealEngine is issue 39's done-when on podman's Docker
+// API: with every normalizer removed from a copy of the example, the
+// engine's state is built by record.sh (its recordings are put back to the
+// committed ones, which another engine answered: other ids, other times),
+// `cassette learn --apply` runs each scenario that only reads again (the
+// mutating ones are not re-run), writes what it learned, and verify is
+// green against the example's fake with no more normalizers than the
+// hand-written ones plus one.
+func TestLearnFromTheRealEngine(t *testing.T) {
+	needEngine(t)
+	e := newExample(t)
+	hand := e.ForgetNormalizers()
+	socket := startEngine(t, e)
+	e.Patch("cassette.yaml", "base_url: unix:///run/podman/podman.sock", "base_url: "+socket)
+	committed := filepath.Join(t.TempDir(), "cassettes")
+	e2e.CopyTree(t, e.Path("cassettes"), committed)
+	e.Must([]string{"DOCKER_SOCKET=" + socket}, "./record.sh")
+	if err := os.RemoveAll(e.Path("cassettes")); err != nil {
+		t.Fatal(err)
+	}
+	e2e.CopyTree(t, committed, e.Path("cassettes"))
+
+	out := e.LearnApply(cassetteBin, "docker", hand["docker"])
+	if vout, verr, code := e.Run(nil, cassetteBin, "verify"); code != 0 || !strings.Contains(vout, "12 passed, 0 failed") {
+		t.Fatalf("verify after learn --apply: exit %d\n%s\n%s\nlearn said:\n%s", code, vout, verr, out)
+	}
+}

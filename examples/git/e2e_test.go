@@ -158,3 +158,23 @@ func TestRefreshLoop(t *testing.T) {
 		t.Fatalf("verify after fixing the fake:\n%s", out)
 	}
 }
+
+// TestLearnFromTheRealGit is issue 39's done-when on the real git: with
+// every normalizer removed from a copy of the example, `cassette learn
+// --apply` runs each scenario again on a repository make-repo.sh builds
+// now (the committed cassettes, recorded on one built another day, are
+// the other recordings: SHAs, dates and the top-level path differ), writes
+// what it learned, and verify is green against the example's fake with no
+// more normalizers than the hand-written ones plus one.
+func TestLearnFromTheRealGit(t *testing.T) {
+	e := newExample(t)
+	hand := e.ForgetNormalizers()
+	e.Must(nil, "./make-repo.sh", ".cassette/repo")
+	if _, _, code := e.Run(nil, cassetteBin, "verify"); code != 1 {
+		t.Fatalf("verify without normalizers: exit %d, want 1 (the fake's SHAs differ)", code)
+	}
+	out := e.LearnApply(cassetteBin, "git", hand["git"])
+	if vout, verr, code := e.Run(nil, cassetteBin, "verify"); code != 0 || !strings.Contains(vout, "6 passed, 0 failed") {
+		t.Fatalf("verify after learn --apply: exit %d\n%s\n%s\nlearn said:\n%s", code, vout, verr, out)
+	}
+}

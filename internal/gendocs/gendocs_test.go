@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
 	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestEveryRegisteredNameIsDocumented: each page has a section or row for
@@ -16,7 +16,7 @@ func TestEveryRegisteredNameIsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range cassettes.Reasons() {
+	for _, r := range outcome.Reasons() {
 		if !strings.Contains(string(page), "\n## "+string(r)+"\n") {
 			t.Errorf("troubleshooting has no section for %s", r)
 		}

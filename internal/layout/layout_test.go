@@ -16,25 +16,29 @@ import (
 const module = "github.com/cassette-dev/cassette/"
 
 // floors is the layout: a package imports only packages on lower floors.
-// The lower floors (redact, normalize, cassettes, then diff, match, har)
+// The lower floors (outcome, redact, normalize, cassettes, then diff,
+// match, har)
 // hold the file format and the pure ideas; the front doors and pipelines
 // stand on them; cmd/cassette is the roof. internal/speccheck and
 // internal/testsummary stand apart: they import no package of the project
 // (speccheck is an oracle written from the spec texts, and must not share
 // our types).
 var floors = map[string]int{
+	"outcome":          1, // how a run ends: the error model, next steps, quoting, safe printing
 	"redact":           1,
 	"wsframe":          1, // WebSocket framing: imports no package of the project
 	"normalize":        2,
+	"verdict":          2, // what a run found, case by case: for the doors that judge and for report
 	"cassettes":        3,
 	"diff":             4,
 	"match":            4,
 	"har":              4,
 	"wsplay":           4, // the client side of a recorded WebSocket session, for verify and recorder
-	"recorder/infra":   4,
+	"infra":            4, // what is infrastructure, never drift: for proxy and recorder alike
 	"report":           5,
 	"proxy":            5,
 	"importer":         5,
+	"learn":            5, // what varies between recordings of a scenario, and the normalizers that cover it
 	"recorder":         6,
 	"verify":           6,
 	"coverage":         6,
@@ -234,6 +238,101 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 	for d := range rows {
 		if _, ok := floors[d]; !ok {
 			t.Errorf("ARCHITECTURE.md names %s, which has no floor in layout_test.go", d)
+		}
+	}
+}
+
+// groundFloor is the one package that defines reason codes (and their
+// type): every other package says what went wrong in its words.
+const groundFloor = "outcome"
+
+// TestOnlyTheGroundFloorDefinesErrorCodes: outside outcome, no package of
+// the tool declares a type named Reason or a constant or variable whose
+// value is a reason code's literal ("E_…"); internal/speccheck, the
+// oracle written from the spec texts, keeps its own table on purpose.
+func TestOnlyTheGroundFloorDefinesErrorCodes(t *testing.T) {
+	base := root(t)
+	files, err := sourceFiles(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, p := range files {
+		rel, _ := filepath.Rel(base, p)
+		rel = filepath.ToSlash(rel)
+		dir := filepath.ToSlash(filepath.Dir(rel))
+		if dir == groundFloor || floors[dir] == 0 || strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, where := range errorCodeDecls(f) {
+			t.Errorf("%s:%d: %s: reason codes are defined only in %s (errors.go); add the code there", rel, fset.Position(where.pos).Line, where.what, groundFloor)
+		}
+	}
+}
+
+type codeDecl struct {
+	pos  token.Pos
+	what string
+}
+
+// errorCodeDecls finds a file's declarations of reason codes: a type named
+// Reason, or a package-level constant or variable holding an "E_…" literal.
+func errorCodeDecls(f *ast.File) []codeDecl {
+	var out []codeDecl
+	for _, decl := range f.Decls {
+		g, ok := decl.(*ast.GenDecl)
+		if !ok {
+			continue
+		}
+		for _, spec := range g.Specs {
+			switch s := spec.(type) {
+			case *ast.TypeSpec:
+				if s.Name.Name == "Reason" {
+					out = append(out, codeDecl{s.Pos(), "type Reason"})
+				}
+			case *ast.ValueSpec:
+				for i, v := range s.Values {
+					if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING && isReasonLiteral(lit.Value) {
+						out = append(out, codeDecl{s.Pos(), s.Names[min(i, len(s.Names)-1)].Name + " = " + lit.Value})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// isReasonLiteral reports whether a Go string literal reads like a reason
+// code: "E_" and upper-case letters, digits and underscores.
+func isReasonLiteral(lit string) bool {
+	s, err := strconv.Unquote(lit)
+	if err != nil || !strings.HasPrefix(s, "E_") || len(s) < 3 {
+		return false
+	}
+	return strings.IndexFunc(s, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') }) < 0
+}
+
+// TestNoImportUnderAHigherFloor: a package never imports one that lives
+// under the directory of a package on its own floor or above (proxy, on
+// floor 5, imported recorder/infra while recorder stands on floor 6): the
+// directory tree reads as the floors do.
+func TestNoImportUnderAHigherFloor(t *testing.T) {
+	pkgs := packages(t, token.NewFileSet())
+	for d, k := range pkgs {
+		f, ok := floors[d]
+		if !ok || f == 0 {
+			continue
+		}
+		for im := range k.imports {
+			for parent, g := range floors {
+				if g >= f && parent != d && strings.HasPrefix(im, parent+"/") {
+					t.Errorf("%s (floor %d) imports %s, which lives under %s (floor %d): move it out from under %s", d, f, im, parent, g, parent)
+				}
+			}
 		}
 	}
 }

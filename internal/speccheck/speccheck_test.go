@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/speccheck"
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/verdict"
 )
 
 // write puts the reports of a drifting run (and its bundle) in a new
@@ -20,13 +21,13 @@ func write(t *testing.T) (reports, bundle string) {
 	t.Helper()
 	t0 := time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC)
 	run := &report.Run{Tool: report.Tool{Name: "cassette", Version: "0.3.0", SHA: "1a2b3c4"}, Command: "verify", Suite: "s",
-		ConfigPath: "cassette.yaml", Started: t0, Finished: t0.Add(time.Second), Cases: []report.Case{
-			{Adapter: "a", Scenario: "ok", CassettePath: "cassettes/a/ok.yaml", Status: report.StatusPass},
-			{Adapter: "a", Scenario: "drift", CassettePath: "cassettes/a/drift.yaml", Status: report.StatusFail,
-				Drifts: []report.Drift{{Class: "body", Field: "output.stdout", Line: 9, Message: "differs"}}},
-			{Adapter: "b", Scenario: "down", CassettePath: "cassettes/b/down.yaml", Status: report.StatusError,
-				Reason: cassettes.EFakeUnavailable, Message: "fake did not start",
-				Artifacts: []report.Artifact{{Name: "b fake log", Kind: "log", Path: "fakes/b.log"}}},
+		ConfigPath: "cassette.yaml", Started: t0, Finished: t0.Add(time.Second), Cases: []verdict.Case{
+			{Adapter: "a", Scenario: "ok", CassettePath: "cassettes/a/ok.yaml", Status: verdict.StatusPass},
+			{Adapter: "a", Scenario: "drift", CassettePath: "cassettes/a/drift.yaml", Status: verdict.StatusFail,
+				Drifts: []verdict.Drift{{Class: "body", Field: "output.stdout", Line: 9, Message: "differs"}}},
+			{Adapter: "b", Scenario: "down", CassettePath: "cassettes/b/down.yaml", Status: verdict.StatusError,
+				Reason: outcome.EFakeUnavailable, Message: "fake did not start",
+				Artifacts: []verdict.Artifact{{Name: "b fake log", Kind: "log", Path: "fakes/b.log"}}},
 		}}
 	reports = t.TempDir()
 	if err := report.Write(reports, run, report.Options{}); err != nil {
@@ -118,10 +119,10 @@ func TestBundleCheckerRejects(t *testing.T) {
 // over a case's calls is refused, and so is a live call without it.
 func TestLiveTelemetryIsPerCall(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC)
-	live := &report.LiveRecord{ExecutionMode: "live_record", ReplayBoundary: "live_request_then_vcr_trace_extract", TraceOrigin: "vcr_last_interaction"}
+	live := &verdict.LiveRecord{ExecutionMode: "live_record", ReplayBoundary: "live_request_then_vcr_trace_extract", TraceOrigin: "vcr_last_interaction"}
 	run := &report.Run{Tool: report.Tool{Name: "cassette", Version: "0.3.0"}, Command: "refresh", Suite: "s", ConfigPath: "cassette.yaml",
-		Started: t0, Finished: t0.Add(time.Second), Cases: []report.Case{{Adapter: "a", Scenario: "two", CassettePath: "cassettes/a/two.yaml",
-			Status: report.StatusPass, Live: live, Actions: []report.Action{
+		Started: t0, Finished: t0.Add(time.Second), Cases: []verdict.Case{{Adapter: "a", Scenario: "two", CassettePath: "cassettes/a/two.yaml",
+			Status: verdict.StatusPass, Live: live, Actions: []verdict.Action{
 				{Kind: "http", ID: "interactions[0]", Method: "GET", URL: "https://a.example/1", StatusCode: 200, Attempts: 2, RetryBackoffMS: []int64{500}},
 				{Kind: "http", ID: "interactions[1]", Method: "GET", URL: "https://a.example/2", StatusCode: 200, Attempts: 1}}}}}
 	write := func(t *testing.T) string {
@@ -234,7 +235,7 @@ func readSummary(t *testing.T, dir string) map[string]any {
 // not golden, and a changed file is named.
 func TestSame(t *testing.T) {
 	run := &report.Run{Tool: report.Tool{Name: "cassette", Version: "1"}, Command: "verify", Suite: "s", ConfigPath: "cassette.yaml",
-		Cases: []report.Case{{Adapter: "a", Scenario: "b", CassettePath: "cassettes/a/b.yaml", Status: report.StatusPass}}}
+		Cases: []verdict.Case{{Adapter: "a", Scenario: "b", CassettePath: "cassettes/a/b.yaml", Status: verdict.StatusPass}}}
 	out := func(opts report.Options) string {
 		dir := t.TempDir()
 		if err := report.Write(dir, run, opts); err != nil {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Failure is one classified failure to reach a real service: the one
@@ -21,7 +21,7 @@ import (
 // recording of the service, so it never becomes a cassette, a drift, a
 // refresh branch, a pull request or an issue.
 type Failure struct {
-	Reason cassettes.Reason // E_REAL_UNREACHABLE, E_REAL_DNS, E_REAL_TLS, E_REAL_RESET, E_TIMEOUT, E_PROVIDER_5XX, E_RATE_LIMIT
+	Reason outcome.Reason // E_REAL_UNREACHABLE, E_REAL_DNS, E_REAL_TLS, E_REAL_RESET, E_TIMEOUT, E_PROVIDER_5XX, E_RATE_LIMIT
 	// Class says what happened in a few words ("connection refused",
 	// "TLS: certificate signed by an unknown authority", "503 Service
 	// Unavailable").
@@ -46,37 +46,37 @@ func ClassifyTransport(err error) Failure {
 		invalidp    *x509.CertificateInvalidError
 		certInvalid = func(r x509.InvalidReason) Failure {
 			if r == x509.Expired {
-				return Failure{cassettes.ERealTLS, "TLS: the certificate has expired or is not yet valid"}
+				return Failure{outcome.ERealTLS, "TLS: the certificate has expired or is not yet valid"}
 			}
-			return Failure{cassettes.ERealTLS, "TLS: the certificate is not valid"}
+			return Failure{outcome.ERealTLS, "TLS: the certificate is not valid"}
 		}
 	)
 	switch {
 	case err == nil:
 		return Failure{}
 	case errors.As(err, &unknownCA), errors.As(err, &unknownCAp):
-		return Failure{cassettes.ERealTLS, "TLS: certificate signed by an unknown authority"}
+		return Failure{outcome.ERealTLS, "TLS: certificate signed by an unknown authority"}
 	case errors.As(err, &hostErr), errors.As(err, &hostErrp):
-		return Failure{cassettes.ERealTLS, "TLS: the certificate is not valid for this host name"}
+		return Failure{outcome.ERealTLS, "TLS: the certificate is not valid for this host name"}
 	case errors.As(err, &invalid):
 		return certInvalid(invalid.Reason)
 	case errors.As(err, &invalidp):
 		return certInvalid(invalidp.Reason)
 	case errors.As(err, &verifyErr), errors.As(err, &recordErr), errors.As(err, &alert):
-		return Failure{cassettes.ERealTLS, "TLS: the handshake failed"}
+		return Failure{outcome.ERealTLS, "TLS: the handshake failed"}
 	case errors.As(err, &dnsErr):
-		return Failure{cassettes.ERealDNS, "DNS: the host name does not resolve"}
+		return Failure{outcome.ERealDNS, "DNS: the host name does not resolve"}
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return Failure{cassettes.ETimeout, "timed out"}
+		return Failure{outcome.ETimeout, "timed out"}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return Failure{cassettes.ERealUnreachable, "connection refused"}
+		return Failure{outcome.ERealUnreachable, "connection refused"}
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return Failure{cassettes.ERealReset, "the connection was closed or reset before the response was complete"}
+		return Failure{outcome.ERealReset, "the connection was closed or reset before the response was complete"}
 	case strings.Contains(err.Error(), "tls: "), strings.Contains(err.Error(), "x509: "):
-		return Failure{cassettes.ERealTLS, "TLS: the handshake failed"}
+		return Failure{outcome.ERealTLS, "TLS: the handshake failed"}
 	}
-	return Failure{cassettes.ERealUnreachable, "the service could not be reached"}
+	return Failure{outcome.ERealUnreachable, "the service could not be reached"}
 }
 
 // ClassifyStatus classifies a response status that says the service failed
@@ -94,12 +94,12 @@ func ClassifyStatus(code int) (f Failure, ok bool) {
 	class = strings.TrimSpace(strconv.Itoa(code) + " " + class)
 	switch code {
 	case http.StatusTooManyRequests:
-		return Failure{cassettes.ERateLimit, class}, true
+		return Failure{outcome.ERateLimit, class}, true
 	case http.StatusRequestTimeout:
-		return Failure{cassettes.ETimeout, class}, true
+		return Failure{outcome.ETimeout, class}, true
 	}
 	if code >= 500 && code <= 599 {
-		return Failure{cassettes.EProvider5xx, class}, true
+		return Failure{outcome.EProvider5xx, class}, true
 	}
 	return Failure{}, false
 }
@@ -110,15 +110,15 @@ func ClassifyStatus(code int) (f Failure, ok bool) {
 func (f Failure) Advice() string {
 	advice := "the service or the network failed; run it again later"
 	switch {
-	case f.Reason == cassettes.ERealTLS && strings.Contains(f.Class, "unknown authority"):
+	case f.Reason == outcome.ERealTLS && strings.Contains(f.Class, "unknown authority"):
 		advice = "first trust the service's CA: real.ca_file in cassette.yaml or --upstream-ca FILE"
-	case f.Reason == cassettes.ERealTLS:
+	case f.Reason == outcome.ERealTLS:
 		advice = "first check the service's certificate (name, expiry) or the client certificate (real.client_cert)"
-	case f.Reason == cassettes.ERealDNS || f.Reason == cassettes.ERealUnreachable:
+	case f.Reason == outcome.ERealDNS || f.Reason == outcome.ERealUnreachable:
 		advice = "first check the network, real.base_url and HTTPS_PROXY"
-	case f.Reason == cassettes.ERateLimit || f.Reason == cassettes.EProvider5xx:
+	case f.Reason == outcome.ERateLimit || f.Reason == outcome.EProvider5xx:
 		advice = "run it again once the service has recovered"
-	case f.Reason == cassettes.ERealUpgrade:
+	case f.Reason == outcome.ERealUpgrade:
 		advice = "first check the WebSocket URL, the credentials it needs, and that the service speaks WebSocket there"
 	}
 	return advice
@@ -130,7 +130,7 @@ func (f Failure) Advice() string {
 // never recorded: what the client got is not a session to replay.
 func Upgrade(status, why string) Failure {
 	if why != "" {
-		return Failure{cassettes.ERealUpgrade, "WebSocket upgrade: " + why}
+		return Failure{outcome.ERealUpgrade, "WebSocket upgrade: " + why}
 	}
-	return Failure{cassettes.ERealUpgrade, "WebSocket upgrade refused: " + status}
+	return Failure{outcome.ERealUpgrade, "WebSocket upgrade refused: " + status}
 }

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestClassifyTransport: the one classification of failures to reach a
@@ -34,28 +34,28 @@ func TestClassifyTransport(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		err    error
-		reason cassettes.Reason
+		reason outcome.Reason
 		class  string
 	}{
-		{"refused", refused, cassettes.ERealUnreachable, "connection refused"},
-		{"untrusted", untrusted, cassettes.ERealTLS, "unknown authority"},
-		{"mismatch", mismatch, cassettes.ERealTLS, "host name"},
-		{"expired", fmt.Errorf("get: %w", x509.CertificateInvalidError{Reason: x509.Expired}), cassettes.ERealTLS, "expired"},
-		{"dns", &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "api.invalid", IsNotFound: true}}, cassettes.ERealDNS, "DNS"},
-		{"reset", &net.OpError{Op: "read", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, cassettes.ERealReset, "reset"},
-		{"cut short", fmt.Errorf("reading body: %w", io.ErrUnexpectedEOF), cassettes.ERealReset, "reset"},
-		{"timeout", fmt.Errorf("get: %w", context.DeadlineExceeded), cassettes.ETimeout, "timed out"},
-		{"unknown", errors.New("something else"), cassettes.ERealUnreachable, "could not be reached"},
+		{"refused", refused, outcome.ERealUnreachable, "connection refused"},
+		{"untrusted", untrusted, outcome.ERealTLS, "unknown authority"},
+		{"mismatch", mismatch, outcome.ERealTLS, "host name"},
+		{"expired", fmt.Errorf("get: %w", x509.CertificateInvalidError{Reason: x509.Expired}), outcome.ERealTLS, "expired"},
+		{"dns", &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "api.invalid", IsNotFound: true}}, outcome.ERealDNS, "DNS"},
+		{"reset", &net.OpError{Op: "read", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, outcome.ERealReset, "reset"},
+		{"cut short", fmt.Errorf("reading body: %w", io.ErrUnexpectedEOF), outcome.ERealReset, "reset"},
+		{"timeout", fmt.Errorf("get: %w", context.DeadlineExceeded), outcome.ETimeout, "timed out"},
+		{"unknown", errors.New("something else"), outcome.ERealUnreachable, "could not be reached"},
 	} {
 		f := ClassifyTransport(tc.err)
-		if f.Reason != tc.reason || !strings.Contains(f.Class, tc.class) || f.Reason.Exit() != cassettes.ExitInfra {
+		if f.Reason != tc.reason || !strings.Contains(f.Class, tc.class) || f.Reason.Exit() != outcome.ExitInfra {
 			t.Errorf("%s: %v → %+v, want %s (%s), exit 3", tc.name, tc.err, f, tc.reason, tc.class)
 		}
 	}
 	// Every 5xx fails a recording (specs/002), not only the ones the retry
 	// policy retries (specs/000).
-	for code, want := range map[int]cassettes.Reason{429: cassettes.ERateLimit, 408: cassettes.ETimeout, 500: cassettes.EProvider5xx, 503: cassettes.EProvider5xx, 529: cassettes.EProvider5xx,
-		501: cassettes.EProvider5xx, 505: cassettes.EProvider5xx, 507: cassettes.EProvider5xx, 599: cassettes.EProvider5xx} {
+	for code, want := range map[int]outcome.Reason{429: outcome.ERateLimit, 408: outcome.ETimeout, 500: outcome.EProvider5xx, 503: outcome.EProvider5xx, 529: outcome.EProvider5xx,
+		501: outcome.EProvider5xx, 505: outcome.EProvider5xx, 507: outcome.EProvider5xx, 599: outcome.EProvider5xx} {
 		if f, ok := ClassifyStatus(code); !ok || f.Reason != want {
 			t.Errorf("status %d → %+v %v, want %s", code, f, ok, want)
 		}
@@ -68,7 +68,7 @@ func TestClassifyTransport(t *testing.T) {
 			t.Errorf("status %d is the service's answer, not a failure", code)
 		}
 	}
-	if a := (Failure{Reason: cassettes.ERealTLS, Class: "TLS: certificate signed by an unknown authority"}).Advice(); !strings.Contains(a, "real.ca_file") {
+	if a := (Failure{Reason: outcome.ERealTLS, Class: "TLS: certificate signed by an unknown authority"}).Advice(); !strings.Contains(a, "real.ca_file") {
 		t.Errorf("advice %q", a)
 	}
 }

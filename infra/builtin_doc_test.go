@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestBuiltinsDocumented holds docs/concepts/adapters.md's table of built-in fault
@@ -17,7 +17,7 @@ import (
 // pattern, exit code, class or tool added here and not there (or the other
 // way round) fails. On a mismatch it prints the table to paste.
 func TestBuiltinsDocumented(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "concepts", "adapters.md"))
+	data, err := os.ReadFile(filepath.Join("..", "docs", "concepts", "adapters.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,5 +170,5 @@ func row(cells ...string) string {
 // exitGroup is a run of exit codes of one class.
 type exitGroup struct {
 	codes  []string
-	reason cassettes.Reason
+	reason outcome.Reason
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestBuiltinFaultsOfRealTools runs the real tools (curl, git, gh, docker)
@@ -62,24 +63,24 @@ func TestBuiltinFaultsOfRealTools(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		argv []string
-		want cassettes.Reason // "" when the run is the service's answer
+		want outcome.Reason // "" when the run is the service's answer
 	}{
-		{"curl refused", []string{"curl", "-sS", "https://" + refused + "/pets"}, cassettes.ERealUnreachable},
-		{"curl dns", []string{"curl", "-sS", "https://" + unresolvable + "/pets"}, cassettes.ERealDNS},
-		{"curl untrusted", []string{"curl", "-sS", s501.URL + "/pets"}, cassettes.ERealTLS},
-		{"curl 501", []string{"curl", "-sS", "--fail", "--cacert", ca, s501.URL + "/pets"}, cassettes.EProvider5xx},
+		{"curl refused", []string{"curl", "-sS", "https://" + refused + "/pets"}, outcome.ERealUnreachable},
+		{"curl dns", []string{"curl", "-sS", "https://" + unresolvable + "/pets"}, outcome.ERealDNS},
+		{"curl untrusted", []string{"curl", "-sS", s501.URL + "/pets"}, outcome.ERealTLS},
+		{"curl 501", []string{"curl", "-sS", "--fail", "--cacert", ca, s501.URL + "/pets"}, outcome.EProvider5xx},
 		{"curl 404", []string{"curl", "-sS", "--fail", "--cacert", ca, s404.URL + "/pets"}, ""},
-		{"git refused", []string{"git", "ls-remote", "https://" + refused + "/r.git"}, cassettes.ERealUnreachable},
-		{"git dns", []string{"git", "ls-remote", "https://" + unresolvable + "/r.git"}, cassettes.ERealDNS},
-		{"git untrusted", []string{"git", "ls-remote", s501.URL + "/r.git"}, cassettes.ERealTLS},
-		{"git 501", []string{"git", "-c", "http.sslCAInfo=" + ca, "ls-remote", s501.URL + "/r.git"}, cassettes.EProvider5xx},
+		{"git refused", []string{"git", "ls-remote", "https://" + refused + "/r.git"}, outcome.ERealUnreachable},
+		{"git dns", []string{"git", "ls-remote", "https://" + unresolvable + "/r.git"}, outcome.ERealDNS},
+		{"git untrusted", []string{"git", "ls-remote", s501.URL + "/r.git"}, outcome.ERealTLS},
+		{"git 501", []string{"git", "-c", "http.sslCAInfo=" + ca, "ls-remote", s501.URL + "/r.git"}, outcome.EProvider5xx},
 		{"git 404", []string{"git", "-c", "http.sslCAInfo=" + ca, "ls-remote", s404.URL + "/r.git"}, ""},
 		{"git no repository", []string{"git", "-C", dir, "log"}, ""},
-		{"gh dns", []string{"gh", "api", "--hostname", unresolvable, "/pets"}, cassettes.ERealUnreachable}, // gh says only "error connecting to"
-		{"docker refused", []string{"docker", "-H", "tcp://" + refused, "ps"}, cassettes.ERealUnreachable},
-		{"docker dns", []string{"docker", "-H", "tcp://" + unresolvable + ":2376", "ps"}, cassettes.ERealDNS},
-		{"docker untrusted", []string{"docker", "--tlsverify", "--tlscacert", filepath.Join(dir, "other.pem"), "-H", "tcp://" + host(s501), "ps"}, cassettes.ERealTLS},
-		{"docker 501", []string{"docker", "--tlsverify", "--tlscacert", ca, "-H", "tcp://" + host(s501empty), "ps"}, cassettes.EProvider5xx},
+		{"gh dns", []string{"gh", "api", "--hostname", unresolvable, "/pets"}, outcome.ERealUnreachable}, // gh says only "error connecting to"
+		{"docker refused", []string{"docker", "-H", "tcp://" + refused, "ps"}, outcome.ERealUnreachable},
+		{"docker dns", []string{"docker", "-H", "tcp://" + unresolvable + ":2376", "ps"}, outcome.ERealDNS},
+		{"docker untrusted", []string{"docker", "--tlsverify", "--tlscacert", filepath.Join(dir, "other.pem"), "-H", "tcp://" + host(s501), "ps"}, outcome.ERealTLS},
+		{"docker 501", []string{"docker", "--tlsverify", "--tlscacert", ca, "-H", "tcp://" + host(s501empty), "ps"}, outcome.EProvider5xx},
 		{"docker 404", []string{"docker", "--tlsverify", "--tlscacert", ca, "-H", "tcp://" + host(s404), "inspect", "nosuch"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,7 +95,7 @@ func TestBuiltinFaultsOfRealTools(t *testing.T) {
 				t.Errorf("exit %d, stderr %q: matched %+v, but it is the service's answer", exit, stderr, got)
 			case tc.want != "" && (!ok || got.Reason != tc.want):
 				t.Errorf("exit %d, stderr %q: %+v %v, want %s", exit, stderr, got, ok, tc.want)
-			case ok && got.Reason.Exit() != cassettes.ExitInfra:
+			case ok && got.Reason.Exit() != outcome.ExitInfra:
 				t.Errorf("%s is not infrastructure", got.Reason)
 			}
 		})
@@ -127,10 +128,10 @@ func TestNotLoggedIn(t *testing.T) {
 	if !f.LoggedOut(1, []byte("error: please sign in first")) || f.LoggedOut(0, []byte("please sign in")) {
 		t.Errorf("declared not_logged_in")
 	}
-	if r, ok := f.Match(69, nil); !ok || r.Reason != cassettes.ERealUnreachable {
+	if r, ok := f.Match(69, nil); !ok || r.Reason != outcome.ERealUnreachable {
 		t.Errorf("declared exit code: %+v %v", r, ok)
 	}
-	if r, ok := f.Match(1, []byte("backend down: i/o timeout")); !ok || r.Reason != cassettes.ETimeout {
+	if r, ok := f.Match(1, []byte("backend down: i/o timeout")); !ok || r.Reason != outcome.ETimeout {
 		t.Errorf("declared pattern, classified by its text: %+v %v", r, ok)
 	}
 	if f.Strict {

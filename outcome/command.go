@@ -1,4 +1,4 @@
-package cassettes
+package outcome
 
 import "strings"
 
@@ -40,18 +40,3 @@ func Quote(word string) string {
 func notPlain(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/.-_=:,@+%", r))
 }
-
-// withConfig is words, then `--config PATH` unless path is the default
-// config file: a printed command names the config the user named.
-func withConfig(path string, words ...string) string {
-	if path != "" && path != ConfigFile {
-		words = append(words, "--config", path)
-	}
-	return Command(words...)
-}
-
-// validateStep is `cassette validate` for the config at path.
-func validateStep(path string) string { return withConfig(path, "cassette", "validate") }
-
-// initStep is `cassette init` for a config at path.
-func initStep(path string) string { return withConfig(path, "cassette", "init") }

@@ -1,102 +1,11 @@
-package report
+package verdict
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
-
-// Run is everything the report contracts say about one run of one command.
-// The command that ran (verify, refresh, record) fills it; the report package
-// only reads it. The zero value of every optional field is a sensible default.
-type Run struct {
-	// Tool identifies the cassette build that ran.
-	Tool Tool `json:"tool"`
-	// Command is "verify", "refresh" or "record".
-	Command string `json:"command"`
-	// Mode is the command's mode as the user chose it (e.g. "replay",
-	// "record", "passthrough"); informational.
-	Mode string `json:"mode,omitempty"`
-	// VerifyMode is "enabled" unless the run was made with its checks turned
-	// off (e.g. --no-verify), then "disabled" (specs/002 §3.2). Empty means
-	// "enabled".
-	VerifyMode string `json:"verify_mode,omitempty"`
-	// Suite names the suite: the project directory's name, e.g. "shop".
-	Suite string `json:"suite"`
-	// ConfigPath is the path of cassette.yaml as the user gave it; it is the
-	// synthetic SARIF location of results that have no file of their own.
-	ConfigPath string `json:"config_path,omitempty"`
-	// ConfigBytes is the normalized configuration; suite_sha256 is its
-	// SHA-256 (nil hashes as the empty byte sequence).
-	ConfigBytes []byte `json:"config_bytes,omitempty"`
-	// Inventory is the cassette set the run used; inventory_sha256 and
-	// bundle_digest are computed from it (see [InventoryDigest]).
-	Inventory []InventoryItem `json:"inventory,omitempty"`
-	// Started and Finished bound the run (volatile: omitted in golden mode).
-	Started  time.Time `json:"started"`
-	Finished time.Time `json:"finished"`
-	// Seeds are the run's seeds; nil ones are written as null.
-	Seeds Seeds `json:"seeds"`
-	// Shard is "i/n" when the run was one shard of a matrix (informational).
-	Shard string `json:"shard,omitempty"`
-	// Cases are the cases run, in any order: reports sort them by adapter,
-	// then scenario.
-	Cases []Case `json:"cases,omitempty"`
-	// Err is a run-level error (missing config, fake unavailable, …). Its
-	// reason decides the run's exit code and its next step is the run's.
-	Err *cassettes.Error `json:"-"`
-	// NextStep overrides the derived next step of a failing run.
-	NextStep string `json:"next_step,omitempty"`
-	// ReplayCommand is the command that replays the whole suite; empty means
-	// "cassette verify". A case's targeted replay appends
-	// " --case <adapter>/<scenario>".
-	ReplayCommand string `json:"replay_command,omitempty"`
-	// TraceID correlates every record of the structured log and is the
-	// run's correlation_id; empty means one derived from the inputs, the
-	// start time and the shard (in golden mode always from the inputs only,
-	// so that golden logs are stable).
-	TraceID string `json:"trace_id,omitempty"`
-	// CICorrelationID links the shards of one CI run (optional).
-	CICorrelationID string `json:"ci_correlation_id,omitempty"`
-	// History is refresh's drift history by adapter (report.html draws it).
-	History []AdapterHistory `json:"history,omitempty"`
-	// Coverage is what a run of `cassette coverage` found (coverage.go).
-	Coverage *Coverage `json:"coverage,omitempty"`
-
-	// payloadsRedacted: redactPayloads made this run (its payloads are
-	// decoded and redacted already).
-	payloadsRedacted bool
-}
-
-// Tool identifies the cassette build that produced a report.
-type Tool struct {
-	Name    string `json:"name"`          // "cassette"
-	Version string `json:"version"`       // e.g. "0.3.0"
-	SHA     string `json:"sha,omitempty"` // VCS revision of the build
-	URI     string `json:"uri,omitempty"` // information URI (SARIF)
-}
-
-// InventoryItem is one cassette file of the set a run used.
-type InventoryItem struct {
-	Path   string `json:"path"`   // slash-separated, relative to the project
-	SHA256 string `json:"sha256"` // lowercase hex of the file's bytes
-	Bytes  int64  `json:"bytes"`
-}
-
-// NewInventoryItem describes the file at path with the given content.
-func NewInventoryItem(path string, data []byte) InventoryItem {
-	sum := sha256.Sum256(data)
-	return InventoryItem{Path: path, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(data))}
-}
-
-// Seeds are the run's seeds (specs/002 §3.3.1); nil means unknown.
-type Seeds struct {
-	Order *uint64 `json:"order,omitempty"`
-	Judge *uint64 `json:"judge,omitempty"`
-}
 
 // Status is the outcome of one case.
 type Status string
@@ -113,16 +22,16 @@ const (
 
 // Case is the result of one cassette: one scenario of one adapter.
 type Case struct {
-	Adapter      string           `json:"adapter"`
-	Scenario     string           `json:"scenario"`
-	CassettePath string           `json:"cassette_path,omitempty"` // slash-separated
-	Status       Status           `json:"status"`
-	Reason       cassettes.Reason `json:"reason,omitempty"` // why it failed; empty for a drift means E_CONTRACT_DRIFT
-	Message      string           `json:"message,omitempty"`
-	NextStep     string           `json:"next_step,omitempty"`
-	Drifts       []Drift          `json:"drifts,omitempty"`
-	Duration     time.Duration    `json:"duration,omitempty"`
-	Digest       *FailureDigest   `json:"digest,omitempty"` // nil: derived for failed cases
+	Adapter      string         `json:"adapter"`
+	Scenario     string         `json:"scenario"`
+	CassettePath string         `json:"cassette_path,omitempty"` // slash-separated
+	Status       Status         `json:"status"`
+	Reason       outcome.Reason `json:"reason,omitempty"` // why it failed; empty for a drift means E_CONTRACT_DRIFT
+	Message      string         `json:"message,omitempty"`
+	NextStep     string         `json:"next_step,omitempty"`
+	Drifts       []Drift        `json:"drifts,omitempty"`
+	Duration     time.Duration  `json:"duration,omitempty"`
+	Digest       *FailureDigest `json:"digest,omitempty"` // nil: derived for failed cases
 	// Actions are what the case did against the side under test (the fake,
 	// or the real service in a refresh), with that side's outputs
 	// normalized as they were compared.
@@ -151,9 +60,9 @@ type Case struct {
 
 // Retry is one failed attempt of a quarantined case that was run again.
 type Retry struct {
-	Status  Status           `json:"status"` // fail or error
-	Reason  cassettes.Reason `json:"reason,omitempty"`
-	Message string           `json:"message,omitempty"`
+	Status  Status         `json:"status"` // fail or error
+	Reason  outcome.Reason `json:"reason,omitempty"`
+	Message string         `json:"message,omitempty"`
 	// DelayMS is the wait before the next attempt, in milliseconds.
 	DelayMS int64 `json:"delay_ms"`
 }
@@ -235,3 +144,46 @@ type QuarantineInfo struct {
 
 // ID is the case's identity: "<adapter>/<scenario>".
 func (c *Case) ID() string { return c.Adapter + "/" + c.Scenario }
+
+// FailureDigest is the triage summary of a failed case (specs/000).
+type FailureDigest struct {
+	RootCauseClass        string `json:"root_cause_class"` // one of report.RootCauseClasses
+	FirstFailingAssertion string `json:"first_failing_assertion"`
+	ReplaySuite           string `json:"suite_replay_command,omitempty"`
+	ReplayCase            string `json:"targeted_test_replay_command,omitempty"`
+}
+
+// Quarantined reports whether the case is under a quarantine that has not
+// expired at time now.
+func (c *Case) Quarantined(now time.Time) bool {
+	if c.Quarantine == nil {
+		return false
+	}
+	if c.Quarantine.Expired {
+		return false
+	}
+	return c.Quarantine.Expires.IsZero() || !now.After(c.Quarantine.Expires)
+}
+
+// Failed reports whether the case failed: a drift (fail) or an error.
+func (c *Case) Failed() bool { return c.Status == StatusFail || c.Status == StatusError }
+
+// ReasonAt is the case's reason code when it failed.
+func (c *Case) ReasonAt(now time.Time) outcome.Reason {
+	if !c.Failed() {
+		return ""
+	}
+	if c.Quarantine != nil && !c.Quarantined(now) {
+		return outcome.EQuarantineExpired
+	}
+	if c.Reason != "" {
+		return c.Reason
+	}
+	if c.Status == StatusFail {
+		return outcome.EContractDrift
+	}
+	return outcome.ETestFailed
+}
+
+// Blocking reports whether the case's failure fails the run.
+func (c *Case) Blocking(now time.Time) bool { return c.Failed() && !c.Quarantined(now) }

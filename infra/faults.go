@@ -6,6 +6,7 @@ import (
 	"regexp"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // A CLI's own network failures: a tool that reaches its service past the
@@ -19,7 +20,7 @@ type Signature struct {
 	ExitCode int            // 0 when the signature is a pattern
 	Stderr   *regexp.Regexp // nil when the signature is an exit code
 	// Reason is the failure's class; "" reads it from stderr (ClassifyText).
-	Reason cassettes.Reason
+	Reason outcome.Reason
 }
 
 // CLIFaults are the fault signatures of one adapter's real command: the
@@ -116,36 +117,36 @@ func (f CLIFaults) LoggedOut(exit int, stderr []byte) bool {
 }
 
 // texts name each class in a few words.
-var texts = map[cassettes.Reason]string{
-	cassettes.ERealDNS:         "the host name does not resolve",
-	cassettes.ERealTLS:         "TLS failed",
-	cassettes.ERealUnreachable: "no connection",
-	cassettes.ERealReset:       "the connection was cut",
-	cassettes.ETimeout:         "timed out",
-	cassettes.EProvider5xx:     "the service answered 5xx",
-	cassettes.ERateLimit:       "rate limited",
+var texts = map[outcome.Reason]string{
+	outcome.ERealDNS:         "the host name does not resolve",
+	outcome.ERealTLS:         "TLS failed",
+	outcome.ERealUnreachable: "no connection",
+	outcome.ERealReset:       "the connection was cut",
+	outcome.ETimeout:         "timed out",
+	outcome.EProvider5xx:     "the service answered 5xx",
+	outcome.ERateLimit:       "rate limited",
 }
 
 // ClassifyText reads a failure's class from what a tool printed: the words
 // network libraries use for each (Go's, libcurl's, OpenSSL's, GnuTLS's,
 // Node's). Unknown text is E_REAL_UNREACHABLE.
-func ClassifyText(s string) cassettes.Reason {
+func ClassifyText(s string) outcome.Reason {
 	for _, c := range textClasses {
 		if c.re.MatchString(s) {
 			return c.reason
 		}
 	}
-	return cassettes.ERealUnreachable
+	return outcome.ERealUnreachable
 }
 
 var textClasses = []struct {
 	re     *regexp.Regexp
-	reason cassettes.Reason
+	reason outcome.Reason
 }{
-	{regexp.MustCompile(`(?i)could not resolve|no such host|name or service not known|unable to look ?up|temporary failure in name resolution|getaddrinfo|ENOTFOUND|EAI_AGAIN|server misbehaving`), cassettes.ERealDNS},
-	{regexp.MustCompile(`(?i)x509:|tls:|certificate|\bSSL\b|ssl_|gnutls|handshake`), cassettes.ERealTLS},
-	{regexp.MustCompile(`(?i)timed? ?out|deadline exceeded|ETIMEDOUT`), cassettes.ETimeout},
-	{regexp.MustCompile(`(?i)connection reset|reset by peer|ECONNRESET|broken pipe|unexpected EOF|early EOF|empty reply`), cassettes.ERealReset},
-	{regexp.MustCompile(`(?i)\b(?:HTTP|error|status|returned|API Error:?)[ :]*5\d\d\b|\b5\d\d (?:Internal Server Error|Not Implemented|Bad Gateway|Service Unavailable|Gateway Timeout|HTTP Version Not Supported)|overloaded_error`), cassettes.EProvider5xx},
-	{regexp.MustCompile(`(?i)\b(?:HTTP|error|status|returned|API Error:?)[ :]*429\b|rate.?limit`), cassettes.ERateLimit},
+	{regexp.MustCompile(`(?i)could not resolve|no such host|name or service not known|unable to look ?up|temporary failure in name resolution|getaddrinfo|ENOTFOUND|EAI_AGAIN|server misbehaving`), outcome.ERealDNS},
+	{regexp.MustCompile(`(?i)x509:|tls:|certificate|\bSSL\b|ssl_|gnutls|handshake`), outcome.ERealTLS},
+	{regexp.MustCompile(`(?i)timed? ?out|deadline exceeded|ETIMEDOUT`), outcome.ETimeout},
+	{regexp.MustCompile(`(?i)connection reset|reset by peer|ECONNRESET|broken pipe|unexpected EOF|early EOF|empty reply`), outcome.ERealReset},
+	{regexp.MustCompile(`(?i)\b(?:HTTP|error|status|returned|API Error:?)[ :]*5\d\d\b|\b5\d\d (?:Internal Server Error|Not Implemented|Bad Gateway|Service Unavailable|Gateway Timeout|HTTP Version Not Supported)|overloaded_error`), outcome.EProvider5xx},
+	{regexp.MustCompile(`(?i)\b(?:HTTP|error|status|returned|API Error:?)[ :]*429\b|rate.?limit`), outcome.ERateLimit},
 }

@@ -1,0 +1,98 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ForgetNormalizers removes every normalizer from the example's copy: each
+// adapter's `normalizers:` and the project's definitions in cassette.yaml,
+// and each cassette's own list, as a new project that wrote none would
+// have them. It returns how many each adapter listed.
+func (e *Example) ForgetNormalizers() map[string]int {
+	e.t.Helper()
+	n := map[string]int{}
+	cfg := e.Path("cassette.yaml")
+	e.editYAML(cfg, func(root *yaml.Node) {
+		drop(root, "normalizers")
+		if ads := get(root, "adapters"); ads != nil {
+			for i := 0; i+1 < len(ads.Content); i += 2 {
+				if l := get(ads.Content[i+1], "normalizers"); l != nil {
+					n[ads.Content[i].Value] = len(l.Content)
+				}
+				drop(ads.Content[i+1], "normalizers")
+			}
+		}
+	})
+	err := filepath.WalkDir(e.Path("cassettes"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".yaml") {
+			e.editYAML(p, func(root *yaml.Node) { drop(root, "normalizers") })
+		}
+		return err
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+func (e *Example) editYAML(path string, edit func(*yaml.Node)) {
+	e.t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(ReadFile(e.t, path)), &doc); err != nil || len(doc.Content) == 0 {
+		e.t.Fatalf("%s: %v", path, err)
+	}
+	edit(doc.Content[0])
+	var out strings.Builder
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		e.t.Fatal(err)
+	}
+	WriteFile(e.t, path, out.String())
+}
+
+func get(m *yaml.Node, k string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == k {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func drop(m *yaml.Node, k string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == k {
+			m.Content = append(m.Content[:i], m.Content[i+2:]...)
+			return
+		}
+	}
+}
+
+// LearnApply runs `cassette learn --adapter A --apply` (with args) in the
+// example, which must succeed, and checks that the adapter's learned list
+// has no more normalizers than the hand one plus one (issue 39's bound).
+// It returns what learn printed.
+func (e *Example) LearnApply(cassette, adapter string, hand int, args ...string) string {
+	e.t.Helper()
+	out, errOut := e.MustBoth(nil, cassette, append([]string{"learn", "--adapter", adapter, "--apply"}, args...)...)
+	var cfg struct {
+		Adapters map[string]struct {
+			Normalizers []string `yaml:"normalizers"`
+		} `yaml:"adapters"`
+	}
+	if !strings.Contains(out, "+++ cassette.yaml (learned)") {
+		e.t.Errorf("learn printed no patch of cassette.yaml:\n%s\n%s", out, errOut)
+	}
+	ReadYAML(e.t, e.Path("cassette.yaml"), &cfg)
+	learned := cfg.Adapters[adapter].Normalizers
+	e.t.Logf("learned %v (hand-written: %d)\n%s", learned, hand, out)
+	if len(learned) == 0 || len(learned) > hand+1 {
+		e.t.Errorf("learned %v; want 1 to %d normalizers (the hand-written %d, plus one)\n%s\n%s", learned, hand+1, hand, out, errOut)
+	}
+	return out
+}

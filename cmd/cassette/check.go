@@ -32,8 +32,8 @@ fake's responses). check normalizes both sides with the project's rules
 and answers each line with a JSON line: pass or drift, with verify's drift
 text, classes and file:line. One process serves a whole batch; answers are
 flushed as soon as stdin has nothing more buffered, so a runner can also
-wait for each answer. The last line is a summary. See the README, "Verify
-from your test runner", for the fields.
+wait for each answer. The last line is a summary. See
+docs/reference/harness-protocol.md for the fields.
 
 With --report-dir, the checked cases are written as verify writes them
 (junit.xml, sarif.json, summary.json, report.jsonl, log.jsonl, ...).

@@ -142,7 +142,7 @@ func colorWanted(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	_, err := unix.IoctlGetTermios(int(f.Fd()), getTermios)
 	return err == nil
 }
 
@@ -201,6 +201,7 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 	}
 	root.AddCommand(newImportCmd(stdio, g), newExportCmd(stdio, g)) // they set their own group
 	root.AddCommand(newObserveCmd(stdio, g), newCoverageCmd(stdio, g))
+	root.AddCommand(newGendocsCmd(stdio, g)) // hidden: the docs site's generated pages
 	for _, c := range root.Commands() {
 		if jsonCommands[c.Name()] { // only where it changes the output: --help offers nothing it ignores
 			c.Flags().BoolVar(&g.json, "json", false, "write machine-readable JSON to stdout")

@@ -92,7 +92,7 @@ func speccheckCmd(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		probs = speccheck.StepSummary(ts.MkAbs(args[1]), prior.Size(), ts.MkAbs(args[3]))
 	default:
-		opts := speccheck.Options{Shared: sharedDir(), Root: ts.MkAbs("."), README: "../../README.md"}
+		opts := speccheck.Options{Shared: sharedDir(), Root: ts.MkAbs("."), README: "../../docs/reference/exit-codes.md"}
 		for len(args) > 1 {
 			switch args[0] {
 			case "-live":

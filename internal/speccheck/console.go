@@ -21,8 +21,7 @@ var (
 // one line"); the process exit code equal to summary.json's exit_code
 // (§4); and on a non-zero exit exactly one line giving summary.json's
 // next_step as a command (§7: "next: CMD" or "next step: CMD") and exactly
-// one "error[REASON]:" line, on stderr, with its reason_code (README.md,
-// Exit codes); on exit 0 no error line.
+// one "error[REASON]:" line, on stderr, with its reason_code (docs/reference/exit-codes.md); on exit 0 no error line.
 func Console(dir string, exit int, stdout, stderr string) []string {
 	c := &checker{dir: dir}
 	const f = "console"

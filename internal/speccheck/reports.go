@@ -27,7 +27,8 @@ type Options struct {
 	Live bool
 	// Secrets are credential values that must appear in no file.
 	Secrets []string
-	// README is the project's README.md: the reason codes it documents
+	// README is the page that documents the reason codes
+	// (docs/reference/exit-codes.md): the reason codes it documents
 	// (Exit codes) extend the registry of specs/002 §5, and it declares the
 	// root_cause_class taxonomy. Required.
 	README string
@@ -147,12 +148,12 @@ func (c *checker) goldenPaths() {
 // registry reads the documented registry from Options.README.
 func (c *checker) registry() bool {
 	if c.opts.README == "" {
-		c.bad("002 §5", "README.md", "Options.README is empty: the documented reason codes cannot be read")
+		c.bad("002 §5", "docs/reference/exit-codes.md", "Options.README is empty: the documented reason codes cannot be read")
 		return false
 	}
 	reg, err := ReadRegistry(c.opts.README)
 	if err != nil {
-		c.bad("002 §5", "README.md", "%v", err)
+		c.bad("002 §5", "docs/reference/exit-codes.md", "%v", err)
 		return false
 	}
 	c.reg = reg

@@ -57,7 +57,7 @@ func edit(t *testing.T, path, old, new string) {
 // TestCheckersReject: each checker finds a broken rule of its spec.
 func TestCheckersReject(t *testing.T) {
 	dir, _ := write(t)
-	if probs := speccheck.Reports(dir, speccheck.Options{README: "../../README.md"}); len(probs) > 0 {
+	if probs := speccheck.Reports(dir, speccheck.Options{README: "../../docs/reference/exit-codes.md"}); len(probs) > 0 {
 		t.Fatalf("the reports as written: %s", speccheck.Describe(probs))
 	}
 	tests := []struct {
@@ -75,7 +75,7 @@ func TestCheckersReject(t *testing.T) {
 		{"log.jsonl", `"schema":"cassette.test.log.v2"`, `"schema":"cassette.test.log.v1"`, "not a v2 test log schema"},
 		{"log.jsonl", `"root_cause_class":"fake_unavailable"`, `"root_cause_class":"unknown"`, "root_cause_class unknown"},
 		{"run.json", `"order_seed": null,`, ``, "order_seed is missing"},
-		{"summary.json", `"reason_code": "E_FAKE_UNAVAILABLE"`, `"reason_code": "E_MADE_UP"`, "nor documented in README.md's Exit codes table"},
+		{"summary.json", `"reason_code": "E_FAKE_UNAVAILABLE"`, `"reason_code": "E_MADE_UP"`, "nor documented in docs/reference/exit-codes.md"},
 		{"junit.xml", `type="E_CONTRACT_DRIFT"`, `type="E_MADE_UP"`, "reason code E_MADE_UP is neither registered"},
 		{"log.jsonl", `"reason_code":"E_FAKE_UNAVAILABLE"`, `"reason_code":"E_MADE_UP"`, "reason code E_MADE_UP is neither registered"},
 		{"sarif.json", `"fullDescription"`, `"fullDescriptionX"`, "has no fullDescription.text"},
@@ -86,7 +86,7 @@ func TestCheckersReject(t *testing.T) {
 		t.Run(tc.file+"/"+tc.want, func(t *testing.T) {
 			dir, _ := write(t)
 			edit(t, filepath.Join(dir, tc.file), tc.old, tc.new)
-			probs := speccheck.Reports(dir, speccheck.Options{README: "../../README.md"})
+			probs := speccheck.Reports(dir, speccheck.Options{README: "../../docs/reference/exit-codes.md"})
 			if !strings.Contains(strings.Join(probs, "\n"), tc.want) {
 				t.Errorf("want a problem with %q, got %s", tc.want, speccheck.Describe(probs))
 			}
@@ -132,7 +132,7 @@ func TestLiveTelemetryIsPerCall(t *testing.T) {
 		}
 		return dir
 	}
-	opts := speccheck.Options{README: "../../README.md", Live: true}
+	opts := speccheck.Options{README: "../../docs/reference/exit-codes.md", Live: true}
 	if probs := speccheck.Reports(write(t), opts); len(probs) > 0 {
 		t.Fatalf("the reports as written: %s", speccheck.Describe(probs))
 	}
@@ -161,7 +161,7 @@ func TestLiveTelemetryIsPerCall(t *testing.T) {
 // README.md documents, each under its exit code, and the declared root
 // causes; a README that moves a code of the spec is refused.
 func TestReadRegistry(t *testing.T) {
-	reg, err := speccheck.ReadRegistry("../../README.md")
+	reg, err := speccheck.ReadRegistry("../../docs/reference/exit-codes.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,8 +57,8 @@ func (c *Config) Redaction() *redact.Rules {
 
 // Redact extends what recording redacts.
 type Redact struct {
-	// Names are added to the credential-shaped names (see the README,
-	// "Recording"): headers, query, form and multipart parameters and JSON
+	// Names are added to the credential-shaped names (see
+	// docs/concepts/adapters.md, "Recording"): headers, query, form and multipart parameters and JSON
 	// keys of these names are redacted like Authorization or client_secret.
 	Names []string `yaml:"names,omitempty" validate:"dive,required"`
 }
@@ -94,7 +94,7 @@ type Adapter struct {
 }
 
 // Coverage configures the call shapes of one adapter (package coverage
-// holds the rules; the README's "Coverage" section shows them).
+// holds the rules; docs/concepts/coverage.md shows them).
 type Coverage struct {
 	// Paths are URL path templates ("/repos/{owner}/{repo}"): in a path
 	// that starts with a template's segments, the segments under its

@@ -137,7 +137,7 @@ func parse(path string, data []byte, opts LoadOptions) (*Cassette, error) {
 // its interactions (split.go), else whole. A nil cassette means the file is
 // not one YAML mapping; the problems say why.
 func decodeCassette(path string, data []byte, shareHeaders bool) (*Cassette, []outcome.Problem) {
-	const expected = "a cassette: `version: 2` and `interactions:` (see README \"Cassette format\")"
+	const expected = "a cassette: `version: 2` and `interactions:` (see docs/concepts/cassettes.md)"
 	if len(data) >= splitBytes {
 		if s := findSection(data); s != nil {
 			c := &Cassette{Path: path}

@@ -85,10 +85,25 @@ func ParseConfig(path string, data []byte, opts ConfigOptions) (*Config, error) 
 		}
 	}
 	if len(probs) > 0 {
-		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: msg, Problems: probs, NextStep: next}
+		reason := outcome.ECfgParse
+		if onlyQuarantine(probs) { // specs/000's rules of a quarantine entry, and nothing else
+			reason, msg = outcome.EQuarantineInvalid, path+": a quarantine entry breaks the quarantine rules (every field set, a known category, at most 14 days)"
+		}
+		return nil, &outcome.Error{Reason: reason, Message: msg, Problems: probs, NextStep: next}
 	}
 	cfg.rules = redact.NewRules(cfg.Redact.Names)
 	return cfg, nil
+}
+
+// onlyQuarantine reports whether every problem is one of a quarantine
+// entry (a field under quarantine.<id> or quarantine[<id>]).
+func onlyQuarantine(probs []outcome.Problem) bool {
+	for _, p := range probs {
+		if !strings.HasPrefix(p.Field, "quarantine.") && !strings.HasPrefix(p.Field, "quarantine[") {
+			return false
+		}
+	}
+	return true
 }
 
 // configRules are the cross-field rules struct tags cannot say.

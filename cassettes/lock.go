@@ -163,7 +163,7 @@ func holders(f *os.File) []int {
 	}
 	defer locks.Close()
 	// 1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF
-	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)), st.Ino)
 	var out []int
 	sc := bufio.NewScanner(locks)
 	for sc.Scan() {

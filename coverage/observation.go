@@ -202,7 +202,7 @@ func readFile(path string) ([]Located, []outcome.Problem, error) {
 			o, field, msg := parseLine(line)
 			if msg != "" {
 				probs = append(probs, outcome.Problem{File: path, Line: n, Field: field, Message: msg,
-					Expected: `{"v":1,"adapter":"NAME","kind":"cli","call":{"argv":["git","status"]}} (README, "Coverage")`})
+					Expected: `{"v":1,"adapter":"NAME","kind":"cli","call":{"argv":["git","status"]}} (docs/concepts/coverage.md, "The observation format")`})
 				break
 			}
 			out = append(out, Located{Observation: o, File: path, Line: n})

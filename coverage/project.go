@@ -43,7 +43,7 @@ func AnalyzeProject(p *cassettes.Project, dir string, opts Options) (*Report, er
 	}
 	if len(probs) > 0 {
 		return nil, &outcome.Error{Reason: outcome.EObservationInvalid, Problems: probs,
-			Message:  fmt.Sprintf("%d lines of %s are not observations of format %d (README, \"The observation format\"): observe again, or mend their writer", len(probs), dir, FormatVersion),
+			Message:  fmt.Sprintf("%d lines of %s are not observations of format %d (docs/concepts/coverage.md, \"The observation format\"): observe again, or mend their writer", len(probs), dir, FormatVersion),
 			NextStep: next}
 	}
 	if len(obs) == 0 {

@@ -11,31 +11,31 @@ import (
 )
 
 // readmeBlock returns the first fenced block of lang after heading in the
-// project README.
+// coverage page of the docs (docs/concepts/coverage.md).
 func readmeBlock(t *testing.T, heading, lang string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "docs", "concepts", "coverage.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(data)
 	i := strings.Index(s, heading)
 	if i < 0 {
-		t.Fatalf("README.md has no %q", heading)
+		t.Fatalf("docs/concepts/coverage.md has no %q", heading)
 	}
 	s = s[i:]
 	start := strings.Index(s, "```"+lang+"\n")
 	if start < 0 {
-		t.Fatalf("README.md has no %s block after %q", lang, heading)
+		t.Fatalf("docs/concepts/coverage.md has no %s block after %q", lang, heading)
 	}
 	s = s[start+len("```"+lang+"\n"):]
 	end := strings.Index(s, "```")
 	return s[:end]
 }
 
-// TestReadmePythonWriter runs the README's Python example as it is printed
-// and reads what it wrote: the format a stranger writes from the README is
-// the format coverage reads.
+// TestReadmePythonWriter runs the Python example of the docs
+// (docs/concepts/coverage.md) as it is printed and reads what it wrote:
+// the format a stranger writes from the docs is the format coverage reads.
 func TestReadmePythonWriter(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -44,7 +44,7 @@ func TestReadmePythonWriter(t *testing.T) {
 		}
 		t.Skip("python3 is not installed")
 	}
-	code := readmeBlock(t, "### The observation format", "python")
+	code := readmeBlock(t, "## The observation format", "python")
 	dir := t.TempDir()
 	script := filepath.Join(dir, "observe.py")
 	if err := os.WriteFile(script, []byte(code), 0o644); err != nil {
@@ -63,6 +63,6 @@ func TestReadmePythonWriter(t *testing.T) {
 	o := obs[0]
 	r := rulesFor(t, cassettes.Coverage{})
 	if o.Adapter != "git" || o.Kind != cassettes.KindCLI || o.Test != "test_last_commits" || o.Source != "python" || r.Of(o.Observation) != "git log --oneline -n" {
-		t.Errorf("the README's example wrote %+v (shape %q)", o, r.Of(o.Observation))
+		t.Errorf("the docs' example wrote %+v (shape %q)", o, r.Of(o.Observation))
 	}
 }

@@ -181,7 +181,7 @@ type Summary struct {
 	Quarantined int    `json:"quarantined"` // failures a quarantine entry covers
 	Problems    int    `json:"problems"`    // lines answered with "error"
 	ExitCode    int    `json:"exit_code"`
-	Reason      string `json:"reason,omitempty"`
+	Reason      string `json:"reason"`            // summary.json's reason_code: "" when the run passed
 	Reports     string `json:"reports,omitempty"` // the report directory, when one was written
 }
 

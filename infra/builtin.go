@@ -9,7 +9,7 @@ import (
 // The built-in fault signatures of the tools cassette was made for, read
 // from what each prints when its service cannot be reached (curl's exit
 // codes are its documented ones; the texts are the tools' own, as the
-// tests run them). The README's table lists them, as TestBuiltinsDocumented
+// tests run them). docs/concepts/adapters.md's table lists them, as TestBuiltinsDocumented
 // renders them from here.
 
 type builtin struct {

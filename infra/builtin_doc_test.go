@@ -11,21 +11,21 @@ import (
 	"github.com/cassette-dev/cassette/outcome"
 )
 
-// TestBuiltinsDocumented holds README.md's table of built-in fault
+// TestBuiltinsDocumented holds docs/concepts/adapters.md's table of built-in fault
 // signatures ("A CLI's own failures: fault signatures") to builtins: the
 // table is the one builtinTable renders from the code, row for row, so a
 // pattern, exit code, class or tool added here and not there (or the other
 // way round) fails. On a mismatch it prints the table to paste.
 func TestBuiltinsDocumented(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "docs", "concepts", "adapters.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	const heading = "#### A CLI's own failures: fault signatures\n"
+	const heading = "### A CLI's own failures: fault signatures\n"
 	s := string(data)
 	i := strings.Index(s, heading)
 	if i < 0 {
-		t.Fatalf("README.md has no %q", strings.TrimSpace(heading))
+		t.Fatalf("docs/concepts/adapters.md has no %q", strings.TrimSpace(heading))
 	}
 	s = s[i+len(heading):]
 	if end := strings.Index(s, "\n#"); end >= 0 {
@@ -33,7 +33,7 @@ func TestBuiltinsDocumented(t *testing.T) {
 	}
 	start := strings.Index(s, "\n| tool |")
 	if start < 0 {
-		t.Fatalf("README.md's %q has no table starting with \"| tool |\"", strings.TrimSpace(heading))
+		t.Fatalf("docs/concepts/adapters.md's %q has no table starting with \"| tool |\"", strings.TrimSpace(heading))
 	}
 	var got []string
 	for _, line := range strings.Split(s[start+1:], "\n") {
@@ -53,14 +53,14 @@ func TestBuiltinsDocumented(t *testing.T) {
 				w = want[k]
 			}
 			if g != w {
-				t.Errorf("README.md's table, line %d:\n  README: %s\n  code:   %s", k+1, g, w)
+				t.Errorf("docs/concepts/adapters.md's table, line %d:\n  doc:  %s\n  code:   %s", k+1, g, w)
 			}
 		}
-		t.Logf("the table the code has (paste it into README.md):\n%s", strings.Join(want, "\n"))
+		t.Logf("the table the code has (paste it into docs/concepts/adapters.md):\n%s", strings.Join(want, "\n"))
 	}
 }
 
-// builtinTable renders builtins as README.md's markdown table: one row per
+// builtinTable renders builtins as docs/concepts/adapters.md's markdown table: one row per
 // set, named by the programs that use it; exit codes and stderr patterns
 // in the code's order, each with its class; a pattern's alternatives (its
 // top-level |) one by one, as RE2 has them.

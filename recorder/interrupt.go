@@ -56,6 +56,18 @@ func (i *Interrupts) Context(ctx context.Context) (context.Context, context.Canc
 	return ctx, cancel
 }
 
+// CatchContext is ctx (Background when nil) cancelled at the first
+// SIGINT or SIGTERM, with the interrupts that say which (Signal); stop
+// gives the signals back to their default.
+func CatchContext(ctx context.Context) (_ context.Context, _ *Interrupts, stop func()) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ints := CatchInterrupts()
+	ctx, cancel := ints.Context(ctx)
+	return ctx, ints, func() { cancel(); ints.Release() }
+}
+
 // Signal is the signal that cancelled the context, nil when none did.
 func (i *Interrupts) Signal() os.Signal {
 	i.mu.Lock()

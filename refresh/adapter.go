@@ -75,6 +75,9 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 		return ar
 	}
 	r.countDrift(st)
+	if ctx.Err() != nil { // interrupted: nothing is published after the signal
+		return ar
+	}
 	if err := r.publish(ctx, drifting); err != nil {
 		r.unpublished(drifting, err)
 		return ar
@@ -287,6 +290,19 @@ func (r *adapterRun) outcome(cr *CaseResult) {
 		cr.Message += "; refresh PR: " + ar.PR.Ref() + "; review and merge it"
 		cr.NextStep = outcome.Command("git", "fetch", r.shown, ar.Branch)
 	}
+	if r.opts.DryRun { // the branch was never pushed: the next step is the refresh that pushes it
+		cr.NextStep = r.realRun()
+	}
+}
+
+// realRun is the refresh of this adapter that pushes and opens what a dry
+// run only showed.
+func (r *adapterRun) realRun() string {
+	words := []string{"cassette", "refresh", "--once", "--adapter", r.res.Name}
+	if p := r.opts.Config.Path; p != "" && p != cassettes.ConfigFile {
+		words = append(words, "--config", p)
+	}
+	return outcome.Command(words...)
 }
 
 // compare diffs the re-recorded cassette (got) against the committed one

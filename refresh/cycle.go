@@ -150,7 +150,28 @@ func Cycle(ctx context.Context, now time.Time, opts Options) *Result {
 	if err := c.run(ctx); err != nil {
 		c.res.Err = outcome.AsError(err)
 	}
+	if ctx.Err() != nil { // SIGINT or SIGTERM: whatever failed after it failed of it
+		c.res.Err = c.interrupted()
+	}
 	return c.res
+}
+
+// interrupted is the error of a cycle stopped by a signal: it publishes
+// nothing after the signal (no push, PR, issue or state), and says what
+// it had published before.
+func (c *cycle) interrupted() *outcome.Error {
+	var pushed []string
+	for _, ar := range c.res.Adapters {
+		if ar.Branch != "" && !c.opts.DryRun {
+			pushed = append(pushed, ar.Branch)
+		}
+	}
+	done := "nothing was pushed, opened or saved: the remote is as it was"
+	if len(pushed) > 0 {
+		done = "nothing more was pushed, opened or saved after the signal (pushed before it: " + strings.Join(pushed, ", ") + ")"
+	}
+	return &outcome.Error{Reason: outcome.EInterrupted, NextStep: c.again(),
+		Message: "interrupted: the refresh cycle stopped before it finished; " + done + "; run the same command again"}
 }
 
 // again is this cycle's own command line (--once, a dry run's flags, its
@@ -217,6 +238,9 @@ func (c *cycle) run(ctx context.Context) error {
 		if len(o.Adapters) > 0 && !slices.Contains(o.Adapters, name) {
 			continue
 		}
+		if ctx.Err() != nil { // interrupted: no adapter after the signal
+			return nil
+		}
 		var olds []*cassettes.Cassette
 		for _, k := range list {
 			if k.Adapter == name {
@@ -232,6 +256,9 @@ func (c *cycle) run(ctx context.Context) error {
 		// about the real services, so the remote is left exactly as it was
 		// (no state push) and a scheduled run catches this cycle up.
 		c.logf("no cassette could be re-recorded: state not saved, %s left as it was", c.shown)
+		return nil
+	}
+	if ctx.Err() != nil { // interrupted: the state is not saved
 		return nil
 	}
 	c.state.LastRun = c.now

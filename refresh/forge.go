@@ -144,10 +144,24 @@ func (f *GitForge) OpenPR(ctx context.Context, adapter string) (*PR, error) {
 
 // PublishPR implements Forge: nothing to call; the PR is the branch.
 func (f *GitForge) PublishPR(_ context.Context, req PRRequest) (*PR, error) {
-	return &PR{Branch: req.Branch, Title: req.Title, Body: req.Body}, nil
+	return &PR{Branch: req.Branch, Title: req.Title, Body: req.Body + labelsLine(req.Labels)}, nil
+}
+
+// labelsLine says in the text the labels a git forge cannot set
+// (cassette-escalated among them): whoever opens the PR from the text
+// sets them.
+func labelsLine(labels []string) string {
+	if len(labels) == 0 {
+		return ""
+	}
+	codes := make([]string, len(labels))
+	for i, l := range labels {
+		codes[i] = mdCode(l)
+	}
+	return "\nLabels: " + strings.Join(codes, ", ") + "\n"
 }
 
 // PublishIssue implements Forge: nothing to call; the report holds it.
 func (f *GitForge) PublishIssue(_ context.Context, req IssueRequest) (*Issue, error) {
-	return &Issue{Title: req.Title, Body: req.Body}, nil
+	return &Issue{Title: req.Title, Body: req.Body + labelsLine(req.Labels)}, nil
 }

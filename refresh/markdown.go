@@ -1,7 +1,6 @@
 package refresh
 
 import (
-	"html"
 	"strings"
 
 	"github.com/cassette-dev/cassette/outcome"
@@ -18,7 +17,7 @@ import (
 //     mentions and links are not rendered, each span's fence one backtick
 //     longer than the longest run in it;
 //   - a diff goes in a fenced block sized the same way (mdFence);
-//   - a message is prose (mdText): HTML escaped, Markdown's punctuation
+//   - a message is prose (mdText): '&', '<' and '>' as entities, Markdown's punctuation
 //     backslash-escaped, and a zero-width space after '@' and '#' and in
 //     "://" and "www." so that no mention, issue reference or autolink is
 //     made of it;
@@ -33,7 +32,7 @@ const zwsp = "\u200b"
 // mdText is s as one line of Markdown prose that renders as s, and as
 // nothing else.
 func mdText(s string) string {
-	s = html.EscapeString(outcome.Printable(s))
+	s = htmlEscaper.Replace(outcome.Printable(s))
 	s = mdEscaper.Replace(s)
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -49,6 +48,11 @@ func mdText(s string) string {
 	}
 	return b.String()
 }
+
+// htmlEscaper escapes what starts HTML or an entity, and nothing else: a
+// quote is text in Markdown prose, and its entity (&#34;) would take a
+// zero-width space after its '#' and show as itself.
+var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 var mdEscaper = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "(", `\(`, ")", `\)`,

@@ -122,6 +122,21 @@ func liveActions(cr *CaseResult, live *recorder.LiveRecord) []verdict.Action {
 // dir/<adapter>.pr.md and dir/<adapter>.issue.md: for a forge without an
 // API they are the only place the PR exists.
 func (r *Result) WriteProposals(dir string) error {
+	// An earlier cycle's texts are not this cycle's: none is left behind.
+	keep := map[string]bool{}
+	for _, ar := range r.Adapters {
+		keep[ar.Name+".pr.md"], keep[ar.Name+".issue.md"] = ar.PR != nil, ar.Issue != nil
+	}
+	for _, pattern := range []string{"*.pr.md", "*.issue.md"} {
+		old, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, p := range old {
+			if !keep[filepath.Base(p)] {
+				if err := os.Remove(p); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	for _, ar := range r.Adapters {
 		if ar.PR != nil {
 			if err := cassettes.WriteFileAtomic(filepath.Join(dir, ar.Name+".pr.md"), []byte(proposal(ar.PR.Title, ar.PR.Ref(), ar.PR.Body)), 0o644); err != nil {
@@ -166,6 +181,8 @@ func (r *Result) Print(w io.Writer) {
 				why = "refused or failed; never a drift"
 			}
 			fmt.Fprintf(w, "  %s: not refreshed: %d of %d cassette(s) could not be re-recorded (%s)\n", ar.Name, ar.failed(), len(ar.Cases), why)
+		case ar.skipped() == len(ar.Cases) && len(ar.Cases) > 0:
+			fmt.Fprintf(w, "  %s: not checked: every cassette (%d) was skipped, none re-recorded\n", ar.Name, len(ar.Cases))
 		default:
 			fmt.Fprintf(w, "  %s: no drift\n", ar.Name)
 		}
@@ -185,12 +202,8 @@ func (r *Result) Print(w io.Writer) {
 			fmt.Fprintf(w, "    escalated to %s after %d drifting cycles\n", ownersText(ar.Owners), ar.Consecutive)
 		}
 	}
-	if r.Err != nil {
-		fmt.Fprintf(w, "error[%s]: %s\n", r.Err.Reason, outcome.Printable(firstLine(r.Err.Error())))
-		for _, p := range r.Err.Problems {
-			fmt.Fprintf(w, "  %s\n", outcome.PrintableBlock(p.String(), "    "))
-		}
-	}
+	// r.Err, the cycle's own error, is the command's ending's to print:
+	// one error[…] line, on stderr, with its problems and the next step.
 }
 
 func suite(cfg *cassettes.Config) string {
@@ -211,6 +224,18 @@ func (ar *AdapterResult) refused() bool {
 		}
 	}
 	return false
+}
+
+// skipped counts the adapter's cassettes that were not re-recorded by
+// choice (no credentials, mutating, a dry run's safe subset).
+func (ar *AdapterResult) skipped() int {
+	n := 0
+	for _, cr := range ar.Cases {
+		if cr.Status == verdict.StatusSkipped {
+			n++
+		}
+	}
+	return n
 }
 
 func (ar *AdapterResult) failed() int {

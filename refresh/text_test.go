@@ -130,3 +130,29 @@ func TestIssueBodyEscapesAndQuotes(t *testing.T) {
 		t.Error("running the replay block ran a command the name held")
 	}
 }
+
+// TestPRTextRendersAsWritten: a drift message with quotes, an ampersand,
+// angle brackets, a mention and an issue reference renders, as CommonMark
+// with GitHub's extensions, as the message itself: no entity shown as
+// text (the &#34; with a zero-width space inside it that quotes once
+// became), no stray character; only zero-width spaces are added.
+func TestPRTextRendersAsWritten(t *testing.T) {
+	msg := `body drift at $.name: "Rex" became 'Max' & <b>x</b> for @admin in #12`
+	old := &cassettes.Cassette{Adapter: "petstore", Scenario: "get-pet"}
+	cr := &CaseResult{Old: old, Drifts: []verdict.Drift{{Class: "body", Field: "$.name", Message: msg, Diff: "-a\n+b\n"}}}
+	md := PRBody(PRText{Date: "2026-11-30", Adapter: "petstore", Branch: "cassette-refresh/petstore/2026-11-30", Base: "main", Drifting: []*CaseResult{cr}})
+	out := render(t, md)
+	if strings.Contains(out, "&amp;#") || strings.Contains(out, "&#\u200b") {
+		t.Errorf("an entity renders as text:\n%s", out)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "<code>$.name</code>") {
+			line = l
+		}
+	}
+	text := strings.ReplaceAll(html.UnescapeString(tagRe.ReplaceAllString(line, "")), "\u200b", "")
+	if want := "body $.name: " + msg; text != want {
+		t.Errorf("the drift line renders as\n%q, want\n%q\n(markdown:\n%s)", text, want, md)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/verdict"
 )
 
@@ -76,15 +77,42 @@ func localPath(p string) string {
 // finding nothing is left on disk. The bundle is built in a temporary
 // directory and renamed into place.
 func WriteBundle(root string, run *Run, files BundleFiles) (string, error) {
+	dir, err := buildBundle(root, run, files)
+	if err != nil {
+		removeEmpty(root, run.Suite) // never an empty bundle folder
+		if e, ok := err.(*outcome.Error); ok && e.Reason == outcome.ESecretLeak {
+			cp := *e
+			cp.Message = fmt.Sprintf("refusing to write the bundle: %d credential(s) found by the secret scan; no bundle was written (redact the value at its source: declare its variable under credentials: in cassette.yaml)", len(e.Problems))
+			err = &cp
+		}
+	}
+	return dir, err
+}
+
+// removeEmpty removes the folders a failed WriteBundle made, root/<suite>
+// and root, when they hold nothing (a folder that holds anything stays).
+func removeEmpty(root, suite string) {
+	if os.Remove(filepath.Join(root, bundleSuite(suite))) == nil {
+		_ = os.Remove(root)
+	}
+}
+
+// bundleSuite is the folder name of a suite's bundles.
+func bundleSuite(suite string) string {
+	suite = unsafeName.ReplaceAllString(suite, "_")
+	if suite == "" || suite == "." || suite == ".." {
+		return "cassette"
+	}
+	return suite
+}
+
+func buildBundle(root string, run *Run, files BundleFiles) (string, error) {
 	opts := files.Options
 	started := run.Started
 	if started.IsZero() {
 		started = opts.now()
 	}
-	suite := unsafeName.ReplaceAllString(run.Suite, "_")
-	if suite == "" || suite == "." || suite == ".." {
-		suite = "cassette"
-	}
+	suite := bundleSuite(run.Suite)
 	stamp := started.UTC().Format(bundleTimeLayout)
 	parent := filepath.Join(root, suite)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -402,8 +430,9 @@ func (b *bundleBuilder) logs(logs []File) []indexEntry {
 		for n := 2; b.out[p] != nil; n++ {
 			p = "logs/" + strings.TrimSuffix(name, ".log") + fmt.Sprintf("_%d", n) + filepath.Ext(name)
 		}
-		b.out[p] = f.Data
-		index = append(index, indexEntry{Path: p, Bytes: int64(len(f.Data)), SHA256: sha256Hex(f.Data)})
+		data := scrubbedLog(f.Data, b.opts.Declared) // as the reports' own copy is (scrubLogs)
+		b.out[p] = data
+		index = append(index, indexEntry{Path: p, Bytes: int64(len(data)), SHA256: sha256Hex(data)})
 	}
 	sort.Slice(index, func(i, j int) bool { return index[i].Path < index[j].Path })
 	return index

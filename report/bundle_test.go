@@ -56,22 +56,45 @@ func TestWriteBundleIsValid(t *testing.T) {
 	}
 }
 
+// TestWriteBundleRefusesLeaks: a file the bundle copies as it is (a
+// cassette) that holds a key of a known format stops the bundle, and
+// nothing is left of it: no file, no empty folder; the error says that no
+// bundle was written (the reports are not its to speak for).
 func TestWriteBundleRefusesLeaks(t *testing.T) {
-	root := t.TempDir()
-	_, err := WriteBundle(root, passingRun(), BundleFiles{Logs: []File{{Path: "fake.log", Data: []byte("auth: ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c")}}})
+	root := filepath.Join(t.TempDir(), "bundles")
+	_, err := WriteBundle(root, passingRun(), BundleFiles{Cassettes: []File{{Path: "cassettes/x/y.yaml", Data: []byte("auth: ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c")}}})
 	var ce *outcome.Error
 	if !errors.As(err, &ce) || ce.Reason != outcome.ESecretLeak {
 		t.Fatalf("err = %v, want E_SECRET_LEAK", err)
 	}
-	var left []string
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if !d.IsDir() {
-			left = append(left, p)
-		}
-		return nil
-	})
-	if len(left) > 0 {
-		t.Errorf("files left after a leak: %v", left)
+	if strings.Contains(ce.Message, "nothing was written") || !strings.Contains(ce.Message, "no bundle was written") {
+		t.Errorf("the message must speak of the bundle only: %s", ce.Message)
+	}
+	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused bundle left its folder %s behind (%v)", root, err)
+	}
+}
+
+// TestWriteBundleRedactsLogsAsReports: a fake's log that holds a key of a
+// known format and a declared value is copied into the bundle redacted,
+// by the redaction the reports' own copy gets (scrubLogs), so the bundle
+// is written and the run keeps one exit code.
+func TestWriteBundleRedactsLogsAsReports(t *testing.T) {
+	log := []byte("auth: ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c\npassword hunter22\n")
+	dir, err := WriteBundle(t.TempDir(), passingRun(), BundleFiles{Logs: []File{{Path: "fake.log", Data: log}},
+		Options: Options{Declared: map[string]string{"SHOP_PASSWORD": "hunter22"}}})
+	if err != nil {
+		t.Fatalf("WriteBundle: %v", err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "logs", "fake.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := scrubbedLog(log, map[string]string{"SHOP_PASSWORD": "hunter22"}); !bytes.Equal(got, want) || bytes.Contains(got, []byte("ghp_")) || bytes.Contains(got, []byte("hunter22")) {
+		t.Errorf("the bundle's copy of the log = %q, want the reports' redaction %q", got, want)
+	}
+	if probs := validate(dir); len(probs) > 0 {
+		t.Errorf("ValidateBundle: %v", probs)
 	}
 }
 

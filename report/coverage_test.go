@@ -45,7 +45,7 @@ func TestCoverageSARIF(t *testing.T) {
 	log, _ := coverageRun().sarif(Options{})
 	run := log.Runs[0]
 	if run.AutomationDetails.ID != "cassette/coverage/" || len(run.Tool.Driver.Rules) != 1 || run.Tool.Driver.Rules[0].ID != RuleUncoveredCallShape ||
-		!strings.HasSuffix(run.Tool.Driver.Rules[0].HelpURI, "#coverage") {
+		!strings.HasSuffix(run.Tool.Driver.Rules[0].HelpURI, "/docs/concepts/coverage.md") {
 		t.Fatalf("automation %q, rules %+v", run.AutomationDetails.ID, run.Tool.Driver.Rules)
 	}
 	type want struct {

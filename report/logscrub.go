@@ -54,12 +54,22 @@ func scrubFile(path string, declared map[string]string) bool {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxLogBytes))
 	f.Close()
-	if err != nil || len(redact.Scan(data, declared)) == 0 {
+	if err != nil {
 		return false
 	}
-	red := redact.Redact(data, declared)
+	red := scrubbedLog(data, declared)
 	if bytes.Equal(red, data) {
 		return false
 	}
 	return cassettes.WriteFileAtomic(path, red, st.Mode().Perm()) == nil
+}
+
+// scrubbedLog is a log's text with every declared value and known key
+// format [REDACTED]: the one redaction of the logs the reports point at
+// and of their copies in a bundle (data itself when the scan finds none).
+func scrubbedLog(data []byte, declared map[string]string) []byte {
+	if len(redact.Scan(data, declared)) == 0 {
+		return data
+	}
+	return redact.Redact(data, declared)
 }

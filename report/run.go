@@ -50,6 +50,9 @@ type Run struct {
 	Err *outcome.Error `json:"-"`
 	// NextStep overrides the derived next step of a failing run.
 	NextStep string `json:"next_step,omitempty"`
+	// FailMessage overrides the derived one-line outcome of a failing run
+	// (coverage: which adapters fall short, and by how much).
+	FailMessage string `json:"fail_message,omitempty"`
 	// ReplayCommand is the command that replays the whole suite; empty means
 	// "cassette verify". A case's targeted replay appends
 	// " --case <adapter>/<scenario>".

@@ -287,17 +287,19 @@ func (b *sarifBuilder) ruleList() ([]sarifRule, map[string]int) {
 	return list, index
 }
 
-// helpURI is where a rule is explained: the README's Exit codes section
-// (reason codes) or Reports section (drift rules).
+// helpURI is where a rule is explained, in the docs site's pages as the
+// repository holds them: a reason code's section of the troubleshooting
+// page (generated from the registry, so every code has one), the drift
+// classes of the reports reference, or coverage.
 func helpURI(tool, ruleID string) string {
-	base := strings.TrimSuffix(cmpOr(tool, "https://github.com/cassette-dev/cassette"), "/")
+	base := strings.TrimSuffix(cmpOr(tool, "https://github.com/cassette-dev/cassette"), "/") + "/blob/main/docs/"
 	if strings.HasPrefix(ruleID, "drift/") {
-		return base + "#reports"
+		return base + "reference/reports.md"
 	}
 	if ruleID == RuleUncoveredCallShape {
-		return base + "#coverage"
+		return base + "concepts/coverage.md"
 	}
-	return base + "#exit-codes"
+	return base + "troubleshooting.md#" + strings.ToLower(ruleID)
 }
 
 // ruleFull is a rule's full description (GitHub shows it with the alert):

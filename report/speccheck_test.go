@@ -20,7 +20,7 @@ func TestSpecCheckers(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				dir := writeRun(t, tc.run(), Options{SARIFLimit: tc.limit, Golden: golden})
-				if probs := speccheck.Reports(dir, speccheck.Options{Shared: sharedSchema(".."), README: "../README.md"}); len(probs) > 0 {
+				if probs := speccheck.Reports(dir, speccheck.Options{Shared: sharedSchema(".."), README: "../docs/reference/exit-codes.md"}); len(probs) > 0 {
 					t.Error(speccheck.Describe(probs))
 				}
 			})
@@ -33,13 +33,13 @@ func TestSpecCheckers(t *testing.T) {
 // codes table) under its exit code, and has a declared root cause other
 // than unknown.
 func TestEveryReasonIsDocumented(t *testing.T) {
-	reg, err := speccheck.ReadRegistry("../README.md")
+	reg, err := speccheck.ReadRegistry("../docs/reference/exit-codes.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, rc := range outcome.Reasons() {
 		if exit, ok := reg.Exit[string(rc)]; !ok || exit != int(rc.Exit()) {
-			t.Errorf("%s (exit %d): README.md documents it under exit %d (listed: %v)", rc, rc.Exit(), exit, ok)
+			t.Errorf("%s (exit %d): docs/reference/exit-codes.md documents it under exit %d (listed: %v)", rc, rc.Exit(), exit, ok)
 		}
 		if rootCause(rc) == RootUnknown || !slices.Contains(reg.RootCauses, rootCause(rc)) {
 			t.Errorf("%s: root cause %q is unknown or undeclared", rc, rootCause(rc))

@@ -67,6 +67,9 @@ func (r *Run) Message() string {
 	if r.Err != nil {
 		return firstLine(r.Err.Message)
 	}
+	if r.FailMessage != "" && r.Exit() != outcome.ExitPass {
+		return r.FailMessage
+	}
 	c := r.Counts()
 	var failed []string
 	for _, cs := range r.sortedCases() {

@@ -70,12 +70,8 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 			fmt.Fprintf(c.W, "      fake log: %s\n", outcome.Printable(r.FakeLog))
 		}
 	}
-	if o.Err != nil {
-		fmt.Fprintf(c.W, "%s %s\n", c.paint("31;1", "error["+string(o.Err.Reason)+"]:"), outcome.Printable(o.Err.Message))
-		for _, p := range o.Err.Problems {
-			fmt.Fprintf(c.W, "  %s\n", outcome.PrintableBlock(p.String(), "    "))
-		}
-	}
+	// o.Err, the run's own error, is the run's ending's to print (one
+	// error[…] line, on stderr, with its problems and the next step).
 	c.writeModelled(run) // modelled.go
 	summary := fmt.Sprintf("%d passed, %d failed", pass, fail+errs)
 	if quar > 0 {
@@ -85,10 +81,6 @@ func (c Console) Write(o *Outcome, run *report.Run) {
 		summary += fmt.Sprintf(", %d skipped", skipped)
 	}
 	fmt.Fprintf(c.W, "\n%s in %s\n", summary, o.Finished.Sub(o.Started).Round(time.Millisecond))
-	_ = report.WriteSeeds(c.W, run)
-	if next := run.NextStepCommand(); next != "" {
-		fmt.Fprintf(c.W, "%s %s\n", c.paint("1", "next:"), outcome.Printable(strings.TrimPrefix(next, "Run: ")))
-	}
 }
 
 func indentBlock(s, pre string) string {

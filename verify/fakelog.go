@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cassette-dev/cassette/redact"
 )
 
 // A fake's stdout and stderr go to one pipe, which verify reads as the
@@ -114,10 +116,15 @@ func (o *fakeOutput) save(path string) error {
 	return os.WriteFile(path, o.bytes(), 0o644)
 }
 
+// lastLines is the last lines of a fake's output, for a message: keys of
+// a known format are [REDACTED] in it, as in the log's copy the reports
+// keep (a fake's log comes from an environment that may hold live
+// credentials), so that quoting the log never stops the reports.
 func lastLines(s string, lines int) string {
 	if s == "" {
 		return ""
 	}
+	s = redact.RedactString(s, nil)
 	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(ls) > lines {
 		ls = ls[len(ls)-lines:]

@@ -93,8 +93,14 @@ func TestVerifyModelledFake(t *testing.T) {
 			if pass := run.Exit() == outcome.ExitPass; pass != tc.pass {
 				t.Fatalf("exit %d, want pass %v:\n%s", run.Exit(), tc.pass, console.String())
 			}
-			if !strings.Contains(console.String(), tc.want) {
-				t.Fatalf("console lacks %q:\n%s", tc.want, console.String())
+			said := console.String() // and the run-level error, which the run's ending prints (cmd/cassette runend.go)
+			if o.Err != nil {
+				for _, p := range o.Err.Problems {
+					said += p.String() + "\n"
+				}
+			}
+			if !strings.Contains(said, tc.want) {
+				t.Fatalf("console and run error lack %q:\n%s", tc.want, said)
 			}
 			if tc.name != "modelled" {
 				return

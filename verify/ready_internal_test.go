@@ -124,3 +124,13 @@ func TestReadyBound(t *testing.T) {
 		t.Errorf("no fake.timeout: %v", b.Fake.Timeout)
 	}
 }
+
+// TestLogTailRedactsKnownKeys: the fake's last lines, quoted in a
+// run-level error, hold no key of a known format (the reports would then
+// refuse to be written, and the run end with two exit codes).
+func TestLogTailRedactsKnownKeys(t *testing.T) {
+	got := lastLines("starting\ntoken ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c\n", 15)
+	if strings.Contains(got, "ghp_") || !strings.Contains(got, "token [REDACTED]") {
+		t.Errorf("lastLines = %q", got)
+	}
+}

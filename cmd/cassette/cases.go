@@ -70,8 +70,8 @@ func newCasesCmd(stdio *IO, g *globals) *cobra.Command {
 		Long: `cases lists the cases verify would run, with what a test runner needs to
 drive an in-process fake with each: a CLI case's command, arguments, stdin,
 environment names and directory; an HTTP case's requests, in order. With
---json it prints the listing of the harness protocol (see the README,
-"Verify from your test runner"); the pytest and node:test bindings read it,
+--json it prints the listing of the harness protocol (see
+docs/reference/harness-protocol.md); the pytest and node:test bindings read it,
 then send what their fakes produced to 'cassette check'.
 
 Exit 0: listed; 2: a config or cassette error.`,

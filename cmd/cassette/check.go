@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/harness"
 	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/recorder"
 	"github.com/cassette-dev/cassette/report"
 )
 
@@ -28,8 +32,8 @@ fake's responses). check normalizes both sides with the project's rules
 and answers each line with a JSON line: pass or drift, with verify's drift
 text, classes and file:line. One process serves a whole batch; answers are
 flushed as soon as stdin has nothing more buffered, so a runner can also
-wait for each answer. The last line is a summary. See the README, "Verify
-from your test runner", for the fields.
+wait for each answer. The last line is a summary. See
+docs/reference/harness-protocol.md for the fields.
 
 With --report-dir, the checked cases are written as verify writes them
 (junit.xml, sarif.json, summary.json, report.jsonl, log.jsonl, ...).
@@ -40,7 +44,7 @@ with type "error"); 3: the reports could not be written.`,
 		Example: `  cassette cases --json --adapter git > cases.json
   my-runner cases.json | cassette check --report-dir .cassette/reports`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return checkRun(stdio, g, o, args)
+			return checkRun(cmd.Context(), stdio, g, o, args)
 		},
 	}
 	o.selectFlags.bind(cmd)
@@ -50,36 +54,91 @@ with type "error"); 3: the reports could not be written.`,
 	return cmd
 }
 
-func checkRun(stdio *IO, g *globals, o *checkOptions, paths []string) error {
+func checkRun(ctx context.Context, stdio *IO, g *globals, o *checkOptions, paths []string) error {
+	// stdout is the harness's answer stream: every human line goes to stderr
+	dest := reportDest{command: "check", reportDir: o.reportDir, golden: o.golden, errOut: true}
 	cases, opts, err := plannedCases(g, &o.selectFlags, "check", paths)
 	if err != nil {
-		return err
+		return errorReport(stdio, g, dest, outcome.AsError(err))
 	}
+	// Ctrl-C ends the input: the lines checked so far are judged and
+	// written, and the run ends E_INTERRUPTED (exit 3).
+	ctx, ints, stop := recorder.CatchContext(ctx)
+	defer stop()
 	k := &harness.Checker{Cases: cases, Options: opts, Now: time.Now}
-	done, err := k.Check(stdio.In, stdio.Out)
+	done, err := k.Check(interruptible(ctx, stdio.In), stdio.Out)
 	if err != nil {
-		return &outcome.Error{Reason: outcome.EIO, Message: "cassette check: " + err.Error() + " (check the harness's pipes)", Err: err,
-			NextStep: outcome.Command("cassette", "check", "--help")}
+		return errorReport(stdio, g, dest, &outcome.Error{Reason: outcome.EIO, Message: "cassette check: " + err.Error() + " (check the harness's pipes)", Err: err,
+			NextStep: outcome.Command("cassette", "check", "--help")})
 	}
 	run := done.Run(opts.Config, reportTool())
+	if sig := ints.Signal(); sig != nil {
+		run.Err = &outcome.Error{Reason: outcome.EInterrupted, NextStep: checkAgain(g, o, paths),
+			Message: fmt.Sprintf("interrupted (%s): the input ended at the signal; the %d lines checked before it are in the reports; run the harness again", sig, len(run.Cases))}
+	}
+	pub, werr := publishRun(stdio, false, dest, run, report.BundleFiles{Options: report.Options{Golden: o.golden, Declared: opts.Credentials}})
 	sum := harness.Summarize(done, run)
-	var werr *outcome.Error
-	if o.reportDir != "" {
-		if werr = outcome.AsError(report.Write(o.reportDir, run, report.Options{Golden: o.golden, Declared: opts.Credentials})); werr != nil {
-			// The harness still gets its summary, with the failure's class.
-			sum.ExitCode, sum.Reason = int(werr.Exit()), string(werr.Reason)
-		} else {
-			sum.Reports = o.reportDir
-		}
+	if werr != nil { // the harness still gets its summary, with the failure's class
+		e := outcome.AsError(werr)
+		sum.ExitCode, sum.Reason = int(e.Exit()), string(e.Reason)
+	} else if pub != nil {
+		sum.Reports = o.reportDir
 	}
 	if err := k.Write(stdio.Out, sum); err != nil { // through the redaction, as every answer
 		return err
 	}
-	switch {
-	case werr != nil:
+	if werr != nil {
 		return werr
-	case sum.ExitCode != 0:
-		return exitError(sum.ExitCode)
 	}
-	return nil
+	return runExit(stdio, run)
+}
+
+// checkAgain is the command that checks the same cases again (the
+// harness feeds it).
+func checkAgain(g *globals, o *checkOptions, paths []string) string {
+	args := []string{"cassette", "check"}
+	if o.reportDir != "" {
+		args = append(args, "--report-dir", o.reportDir)
+	}
+	return commandWithConfig(g.config, append(args, paths...)...)
+}
+
+// interruptible reads r until ctx is done, then ends as at EOF (a read
+// that r still blocks in is left to the process's end).
+func interruptible(ctx context.Context, r io.Reader) io.Reader {
+	return &ctxReader{ctx: ctx, r: r}
+}
+
+type ctxReader struct {
+	ctx     context.Context
+	r       io.Reader
+	pending chan readResult
+}
+
+type readResult struct {
+	data []byte
+	err  error
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, io.EOF
+	}
+	if c.pending == nil {
+		ch := make(chan readResult, 1)
+		buf := make([]byte, len(p))
+		go func() {
+			n, err := c.r.Read(buf)
+			ch <- readResult{buf[:n], err}
+		}()
+		c.pending = ch
+	}
+	select {
+	case res := <-c.pending:
+		c.pending = nil
+		n := copy(p, res.data) // len(p) is the same on every call bufio makes
+		return n, res.err
+	case <-c.ctx.Done():
+		return 0, io.EOF
+	}
 }

@@ -58,7 +58,13 @@ Actions a section of the job summary.`,
 			if cmd.Flags().Changed("min") {
 				min = &o.min
 			}
-			return coverageRun(stdio, g, o, min)
+			err := coverageRun(stdio, g, o, min)
+			if _, ok := err.(exitError); ok || err == nil {
+				return err
+			}
+			// A run that stopped before its analysis writes its reports
+			// too: CI never reads the previous run's coverage verdict.
+			return errorReport(stdio, g, o.dest(), outcome.AsError(err))
 		},
 	}
 	f := cmd.Flags()
@@ -69,6 +75,11 @@ Actions a section of the job summary.`,
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list the covered shapes and their cassettes too")
 	cmd.GroupID = "main"
 	return cmd
+}
+
+// dest is where coverage's reports go.
+func (o *coverageOptions) dest() reportDest {
+	return reportDest{command: "coverage", reportDir: o.reportDir, golden: o.golden, replay: "cassette coverage", jsonFile: report.FileCoverage}
 }
 
 func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error {
@@ -112,33 +123,20 @@ func coverageOutcome(stdio *IO, g *globals, o *coverageOptions, p *project, rep 
 		m.ConfigBytes = data
 	}
 	run := rep.Run(m)
-	pub, err := report.Publish(run, report.Options{Golden: o.golden, Declared: p.credentials()}, report.Destination{Dir: o.reportDir,
-		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
-		Links:       report.Links{ServerURL: os.Getenv("GITHUB_SERVER_URL"), Repository: os.Getenv("GITHUB_REPOSITORY"), SHA: os.Getenv("GITHUB_SHA")}})
-	if pub == nil {
-		return err
-	}
-	console := stdio.Out
-	if g.json {
-		console = stdio.Err // stdout carries coverage.json
-		_, _ = stdio.Out.Write(pub.Files[report.FileCoverage])
-	}
-	rep.WriteConsole(console, stdio.Color && !g.json, o.verbose)
-	fmt.Fprintf(console, "reports: %s\n", outcome.Printable(filepath.Join(o.reportDir, "{coverage.json,report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
-	if err != nil {
-		return err
-	}
-	if run.Exit() == outcome.ExitPass {
-		return nil
-	}
-	return uncoveredError(rep)
+	// the console's, summary.json's and the job summary's one outcome and next step
+	run.FailMessage, run.NextStep = coverageFailure(rep)
+	dest := o.dest()
+	rep.WriteConsole(dest.human(stdio, g.json), stdio.Color && !g.json, o.verbose)
+	return finishRun(stdio, g.json, dest, run, report.BundleFiles{Options: report.Options{Golden: o.golden, Declared: p.credentials()}})
 }
 
-// uncoveredError says what fails the run and gives the first record
-// command as the next step.
-func uncoveredError(rep *coverage.Report) error {
+// coverageFailure says what fails a coverage run (which adapters fall
+// short, and by how much) and its next step: the record command of the
+// first uncovered shape of the first failing adapter, in cassette.yaml's
+// order (the order the console lists them in). Both are "" for a run that
+// passes.
+func coverageFailure(rep *coverage.Report) (message, next string) {
 	var parts []string
-	next := ""
 	for _, a := range rep.Adapters {
 		un := a.Uncovered()
 		switch a.Status() {
@@ -153,7 +151,7 @@ func uncoveredError(rep *coverage.Report) error {
 			next = un[0].Record
 		}
 	}
-	return &outcome.Error{Reason: outcome.EUncoveredCall, Message: strings.Join(parts, "; "), NextStep: next}
+	return strings.Join(parts, "; "), next
 }
 
 // warnUnrecorded tells verify's user about adapters (of those selected)

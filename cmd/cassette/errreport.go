@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,55 +12,46 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/harness"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/report"
 	"github.com/cassette-dev/cassette/verify"
 )
 
-// reportDest is where a command that writes reports (verify, refresh,
-// report merge) puts them.
-type reportDest struct {
-	command   string // the run's command: "verify" or "refresh"
-	reportDir string // --report-dir, or merge's --out
-	bundleDir string // --bundle-dir; "" for none
-	golden    bool
-	replay    string // the suite's replay command; "" is "cassette verify"
-}
-
-// errorReport publishes the reports of a run that failed before any case
-// ran — a bad flag, a config error, a refused merge — as every run's are:
-// every report file with the error as the run's one failed test, the job
-// summary (GITHUB_STEP_SUMMARY) and, with --bundle-dir, a bundle; CI never
-// reads the previous run's verdict. It prints the Seeds line (specs/002
-// §3.3.1) and, with --json, summary.json on stdout, and returns the error
-// for Main to print and exit with.
+// errorReport ends a run that failed before any case ran — a bad flag, a
+// config error, a refused merge, an invalid observation, an interrupt — as
+// every run ends (finishRun): the Seeds line, every report file with the
+// error as the run's one failed test, the job summary and, with
+// --bundle-dir, a bundle; CI never reads the previous run's verdict (for
+// coverage, coverage.json too). With --json, stdout carries summary.json
+// (coverage.json). It prints the error and returns the exit.
 func errorReport(stdio *IO, g *globals, d reportDest, e *outcome.Error) error {
 	run := verify.ErrorReport(g.config, reportTool(), e, time.Now())
 	run.Command, run.ReplayCommand = d.command, d.replay
-	human := stdio.Out
-	if g.json {
-		human = stdio.Err // stdout carries summary.json
+	if d.command == "coverage" {
+		run.Coverage = &report.Coverage{Adapters: []report.CoverageAdapter{}}
 	}
-	_ = report.WriteSeeds(human, run)
 	bundle := report.BundleFiles{Options: report.Options{Golden: d.golden}}
 	if d.bundleDir != "" {
 		bundle.Env, bundle.Git = os.Environ(), verify.GitInfo(filepath.Dir(g.config))
 	}
-	pub, err := report.Publish(run, bundle.Options, report.Destination{Dir: d.reportDir, BundleRoot: d.bundleDir, Bundle: bundle,
-		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), Links: githubLinks()})
-	if err != nil {
+	if d.jsonFile == "" && !d.errOut {
+		d.jsonFile = report.FileSummary
+	}
+	if d.command == "check" { // the harness reads its answer stream to the end: the summary line says why it ended
+		enc := json.NewEncoder(stdio.Out)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(harness.Summarize(&harness.Checked{}, run))
+	}
+	err := finishRun(stdio, g.json, d, run, bundle)
+	if _, ok := err.(exitError); !ok && err != nil {
+		// the reports could not be written: the run's error stands, and the
+		// one that kept its reports from disk is a warning
 		fmt.Fprintf(stdio.Err, "warning: could not write the reports of this error: %s\n", outcome.Printable(err.Error()))
-	}
-	if pub == nil {
-		return e
-	}
-	printWritten(human, d.reportDir, pub)
-	if g.json { // stdout carries summary.json, as for a run that ran
-		stdio.Out.Write(pub.Files[report.FileSummary])
-		printError(stdio, &globals{}, e)
+		printError(stdio, g, e)
 		return exitError(e.Exit())
 	}
-	return e
+	return err
 }
 
 // githubLinks are the forge links of the job summary, from the variables
@@ -71,8 +63,10 @@ func githubLinks() report.Links {
 // usageReport writes the error report of a command line cobra refused (an
 // unknown flag, a bad flag value, a wrong argument count) when the command
 // is one that writes reports: its report flags are read from args as far
-// as they can be, ignoring the rest. It returns nil when it wrote nothing,
-// else what errorReport returns (an exitError once the error is printed).
+// as they can be, ignoring the rest (merge without --out writes none, and
+// prints its Seeds line all the same). It returns nil for a command that
+// writes no reports, else what errorReport returns (an exitError once the
+// error is printed).
 func usageReport(stdio *IO, root *cobra.Command, args []string, e *outcome.Error) error {
 	c, rest, err := root.Find(args)
 	if err != nil || c == nil {
@@ -91,6 +85,14 @@ func usageReport(stdio *IO, root *cobra.Command, args []string, e *outcome.Error
 		fs.StringVar(&d.reportDir, "report-dir", filepath.Join(".cassette", "reports"), "")
 		fs.StringVar(&d.bundleDir, "bundle-dir", "", "")
 		fs.BoolVar(&d.golden, "golden", false, "")
+	case root.Name() + " coverage":
+		d.command, d.jsonFile = c.Name(), report.FileCoverage
+		fs.StringVar(&d.reportDir, "report-dir", filepath.Join(".cassette", "reports", "coverage"), "")
+		fs.BoolVar(&d.golden, "golden", false, "")
+	case root.Name() + " check":
+		d.command, d.errOut = c.Name(), true
+		fs.StringVar(&d.reportDir, "report-dir", "", "")
+		fs.BoolVar(&d.golden, "golden", false, "")
 	case root.Name() + " report merge":
 		d.command = "verify" // the merged reports stand for a verify run
 		fs.StringVar(&d.reportDir, "out", "", "")
@@ -101,20 +103,5 @@ func usageReport(stdio *IO, root *cobra.Command, args []string, e *outcome.Error
 		d.replay = "cassette refresh --once --dry-run"
 	}
 	_ = fs.Parse(rest) // what could be read; a bad value leaves its default
-	if d.reportDir == "" {
-		printErrorSeeds(stdio, g, e) // merge without --out: nowhere to write, the Seeds line all the same
-		return nil
-	}
 	return errorReport(stdio, g, d, e)
-}
-
-// printErrorSeeds prints the Seeds line (specs/002 §3.3.1: on every run)
-// of a run that failed with e and has no directory to write its reports
-// to: `report merge` without --out.
-func printErrorSeeds(stdio *IO, g *globals, e *outcome.Error) {
-	human := stdio.Out
-	if g.json {
-		human = stdio.Err
-	}
-	_ = report.WriteSeeds(human, verify.ErrorReport(g.config, reportTool(), e, time.Now()))
 }

@@ -90,13 +90,8 @@ func importRun(ctx context.Context, stdio *IO, g *globals, o *importOptions, kin
 	if a, ok := p.adapter(opts.Adapter); ok {
 		opts.Credentials = recorder.Credentials(a.Real.Credentials, nil)
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ints := recorder.CatchInterrupts()
-	defer ints.Release()
-	ctx, cancel := ints.Context(ctx)
-	defer cancel()
+	ctx, _, stop := recorder.CatchContext(ctx)
+	defer stop()
 	res, err := importer.ImportContext(ctx, opts)
 	if res != nil {
 		for _, r := range res.Renamed {

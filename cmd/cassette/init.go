@@ -11,13 +11,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/gendocs"
 	"github.com/cassette-dev/cassette/outcome"
 )
 
 // initTemplate is the cassette.yaml that `cassette init` writes: valid as
 // written, every section present, comments saying what to change.
-const initTemplate = `# cassette.yaml: the adapters whose fakes cassette keeps honest.
-# Reference: README.md, section "Config". Check it with: cassette validate
+const initTemplate = `# yaml-language-server: $schema=` + gendocs.SchemaBase + `cassette.yaml.schema.json
+# cassette.yaml: the adapters whose fakes cassette keeps honest.
+# Reference: docs/reference/generated/config.md. Check it with: cassette validate
 version: 1
 adapters:
   # One adapter per external service. Rename "example" and point it at yours.

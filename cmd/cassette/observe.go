@@ -51,7 +51,7 @@ each call and runs the fake in the caller's directory.
 A call names its test with the CASSETTE_TEST variable (CLI) or the
 Cassette-Test header (HTTP), set by the test; otherwise a shim names the
 process that called it. In-process fakes observe themselves (Go:
-cassettetest.Observe; the format is in the README) into
+cassettetest.Observe; the format is in docs/concepts/coverage.md) into
 $CASSETTE_OBSERVE_DIR.
 
 Each observe run writes a run of its own, .cassette/observed/<time>-<pid>/,

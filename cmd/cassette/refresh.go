@@ -102,9 +102,10 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 	}
 	// A refresh that fails before a cycle writes its reports like one that
 	// ran: CI never reads the previous run's verdict.
+	dest := reportDest{command: "refresh", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden,
+		replay: "cassette refresh --once --dry-run", jsonFile: report.FileSummary}
 	fail := func(err error) error {
-		return errorReport(stdio, g, reportDest{command: "refresh", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden,
-			replay: "cassette refresh --once --dry-run"}, outcome.AsError(err))
+		return errorReport(stdio, g, dest, outcome.AsError(err))
 	}
 	if o.once && o.schedule != "" {
 		return fail(outcome.Errorf(outcome.EUsage, commandWithConfig(g.config, "cassette", "refresh", "--once"), "--once and --schedule exclude each other"))
@@ -129,25 +130,21 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 		}
 		opts.Log = stdio.Err
 		res := refresh.Cycle(ctx, now, opts)
-		human := stdio.Out
-		if g.json {
-			human = stdio.Err // stdout carries summary.json
-		}
-		res.Print(human)
+		res.Print(dest.human(stdio, g.json))
 		proposals := filepath.Join(o.reportDir, "refresh")
 		if err := res.WriteProposals(proposals); err != nil {
-			return err
+			return fail(err)
 		}
 		run := res.Report(p.cfg, reportTool(), proposals)
 		bundle := report.BundleFiles{Env: os.Environ(), Git: verify.GitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.secretForms()}}
-		_ = report.WriteSeeds(human, run)
-		_ = report.WriteNextStep(human, run)
-		if err := writeReports(stdio, o.reportDir, o.bundleDir, run, bundle, g.json); err != nil {
-			return err
-		}
-		return runExit(stdio, run)
+		return finishRun(stdio, g.json, dest, run, bundle)
 	}
 	if o.schedule == "" {
+		// Ctrl-C stops the cycle at its next step: it publishes nothing
+		// more and ends as every run does, E_INTERRUPTED (exit 3) in its
+		// reports.
+		ctx, _, stop := recorder.CatchContext(ctx)
+		defer stop()
 		return cycle(ctx, time.Now().In(loc))
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

@@ -37,8 +37,7 @@ prints its next step.`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			if out == "" {
 				e := outcome.Errorf(outcome.EUsage, outcome.Command(append([]string{"cassette", "report", "merge", "--out", "merged"}, dirs...)...), "--out is required")
-				printErrorSeeds(stdio, g, e) // no reports without --out, the Seeds line all the same
-				return e
+				return errorReport(stdio, g, reportDest{command: "verify"}, e) // no reports without --out, the Seeds line all the same
 			}
 			return reportMerge(stdio, g, out, dirs, mo)
 		},
@@ -71,20 +70,11 @@ func reportMerge(stdio *IO, g *globals, out string, dirs []string, mo report.Mer
 	if err != nil {
 		return refuse(err)
 	}
-	if _, err := report.Publish(m, opts, report.Destination{Dir: out, StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), Links: githubLinks()}); err != nil {
-		return err
-	}
 	fmt.Fprintf(stdio.Out, "merged %d shard report(s) into %s: %s\n", len(dirs), outcome.Printable(out), outcome.Printable(m.Message()))
 	if m.Shard != "" {
 		fmt.Fprintf(stdio.Out, "warning: shards %s: the merged reports cover only these shards\n", m.Shard)
 	}
-	if err := report.WriteSeeds(stdio.Out, m); err != nil {
-		return err
-	}
-	if err := report.WriteNextStep(stdio.Out, m); err != nil {
-		return err
-	}
-	return runExit(stdio, m) // error[REASON] and the next step on stderr, as verify ends
+	return finishRun(stdio, false, reportDest{command: "verify", reportDir: out}, m, report.BundleFiles{Options: opts})
 }
 
 func newBundleCmd(stdio *IO) *cobra.Command {

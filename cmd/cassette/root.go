@@ -14,6 +14,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/report"
 )
 
 // version is set at build time (-ldflags "-X main.version=...").
@@ -44,6 +45,7 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	root.SetOut(out)
 	root.SetErr(errw)
 	err := root.Execute()
+	seedsOnly(stdio, root, args) // record and import: the Seeds line of a run without reports
 	if err == nil {
 		return 0
 	}
@@ -62,6 +64,22 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	}
 	printError(stdio, g, ce)
 	return int(ce.Exit())
+}
+
+// seedsOnly prints the Seeds line (specs/002 §3.3.1: every run) of the
+// commands that write no reports but end a run of their own, record and
+// import, on stderr (record's stdout may be its command's), before the
+// error line when they fail. Their seeds are null: nothing is ordered or
+// judged at random. --help is no run.
+func seedsOnly(stdio *IO, root *cobra.Command, args []string) {
+	c, _, err := root.Find(args)
+	if err != nil || c == nil || c.Parent() != root || (c.Name() != "record" && c.Name() != "import") {
+		return
+	}
+	if h := c.Flags().Lookup("help"); h != nil && h.Changed {
+		return
+	}
+	_ = report.WriteSeeds(stdio.Err, &report.Run{})
 }
 
 // exitError is returned by a command that already printed its outcome and
@@ -124,7 +142,7 @@ func colorWanted(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	_, err := unix.IoctlGetTermios(int(f.Fd()), getTermios)
 	return err == nil
 }
 
@@ -183,6 +201,7 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 	}
 	root.AddCommand(newImportCmd(stdio, g), newExportCmd(stdio, g)) // they set their own group
 	root.AddCommand(newObserveCmd(stdio, g), newCoverageCmd(stdio, g))
+	root.AddCommand(newGendocsCmd(stdio, g)) // hidden: the docs site's generated pages
 	for _, c := range root.Commands() {
 		if jsonCommands[c.Name()] { // only where it changes the output: --help offers nothing it ignores
 			c.Flags().BoolVar(&g.json, "json", false, "write machine-readable JSON to stdout")

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -24,13 +26,15 @@ import (
 //	speccheck -console EXIT REPORT_DIR             the last command's console (stdout, stderr)
 //	                                               and exit code against its summary.json
 //	speccheck -same DIR_A DIR_B                    two golden runs wrote the same bytes
+//	speccheck -onejson                             the last command's stdout is one JSON value
+//	speccheck -coverage REPORT_DIR                 coverage.json against summary.json
 //	speccheck -stepsummary FILE PRIOR REPORT_DIR   the job summary FILE, which held PRIOR's
 //	                                               bytes before the command ran
 //
 // -live expects the live_record fields of a refresh run. SARIF locations
 // must be files of the script's work directory (the repository root).
 func speccheckCmd(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "usage: speccheck [-live] [-secret VALUE] DIR | -bundle DIR | -validate DIR | -console EXIT DIR | -same A B | -stepsummary FILE PRIOR DIR"
+	const usage = "usage: speccheck [-live] [-secret VALUE] DIR | -bundle DIR | -validate DIR | -console EXIT DIR | -same A B | -onejson | -coverage DIR | -stepsummary FILE PRIOR DIR"
 	if neg || len(args) == 0 {
 		ts.Fatalf(usage)
 	}
@@ -57,6 +61,22 @@ func speccheckCmd(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf(usage)
 		}
 		probs = speccheck.Console(ts.MkAbs(args[2]), exit, ts.ReadFile("stdout"), ts.ReadFile("stderr"))
+	case "-onejson": // the last command's stdout is exactly one JSON value
+		if len(args) != 1 {
+			ts.Fatalf(usage)
+		}
+		dec := json.NewDecoder(strings.NewReader(ts.ReadFile("stdout")))
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			probs = append(probs, "stdout is not JSON: "+err.Error())
+		} else if dec.More() {
+			probs = append(probs, "stdout holds more than one JSON value")
+		}
+	case "-coverage":
+		if len(args) != 2 {
+			ts.Fatalf(usage)
+		}
+		probs = speccheck.Coverage(ts.MkAbs(args[1]))
 	case "-same":
 		if len(args) != 3 {
 			ts.Fatalf(usage)
@@ -72,7 +92,7 @@ func speccheckCmd(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		probs = speccheck.StepSummary(ts.MkAbs(args[1]), prior.Size(), ts.MkAbs(args[3]))
 	default:
-		opts := speccheck.Options{Shared: sharedDir(), Root: ts.MkAbs("."), README: "../../README.md"}
+		opts := speccheck.Options{Shared: sharedDir(), Root: ts.MkAbs("."), README: "../../docs/reference/exit-codes.md"}
 		for len(args) > 1 {
 			switch args[0] {
 			case "-live":

@@ -47,7 +47,9 @@ func TestUsageErrorsAreTyped(t *testing.T) {
 		}
 		var out, errw bytes.Buffer
 		code := Main(tc.args, strings.NewReader(""), &out, &errw)
-		if code != 2 || !strings.HasPrefix(errw.String(), "error[E_USAGE]: ") || !strings.Contains(errw.String(), "next: "+tc.next+"\n") ||
+		// (record and import, runs without reports, print their Seeds line first)
+		stderr := strings.TrimPrefix(errw.String(), "Seeds: seed_version=1 order_seed=null judge_seed=null\n")
+		if code != 2 || !strings.HasPrefix(stderr, "error[E_USAGE]: ") || !strings.Contains(errw.String(), "next: "+tc.next+"\n") ||
 			!strings.Contains(errw.String(), tc.also) {
 			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 2, E_USAGE, %q and next: %s", name, code, errw.String(), tc.also, tc.next)
 		}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -84,7 +83,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if err != nil {
 		// Every failure, even before a case runs, rewrites summary.json: CI
 		// must never read the previous run's verdict.
-		return errorReport(stdio, g, reportDest{command: "verify", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden}, outcome.AsError(err))
+		return errorReport(stdio, g, o.dest(), outcome.AsError(err))
 	}
 	logDir := o.logDir
 	if logDir == "" {
@@ -109,10 +108,12 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	for _, line := range gates { // after verify's own lines, which count the in-process cases as skipped
 		fmt.Fprintln(console, line)
 	}
-	if err := writeReports(stdio, o.reportDir, o.bundleDir, run, verifyBundle(p, o, cases, ran), g.json); err != nil {
-		return err
-	}
-	return runExit(stdio, run)
+	return finishRun(stdio, g.json, o.dest(), run, verifyBundle(p, o, cases, ran))
+}
+
+// dest is where verify's reports go.
+func (o *verifyOptions) dest() reportDest {
+	return reportDest{command: "verify", reportDir: o.reportDir, bundleDir: o.bundleDir, golden: o.golden, jsonFile: report.FileSummary}
 }
 
 // selection is the cases the flags select, with the shard.
@@ -157,48 +158,6 @@ func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, ran *verify
 		ran.Bundle(&bundle, p.cfg.Dir, p.cfg.Order, cases)
 	}
 	return bundle
-}
-
-// runExit ends a verify or refresh run: a failing one prints
-// `error[REASON]: outcome` and its next step on stderr, like every other
-// failing command, and exits with the run's class.
-func runExit(stdio *IO, run *report.Run) error {
-	code := run.Exit()
-	if code == outcome.ExitPass {
-		return nil
-	}
-	errIO := &IO{Color: stdio.ErrColor}
-	fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "31;1", "error["+string(run.Reason())+"]:"), outcome.Printable(run.Message()))
-	if ns := run.NextStepCommand(); ns != "" {
-		fmt.Fprintf(stdio.Err, "%s %s\n", paint(errIO, "1", "next:"), outcome.Printable(strings.TrimPrefix(ns, "Run: ")))
-	}
-	return exitError(code)
-}
-
-// writeReports writes the report files (and the bundle) of a verify or
-// refresh run and says where; with --json, summary.json goes to stdout and
-// the human lines to stderr.
-func writeReports(stdio *IO, reportDir, bundleDir string, run *report.Run, bundle report.BundleFiles, asJSON bool) error {
-	pub, err := report.Publish(run, bundle.Options, report.Destination{Dir: reportDir, BundleRoot: bundleDir, Bundle: bundle,
-		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), Links: githubLinks()})
-	if pub == nil {
-		return err
-	}
-	human := stdio.Out
-	if asJSON {
-		stdio.Out.Write(pub.Files[report.FileSummary])
-		human = stdio.Err
-	}
-	printWritten(human, reportDir, pub)
-	return err
-}
-
-// printWritten says where a run's reports (and its bundle) were written.
-func printWritten(w io.Writer, reportDir string, pub *report.Published) {
-	fmt.Fprintf(w, "reports: %s\n", outcome.Printable(filepath.Join(reportDir, "{report.html,junit.xml,sarif.json,summary.json,report.jsonl,log.jsonl,run.json}")))
-	if pub.Bundle != "" {
-		fmt.Fprintf(w, "bundle: %s\n", outcome.Printable(pub.Bundle))
-	}
 }
 
 // reportTool names this build in the reports.

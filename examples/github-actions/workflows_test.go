@@ -201,7 +201,7 @@ func TestCompositeAction(t *testing.T) {
 	if a.Name == "" || a.Description == "" || a.Runs.Using != "composite" {
 		t.Fatalf("name %q, description %q, runs.using %q: a composite action needs all three", a.Name, a.Description, a.Runs.Using)
 	}
-	for _, in := range []string{"command", "args", "report-dir", "working-directory", "version"} {
+	for _, in := range []string{"command", "args", "report-dir", "working-directory", "source"} {
 		if _, ok := a.Inputs[in]; !ok {
 			t.Errorf("input %s is missing", in)
 		}

@@ -1,5 +1,5 @@
 // Package layout holds no code: its tests hold the project's package
-// layout to the one README.md's "Architecture" section draws. Each package
+// layout to the one ARCHITECTURE.md draws. Each package
 // stands on a floor and imports only packages of lower floors (no arrow
 // runs up, so there is no cycle); a new package must be given its floor
 // here, which is where a reviewer sees that it has a place; no package has

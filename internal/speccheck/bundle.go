@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -42,7 +45,54 @@ func Bundle(dir string) []string {
 	b.inventory()
 	b.typedArtifacts()
 	b.trace()
+	b.diagnostics()
 	return c.probs
+}
+
+// credentialName is a variable name whose value is a credential (specs/000:
+// redact tokens, keys, secrets, passwords; the bundle's environment is
+// "redacted", specs/004).
+var credentialName = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|CREDENTIAL|(^|_)AUTH(_|$))`)
+
+// diagnostics checks diagnostics/tree.txt and env_redacted.txt: the tree
+// lists every file of the bundle but itself and bundle.json, each with its
+// size, in path order; every credential-named variable's value in the
+// environment is [REDACTED].
+func (b *bundle) diagnostics() {
+	if tree, ok := b.onDisk["diagnostics/tree.txt"]; ok {
+		var listed []string
+		for i, ln := range strings.Split(strings.TrimSuffix(string(tree), "\n"), "\n") {
+			f := strings.Fields(ln)
+			if len(f) != 2 {
+				b.bad("diagnostics/tree.txt", "line %d is not SIZE PATH: %.80q", i+1, ln)
+				continue
+			}
+			listed = append(listed, f[1])
+			if data, ok := b.onDisk[f[1]]; !ok {
+				b.bad("diagnostics/tree.txt", "line %d lists %s, which the bundle does not hold", i+1, f[1])
+			} else if strconv.Itoa(len(data)) != f[0] {
+				b.bad("diagnostics/tree.txt", "line %d: %s is %d bytes, the tree says %s", i+1, f[1], len(data), f[0])
+			}
+		}
+		if !sort.StringsAreSorted(listed) {
+			b.bad("diagnostics/tree.txt", "not in path order")
+		}
+		for p := range b.onDisk {
+			if p != "diagnostics/tree.txt" && p != "bundle.json" && !slices.Contains(listed, p) {
+				b.bad("diagnostics/tree.txt", "does not list %s", p)
+			}
+		}
+	}
+	env, ok := b.onDisk["diagnostics/env_redacted.txt"]
+	if !ok {
+		return
+	}
+	for i, ln := range strings.Split(string(env), "\n") {
+		name, value, found := strings.Cut(ln, "=")
+		if found && credentialName.MatchString(name) && value != "[REDACTED]" && value != "" {
+			b.bad("diagnostics/env_redacted.txt", "line %d: %s holds a value, not [REDACTED]", i+1, name)
+		}
+	}
 }
 
 // bundle is what the checks of one bundle share: the files as they are on

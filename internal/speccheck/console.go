@@ -19,9 +19,9 @@ var (
 // in dir: exactly one line "Seeds: seed_version=… order_seed=… judge_seed=…"
 // with summary.json's seeds (specs/002 §3.3.1: "CLI console SHALL print
 // one line"); the process exit code equal to summary.json's exit_code
-// (§4); and on a non-zero exit a line giving summary.json's next_step as a
-// command (§7: "next: CMD" or "next step: CMD") and an "error[REASON]:"
-// line with its reason_code (README.md, Exit codes).
+// (§4); and on a non-zero exit exactly one line giving summary.json's
+// next_step as a command (§7: "next: CMD" or "next step: CMD") and exactly
+// one "error[REASON]:" line, on stderr, with its reason_code (docs/reference/exit-codes.md); on exit 0 no error line.
 func Console(dir string, exit int, stdout, stderr string) []string {
 	c := &checker{dir: dir}
 	const f = "console"
@@ -51,20 +51,54 @@ func Console(dir string, exit int, stdout, stderr string) []string {
 	if want := num(sum["exit_code"]); exit != want {
 		c.bad("002 §4", f, "the process exited %d, summary.json says %d", exit, want)
 	}
+	errs := errorLine.FindAllStringSubmatch(out, -1)
 	if exit == 0 {
+		if len(errs) > 0 {
+			c.bad("002 §5", f, "the run passed, and the console has an error[%s]: line", errs[0][1])
+		}
 		return c.probs
 	}
 	ns := strings.TrimPrefix(str(sum["next_step"]), "Run: ")
-	found := false
-	for _, m := range nextLine.FindAllStringSubmatch(out, -1) {
-		found = found || strings.TrimPrefix(strings.TrimSpace(m[1]), "Run: ") == ns
-	}
-	if !found {
-		c.bad("002 §7", f, "no console line gives the next step %q", ns)
+	nexts := nextLine.FindAllStringSubmatch(out, -1)
+	switch {
+	case len(nexts) != 1:
+		c.bad("002 §7", f, "%d next step lines, expected exactly one (%q)", len(nexts), ns)
+	case strings.TrimPrefix(strings.TrimSpace(nexts[0][1]), "Run: ") != ns:
+		c.bad("002 §7", f, "the console's next step %q is not summary.json's %q", strings.TrimSpace(nexts[0][1]), ns)
 	}
 	rc := str(sum["reason_code"])
 	if m := errorLine.FindStringSubmatch(stderr); m == nil || m[1] != rc {
 		c.bad("002 §5", f, "stderr has no error[%s]: line", rc)
+	}
+	if len(errs) != 1 {
+		c.bad("002 §5", f, "%d error[…] lines, expected exactly one", len(errs))
+	}
+	return c.probs
+}
+
+// ConsoleOnly checks the console of a run that writes no report files
+// (record, import, merge without --out): exactly one Seeds line (specs/002
+// §3.3.1: every run); on a non-zero exit exactly one "error[REASON]:" line,
+// on stderr, and exactly one next step line (§7); on exit 0 no error line.
+func ConsoleOnly(exit int, stdout, stderr string) []string {
+	c := &checker{}
+	const f = "console"
+	out := stdout + "\n" + stderr
+	if n := len(seedsLine.FindAllString(out, -1)); n != 1 {
+		c.bad("002 §3.3.1", f, "%d Seeds: lines, expected exactly one", n)
+	}
+	errs := errorLine.FindAllStringSubmatch(out, -1)
+	if exit == 0 {
+		if len(errs) > 0 {
+			c.bad("002 §5", f, "the run passed, and the console has an error[%s]: line", errs[0][1])
+		}
+		return c.probs
+	}
+	if n := len(nextLine.FindAllString(out, -1)); n != 1 {
+		c.bad("002 §7", f, "%d next step lines, expected exactly one", n)
+	}
+	if len(errs) != 1 || errorLine.FindStringSubmatch(stderr) == nil {
+		c.bad("002 §5", f, "%d error[…] lines (stderr: %v), expected exactly one, on stderr", len(errs), errorLine.MatchString(stderr))
 	}
 	return c.probs
 }
@@ -126,7 +160,10 @@ func firstDiff(a, b []byte) string {
 // of 1024k").
 const stepSummaryLimit = 1 << 20
 
-var mdLink = regexp.MustCompile(`\]\(`)
+var (
+	mdLink      = regexp.MustCompile(`\]\(`)
+	detailsOpen = regexp.MustCompile(`<details[\s>]`) // <details> and <details open>
+)
 
 // StepSummary checks the job summary file a step wrote (path, as
 // GITHUB_STEP_SUMMARY named it), of which the first before bytes were
@@ -163,8 +200,8 @@ func StepSummary(path string, before int64, dir string) []string {
 			c.bad("GitHub", f, "appended line %d: a <code> span is cut: %.120q", i+1, ln)
 		}
 	}
-	if strings.Count(md, "<details>") != strings.Count(md, "</details>") {
-		c.bad("GitHub", f, "%d <details> for %d </details>", strings.Count(md, "<details>"), strings.Count(md, "</details>"))
+	if opened := len(detailsOpen.FindAllString(md, -1)); opened != strings.Count(md, "</details>") {
+		c.bad("GitHub", f, "%d <details> for %d </details>", opened, strings.Count(md, "</details>"))
 	}
 	sum := c.object("002 §3", "summary.json")
 	if sum == nil {

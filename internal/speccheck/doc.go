@@ -8,10 +8,10 @@
 // no package of this project, so that a rule our own types get wrong is
 // caught rather than repeated. What the specs leave to the implementation
 // (the reason codes a producer adds to specs/002 §5's, the root-cause
-// taxonomy) is read from README.md ([ReadRegistry]), so that a code the
-// README does not document is refused; where cassette deliberately deviates
+// taxonomy) is read from docs/reference/exit-codes.md ([ReadRegistry]), so that a code the
+// page does not document is refused; where cassette deliberately deviates
 // from a spec (its names, its mapping of exit code 3 in report.jsonl), the
-// checker encodes the mapping README.md documents.
+// checker encodes the mapping that page documents.
 //
 // [Reports] checks a report directory, [Bundle] a bundle, [Console] what a
 // command printed, [Same] two golden runs, [StepSummary] the GitHub job

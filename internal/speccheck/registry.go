@@ -20,9 +20,9 @@ var specRegistry = map[string]int{
 
 // Registry is what a report may say about reasons: the reason codes and
 // the exit code each maps to (specs/002 §5 plus "a documented extension",
-// §5: the codes README.md's Exit codes table lists), and the declared
-// root_cause_class taxonomy of failure digests (specs/000; README.md,
-// Reports).
+// §5: the codes the Exit codes table of docs/reference/exit-codes.md lists),
+// and the declared root_cause_class taxonomy of failure digests (specs/000;
+// the same page, Root cause classes).
 type Registry struct {
 	Exit       map[string]int
 	RootCauses []string
@@ -33,11 +33,12 @@ var (
 	reasonCode = regexp.MustCompile(`^E_[A-Z0-9_]+$`)
 )
 
-// ReadRegistry reads the documented registry from README.md: the rows of
-// the table under "## Exit codes" (exit code in the first cell, reason
-// codes in backticks in the last), and the root_cause_class list of the
-// Reports section. The codes of specs/002 §5 are registered whatever the
-// README says; a README that moves one to another exit code is an error.
+// ReadRegistry reads the documented registry from the page that documents
+// it (docs/reference/exit-codes.md): the rows of the table under
+// "## Exit codes" (exit code in the first cell, reason codes in backticks
+// in the last), and the root_cause_class list. The codes of specs/002 §5
+// are registered whatever the page says; a page that moves one to another
+// exit code is an error.
 func ReadRegistry(readme string) (*Registry, error) {
 	data, err := os.ReadFile(readme)
 	if err != nil {
@@ -96,7 +97,7 @@ func (c *checker) registered(spec, file, where, code string, exit int) {
 	want, ok := c.reg.Exit[code]
 	switch {
 	case !ok:
-		c.bad(spec, file, "%s: reason code %s is neither registered (specs/002 §5) nor documented in README.md's Exit codes table", where, code)
+		c.bad(spec, file, "%s: reason code %s is neither registered (specs/002 §5) nor documented in docs/reference/exit-codes.md", where, code)
 	case exit >= 0 && want != exit:
 		c.bad("002 §4", file, "%s: reason code %s maps to exit %d, the file says %d", where, code, want, exit)
 	}

@@ -5,6 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"html"
+	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -392,5 +395,62 @@ func sortedKeys(line []byte) error {
 				top.wantKey = true
 			}
 		}
+	}
+}
+
+var junitCaseRe = regexp.MustCompile(`<testcase name="([^"]*)" classname="([^"]*)"`)
+
+// caseOrder checks that every file listing the run's cases lists them in
+// report.jsonl's order (specs/001 §3: "this ordering rule defines report
+// order as well"): junit.xml's test cases (classname/name) and log.jsonl's
+// case records, and that the order is the same sort every time: by suite
+// item, then case key (cassette: adapter, then scenario).
+func (c *checker) caseOrder() {
+	var want []string
+	var keys [][2]string
+	command := ""
+	for _, ln := range bytes.Split(c.read(reportJSONL), []byte("\n")) {
+		var r map[string]any
+		if json.Unmarshal(ln, &r) != nil {
+			continue
+		}
+		if r["k"] == "cassette_report" {
+			command = str(r["command"])
+		}
+		if r["k"] == "case" {
+			want = append(want, str(r["case"]))
+			keys = append(keys, [2]string{str(r["item_id"]), str(r["case_key"])})
+		}
+	}
+	sorted := keys
+	if n := len(keys); n > 0 && keys[n-1] == [2]string{"cassette", command} {
+		sorted = keys[:n-1] // the run-level error, a case of its own after the run's (README: deviations)
+	}
+	for i := 1; i < len(sorted); i++ {
+		if keys[i][0] < keys[i-1][0] || keys[i][0] == keys[i-1][0] && keys[i][1] < keys[i-1][1] {
+			c.bad("001 §3", reportJSONL, "case %s comes after %s: not in item, then case key order", want[i], want[i-1])
+			break
+		}
+	}
+	if data := c.read("junit.xml"); data != nil {
+		var got []string
+		for _, m := range junitCaseRe.FindAllSubmatch(data, -1) {
+			got = append(got, html.UnescapeString(string(m[2]))+"/"+html.UnescapeString(string(m[1])))
+		}
+		if !slices.Equal(got, want) && len(got) == len(want) {
+			c.bad("001 §3", "junit.xml", "test cases in the order %v, report.jsonl's is %v", got, want)
+		}
+	}
+	var logged []string
+	for _, ln := range bytes.Split(c.read("log.jsonl"), []byte("\n")) {
+		var r map[string]any
+		if json.Unmarshal(ln, &r) == nil && r["category"] == "case" {
+			if cs := str(obj(r["context"])["case"]); cs != "" && (len(logged) == 0 || logged[len(logged)-1] != cs) {
+				logged = append(logged, cs)
+			}
+		}
+	}
+	if len(logged) == len(want) && !slices.Equal(logged, want) {
+		c.bad("001 §3", "log.jsonl", "cases in the order %v, report.jsonl's is %v", logged, want)
 	}
 }

@@ -27,7 +27,8 @@ type Options struct {
 	Live bool
 	// Secrets are credential values that must appear in no file.
 	Secrets []string
-	// README is the project's README.md: the reason codes it documents
+	// README is the page that documents the reason codes
+	// (docs/reference/exit-codes.md): the reason codes it documents
 	// (Exit codes) extend the registry of specs/002 §5, and it declares the
 	// root_cause_class taxonomy. Required.
 	README string
@@ -104,6 +105,7 @@ func Reports(dir string, opts Options) []string {
 	c.junit002(sum, cases)
 	c.sarif(sum)
 	c.log000(sum)
+	c.caseOrder()
 	c.secrets()
 	if cases.golden {
 		c.goldenPaths()
@@ -146,12 +148,12 @@ func (c *checker) goldenPaths() {
 // registry reads the documented registry from Options.README.
 func (c *checker) registry() bool {
 	if c.opts.README == "" {
-		c.bad("002 §5", "README.md", "Options.README is empty: the documented reason codes cannot be read")
+		c.bad("002 §5", "docs/reference/exit-codes.md", "Options.README is empty: the documented reason codes cannot be read")
 		return false
 	}
 	reg, err := ReadRegistry(c.opts.README)
 	if err != nil {
-		c.bad("002 §5", "README.md", "%v", err)
+		c.bad("002 §5", "docs/reference/exit-codes.md", "%v", err)
 		return false
 	}
 	c.reg = reg
@@ -178,11 +180,18 @@ func (c *checker) telemetry(f, where string, m map[string]any) {
 		c.bad("000 retry", f, "%s: attempts %v with %d backoff(s): one call's attempts are its retries + 1 (telemetry summed over calls?)", where, att, len(backoff))
 	}
 	for i, b := range backoff {
-		if !isInt(b) || num(b) < 0 {
+		switch {
+		case !isInt(b) || num(b) < 0:
 			c.bad("000 retry", f, "%s: retry_backoff_ms[%d] %v is not a whole number of milliseconds", where, i, b)
+		case i < len(liveBackoffMS) && num(b) != liveBackoffMS[i]:
+			c.bad("000 retry", f, "%s: retry_backoff_ms[%d] is %v, the policy's is %d (LIVE_E2E_RETRY_BACKOFF_MS=[500,1500])", where, i, b, liveBackoffMS[i])
 		}
 	}
 }
+
+// liveBackoffMS is the live-record retry schedule (specs/000,
+// LIVE_E2E_RETRY_BACKOFF_MS): the wait before the 2nd and the 3rd attempt.
+var liveBackoffMS = []int{500, 1500}
 
 // retries checks a case record's quarantine retries (specs/000: a failed
 // quarantined test is retried up to its budget, 1, after 5 s; any other

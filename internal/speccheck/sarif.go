@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -83,7 +84,79 @@ func (c *checker) sarif(sum map[string]any) {
 			c.sarifResult(fmt.Sprintf("runs[%d].results[%d]", ri, i), obj(rv), ruleIDs)
 		}
 		c.sarifTruncation(run, sum)
+		c.sarifSeverity(ri, run, results, sum)
 	}
+}
+
+// severityRank orders SARIF levels as 002 §6.3 keeps them: errors first.
+var severityRank = map[string]int{"error": 0, "warning": 1, "note": 2, "none": 3}
+
+// sarifSeverity checks the levels against the run (002 §6.4: Fail/Error →
+// error, Warn/Flaky → warning): a run that failed (exit 1) has an error
+// result, one that passed none; a truncated run kept its results errors
+// first, then warnings, then notes (002 §6.3).
+func (c *checker) sarifSeverity(ri int, run map[string]any, results []any, sum map[string]any) {
+	const f = sarifJSON
+	errs := 0
+	for _, rv := range results {
+		if str(obj(rv)["level"]) == "error" {
+			errs++
+		}
+	}
+	if sum != nil {
+		switch exit := num(sum["exit_code"]); {
+		case exit == 0 && errs > 0:
+			c.bad("002 §6.4", f, "runs[%d]: the run passed, and %d results are errors", ri, errs)
+		case exit == 1 && errs == 0:
+			c.bad("002 §6.4", f, "runs[%d]: the run failed (exit 1), and no result is an error", ri)
+		}
+	}
+	truncated := false
+	for _, bag := range obj(run["properties"]) {
+		truncated = truncated || obj(bag)["truncated"] == true
+	}
+	if !truncated {
+		return
+	}
+	for i := 1; i < len(results); i++ {
+		a, b := str(obj(results[i-1])["level"]), str(obj(results[i])["level"])
+		if severityRank[b] < severityRank[a] {
+			c.bad("002 §6.3", f, "runs[%d]: truncated, and results[%d] (%s) comes after results[%d] (%s): errors first", ri, i, b, i-1, a)
+			return
+		}
+	}
+}
+
+// SameFingerprints checks that two runs over the same inputs (report
+// directories a and b, golden or not) gave every SARIF result the same
+// partialFingerprints: GitHub tracks an alert across runs by them, so an
+// unchanged drift must keep its alert.
+func SameFingerprints(a, b string) []string {
+	c := &checker{dir: a}
+	prints := func(dir string) []string {
+		cc := &checker{dir: dir}
+		log := cc.object("GitHub", sarifJSON)
+		c.probs = append(c.probs, cc.probs...)
+		var out []string
+		for _, rv := range asList(log["runs"]) {
+			for _, res := range asList(obj(rv)["results"]) {
+				fp, _ := json.Marshal(obj(res)["partialFingerprints"])
+				out = append(out, str(obj(res)["ruleId"])+" "+string(fp))
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	pa, pb := prints(a), prints(b)
+	if strings.Join(pa, "\n") != strings.Join(pb, "\n") {
+		c.bad("GitHub", sarifJSON, "the fingerprints of two runs over the same inputs differ:\n  %s\nvs\n  %s", strings.Join(pa, "\n  "), strings.Join(pb, "\n  "))
+	}
+	return c.probs
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }
 
 // sarifRules checks the driver's rules as GitHub shows them (help,

@@ -57,7 +57,7 @@ func edit(t *testing.T, path, old, new string) {
 // TestCheckersReject: each checker finds a broken rule of its spec.
 func TestCheckersReject(t *testing.T) {
 	dir, _ := write(t)
-	if probs := speccheck.Reports(dir, speccheck.Options{README: "../../README.md"}); len(probs) > 0 {
+	if probs := speccheck.Reports(dir, speccheck.Options{README: "../../docs/reference/exit-codes.md"}); len(probs) > 0 {
 		t.Fatalf("the reports as written: %s", speccheck.Describe(probs))
 	}
 	tests := []struct {
@@ -75,7 +75,7 @@ func TestCheckersReject(t *testing.T) {
 		{"log.jsonl", `"schema":"cassette.test.log.v2"`, `"schema":"cassette.test.log.v1"`, "not a v2 test log schema"},
 		{"log.jsonl", `"root_cause_class":"fake_unavailable"`, `"root_cause_class":"unknown"`, "root_cause_class unknown"},
 		{"run.json", `"order_seed": null,`, ``, "order_seed is missing"},
-		{"summary.json", `"reason_code": "E_FAKE_UNAVAILABLE"`, `"reason_code": "E_MADE_UP"`, "nor documented in README.md's Exit codes table"},
+		{"summary.json", `"reason_code": "E_FAKE_UNAVAILABLE"`, `"reason_code": "E_MADE_UP"`, "nor documented in docs/reference/exit-codes.md"},
 		{"junit.xml", `type="E_CONTRACT_DRIFT"`, `type="E_MADE_UP"`, "reason code E_MADE_UP is neither registered"},
 		{"log.jsonl", `"reason_code":"E_FAKE_UNAVAILABLE"`, `"reason_code":"E_MADE_UP"`, "reason code E_MADE_UP is neither registered"},
 		{"sarif.json", `"fullDescription"`, `"fullDescriptionX"`, "has no fullDescription.text"},
@@ -86,7 +86,7 @@ func TestCheckersReject(t *testing.T) {
 		t.Run(tc.file+"/"+tc.want, func(t *testing.T) {
 			dir, _ := write(t)
 			edit(t, filepath.Join(dir, tc.file), tc.old, tc.new)
-			probs := speccheck.Reports(dir, speccheck.Options{README: "../../README.md"})
+			probs := speccheck.Reports(dir, speccheck.Options{README: "../../docs/reference/exit-codes.md"})
 			if !strings.Contains(strings.Join(probs, "\n"), tc.want) {
 				t.Errorf("want a problem with %q, got %s", tc.want, speccheck.Describe(probs))
 			}
@@ -132,7 +132,7 @@ func TestLiveTelemetryIsPerCall(t *testing.T) {
 		}
 		return dir
 	}
-	opts := speccheck.Options{README: "../../README.md", Live: true}
+	opts := speccheck.Options{README: "../../docs/reference/exit-codes.md", Live: true}
 	if probs := speccheck.Reports(write(t), opts); len(probs) > 0 {
 		t.Fatalf("the reports as written: %s", speccheck.Describe(probs))
 	}
@@ -141,6 +141,7 @@ func TestLiveTelemetryIsPerCall(t *testing.T) {
 		{"report.jsonl", `"attempts":1,"case"`, `"attempts":2,"case"`, "attempts 2 with 0 backoff(s)"},
 		{"log.jsonl", `"attempts":2,"case"`, `"attempts":3,"case"`, "attempts 3 with 1 backoff(s)"},
 		{"report.jsonl", `"retry_backoff_ms":[],`, ``, "a live call without its retry telemetry"},
+		{"report.jsonl", `"retry_backoff_ms":[500]`, `"retry_backoff_ms":[250]`, "retry_backoff_ms[0] is 250, the policy's is 500"},
 		{"log.jsonl", `"type":"live_call"`, `"type":"live_calx"`, "has no live_call record"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
@@ -160,7 +161,7 @@ func TestLiveTelemetryIsPerCall(t *testing.T) {
 // README.md documents, each under its exit code, and the declared root
 // causes; a README that moves a code of the spec is refused.
 func TestReadRegistry(t *testing.T) {
-	reg, err := speccheck.ReadRegistry("../../README.md")
+	reg, err := speccheck.ReadRegistry("../../docs/reference/exit-codes.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,8 +208,12 @@ func TestConsole(t *testing.T) {
 		{"two Seeds lines", 3, out + seeds, errOut, "2 Seeds: lines"},
 		{"other seeds", 3, strings.Replace(out, "order_seed=null", "order_seed=7", 1), errOut, "order_seed=7"},
 		{"another exit", 1, out, errOut, "exited 1, summary.json says 3"},
-		{"no next step", 3, strings.Replace(out, "next:", "then:", 1), errOut, "no console line gives the next step"},
+		{"no next step", 3, strings.Replace(out, "next:", "then:", 1), errOut, "0 next step lines, expected exactly one"},
+		{"two next steps", 3, out, errOut + "next: " + strings.TrimPrefix(ns, "Run: ") + "\n", "2 next step lines, expected exactly one"},
+		{"another next step", 3, strings.Replace(out, "next: ", "next: cassette verify --x ", 1), errOut, "is not summary.json's"},
 		{"no error line", 3, out, "", "no error[E_FAKE_UNAVAILABLE]: line"},
+		{"two error lines", 3, out + "error[E_FAKE_UNAVAILABLE]: again\n", errOut, "2 error[…] lines, expected exactly one"},
+		{"an error line on a pass", 0, out, errOut, "the run passed, and the console has an error[E_FAKE_UNAVAILABLE]: line"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := strings.Join(speccheck.Console(dir, tc.exit, tc.stdout, tc.stderr), "\n"); !strings.Contains(got, tc.want) {
@@ -309,5 +314,110 @@ func TestTampers(t *testing.T) {
 				t.Errorf("a validator refusing it: %s", speccheck.Describe(probs))
 			}
 		})
+	}
+}
+
+// TestBundleDiagnostics: diagnostics/tree.txt must list every file of the
+// bundle with its size, and env_redacted.txt hold no credential-named
+// variable's value. (The checker rereads the files and skips the
+// inventory's hashes here: each edit is also an inventory mismatch.)
+func TestBundleDiagnostics(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		edit       func(string) string
+		want       string
+	}{
+		{"a file left out of the tree", "diagnostics/tree.txt", func(s string) string {
+			i := strings.Index(s, "\n")
+			return s[i+1:]
+		}, "does not list"},
+		{"a wrong size", "diagnostics/tree.txt", func(s string) string {
+			first, rest, _ := strings.Cut(s, "\n")
+			return "      9999  " + strings.Fields(first)[1] + "\n" + rest
+		}, "the tree says"},
+		{"a token in the environment", "diagnostics/env_redacted.txt", func(s string) string { return s + "GITHUB_TOKEN=abc123\n" }, "GITHUB_TOKEN holds a value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, b := write(t)
+			p := filepath.Join(b, filepath.FromSlash(tc.file))
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(p, []byte(tc.edit(string(data))), 0o644)
+			if got := strings.Join(speccheck.Bundle(b), "\n"); !strings.Contains(got, tc.want) {
+				t.Errorf("want a problem with %q, got:\n%s", tc.want, got)
+			}
+		})
+	}
+}
+
+// TestSarifSeverityAndFingerprints: a passing run has no error result
+// (002 §6.4); a truncated run keeps errors first (§6.3); two runs over the
+// same inputs give the same fingerprints, and a changed one is seen.
+func TestSarifSeverityAndFingerprints(t *testing.T) {
+	rewrite := func(t *testing.T, dir string, change func(log map[string]any)) {
+		t.Helper()
+		p := filepath.Join(dir, "sarif.json")
+		data, _ := os.ReadFile(p)
+		var log map[string]any
+		if err := json.Unmarshal(data, &log); err != nil {
+			t.Fatal(err)
+		}
+		change(log)
+		out, _ := json.Marshal(log)
+		os.WriteFile(p, out, 0o644)
+	}
+	opts := speccheck.Options{README: "../../docs/reference/exit-codes.md"}
+	t.Run("errors on a pass", func(t *testing.T) {
+		dir, _ := write(t)
+		edit(t, filepath.Join(dir, "summary.json"), `"exit_code": 3`, `"exit_code": 0`)
+		if got := strings.Join(speccheck.Reports(dir, opts), "\n"); !strings.Contains(got, "the run passed, and 2 results are errors") {
+			t.Errorf("got:\n%s", got)
+		}
+	})
+	t.Run("truncated, a warning first", func(t *testing.T) {
+		dir, _ := write(t)
+		rewrite(t, dir, func(log map[string]any) {
+			run := log["runs"].([]any)[0].(map[string]any)
+			run["properties"] = map[string]any{"cassette": map[string]any{"truncated": true, "omitted_count": 1, "message": "1 result omitted"}}
+			run["results"].([]any)[0].(map[string]any)["level"] = "warning"
+		})
+		if got := strings.Join(speccheck.Reports(dir, opts), "\n"); !strings.Contains(got, "errors first") {
+			t.Errorf("got:\n%s", got)
+		}
+	})
+	a, _ := write(t)
+	b, _ := write(t)
+	if probs := speccheck.SameFingerprints(a, b); len(probs) > 0 {
+		t.Errorf("two writes of one run: %s", speccheck.Describe(probs))
+	}
+	rewrite(t, b, func(log map[string]any) {
+		res := log["runs"].([]any)[0].(map[string]any)["results"].([]any)[0].(map[string]any)
+		res["partialFingerprints"] = map[string]any{"x": "changed"}
+	})
+	if probs := speccheck.SameFingerprints(a, b); len(probs) == 0 {
+		t.Error("a changed fingerprint is not seen")
+	}
+}
+
+// TestCaseOrderAcrossFiles: junit.xml and log.jsonl list the cases in
+// report.jsonl's order, which sorts them by item, then case key (specs/001
+// §3).
+func TestCaseOrderAcrossFiles(t *testing.T) {
+	dir, _ := write(t)
+	opts := speccheck.Options{README: "../../docs/reference/exit-codes.md"}
+	if probs := speccheck.Reports(dir, opts); len(probs) > 0 {
+		t.Fatalf("the reports as written: %s", speccheck.Describe(probs))
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	swapped := strings.NewReplacer(`<testcase name="drift" classname="a"`, `<testcase name="ok" classname="a"`,
+		`<testcase name="ok" classname="a"`, `<testcase name="drift" classname="a"`).Replace(string(data))
+	if swapped == string(data) {
+		t.Fatalf("no test cases to swap in:\n%s", data)
+	}
+	os.WriteFile(filepath.Join(dir, "junit.xml"), []byte(swapped), 0o644)
+	if got := strings.Join(speccheck.Reports(dir, opts), "\n"); !strings.Contains(got, "junit.xml: test cases in the order [a/ok a/drift") {
+		t.Errorf("got:\n%s", got)
 	}
 }

@@ -14,7 +14,8 @@ import (
 // ones those normalizers write, and no others.
 func TestDocumentedSHAPlaceholders(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
-	files = append([]string{filepath.Join("..", "README.md")}, files...)
+	more, _ := filepath.Glob(filepath.Join("..", "docs", "*", "*.md"))
+	files = append(append([]string{filepath.Join("..", "README.md")}, files...), more...)
 	var row string
 	for _, f := range files {
 		data, err := os.ReadFile(f)

@@ -108,8 +108,8 @@ func TestFakeDriftFails(t *testing.T) {
 		"(cassettes/petstore/create-then-get.yaml:", "FAIL  petstore/create-then-list", "PASS  petstore/get-missing", "PASS  greet/hello",
 		"5 passed, 2 failed", "next: cassette verify --case petstore/create-then-get",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("verify output lacks %q:\n%s", want, out)
+		if !strings.Contains(out+errOut, want) { // next: is on stderr
+			t.Errorf("verify output lacks %q:\n%s\n%s", want, out, errOut)
 		}
 	}
 	if code, reason := e.Summary(); code != 1 || reason != "E_CONTRACT_DRIFT" {

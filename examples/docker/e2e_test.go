@@ -214,8 +214,8 @@ func TestFakeDriftFails(t *testing.T) {
 	}
 	for _, want := range []string{"FAIL  docker/events", `value drift at output.stdout $[3].Action: value changed (want "create", got "created")`,
 		"(cassettes/docker/events.yaml:", "PASS  docker/volume-ls", "11 passed, 1 failed", "next: cassette verify --case docker/events"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("verify output lacks %q:\n%s", want, out)
+		if !strings.Contains(out+errOut, want) { // next: is on stderr
+			t.Errorf("verify output lacks %q:\n%s\n%s", want, out, errOut)
 		}
 	}
 	if code, reason := e.Summary(); code != 1 || reason != "E_CONTRACT_DRIFT" {

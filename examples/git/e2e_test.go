@@ -86,8 +86,8 @@ func TestFakeDriftFails(t *testing.T) {
 	}
 	for _, want := range []string{"FAIL  git/log-oneline", "FAIL  git/show-stat-head", "PASS  git/rev-parse-head",
 		"PASS  git/status-porcelain", "Document how to run it", "Document it\n", "next: cassette verify --case git/log-oneline"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("verify output lacks %q:\n%s", want, out)
+		if !strings.Contains(out+errOut, want) { // next: is on stderr
+			t.Errorf("verify output lacks %q:\n%s\n%s", want, out, errOut)
 		}
 	}
 	if code, reason := e.Summary(); code != 1 || reason != "E_CONTRACT_DRIFT" {

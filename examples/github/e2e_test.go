@@ -123,8 +123,8 @@ func TestFakeDriftFails(t *testing.T) {
 	}
 	for _, want := range []string{"FAIL  gh/repo", "body drift at output.stdout", "(cassettes/gh/repo.yaml:", "-master", "+main",
 		"PASS  gh/org", "7 passed, 1 failed", "next: cassette verify --case gh/repo"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("verify output lacks %q:\n%s", want, out)
+		if !strings.Contains(out+errOut, want) { // next: is on stderr
+			t.Errorf("verify output lacks %q:\n%s\n%s", want, out, errOut)
 		}
 	}
 	if code, reason := e.Summary(); code != 1 || reason != "E_CONTRACT_DRIFT" {

@@ -129,8 +129,8 @@ func TestFakeDriftFails(t *testing.T) {
 		`FAIL  chat/hi`, `value drift at output.stdout $[12].text: value changed (want " casual way to say hi in Portuguese.", got " casual way to say hi.")`,
 		"output.stdout $[13].text", "(cassettes/chat/hi.yaml:", "(cassettes/anthropic/simple_streaming.yaml:", "PASS  anthropic/tool_streaming",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("verify output lacks %q:\n%s", want, out)
+		if !strings.Contains(out+errOut, want) { // next: is on stderr
+			t.Errorf("verify output lacks %q:\n%s\n%s", want, out, errOut)
 		}
 	}
 	if code, reason := e.Summary(); code != 1 || reason != "E_CONTRACT_DRIFT" {

@@ -64,7 +64,10 @@ func startPrometheus(t *testing.T, e *e2e.Example, flags ...string) *prometheus 
 	args := append([]string{"--config.file=" + e.Path("prometheus.yml"), "--storage.tsdb.path=" + t.TempDir(),
 		"--web.listen-address=127.0.0.1:0"}, flags...)
 	p := &prometheus{cmd: exec.Command("prometheus", args...), done: make(chan struct{})}
-	p.cmd.Env = e.Env
+	// In the example's copy, as record.sh runs it in the example: its CWD (in
+	// runtimeinfo) is then never the one the committed cassette holds,
+	// wherever the repository is checked out.
+	p.cmd.Dir, p.cmd.Env = e.Dir, e.Env
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -278,8 +278,8 @@ func TestFakeDriftFails(t *testing.T) {
 		`value drift at interactions[0].websocket.messages[2].data $.delta: value changed (want "HELLO", got "hello")`,
 		"(cassettes/realtime/go-session.yaml:" + strconv.Itoa(line) + ")",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("verify output lacks %q:\n%s", want, out)
+		if !strings.Contains(out+errOut, want) { // next: is on stderr
+			t.Errorf("verify output lacks %q:\n%s\n%s", want, out, errOut)
 		}
 	}
 	if code, reason := e.Summary(); code != 1 || reason != "E_CONTRACT_DRIFT" {

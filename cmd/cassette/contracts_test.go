@@ -299,7 +299,7 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 			} else {
 				rdir := filepath.Join(dir, c.reports)
 				probs = append(probs, speccheck.Console(rdir, code, stdout, stderr)...)
-				opts := speccheck.Options{Shared: sharedDir(), Root: dir, README: "../../README.md", Live: c.command == "refresh" && code < 2 && c.name != "SIGINT"}
+				opts := speccheck.Options{Shared: sharedDir(), Root: dir, README: "../../docs/reference/exit-codes.md", Live: c.command == "refresh" && code < 2 && c.name != "SIGINT"}
 				if c.name == "no config" {
 					opts.Root = "" // its one result is located at the config file to create
 				}

@@ -368,7 +368,7 @@ func TestSarifSeverityAndFingerprints(t *testing.T) {
 		out, _ := json.Marshal(log)
 		os.WriteFile(p, out, 0o644)
 	}
-	opts := speccheck.Options{README: "../../README.md"}
+	opts := speccheck.Options{README: "../../docs/reference/exit-codes.md"}
 	t.Run("errors on a pass", func(t *testing.T) {
 		dir, _ := write(t)
 		edit(t, filepath.Join(dir, "summary.json"), `"exit_code": 3`, `"exit_code": 0`)
@@ -406,7 +406,7 @@ func TestSarifSeverityAndFingerprints(t *testing.T) {
 // §3).
 func TestCaseOrderAcrossFiles(t *testing.T) {
 	dir, _ := write(t)
-	opts := speccheck.Options{README: "../../README.md"}
+	opts := speccheck.Options{README: "../../docs/reference/exit-codes.md"}
 	if probs := speccheck.Reports(dir, opts); len(probs) > 0 {
 		t.Fatalf("the reports as written: %s", speccheck.Describe(probs))
 	}

@@ -14,6 +14,8 @@ import (
 // ones those normalizers write, and no others.
 func TestDocumentedSHAPlaceholders(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	pages, _ := filepath.Glob(filepath.Join("..", "docs", "*", "*.md")) // docs/concepts/normalizers.md
+	files = append(files, pages...)
 	files = append([]string{filepath.Join("..", "README.md")}, files...)
 	var row string
 	for _, f := range files {

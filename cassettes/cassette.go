@@ -44,10 +44,23 @@ type Cassette struct {
 	// sets allow_mutating.
 	Mutating bool `yaml:"mutating,omitempty"`
 	// Compare, Required, Stream and StreamText set this cassette's
-	// contract over its adapter's (contract.go); go-vcr ignores them.
-	Compare      string        `yaml:"compare,omitempty"`
-	Required     []string      `yaml:"required,omitempty"`
-	Stream       string        `yaml:"stream,omitempty"`
+	// contract over its adapter's (go-vcr ignores them).
+	//
+	// Compare is how verify compares the fake's answer with the cassette:
+	// exact (the default: the normalized forms byte for byte) or modelled
+	// (what the fake leaves out is listed, not a drift; what it gives must
+	// be what reality gave): docs/modelled.md.
+	Compare string `yaml:"compare,omitempty"`
+	// Required are what the fake must model even in modelled mode:
+	// JSONPaths ($.id, $.items[*].name, $..sha), status, and header names.
+	Required []string `yaml:"required,omitempty"`
+	// Stream is how a JSON-lines or SSE stream is compared: records (the
+	// default: record by record) or content (the text of consecutive
+	// records concatenated, so a fake may split it differently).
+	Stream string `yaml:"stream,omitempty"`
+	// StreamText names the text fields that stream: content concatenates:
+	// stream presets (anthropic.messages, openai.chat, openai.responses) or
+	// JSONPaths of string fields; none: every preset applies.
 	StreamText   []string      `yaml:"stream_text,omitempty"`
 	Input        *Input        `yaml:"input,omitempty"`
 	Output       *Output       `yaml:"output,omitempty"`

@@ -84,13 +84,25 @@ type Adapter struct {
 	// Coverage says how `cassette coverage` reads this adapter's calls as
 	// call shapes, and how many must be backed by a cassette.
 	Coverage Coverage `yaml:"coverage,omitempty"`
-	// Compare, Required, Stream and StreamText are what verify holds the
-	// fake to (contract.go); Contracts override them for single scenarios.
-	Compare    string              `yaml:"compare,omitempty" validate:"omitempty,oneof=exact modelled"`
-	Required   []string            `yaml:"required,omitempty" validate:"dive,requiredentry"`
-	Stream     string              `yaml:"stream,omitempty" validate:"omitempty,oneof=records content"`
-	StreamText []string            `yaml:"stream_text,omitempty" validate:"dive,streamtext"`
-	Contracts  map[string]Contract `yaml:"contracts,omitempty" validate:"dive,keys,loadedscenario,endkeys"`
+	// Compare is how verify compares the fake's answer with the cassette:
+	// exact (the default: the normalized forms byte for byte) or modelled
+	// (what the fake leaves out is listed, not a drift; what it gives must
+	// be what reality gave): docs/modelled.md.
+	Compare string `yaml:"compare,omitempty" validate:"omitempty,oneof=exact modelled"`
+	// Required are what the fake must model even in modelled mode:
+	// JSONPaths ($.id, $.items[*].name, $..sha), status, and header names.
+	Required []string `yaml:"required,omitempty" validate:"dive,requiredentry"`
+	// Stream is how a JSON-lines or SSE stream is compared: records (the
+	// default: record by record) or content (the text of consecutive
+	// records concatenated, so a fake may split it differently).
+	Stream string `yaml:"stream,omitempty" validate:"omitempty,oneof=records content"`
+	// StreamText names the text fields that stream: content concatenates:
+	// stream presets (anthropic.messages, openai.chat, openai.responses) or
+	// JSONPaths of string fields; none: every preset applies.
+	StreamText []string `yaml:"stream_text,omitempty" validate:"dive,streamtext"`
+	// Contracts set compare, required, stream and stream_text for single
+	// scenarios (by name) over the adapter's own.
+	Contracts map[string]Contract `yaml:"contracts,omitempty" validate:"dive,keys,loadedscenario,endkeys"`
 }
 
 // Coverage configures the call shapes of one adapter (package coverage

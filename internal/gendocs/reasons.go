@@ -59,6 +59,8 @@ var reasons = map[outcome.Reason]advice{
 		"Check the host in `real.base_url` and the machine's DNS."},
 	outcome.ERealReset: {"The real side closed or reset the connection in the middle of an exchange.",
 		"Usually transient: run again; if it repeats, the message has the request that was cut."},
+	outcome.ERealAuth: {"The real side refused the credentials (401 Unauthorized or 403 Forbidden) while recording, learning or refreshing: wrong, expired or missing, or without the scope the call needs. Nothing was saved: a refusal is not the service's answer to keep.",
+		"Check the credentials: the variables `real.credentials` names are set and current, and `real.headers` sends them. A scenario whose refusal is the behaviour under test declares it (`cassette record --allow-status 401`, or `status:` in the scenario); see [Adapters](concepts/adapters.md#when-the-real-side-fails)."},
 	outcome.ERealUpgrade: {"The real side refused a WebSocket upgrade, or answered it with a handshake that is not valid.",
 		"Check the URL and the credentials the upgrade needs; the message has the status the server answered."},
 	outcome.ERealSuspect: {"A re-recorded command went from exit 0 to a failure with nothing on stdout, and no fault signature said why: the real side probably failed rather than changed.",

@@ -50,6 +50,9 @@ type Live struct {
 	// UpstreamCA, when set, replaces every adapter's real.ca_file (the
 	// --upstream-ca flag).
 	UpstreamCA string
+	// AllowProjectRepo lets git or gh run in a real.dir inside the
+	// project's own repository (--allow-project-repo; see CheckRealDir).
+	AllowProjectRepo bool
 	// Again is the command next steps print to record a cli cassette
 	// again; "" is `cassette refresh --once --adapter NAME`.
 	Again string
@@ -102,6 +105,9 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 func (l Live) rerecordCLI(ctx context.Context, name string, a *cassettes.Adapter, old *cassettes.Cassette, opts CLIOptions) (Recording, error) {
 	if len(a.Real.Command) == 0 {
 		return Recording{}, l.noRealCommand(name, old)
+	}
+	if err := CheckRealDir(ctx, name, a.Real.Command, a.Real.Dir, opts.Dir, l.Config.Dir, l.AllowProjectRepo); err != nil {
+		return Recording{}, err
 	}
 	var err error
 	if opts.Faults, err = FaultsOf(a.Real.Command[0], a); err != nil {

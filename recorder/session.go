@@ -310,6 +310,8 @@ type AgainRun struct {
 	AgainArgs      string // the flags a next step repeats
 	AttemptTimeout time.Duration
 	CLITimeout     time.Duration
+	// AllowProjectRepo is --allow-project-repo (Live.AllowProjectRepo).
+	AllowProjectRepo bool
 }
 
 // RecordAgain records old again from its own input, with the job's
@@ -324,7 +326,7 @@ func (s *Session) RecordAgain(ctx context.Context, old *cassettes.Cassette, run 
 		a = &ac
 	}
 	live := Live{Config: s.Project.Config, LookupEnv: s.lookup, Recorder: s.Meta.Recorder, Again: run.Again + run.AgainArgs, AgainArgs: run.AgainArgs,
-		UpstreamCA: s.upstreamCA, AttemptTimeout: run.AttemptTimeout, CLITimeout: run.CLITimeout}
+		UpstreamCA: s.upstreamCA, AttemptTimeout: run.AttemptTimeout, CLITimeout: run.CLITimeout, AllowProjectRepo: run.AllowProjectRepo}
 	if s.Transport != nil { // undialled: Live dials for each re-recording (a nil *http.Transport is not a nil RoundTripper)
 		live.Transport = s.Transport
 	}

@@ -122,11 +122,9 @@ func (j *RecordJob) record(command []string) nextstep.Record {
 		cfg = j.p.Config
 	}
 	if len(command) > 0 {
-		var creds []string
-		if a := cfg.Adapters[j.Adapter]; a != nil {
-			creds = a.Real.Credentials
-		}
-		command = CommandWithRefs(cfg.Redaction(), creds, j.Adapter, command)
+		// Every declared credential, not only the adapter's: the line may
+		// hold another adapter's (or an adapter the project lacks).
+		command = CommandWithRefs(cfg.Redaction(), cfg.SecretVars(), j.Adapter, command)
 	}
 	return nextstep.Record{Adapter: j.Adapter, Scenario: j.Scenario, BaseURL: j.BaseURL, UpstreamCA: j.UpstreamCA, Timeout: j.AttemptTimeout, Command: command}
 }

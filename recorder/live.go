@@ -106,7 +106,7 @@ func (l Live) rerecordCLI(ctx context.Context, name string, a *cassettes.Adapter
 	if len(a.Real.Command) == 0 {
 		return Recording{}, l.noRealCommand(name, old)
 	}
-	if err := CheckRealDir(ctx, name, a.Real.Command, a.Real.Dir, opts.Dir, l.Config.Dir, l.AllowProjectRepo); err != nil {
+	if err := CheckRealDir(ctx, l.Config, name, a.Real.Command, opts.Dir, l.AllowProjectRepo); err != nil {
 		return Recording{}, err
 	}
 	var err error

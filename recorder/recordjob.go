@@ -165,7 +165,7 @@ func (j *RecordJob) recordCommand(ctx context.Context, s *Session, command []str
 		return &outcome.Error{Reason: outcome.EIO, Message: "cannot read standard input", Err: err, NextStep: j.again(command)}
 	}
 	cfg := j.p.Config
-	if err := CheckRealDir(ctx, j.Adapter, command, s.Adapter.Real.Dir, cassettes.ResolvePath(cfg.Dir, s.Adapter.Real.Dir), cfg.Dir, j.AllowProjectRepo); err != nil {
+	if err := CheckRealDir(ctx, cfg, j.Adapter, command, cassettes.ResolvePath(cfg.Dir, s.Adapter.Real.Dir), j.AllowProjectRepo); err != nil {
 		return err
 	}
 	run := CommandRun{Command: command, Stdin: stdin, BaseURL: j.BaseURL, AllowStatus: j.AllowStatus, Timeout: j.Timeout, Mutating: j.Mutating,

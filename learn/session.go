@@ -75,9 +75,7 @@ func (s Session) Learn(ctx context.Context) (*Outcome, error) {
 	cfg := s.Project.Config
 	a := cfg.Adapters[s.Adapter]
 	if a == nil {
-		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: fmt.Sprintf("adapter %q is not declared in %s", s.Adapter, cfg.Path),
-			Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters." + s.Adapter, Message: "not declared", Expected: "one of: " + strings.Join(sortedKeys(cfg.Adapters), ", ")}},
-			NextStep: s.command("cassette", "validate")}
+		return nil, s.noAdapter()
 	}
 	olds, err := s.cassettes()
 	if err != nil {
@@ -182,6 +180,30 @@ func (s Session) recordStep(sc string) string {
 		args = append(append(args, "--"), a.Real.Command...)
 	}
 	return s.command(args...)
+}
+
+// noAdapter is the error of an --adapter the project does not declare: a
+// usage error (the config is fine), whose step learns from the adapter
+// meant (the nearest name), or shows learn's help when none is near.
+func (s Session) noAdapter() error {
+	cfg := s.Project.Config
+	near := cassettes.Closest(s.Adapter, cfg.Order)
+	next := s.command("cassette", "learn", "--help")
+	if near != "" {
+		next = s.command(append([]string{"cassette", "learn", "--adapter", near}, scenarioFlags(s.Scenarios)...)...)
+	}
+	return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: adapter %q is not declared in %s", s.Adapter, s.Adapter, cfg.Path),
+		Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters." + s.Adapter, Message: "not declared",
+			Expected: "one of: " + strings.Join(sortedKeys(cfg.Adapters), ", "), Suggestion: cassettes.Suggest(s.Adapter, cfg.Order)}},
+		NextStep: next}
+}
+
+func scenarioFlags(ss []string) []string {
+	var out []string
+	for _, sc := range ss {
+		out = append(out, "--scenario", sc)
+	}
+	return out
 }
 
 // command is the cassette command of words in this project: it names the

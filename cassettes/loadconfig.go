@@ -142,6 +142,7 @@ func configRules(cfg *Config) []outcome.Problem {
 				}
 			}
 		}
+		out = append(out, realEnvSecrets(cfg, f, a)...)
 		out = append(out, fakeSecrets(cfg, f, a)...)
 		for i, s := range a.Scenarios {
 			for j := range i {
@@ -220,6 +221,26 @@ func (c *Config) CredentialNames() []string {
 			if !seen[v] {
 				seen[v] = true
 				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// realEnvSecrets refuses a real.env of adapter a (field f) that expands a
+// credential a does not declare (another adapter's, or the forge's
+// token): a real command gets its own adapter's credentials only
+// (recorder.RecordingEnviron), and real.env would hand it another's.
+func realEnvSecrets(cfg *Config, f string, a *Adapter) []outcome.Problem {
+	var out []outcome.Problem
+	secret := cfg.SecretVars()
+	for _, k := range sortedKeys(keysOf(a.Real.Env)) {
+		for _, vr := range Vars(a.Real.Env[k]) {
+			if slices.Contains(secret, vr) && !slices.Contains(a.Real.Credentials, vr) {
+				field := f + ".real.env." + k
+				out = append(out, outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
+					Message:  fmt.Sprintf("uses ${%s}, a credential this adapter does not declare (another adapter's or the forge's): a real command gets its own adapter's credentials only", vr),
+					Expected: "list it in real.credentials of this adapter, if its command needs it"})
 			}
 		}
 	}

@@ -50,3 +50,43 @@ refresh:
 		t.Errorf("WithoutVars = %v", got)
 	}
 }
+
+// TestRealEnvOfAnotherAdaptersCredential: a real.env that expands a
+// credential its adapter does not declare (another adapter's, the
+// forge's) is refused at its line: a real command gets its own
+// adapter's credentials only, which the environment it inherits already
+// holds to (recorder.RecordingEnviron). Its own credential, and a
+// variable no adapter declares, are fine.
+func TestRealEnvOfAnotherAdaptersCredential(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cassette.yaml")
+	if err := os.WriteFile(p, []byte(`version: 1
+adapters:
+  gh:
+    kind: cli
+    real:
+      command: [gh]
+      credentials: [GH_TOKEN]
+      env: {GH_TOKEN: "${GH_TOKEN}", HOME_DIR: "${HOME}", DB: "${DB_DSN}", PUSH: "${FORGE_TOKEN}"}
+    fake: {command: [./fake-gh]}
+  db:
+    kind: cli
+    real: {command: [psql], credentials: [DB_DSN]}
+    fake: {command: [./fake-psql]}
+refresh:
+  forge: {kind: git, remote: origin, token_env: FORGE_TOKEN}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadConfig(p, ConfigOptions{Normalizers: builtins})
+	ce := outcome.AsError(err)
+	if ce == nil || ce.Exit() != outcome.ExitUser || len(ce.Problems) != 2 {
+		t.Fatalf("err = %v, want two problems, exit 2", err)
+	}
+	for i, want := range []string{"cassette.yaml:8: adapters.gh.real.env.DB: uses ${DB_DSN}, a credential this adapter does not declare",
+		"cassette.yaml:8: adapters.gh.real.env.PUSH: uses ${FORGE_TOKEN}"} {
+		if got := ce.Problems[i].String(); !strings.Contains(got, want) {
+			t.Errorf("problem %d = %s, want %s", i, got, want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/nextstep"
 	"github.com/cassette-dev/cassette/normalize"
 	"github.com/cassette-dev/cassette/outcome"
 	"github.com/cassette-dev/cassette/redact"
@@ -74,9 +75,7 @@ func (s Session) Learn(ctx context.Context) (*Outcome, error) {
 	cfg := s.Project.Config
 	a := cfg.Adapters[s.Adapter]
 	if a == nil {
-		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: fmt.Sprintf("adapter %q is not declared in %s", s.Adapter, cfg.Path),
-			Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters." + s.Adapter, Message: "not declared", Expected: "one of: " + strings.Join(sortedKeys(cfg.Adapters), ", ")}},
-			NextStep: outcome.Command("cassette", "validate")}
+		return nil, s.noAdapter()
 	}
 	olds, err := s.cassettes()
 	if err != nil {
@@ -116,11 +115,11 @@ func (s Session) Learn(ctx context.Context) (*Outcome, error) {
 		Normalize: normalize.Options{Credentials: s.Credentials, Rules: cfg.Redaction(), WorkDir: cfg.Dir},
 		Redact:    redact.New(cfg.Redaction(), s.Credentials)}
 	if out.Result, err = Learn(scenarios, o); err != nil {
-		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: "cassette learn: " + err.Error(), NextStep: outcome.Command("cassette", "validate")}
+		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: "cassette learn: " + err.Error(), NextStep: s.command("cassette", "validate")}
 	}
 	if len(out.Result.Proposals) > 0 {
 		if out.New, err = Patch(cfg.Path, out.Old, s.Adapter, out.Result); err != nil {
-			return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: err.Error(), NextStep: outcome.Command("cassette", "validate")}
+			return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: err.Error(), NextStep: s.command("cassette", "validate")}
 		}
 	}
 	return out, nil
@@ -140,9 +139,12 @@ func projectDefs(cfg *cassettes.Config) map[string]normalize.Definition {
 func (s Session) cassettes() ([]*cassettes.Cassette, error) {
 	cfg := s.Project.Config
 	dir := filepath.Join(cfg.CassetteDir(), s.Adapter)
-	list, err := cassettes.LoadTree([]string{dir}, s.Project.LoadOptions(s.Credentials))
-	if err != nil {
-		return nil, err
+	var list []*cassettes.Cassette
+	if _, serr := os.Stat(dir); serr == nil { // none recorded yet: the step records one
+		var err error
+		if list, err = cassettes.LoadTree([]string{dir}, s.Project.LoadOptions(s.Credentials)); err != nil {
+			return nil, err
+		}
 	}
 	if len(s.Scenarios) == 0 {
 		if len(list) == 0 {
@@ -177,13 +179,43 @@ func (s Session) recordStep(sc string) string {
 		}
 		args = append(append(args, "--"), a.Real.Command...)
 	}
-	return outcome.Command(args...)
+	return s.command(args...)
+}
+
+// noAdapter is the error of an --adapter the project does not declare: a
+// usage error (the config is fine), whose step learns from the adapter
+// meant (the nearest name), or shows learn's help when none is near.
+func (s Session) noAdapter() error {
+	cfg := s.Project.Config
+	near := cassettes.Closest(s.Adapter, cfg.Order)
+	next := s.command("cassette", "learn", "--help")
+	if near != "" {
+		next = s.command(append([]string{"cassette", "learn", "--adapter", near}, scenarioFlags(s.Scenarios)...)...)
+	}
+	return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: adapter %q is not declared in %s", s.Adapter, s.Adapter, cfg.Path),
+		Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters." + s.Adapter, Message: "not declared",
+			Expected: "one of: " + strings.Join(sortedKeys(cfg.Adapters), ", "), Suggestion: cassettes.Suggest(s.Adapter, cfg.Order)}},
+		NextStep: next}
+}
+
+func scenarioFlags(ss []string) []string {
+	var out []string
+	for _, sc := range ss {
+		out = append(out, "--scenario", sc)
+	}
+	return out
+}
+
+// command is the cassette command of words in this project: it names the
+// config when it is not the default one, so that it runs as printed.
+func (s Session) command(words ...string) string {
+	return nextstep.Command(s.Project.Config.Path, words...)
 }
 
 // unsafe says why a cassette is not recorded again, and the command that
 // would: a mutating scenario, or a call that may change the real service.
 func (s Session) unsafe(a *cassettes.Adapter, c *cassettes.Cassette) (why, next string) {
-	again := outcome.Command("cassette", "learn", "--adapter", s.Adapter, "--scenario", c.Scenario, "--rerecord-unsafe")
+	again := s.command("cassette", "learn", "--adapter", s.Adapter, "--scenario", c.Scenario, "--rerecord-unsafe")
 	if c.Mutating && !(a.AllowMutating && s.Unsafe) {
 		return fmt.Sprintf("scenario mutates the real service (mutating: true): not re-recorded (needs adapters.%s.allow_mutating: true and --rerecord-unsafe)", s.Adapter), again
 	}
@@ -261,7 +293,7 @@ func (s Session) Apply(ctx context.Context, out *Outcome) error {
 	defer cfgLock.Unlock()
 	if now, err := os.ReadFile(cfg.Path); err != nil || string(now) != string(out.Old) {
 		return &outcome.Error{Reason: outcome.ECfgParse, Message: cfg.Path + " changed while cassette learn ran; nothing was written",
-			NextStep: outcome.Command("cassette", "learn", "--adapter", s.Adapter)}
+			NextStep: s.command("cassette", "learn", "--adapter", s.Adapter)}
 	}
 	if err := cassettes.WriteFileAtomic(cfg.Path, out.New, 0o644); err != nil {
 		return err

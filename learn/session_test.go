@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/outcome"
 )
 
 // project writes a project with one http adapter and three cassettes: a
@@ -73,7 +74,8 @@ func TestSessionRepeatsOnlySafeCalls(t *testing.T) {
 	for _, sk := range out.Skipped {
 		skipped = append(skipped, sk.Scenario+": "+sk.NextStep)
 	}
-	if want := []string{"post: cassette learn --adapter svc --scenario post --rerecord-unsafe", "wipe: cassette learn --adapter svc --scenario wipe --rerecord-unsafe"}; !slices.Equal(skipped, want) {
+	config := " --config " + p.Config.Path // the project was loaded from there: each step names it
+	if want := []string{"post: cassette learn --adapter svc --scenario post --rerecord-unsafe" + config, "wipe: cassette learn --adapter svc --scenario wipe --rerecord-unsafe" + config}; !slices.Equal(skipped, want) {
 		t.Errorf("skipped %v, want %v", skipped, want)
 	}
 	if !out.Changed() || !strings.Contains(string(out.New), "    normalizers: [uuid]   # learned by cassette learn\n    kind: http   # the service\n") {
@@ -96,5 +98,27 @@ func TestSessionRepeatsOnlySafeCalls(t *testing.T) {
 	// A cassette.yaml changed meanwhile is not overwritten.
 	if err := s.Apply(context.Background(), out); err == nil || !strings.Contains(err.Error(), "changed while cassette learn ran") {
 		t.Errorf("a second apply of the same outcome: %v", err)
+	}
+}
+
+// TestSessionWithoutCassettesRecordsFirst: an adapter that has recorded
+// nothing yet (no cassettes/<adapter> directory) is told to record, in
+// the project's own config, not to run cassette validate, which passes.
+func TestSessionWithoutCassettesRecordsFirst(t *testing.T) {
+	dir := t.TempDir()
+	cfg := "version: 1\nadapters:\n  tool:\n    kind: cli\n    real: {command: [sh, real.sh]}\n    fake: {command: [sh, real.sh]}\n"
+	path := filepath.Join(dir, "other.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := cassettes.LoadProject(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Session{Project: p, Adapter: "tool"}.Learn(context.Background())
+	ce := outcome.AsError(err)
+	want := "cassette record --adapter tool --scenario first --config " + path + " -- sh real.sh"
+	if ce.Reason != outcome.ECassetteNotFound || ce.NextStep != want {
+		t.Errorf("%s: %v, next %q; want E_CASSETTE_NOT_FOUND, next %q", ce.Reason, err, ce.NextStep, want)
 	}
 }

@@ -32,6 +32,7 @@ func argsLeak(red *redact.Redactor, opts CLIOptions) error {
 	var probs []outcome.Problem
 	vars := map[string]bool{}
 	learned := false
+	var withheld []string // other adapters' (or the forge's) variables the command holds
 	for i, a := range fields {
 		field := "input.command"
 		if i > 0 {
@@ -45,6 +46,9 @@ func argsLeak(red *redact.Redactor, opts CLIOptions) error {
 					"a credential-named variable) or one the command sends in a credential header or cookie; the variable is not declared"
 			} else {
 				vars[name] = true
+				if notOwn(opts, name) && !slices.Contains(withheld, name) {
+					withheld = append(withheld, name)
+				}
 			}
 			probs = append(probs, outcome.Problem{Field: field, Message: msg + "; the value is not shown",
 				Expected: `a reference to the variable ("$` + varFor(name, opts.Adapter) + `"), expanded by the shell`})
@@ -57,6 +61,9 @@ func argsLeak(red *redact.Redactor, opts CLIOptions) error {
 			continue
 		}
 		vars[name] = true
+		if notOwn(opts, name) && !slices.Contains(withheld, name) {
+			withheld = append(withheld, name)
+		}
 		probs = append(probs, outcome.Problem{Field: "input.stdin", Message: "holds the value of the credential variable " + name + "; the value is not shown",
 			Expected: "standard input without credentials: pass them through the environment (real.credentials)"})
 	}
@@ -72,14 +79,25 @@ func argsLeak(red *redact.Redactor, opts CLIOptions) error {
 	e := &outcome.Error{Reason: outcome.ESecretLeak, Problems: probs, NextStep: suggestion,
 		Message: fmt.Sprintf("refusing to record: %s holds a credential value; the cassette keeps the command line to run it again, so it must refer to the variable, not hold its value",
 			probs[0].Field)}
-	if learned {
+	if len(withheld) > 0 {
+		e.Message += fmt.Sprintf("; %s is not a credential of adapter %s (another adapter or the forge declares it) and is never given to its command: declare it under `real.credentials` of adapter %s in cassette.yaml if the command needs it, and refer to it instead of its value, as below",
+			strings.Join(withheld, ", "), orAdapter(opts.Adapter), orAdapter(opts.Adapter))
+	}
+	switch {
+	case learned:
 		v := varFor(redact.Learned, opts.Adapter)
 		e.Message += fmt.Sprintf("; put the credential in the variable %s, declare it under `real.credentials` of adapter %s in cassette.yaml, and refer to it in the command instead of its value, as below",
 			v, orAdapter(opts.Adapter))
-	} else {
+	case len(withheld) == 0:
 		e.Message += "; refer to the variable instead (it is declared; the shell expands it when the command runs), as below"
 	}
 	return e
+}
+
+// notOwn reports whether the credential variable name is one the command
+// does not get (CLIOptions.Withheld).
+func notOwn(opts CLIOptions, name string) bool {
+	return slices.Contains(opts.Withheld, name) && !slices.Contains(opts.Credentials, name)
 }
 
 // varFor is the variable a value is referred to by in the suggested command.

@@ -62,6 +62,11 @@ type CLIOptions struct {
 	// (the adapter's real.credentials). Their values are scrubbed from
 	// everything recorded; their names are recorded in input.env.
 	Credentials []string
+	// Withheld are the credential variables the child does not get (other
+	// adapters' and the forge's: RecordingEnviron leaves them out): their
+	// values are scrubbed from everything recorded as Credentials' are, and
+	// one written in the command line or stdin is refused.
+	Withheld []string
 	// Rules are the project's credential names (cassettes.Config.Redaction:
 	// cassette.yaml's redact.names); nil is the built-in names.
 	Rules *redact.Rules
@@ -139,7 +144,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 		return nil, outcome.Errorf(outcome.EUsage, outcome.Command("cassette", "record", "--help"),
 			"no command to record")
 	}
-	red := redact.New(opts.Rules, Credentials(opts.Credentials, opts.LookupEnv))
+	red := redact.New(opts.Rules, Credentials(append(slices.Clone(opts.Credentials), opts.Withheld...), opts.LookupEnv))
 	red.LearnEnv(opts.childEnv(nil))
 	red.LearnArgs(append([]string{opts.Command}, opts.Args...))
 	if err := argsLeak(red, opts); err != nil {

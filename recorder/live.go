@@ -50,6 +50,9 @@ type Live struct {
 	// UpstreamCA, when set, replaces every adapter's real.ca_file (the
 	// --upstream-ca flag).
 	UpstreamCA string
+	// AllowProjectRepo lets git or gh run in a real.dir inside the
+	// project's own repository (--allow-project-repo; see CheckRealDir).
+	AllowProjectRepo bool
 	// Again is the command next steps print to record a cli cassette
 	// again; "" is `cassette refresh --once --adapter NAME`.
 	Again string
@@ -103,6 +106,9 @@ func (l Live) rerecordCLI(ctx context.Context, name string, a *cassettes.Adapter
 	if len(a.Real.Command) == 0 {
 		return Recording{}, l.noRealCommand(name, old)
 	}
+	if err := CheckRealDir(ctx, l.Config, name, a.Real.Command, opts.Dir, l.AllowProjectRepo); err != nil {
+		return Recording{}, err
+	}
 	var err error
 	if opts.Faults, err = FaultsOf(a.Real.Command[0], a); err != nil {
 		return Recording{}, err
@@ -145,7 +151,7 @@ func (l Live) cliOptions(name string, a *cassettes.Adapter, old *cassettes.Casse
 	timeout := cmp.Or(l.CLITimeout, 10*time.Minute)
 	environ := l.Environ
 	opts := CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, lookup), Credentials: a.Real.Credentials,
-		Rules: l.Config.Redaction(), LookupEnv: lookup, Environ: RecordingEnviron(l.Config, a, environ), Timeout: timeout, Log: l.Warn,
+		Rules: l.Config.Redaction(), LookupEnv: lookup, Environ: RecordingEnviron(l.Config, a, environ), Withheld: withheldVars(l.Config, a), Timeout: timeout, Log: l.Warn,
 		Again: cmp.Or(l.Again, outcome.Command("cassette", "refresh", "--once", "--adapter", name)+l.againArgs())}
 	// What runs is real.command, from cassette.yaml, never input.command:
 	// RerecordCLI refuses a cassette that names another program.
@@ -176,8 +182,15 @@ func RecordingEnviron(cfg *cassettes.Config, a *cassettes.Adapter, environ []str
 	if environ == nil {
 		environ = os.Environ()
 	}
-	others := slices.DeleteFunc(cfg.SecretVars(), func(n string) bool { return slices.Contains(a.Real.Credentials, n) })
-	return cassettes.WithoutVars(environ, others)
+	return cassettes.WithoutVars(environ, withheldVars(cfg, a))
+}
+
+// withheldVars are the credential variables a command recorded for
+// adapter a does not get: those other adapters declare and the forge's
+// token, unless a declares them too. Their values are still scrubbed from
+// what it records (CLIOptions.Withheld, Session's Redactor).
+func withheldVars(cfg *cassettes.Config, a *cassettes.Adapter) []string {
+	return slices.DeleteFunc(cfg.SecretVars(), func(n string) bool { return slices.Contains(a.Real.Credentials, n) })
 }
 
 // noRealCommand is the error of a CLI cassette whose adapter declares no

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/outcome"
 )
 
@@ -15,18 +16,22 @@ import (
 var repoTools = map[string]bool{"git": true, "gh": true}
 
 // CheckRealDir refuses to record a repository tool (git, gh) in dir, where
-// the adapter's real.dir (declared, as written) resolves, when dir is inside the project's own repository
-// (projectDir's) without being a repository of its own: git would then
+// adapter's real.dir in cfg resolves, when dir is inside the project's own
+// repository (cfg.Dir's) without being a repository of its own: git would then
 // find the project's repository and the cassette would hold the project's
 // history, commits and remotes instead of the fixture's (a real.dir that
 // was never created, or was created with mkdir instead of git init).
 // allow says the project means it.
-func CheckRealDir(ctx context.Context, adapter string, command []string, declared, dir, projectDir string, allow bool) error {
+func CheckRealDir(ctx context.Context, cfg *cassettes.Config, adapter string, command []string, dir string, allow bool) error {
+	declared := ""
+	if a := cfg.Adapters[adapter]; a != nil {
+		declared = a.Real.Dir
+	}
 	if allow || declared == "" || len(command) == 0 || !repoTools[filepath.Base(command[0])] {
 		return nil
 	}
 	top := gitTop(ctx, dir)
-	own := gitTop(ctx, projectDir)
+	own := gitTop(ctx, cfg.Dir)
 	if top == "" || own == "" || top != own {
 		return nil
 	}
@@ -34,7 +39,7 @@ func CheckRealDir(ctx context.Context, adapter string, command []string, declare
 	return &outcome.Error{Reason: outcome.EUsage,
 		Message: fmt.Sprintf("real.dir of adapter %s, %s, is inside this project's own repository (%s) and is no repository of its own: %s there would record the project's history, not the fixture's; make it a repository of its own (git init), or pass --allow-project-repo if recording this repository is meant",
 			adapter, outcome.Printable(absDir), outcome.Printable(own), filepath.Base(command[0])),
-		Problems: []outcome.Problem{{Field: "adapters." + adapter + ".real.dir", Message: "resolves inside the project's repository " + outcome.Printable(own), Expected: "a repository of its own (a fixture), e.g. made with git init"}},
+		Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters." + adapter + ".real.dir"), Field: "adapters." + adapter + ".real.dir", Message: "resolves inside the project's repository " + outcome.Printable(own), Expected: "a repository of its own (a fixture), e.g. made with git init"}},
 		NextStep: outcome.Command("git", "init", absDir)}
 }
 

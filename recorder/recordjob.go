@@ -122,11 +122,9 @@ func (j *RecordJob) record(command []string) nextstep.Record {
 		cfg = j.p.Config
 	}
 	if len(command) > 0 {
-		var creds []string
-		if a := cfg.Adapters[j.Adapter]; a != nil {
-			creds = a.Real.Credentials
-		}
-		command = CommandWithRefs(cfg.Redaction(), creds, j.Adapter, command)
+		// Every declared credential, not only the adapter's: the line may
+		// hold another adapter's (or an adapter the project lacks).
+		command = CommandWithRefs(cfg.Redaction(), cfg.SecretVars(), j.Adapter, command)
 	}
 	return nextstep.Record{Adapter: j.Adapter, Scenario: j.Scenario, BaseURL: j.BaseURL, UpstreamCA: j.UpstreamCA, Timeout: j.AttemptTimeout, Command: command}
 }
@@ -167,7 +165,7 @@ func (j *RecordJob) recordCommand(ctx context.Context, s *Session, command []str
 		return &outcome.Error{Reason: outcome.EIO, Message: "cannot read standard input", Err: err, NextStep: j.again(command)}
 	}
 	cfg := j.p.Config
-	if err := CheckRealDir(ctx, j.Adapter, command, s.Adapter.Real.Dir, cassettes.ResolvePath(cfg.Dir, s.Adapter.Real.Dir), cfg.Dir, j.AllowProjectRepo); err != nil {
+	if err := CheckRealDir(ctx, cfg, j.Adapter, command, cassettes.ResolvePath(cfg.Dir, s.Adapter.Real.Dir), j.AllowProjectRepo); err != nil {
 		return err
 	}
 	run := CommandRun{Command: command, Stdin: stdin, BaseURL: j.BaseURL, AllowStatus: j.AllowStatus, Timeout: j.Timeout, Mutating: j.Mutating,

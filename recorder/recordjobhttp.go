@@ -94,7 +94,7 @@ func (j *RecordJob) rerecordExisting(ctx context.Context, s *Session) (bool, err
 		return false, nil
 	}
 	rec, err := s.RecordAgain(ctx, old, AgainRun{BaseURL: j.BaseURL, Again: j.command("cassette", "record", "--adapter", j.Adapter, "--scenario", j.Scenario),
-		AgainArgs: j.againArgs(), AttemptTimeout: j.AttemptTimeout, CLITimeout: j.Timeout}) // --timeout bounds these too
+		AgainArgs: j.againArgs(), AttemptTimeout: j.AttemptTimeout, CLITimeout: j.Timeout, AllowProjectRepo: j.AllowProjectRepo}) // --timeout bounds these too
 	if s.Interrupted() != nil {
 		return true, nil // interrupted: nothing is saved (Run says so)
 	}

@@ -70,16 +70,18 @@ type SessionOptions struct {
 func NewSession(p *cassettes.Project, name string, o SessionOptions) *Session {
 	a := &cassettes.Adapter{}
 	var rules *redact.Rules
+	var others []string
 	dir := ""
 	if p != nil {
 		if decl, ok := p.Config.Adapters[name]; ok {
 			a = decl
 		}
 		rules, dir = p.Config.Redaction(), filepath.Join(p.Config.CassetteDir(), name)
+		others = withheldVars(p.Config, a)
 	}
 	return &Session{Project: p, Name: name, Adapter: a,
 		Meta:     Meta{Adapter: name, Scenario: o.Scenario, Normalizers: a.Normalizers, Recorder: o.Recorder},
-		Redactor: redact.New(rules, Credentials(a.Real.Credentials, o.LookupEnv)),
+		Redactor: redact.New(rules, Credentials(append(slices.Clone(a.Real.Credentials), others...), o.LookupEnv)),
 		Dir:      dir, upstreamCA: o.UpstreamCA, lookup: o.LookupEnv}
 }
 
@@ -128,6 +130,15 @@ func (s *Session) Environ() []string {
 		return os.Environ() // no project: no adapter declares a credential
 	}
 	return RecordingEnviron(s.Project.Config, s.Adapter, nil)
+}
+
+// withheld are the credential variables the job's commands do not get
+// (withheldVars).
+func (s *Session) withheld() []string {
+	if s.Project == nil {
+		return nil
+	}
+	return withheldVars(s.Project.Config, s.Adapter)
 }
 
 func (s *Session) step(words ...string) string {
@@ -207,7 +218,7 @@ func (s *Session) RecordCommand(ctx context.Context, run CommandRun) (*cassettes
 	a, command := s.Adapter, run.Command
 	meta := s.Meta
 	opts := CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(s.Project.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, nil), Stdin: run.Stdin,
-		Environ: s.Environ(), Credentials: a.Real.Credentials, Rules: s.Project.Config.Redaction(), Timeout: run.Timeout, Again: run.Again, Log: s.Log,
+		Environ: s.Environ(), Credentials: a.Real.Credentials, Withheld: s.withheld(), Rules: s.Project.Config.Redaction(), Timeout: run.Timeout, Again: run.Again, Log: s.Log,
 		Intercept: ProxyInterceptor(ProxyConfig{Upstream: cliUpstream(a, run.BaseURL), Transport: s.Transport, AllowStatus: run.AllowStatus})}
 	if s.Interrupts != nil {
 		opts.Signals = s.Interrupts.C()
@@ -310,6 +321,8 @@ type AgainRun struct {
 	AgainArgs      string // the flags a next step repeats
 	AttemptTimeout time.Duration
 	CLITimeout     time.Duration
+	// AllowProjectRepo is --allow-project-repo (Live.AllowProjectRepo).
+	AllowProjectRepo bool
 }
 
 // RecordAgain records old again from its own input, with the job's
@@ -324,7 +337,7 @@ func (s *Session) RecordAgain(ctx context.Context, old *cassettes.Cassette, run 
 		a = &ac
 	}
 	live := Live{Config: s.Project.Config, LookupEnv: s.lookup, Recorder: s.Meta.Recorder, Again: run.Again + run.AgainArgs, AgainArgs: run.AgainArgs,
-		UpstreamCA: s.upstreamCA, AttemptTimeout: run.AttemptTimeout, CLITimeout: run.CLITimeout}
+		UpstreamCA: s.upstreamCA, AttemptTimeout: run.AttemptTimeout, CLITimeout: run.CLITimeout, AllowProjectRepo: run.AllowProjectRepo}
 	if s.Transport != nil { // undialled: Live dials for each re-recording (a nil *http.Transport is not a nil RoundTripper)
 		live.Transport = s.Transport
 	}

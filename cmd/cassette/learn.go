@@ -79,7 +79,7 @@ expresses; 2: configuration error; 3: the real side failed.`,
 func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error {
 	if o.repeat < 2 {
 		return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--repeat %d: learning compares recordings, so it needs 2 at least", o.repeat),
-			NextStep: outcome.Command("cassette", "learn", "--adapter", o.adapter, "--repeat", "3")}
+			NextStep: commandWithConfig(g.config, "cassette", "learn", "--adapter", o.adapter, "--repeat", "3")}
 	}
 	p, err := loadProject(g)
 	if err != nil {
@@ -109,9 +109,9 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 			return err
 		}
 	}
-	next := outcome.Command("cassette", "verify", filepath.Join(p.cfg.CassetteDir(), o.adapter))
+	next := p.command("cassette", "verify", filepath.Join(p.cfg.CassetteDir(), o.adapter))
 	if out.Changed() && !o.apply {
-		next = outcome.Command(append(append([]string{"cassette", "learn", "--adapter", o.adapter}, scenarioFlags(o.scenarios)...), "--apply")...)
+		next = p.command(append(append([]string{"cassette", "learn", "--adapter", o.adapter}, scenarioFlags(o.scenarios)...), "--apply")...)
 	}
 	fmt.Fprintf(stdio.Out, "next: %s\n", next)
 	if len(out.Result.Left) > 0 {

@@ -35,16 +35,6 @@ var classes = []Class{
 	{Name: "request-id", Placeholder: "<id>", whole: true, mask: regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_+/=.:-]{5,}$`)},
 }
 
-// classByName returns the class of that name.
-func classByName(name string) Class {
-	for _, c := range classes {
-		if c.Name == name {
-			return c
-		}
-	}
-	return Class{Name: "value", Placeholder: "<volatile>"}
-}
-
 // masked replaces what class c matches in s with its placeholder.
 func (c Class) masked(s string) string {
 	if c.whole {

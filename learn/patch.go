@@ -27,7 +27,7 @@ func Patch(path string, data []byte, adapter string, r *Result) ([]byte, error) 
 	root := doc.Content[0]
 	adapters := value(root, "adapters")
 	if adapters == nil || value(adapters, adapter) == nil || value(adapters, adapter).Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s declares no adapter %q under adapters:", path, adapter)
+		return nil, fmt.Errorf("%s declares no adapter %q under adapters", path, adapter)
 	}
 	text := string(data)
 	if text != "" && !strings.HasSuffix(text, "\n") {

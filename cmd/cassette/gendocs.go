@@ -28,7 +28,8 @@ func newGendocsCmd(stdio *IO, g *globals) *cobra.Command {
 			}
 			for name, data := range pages {
 				path := filepath.Join(out, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+				err := os.MkdirAll(filepath.Dir(path), 0o755)
+				if err == nil {
 					err = os.WriteFile(path, data, 0o644)
 				}
 				if err != nil {

@@ -67,9 +67,8 @@ type schemaGen struct {
 }
 
 var (
-	durationPattern = `^(0|[0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
-	headerType      = reflect.TypeFor[http.Header]()
-	valuesType      = reflect.TypeFor[url.Values]()
+	headerType = reflect.TypeFor[http.Header]()
+	valuesType = reflect.TypeFor[url.Values]()
 )
 
 // value is the schema of one Go type as YAML holds it.

@@ -3,6 +3,7 @@ package cassettes
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/cassette-dev/cassette/outcome"
@@ -156,3 +157,23 @@ type Response struct {
 
 // ID returns "adapter/scenario", the cassette's identity in reports.
 func (c *Cassette) ID() string { return c.Adapter + "/" + c.Scenario }
+
+// UnsafeRequest is the first recorded request that may change the real
+// service (any method but GET, HEAD and OPTIONS; an empty method is GET, as
+// net/http reads it), as its method and URL path; ok is false when every
+// request only reads. Refresh's dry run and cassette learn re-record only
+// cassettes without one.
+func (c *Cassette) UnsafeRequest() (method, path string, ok bool) {
+	for _, it := range c.Interactions {
+		switch strings.ToUpper(it.Request.Method) {
+		case http.MethodGet, http.MethodHead, http.MethodOptions, "":
+			continue
+		}
+		path = it.Request.URL
+		if u, err := url.Parse(path); err == nil && u.Path != "" {
+			path = u.Path
+		}
+		return it.Request.Method, path, true
+	}
+	return "", "", false
+}

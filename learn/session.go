@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -222,12 +221,8 @@ func (s Session) unsafe(a *cassettes.Adapter, c *cassettes.Cassette) (why, next 
 	if s.Unsafe || c.Kind == cassettes.KindCLI {
 		return "", "" // a command not marked mutating only reads
 	}
-	for _, it := range c.Interactions {
-		switch strings.ToUpper(it.Request.Method) {
-		case http.MethodGet, http.MethodHead, http.MethodOptions, "":
-			continue
-		}
-		return "not re-recorded: it would send " + it.Request.Method + ", which may change the real service (learn repeats only GET, HEAD and OPTIONS unless --rerecord-unsafe)", again
+	if method, _, ok := c.UnsafeRequest(); ok {
+		return "not re-recorded: it would send " + method + ", which may change the real service (learn repeats only GET, HEAD and OPTIONS unless --rerecord-unsafe)", again
 	}
 	return "", ""
 }

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -194,16 +192,8 @@ func unsafeCall(c *cassettes.Cassette) string {
 		}
 		return "run " + outcome.ShellJoin(append(strings.Fields(c.Input.Command), c.Input.Args...))
 	}
-	for _, it := range c.Interactions {
-		switch strings.ToUpper(it.Request.Method) {
-		case http.MethodGet, http.MethodHead, http.MethodOptions:
-			continue
-		}
-		target := it.Request.URL
-		if u, err := url.Parse(target); err == nil && u.Path != "" {
-			target = u.Path
-		}
-		return "send " + it.Request.Method + " " + target
+	if method, path, ok := c.UnsafeRequest(); ok {
+		return "send " + method + " " + path
 	}
 	return ""
 }

@@ -4,6 +4,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/cassette-dev/cassette/normalize"
 )
 
 // Class is a kind of volatile value.
@@ -12,38 +15,38 @@ type Class struct {
 	Builtin string // the built-in normalizer that covers it, or ""
 	// Placeholder is what a project normalizer writes for it.
 	Placeholder string
-	mask        *regexp.Regexp // matches the class inside a value
-	whole       bool           // the class is the whole value (a counter), not a part of it
+	mask        func() *regexp.Regexp // matches the class inside a value (compiled when first used: every command imports learn)
+	whole       bool                  // the class is the whole value (a counter), not a part of it
 	check       func(string) bool
 }
 
 // classes are tried in this order; masks are applied in it.
 var classes = []Class{
-	{Name: "iso8601", Builtin: "timestamps.ISO8601", Placeholder: "<ISO8601>", mask: regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?`)},
-	{Name: "rfc1123", Builtin: "timestamps.RFC1123", Placeholder: "<RFC1123>", mask: regexp.MustCompile(`(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2}[ -](?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ -]\d{4} \d{2}:\d{2}:\d{2} (?:GMT|UTC|[+-]\d{4})`)},
-	{Name: "ansic", Builtin: "timestamps.ANSIC", Placeholder: "<ANSIC>", mask: regexp.MustCompile(`(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d{2}:\d{2}:\d{2} \d{4}(?: [+-]\d{4})?`)},
-	{Name: "uuid", Builtin: "uuid", Placeholder: "<uuid>", mask: regexp.MustCompile(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)},
-	{Name: "sha", Builtin: "sha:full", Placeholder: "<sha>", mask: regexp.MustCompile(`\b(?:[0-9a-f]{64}|[0-9a-f]{40})\b`)},
-	{Name: "unix", Builtin: "timestamps.unix", Placeholder: "<unix>", mask: regexp.MustCompile(`\b1\d{9}(?:\d{3})?(?:\.\d+)?\b`)},
-	{Name: "port", Builtin: "ports", Placeholder: "<port>", mask: regexp.MustCompile(`(?:127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1\]):\d{1,5}`)},
-	{Name: "tmp-path", Builtin: "paths.tmp", Placeholder: "<tmp>", mask: regexp.MustCompile(`(?:/private)?/(?:tmp|var/tmp|var/folders)/[^\s"',;:]*`)},
-	{Name: "duration", Placeholder: "<duration>", mask: regexp.MustCompile(`\b(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+\b`)},
-	{Name: "short-sha", Builtin: "sha:short", Placeholder: "<sha>", mask: regexp.MustCompile(`\b[0-9a-f]{7,12}\b`), check: func(s string) bool {
+	{Name: "iso8601", Builtin: "timestamps.ISO8601", Placeholder: "<ISO8601>", mask: lazy(normalize.BuiltinExpr("timestamps.ISO8601"))},
+	{Name: "rfc1123", Builtin: "timestamps.RFC1123", Placeholder: "<RFC1123>", mask: lazy(normalize.BuiltinExpr("timestamps.RFC1123"))},
+	{Name: "ansic", Builtin: "timestamps.ANSIC", Placeholder: "<ANSIC>", mask: lazy(normalize.BuiltinExpr("timestamps.ANSIC"))},
+	{Name: "uuid", Builtin: "uuid", Placeholder: "<uuid>", mask: lazy(`\b` + normalize.BuiltinExpr("uuid") + `\b`)},
+	{Name: "sha", Builtin: "sha:full", Placeholder: "<sha>", mask: lazy(`\b(?:[0-9a-f]{64}|[0-9a-f]{40})\b`)},
+	{Name: "unix", Builtin: "timestamps.unix", Placeholder: "<unix>", mask: lazy(`\b1\d{9}(?:\d{3})?(?:\.\d+)?\b`)},
+	{Name: "port", Builtin: "ports", Placeholder: "<port>", mask: lazy(normalize.BuiltinExpr("ports"))},
+	{Name: "tmp-path", Builtin: "paths.tmp", Placeholder: "<tmp>", mask: lazy(`(?:/private)?/(?:tmp|var/tmp|var/folders)/[^\s"',;:]*`)},
+	{Name: "duration", Placeholder: "<duration>", mask: lazy(`\b(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+\b`)},
+	{Name: "short-sha", Builtin: "sha:short", Placeholder: "<sha>", mask: lazy(`\b[0-9a-f]{7,12}\b`), check: func(s string) bool {
 		return strings.ContainsAny(s, "0123456789") && strings.ContainsAny(s, "abcdef")
 	}},
-	{Name: "counter", Placeholder: "<n>", whole: true, mask: regexp.MustCompile(`^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$`)},
-	{Name: "request-id", Placeholder: "<id>", whole: true, mask: regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_+/=.:-]{5,}$`)},
+	{Name: "counter", Placeholder: "<n>", whole: true, mask: lazy(`^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$`)},
+	{Name: "request-id", Placeholder: "<id>", whole: true, mask: lazy(`^[A-Za-z0-9][A-Za-z0-9_+/=.:-]{5,}$`)},
 }
 
 // masked replaces what class c matches in s with its placeholder.
 func (c Class) masked(s string) string {
 	if c.whole {
-		if c.mask.MatchString(s) {
+		if c.mask().MatchString(s) {
 			return c.Placeholder
 		}
 		return s
 	}
-	return c.mask.ReplaceAllStringFunc(s, func(m string) string {
+	return c.mask().ReplaceAllStringFunc(s, func(m string) string {
 		if c.check != nil && !c.check(m) {
 			return m
 		}
@@ -151,4 +154,9 @@ func shape(vs []string) string {
 func isNumber(s string) bool {
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil
+}
+
+// lazy is expr compiled when first asked for.
+func lazy(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

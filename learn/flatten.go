@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -133,7 +132,7 @@ func decodeJSON(b []byte) (any, bool) {
 	return v, true
 }
 
-var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var plainName = lazy(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // jsonLeaves walks a JSON value: key holds concrete indices, gen [*].
 func jsonLeaves(keyAt, whereAt, key, gen string, v any, add func(leaf)) {
@@ -144,7 +143,7 @@ func jsonLeaves(keyAt, whereAt, key, gen string, v any, add func(leaf)) {
 		}
 		for _, k := range sortedKeys(x) {
 			sel := "." + k
-			if !plainName.MatchString(k) {
+			if !plainName().MatchString(k) {
 				sel = "['" + strings.ReplaceAll(strings.ReplaceAll(k, `\`, `\\`), `'`, `\'`) + "']"
 			}
 			jsonLeaves(keyAt, whereAt, key+sel, gen+sel, x[k], add)

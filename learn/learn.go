@@ -397,7 +397,7 @@ func newPlace(scenario string, l leaf, vals []string, cs []Class, regex string, 
 		// matches what the classes match.
 		var masks []string
 		for _, c := range cs {
-			masks = append(masks, c.mask.String())
+			masks = append(masks, c.mask().String())
 		}
 		p.regex = "()(?:" + strings.Join(masks, "|") + ")"
 		if len(masks) == 0 {

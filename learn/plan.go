@@ -208,7 +208,7 @@ func propose(places []*Place, o Options) []Proposal {
 	return append(out, builtins...)
 }
 
-var idShaped = regexp.MustCompile(`^(?:[0-9a-f]{16,}|[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*)$`)
+var idShaped = lazy(`^(?:[0-9a-f]{16,}|[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*)$`)
 
 // tokenRegex is the expression of the ids that recur in a recording (a
 // value returned by one request and sent in the next one's URL) and are
@@ -224,7 +224,7 @@ func tokenRegex(places []*Place) string {
 		}
 		hex, lens, shaped := true, map[int]bool{}, true
 		for _, v := range pl.values {
-			shaped = shaped && len(v) >= 16 && idShaped.MatchString(v)
+			shaped = shaped && len(v) >= 16 && idShaped().MatchString(v)
 			hex = hex && strings.Trim(v, "0123456789abcdef") == ""
 			lens[len(v)] = true
 		}
@@ -365,7 +365,7 @@ func refinePaths(places []*Place, sets []*scenarioSet) {
 	}
 }
 
-var indexRE = regexp.MustCompile(`\[\d+\]`)
+var indexRE = lazy(`\[\d+\]`)
 
 // generalise turns the indices of a concrete path into [*], outermost
 // first, as long as the path selects no more of consts than the concrete
@@ -373,7 +373,7 @@ var indexRE = regexp.MustCompile(`\[\d+\]`)
 // varies is normalized in both: an adapter's normalizers apply to all its
 // scenarios).
 func generalise(cp string, consts []string) string {
-	locs := indexRE.FindAllStringIndex(cp, -1)
+	locs := indexRE().FindAllStringIndex(cp, -1)
 	selected := func(p string) int {
 		re := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(p), `\[\*\]`, `\[\d+\]`) + "$")
 		n := 0

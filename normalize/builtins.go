@@ -114,12 +114,41 @@ func Builtins() *Registry {
 // neighbour never makes a second pass match what the first did not. Each
 // is compiled when first used (most are the reference their byte search
 // is tested against, and never run): every command starts without them.
+const (
+	isoExpr     = `\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?`
+	rfc1123Expr = `(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2}[ -](?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ -]\d{4} \d{2}:\d{2}:\d{2} (?:GMT|UTC|[+-]\d{4})`
+	ansicExpr   = `(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d{2}:\d{2}:\d{2} \d{4}(?: [+-]\d{4})?`
+	uuidExpr    = `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`
+	portExpr    = `(?:127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1\]):\d{1,5}`
+)
+
+// BuiltinExpr is the regular expression (without \b) of what the built-in
+// normalizer of that name rewrites, for the text-pattern built-ins
+// (timestamps.ISO8601, timestamps.RFC1123, timestamps.ANSIC, uuid, ports);
+// "" for the others. cassette learn classifies values by them, so that it
+// proposes a built-in for exactly what the built-in rewrites.
+func BuiltinExpr(name string) string {
+	switch name {
+	case "timestamps.ISO8601":
+		return isoExpr
+	case "timestamps.RFC1123":
+		return rfc1123Expr
+	case "timestamps.ANSIC":
+		return ansicExpr
+	case "uuid":
+		return uuidExpr
+	case "ports":
+		return portExpr
+	}
+	return ""
+}
+
 var (
-	isoRE     = lazyRE(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?`)
-	rfc1123RE = lazyRE(`(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2}[ -](?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ -]\d{4} \d{2}:\d{2}:\d{2} (?:GMT|UTC|[+-]\d{4})`)
-	ansicRE   = lazyRE(`(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d{2}:\d{2}:\d{2} \d{4}(?: [+-]\d{4})?`)
-	uuidRE    = lazyRE(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
-	portRE    = lazyRE(`(?:127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1\]):\d{1,5}`)
+	isoRE     = lazyRE(isoExpr)
+	rfc1123RE = lazyRE(rfc1123Expr)
+	ansicRE   = lazyRE(ansicExpr)
+	uuidRE    = lazyRE(uuidExpr)
+	portRE    = lazyRE(portExpr)
 	// unixKeyRE names the fields whose 10/13-digit numbers are epoch times.
 	unixKeyRE  = lazyRE(`(?i)^(?:.*_at|.*_on|.*time|.*timestamp|.*_ts|ts|iat|exp|nbf|auth_time|date|created|updated|modified|expires|reset|since|until|last_modified)$`)
 	unixTextRE = lazyRE(`(?i)[a-z_-]*(?:_at|time|timestamp|_ts|ts|iat|exp|nbf|reset|expires)["']?[ \t]*[:=][ \t]*["']?(?:\d{13}|\d{10})`)

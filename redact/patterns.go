@@ -80,17 +80,16 @@ type prepared struct {
 type allowlist struct {
 	target    string                  // "" the secret, "match" the whole match, "line" its line
 	and       bool                    // every part must hold, not any
-	regexes   []*regexp.Regexp        // compiled already (cassette's own)
-	lazy      func() []*regexp.Regexp // or compiled when first needed (gitleaks')
+	lazy      func() []*regexp.Regexp // its expressions, compiled when first needed
 	stopwords []string
 }
 
 // res returns the allowlist's expressions.
 func (a allowlist) res() []*regexp.Regexp {
-	if a.lazy != nil {
-		return a.lazy()
+	if a.lazy == nil {
+		return nil
 	}
-	return a.regexes
+	return a.lazy()
 }
 
 // cassettePatterns are the formats cassette adds to gitleaks': formats it
@@ -105,14 +104,14 @@ var cassettePatterns = []Pattern{
 	// A block with nothing in it is documentation ("Example: -----BEGIN
 	// RSA PRIVATE KEY----- -----END RSA PRIVATE KEY-----").
 	{Name: "private-key", Keywords: []string{"-----begin", "-----end"}, Refuse: true,
-		allow: []allowlist{{target: "match", regexes: []*regexp.Regexp{emptyKeyBlock, placeholderKeyBlock}}},
+		allow: []allowlist{{target: "match", lazy: compiled(emptyKeyBlock, placeholderKeyBlock)}},
 		Expr:  `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)|-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`},
 	// An AWS secret access key has no prefix of its own: it is found by
 	// the name it is written under (aws_secret_access_key=…,
 	// "SecretAccessKey": "…"); only the value is replaced.
 	{Name: "aws-secret-access-key", Keywords: []string{"secret_access", "secret-access", "secretaccess"}, Group: 1, Refuse: true,
 		Expr:  `(?i)secret[_-]?access[_-]?key["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
-		allow: []allowlist{{regexes: []*regexp.Regexp{regexp.MustCompile(`EXAMPLEKEY$`)}}}},
+		allow: []allowlist{{lazy: compiled(`EXAMPLEKEY$`)}}},
 	{Name: "anthropic-key", Keywords: []string{"sk-ant-"}, Refuse: true, Expr: `\bsk-ant-[A-Za-z0-9_-]{20,}`},
 	{Name: "openai-key", Keywords: []string{"sk-"}, Refuse: true, Expr: `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`},
 	{Name: "google-oauth-access-token", Keywords: []string{"ya29."}, Refuse: true, Expr: `\bya29\.[0-9A-Za-z_-]{20,}`},
@@ -156,32 +155,31 @@ var cassettePatterns = []Pattern{
 	// or, assigned with spaces around "=", a member or a keyword
 	// (`const password = input.password || …`, `= await read()`).
 	{Name: "dsn-password", Keywords: []string{"password", "passwd", "pwd"}, Group: 1, Refuse: true,
-		allow: append([]allowlist{{regexes: []*regexp.Regexp{regexp.MustCompile(`^[/~.]`), sourceCall}}, {target: "match", regexes: []*regexp.Regexp{sourceAssignment}}}, placeholders...),
+		allow: append([]allowlist{{lazy: compiled(`^[/~.]`, sourceCall)}, {target: "match", lazy: compiled(sourceAssignment)}}, placeholders...),
 		Expr:  `(?i)\b(?:password|passwd|pwd)[ \t]*=[ \t]*([^\s;'"&<>{}$%*=,)\]][^\s;'"&<>,)\]]{3,})`},
 }
 
 // emptyKeyBlock is a private key block with no key in it.
-var emptyKeyBlock = regexp.MustCompile(`^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[nr])*-----END`)
+const emptyKeyBlock = `^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[nr])*-----END`
 
 // placeholderKeyBlock is a private key block (from its BEGIN line) with no
 // run of 20 base64 characters in it: a placeholder
 // ("\nXXXX\nXXXX\n", "...{your private key here}...", "<a very long
 // private key string>": words), where a real key, even one cut short, has
 // lines of 64.
-var placeholderKeyBlock = regexp.MustCompile(`^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[^A-Za-z0-9+/]|[A-Za-z0-9+/]{1,19}[^A-Za-z0-9+/])*[A-Za-z0-9+/]{0,19}$`)
+const placeholderKeyBlock = `^-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[^A-Za-z0-9+/]|[A-Za-z0-9+/]{1,19}[^A-Za-z0-9+/])*[A-Za-z0-9+/]{0,19}$`
 
 // sourceCall is a dsn-password "value" that is a call in source code: an
 // identifier, perhaps a member, then "(".
-var sourceCall = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(`)
+const sourceCall = `^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(`
 
 // sourceAssignment is a dsn-password match that is an assignment in source
 // code: spaces around "=", and a member (input.password) or a keyword.
-var sourceAssignment = regexp.MustCompile(`^(?i:password|passwd|pwd)[ \t]+=[ \t]+(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|await|new|null|undefined|None|nil|true|false|this|typeof|require|yield)$`)
+const sourceAssignment = `^(?i:password|passwd|pwd)[ \t]+=[ \t]+(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|await|new|null|undefined|None|nil|true|false|this|typeof|require|yield)$`
 
 // placeholders are the passwords documentation writes where a real one
 // goes: the word itself, a run of x or *, <…>, {…}, [...], %…%.
-var placeholders = []allowlist{{regexes: []*regexp.Regexp{
-	regexp.MustCompile(`^(?i:passw(?:or)?d|pass|pwd|secret|changeme|x+|\*+|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|%[^%]*%)$`)}}}
+var placeholders = []allowlist{{lazy: compiled(`^(?i:passw(?:or)?d|pass|pwd|secret|changeme|x+|\*+|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|%[^%]*%)$`)}}
 
 // hasUserinfo reports whether the URL whose "://" is at q has a userinfo:
 // an '@' before the host ends.
@@ -289,6 +287,18 @@ func (p *Pattern) compile() error {
 
 // lazy compiles before+expr()+after when first called; analyze parsed
 // the expression already.
+// compiled is an allowlist's expressions, compiled when first needed
+// (not when the rule set is built, nor at start-up).
+func compiled(exprs ...string) func() []*regexp.Regexp {
+	return sync.OnceValue(func() []*regexp.Regexp {
+		res := make([]*regexp.Regexp, len(exprs))
+		for i, e := range exprs {
+			res[i] = regexp.MustCompile(e)
+		}
+		return res
+	})
+}
+
 func lazy(expr func() string, before, after string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(before + expr() + after) })
 }

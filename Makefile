@@ -90,12 +90,12 @@ fuzz: ## run each fuzz target for FUZZTIME (default 60s)
 	$(GO) test ./cassettes -run '^$$' -fuzz FuzzParse -fuzztime $${FUZZTIME:-60s}
 	$(GO) test ./cassettes -run '^$$' -fuzz FuzzFastDecodeAgreesWithYAML -fuzztime $${FUZZTIME:-60s}
 	$(GO) test ./cassettes -run '^$$' -fuzz FuzzFastDecodeWriterValues -fuzztime $${FUZZTIME:-60s}
-	$(GO) test ./redact -run '^$$' -fuzz FuzzScan -fuzztime $${FUZZTIME:-60s}
-	$(GO) test ./redact -run '^$$' -fuzz FuzzRedactByName -fuzztime $${FUZZTIME:-60s}
-	$(GO) test ./redact -run '^$$' -fuzz FuzzCredentialName -fuzztime $${FUZZTIME:-60s}
-	$(GO) test ./redact -run '^$$' -fuzz FuzzRedactor -fuzztime $${FUZZTIME:-60s}
-	$(GO) test ./coverage -run '^$$' -fuzz FuzzShapeHoldsNoValue -fuzztime $${FUZZTIME:-60s}
-	$(GO) test ./coverage -run '^$$' -fuzz FuzzShapeAnyCall -fuzztime $${FUZZTIME:-60s}
+	$(GO) test ./internal/redact -run '^$$' -fuzz FuzzScan -fuzztime $${FUZZTIME:-60s}
+	$(GO) test ./internal/redact -run '^$$' -fuzz FuzzRedactByName -fuzztime $${FUZZTIME:-60s}
+	$(GO) test ./internal/redact -run '^$$' -fuzz FuzzCredentialName -fuzztime $${FUZZTIME:-60s}
+	$(GO) test ./internal/redact -run '^$$' -fuzz FuzzRedactor -fuzztime $${FUZZTIME:-60s}
+	$(GO) test ./internal/coverage -run '^$$' -fuzz FuzzShapeHoldsNoValue -fuzztime $${FUZZTIME:-60s}
+	$(GO) test ./internal/coverage -run '^$$' -fuzz FuzzShapeAnyCall -fuzztime $${FUZZTIME:-60s}
 
 clean:
 	rm -rf bin .cassette site dist

@@ -33,7 +33,7 @@ git -C "$REPO" archive "$BASE" | tar -x -C "$WORK/base"
 for side in base head; do
 	src=$WORK/base
 	[ "$side" = head ] && src=$REPO
-	(cd "$src" && go test -c -o "$WORK/$side.normalize.test" ./normalize && go build -o "$WORK/$side.cassette" ./cmd/cassette)
+	(cd "$src" && go test -c -o "$WORK/$side.normalize.test" ./internal/normalize && go build -o "$WORK/$side.cassette" ./cmd/cassette)
 done
 go build -C "$REPO" -o "$WORK/rb" ./bench/replaybench
 mkdir -p "$WORK/observed"

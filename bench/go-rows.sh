@@ -68,7 +68,7 @@ fi
 if part verify; then
 	echo "verify, a fresh fake per case, $ROUNDS rounds..." >&2
 	vload=$(load1)
-	go test ./verify -run '^$' -bench 'VerifyFresh1000/fake=dynamic' -benchtime "${ROUNDS}x" -timeout 30m >"$OUT"
+	go test ./internal/verify -run '^$' -bench 'VerifyFresh1000/fake=dynamic' -benchtime "${ROUNDS}x" -timeout 30m >"$OUT"
 	vload="$vload–$(load1)"
 	cases=$(metric VerifyFresh1000 cases/s | medmin "%.0f")
 	floor=$(metric VerifyFresh1000 floor-starts/s | medmin "%.0f")

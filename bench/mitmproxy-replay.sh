@@ -46,7 +46,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/match"
-	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/internal/proxy"
 )
 
 func main() {

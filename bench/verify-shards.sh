@@ -9,7 +9,7 @@
 # of its CLI adapter greet, whose fake, built once by verify, runs as a
 # process of its own for every case. (Its HTTP adapter petstore also starts
 # a fake process per case; under load two of them can be given the same
-# port, and a case then talks to another case's fake: see verify/fake.go's
+# port, and a case then talks to another case's fake: see internal/verify/fake.go's
 # freePort. Until that is fixed, a run with petstore may fail with drift.)
 # Then for ROUNDS
 # interleaved rounds runs verify as one shard, as SHARDS shards in parallel,

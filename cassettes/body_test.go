@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestBodyEncoding pins the decided representation of each kind of body and

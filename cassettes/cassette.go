@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // SchemaVersion is the version of cassette's own metadata (the `cassette:` key).

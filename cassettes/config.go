@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // ConfigVersion is the schema version of cassette.yaml.

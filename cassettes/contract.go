@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/internal/normalize"
 )
 
 // Contract is what verify holds a fake to (package diff compares by it):

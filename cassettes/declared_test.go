@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestUndeclaredCommands: a CLI cassette whose input.command is not its

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestFileNameRule: in a project a cassette file whose name breaks the name

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestInProcessFake: an adapter whose fake a test runner drives declares

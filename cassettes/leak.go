@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // The leak scan that runs before every write (Save, CheckLeaks) and on

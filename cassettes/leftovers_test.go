@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestSaveRemovesLeftovers: the temp file of a killed save and the sidecars

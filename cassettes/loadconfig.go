@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // ConfigOptions are the registries a config load validates against.

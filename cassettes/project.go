@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/cassette-dev/cassette/normalize"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/normalize"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // Project is a loaded project: its cassette.yaml, validated; the

@@ -8,7 +8,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // ReadFileBounded reads a file cassette takes in from elsewhere (a HAR to

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 const plantedValue = "pl4nted-Value/with+chars" // declared, matches no known format

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestSaveStaysInRoot: an adapter directory that is a symlink out of the

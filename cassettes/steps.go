@@ -1,6 +1,6 @@
 package cassettes
 
-import "github.com/cassette-dev/cassette/outcome"
+import "github.com/cassette-dev/cassette/internal/outcome"
 
 // withConfig is words, then `--config PATH` unless path is the default
 // config file: a printed command names the config the user named.

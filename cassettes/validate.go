@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/go-playground/validator/v10"
 	"go.yaml.in/yaml/v3"
 )

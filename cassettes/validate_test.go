@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestHandWrittenMetadataIsStrict: a file that carries any of cassette's

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // A WebSocket session is stored as an extension of the interaction whose

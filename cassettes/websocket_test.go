@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 	vcrcassette "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
 

@@ -20,9 +20,9 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/verdict"
-	"github.com/cassette-dev/cassette/verify"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/verdict"
+	"github.com/cassette-dev/cassette/internal/verify"
 )
 
 // CLIFunc is an in-process CLI fake: it runs with the recorded arguments,

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/verify"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/verify"
 )
 
 // TestDriftingFakeFails: the check that VerifyHTTP runs per cassette

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/coverage"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/coverage"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // Observe returns h wrapped so that every request it serves is written as

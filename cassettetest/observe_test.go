@@ -13,9 +13,9 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/cassettetest"
-	"github.com/cassette-dev/cassette/coverage"
 	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
-	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/internal/coverage"
+	"github.com/cassette-dev/cassette/internal/normalize"
 )
 
 // The demo's code under test would call its pet store through this

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

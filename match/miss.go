@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // Miss explains why replay found no recorded response for a request. It

@@ -13,8 +13,8 @@ import (
 	"github.com/gowebpki/jcs"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/normalize"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/normalize"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // BodyMode says how request bodies take part in matching.

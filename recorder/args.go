@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // argsLeak refuses to record a command whose own command line holds a

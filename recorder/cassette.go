@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // Meta is what every recorded cassette carries besides the interactions,

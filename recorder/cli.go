@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/infra"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/proxy"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/infra"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/proxy"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // Interceptor captures the HTTP(S) calls a child process makes: the

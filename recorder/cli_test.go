@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")

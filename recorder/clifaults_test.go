@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/infra"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/infra"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestCLIFaults: what a CLI run's exit code and stderr say about the real

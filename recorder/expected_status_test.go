@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestExpectedFailingStatusIsRecorded: a scenario that answers 503 on

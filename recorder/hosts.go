@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/internal/proxy"
 )
 
 // SplitHosts keeps the interactions with the host of base (an http

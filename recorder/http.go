@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/infra"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/redact"
-	"github.com/cassette-dev/cassette/wsplay"
+	"github.com/cassette-dev/cassette/internal/infra"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/wsplay"
 )
 
 // Scenario is one HTTP call shape of an adapter, as cassette.yaml declares

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/infra"
-	"github.com/cassette-dev/cassette/proxy"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/infra"
+	"github.com/cassette-dev/cassette/internal/proxy"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // ProxyConfig configures the recording proxy a CLI recording runs its child

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // Interrupts holds the SIGINT and SIGTERM a writing command receives

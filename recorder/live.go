@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // Live re-records committed cassettes against the real side of their

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/proxy"
 	"github.com/cassette-dev/cassette/match"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/proxy"
 )
 
 // ProxyJob is one `cassette proxy` run in a mode that records, replays or

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestProxyJobWithoutTheProcess: `cassette proxy`'s pipeline is reached

@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/proxy"
 	"github.com/cassette-dev/cassette/match"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/proxy"
 )
 
 // The matching a proxy job replays with, and the commands its next steps

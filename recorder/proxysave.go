@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/proxy"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/proxy"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // Captured is what a recording proxy holds once it has stopped (a

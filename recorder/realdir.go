@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // repoTools are the real commands that act on the git repository they are

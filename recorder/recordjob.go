@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/nextstep"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/nextstep"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // RecordJob is one `cassette record` run: its flags as given, the command

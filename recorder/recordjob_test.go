@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestRecordJobWithoutTheProcess: `cassette record`'s pipeline is reached

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/nextstep"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/nextstep"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // The paths of a RecordJob without a command: the declared scenarios, or

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestRecordCLIThroughReverseProxy records a real curl that finds its server

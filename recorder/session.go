@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // Session is one recording job: one adapter of a loaded project, recorded

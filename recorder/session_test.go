@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestSessionRecordsACommandWithItsOwnCredentials: a recording job built

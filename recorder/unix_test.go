@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // TestRecordHTTPThroughUnixSocket: an http adapter whose real.base_url is

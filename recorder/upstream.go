@@ -2,7 +2,7 @@ package recorder
 
 import (
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/internal/proxy"
 )
 
 // UpstreamOf returns how adapter name reaches its real service: the TLS

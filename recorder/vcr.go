@@ -15,9 +15,9 @@ import (
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/match"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/redact"
 )
 
 // Mode is the go-vcr recorder mode of a Transport.

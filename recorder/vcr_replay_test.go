@@ -16,9 +16,9 @@ import (
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/proxy"
 	"github.com/cassette-dev/cassette/match"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/proxy"
 )
 
 // recordItems records two requests through a Transport against a real

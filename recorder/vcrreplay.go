@@ -10,8 +10,8 @@ import (
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/match"
-	"github.com/cassette-dev/cassette/outcome"
 )
 
 // Replay through a Transport: the cassette as loaded, served by the

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/infra"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/wsplay"
+	"github.com/cassette-dev/cassette/internal/infra"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/wsplay"
 )
 
 // A recorded WebSocket session is recorded again by playing its client

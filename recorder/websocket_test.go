@@ -10,7 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // greeter is a real WebSocket service: it greets with greeting, answers

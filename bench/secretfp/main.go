@@ -19,7 +19,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 func main() {

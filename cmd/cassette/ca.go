@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/internal/proxy"
 )
 
 func newCACmd(stdio *IO) *cobra.Command {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/internal/proxy"
 )
 
 // TestCACommands: `ca init` creates the CA once and says so, `ca show` and

@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/harness"
-	"github.com/cassette-dev/cassette/nextstep"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/verify"
+	"github.com/cassette-dev/cassette/internal/harness"
+	"github.com/cassette-dev/cassette/internal/nextstep"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/verify"
 )
 
 // selectFlags are the case selection flags verify, cases and check share.

@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/harness"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/harness"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/recorder"
-	"github.com/cassette-dev/cassette/report"
 )
 
 type checkOptions struct {

@@ -21,7 +21,7 @@ import (
 
 	"golang.org/x/net/websocket"
 
-	"github.com/cassette-dev/cassette/har"
+	"github.com/cassette-dev/cassette/internal/har"
 )
 
 // TestChromiumHARImportsAndReplays: real headless Chromium (Debian's

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/speccheck"
-	"github.com/cassette-dev/cassette/report"
 )
 
 // The token a crashing fake logs: a key of a known format (GitHub's), in

@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/verify"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/verify"
 )
 
 // diffProject is the project the normalize and diff commands resolve

@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/harness"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/report"
-	"github.com/cassette-dev/cassette/verify"
+	"github.com/cassette-dev/cassette/internal/harness"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/report"
+	"github.com/cassette-dev/cassette/internal/verify"
 )
 
 // errorReport ends a run that failed before any case ran — a bad flag, a

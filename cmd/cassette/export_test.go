@@ -11,7 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // TestExportHARThenImport: `cassette export har` of go-vcr's own cassettes
@@ -25,7 +25,7 @@ func TestExportHARThenImport(t *testing.T) {
 	if out, err := exec.Command(bin, "export", "har", src, "--out", harFile).CombinedOutput(); err != nil {
 		t.Fatalf("export: %v\n%s", err, out)
 	}
-	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "har", "testdata", "har-1.2.schema.json"))
+	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "internal", "har", "testdata", "har-1.2.schema.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

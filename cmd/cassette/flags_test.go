@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/internal/report"
 )
 
 // TestFlagErrorsAreUsageErrors: for every subcommand, an unknown flag, a

@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/har"
-	"github.com/cassette-dev/cassette/importer"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/har"
+	"github.com/cassette-dev/cassette/internal/importer"
+	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // TestImportGoVCRThenVerify: `cassette import govcr` on every go-vcr folder

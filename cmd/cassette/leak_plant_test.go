@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // What the leak test (leak_test.go) plants, and the real service it plants

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/internal/proxy"
 )
 
 // cassetteCmd is the real binary (this test binary acting as `cassette`,

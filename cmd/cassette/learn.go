@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/learn"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/learn"
+	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/recorder"
 )
 

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/nextstep"
+	"github.com/cassette-dev/cassette/internal/nextstep"
 )
 
 // The next steps commands print are package nextstep's, built from the

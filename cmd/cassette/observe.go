@@ -17,11 +17,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/coverage"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/proxy"
-	"github.com/cassette-dev/cassette/redact"
-	"github.com/cassette-dev/cassette/verify"
+	"github.com/cassette-dev/cassette/internal/coverage"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/proxy"
+	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/verify"
 )
 
 type observeOptions struct {

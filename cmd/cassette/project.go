@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/redact"
+	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // project is the project a command runs on (cassettes.LoadProject of

@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/proxy"
+	"github.com/cassette-dev/cassette/internal/proxy"
+	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/recorder"
-	"github.com/cassette-dev/cassette/redact"
 )
 
 // lockedBuffer is an output written by the proxy's goroutine and read by

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/internal/report"
 )
 
 // driftingProject writes a project whose one CLI cassette drifts against

@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/refresh"
+	"github.com/cassette-dev/cassette/internal/report"
+	"github.com/cassette-dev/cassette/internal/verify"
 	"github.com/cassette-dev/cassette/recorder"
-	"github.com/cassette-dev/cassette/refresh"
-	"github.com/cassette-dev/cassette/report"
-	"github.com/cassette-dev/cassette/verify"
 )
 
 type refreshOptions struct {

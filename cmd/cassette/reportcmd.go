@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/report"
 )
 
 func newReportCmd(stdio *IO, g *globals) *cobra.Command {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/report"
 )
 
 // newReportHTMLCmd is `cassette report html DIR`: rebuild report.html from

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/report"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/report"
 )
 
 // reportDest is where a command that writes reports (verify, refresh,

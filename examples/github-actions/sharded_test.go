@@ -22,7 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cassette-dev/cassette/examples/internal/e2e"
-	"github.com/cassette-dev/cassette/verify"
+	"github.com/cassette-dev/cassette/internal/verify"
 )
 
 // cassetteBin is the cassette binary built for this test run.

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cassette-dev/cassette/internal/normalize"
+	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/match"
-	"github.com/cassette-dev/cassette/normalize"
-	"github.com/cassette-dev/cassette/outcome"
 )
 
 // TestEveryRegisteredNameIsDocumented: each page has a section or row for

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cassette-dev/cassette/normalize"
+	"github.com/cassette-dev/cassette/internal/normalize"
 )
 
 // normalizers says what each built-in normalizer replaces (normalize's

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // advice is what a reason code means and what to do about it.

@@ -24,30 +24,30 @@ const module = "github.com/cassette-dev/cassette/"
 // (speccheck is an oracle written from the spec texts, and must not share
 // our types).
 var floors = map[string]int{
-	"outcome":          1, // how a run ends: the error model, next steps, quoting, safe printing
-	"redact":           1,
-	"wsframe":          1, // WebSocket framing: imports no package of the project
-	"normalize":        2,
-	"verdict":          2, // what a run found, case by case: for the doors that judge and for report
-	"cassettes":        3,
-	"diff":             4,
-	"match":            4,
-	"nextstep":         4, // the next steps failures name, from the project's own names: for recorder and the commands
-	"har":              4,
-	"wsplay":           4, // the client side of a recorded WebSocket session, for verify and recorder
-	"infra":            4, // what is infrastructure, never drift: for proxy and recorder alike
-	"report":           5,
-	"proxy":            5,
-	"importer":         5,
-	"learn":            5, // what varies between recordings of a scenario, and the normalizers that cover it
-	"recorder":         6,
-	"verify":           6,
-	"coverage":         6,
-	"harness":          7,
-	"cassettetest":     7,
-	"refresh":          7,
-	"internal/gendocs": 7, // the docs site's generated pages: reads the registries, writes nothing itself
-	"cmd/cassette":     8,
+	"internal/outcome":   1, // how a run ends: the error model, next steps, quoting, safe printing
+	"internal/redact":    1,
+	"internal/wsframe":   1, // WebSocket framing: imports no package of the project
+	"internal/normalize": 2,
+	"internal/verdict":   2, // what a run found, case by case: for the doors that judge and for report
+	"cassettes":          3,
+	"internal/diff":      4,
+	"match":              4,
+	"internal/nextstep":  4, // the next steps failures name, from the project's own names: for recorder and the commands
+	"internal/har":       4,
+	"internal/wsplay":    4, // the client side of a recorded WebSocket session, for verify and recorder
+	"internal/infra":     4, // what is infrastructure, never drift: for proxy and recorder alike
+	"internal/report":    5,
+	"internal/proxy":     5,
+	"internal/importer":  5,
+	"internal/learn":     5, // what varies between recordings of a scenario, and the normalizers that cover it
+	"recorder":           6,
+	"internal/verify":    6,
+	"internal/coverage":  6,
+	"internal/harness":   7,
+	"cassettetest":       7,
+	"internal/refresh":   7,
+	"internal/gendocs":   7, // the docs site's generated pages: reads the registries, writes nothing itself
+	"cmd/cassette":       8,
 
 	"internal/speccheck":   0,
 	"internal/testsummary": 0,
@@ -245,7 +245,7 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 
 // groundFloor is the one package that defines reason codes (and their
 // type): every other package says what went wrong in its words.
-const groundFloor = "outcome"
+const groundFloor = "internal/outcome"
 
 // TestOnlyTheGroundFloorDefinesErrorCodes: outside outcome, no package of
 // the tool declares a type named Reason or a constant or variable whose

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/speccheck"
-	"github.com/cassette-dev/cassette/outcome"
-	"github.com/cassette-dev/cassette/report"
-	"github.com/cassette-dev/cassette/verdict"
+	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
 // write puts the reports of a drifting run (and its bundle) in a new

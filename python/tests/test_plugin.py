@@ -61,7 +61,7 @@ def cli_cassette(scenario, args, stdout, exit_code=0):
 
 
 # The HTTP cassette the harness tests of every language share.
-ITEMS = open(os.path.join(os.path.dirname(PYTHON_DIR), "harness", "testdata", "create-then-get.yaml")).read()
+ITEMS = open(os.path.join(os.path.dirname(PYTHON_DIR), "internal", "harness", "testdata", "create-then-get.yaml")).read()
 
 # The fakes the test files import: a greeter (reads the name on stdin, the
 # language from GREET_LANG) and an item store that makes its own ids, as a

@@ -20,7 +20,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/cassettetest"
-	"github.com/cassette-dev/cassette/outcome"
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // engineConfig declares the engine API as an http adapter: podman's socket

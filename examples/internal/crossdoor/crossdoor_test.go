@@ -32,9 +32,9 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/cassettetest"
 	"github.com/cassette-dev/cassette/examples/internal/e2e"
-	"github.com/cassette-dev/cassette/harness"
-	"github.com/cassette-dev/cassette/report"
-	"github.com/cassette-dev/cassette/verdict"
+	"github.com/cassette-dev/cassette/internal/harness"
+	"github.com/cassette-dev/cassette/internal/report"
+	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
 // cassetteBin is the cassette binary built for this test run.

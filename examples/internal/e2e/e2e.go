@@ -20,7 +20,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/coverage"
+	"github.com/cassette-dev/cassette/internal/coverage"
 )
 
 // Main is the body of an example's TestMain: it builds the cassette binary

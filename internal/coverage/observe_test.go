@@ -1,0 +1,186 @@
+package coverage
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/redact"
+)
+
+// TestObservingProxy puts the observing proxy between a client and a real
+// HTTP server: the server gets every request as sent (minus the
+// Cassette-Test header), a stream reaches the client event by event, and
+// each call is written with its test, its body (or, past MaxBody, its
+// size) and no credential.
+func TestObservingProxy(t *testing.T) {
+	next := make(chan struct{})
+	var seen []string
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		seen = append(seen, fmt.Sprintf("%s %s test=%q auth=%q %d bytes", r.Method, r.URL.RequestURI(), r.Header.Get(HeaderTest), r.Header.Get("Authorization"), len(body)))
+		if r.URL.Path == "/stream" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: one\n\n")
+			w.(http.Flusher).Flush()
+			<-next // the client has read the first event
+			io.WriteString(w, "data: two\n\n")
+			return
+		}
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	defer fake.Close()
+	target, _ := url.Parse(fake.URL)
+	dir := t.TempDir()
+	w, err := OpenWriter(dir, "proxy-api", "proxy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, _ := NewRules(&cassettes.Adapter{Kind: cassettes.KindHTTP, Coverage: cassettes.Coverage{Paths: []string{"/repos/{owner}/{repo}"}}})
+	o := &Observer{Adapter: "api", Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(nil, map[string]string{"API_TOKEN": "tok-0123456789"})}
+	proxy := httptest.NewServer(o.Proxy(target))
+	defer proxy.Close()
+
+	req, _ := http.NewRequest("POST", proxy.URL+"/repos/o/r/labels?access_token=tok-0123456789", strings.NewReader(`{"name":"bug","color":"f00"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer tok-0123456789")
+	req.Header.Set(HeaderTest, "TestCreate")
+	mustDo(t, req)
+	big := bytes.Repeat([]byte("x"), MaxBody+7)
+	req, _ = http.NewRequest("PUT", proxy.URL+"/upload", bytes.NewReader(big))
+	mustDo(t, req)
+
+	resp, err := http.Get(proxy.URL + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(resp.Body)
+	if line, _ := r.ReadString('\n'); line != "data: one\n" {
+		t.Fatalf("first event %q", line)
+	}
+	close(next) // the second event is written only now: the first came through alone
+	rest, _ := io.ReadAll(r)
+	resp.Body.Close()
+	if !strings.Contains(string(rest), "data: two") {
+		t.Errorf("the rest of the stream: %q", rest)
+	}
+	w.Close()
+
+	if want := `POST /repos/o/r/labels?access_token=tok-0123456789 test="" auth="Bearer tok-0123456789" 28 bytes`; seen[0] != want {
+		t.Errorf("the fake saw %q, want %q (the request as sent, without Cassette-Test)", seen[0], want)
+	}
+	obs, probs, err := ReadDir(dir)
+	if err != nil || len(probs) > 0 || len(obs) != 3 {
+		t.Fatalf("%d observations, %v, %v", len(obs), probs, err)
+	}
+	if o := obs[0]; o.Shape != "POST /repos/{}/{}/labels?access_token {color,name}" || o.Test != "TestCreate" || o.Call.Body != `{"name":"bug","color":"f00"}` ||
+		strings.Contains(o.Call.URL, "tok-0123456789") {
+		t.Errorf("first call: %+v", o)
+	}
+	if o := obs[1]; o.Call.Body != "" || o.Call.BodyBytes != MaxBody+7 || o.Shape != "PUT /upload <body>" {
+		t.Errorf("a body past MaxBody: shape %q, body %d bytes kept, size %d", o.Shape, len(o.Call.Body), o.Call.BodyBytes)
+	}
+	if want := fmt.Sprintf(`PUT /upload test="" auth="" %d bytes`, MaxBody+7); seen[1] != want {
+		t.Errorf("the fake saw %q, want %q", seen[1], want)
+	}
+	if obs[2].Shape != "GET /stream" {
+		t.Errorf("stream call: %q", obs[2].Shape)
+	}
+}
+
+func mustDo(t *testing.T, req *http.Request) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("%s %s: %s", req.Method, req.URL, resp.Status)
+	}
+}
+
+// TestShimRun runs real fakes (sh scripts) through a shim: the fake gets
+// the caller's arguments and standard input, the exit code comes back,
+// and the call is written once the fake has exited.
+func TestShimRun(t *testing.T) {
+	dir := t.TempDir()
+	shim := &Shim{Adapter: "git", Command: "git", Observed: dir, Credentials: []string{"GIT_TOKEN"}, Redact: []string{"membership_number"},
+		Fake: []string{"/bin/sh", "-c", `read line; echo "fake got $line and $*"; exit 3`, "fake"}}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw.WriteString("hello\n")
+	pw.Close()
+	var stdout, stderr bytes.Buffer
+	code := shim.Run(context.Background(), ShimIO{Args: []string{"log", "--token=secret-value-42", "-n", "1", "--membership-number=member-777777"}, Stdin: pr, Stdout: &stdout, Stderr: &stderr,
+		Env: []string{"PATH=/usr/bin:/bin", EnvTest + "=TestLog", "GIT_TOKEN=secret-value-42"}, Caller: "gitsummary.test"})
+	if code != 3 || stdout.String() != "fake got hello and log --token=secret-value-42 -n 1 --membership-number=member-777777\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+
+	devnull, _ := os.Open(os.DevNull)
+	defer devnull.Close()
+	missing := &Shim{Adapter: "git", Command: "git", Observed: dir, Fake: []string{filepath.Join(dir, "no-such-fake")}}
+	if code := missing.Run(context.Background(), ShimIO{Args: []string{"status"}, Stdin: devnull, Stdout: io.Discard, Stderr: &stderr, Caller: "sh tests.sh"}); code != 127 ||
+		!strings.Contains(stderr.String(), "the fake of adapter git did not start") {
+		t.Errorf("a fake that cannot start: exit %d, %q", code, stderr.String())
+	}
+
+	obs, probs, err := ReadDir(dir)
+	if err != nil || len(probs) > 0 || len(obs) != 2 {
+		t.Fatalf("%d observations, %v, %v", len(obs), probs, err)
+	}
+	if o := obs[0]; o.Shape != "git log --membership-number --token -n <stdin>" || o.Test != "TestLog" || !o.Call.Stdin || o.Call.Input != "hello\n" ||
+		strings.Join(o.Call.Argv, " ") != "git log --token=[REDACTED] -n 1 --membership-number=[REDACTED]" {
+		t.Errorf("first call: %+v", o)
+	}
+	if o := obs[1]; o.Shape != "git status" || o.Test != "sh tests.sh" || o.Call.Stdin {
+		t.Errorf("second call (stdin /dev/null, no CASSETTE_TEST): %+v", o)
+	}
+}
+
+// TestSessionStartFailure: when an adapter's fake cannot be started, Start
+// returns the error and stops what it had started (the first adapter's
+// fake) instead of panicking.
+func TestSessionStartFailure(t *testing.T) {
+	cfg, err := cassettes.ParseConfig(filepath.Join(t.TempDir(), "cassette.yaml"), []byte(`version: 1
+adapters:
+  one: {kind: http, real: {base_url: "http://127.0.0.1:1"}, fake: {base_url: "http://127.0.0.1:2"}}
+  two: {kind: http, real: {base_url: "http://127.0.0.1:1"}, fake: {base_url: "http://127.0.0.1:3"}}
+`), cassettes.ConfigOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := 0
+	s := &Session{Config: cfg, Observed: t.TempDir(), Work: t.TempDir(),
+		StartHTTP: func(_ context.Context, name string, a *cassettes.Adapter) (string, func(), error) {
+			if name == "two" {
+				return "", nil, &outcome.Error{Reason: outcome.EFakeUnavailable, Message: "the fake of two did not start"}
+			}
+			return a.Fake.BaseURL, func() { stopped++ }, nil
+		}}
+	st, err := s.Start(context.Background())
+	if st != nil || outcome.AsError(err).Reason != outcome.EFakeUnavailable || stopped != 1 {
+		t.Errorf("Start: %v, %v; the first fake stopped %d times, want once", st, err, stopped)
+	}
+	s.StartHTTP = func(context.Context, string, *cassettes.Adapter) (string, func(), error) {
+		return "not a url", func() {}, nil
+	}
+	if _, err := s.Start(context.Background()); err == nil || !strings.Contains(err.Error(), `fake base URL "not a url"`) || strings.Contains(err.Error(), "%!") {
+		t.Errorf("a base URL without a host: %v", err)
+	}
+}

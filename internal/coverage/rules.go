@@ -1,0 +1,206 @@
+package coverage
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"strings"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/outcome"
+)
+
+// DefaultDepth is how many leading words name a CLI call's subcommand
+// when the adapter does not say (`git log`, `docker ps`).
+const DefaultDepth = 1
+
+// DefaultMin is the percentage of call shapes cassettes must cover when
+// neither coverage.min nor --min says otherwise.
+const DefaultMin = 100.0
+
+// Rules turn one adapter's calls and cassettes into call shapes: the
+// built-in rules plus the adapter's `coverage:` settings.
+type Rules struct {
+	Kind cassettes.Kind
+	// Min is the percentage of observed shapes that must be covered.
+	Min float64
+
+	paths       [][]string // templates: a literal segment, or "" for a parameter
+	depth       int
+	valueFlags  map[string]bool
+	ignore      []*regexp.Regexp
+	ignoreQuery map[string]bool
+	ignoreFlags map[string]bool
+	args        map[string]ArgsRule // "gh api" → its rule
+}
+
+// ArgsRule says which positional arguments of a command (and its
+// subcommand words) are part of its shape.
+type ArgsRule struct {
+	// Kind is "path" (the first positional argument is an endpoint: a path
+	// template, or a GraphQL call's operation name) or "none".
+	Kind string
+	// ValueFlags are the command's flags whose value is the next word.
+	ValueFlags []string
+	// Paths are path templates of the endpoints (as coverage.paths).
+	Paths []string
+	// QueryFields are the flags' NAME=value fields that hold a GraphQL
+	// query (query=…).
+	QueryFields []string
+}
+
+// BuiltinArgs are the args rules every adapter has unless its
+// coverage.args says otherwise: gh api's endpoint (its REST paths with
+// GitHub's owner, repo, org and user names as parameters, and gh's own
+// {owner}/{repo} placeholders) and its GraphQL operation.
+var BuiltinArgs = map[string]ArgsRule{
+	"gh api": {Kind: "path",
+		ValueFlags: []string{"-f", "--raw-field", "-F", "--field", "-H", "--header", "-X", "--method", "-q", "--jq", "-t", "--template",
+			"--input", "--cache", "-p", "--preview", "--hostname"},
+		Paths:       []string{"/repos/{owner}/{repo}", "/orgs/{org}", "/users/{user}", "/repositories/{id}"},
+		QueryFields: []string{"-f", "--raw-field", "-F", "--field"}},
+}
+
+var paramRe = regexp.MustCompile(`^\{[A-Za-z_][A-Za-z0-9_]*\}$`)
+
+// NewRules compiles an adapter's coverage settings (nil: the built-in
+// rules only, for a kind). Each problem names its field below
+// `coverage.` (e.g. `paths[1]`); the caller places it in cassette.yaml.
+func NewRules(a *cassettes.Adapter) (*Rules, []outcome.Problem) {
+	r := &Rules{Min: DefaultMin, depth: DefaultDepth, valueFlags: map[string]bool{}, ignoreQuery: map[string]bool{}, ignoreFlags: map[string]bool{},
+		args: maps.Clone(BuiltinArgs)}
+	if a == nil {
+		return r, nil
+	}
+	r.Kind = a.Kind
+	c := a.Coverage
+	var probs []outcome.Problem
+	for i, t := range c.Paths {
+		segs, err := template(t)
+		if err != nil {
+			probs = append(probs, outcome.Problem{Field: fmt.Sprintf("paths[%d]", i), Message: err.Error(),
+				Expected: "a path whose segments are words or {name}, e.g. /repos/{owner}/{repo}"})
+			continue
+		}
+		r.paths = append(r.paths, segs)
+	}
+	if c.Depth != nil {
+		r.depth = *c.Depth
+	}
+	for _, f := range c.ValueFlags {
+		r.valueFlags[f] = true
+	}
+	for i, g := range c.Ignore {
+		re, err := glob(g)
+		if err != nil {
+			probs = append(probs, outcome.Problem{Field: fmt.Sprintf("ignore[%d]", i), Message: err.Error(), Expected: `a call shape, * for any text: "GET /healthz"`})
+			continue
+		}
+		r.ignore = append(r.ignore, re)
+	}
+	for _, q := range append(append([]string(nil), c.IgnoreQuery...), a.Match.IgnoreQuery...) {
+		r.ignoreQuery[q] = true
+	}
+	for _, f := range c.IgnoreFlags {
+		r.ignoreFlags[f] = true
+	}
+	if c.Min != nil {
+		r.Min = *c.Min
+	}
+	for k, kind := range c.Args {
+		key := strings.Join(strings.Fields(k), " ")
+		switch kind {
+		case "path", "none":
+			rule := r.args[key]
+			rule.Kind = kind
+			r.args[key] = rule
+		default:
+			probs = append(probs, outcome.Problem{Field: "args." + k, Message: fmt.Sprintf("%q is not a kind of arguments", kind), Expected: `path or none ("gh api": path)`})
+		}
+	}
+	return r, probs
+}
+
+// template splits a declared path template into its segments, "" for a
+// {name}.
+func template(t string) ([]string, error) {
+	if !strings.HasPrefix(t, "/") {
+		return nil, fmt.Errorf("path template %q does not start with /", t)
+	}
+	segs := strings.Split(strings.TrimPrefix(t, "/"), "/")
+	hasParam := false
+	for i, s := range segs {
+		switch {
+		case paramRe.MatchString(s):
+			segs[i], hasParam = "", true
+		case s == "" || strings.ContainsAny(s, "{}*"):
+			return nil, fmt.Errorf("path template %q: segment %q is neither a word nor {name}", t, s)
+		}
+	}
+	if !hasParam {
+		return nil, fmt.Errorf("path template %q names no parameter", t)
+	}
+	return segs, nil
+}
+
+// glob compiles an ignore pattern: * is any run of characters, the rest is
+// literal, and the pattern covers the whole shape.
+func glob(g string) (*regexp.Regexp, error) {
+	if strings.TrimSpace(g) == "" {
+		return nil, fmt.Errorf("an empty pattern")
+	}
+	parts := strings.Split(g, "*")
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.Compile("^" + strings.Join(parts, ".*") + "$")
+}
+
+// Ignored reports whether the adapter's coverage.ignore leaves a shape out.
+func (r *Rules) Ignored(s Shape) bool {
+	for _, re := range r.ignore {
+		if re.MatchString(string(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Of is the shape of an observed call, by the kind of the call.
+func (r *Rules) Of(o Observation) Shape {
+	if o.Kind == cassettes.KindCLI {
+		return r.CLIShape(o.Call.Argv, o.Call.Stdin)
+	}
+	body := []byte(o.Call.Body)
+	return r.HTTPShape(o.Call.Method, o.Call.URL, o.Call.ContentType, body, max(o.Call.BodyBytes, len(body)))
+}
+
+// OfCassette lists the distinct shapes of a cassette, in the order they
+// first appear: one per HTTP request, or the CLI input's. A CLI cassette's
+// HTTP interactions are the command's own traffic and give no shape of
+// this adapter.
+func (r *Rules) OfCassette(c *cassettes.Cassette) []Shape {
+	var out []Shape
+	add := func(s Shape) {
+		for _, have := range out {
+			if have == s {
+				return
+			}
+		}
+		out = append(out, s)
+	}
+	if c.Kind == cassettes.KindCLI || c.Input != nil {
+		if c.Input == nil {
+			return nil
+		}
+		argv := append(strings.Fields(c.Input.Command), c.Input.Args...)
+		add(r.CLIShape(argv, len(c.Input.Stdin) > 0))
+		return out
+	}
+	for _, in := range c.Interactions {
+		q := in.Request
+		body := []byte(q.Body)
+		add(r.HTTPShape(q.Method, q.URL, q.Headers.Get("Content-Type"), body, len(body)))
+	}
+	return out
+}

@@ -1,0 +1,282 @@
+package coverage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/redact"
+)
+
+// Session sets up one `cassette observe` run: each HTTP adapter's fake
+// behind an observing reverse proxy, each CLI adapter's fake behind a shim
+// on PATH, and the environment that points the test command at them.
+type Session struct {
+	Config *cassettes.Config
+	// Adapters are the adapters to observe (nil: all of them).
+	Adapters []string
+	// Observed is the directory observations go to; Work holds the shims.
+	Observed, Work string
+	// Self is the cassette binary the shims run (an absolute path).
+	Self string
+	// Command is the test command (for next steps).
+	Command []string
+	// StartHTTP starts (or finds) an HTTP adapter's fake and returns its
+	// base URL and how to stop it; Build runs a CLI adapter's fake.build.
+	StartHTTP func(ctx context.Context, name string, a *cassettes.Adapter) (baseURL string, stop func(), err error)
+	Build     func(ctx context.Context, name string, a *cassettes.Adapter) error
+	// LookupEnv reads the environment (os.LookupEnv when nil).
+	LookupEnv func(string) (string, bool)
+}
+
+// Started is a running session.
+type Started struct {
+	// Env are the variables the test command gets besides its own: PATH
+	// with the shims first, CASSETTE_OBSERVE_DIR, CASSETTE_<ADAPTER>_URL.
+	Env []string
+	// URLs are the observing proxies' URLs and Shims the shims, by adapter.
+	URLs, Shims map[string]string
+	// InProcess are the adapters whose fakes live in the test command's
+	// process (fake.in_process, nothing to start): their bindings observe
+	// themselves into CASSETTE_OBSERVE_DIR, and no shim stands for them.
+	InProcess []string
+	closers   []func()
+}
+
+// Close stops the proxies and the fakes.
+func (st *Started) Close() {
+	for i := len(st.closers) - 1; i >= 0; i-- {
+		st.closers[i]()
+	}
+	st.closers = nil
+}
+
+// URLVar is the variable that gives the test command an HTTP adapter's
+// observed address: CASSETTE_<ADAPTER>_URL, the name upper-cased with
+// every other character than a letter or digit as _.
+func URLVar(adapter string) string {
+	return "CASSETTE_" + strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, adapter) + "_URL"
+}
+
+// Start starts the fakes, proxies and shims. On error, what was started is
+// stopped.
+func (s *Session) Start(ctx context.Context) (*Started, error) {
+	if s.LookupEnv == nil {
+		s.LookupEnv = os.LookupEnv
+	}
+	st := &Started{URLs: map[string]string{}, Shims: map[string]string{}}
+	if err := s.start(ctx, st); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// start is Start's work; on error, st holds what to stop.
+func (s *Session) start(ctx context.Context, st *Started) error {
+	bin := filepath.Join(s.Work, "bin")
+	if err := os.RemoveAll(bin); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return err
+	}
+	for _, name := range s.Config.Order {
+		if s.Adapters != nil && !slices.Contains(s.Adapters, name) {
+			continue
+		}
+		a := s.Config.Adapters[name]
+		if a.InProcessOnly() {
+			st.InProcess = append(st.InProcess, name)
+			continue
+		}
+		var err error
+		switch a.Kind {
+		case cassettes.KindHTTP:
+			err = s.startHTTP(ctx, st, name, a)
+		case cassettes.KindCLI:
+			err = s.writeShim(ctx, st, bin, name, a)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	path, _ := s.LookupEnv("PATH")
+	st.Env = append(st.Env, "PATH="+bin+string(os.PathListSeparator)+path, EnvDir+"="+s.Observed)
+	// go test answers a package whose inputs did not change from its cache,
+	// running no test: its calls would not be observed. And go build stamps
+	// VCS information by running git: with a git shim on PATH, the go
+	// command's own calls would be taken for the code's.
+	flags, _ := s.LookupEnv("GOFLAGS")
+	flags += " -count=1"
+	if _, ok := st.Shims["git"]; ok {
+		flags += " -buildvcs=false"
+	}
+	st.Env = append(st.Env, "GOFLAGS="+strings.TrimSpace(flags))
+	return nil
+}
+
+// startHTTP puts an observing reverse proxy in front of an HTTP fake.
+func (s *Session) startHTTP(ctx context.Context, st *Started, name string, a *cassettes.Adapter) error {
+	base, stop, err := s.StartHTTP(ctx, name, a)
+	if err != nil {
+		return err
+	}
+	st.closers = append(st.closers, stop)
+	target, err := url.Parse(base)
+	if err != nil || target.Host == "" {
+		return &outcome.Error{Reason: outcome.ECfgParse, Message: fmt.Sprintf("adapter %s: fake base URL %q is not an http:// URL with a host", name, base),
+			Problems: []outcome.Problem{{File: s.Config.Path, Line: s.Config.Line("adapters." + name + ".fake"), Field: "adapters." + name + ".fake.base_url", Message: "not a URL with a host", Expected: "http://127.0.0.1:${PORT}"}},
+			NextStep: outcome.Command("cassette", "validate", "--config", s.Config.Path)}
+	}
+	w, err := OpenWriter(s.Observed, "proxy-"+name, "proxy")
+	if err != nil {
+		return err
+	}
+	st.closers = append(st.closers, func() { w.Close() })
+	rules, _ := NewRules(a)
+	obs := &Observer{Adapter: name, Kind: cassettes.KindHTTP, Rules: rules, Writer: w,
+		Redactor: redact.New(s.Config.Redaction(), redact.FromEnv(a.Real.Credentials, s.LookupEnv))}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: obs.Proxy(target), ReadHeaderTimeout: 30 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	st.closers = append(st.closers, func() { _ = srv.Close() })
+	u := "http://" + ln.Addr().String()
+	st.URLs[name] = u
+	st.Env = append(st.Env, URLVar(name)+"="+u)
+	return nil
+}
+
+// writeShim builds a CLI fake and writes the shim that runs it under the
+// real command's name.
+func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, a *cassettes.Adapter) error {
+	command := name
+	if len(a.Real.Command) > 0 {
+		command = filepath.Base(a.Real.Command[0])
+	}
+	if prev, ok := st.Shims[command]; ok {
+		return &outcome.Error{Reason: outcome.ECfgParse, Message: fmt.Sprintf("adapters %s and %s both run %s: a shim on PATH can stand for one of them", prev, name, command),
+			Problems: []outcome.Problem{{File: s.Config.Path, Line: s.Config.Line("adapters." + name), Field: "adapters." + name + ".real.command", Message: "the same command as adapter " + prev}},
+			NextStep: outcome.ShellJoin(append([]string{"cassette", "observe", "--adapter", name, "--"}, s.Command...))}
+	}
+	if err := s.Build(ctx, name, a); err != nil {
+		return err
+	}
+	dir := cassettes.ResolvePath(s.Config.Dir, a.Fake.Dir)
+	fake := fakeCommand(a.Fake.Command, dir)
+	project, _ := filepath.Abs(s.Config.Dir)
+	shim := Shim{Adapter: name, Command: command, Fake: fake, Bin: bin, Observed: s.Observed, Project: project, Credentials: a.Real.Credentials,
+		Withhold: s.Config.SecretVars(), Redact: s.Config.Redact.Names, Coverage: a.Coverage}
+	if a.Fake.Dir != "" {
+		shim.Dir = dir
+	}
+	for _, k := range sortedKeys(a.Fake.Env) {
+		v, _ := cassettes.Expand(a.Fake.Env[k], s.Config.FakeLookup(s.LookupEnv))
+		shim.Env = append(shim.Env, k+"="+v)
+	}
+	spec, err := json.MarshalIndent(shim, "", "  ")
+	if err != nil {
+		return err
+	}
+	specPath := filepath.Join(s.Work, "shim-"+name+".json")
+	if err := os.WriteFile(specPath, spec, 0o600); err != nil {
+		return err
+	}
+	script := "#!/bin/sh\n# cassette observe: " + command + " runs the fake of adapter " + name + ", and each call is observed.\n" +
+		"exec " + outcome.ShellJoin([]string{s.Self, "observe", "--shim", specPath, "--"}) + " \"$@\"\n"
+	path := filepath.Join(bin, command)
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		return err
+	}
+	st.Shims[command] = name
+	return nil
+}
+
+// fakeCommand makes a fake's command line runnable from any directory:
+// the shim runs it in the caller's. The program is found now (before the
+// shims are on PATH, so that a fake named like the real command is never
+// the shim); arguments naming a file of fake.dir become absolute paths.
+func fakeCommand(command []string, dir string) []string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	fake := slices.Clone(command)
+	if !strings.ContainsRune(fake[0], filepath.Separator) {
+		if p, err := exec.LookPath(fake[0]); err == nil {
+			fake[0] = p
+		}
+	}
+	for i, arg := range fake {
+		if (i > 0 && strings.HasPrefix(arg, "-")) || (i == 0 && !strings.ContainsRune(arg, filepath.Separator)) {
+			continue
+		}
+		p := cassettes.ResolvePath(dir, arg)
+		if _, err := os.Stat(p); err == nil || i == 0 {
+			fake[i] = p
+		}
+	}
+	return fake
+}
+
+// LoadShim reads the spec a shim was written with.
+func LoadShim(path string) (*Shim, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s Shim
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(s.Fake) == 0 || s.Adapter == "" || s.Command == "" || s.Observed == "" {
+		return nil, errors.New(path + ": not a shim spec written by cassette observe")
+	}
+	return &s, nil
+}
+
+// CallerName names the process that ran a shim, for a call no test named:
+// its program's base name (and its script's, for an interpreter: "sh
+// tests.sh") and its working directory relative to the project (a Go test
+// binary is named after its package: "gitsummary.test in gitsummary").
+func CallerName(ppid int, projectDir string) string {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", ppid))
+	if err != nil || len(cmdline) == 0 {
+		return ""
+	}
+	argv := strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")
+	prog := filepath.Base(argv[0])
+	if len(argv) > 1 && argv[1] != "" && !strings.HasPrefix(argv[1], "-") { // an interpreter and its script
+		prog += " " + filepath.Base(argv[1])
+	}
+	cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", ppid))
+	if err != nil {
+		return prog
+	}
+	if rel := relTo(projectDir, cwd); rel != "." {
+		return prog + " in " + rel
+	}
+	return prog
+}

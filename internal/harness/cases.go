@@ -1,0 +1,109 @@
+package harness
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/verify"
+)
+
+// Plan loads the cassettes of paths (the project's cassette directory when
+// none) with the project's load options and plans the selected cases as
+// verify plans them, with the verify options of the project (its config,
+// normalizers and the declared credentials set, read through lookup; nil
+// is os.LookupEnv): what `cassette cases` lists and `cassette check`
+// judges, so that a harness's verdict is verify's. Options are zero when
+// the cassettes did not load.
+func Plan(p *cassettes.Project, paths []string, sel verify.Selection, lookup func(string) (string, bool)) ([]verify.Case, verify.Options, error) {
+	opts := verify.ProjectOptions(p, lookup)
+	if len(paths) == 0 {
+		paths = []string{p.Config.CassetteDir()}
+	}
+	list, err := cassettes.LoadTree(paths, p.LoadOptions(opts.Credentials))
+	if err != nil {
+		return nil, verify.Options{}, err
+	}
+	cases, err := verify.Plan(p.Config, list, sel)
+	return cases, opts, err
+}
+
+// List describes the planned cases for a harness, in their order. opts is
+// the verify options of the project (its config, normalizers and
+// credentials); now decides whether a quarantine entry has expired.
+func List(cases []verify.Case, opts verify.Options, now time.Time) (*Listing, error) {
+	dir, err := filepath.Abs(opts.Config.Dir)
+	if err != nil {
+		return nil, err
+	}
+	l := &Listing{Protocol: Version, Config: opts.Config.Path, Dir: dir, Cases: make([]Case, 0, len(cases))}
+	for _, c := range cases {
+		hc, err := describe(c, opts, now)
+		if err != nil {
+			return nil, err
+		}
+		l.Cases = append(l.Cases, hc)
+	}
+	return l, nil
+}
+
+// describe is one case as a harness drives it.
+func describe(c verify.Case, opts verify.Options, now time.Time) (Case, error) {
+	k := c.Cassette
+	hc := Case{ID: k.ID(), Adapter: k.Adapter, Scenario: k.Scenario, Kind: string(k.Kind),
+		File: verify.ShardKey(opts.Config.Dir, k.Path), Line: max(1, k.Line("scenario"))}
+	if q, ok := opts.Config.Quarantine[hc.ID]; ok {
+		hc.Quarantine = &Quarantine{Category: q.Category, Owner: q.Owner, Reason: q.Reason,
+			Expires: q.Expires.String(), Expired: q.Expired(now), Issue: q.Bead}
+	}
+	if k.Kind == cassettes.KindCLI {
+		in := cassettes.Input{}
+		if k.Input != nil {
+			in = *k.Input
+		}
+		fakeDir := ""
+		if c.Adapter != nil {
+			fakeDir = c.Adapter.Fake.Dir
+		}
+		abs, err := filepath.Abs(cassettes.ResolvePath(opts.Config.Dir, fakeDir))
+		if err != nil {
+			return hc, err
+		}
+		// The recorded environment names the harness hands the fake with
+		// their values: never a live credential (a fake's environment is
+		// cassettes.Config.FakeEnviron's, whatever door runs it).
+		env := cassettes.WithoutVars(in.Env, opts.Config.SecretVars())
+		hc.CLI = &CLIInput{Command: in.Command, Args: nonNil(in.Args), Env: nonNil(env), Dir: abs}
+		hc.CLI.Stdin, hc.CLI.StdinBase64 = encode(in.Stdin.Bytes())
+		return hc, nil
+	}
+	hc.HTTP = &HTTPInput{Requests: make([]Request, 0, len(k.Interactions))}
+	for i := range k.Interactions {
+		r, err := request(c, i, nil, opts)
+		if err != nil {
+			return hc, fmt.Errorf("%s: %w", k.Path, err)
+		}
+		hc.HTTP.Requests = append(hc.HTTP.Requests, r)
+	}
+	return hc, nil
+}
+
+// request is request i of an HTTP case after the fake's earlier responses.
+func request(c verify.Case, i int, earlier []cassettes.Response, opts verify.Options) (Request, error) {
+	in, target, err := verify.Outgoing(c, i, earlier, opts)
+	if err != nil {
+		return Request{}, err
+	}
+	r := Request{Method: in.Request.Method, URL: c.Cassette.Interactions[i].Request.URL, Target: target,
+		Headers: map[string][]string(in.Request.Headers)}
+	r.Body, r.BodyBase64 = encode(in.Request.Body.Bytes())
+	return r, nil
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}

@@ -1,0 +1,97 @@
+package learn
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/cassette-dev/cassette/internal/outcome"
+)
+
+// Write prints the outcome: the patch of cassette.yaml, then per
+// normalizer the places and sample values it covers, what no normalizer
+// can express and what was not recorded again. Samples are redacted
+// (Learn) and made printable here.
+func (o *Outcome) Write(w io.Writer, adapter string) {
+	if o.Changed() {
+		io.WriteString(w, Diff(o.Path, o.Old, o.New))
+	}
+	r := o.Result
+	if r == nil {
+		return
+	}
+	if len(r.Proposals) == 0 {
+		fmt.Fprintf(w, "nothing varies between %s of each scenario of %s under its normalizers: no change\n", o.recordings(), adapter)
+	} else {
+		fmt.Fprintf(w, "\nlearned from %s of each scenario of %s:\n", o.recordings(), adapter)
+	}
+	for _, p := range r.Proposals {
+		fmt.Fprintf(w, "  %s (%s)\n", p.Name, what(p))
+		for _, pl := range p.Places {
+			fmt.Fprintf(w, "    %s/%s %s: %s, e.g. %s\n", adapter, pl.Scenario, outcome.Printable(pl.shown(p)), strings.Join(pl.Classes, "+"), quoteAll(pl.Samples))
+		}
+	}
+	for _, w2 := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", w2)
+	}
+	if len(r.Left) > 0 {
+		fmt.Fprintf(w, "\nnot expressible by a normalizer (%d):\n", len(r.Left))
+		for _, u := range r.Left {
+			fmt.Fprintf(w, "  %s/%s %s: %s, e.g. %s\n    do: %s\n", adapter, u.Scenario, outcome.Printable(u.Where), u.What, quoteAll(u.Samples), u.Advice)
+		}
+	}
+	if len(o.Skipped) > 0 {
+		fmt.Fprintf(w, "\nnot recorded again (%d):\n", len(o.Skipped))
+		for _, s := range o.Skipped {
+			fmt.Fprintf(w, "  %s/%s: %s\n    next: %s\n", adapter, s.Scenario, s.Why, s.NextStep)
+		}
+	}
+}
+
+// shown is where a place is, with the JSON paths a project normalizer
+// selects it by (which may keep an index that the place generalises).
+func (pl *Place) shown(p Proposal) string {
+	if p.Builtin || len(pl.paths) == 0 || !strings.HasSuffix(pl.Where, pl.Path) {
+		return pl.Where
+	}
+	return strings.TrimSuffix(pl.Where, pl.Path) + strings.Join(pl.paths, ", ")
+}
+
+// recordings says what was compared: "4 recordings (the committed one and 3 new)".
+func (o *Outcome) recordings() string {
+	if o.Committed {
+		return fmt.Sprintf("%d recordings (the committed one and %d new)", o.Repeat+1, o.Repeat)
+	}
+	return fmt.Sprintf("%d recordings", o.Repeat)
+}
+
+func what(p Proposal) string {
+	if p.Builtin {
+		return "built-in"
+	}
+	d := p.Definition
+	var parts []string
+	switch {
+	case len(d.JSONPaths) > 0:
+		parts = append(parts, fmt.Sprintf("%d JSON path(s)", len(d.JSONPaths)))
+	case len(d.Headers) > 0:
+		parts = append(parts, fmt.Sprintf("header(s) %s", strings.Join(d.Headers, ", ")))
+	case d.Regex != "":
+		parts = append(parts, "a regex on text")
+	}
+	if d.Replace == "" {
+		parts = append(parts, "numbered, so that a value recurring elsewhere keeps its identity")
+	} else {
+		parts = append(parts, "→ "+d.Replace)
+	}
+	return "project normalizer: " + strings.Join(parts, ", ")
+}
+
+func quoteAll(vs []string) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = outcome.Printable(strconv.Quote(v))
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,367 @@
+package normalize
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cassette-dev/cassette/internal/redact"
+)
+
+// This file holds what makes normalizing cheap where nothing is volatile
+// (most of any body), with matchers.go (matchers that find a rule's
+// candidates with a byte search before any expression runs) and
+// features.go (what a string holds that a built-in needs): a prefilter for
+// credential redaction, and the grouping of text normalizers so that a
+// JSON document is walked once per group rather than once per normalizer.
+
+// redactor is redact.RedactString with a prefilter: a text in which no
+// declared value occurs (one scan of its bytes, three in a row at a time)
+// and no keyword of a key format (redact.MayHoldFormat) is returned as it
+// is: Redact would change nothing in it.
+type redactor struct {
+	creds map[string]string
+	rules *redact.Rules        // the credential names
+	lits  map[uint64][]literal // declared values Redact scrubs, by the tripleHash of their key
+	keys  *tripleSet           // each literal's key: three bytes of it (4 KiB: stays in cache)
+
+	// names remembers Rules.IsCredentialField for the first maxNames
+	// keys seen: the records of a stream repeat theirs.
+	names     sync.Map // string → bool
+	nameCount atomic.Int64
+}
+
+func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
+	r := &redactor{creds: creds, rules: rules, keys: new(tripleSet), lits: map[uint64][]literal{}}
+	for _, l := range creds {
+		if len(l) < redact.MinValueLen { // Redact leaves a shorter value alone
+			continue
+		}
+		at := keyOf(l)
+		h := tripleHash(l[at], l[at+1], l[at+2])
+		r.lits[h] = append(r.lits[h], literal{l, at})
+		r.keys.add(l[at], l[at+1], l[at+2])
+	}
+	return r
+}
+
+// mayChange reports whether a declared value or a format's keyword occurs in s.
+func (r *redactor) mayChange(s string) bool {
+	return redact.MayHoldFormat(s) || r.mayHoldDeclared(s)
+}
+
+// mayHoldDeclared reports whether a declared value occurs in s.
+func (r *redactor) mayHoldDeclared(s string) bool {
+	var h uint64
+	for i := 0; i < len(s); i++ {
+		h = (h<<5 ^ uint64(s[i])) & (1<<15 - 1) // tripleHash of s[i-2:i+1]
+		if i >= 2 && r.keys[h>>6]&(1<<(h&63)) != 0 {
+			for _, l := range r.lits[h] {
+				if start := i - 2 - l.key; start >= 0 && strings.HasPrefix(s[start:], l.s) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// A declared value is looked for by three bytes of it (its key, at offset
+// key): those least likely in ordinary text, so that the prefilter rarely
+// sends a text on to be searched.
+type literal struct {
+	s   string
+	key int
+}
+
+// keyOf returns the offset of l's key: its three bytes in a row with the
+// most bytes that are not lowercase letters, the first of those.
+func keyOf(l string) int {
+	best, bestScore := 0, -1
+	for at := 0; at+3 <= len(l); at++ {
+		score := 0
+		for _, c := range []byte(l[at : at+3]) {
+			if c < 'a' || c > 'z' {
+				score++
+			}
+		}
+		if score > bestScore {
+			best, bestScore = at, score
+		}
+	}
+	return best
+}
+
+// textFeatures returns featuresOf(s) and whether !r.mayChange(s), in one
+// scan of s (a second where a declared value's key may occur, and the
+// format keywords' own scan).
+func (r *redactor) textFeatures(s string) (f features, clean bool) {
+	f, hit := scanText(s, r.keys)
+	return f, !redact.MayHoldFormat(s) && (!hit || !r.mayHoldDeclared(s))
+}
+
+// strings redacts the string values of a document; a value found clean,
+// or that redaction left as it was, is not redacted again until it
+// changes (Redact gives the same answer for the same text: the last
+// redaction of a pipeline then skips every value the first one read and
+// no normalizer rewrote).
+func (r *redactor) strings(root *jsonNode) {
+	root.eachString(func(v *jsonNode) {
+		if v.feat&fClean != 0 {
+			return
+		}
+		if s := r.text(v.str); s != v.str {
+			v.setString(s)
+		} else {
+			v.feat |= fClean
+		}
+	})
+}
+
+const maxNames = 4096
+
+func (r *redactor) isCredentialName(k string) bool {
+	if v, ok := r.names.Load(k); ok {
+		return v.(bool)
+	}
+	c := r.rules.IsCredentialField(k) // a JSON key: "key" alone is data there
+	if r.nameCount.Add(1) <= maxNames {
+		r.names.Store(strings.Clone(k), c) // not a slice of a whole document
+	}
+	return c
+}
+
+// text is redact.RedactString(s, r.creds). Where no declared value
+// occurs in s, scrubbing them changes nothing, and only the formats are
+// looked for (RedactString with no values: no search for each value in
+// each of its forms, no copy of s a value).
+func (r *redactor) text(s string) string {
+	formats, declared := redact.MayHoldFormat(s), r.mayHoldDeclared(s)
+	switch {
+	case declared:
+		return redact.RedactString(s, r.creds)
+	case formats:
+		return redact.RedactString(s, nil)
+	}
+	return s
+}
+
+// A stage is one step of a pipeline's pass over a JSON document: either a
+// normalizer's JSON part, or the text parts of consecutive normalizers,
+// applied to each string value in turn in one walk.
+type stage struct {
+	json    func(root *jsonNode, st *State)
+	texts   []textPart
+	settles bool // every text part settles (see Normalizer.settles)
+}
+
+type textPart struct {
+	fn    func(s string, st *State) string
+	needs features
+}
+
+// plan groups steps into stages. Applying a group of text parts string by
+// string gives what applying each to every string in turn gives, as long as
+// no two of them number values of one kind (the numbers follow the order of
+// first appearance): a normalizer whose kinds are unknown is alone in its
+// group, and a group ends before a normalizer with a JSON part.
+func plan(steps []Normalizer) []stage {
+	var out []stage
+	var kinds map[string]bool // kinds numbered by the open group; nil: none open
+	closeGroup := func() { kinds = nil }
+	for _, n := range steps {
+		if n.json != nil {
+			out = append(out, stage{json: n.json})
+			closeGroup()
+		}
+		if n.Text == nil {
+			continue
+		}
+		fits := kinds != nil && n.kindsKnown
+		for _, k := range n.kinds {
+			fits = fits && !kinds[k]
+		}
+		if !fits {
+			out = append(out, stage{settles: true})
+			kinds = map[string]bool{}
+		}
+		last := &out[len(out)-1]
+		last.settles = last.settles && n.settles
+		last.texts = append(last.texts, textPart{n.Text, n.needs})
+		for _, k := range n.kinds {
+			kinds[k] = true
+		}
+		if !n.kindsKnown {
+			closeGroup()
+		}
+	}
+	return out
+}
+
+// run applies the stage to a document.
+func (s stage) run(root *jsonNode, st *State) {
+	if s.json != nil {
+		s.json(root, st)
+	}
+	if len(s.texts) == 0 {
+		return
+	}
+	if root.doc == nil {
+		root.eachString(func(v *jsonNode) { s.string(v, st) })
+		return
+	}
+	for _, chunk := range root.doc.nodes { // eachString, without a call a node
+		for i := range chunk {
+			if v := &chunk[i]; v.kind == '"' && !v.gone && !(s.settles && v.feat&fSettled != 0) {
+				s.string(v, st)
+			}
+		}
+	}
+}
+
+// string applies the stage's text parts to a string value.
+func (s stage) string(v *jsonNode, st *State) {
+	if s.settles && v.feat&fSettled != 0 {
+		return // unchanged by this stage last pass, and since
+	}
+	str, changed := v.str, false
+	if v.feat&fKnown == 0 {
+		v.feat |= featuresOf(str) | fKnown
+	}
+	has := v.feat
+	for _, t := range s.texts {
+		if has&t.needs != t.needs {
+			continue // t.fn would return str as it is
+		}
+		if out := t.fn(str, st); out != str {
+			str, changed = out, true
+			has = featuresOf(str)
+		}
+	}
+	if changed {
+		// Marked rewritten even when the last part undid the first, as
+		// normalizer-by-normalizer application did.
+		v.str, v.dirty, v.feat = str, true, has|fKnown|fTouched // not fClean: not checked yet
+	}
+}
+
+// settle ends a pass: it reports whether a value was changed in it, and
+// marks the values that were not as settled for the next.
+func (n *jsonNode) settle() (changed bool) {
+	for _, chunk := range n.doc.nodes {
+		for i := range chunk {
+			d := &chunk[i]
+			if d.gone {
+				continue
+			}
+			if d.feat&fTouched != 0 {
+				changed = true
+				d.feat &^= fTouched | fSettled
+			} else {
+				d.feat |= fSettled
+			}
+		}
+	}
+	return changed
+}
+
+// eachString calls fn on every string value, in document order.
+func (n *jsonNode) eachString(fn func(*jsonNode)) {
+	if n.doc != nil { // the root of a parsed document
+		for _, chunk := range n.doc.nodes {
+			for i := range chunk {
+				if d := &chunk[i]; d.kind == '"' && !d.gone {
+					fn(d)
+				}
+			}
+		}
+		return
+	}
+	switch n.kind {
+	case '"':
+		fn(n)
+	case '{', '[':
+		for _, k := range n.kids() {
+			k.eachString(fn)
+		}
+	}
+}
+
+// isUnixKey is unixKeyRE.MatchString(k) without the expression for ASCII
+// keys (all but a few): (?i) folds more than ASCII letters ('K' U+212A is k).
+// The alternatives are told apart by their last letter.
+func isUnixKey(k string) bool {
+	if !isASCII(k) {
+		return unixKeyRE().MatchString(k)
+	}
+	if k == "" {
+		return false
+	}
+	is := strings.EqualFold
+	// suffix: k ends with suf, and has no newline (`.` stops at one).
+	suffix := func(suf string) bool {
+		return len(k) >= len(suf) && is(k[len(k)-len(suf):], suf) && strings.IndexByte(k, '\n') < 0
+	}
+	switch k[len(k)-1] | 0x20 {
+	case 't':
+		return suffix("_at") || is(k, "iat") || is(k, "reset")
+	case 'n':
+		return suffix("_on")
+	case 'e':
+		return suffix("time") || is(k, "date") || is(k, "since") // auth_time ends with time
+	case 'p':
+		return suffix("timestamp") || is(k, "exp")
+	case 's':
+		return suffix("_ts") || is(k, "ts") || is(k, "expires")
+	case 'f':
+		return is(k, "nbf")
+	case 'd':
+		return is(k, "created") || is(k, "updated") || is(k, "modified") || is(k, "last_modified")
+	case 'l':
+		return is(k, "until")
+	}
+	return false
+}
+
+// eachNode calls fn on every value, parents before their children, in
+// document order (walk without the path).
+func (n *jsonNode) eachNode(fn func(*jsonNode)) {
+	if n.doc != nil { // the root of a parsed document: its nodes are in that order
+		for _, chunk := range n.doc.nodes {
+			for i := range chunk {
+				if d := &chunk[i]; !d.gone {
+					fn(d)
+				}
+			}
+		}
+		return
+	}
+	fn(n)
+	for _, k := range n.kids() {
+		k.eachNode(fn)
+	}
+}
+
+// writeDoc is write for the root of a parsed document: only a leaf (a
+// string or number) is ever rewritten, and the leaves are in document order
+// in its nodes, so the output is the source with each rewritten leaf in
+// place of its span: one scan, no recursion.
+func (n *jsonNode) writeDoc(dst, src []byte) []byte {
+	pos := n.start
+	for _, chunk := range n.doc.nodes {
+		for i := range chunk {
+			d := &chunk[i]
+			if !d.dirty || d.gone {
+				continue
+			}
+			dst = append(dst, src[pos:d.start]...)
+			if d.kind == '"' {
+				dst = appendJSONString(dst, d.str)
+			} else {
+				dst = append(dst, d.str...)
+			}
+			pos = d.end
+		}
+	}
+	return append(dst, src[pos:n.end]...)
+}

@@ -1,0 +1,188 @@
+package normalize
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cassette-dev/cassette/internal/redact"
+)
+
+// fastSeeds are texts at the edges of what the hand-written scanning
+// replaces: the longest forms of each pattern, forms cut one byte short,
+// neighbours that overlap, non-ASCII folding.
+var fastSeeds = []string{
+	"", "2026-11-22T14:00:00Z", "2026-11-22 14:00", "2026-11-22T14:00:00.123456789+01:00", "2026-11-22T14:00:00,1234567891-0130",
+	"2026-11-22T14:00:00.+01", "2026-11-22T14:00:-01:", "12026-11-22T14:00:00Z2026-11-22T14:00Z", "2026-11-22T14:0",
+	"9f1c3a2e-1b7d-4c8e-9a55-0d1e2f3a4b5c", "9F1C3A2E-1B7D-4C8E-9A55-0D1E2F3A4B5C0", "x9f1c3a2e-1b7d-4c8e-9a55-0d1e2f3a4b5",
+	"Sat, 22 Nov 2026 14:00:00 GMT", "Wed, 2-Nov-2026 14:00:00 +0100", "Sun, 22 Nov 2026 14:00:00 UT",
+	"Sat Nov 22 14:00:00 2026 +0000", "Mon Jan  2 15:04:05 2006", "FriSat Nov 22 14:00:00 2026 -1200x",
+	"Date:   Sat Nov 22 14:00:00 2026 +0000\n", "created_at", "CREATED_AT", "auth_time", "x\n_at", "\u212a", "ſince", "updated_aT",
+	"6dcb09b5b57875f334f61aebed695e2e4193db5e", "6dcb09b", "ghp_0123456789abcdefghijABCDEFGHIJ012345", "hunter2-secret",
+	"AKIAIOSFODNN7EXAMPLE", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+	"127.0.0.1:8080", "/tmp/x1/y", "/work/app/z", "/private/tmp/a/b", "/tmp/a/b c", "C:/Users/me/AppData/Local/Temp/x",
+	"/private/var/folders/ab/cd_ef/T/tmp.x", "/odd\nroot/x y\n", "a/odd\nroot/z", "/var/folders/ab/cd/T/", "/private/var/folders/ab/cd/T/x:y", "ts=1763820000", "1763820000123", "a, b", "\t \r\n",
+}
+
+// TestMatchersAgreeWithRegexp: each hand-written matcher finds what its
+// expression finds, on the seeds and (with -fuzz) on anything.
+func FuzzMatchersAgreeWithRegexp(f *testing.F) {
+	for _, s := range fastSeeds {
+		f.Add(s)
+	}
+	f.Add(strings.Join(fastSeeds, " "))
+	creds := map[string]string{"TOKEN": "hunter2-secret", "SHORT": "abc"}
+	tiny := map[string]string{"TINY": "zq"}
+	redTiny := newRedactor(tiny, nil)
+	red := newRedactor(creds, nil)
+	tmps := tmpMatcher([]string{"/tmp", "/var/tmp", "/private/tmp", "/tmp/a"})
+	winTmps := tmpMatcher([]string{"/tmp", "C:/Users/me/AppData/Local/Temp", "\xc3\xa9/t", "/odd\nroot"})
+	var one []Normalizer
+	for _, name := range allNames {
+		if name == "pr" {
+			continue
+		}
+		q, err := Builtins().Pipeline([]string{name}, Options{WorkDir: "/work/app", TempDirs: []string{"/tmp"}})
+		if err != nil {
+			f.Fatal(err)
+		}
+		one = append(one, q.steps...)
+	}
+	mark := func(m string, _ *State) string { return "<" + m + ">" }
+	always := func(string) bool { return true }
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, m := range []*candidateMatcher{isoMatcher, uuidMatcher, rfc1123Matcher, ansicMatcher, macTempMatcher, tmps, winTmps} {
+			got, want := m.findAll(s), m.re().FindAllStringIndex(s, -1)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s in %q: found %v, the expression finds %v", m.re(), s, got, want)
+			}
+			// A rule on it (which replaces a text that is one match
+			// directly) rewrites what the expression's matches give.
+			n, _ := textRule(m, nil, 0, always, mark)("", Options{})
+			ref := replaceBounded(regexMatcher{m.re}, s, func(x string) string { return mark(x, nil) })
+			if got := n.Text(s, NewState()); got != ref {
+				t.Fatalf("a rule on %s rewrites %q to %q; by the expression's matches, %q", m.re(), s, got, ref)
+			}
+		}
+		if got, want := isPlaceholder(s), len(s) > 2 && s[0] == '<' && placeholderRE().MatchString(s); got != want {
+			t.Fatalf("isPlaceholder(%q) = %v, placeholderRE says %v", s, got, want)
+		}
+		if got, want := isUnixKey(s), unixKeyRE().MatchString(s); got != want {
+			t.Fatalf("isUnixKey(%q) = %v, unixKeyRE says %v", s, got, want)
+		}
+		if f, clean := red.textFeatures(s); f != featuresOf(s) || clean == red.mayChange(s) {
+			t.Fatalf("textFeatures(%q) = %b, %v; featuresOf %b, mayChange %v", s, f, clean, featuresOf(s), red.mayChange(s))
+		}
+		if f, clean := redTiny.textFeatures(s); f != featuresOf(s) || clean == redTiny.mayChange(s) || redTiny.text(s) != redact.RedactString(s, tiny) {
+			t.Fatalf("with a two-byte value, on %q: textFeatures %b, %v; mayChange %v", s, f, clean, redTiny.mayChange(s))
+		}
+		if got, want := red.text(s), redact.RedactString(s, creds); got != want {
+			t.Fatalf("redactor on %q: %q, redact.RedactString gives %q", s, got, want)
+		}
+		// A normalizer skipped for lack of a feature would not have
+		// changed the text.
+		has := featuresOf(s)
+		for _, n := range one {
+			if n.Text == nil || has&n.needs == n.needs {
+				continue
+			}
+			if out := n.Text(s, NewState()); out != s {
+				t.Fatalf("%s is skipped on %q (features %b, needs %b) but rewrites it to %q", n.Name, s, has, n.needs, out)
+			}
+		}
+	})
+}
+
+// TestPlanGroupsByKind: text parts that number the same kind (sha:full and
+// sha:short) are never in one group, a JSON part ends a group, and a
+// normalizer of unknown kinds is alone.
+func TestPlanGroupsByKind(t *testing.T) {
+	r := Builtins()
+	if err := r.Register("opaque", func(string, Options) (Normalizer, error) {
+		return Normalizer{Text: func(s string, _ *State) string { return s }}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.Pipeline([]string{"timestamps.ISO8601", "uuid", "sha:full", "sha:short", "opaque", "ports", "timestamps.unix", "whitespace.trailing"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range p.stages {
+		switch {
+		case s.json != nil && len(s.texts) == 0:
+			got = append(got, "json")
+		case s.json == nil:
+			got = append(got, strings.Repeat("t", len(s.texts)))
+		default:
+			t.Fatalf("a stage with both parts: %+v", s)
+		}
+	}
+	// ISO8601 uuid sha:full | sha:short | opaque | ports | unix's JSON | unix's text, whitespace
+	want := []string{"ttt", "t", "t", "t", "json", "tt"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("stages %v, want %v", got, want)
+	}
+}
+
+// TestGroupedNumberingMatchesStepwise: a short SHA before a full one in
+// the document keeps the numbers that normalizer-by-normalizer
+// application gives (sha:full numbers every full SHA first).
+func TestGroupedNumberingMatchesStepwise(t *testing.T) {
+	p, err := Builtins().Pipeline([]string{"sha:full", "sha:short", "uuid"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := `["abc1234f", "9f1c3a2e-1b7d-4c8e-9a55-0d1e2f3a4b5c", "6dcb09b5b57875f334f61aebed695e2e4193db5e"]`
+	out, ok := p.JSON(NewState(), []byte(in))
+	if !ok {
+		t.Fatal("not JSON")
+	}
+	want := `["<sha:2:short>", "<uuid:1>", "<sha:1>"]`
+	if string(out) != want {
+		t.Errorf("got  %s\nwant %s", out, want)
+	}
+}
+
+// TestRedactorMatchesRedactOnRealCassettes: on every line of the real
+// cassettes of ../shared/testdata, the pipeline's redaction (its
+// prefilters, and formats alone where no declared value occurs) gives
+// what redact.RedactString gives, with declared values that occur in them
+// and one that does not.
+func TestRedactorMatchesRedactOnRealCassettes(t *testing.T) {
+	creds := map[string]string{"TOKEN": "hunter2-secret", "CT": "application/json", "HOST": "api.github.com"}
+	red := newRedactor(creds, nil)
+	lines, declared, changed := 0, 0, 0
+	root := filepath.Join("..", "..", "..", "shared", "testdata")
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			lines++
+			want := redact.RedactString(line, creds)
+			if got := red.text(line); got != want {
+				t.Fatalf("%s: the pipeline's redaction of %q is %q; redact.RedactString gives %q", p, line, got, want)
+			}
+			if red.mayHoldDeclared(line) {
+				declared++
+			}
+			if want != line {
+				changed++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines < 5000 || declared == 0 || changed == 0 {
+		t.Fatalf("%d lines of real cassettes, %d with a declared value, %d redacted: want the ~6,000 of the 48 files, some of each", lines, declared, changed)
+	}
+}

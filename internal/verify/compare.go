@@ -1,0 +1,220 @@
+package verify
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/diff"
+	"github.com/cassette-dev/cassette/internal/normalize"
+	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/verdict"
+)
+
+// NormalizerNames are the normalizers applied to a cassette: its adapter's,
+// then the cassette's own that the adapter does not list.
+func NormalizerNames(c *cassettes.Cassette, a *cassettes.Adapter) []string {
+	var names []string
+	seen := map[string]bool{}
+	add := func(ns []string) {
+		for _, n := range ns {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	if a != nil {
+		add(a.Normalizers)
+	}
+	add(c.Normalizers)
+	return names
+}
+
+// pipeline builds the normalizer pipeline of a case.
+func pipeline(c Case, opts Options) (*normalize.Pipeline, error) {
+	reg := opts.Normalizers
+	if reg == nil {
+		reg = normalize.Builtins()
+	}
+	return reg.Pipeline(NormalizerNames(c.Cassette, c.Adapter), normalize.Options{Credentials: opts.Credentials, Rules: opts.Config.Redaction(), WorkDir: opts.Config.Dir})
+}
+
+// Comparison is one case compared: its drifts, their human explanation,
+// and both sides as they were compared (normalized, each with its own
+// identity state), in the report's shape, so that a report shows them
+// without normalizing anything again.
+type Comparison struct {
+	Drifts  []verdict.Drift
+	Explain string // the diff package's rendering of the drifts; "" when none
+	// Recorded is the cassette's side: one "http" action per interaction
+	// (ID "interactions[i]": method, URL, status, headers, body) or one
+	// "proc" action (ID "output": argv, stdout, stderr, exit code).
+	Recorded []verdict.Action
+	// Observed is the other side (the fake's, or the real service's when
+	// refresh compares a re-recording) in the same shape.
+	Observed []verdict.Action
+	// Modelled is, in modelled mode, what the fake models of what the
+	// recording holds (nil in exact mode).
+	Modelled *verdict.Modelled
+}
+
+// CompareSides normalizes the cassette (want) and the fake's output (got),
+// each with its own identity state in interaction order, and returns the
+// drifts, their human explanation (the diff package's structural diff for
+// JSON, a unified diff for text) and both sides as compared. No drift means
+// the normalized forms are byte-identical. Only the adapter's
+// contract_headers are compared. Any producer of a run (verify, refresh, a
+// check of outputs another test runner captured) compares through it, so
+// that every report shows what the comparison saw.
+func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, error) {
+	p, err := pipeline(c, opts)
+	if err != nil {
+		return nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: err.Error(), NextStep: outcome.Command("cassette", "validate", c.Cassette.Path)}
+	}
+	contract := []string{}
+	if c.Adapter != nil && c.Adapter.ContractHeaders != nil {
+		contract = c.Adapter.ContractHeaders
+	}
+	want := c.Cassette
+	if want.Kind == cassettes.KindCLI && (len(want.Interactions) > 0 || len(got.Interactions) > 0) {
+		// A CLI adapter's contract is the command's output. The HTTP the
+		// real command made underneath is the recording's context (it lets
+		// the real command be replayed offline), not compared: a fake CLI
+		// makes none, and the engine's volatile answers (uptime, file
+		// descriptors) that never reach the output are no drift. It is also
+		// kept out of the id numbering: the real image id would be <sha:1>
+		// in want, numbered in the HTTP first, and the fake's <sha:2>.
+		w, g := *want, *got
+		w.Interactions, g.Interactions = nil, nil
+		want, got = &w, &g
+	}
+	k := cassettes.ContractFor(c.Adapter, c.Cassette)
+	if opts.Exact {
+		k.Compare = cassettes.CompareExact
+	}
+	res, err := diff.CompareContract(want, got, p, diff.Contract{Mode: diff.Mode(k.Compare), Headers: contract,
+		Required: k.Required, Stream: diff.StreamMode(k.Stream), StreamText: k.StreamText})
+	if err != nil {
+		return nil, contractError(c, err)
+	}
+	suggestNormalizers(res.Drifts, c.Cassette)
+	out := &Comparison{Recorded: side(res.Want), Observed: side(res.Got), Modelled: modelledOf(res.Model)}
+	if res.Equal {
+		return out, nil
+	}
+	var explain bytes.Buffer
+	_ = diff.Render(&explain, res, false)
+	out.Explain = explain.String()
+	out.Drifts = make([]verdict.Drift, 0, len(res.Drifts))
+	for _, d := range res.Drifts {
+		out.Drifts = append(out.Drifts, verdict.Drift{Class: string(d.Class), Field: d.Field, JSONPath: d.Path, Line: d.Line,
+			Message: driftMessage(d), Diff: d.Diff})
+	}
+	return out, nil
+}
+
+// contractError is a contract that cannot be applied (a required JSONPath
+// or stream_text entry that validate would refuse): a user error at the
+// cassette, with validate as the next step.
+func contractError(c Case, err error) *outcome.Error {
+	return &outcome.Error{Reason: outcome.ECassetteInvalid, Message: "the contract of " + c.ID() + " cannot be applied: " + err.Error(),
+		NextStep: outcome.Command("cassette", "validate", c.Cassette.Path), Err: err}
+}
+
+// modelledOf is diff's figure in the report's shape (nil for nil).
+func modelledOf(m *diff.Model) *verdict.Modelled {
+	if m == nil {
+		return nil
+	}
+	out := &verdict.Modelled{Fields: m.Fields, Modelled: m.Modelled, RequiredMissing: m.RequiredMissing}
+	for _, u := range m.Unmodelled {
+		out.Unmodelled = append(out.Unmodelled, verdict.UnmodelledField{Field: u.Field, JSONPath: u.Path, Line: u.Line, Fields: u.Fields})
+	}
+	return out
+}
+
+// side is a normalized cassette as the report shows one side of a case.
+func side(c *cassettes.Cassette) []verdict.Action {
+	var acts []verdict.Action
+	for i, it := range c.Interactions {
+		body := it.Response.Body.Bytes()
+		if it.WebSocket != nil {
+			body = SessionText(it.WebSocket) // websocket.go
+		}
+		acts = append(acts, verdict.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: it.Request.Method, URL: it.Request.URL,
+			StatusCode: it.Response.Code, Headers: it.Response.Headers, Body: body})
+	}
+	if c.Output != nil {
+		a := verdict.Action{Kind: "proc", ID: "output", Stdout: c.Output.Stdout.Bytes(), Stderr: c.Output.Stderr.Bytes(), Exit: c.Output.ExitCode}
+		if c.Input != nil {
+			a.Argv = append([]string{c.Input.Command}, c.Input.Args...)
+		}
+		acts = append(acts, a)
+	}
+	return acts
+}
+
+// WithObserved returns actions (what a case did against the side under
+// test, as its producer logged it) with each body and output replaced by
+// the one of the same ID in c.Observed, so that what a report previews is
+// what was compared. An action that failed keeps what it has.
+func (c *Comparison) WithObserved(actions []verdict.Action) []verdict.Action {
+	byID := map[string]*verdict.Action{}
+	for i := range c.Observed {
+		byID[c.Observed[i].ID] = &c.Observed[i]
+	}
+	for i := range actions {
+		a := &actions[i]
+		if s := byID[a.ID]; s != nil && a.Err == "" {
+			a.Body, a.Stdout, a.Stderr = s.Body, s.Stdout, s.Stderr
+		}
+	}
+	return actions
+}
+
+// driftMessage is the one-line account of a drift.
+func driftMessage(d diff.Drift) string {
+	where := d.Field
+	if d.Path != "" {
+		where += " " + d.Path
+	}
+	switch {
+	case d.Hint != "":
+		return string(d.Class) + " drift at " + where + ": " + d.Hint
+	case d.Diff == "" && (d.Want != "" || d.Got != "") && !strings.Contains(d.Want+d.Got, "\n") && len(d.Want)+len(d.Got) < 120:
+		return string(d.Class) + " drift at " + where + ": " + strings.ReplaceAll(d.Change, "_", " ") + " (want " + quote(d.Want) + ", got " + quote(d.Got) + ")"
+	case strings.HasPrefix(d.Diff, "binary "):
+		return string(d.Class) + " drift at " + where + ": " + strings.TrimSpace(d.Diff)
+	case d.Change == diff.Changed && d.Want+d.Got != "" && d.Class != diff.ClassStream:
+		// a text body, stdout or stderr: say what the first differing line became
+		return string(d.Class) + " drift at " + where + ": line " + lineText(d.Want) + " became " + lineText(d.Got)
+	default:
+		return string(d.Class) + " drift at " + where + ": " + strings.ReplaceAll(d.Change, "_", " ")
+	}
+}
+
+// lineText quotes one line of a text drift, cut to a readable length.
+func lineText(s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	const n = 80
+	if len(s) > n {
+		cut := n
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func quote(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return s
+}

@@ -1,0 +1,39 @@
+package verify
+
+import (
+	"strconv"
+
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/diff"
+	"github.com/cassette-dev/cassette/internal/learn"
+	"github.com/cassette-dev/cassette/internal/outcome"
+)
+
+// suggestNormalizers gives a value or header drift whose two sides are
+// both of a volatile class (two UUIDs, two timestamps, two SHAs) a hint
+// naming the built-in that would cover it and the command that learns
+// the adapter's normalizers: such a drift is most likely a value that
+// changes on every call, not a fake that is wrong.
+func suggestNormalizers(drifts []diff.Drift, c *cassettes.Cassette) {
+	for i := range drifts {
+		d := &drifts[i]
+		if d.Hint != "" || (d.Class != diff.ClassValue && d.Class != diff.ClassHeaders) {
+			continue
+		}
+		class, builtin := learn.Classify(unquoted(d.Want), unquoted(d.Got))
+		if builtin == "" {
+			continue
+		}
+		d.Hint = "both sides are " + class + " values, which change from one call to the next: the built-in normalizer " + builtin +
+			" would cover them (add it to adapters." + c.Adapter + ".normalizers in cassette.yaml), or learn the adapter's normalizers: " +
+			outcome.Command("cassette", "learn", "--adapter", c.Adapter, "--scenario", c.Scenario)
+	}
+}
+
+// unquoted is a drift's JSON string snippet as its value.
+func unquoted(s string) string {
+	if u, err := strconv.Unquote(s); err == nil {
+		return u
+	}
+	return s
+}

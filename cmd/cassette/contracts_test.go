@@ -8,10 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cassette-dev/cassette/internal/interrupt"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/speccheck"
 )
@@ -141,7 +143,9 @@ type contractCase struct {
 	exit    int                            // the exit code every file and the process must say
 	reports string                         // the report directory, relative to the project ("" for none)
 	bundle  string                         // the --bundle-dir given ("" for none)
-	sigint  bool                           // interrupt the run once it is ready (hang.fifo, or check's first answer)
+	sigint  bool                           // interrupt the run once it is ready (hang.fifo, feed, or check's first answer)
+	feed    string                         // a FIFO of the project the run reads: it is ready once it opened it
+	env     []string                       // more of the run's environment
 	check   func(t *testing.T, dir string) // more checks of this case
 	stdout  string                         // a line stdout must hold
 }
@@ -228,6 +232,9 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 		{command: "coverage", name: "invalid observation", args: coverageArgs, exit: 2, reports: "r", setup: func(dir string) {
 			writeFile(t, filepath.Join(dir, ".cassette", "observed", "bad.jsonl"), "{not json\n")
 		}},
+		// coverage reads regular files only, and fast: the test's hold
+		// (EnvTestHold) keeps it reading until the signal
+		{command: "coverage", name: "SIGINT", args: coverageArgs, setup: fifo, env: []string{interrupt.EnvTestHold + "=hang.fifo"}, sigint: true, exit: 3, reports: "r"},
 		{command: "coverage", name: "nothing observed", args: coverageArgs, exit: 2, reports: "r", setup: func(dir string) {
 			os.RemoveAll(filepath.Join(dir, ".cassette", "observed"))
 		}},
@@ -261,6 +268,14 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 
 		{command: "merge", name: "success", args: mergeArgs, setup: shards(false), exit: 0, reports: "r"},
 		{command: "merge", name: "drift", args: mergeArgs, setup: shards(true), exit: 1, reports: "r"},
+		// merge blocks opening a shard's run.json that is a FIFO until the test writes it
+		{command: "merge", name: "SIGINT", args: mergeArgs, sigint: true, exit: 3, reports: "r", feed: "s1/run.json", setup: func(dir string) {
+			shards(false)(dir)
+			os.Remove(filepath.Join(dir, "s1", "run.json"))
+			if err := syscall.Mkfifo(filepath.Join(dir, "s1", "run.json"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{command: "merge", name: "refused", args: mergeArgs[:len(mergeArgs)-1], setup: shards(false), exit: 2, reports: "r"},
 		{command: "merge", name: "bad flag", args: with(mergeArgs, "--no-such-flag"), setup: shards(false), exit: 2, reports: "r"},
 
@@ -289,7 +304,7 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 				c.setup(dir)
 			}
 			stepSummary := filepath.Join(dir, "step-summary.md")
-			code, stdout, stderr := runContract(t, dir, c, "GITHUB_STEP_SUMMARY="+stepSummary)
+			code, stdout, stderr := runContract(t, dir, c, append(c.env, "GITHUB_STEP_SUMMARY="+stepSummary)...)
 			if code != c.exit {
 				t.Fatalf("cassette %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(c.args, " "), code, c.exit, stdout, stderr)
 			}
@@ -385,16 +400,21 @@ func runContract(t *testing.T, dir string, c contractCase, env ...string) (int, 
 	go func() { <-stdoutDone; done <- cmd.Wait() }()
 	if c.sigint {
 		ready := first // check: its answer to the first line (it reads on)
-		if c.command != "check" {
+		release := func() { unblockFIFO(filepath.Join(dir, "hang.fifo")) }
+		switch {
+		case c.feed != "":
+			ready, release = feedFIFO(filepath.Join(dir, c.feed))
+			defer release() // the reader sees its input end once the run did
+		case c.command != "check":
 			ready = readyFIFO(filepath.Join(dir, "hang.fifo"))
 		}
 		select {
 		case <-ready:
 		case <-time.After(3 * time.Minute):
-			unblockFIFO(filepath.Join(dir, "hang.fifo"))
+			release()
 			t.Fatalf("cassette %s never got ready to be interrupted:\n%s\n%s", strings.Join(c.args, " "), out.String(), errw.String())
 		case <-done:
-			unblockFIFO(filepath.Join(dir, "hang.fifo"))
+			release()
 			t.Fatalf("cassette %s ended before it was ready to be interrupted (exit %d):\n%s\n%s", strings.Join(c.args, " "), cmd.ProcessState.ExitCode(), out.String(), errw.String())
 		}
 		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
@@ -416,6 +436,31 @@ func readyFIFO(path string) chan struct{} {
 	ch := make(chan struct{})
 	go func() { _, _ = os.ReadFile(path); close(ch) }()
 	return ch
+}
+
+// feedFIFO opens the FIFO for writing: ready is closed once a process
+// opened it to read (the open blocks until then) and now waits for its
+// content. release closes it (the reader sees its end), or ends an open
+// that nobody will meet.
+func feedFIFO(path string) (ready chan struct{}, release func()) {
+	ready = make(chan struct{})
+	opened := make(chan *os.File, 1)
+	go func() {
+		f, _ := os.OpenFile(path, os.O_WRONLY, 0)
+		opened <- f
+		close(ready)
+	}()
+	var once sync.Once
+	return ready, func() {
+		once.Do(func() {
+			if r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+				defer r.Close() // meets an open still waiting
+			}
+			if f := <-opened; f != nil {
+				f.Close()
+			}
+		})
+	}
 }
 
 // unblockFIFO ends a readyFIFO that nobody will write to.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/coverage"
+	"github.com/cassette-dev/cassette/internal/interrupt"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verify"
@@ -87,9 +88,25 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 		return outcome.Errorf(outcome.EUsage, "cassette coverage --min 90", "--min %g is not a percentage (0 to 100)", *min)
 	}
 	started := time.Now()
-	p, err := loadProject(g)
+	var p *project
+	var rep *coverage.Report
+	// Ctrl-C while it reads ends the run E_INTERRUPTED, its reports written
+	err := interrupt.Reading("reading the observations and cassettes", commandWithConfig(g.config, "cassette", "coverage"), func() (err error) {
+		p, rep, err = coverageAnalyze(stdio, g, o, min)
+		return err
+	})
 	if err != nil {
 		return err
+	}
+	return coverageOutcome(stdio, g, o, p, rep, started)
+}
+
+// coverageAnalyze loads the project and holds its observations against
+// its cassettes.
+func coverageAnalyze(stdio *IO, g *globals, o *coverageOptions, min *float64) (*project, *coverage.Report, error) {
+	p, err := loadProject(g)
+	if err != nil {
+		return nil, nil, err
 	}
 	dir := o.observed
 	if dir == "" {
@@ -100,10 +117,7 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 		Record: func(name string, a *cassettes.Adapter, c coverage.Call, scenario string) string {
 			return coverage.RecordCommand(name, a, c, scenario, config)
 		}})
-	if err != nil {
-		return err
-	}
-	return coverageOutcome(stdio, g, o, p, rep, started)
+	return p, rep, err
 }
 
 // coverageOutcome prints the table, publishes the run's reports

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cassette-dev/cassette/internal/interrupt"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
 )
@@ -60,11 +61,21 @@ func reportMerge(stdio *IO, g *globals, out string, dirs []string, mo report.Mer
 		return errorReport(stdio, g, reportDest{command: "verify", reportDir: out}, outcome.AsError(err))
 	}
 	shards := make([]report.Shard, len(dirs))
-	for i, d := range dirs {
-		var err error
-		if shards[i], err = report.ReadShard(os.DirFS(d), d); err != nil {
-			return refuse(err)
+	again := append([]string{"cassette", "report", "merge", "--out", out}, dirs...)
+	if mo.AllowIncomplete {
+		again = append(again, "--allow-incomplete")
+	}
+	// Ctrl-C while it reads (a slow disk, a FIFO) ends the run E_INTERRUPTED, its reports written
+	err := interrupt.Reading("reading the shards' reports", outcome.Command(again...), func() (err error) {
+		for i, d := range dirs {
+			if shards[i], err = report.ReadShard(os.DirFS(d), d); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return refuse(err)
 	}
 	m, opts, err := report.Merge(shards, mo)
 	if err != nil {

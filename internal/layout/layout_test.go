@@ -28,7 +28,8 @@ var floors = map[string]int{
 	"internal/redact":    1,
 	"internal/wsframe":   1, // WebSocket framing: imports no package of the project
 	"internal/normalize": 2,
-	"internal/verdict":   2, // what a run found, case by case: for the doors that judge and for report
+	"internal/verdict":   2,
+	"internal/interrupt": 2, // a command's reading phase ended at Ctrl-C (E_INTERRUPTED), for its reports to be written // what a run found, case by case: for the doors that judge and for report
 	"cassettes":          3,
 	"internal/diff":      4,
 	"match":              4,

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,6 +74,13 @@ const crashConfig = `  svc:
       base_url: http://127.0.0.1:${PORT}
       ready: /ready
 `
+
+// crashScript logs crashToken on stderr and exits 2, as a Go program that
+// panics (the token is put together when it runs: the project's files
+// hold none).
+const crashScript = "printf 'panic: token %s%s\\n' ghp_ " + crashRest + " >&2\nexit 2\n"
+
+const crashRest = "R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c"
 
 const crashCassette = `cassette: 1
 version: 2
@@ -192,6 +201,19 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 		}
 	}
 	remoteUntouched := remoteHolds("refs/heads/main")
+	// no pushed commit and no file of the project (a fake's log, a PR text) holds the token
+	remoteClean := func(t *testing.T, dir string) {
+		out, err := exec.Command("git", "-C", filepath.Join(dir, "..", "remote.git"), "log", "--all", "-p").CombinedOutput()
+		if err != nil || strings.Contains(string(out), crashToken) {
+			t.Errorf("the remote's history holds the token (%v):\n%s", err, out)
+		}
+		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if data, _ := os.ReadFile(p); err == nil && d.Type().IsRegular() && bytes.Contains(data, []byte(crashToken)) {
+				t.Errorf("%s holds the token", p)
+			}
+			return nil
+		})
+	}
 	// a cycle without drift saves its state, and pushes no refresh branch
 	stateOnly := remoteHolds("refs/heads/cassette-refresh/state", "refs/heads/main")
 	verifyArgs := []string{"verify", "--report-dir", "r", "--bundle-dir", "b"}
@@ -253,6 +275,27 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 		{command: "refresh", name: "bad flag", args: with(refreshArgs, "--no-such-flag"), exit: 2, reports: "r", bundle: "b", check: remoteUntouched},
 		{command: "refresh", name: "SIGINT", args: refreshArgs, setup: func(dir string) { touch("real-drift")(dir); fifo(dir) },
 			sigint: true, exit: 3, reports: "r", bundle: "b", check: remoteUntouched},
+
+		// the real side changed and the fake crashes logging a token: the
+		// replay gate of the new cassette fails
+		{command: "refresh", name: "crash in the gate", args: refreshArgs, exit: 1, reports: "r", bundle: "b", check: remoteClean, setup: func(dir string) {
+			touch("real-drift")(dir)
+			writeFile(t, filepath.Join(dir, "fake.sh"), crashScript)
+		}},
+		// an HTTP fake that logs a token and exits before it is ready: the
+		// gate cannot run (exit 3), the refresh branch is pushed all the same
+		{command: "refresh", name: "crash of a fake that never starts", args: with(refreshArgs, "--adapter", "svc"), exit: 3, reports: "r", bundle: "b", check: remoteClean,
+			setup: func(dir string) {
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello, changed\n") }))
+				t.Cleanup(srv.Close)
+				appendFile(t, filepath.Join(dir, "cassette.yaml"), "adapters:\n"+strings.Replace(crashConfig, "http://svc.test", srv.URL, 1), true)
+				writeFile(t, filepath.Join(dir, "cassettes", "svc", "hello.yaml"), crashCassette)
+				writeFile(t, filepath.Join(dir, "crash.sh"), "printf 'starting with token %s%s\\n' ghp_ "+crashRest+"\nexit 1\n")
+			}},
+		// the real side crashes logging a token while it is re-recorded
+		{command: "refresh", name: "crash in the re-record", args: refreshArgs, exit: 3, reports: "r", bundle: "b", check: remoteUntouched, setup: func(dir string) {
+			writeFile(t, filepath.Join(dir, "real", "tool"), "#!/bin/sh\n"+crashScript)
+		}},
 
 		// a dry run pushes nothing: its next step is the refresh that would,
 		// and an adapter it skipped whole is not "no drift"

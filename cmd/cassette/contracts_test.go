@@ -382,6 +382,9 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 				}
 				for _, f := range found {
 					probs = append(probs, speccheck.Bundle(filepath.Dir(f))...)
+					if c.reports != "" {
+						probs = append(probs, speccheck.SameSeed(filepath.Join(dir, c.reports), filepath.Dir(f))...)
+					}
 				}
 			}
 			summary, _ := os.ReadFile(stepSummary)

@@ -27,6 +27,7 @@ var floors = map[string]int{
 	"internal/outcome":   1, // how a run ends: the error model, next steps, quoting, safe printing
 	"internal/redact":    1,
 	"internal/wsframe":   1, // WebSocket framing: imports no package of the project
+	"internal/procgroup": 1, // a child in a process group of its own, signalled as one, per platform
 	"internal/normalize": 2,
 	"internal/verdict":   2,
 	"internal/interrupt": 2, // a command's reading phase ended at Ctrl-C (E_INTERRUPTED), for its reports to be written // what a run found, case by case: for the doors that judge and for report

@@ -290,7 +290,7 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 		if err != nil {
 			return err
 		}
-		dir = filepath.Join(root, filepath.FromSlash(coverage.ObservedDir))
+		dir = coverage.OwnRun(filepath.Join(root, filepath.FromSlash(coverage.ObservedDir)), time.Now(), os.Getpid())
 	}
 	w, err := coverage.OpenWriter(dir, "proxy-"+adapter, "proxy")
 	if err != nil {

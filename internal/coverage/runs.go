@@ -26,6 +26,15 @@ func RunName(t time.Time, pid int) string {
 	return t.UTC().Format("20060102T150405.000000Z") + fmt.Sprintf("-%d", pid)
 }
 
+// OwnRun is the run directory, below the observation directory dir, of a
+// writer that no session gave one (no CASSETTE_OBSERVE_DIR): a run of its
+// own that begins at t in process pid, as a binding's session run has
+// (an observing proxy, a Go test binary). Files written directly in dir
+// would be one run with every earlier such writer's files.
+func OwnRun(dir string, t time.Time, pid int) string {
+	return filepath.Join(dir, RunName(t, pid))
+}
+
 // Run is one run of observations found in an observation directory.
 type Run struct {
 	// Dir is the run's directory (the observation directory itself for

@@ -57,7 +57,7 @@ interactions: []
 `;
 
 // The HTTP cassette the harness tests of every language share.
-const items = readFileSync(path.join(repo, 'harness', 'testdata', 'create-then-get.yaml'), 'utf8');
+const items = readFileSync(path.join(repo, 'internal', 'harness', 'testdata', 'create-then-get.yaml'), 'utf8');
 
 // The fakes the test files import: a greeter (the name on stdin, the
 // language in GREET_LANG) and an item store that makes its own ids, as a

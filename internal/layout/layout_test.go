@@ -36,6 +36,7 @@ var floors = map[string]int{
 	"internal/har":       4,
 	"internal/wsplay":    4, // the client side of a recorded WebSocket session, for verify and recorder
 	"internal/infra":     4, // what is infrastructure, never drift: for proxy and recorder alike
+	"internal/kind":      4, // what an adapter kind means (http, cli and the registry), for every door from floor 5 up
 	"internal/report":    5,
 	"internal/proxy":     5,
 	"internal/importer":  5,

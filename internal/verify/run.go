@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
@@ -45,6 +46,9 @@ type Options struct {
 	// fakes from cassettetest, or a fake already running).
 	HTTP map[string]HTTPTarget
 	CLI  map[string]CLITarget
+	// Kinds are the adapter kinds the cases may be of (internal/kind);
+	// nil is http and cli.
+	Kinds *kind.Registry
 }
 
 // ProjectOptions are the options that verify the cases of project p: its
@@ -282,7 +286,7 @@ func freshPlan(cases []Case, targets map[string]HTTPTarget, failed map[string]*o
 	var plan []int
 	for i, c := range cases {
 		name := c.Cassette.Adapter
-		if _, ok := targets[name]; ok || c.Adapter == nil || c.Cassette.Kind == cassettes.KindCLI ||
+		if _, ok := targets[name]; ok || c.Adapter == nil || c.Cassette.Kind != cassettes.KindHTTP ||
 			failed[name] != nil || len(c.Cassette.Interactions) == 0 {
 			continue
 		}
@@ -331,12 +335,20 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		got *cassettes.Cassette
 		err error
 	)
-	if c.Cassette.Kind == cassettes.KindCLI {
-		got, err = runCLICase(k, c, opts, &res)
-	} else {
-		var stop func()
-		got, stop, err = runHTTPCase(k, c, opts, targets, fresh, &res)
-		defer stop()
+	switch kd, _ := opts.Kinds.Lookup(c.Cassette.Kind); r := kd.(type) {
+	case kind.Replayer: // a kind that plays its own cases (kinds.go)
+		got, err = runKindCase(k, c, opts, r, &res)
+	case nil:
+		res.Err = unknownKind(c, opts)
+		res.Status, res.Reason, res.Message = verdict.StatusError, res.Err.Reason, res.Err.Message
+	default:
+		if c.Cassette.Kind == cassettes.KindCLI {
+			got, err = runCLICase(k, c, opts, &res)
+		} else {
+			var stop func()
+			got, stop, err = runHTTPCase(k, c, opts, targets, fresh, &res)
+			defer stop()
+		}
 	}
 	switch {
 	case res.Status != "": // decided on the way

@@ -98,6 +98,10 @@ func FindProject(dir string) (*Project, error) {
 	return &Project{Config: cfg, Normalizers: normalize.Builtins(), bare: true}, nil
 }
 
+// Kinds are the adapter kinds the project was loaded with
+// (LoadProjectKinds); nil is http and cli.
+func (p *Project) Kinds() Kinds { return p.kinds }
+
 // Credentials returns the live values of the credential variables the
 // project declares (every adapter's real.credentials) that are set, read
 // through lookup (nil is os.LookupEnv). They are for scans and redaction;

@@ -126,6 +126,16 @@ func (r *Registry) Loading() cassettes.Kinds { return loading{r} }
 
 type loading struct{ r *Registry }
 
+// Of is the registry project p was loaded with (its Loading), so that a
+// door asks the project for its kinds as for the rest of its options;
+// nil (the built-ins) for a project loaded without one.
+func Of(p *cassettes.Project) *Registry {
+	if l, ok := p.Kinds().(loading); ok {
+		return l.r
+	}
+	return nil
+}
+
 func (l loading) Known(k cassettes.Kind) bool {
 	_, ok := l.r.Lookup(k)
 	return ok

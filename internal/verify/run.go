@@ -52,14 +52,14 @@ type Options struct {
 }
 
 // ProjectOptions are the options that verify the cases of project p: its
-// config and normalizers, and the values of its declared credential
+// config, normalizers and adapter kinds, and the values of its declared credential
 // variables that are set (read through lookup; nil is os.LookupEnv),
 // redacted from the fakes' outputs. Every door that judges a fake
 // (`cassette verify`, `cases` and `check`, cassettetest, refresh's gate)
 // starts from them, so that one fixture is judged one way; a door sets
 // only what is its own (Jobs, CaseTimeout, LogDir, targets).
 func ProjectOptions(p *cassettes.Project, lookup func(string) (string, bool)) Options {
-	return Options{Config: p.Config, Normalizers: p.Normalizers, Credentials: p.Credentials(lookup)}
+	return Options{Config: p.Config, Normalizers: p.Normalizers, Credentials: p.Credentials(lookup), Kinds: kind.Of(p)}
 }
 
 // Result is the outcome of one case.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/coverage"
 	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/kind/linekind"
 	"github.com/cassette-dev/cassette/internal/outcome"
@@ -115,7 +116,7 @@ func run(t *testing.T, path string, reg *kind.Registry) *verify.Outcome {
 		t.Fatalf("planned %d cases, want the one line cassette", len(cases))
 	}
 	opts := verify.ProjectOptions(p, func(string) (string, bool) { return "", false })
-	opts.Kinds, opts.LogDir = reg, t.TempDir()
+	opts.LogDir = t.TempDir() // its Kinds are the project's (kind.Of)
 	return verify.Run(context.Background(), cases, opts)
 }
 
@@ -165,5 +166,25 @@ func TestTheRegistrationAdmitsTheKind(t *testing.T) {
 	_, err = cassettes.LoadProjectKinds(project(t, "http://127.0.0.1:1"), kinds(t).Loading())
 	if !errors.As(err, &oe) || len(oe.Problems) != 1 || oe.Problems[0].Field != "adapters.echo.fake.base_url" || oe.Problems[0].Line != 5 {
 		t.Fatalf("a line adapter whose fake is http: %v %+v", err, oe)
+	}
+}
+
+// Coverage shapes a line cassette through its kind: one shape per verb
+// sent. Without the registration the cassette is read as http's (the
+// format's default), whose one call is the recorded command's: the
+// shapes per verb come from the kind.
+func TestCoverageShapesALineCassetteThroughItsKind(t *testing.T) {
+	c := &cassettes.Cassette{Kind: linekind.Name, Input: &cassettes.Input{Command: "nc", Stdin: "hello there\nPING\nhello again\n"}}
+	rules, probs := coverage.NewRules(&cassettes.Adapter{Kind: linekind.Name})
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	if got := rules.OfCassette(c); len(got) != 1 || got[0] != "nc <stdin>" {
+		t.Errorf("shapes without the line kind = %q, want the command's one", got)
+	}
+	rules.Kinds = kinds(t)
+	got := rules.OfCassette(c)
+	if len(got) != 2 || !strings.Contains(string(got[0]), "hello") || !strings.Contains(string(got[1]), "PING") {
+		t.Errorf("shapes = %q, want hello's and PING's", got)
 	}
 }

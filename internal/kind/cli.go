@@ -37,6 +37,17 @@ func (cliKind) Compared(want, got *cassettes.Cassette) (*cassettes.Cassette, *ca
 	return &w, &g
 }
 
+// Incomparable: a side has no output.
+func (cliKind) Incomparable(want, got *cassettes.Cassette) *verdict.Drift { return noOutput(want, got) }
+
+// noOutput is the drift of a side without output, or nil.
+func noOutput(want, got *cassettes.Cassette) *verdict.Drift {
+	if want.Output != nil && got.Output != nil {
+		return nil
+	}
+	return &verdict.Drift{Class: "output", Field: "output", Message: "no output to compare"}
+}
+
 func (cliKind) Actions(c *cassettes.Cassette) []verdict.Action { return sides(c) }
 
 // Calls are the command's one call; its HTTP interactions are the

@@ -27,6 +27,15 @@ func (httpKind) Compared(want, got *cassettes.Cassette) (*cassettes.Cassette, *c
 	return want, got
 }
 
+// Incomparable: the real service makes another number of interactions.
+func (httpKind) Incomparable(want, got *cassettes.Cassette) *verdict.Drift {
+	if len(want.Interactions) == len(got.Interactions) {
+		return nil
+	}
+	msg := fmt.Sprintf("the real service now makes %d HTTP interactions for this scenario; the cassette has %d", len(got.Interactions), len(want.Interactions))
+	return &verdict.Drift{Class: "interactions", Field: "interactions", Line: want.Line("interactions"), Message: msg}
+}
+
 func (httpKind) Actions(c *cassettes.Cassette) []verdict.Action { return sides(c) }
 
 // Calls are one per request; a cassette that holds a command's input is

@@ -24,6 +24,10 @@ type Kind interface {
 	// side under test (got) holds of each: the cassettes themselves, or
 	// copies with what is not the kind's contract left out.
 	Compared(want, got *cassettes.Cassette) (w, g *cassettes.Cassette)
+	// Incomparable is the drift that says why a re-recording (got) cannot
+	// be compared with its recording (want) field by field (another
+	// number of calls, no output), or nil.
+	Incomparable(want, got *cassettes.Cassette) *verdict.Drift
 	// Actions is a compared cassette as a report shows one side of a
 	// case, in the report contract's action shapes ("http", "proc").
 	Actions(c *cassettes.Cassette) []verdict.Action

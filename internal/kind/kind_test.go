@@ -71,3 +71,25 @@ func TestCalls(t *testing.T) {
 		t.Errorf("cli Calls without input = %+v", got)
 	}
 }
+
+// Incomparable: an http re-recording with another number of interactions,
+// a cli one without output; nil when the sides can be compared.
+func TestIncomparable(t *testing.T) {
+	one := &cassettes.Cassette{Kind: cassettes.KindHTTP, Interactions: make([]cassettes.Interaction, 1)}
+	two := &cassettes.Cassette{Kind: cassettes.KindHTTP, Interactions: make([]cassettes.Interaction, 2)}
+	if d := kind.HTTP().Incomparable(one, two); d == nil || d.Class != "interactions" ||
+		d.Message != "the real service now makes 2 HTTP interactions for this scenario; the cassette has 1" {
+		t.Errorf("http, 1 then 2 interactions: %+v", d)
+	}
+	if d := kind.HTTP().Incomparable(two, two); d != nil {
+		t.Errorf("http, same number: %+v", d)
+	}
+	out := &cassettes.Cassette{Kind: cassettes.KindCLI, Output: &cassettes.Output{}}
+	none := &cassettes.Cassette{Kind: cassettes.KindCLI}
+	if d := kind.CLI().Incomparable(out, none); d == nil || d.Field != "output" || d.Message != "no output to compare" {
+		t.Errorf("cli without output: %+v", d)
+	}
+	if d := kind.CLI().Incomparable(out, out); d != nil {
+		t.Errorf("cli with output: %+v", d)
+	}
+}

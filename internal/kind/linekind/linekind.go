@@ -50,6 +50,14 @@ func (lineKind) Compared(want, got *cassettes.Cassette) (*cassettes.Cassette, *c
 	return want, got
 }
 
+// Incomparable: a side has no answers.
+func (lineKind) Incomparable(want, got *cassettes.Cassette) *verdict.Drift {
+	if want.Output != nil && got.Output != nil {
+		return nil
+	}
+	return &verdict.Drift{Class: "output", Field: "output", Message: "no answers to compare"}
+}
+
 // Actions: one "proc" action, the lines sent as its argv and the answers
 // as its stdout.
 func (lineKind) Actions(c *cassettes.Cassette) []verdict.Action {

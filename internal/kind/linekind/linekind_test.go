@@ -100,13 +100,17 @@ func kinds(t *testing.T) *kind.Registry {
 	return reg
 }
 
-// run loads the project with reg's kinds, plans its cases and verifies
-// them as `cassette verify` does (verify.ProjectOptions).
+// run loads the project with reg's kinds, validates its cassettes as
+// `cassette validate` does, plans its cases and verifies them as
+// `cassette verify` does (verify.ProjectOptions).
 func run(t *testing.T, path string, reg *kind.Registry) *verify.Outcome {
 	t.Helper()
 	p, err := cassettes.LoadProjectKinds(path, reg.Loading())
 	if err != nil {
 		t.Fatalf("load: %v", err)
+	}
+	if list, probs, err := verify.Validate(p, nil, p.LoadOptions(nil)); err != nil || probs != nil || len(list) != 1 {
+		t.Fatalf("cassette validate: %d cassettes, %v, %v", len(list), probs, err)
 	}
 	cases, err := verify.PlanPaths(p.Config, verify.PlanRun{Load: p.LoadOptions(nil)})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/kind/linekind"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
 )
@@ -103,7 +104,7 @@ func kinds(t *testing.T) *kind.Registry {
 // run loads the project with reg's kinds, validates its cassettes as
 // `cassette validate` does, plans its cases and verifies them as
 // `cassette verify` does (verify.ProjectOptions).
-func run(t *testing.T, path string, reg *kind.Registry) *verify.Outcome {
+func run(t *testing.T, path string, reg *kind.Registry) (*cassettes.Project, *verify.Outcome) {
 	t.Helper()
 	p, err := cassettes.LoadProjectKinds(path, reg.Loading())
 	if err != nil {
@@ -121,18 +122,19 @@ func run(t *testing.T, path string, reg *kind.Registry) *verify.Outcome {
 	}
 	opts := verify.ProjectOptions(p, func(string) (string, bool) { return "", false })
 	opts.LogDir = t.TempDir() // its Kinds are the project's (kind.Of)
-	return verify.Run(context.Background(), cases, opts)
+	return p, verify.Run(context.Background(), cases, opts)
 }
 
 // A line adapter, known only through its registration, is validated in
 // cassette.yaml, its cassette loaded, replayed against a real TCP fake and
 // compared: a fake that answers as recorded passes, one that answers
-// otherwise drifts at output.stdout with the line that changed. Any
+// otherwise drifts at output.stdout with the line that changed, and the
+// reports show it in the kind's action shape. Any
 // switch elsewhere that knows only http and cli would refuse the config
 // (`line` is not allowed), the cassette, or the case (no fake to run).
 func TestALineKindIsOnePackageAndARegistration(t *testing.T) {
 	reg := kinds(t)
-	o := run(t, project(t, "tcp://"+echoServer(t, pong)), reg)
+	_, o := run(t, project(t, "tcp://"+echoServer(t, pong)), reg)
 	if o.Err != nil {
 		t.Fatalf("run error: %v", o.Err)
 	}
@@ -144,13 +146,27 @@ func TestALineKindIsOnePackageAndARegistration(t *testing.T) {
 		t.Errorf("actions = %+v, want the two lines sent", res.Actions)
 	}
 
-	o = run(t, project(t, "tcp://"+echoServer(t, strings.ToLower)), reg)
+	p, o := run(t, project(t, "tcp://"+echoServer(t, strings.ToLower)), reg)
 	res = o.Results[0]
 	if res.Status != verdict.StatusFail || len(res.Drifts) == 0 {
 		t.Fatalf("a fake that answers pong: %s %s %s, %d drifts", res.Status, res.Reason, res.Message, len(res.Drifts))
 	}
 	if d := res.Drifts[0]; d.Field != "output.stdout" || !strings.Contains(d.Message, "PONG") || !strings.Contains(d.Message, "ping") {
 		t.Errorf("drift = %+v, want output.stdout's PONG became ping", d)
+	}
+
+	// The reports show the case as the kind shapes it: a "proc" action
+	// whose argv is the lines sent, and the drift at output.stdout.
+	files, err := report.Render(o.Report(p.Config, verify.Meta{}), report.Options{Golden: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonl, junit := string(files[report.FileReport]), string(files[report.FileJUnit])
+	if !strings.Contains(jsonl, `"action":"proc"`) || !strings.Contains(jsonl, `"argv":["hello","PING"]`) {
+		t.Errorf("report.jsonl shows no proc action with the lines sent:\n%s", jsonl)
+	}
+	if !strings.Contains(junit, "echo/greet") || !strings.Contains(junit, "output.stdout") {
+		t.Errorf("junit.xml does not fail echo/greet at output.stdout:\n%s", junit)
 	}
 }
 

@@ -95,8 +95,12 @@ func (r *Registry) Register(k Kind) error {
 	return nil
 }
 
-// Lookup returns the kind of that name.
+// Lookup returns the kind of that name; no name is http, as the loader
+// reads a cassette without `kind:`.
 func (r *Registry) Lookup(name cassettes.Kind) (Kind, bool) {
+	if name == "" {
+		name = cassettes.KindHTTP
+	}
 	if r == nil {
 		switch name {
 		case cassettes.KindHTTP:

@@ -23,6 +23,9 @@ func TestRegistry(t *testing.T) {
 				t.Errorf("Lookup(%s) = %v, %v", n, k, ok)
 			}
 		}
+		if k, ok := r.Lookup(""); !ok || k.Name() != cassettes.KindHTTP {
+			t.Errorf("Lookup(\"\") = %v, %v; want http, the loader's default", k, ok)
+		}
 		if _, ok := r.Lookup("line"); ok {
 			t.Error("Lookup(line) found a kind nobody registered")
 		}

@@ -302,7 +302,7 @@ func (r *adapterRun) realRun() string {
 func compare(want, got *cassettes.Cassette, a *cassettes.Adapter, opts verify.Options) ([]verdict.Drift, string, *verify.Comparison) {
 	kd, ok := opts.Kinds.Lookup(want.Kind)
 	if !ok {
-		kd = kind.HTTP() // as the loader reads a cassette without kind:
+		kd = kind.HTTP() // a kind this cycle was not given: read as the format's default
 	}
 	if d := kd.Incomparable(want, got); d != nil {
 		return []verdict.Drift{*d}, d.Message + "\n", nil

@@ -6,7 +6,8 @@
 // A kind says what its callers used to switch on: the rules of an adapter's
 // declaration in cassette.yaml that the schema cannot say (CheckAdapter,
 // for cassettes' loader), the part of two cassettes their comparison holds
-// (Compared, for verify and refresh), a compared cassette as a report shows
+// (Compared, for verify) and whether a re-recording can be compared with
+// its recording at all (Incomparable, for refresh), a compared cassette as a report shows
 // one side of a case (Actions, in the report contract's two action shapes,
 // "http" and "proc"), and a cassette's calls as coverage shapes them
 // (Calls). A kind whose cases verify should play itself implements
@@ -25,5 +26,8 @@
 //
 // The registry is a value (STYLE.md §5): no init, no package-level
 // registry. Built-ins answer a nil *Registry; Builtins returns a fresh one
-// that a door adds its kinds to with Register.
+// that a door adds its kinds to with Register. The commands register
+// theirs in one place (cmd/cassette's kinds) and load the project with it
+// (cassettes.LoadProjectKinds, through Loading); every door then asks the
+// project for it (Of), as for the rest of its options.
 package kind

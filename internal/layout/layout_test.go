@@ -24,32 +24,34 @@ const module = "github.com/cassette-dev/cassette/"
 // (speccheck is an oracle written from the spec texts, and must not share
 // our types).
 var floors = map[string]int{
-	"internal/outcome":       1, // how a run ends: the error model, next steps, quoting, safe printing
-	"internal/redact":        1,
-	"internal/wsframe":       1, // WebSocket framing: imports no package of the project
-	"internal/normalize":     2,
-	"internal/verdict":       2, // what a run found, case by case: for the doors that judge and for report
-	"cassettes":              3,
-	"internal/diff":          4,
-	"match":                  4,
-	"internal/nextstep":      4, // the next steps failures name, from the project's own names: for recorder and the commands
-	"internal/har":           4,
-	"internal/wsplay":        4, // the client side of a recorded WebSocket session, for verify and recorder
-	"internal/infra":         4, // what is infrastructure, never drift: for proxy and recorder alike
-	"internal/kind":          4, // what an adapter kind means (http, cli and the registry), for every door from floor 5 up
-	"internal/report":        5,
-	"internal/kind/linekind": 5, // a toy adapter kind (a TCP line protocol): a kind is one package plus a registration
-	"internal/proxy":         5,
-	"internal/importer":      5,
-	"internal/learn":         5, // what varies between recordings of a scenario, and the normalizers that cover it
-	"recorder":               6,
-	"internal/verify":        6,
-	"internal/coverage":      6,
-	"internal/harness":       7,
-	"cassettetest":           7,
-	"internal/refresh":       7,
-	"internal/gendocs":       7, // the docs site's generated pages: reads the registries, writes nothing itself
-	"cmd/cassette":           8,
+	"internal/outcome":   1, // how a run ends: the error model, next steps, quoting, safe printing
+	"internal/redact":    1,
+	"internal/wsframe":   1, // WebSocket framing: imports no package of the project
+	"internal/normalize": 2,
+	"internal/verdict":   2, // what a run found, case by case: for the doors that judge and for report
+	"cassettes":          3,
+	"internal/diff":      4,
+	"match":              4,
+	"internal/nextstep":  4, // the next steps failures name, from the project's own names: for recorder and the commands
+	"internal/har":       4,
+	"internal/wsplay":    4, // the client side of a recorded WebSocket session, for verify and recorder
+	"internal/infra":     4, // what is infrastructure, never drift: for proxy and recorder alike
+	"internal/kind":      4, // what an adapter kind means (http, cli and the registry), for every door from floor 5 up
+	"internal/report":    5,
+	"internal/proxy":     5,
+	"internal/importer":  5,
+	"internal/learn":     5, // what varies between recordings of a scenario, and the normalizers that cover it
+	"recorder":           6,
+	"internal/verify":    6,
+	"internal/coverage":  6,
+	"internal/harness":   7,
+	"cassettetest":       7,
+	"internal/refresh":   7,
+	"internal/gendocs":   7, // the docs site's generated pages: reads the registries, writes nothing itself
+	"cmd/cassette":       8,
+
+	// a toy adapter kind (a TCP line protocol): a kind is one package plus a registration
+	"internal/kind/linekind": 5,
 
 	"internal/speccheck":   0,
 	"internal/testsummary": 0,

@@ -48,7 +48,8 @@ type Call struct {
 
 // Fake is an adapter's fake as verify hands it to a [Replayer]: its
 // declaration in cassette.yaml, its base_url with ${VAR}s expanded, and
-// the directory it runs in.
+// the directory it runs in. verify starts no process for it: a kind whose
+// fake is a command runs it from Decl.
 type Fake struct {
 	Adapter string
 	Decl    cassettes.Fake

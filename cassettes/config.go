@@ -65,7 +65,7 @@ type Redact struct {
 
 // Adapter is one external service with a real side and a fake side.
 type Adapter struct {
-	Kind        Kind     `yaml:"kind" validate:"required,oneof=http cli"`
+	Kind        Kind     `yaml:"kind" validate:"required,kind"`
 	Real        Real     `yaml:"real"`
 	Fake        Fake     `yaml:"fake"`
 	Normalizers []string `yaml:"normalizers,omitempty" validate:"dive,normalizer"`

@@ -51,6 +51,9 @@ type LoadOptions struct {
 	// that never changes a loaded header in place (the replay proxy, which
 	// serves copies). Nothing that edits or saves cassettes may set it.
 	ShareHeaders bool
+	// Kinds are the kinds a cassette may be of; nil is http and cli
+	// (kinds.go).
+	Kinds Kinds
 }
 
 func (o LoadOptions) root(path string) string {

@@ -26,6 +26,9 @@ type Project struct {
 	// bare: FindProject found no cassette.yaml, so Config declares no
 	// adapter and a cassette's adapter is not checked against it.
 	bare bool
+	// kinds are the adapter kinds it was loaded with (LoadProjectKinds);
+	// nil is http and cli.
+	kinds Kinds
 }
 
 // LoadProject reads and strictly validates the cassette.yaml at path and
@@ -33,12 +36,21 @@ type Project struct {
 // E_MISSING_CONFIG; anything else wrong is E_CFG_PARSE, every problem named
 // by line and field (LoadConfig).
 func LoadProject(path string) (*Project, error) {
+	return LoadProjectKinds(path, nil)
+}
+
+// LoadProjectKinds is LoadProject for a door that knows more adapter
+// kinds than http and cli (internal/kind's registry, Loading): its
+// cassette.yaml and, through LoadOptions, its cassettes may name them.
+func LoadProjectKinds(path string, kinds Kinds) (*Project, error) {
 	reg := normalize.Builtins()
-	cfg, err := LoadConfig(path, projectOptions(reg))
+	opts := projectOptions(reg)
+	opts.Kinds = kinds
+	cfg, err := LoadConfig(path, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Project{Config: cfg, Normalizers: reg, Redact: cfg.Redaction()}, nil
+	return &Project{Config: cfg, Normalizers: reg, Redact: cfg.Redaction(), kinds: kinds}, nil
 }
 
 // projectOptions validates normalizer names against reg and defines the
@@ -86,6 +98,10 @@ func FindProject(dir string) (*Project, error) {
 	return &Project{Config: cfg, Normalizers: normalize.Builtins(), bare: true}, nil
 }
 
+// Kinds are the adapter kinds the project was loaded with
+// (LoadProjectKinds); nil is http and cli.
+func (p *Project) Kinds() Kinds { return p.kinds }
+
 // Credentials returns the live values of the credential variables the
 // project declares (every adapter's real.credentials) that are set, read
 // through lookup (nil is os.LookupEnv). They are for scans and redaction;
@@ -104,7 +120,7 @@ func (p *Project) Credentials(lookup func(string) (string, bool)) map[string]str
 // is judged the same through each. A project FindProject found no
 // cassette.yaml for checks no adapter (there are none to check against).
 func (p *Project) LoadOptions(credentials map[string]string) LoadOptions {
-	o := LoadOptions{Config: p.Config, Normalizers: p.Normalizers, Credentials: credentials}
+	o := LoadOptions{Config: p.Config, Normalizers: p.Normalizers, Credentials: credentials, Kinds: p.kinds}
 	if p.bare {
 		o.Config = nil
 	}

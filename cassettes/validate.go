@@ -23,6 +23,7 @@ type ctxKey struct{}
 type registries struct {
 	cfg         *Config
 	normalizers NameSet
+	kinds       Kinds // nil: http and cli (kinds.go)
 }
 
 var (
@@ -79,6 +80,10 @@ func validatorInstance() *validator.Validate {
 			r, _ := ctx.Value(ctxKey{}).(registries)
 			return r.knownNormalizer(fl.Field().String())
 		})
+		must("kind", func(ctx context.Context, fl validator.FieldLevel) bool {
+			r, _ := ctx.Value(ctxKey{}).(registries)
+			return knownKind(r.kinds, Kind(fl.Field().String()))
+		})
 		validate = v
 	})
 	return validate
@@ -130,6 +135,8 @@ func structProblems(path string, v any, r registries, line func(string) int) []o
 		switch fe.Tag() {
 		case "adapter", "normalizer":
 			r.undeclared(&p, fe.Tag(), val)
+		case "kind":
+			unknownKind(&p, val, kindNames(r.kinds))
 		default:
 			ruleBroken(&p, fe, val)
 		}
@@ -167,6 +174,16 @@ func (r registries) undeclared(p *outcome.Problem, tag, val string) {
 			p.Expected = "one of " + strings.Join(names, ", ")
 			p.Suggestion = "or define it under `normalizers:` in cassette.yaml"
 		}
+	}
+}
+
+// unknownKind describes a kind no registered kind has (as oneof would,
+// with the names known).
+func unknownKind(p *outcome.Problem, val string, names []string) {
+	p.Message = fmt.Sprintf("`%s` is not allowed", val)
+	p.Expected = "one of " + strings.Join(names, ", ")
+	if s := closest(val, names); s != "" {
+		p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 	}
 }
 
@@ -249,7 +266,7 @@ type cassetteRules struct {
 	Version      int               `yaml:"version" validate:"required_if=Kind http,omitempty,eq=2"` // go-vcr's: HTTP cassettes only; absent is never "0"
 	Adapter      string            `yaml:"adapter" validate:"required,adaptername,adapter"`
 	Scenario     string            `yaml:"scenario" validate:"required,loadedscenario"`
-	Kind         Kind              `yaml:"kind" validate:"required,oneof=http cli"`
+	Kind         Kind              `yaml:"kind" validate:"required,kind"`
 	Normalizers  []string          `yaml:"normalizers" validate:"dive,normalizer"`
 	Compare      string            `yaml:"compare" validate:"omitempty,oneof=exact modelled"`
 	Required     []string          `yaml:"required" validate:"dive,requiredentry"`
@@ -306,7 +323,7 @@ func validateCassette(c *Cassette, opts LoadOptions) []outcome.Problem {
 		ir.Request.URL, ir.Request.Method, ir.Response.Code = in.Request.URL, in.Request.Method, in.Response.Code
 		r.Interactions = append(r.Interactions, ir)
 	}
-	regs := registries{cfg: opts.Config, normalizers: opts.Normalizers}
+	regs := registries{cfg: opts.Config, normalizers: opts.Normalizers, kinds: opts.Kinds}
 	if c.Plain {
 		regs.cfg = nil
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/redact"
 )
 
-// project is the project a command runs on (cassettes.LoadProject of
+// project is the project a command runs on (cassettes.LoadProjectKinds of
 // --config): config, normalizer registry and redaction rules, loaded once
 // and passed down. cfg is its Config, under the name the commands use.
 type project struct {
@@ -19,7 +19,7 @@ type project struct {
 // loadProject loads and validates the config named by --config.
 func loadProject(g *globals) (*project, error) {
 	g.config = findConfig(g.config)
-	p, err := cassettes.LoadProject(g.config)
+	p, err := cassettes.LoadProjectKinds(g.config, kinds().Loading())
 	if err != nil {
 		return nil, err
 	}

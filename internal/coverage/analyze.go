@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -87,6 +88,10 @@ type Options struct {
 	ObserveStep string
 	// Log, when not nil, is told which runs of observations are read.
 	Log io.Writer
+	// Kinds are the adapter kinds the cassettes' calls are read through
+	// (Rules.Kinds); nil is http and cli. AnalyzeProject takes the
+	// project's.
+	Kinds *kind.Registry
 }
 
 // Covered counts the adapter's covered shapes.
@@ -161,6 +166,7 @@ func Analyze(cfg *cassettes.Config, list []*cassettes.Cassette, obs []Located, o
 	for _, name := range cfg.Order {
 		a := cfg.Adapters[name]
 		r, ps := NewRules(a)
+		r.Kinds = opts.Kinds
 		for _, p := range ps {
 			field := "adapters." + name + ".coverage." + p.Field
 			p.File, p.Line, p.Field = cfg.Path, cfg.Line(field), field

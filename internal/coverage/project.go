@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
 )
@@ -62,6 +63,7 @@ func AnalyzeProject(p *cassettes.Project, dir string, opts Options) (*Report, er
 	if err != nil {
 		return nil, err
 	}
+	opts.Kinds = kind.Of(p)
 	rep, probs := Analyze(cfg, list, obs, opts)
 	if len(probs) > 0 {
 		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: "the coverage settings or the observed calls do not fit " + cfg.Path, Problems: probs,

@@ -36,6 +36,7 @@ var floors = map[string]int{
 	"internal/har":       4,
 	"internal/wsplay":    4, // the client side of a recorded WebSocket session, for verify and recorder
 	"internal/infra":     4, // what is infrastructure, never drift: for proxy and recorder alike
+	"internal/kind":      4, // what an adapter kind means (http, cli and the registry), for every door from floor 5 up
 	"internal/report":    5,
 	"internal/proxy":     5,
 	"internal/importer":  5,
@@ -48,6 +49,9 @@ var floors = map[string]int{
 	"internal/refresh":   7,
 	"internal/gendocs":   7, // the docs site's generated pages: reads the registries, writes nothing itself
 	"cmd/cassette":       8,
+
+	// a toy adapter kind (a TCP line protocol): a kind is one package plus a registration
+	"internal/kind/linekind": 5,
 
 	"internal/speccheck":   0,
 	"internal/testsummary": 0,

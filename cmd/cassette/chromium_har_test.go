@@ -69,35 +69,15 @@ func TestChromiumHARImportsAndReplays(t *testing.T) {
 	defer srv.Close()
 
 	dir := t.TempDir()
-	harFile := filepath.Join(dir, "shop.har")
 	b := startChromium(t, chrome)
 	text, a := b.capture(t, srv.URL+"/", "total")
 	if text != "total 42" {
 		t.Fatalf("the page rendered %q", text)
 	}
-	data, _ := json.MarshalIndent(a, "", "  ")
-	os.WriteFile(harFile, data, 0o644)
 	srv.Close() // from here on, only the cassette knows the answers
 
 	bin, caDir, _ := proxyTestSetup(t)
-	os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte(`version: 1
-adapters:
-  shop:
-    kind: http
-    real: {base_url: "https://shop.example", credentials: [SHOP_TOKEN]}
-    fake: {base_url: "http://127.0.0.1:1"}
-`), 0o644)
-	imp := exec.Command(bin, "import", "har", harFile, "--adapter", "shop")
-	imp.Dir = dir
-	imp.Env = append(os.Environ(), "SHOP_TOKEN="+token)
-	if out, err := imp.CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "cassettes", "shop", "*.yaml"))
-	if len(files) != 1 {
-		t.Fatalf("imported %v", files)
-	}
-	saved, _ := os.ReadFile(files[0])
+	saved := importHAR(t, bin, dir, a, "shop", `{base_url: "https://shop.example", credentials: [SHOP_TOKEN]}`, "SHOP_TOKEN="+token)
 	if strings.Contains(string(saved), token) {
 		t.Fatalf("the imported cassette holds the credential:\n%s", saved)
 	}
@@ -114,6 +94,31 @@ adapters:
 	if text != "total 42" {
 		t.Errorf("replayed through cassette, the page rendered %q", text)
 	}
+}
+
+// importHAR writes archive a to dir/ADAPTER.har and a cassette.yaml that
+// declares adapter with the real side real, runs `cassette import har`
+// in dir (env added to its environment), and returns the one cassette it
+// wrote.
+func importHAR(t *testing.T, bin, dir string, a *har.Archive, adapter, real string, env ...string) []byte {
+	t.Helper()
+	harFile := filepath.Join(dir, adapter+".har")
+	data, _ := json.MarshalIndent(a, "", "  ")
+	os.WriteFile(harFile, data, 0o644)
+	os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte("version: 1\nadapters:\n  "+adapter+":\n    kind: http\n    real: "+real+
+		"\n    fake: {base_url: \"http://127.0.0.1:1\"}\n"), 0o644)
+	imp := exec.Command(bin, "import", "har", harFile, "--adapter", adapter)
+	imp.Dir = dir
+	imp.Env = append(os.Environ(), env...)
+	if out, err := imp.CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "cassettes", adapter, "*.yaml"))
+	if len(files) != 1 {
+		t.Fatalf("imported %v", files)
+	}
+	saved, _ := os.ReadFile(files[0])
+	return saved
 }
 
 // browser is a headless Chromium driven over the DevTools protocol.

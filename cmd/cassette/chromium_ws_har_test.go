@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -84,7 +81,6 @@ func TestChromiumWebSocketHARImportsAndReplays(t *testing.T) {
 	defer srv.Close()
 
 	dir := t.TempDir()
-	harFile := filepath.Join(dir, "chat.har")
 	text, a := startChromium(t, chrome).capture(t, srv.URL+"/", "ws ")
 	if text != want {
 		t.Fatalf("the page rendered %q, want %q", text, want)
@@ -108,28 +104,10 @@ func TestChromiumWebSocketHARImportsAndReplays(t *testing.T) {
 	if sorted := slices.Sorted(slices.Values(got)); !slices.Equal(sorted, wantFrames) {
 		t.Fatalf("_webSocketMessages %q, want (in any order) %q", got, wantFrames)
 	}
-	data, _ := json.MarshalIndent(a, "", "  ")
-	os.WriteFile(harFile, data, 0o644)
 	srv.Close() // from here on, only the cassette knows the answers
 
 	bin, caDir, _ := proxyTestSetup(t)
-	os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte(`version: 1
-adapters:
-  chat:
-    kind: http
-    real: {base_url: "https://chat.example"}
-    fake: {base_url: "http://127.0.0.1:1"}
-`), 0o644)
-	imp := exec.Command(bin, "import", "har", harFile, "--adapter", "chat")
-	imp.Dir = dir
-	if out, err := imp.CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "cassettes", "chat", "*.yaml"))
-	if len(files) != 1 {
-		t.Fatalf("imported %v", files)
-	}
-	saved, _ := os.ReadFile(files[0])
+	saved := importHAR(t, bin, dir, a, "chat", `{base_url: "https://chat.example"}`)
 	for _, want := range []string{"/chat?room=7", "websocket:", "HELLO"} {
 		if !strings.Contains(string(saved), want) {
 			t.Errorf("the cassette lacks %q:\n%s", want, saved)

@@ -44,16 +44,19 @@ func startRegistry(t *testing.T) *ociStore {
 	}
 	cmd := exec.Command("docker-registry", "serve", filepath.Join(dir, "config.yml"))
 	cmd.Env = childEnv(t)
-	logs, err := cmd.StderrPipe()
+	logs, w, err := os.Pipe() // its log (stderr): read to its end, which is the process's
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stderr = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 	var once sync.Once
 	stop := func() { once.Do(func() { cmd.Process.Kill(); cmd.Wait() }) }
-	t.Cleanup(stop)
+	t.Cleanup(func() { stop(); logs.Close() })
 	lines, seen := bufio.NewScanner(logs), []string{}
 	for lines.Scan() {
 		seen = append(seen, lines.Text())

@@ -135,8 +135,9 @@ func runCommand(dir string) string {
 }
 
 // readModelled is the latest verify run's figure (ReadModelled, from
-// opts.VerifyReports), or nil when the project compares nothing in
-// modelled mode and that run measured nothing.
+// opts.VerifyReports). A project that compares nothing in modelled mode
+// gets it only when that run measured something, and never an error
+// about it: nil, as before modelled mode existed.
 func readModelled(cfg *cassettes.Config, list []*cassettes.Cassette, opts Options) (*Modelled, error) {
 	dir := cmp.Or(opts.VerifyReports, filepath.FromSlash(VerifyReports))
 	now := time.Now
@@ -144,10 +145,13 @@ func readModelled(cfg *cassettes.Config, list []*cassettes.Cassette, opts Option
 		now = opts.Now
 	}
 	m, err := ReadModelled(dir, cfg, now())
-	if err != nil || len(m.Adapters) > 0 || comparesModelled(cfg, list) {
+	if comparesModelled(cfg, list) {
 		return m, err
 	}
-	return nil, nil
+	if err != nil || len(m.Adapters) == 0 {
+		return nil, nil
+	}
+	return m, nil
 }
 
 // comparesModelled reports whether the project compares any cassette of

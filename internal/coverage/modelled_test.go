@@ -74,3 +74,28 @@ func TestReadModelled(t *testing.T) {
 		}
 	}
 }
+
+// TestReadModelledOnlyWhereModelled: a project that compares nothing in
+// modelled mode sees no figure and no error from a summary.json it does
+// not need (a truncated one, say); one that does is told.
+func TestReadModelledOnlyWhereModelled(t *testing.T) {
+	dir := t.TempDir()
+	reports := filepath.Join(dir, "reports")
+	os.MkdirAll(reports, 0o755)
+	os.WriteFile(filepath.Join(reports, report.FileSummary), []byte(`{"schema_version": 1, "mod`), 0o644)
+	for _, tc := range []struct {
+		compare string
+		wantErr bool
+	}{{"exact", false}, {"modelled", true}} {
+		cfgPath := filepath.Join(dir, tc.compare+".yaml")
+		os.WriteFile(cfgPath, []byte("version: 1\nadapters:\n  gh:\n    kind: cli\n    compare: "+tc.compare+"\n    real: {command: [gh]}\n    fake: {command: [fake-gh]}\n"), 0o644)
+		p, err := cassettes.LoadProject(cfgPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := readModelled(p.Config, nil, Options{VerifyReports: reports})
+		if (err != nil) != tc.wantErr || (!tc.wantErr && m != nil) {
+			t.Errorf("compare: %s with a truncated summary.json: %+v, %v; want an error: %v", tc.compare, m, err, tc.wantErr)
+		}
+	}
+}

@@ -188,12 +188,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	if len(fails) > 0 {
 		return nil, FailureError(fails, again(opts))
 	}
-	if len(elsewhere) > 0 && opts.Log != nil {
-		for _, f := range elsewhere {
-			fmt.Fprintf(opts.Log, "note: %s failed; it is a call to a host outside adapter %s (%s), not part of its recording\n",
-				outcome.Printable(f.String()), opts.Adapter, outcome.Printable(opts.BaseURL))
-		}
-	}
+	noteElsewhere(opts.Log, elsewhere, opts.Adapter, opts.BaseURL)
 	if err := opts.fault(exit, run.stdout, run.stderr, red); err != nil {
 		return nil, err
 	}

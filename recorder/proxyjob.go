@@ -77,6 +77,10 @@ func (j *ProxyJob) Run(ctx context.Context) error {
 	var save *ProxySave
 	if mode != proxy.ModeReplay && mode != proxy.ModePassthrough {
 		save = s.ProxySave(j.Cassette, j.again())
+		save.BaseURL, save.Log = j.Upstream, j.Log
+		if a, ok := j.declared(adapter); ok && j.Upstream == "" {
+			save.BaseURL = a.Real.BaseURL // a forward proxy: the adapter's own host is the recording
+		}
 		if len(opts.Cassettes) == 1 && mode == proxy.ModeReplayWithNewEpisodes {
 			save.Before = opts.Cassettes[0].Interactions
 		}

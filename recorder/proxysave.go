@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
@@ -34,18 +35,27 @@ type ProxySave struct {
 	// Root, when set, is the project directory the cassette must stay in
 	// (cassettes.SaveOptions.Root).
 	Root string
+	// BaseURL is where the adapter's service is (--upstream, else its
+	// real.base_url): a failed call to another host (a client's update
+	// check) is not part of the recording, and is a note on Log, not a
+	// refusal. "" counts every call as the adapter's.
+	BaseURL string
+	Log     io.Writer
 }
 
 // SaveProxy writes what a recording proxy captured (`cassette proxy --mode
 // record`) to a cassette at o.Path, after o.Before, through the scanning
 // atomic save. A recording during which the real service failed is not a
 // recording of the service: nothing is written, and the error is the
-// failure's class (exit 3) with o.Again as the next step. It returns the
-// saved cassette, or nil when nothing was recorded.
+// failure's class (exit 3) with o.Again as the next step; a failed call to
+// a host other than o.BaseURL's is a note on o.Log. It returns the saved
+// cassette, or nil when nothing was recorded.
 func SaveProxy(p Captured, o ProxySave) (*cassettes.Cassette, error) {
-	if fails := p.Failures(); len(fails) > 0 {
+	fails, elsewhere := splitFailures(p.Failures(), o.BaseURL)
+	if len(fails) > 0 {
 		return nil, FailureError(fails, o.Again)
 	}
+	noteElsewhere(o.Log, elsewhere, o.Adapter, o.BaseURL)
 	its := p.Interactions()
 	if len(its) == 0 {
 		return nil, nil
@@ -78,4 +88,16 @@ func FailureError(fails []proxy.UpstreamFailure, again string) *outcome.Error {
 		e.Problems = append(e.Problems, outcome.Problem{Field: "upstream", Message: x.String()})
 	}
 	return e
+}
+
+// noteElsewhere says on log, for each failed call to a host outside the
+// adapter (splitFailures), that it is not part of the recording.
+func noteElsewhere(log io.Writer, elsewhere []proxy.UpstreamFailure, adapter, base string) {
+	if log == nil {
+		return
+	}
+	for _, f := range elsewhere {
+		fmt.Fprintf(log, "note: %s failed; it is a call to a host outside adapter %s (%s), not part of its recording\n",
+			outcome.Printable(f.String()), adapter, outcome.Printable(base))
+	}
 }

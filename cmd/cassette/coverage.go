@@ -21,6 +21,7 @@ type coverageOptions struct {
 	min       float64
 	observed  string
 	reportDir string
+	verifyDir string
 	verbose   bool
 	golden    bool
 }
@@ -48,7 +49,12 @@ The run has its own reports in --report-dir (default
 test case per call shape), sarif.json (rule cassette/uncovered-call-shape
 at the adapter in cassette.yaml, the record command as the fix),
 summary.json, report.jsonl, log.jsonl, run.json and report.html; on GitHub
-Actions a section of the job summary.`,
+Actions a section of the job summary.
+
+Where the project compares fakes in modelled mode, it also shows what each
+fake models, from the latest verify run's summary.json (--verify-reports,
+default .cassette/reports), with that run's id and age, and fails (exit 1)
+when an adapter is below its coverage.min_modelled.`,
 		Example: `  cassette observe -- go test ./...
   cassette coverage
   cassette coverage --min 80 -v`,
@@ -71,6 +77,7 @@ Actions a section of the job summary.`,
 	f.Float64Var(&o.min, "min", coverage.DefaultMin, "percent of each adapter's observed call shapes that must be covered (replaces coverage.min)")
 	f.StringVar(&o.observed, "observed", "", "directory of observation files (default .cassette/observed of the project)")
 	f.StringVar(&o.reportDir, "report-dir", filepath.Join(".cassette", "reports", "coverage"), "where coverage.json and the run's reports (junit.xml, sarif.json, report.html, …) are written")
+	f.StringVar(&o.verifyDir, "verify-reports", "", "report directory of the verify run whose modelled figures are shown (default .cassette/reports, verify's)")
 	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports (volatile fields omitted)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list the covered shapes and their cassettes too")
 	cmd.GroupID = "main"
@@ -96,7 +103,7 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 		dir = filepath.Join(p.cfg.Dir, filepath.FromSlash(coverage.ObservedDir))
 	}
 	config := g.config
-	rep, err := coverage.AnalyzeProject(p.Project, dir, coverage.Options{Min: min, ObserveStep: p.observeStep(), Log: stdio.Err,
+	rep, err := coverage.AnalyzeProject(p.Project, dir, coverage.Options{Min: min, ObserveStep: p.observeStep(), Log: stdio.Err, VerifyReports: o.verifyDir,
 		Record: func(name string, a *cassettes.Adapter, c coverage.Call, scenario string) string {
 			return coverage.RecordCommand(name, a, c, scenario, config)
 		}})

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/kind"
@@ -27,6 +28,9 @@ const (
 // which cassettes back them, and the cassettes no test exercised.
 type Report struct {
 	Adapters []*AdapterReport
+	// Modelled is the latest verify run's modelled figure (modelled.go);
+	// nil when the project compares nothing in modelled mode.
+	Modelled *Modelled
 }
 
 // AdapterReport is the coverage of one adapter.
@@ -92,6 +96,11 @@ type Options struct {
 	// (Rules.Kinds); nil is http and cli. AnalyzeProject takes the
 	// project's.
 	Kinds *kind.Registry
+	// VerifyReports is the report directory of the verify run whose
+	// modelled figure coverage shows; "" is VerifyReports, verify's
+	// default. Now dates it; nil is time.Now.
+	VerifyReports string
+	Now           func() time.Time
 }
 
 // Covered counts the adapter's covered shapes.

@@ -69,6 +69,9 @@ func AnalyzeProject(p *cassettes.Project, dir string, opts Options) (*Report, er
 		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: "the coverage settings or the observed calls do not fit " + cfg.Path, Problems: probs,
 			NextStep: outcome.Command("cassette", "validate", "--config", cfg.Path)}
 	}
+	if rep.Modelled, err = readModelled(cfg, list, opts); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 

@@ -86,8 +86,7 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 	if opts.Exact {
 		k.Compare = cassettes.CompareExact
 	}
-	res, err := diff.CompareContract(want, got, p, diff.Contract{Mode: diff.Mode(k.Compare), Headers: contract,
-		Required: k.Required, Stream: diff.StreamMode(k.Stream), StreamText: k.StreamText})
+	res, err := diff.CompareContract(want, got, p, contractOf(k, contract))
 	if err != nil {
 		return nil, contractError(c, err)
 	}
@@ -105,6 +104,12 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 			Message: driftMessage(d), Diff: d.Diff})
 	}
 	return out, nil
+}
+
+// contractOf is contract k as diff applies it, comparing the contract
+// headers headers.
+func contractOf(k cassettes.Contract, headers []string) diff.Contract {
+	return diff.Contract{Mode: diff.Mode(k.Compare), Headers: headers, Required: k.Required, Stream: diff.StreamMode(k.Stream), StreamText: k.StreamText}
 }
 
 // contractError is a contract that cannot be applied (a required JSONPath

@@ -7,8 +7,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
@@ -17,15 +19,16 @@ import (
 
 // TestTransportRecordThenReplayOffline records through the RoundTripper
 // against a real TLS server, closes the server, then replays the same table
-// with a new transport: proof that replay used no network.
-func TestTransportRecordThenReplayOffline(t *testing.T) {
+// with a new recorder: proof that replay used no network.
+func TestRecorderRecordThenReplayOffline(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "text/plain")
 		io.WriteString(w, r.Method+" "+r.URL.Path+" auth="+r.Header.Get("Authorization")+" body="+string(body)+"\nline two\n")
 	}))
-	vars := map[string]string{"API_TOKEN": plantedValue}
-	path := filepath.Join(t.TempDir(), "cassettes", "api", "echo.yaml")
+	t.Setenv("API_TOKEN", plantedValue)
+	dir := project(t)
+	path := filepath.Join(dir, "cassettes", "api", "echo.yaml")
 	table := []struct {
 		name, method, path, body string
 	}{
@@ -35,7 +38,7 @@ func TestTransportRecordThenReplayOffline(t *testing.T) {
 		// redacted by name when recorded: replay must match it the same way
 		{"post json with an undeclared password", "POST", "/d", `{"user":"bob","password":"undeclared-pw-42"}`},
 	}
-	run := func(t *testing.T, tr *Transport) []string {
+	run := func(t *testing.T, tr *Recorder) []string {
 		var got []string
 		for _, tt := range table {
 			req, err := http.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader(tt.body))
@@ -54,9 +57,8 @@ func TestTransportRecordThenReplayOffline(t *testing.T) {
 		return got
 	}
 
-	opts := TransportOptions{Meta: Meta{Adapter: "api", Scenario: "echo", Now: fixedNow, Normalizers: []string{"headers.volatile"}},
-		Mode: ModeRecordOnly, Real: srv.Client().Transport, Credentials: []string{"API_TOKEN"}, LookupEnv: env(vars)}
-	rec, err := NewTransport(path, opts)
+	opts := []Option{withClock(fixedNow), WithProject(dir), WithRealTransport(srv.Client().Transport)}
+	rec, err := New(path, append(opts, WithMode(ModeRecordOnly))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,8 @@ func TestTransportRecordThenReplayOffline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("our loader rejects the file: %v\n%s", err, data)
 	}
-	if c.Adapter != "api" || c.Scenario != "echo" || len(c.Interactions) != len(table) || c.Cassette != cassettes.SchemaVersion {
+	if c.Adapter != "api" || c.Scenario != "echo" || len(c.Interactions) != len(table) || c.Cassette != cassettes.SchemaVersion ||
+		!slices.Equal(c.Normalizers, []string{"headers.volatile"}) {
 		t.Errorf("loaded %+v", c)
 	}
 	// go-vcr itself loads what we wrote.
@@ -93,8 +96,8 @@ func TestTransportRecordThenReplayOffline(t *testing.T) {
 	}
 
 	srv.Close()
-	opts.Mode = ModeReplayOnly
-	rep, err := NewTransport(path, opts)
+	opts = append(opts, WithMode(ModeReplayOnly))
+	rep, err := New(path, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +113,7 @@ func TestTransportRecordThenReplayOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A request that was not recorded fails, never reaching the network.
-	rep2, err := NewTransport(path, opts)
+	rep2, err := New(path, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,8 +122,33 @@ func TestTransportRecordThenReplayOffline(t *testing.T) {
 	}
 }
 
-func TestNewTransportRejectsNonYAMLPath(t *testing.T) {
-	if _, err := NewTransport(filepath.Join(t.TempDir(), "x.json"), TransportOptions{}); err == nil {
+func TestNewRejectsNonYAMLPath(t *testing.T) {
+	if _, err := New(filepath.Join(t.TempDir(), "x.json")); err == nil {
 		t.Fatal("want an error")
 	}
+}
+
+// plantedValue is a declared credential's value that matches no known key
+// format: only the project's declaration can redact it.
+const plantedValue = "pl4nted-Value/with+chars"
+
+var fixedNow = func() time.Time { return time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC) }
+
+// project writes a cassette.yaml declaring adapter api (credential
+// API_TOKEN, normalizer headers.volatile) into a new directory.
+func project(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	const cfg = `version: 1
+adapters:
+  api:
+    kind: http
+    real: {base_url: "https://api.example.test", credentials: [API_TOKEN]}
+    fake: {command: [./fake], base_url: "http://127.0.0.1:${PORT}"}
+    normalizers: [headers.volatile]
+`
+	if err := os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -5,13 +5,13 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/match"
-	"github.com/cassette-dev/cassette/recorder"
 )
 
 // bindMatchFlags binds the replay matching flags of `cassette proxy`, the
 // same settings as `match:` in cassette.yaml, to m.
-func bindMatchFlags(f *pflag.FlagSet, m *recorder.MatchFlags) {
+func bindMatchFlags(f *pflag.FlagSet, m *recording.MatchFlags) {
 	f.StringArrayVar(&m.URLs, "match-url", nil, "URL pattern, glob:PATTERN or regex:EXPR; requests matching the same pattern as a recorded one match its URL (repeatable)")
 	f.StringSliceVar(&m.Params, "ignore-query", nil, "query parameter left out of matching, by name (repeatable)")
 	f.StringArrayVar(&m.Ignore, "ignore-json", nil, "JSONPath left out of a JSON request body, e.g. $.nonce (repeatable)")

@@ -13,9 +13,9 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
-	"github.com/cassette-dev/cassette/recorder"
 )
 
 // DefaultEscalateAfter is the number of consecutive drifting cycles after
@@ -109,7 +109,7 @@ type CaseResult struct {
 	Drifts   []verdict.Drift
 	Explain  string
 	Sides    *verify.Comparison // both sides as compared, normalized; nil when not compared
-	Live     *recorder.LiveRecord
+	Live     *recording.LiveRecord
 	Gate     *verify.Result // the replay gate's result on the new cassette
 	Duration time.Duration
 

@@ -17,6 +17,7 @@ import (
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/redact"
@@ -136,10 +137,10 @@ type Recorder struct {
 	load  cassettes.LoadOptions
 	path  string
 	rules match.Rules
-	pair  *match.Matcher // go-vcr's matcher while it records (replayable)
+	pair  *matching.Matcher // go-vcr's matcher while it records (replayable)
 	// idx serves replay from the cassette as loaded; nil when the mode
 	// records it anew (go-vcr then replays only what it recorded itself).
-	idx *match.Index
+	idx *matching.Index
 
 	mu     sync.Mutex
 	loaded *cassettes.Cassette // metadata of the file read, if any
@@ -163,7 +164,7 @@ func New(path string, opts ...Option) (*Recorder, error) {
 	if err := t.configure(); err != nil {
 		return nil, err
 	}
-	pair, err := match.NewMatcher(t.rules, t.redact)
+	pair, err := matching.NewMatcher(t.rules, t.redact)
 	if err != nil {
 		return nil, outcome.Errorf(outcome.EUsage, "check the rules given to recorder.WithMatch", "cassette %s: %v", path, err)
 	}
@@ -217,7 +218,7 @@ func (t *Recorder) configure() error {
 	if a, ok := p.Config.Adapters[adapter]; ok {
 		t.meta.Normalizers = a.Normalizers
 		if !t.opts.matched {
-			t.rules = match.FromConfig(a.Match.For(scenario))
+			t.rules = matching.FromConfig(a.Match.For(scenario))
 		}
 	}
 	return nil
@@ -232,7 +233,7 @@ func (t *Recorder) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	it, miss := t.idx.Lookup(match.Request{Method: r.Method, URL: r.URL.String(), Header: r.Header, Body: body})
+	it, miss := t.idx.Lookup(matching.Request{Method: r.Method, URL: r.URL.String(), Header: r.Header, Body: body})
 	switch {
 	case it != nil:
 		return t.replay(r, it)
@@ -276,8 +277,8 @@ func (t *Recorder) match(r *http.Request, rec cassette.Request) bool {
 		return false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body)) // go-vcr reads it again to record it
-	return t.pair.Match(match.Request{Method: r.Method, URL: r.URL.String(), Header: r.Header, Body: body},
-		match.Request{Method: rec.Method, URL: rec.URL, Header: rec.Headers, Body: []byte(rec.Body)})
+	return t.pair.Match(matching.Request{Method: r.Method, URL: r.URL.String(), Header: r.Header, Body: body},
+		matching.Request{Method: rec.Method, URL: rec.URL, Header: rec.Headers, Body: []byte(rec.Body)})
 }
 
 // marshal turns go-vcr's cassette into ours and encodes it; the converted

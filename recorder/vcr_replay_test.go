@@ -16,6 +16,7 @@ import (
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
 	"github.com/cassette-dev/cassette/match"
@@ -74,7 +75,7 @@ func TestRecorderMissExplainedLikeTheProxy(t *testing.T) {
 	if !errors.Is(err, cassette.ErrInteractionNotFound) {
 		t.Errorf("not go-vcr's ErrInteractionNotFound: %v", err)
 	}
-	var miss *match.Miss
+	var miss *matching.Miss
 	if !errors.As(err, &miss) {
 		t.Fatalf("the error does not explain the miss: %v", err)
 	}
@@ -191,7 +192,7 @@ func TestRecorderReplaysLikeTheProxy(t *testing.T) {
 	}
 	req, _ := http.NewRequest("GET", srv.URL+"/v1/poll", nil)
 	_, err := rep.Client().Do(req)
-	var miss *match.Miss
+	var miss *matching.Miss
 	if !errors.As(err, &miss) || miss.Used != 2 || !strings.Contains(err.Error(), "already served") {
 		t.Errorf("a used-up sequence: %v", err)
 	}

@@ -10,9 +10,9 @@ import (
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/recording"
-	"github.com/cassette-dev/cassette/match"
 )
 
 // Replay through a Recorder: the cassette as loaded, served by the
@@ -32,7 +32,7 @@ func (t *Recorder) index() error {
 	if loaded == nil || !(m == ModeReplayOnly || m == ModeReplayWithNewEpisodes || m == ModeRecordOnce && !t.rec.IsNewCassette()) {
 		return nil
 	}
-	idx, err := match.New([]*cassettes.Cassette{loaded}, match.Options{Rules: t.rules, Prepare: t.redact, Rerecord: t.rerecord})
+	idx, err := matching.New([]*cassettes.Cassette{loaded}, matching.Options{Rules: t.rules, Prepare: t.redact, Rerecord: t.rerecord})
 	if err != nil {
 		return outcome.Errorf(outcome.EUsage, "check the rules given to recorder.WithMatch", "cassette %s: %v", t.path, err)
 	}
@@ -79,7 +79,7 @@ func readBody(r *http.Request) ([]byte, error) {
 // missError is a replay miss as a Recorder returns it: the miss (its
 // whole explanation as the error text, its *outcome.Error), and go-vcr's
 // ErrInteractionNotFound for code written against go-vcr.
-type missError struct{ *match.Miss }
+type missError struct{ *matching.Miss }
 
 // Error is the miss, then what to do after its next step (`rm` of the
 // cassette): a next step is a command, the advice around it is prose.

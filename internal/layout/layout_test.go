@@ -31,7 +31,8 @@ var floors = map[string]int{
 	"internal/verdict":   2, // what a run found, case by case: for the doors that judge and for report
 	"cassettes":          3,
 	"internal/diff":      4,
-	"match":              4,
+	"match":              3, // the rules a Go test passes to recorder.WithMatch: data only
+	"internal/matching":  4, // the index and the closest miss, for the proxy and recorder alike
 	"internal/nextstep":  4, // the next steps failures name, from the project's own names: for recorder and the commands
 	"internal/har":       4,
 	"internal/wsplay":    4, // the client side of a recorded WebSocket session, for verify and recorder

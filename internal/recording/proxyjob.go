@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
 	"github.com/cassette-dev/cassette/match"
@@ -161,7 +162,7 @@ func (j *ProxyJob) check() (proxy.Mode, error) {
 	default:
 		return mode, outcome.Errorf(outcome.EUsage, help, "--sequence %q: expected once or replayable", j.Match.Sequence)
 	}
-	if err := j.apply(match.Rules{}).Check(); err != nil {
+	if err := matching.Check(j.apply(match.Rules{})); err != nil {
 		return mode, outcome.Errorf(outcome.EUsage, help, "%v (the matching flags are in cassette proxy --help)", err)
 	}
 	return mode, nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
 	"github.com/cassette-dev/cassette/match"
@@ -42,7 +43,7 @@ func (j *ProxyJob) apply(o match.Rules) match.Rules {
 // An invalid pattern or path in the config is an error naming its line.
 func (j *ProxyJob) matchFromConfig(def match.Rules) (func(*cassettes.Cassette) match.Rules, error) {
 	cfg := j.Project.Config
-	if err := match.CheckConfig(cfg, j.step("cassette", "validate")); err != nil {
+	if err := matching.CheckConfig(cfg, j.step("cassette", "validate")); err != nil {
 		return nil, err
 	}
 	return func(c *cassettes.Cassette) match.Rules {
@@ -50,7 +51,7 @@ func (j *ProxyJob) matchFromConfig(def match.Rules) (func(*cassettes.Cassette) m
 		if !ok {
 			return def
 		}
-		base := match.FromConfig(a.Match.For(c.Scenario))
+		base := matching.FromConfig(a.Match.For(c.Scenario))
 		if j.changed("match-header") {
 			base.Headers = def.Headers
 		}

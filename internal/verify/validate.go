@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/nextstep"
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"github.com/cassette-dev/cassette/match"
 )
 
 // Select is the selection of --adapter, --run and --case (a case is its
@@ -42,7 +42,7 @@ func Select(adapters []string, run string, cases []string) (Selection, error) {
 // among them); err is an error that is no such problem.
 func Validate(p *cassettes.Project, paths []string, lo cassettes.LoadOptions) (list []*cassettes.Cassette, problems *outcome.Error, err error) {
 	cfg := p.Config
-	if err := match.CheckConfig(cfg, nextstep.Command(cfg.Path, "cassette", "validate")); err != nil {
+	if err := matching.CheckConfig(cfg, nextstep.Command(cfg.Path, "cassette", "validate")); err != nil {
 		return nil, nil, err
 	}
 	if len(paths) == 0 {

@@ -1,4 +1,4 @@
-package match
+package matching
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/match"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -35,7 +36,7 @@ func githubCassette() *cassettes.Cassette {
 
 // newIndex indexes cs under rules, failing the test on a rule that does
 // not compile.
-func newIndex(t testing.TB, cs []*cassettes.Cassette, rules Rules) *Index {
+func newIndex(t testing.TB, cs []*cassettes.Cassette, rules match.Rules) *Index {
 	t.Helper()
 	x, err := New(cs, Options{Rules: rules})
 	if err != nil {
@@ -53,17 +54,17 @@ func TestMissExplanations(t *testing.T) {
 	}
 	tests := []struct {
 		name, method, url, body string
-		rules                   Rules
+		rules                   match.Rules
 		cs                      []*cassettes.Cassette
 		before                  int // identical lookups made first
 	}{
-		{"query differs", "GET", "https://api.github.com/repos/o/r/pulls?page=2&state=open", "", Rules{}, nil, 0},
-		{"json body differs", "POST", "https://api.github.com/repos/o/r/issues", `{"labels":["x","z"],"title":"a"}`, Rules{Body: BodyJSON}, nil, 0},
-		{"method and path differ", "DELETE", "https://api.github.com/repos/o/r/pull", "", Rules{}, nil, 0},
-		{"header differs", "GET", "https://api.github.com/repos/o/r/pulls?state=open&page=1", "", Rules{Headers: []string{"accept"}}, nil, 0},
-		{"sequence used up", "GET", "https://api.github.com/repos/o/r/pulls?state=open&page=1", "", Rules{}, nil, 2},
-		{"nothing recorded", "GET", "https://api.github.com/", "", Rules{}, []*cassettes.Cassette{}, 0},
-		{"loaded from a file", "POST", "https://api.github.com/repos/o/r/issues", `{"labels":["x","z"],"title":"a"}`, Rules{Body: BodyJSON}, []*cassettes.Cassette{loaded}, 0},
+		{"query differs", "GET", "https://api.github.com/repos/o/r/pulls?page=2&state=open", "", match.Rules{}, nil, 0},
+		{"json body differs", "POST", "https://api.github.com/repos/o/r/issues", `{"labels":["x","z"],"title":"a"}`, match.Rules{Body: match.BodyJSON}, nil, 0},
+		{"method and path differ", "DELETE", "https://api.github.com/repos/o/r/pull", "", match.Rules{}, nil, 0},
+		{"header differs", "GET", "https://api.github.com/repos/o/r/pulls?state=open&page=1", "", match.Rules{Headers: []string{"accept"}}, nil, 0},
+		{"sequence used up", "GET", "https://api.github.com/repos/o/r/pulls?state=open&page=1", "", match.Rules{}, nil, 2},
+		{"nothing recorded", "GET", "https://api.github.com/", "", match.Rules{}, []*cassettes.Cassette{}, 0},
+		{"loaded from a file", "POST", "https://api.github.com/repos/o/r/issues", `{"labels":["x","z"],"title":"a"}`, match.Rules{Body: match.BodyJSON}, []*cassettes.Cassette{loaded}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,14 +113,14 @@ func TestSequencesAndReplayable(t *testing.T) {
 	url := "https://api.github.com/repos/o/r/pulls?page=1&state=open"
 	tests := []struct {
 		name  string
-		rules Rules
+		rules match.Rules
 		flag  *bool // the cassette's replayable:
 		wants []string
 	}{
-		{"served once, in order", Rules{}, nil, []string{"[1]", "[2]", "miss"}},
-		{"option repeats the last", Rules{Replayable: true}, nil, []string{"[1]", "[2]", "[2]", "[2]"}},
-		{"cassette replayable: true", Rules{}, ptr(true), []string{"[1]", "[2]", "[2]"}},
-		{"cassette replayable: false wins over the option", Rules{Replayable: true}, ptr(false), []string{"[1]", "[2]", "miss"}},
+		{"served once, in order", match.Rules{}, nil, []string{"[1]", "[2]", "miss"}},
+		{"option repeats the last", match.Rules{Replayable: true}, nil, []string{"[1]", "[2]", "[2]", "[2]"}},
+		{"cassette replayable: true", match.Rules{}, ptr(true), []string{"[1]", "[2]", "[2]"}},
+		{"cassette replayable: false wins over the option", match.Rules{Replayable: true}, ptr(false), []string{"[1]", "[2]", "miss"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -144,7 +145,7 @@ func TestRules(t *testing.T) {
 	rec := "https://API.example.com:443/v1/items?b=2&a=1#frag"
 	tests := []struct {
 		name          string
-		rules         Rules
+		rules         match.Rules
 		method, url   string
 		body          string
 		h             http.Header
@@ -152,20 +153,20 @@ func TestRules(t *testing.T) {
 		recordedBody  string
 		recordedHeads http.Header
 	}{
-		{"query order, host case, default port", Rules{}, "GET", "https://api.example.com/v1/items?a=1&b=2", "", nil, true, "", nil},
-		{"different query", Rules{}, "GET", "https://api.example.com/v1/items?a=1&b=3", "", nil, false, "", nil},
-		{"ignore query", Rules{IgnoreQuery: true}, "GET", "https://api.example.com/v1/items", "", nil, true, "", nil},
-		{"method differs", Rules{}, "HEAD", "https://api.example.com/v1/items?a=1&b=2", "", nil, false, "", nil},
-		{"ignore method", Rules{IgnoreMethod: true}, "HEAD", "https://api.example.com/v1/items?a=1&b=2", "", nil, true, "", nil},
-		{"other host", Rules{}, "GET", "http://127.0.0.1:8080/v1/items?a=1&b=2", "", nil, false, "", nil},
-		{"ignore host", Rules{IgnoreHost: true}, "GET", "http://127.0.0.1:8080/v1/items?a=1&b=2", "", nil, true, "", nil},
-		{"raw body differs in spacing", Rules{}, "GET", rec, `{"a": 1}`, nil, false, `{"a":1}`, nil},
-		{"json body equal up to spacing and key order", Rules{Body: BodyJSON}, "GET", rec, `{ "b":[1], "a": 1}`, nil, true, `{"a":1,"b":[1]}`, nil},
-		{"json mode, non-JSON bodies compare raw", Rules{Body: BodyJSON}, "GET", rec, `a=1`, nil, true, `a=1`, nil},
-		{"ignore body", Rules{Body: BodyIgnore}, "GET", rec, `x`, nil, true, `y`, nil},
-		{"chosen header equal", Rules{Headers: []string{"x-api-version"}}, "GET", rec, "", http.Header{"X-Api-Version": {"3"}}, true, "", http.Header{"X-Api-Version": {"3"}}},
-		{"chosen header differs", Rules{Headers: []string{"X-Api-Version"}}, "GET", rec, "", http.Header{"X-Api-Version": {"4"}}, false, "", http.Header{"X-Api-Version": {"3"}}},
-		{"other headers do not matter", Rules{}, "GET", rec, "", http.Header{"User-Agent": {"x"}}, true, "", nil},
+		{"query order, host case, default port", match.Rules{}, "GET", "https://api.example.com/v1/items?a=1&b=2", "", nil, true, "", nil},
+		{"different query", match.Rules{}, "GET", "https://api.example.com/v1/items?a=1&b=3", "", nil, false, "", nil},
+		{"ignore query", match.Rules{IgnoreQuery: true}, "GET", "https://api.example.com/v1/items", "", nil, true, "", nil},
+		{"method differs", match.Rules{}, "HEAD", "https://api.example.com/v1/items?a=1&b=2", "", nil, false, "", nil},
+		{"ignore method", match.Rules{IgnoreMethod: true}, "HEAD", "https://api.example.com/v1/items?a=1&b=2", "", nil, true, "", nil},
+		{"other host", match.Rules{}, "GET", "http://127.0.0.1:8080/v1/items?a=1&b=2", "", nil, false, "", nil},
+		{"ignore host", match.Rules{IgnoreHost: true}, "GET", "http://127.0.0.1:8080/v1/items?a=1&b=2", "", nil, true, "", nil},
+		{"raw body differs in spacing", match.Rules{}, "GET", rec, `{"a": 1}`, nil, false, `{"a":1}`, nil},
+		{"json body equal up to spacing and key order", match.Rules{Body: match.BodyJSON}, "GET", rec, `{ "b":[1], "a": 1}`, nil, true, `{"a":1,"b":[1]}`, nil},
+		{"json mode, non-JSON bodies compare raw", match.Rules{Body: match.BodyJSON}, "GET", rec, `a=1`, nil, true, `a=1`, nil},
+		{"ignore body", match.Rules{Body: match.BodyIgnore}, "GET", rec, `x`, nil, true, `y`, nil},
+		{"chosen header equal", match.Rules{Headers: []string{"x-api-version"}}, "GET", rec, "", http.Header{"X-Api-Version": {"3"}}, true, "", http.Header{"X-Api-Version": {"3"}}},
+		{"chosen header differs", match.Rules{Headers: []string{"X-Api-Version"}}, "GET", rec, "", http.Header{"X-Api-Version": {"4"}}, false, "", http.Header{"X-Api-Version": {"3"}}},
+		{"other headers do not matter", match.Rules{}, "GET", rec, "", http.Header{"User-Agent": {"x"}}, true, "", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,34 +191,34 @@ func TestRulesRealSuitesNeed(t *testing.T) {
 	recBody := `{"model":"m","nonce":"abc","messages":[{"role":"user","content":"hi","id":"x1"}]}`
 	tests := []struct {
 		name        string
-		rules       Rules
+		rules       match.Rules
 		method, url string
 		body        string
 		match       bool
 	}{
-		{"glob over the id", Rules{URLs: []string{"glob:https://api.example.com/v1/items/*"}}, "GET", "https://api.example.com/v1/items/43?page=1&ts=9", recBody, true},
-		{"glob does not cross a slash", Rules{URLs: []string{"https://api.example.com/v1/*"}}, "GET", "https://api.example.com/v1/other/43", recBody, false},
-		{"regex", Rules{URLs: []string{`regex:https://api\.example\.com/v1/items/\d+\?.*`}}, "GET", "https://api.example.com/v1/items/7?page=2", recBody, true},
-		{"regex that the request misses", Rules{URLs: []string{`regex:https://api\.example\.com/v1/items/\d+\?.*`}}, "GET", "https://api.example.com/v1/items/abc", recBody, false},
-		{"ignored query parameter", Rules{IgnoreParams: []string{"ts"}}, "GET", "https://api.example.com/v1/items/42?page=1&ts=1800000000", recBody, true},
-		{"ignored parameter, another differs", Rules{IgnoreParams: []string{"ts"}}, "GET", "https://api.example.com/v1/items/42?page=2&ts=1", recBody, false},
-		{"json ignore paths", Rules{IgnoreJSON: []string{"$.nonce", "$..id"}}, "GET", rec,
+		{"glob over the id", match.Rules{URLs: []string{"glob:https://api.example.com/v1/items/*"}}, "GET", "https://api.example.com/v1/items/43?page=1&ts=9", recBody, true},
+		{"glob does not cross a slash", match.Rules{URLs: []string{"https://api.example.com/v1/*"}}, "GET", "https://api.example.com/v1/other/43", recBody, false},
+		{"regex", match.Rules{URLs: []string{`regex:https://api\.example\.com/v1/items/\d+\?.*`}}, "GET", "https://api.example.com/v1/items/7?page=2", recBody, true},
+		{"regex that the request misses", match.Rules{URLs: []string{`regex:https://api\.example\.com/v1/items/\d+\?.*`}}, "GET", "https://api.example.com/v1/items/abc", recBody, false},
+		{"ignored query parameter", match.Rules{IgnoreParams: []string{"ts"}}, "GET", "https://api.example.com/v1/items/42?page=1&ts=1800000000", recBody, true},
+		{"ignored parameter, another differs", match.Rules{IgnoreParams: []string{"ts"}}, "GET", "https://api.example.com/v1/items/42?page=2&ts=1", recBody, false},
+		{"json ignore paths", match.Rules{IgnoreJSON: []string{"$.nonce", "$..id"}}, "GET", rec,
 			`{"messages":[{"content":"hi","id":"x2","role":"user"}],"model":"m","nonce":"zzz"}`, true},
 		// A key only one side has is left out of that side: an SDK that
 		// adds a field to what an older one recorded still matches.
-		{"json ignore paths only the request has", Rules{IgnoreJSON: []string{"$.messages[*].caller", "$.stream_options"}}, "GET", rec,
+		{"json ignore paths only the request has", match.Rules{IgnoreJSON: []string{"$.messages[*].caller", "$.stream_options"}}, "GET", rec,
 			`{"model":"m","nonce":"abc","stream_options":{"usage":true},"messages":[{"role":"user","content":"hi","id":"x1","caller":{"type":"direct"}}]}`, true},
-		{"json ignore paths only the recording has", Rules{IgnoreJSON: []string{"$.nonce"}}, "GET", rec,
+		{"json ignore paths only the recording has", match.Rules{IgnoreJSON: []string{"$.nonce"}}, "GET", rec,
 			`{"model":"m","messages":[{"role":"user","content":"hi","id":"x1"}]}`, true},
-		{"json ignore paths, content differs", Rules{IgnoreJSON: []string{"$.nonce"}}, "GET", rec,
+		{"json ignore paths, content differs", match.Rules{IgnoreJSON: []string{"$.nonce"}}, "GET", rec,
 			`{"model":"m","nonce":"zzz","messages":[{"role":"user","content":"bye","id":"x1"}]}`, false},
-		{"json only named paths", Rules{OnlyJSON: []string{"$.model", "$.messages[*].content"}}, "GET", rec,
+		{"json only named paths", match.Rules{OnlyJSON: []string{"$.model", "$.messages[*].content"}}, "GET", rec,
 			`{"model":"m","nonce":"n","temperature":1,"messages":[{"role":"system","content":"hi"}]}`, true},
-		{"json only named paths, one differs", Rules{OnlyJSON: []string{"$.model"}}, "GET", rec, `{"model":"other"}`, false},
+		{"json only named paths, one differs", match.Rules{OnlyJSON: []string{"$.model"}}, "GET", rec, `{"model":"other"}`, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := tc.rules.Check(); err != nil {
+			if err := Check(tc.rules); err != nil {
 				t.Fatal(err)
 			}
 			c := &cassettes.Cassette{Path: "cassettes/x/y.yaml", Adapter: "x", Scenario: "y", Interactions: []cassettes.Interaction{{
@@ -241,7 +242,7 @@ func TestMissNamesField(t *testing.T) {
 		Request:  cassettes.Request{Method: "POST", URL: "https://api.example.com/v1/chat", Body: `{"model":"m","nonce":"a"}`},
 		Response: cassettes.Response{Code: 200},
 	}}}
-	x := newIndex(t, []*cassettes.Cassette{c}, Rules{IgnoreJSON: []string{"$.nonce"}, IgnoreParams: []string{"ts"}})
+	x := newIndex(t, []*cassettes.Cassette{c}, match.Rules{IgnoreJSON: []string{"$.nonce"}, IgnoreParams: []string{"ts"}})
 	_, miss := x.find(Request{"POST", "https://api.example.com/v1/chat?ts=5", nil, []byte(`{"model":"n","nonce":"b"}`)})
 	if miss == nil {
 		t.Fatal("matched")
@@ -261,14 +262,14 @@ func TestMissNamesField(t *testing.T) {
 }
 
 func TestRulesCheck(t *testing.T) {
-	for _, bad := range []Rules{{URLs: []string{"regex:("}}, {URLs: []string{"glob:["}}, {IgnoreJSON: []string{"nonce"}}, {OnlyJSON: []string{"$[?(@.a)]"}}} {
-		if err := bad.Check(); err == nil {
+	for _, bad := range []match.Rules{{URLs: []string{"regex:("}}, {URLs: []string{"glob:["}}, {IgnoreJSON: []string{"nonce"}}, {OnlyJSON: []string{"$[?(@.a)]"}}} {
+		if err := Check(bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
 		if _, err := New(nil, Options{Rules: bad}); err == nil {
 			t.Errorf("%+v: New took it", bad)
 		}
-		if _, err := New([]*cassettes.Cassette{githubCassette()}, Options{RulesFor: func(*cassettes.Cassette) Rules { return bad }}); err == nil {
+		if _, err := New([]*cassettes.Cassette{githubCassette()}, Options{RulesFor: func(*cassettes.Cassette) match.Rules { return bad }}); err == nil {
 			t.Errorf("%+v: New took it from RulesFor", bad)
 		}
 	}
@@ -281,11 +282,11 @@ func TestGroupsByRules(t *testing.T) {
 	chat := &cassettes.Cassette{Path: "cassettes/llm/chat.yaml", Adapter: "llm", Scenario: "chat", Interactions: []cassettes.Interaction{
 		it("POST", "https://api.llm.test/v1/chat", `{"model":"m","nonce":"a"}`, "chat")}}
 	pulls := githubCassette()
-	rulesFor := func(c *cassettes.Cassette) Rules {
+	rulesFor := func(c *cassettes.Cassette) match.Rules {
 		if c.Adapter == "llm" {
-			return Rules{IgnoreJSON: []string{"$.nonce"}}
+			return match.Rules{IgnoreJSON: []string{"$.nonce"}}
 		}
-		return Rules{}
+		return match.Rules{}
 	}
 	x, err := New([]*cassettes.Cassette{chat, pulls}, Options{RulesFor: rulesFor})
 	if err != nil {
@@ -379,7 +380,7 @@ func TestLookupPreparesOnlyWhatDoesNotMatchAsItCame(t *testing.T) {
 			it.Request.Body = cassettes.Body(strings.TrimPrefix(string(it.Request.Body), "fake:"))
 		}
 	}
-	x, err := New([]*cassettes.Cassette{c}, Options{Rules: Rules{Replayable: true}, Prepare: prep})
+	x, err := New([]*cassettes.Cassette{c}, Options{Rules: match.Rules{Replayable: true}, Prepare: prep})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +419,7 @@ func TestMatcherAgreesWithIndex(t *testing.T) {
 		{"GET", "https://api.x.test/v1/items?a=1&b=2", nil, []byte(`{"a":1,"nonce":"x"}`)},
 		{"POST", "https://api.x.test/v1/items?a=1&b=2", http.Header{"X-Tenant": {"t2"}}, []byte(`{"a":1,"nonce":"x"}`)},
 	}
-	for _, rules := range []Rules{{}, {IgnoreJSON: []string{"$.nonce"}}, {Headers: []string{"x-tenant"}, Body: BodyIgnore}, {IgnoreMethod: true, Body: BodyJSON}} {
+	for _, rules := range []match.Rules{{}, {IgnoreJSON: []string{"$.nonce"}}, {Headers: []string{"x-tenant"}, Body: match.BodyIgnore}, {IgnoreMethod: true, Body: match.BodyJSON}} {
 		m, err := NewMatcher(rules, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -431,7 +432,7 @@ func TestMatcherAgreesWithIndex(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewMatcher(Rules{URLs: []string{"regex:("}}, nil); err == nil {
+	if _, err := NewMatcher(match.Rules{URLs: []string{"regex:("}}, nil); err == nil {
 		t.Error("NewMatcher took a bad pattern")
 	}
 }
@@ -442,7 +443,7 @@ func TestMatcherPreparesWhatDoesNotMatchAsItCame(t *testing.T) {
 	prep := func(it *cassettes.Interaction) {
 		it.Request.URL = strings.ReplaceAll(it.Request.URL, "live-value-123", "[REDACTED]")
 	}
-	m, err := NewMatcher(Rules{}, prep)
+	m, err := NewMatcher(match.Rules{}, prep)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package match
+package matching
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // upload is a multipart/form-data body as Go's client writes it, with a
@@ -44,7 +45,7 @@ func TestMultipartMatchesPartByPart(t *testing.T) {
 		Request:  cassettes.Request{Method: "POST", URL: "https://api.example.com/upload", Headers: http.Header{"Content-Type": {ct}}, Body: cassettes.Body(body)},
 		Response: cassettes.Response{Code: 201, Status: "201 Created", Headers: http.Header{}, Body: "{}"},
 	}
-	x := newIndex(t, []*cassettes.Cassette{{Path: "cassettes/api/upload.yaml", Adapter: "api", Scenario: "upload", Interactions: []cassettes.Interaction{rec}}}, Rules{})
+	x := newIndex(t, []*cassettes.Cassette{{Path: "cassettes/api/upload.yaml", Adapter: "api", Scenario: "upload", Interactions: []cassettes.Interaction{rec}}}, match.Rules{})
 	ct2, body2 := upload(t, "bob", "a,b\n1,2\n")
 	if ct2 == ct || bytes.Equal(body, body2) {
 		t.Fatal("the writer chose the same boundary twice")
@@ -67,7 +68,7 @@ func TestMultipartMatchesPartByPart(t *testing.T) {
 	cut := func(b []byte, boundary string) []byte { return bytes.TrimSuffix(b, []byte("--"+boundary+"--\r\n")) }
 	b1, b2 := boundaryOf(ct), boundaryOf(ct2)
 	rec.Request.Body = cassettes.Body(cut(body, b1))
-	x = newIndex(t, []*cassettes.Cassette{{Path: "cassettes/api/upload.yaml", Adapter: "api", Scenario: "upload", Interactions: []cassettes.Interaction{rec}}}, Rules{})
+	x = newIndex(t, []*cassettes.Cassette{{Path: "cassettes/api/upload.yaml", Adapter: "api", Scenario: "upload", Interactions: []cassettes.Interaction{rec}}}, match.Rules{})
 	_, m = x.Lookup(Request{"POST", "https://api.example.com/upload", http.Header{"Content-Type": {ct2}}, cut(body2, b2)})
 	if m == nil || !strings.Contains(m.Text(), "only the multipart boundary differs") {
 		t.Errorf("a cut-short body equal but for its boundary: %v", m)

@@ -1,4 +1,4 @@
-package match
+package matching
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // FuzzNormalizeURL: normalization never panics, is idempotent, and does not
@@ -67,7 +68,7 @@ func benchIndex(b *testing.B, n int) (*Index, []Request) {
 			Response: cassettes.Response{Code: 200, Body: "ok"},
 		}
 	}
-	x := newIndex(b, []*cassettes.Cassette{c}, Rules{Body: BodyJSON, Replayable: true})
+	x := newIndex(b, []*cassettes.Cassette{c}, match.Rules{Body: match.BodyJSON, Replayable: true})
 	probes := make([]Request, 64)
 	for i := range probes {
 		r := c.Interactions[(i*7919)%n].Request

@@ -1,9 +1,11 @@
-package match
+package matching
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cassette-dev/cassette/match"
 )
 
 // Presets: named rules for the request bodies of LLM APIs, which the
@@ -26,24 +28,24 @@ import (
 // current ones); a preset without paths compares JSON, and is named so
 // that a project can say which API it talks to and get the paths found
 // later.
-func presets() map[string]Rules {
-	return map[string]Rules{
+func presets() map[string]match.Rules {
+	return map[string]match.Rules{
 		// Anthropic's Messages API (POST /v1/messages). anthropic-sdk-go
 		// sends back what a response block carried (Message.ToParam) and
 		// spells out defaults; a recording made by an older version lacks
 		// both.
-		"anthropic": {Body: BodyJSON, IgnoreJSON: []string{
+		"anthropic": {Body: match.BodyJSON, IgnoreJSON: []string{
 			"$.messages[*].content[*].caller",   // tool_use: who called the tool, echoed by ToParam
 			"$.messages[*].content[*].is_error", // tool_result: false, the default, sent by NewToolResultBlock
 		}},
 		// OpenAI's chat completions and Responses (also Azure OpenAI's v1
 		// API, and gateways that speak them): openai-go v3 sends what older
 		// versions recorded; JSON comparison.
-		"openai": {Body: BodyJSON},
+		"openai": {Body: match.BodyJSON},
 		// Google's Gemini API (generateContent, streamGenerateContent):
 		// google.golang.org/genai sends what older versions recorded; JSON
 		// comparison (the SDK's body ends in a newline).
-		"gemini": {Body: BodyJSON},
+		"gemini": {Body: match.BodyJSON},
 	}
 }
 
@@ -58,7 +60,7 @@ func PresetNames() []string {
 }
 
 // Preset returns the rules of a named preset.
-func Preset(name string) (Rules, bool) {
+func Preset(name string) (match.Rules, bool) {
 	r, ok := presets()[name]
 	return r, ok
 }
@@ -66,7 +68,7 @@ func Preset(name string) (Rules, bool) {
 // withPreset lays r over the preset it names: the preset's JSONPaths and
 // query parameters are left out too, its body mode holds unless r sets
 // one other than the default.
-func (r Rules) withPreset() (Rules, error) {
+func withPreset(r match.Rules) (match.Rules, error) {
 	if r.Preset == "" {
 		return r, nil
 	}
@@ -76,7 +78,7 @@ func (r Rules) withPreset() (Rules, error) {
 	}
 	r.IgnoreJSON = append(append([]string(nil), p.IgnoreJSON...), r.IgnoreJSON...)
 	r.IgnoreParams = append(append([]string(nil), p.IgnoreParams...), r.IgnoreParams...)
-	if r.Body == "" || r.Body == BodyRaw {
+	if r.Body == "" || r.Body == match.BodyRaw {
 		r.Body = p.Body
 	}
 	return r, nil

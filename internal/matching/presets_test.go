@@ -1,10 +1,11 @@
-package match
+package matching
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // TestPresets: every preset compiles; anthropic's leaves out what
@@ -14,7 +15,7 @@ import (
 // lists the known ones.
 func TestPresets(t *testing.T) {
 	for _, name := range PresetNames() {
-		if err := (Rules{Preset: name}).Check(); err != nil {
+		if err := Check(match.Rules{Preset: name}); err != nil {
 			t.Errorf("preset %s: %v", name, err)
 		}
 	}
@@ -26,15 +27,15 @@ func TestPresets(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		rules Rules
+		rules match.Rules
 		body  string
 		match bool
 	}{
-		{"without a preset", Rules{Body: BodyJSON}, strings.Replace(newer, `,"metadata":{"user_id":"u"}`, "", 1), false},
-		{"anthropic leaves out caller and is_error", Rules{Preset: "anthropic"}, strings.Replace(newer, `,"metadata":{"user_id":"u"}`, "", 1), true},
-		{"what the program asks still counts", Rules{Preset: "anthropic"}, newer, false},
-		{"the rules add to the preset", Rules{Preset: "anthropic", IgnoreJSON: []string{"$.metadata"}}, newer, true},
-		{"--match-body raw does not undo the preset", Rules{Preset: "anthropic", Body: BodyRaw, IgnoreJSON: []string{"$.metadata"}}, newer, true},
+		{"without a preset", match.Rules{Body: match.BodyJSON}, strings.Replace(newer, `,"metadata":{"user_id":"u"}`, "", 1), false},
+		{"anthropic leaves out caller and is_error", match.Rules{Preset: "anthropic"}, strings.Replace(newer, `,"metadata":{"user_id":"u"}`, "", 1), true},
+		{"what the program asks still counts", match.Rules{Preset: "anthropic"}, newer, false},
+		{"the rules add to the preset", match.Rules{Preset: "anthropic", IgnoreJSON: []string{"$.metadata"}}, newer, true},
+		{"--match-body raw does not undo the preset", match.Rules{Preset: "anthropic", Body: match.BodyRaw, IgnoreJSON: []string{"$.metadata"}}, newer, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := newIndex(t, cassette(), tc.rules)
@@ -44,7 +45,7 @@ func TestPresets(t *testing.T) {
 			}
 		})
 	}
-	err := (Rules{Preset: "antropic"}).Check()
+	err := Check(match.Rules{Preset: "antropic"})
 	if err == nil || !strings.Contains(err.Error(), `unknown match preset "antropic"`) || !strings.Contains(err.Error(), "anthropic, gemini, openai") {
 		t.Errorf("an unknown preset: %v", err)
 	}

@@ -1,4 +1,4 @@
-package match
+package matching
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // differences lists the fields the rules compare in which got differs
@@ -35,7 +36,7 @@ func (c *compiled) differences(rec, got view) []Difference {
 	for i, name := range c.headers {
 		line("header "+name, rec.headers[i], got.headers[i])
 	}
-	if c.Body != BodyIgnore && rec.bodyKey != got.bodyKey {
+	if c.Body != match.BodyIgnore && rec.bodyKey != got.bodyKey {
 		d := Difference{Field: "body", Recorded: preview(rec.body), Got: preview(got.body), Diff: bodyDiff(rec, got)}
 		if len(c.IgnoreJSON) > 0 && rec.isJSON && got.isJSON && !rec.multipart {
 			d.Diff += "\n(left out of both sides: " + strings.Join(c.IgnoreJSON, ", ") + ")"

@@ -1,21 +1,22 @@
-package match
+package matching
 
 import (
 	"fmt"
 	"sync"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // Options configure an Index.
 type Options struct {
 	// Rules are the rules of every cassette, unless RulesFor is set; then
 	// only of an empty set of cassettes.
-	Rules Rules
+	Rules match.Rules
 	// RulesFor, when set, gives the rules of each cassette (its adapter's
 	// or scenario's `match:` in cassette.yaml). Cassettes under different
 	// rules are indexed apart, one group per distinct set of rules.
-	RulesFor func(*cassettes.Cassette) Rules
+	RulesFor func(*cassettes.Cassette) match.Rules
 	// Prepare, when set, is applied to a copy of each recorded request
 	// (in an interaction with an empty response) before it is indexed, and
 	// to a copy of a request that matches nothing as it came (Lookup): a
@@ -61,7 +62,7 @@ func New(cs []*cassettes.Cassette, o Options) (*Index, error) {
 	}
 	var keys []string
 	byKey := map[string][]*cassettes.Cassette{}
-	rules := map[string]Rules{}
+	rules := map[string]match.Rules{}
 	for _, c := range cs {
 		r := o.RulesFor(c)
 		k := fmt.Sprintf("%#v", r)
@@ -177,8 +178,8 @@ type group struct {
 	miss  *postings // positions in all, for the closest miss (closest.go)
 }
 
-func newGroup(cs []*cassettes.Cassette, r Rules, o Options) (*group, error) {
-	c, err := r.compile()
+func newGroup(cs []*cassettes.Cassette, r match.Rules, o Options) (*group, error) {
+	c, err := compile(r)
 	if err != nil {
 		return nil, err
 	}

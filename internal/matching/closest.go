@@ -1,4 +1,4 @@
-package match
+package matching
 
 import (
 	"maps"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cassette-dev/cassette/match"
 )
 
 // The closest miss, from posting lists. A recorded request's score against the
@@ -66,7 +68,7 @@ func newPostings(c *compiled) *postings {
 	for i := range c.headers {
 		add(2, func(v *view) string { return v.headers[i] })
 	}
-	if c.Body != BodyIgnore {
+	if c.Body != match.BodyIgnore {
 		add(2, func(v *view) string { return v.bodyKey })
 	}
 	return mi

@@ -1,4 +1,4 @@
-package match
+package matching
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // linearScore is how a miss was explained before the posting lists (closest.go):
@@ -37,7 +38,7 @@ func linearScore(g *group, got, rec view) int {
 	for i := range got.headers {
 		add(got.headers[i] == rec.headers[i], false)
 	}
-	if g.rules.Body != BodyIgnore {
+	if g.rules.Body != match.BodyIgnore {
 		add(got.bodyKey == rec.bodyKey, false)
 	}
 	return s
@@ -83,7 +84,7 @@ type req struct {
 }
 
 // groupOf indexes recs, in one cassette, under rules.
-func groupOf(t testing.TB, rules Rules, recs []req) *group {
+func groupOf(t testing.TB, rules match.Rules, recs []req) *group {
 	c := &cassettes.Cassette{Path: "cassettes/t.yaml"}
 	for _, r := range recs {
 		c.Interactions = append(c.Interactions, cassettes.Interaction{
@@ -130,7 +131,7 @@ func TestClosestMissIndexAgreesWithScan(t *testing.T) {
 		{"unparsable URL", "GET", "https://api.x.com/%zz?q=%zy", "", 10, []string{"path"}},
 		{"method beats narrowing", "GET", "https://api.x.com/v1/items", "", 8, []string{"path"}},
 	}
-	g := groupOf(t, Rules{}, recs)
+	g := groupOf(t, match.Rules{}, recs)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			v := g.rules.view(Request{tc.method, tc.url, nil, []byte(tc.body)})
@@ -169,8 +170,8 @@ func TestClosestMissIndexAgreesWithScanRandom(t *testing.T) {
 		return req{pick("GET", "POST", "PUT"), u, pick("", `{"k":1}`, `{"k": 1}`, `{"k":2}`),
 			http.Header{"X-Tenant": {pick("t1", "t2")}}}
 	}
-	rulesList := []Rules{{}, {IgnoreMethod: true}, {IgnoreHost: true}, {IgnoreQuery: true},
-		{Body: BodyIgnore}, {Body: BodyJSON}, {Headers: []string{"X-Tenant"}}, {IgnoreMethod: true, IgnoreHost: true, Headers: []string{"x-tenant"}}}
+	rulesList := []match.Rules{{}, {IgnoreMethod: true}, {IgnoreHost: true}, {IgnoreQuery: true},
+		{Body: match.BodyIgnore}, {Body: match.BodyJSON}, {Headers: []string{"X-Tenant"}}, {IgnoreMethod: true, IgnoreHost: true, Headers: []string{"x-tenant"}}}
 	for _, rules := range rulesList {
 		for round := 0; round < 40; round++ {
 			recs := make([]req, 1+rng.IntN(30))
@@ -205,7 +206,7 @@ func TestClosestMissSkipsServed(t *testing.T) {
 	newer := `{"model":"m","messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","caller":{"type":"direct"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"40 C","is_error":false}]}]}`
 	const u = "https://api.llm.test/v1/messages"
 	x := newIndex(t, []*cassettes.Cassette{{Path: "cassettes/llm/tools.yaml", Adapter: "llm", Scenario: "tools", Interactions: []cassettes.Interaction{
-		it("POST", u, turn1, "first"), it("POST", u, turn2, "second")}}}, Rules{Body: BodyJSON})
+		it("POST", u, turn1, "first"), it("POST", u, turn2, "second")}}}, match.Rules{Body: match.BodyJSON})
 	if got, miss := x.find(Request{"POST", u, nil, []byte(turn1)}); got == nil {
 		t.Fatal(miss)
 	}
@@ -229,7 +230,7 @@ func TestClosestMissSkipsServed(t *testing.T) {
 
 	// A served interaction closer than every available one is named too.
 	y := newIndex(t, []*cassettes.Cassette{{Path: "cassettes/llm/q.yaml", Interactions: []cassettes.Interaction{
-		it("GET", "https://api.llm.test/v1/models?page=1", "", "1"), it("GET", "https://api.llm.test/v1/other", "", "2")}}}, Rules{})
+		it("GET", "https://api.llm.test/v1/models?page=1", "", "1"), it("GET", "https://api.llm.test/v1/other", "", "2")}}}, match.Rules{})
 	if got, _ := y.find(Request{Method: "GET", URL: "https://api.llm.test/v1/models?page=1"}); got == nil {
 		t.Fatal("setup lookup missed")
 	}

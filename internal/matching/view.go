@@ -1,4 +1,4 @@
-package match
+package matching
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/gowebpki/jcs"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // Request is a request as matching sees it: what came in at a door (the
@@ -67,7 +68,7 @@ func (c *compiled) view(r Request) view {
 	}
 	body := r.Body
 	var form []byte
-	if c.Body != BodyIgnore && len(body) > 0 {
+	if c.Body != match.BodyIgnore && len(body) > 0 {
 		if ct := r.Header.Get("Content-Type"); strings.HasPrefix(ct, "multipart/") || strings.HasPrefix(ct, "Multipart/") {
 			form, v.boundary, v.multipart = multipartForm(ct, body)
 			if !v.multipart {
@@ -76,7 +77,7 @@ func (c *compiled) view(r Request) view {
 		}
 	}
 	switch {
-	case c.Body == BodyIgnore:
+	case c.Body == match.BodyIgnore:
 		return v
 	case v.multipart:
 		body, v.isJSON = form, true
@@ -84,7 +85,7 @@ func (c *compiled) view(r Request) view {
 		if out, ok := c.json.apply(body); ok {
 			body, v.isJSON = out, true
 		}
-	case c.Body == BodyJSON:
+	case c.Body == match.BodyJSON:
 		if canon, err := jcs.Transform(body); err == nil && len(bytes.TrimSpace(body)) > 0 {
 			body, v.isJSON = canon, true
 		}
@@ -186,8 +187,8 @@ type Matcher struct {
 // NewMatcher compiles r; the error is the first rule that does not
 // compile. prepare, when set, is the door's redaction, as an Index's
 // Options.Prepare.
-func NewMatcher(r Rules, prepare func(*cassettes.Interaction)) (*Matcher, error) {
-	c, err := r.compile()
+func NewMatcher(r match.Rules, prepare func(*cassettes.Interaction)) (*Matcher, error) {
+	c, err := compile(r)
 	if err != nil {
 		return nil, err
 	}

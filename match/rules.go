@@ -48,4 +48,3 @@ type Rules struct {
 	// so that a newer SDK still matches a recording an older one made.
 	Preset string
 }
-

@@ -23,6 +23,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // CLIFunc is an in-process CLI fake: it runs with the recorded arguments,
@@ -81,7 +82,7 @@ func VerifyCLI(t *testing.T, fn CLIFunc, dir string) {
 }
 
 // each loads the cassettes of one kind under dir and runs fn for each, in
-// the project they belong to (cassettes.FindProject: the cassette.yaml in
+// the project they belong to (workspace.Find: the cassette.yaml in
 // dir or up to three parents, so that the adapters' normalizers, contract
 // headers and redaction apply as they do for `cassette verify`; without
 // one, each cassette's own normalizers).
@@ -104,7 +105,7 @@ func each(t *testing.T, dir string, kind cassettes.Kind, fn func(*testing.T, ver
 // directory without cassette.yaml) is judged by its cassettes' own
 // normalizers.
 func plan(dir string, kind cassettes.Kind, lookup func(string) (string, bool)) ([]verify.Case, verify.Options, error) {
-	p, err := cassettes.FindProject(dir)
+	p, err := workspace.Find(dir)
 	if err != nil {
 		return nil, verify.Options{}, err
 	}

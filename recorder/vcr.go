@@ -21,6 +21,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 	"github.com/cassette-dev/cassette/match"
 )
 
@@ -207,7 +208,7 @@ func (t *Recorder) configure() error {
 		t.red = redact.New(nil, nil)
 		return nil
 	}
-	p, err := cassettes.FindProject(t.opts.project)
+	p, err := workspace.Find(t.opts.project)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
 	"github.com/cassette-dev/cassette/internal/recording"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 func newProxyCmd(stdio *IO, g *globals) *cobra.Command {
@@ -73,7 +74,7 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *recording.ProxyJob,
 	ver, sha := buildInfo()
 	o.Recorder, o.Out, o.Log = cassettes.Recorder{Version: ver, SHA: sha}, stdio.Out, stdio.Err
 	o.CA = func() (*proxy.CA, error) { return loadCA(caDir) }
-	o.Load = func() (*cassettes.Project, error) {
+	o.Load = func() (*workspace.Project, error) {
 		p, err := optionalProject(g)
 		if p == nil {
 			return nil, err

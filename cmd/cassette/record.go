@@ -8,6 +8,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/recording"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 func newRecordCmd(stdio *IO, g *globals) *cobra.Command {
@@ -68,7 +69,7 @@ timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
 func recordRun(ctx context.Context, stdio *IO, g *globals, o *recording.RecordJob, command []string) error {
 	ver, sha := buildInfo()
 	o.Config, o.Recorder, o.In, o.Out, o.Err = g.config, cassettes.Recorder{Version: ver, SHA: sha}, stdio.In, stdio.Out, stdio.Err
-	o.Load = func() (*cassettes.Project, error) {
+	o.Load = func() (*workspace.Project, error) {
 		p, err := loadProject(g)
 		if err != nil {
 			return nil, err

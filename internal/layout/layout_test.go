@@ -30,6 +30,7 @@ var floors = map[string]int{
 	"internal/normalize": 2,
 	"internal/verdict":   2, // what a run found, case by case: for the doors that judge and for report
 	"cassettes":          3,
+	"internal/workspace": 4, // the loaded project (cassette.yaml, registry, redaction) and the locks on its files
 	"internal/diff":      4,
 	"match":              3, // the rules a Go test passes to recorder.WithMatch: data only
 	"internal/matching":  4, // the index and the closest miss, for the proxy and recorder alike

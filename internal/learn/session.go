@@ -16,13 +16,14 @@ import (
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // Session is one `cassette learn`: an adapter's scenarios recorded again
 // several times against the real side, what varies learned, and
 // cassette.yaml patched (and, with Apply, written and recorded once more).
 type Session struct {
-	Project   *cassettes.Project
+	Project   *workspace.Project
 	Adapter   string
 	Scenarios []string      // the scenarios to learn from; empty is all of the adapter's
 	Repeat    int           // recordings per scenario; 0 is 3
@@ -276,12 +277,12 @@ func (s Session) Apply(ctx context.Context, out *Outcome) error {
 	}
 	cfg := s.Project.Config
 	dir := filepath.Join(cfg.CassetteDir(), s.Adapter)
-	lock, err := cassettes.LockAdapter(cfg.Dir, dir)
+	lock, err := workspace.LockAdapter(cfg.Dir, dir)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	cfgLock, err := cassettes.LockAdapter(cfg.Dir, cfg.Path)
+	cfgLock, err := workspace.LockAdapter(cfg.Dir, cfg.Path)
 	if err != nil {
 		return err
 	}

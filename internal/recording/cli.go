@@ -18,6 +18,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // Interceptor captures the HTTP(S) calls a child process makes: the
@@ -348,11 +349,11 @@ func RerecordCLI(ctx context.Context, old *cassettes.Cassette, opts CLIOptions) 
 
 // declared refuses a cassette whose input.command is not the command
 // cassette.yaml declares for its adapter (opts.RealCommand), before
-// anything runs (cassettes.UndeclaredCommand, which validate runs too),
+// anything runs (workspace.UndeclaredCommand, which validate runs too),
 // and one whose adapter declares none.
 func declared(old *cassettes.Cassette, opts CLIOptions) error {
 	if len(opts.RealCommand) > 0 {
-		if e := cassettes.UndeclaredCommand(old, opts.Adapter, opts.RealCommand); e != nil {
+		if e := workspace.UndeclaredCommand(old, opts.Adapter, opts.RealCommand); e != nil {
 			return e
 		}
 		return nil

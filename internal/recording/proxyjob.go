@@ -13,6 +13,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
+	"github.com/cassette-dev/cassette/internal/workspace"
 	"github.com/cassette-dev/cassette/match"
 )
 
@@ -36,8 +37,8 @@ type ProxyJob struct {
 
 	// Load loads the project after the flags are checked: nil without
 	// cassette.yaml (or Load nil).
-	Load     func() (*cassettes.Project, error)
-	Project  *cassettes.Project           // what Load loaded
+	Load     func() (*workspace.Project, error)
+	Project  *workspace.Project           // what Load loaded
 	Recorder cassettes.Recorder           // the build that records
 	Step     func(words ...string) string // renders a next step naming the --config; nil is outcome.Command
 	Out, Log io.Writer                    // what the proxy says; its log and warnings
@@ -128,7 +129,7 @@ func (j *ProxyJob) claim(save *ProxySave, scenario string) (func(), error) {
 			Message:  fmt.Sprintf("--cassette %s: %q is not a valid scenario name", outcome.Printable(j.Cassette), scenario),
 			Problems: []outcome.Problem{{Field: "--cassette", Message: "its file name is the scenario", Expected: cassettes.ScenarioRule}}}
 	}
-	lock, err := cassettes.LockCassette(root, filepath.Dir(j.Cassette), j.Cassette)
+	lock, err := workspace.LockCassette(root, filepath.Dir(j.Cassette), j.Cassette)
 	if err != nil {
 		if ce, ok := err.(*outcome.Error); ok && ce.Reason == outcome.ELocked {
 			ce.NextStep = j.again()

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // TestProxyJobWithoutTheProcess: `cassette proxy`'s pipeline is reached
@@ -16,7 +16,7 @@ import (
 // makes it, with this run's upstream.
 func TestProxyJobWithoutTheProcess(t *testing.T) {
 	loaded := false
-	load := func() (*cassettes.Project, error) { loaded = true; return nil, nil }
+	load := func() (*workspace.Project, error) { loaded = true; return nil, nil }
 	bad := &ProxyJob{Mode: "replay", Cassette: "c.yaml", MatchBody: "raw", Match: MatchFlags{Sequence: "twice"}, Load: load}
 	if ce := outcome.AsError(bad.Run(context.Background())); ce.Reason != outcome.EUsage || ce.NextStep != "cassette proxy --help" || loaded {
 		t.Fatalf("--sequence twice: %+v (project loaded: %v), want E_USAGE naming proxy's help before the project loads", ce, loaded)

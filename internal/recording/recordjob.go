@@ -13,6 +13,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/nextstep"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // RecordJob is one `cassette record` run: its flags as given, the command
@@ -30,12 +31,12 @@ type RecordJob struct {
 	AllowStatus         []int
 
 	Config   string                             // --config, which next steps name
-	Load     func() (*cassettes.Project, error) // loads the project of Config
+	Load     func() (*workspace.Project, error) // loads the project of Config
 	Recorder cassettes.Recorder                 // the build that records
 	In       io.Reader                          // the recorded command's stdin, when piped
 	Out, Err io.Writer                          // the command's output; record's own messages
 
-	p *cassettes.Project
+	p *workspace.Project
 }
 
 // Run records: the command given after --, else a cassette again from its

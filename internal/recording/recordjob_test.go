@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // TestRecordJobWithoutTheProcess: `cassette record`'s pipeline is reached
@@ -24,7 +24,7 @@ func TestRecordJobWithoutTheProcess(t *testing.T) {
 	}
 	loads := 0
 	job := func(adapter, scenario string) *RecordJob {
-		return &RecordJob{Adapter: adapter, Scenario: scenario, Config: cfg, Load: func() (*cassettes.Project, error) { loads++; return cassettes.LoadProject(cfg) }}
+		return &RecordJob{Adapter: adapter, Scenario: scenario, Config: cfg, Load: func() (*workspace.Project, error) { loads++; return workspace.Load(cfg) }}
 	}
 	for _, c := range []struct {
 		job     *RecordJob
@@ -58,7 +58,7 @@ func TestRecordJobNextStepHidesEveryDeclaredCredential(t *testing.T) {
 	}
 	const value = "zq8Kp3vLmW2xYt7RnB4"
 	t.Setenv("DB_DSN", value) // a name no built-in rule calls a credential
-	job := &RecordJob{Adapter: "shop", Scenario: "s", Config: cfg, Load: func() (*cassettes.Project, error) { return cassettes.LoadProject(cfg) }}
+	job := &RecordJob{Adapter: "shop", Scenario: "s", Config: cfg, Load: func() (*workspace.Project, error) { return workspace.Load(cfg) }}
 	ce := outcome.AsError(job.Run(context.Background(), []string{"curl", "-sS", "http://x.test/?k=" + value}))
 	want := `cassette record --adapter shop --scenario s --config ` + cfg + ` -- sh -c 'curl -sS "http://x.test/?k=${DB_DSN}"'`
 	if ce.Reason != outcome.EMissingConfig || ce.NextStep != want || strings.Contains(ce.Error(), value) {

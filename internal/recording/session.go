@@ -16,6 +16,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // Session is one recording job: one adapter of a loaded project, recorded
@@ -29,7 +30,7 @@ import (
 // interrupt it, and the environment a recorded command inherits
 // (RecordingEnviron: its own adapter's credentials only).
 type Session struct {
-	Project  *cassettes.Project
+	Project  *workspace.Project
 	Name     string // the adapter's name
 	Adapter  *cassettes.Adapter
 	Meta     Meta
@@ -67,7 +68,7 @@ type SessionOptions struct {
 // adapter it does not declare, the job has an empty declaration: the
 // built-in credential names and key formats are redacted, no declared
 // value.
-func NewSession(p *cassettes.Project, name string, o SessionOptions) *Session {
+func NewSession(p *workspace.Project, name string, o SessionOptions) *Session {
 	a := &cassettes.Adapter{}
 	var rules *redact.Rules
 	var others []string
@@ -155,18 +156,18 @@ func (s *Session) logf(format string, args ...any) {
 }
 
 // Lock takes the write lock of each cassette the job will write (see
-// cassettes.LockCassette): another recorder of one of them, or an import
+// workspace.LockCassette): another recorder of one of them, or an import
 // of the adapter, is E_LOCKED (its next step again, when given) before
 // anything runs. The returned func releases them.
 func (s *Session) Lock(again string, paths ...string) (func(), error) {
-	var held []*cassettes.Lock
+	var held []*workspace.Lock
 	release := func() {
 		for _, l := range held {
 			l.Unlock()
 		}
 	}
 	for _, path := range paths {
-		l, err := cassettes.LockCassette(s.Project.Config.Dir, s.Dir, path)
+		l, err := workspace.LockCassette(s.Project.Config.Dir, s.Dir, path)
 		if err != nil {
 			release()
 			if ce, ok := err.(*outcome.Error); ok && ce.Reason == outcome.ELocked && again != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // TestSessionRecordsACommandWithItsOwnCredentials: a recording job built
@@ -36,7 +37,7 @@ func TestSessionRecordsACommandWithItsOwnCredentials(t *testing.T) {
 	t.Setenv("OTHER_TOKEN", "tok-other-0987654321")
 	t.Setenv("FORGE_TOKEN", "tok-forge-1122334455")
 	t.Setenv("PLAIN", "kept")
-	p, err := cassettes.LoadProject(filepath.Join(dir, "cassette.yaml"))
+	p, err := workspace.Load(filepath.Join(dir, "cassette.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestSessionKeepsOtherAdaptersCredentialsOut(t *testing.T) {
 	t.Setenv("GREET_TOKEN", "tok-greet-1234567890")
 	t.Setenv("OTHER_DSN", other) // a name no built-in rule calls a credential
 	t.Setenv("FORGE_TOKEN", forge)
-	p, err := cassettes.LoadProject(filepath.Join(dir, "cassette.yaml"))
+	p, err := workspace.Load(filepath.Join(dir, "cassette.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // DefaultEscalateAfter is the number of consecutive drifting cycles after
@@ -284,14 +285,14 @@ func (c *cycle) reachedReal() bool {
 // ProjectOptions are the options of a cycle over the loaded project p:
 // its config and normalizers. The caller adds the git, the forge and what
 // its flags say.
-func ProjectOptions(p *cassettes.Project) Options {
+func ProjectOptions(p *workspace.Project) Options {
 	return Options{Config: p.Config, Normalizers: p.Normalizers}
 }
 
 // project is the loaded project the options hold, whose load and verify
 // options every load and gate of the cycle uses.
-func (o *Options) project() *cassettes.Project {
-	return &cassettes.Project{Config: o.Config, Normalizers: o.registry(), Redact: o.Config.Redaction()}
+func (o *Options) project() *workspace.Project {
+	return &workspace.Project{Config: o.Config, Normalizers: o.registry(), Redact: o.Config.Redaction()}
 }
 
 func (o *Options) registry() *normalize.Registry {

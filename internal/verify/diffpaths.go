@@ -10,6 +10,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // `cassette normalize` and `cassette diff`: a cassette's normalized form,
@@ -19,7 +20,7 @@ import (
 // the built-in ones.
 
 // diffOptions are the load and diff options of project p (nil: none).
-func diffOptions(p *cassettes.Project) (cassettes.LoadOptions, diff.Options) {
+func diffOptions(p *workspace.Project) (cassettes.LoadOptions, diff.Options) {
 	if p == nil {
 		reg := normalize.Builtins()
 		return cassettes.LoadOptions{Normalizers: reg}, diff.Options{Registry: reg, Headers: []string{}}
@@ -32,7 +33,7 @@ func diffOptions(p *cassettes.Project) (cassettes.LoadOptions, diff.Options) {
 }
 
 // WriteNormalized writes the normalized form of the cassette at path.
-func WriteNormalized(w io.Writer, path string, p *cassettes.Project) error {
+func WriteNormalized(w io.Writer, path string, p *workspace.Project) error {
 	lo, o := diffOptions(p)
 	c, err := cassettes.Load(path, lo)
 	if err != nil {
@@ -86,7 +87,7 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 
 // DiffPaths compares the cassettes at a and b after normalizing both with
 // a's normalizers.
-func DiffPaths(a, b string, p *cassettes.Project) (*Diff, error) {
+func DiffPaths(a, b string, p *workspace.Project) (*Diff, error) {
 	lo, o := diffOptions(p)
 	as, err := cassettes.LoadTree([]string{a}, lo)
 	if err != nil {
@@ -105,7 +106,7 @@ func DiffPaths(a, b string, p *cassettes.Project) (*Diff, error) {
 	return d, err
 }
 
-func diffNextStep(p *cassettes.Project, as []*cassettes.Cassette, a string) string {
+func diffNextStep(p *workspace.Project, as []*cassettes.Cassette, a string) string {
 	switch {
 	case p == nil:
 		return outcome.Command("cassette", "normalize", a)

@@ -21,6 +21,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/cassettetest"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // engineConfig declares the engine API as an http adapter: podman's socket
@@ -48,7 +49,7 @@ const hostFacts = `  docker.host: {json_paths: ["$.KernelVersion", "$.MemTotal",
 // holds for it.
 func engineCassettes(t *testing.T) string {
 	t.Helper()
-	p, err := cassettes.LoadProject(filepath.Join("..", "cassette.yaml"))
+	p, err := workspace.Load(filepath.Join("..", "cassette.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

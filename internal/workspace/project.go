@@ -1,4 +1,4 @@
-package cassettes
+package workspace
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
@@ -14,27 +15,27 @@ import (
 // Project is a loaded project: its cassette.yaml, validated; the
 // normalizer registry (the built-ins plus the normalizers the project
 // defines); and its redaction rules (the built-in credential names plus
-// redact.names). It is loaded once, by LoadProject (or FindProject), and
+// redact.names). It is loaded once, by Load (or Find), and
 // passed down as a value to every command, test helper and door: nothing
 // about a project is held by a package.
 type Project struct {
-	Config      *Config
+	Config      *cassettes.Config
 	Normalizers *normalize.Registry
 	// Redact are the project's credential names (Config.Redaction).
 	Redact *redact.Rules
 
-	// bare: FindProject found no cassette.yaml, so Config declares no
+	// bare: Find found no cassette.yaml, so Config declares no
 	// adapter and a cassette's adapter is not checked against it.
 	bare bool
 }
 
-// LoadProject reads and strictly validates the cassette.yaml at path and
+// Load reads and strictly validates the cassette.yaml at path and
 // builds the project's registry and rules. A missing file is
 // E_MISSING_CONFIG; anything else wrong is E_CFG_PARSE, every problem named
 // by line and field (LoadConfig).
-func LoadProject(path string) (*Project, error) {
+func Load(path string) (*Project, error) {
 	reg := normalize.Builtins()
-	cfg, err := LoadConfig(path, projectOptions(reg))
+	cfg, err := cassettes.LoadConfig(path, projectOptions(reg))
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +44,8 @@ func LoadProject(path string) (*Project, error) {
 
 // projectOptions validates normalizer names against reg and defines the
 // project's normalizers in it.
-func projectOptions(reg *normalize.Registry) ConfigOptions {
-	return ConfigOptions{Normalizers: reg, DefineNormalizer: func(name string, d NormalizerDef) error {
+func projectOptions(reg *normalize.Registry) cassettes.ConfigOptions {
+	return cassettes.ConfigOptions{Normalizers: reg, DefineNormalizer: func(name string, d cassettes.NormalizerDef) error {
 		return reg.Define(name, normalize.Definition{Regex: d.Regex, Replace: d.Replace, JSONPaths: d.JSONPaths, Headers: d.Headers})
 	}}
 }
@@ -54,7 +55,7 @@ func projectOptions(reg *normalize.Registry) ConfigOptions {
 // negative levels: up to the root); "" when there is none.
 func FindConfig(dir string, levels int) string {
 	for d, i := dir, 0; levels < 0 || i <= levels; d, i = filepath.Dir(d), i+1 {
-		p := filepath.Join(d, ConfigFile)
+		p := filepath.Join(d, cassettes.ConfigFile)
 		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
 			return p
 		}
@@ -65,24 +66,24 @@ func FindConfig(dir string, levels int) string {
 	return ""
 }
 
-// findLevels is how many parents of a directory FindProject looks in.
+// findLevels is how many parents of a directory Find looks in.
 const findLevels = 3
 
-// FindProject loads the project a directory of cassettes belongs to: the
+// Find loads the project a directory of cassettes belongs to: the
 // cassette.yaml in dir or in one of its three parents (testdata/cassettes/
 // github is three levels below the module's root). A cassette.yaml found
 // but invalid is an error. Without one, it returns the project of no
 // config: built-in normalizers and names, no adapter, and dir as its root,
 // so that each cassette's own normalizers apply.
-func FindProject(dir string) (*Project, error) {
+func Find(dir string) (*Project, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot resolve " + dir, Err: err, NextStep: outcome.Command("ls", "-ld", dir)}
 	}
 	if p := FindConfig(abs, findLevels); p != "" {
-		return LoadProject(p)
+		return Load(p)
 	}
-	cfg := &Config{Adapters: map[string]*Adapter{}, Dir: dir, Path: filepath.Join(dir, ConfigFile)}
+	cfg := &cassettes.Config{Adapters: map[string]*cassettes.Adapter{}, Dir: dir, Path: filepath.Join(dir, cassettes.ConfigFile)}
 	return &Project{Config: cfg, Normalizers: normalize.Builtins(), bare: true}, nil
 }
 
@@ -101,10 +102,10 @@ func (p *Project) Credentials(lookup func(string) (string, bool)) map[string]str
 // against its adapters and normalizers, and scanned for the credential
 // values given (Credentials). They are the one set every door loads with
 // (`cassette verify`, `check`, `cases`, cassettetest), so that a cassette
-// is judged the same through each. A project FindProject found no
+// is judged the same through each. A project Find found no
 // cassette.yaml for checks no adapter (there are none to check against).
-func (p *Project) LoadOptions(credentials map[string]string) LoadOptions {
-	o := LoadOptions{Config: p.Config, Normalizers: p.Normalizers, Credentials: credentials}
+func (p *Project) LoadOptions(credentials map[string]string) cassettes.LoadOptions {
+	o := cassettes.LoadOptions{Config: p.Config, Normalizers: p.Normalizers, Credentials: credentials}
 	if p.bare {
 		o.Config = nil
 	}

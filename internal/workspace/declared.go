@@ -1,9 +1,10 @@
-package cassettes
+package workspace
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -15,7 +16,7 @@ import (
 // anything runs; validate refuses it the same way, so that the pull
 // request that brings one fails its checks. The command is quoted in what
 // is printed: a cassette's text may hold anything, line breaks included.
-func UndeclaredCommand(c *Cassette, adapter string, real []string) *outcome.Error {
+func UndeclaredCommand(c *cassettes.Cassette, adapter string, real []string) *outcome.Error {
 	want := strings.Join(real, " ")
 	if c.Input == nil || c.Input.Command == want {
 		return nil
@@ -34,12 +35,15 @@ func UndeclaredCommand(c *Cassette, adapter string, real []string) *outcome.Erro
 // declares a real.command (UndeclaredCommand): nil when all name it, the
 // one error when one does not, else one error holding every problem, with
 // the first one's next step.
-func UndeclaredCommands(cfg *Config, list []*Cassette) *outcome.Error {
+func UndeclaredCommands(cfg *cassettes.Config, list []*cassettes.Cassette) *outcome.Error {
+	if cfg == nil {
+		return nil
+	}
 	var all *outcome.Error
 	n := 0
 	for _, c := range list {
-		a, ok := cfg.adapter(c.Adapter)
-		if !ok || c.Kind != KindCLI || len(a.Real.Command) == 0 {
+		a, ok := cfg.Adapters[c.Adapter]
+		if !ok || c.Kind != cassettes.KindCLI || len(a.Real.Command) == 0 {
 			continue
 		}
 		e := UndeclaredCommand(c, c.Adapter, a.Real.Command)

@@ -1,4 +1,4 @@
-package cassettes
+package workspace
 
 import (
 	"errors"

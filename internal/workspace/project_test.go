@@ -1,9 +1,11 @@
-package cassettes
+package workspace
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cassette-dev/cassette/cassettes"
 )
 
 // TestLoadProject: one load gives the validated config, a registry holding
@@ -13,10 +15,10 @@ func TestLoadProject(t *testing.T) {
 	yaml := "adapters:\n  tool: {kind: cli, real: {command: [tool], credentials: [TOOL_TOKEN]}, fake: {command: [fake]}, normalizers: [pin]}\n" +
 		"normalizers:\n  pin: {regex: 'pin-[0-9]+', replace: '<PIN>'}\n" +
 		"redact:\n  names: [X-Tenant-Pin]\n"
-	if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(yaml), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, cassettes.ConfigFile), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := LoadProject(filepath.Join(dir, ConfigFile))
+	p, err := Load(filepath.Join(dir, cassettes.ConfigFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,9 +37,9 @@ func TestLoadProject(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	found, err := FindProject(sub)
+	found, err := Find(sub)
 	if err != nil || found.Config.Path != p.Config.Path || !found.Redact.IsCredentialName("X-Tenant-Pin") {
-		t.Fatalf("FindProject = %+v, %v", found, err)
+		t.Fatalf("Find = %+v, %v", found, err)
 	}
 }
 
@@ -48,7 +50,7 @@ func TestFindProjectWithoutConfig(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err := FindProject(dir)
+	p, err := Find(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

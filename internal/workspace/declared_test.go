@@ -1,4 +1,4 @@
-package cassettes
+package workspace
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -18,7 +19,7 @@ func TestUndeclaredCommands(t *testing.T) {
 	cfg := testConfig(t)
 	dir := filepath.Join(t.TempDir(), "gh")
 	os.MkdirAll(dir, 0o755)
-	var list []*Cassette
+	var list []*cassettes.Cassette
 	for name, data := range map[string]string{
 		"pr-list": goodCLI,
 		"evil":    strings.Replace(strings.Replace(goodCLI, "scenario: pr-list", "scenario: evil", 1), "command: gh", "command: /bin/sh", 1),
@@ -26,7 +27,7 @@ func TestUndeclaredCommands(t *testing.T) {
 	} {
 		p := filepath.Join(dir, name+".yaml")
 		os.WriteFile(p, []byte(data), 0o644)
-		c, err := Load(p, LoadOptions{Config: cfg, Normalizers: builtins})
+		c, err := cassettes.Load(p, cassettes.LoadOptions{Config: cfg, Normalizers: builtins})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +51,7 @@ func TestUndeclaredCommands(t *testing.T) {
 	var one *outcome.Error
 	for _, c := range list {
 		if c.Scenario == "evil" {
-			one = UndeclaredCommands(cfg, []*Cassette{c})
+			one = UndeclaredCommands(cfg, []*cassettes.Cassette{c})
 		}
 	}
 	if one == nil || !strings.Contains(one.Message, `input.command "/bin/sh" is not the command adapter gh declares (real.command: "gh"): nothing was run`) {

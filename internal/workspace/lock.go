@@ -1,4 +1,4 @@
-package cassettes
+package workspace
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"golang.org/x/sys/unix"
 )
@@ -93,7 +94,7 @@ func lockPath(root, target, what string, how int) (*os.File, error) {
 	if err != nil {
 		return nil, lockIOError(target, err)
 	}
-	abs = existingAncestor(abs)
+	abs, _ = cassettes.Within(root, abs) // resolved as Save resolves it
 	sum := sha256.Sum256([]byte(abs))
 	dir := LockDir(root)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

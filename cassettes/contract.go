@@ -35,9 +35,9 @@ type Contract struct {
 // The comparison modes and stream modes a contract names.
 const (
 	CompareExact    = "exact"
-	CompareModelled = "modelled"
-	StreamRecords   = "records"
-	StreamContent   = "content"
+	compareModelled = "modelled"
+	streamRecords   = "records"
+	streamContent   = "content"
 )
 
 // StreamPresetNames are the stream presets stream_text may name (package
@@ -76,7 +76,7 @@ func ContractFor(a *Adapter, c *Cassette) Contract {
 		k.Compare = CompareExact
 	}
 	if k.Stream == "" {
-		k.Stream = StreamRecords
+		k.Stream = streamRecords
 	}
 	return k
 }

@@ -36,19 +36,19 @@ adapters:
 		scenario, compare, stream string
 		required                  int
 	}{
-		{"inspect", CompareModelled, StreamContent, 3},
-		{"ping", CompareExact, StreamContent, 3},
-		{"events", CompareModelled, StreamRecords, 0},
+		{"inspect", compareModelled, streamContent, 3},
+		{"ping", CompareExact, streamContent, 3},
+		{"events", compareModelled, streamRecords, 0},
 	} {
 		k := ContractFor(a, &Cassette{Scenario: tc.scenario})
 		if k.Compare != tc.compare || k.Stream != tc.stream || len(k.Required) != tc.required || k.StreamText[0] != "openai.chat" {
 			t.Errorf("%s: contract %+v", tc.scenario, k)
 		}
 	}
-	if k := ContractFor(a, &Cassette{Scenario: "ping", Compare: CompareModelled}); k.Compare != CompareModelled {
+	if k := ContractFor(a, &Cassette{Scenario: "ping", Compare: compareModelled}); k.Compare != compareModelled {
 		t.Errorf("a cassette's own compare: does not win: %+v", k)
 	}
-	if k := ContractFor(nil, &Cassette{}); k.Compare != CompareExact || k.Stream != StreamRecords {
+	if k := ContractFor(nil, &Cassette{}); k.Compare != CompareExact || k.Stream != streamRecords {
 		t.Errorf("defaults = %+v", k)
 	}
 	for _, tc := range []struct{ name, from, to, want string }{
@@ -87,7 +87,7 @@ output: {stdout: "{}", stderr: "", exit_code: 0}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := ContractFor(nil, c); k.Compare != CompareModelled || k.Required[0] != "$.id" {
+	if k := ContractFor(nil, c); k.Compare != compareModelled || k.Required[0] != "$.id" {
 		t.Fatalf("contract = %+v", k)
 	}
 	_, err = Parse("cassettes/gh/repo.yaml", []byte(strings.Replace(src, "compare: modelled", "compare: loose", 1)), LoadOptions{})

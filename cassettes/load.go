@@ -520,7 +520,7 @@ func loadSidecars(c *Cassette) []outcome.Problem {
 			return
 		}
 		field := fieldOf()
-		data, msg := readSidecar(c.Path, ref, MaxBodyFileBytes)
+		data, msg := readSidecar(c.Path, ref, maxBodyFileBytes)
 		if msg != "" {
 			out = append(out, outcome.Problem{File: c.Path, Line: c.Line(field), Field: field, Message: msg,
 				Expected: sidecarDir + "/sha256-<hex>.bin, a regular file next to the cassette", Suggestion: "restore it from version control or re-record the cassette"})

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -22,19 +23,12 @@ func testConfig(t *testing.T) *cassettes.Config {
 	return p.Config
 }
 
-// goodCLI is a CLI cassette of the fixture's adapter gh.
-const goodCLI = `cassette: 1
-version: 2
-adapter: gh
-scenario: pr-list
-kind: cli
-input:
-  command: gh
-  args: [pr, list]
-  env: [GH_REPO]
-output:
-  stdout: "1\tfix\n"
-  stderr: ""
-  exit_code: 0
-interactions: []
-`
+// goodCLI is a CLI cassette of the fixture's adapter gh
+// (testdata/pr-list.yaml).
+var goodCLI = func() string {
+	b, err := os.ReadFile(filepath.Join("testdata", "pr-list.yaml"))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()

@@ -15,6 +15,7 @@ import (
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // TestTransportRecordThenReplayOffline records through the RoundTripper
@@ -122,6 +123,27 @@ func TestRecorderRecordThenReplayOffline(t *testing.T) {
 	}
 }
 
+// TestRecorderTakesTheProjectsMatch: WithProject replays by the `match:`
+// of the cassette's adapter in cassette.yaml (here a nonce left out of a
+// JSON body), and rules given with WithMatch replace it.
+func TestRecorderTakesTheProjectsMatch(t *testing.T) {
+	srv, _ := counter(t)
+	dir := project(t, `match: {ignore_json: ["$.nonce"]}`)
+	path := filepath.Join(dir, "cassettes", "api", "chat.yaml")
+	rec := open(t, path, []Option{WithProject(dir), WithRealTransport(srv.Client().Transport)}, ModeRecordOnly)
+	send(t, rec, "POST", srv.URL+"/v1/chat", `{"q":"hi","nonce":"n-1"}`)
+	stop(t, rec)
+	srv.Close()
+
+	if got := send(t, open(t, path, []Option{WithProject(dir)}, ModeReplayOnly), "POST", srv.URL+"/v1/chat", `{"nonce":"n-2","q":"hi"}`); got != "1" {
+		t.Errorf("by the project's match: %q, want the recorded answer", got)
+	}
+	got := send(t, open(t, path, []Option{WithProject(dir), WithMatch(match.Rules{})}, ModeReplayOnly), "POST", srv.URL+"/v1/chat", `{"nonce":"n-2","q":"hi"}`)
+	if !strings.HasPrefix(got, "miss: ") {
+		t.Errorf("WithMatch's raw body did not replace the project's match: %q", got)
+	}
+}
+
 func TestNewRejectsNonYAMLPath(t *testing.T) {
 	if _, err := New(filepath.Join(t.TempDir(), "x.json")); err == nil {
 		t.Fatal("want an error")
@@ -136,10 +158,11 @@ var fixedNow = func() time.Time { return time.Date(2026, 11, 22, 14, 0, 0, 0, ti
 
 // project writes a cassette.yaml declaring adapter api (credential
 // API_TOKEN, normalizer headers.volatile) into a new directory.
-func project(t *testing.T) string {
+// More lines of adapter api's settings may be given.
+func project(t *testing.T, more ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	const cfg = `version: 1
+	cfg := `version: 1
 adapters:
   api:
     kind: http
@@ -147,6 +170,9 @@ adapters:
     fake: {command: [./fake], base_url: "http://127.0.0.1:${PORT}"}
     normalizers: [headers.volatile]
 `
+	for _, m := range more {
+		cfg += "    " + m + "\n"
+	}
 	if err := os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -376,7 +376,7 @@ func checkKnown(path string, n *yaml.Node, t reflect.Type, field string, strict 
 			p := joinField(field, k.Value)
 			if !ok {
 				prob := outcome.Problem{File: path, Line: k.Line, Column: k.Column, Field: p, Message: fmt.Sprintf("unknown field `%s`", k.Value)}
-				if s := closest(k.Value, keysOf(fields)); s != "" {
+				if s := outcome.Closest(k.Value, keysOf(fields)); s != "" {
 					prob.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 				} else {
 					prob.Expected = "one of " + strings.Join(sortedKeys(keysOf(fields)), ", ")

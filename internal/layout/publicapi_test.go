@@ -20,7 +20,7 @@ import (
 // which its strict loader checks a cassette against: moving that schema
 // under internal/ is what stands between the ceilings and the target.
 var publicCeilings = map[string]int{
-	"cassettes":    297,
+	"cassettes":    295,
 	"recorder":     17,
 	"match":        16,
 	"cassettetest": 18,

@@ -187,14 +187,14 @@ func (s Session) recordStep(sc string) string {
 // meant (the nearest name), or shows learn's help when none is near.
 func (s Session) noAdapter() error {
 	cfg := s.Project.Config
-	near := cassettes.Closest(s.Adapter, cfg.Order)
+	near := outcome.Closest(s.Adapter, cfg.Order)
 	next := s.command("cassette", "learn", "--help")
 	if near != "" {
 		next = s.command(append([]string{"cassette", "learn", "--adapter", near}, scenarioFlags(s.Scenarios)...)...)
 	}
 	return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: adapter %q is not declared in %s", s.Adapter, s.Adapter, cfg.Path),
 		Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters." + s.Adapter, Message: "not declared",
-			Expected: "one of: " + strings.Join(sortedKeys(cfg.Adapters), ", "), Suggestion: cassettes.Suggest(s.Adapter, cfg.Order)}},
+			Expected: "one of: " + strings.Join(sortedKeys(cfg.Adapters), ", "), Suggestion: outcome.Suggest(s.Adapter, cfg.Order)}},
 		NextStep: next}
 }
 

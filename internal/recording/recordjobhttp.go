@@ -65,7 +65,7 @@ func (j *RecordJob) noScenario(s *Session) error {
 		}
 	}
 	return &outcome.Error{Reason: outcome.EUsage, Message: msg,
-		Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters." + j.Adapter + ".scenarios"), Field: "adapters." + j.Adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: cassettes.Suggest(j.Scenario, names)}},
+		Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters." + j.Adapter + ".scenarios"), Field: "adapters." + j.Adapter + ".scenarios", Message: "add scenarios here", Expected: "- {name: list, method: GET, path: /v1/things}", Suggestion: outcome.Suggest(j.Scenario, names)}},
 		NextStep: nextstep.RecordDeclared(cfg, j.Adapter, j.Scenario, names)}
 }
 

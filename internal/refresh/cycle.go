@@ -222,8 +222,8 @@ func (c *cycle) run(ctx context.Context) error {
 	for _, a := range o.Adapters {
 		if _, ok := cfg.Adapters[a]; !ok {
 			return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
-				Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
-				NextStep: outcome.Command("cassette", "refresh", "--once", "--adapter", cmp.Or(cassettes.Closest(a, cfg.Order), firstOf(cfg.Order)))}
+				Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: outcome.Suggest(a, cfg.Order)}},
+				NextStep: outcome.Command("cassette", "refresh", "--once", "--adapter", cmp.Or(outcome.Closest(a, cfg.Order), firstOf(cfg.Order)))}
 		}
 	}
 	store := &StateStore{Git: o.Git, Remote: c.remote}

@@ -155,7 +155,7 @@ func configRules(cfg *Config, kinds Kinds) []outcome.Problem {
 			out = append(out, faultsProblems(cfg, f+".real.faults", a)...)
 		}
 		for k, v := range a.Real.Headers {
-			for _, vr := range Vars(v) {
+			for _, vr := range varsIn(v) {
 				if !slices.Contains(a.Real.Credentials, vr) {
 					add(f+".real.headers."+k, fmt.Sprintf("header uses ${%s}, which is not listed in real.credentials", vr), "list it in real.credentials so its value is redacted from cassettes")
 				}
@@ -176,8 +176,8 @@ func configRules(cfg *Config, kinds Kinds) []outcome.Problem {
 		f := "quarantine." + id
 		if !q.Quarantined.IsZero() && !q.Expires.IsZero() {
 			days := q.Expires.Sub(q.Quarantined.Time) / (24 * time.Hour)
-			if days > MaxQuarantineDays {
-				add(f+".expires", fmt.Sprintf("quarantine window is %d days", days), fmt.Sprintf("at most %d days after quarantined", MaxQuarantineDays))
+			if days > maxQuarantineDays {
+				add(f+".expires", fmt.Sprintf("quarantine window is %d days", days), fmt.Sprintf("at most %d days after quarantined", maxQuarantineDays))
 			}
 			if days < 0 {
 				add(f+".expires", "expires is before quarantined", "a date after quarantined")
@@ -254,7 +254,7 @@ func realEnvSecrets(cfg *Config, f string, a *Adapter) []outcome.Problem {
 	var out []outcome.Problem
 	secret := cfg.SecretVars()
 	for _, k := range sortedKeys(keysOf(a.Real.Env)) {
-		for _, vr := range Vars(a.Real.Env[k]) {
+		for _, vr := range varsIn(a.Real.Env[k]) {
 			if slices.Contains(secret, vr) && !slices.Contains(a.Real.Credentials, vr) {
 				field := f + ".real.env." + k
 				out = append(out, outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
@@ -273,7 +273,7 @@ func fakeSecrets(cfg *Config, f string, a *Adapter) []outcome.Problem {
 	var out []outcome.Problem
 	secret := cfg.SecretVars()
 	check := func(field, v string) {
-		for _, vr := range Vars(v) {
+		for _, vr := range varsIn(v) {
 			if slices.Contains(secret, vr) {
 				out = append(out, outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
 					Message:  fmt.Sprintf("uses ${%s}, a live credential: a fake is code the repository brings and never sees one", vr),

@@ -8,12 +8,13 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verify"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // diffProject is the project the normalize and diff commands resolve
 // normalizer names with; nil without a cassette.yaml (each cassette's own
 // normalizers apply).
-func diffProject(g *globals) (*cassettes.Project, error) {
+func diffProject(g *globals) (*workspace.Project, error) {
 	p, err := optionalProject(g)
 	if p == nil {
 		return nil, err

@@ -200,7 +200,7 @@ func Analyze(cfg *cassettes.Config, list []*cassettes.Cassette, obs []Located, o
 		case !ok:
 			probs = append(probs, outcome.Problem{File: o.File, Line: o.Line, Field: "adapter",
 				Message: fmt.Sprintf("a call to adapter %q, which %s does not declare", o.Adapter, cfg.Path), Expected: "one of " + strings.Join(cfg.Order, ", "),
-				Suggestion: cassettes.Suggest(o.Adapter, cfg.Order)})
+				Suggestion: outcome.Suggest(o.Adapter, cfg.Order)})
 		case o.Kind != ar.Kind:
 			probs = append(probs, outcome.Problem{File: o.File, Line: o.Line, Field: "kind",
 				Message: fmt.Sprintf("a %s call to adapter %s, which is a %s adapter", o.Kind, o.Adapter, ar.Kind), Expected: string(ar.Kind)})

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // TestReadModelled: the modelled figure coverage shows is the one in the
@@ -24,7 +24,7 @@ func TestReadModelled(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "cassette.yaml")
 	os.WriteFile(cfgPath, []byte("version: 1\nadapters:\n  gh:\n    kind: cli\n    compare: modelled\n    real: {command: [gh]}\n    fake: {command: [fake-gh]}\n    coverage: {min_modelled: 50}\n"), 0o644)
-	p, err := cassettes.LoadProject(cfgPath)
+	p, err := workspace.Load(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestReadModelledOnlyWhereModelled(t *testing.T) {
 	}{{"exact", false}, {"modelled", true}} {
 		cfgPath := filepath.Join(dir, tc.compare+".yaml")
 		os.WriteFile(cfgPath, []byte("version: 1\nadapters:\n  gh:\n    kind: cli\n    compare: "+tc.compare+"\n    real: {command: [gh]}\n    fake: {command: [fake-gh]}\n"), 0o644)
-		p, err := cassettes.LoadProject(cfgPath)
+		p, err := workspace.Load(cfgPath)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,6 +28,6 @@
 // registry. Built-ins answer a nil *Registry; Builtins returns a fresh one
 // that a door adds its kinds to with Register. The commands register
 // theirs in one place (cmd/cassette's kinds) and load the project with it
-// (cassettes.LoadProjectKinds, through Loading); every door then asks the
+// (workspace.LoadKinds, through Loading); every door then asks the
 // project for it (Of), as for the rest of its options.
 package kind

@@ -135,11 +135,12 @@ func (r *Registry) Loading() cassettes.Kinds { return loading{r} }
 
 type loading struct{ r *Registry }
 
-// Of is the registry project p was loaded with (its Loading), so that a
-// door asks the project for its kinds as for the rest of its options;
-// nil (the built-ins) for a project loaded without one.
-func Of(p *cassettes.Project) *Registry {
-	if l, ok := p.Kinds().(loading); ok {
+// Of is the registry behind the kinds a project was loaded with
+// (workspace.Project.Kinds, a Loading), so that a door asks the project
+// for its kinds as for the rest of its options; nil (the built-ins) for a
+// project loaded without one.
+func Of(k cassettes.Kinds) *Registry {
+	if l, ok := k.(loading); ok {
 		return l.r
 	}
 	return nil

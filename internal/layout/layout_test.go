@@ -30,8 +30,10 @@ var floors = map[string]int{
 	"internal/normalize": 2,
 	"internal/verdict":   2, // what a run found, case by case: for the doors that judge and for report
 	"cassettes":          3,
+	"internal/workspace": 4, // the loaded project (cassette.yaml, registry, redaction) and the locks on its files
 	"internal/diff":      4,
-	"match":              4,
+	"match":              3, // the rules a Go test passes to recorder.WithMatch: data only
+	"internal/matching":  4, // the index and the closest miss, for the proxy and recorder alike
 	"internal/nextstep":  4, // the next steps failures name, from the project's own names: for recorder and the commands
 	"internal/har":       4,
 	"internal/wsplay":    4, // the client side of a recorded WebSocket session, for verify and recorder
@@ -41,7 +43,8 @@ var floors = map[string]int{
 	"internal/proxy":     5,
 	"internal/importer":  5,
 	"internal/learn":     5, // what varies between recordings of a scenario, and the normalizers that cover it
-	"recorder":           6,
+	"internal/recording": 6, // the command line's recording pipeline: for record, proxy --mode record and refresh
+	"recorder":           7, // the go-vcr face for users' Go tests, over recording and match
 	"internal/verify":    6,
 	"internal/coverage":  6,
 	"internal/harness":   7,

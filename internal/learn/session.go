@@ -16,13 +16,14 @@ import (
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // Session is one `cassette learn`: an adapter's scenarios recorded again
 // several times against the real side, what varies learned, and
 // cassette.yaml patched (and, with Apply, written and recorded once more).
 type Session struct {
-	Project   *cassettes.Project
+	Project   *workspace.Project
 	Adapter   string
 	Scenarios []string      // the scenarios to learn from; empty is all of the adapter's
 	Repeat    int           // recordings per scenario; 0 is 3
@@ -186,14 +187,14 @@ func (s Session) recordStep(sc string) string {
 // meant (the nearest name), or shows learn's help when none is near.
 func (s Session) noAdapter() error {
 	cfg := s.Project.Config
-	near := cassettes.Closest(s.Adapter, cfg.Order)
+	near := outcome.Closest(s.Adapter, cfg.Order)
 	next := s.command("cassette", "learn", "--help")
 	if near != "" {
 		next = s.command(append([]string{"cassette", "learn", "--adapter", near}, scenarioFlags(s.Scenarios)...)...)
 	}
 	return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: adapter %q is not declared in %s", s.Adapter, s.Adapter, cfg.Path),
 		Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters." + s.Adapter, Message: "not declared",
-			Expected: "one of: " + strings.Join(sortedKeys(cfg.Adapters), ", "), Suggestion: cassettes.Suggest(s.Adapter, cfg.Order)}},
+			Expected: "one of: " + strings.Join(sortedKeys(cfg.Adapters), ", "), Suggestion: outcome.Suggest(s.Adapter, cfg.Order)}},
 		NextStep: next}
 }
 
@@ -276,12 +277,12 @@ func (s Session) Apply(ctx context.Context, out *Outcome) error {
 	}
 	cfg := s.Project.Config
 	dir := filepath.Join(cfg.CassetteDir(), s.Adapter)
-	lock, err := cassettes.LockAdapter(cfg.Dir, dir)
+	lock, err := workspace.LockAdapter(cfg.Dir, dir)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	cfgLock, err := cassettes.LockAdapter(cfg.Dir, cfg.Path)
+	cfgLock, err := workspace.LockAdapter(cfg.Dir, cfg.Path)
 	if err != nil {
 		return err
 	}

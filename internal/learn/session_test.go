@@ -12,11 +12,12 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // project writes a project with one http adapter and three cassettes: a
 // GET, a POST and a mutating GET.
-func project(t *testing.T) *cassettes.Project {
+func project(t *testing.T) *workspace.Project {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := "version: 1\nadapters:\n  svc:\n    kind: http   # the service\n    real: {base_url: 'http://127.0.0.1:1'}\n    fake: {command: [x]}\n"
@@ -35,7 +36,7 @@ func project(t *testing.T) *cassettes.Project {
 			t.Fatal(err)
 		}
 	}
-	p, err := cassettes.LoadProject(filepath.Join(dir, "cassette.yaml"))
+	p, err := workspace.Load(filepath.Join(dir, "cassette.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestSessionWithoutCassettesRecordsFirst(t *testing.T) {
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := cassettes.LoadProject(path)
+	p, err := workspace.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

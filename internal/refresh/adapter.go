@@ -12,9 +12,9 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
-	"github.com/cassette-dev/cassette/recorder"
 )
 
 // One adapter of a cycle: re-record each of its cassettes, compare, count
@@ -39,7 +39,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 		c.skip(ar, olds, missing)
 		return ar
 	}
-	creds := recorder.Credentials(a.Real.Credentials, o.lookup())
+	creds := recording.Credentials(a.Real.Credentials, o.lookup())
 	r := &adapterRun{cycle: c, a: a, res: ar, creds: creds, vopts: verify.ProjectOptions(o.project(), o.lookup())}
 	r.vopts.Credentials = creds // the gate redacts this adapter's credentials, as its re-recording did
 	r.rec = r.recorder()
@@ -125,13 +125,13 @@ func (c *cycle) skipLoggedOut(ar *AdapterResult, olds []*cassettes.Cassette, cr 
 }
 
 // recorder is the options' Recorder, or the one that talks to the real
-// services: the adapter's recording session (recorder.Session), as
+// services: the adapter's recording session (recording.Session), as
 // `cassette record` re-records a cassette.
 func (r *adapterRun) recorder() Recorder {
 	if r.opts.Recorder != nil {
 		return r.opts.Recorder
 	}
-	return sessionRecorder{recorder.NewSession(r.opts.project(), r.res.Name, recorder.SessionOptions{LookupEnv: r.opts.lookup()})}
+	return sessionRecorder{recording.NewSession(r.opts.project(), r.res.Name, recording.SessionOptions{LookupEnv: r.opts.lookup()})}
 }
 
 // rerecord records one cassette again and compares it with the committed
@@ -158,7 +158,7 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 		live := got.Live
 		cr.Live = &live
 	}
-	if errors.Is(err, recorder.ErrNotLoggedIn) {
+	if errors.Is(err, recording.ErrNotLoggedIn) {
 		ce := outcome.AsError(err)
 		cr.loggedOut, cr.NextStep = ce.Message, ce.NextStep
 		return cr

@@ -13,6 +13,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // `cassette normalize` and `cassette diff`: a cassette's normalized form,
@@ -22,7 +23,7 @@ import (
 // the built-in ones.
 
 // diffOptions are the load and diff options of project p (nil: none).
-func diffOptions(p *cassettes.Project) (cassettes.LoadOptions, diff.Options) {
+func diffOptions(p *workspace.Project) (cassettes.LoadOptions, diff.Options) {
 	if p == nil {
 		reg := normalize.Builtins()
 		return cassettes.LoadOptions{Normalizers: reg}, diff.Options{Registry: reg, Headers: []string{}}
@@ -35,7 +36,7 @@ func diffOptions(p *cassettes.Project) (cassettes.LoadOptions, diff.Options) {
 }
 
 // WriteNormalized writes the normalized form of the cassette at path.
-func WriteNormalized(w io.Writer, path string, p *cassettes.Project) error {
+func WriteNormalized(w io.Writer, path string, p *workspace.Project) error {
 	lo, o := diffOptions(p)
 	c, err := cassettes.Load(path, lo)
 	if err != nil {
@@ -114,7 +115,7 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 // byte), or modelled (what b leaves out of a is listed, not a drift; the
 // required fields and stream settings are a's contract, as verify holds
 // a fake to it: docs/modelled.md).
-func DiffPaths(a, b string, p *cassettes.Project, compare string) (*Diff, error) {
+func DiffPaths(a, b string, p *workspace.Project, compare string) (*Diff, error) {
 	lo, o := diffOptions(p)
 	switch compare {
 	case "", cassettes.CompareExact:
@@ -154,7 +155,7 @@ func DiffPaths(a, b string, p *cassettes.Project, compare string) (*Diff, error)
 	return d, err
 }
 
-func diffNextStep(p *cassettes.Project, as []*cassettes.Cassette, a string) string {
+func diffNextStep(p *workspace.Project, as []*cassettes.Cassette, a string) string {
 	switch {
 	case p == nil:
 		return outcome.Command("cassette", "normalize", a)

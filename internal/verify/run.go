@@ -17,6 +17,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // DefaultCaseTimeout bounds one case when Options.CaseTimeout is zero.
@@ -58,8 +59,8 @@ type Options struct {
 // (`cassette verify`, `cases` and `check`, cassettetest, refresh's gate)
 // starts from them, so that one fixture is judged one way; a door sets
 // only what is its own (Jobs, CaseTimeout, LogDir, targets).
-func ProjectOptions(p *cassettes.Project, lookup func(string) (string, bool)) Options {
-	return Options{Config: p.Config, Normalizers: p.Normalizers, Credentials: p.Credentials(lookup), Kinds: kind.Of(p)}
+func ProjectOptions(p *workspace.Project, lookup func(string) (string, bool)) Options {
+	return Options{Config: p.Config, Normalizers: p.Normalizers, Credentials: p.Credentials(lookup), Kinds: kind.Of(p.Kinds())}
 }
 
 // Result is the outcome of one case.

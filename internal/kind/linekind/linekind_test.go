@@ -19,6 +19,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // echoServer is a real TCP line server on loopback: each line it reads is
@@ -104,9 +105,9 @@ func kinds(t *testing.T) *kind.Registry {
 // run loads the project with reg's kinds, validates its cassettes as
 // `cassette validate` does, plans its cases and verifies them as
 // `cassette verify` does (verify.ProjectOptions).
-func run(t *testing.T, path string, reg *kind.Registry) (*cassettes.Project, *verify.Outcome) {
+func run(t *testing.T, path string, reg *kind.Registry) (*workspace.Project, *verify.Outcome) {
 	t.Helper()
-	p, err := cassettes.LoadProjectKinds(path, reg.Loading())
+	p, err := workspace.LoadKinds(path, reg.Loading())
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
@@ -176,14 +177,14 @@ func TestALineKindIsOnePackageAndARegistration(t *testing.T) {
 // base_url, at its line.
 func TestTheRegistrationAdmitsTheKind(t *testing.T) {
 	path := project(t, "tcp://127.0.0.1:1")
-	_, err := cassettes.LoadProject(path)
+	_, err := workspace.Load(path)
 	var oe *outcome.Error
 	if !errors.As(err, &oe) || len(oe.Problems) != 1 || oe.Problems[0].Field != "adapters[echo].kind" || oe.Problems[0].Line != 3 ||
 		oe.Problems[0].Message != "`line` is not allowed" || oe.Problems[0].Expected != "one of http, cli" {
 		t.Fatalf("load without the line kind: %v %+v", err, oe)
 	}
 
-	_, err = cassettes.LoadProjectKinds(project(t, "http://127.0.0.1:1"), kinds(t).Loading())
+	_, err = workspace.LoadKinds(project(t, "http://127.0.0.1:1"), kinds(t).Loading())
 	if !errors.As(err, &oe) || len(oe.Problems) != 1 || oe.Problems[0].Field != "adapters.echo.fake.base_url" || oe.Problems[0].Line != 5 {
 		t.Fatalf("a line adapter whose fake is http: %v %+v", err, oe)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/learn"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/verify"
 	"github.com/cassette-dev/cassette/recorder"
 )
 
@@ -24,6 +26,8 @@ type learnOptions struct {
 	interval   time.Duration
 	unsafe     bool
 	noOld      bool
+	noFake     bool
+	baseURL    string
 	apply      bool
 	timeout    time.Duration
 	upstreamCA string
@@ -49,6 +53,13 @@ value that is sometimes absent) is listed with what to do instead.
 Only calls that are safe to repeat are made: GET, HEAD and OPTIONS requests and
 CLI scenarios not marked mutating: true; --rerecord-unsafe repeats the others.
 
+The adapter's fake is also run on each committed cassette's input, as verify
+runs it: where its answer differs from reality and both values are of one
+volatile class (two UUIDs, two timestamps, two SHAs, two random ids such as
+msg_…), the normalizer is learned too, which a real side that never varies (a
+stored recording) cannot show. Any other difference (a name, a count, a stop
+reason) is listed as the fake's drift, never learned. --without-fake skips it.
+
 --apply writes cassette.yaml (atomically, under the project's locks) and
 records each scenario once more, saved with the new normalizers.
 
@@ -69,6 +80,8 @@ expresses; 2: configuration error; 3: the real side failed.`,
 	f.DurationVar(&o.interval, "interval", 0, "wait between two recordings of a scenario (e.g. 2s: a value that changes each second shows)")
 	f.BoolVar(&o.unsafe, "rerecord-unsafe", false, "also repeat calls that may change the real service (other methods than GET, HEAD, OPTIONS)")
 	f.BoolVar(&o.noOld, "without-committed", false, "compare only the new recordings, not the committed cassette with them")
+	f.BoolVar(&o.noFake, "without-fake", false, "learn from reality alone: do not run the adapter's fake on the cassettes' inputs")
+	f.StringVar(&o.baseURL, "base-url", "", "override the adapter's real.base_url")
 	f.BoolVar(&o.apply, "apply", false, "write cassette.yaml and record the scenarios once more with the learned normalizers")
 	f.DurationVar(&o.timeout, "timeout", 0, "bound on one live call (0: the recorder's default)")
 	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA the real side's certificate is checked against")
@@ -96,9 +109,18 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 	s := learn.Session{Project: p.Project, Adapter: o.adapter, Scenarios: o.scenarios, Repeat: o.repeat, Interval: o.interval, Unsafe: o.unsafe, WithoutCommitted: o.noOld,
 		Credentials: p.credentials(), Log: stdio.Err,
 		Record: func(ctx context.Context, old *cassettes.Cassette) (*cassettes.Cassette, error) {
-			rec, err := live.Rerecord(ctx, o.adapter, p.cfg.Adapters[o.adapter], old)
+			a := *p.cfg.Adapters[o.adapter]
+			a.Real.BaseURL = cmp.Or(o.baseURL, a.Real.BaseURL)
+			rec, err := live.Rerecord(ctx, o.adapter, &a, old)
 			return rec.Cassette, err
 		}}
+	if !o.noFake {
+		s.Fake = func(ctx context.Context, olds []*cassettes.Cassette) ([]*cassettes.Cassette, error) {
+			opts := verify.ProjectOptions(p.Project, os.LookupEnv)
+			opts.LogDir = filepath.Join(p.cfg.Dir, ".cassette", "reports", "learn", "fakes")
+			return verify.Answers(ctx, olds, opts)
+		}
+	}
 	out, err := s.Learn(ctx)
 	if err != nil {
 		return err

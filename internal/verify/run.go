@@ -45,6 +45,9 @@ type Options struct {
 	// fakes from cassettetest, or a fake already running).
 	HTTP map[string]HTTPTarget
 	CLI  map[string]CLITarget
+	// answered, when set, is handed each fake's answer before it is
+	// compared (Answers).
+	answered func(c Case, got *cassettes.Cassette)
 }
 
 // ProjectOptions are the options that verify the cases of project p: its
@@ -349,6 +352,9 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 			res.Reason, res.Message = outcome.ETimeout, fmt.Sprintf("the case did not finish within %s (--timeout): %v", k.timeout, err)
 		}
 	default:
+		if opts.answered != nil && got != nil {
+			opts.answered(c, got)
+		}
 		compared = compareCase(c, got, opts, &res)
 	}
 	return res

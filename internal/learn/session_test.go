@@ -133,7 +133,10 @@ func TestSessionLearnsFromTheFake(t *testing.T) {
 	p := project(t)
 	var asked []string
 	s := Session{Project: p, Adapter: "svc", Repeat: 2,
-		Record: func(_ context.Context, old *cassettes.Cassette) (*cassettes.Cassette, error) { c := *old; return &c, nil },
+		Record: func(_ context.Context, old *cassettes.Cassette) (*cassettes.Cassette, error) {
+			c := *old
+			return &c, nil
+		},
 		Fake: func(_ context.Context, olds []*cassettes.Cassette) ([]*cassettes.Cassette, error) {
 			var out []*cassettes.Cassette
 			for i, old := range olds {

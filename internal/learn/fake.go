@@ -3,12 +3,9 @@ package learn
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"strings"
-
-	"github.com/cassette-dev/cassette/internal/normalize"
 )
 
 // Learning from the fake. A recording of a stored or replayed real side
@@ -108,12 +105,7 @@ const maxDrifts = 8
 // proposed normalizers (and reality agrees with itself there): a list or
 // text whose length the fake changes once, not item by item.
 func fakeDrifts(res *Result, sets []*scenarioSet, o Options) error {
-	defs := maps.Clone(o.Defs)
-	if defs == nil {
-		defs = map[string]normalize.Definition{}
-	}
-	maps.Copy(defs, res.Defs())
-	p, err := pipeline(res.Names, defs, o.Normalize)
+	p, err := res.pipeline(o)
 	if err != nil {
 		return err
 	}

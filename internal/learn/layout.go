@@ -24,16 +24,11 @@ func layout(res *Result, sets []*scenarioSet, o Options) error {
 	if slices.Contains(res.Names, canonical) {
 		return nil
 	}
-	defs := maps.Clone(o.Defs)
-	if defs == nil {
-		defs = map[string]normalize.Definition{}
-	}
-	maps.Copy(defs, res.Defs())
-	p, err := pipeline(res.Names, defs, o.Normalize)
+	p, err := res.pipeline(o)
 	if err != nil {
 		return err
 	}
-	pc, err := pipeline(append(slices.Clone(res.Names), canonical), defs, o.Normalize)
+	pc, err := res.pipeline(o, canonical)
 	if err != nil {
 		return err
 	}
@@ -63,6 +58,17 @@ func layout(res *Result, sets []*scenarioSet, o Options) error {
 		res.Names = append(res.Names, canonical)
 	}
 	return nil
+}
+
+// pipeline is the result's normalizers (and then extra) over the
+// project's definitions and the proposed ones.
+func (r *Result) pipeline(o Options, extra ...string) (*normalize.Pipeline, error) {
+	defs := maps.Clone(o.Defs)
+	if defs == nil {
+		defs = map[string]normalize.Definition{}
+	}
+	maps.Copy(defs, r.Defs())
+	return pipeline(append(slices.Clone(r.Names), extra...), defs, o.Normalize)
 }
 
 // units are the bodies verify compares, a JSON document whole and any

@@ -142,3 +142,17 @@ func TestClassifyPrefixedIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestFakeDriftsAreRedacted: a fake that echoes a credential where reality
+// says something else is a drift, and its value is shown redacted.
+func TestFakeDriftsAreRedacted(t *testing.T) {
+	secret := "ghp_" + strings.Repeat("A1b2", 9)
+	fake := httpRec("http://127.0.0.1:3000/x", `{"id":"msg_01R8GdyyLQUhUfyjqSCMbnWg","created":"2026-11-23T15:39:32Z","label":"`+secret+`","stop_reason":"end_turn","count":5}`, nil)
+	res, err := Learn([]Scenario{{Name: "s", Recordings: stored(), Fake: fake}}, Options{Adapter: "svc", Normalize: normalize.Options{Credentials: map[string]string{"TOKEN": secret}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Drifts) != 1 || strings.Contains(res.Drifts[0].Got, secret) || strings.Contains(res.Drifts[0].Got, "A1b2A1b2") {
+		t.Errorf("drifts %+v: want one, with the credential redacted", res.Drifts)
+	}
+}

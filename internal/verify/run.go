@@ -41,13 +41,13 @@ type Options struct {
 	// QuarantineRetry is how a quarantined case that failed is run again;
 	// the zero value is the policy of specs/000 (1 retry, 5 s later).
 	QuarantineRetry QuarantineRetry
+	// answered, when set, is handed each fake's answer before it is
+	// compared (Answers).
+	answered func(c Case, got *cassettes.Cassette)
 	// HTTP and CLI override the fakes of cassette.yaml per adapter (in-process
 	// fakes from cassettetest, or a fake already running).
 	HTTP map[string]HTTPTarget
 	CLI  map[string]CLITarget
-	// answered, when set, is handed each fake's answer before it is
-	// compared (Answers).
-	answered func(c Case, got *cassettes.Cassette)
 }
 
 // ProjectOptions are the options that verify the cases of project p: its

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -53,12 +52,9 @@ value that is sometimes absent) is listed with what to do instead.
 Only calls that are safe to repeat are made: GET, HEAD and OPTIONS requests and
 CLI scenarios not marked mutating: true; --rerecord-unsafe repeats the others.
 
-The adapter's fake is also run on each committed cassette's input, as verify
-runs it: where its answer differs from reality and both values are of one
-volatile class (two UUIDs, two timestamps, two SHAs, two random ids such as
-msg_…), the normalizer is learned too, which a real side that never varies (a
-stored recording) cannot show. Any other difference (a name, a count, a stop
-reason) is listed as the fake's drift, never learned. --without-fake skips it.
+The fake is run on each cassette's input too: where it differs from reality
+and both values are of one volatile class (UUIDs, timestamps, SHAs, msg_… ids)
+that is learned; any other difference is listed as its drift, never learned.
 
 --apply writes cassette.yaml (atomically, under the project's locks) and
 records each scenario once more, saved with the new normalizers.
@@ -109,17 +105,14 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 	s := learn.Session{Project: p.Project, Adapter: o.adapter, Scenarios: o.scenarios, Repeat: o.repeat, Interval: o.interval, Unsafe: o.unsafe, WithoutCommitted: o.noOld,
 		Credentials: p.credentials(), Log: stdio.Err,
 		Record: func(ctx context.Context, old *cassettes.Cassette) (*cassettes.Cassette, error) {
-			a := *p.cfg.Adapters[o.adapter]
-			a.Real.BaseURL = cmp.Or(o.baseURL, a.Real.BaseURL)
-			rec, err := live.Rerecord(ctx, o.adapter, &a, old)
+			rec, err := live.Rerecord(ctx, o.adapter, p.cfg.Adapters[o.adapter], old)
 			return rec.Cassette, err
 		}}
+	if a := p.cfg.Adapters[o.adapter]; a != nil && o.baseURL != "" {
+		a.Real.BaseURL = o.baseURL
+	}
 	if !o.noFake {
-		s.Fake = func(ctx context.Context, olds []*cassettes.Cassette) ([]*cassettes.Cassette, error) {
-			opts := verify.ProjectOptions(p.Project, os.LookupEnv)
-			opts.LogDir = filepath.Join(p.cfg.Dir, ".cassette", "reports", "learn", "fakes")
-			return verify.Answers(ctx, olds, opts)
-		}
+		s.Fake = verify.ProjectAnswers(p.Project, filepath.Join(p.cfg.Dir, ".cassette", "reports", "learn", "fakes"))
 	}
 	out, err := s.Learn(ctx)
 	if err != nil {
@@ -133,19 +126,11 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 	}
 	next := p.command("cassette", "verify", filepath.Join(p.cfg.CassetteDir(), o.adapter))
 	if out.Changed() && !o.apply {
-		next = p.command(append(append([]string{"cassette", "learn", "--adapter", o.adapter}, scenarioFlags(o.scenarios)...), "--apply")...)
+		next = p.command(append(append([]string{"cassette", "learn", "--adapter", o.adapter}, learn.ScenarioFlags(o.scenarios)...), "--apply")...)
 	}
 	fmt.Fprintf(stdio.Out, "next: %s\n", next)
 	if len(out.Result.Left) > 0 {
 		return exitError(1)
 	}
 	return nil
-}
-
-func scenarioFlags(ss []string) []string {
-	var out []string
-	for _, s := range ss {
-		out = append(out, "--scenario", s)
-	}
-	return out
 }

@@ -231,7 +231,7 @@ func (s Session) noAdapter() error {
 	near := cassettes.Closest(s.Adapter, cfg.Order)
 	next := s.command("cassette", "learn", "--help")
 	if near != "" {
-		next = s.command(append([]string{"cassette", "learn", "--adapter", near}, scenarioFlags(s.Scenarios)...)...)
+		next = s.command(append([]string{"cassette", "learn", "--adapter", near}, ScenarioFlags(s.Scenarios)...)...)
 	}
 	return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: adapter %q is not declared in %s", s.Adapter, s.Adapter, cfg.Path),
 		Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters." + s.Adapter, Message: "not declared",
@@ -239,7 +239,9 @@ func (s Session) noAdapter() error {
 		NextStep: next}
 }
 
-func scenarioFlags(ss []string) []string {
+// ScenarioFlags are the --scenario flags of scenarios ss, for a command
+// that learns the same scenarios again.
+func ScenarioFlags(ss []string) []string {
 	var out []string
 	for _, sc := range ss {
 		out = append(out, "--scenario", sc)

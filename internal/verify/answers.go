@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"os"
 	"sync"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -36,4 +37,14 @@ func Answers(ctx context.Context, list []*cassettes.Cassette, opts Options) ([]*
 		out[i] = got[c]
 	}
 	return out, nil
+}
+
+// ProjectAnswers is Answers on project p's fakes, as `cassette verify` runs
+// them (its options, the fakes' logs in logDir): cassette learn's fake.
+func ProjectAnswers(p *cassettes.Project, logDir string) func(context.Context, []*cassettes.Cassette) ([]*cassettes.Cassette, error) {
+	return func(ctx context.Context, list []*cassettes.Cassette) ([]*cassettes.Cassette, error) {
+		opts := ProjectOptions(p, os.LookupEnv)
+		opts.LogDir = logDir
+		return Answers(ctx, list, opts)
+	}
 }

@@ -19,17 +19,16 @@ import (
 )
 
 type learnOptions struct {
-	adapter    string
-	scenarios  []string
-	repeat     int
-	interval   time.Duration
-	unsafe     bool
-	noOld      bool
-	noFake     bool
-	baseURL    string
-	apply      bool
-	timeout    time.Duration
-	upstreamCA string
+	adapter             string
+	scenarios           []string
+	repeat              int
+	interval            time.Duration
+	unsafe              bool
+	noOld               bool
+	noFake              bool
+	apply               bool
+	timeout             time.Duration
+	baseURL, upstreamCA string
 }
 
 func newLearnCmd(stdio *IO, g *globals) *cobra.Command {
@@ -51,10 +50,7 @@ value that is sometimes absent) is listed with what to do instead.
 
 Only calls that are safe to repeat are made: GET, HEAD and OPTIONS requests and
 CLI scenarios not marked mutating: true; --rerecord-unsafe repeats the others.
-
-The fake is run on each cassette's input too: where it differs from reality
-and both values are of one volatile class (UUIDs, timestamps, SHAs, msg_… ids)
-that is learned; any other difference is listed as its drift, never learned.
+The fake runs on each input too: see --without-fake.
 
 --apply writes cassette.yaml (atomically, under the project's locks) and
 records each scenario once more, saved with the new normalizers.
@@ -76,7 +72,7 @@ expresses; 2: configuration error; 3: the real side failed.`,
 	f.DurationVar(&o.interval, "interval", 0, "wait between two recordings of a scenario (e.g. 2s: a value that changes each second shows)")
 	f.BoolVar(&o.unsafe, "rerecord-unsafe", false, "also repeat calls that may change the real service (other methods than GET, HEAD, OPTIONS)")
 	f.BoolVar(&o.noOld, "without-committed", false, "compare only the new recordings, not the committed cassette with them")
-	f.BoolVar(&o.noFake, "without-fake", false, "learn from reality alone: do not run the adapter's fake on the cassettes' inputs")
+	f.BoolVar(&o.noFake, "without-fake", false, "learn from reality alone (by default the fake runs on each input, and a value where only it differs is learned if both sides are of one volatile class: UUIDs, timestamps, SHAs, msg_… ids; else it is listed as the fake's drift)")
 	f.StringVar(&o.baseURL, "base-url", "", "override the adapter's real.base_url")
 	f.BoolVar(&o.apply, "apply", false, "write cassette.yaml and record the scenarios once more with the learned normalizers")
 	f.DurationVar(&o.timeout, "timeout", 0, "bound on one live call (0: the recorder's default)")
@@ -109,7 +105,7 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 			return rec.Cassette, err
 		}}
 	if a := p.cfg.Adapters[o.adapter]; a != nil && o.baseURL != "" {
-		a.Real.BaseURL = o.baseURL
+		a.Real.BaseURL = o.baseURL // what the re-recordings reach
 	}
 	if !o.noFake {
 		s.Fake = verify.ProjectAnswers(p.Project, filepath.Join(p.cfg.Dir, ".cassette", "reports", "learn", "fakes"))
@@ -124,11 +120,7 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 			return err
 		}
 	}
-	next := p.command("cassette", "verify", filepath.Join(p.cfg.CassetteDir(), o.adapter))
-	if out.Changed() && !o.apply {
-		next = p.command(append(append([]string{"cassette", "learn", "--adapter", o.adapter}, learn.ScenarioFlags(o.scenarios)...), "--apply")...)
-	}
-	fmt.Fprintf(stdio.Out, "next: %s\n", next)
+	fmt.Fprintf(stdio.Out, "next: %s\n", s.NextStep(out, o.apply))
 	if len(out.Result.Left) > 0 {
 		return exitError(1)
 	}

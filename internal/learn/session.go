@@ -239,6 +239,15 @@ func (s Session) noAdapter() error {
 		NextStep: next}
 }
 
+// NextStep is the command to run after the session: learn --apply what it
+// proposes, else verify the adapter's cassettes.
+func (s Session) NextStep(out *Outcome, applied bool) string {
+	if out.Changed() && !applied {
+		return s.command(append(append([]string{"cassette", "learn", "--adapter", s.Adapter}, ScenarioFlags(s.Scenarios)...), "--apply")...)
+	}
+	return s.command("cassette", "verify", filepath.Join(s.Project.Config.CassetteDir(), s.Adapter))
+}
+
 // ScenarioFlags are the --scenario flags of scenarios ss, for a command
 // that learns the same scenarios again.
 func ScenarioFlags(ss []string) []string {

@@ -15,18 +15,20 @@ import (
 	"github.com/cassette-dev/cassette/internal/learn"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/recording"
+	"github.com/cassette-dev/cassette/internal/verify"
 )
 
 type learnOptions struct {
-	adapter    string
-	scenarios  []string
-	repeat     int
-	interval   time.Duration
-	unsafe     bool
-	noOld      bool
-	apply      bool
-	timeout    time.Duration
-	upstreamCA string
+	adapter             string
+	scenarios           []string
+	repeat              int
+	interval            time.Duration
+	unsafe              bool
+	noOld               bool
+	noFake              bool
+	apply               bool
+	timeout             time.Duration
+	baseURL, upstreamCA string
 }
 
 func newLearnCmd(stdio *IO, g *globals) *cobra.Command {
@@ -48,6 +50,7 @@ value that is sometimes absent) is listed with what to do instead.
 
 Only calls that are safe to repeat are made: GET, HEAD and OPTIONS requests and
 CLI scenarios not marked mutating: true; --rerecord-unsafe repeats the others.
+The fake runs on each input too: see --without-fake.
 
 --apply writes cassette.yaml (atomically, under the project's locks) and
 records each scenario once more, saved with the new normalizers.
@@ -69,6 +72,8 @@ expresses; 2: configuration error; 3: the real side failed.`,
 	f.DurationVar(&o.interval, "interval", 0, "wait between two recordings of a scenario (e.g. 2s: a value that changes each second shows)")
 	f.BoolVar(&o.unsafe, "rerecord-unsafe", false, "also repeat calls that may change the real service (other methods than GET, HEAD, OPTIONS)")
 	f.BoolVar(&o.noOld, "without-committed", false, "compare only the new recordings, not the committed cassette with them")
+	f.BoolVar(&o.noFake, "without-fake", false, "learn from reality alone (by default the fake runs on each input, and a value where only it differs is learned if both sides are of one volatile class: UUIDs, timestamps, SHAs, msg_… ids; else it is listed as the fake's drift)")
+	f.StringVar(&o.baseURL, "base-url", "", "override the adapter's real.base_url")
 	f.BoolVar(&o.apply, "apply", false, "write cassette.yaml and record the scenarios once more with the learned normalizers")
 	f.DurationVar(&o.timeout, "timeout", 0, "bound on one live call (0: the recorder's default)")
 	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA the real side's certificate is checked against")
@@ -99,6 +104,12 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 			rec, err := live.Rerecord(ctx, o.adapter, p.cfg.Adapters[o.adapter], old)
 			return rec.Cassette, err
 		}}
+	if a := p.cfg.Adapters[o.adapter]; a != nil && o.baseURL != "" {
+		a.Real.BaseURL = o.baseURL // what the re-recordings reach
+	}
+	if !o.noFake {
+		s.Fake = verify.ProjectAnswers(p.Project, filepath.Join(p.cfg.Dir, ".cassette", "reports", "learn", "fakes"))
+	}
 	out, err := s.Learn(ctx)
 	if err != nil {
 		return err
@@ -109,21 +120,9 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 			return err
 		}
 	}
-	next := p.command("cassette", "verify", filepath.Join(p.cfg.CassetteDir(), o.adapter))
-	if out.Changed() && !o.apply {
-		next = p.command(append(append([]string{"cassette", "learn", "--adapter", o.adapter}, scenarioFlags(o.scenarios)...), "--apply")...)
-	}
-	fmt.Fprintf(stdio.Out, "next: %s\n", next)
+	fmt.Fprintf(stdio.Out, "next: %s\n", s.NextStep(out, o.apply))
 	if len(out.Result.Left) > 0 {
 		return exitError(1)
 	}
 	return nil
-}
-
-func scenarioFlags(ss []string) []string {
-	var out []string
-	for _, s := range ss {
-		out = append(out, "--scenario", s)
-	}
-	return out
 }

@@ -43,6 +43,9 @@ type Options struct {
 	// QuarantineRetry is how a quarantined case that failed is run again;
 	// the zero value is the policy of specs/000 (1 retry, 5 s later).
 	QuarantineRetry QuarantineRetry
+	// answered, when set, is handed each fake's answer before it is
+	// compared (Answers).
+	answered func(c Case, got *cassettes.Cassette)
 	// HTTP and CLI override the fakes of cassette.yaml per adapter (in-process
 	// fakes from cassettetest, or a fake already running).
 	HTTP map[string]HTTPTarget
@@ -362,6 +365,9 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 			res.Reason, res.Message = outcome.ETimeout, fmt.Sprintf("the case did not finish within %s (--timeout): %v", k.timeout, err)
 		}
 	default:
+		if opts.answered != nil && got != nil {
+			opts.answered(c, got)
+		}
 		compared = compareCase(c, got, opts, &res)
 	}
 	return res

@@ -184,7 +184,7 @@ func TestMalformed(t *testing.T) {
 		{name: "huge sidecar", data: rep("body: |\n        [{\"number\": 1}]", "body: \"\"\n      body_file: bodies/"+hex64+".bin"), reason: outcome.ECassetteInvalid,
 			want: "bytes, more than the 536870912 allowed",
 			setup: func(t *testing.T, file string) string {
-				sparse(t, filepath.Join(filepath.Dir(file), "bodies", hex64+".bin"), MaxBodyFileBytes+1)
+				sparse(t, filepath.Join(filepath.Dir(file), "bodies", hex64+".bin"), maxBodyFileBytes+1)
 				return file
 			}},
 		// cassette.yaml

@@ -11,8 +11,8 @@ import (
 	"github.com/cassette-dev/cassette/internal/redact"
 )
 
-// ConfigVersion is the schema version of cassette.yaml.
-const ConfigVersion = 1
+// configVersion is the schema version of cassette.yaml.
+const configVersion = 1
 
 // ConfigFile is the default config file name.
 const ConfigFile = "cassette.yaml"
@@ -65,7 +65,7 @@ type Redact struct {
 
 // Adapter is one external service with a real side and a fake side.
 type Adapter struct {
-	Kind        Kind     `yaml:"kind" validate:"required,oneof=http cli"`
+	Kind        Kind     `yaml:"kind" validate:"required,kind"`
 	Real        Real     `yaml:"real"`
 	Fake        Fake     `yaml:"fake"`
 	Normalizers []string `yaml:"normalizers,omitempty" validate:"dive,normalizer"`
@@ -360,8 +360,8 @@ type Quarantine struct {
 	RemoveWhen  string `yaml:"remove_when" validate:"required"`
 }
 
-// MaxQuarantineDays is the longest quarantine window allowed.
-const MaxQuarantineDays = 14
+// maxQuarantineDays is the longest quarantine window allowed.
+const maxQuarantineDays = 14
 
 // Expired reports whether the entry has expired at now (after its expiry day).
 func (q Quarantine) Expired(now time.Time) bool {
@@ -425,8 +425,8 @@ func Expand(s string, lookup func(string) (string, bool)) (out string, missing [
 	return out, missing
 }
 
-// Vars lists the ${VAR} names a string refers to.
-func Vars(s string) []string {
+// varsIn lists the ${VAR} names a string refers to.
+func varsIn(s string) []string {
 	var out []string
 	for _, m := range interpolation.FindAllStringSubmatch(s, -1) {
 		out = append(out, m[1])

@@ -22,14 +22,14 @@ import (
 //     directory, or the cassette's own directory without a config), and
 //     only up to MaxFileBytes;
 //   - a body_file is exactly bodies/sha256-<64 hex>.bin, next to its
-//     cassette, a regular file (not a symlink) of at most MaxBodyFileBytes;
+//     cassette, a regular file (not a symlink) of at most maxBodyFileBytes;
 //   - `cassettes:` in cassette.yaml is a relative path inside the project.
 const (
 	// MaxFileBytes bounds a cassette or config file: large bodies belong in
 	// sidecar files.
 	MaxFileBytes = 64 << 20
-	// MaxBodyFileBytes bounds one sidecar body.
-	MaxBodyFileBytes = 512 << 20
+	// maxBodyFileBytes bounds one sidecar body.
+	maxBodyFileBytes = 512 << 20
 )
 
 // sidecarRe is the only form a body_file takes (what Save writes).

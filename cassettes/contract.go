@@ -36,8 +36,8 @@ type Contract struct {
 const (
 	CompareExact    = "exact"
 	CompareModelled = "modelled"
-	StreamRecords   = "records"
-	StreamContent   = "content"
+	streamRecords   = "records"
+	streamContent   = "content"
 )
 
 // StreamPresetNames are the stream presets stream_text may name (package
@@ -76,7 +76,7 @@ func ContractFor(a *Adapter, c *Cassette) Contract {
 		k.Compare = CompareExact
 	}
 	if k.Stream == "" {
-		k.Stream = StreamRecords
+		k.Stream = streamRecords
 	}
 	return k
 }

@@ -36,9 +36,9 @@ adapters:
 		scenario, compare, stream string
 		required                  int
 	}{
-		{"inspect", CompareModelled, StreamContent, 3},
-		{"ping", CompareExact, StreamContent, 3},
-		{"events", CompareModelled, StreamRecords, 0},
+		{"inspect", CompareModelled, streamContent, 3},
+		{"ping", CompareExact, streamContent, 3},
+		{"events", CompareModelled, streamRecords, 0},
 	} {
 		k := ContractFor(a, &Cassette{Scenario: tc.scenario})
 		if k.Compare != tc.compare || k.Stream != tc.stream || len(k.Required) != tc.required || k.StreamText[0] != "openai.chat" {
@@ -48,7 +48,7 @@ adapters:
 	if k := ContractFor(a, &Cassette{Scenario: "ping", Compare: CompareModelled}); k.Compare != CompareModelled {
 		t.Errorf("a cassette's own compare: does not win: %+v", k)
 	}
-	if k := ContractFor(nil, &Cassette{}); k.Compare != CompareExact || k.Stream != StreamRecords {
+	if k := ContractFor(nil, &Cassette{}); k.Compare != CompareExact || k.Stream != streamRecords {
 		t.Errorf("defaults = %+v", k)
 	}
 	for _, tc := range []struct{ name, from, to, want string }{

@@ -51,6 +51,9 @@ type LoadOptions struct {
 	// that never changes a loaded header in place (the replay proxy, which
 	// serves copies). Nothing that edits or saves cassettes may set it.
 	ShareHeaders bool
+	// Kinds are the kinds a cassette may be of; nil is http and cli
+	// (kinds.go).
+	Kinds Kinds
 }
 
 func (o LoadOptions) root(path string) string {
@@ -376,7 +379,7 @@ func checkKnown(path string, n *yaml.Node, t reflect.Type, field string, strict 
 			p := joinField(field, k.Value)
 			if !ok {
 				prob := outcome.Problem{File: path, Line: k.Line, Column: k.Column, Field: p, Message: fmt.Sprintf("unknown field `%s`", k.Value)}
-				if s := closest(k.Value, keysOf(fields)); s != "" {
+				if s := outcome.Closest(k.Value, keysOf(fields)); s != "" {
 					prob.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 				} else {
 					prob.Expected = "one of " + strings.Join(sortedKeys(keysOf(fields)), ", ")
@@ -520,7 +523,7 @@ func loadSidecars(c *Cassette) []outcome.Problem {
 			return
 		}
 		field := fieldOf()
-		data, msg := readSidecar(c.Path, ref, MaxBodyFileBytes)
+		data, msg := readSidecar(c.Path, ref, maxBodyFileBytes)
 		if msg != "" {
 			out = append(out, outcome.Problem{File: c.Path, Line: c.Line(field), Field: field, Message: msg,
 				Expected: sidecarDir + "/sha256-<hex>.bin, a regular file next to the cassette", Suggestion: "restore it from version control or re-record the cassette"})

@@ -22,6 +22,9 @@ type ConfigOptions struct {
 	// normalizer so that the caller's registry can compile it (a bad regular
 	// expression or JSONPath is reported at its line).
 	DefineNormalizer func(name string, def NormalizerDef) error
+	// Kinds are the adapter kinds the config may declare; nil is http and
+	// cli (kinds.go).
+	Kinds Kinds
 }
 
 // LoadConfig reads and strictly validates cassette.yaml. A missing file is
@@ -71,8 +74,8 @@ func ParseConfig(path string, data []byte, opts ConfigOptions) (*Config, error) 
 			cfg.Order = append(cfg.Order, ad.Content[i].Value)
 		}
 	}
-	probs = append(probs, notAgain(probs, structProblems(path, cfg, registries{cfg: cfg, normalizers: opts.Normalizers}, cfg.Line))...)
-	probs = append(probs, configRules(cfg)...)
+	probs = append(probs, notAgain(probs, structProblems(path, cfg, registries{cfg: cfg, normalizers: opts.Normalizers, kinds: opts.Kinds}, cfg.Line))...)
+	probs = append(probs, configRules(cfg, opts.Kinds)...)
 	if p := cassettesDirProblem(cfg); p != nil {
 		probs = append(probs, *p)
 	}
@@ -106,8 +109,34 @@ func onlyQuarantine(probs []outcome.Problem) bool {
 	return true
 }
 
+// kindRules are the rules of adapter a's kind (at field f): the format's
+// own two kinds' fakes, or what a registered kind finds.
+func kindRules(cfg *Config, kinds Kinds, f string, a *Adapter) []outcome.Problem {
+	var out []outcome.Problem
+	add := func(field, msg, expected string) {
+		out = append(out, outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: msg, Expected: expected})
+	}
+	switch {
+	case a.Fake.InProcess: // driven by a test runner: nothing to start
+	case a.Kind == KindHTTP:
+		if len(a.Fake.Command) == 0 && a.Fake.BaseURL == "" {
+			add(f+".fake", "an http adapter's fake needs `base_url` or `command` (or in_process: true, for a fake a test runner drives)", "fake: {command: [...], base_url: http://127.0.0.1:${PORT}, ready: /healthz}")
+		}
+	case a.Kind == KindCLI:
+		if len(a.Fake.Command) == 0 {
+			add(f+".fake.command", "a cli adapter's fake needs `command` (or in_process: true, for a fake a test runner drives)", "command: [./bin/fake-gh]")
+		}
+	case kinds != nil && kinds.Known(a.Kind):
+		for _, p := range kinds.AdapterProblems(f, a) {
+			p.File, p.Line = cfg.Path, cfg.Line(p.Field)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // configRules are the cross-field rules struct tags cannot say.
-func configRules(cfg *Config) []outcome.Problem {
+func configRules(cfg *Config, kinds Kinds) []outcome.Problem {
 	var out []outcome.Problem
 	add := func(field, msg, expected string) {
 		out = append(out, outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: msg, Expected: expected})
@@ -118,17 +147,7 @@ func configRules(cfg *Config) []outcome.Problem {
 			continue
 		}
 		f := "adapters." + name
-		switch {
-		case a.Fake.InProcess: // driven by a test runner: nothing to start
-		case a.Kind == KindHTTP:
-			if len(a.Fake.Command) == 0 && a.Fake.BaseURL == "" {
-				add(f+".fake", "an http adapter's fake needs `base_url` or `command` (or in_process: true, for a fake a test runner drives)", "fake: {command: [...], base_url: http://127.0.0.1:${PORT}, ready: /healthz}")
-			}
-		case a.Kind == KindCLI:
-			if len(a.Fake.Command) == 0 {
-				add(f+".fake.command", "a cli adapter's fake needs `command` (or in_process: true, for a fake a test runner drives)", "command: [./bin/fake-gh]")
-			}
-		}
+		out = append(out, kindRules(cfg, kinds, f, a)...)
 		if len(a.Fake.Test) > 0 && !a.Fake.InProcess {
 			add(f+".fake.test", "fake.test verifies an in-process fake: it needs in_process: true (verify runs a process fake itself)", "fake: {in_process: true, test: [pytest, -q, tests/contracts]}")
 		}
@@ -136,7 +155,7 @@ func configRules(cfg *Config) []outcome.Problem {
 			out = append(out, faultsProblems(cfg, f+".real.faults", a)...)
 		}
 		for k, v := range a.Real.Headers {
-			for _, vr := range Vars(v) {
+			for _, vr := range varsIn(v) {
 				if !slices.Contains(a.Real.Credentials, vr) {
 					add(f+".real.headers."+k, fmt.Sprintf("header uses ${%s}, which is not listed in real.credentials", vr), "list it in real.credentials so its value is redacted from cassettes")
 				}
@@ -157,8 +176,8 @@ func configRules(cfg *Config) []outcome.Problem {
 		f := "quarantine." + id
 		if !q.Quarantined.IsZero() && !q.Expires.IsZero() {
 			days := q.Expires.Sub(q.Quarantined.Time) / (24 * time.Hour)
-			if days > MaxQuarantineDays {
-				add(f+".expires", fmt.Sprintf("quarantine window is %d days", days), fmt.Sprintf("at most %d days after quarantined", MaxQuarantineDays))
+			if days > maxQuarantineDays {
+				add(f+".expires", fmt.Sprintf("quarantine window is %d days", days), fmt.Sprintf("at most %d days after quarantined", maxQuarantineDays))
 			}
 			if days < 0 {
 				add(f+".expires", "expires is before quarantined", "a date after quarantined")
@@ -235,7 +254,7 @@ func realEnvSecrets(cfg *Config, f string, a *Adapter) []outcome.Problem {
 	var out []outcome.Problem
 	secret := cfg.SecretVars()
 	for _, k := range sortedKeys(keysOf(a.Real.Env)) {
-		for _, vr := range Vars(a.Real.Env[k]) {
+		for _, vr := range varsIn(a.Real.Env[k]) {
 			if slices.Contains(secret, vr) && !slices.Contains(a.Real.Credentials, vr) {
 				field := f + ".real.env." + k
 				out = append(out, outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
@@ -254,7 +273,7 @@ func fakeSecrets(cfg *Config, f string, a *Adapter) []outcome.Problem {
 	var out []outcome.Problem
 	secret := cfg.SecretVars()
 	check := func(field, v string) {
-		for _, vr := range Vars(v) {
+		for _, vr := range varsIn(v) {
 			if slices.Contains(secret, vr) {
 				out = append(out, outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
 					Message:  fmt.Sprintf("uses ${%s}, a live credential: a fake is code the repository brings and never sees one", vr),

@@ -12,9 +12,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// DefaultSidecarThreshold is the body size above which Save moves a body
+// defaultSidecarThreshold is the body size above which Save moves a body
 // into a content-addressed sidecar file, so that the YAML stays reviewable.
-const DefaultSidecarThreshold = 1 << 20
+const defaultSidecarThreshold = 1 << 20
 
 // sidecarDir is the directory, next to the cassette, holding sidecar bodies.
 const sidecarDir = "bodies"
@@ -24,7 +24,7 @@ func sidecarName(sum string) string { return sidecarDir + "/sha256-" + sum + ".b
 // SaveOptions control Save.
 type SaveOptions struct {
 	// SidecarThreshold is the body size above which a body goes to a sidecar
-	// file; 0 means DefaultSidecarThreshold, a negative value never.
+	// file; 0 means defaultSidecarThreshold, a negative value never.
 	SidecarThreshold int
 	// Credentials are the declared credential values (name → value); a
 	// cassette that still contains one, or a known key format, is refused.
@@ -65,7 +65,7 @@ func Save(c *Cassette, opts SaveOptions) error {
 	}
 	threshold := opts.SidecarThreshold
 	if threshold == 0 {
-		threshold = DefaultSidecarThreshold
+		threshold = defaultSidecarThreshold
 	}
 	out := *c
 	if out.Cassette == 0 {

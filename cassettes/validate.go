@@ -23,6 +23,7 @@ type ctxKey struct{}
 type registries struct {
 	cfg         *Config
 	normalizers NameSet
+	kinds       Kinds // nil: http and cli (kinds.go)
 }
 
 var (
@@ -79,6 +80,10 @@ func validatorInstance() *validator.Validate {
 			r, _ := ctx.Value(ctxKey{}).(registries)
 			return r.knownNormalizer(fl.Field().String())
 		})
+		must("kind", func(ctx context.Context, fl validator.FieldLevel) bool {
+			r, _ := ctx.Value(ctxKey{}).(registries)
+			return knownKind(r.kinds, Kind(fl.Field().String()))
+		})
 		validate = v
 	})
 	return validate
@@ -130,6 +135,8 @@ func structProblems(path string, v any, r registries, line func(string) int) []o
 		switch fe.Tag() {
 		case "adapter", "normalizer":
 			r.undeclared(&p, fe.Tag(), val)
+		case "kind":
+			unknownKind(&p, val, kindNames(r.kinds))
 		default:
 			ruleBroken(&p, fe, val)
 		}
@@ -152,7 +159,7 @@ func (r registries) undeclared(p *outcome.Problem, tag, val string) {
 		if r.cfg != nil {
 			names := keysOf(r.cfg.Adapters)
 			p.Expected = "one of " + strings.Join(sortedKeys(names), ", ")
-			if s := closest(val, names); s != "" {
+			if s := outcome.Closest(val, names); s != "" {
 				p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 			} else {
 				p.Suggestion = "declare it under `adapters:` in cassette.yaml"
@@ -161,12 +168,22 @@ func (r registries) undeclared(p *outcome.Problem, tag, val string) {
 	case "normalizer":
 		p.Message = fmt.Sprintf("unknown normalizer `%s`", val)
 		names := r.normalizerNames()
-		if s := closest(val, names); s != "" {
+		if s := outcome.Closest(val, names); s != "" {
 			p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 		} else {
 			p.Expected = "one of " + strings.Join(names, ", ")
 			p.Suggestion = "or define it under `normalizers:` in cassette.yaml"
 		}
+	}
+}
+
+// unknownKind describes a kind no registered kind has (as oneof would,
+// with the names known).
+func unknownKind(p *outcome.Problem, val string, names []string) {
+	p.Message = fmt.Sprintf("`%s` is not allowed", val)
+	p.Expected = "one of " + strings.Join(names, ", ")
+	if s := outcome.Closest(val, names); s != "" {
+		p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 	}
 }
 
@@ -182,7 +199,7 @@ func ruleBroken(p *outcome.Problem, fe validator.FieldError, val string) {
 	case "oneof":
 		p.Message = fmt.Sprintf("`%s` is not allowed", val)
 		p.Expected = "one of " + strings.ReplaceAll(fe.Param(), " ", ", ")
-		if s := closest(val, strings.Fields(fe.Param())); s != "" {
+		if s := outcome.Closest(val, strings.Fields(fe.Param())); s != "" {
 			p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 		}
 	case "adaptername", "scenarioname", "normalizername", "loadedscenario":
@@ -196,7 +213,7 @@ func ruleBroken(p *outcome.Problem, fe validator.FieldError, val string) {
 	case "streamtext":
 		p.Message = fmt.Sprintf("`%s` is not a stream text field", val)
 		p.Expected = "a preset (" + strings.Join(StreamPresetNames, ", ") + ") or a JSONPath of a string field"
-		if s := closest(val, StreamPresetNames); s != "" {
+		if s := outcome.Closest(val, StreamPresetNames); s != "" {
 			p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 		}
 	case "caseid":
@@ -249,7 +266,7 @@ type cassetteRules struct {
 	Version      int               `yaml:"version" validate:"required_if=Kind http,omitempty,eq=2"` // go-vcr's: HTTP cassettes only; absent is never "0"
 	Adapter      string            `yaml:"adapter" validate:"required,adaptername,adapter"`
 	Scenario     string            `yaml:"scenario" validate:"required,loadedscenario"`
-	Kind         Kind              `yaml:"kind" validate:"required,oneof=http cli"`
+	Kind         Kind              `yaml:"kind" validate:"required,kind"`
 	Normalizers  []string          `yaml:"normalizers" validate:"dive,normalizer"`
 	Compare      string            `yaml:"compare" validate:"omitempty,oneof=exact modelled"`
 	Required     []string          `yaml:"required" validate:"dive,requiredentry"`
@@ -306,7 +323,7 @@ func validateCassette(c *Cassette, opts LoadOptions) []outcome.Problem {
 		ir.Request.URL, ir.Request.Method, ir.Response.Code = in.Request.URL, in.Request.Method, in.Response.Code
 		r.Interactions = append(r.Interactions, ir)
 	}
-	regs := registries{cfg: opts.Config, normalizers: opts.Normalizers}
+	regs := registries{cfg: opts.Config, normalizers: opts.Normalizers, kinds: opts.Kinds}
 	if c.Plain {
 		regs.cfg = nil
 	}
@@ -331,55 +348,6 @@ func validateCassette(c *Cassette, opts LoadOptions) []outcome.Problem {
 		// required_if already reported it; nothing more to add
 	}
 	return out
-}
-
-// closest returns the candidate nearest to s by edit distance, if it is near
-// enough to be a plausible typo.
-func closest(s string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
-		if bestD < 0 || d < bestD || d == bestD && c < best {
-			best, bestD = c, d
-		}
-	}
-	if bestD < 0 || bestD > max(2, len(s)/3) {
-		return ""
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
-
-// Closest returns the candidate nearest to s when it is near enough to be
-// a plausible typo of it, else "".
-func Closest(s string, candidates []string) string { return closest(s, candidates) }
-
-// Suggest returns "did you mean `x`?" for the candidate nearest to s, or "".
-func Suggest(s string, candidates []string) string {
-	if c := closest(s, candidates); c != "" {
-		return fmt.Sprintf("did you mean `%s`?", c)
-	}
-	return ""
 }
 
 // metadataKeys are the top-level keys only cassette writes: go-vcr's files
@@ -415,7 +383,7 @@ func requiredByTypo(c *Cassette, probs []outcome.Problem) {
 			continue
 		}
 		for _, w := range c.Warnings {
-			if strings.ContainsAny(w.Field, ".[") || !strings.HasPrefix(w.Message, "unknown field") || closest(w.Field, []string{p.Field}) == "" {
+			if strings.ContainsAny(w.Field, ".[") || !strings.HasPrefix(w.Message, "unknown field") || outcome.Closest(w.Field, []string{p.Field}) == "" {
 				continue
 			}
 			p.Line, p.Column = w.Line, w.Column

@@ -23,6 +23,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // CLIFunc is an in-process CLI fake: it runs with the recorded arguments,
@@ -49,20 +50,51 @@ func VerifyHTTPFresh(t *testing.T, newHandler func() http.Handler, dir string) {
 	})
 }
 
+// Result is what one cassette found against the fake, in the words of
+// `cassette verify`'s reports.
+type Result struct {
+	Status  string // "pass", "fail", "error" or "skipped", as summary.json says
+	Reason  string // a case that did not pass: its reason code (E_CONTRACT_DRIFT, …)
+	Message string // a case that did not pass: one line, what went wrong
+	Drifts  []Drift
+	// Fields, Modelled and RequiredMissing count, for a cassette compared
+	// in modelled mode (docs/modelled.md), its response fields, those the
+	// fake models, and the required ones it leaves out; all 0 otherwise.
+	Fields, Modelled, RequiredMissing int
+}
+
+// Drift is one difference between the fake's answer and the cassette.
+type Drift struct {
+	Class   string // "status", "header", "body", "stdout", "exit_code", …: the SARIF rule
+	Message string
+}
+
 // ResultsHTTPFresh runs every HTTP cassette under dir against a new
 // handler each, as VerifyHTTPFresh does, and returns the results by case
 // id (adapter/scenario) instead of failing: for a test that holds the
 // known drifts of a fake it does not own (a third-party fake's bugs) to an
 // exact set, and what it models (Result.Modelled).
-func ResultsHTTPFresh(t *testing.T, newHandler func() http.Handler, dir string) map[string]verify.Result {
+func ResultsHTTPFresh(t *testing.T, newHandler func() http.Handler, dir string) map[string]Result {
 	t.Helper()
-	out := map[string]verify.Result{}
+	out := map[string]Result{}
 	each(t, dir, cassettes.KindHTTP, func(t *testing.T, c verify.Case, opts verify.Options) {
 		srv := httptest.NewServer(newHandler())
 		defer srv.Close()
 		opts.HTTP = map[string]verify.HTTPTarget{c.Cassette.Adapter: {BaseURL: srv.URL, Client: srv.Client()}}
-		out[c.ID()] = verify.Run(context.Background(), []verify.Case{c}, opts).Results[0]
+		out[c.ID()] = result(verify.Run(context.Background(), []verify.Case{c}, opts).Results[0])
 	})
+	return out
+}
+
+// result is r as a Result.
+func result(r verify.Result) Result {
+	out := Result{Status: string(r.Status), Reason: string(r.Reason), Message: r.Message}
+	for _, d := range r.Drifts {
+		out.Drifts = append(out.Drifts, Drift{Class: d.Class, Message: d.Message})
+	}
+	if m := r.Modelled; m != nil {
+		out.Fields, out.Modelled, out.RequiredMissing = m.Fields, m.Modelled, m.RequiredMissing
+	}
 	return out
 }
 
@@ -81,7 +113,7 @@ func VerifyCLI(t *testing.T, fn CLIFunc, dir string) {
 }
 
 // each loads the cassettes of one kind under dir and runs fn for each, in
-// the project they belong to (cassettes.FindProject: the cassette.yaml in
+// the project they belong to (workspace.Find: the cassette.yaml in
 // dir or up to three parents, so that the adapters' normalizers, contract
 // headers and redaction apply as they do for `cassette verify`; without
 // one, each cassette's own normalizers).
@@ -104,7 +136,7 @@ func each(t *testing.T, dir string, kind cassettes.Kind, fn func(*testing.T, ver
 // directory without cassette.yaml) is judged by its cassettes' own
 // normalizers.
 func plan(dir string, kind cassettes.Kind, lookup func(string) (string, bool)) ([]verify.Case, verify.Options, error) {
-	p, err := cassettes.FindProject(dir)
+	p, err := workspace.Find(dir)
 	if err != nil {
 		return nil, verify.Options{}, err
 	}

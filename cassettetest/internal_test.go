@@ -11,13 +11,14 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verify"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // TestDriftingFakeFails: the check that VerifyHTTP runs per cassette
 // reports a fake that answers differently (the subtests of the public
 // functions can only show passing fakes).
 func TestDriftingFakeFails(t *testing.T) {
-	p, err := cassettes.FindProject("../examples/demo/cassettes/petstore")
+	p, err := workspace.Find("../examples/demo/cassettes/petstore")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestInvalidConfigIsAnError(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte("adapters: {x: {kind: nope}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cassettes.FindProject(dir); err == nil {
+	if _, err := workspace.Find(dir); err == nil {
 		t.Fatal("an invalid cassette.yaml was accepted")
 	}
 }

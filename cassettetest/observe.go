@@ -14,6 +14,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/coverage"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // Observe returns h wrapped so that every request it serves is written as
@@ -72,7 +73,7 @@ type testObserver struct {
 func observer(t testing.TB, adapter string, kind cassettes.Kind) testObserver {
 	t.Helper()
 	dir := os.Getenv(coverage.EnvDir)
-	proj, err := cassettes.FindProject(".")
+	proj, err := workspace.Find(".")
 	if err != nil {
 		t.Fatalf("cassettetest.Observe: %v", err)
 	}

@@ -1,48 +1,30 @@
-// Package recorder captures real interactions into cassettes: one HTTP
-// scenario (a request issued against an adapter's real base URL), one CLI
-// process (its stdin, stdout, stderr, exit code and the HTTP(S) calls it made
-// through the recording proxy), a session of the recording proxy driven by
-// hand (SaveProxy), or a user's own Go client through an http.RoundTripper
-// built on go-vcr; and it records a committed cassette again from its own
-// input (Live, what refresh and `cassette record` re-record with). It owns
-// the live-call retry policy. Everything it captures is redacted before it
-// is stored by one redact.Redactor per recording (a session: what it learns
-// in one call is scrubbed from the others), walked through the cassette by
-// cassettes (Cassette.Redact); the recording proxy is given the same
-// session.
+// Package recorder records and replays the HTTP calls of a Go test, as
+// go-vcr's recorder does, in cassette's files: New opens a cassette by its
+// path, and the Recorder is the http.RoundTripper the test's client uses.
 //
-// One recording job is a Session, built from the loaded project
-// (NewSession): the adapter, the redactor, the metadata, the transport to
-// the real side, the interrupts, and the environment a recorded command
-// inherits (RecordingEnviron: its own adapter's credentials only, never
-// another adapter's or the forge's). `cassette record` (a command, the
-// declared scenarios, a cassette again) and `cassette proxy --mode record`
-// record through it; the command line keeps the flags and what it prints,
-// and a test reaches every recording without the process.
+//	rec, err := recorder.New("testdata/cassettes/github/list-pulls.yaml",
+//		recorder.WithMode(recorder.ModeReplayOnly), recorder.WithProject("."))
+//	if err != nil {
+//		t.Fatal(err)
+//	}
+//	defer rec.Stop()
+//	client := rec.Client()
 //
-// A CLI cassette is run again in one place: Live.cliOptions decides which
-// command runs (real.command from cassette.yaml, always), with which
-// credentials (the adapter's own) and behind which recording proxy, and
-// RerecordCLI runs it with the cassette's arguments and stdin, after
-// refusing a cassette whose input.command is not real.command. A cassette
-// is data: nothing it names is ever run, and it never chooses where a
-// credential goes.
+// What it writes is what `cassette record` writes: a go-vcr `version: 2`
+// file with cassette's metadata, which go-vcr loads unchanged and `cassette
+// verify` replays against a fake. Every interaction is redacted right
+// after capture (credential headers, the project's declared credentials,
+// known key formats), so the test sees in record mode the bytes it will
+// see on replay, and the save is atomic and refused if a secret is left.
 //
-// A failure of the real side (see infra.ClassifyTransport) is never a
-// recording: an HTTP scenario that still fails after the retry policy, a
-// CLI run during which the recording proxy could not complete a request,
-// or one whose exit code or stderr matches a fault signature of its tool
-// (infra.FaultsFor, real.faults), returns that class's infrastructure
-// error and no cassette. A re-recorded command that went from exit 0 to a
-// failure with nothing on stdout, no signature saying why, is refused as
-// suspect (E_REAL_SUSPECT); one whose tool says it is not logged in is a
-// missing credential (ErrNotLoggedIn), which refresh skips. What a CLI
-// printed is handed back only once it has exited, redacted like the
-// cassette with every value learned during the run, so that what a CI log
-// keeps holds no credential.
+// Replay is the recording proxy's (package match): by default method, URL
+// (query in any order) and body, never RemoteAddr, Proto or other headers;
+// the n-th identical request gets the n-th recorded response; and a
+// request the cassette does not hold fails with the closest recorded
+// interaction (file:line), the fields that differ and how to record it
+// again.
 //
-// A program that records CLI processes calls Supervise first in main: on
-// Linux the recorder then runs each command under a supervisor (the same
-// program, started again) that kills the command's whole process group,
-// whatever it started included, when the recorder dies, SIGKILL included.
+// The command line's recording pipeline (`cassette record`, `cassette
+// proxy --mode record`, refresh's re-recordings) is not here: it is the
+// binary's, in internal/recording.
 package recorder

@@ -8,127 +8,179 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 	"github.com/cassette-dev/cassette/match"
 )
 
-// Mode is the go-vcr recorder mode of a Transport.
-type Mode = vcr.Mode
+// Mode says whether a Recorder calls the real service, and whether it
+// writes the cassette. The zero value is ModeRecordOnce.
+type Mode int
 
-// The Transport modes (go-vcr's, re-exported so users need not import it).
+// The modes, as go-vcr names them.
 const (
-	// ModeRecordOnce replays an existing cassette and records a missing one.
-	ModeRecordOnce = vcr.ModeRecordOnce
-	// ModeRecordOnly always calls the real service and rewrites the cassette.
-	ModeRecordOnly = vcr.ModeRecordOnly
-	// ModeReplayOnly never calls the real service; a request with no
-	// recorded match fails.
-	ModeReplayOnly = vcr.ModeReplayOnly
-	// ModeReplayWithNewEpisodes replays what matches and records the rest.
-	ModeReplayWithNewEpisodes = vcr.ModeReplayWithNewEpisodes
+	// ModeRecordOnce replays the cassette when its file exists and records
+	// it when it does not: a new test's first run records, every later run
+	// replays. It is the default.
+	ModeRecordOnce Mode = iota
+
+	// ModeReplayOnly never calls the real service: a request the cassette
+	// does not hold fails with the closest recorded one, the fields that
+	// differ and how to record it again. It is the mode for CI.
+	ModeReplayOnly
+
+	// ModeReplayWithNewEpisodes replays what the cassette holds and
+	// records the requests it does not hold, adding them to the file.
+	ModeReplayWithNewEpisodes
+
+	// ModeRecordOnly always calls the real service and writes the cassette
+	// anew from what this run sent and received.
+	ModeRecordOnly
+
 	// ModePassthrough calls the real service and records nothing.
-	ModePassthrough = vcr.ModePassthrough
+	ModePassthrough
 )
 
-// TransportOptions configures NewTransport.
-type TransportOptions struct {
-	Meta
-	// Mode is go-vcr's; its zero value is ModeRecordOnly, which calls the
-	// real service and rewrites the cassette: a test that replays says
-	// ModeRecordOnce or ModeReplayOnly.
-	Mode Mode
-	// Real reaches the real service; nil is http.DefaultTransport.
-	Real http.RoundTripper
-	// Credentials are the names of credential variables whose values are
-	// scrubbed; LookupEnv reads them (nil is os.LookupEnv).
-	Credentials []string
-	LookupEnv   func(string) (string, bool)
-	// Rules are the project's credential names (cassettes.Config.Redaction:
-	// cassette.yaml's redact.names); nil is the built-in names.
-	Rules *redact.Rules
-	// Match are the rules by which a request matches a recorded one, the
-	// proxy's (package match): by default method, URL (query in any order)
-	// and body are compared. MatchHeaders, IgnoreBody and Replayable are
-	// shorthands laid over them.
-	Match match.Rules
-	// MatchHeaders are headers that must also be equal (added to
-	// Match.Headers).
-	MatchHeaders []string
-	// IgnoreBody matches without comparing bodies (Match.Body = ignore).
-	IgnoreBody bool
-	// Replayable lets one recorded interaction answer several requests
-	// (Match.Replayable).
-	Replayable bool
-	// SimulateLatency sleeps each interaction's recorded duration on replay;
-	// off by default (go-vcr's default is on).
-	SimulateLatency bool
+// vcr is go-vcr's mode of m.
+func (m Mode) vcr() vcr.Mode {
+	switch m {
+	case ModeReplayOnly:
+		return vcr.ModeReplayOnly
+	case ModeReplayWithNewEpisodes:
+		return vcr.ModeReplayWithNewEpisodes
+	case ModeRecordOnly:
+		return vcr.ModeRecordOnly
+	case ModePassthrough:
+		return vcr.ModePassthrough
+	}
+	return vcr.ModeRecordOnce
 }
 
-// Transport is an http.RoundTripper for users' own Go tests: go-vcr v4's
+// An Option configures New.
+type Option func(*options)
+
+// options are what New is given; the zero value records once, calls the
+// real service through http.DefaultTransport, matches by method, URL and
+// body, and redacts the built-in credential names.
+type options struct {
+	mode    Mode
+	real    http.RoundTripper
+	rules   match.Rules
+	matched bool   // WithMatch was given: its rules win over the project's
+	project string // WithProject's directory; "" is none
+	latency bool
+	now     func() time.Time // the clock of recorded_at; nil is time.Now (tests)
+}
+
+// WithMode sets the mode (ModeRecordOnce by default).
+func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }
+
+// WithRealTransport sets what reaches the real service when the mode
+// records (http.DefaultTransport by default).
+func WithRealTransport(rt http.RoundTripper) Option { return func(o *options) { o.real = rt } }
+
+// WithMatch sets the rules by which a request matches a recorded one, the
+// proxy's (package match). They replace the project's `match:` for the
+// cassette's adapter and scenario; by default method, URL (query in any
+// order) and body are compared, never RemoteAddr, Proto or other headers.
+func WithMatch(r match.Rules) Option {
+	return func(o *options) { o.rules, o.matched = r, true }
+}
+
+// WithProject reads the cassette.yaml in dir or in one of its three
+// parents, as cassettetest does: the credentials its adapters declare are
+// scrubbed from what is recorded (and a loaded cassette that holds one is
+// refused), its redact.names are redacted, and the cassette's adapter
+// (the folder the file is in) gives the normalizers recorded into it and
+// the `match:` rules of its scenario. A directory without cassette.yaml
+// above it is the built-in names only.
+func WithProject(dir string) Option { return func(o *options) { o.project = dir } }
+
+// WithLatency waits, on replay, for each interaction's recorded duration
+// before answering (go-vcr's default; off here), ending the wait with the
+// request's context.
+func WithLatency() Option { return func(o *options) { o.latency = true } }
+
+// withClock sets the clock of recorded_at (tests: golden cassettes).
+func withClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// Recorder is an http.RoundTripper for users' own Go tests: go-vcr v4's
 // recorder, reading and writing cassette files in cassette's format (a
 // go-vcr `version: 2` file with cassette's metadata), with cassette's
 // redaction applied to every interaction right after capture — so the client
 // sees in record mode exactly the bytes it will see on replay, and no secret
-// is ever held for saving. Saving is atomic (cassettes.Save) and refused if
-// a secret is left.
+// is ever held for saving. Saving is atomic and refused if a secret is left.
 //
 // Replay is the proxy's (package match): the same rules (by default
 // method, URL and body, after redaction; never RemoteAddr, Proto or other
 // headers), the n-th identical request served the n-th recorded response,
 // and a request the cassette does not hold fails with the proxy's
 // explanation: the closest recorded interaction (file:line), the fields
-// that differ with a diff, and how to re-record. That error is a
-// *match.Miss, unwraps to a *outcome.Error (E_REPLAY_MISS), and is
-// go-vcr's cassette.ErrInteractionNotFound for code that checks for it.
-type Transport struct {
+// that differ with a diff, and how to re-record. That error is go-vcr's
+// cassette.ErrInteractionNotFound for code that checks for it.
+type Recorder struct {
 	rec   *vcr.Recorder
 	red   *redact.Redactor
-	opts  TransportOptions
+	opts  options
+	meta  recording.Meta
+	load  cassettes.LoadOptions
 	path  string
 	rules match.Rules
-	pair  *match.Matcher // go-vcr's matcher while it records (replayable)
+	pair  *matching.Matcher // go-vcr's matcher while it records (replayable)
 	// idx serves replay from the cassette as loaded; nil when the mode
 	// records it anew (go-vcr then replays only what it recorded itself).
-	idx *match.Index
+	idx *matching.Index
 
 	mu     sync.Mutex
 	loaded *cassettes.Cassette // metadata of the file read, if any
 	toSave *cassettes.Cassette // converted by marshal, written by writeFile
 }
 
-// NewTransport opens (or prepares) the cassette file at path, which must end
-// in ".yaml". Call Stop when done to save what was recorded.
-func NewTransport(path string, opts TransportOptions) (*Transport, error) {
+// New opens (or prepares) the cassette file at path, which must end in
+// ".yaml"; its adapter and scenario are its folder's name and its own
+// (cassettes/<adapter>/<scenario>.yaml). Call Stop when done to save what
+// was recorded.
+func New(path string, opts ...Option) (*Recorder, error) {
 	if !strings.HasSuffix(path, ".yaml") {
 		return nil, outcome.Errorf(outcome.EUsage, "pass a path like testdata/cassettes/<adapter>/<scenario>.yaml",
 			"cassette path %q must end in .yaml", path)
 	}
-	t := &Transport{red: redact.New(opts.Rules, Credentials(opts.Credentials, opts.LookupEnv)), opts: opts, path: path, rules: opts.rules()}
-	pair, err := match.NewMatcher(t.rules, t.redact)
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	t := &Recorder{opts: o, path: path}
+	if err := t.configure(); err != nil {
+		return nil, err
+	}
+	pair, err := matching.NewMatcher(t.rules, t.redact)
 	if err != nil {
-		return nil, outcome.Errorf(outcome.EUsage, "check TransportOptions.Match", "cassette %s: %v", path, err)
+		return nil, outcome.Errorf(outcome.EUsage, "check the rules given to recorder.WithMatch", "cassette %s: %v", path, err)
 	}
 	t.pair = pair
-	mode := opts.Mode
 	vopts := []vcr.Option{
-		vcr.WithMode(mode),
+		vcr.WithMode(o.mode.vcr()),
 		vcr.WithFS(transportFS{t}),
 		vcr.WithMarshalFunc(t.marshal),
 		vcr.WithMatcher(t.match),
 		vcr.WithHook(t.afterCapture, vcr.AfterCaptureHook),
-		vcr.WithSkipRequestLatency(!opts.SimulateLatency),
+		vcr.WithSkipRequestLatency(!o.latency),
 		vcr.WithReplayableInteractions(t.rules.Replayable),
 	}
-	if opts.Real != nil {
-		vopts = append(vopts, vcr.WithRealTransport(opts.Real))
+	if o.real != nil {
+		vopts = append(vopts, vcr.WithRealTransport(o.real))
 	}
 	rec, err := vcr.New(strings.TrimSuffix(path, ".yaml"), vopts...)
 	if err != nil {
@@ -146,19 +198,35 @@ func NewTransport(path string, opts TransportOptions) (*Transport, error) {
 	return t, nil
 }
 
-// rules are the Match rules with the shorthands laid over them.
-func (o TransportOptions) rules() match.Rules {
-	r := o.Match
-	r.Headers = append(append([]string(nil), r.Headers...), o.MatchHeaders...)
-	if o.IgnoreBody {
-		r.Body = match.BodyIgnore
+// configure derives the metadata, the redaction, the load options and the
+// rules from the path and, with WithProject, the project.
+func (t *Recorder) configure() error {
+	adapter, scenario := filepath.Base(filepath.Dir(t.path)), strings.TrimSuffix(filepath.Base(t.path), ".yaml")
+	t.meta = recording.Meta{Adapter: adapter, Scenario: scenario, Now: t.opts.now}
+	t.rules = t.opts.rules
+	if t.opts.project == "" {
+		t.red = redact.New(nil, nil)
+		return nil
 	}
-	r.Replayable = r.Replayable || o.Replayable
-	return r
+	p, err := workspace.Find(t.opts.project)
+	if err != nil {
+		return err
+	}
+	creds := p.Credentials(nil)
+	t.red = redact.New(p.Redact, creds)
+	t.load = p.LoadOptions(creds)
+	t.load.Config = nil // a Go test's cassette need not be declared in cassette.yaml
+	if a, ok := p.Config.Adapters[adapter]; ok {
+		t.meta.Normalizers = a.Normalizers
+		if !t.opts.matched {
+			t.rules = matching.FromConfig(a.Match.For(scenario))
+		}
+	}
+	return nil
 }
 
 // RoundTrip implements http.RoundTripper.
-func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
+func (t *Recorder) RoundTrip(r *http.Request) (*http.Response, error) {
 	if t.idx == nil {
 		return t.rec.RoundTrip(r)
 	}
@@ -166,11 +234,11 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	it, miss := t.idx.Lookup(match.Request{Method: r.Method, URL: r.URL.String(), Header: r.Header, Body: body})
+	it, miss := t.idx.Lookup(matching.Request{Method: r.Method, URL: r.URL.String(), Header: r.Header, Body: body})
 	switch {
 	case it != nil:
 		return t.replay(r, it)
-	case t.opts.Mode == ModeReplayWithNewEpisodes: // a new episode: go-vcr records it
+	case t.opts.mode == ModeReplayWithNewEpisodes: // a new episode: go-vcr records it
 		r = r.Clone(r.Context())
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		return t.rec.RoundTrip(r)
@@ -178,17 +246,17 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return nil, missError{miss}
 }
 
-// Client returns an *http.Client that uses the transport.
-func (t *Transport) Client() *http.Client { return &http.Client{Transport: t} }
+// Client returns an *http.Client that uses the recorder.
+func (t *Recorder) Client() *http.Client { return &http.Client{Transport: t} }
 
 // Stop saves the cassette if the mode records, and releases the recorder.
-func (t *Transport) Stop() error { return t.rec.Stop() }
+func (t *Recorder) Stop() error { return t.rec.Stop() }
 
-// redact is the Transport's session redaction of one interaction.
-func (t *Transport) redact(in *cassettes.Interaction) { in.Redact(t.red) }
+// redact is the Recorder's session redaction of one interaction.
+func (t *Recorder) redact(in *cassettes.Interaction) { in.Redact(t.red) }
 
 // afterCapture redacts a freshly captured interaction in place.
-func (t *Transport) afterCapture(i *cassette.Interaction) error {
+func (t *Recorder) afterCapture(i *cassette.Interaction) error {
 	ours := fromVCR(i)
 	t.redact(&ours)
 	*i = toVCR(ours, i)
@@ -201,7 +269,7 @@ func (t *Transport) afterCapture(i *cassette.Interaction) error {
 // records with Replayable set, among what it recorded this session, which
 // it then serves again instead of calling the real service: an incoming
 // request, redacted, is compared with one by the rules.
-func (t *Transport) match(r *http.Request, rec cassette.Request) bool {
+func (t *Recorder) match(r *http.Request, rec cassette.Request) bool {
 	if t.idx != nil {
 		return false
 	}
@@ -210,13 +278,13 @@ func (t *Transport) match(r *http.Request, rec cassette.Request) bool {
 		return false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body)) // go-vcr reads it again to record it
-	return t.pair.Match(match.Request{Method: r.Method, URL: r.URL.String(), Header: r.Header, Body: body},
-		match.Request{Method: rec.Method, URL: rec.URL, Header: rec.Headers, Body: []byte(rec.Body)})
+	return t.pair.Match(matching.Request{Method: r.Method, URL: r.URL.String(), Header: r.Header, Body: body},
+		matching.Request{Method: rec.Method, URL: rec.URL, Header: rec.Headers, Body: []byte(rec.Body)})
 }
 
 // marshal turns go-vcr's cassette into ours and encodes it; the converted
 // cassette is kept for writeFile, which saves it with cassettes.Save.
-func (t *Transport) marshal(v any) ([]byte, error) {
+func (t *Recorder) marshal(v any) ([]byte, error) {
 	vc, ok := v.(*cassette.Cassette)
 	if !ok {
 		return nil, fmt.Errorf("recorder: unexpected value %T to marshal", v)
@@ -224,7 +292,7 @@ func (t *Transport) marshal(v any) ([]byte, error) {
 	t.mu.Lock()
 	loaded := t.loaded
 	t.mu.Unlock()
-	c := t.opts.Meta.newCassette(cassettes.KindHTTP, t.opts.Scenario)
+	c := t.meta.NewCassette(cassettes.KindHTTP, t.meta.Scenario)
 	if loaded != nil && !loaded.Plain {
 		// keep the metadata of the file we extend, refresh the date
 		c.Adapter, c.Scenario, c.Normalizers, c.Replayable = loaded.Adapter, loaded.Scenario, loaded.Normalizers, loaded.Replayable
@@ -236,7 +304,7 @@ func (t *Transport) marshal(v any) ([]byte, error) {
 		c.Interactions = append(c.Interactions, fromVCR(i))
 	}
 	c.Path = t.path
-	done, err := finish(c, t.red)
+	done, err := recording.Finish(c, t.red)
 	if err != nil {
 		return nil, err
 	}
@@ -249,10 +317,10 @@ func (t *Transport) marshal(v any) ([]byte, error) {
 // transportFS is the go-vcr file system: reads go through cassettes.Load
 // (strict for our files, sidecar bodies inlined), writes through
 // cassettes.Save (atomic, scanned).
-type transportFS struct{ t *Transport }
+type transportFS struct{ t *Recorder }
 
 func (f transportFS) ReadFile(name string) ([]byte, error) {
-	c, err := cassettes.Load(name, cassettes.LoadOptions{})
+	c, err := cassettes.Load(name, f.t.load)
 	if err != nil {
 		return nil, err
 	}

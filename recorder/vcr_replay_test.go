@@ -16,6 +16,7 @@ import (
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
 	"github.com/cassette-dev/cassette/match"
@@ -30,7 +31,7 @@ func recordItems(t *testing.T, path string) (base string) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"got":"`+r.Method+" "+r.URL.Path+`","bytes":`+strconv.Itoa(len(b))+`}`)
 	}))
-	rec, err := NewTransport(path, TransportOptions{Meta: Meta{Adapter: "api", Scenario: "items", Now: fixedNow}, Mode: ModeRecordOnly, Real: srv.Client().Transport})
+	rec, err := New(path, withClock(fixedNow), WithMode(ModeRecordOnly), WithRealTransport(srv.Client().Transport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,10 +59,10 @@ func recordItems(t *testing.T, path string) (base string) {
 // of the same miss (closest interaction by file:line, the fields that
 // differ, the diff), its typed error, and go-vcr's sentinel for code that
 // checks it. It said only "requested interaction not found".
-func TestTransportMissExplainedLikeTheProxy(t *testing.T) {
+func TestRecorderMissExplainedLikeTheProxy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cassettes", "api", "items.yaml")
 	base := recordItems(t, path)
-	rep, err := NewTransport(path, TransportOptions{Mode: ModeReplayOnly})
+	rep, err := New(path, WithMode(ModeReplayOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestTransportMissExplainedLikeTheProxy(t *testing.T) {
 	if !errors.Is(err, cassette.ErrInteractionNotFound) {
 		t.Errorf("not go-vcr's ErrInteractionNotFound: %v", err)
 	}
-	var miss *match.Miss
+	var miss *matching.Miss
 	if !errors.As(err, &miss) {
 		t.Fatalf("the error does not explain the miss: %v", err)
 	}
@@ -132,7 +133,7 @@ func counter(t *testing.T) (*httptest.Server, *atomic.Int64) {
 
 // send makes one request through tr and returns the body, or "miss: " and
 // the error.
-func send(t *testing.T, tr *Transport, method, url, body string) string {
+func send(t *testing.T, tr *Recorder, method, url, body string) string {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	resp, err := tr.Client().Do(req)
@@ -145,10 +146,9 @@ func send(t *testing.T, tr *Transport, method, url, body string) string {
 }
 
 // open makes a Transport in mode, failing the test if it cannot.
-func open(t *testing.T, path string, opts TransportOptions, mode Mode) *Transport {
+func open(t *testing.T, path string, opts []Option, mode Mode) *Recorder {
 	t.Helper()
-	opts.Mode = mode
-	tr, err := NewTransport(path, opts)
+	tr, err := New(path, append(opts, WithMode(mode))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func open(t *testing.T, path string, opts TransportOptions, mode Mode) *Transpor
 }
 
 // stop stops tr (saving what it recorded), failing the test if it cannot.
-func stop(t *testing.T, tr *Transport) {
+func stop(t *testing.T, tr *Recorder) {
 	t.Helper()
 	if err := tr.Stop(); err != nil {
 		t.Fatal(err)
@@ -167,11 +167,10 @@ func stop(t *testing.T, tr *Transport) {
 // the proxy's rules: a query in another order matches, the n-th identical
 // request gets the n-th response and a used-up sequence is a miss that
 // says so, and the proxy's matching rules apply (an ignored JSON path).
-func TestTransportReplaysLikeTheProxy(t *testing.T) {
+func TestRecorderReplaysLikeTheProxy(t *testing.T) {
 	srv, _ := counter(t)
 	path := filepath.Join(t.TempDir(), "cassettes", "api", "seq.yaml")
-	opts := TransportOptions{Meta: Meta{Adapter: "api", Scenario: "seq", Now: fixedNow}, Real: srv.Client().Transport,
-		Match: match.Rules{IgnoreJSON: []string{"$.nonce"}}}
+	opts := []Option{withClock(fixedNow), WithRealTransport(srv.Client().Transport), WithMatch(match.Rules{IgnoreJSON: []string{"$.nonce"}})}
 	rec := open(t, path, opts, ModeRecordOnly)
 	send(t, rec, "GET", srv.URL+"/v1/items?a=1&b=2", "")                 // 1
 	send(t, rec, "GET", srv.URL+"/v1/poll", "")                          // 2
@@ -193,7 +192,7 @@ func TestTransportReplaysLikeTheProxy(t *testing.T) {
 	}
 	req, _ := http.NewRequest("GET", srv.URL+"/v1/poll", nil)
 	_, err := rep.Client().Do(req)
-	var miss *match.Miss
+	var miss *matching.Miss
 	if !errors.As(err, &miss) || miss.Used != 2 || !strings.Contains(err.Error(), "already served") {
 		t.Errorf("a used-up sequence: %v", err)
 	}
@@ -202,10 +201,10 @@ func TestTransportReplaysLikeTheProxy(t *testing.T) {
 // TestTransportNewEpisodes: with a loaded cassette, what it holds is
 // replayed (the real service is not called) and what it does not is
 // recorded and saved beside it; the saved file then replays both offline.
-func TestTransportNewEpisodes(t *testing.T) {
+func TestRecorderNewEpisodes(t *testing.T) {
 	srv, calls := counter(t)
 	path := filepath.Join(t.TempDir(), "cassettes", "api", "episodes.yaml")
-	opts := TransportOptions{Meta: Meta{Adapter: "api", Scenario: "episodes", Now: fixedNow}, Real: srv.Client().Transport}
+	opts := []Option{withClock(fixedNow), WithRealTransport(srv.Client().Transport)}
 	rec := open(t, path, opts, ModeRecordOnly)
 	send(t, rec, "GET", srv.URL+"/old", "")
 	stop(t, rec)
@@ -228,10 +227,10 @@ func TestTransportNewEpisodes(t *testing.T) {
 // answers a repeated request from what it recorded, matched by the
 // Transport's rules (here a query in another order, with a live token
 // where the recording says [REDACTED]).
-func TestTransportRecordReplayable(t *testing.T) {
+func TestRecorderRecordReplayable(t *testing.T) {
 	srv, calls := counter(t)
 	path := filepath.Join(t.TempDir(), "cassettes", "api", "again.yaml")
-	rec := open(t, path, TransportOptions{Meta: Meta{Adapter: "api", Scenario: "again", Now: fixedNow}, Real: srv.Client().Transport, Replayable: true}, ModeRecordOnly)
+	rec := open(t, path, []Option{withClock(fixedNow), WithRealTransport(srv.Client().Transport), WithMatch(match.Rules{Replayable: true})}, ModeRecordOnly)
 	first := send(t, rec, "GET", srv.URL+"/v1/x?a=1&access_token=live-token-123", "")
 	again := send(t, rec, "GET", srv.URL+"/v1/x?access_token=live-token-123&a=1", "")
 	other := send(t, rec, "GET", srv.URL+"/v1/y", "")
@@ -242,9 +241,9 @@ func TestTransportRecordReplayable(t *testing.T) {
 }
 
 // TestTransportSimulatedLatency: a recorded duration is waited for only
-// with SimulateLatency, and the wait ends with the request's context (an
+// with WithLatency, and the wait ends with the request's context (an
 // hour-long recording is not waited for here: the context is cancelled).
-func TestTransportSimulatedLatency(t *testing.T) {
+func TestRecorderSimulatedLatency(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cassettes", "api", "slow.yaml")
 	c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: 2, Adapter: "api", Scenario: "slow", Kind: cassettes.KindHTTP, Path: path,
 		Interactions: []cassettes.Interaction{{
@@ -254,14 +253,14 @@ func TestTransportSimulatedLatency(t *testing.T) {
 	if err := cassettes.Save(c, cassettes.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := send(t, open(t, path, TransportOptions{}, ModeReplayOnly), "GET", "http://svc.test/slow", ""); got != "done" {
-		t.Errorf("without SimulateLatency: %q", got)
+	if got := send(t, open(t, path, nil, ModeReplayOnly), "GET", "http://svc.test/slow", ""); got != "done" {
+		t.Errorf("without WithLatency: %q", got)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", "http://svc.test/slow", nil)
-	_, err := open(t, path, TransportOptions{SimulateLatency: true}, ModeReplayOnly).RoundTrip(req)
+	_, err := open(t, path, []Option{WithLatency()}, ModeReplayOnly).RoundTrip(req)
 	if !errors.Is(err, context.Canceled) {
-		t.Errorf("with SimulateLatency, a cancelled request: %v", err)
+		t.Errorf("with WithLatency, a cancelled request: %v", err)
 	}
 }

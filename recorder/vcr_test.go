@@ -7,25 +7,29 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/match"
 )
 
 // TestTransportRecordThenReplayOffline records through the RoundTripper
 // against a real TLS server, closes the server, then replays the same table
-// with a new transport: proof that replay used no network.
-func TestTransportRecordThenReplayOffline(t *testing.T) {
+// with a new recorder: proof that replay used no network.
+func TestRecorderRecordThenReplayOffline(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "text/plain")
 		io.WriteString(w, r.Method+" "+r.URL.Path+" auth="+r.Header.Get("Authorization")+" body="+string(body)+"\nline two\n")
 	}))
-	vars := map[string]string{"API_TOKEN": plantedValue}
-	path := filepath.Join(t.TempDir(), "cassettes", "api", "echo.yaml")
+	t.Setenv("API_TOKEN", plantedValue)
+	dir := project(t)
+	path := filepath.Join(dir, "cassettes", "api", "echo.yaml")
 	table := []struct {
 		name, method, path, body string
 	}{
@@ -35,7 +39,7 @@ func TestTransportRecordThenReplayOffline(t *testing.T) {
 		// redacted by name when recorded: replay must match it the same way
 		{"post json with an undeclared password", "POST", "/d", `{"user":"bob","password":"undeclared-pw-42"}`},
 	}
-	run := func(t *testing.T, tr *Transport) []string {
+	run := func(t *testing.T, tr *Recorder) []string {
 		var got []string
 		for _, tt := range table {
 			req, err := http.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader(tt.body))
@@ -54,9 +58,8 @@ func TestTransportRecordThenReplayOffline(t *testing.T) {
 		return got
 	}
 
-	opts := TransportOptions{Meta: Meta{Adapter: "api", Scenario: "echo", Now: fixedNow, Normalizers: []string{"headers.volatile"}},
-		Mode: ModeRecordOnly, Real: srv.Client().Transport, Credentials: []string{"API_TOKEN"}, LookupEnv: env(vars)}
-	rec, err := NewTransport(path, opts)
+	opts := []Option{withClock(fixedNow), WithProject(dir), WithRealTransport(srv.Client().Transport)}
+	rec, err := New(path, append(opts, WithMode(ModeRecordOnly))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +83,8 @@ func TestTransportRecordThenReplayOffline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("our loader rejects the file: %v\n%s", err, data)
 	}
-	if c.Adapter != "api" || c.Scenario != "echo" || len(c.Interactions) != len(table) || c.Cassette != cassettes.SchemaVersion {
+	if c.Adapter != "api" || c.Scenario != "echo" || len(c.Interactions) != len(table) || c.Cassette != cassettes.SchemaVersion ||
+		!slices.Equal(c.Normalizers, []string{"headers.volatile"}) {
 		t.Errorf("loaded %+v", c)
 	}
 	// go-vcr itself loads what we wrote.
@@ -93,8 +97,8 @@ func TestTransportRecordThenReplayOffline(t *testing.T) {
 	}
 
 	srv.Close()
-	opts.Mode = ModeReplayOnly
-	rep, err := NewTransport(path, opts)
+	opts = append(opts, WithMode(ModeReplayOnly))
+	rep, err := New(path, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +114,7 @@ func TestTransportRecordThenReplayOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A request that was not recorded fails, never reaching the network.
-	rep2, err := NewTransport(path, opts)
+	rep2, err := New(path, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,8 +123,58 @@ func TestTransportRecordThenReplayOffline(t *testing.T) {
 	}
 }
 
-func TestNewTransportRejectsNonYAMLPath(t *testing.T) {
-	if _, err := NewTransport(filepath.Join(t.TempDir(), "x.json"), TransportOptions{}); err == nil {
+// TestRecorderTakesTheProjectsMatch: WithProject replays by the `match:`
+// of the cassette's adapter in cassette.yaml (here a nonce left out of a
+// JSON body), and rules given with WithMatch replace it.
+func TestRecorderTakesTheProjectsMatch(t *testing.T) {
+	srv, _ := counter(t)
+	dir := project(t, `match: {ignore_json: ["$.nonce"]}`)
+	path := filepath.Join(dir, "cassettes", "api", "chat.yaml")
+	rec := open(t, path, []Option{WithProject(dir), WithRealTransport(srv.Client().Transport)}, ModeRecordOnly)
+	send(t, rec, "POST", srv.URL+"/v1/chat", `{"q":"hi","nonce":"n-1"}`)
+	stop(t, rec)
+	srv.Close()
+
+	if got := send(t, open(t, path, []Option{WithProject(dir)}, ModeReplayOnly), "POST", srv.URL+"/v1/chat", `{"nonce":"n-2","q":"hi"}`); got != "1" {
+		t.Errorf("by the project's match: %q, want the recorded answer", got)
+	}
+	got := send(t, open(t, path, []Option{WithProject(dir), WithMatch(match.Rules{})}, ModeReplayOnly), "POST", srv.URL+"/v1/chat", `{"nonce":"n-2","q":"hi"}`)
+	if !strings.HasPrefix(got, "miss: ") {
+		t.Errorf("WithMatch's raw body did not replace the project's match: %q", got)
+	}
+}
+
+func TestNewRejectsNonYAMLPath(t *testing.T) {
+	if _, err := New(filepath.Join(t.TempDir(), "x.json")); err == nil {
 		t.Fatal("want an error")
 	}
+}
+
+// plantedValue is a declared credential's value that matches no known key
+// format: only the project's declaration can redact it.
+const plantedValue = "pl4nted-Value/with+chars"
+
+var fixedNow = func() time.Time { return time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC) }
+
+// project writes a cassette.yaml declaring adapter api (credential
+// API_TOKEN, normalizer headers.volatile) into a new directory.
+// More lines of adapter api's settings may be given.
+func project(t *testing.T, more ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := `version: 1
+adapters:
+  api:
+    kind: http
+    real: {base_url: "https://api.example.test", credentials: [API_TOKEN]}
+    fake: {command: [./fake], base_url: "http://127.0.0.1:${PORT}"}
+    normalizers: [headers.volatile]
+`
+	for _, m := range more {
+		cfg += "    " + m + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

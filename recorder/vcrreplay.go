@@ -10,11 +10,12 @@ import (
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"github.com/cassette-dev/cassette/match"
+	"github.com/cassette-dev/cassette/internal/recording"
 )
 
-// Replay through a Transport: the cassette as loaded, served by the
+// Replay through a Recorder: the cassette as loaded, served by the
 // proxy's index (package match), so that a miss is explained as the
 // proxy's is.
 
@@ -23,17 +24,17 @@ import (
 // file, ModeReplayWithNewEpisodes on an existing file. The recorded side is
 // redacted like an incoming request (a plain go-vcr file may still hold a
 // secret that recording would have hidden).
-func (t *Transport) index() error {
+func (t *Recorder) index() error {
 	t.mu.Lock()
 	loaded := t.loaded
 	t.mu.Unlock()
-	m := t.opts.Mode
+	m := t.opts.mode
 	if loaded == nil || !(m == ModeReplayOnly || m == ModeReplayWithNewEpisodes || m == ModeRecordOnce && !t.rec.IsNewCassette()) {
 		return nil
 	}
-	idx, err := match.New([]*cassettes.Cassette{loaded}, match.Options{Rules: t.rules, Prepare: t.redact, Rerecord: t.rerecord})
+	idx, err := matching.New([]*cassettes.Cassette{loaded}, matching.Options{Rules: t.rules, Prepare: t.redact, Rerecord: t.rerecord})
 	if err != nil {
-		return outcome.Errorf(outcome.EUsage, "check TransportOptions.Match", "cassette %s: %v", t.path, err)
+		return outcome.Errorf(outcome.EUsage, "check the rules given to recorder.WithMatch", "cassette %s: %v", t.path, err)
 	}
 	t.idx = idx
 	return nil
@@ -42,7 +43,7 @@ func (t *Transport) index() error {
 // rerecord is the next step of a miss: a cassette is recorded anew by
 // removing it and running the test in ModeRecordOnce, which records a
 // missing cassette (missError says the second part).
-func (t *Transport) rerecord(*cassettes.Cassette) string {
+func (t *Recorder) rerecord(*cassettes.Cassette) string {
 	path := t.path
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
@@ -51,11 +52,11 @@ func (t *Transport) rerecord(*cassettes.Cassette) string {
 }
 
 // replay answers r with a recorded response, as go-vcr would (after the
-// recorded duration when SimulateLatency is set), with headers of its own.
-func (t *Transport) replay(r *http.Request, it *cassettes.Interaction) (*http.Response, error) {
+// recorded duration with WithLatency), with headers of its own.
+func (t *Recorder) replay(r *http.Request, it *cassettes.Interaction) (*http.Response, error) {
 	p := it.Response
-	if t.opts.SimulateLatency && p.Duration > 0 {
-		if err := SleepContext(r.Context(), time.Duration(p.Duration)); err != nil {
+	if t.opts.latency && p.Duration > 0 {
+		if err := recording.SleepContext(r.Context(), time.Duration(p.Duration)); err != nil {
 			return nil, err
 		}
 	}
@@ -75,10 +76,10 @@ func readBody(r *http.Request) ([]byte, error) {
 	return io.ReadAll(r.Body)
 }
 
-// missError is a replay miss as a Transport returns it: the miss (its
+// missError is a replay miss as a Recorder returns it: the miss (its
 // whole explanation as the error text, its *outcome.Error), and go-vcr's
 // ErrInteractionNotFound for code written against go-vcr.
-type missError struct{ *match.Miss }
+type missError struct{ *matching.Miss }
 
 // Error is the miss, then what to do after its next step (`rm` of the
 // cassette): a next step is a command, the advice around it is prose.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/cassette-dev/cassette/internal/harness"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/report"
-	"github.com/cassette-dev/cassette/recorder"
 )
 
 type checkOptions struct {
@@ -63,7 +63,7 @@ func checkRun(ctx context.Context, stdio *IO, g *globals, o *checkOptions, paths
 	}
 	// Ctrl-C ends the input: the lines checked so far are judged and
 	// written, and the run ends E_INTERRUPTED (exit 3).
-	ctx, ints, stop := recorder.CatchContext(ctx)
+	ctx, ints, stop := recording.CatchContext(ctx)
 	defer stop()
 	k := &harness.Checker{Cases: cases, Options: opts, Now: time.Now}
 	done, err := k.Check(interruptible(ctx, stdio.In), stdio.Out)

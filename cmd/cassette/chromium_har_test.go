@@ -69,35 +69,15 @@ func TestChromiumHARImportsAndReplays(t *testing.T) {
 	defer srv.Close()
 
 	dir := t.TempDir()
-	harFile := filepath.Join(dir, "shop.har")
 	b := startChromium(t, chrome)
 	text, a := b.capture(t, srv.URL+"/", "total")
 	if text != "total 42" {
 		t.Fatalf("the page rendered %q", text)
 	}
-	data, _ := json.MarshalIndent(a, "", "  ")
-	os.WriteFile(harFile, data, 0o644)
 	srv.Close() // from here on, only the cassette knows the answers
 
 	bin, caDir, _ := proxyTestSetup(t)
-	os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte(`version: 1
-adapters:
-  shop:
-    kind: http
-    real: {base_url: "https://shop.example", credentials: [SHOP_TOKEN]}
-    fake: {base_url: "http://127.0.0.1:1"}
-`), 0o644)
-	imp := exec.Command(bin, "import", "har", harFile, "--adapter", "shop")
-	imp.Dir = dir
-	imp.Env = append(os.Environ(), "SHOP_TOKEN="+token)
-	if out, err := imp.CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "cassettes", "shop", "*.yaml"))
-	if len(files) != 1 {
-		t.Fatalf("imported %v", files)
-	}
-	saved, _ := os.ReadFile(files[0])
+	saved := importHAR(t, bin, dir, a, "shop", `{base_url: "https://shop.example", credentials: [SHOP_TOKEN]}`, "SHOP_TOKEN="+token)
 	if strings.Contains(string(saved), token) {
 		t.Fatalf("the imported cassette holds the credential:\n%s", saved)
 	}
@@ -114,6 +94,31 @@ adapters:
 	if text != "total 42" {
 		t.Errorf("replayed through cassette, the page rendered %q", text)
 	}
+}
+
+// importHAR writes archive a to dir/ADAPTER.har and a cassette.yaml that
+// declares adapter with the real side real, runs `cassette import har`
+// in dir (env added to its environment), and returns the one cassette it
+// wrote.
+func importHAR(t *testing.T, bin, dir string, a *har.Archive, adapter, real string, env ...string) []byte {
+	t.Helper()
+	harFile := filepath.Join(dir, adapter+".har")
+	data, _ := json.MarshalIndent(a, "", "  ")
+	os.WriteFile(harFile, data, 0o644)
+	os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte("version: 1\nadapters:\n  "+adapter+":\n    kind: http\n    real: "+real+
+		"\n    fake: {base_url: \"http://127.0.0.1:1\"}\n"), 0o644)
+	imp := exec.Command(bin, "import", "har", harFile, "--adapter", adapter)
+	imp.Dir = dir
+	imp.Env = append(os.Environ(), env...)
+	if out, err := imp.CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "cassettes", adapter, "*.yaml"))
+	if len(files) != 1 {
+		t.Fatalf("imported %v", files)
+	}
+	saved, _ := os.ReadFile(files[0])
+	return saved
 }
 
 // browser is a headless Chromium driven over the DevTools protocol.
@@ -264,6 +269,7 @@ func (b *browser) capture(t *testing.T, url, want string) (string, *har.Archive)
 		entry    har.Entry
 		done     bool
 		response bool
+		ws       *wsClock // a WebSocket's: DevTools' pseudo wall time of its frames
 	}
 	reqs := map[string]*req{}
 	var order []string
@@ -275,19 +281,26 @@ func (b *browser) capture(t *testing.T, url, want string) (string, *har.Archive)
 					return true
 				}
 				var p struct {
-					RequestID string  `json:"requestId"`
-					WallTime  float64 `json:"wallTime"`
-					Request   struct {
+					RequestID    string  `json:"requestId"`
+					WallTime     float64 `json:"wallTime"`
+					Timestamp    float64 `json:"timestamp"`
+					URL          string  `json:"url"`
+					ErrorMessage string  `json:"errorMessage"`
+					Request      struct {
 						URL, Method string
 						Headers     map[string]string
 						PostData    string
 					}
 					Response struct {
-						Status     int
-						StatusText string
-						Headers    map[string]string
-						MimeType   string
-						Protocol   string
+						Status         int
+						StatusText     string
+						Headers        map[string]string
+						RequestHeaders map[string]string
+						HeadersText    string
+						MimeType       string
+						Protocol       string
+						Opcode         int
+						PayloadData    string
 					}
 				}
 				json.Unmarshal(e.Params, &p)
@@ -318,6 +331,54 @@ func (b *browser) capture(t *testing.T, url, want string) (string, *har.Archive)
 					if r != nil {
 						r.done = true
 					}
+				// A WebSocket, as DevTools' NetworkManager and HAR writer
+				// (front_end/models/har/Log.ts) build its entry: the URL from
+				// webSocketCreated, the handshake's request and response, and
+				// every frame as {type, time, opcode, data} in
+				// _webSocketMessages, time being the frame's pseudo wall time
+				// (the handshake's wallTime plus the monotonic time since it).
+				case "Network.webSocketCreated":
+					r = &req{ws: &wsClock{}}
+					reqs[p.RequestID] = r
+					order = append(order, p.RequestID)
+					r.entry = har.Entry{Pageref: "page_1", Request: har.Request{Method: "GET", URL: p.URL, HTTPVersion: "HTTP/1.1",
+						Cookies: []har.Cookie{}, Headers: []har.NV{}, QueryString: []har.NV{}, HeadersSize: -1},
+						Timings: har.Timings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1}, WebSocketMessages: []har.WebSocketMessage{}}
+				case "Network.webSocketWillSendHandshakeRequest":
+					if r != nil && r.ws != nil {
+						r.ws.issue, r.ws.wall = p.Timestamp, p.WallTime
+						r.entry.StartedDateTime = time.UnixMilli(int64(p.WallTime * 1000)).UTC().Format(time.RFC3339Nano)
+						r.entry.Request.Headers = nvs(p.Request.Headers)
+					}
+				case "Network.webSocketHandshakeResponseReceived":
+					if r != nil && r.ws != nil {
+						r.response = true
+						version := "HTTP/1.1"
+						if v, _, ok := strings.Cut(p.Response.HeadersText, " "); ok && strings.HasPrefix(v, "HTTP/") {
+							version = v
+						}
+						if p.Response.RequestHeaders != nil {
+							r.entry.Request.Headers = nvs(p.Response.RequestHeaders)
+						}
+						r.entry.Request.HTTPVersion = version
+						r.entry.Response = har.Response{Status: p.Response.Status, StatusText: p.Response.StatusText, HTTPVersion: version,
+							Cookies: []har.Cookie{}, Headers: nvs(p.Response.Headers), Content: har.Content{MimeType: "x-unknown"}, HeadersSize: -1, BodySize: -1}
+					}
+				case "Network.webSocketFrameSent", "Network.webSocketFrameReceived", "Network.webSocketFrameError":
+					if r != nil && r.ws != nil {
+						m := har.WebSocketMessage{Type: "receive", Time: r.ws.at(p.Timestamp), Opcode: p.Response.Opcode, Data: p.Response.PayloadData}
+						switch e.Method {
+						case "Network.webSocketFrameSent":
+							m.Type = "send"
+						case "Network.webSocketFrameError":
+							m = har.WebSocketMessage{Type: "error", Time: m.Time, Opcode: -1, Data: p.ErrorMessage}
+						}
+						r.entry.WebSocketMessages = append(r.entry.WebSocketMessages, m)
+					}
+				case "Network.webSocketClosed":
+					if r != nil {
+						r.done = true
+					}
 				}
 			default:
 				for _, id := range order {
@@ -341,6 +402,10 @@ func (b *browser) capture(t *testing.T, url, want string) (string, *har.Archive)
 		if !r.response {
 			continue
 		}
+		if r.ws != nil { // DevTools keeps no body for a WebSocket: its frames are the content
+			a.Log.Entries = append(a.Log.Entries, r.entry)
+			continue
+		}
 		body := b.call(t, "Network.getResponseBody", map[string]any{"requestId": id})
 		var rb struct {
 			Body          string
@@ -356,6 +421,13 @@ func (b *browser) capture(t *testing.T, url, want string) (string, *har.Archive)
 	}
 	return ev.Result.Value, a
 }
+
+// wsClock turns a WebSocket frame's monotonic timestamp into DevTools'
+// pseudo wall time (NetworkRequest.pseudoWallTime): the wall time of the
+// handshake plus the monotonic time since it, in seconds.
+type wsClock struct{ issue, wall float64 }
+
+func (c *wsClock) at(monotonic float64) float64 { return c.wall - c.issue + monotonic }
 
 func nvs(h map[string]string) []har.NV {
 	out := []har.NV{}

@@ -22,6 +22,7 @@ type coverageOptions struct {
 	min       float64
 	observed  string
 	reportDir string
+	verifyDir string
 	verbose   bool
 	golden    bool
 }
@@ -49,7 +50,12 @@ The run has its own reports in --report-dir (default
 test case per call shape), sarif.json (rule cassette/uncovered-call-shape
 at the adapter in cassette.yaml, the record command as the fix),
 summary.json, report.jsonl, log.jsonl, run.json and report.html; on GitHub
-Actions a section of the job summary.`,
+Actions a section of the job summary.
+
+Where the project compares fakes in modelled mode, it also shows what each
+fake models, from the latest verify run's summary.json (--verify-reports,
+default .cassette/reports), with that run's id and age, and fails (exit 1)
+when an adapter is below its coverage.min_modelled.`,
 		Example: `  cassette observe -- go test ./...
   cassette coverage
   cassette coverage --min 80 -v`,
@@ -72,6 +78,7 @@ Actions a section of the job summary.`,
 	f.Float64Var(&o.min, "min", coverage.DefaultMin, "percent of each adapter's observed call shapes that must be covered (replaces coverage.min)")
 	f.StringVar(&o.observed, "observed", "", "directory of observation files (default .cassette/observed of the project)")
 	f.StringVar(&o.reportDir, "report-dir", filepath.Join(".cassette", "reports", "coverage"), "where coverage.json and the run's reports (junit.xml, sarif.json, report.html, …) are written")
+	f.StringVar(&o.verifyDir, "verify-reports", "", "report directory of the verify run whose modelled figures are shown (default .cassette/reports, verify's)")
 	f.BoolVar(&o.golden, "golden", false, "golden mode: byte-stable reports (volatile fields omitted)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list the covered shapes and their cassettes too")
 	cmd.GroupID = "main"
@@ -88,36 +95,28 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 		return outcome.Errorf(outcome.EUsage, "cassette coverage --min 90", "--min %g is not a percentage (0 to 100)", *min)
 	}
 	started := time.Now()
-	var p *project
-	var rep *coverage.Report
-	// Ctrl-C while it reads ends the run E_INTERRUPTED, its reports written
-	err := interrupt.Reading("reading the observations and cassettes", commandWithConfig(g.config, "cassette", "coverage"), func() (err error) {
-		p, rep, err = coverageAnalyze(stdio, g, o, min)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return coverageOutcome(stdio, g, o, p, rep, started)
-}
-
-// coverageAnalyze loads the project and holds its observations against
-// its cassettes.
-func coverageAnalyze(stdio *IO, g *globals, o *coverageOptions, min *float64) (*project, *coverage.Report, error) {
 	p, err := loadProject(g)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	dir := o.observed
 	if dir == "" {
 		dir = filepath.Join(p.cfg.Dir, filepath.FromSlash(coverage.ObservedDir))
 	}
 	config := g.config
-	rep, err := coverage.AnalyzeProject(p.Project, dir, coverage.Options{Min: min, ObserveStep: p.observeStep(), Log: stdio.Err,
-		Record: func(name string, a *cassettes.Adapter, c coverage.Call, scenario string) string {
-			return coverage.RecordCommand(name, a, c, scenario, config)
-		}})
-	return p, rep, err
+	var rep *coverage.Report
+	// Ctrl-C while it reads ends the run E_INTERRUPTED, its reports written
+	err = interrupt.Reading("reading the observations and cassettes", p.command("cassette", "coverage"), func() (err error) {
+		rep, err = coverage.AnalyzeProject(p.Project, dir, coverage.Options{Min: min, ObserveStep: p.observeStep(), Log: stdio.Err, VerifyReports: o.verifyDir,
+			Record: func(name string, a *cassettes.Adapter, c coverage.Call, scenario string) string {
+				return coverage.RecordCommand(name, a, c, scenario, config)
+			}})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return coverageOutcome(stdio, g, o, p, rep, started)
 }
 
 // coverageOutcome prints the table, publishes the run's reports

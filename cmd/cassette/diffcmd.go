@@ -8,12 +8,13 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verify"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // diffProject is the project the normalize and diff commands resolve
 // normalizer names with; nil without a cassette.yaml (each cassette's own
 // normalizers apply).
-func diffProject(g *globals) (*cassettes.Project, error) {
+func diffProject(g *globals) (*workspace.Project, error) {
 	p, err := optionalProject(g)
 	if p == nil {
 		return nil, err
@@ -41,22 +42,28 @@ placeholders, the same value by the same placeholder within the cassette.`,
 }
 
 func newDiffCmd(stdio *IO, g *globals) *cobra.Command {
-	return &cobra.Command{
+	var compare string
+	cmd := &cobra.Command{
 		Use:   "diff A B",
 		Short: "Compare two cassettes (or two directories of cassettes) after normalization",
 		Long: `diff normalizes both sides with A's normalizers and shows what differs: a
 structural diff for JSON (fields added, removed, retyped or changed, with
 their JSONPath), a unified diff for text, and the drift class of each
-difference. Exit 0 when they are the same, 1 on drift.`,
+difference. Exit 0 when they are the same, 1 on drift.
+
+With --compare modelled, B is held to A as verify holds a fake in modelled
+mode: what B leaves out of A is listed (with the share of A's response
+fields B models), not a drift; what B gives must be what A holds.`,
 		Example: `  cassette diff cassettes/github/list-pulls.yaml /tmp/new/list-pulls.yaml
-  cassette diff cassettes/ /tmp/rerecorded/cassettes/ --json`,
+  cassette diff cassettes/ /tmp/rerecorded/cassettes/ --json
+  cassette diff --compare modelled cassettes/gh/repo.yaml /tmp/fake-gh-repo.yaml`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := diffProject(g)
 			if err != nil {
 				return err
 			}
-			d, err := verify.DiffPaths(args[0], args[1], p)
+			d, err := verify.DiffPaths(args[0], args[1], p, compare)
 			if err != nil {
 				return err
 			}
@@ -78,4 +85,6 @@ difference. Exit 0 when they are the same, 1 on drift.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&compare, "compare", cassettes.CompareExact, "exact (byte for byte after normalization) or modelled (what B leaves out of A is listed, not a drift)")
+	return cmd
 }

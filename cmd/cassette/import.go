@@ -11,7 +11,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/har"
 	"github.com/cassette-dev/cassette/internal/importer"
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/internal/recording"
 )
 
 type importOptions struct {
@@ -88,9 +88,9 @@ func importRun(ctx context.Context, stdio *IO, g *globals, o *importOptions, kin
 	}
 	opts.Rules = p.redaction()
 	if a, ok := p.adapter(opts.Adapter); ok {
-		opts.Credentials = recorder.Credentials(a.Real.Credentials, nil)
+		opts.Credentials = recording.Credentials(a.Real.Credentials, nil)
 	}
-	ctx, _, stop := recorder.CatchContext(ctx)
+	ctx, _, stop := recording.CatchContext(ctx)
 	defer stop()
 	res, err := importer.ImportContext(ctx, opts)
 	if res != nil {

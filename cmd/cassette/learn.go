@@ -14,20 +14,22 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/learn"
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/internal/recording"
+	"github.com/cassette-dev/cassette/internal/verify"
 )
 
 type learnOptions struct {
-	adapter    string
-	scenarios  []string
-	repeat     int
-	interval   time.Duration
-	unsafe     bool
-	noOld      bool
-	apply      bool
-	timeout    time.Duration
-	upstreamCA string
-	allowRepo  bool // --allow-project-repo, as record has it
+	adapter             string
+	scenarios           []string
+	repeat              int
+	interval            time.Duration
+	unsafe              bool
+	noOld               bool
+	noFake              bool
+	apply               bool
+	timeout             time.Duration
+	baseURL, upstreamCA string
+	allowRepo           bool // --allow-project-repo, as record has it
 }
 
 func newLearnCmd(stdio *IO, g *globals) *cobra.Command {
@@ -49,6 +51,7 @@ value that is sometimes absent) is listed with what to do instead.
 
 Only calls that are safe to repeat are made: GET, HEAD and OPTIONS requests and
 CLI scenarios not marked mutating: true; --rerecord-unsafe repeats the others.
+The fake runs on each input too: see --without-fake.
 
 --apply writes cassette.yaml (atomically, under the project's locks) and
 records each scenario once more, saved with the new normalizers.
@@ -70,6 +73,8 @@ expresses; 2: configuration error; 3: the real side failed.`,
 	f.DurationVar(&o.interval, "interval", 0, "wait between two recordings of a scenario (e.g. 2s: a value that changes each second shows)")
 	f.BoolVar(&o.unsafe, "rerecord-unsafe", false, "also repeat calls that may change the real service (other methods than GET, HEAD, OPTIONS)")
 	f.BoolVar(&o.noOld, "without-committed", false, "compare only the new recordings, not the committed cassette with them")
+	f.BoolVar(&o.noFake, "without-fake", false, "learn from reality alone (by default the fake runs on each input, and a value where only it differs is learned if both sides are of one volatile class: UUIDs, timestamps, SHAs, msg_… ids; else it is listed as the fake's drift)")
+	f.StringVar(&o.baseURL, "base-url", "", "override the adapter's real.base_url")
 	f.BoolVar(&o.apply, "apply", false, "write cassette.yaml and record the scenarios once more with the learned normalizers")
 	f.DurationVar(&o.timeout, "timeout", 0, "bound on one live call (0: the recorder's default)")
 	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA the real side's certificate is checked against")
@@ -93,7 +98,7 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ver, sha := buildInfo()
-	live := recorder.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: stdio.Err,
+	live := recording.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: stdio.Err,
 		AttemptTimeout: o.timeout, CLITimeout: o.timeout, AllowProjectRepo: o.allowRepo}
 	s := learn.Session{Project: p.Project, Adapter: o.adapter, Scenarios: o.scenarios, Repeat: o.repeat, Interval: o.interval, Unsafe: o.unsafe, WithoutCommitted: o.noOld,
 		Credentials: p.credentials(), Log: stdio.Err,
@@ -101,6 +106,12 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 			rec, err := live.Rerecord(ctx, o.adapter, p.cfg.Adapters[o.adapter], old)
 			return rec.Cassette, err
 		}}
+	if a := p.cfg.Adapters[o.adapter]; a != nil && o.baseURL != "" {
+		a.Real.BaseURL = o.baseURL // what the re-recordings reach
+	}
+	if !o.noFake {
+		s.Fake = verify.ProjectAnswers(p.Project, filepath.Join(p.cfg.Dir, ".cassette", "reports", "learn", "fakes"))
+	}
 	out, err := s.Learn(ctx)
 	if err != nil {
 		return err
@@ -111,21 +122,9 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 			return err
 		}
 	}
-	next := p.command("cassette", "verify", filepath.Join(p.cfg.CassetteDir(), o.adapter))
-	if out.Changed() && !o.apply {
-		next = p.command(append(append([]string{"cassette", "learn", "--adapter", o.adapter}, scenarioFlags(o.scenarios)...), "--apply")...)
-	}
-	fmt.Fprintf(stdio.Out, "next: %s\n", next)
+	fmt.Fprintf(stdio.Out, "next: %s\n", s.NextStep(out, o.apply))
 	if len(out.Result.Left) > 0 {
 		return exitError(1)
 	}
 	return nil
-}
-
-func scenarioFlags(ss []string) []string {
-	var out []string
-	for _, s := range ss {
-		out = append(out, "--scenario", s)
-	}
-	return out
 }

@@ -5,10 +5,10 @@ package main
 import (
 	"os"
 
-	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/internal/recording"
 )
 
 func main() {
-	recorder.Supervise() // a command record runs: before anything else
+	recording.Supervise() // a command record runs: before anything else
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

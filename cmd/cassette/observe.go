@@ -95,8 +95,8 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 	for _, a := range o.adapters {
 		if _, ok := p.cfg.Adapters[a]; !ok {
 			return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, p.cfg.Path),
-				Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: cassettes.Suggest(a, p.cfg.Order)}},
-				NextStep: p.command(append([]string{"cassette", "observe", "--adapter", cmp.Or(cassettes.Closest(a, p.cfg.Order), firstOr(p.cfg.Order, "")), "--"}, command...)...)}
+				Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "), Suggestion: outcome.Suggest(a, p.cfg.Order)}},
+				NextStep: p.command(append([]string{"cassette", "observe", "--adapter", cmp.Or(outcome.Closest(a, p.cfg.Order), firstOr(p.cfg.Order, "")), "--"}, command...)...)}
 		}
 	}
 	root, err := filepath.Abs(p.cfg.Dir) // shims run in other directories
@@ -281,8 +281,8 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 	if !ok || a.Kind != cassettes.KindHTTP {
 		return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %q: --mode observe needs an http adapter declared in %s", adapter, p.cfg.Path),
 			Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "),
-				Suggestion: cassettes.Suggest(adapter, p.cfg.Order)}},
-			NextStep: observeProxyStep(p, upstream, cmp.Or(cassettes.Closest(adapter, httpAdapters(p.cfg)), firstOr(httpAdapters(p.cfg), "")))}
+				Suggestion: outcome.Suggest(adapter, p.cfg.Order)}},
+			NextStep: observeProxyStep(p, upstream, cmp.Or(outcome.Closest(adapter, httpAdapters(p.cfg)), firstOr(httpAdapters(p.cfg), "")))}
 	}
 	dir := os.Getenv(coverage.EnvDir)
 	if dir == "" {

@@ -6,20 +6,21 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
-// project is the project a command runs on (cassettes.LoadProject of
+// project is the project a command runs on (workspace.LoadKinds of
 // --config): config, normalizer registry and redaction rules, loaded once
 // and passed down. cfg is its Config, under the name the commands use.
 type project struct {
-	*cassettes.Project
+	*workspace.Project
 	cfg *cassettes.Config
 }
 
 // loadProject loads and validates the config named by --config.
 func loadProject(g *globals) (*project, error) {
 	g.config = findConfig(g.config)
-	p, err := cassettes.LoadProject(g.config)
+	p, err := workspace.LoadKinds(g.config, kinds().Loading())
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func findConfig(given string) string {
 	if err != nil {
 		return given
 	}
-	found := cassettes.FindConfig(wd, -1)
+	found := workspace.FindConfig(wd, -1)
 	if found == "" {
 		return given
 	}

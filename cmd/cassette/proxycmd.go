@@ -12,11 +12,12 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
-	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/internal/recording"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 func newProxyCmd(stdio *IO, g *globals) *cobra.Command {
-	o, caDir := &recorder.ProxyJob{}, new(string)
+	o, caDir := &recording.ProxyJob{}, new(string)
 	cmd := &cobra.Command{
 		Use:   "proxy --mode record|replay|passthrough --cassette PATH",
 		Short: "Run the intercepting proxy: record, replay or pass through HTTP(S)",
@@ -66,14 +67,14 @@ call to it is written for 'cassette coverage' as a call to --adapter).`,
 	return cmd
 }
 
-func proxyRun(ctx context.Context, stdio *IO, g *globals, o *recorder.ProxyJob, caDir string) error {
+func proxyRun(ctx context.Context, stdio *IO, g *globals, o *recording.ProxyJob, caDir string) error {
 	if o.Mode == "observe" {
 		return observeProxyRun(ctx, stdio, g, o.Listen, o.Upstream, o.Adapter, o.AllowRemote)
 	}
 	ver, sha := buildInfo()
 	o.Recorder, o.Out, o.Log = cassettes.Recorder{Version: ver, SHA: sha}, stdio.Out, stdio.Err
 	o.CA = func() (*proxy.CA, error) { return loadCA(caDir) }
-	o.Load = func() (*cassettes.Project, error) {
+	o.Load = func() (*workspace.Project, error) {
 		p, err := optionalProject(g)
 		if p == nil {
 			return nil, err
@@ -90,8 +91,8 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *recorder.ProxyJob, 
 	return o.Run(ctx)
 }
 
-// serveProxy runs a proxy until ctx ends (recorder.ServeProxy).
-var serveProxy = recorder.ServeProxy
+// serveProxy runs a proxy until ctx ends (recording.ServeProxy).
+var serveProxy = recording.ServeProxy
 
 // optionalProject is the project when there is a config, nil when there
 // is none; a config that does not load is an error.

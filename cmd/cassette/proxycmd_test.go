@@ -13,8 +13,8 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/proxy"
+	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/redact"
-	"github.com/cassette-dev/cassette/recorder"
 )
 
 // lockedBuffer is an output written by the proxy's goroutine and read by
@@ -68,7 +68,7 @@ func TestServeProxySavesOnStop(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- serveProxy(ctx, out, proxyOptionsFor(up.URL, red, out), &recorder.ProxySave{Meta: recorder.Meta{Adapter: "shop", Scenario: "items"}, Path: path, Redactor: red}, nil)
+		done <- serveProxy(ctx, out, proxyOptionsFor(up.URL, red, out), &recording.ProxySave{Meta: recording.Meta{Adapter: "shop", Scenario: "items"}, Path: path, Redactor: red}, nil)
 	}()
 	addr := out.addr(t)
 	for _, bearer := range []string{"", tok} {

@@ -7,11 +7,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/internal/recording"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 func newRecordCmd(stdio *IO, g *globals) *cobra.Command {
-	o := &recorder.RecordJob{}
+	o := &recording.RecordJob{}
 	cmd := &cobra.Command{
 		Use:   "record --adapter NAME [--scenario NAME] [-- COMMAND [ARGS...]]",
 		Short: "Record real interactions into cassettes, with secrets removed before anything is written",
@@ -65,10 +66,10 @@ timeout, 408/429/5xx) is not a recording: nothing is written, exit 3.`,
 	return cmd
 }
 
-func recordRun(ctx context.Context, stdio *IO, g *globals, o *recorder.RecordJob, command []string) error {
+func recordRun(ctx context.Context, stdio *IO, g *globals, o *recording.RecordJob, command []string) error {
 	ver, sha := buildInfo()
 	o.Config, o.Recorder, o.In, o.Out, o.Err = g.config, cassettes.Recorder{Version: ver, SHA: sha}, stdio.In, stdio.Out, stdio.Err
-	o.Load = func() (*cassettes.Project, error) {
+	o.Load = func() (*workspace.Project, error) {
 		p, err := loadProject(g)
 		if err != nil {
 			return nil, err

@@ -15,10 +15,10 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/refresh"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verify"
-	"github.com/cassette-dev/cassette/recorder"
 )
 
 type refreshOptions struct {
@@ -145,7 +145,7 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 		// Ctrl-C stops the cycle at its next step: it publishes nothing
 		// more and ends as every run does, E_INTERRUPTED (exit 3) in its
 		// reports.
-		ctx, _, stop := recorder.CatchContext(ctx)
+		ctx, _, stop := recording.CatchContext(ctx)
 		defer stop()
 		return cycle(ctx, time.Now().In(loc))
 	}
@@ -198,7 +198,7 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 	ver, sha := buildInfo()
 	opts := refresh.ProjectOptions(p.Project)
 	opts.Adapters, opts.Git, opts.Remote, opts.Base, opts.DryRun, opts.DryRunUnsafe = o.adapters, g, remote, o.base, o.dryRun, o.unsafe
-	opts.Recorder = recorder.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
+	opts.Recorder = recording.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
 		AttemptTimeout: o.timeout, CLITimeout: o.timeout, AllowProjectRepo: o.allowRepo}
 	switch f.Kind {
 	case "github":

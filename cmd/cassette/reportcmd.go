@@ -60,20 +60,9 @@ func reportMerge(stdio *IO, g *globals, out string, dirs []string, mo report.Mer
 	refuse := func(err error) error {
 		return errorReport(stdio, g, reportDest{command: "verify", reportDir: out}, outcome.AsError(err))
 	}
-	shards := make([]report.Shard, len(dirs))
-	again := append([]string{"cassette", "report", "merge", "--out", out}, dirs...)
-	if mo.AllowIncomplete {
-		again = append(again, "--allow-incomplete")
-	}
+	var shards []report.Shard
 	// Ctrl-C while it reads (a slow disk, a FIFO) ends the run E_INTERRUPTED, its reports written
-	err := interrupt.Reading("reading the shards' reports", outcome.Command(again...), func() (err error) {
-		for i, d := range dirs {
-			if shards[i], err = report.ReadShard(os.DirFS(d), d); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err := interrupt.Reading("reading the shards' reports", mo.Command(out, dirs), func() (err error) { shards, err = report.ReadShards(dirs); return err })
 	if err != nil {
 		return refuse(err)
 	}

@@ -12,13 +12,13 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
-	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/internal/recording"
 )
 
 // TestMain lets the scripts run this test binary as the real `cassette`
 // command, as the Go team tests the go command.
 func TestMain(m *testing.M) {
-	recorder.Supervise() // as main does
+	recording.Supervise() // as main does
 	// The test binary carries no vcs.revision (go test does not stamp one);
 	// set the link-time revision as the Makefile does for bin/cassette.
 	_, src, _, _ := runtime.Caller(0)

@@ -182,3 +182,44 @@ func TestRefreshLoop(t *testing.T) {
 		t.Fatalf("verify after fixing the fake:\n%s", out)
 	}
 }
+
+// TestLearnFromTheRecordingAndTheFake is issue 39's done-when on the
+// github example: its real side is a stored recording of GitHub, which
+// answers every call alike, so learning from reality alone finds nothing;
+// `cassette learn` also runs the example's fake (built by go build, as
+// verify builds it) on each cassette's input and learns where it differs
+// from reality in a volatile way. With every normalizer removed from a
+// copy, verify fails (the fake writes its JSON in another key order);
+// learn --apply for gh learns nothing (the fake prints what gh prints),
+// for github json.canonical (its ports are in the request URLs, which
+// verify does not compare); verify is then green,
+// with no more normalizers than the hand-written ones plus one. A fake
+// that names a label wrong is then a drift learn reports, not a
+// normalizer it proposes.
+func TestLearnFromTheRecordingAndTheFake(t *testing.T) {
+	needRealSide(t)
+	e := newExample(t)
+	hand := e.ForgetNormalizers()
+	up := startUpstream(t, e, fixtures)
+	// The recorded API takes any token; the variables must be set (record.sh sets them too).
+	e.Env = append(e.Env, "GH_TOKEN=recorded-fixtures-take-any-token", "GITHUB_TOKEN=recorded-fixtures-take-any-token")
+	if _, _, code := e.Run(nil, cassetteBin, "verify"); code != 1 {
+		t.Fatalf("verify without normalizers: exit %d, want 1 (the fake's JSON is laid out differently)", code)
+	}
+	if out := e.Must(nil, cassetteBin, "learn", "--adapter", "gh", "--base-url", up, "--apply"); !strings.Contains(out, "and the fake's answer") ||
+		!strings.Contains(out, "no change") {
+		t.Errorf("learn --adapter gh should compare the fake and learn nothing:\n%s", out)
+	}
+	// The upstream is a recording: what learn sends it changes nothing.
+	out := e.LearnApply(cassetteBin, "github", hand["github"], "--base-url", up, "--rerecord-unsafe")
+	if !strings.Contains(out, "json.canonical (built-in)") {
+		t.Errorf("learn did not propose json.canonical for the fake's key order:\n%s", out)
+	}
+	if vout, verr, code := e.Run(nil, cassetteBin, "verify"); code != 0 || !strings.Contains(vout, "8 passed, 0 failed") {
+		t.Fatalf("verify after learn --apply: exit %d\n%s\n%s\nlearn said:\n%s", code, vout, verr, out)
+	}
+
+	e.Patch("fakes/github/api.go", `{"good first issue", "7057ff"`, `{"good-first-issue", "7057ff"`)
+	e.LearnReportsDrift(cassetteBin, []string{"--adapter", "github", "--base-url", up, "--scenario", "labels-list", "--apply"},
+		[]string{`$[4].name: reality "good first issue", the fake "good-first-issue"`}, []string{"--case", "github/labels-list"})
+}

@@ -183,3 +183,44 @@ func TestRefreshLoop(t *testing.T) {
 		t.Fatalf("verify after fixing the fake:\n%s", out)
 	}
 }
+
+// TestLearnFromTheRecordingAndTheFake is issue 39's done-when on the
+// llm-stream example: its real side is real recordings of Anthropic's API
+// served with their timing (cassette proxy --mode replay --latency, as
+// record.sh serves them), which answer every call alike, so learning from
+// reality alone finds nothing; `cassette learn` also runs the example's
+// fake (built by go build, as verify builds it) on each cassette's input
+// and learns where its answer differs from reality in a volatile way: its
+// own message and tool-use ids, the CLI's times, the key order of its
+// events. With every normalizer removed from a copy, verify fails; after
+// learn --apply of both adapters it is green, with no more normalizers
+// than the hand-written ones plus one. A fake whose result gives another
+// stop reason is then a drift learn reports, not a normalizer.
+func TestLearnFromTheRecordingAndTheFake(t *testing.T) {
+	e := recorded(t)
+	hand := e.ForgetNormalizers()
+	if _, _, code := e.Run(nil, cassetteBin, "verify"); code != 1 {
+		t.Fatalf("verify without normalizers: exit %d, want 1 (the fake's ids differ)", code)
+	}
+	// The API, served from a copy: learn --apply records cassettes/anthropic anew.
+	api := filepath.Join(t.TempDir(), "anthropic")
+	e2e.CopyTree(t, e.Path("cassettes/anthropic"), api)
+	px := e.StartProxy(t, cassetteBin, "--mode", "replay", "--latency", "--replayable", "--upstream", "https://api.anthropic.com", "--cassette", api)
+	e.Env = append(e.Env, "ANTHROPIC_API_KEY=replayed-api-takes-any-key")
+
+	// The API's scenarios are POSTs; a replayed API is not changed by them.
+	out := e.LearnApply(cassetteBin, "anthropic", hand["anthropic"], "--base-url", px, "--rerecord-unsafe", "--repeat", "2")
+	for _, want := range []string{"and the fake's answer", "anthropic.volatile", "anthropic.token", "toolu_", "json.canonical (built-in)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("learn --adapter anthropic lacks %q:\n%s", want, out)
+		}
+	}
+	out += e.LearnApply(cassetteBin, "chat", hand["chat"], "--base-url", px, "--repeat", "2")
+	if vout, verr, code := e.Run(nil, cassetteBin, "verify"); code != 0 || !strings.Contains(vout, "3 passed, 0 failed") {
+		t.Fatalf("verify after learn --apply: exit %d\n%s\n%s\nlearn said:\n%s", code, vout, verr, out)
+	}
+
+	e.Patch("fakes/llm/main.go", `}{"result", id, strings.Join(a.deltas, ""), "end_turn",`, `}{"result", id, strings.Join(a.deltas, ""), "max_tokens",`)
+	e.LearnReportsDrift(cassetteBin, []string{"--adapter", "chat", "--base-url", px, "--repeat", "2", "--apply"},
+		[]string{`$.stop_reason: reality "end_turn", the fake "max_tokens"`}, []string{"--adapter", "chat"})
+}

@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -26,6 +28,9 @@ const (
 // which cassettes back them, and the cassettes no test exercised.
 type Report struct {
 	Adapters []*AdapterReport
+	// Modelled is the latest verify run's modelled figure (modelled.go);
+	// nil when the project compares nothing in modelled mode.
+	Modelled *Modelled
 }
 
 // AdapterReport is the coverage of one adapter.
@@ -87,6 +92,15 @@ type Options struct {
 	ObserveStep string
 	// Log, when not nil, is told which runs of observations are read.
 	Log io.Writer
+	// Kinds are the adapter kinds the cassettes' calls are read through
+	// (Rules.Kinds); nil is http and cli. AnalyzeProject takes the
+	// project's.
+	Kinds *kind.Registry
+	// VerifyReports is the report directory of the verify run whose
+	// modelled figure coverage shows; "" is VerifyReports, verify's
+	// default. Now dates it; nil is time.Now.
+	VerifyReports string
+	Now           func() time.Time
 }
 
 // Covered counts the adapter's covered shapes.
@@ -161,6 +175,7 @@ func Analyze(cfg *cassettes.Config, list []*cassettes.Cassette, obs []Located, o
 	for _, name := range cfg.Order {
 		a := cfg.Adapters[name]
 		r, ps := NewRules(a)
+		r.Kinds = opts.Kinds
 		for _, p := range ps {
 			field := "adapters." + name + ".coverage." + p.Field
 			p.File, p.Line, p.Field = cfg.Path, cfg.Line(field), field
@@ -185,7 +200,7 @@ func Analyze(cfg *cassettes.Config, list []*cassettes.Cassette, obs []Located, o
 		case !ok:
 			probs = append(probs, outcome.Problem{File: o.File, Line: o.Line, Field: "adapter",
 				Message: fmt.Sprintf("a call to adapter %q, which %s does not declare", o.Adapter, cfg.Path), Expected: "one of " + strings.Join(cfg.Order, ", "),
-				Suggestion: cassettes.Suggest(o.Adapter, cfg.Order)})
+				Suggestion: outcome.Suggest(o.Adapter, cfg.Order)})
 		case o.Kind != ar.Kind:
 			probs = append(probs, outcome.Problem{File: o.File, Line: o.Line, Field: "kind",
 				Message: fmt.Sprintf("a %s call to adapter %s, which is a %s adapter", o.Kind, o.Adapter, ar.Kind), Expected: string(ar.Kind)})

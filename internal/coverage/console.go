@@ -55,6 +55,7 @@ func (r *Report) WriteConsole(w io.Writer, color, verbose bool) {
 		fmt.Fprintf(w, "; %s no test exercised", plural(stale, "stale cassette"))
 	}
 	fmt.Fprintln(w)
+	r.Modelled.writeModelled(w, paint) // modelled.go
 }
 
 // writeDetails prints what is under an adapter's line.

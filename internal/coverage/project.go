@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // AnalyzeProject is `cassette coverage` on a loaded project: it reads the
@@ -22,7 +24,7 @@ import (
 // load options (the ones verify loads with), and holds the one against the
 // other (Analyze). Observations that cannot be read or used, and settings
 // that do not fit, are errors naming what to run next.
-func AnalyzeProject(p *cassettes.Project, dir string, opts Options) (*Report, error) {
+func AnalyzeProject(p *workspace.Project, dir string, opts Options) (*Report, error) {
 	cfg := p.Config
 	next := cmp.Or(opts.ObserveStep, outcome.Command("cassette", "observe", "--help"))
 	current, runs, err := CurrentRuns(dir)
@@ -62,17 +64,21 @@ func AnalyzeProject(p *cassettes.Project, dir string, opts Options) (*Report, er
 	if err != nil {
 		return nil, err
 	}
+	opts.Kinds = kind.Of(p.Kinds())
 	rep, probs := Analyze(cfg, list, obs, opts)
 	if len(probs) > 0 {
 		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: "the coverage settings or the observed calls do not fit " + cfg.Path, Problems: probs,
 			NextStep: outcome.Command("cassette", "validate", "--config", cfg.Path)}
+	}
+	if rep.Modelled, err = readModelled(cfg, list, opts); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }
 
 // loadCorpus loads every cassette of the project; a project without a
 // cassettes directory has none (coverage then says which adapters need one).
-func loadCorpus(p *cassettes.Project, creds map[string]string) ([]*cassettes.Cassette, error) {
+func loadCorpus(p *workspace.Project, creds map[string]string) ([]*cassettes.Cassette, error) {
 	dir := p.Config.CassetteDir()
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

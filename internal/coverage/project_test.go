@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // TestAnalyzeProjectWithoutObservations: coverage on a loaded project is
@@ -18,7 +18,7 @@ func TestAnalyzeProjectWithoutObservations(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := cassettes.LoadProject(filepath.Join(dir, "cassette.yaml"))
+	p, err := workspace.Load(filepath.Join(dir, "cassette.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -22,6 +24,9 @@ const DefaultMin = 100.0
 // built-in rules plus the adapter's `coverage:` settings.
 type Rules struct {
 	Kind cassettes.Kind
+	// Kinds are the adapter kinds whose cassettes' calls OfCassette reads
+	// (internal/kind); nil is http and cli.
+	Kinds *kind.Registry
 	// Min is the percentage of observed shapes that must be covered.
 	Min float64
 
@@ -175,32 +180,30 @@ func (r *Rules) Of(o Observation) Shape {
 	return r.HTTPShape(o.Call.Method, o.Call.URL, o.Call.ContentType, body, max(o.Call.BodyBytes, len(body)))
 }
 
+// callShape is the shape of one call of a cassette.
+func (r *Rules) callShape(c kind.Call) Shape {
+	if c.Proc {
+		return r.CLIShape(c.Argv, c.Stdin)
+	}
+	return r.HTTPShape(c.Method, c.URL, c.ContentType, c.Body, len(c.Body))
+}
+
 // OfCassette lists the distinct shapes of a cassette, in the order they
-// first appear: one per HTTP request, or the CLI input's. A CLI cassette's
-// HTTP interactions are the command's own traffic and give no shape of
-// this adapter.
+// first appear: one per call its kind reads in it (kind.Kind.Calls: an
+// http cassette's requests, a cli cassette's command, whose HTTP is the
+// command's own traffic and gives no shape of this adapter). A kind Kinds
+// lacks is read as http, the format's default.
 func (r *Rules) OfCassette(c *cassettes.Cassette) []Shape {
+	k, ok := r.Kinds.Lookup(c.Kind)
+	if !ok {
+		k = kind.HTTP()
+	}
 	var out []Shape
-	add := func(s Shape) {
-		for _, have := range out {
-			if have == s {
-				return
-			}
+	for _, call := range k.Calls(c) {
+		s := r.callShape(call)
+		if !slices.Contains(out, s) {
+			out = append(out, s)
 		}
-		out = append(out, s)
-	}
-	if c.Kind == cassettes.KindCLI || c.Input != nil {
-		if c.Input == nil {
-			return nil
-		}
-		argv := append(strings.Fields(c.Input.Command), c.Input.Args...)
-		add(r.CLIShape(argv, len(c.Input.Stdin) > 0))
-		return out
-	}
-	for _, in := range c.Interactions {
-		q := in.Request
-		body := []byte(q.Body)
-		add(r.HTTPShape(q.Method, q.URL, q.Headers.Get("Content-Type"), body, len(body)))
 	}
 	return out
 }

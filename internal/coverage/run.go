@@ -60,6 +60,12 @@ func (r *Report) Run(m RunMeta) *report.Run {
 		}
 		run.Coverage.Adapters = append(run.Coverage.Adapters, ca)
 	}
+	if r.Modelled != nil {
+		run.Coverage.Modelled = r.Modelled.report()
+		if r.Modelled.Err != nil {
+			run.Err = r.Modelled.Err
+		}
+	}
 	return run
 }
 

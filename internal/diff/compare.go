@@ -79,11 +79,15 @@ type Result struct {
 // each) and compares, per HTTP interaction, the status, the contract headers
 // and the body, and for a CLI cassette stdout, stderr and the exit code.
 // Equal is decided by byte equality of those normalized parts; every part
-// that differs yields at least one Drift.
+// that differs yields at least one Drift. o.Contract, when set, holds got
+// to a contract (CompareContract) instead.
 func Compare(want, got *cassettes.Cassette, o Options) (*Result, error) {
 	p, err := Pipeline(want, o)
 	if err != nil {
 		return nil, err
+	}
+	if o.Contract != nil {
+		return CompareContract(want, got, p, o.Contract(want))
 	}
 	return ComparePipeline(want, got, p, o.Headers), nil
 }

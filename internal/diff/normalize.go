@@ -24,6 +24,9 @@ type Options struct {
 	Normalizers func(c *cassettes.Cassette) []string
 	// Headers are the contract headers compared; nil compares all headers.
 	Headers []string
+	// Contract, when set, is the contract Compare holds got to for want
+	// (`cassette diff --compare modelled`); nil is exact mode with Headers.
+	Contract func(want *cassettes.Cassette) Contract
 }
 
 // Pipeline builds the pipeline for cassette c. An unknown normalizer name is a

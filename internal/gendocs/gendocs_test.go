@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"github.com/cassette-dev/cassette/match"
 )
 
 // TestEveryRegisteredNameIsDocumented: each page has a section or row for
@@ -31,7 +31,7 @@ func TestEveryRegisteredNameIsDocumented(t *testing.T) {
 		}
 	}
 	page, _ = Presets()
-	for _, n := range match.PresetNames() {
+	for _, n := range matching.PresetNames() {
 		if !strings.Contains(string(page), "| `"+n+"` |") {
 			t.Errorf("presets has no row for %s", n)
 		}

@@ -14,7 +14,8 @@ import (
 // a ws:// or wss:// URL answered 101) with the session's messages in
 // Chromium's `_webSocketMessages`: each sent or received, with its time
 // (seconds since the epoch), opcode (1 text, 2 binary) and data (binary
-// data in base64). They map onto the cassette's session directly; the
+// data in base64); a frame error is written among them as type "error",
+// opcode -1, and is no message. They map onto the cassette's session directly; the
 // URL is written as the proxy records an upgrade (http, https). An
 // upgrade whose messages the HAR does not hold (Firefox writes none) is
 // left out with a warning: a 101 without its session is a cassette
@@ -61,8 +62,10 @@ func webSocket(e Entry, i int) (*cassettes.WebSocket, error) {
 		case "send":
 		case "receive":
 			msg.From = cassettes.FromServer
+		case "error":
+			continue // DevTools' record of a frame error (opcode -1, data the error text): no message was sent
 		default:
-			return nil, fmt.Errorf("log.entries[%d]._webSocketMessages[%d].type %q: expected send or receive", i, k, m.Type)
+			return nil, fmt.Errorf("log.entries[%d]._webSocketMessages[%d].type %q: expected send, receive or error", i, k, m.Type)
 		}
 		switch m.Opcode {
 		case 1:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/verify"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // Plan loads the cassettes of paths (the project's cassette directory when
@@ -16,7 +17,7 @@ import (
 // is os.LookupEnv): what `cassette cases` lists and `cassette check`
 // judges, so that a harness's verdict is verify's. Options are zero when
 // the cassettes did not load.
-func Plan(p *cassettes.Project, paths []string, sel verify.Selection, lookup func(string) (string, bool)) ([]verify.Case, verify.Options, error) {
+func Plan(p *workspace.Project, paths []string, sel verify.Selection, lookup func(string) (string, bool)) ([]verify.Case, verify.Options, error) {
 	opts := verify.ProjectOptions(p, lookup)
 	if len(paths) == 0 {
 		paths = []string{p.Config.CassetteDir()}

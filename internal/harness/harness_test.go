@@ -23,6 +23,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // The project of these tests: a CLI adapter (greet) and an HTTP adapter
@@ -95,7 +96,7 @@ func project(t testing.TB) ([]verify.Case, verify.Options) {
 		t.Fatal(err)
 	}
 	write("cassettes/items/create-then-get.yaml", string(items))
-	p, err := cassettes.LoadProject(filepath.Join(dir, "cassette.yaml"))
+	p, err := workspace.Load(filepath.Join(dir, "cassette.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/har"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // Format is the kind of file Import reads.
@@ -110,7 +111,7 @@ func ImportContext(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Adapter: opts.Adapter, Dir: filepath.Join(opts.Dir, opts.Adapter)}
-	lock, err := cassettes.LockAdapter(opts.Root, res.Dir)
+	lock, err := workspace.LockAdapter(opts.Root, res.Dir)
 	if err != nil {
 		if ce, ok := err.(*outcome.Error); ok && ce.Reason == outcome.ELocked {
 			ce.NextStep = opts.again()

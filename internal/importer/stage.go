@@ -27,7 +27,7 @@ import (
 // next import of the adapter), so the same import runs again without
 // --force. An import interrupted (SIGINT, SIGTERM: ctx) stops at the next
 // cassette and removes its staging copy: nothing is imported. The whole
-// import holds the adapter directory's lock (cassettes.LockAdapter).
+// import holds the adapter directory's lock (workspace.LockAdapter).
 
 // stage is one import's staging copy of the adapter directory target.
 type stage struct {

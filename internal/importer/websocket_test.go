@@ -42,7 +42,8 @@ func chromiumWebSocket(page string, messages []any) map[string]any {
 
 // TestImportHARWebSocketReplays: a Chromium HAR of a page with a WebSocket
 // imports the session from _webSocketMessages (#35: it wrote a 101 that
-// replay refused to load); the cassette loads strictly and a real
+// replay refused to load), a frame error DevTools lists among them being
+// no message; the cassette loads strictly and a real
 // WebSocket client is answered by the replaying proxy as the HAR says. An
 // upgrade the HAR holds no messages of is left out with a warning naming
 // the entry.
@@ -56,6 +57,8 @@ func TestImportHARWebSocketReplays(t *testing.T) {
 			map[string]any{"type": "receive", "time": t0 + 0.010, "opcode": 1, "data": `{"type":"hello"}`},
 			map[string]any{"type": "send", "time": t0 + 0.020, "opcode": 1, "data": `{"say":"hi"}`},
 			map[string]any{"type": "receive", "time": t0 + 0.030, "opcode": 2, "data": "AAEC"},
+			// DevTools writes a frame error among the frames (NetworkRequest.addProtocolFrameError)
+			map[string]any{"type": "error", "time": t0 + 0.040, "opcode": -1, "data": "Invalid frame header"},
 		}),
 		chromiumWebSocket("p1", nil))
 	out := filepath.Join(dir, "cassettes")

@@ -32,17 +32,21 @@ var floors = map[string]int{
 	"internal/verdict":   2,
 	"internal/interrupt": 2, // a command's reading phase ended at Ctrl-C (E_INTERRUPTED), for its reports to be written // what a run found, case by case: for the doors that judge and for report
 	"cassettes":          3,
+	"internal/workspace": 4, // the loaded project (cassette.yaml, registry, redaction) and the locks on its files
 	"internal/diff":      4,
-	"match":              4,
+	"match":              3, // the rules a Go test passes to recorder.WithMatch: data only
+	"internal/matching":  4, // the index and the closest miss, for the proxy and recorder alike
 	"internal/nextstep":  4, // the next steps failures name, from the project's own names: for recorder and the commands
 	"internal/har":       4,
 	"internal/wsplay":    4, // the client side of a recorded WebSocket session, for verify and recorder
 	"internal/infra":     4, // what is infrastructure, never drift: for proxy and recorder alike
+	"internal/kind":      4, // what an adapter kind means (http, cli and the registry), for every door from floor 5 up
 	"internal/report":    5,
 	"internal/proxy":     5,
 	"internal/importer":  5,
 	"internal/learn":     5, // what varies between recordings of a scenario, and the normalizers that cover it
-	"recorder":           6,
+	"internal/recording": 6, // the command line's recording pipeline: for record, proxy --mode record and refresh
+	"recorder":           7, // the go-vcr face for users' Go tests, over recording and match
 	"internal/verify":    6,
 	"internal/coverage":  6,
 	"internal/harness":   7,
@@ -50,6 +54,9 @@ var floors = map[string]int{
 	"internal/refresh":   7,
 	"internal/gendocs":   7, // the docs site's generated pages: reads the registries, writes nothing itself
 	"cmd/cassette":       8,
+
+	// a toy adapter kind (a TCP line protocol): a kind is one package plus a registration
+	"internal/kind/linekind": 5,
 
 	"internal/speccheck":   0,
 	"internal/testsummary": 0,

@@ -31,6 +31,12 @@ var classes = []Class{
 	{Name: "port", Builtin: "ports", Placeholder: "<port>", mask: lazy(normalize.BuiltinExpr("ports"))},
 	{Name: "tmp-path", Builtin: "paths.tmp", Placeholder: "<tmp>", mask: lazy(`(?:/private)?/(?:tmp|var/tmp|var/folders)/[^\s"',;:]*`)},
 	{Name: "duration", Placeholder: "<duration>", mask: lazy(`\b(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+\b`)},
+	// A random id after a lowercase prefix, as APIs make them (msg_…,
+	// toolu_…, cus_…, req_…): ten letters and digits at least, holding both.
+	{Name: "prefixed-id", Placeholder: "<id>", mask: lazy(`\b[a-z]{2,12}_[0-9A-Za-z]{10,}\b`), check: func(s string) bool {
+		tail := s[strings.IndexByte(s, '_')+1:]
+		return strings.ContainsAny(tail, "0123456789") && strings.Trim(tail, "0123456789") != ""
+	}},
 	{Name: "short-sha", Builtin: "sha:short", Placeholder: "<sha>", mask: lazy(`\b[0-9a-f]{7,12}\b`), check: func(s string) bool {
 		return strings.ContainsAny(s, "0123456789") && strings.ContainsAny(s, "abcdef")
 	}},
@@ -113,7 +119,8 @@ func allEqual(vs []string) bool {
 
 // Classify names the class of two values that differ, when both are of
 // the same volatile class as a whole (two UUIDs, two timestamps, two
-// SHAs), with the built-in that covers it ("" when none does). It is what
+// SHAs, two random ids of one prefix), with the built-in that covers it
+// ("" when none does). It is what
 // verify's drift lines use to say that a drift looks volatile.
 func Classify(a, b string) (class, builtin string) {
 	if a == b || a == "" || b == "" {
@@ -123,11 +130,20 @@ func Classify(a, b string) (class, builtin string) {
 		if c.whole || c.Name == "unix" || c.Name == "duration" {
 			continue // a number or a word is not volatile by its look alone
 		}
-		if c.Placeholder == c.masked(a) && c.Placeholder == c.masked(b) {
+		if c.Placeholder == c.masked(a) && c.Placeholder == c.masked(b) && samePrefix(c, a, b) {
 			return c.Name, c.Builtin
 		}
 	}
 	return "", ""
+}
+
+// samePrefix reports whether two prefixed ids have one prefix (msg_ and
+// msg_, not msg_ and toolu_); other classes have none.
+func samePrefix(c Class, a, b string) bool {
+	if c.Name != "prefixed-id" {
+		return true
+	}
+	return a[:strings.IndexByte(a, '_')] == b[:strings.IndexByte(b, '_')]
 }
 
 // shape is a regular expression for a token whose values are vs: digits,

@@ -59,15 +59,27 @@ func leaves(c *cassettes.Cassette) []leaf {
 	return out
 }
 
+// urlLeaves splits a request URL into its path and query values. The
+// scheme and host are where the real side was reached (real.base_url,
+// --base-url), not what it answered: verify sends the path to the fake.
 func urlLeaves(at, raw string, add func(leaf)) {
 	u, err := url.Parse(raw)
-	if err != nil || u.RawQuery == "" {
+	if err != nil {
 		add(leaf{key: at, where: at, target: TargetText, value: raw})
 		return
 	}
+	path, _, _ := strings.Cut(raw, "?")
+	if _, rest, ok := strings.Cut(path, "://"); ok {
+		path = "/"
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			path = rest[i:]
+		}
+	}
+	add(leaf{key: at, where: at, target: TargetText, value: path})
+	if u.RawQuery == "" {
+		return
+	}
 	q := u.Query()
-	u.RawQuery = ""
-	add(leaf{key: at, where: at, target: TargetText, value: u.String()})
 	for _, k := range sortedKeys(q) {
 		for j, v := range q[k] {
 			add(leaf{key: fmt.Sprintf("%s ?%s[%d]", at, k, j), where: at + " ?" + k, target: TargetQuery, path: k, value: v})

@@ -2,7 +2,6 @@ package learn
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -18,6 +17,12 @@ import (
 type Scenario struct {
 	Name       string
 	Recordings []*cassettes.Cassette
+	// Fake is the fake's answer to the first recording's input, as verify
+	// got it (the recorded requests with the fake's responses, or the
+	// fake's output), nil when the fake was not run. A place where it
+	// differs from reality is learned only when both values are of one
+	// volatile class (fake.go); anything else is a Drift.
+	Fake *cassettes.Cassette
 }
 
 // Options say what is already normalized and how to show samples.
@@ -81,6 +86,9 @@ type Result struct {
 	// Warnings name proposals that also rewrite a value that never varied
 	// (a project normalizer's expression that a constant matches too).
 	Warnings []string
+	// Drifts are the places where a fake's answer still differs from
+	// reality under the proposed normalizers: the fake is wrong there.
+	Drifts []Drift
 }
 
 // Defs are the project definitions the result adds.
@@ -108,8 +116,8 @@ func Learn(scenarios []Scenario, o Options) (*Result, error) {
 	res := &Result{}
 	sets := make([]*scenarioSet, 0, len(scenarios))
 	for _, sc := range scenarios {
-		if len(sc.Recordings) < 2 {
-			return nil, fmt.Errorf("scenario %s: %d recording(s); learning needs two at least", sc.Name, len(sc.Recordings))
+		if n := len(sc.Recordings); n == 0 || n < 2 && sc.Fake == nil {
+			return nil, fmt.Errorf("scenario %s: %d recording(s); learning needs two at least, or one and the fake's answer", sc.Name, len(sc.Recordings))
 		}
 		s := newSet(sc, cur, o)
 		sets = append(sets, s)
@@ -120,7 +128,10 @@ func Learn(scenarios []Scenario, o Options) (*Result, error) {
 	if err := plan(res, sets, o); err != nil {
 		return nil, err
 	}
-	return res, nil
+	if err := layout(res, sets, o); err != nil { // layout.go
+		return nil, err
+	}
+	return res, fakeDrifts(res, sets, o) // fake.go
 }
 
 // pipeline builds the pipeline of names over a registry of the built-ins
@@ -135,34 +146,61 @@ func pipeline(names []string, defs map[string]normalize.Definition, no normalize
 	return reg.Pipeline(names, no)
 }
 
-// scenarioSet is one scenario's recordings, each as leaves.
+// scenarioSet is one scenario's recordings, each as leaves; with a fake's
+// answer, it is the last of them (recs[nreal]).
 type scenarioSet struct {
 	name   string
 	recs   []*cassettes.Cassette
 	leaves [][]leaf
 	consts map[string]string // key → the value every recording has
+	nreal  int               // the recordings of reality: recs[:nreal]
+	// fakeOff are the keys where the fake's value is not of reality's
+	// class: it shapes no proposal and proves nothing (a drift, fake.go).
+	fakeOff map[string]bool
 }
 
 func newSet(sc Scenario, p *normalize.Pipeline, o Options) *scenarioSet {
-	s := &scenarioSet{name: sc.Name, recs: sc.Recordings}
+	s := &scenarioSet{name: sc.Name, recs: sc.Recordings, nreal: len(sc.Recordings), fakeOff: map[string]bool{}}
+	if sc.Fake != nil {
+		s.recs = append(slices.Clone(sc.Recordings), sc.Fake)
+	}
 	s.leaves = s.normalized(p, o)
 	return s
 }
+
+// hasFake reports whether the last recording is a fake's answer.
+func (s *scenarioSet) hasFake() bool { return len(s.recs) > s.nreal }
 
 // normalized returns the leaves of every recording normalized by p, with
 // the headers that are not compared left out.
 func (s *scenarioSet) normalized(p *normalize.Pipeline, o Options) [][]leaf {
 	out := make([][]leaf, len(s.recs))
+	for i, c := range s.normalizedCassettes(p) {
+		ls := leaves(c)
+		out[i] = slices.DeleteFunc(ls, func(l leaf) bool {
+			if l.target != TargetHeader {
+				return false
+			}
+			if i == s.nreal { // the fake's, as verify compares them (fake.go)
+				return !comparedHeader(o, l.path)
+			}
+			return o.Headers != nil && !comparedHeader(o, l.path)
+		})
+	}
+	return out
+}
+
+// normalizedCassettes are the recordings normalized by p, as verify
+// compares them: a command's output without the HTTP underneath.
+func (s *scenarioSet) normalizedCassettes(p *normalize.Pipeline) []*cassettes.Cassette {
+	out := make([]*cassettes.Cassette, len(s.recs))
 	for i, c := range s.recs {
 		if c.Kind == cassettes.KindCLI {
 			cc := *c
 			cc.Interactions = nil // verify compares a command's output, not the HTTP underneath
 			c = &cc
 		}
-		ls := leaves(diff.Normalize(c, p))
-		out[i] = slices.DeleteFunc(ls, func(l leaf) bool {
-			return l.target == TargetHeader && o.Headers != nil && !slices.ContainsFunc(o.Headers, func(h string) bool { return http.CanonicalHeaderKey(h) == l.path })
-		})
+		out[i] = diff.Normalize(c, p)
 	}
 	return out
 }
@@ -203,13 +241,13 @@ func (s *scenarioSet) compare(o Options) ([]*Place, []Unexpressed) {
 			leftList = append(leftList, *lefts[where])
 		}
 	}
-	skip := shapeChanges(order, idx)
+	skip, fakeSkip := shapeChanges(order, idx[:s.nreal]), s.fakeShape(order, idx)
 	for _, k := range order {
 		if skip(k) {
 			continue // under a list or text whose length changes: reported once, as that
 		}
 		vals, absent, first := make([]string, len(idx)), false, leaf{}
-		for i, m := range idx {
+		for i, m := range idx[:s.nreal] {
 			l, ok := m[k]
 			if !ok {
 				absent = true
@@ -217,7 +255,13 @@ func (s *scenarioSet) compare(o Options) ([]*Place, []Unexpressed) {
 			}
 			vals[i], first = l.value, l
 		}
+		if s.hasFake() && (absent || !s.fakeFits(k, vals, fakeSkip(k), idx[s.nreal])) {
+			s.fakeOff[k] = true
+			vals[s.nreal] = vals[0] // it stands in as reality's: a drift (fake.go), not a variation
+		}
 		switch {
+		case first.key == "":
+			continue // the fake's alone: a drift (fake.go)
 		case absent:
 			left(first.where, "present in some recordings only", advice(first, true), vals)
 		case allEqual(vals):
@@ -237,7 +281,7 @@ func (s *scenarioSet) compare(o Options) ([]*Place, []Unexpressed) {
 			}
 		}
 	}
-	s.markOrder(list, idx, left)
+	s.markOrder(list, idx[:s.nreal], left)
 	for _, p := range list {
 		p.Recurs = s.recurs(p)
 	}
@@ -436,8 +480,17 @@ func (s *scenarioSet) markOrder(list []*Place, idx []map[string]leaf, left func(
 }
 
 // recurs reports whether a value of p appears at another place of the
-// same recording (a later request's URL, another field).
+// same recording (a later request's URL, another field), or twice at p
+// (the id a stream starts with, named again by its last record).
 func (s *scenarioSet) recurs(p *Place) bool {
+	n := len(s.leaves)
+	for j, v := range p.values {
+		for k := j + n; k < len(p.values); k += n { // the same recording, another key of p
+			if len(v) >= 6 && !isNumber(v) && p.values[k] == v {
+				return true
+			}
+		}
+	}
 	for i, ls := range s.leaves {
 		for _, l := range ls {
 			if p.keys[l.key] {

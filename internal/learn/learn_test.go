@@ -125,7 +125,7 @@ func TestLearnNumbersARecurringIDAndReportsOrder(t *testing.T) {
 	for _, c := range recs {
 		s := newSet(Scenario{Name: "s", Recordings: []*cassettes.Cassette{c}}, p, Options{})
 		m := byKey(s.leaves[0])
-		if m["interactions[0].response.body $.Id"].value != "<svc.token:1>" || m["interactions[1].request.url"].value != "http://h/things/<svc.token:1>/json" {
+		if m["interactions[0].response.body $.Id"].value != "<svc.token:1>" || m["interactions[1].request.url"].value != "/things/<svc.token:1>/json" {
 			t.Errorf("identity lost: %q, %q", m["interactions[0].response.body $.Id"].value, m["interactions[1].request.url"].value)
 		}
 	}
@@ -258,7 +258,7 @@ func TestLearnOnAStream(t *testing.T) {
 	if !slices.Equal(d.JSONPaths, []string{"$.message.id"}) || len(res.Left) != 0 {
 		t.Errorf("want $.message.id under llm.volatile; proposals %v, defs %+v, left %+v", names(res.Proposals), res.Defs(), res.Left)
 	}
-	if len(res.Places) != 1 || !strings.Contains(res.Places[0].Where, "record") || res.Places[0].Classes[0] != "request-id" {
+	if len(res.Places) != 1 || !strings.Contains(res.Places[0].Where, "record") || res.Places[0].Classes[0] != "prefixed-id" {
 		t.Errorf("places %+v", res.Places)
 	}
 }

@@ -22,14 +22,18 @@ func (o *Outcome) Write(w io.Writer, adapter string) {
 		return
 	}
 	if len(r.Proposals) == 0 {
-		fmt.Fprintf(w, "nothing varies between %s of each scenario of %s under its normalizers: no change\n", o.recordings(), adapter)
+		fmt.Fprintf(w, "nothing volatile differs between %s of each scenario of %s under its normalizers: no change\n", o.recordings(), adapter)
 	} else {
 		fmt.Fprintf(w, "\nlearned from %s of each scenario of %s:\n", o.recordings(), adapter)
 	}
 	for _, p := range r.Proposals {
 		fmt.Fprintf(w, "  %s (%s)\n", p.Name, what(p))
 		for _, pl := range p.Places {
-			fmt.Fprintf(w, "    %s/%s %s: %s, e.g. %s\n", adapter, pl.Scenario, outcome.Printable(pl.shown(p)), strings.Join(pl.Classes, "+"), quoteAll(pl.Samples))
+			eg := ""
+			if len(pl.Samples) > 0 {
+				eg = ", e.g. " + quoteAll(pl.Samples)
+			}
+			fmt.Fprintf(w, "    %s/%s %s: %s%s\n", adapter, pl.Scenario, outcome.Printable(pl.shown(p)), strings.Join(pl.Classes, "+"), eg)
 		}
 	}
 	for _, w2 := range r.Warnings {
@@ -39,6 +43,16 @@ func (o *Outcome) Write(w io.Writer, adapter string) {
 		fmt.Fprintf(w, "\nnot expressible by a normalizer (%d):\n", len(r.Left))
 		for _, u := range r.Left {
 			fmt.Fprintf(w, "  %s/%s %s: %s, e.g. %s\n    do: %s\n", adapter, u.Scenario, outcome.Printable(u.Where), u.What, quoteAll(u.Samples), u.Advice)
+		}
+	}
+	if len(r.Drifts) > 0 {
+		fmt.Fprintf(w, "\nthe fake differs from reality, not in a volatile way (not learned: fix the fake, or the recording):\n")
+		for _, d := range r.Drifts {
+			if d.Want == "" && d.Got == "" {
+				fmt.Fprintf(w, "  %s/%s %s\n", adapter, d.Scenario, outcome.Printable(d.Where))
+				continue
+			}
+			fmt.Fprintf(w, "  %s/%s %s: reality %s, the fake %s\n", adapter, d.Scenario, outcome.Printable(d.Where), quoteAll([]string{d.Want}), quoteAll([]string{d.Got}))
 		}
 	}
 	if len(o.Skipped) > 0 {
@@ -60,10 +74,14 @@ func (pl *Place) shown(p Proposal) string {
 
 // recordings says what was compared: "4 recordings (the committed one and 3 new)".
 func (o *Outcome) recordings() string {
+	s := fmt.Sprintf("%d recordings", o.Repeat)
 	if o.Committed {
-		return fmt.Sprintf("%d recordings (the committed one and %d new)", o.Repeat+1, o.Repeat)
+		s = fmt.Sprintf("%d recordings (the committed one and %d new)", o.Repeat+1, o.Repeat)
 	}
-	return fmt.Sprintf("%d recordings", o.Repeat)
+	if o.Fake {
+		s += " and the fake's answer"
+	}
+	return s
 }
 
 func what(p Proposal) string {

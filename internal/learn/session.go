@@ -16,13 +16,14 @@ import (
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // Session is one `cassette learn`: an adapter's scenarios recorded again
 // several times against the real side, what varies learned, and
 // cassette.yaml patched (and, with Apply, written and recorded once more).
 type Session struct {
-	Project   *cassettes.Project
+	Project   *workspace.Project
 	Adapter   string
 	Scenarios []string      // the scenarios to learn from; empty is all of the adapter's
 	Repeat    int           // recordings per scenario; 0 is 3
@@ -40,6 +41,13 @@ type Session struct {
 	// Record records a committed cassette again against the real side
 	// (recorder.Live, with the live retry policy).
 	Record func(ctx context.Context, old *cassettes.Cassette) (*cassettes.Cassette, error)
+	// Fake runs the adapter's fake on the committed cassettes' inputs, as
+	// verify does, and returns its answers in their order (nil for one it
+	// gave none); nil learns from reality alone (--without-fake). A place
+	// where only the fake differs is learned only when both values are of
+	// one volatile class (fake.go); a fake that cannot run is a note, not
+	// a failure: learning from reality goes on.
+	Fake func(ctx context.Context, olds []*cassettes.Cassette) ([]*cassettes.Cassette, error)
 	// Sleep waits d or until ctx is done; nil waits on a timer.
 	Sleep       func(ctx context.Context, d time.Duration) error
 	Credentials map[string]string // the declared credential values: redaction of samples, the save's leak scan
@@ -61,8 +69,12 @@ type Outcome struct {
 	// Committed whether the committed cassette was compared with them.
 	Repeat    int
 	Committed bool
-	Old       []byte
-	New       []byte // equal to Old when nothing is learned
+	// Fake is whether the fake's answers were compared too; FakeNote says
+	// why not when the fake was asked and could not answer.
+	Fake     bool
+	FakeNote string
+	Old      []byte
+	New      []byte // equal to Old when nothing is learned
 }
 
 // Changed reports whether the session proposes a change to cassette.yaml.
@@ -81,22 +93,13 @@ func (s Session) Learn(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 	out := &Outcome{Path: cfg.Path, Repeat: cmp.Or(s.Repeat, 3), Committed: !s.WithoutCommitted}
-	var scenarios []Scenario
+	scenarios, err := s.scenarios(ctx, a, olds, out)
+	if err != nil {
+		return nil, err
+	}
 	names := slices.Clone(a.Normalizers)
-	for _, old := range olds {
-		if why, next := s.unsafe(a, old); why != "" {
-			out.Skipped = append(out.Skipped, Skip{Scenario: old.Scenario, Why: why, NextStep: next})
-			continue
-		}
-		recs, err := s.repeat(ctx, old)
-		if err != nil {
-			return nil, err
-		}
-		if !s.WithoutCommitted {
-			recs = append([]*cassettes.Cassette{old}, recs...)
-		}
-		scenarios = append(scenarios, Scenario{Name: old.Scenario, Recordings: recs})
-		for _, n := range old.Normalizers {
+	for _, sc := range scenarios {
+		for _, n := range sc.Recordings[0].Normalizers {
 			if !slices.Contains(names, n) {
 				names = append(names, n)
 			}
@@ -122,6 +125,46 @@ func (s Session) Learn(ctx context.Context) (*Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// scenarios records each cassette again (those safe to repeat) and pairs
+// it with the fake's answer to it, when the fake answered: a scenario not
+// recorded again is still learned from, on the committed cassette and the
+// fake's answer alone.
+func (s Session) scenarios(ctx context.Context, a *cassettes.Adapter, olds []*cassettes.Cassette, out *Outcome) ([]Scenario, error) {
+	fakes := make([]*cassettes.Cassette, len(olds))
+	if s.Fake != nil {
+		got, err := s.Fake(ctx, olds)
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
+			out.FakeNote = "the fake did not answer (" + err.Error() + "): learned from reality alone"
+			s.logf("%s", out.FakeNote)
+		default:
+			copy(fakes, got)
+			out.Fake = slices.ContainsFunc(fakes, func(c *cassettes.Cassette) bool { return c != nil })
+		}
+	}
+	var scenarios []Scenario
+	for i, old := range olds {
+		var recs []*cassettes.Cassette
+		if why, next := s.unsafe(a, old); why != "" {
+			out.Skipped = append(out.Skipped, Skip{Scenario: old.Scenario, Why: why, NextStep: next})
+		} else {
+			var err error
+			if recs, err = s.repeat(ctx, old); err != nil {
+				return nil, err
+			}
+		}
+		if !s.WithoutCommitted {
+			recs = append([]*cassettes.Cassette{old}, recs...)
+		}
+		if len(recs) > 1 || len(recs) == 1 && fakes[i] != nil {
+			scenarios = append(scenarios, Scenario{Name: old.Scenario, Recordings: recs, Fake: fakes[i]})
+		}
+	}
+	return scenarios, nil
 }
 
 // projectDefs are the project's normalizer definitions.
@@ -186,18 +229,29 @@ func (s Session) recordStep(sc string) string {
 // meant (the nearest name), or shows learn's help when none is near.
 func (s Session) noAdapter() error {
 	cfg := s.Project.Config
-	near := cassettes.Closest(s.Adapter, cfg.Order)
+	near := outcome.Closest(s.Adapter, cfg.Order)
 	next := s.command("cassette", "learn", "--help")
 	if near != "" {
-		next = s.command(append([]string{"cassette", "learn", "--adapter", near}, scenarioFlags(s.Scenarios)...)...)
+		next = s.command(append([]string{"cassette", "learn", "--adapter", near}, ScenarioFlags(s.Scenarios)...)...)
 	}
 	return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: adapter %q is not declared in %s", s.Adapter, s.Adapter, cfg.Path),
 		Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters." + s.Adapter, Message: "not declared",
-			Expected: "one of: " + strings.Join(sortedKeys(cfg.Adapters), ", "), Suggestion: cassettes.Suggest(s.Adapter, cfg.Order)}},
+			Expected: "one of: " + strings.Join(sortedKeys(cfg.Adapters), ", "), Suggestion: outcome.Suggest(s.Adapter, cfg.Order)}},
 		NextStep: next}
 }
 
-func scenarioFlags(ss []string) []string {
+// NextStep is the command to run after the session: learn --apply what it
+// proposes, else verify the adapter's cassettes.
+func (s Session) NextStep(out *Outcome, applied bool) string {
+	if out.Changed() && !applied {
+		return s.command(append(append([]string{"cassette", "learn", "--adapter", s.Adapter}, ScenarioFlags(s.Scenarios)...), "--apply")...)
+	}
+	return s.command("cassette", "verify", filepath.Join(s.Project.Config.CassetteDir(), s.Adapter))
+}
+
+// ScenarioFlags are the --scenario flags of scenarios ss, for a command
+// that learns the same scenarios again.
+func ScenarioFlags(ss []string) []string {
 	var out []string
 	for _, sc := range ss {
 		out = append(out, "--scenario", sc)
@@ -276,12 +330,12 @@ func (s Session) Apply(ctx context.Context, out *Outcome) error {
 	}
 	cfg := s.Project.Config
 	dir := filepath.Join(cfg.CassetteDir(), s.Adapter)
-	lock, err := cassettes.LockAdapter(cfg.Dir, dir)
+	lock, err := workspace.LockAdapter(cfg.Dir, dir)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	cfgLock, err := cassettes.LockAdapter(cfg.Dir, cfg.Path)
+	cfgLock, err := workspace.LockAdapter(cfg.Dir, cfg.Path)
 	if err != nil {
 		return err
 	}

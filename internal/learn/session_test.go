@@ -12,11 +12,12 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // project writes a project with one http adapter and three cassettes: a
 // GET, a POST and a mutating GET.
-func project(t *testing.T) *cassettes.Project {
+func project(t *testing.T) *workspace.Project {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := "version: 1\nadapters:\n  svc:\n    kind: http   # the service\n    real: {base_url: 'http://127.0.0.1:1'}\n    fake: {command: [x]}\n"
@@ -35,7 +36,7 @@ func project(t *testing.T) *cassettes.Project {
 			t.Fatal(err)
 		}
 	}
-	p, err := cassettes.LoadProject(filepath.Join(dir, "cassette.yaml"))
+	p, err := workspace.Load(filepath.Join(dir, "cassette.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestSessionWithoutCassettesRecordsFirst(t *testing.T) {
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := cassettes.LoadProject(path)
+	p, err := workspace.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,5 +121,59 @@ func TestSessionWithoutCassettesRecordsFirst(t *testing.T) {
 	want := "cassette record --adapter tool --scenario first --config " + path + " -- sh real.sh"
 	if ce.Reason != outcome.ECassetteNotFound || ce.NextStep != want {
 		t.Errorf("%s: %v, next %q; want E_CASSETTE_NOT_FOUND, next %q", ce.Reason, err, ce.NextStep, want)
+	}
+}
+
+// TestSessionLearnsFromTheFake: a real side that never varies (a stored
+// recording) teaches nothing by itself; the fake's answers, which hold ids
+// of their own, teach the uuid built-in — for the GET recorded again and
+// for the POST and the mutating scenario too, which are not recorded again
+// but whose committed cassettes the fake answers. A fake that cannot
+// answer is a note: learning from reality goes on.
+func TestSessionLearnsFromTheFake(t *testing.T) {
+	p := project(t)
+	var asked []string
+	s := Session{Project: p, Adapter: "svc", Repeat: 2,
+		Record: func(_ context.Context, old *cassettes.Cassette) (*cassettes.Cassette, error) {
+			c := *old
+			return &c, nil
+		},
+		Fake: func(_ context.Context, olds []*cassettes.Cassette) ([]*cassettes.Cassette, error) {
+			var out []*cassettes.Cassette
+			for i, old := range olds {
+				asked = append(asked, old.Scenario)
+				c := *old
+				c.Interactions = slices.Clone(old.Interactions)
+				c.Interactions[0].Response.Body = cassettes.Body(fmt.Sprintf(`{"id":"0b3e%04d-1111-4222-8333-444455556666"}`, i))
+				out = append(out, &c)
+			}
+			return out, nil
+		}}
+	out, err := s.Learn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var learned []string
+	for _, pl := range out.Result.Places {
+		learned = append(learned, pl.Scenario)
+	}
+	if !slices.Equal(asked, []string{"get", "post", "wipe"}) || !slices.Equal(learned, []string{"get", "post", "wipe"}) || !out.Fake {
+		t.Errorf("the fake was asked %v, places learned in %v (fake %v); want all three", asked, learned, out.Fake)
+	}
+	if !strings.Contains(string(out.New), "    normalizers: [uuid]   # learned by cassette learn\n") {
+		t.Errorf("the patch:\n%s", out.New)
+	}
+	var b strings.Builder
+	out.Write(&b, "svc")
+	if !strings.Contains(b.String(), "learned from 3 recordings (the committed one and 2 new) and the fake's answer") {
+		t.Errorf("the summary does not say the fake was compared:\n%s", b.String())
+	}
+
+	s.Fake = func(context.Context, []*cassettes.Cassette) ([]*cassettes.Cassette, error) {
+		return nil, fmt.Errorf("fake svc did not start")
+	}
+	out, err = s.Learn(context.Background())
+	if err != nil || out.Fake || !strings.Contains(out.FakeNote, "fake svc did not start") || out.Changed() {
+		t.Errorf("a fake that cannot answer: %v, fake %v, note %q, changed %v", err, out.Fake, out.FakeNote, out.Changed())
 	}
 }

@@ -140,7 +140,7 @@ func RecordDeclared(cfg *cassettes.Config, adapter, scenario string, declared []
 	if len(declared) == 0 {
 		return RecordFirst(cfg, adapter)
 	}
-	pick := cmp.Or(cassettes.Closest(scenario, declared), declared[0])
+	pick := cmp.Or(outcome.Closest(scenario, declared), declared[0])
 	return Command(cfg.Path, "cassette", "record", "--adapter", adapter, "--scenario", pick)
 }
 
@@ -246,7 +246,7 @@ func NearestAdapter(cfg *cassettes.Config, given string, command []string) strin
 			}
 		}
 	}
-	return cassettes.Closest(given, cfg.Order)
+	return outcome.Closest(given, cfg.Order)
 }
 
 // DidYouMean is "did you mean `x`?", or "" for no x.

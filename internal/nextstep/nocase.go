@@ -73,7 +73,7 @@ func nearestCase(want string, ids []string) string {
 			return id
 		}
 	}
-	return cassettes.Closest(want, ids)
+	return outcome.Closest(want, ids)
 }
 
 // caseIDs are the ids (adapter/scenario) of the cassettes, in order.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/match"
@@ -126,7 +127,7 @@ type Options struct {
 	// Interactions, so that values learned later are scrubbed from earlier
 	// interactions too. Replay redacts with it an incoming request that
 	// matches no recorded one as it came, before matching it again
-	// (match.Index.Lookup), and every line and message the proxy prints
+	// (matching.Index.Lookup), and every line and message the proxy prints
 	// goes through it. nil is redact.New(nil, nil): the built-in credential
 	// names and key formats, no declared value.
 	Redact *redact.Redactor
@@ -168,7 +169,7 @@ type Proxy struct {
 	socket   string // a unix-socket upstream's path (see unix.go)
 	gp       *goproxy.ProxyHttpServer
 	tr       *http.Transport
-	idx      *match.Index
+	idx      *matching.Index
 	handler  http.Handler
 	tunnels  *tunnels // a replaying forward proxy's CONNECT tunnels (tunnel.go)
 	// tunnelTrs are the transports of tunnels dialled at a target other
@@ -183,7 +184,7 @@ type Proxy struct {
 
 	mu       sync.Mutex
 	recorded []recorded
-	misses   []*match.Miss
+	misses   []*matching.Miss
 	inflight int
 	waiters  []chan struct{}
 
@@ -268,7 +269,7 @@ func New(opts Options) (*Proxy, error) {
 			Message:  "a forward proxy in mode " + string(opts.Mode) + " needs a CA to intercept HTTPS",
 			NextStep: outcome.Command("cassette", "ca", "init")}
 	}
-	idx, err := match.New(opts.Cassettes, match.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact, Prepared: savedRedacted, Rerecord: opts.Rerecord})
+	idx, err := matching.New(opts.Cassettes, matching.Options{Rules: opts.Match, RulesFor: opts.MatchFor, Prepare: p.redact, Prepared: savedRedacted, Rerecord: opts.Rerecord})
 	if err != nil {
 		return nil, &outcome.Error{Reason: outcome.EUsage, Message: err.Error() + " (the matching flags are in cassette proxy --help)", NextStep: outcome.Command("cassette", "proxy", "--help")}
 	}
@@ -354,10 +355,10 @@ func (p *Proxy) logf(format string, args ...any) {
 }
 
 // Misses returns the replay misses so far, in order.
-func (p *Proxy) Misses() []*match.Miss {
+func (p *Proxy) Misses() []*matching.Miss {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]*match.Miss(nil), p.misses...)
+	return append([]*matching.Miss(nil), p.misses...)
 }
 
 // Mode is the effective mode (record-once resolved to record or replay).

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
-	"github.com/cassette-dev/cassette/match"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/elazarl/goproxy"
 )
 
@@ -22,7 +22,7 @@ import (
 // explains it, and the reverse door's direct write of a replayed response.
 //
 // Which interaction answers is package match's: the hot path is
-// match.Index.Lookup, which looks a request up as it came, and redacts
+// matching.Index.Lookup, which looks a request up as it came, and redacts
 // (the index was given p.redact as its Prepare) and looks up again only
 // one that matches nothing that way, so a miss is explained from the
 // redacted request and never shows a credential.
@@ -61,7 +61,7 @@ func (p *Proxy) replay(req *http.Request, ctx *goproxy.ProxyCtx, seq int64) (*ht
 
 // missed keeps a miss (Misses), logs its explanation and answers it: 599,
 // the explanation as the body.
-func (p *Proxy) missed(req *http.Request, miss *match.Miss) *http.Response {
+func (p *Proxy) missed(req *http.Request, miss *matching.Miss) *http.Response {
 	p.mu.Lock()
 	p.misses = append(p.misses, miss)
 	p.mu.Unlock()
@@ -78,11 +78,11 @@ func (p *Proxy) missed(req *http.Request, miss *match.Miss) *http.Response {
 
 // replayLookup returns the recorded interaction that answers req, or the
 // miss that explains (redacted) why none does.
-func (p *Proxy) replayLookup(req *http.Request, body []byte) (*cassettes.Interaction, *match.Miss) {
+func (p *Proxy) replayLookup(req *http.Request, body []byte) (*cassettes.Interaction, *matching.Miss) {
 	// The credential headers of every request are learned, hit or miss, so
 	// a later miss that quotes one of their values elsewhere is scrubbed.
 	p.red.LearnHeaders(req.Header)
-	return p.idx.Lookup(match.Request{Method: req.Method, URL: req.URL.String(), Header: req.Header, Body: body})
+	return p.idx.Lookup(matching.Request{Method: req.Method, URL: req.URL.String(), Header: req.Header, Body: body})
 }
 
 // savedRedacted reports whether a cassette's recorded requests are

@@ -13,6 +13,7 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/wsframe"
 	"github.com/cassette-dev/cassette/match"
 )
@@ -122,7 +123,7 @@ type player struct {
 	wmu    sync.Mutex // frames are written by the play loop and the reader (pongs)
 	closed bool       // a close frame was sent
 
-	matcher *match.Matcher // the cassette's rules, compiled at the first client message
+	matcher *matching.Matcher // the cassette's rules, compiled at the first client message
 }
 
 // play runs the session: the reader hands the client's messages over, the
@@ -261,13 +262,15 @@ func (pl *player) matches(got wsframe.Message, want cassettes.WebSocketMessage) 
 		return false
 	}
 	if pl.matcher == nil { // the play loop alone calls matches
-		m, err := match.NewMatcher(pl.rules(), pl.p.redact)
+		m, err := matching.NewMatcher(pl.rules(), pl.p.redact)
 		if err != nil {
 			return false // the rules compiled when the proxy started
 		}
 		pl.matcher = m
 	}
-	req := func(b []byte) match.Request { return match.Request{Method: "MESSAGE", URL: pl.it.Request.URL, Body: b} }
+	req := func(b []byte) matching.Request {
+		return matching.Request{Method: "MESSAGE", URL: pl.it.Request.URL, Body: b}
+	}
 	return pl.matcher.Match(req(got.Data), req(want.Data.Bytes()))
 }
 
@@ -284,11 +287,11 @@ func (pl *player) rules() match.Rules {
 func (pl *player) miss(k int, want *cassettes.WebSocketMessage, got wsframe.Message) {
 	c, i := pl.owner.c, pl.owner.i
 	field := fmt.Sprintf("interactions[%d].websocket.messages[%d]", i, k)
-	cand := &match.Candidate{Index: i, Request: pl.it.Request.Method + " " + pl.it.Request.URL}
+	cand := &matching.Candidate{Index: i, Request: pl.it.Request.Method + " " + pl.it.Request.URL}
 	if c != nil {
 		cand.File, cand.Cassette, cand.Line = c.Path, c.ID(), c.Line(field)
 	}
-	d := match.Difference{Field: "body", Got: messageText(got.Op == wsframe.Binary, got.Data)}
+	d := matching.Difference{Field: "body", Got: messageText(got.Op == wsframe.Binary, got.Data)}
 	if want == nil {
 		d.Recorded = "(no more messages: the recording ends here)"
 		d.Diff = "+ " + d.Got
@@ -296,12 +299,12 @@ func (pl *player) miss(k int, want *cassettes.WebSocketMessage, got wsframe.Mess
 		d.Recorded = messageText(want.Binary(), want.Data.Bytes())
 		d.Diff = strings.TrimSuffix(udiff.Unified("recorded", "got", d.Recorded+"\n", d.Got+"\n"), "\n")
 	}
-	cand.Differences = []match.Difference{d}
+	cand.Differences = []matching.Difference{d}
 	rerecord := pl.p.opts.Rerecord // as an HTTP miss says it
 	if rerecord == nil {
-		rerecord = match.RecordStep
+		rerecord = matching.RecordStep
 	}
-	miss := &match.Miss{Request: fmt.Sprintf("WebSocket message %s from the client on %s", field, pl.p.red.String(shownURL(pl.url))), Closest: cand,
+	miss := &matching.Miss{Request: fmt.Sprintf("WebSocket message %s from the client on %s", field, pl.p.red.String(shownURL(pl.url))), Closest: cand,
 		NextStep: rerecord(c)}
 	pl.p.mu.Lock()
 	pl.p.misses = append(pl.p.misses, miss)

@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
-	"github.com/cassette-dev/cassette/recorder"
 )
 
 // One adapter of a cycle: re-record each of its cassettes, compare, count
@@ -38,7 +39,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 		c.skip(ar, olds, missing)
 		return ar
 	}
-	creds := recorder.Credentials(a.Real.Credentials, o.lookup())
+	creds := recording.Credentials(a.Real.Credentials, o.lookup())
 	r := &adapterRun{cycle: c, a: a, res: ar, creds: creds, vopts: verify.ProjectOptions(o.project(), o.lookup())}
 	r.vopts.Credentials = creds // the gate redacts this adapter's credentials, as its re-recording did
 	r.rec = r.recorder()
@@ -124,13 +125,13 @@ func (c *cycle) skipLoggedOut(ar *AdapterResult, olds []*cassettes.Cassette, cr 
 }
 
 // recorder is the options' Recorder, or the one that talks to the real
-// services: the adapter's recording session (recorder.Session), as
+// services: the adapter's recording session (recording.Session), as
 // `cassette record` re-records a cassette.
 func (r *adapterRun) recorder() Recorder {
 	if r.opts.Recorder != nil {
 		return r.opts.Recorder
 	}
-	return sessionRecorder{recorder.NewSession(r.opts.project(), r.res.Name, recorder.SessionOptions{LookupEnv: r.opts.lookup()})}
+	return sessionRecorder{recording.NewSession(r.opts.project(), r.res.Name, recording.SessionOptions{LookupEnv: r.opts.lookup()})}
 }
 
 // rerecord records one cassette again and compares it with the committed
@@ -157,7 +158,7 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 		live := got.Live
 		cr.Live = &live
 	}
-	if errors.Is(err, recorder.ErrNotLoggedIn) {
+	if errors.Is(err, recording.ErrNotLoggedIn) {
 		ce := outcome.AsError(err)
 		cr.loggedOut, cr.NextStep = ce.Message, ce.NextStep
 		return cr
@@ -299,12 +300,12 @@ func (r *adapterRun) realRun() string {
 // (want), normalized, with verify's comparison; it also returns both sides
 // as compared (nil when they were not).
 func compare(want, got *cassettes.Cassette, a *cassettes.Adapter, opts verify.Options) ([]verdict.Drift, string, *verify.Comparison) {
-	if want.Kind != cassettes.KindCLI && len(want.Interactions) != len(got.Interactions) {
-		msg := fmt.Sprintf("the real service now makes %d HTTP interactions for this scenario; the cassette has %d", len(got.Interactions), len(want.Interactions))
-		return []verdict.Drift{{Class: "interactions", Field: "interactions", Line: want.Line("interactions"), Message: msg}}, msg + "\n", nil
+	kd, ok := opts.Kinds.Lookup(want.Kind)
+	if !ok {
+		kd = kind.HTTP() // a kind this cycle was not given: read as the format's default
 	}
-	if want.Kind == cassettes.KindCLI && (want.Output == nil || got.Output == nil) {
-		return []verdict.Drift{{Class: "output", Field: "output", Message: "no output to compare"}}, "no output to compare\n", nil
+	if d := kd.Incomparable(want, got); d != nil {
+		return []verdict.Drift{*d}, d.Message + "\n", nil
 	}
 	opts.Exact = true // reality against its recording: nothing it leaves out is a fake's choice
 	sides, err := verify.CompareSides(verify.Case{Cassette: want, Adapter: a}, got, opts)

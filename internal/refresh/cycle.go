@@ -13,9 +13,10 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
-	"github.com/cassette-dev/cassette/recorder"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // DefaultEscalateAfter is the number of consecutive drifting cycles after
@@ -109,7 +110,7 @@ type CaseResult struct {
 	Drifts   []verdict.Drift
 	Explain  string
 	Sides    *verify.Comparison // both sides as compared, normalized; nil when not compared
-	Live     *recorder.LiveRecord
+	Live     *recording.LiveRecord
 	Gate     *verify.Result // the replay gate's result on the new cassette
 	Duration time.Duration
 
@@ -221,8 +222,8 @@ func (c *cycle) run(ctx context.Context) error {
 	for _, a := range o.Adapters {
 		if _, ok := cfg.Adapters[a]; !ok {
 			return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
-				Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
-				NextStep: outcome.Command("cassette", "refresh", "--once", "--adapter", cmp.Or(cassettes.Closest(a, cfg.Order), firstOf(cfg.Order)))}
+				Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: outcome.Suggest(a, cfg.Order)}},
+				NextStep: outcome.Command("cassette", "refresh", "--once", "--adapter", cmp.Or(outcome.Closest(a, cfg.Order), firstOf(cfg.Order)))}
 		}
 	}
 	store := &StateStore{Git: o.Git, Remote: c.remote}
@@ -284,14 +285,14 @@ func (c *cycle) reachedReal() bool {
 // ProjectOptions are the options of a cycle over the loaded project p:
 // its config and normalizers. The caller adds the git, the forge and what
 // its flags say.
-func ProjectOptions(p *cassettes.Project) Options {
+func ProjectOptions(p *workspace.Project) Options {
 	return Options{Config: p.Config, Normalizers: p.Normalizers}
 }
 
 // project is the loaded project the options hold, whose load and verify
 // options every load and gate of the cycle uses.
-func (o *Options) project() *cassettes.Project {
-	return &cassettes.Project{Config: o.Config, Normalizers: o.registry(), Redact: o.Config.Redaction()}
+func (o *Options) project() *workspace.Project {
+	return &workspace.Project{Config: o.Config, Normalizers: o.registry(), Redact: o.Config.Redaction()}
 }
 
 func (o *Options) registry() *normalize.Registry {

@@ -18,10 +18,10 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
-	"github.com/cassette-dev/cassette/recorder"
 )
 
 // service is an HTTP server whose answer to GET /v1/pets the test changes:
@@ -160,7 +160,7 @@ func (p *project) git() *Git {
 func (p *project) options(log *bytes.Buffer) Options {
 	g := p.git()
 	return Options{Config: p.cfg, LookupEnv: p.lookup, Git: g, Forge: &GitForge{Git: g, Remote: "origin", Base: "main"}, Log: log,
-		Recorder: recorder.Live{Config: p.cfg, LookupEnv: p.lookup, Policy: noSleepPolicy()},
+		Recorder: recording.Live{Config: p.cfg, LookupEnv: p.lookup, Policy: noSleepPolicy()},
 		Gate: func(ctx context.Context, cases []verify.Case) *verify.Outcome {
 			return verify.Run(ctx, cases, verify.Options{Config: p.cfg, Jobs: 1,
 				HTTP: map[string]verify.HTTPTarget{"petstore": {BaseURL: p.fake.URL, Client: p.fake.Client()}, "nocreds": {BaseURL: p.fake.URL, Client: p.fake.Client()}}})
@@ -197,7 +197,7 @@ func adapterResult(t *testing.T, r *Result, name string) *AdapterResult {
 var week0 = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC) // a Sunday
 
 // TestCycleRerecordsThroughTheSession runs a cycle with its own recorder
-// (Options.Recorder nil: the adapter's recorder.Session) against the real
+// (Options.Recorder nil: the adapter's recording.Session) against the real
 // side's server: the re-recordings send the credential the cycle's
 // LookupEnv holds (the session's lookup, not the process environment, which
 // does not hold it) and pass.
@@ -338,8 +338,8 @@ func TestCycleDriftOpensThenUpdatesRefreshBranch(t *testing.T) {
 
 // noSleepPolicy is the live retry policy of specs/000 with waits recorded
 // instead of slept.
-func noSleepPolicy() *recorder.Policy {
-	pol := recorder.DefaultPolicy()
+func noSleepPolicy() *recording.Policy {
+	pol := recording.DefaultPolicy()
 	pol.Sleep = func(ctx context.Context, d time.Duration) error { return ctx.Err() }
 	return &pol
 }

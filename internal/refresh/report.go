@@ -8,10 +8,10 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
-	"github.com/cassette-dev/cassette/recorder"
 )
 
 // Report turns a cycle into the report package's run model: one case per
@@ -49,7 +49,7 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 			live := cr.Live
 			if live == nil && cr.Status != verdict.StatusSkipped {
 				// A command is run once: no retry policy applies to it.
-				l := recorder.NewLiveRecord(recorder.Telemetry{Attempts: 1, RetryBackoffMS: []int64{}})
+				l := recording.NewLiveRecord(recording.Telemetry{Attempts: 1, RetryBackoffMS: []int64{}})
 				live = &l
 			}
 			c.Actions = liveActions(cr, live)
@@ -79,7 +79,7 @@ func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals strin
 // liveActions are the calls a case's re-recording made against the real
 // service: the new cassette's interactions (or command), or the calls made
 // up to the one that failed; each carries its own retry telemetry.
-func liveActions(cr *CaseResult, live *recorder.LiveRecord) []verdict.Action {
+func liveActions(cr *CaseResult, live *recording.LiveRecord) []verdict.Action {
 	var acts []verdict.Action
 	src := cr.New
 	if src == nil {

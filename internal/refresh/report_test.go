@@ -7,9 +7,9 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
-	"github.com/cassette-dev/cassette/recorder"
 )
 
 // TestReportHoldsBothSidesOfARealDrift: a refresh's run model holds both
@@ -59,8 +59,8 @@ func TestLiveActionsCarryEachCallsTelemetry(t *testing.T) {
 			{Request: cassettes.Request{Method: "GET", URL: "https://shop.example/c"}, Response: cassettes.Response{Code: 200}}}
 	}
 	old := &cassettes.Cassette{Adapter: "shop", Scenario: "s", Kind: cassettes.KindHTTP, Interactions: two()}
-	retried := recorder.NewLiveRecord(recorder.Telemetry{Attempts: 2, RetryBackoffMS: []int64{500}},
-		recorder.Telemetry{Attempts: 1}, recorder.Telemetry{Attempts: 2, RetryBackoffMS: []int64{500}})
+	retried := recording.NewLiveRecord(recording.Telemetry{Attempts: 2, RetryBackoffMS: []int64{500}},
+		recording.Telemetry{Attempts: 1}, recording.Telemetry{Attempts: 2, RetryBackoffMS: []int64{500}})
 	got := liveActions(&CaseResult{Old: old, New: &cassettes.Cassette{Interactions: two()}, Status: verdict.StatusPass}, &retried)
 	want := []struct {
 		attempts int
@@ -74,7 +74,7 @@ func TestLiveActionsCarryEachCallsTelemetry(t *testing.T) {
 			t.Errorf("action %d: attempts %d backoff %v, want %d %v", i, got[i].Attempts, got[i].RetryBackoffMS, w.attempts, w.backoff)
 		}
 	}
-	failed := recorder.NewLiveRecord(recorder.Telemetry{Attempts: 1}, recorder.Telemetry{Attempts: 3, RetryBackoffMS: []int64{500, 1500}})
+	failed := recording.NewLiveRecord(recording.Telemetry{Attempts: 1}, recording.Telemetry{Attempts: 3, RetryBackoffMS: []int64{500, 1500}})
 	got = liveActions(&CaseResult{Old: old, Status: verdict.StatusError, Reason: outcome.EProvider5xx, Message: "503 after 3 attempts"}, &failed)
 	if len(got) != 2 || got[0].Err != "" || got[1].Err == "" || got[1].Attempts != 3 || len(got[1].RetryBackoffMS) != 2 {
 		t.Errorf("failed re-recording: %+v, want the first call ok and the second failing after 3 attempts", got)

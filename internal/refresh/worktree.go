@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // Where the new cassettes are written: a git work tree of the refresh
@@ -128,8 +128,8 @@ func (c *cycle) cleanWorktrees(ctx context.Context) {
 // files of the repository's git directory: held while a cycle writes the
 // work tree, so that a second cycle neither writes it nor removes it as a
 // crashed cycle's leftover.
-func lockWorktree(wt string) (*cassettes.Lock, error) {
-	return cassettes.LockAdapter(filepath.Dir(filepath.Dir(wt)), wt)
+func lockWorktree(wt string) (*workspace.Lock, error) {
+	return workspace.LockAdapter(filepath.Dir(filepath.Dir(wt)), wt)
 }
 
 // relPath is a cassette's path relative to the repository root.

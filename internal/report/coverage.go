@@ -24,6 +24,30 @@ const RuleUncoveredCallShape = "cassette/uncovered-call-shape"
 // summary's and sarif.json's uncovered-call-shape results show.
 type Coverage struct {
 	Adapters []CoverageAdapter `json:"adapters"`
+	// Modelled is what the fakes model as the latest verify run measured
+	// it (coverage runs no fake); nil when the project compares no
+	// cassette in modelled mode.
+	Modelled *CoverageModelled `json:"modelled,omitempty"`
+}
+
+// CoverageModelled is the modelled figure coverage shows, read from the
+// summary.json of the latest verify run.
+type CoverageModelled struct {
+	// Summary is the summary.json read (or looked for, when Found is
+	// false), relative to the project.
+	Summary string `json:"summary"`
+	Found   bool   `json:"found"`
+	// RunID is that run's correlation_id; Written when it was written and
+	// AgeSeconds how long before this run (volatile: omitted in golden
+	// mode).
+	RunID      string `json:"correlation_id,omitempty"`
+	Written    string `json:"written,omitempty"`
+	AgeSeconds *int64 `json:"age_seconds,omitempty"`
+	// Note says what the figure is, or why there is none and what to run.
+	Note string `json:"note"`
+	// Adapters are the run's figures, each Min the adapter's
+	// coverage.min_modelled in the cassette.yaml of this run.
+	Adapters []ModelledAdapter `json:"adapters"`
 }
 
 // The verdicts of an adapter's coverage.
@@ -113,7 +137,8 @@ func (r *Run) coverageJSON() ([]byte, error) {
 		Percent  float64           `json:"percent"`
 		Config   string            `json:"config"`
 		Adapters []CoverageAdapter `json:"adapters"`
-	}{CoverageSchema, int(r.Exit()), string(r.Reason()), covered, observed, pct, r.ConfigPath, r.Coverage.Adapters})
+		Modelled *CoverageModelled `json:"modelled,omitempty"`
+	}{CoverageSchema, int(r.Exit()), string(r.Reason()), covered, observed, pct, r.ConfigPath, r.Coverage.Adapters, r.Coverage.Modelled})
 }
 
 // coverage adds a result for each uncovered shape, at its adapter in

@@ -62,6 +62,12 @@ func goldenRun(dir string, run *Run) *Run {
 	if len(run.History) == 0 {
 		out.History = nil
 	}
+	if run.Coverage != nil && run.Coverage.Modelled != nil {
+		cov, m := *run.Coverage, *run.Coverage.Modelled
+		m.Written, m.AgeSeconds = "", nil
+		cov.Modelled = &m
+		out.Coverage = &cov
+	}
 	return &out
 }
 

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
@@ -46,6 +48,29 @@ func (a ModelledAdapter) String() string {
 }
 
 func pct(f float64) string { return fmt.Sprint(math.Round(f*10) / 10) }
+
+// BelowMinModelled is the run-level failure of the adapters of figs that
+// model less than their Min (coverage.min_modelled in cfg): each one a
+// problem at that line, with next as the next step. nil when every
+// adapter reaches its floor (or sets none). Verify judges its own run's
+// figures by it, coverage the latest verify run's.
+func BelowMinModelled(figs []ModelledAdapter, cfg *cassettes.Config, next string) *outcome.Error {
+	var probs []outcome.Problem
+	for _, a := range figs {
+		if !a.Below() {
+			continue
+		}
+		field := "adapters." + a.Adapter + ".coverage.min_modelled"
+		probs = append(probs, outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
+			Message:  fmt.Sprintf("the %s fake models %v%% of the response fields reality returned (%d of %d)", a.Adapter, a.Percent, a.Modelled.Modelled, a.Fields),
+			Expected: fmt.Sprintf("at least %v%%", *a.Min)})
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	return &outcome.Error{Reason: outcome.ETestFailed, Problems: probs, NextStep: next,
+		Message: fmt.Sprintf("%d adapter(s) model less than their coverage.min_modelled", len(probs))}
+}
 
 // ModelledFigures are the run's modelled figures per adapter, sorted by
 // adapter, then scenario: only cases compared in modelled mode count;

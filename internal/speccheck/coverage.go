@@ -59,7 +59,45 @@ func Coverage(dir string) []string {
 	if p, _ := cov["percent"].(float64); p != want {
 		c.bad("coverage", f, "percent %v, its counts give %v", cov["percent"], want)
 	}
+	if m, ok := cov["modelled"]; ok {
+		c.coverageModelled(f, obj(m), num(cov["exit_code"]))
+	}
 	return c.probs
+}
+
+// coverageModelled checks coverage.json's modelled figure (#34: coverage
+// runs no fake, and shows the latest verify run's): a note that says
+// where it comes from, or, with no verify run, the command to run; each
+// adapter's percent its modelled share of the fields; one below its min
+// fails the run.
+func (c *checker) coverageModelled(f string, m map[string]any, exit int) {
+	found, ok := m["found"].(bool)
+	if !ok || str(m["summary"]) == "" || str(m["note"]) == "" {
+		c.bad("coverage", f, "modelled needs found (a boolean), summary and note: %v", m)
+		return
+	}
+	if !found && !strings.Contains(str(m["note"]), "run `cassette verify`") {
+		c.bad("002 §7", f, "modelled.note %q: with no verify run it names the command to run", str(m["note"]))
+	}
+	adapters, _ := m["adapters"].([]any)
+	if !found && len(adapters) > 0 {
+		c.bad("coverage", f, "modelled holds %d adapters' figures and no verify run", len(adapters))
+	}
+	for i, a := range adapters {
+		ad := obj(a)
+		fields, modelled := num(ad["fields"]), num(ad["modelled"])
+		want := 100.0
+		if fields > 0 {
+			want = 100 * float64(modelled) / float64(fields)
+		}
+		p, _ := ad["percent"].(float64)
+		if p < want-0.051 || p > want+0.051 { // percent is rounded to 0.1
+			c.bad("coverage", f, "modelled.adapters[%d] percent %v, its %d of %d fields give %v", i, ad["percent"], modelled, fields, want)
+		}
+		if min, ok := ad["min"].(float64); ok && p < min && exit != 1 && exit < 2 {
+			c.bad("002 §4", f, "modelled.adapters[%d] is below its min %v, and the run exits %d", i, min, exit)
+		}
+	}
 }
 
 // CheckStream checks what `cassette check` wrote on stdout, the harness

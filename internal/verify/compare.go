@@ -2,7 +2,6 @@ package verify
 
 import (
 	"bytes"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -78,30 +77,21 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 	if c.Adapter != nil && c.Adapter.ContractHeaders != nil {
 		contract = c.Adapter.ContractHeaders
 	}
-	want := c.Cassette
-	if want.Kind == cassettes.KindCLI && (len(want.Interactions) > 0 || len(got.Interactions) > 0) {
-		// A CLI adapter's contract is the command's output. The HTTP the
-		// real command made underneath is the recording's context (it lets
-		// the real command be replayed offline), not compared: a fake CLI
-		// makes none, and the engine's volatile answers (uptime, file
-		// descriptors) that never reach the output are no drift. It is also
-		// kept out of the id numbering: the real image id would be <sha:1>
-		// in want, numbered in the HTTP first, and the fake's <sha:2>.
-		w, g := *want, *got
-		w.Interactions, g.Interactions = nil, nil
-		want, got = &w, &g
+	kd, ok := opts.Kinds.Lookup(c.Cassette.Kind)
+	if !ok {
+		return nil, unknownKind(c, opts)
 	}
+	want, got := kd.Compared(c.Cassette, got) // what of each the kind's contract holds
 	k := cassettes.ContractFor(c.Adapter, c.Cassette)
 	if opts.Exact {
 		k.Compare = cassettes.CompareExact
 	}
-	res, err := diff.CompareContract(want, got, p, diff.Contract{Mode: diff.Mode(k.Compare), Headers: contract,
-		Required: k.Required, Stream: diff.StreamMode(k.Stream), StreamText: k.StreamText})
+	res, err := diff.CompareContract(want, got, p, contractOf(k, contract))
 	if err != nil {
 		return nil, contractError(c, err)
 	}
 	suggestNormalizers(res.Drifts, c.Cassette)
-	out := &Comparison{Recorded: side(res.Want), Observed: side(res.Got), Modelled: modelledOf(res.Model)}
+	out := &Comparison{Recorded: kd.Actions(res.Want), Observed: kd.Actions(res.Got), Modelled: modelledOf(res.Model)}
 	if res.Equal {
 		return out, nil
 	}
@@ -114,6 +104,12 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 			Message: driftMessage(d), Diff: d.Diff})
 	}
 	return out, nil
+}
+
+// contractOf is contract k as diff applies it, comparing the contract
+// headers headers.
+func contractOf(k cassettes.Contract, headers []string) diff.Contract {
+	return diff.Contract{Mode: diff.Mode(k.Compare), Headers: headers, Required: k.Required, Stream: diff.StreamMode(k.Stream), StreamText: k.StreamText}
 }
 
 // contractError is a contract that cannot be applied (a required JSONPath
@@ -134,27 +130,6 @@ func modelledOf(m *diff.Model) *verdict.Modelled {
 		out.Unmodelled = append(out.Unmodelled, verdict.UnmodelledField{Field: u.Field, JSONPath: u.Path, Line: u.Line, Fields: u.Fields})
 	}
 	return out
-}
-
-// side is a normalized cassette as the report shows one side of a case.
-func side(c *cassettes.Cassette) []verdict.Action {
-	var acts []verdict.Action
-	for i, it := range c.Interactions {
-		body := it.Response.Body.Bytes()
-		if it.WebSocket != nil {
-			body = SessionText(it.WebSocket) // websocket.go
-		}
-		acts = append(acts, verdict.Action{Kind: "http", ID: fmt.Sprintf("interactions[%d]", i), Method: it.Request.Method, URL: it.Request.URL,
-			StatusCode: it.Response.Code, Headers: it.Response.Headers, Body: body})
-	}
-	if c.Output != nil {
-		a := verdict.Action{Kind: "proc", ID: "output", Stdout: c.Output.Stdout.Bytes(), Stderr: c.Output.Stderr.Bytes(), Exit: c.Output.ExitCode}
-		if c.Input != nil {
-			a.Argv = append([]string{c.Input.Command}, c.Input.Args...)
-		}
-		acts = append(acts, a)
-	}
-	return acts
 }
 
 // WithObserved returns actions (what a case did against the side under

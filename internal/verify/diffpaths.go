@@ -1,8 +1,11 @@
 package verify
 
 import (
+	"fmt"
 	"io"
+	"math"
 	"os"
+	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/diff"
@@ -10,6 +13,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // `cassette normalize` and `cassette diff`: a cassette's normalized form,
@@ -19,7 +23,7 @@ import (
 // the built-in ones.
 
 // diffOptions are the load and diff options of project p (nil: none).
-func diffOptions(p *cassettes.Project) (cassettes.LoadOptions, diff.Options) {
+func diffOptions(p *workspace.Project) (cassettes.LoadOptions, diff.Options) {
 	if p == nil {
 		reg := normalize.Builtins()
 		return cassettes.LoadOptions{Normalizers: reg}, diff.Options{Registry: reg, Headers: []string{}}
@@ -32,7 +36,7 @@ func diffOptions(p *cassettes.Project) (cassettes.LoadOptions, diff.Options) {
 }
 
 // WriteNormalized writes the normalized form of the cassette at path.
-func WriteNormalized(w io.Writer, path string, p *cassettes.Project) error {
+func WriteNormalized(w io.Writer, path string, p *workspace.Project) error {
 	lo, o := diffOptions(p)
 	c, err := cassettes.Load(path, lo)
 	if err != nil {
@@ -68,12 +72,34 @@ func (d *Diff) Exit() outcome.Exit {
 	return d.Set.Exit()
 }
 
-// Render writes the diff for a reader (colored when color is set).
+// Render writes the diff for a reader (colored when color is set); in
+// modelled mode, then what b models of what a holds, per cassette.
 func (d *Diff) Render(w io.Writer, color bool) error {
+	var results []*diff.Result
+	var err error
 	if d.One != nil {
-		return diff.Render(w, d.One, color)
+		results, err = []*diff.Result{d.One}, diff.Render(w, d.One, color)
+	} else {
+		results, err = d.Set.Results, diff.RenderSet(w, d.Set, color)
 	}
-	return diff.RenderSet(w, d.Set, color)
+	for _, r := range results {
+		if err != nil || r.Model == nil {
+			continue
+		}
+		m := r.Model
+		_, err = fmt.Fprintf(w, "%s: %v%% of response fields modelled (%d of %d), %d required missing\n",
+			outcome.Printable(r.Cassette), math.Round(m.Percent()*10)/10, m.Modelled, m.Fields, m.RequiredMissing)
+		for _, u := range m.Unmodelled {
+			with := ""
+			if u.Fields > 1 {
+				with = fmt.Sprintf(" (%d fields)", u.Fields)
+			}
+			if err == nil {
+				_, err = fmt.Fprintf(w, "  not modelled  %s%s\n", outcome.Printable(strings.TrimSpace(u.Field+" "+u.Path)), with)
+			}
+		}
+	}
+	return err
 }
 
 // WriteJSON writes the diff as JSON.
@@ -85,9 +111,33 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 }
 
 // DiffPaths compares the cassettes at a and b after normalizing both with
-// a's normalizers.
-func DiffPaths(a, b string, p *cassettes.Project) (*Diff, error) {
+// a's normalizers. compare is the comparison mode: "" or exact (byte for
+// byte), or modelled (what b leaves out of a is listed, not a drift; the
+// required fields and stream settings are a's contract, as verify holds
+// a fake to it: docs/modelled.md).
+func DiffPaths(a, b string, p *workspace.Project, compare string) (*Diff, error) {
 	lo, o := diffOptions(p)
+	switch compare {
+	case "", cassettes.CompareExact:
+	case cassettes.CompareModelled:
+		o.Contract = func(c *cassettes.Cassette) diff.Contract {
+			var ad *cassettes.Adapter
+			if p != nil {
+				ad = p.Config.Adapters[c.Adapter]
+			}
+			k := cassettes.ContractFor(ad, c)
+			k.Compare = cassettes.CompareModelled
+			headers := o.Headers
+			if ad != nil && ad.ContractHeaders != nil {
+				headers = ad.ContractHeaders
+			}
+			return contractOf(k, headers)
+		}
+	default:
+		return nil, &outcome.Error{Reason: outcome.EUsage, Message: "--compare " + outcome.Quote(compare) + ": expected exact or modelled",
+			Problems: []outcome.Problem{{Field: "--compare", Message: "unknown comparison mode " + outcome.Quote(compare), Expected: "exact or modelled"}},
+			NextStep: outcome.Command("cassette", "diff", "--compare", cassettes.CompareModelled, a, b)}
+	}
 	as, err := cassettes.LoadTree([]string{a}, lo)
 	if err != nil {
 		return nil, err
@@ -105,7 +155,7 @@ func DiffPaths(a, b string, p *cassettes.Project) (*Diff, error) {
 	return d, err
 }
 
-func diffNextStep(p *cassettes.Project, as []*cassettes.Cassette, a string) string {
+func diffNextStep(p *workspace.Project, as []*cassettes.Cassette, a string) string {
 	switch {
 	case p == nil:
 		return outcome.Command("cassette", "normalize", a)

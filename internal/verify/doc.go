@@ -9,7 +9,11 @@
 // sent, and the fake's messages compared one by one, websocket.go); CLI
 // cases run the fake command with the recorded
 // arguments, stdin and environment names and compare stdout, stderr and the
-// exit code. Cases run in parallel and are reported in a deterministic order
+// exit code. A case of another kind (package kind: Options.Kinds, the
+// project's) is played by its kind (kind.Replayer) against the adapter's
+// fake as cassette.yaml declares it (kinds.go); what of two cassettes is
+// compared and how a report shows them is the kind's for every case
+// (kind.Kind.Compared, Actions). Cases run in parallel and are reported in a deterministic order
 // (adapter order in cassette.yaml, then scenario). A quarantined case that
 // fails is run again once, 5 s later ([QuarantineRetry], specs/000); no
 // other case is ever retried: a drift is a verdict, not a flake.

@@ -64,7 +64,7 @@ func undeclared(res *Result, cfg *cassettes.Config) {
 // reports whether it decided.
 func emptyVerdict(res *Result) bool {
 	c := res.Case
-	if c.Cassette.Kind == cassettes.KindCLI || len(c.Cassette.Interactions) > 0 {
+	if c.Cassette.Kind != cassettes.KindHTTP || len(c.Cassette.Interactions) > 0 {
 		return false
 	}
 	if c.Adapter.Match.For(c.Cassette.Scenario).Empty == "fail" {

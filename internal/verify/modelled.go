@@ -7,52 +7,43 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
-	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
 // belowMinModelled is the run-level failure of the adapters whose fakes,
 // compared in modelled mode, model less of what reality returned than
-// their coverage.min_modelled: each one a problem at that line. nil when
-// every adapter reaches its floor (or sets none).
+// their coverage.min_modelled (report.BelowMinModelled). nil when every
+// adapter reaches its floor (or sets none).
 func belowMinModelled(results []Result, cfg *cassettes.Config) *outcome.Error {
 	if cfg == nil {
 		return nil
 	}
-	sums := map[string]*verdict.Modelled{}
+	sums := map[string]*report.ModelledAdapter{}
+	var figs []*report.ModelledAdapter
 	for _, r := range results {
 		if r.Modelled == nil {
 			continue
 		}
-		s := sums[r.Case.Cassette.Adapter]
+		n := r.Case.Cassette.Adapter
+		s := sums[n]
 		if s == nil {
-			s = &verdict.Modelled{}
-			sums[r.Case.Cassette.Adapter] = s
+			s = &report.ModelledAdapter{Adapter: n}
+			if a := cfg.Adapters[n]; a != nil {
+				s.Min = a.Coverage.MinModelled
+			}
+			sums[n] = s
+			figs = append(figs, s)
 		}
 		s.Fields += r.Modelled.Fields
-		s.Modelled += r.Modelled.Modelled
+		s.Modelled.Modelled += r.Modelled.Modelled
 	}
-	names := make([]string, 0, len(sums))
-	for n := range sums {
-		names = append(names, n)
+	sort.Slice(figs, func(i, j int) bool { return figs[i].Adapter < figs[j].Adapter })
+	out := make([]report.ModelledAdapter, len(figs))
+	for i, f := range figs {
+		f.Percent = f.Modelled.Percent()
+		out[i] = *f
 	}
-	sort.Strings(names)
-	var probs []outcome.Problem
-	for _, n := range names {
-		a := cfg.Adapters[n]
-		if a == nil || a.Coverage.MinModelled == nil || sums[n].Percent() >= *a.Coverage.MinModelled {
-			continue
-		}
-		field := "adapters." + n + ".coverage.min_modelled"
-		probs = append(probs, outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field,
-			Message:  fmt.Sprintf("the %s fake models %v%% of the response fields reality returned (%d of %d)", n, sums[n].Percent(), sums[n].Modelled, sums[n].Fields),
-			Expected: fmt.Sprintf("at least %v%%", *a.Coverage.MinModelled)})
-	}
-	if len(probs) == 0 {
-		return nil
-	}
-	return &outcome.Error{Reason: outcome.ETestFailed, Problems: probs,
-		Message:  fmt.Sprintf("%d adapter(s) model less than their coverage.min_modelled", len(probs)),
-		NextStep: "open report.html: each case lists the fields its fake leaves out; model them or lower coverage.min_modelled in " + cfg.Path}
+	return report.BelowMinModelled(out, cfg,
+		"open report.html: each case lists the fields its fake leaves out; model them or lower coverage.min_modelled in "+cfg.Path)
 }
 
 // writeModelled prints the modelled figure of each adapter compared in

@@ -60,8 +60,8 @@ func Plan(cfg *cassettes.Config, list []*cassettes.Cassette, sel Selection) ([]C
 	for _, a := range sel.Adapters {
 		if _, ok := cfg.Adapters[a]; !ok {
 			return nil, &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %s: no such adapter in %s", a, cfg.Path),
-				Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: cassettes.Suggest(a, cfg.Order)}},
-				NextStep: outcome.Command("cassette", "verify", "--adapter", cmp.Or(cassettes.Closest(a, cfg.Order), firstOr(cfg.Order, "")))}
+				Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared adapters: " + strings.Join(cfg.Order, ", "), Suggestion: outcome.Suggest(a, cfg.Order)}},
+				NextStep: outcome.Command("cassette", "verify", "--adapter", cmp.Or(outcome.Closest(a, cfg.Order), firstOr(cfg.Order, "")))}
 		}
 	}
 	sorted := append([]*cassettes.Cassette(nil), list...)

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // TestPlanPathsWithoutCassettes: verify's planning, reached without the
@@ -19,7 +19,7 @@ func TestPlanPathsWithoutCassettes(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("version: 1\nadapters:\n  shop:\n    kind: http\n    real: {base_url: \"http://127.0.0.1:1\"}\n    fake: {base_url: \"http://127.0.0.1:1\"}\n    scenarios:\n      - {name: list, method: GET, path: /items}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := cassettes.LoadProject(cfg)
+	p, err := workspace.Load(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

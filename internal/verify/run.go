@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // DefaultCaseTimeout bounds one case when Options.CaseTimeout is zero.
@@ -41,21 +43,27 @@ type Options struct {
 	// QuarantineRetry is how a quarantined case that failed is run again;
 	// the zero value is the policy of specs/000 (1 retry, 5 s later).
 	QuarantineRetry QuarantineRetry
+	// answered, when set, is handed each fake's answer before it is
+	// compared (Answers).
+	answered func(c Case, got *cassettes.Cassette)
 	// HTTP and CLI override the fakes of cassette.yaml per adapter (in-process
 	// fakes from cassettetest, or a fake already running).
 	HTTP map[string]HTTPTarget
 	CLI  map[string]CLITarget
+	// Kinds are the adapter kinds the cases may be of (internal/kind);
+	// nil is http and cli.
+	Kinds *kind.Registry
 }
 
 // ProjectOptions are the options that verify the cases of project p: its
-// config and normalizers, and the values of its declared credential
+// config, normalizers and adapter kinds, and the values of its declared credential
 // variables that are set (read through lookup; nil is os.LookupEnv),
 // redacted from the fakes' outputs. Every door that judges a fake
 // (`cassette verify`, `cases` and `check`, cassettetest, refresh's gate)
 // starts from them, so that one fixture is judged one way; a door sets
 // only what is its own (Jobs, CaseTimeout, LogDir, targets).
-func ProjectOptions(p *cassettes.Project, lookup func(string) (string, bool)) Options {
-	return Options{Config: p.Config, Normalizers: p.Normalizers, Credentials: p.Credentials(lookup)}
+func ProjectOptions(p *workspace.Project, lookup func(string) (string, bool)) Options {
+	return Options{Config: p.Config, Normalizers: p.Normalizers, Credentials: p.Credentials(lookup), Kinds: kind.Of(p.Kinds())}
 }
 
 // Result is the outcome of one case.
@@ -282,7 +290,7 @@ func freshPlan(cases []Case, targets map[string]HTTPTarget, failed map[string]*o
 	var plan []int
 	for i, c := range cases {
 		name := c.Cassette.Adapter
-		if _, ok := targets[name]; ok || c.Adapter == nil || c.Cassette.Kind == cassettes.KindCLI ||
+		if _, ok := targets[name]; ok || c.Adapter == nil || c.Cassette.Kind != cassettes.KindHTTP ||
 			failed[name] != nil || len(c.Cassette.Interactions) == 0 {
 			continue
 		}
@@ -331,12 +339,20 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		got *cassettes.Cassette
 		err error
 	)
-	if c.Cassette.Kind == cassettes.KindCLI {
-		got, err = runCLICase(k, c, opts, &res)
-	} else {
-		var stop func()
-		got, stop, err = runHTTPCase(k, c, opts, targets, fresh, &res)
-		defer stop()
+	switch kd, _ := opts.Kinds.Lookup(c.Cassette.Kind); r := kd.(type) {
+	case kind.Replayer: // a kind that plays its own cases (kinds.go)
+		got, err = runKindCase(k, c, opts, r, &res)
+	case nil:
+		res.Err = unknownKind(c, opts)
+		res.Status, res.Reason, res.Message = verdict.StatusError, res.Err.Reason, res.Err.Message
+	default:
+		if c.Cassette.Kind == cassettes.KindCLI {
+			got, err = runCLICase(k, c, opts, &res)
+		} else {
+			var stop func()
+			got, stop, err = runHTTPCase(k, c, opts, targets, fresh, &res)
+			defer stop()
+		}
 	}
 	switch {
 	case res.Status != "": // decided on the way
@@ -349,6 +365,9 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 			res.Reason, res.Message = outcome.ETimeout, fmt.Sprintf("the case did not finish within %s (--timeout): %v", k.timeout, err)
 		}
 	default:
+		if opts.answered != nil && got != nil {
+			opts.answered(c, got)
+		}
 		compared = compareCase(c, got, opts, &res)
 	}
 	return res

@@ -21,17 +21,19 @@ func jsonCassette(body string) *cassettes.Cassette {
 // the built-in that covers them and the learn command; two names that
 // differ are a plain drift.
 func TestVolatileDriftSuggestsANormalizer(t *testing.T) {
-	want := jsonCassette(`{"id":"6f1c0000-aaaa-4bbb-8ccc-1234567890a0","name":"a"}`)
-	got := jsonCassette(`{"id":"0b9e51f2-1d3c-4e5f-8a9b-0c1d2e3f4a5b","name":"b"}`)
+	want := jsonCassette(`{"id":"6f1c0000-aaaa-4bbb-8ccc-1234567890a0","name":"a","message":"msg_01R8GdyyLQUhUfyjqSCMbnWg"}`)
+	got := jsonCassette(`{"id":"0b9e51f2-1d3c-4e5f-8a9b-0c1d2e3f4a5b","name":"b","message":"msg_01Inrow6sX8z99MgMyctmaJY"}`)
 	want.Interactions[0].Response.Headers["Last-Modified"] = []string{"Mon, 23 Nov 2026 15:39:32 GMT"}
 	got.Interactions[0].Response.Headers["Last-Modified"] = []string{"Tue, 01 Dec 2026 20:30:00 GMT"}
 	cmp, err := CompareSides(Case{Cassette: want, Adapter: &cassettes.Adapter{ContractHeaders: []string{"Last-Modified"}}}, got, Options{Config: &cassettes.Config{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var id, name, date string
+	var id, name, date, msg string
 	for _, d := range cmp.Drifts {
 		switch {
+		case d.JSONPath == "$.message":
+			msg = d.Message
 		case d.JSONPath == "$.id":
 			id = d.Message
 		case d.JSONPath == "$.name":
@@ -45,6 +47,9 @@ func TestVolatileDriftSuggestsANormalizer(t *testing.T) {
 	}
 	if !strings.Contains(id, "uuid values") || !strings.Contains(id, "normalizer uuid") || !strings.Contains(id, "cassette learn --adapter svc --scenario get-thing") {
 		t.Errorf("the UUID drift does not suggest the normalizer: %q", id)
+	}
+	if !strings.Contains(msg, "prefixed-id values") || !strings.Contains(msg, "cassette learn --adapter svc --scenario get-thing") {
+		t.Errorf("the message id drift does not suggest learning: %q", msg)
 	}
 	if name == "" || strings.Contains(name, "normalizer") {
 		t.Errorf("the name drift should be plain: %q", name)

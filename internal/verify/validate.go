@@ -6,9 +6,10 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/nextstep"
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"github.com/cassette-dev/cassette/match"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // Select is the selection of --adapter, --run and --case (a case is its
@@ -40,9 +41,9 @@ func Select(adapters []string, run string, cases []string) (Selection, error) {
 // wrong is problems (a CLI cassette naming a program cassette.yaml does
 // not declare, which refresh and record would refuse to run again,
 // among them); err is an error that is no such problem.
-func Validate(p *cassettes.Project, paths []string, lo cassettes.LoadOptions) (list []*cassettes.Cassette, problems *outcome.Error, err error) {
+func Validate(p *workspace.Project, paths []string, lo cassettes.LoadOptions) (list []*cassettes.Cassette, problems *outcome.Error, err error) {
 	cfg := p.Config
-	if err := match.CheckConfig(cfg, nextstep.Command(cfg.Path, "cassette", "validate")); err != nil {
+	if err := matching.CheckConfig(cfg, nextstep.Command(cfg.Path, "cassette", "validate")); err != nil {
 		return nil, nil, err
 	}
 	if len(paths) == 0 {
@@ -54,7 +55,7 @@ func Validate(p *cassettes.Project, paths []string, lo cassettes.LoadOptions) (l
 	if err != nil && !errors.As(err, &ce) {
 		return list, nil, err
 	}
-	switch e := cassettes.UndeclaredCommands(cfg, list); {
+	switch e := workspace.UndeclaredCommands(cfg, list); {
 	case e == nil:
 	case ce == nil:
 		ce = e

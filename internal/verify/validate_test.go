@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // TestSelect: a --case is its id exactly (its dots and slashes are no
@@ -30,7 +30,7 @@ func TestValidateWithoutTheProcess(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("version: 1\nadapters:\n  shop:\n    kind: http\n    fake: {base_url: \"http://127.0.0.1:1\"}\n    match:\n      ignore_json: [\"$[\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := cassettes.LoadProject(cfg)
+	p, err := workspace.Load(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

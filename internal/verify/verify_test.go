@@ -668,3 +668,41 @@ func TestDecideFillsTheRunModel(t *testing.T) {
 		t.Errorf("exit %d; report.jsonl:\n%s", run.Exit(), files[report.FileReport])
 	}
 }
+
+// TestAnswersAreTheFakesOwn: Answers hands back what each fake answered,
+// as it answered it (not normalized: the demo's timestamps.ISO8601 and
+// json.canonical have not touched it), with the recorded requests, in the
+// order of the cassettes given, for cases that pass and cases that drift.
+func TestAnswersAreTheFakesOwn(t *testing.T) {
+	cfg, list, reg := demo(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"path": %q, "at": "2026-12-01T22:07:12Z"}`, r.URL.Path)
+	}))
+	defer srv.Close()
+	got, err := verify.Answers(context.Background(), list, verify.Options{Config: cfg, Normalizers: reg,
+		HTTP: map[string]verify.HTTPTarget{"petstore": {BaseURL: srv.URL, Client: srv.Client()}},
+		CLI:  map[string]verify.CLITarget{"greet": greetCLI(nil)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(list) {
+		t.Fatalf("%d answers for %d cassettes", len(got), len(list))
+	}
+	for i, c := range list {
+		a := got[i]
+		switch {
+		case a == nil:
+			t.Errorf("%s: no answer", c.ID())
+		case a.Scenario != c.Scenario:
+			t.Errorf("answer %d is %s's, want %s's", i, a.ID(), c.ID())
+		case c.Kind == cassettes.KindHTTP:
+			body := string(a.Interactions[0].Response.Body)
+			if !strings.Contains(body, `"at": "2026-12-01T22:07:12Z"`) || a.Interactions[0].Request.URL != c.Interactions[0].Request.URL {
+				t.Errorf("%s: the answer is not the fake's own: %s, request %s", c.ID(), body, a.Interactions[0].Request.URL)
+			}
+		case !strings.Contains(string(a.Output.Stdout), "Hello") && a.Output.ExitCode == 0:
+			t.Errorf("%s: the fake's output: %q", c.ID(), a.Output.Stdout)
+		}
+	}
+}

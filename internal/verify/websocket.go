@@ -6,10 +6,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/wsplay"
 )
@@ -94,26 +94,6 @@ func replaySession(ctx context.Context, client http.Client, base string, i int, 
 	return act, nil
 }
 
-// SessionText shows a session in a report, one message a line: "→" the
-// client's, "←" the server's, binary messages by size.
-func SessionText(ws *cassettes.WebSocket) []byte {
-	if ws == nil {
-		return nil
-	}
-	var b strings.Builder
-	for _, m := range ws.Messages {
-		arrow := "←"
-		if m.From == cassettes.FromClient {
-			arrow = "→"
-		}
-		if m.Binary() {
-			fmt.Fprintf(&b, "%s (binary, %d bytes)\n", arrow, len(m.Data))
-		} else {
-			fmt.Fprintf(&b, "%s %s\n", arrow, m.Data)
-		}
-	}
-	if cl := ws.Close; cl != nil {
-		fmt.Fprintf(&b, "close from the %s: %d %s\n", cl.From, cl.Code, cl.Reason)
-	}
-	return []byte(b.String())
-}
+// SessionText shows a session in a report, one message a line (the http
+// kind's rendering, kind.SessionText).
+func SessionText(ws *cassettes.WebSocket) []byte { return kind.SessionText(ws) }

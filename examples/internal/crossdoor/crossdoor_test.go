@@ -35,6 +35,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/harness"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
+	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
 // cassetteBin is the cassette binary built for this test run.
@@ -190,9 +191,9 @@ func buildFakes(t *testing.T, e *e2e.Example) {
 	}
 }
 
-func project(t *testing.T, e *e2e.Example) *cassettes.Project {
+func project(t *testing.T, e *e2e.Example) *workspace.Project {
 	t.Helper()
-	p, err := cassettes.LoadProject(e.Path("cassette.yaml"))
+	p, err := workspace.Load(e.Path("cassette.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +408,7 @@ func TestCassettetestDoor(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestSameVerdictThroughEveryDoor in a child process")
 	}
-	p, err := cassettes.FindProject(dir)
+	p, err := workspace.Find(dir)
 	if err != nil {
 		t.Fatalf("cassettetest: %v", err)
 	}

@@ -96,3 +96,25 @@ func (e *Example) LearnApply(cassette, adapter string, hand int, args ...string)
 	}
 	return out
 }
+
+// LearnReportsDrift runs `cassette learn` with args (--apply among them)
+// after the example's fake was made wrong, and checks what issue 39 asks
+// of a real drift: learn prints it as the fake's drift with each of want,
+// proposes nothing and leaves cassette.yaml as it was, and `cassette
+// verify` with verifyArgs still fails.
+func (e *Example) LearnReportsDrift(cassette string, args, want, verifyArgs []string) {
+	e.t.Helper()
+	cfg := ReadFile(e.t, e.Path("cassette.yaml"))
+	out, errOut := e.MustBoth(nil, cassette, append([]string{"learn"}, args...)...)
+	for _, w := range append([]string{"the fake differs from reality, not in a volatile way", "no change"}, want...) {
+		if !strings.Contains(out, w) {
+			e.t.Errorf("learn with a wrong fake lacks %q:\n%s\n%s", w, out, errOut)
+		}
+	}
+	if got := ReadFile(e.t, e.Path("cassette.yaml")); got != cfg {
+		e.t.Errorf("learn changed cassette.yaml for a drift of the fake:\n%s", got)
+	}
+	if _, _, code := e.Run(nil, cassette, append([]string{"verify"}, verifyArgs...)...); code != 1 {
+		e.t.Errorf("verify with the wrong fake: exit %d, want 1", code)
+	}
+}

@@ -5,6 +5,9 @@ type answer struct {
 	deltas                    []string // the text, delta by delta
 	tool                      *toolCall
 	inputTokens, outputTokens int
+	// startTokens is the output_tokens of the message_start event: what the
+	// model had counted when the stream began, not the final count.
+	startTokens int
 }
 
 // toolCall is a tool the model asks for, its input as the stream
@@ -34,14 +37,14 @@ const model = "claude-sonnet-4-20250514"
 // (README: the API's real side).
 var answers = map[string]conversation{
 	"Say hi in Portuguese": {first: answer{deltas: []string{"Olá! (", "That", "'s \"hi", "\" in Portuguese)", "\n\nYou", " could",
-		" also", " say \"", "Oi!\" which", " is a", " more", " casual way to say hi in Portuguese."}, inputTokens: 16, outputTokens: 38}},
+		" also", " say \"", "Oi!\" which", " is a", " more", " casual way to say hi in Portuguese."}, inputTokens: 16, outputTokens: 38, startTokens: 5}},
 	"What's the weather in Florence,Italy?": {
 		first: answer{deltas: []string{"I'll get the weather information", " for Florence, Italy for you."},
 			tool:        &toolCall{name: "weather", input: []string{"", `{"locati`, `on":`, ` "Fl`, `orence,It`, `aly"}`}},
-			inputTokens: 394, outputTokens: 67},
+			inputTokens: 394, outputTokens: 67, startTokens: 6},
 		afterTool: answer{deltas: []string{"The", " current", " weather in Florence, Italy shows", " a", " temperature of 40°C (104",
 			"°F). That", "'s quite hot! Make", " sure to", " stay hydrated and seek", " shade if", " you're planning to be", " outd", "oors."},
-			inputTokens: 476, outputTokens: 46},
+			inputTokens: 476, outputTokens: 46, startTokens: 1},
 	},
 }
 

@@ -119,7 +119,7 @@ func messages(w http.ResponseWriter, r *http.Request) {
 	send("message_start", obj{"type": "message_start", "message": obj{"id": newID("msg"), "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
 		"usage": obj{"input_tokens": a.inputTokens, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
-			"cache_creation": obj{"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}, "output_tokens": 1,
+			"cache_creation": obj{"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}, "output_tokens": a.startTokens,
 			"service_tier": "standard", "inference_geo": "not_available"}}})
 	send("content_block_start", obj{"type": "content_block_start", "index": 0, "content_block": obj{"type": "text", "text": ""}})
 	send("ping", obj{"type": "ping"})

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
+	"github.com/cassette-dev/cassette/internal/shimcall"
 	"github.com/cassette-dev/cassette/recorder"
 )
 
@@ -28,6 +29,9 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"cassette":  func() { os.Exit(cassetteProgram()) },
 		"faultfake": faultfake,
+		// observe's shims run it when it is next to cassette, as make
+		// build installs it.
+		"cassette-shim": func() { os.Exit(shimcall.Main(os.Args[1:], os.Stdin, os.Stderr)) },
 	})
 }
 

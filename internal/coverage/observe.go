@@ -183,7 +183,7 @@ func (s *Shim) Run(ctx context.Context, sio ShimIO) int {
 	req := s.Request(sio.Args, sio.Env, func() string { return sio.Caller })
 	req.Stdin, req.Input = in.Given()
 	rules, _ := NewRules(&cassettes.Adapter{Kind: cassettes.KindCLI, Coverage: s.Coverage})
-	if err := s.Record(req, rules); err != nil {
+	if err := s.Record(req, rules, nil); err != nil {
 		fmt.Fprintf(sio.Stderr, "cassette observe: the call was not observed: %v\n", err)
 	}
 	return code
@@ -193,14 +193,17 @@ func (s *Shim) Run(ctx context.Context, sio ShimIO) int {
 // environment holds the adapter's credentials and CASSETTE_TEST, no
 // more): the values of the credential variables, the values under
 // credential names and the known key formats are redacted before the
-// line is written. rules give the call's shape (nil: none).
-func (s *Shim) Record(req shimcall.Request, rules *Rules) error {
+// line is written. rules give the call's shape (nil: none); w is the
+// shim's observation file (nil: opened here for this call).
+func (s *Shim) Record(req shimcall.Request, rules *Rules, w *Writer) error {
 	lookup := func(name string) (string, bool) { return shimcall.Lookup(req.Env, name) }
-	w, err := OpenWriter(s.Observed, "shim-"+s.Adapter, "shim")
-	if err != nil {
-		return err
+	if w == nil {
+		var err error
+		if w, err = s.OpenWriter(); err != nil {
+			return err
+		}
+		defer w.Close()
 	}
-	defer w.Close()
 	o := &Observer{Adapter: s.Adapter, Kind: cassettes.KindCLI, Rules: rules, Writer: w,
 		Redactor: redact.New(redact.NewRules(s.Redact), redact.FromEnv(s.Credentials, lookup))}
 	test, _ := lookup(EnvTest)
@@ -208,4 +211,9 @@ func (s *Shim) Record(req shimcall.Request, rules *Rules) error {
 		test = req.Caller
 	}
 	return o.Observe(Call{Argv: req.Argv, Stdin: req.Stdin, Input: req.Input}, test)
+}
+
+// OpenWriter opens the shim's observation file, shim-ADAPTER.jsonl.
+func (s *Shim) OpenWriter() (*Writer, error) {
+	return OpenWriter(s.Observed, "shim-"+s.Adapter, "shim")
 }

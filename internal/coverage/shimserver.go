@@ -31,6 +31,7 @@ type ShimServer struct {
 type shimEntry struct {
 	shim  *Shim
 	rules *Rules
+	w     *Writer // opened on the first call, closed by Close
 }
 
 // maxRequest bounds a shim's line: the argument list and MaxInput bytes of
@@ -73,6 +74,11 @@ func (s *ShimServer) Close() {
 	s.ln.Close()
 	s.wg.Wait()
 	os.RemoveAll(s.dir)
+	for _, e := range s.shims {
+		if e.w != nil {
+			e.w.Close()
+		}
+	}
 }
 
 func (s *ShimServer) serve() {
@@ -104,9 +110,18 @@ func (s *ShimServer) handle(conn net.Conn) error {
 	}
 	s.mu.Lock()
 	e, ok := s.shims[req.Adapter]
-	s.mu.Unlock()
-	if !ok {
-		return errors.New("no shim of adapter " + strings.ReplaceAll(req.Adapter, "\n", " ") + " in this observe run")
+	var err error
+	if ok && e.w == nil {
+		if e.w, err = e.shim.OpenWriter(); err == nil {
+			s.shims[req.Adapter] = e
+		}
 	}
-	return e.shim.Record(req, e.rules)
+	s.mu.Unlock()
+	switch {
+	case !ok:
+		return errors.New("no shim of adapter " + strings.ReplaceAll(req.Adapter, "\n", " ") + " in this observe run")
+	case err != nil:
+		return err
+	}
+	return e.shim.Record(req, e.rules, e.w)
 }

@@ -4,7 +4,7 @@
 #
 #   bench/go-rows.sh [ROUNDS] [rows]     (default 5; bench/compare.sh runs it
 #                                         last, with "rows": the rows alone)
-#   GO_ROWS="normalize verify" bench/go-rows.sh    (the default: both)
+#   GO_ROWS="normalize verify observe" bench/go-rows.sh    (the default: all)
 #
 #   - normalizing a 1 MiB JSON body with every built-in
 #     (BenchmarkJSON1MiB/builtins), against encoding/json's Compact of the
@@ -15,7 +15,11 @@
 #   - verify with a fresh fake process per case (BenchmarkVerifyFresh1000,
 #     the demo fake as it builds it), against the fake's bare start/stop
 #     rate in the same round (the benchmark interleaves them): cases/s,
-#     the ratio, and the CPU each case costs verify and the fake.
+#     the ratio, and the CPU each case costs verify and the fake;
+#   - observe over HTTP: a suite's GETs one after the other to a plain
+#     net/http fake, directly and through the observing proxy that writes
+#     each call (BenchmarkObservingProxy/direct and /observed, each a run
+#     of its own, A B then B A): µs a call added, and the ratio.
 #
 # Each row says the load average (1 min) at its start and end. With
 # "rows", each row is followed by a line "ratio KEY MEDIAN MIN
@@ -37,18 +41,18 @@ medmin() {
 }
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
-part() { [[ " ${GO_ROWS:-normalize verify} " == *" $1 "* ]]; }
+part() { [[ " ${GO_ROWS:-normalize verify observe} " == *" $1 "* ]]; }
 ROWS=()
 
 if part normalize; then
 	echo "normalizing 1 MiB JSON, $ROUNDS rounds..." >&2
-	go test -c -o "$OUT.normalize.test" ./normalize
+	go test -c -o "$OUT.normalize.test" ./internal/normalize
 	nload=$(load1)
 	for r in $(seq "$ROUNDS"); do
 		order=(builtins baseline-json-compact)
 		((r % 2)) || order=(baseline-json-compact builtins)
 		for b in "${order[@]}"; do
-			(cd normalize && "$OUT.normalize.test" -test.run '^$' -test.bench "^BenchmarkJSON1MiB\$/^$b\$" -test.benchtime 2s) |
+			(cd internal/normalize && "$OUT.normalize.test" -test.run '^$' -test.bench "^BenchmarkJSON1MiB\$/^$b\$" -test.benchtime 2s) |
 				awk -v r="$r" '/^Benchmark/ { print r, $0 }' >>"$OUT"
 		done
 	done
@@ -78,6 +82,29 @@ if part verify; then
 	fcpu=$(metric VerifyFresh1000 fake-cpu-ms/case | medmin "%.2f")
 	ROWS+=("| verify, fresh fake process per case (load $vload) | ${cases% *} cases/s, ${xmed% *} (min ${xmin% *}) × the fake's bare start/stop (${floor% *}/s); CPU ms a case: verify ${vcpu% *}, fake ${fcpu% *} | – | – | – | verify's own share ≤ 0.5 ms: ≥ 0.9× the bare start/stop |")
 	ROWS+=("ratio verify-fresh-vs-bare-start ${xmed% *} ${xmin% *} higher ${vload%%–*}")
+fi
+
+if part observe; then
+	echo "observe over HTTP, $ROUNDS rounds..." >&2
+	go test -c -o "$OUT.coverage.test" ./internal/coverage
+	oload=$(load1)
+	: >"$OUT"
+	for r in $(seq "$ROUNDS"); do
+		order=(direct observed)
+		((r % 2)) || order=(observed direct)
+		for b in "${order[@]}"; do
+			(cd internal/coverage && "$OUT.coverage.test" -test.run '^$' -test.bench "^BenchmarkObservingProxy\$/^$b\$" -test.benchtime 2s) |
+				awk -v r="$r" '/^Benchmark/ { print r, $0 }' >>"$OUT"
+		done
+	done
+	rm -f "$OUT.coverage.test"
+	oload="$oload–$(load1)"
+	ons() { awk -v b="$1" '$2 ~ b { print $1, $4 }' "$OUT" | sort -n | cut -d' ' -f2; }
+	oratio=$(paste <(ons 'ObservingProxy/observed-') <(ons 'ObservingProxy/direct-') | awk '{ print $1 / $2 }' | medmin "%.2f")
+	oplus=$(paste <(ons 'ObservingProxy/observed-') <(ons 'ObservingProxy/direct-') | awk '{ print ($1 - $2) / 1000 }' | medmin "%+.0f")
+	odirect=$(ons 'ObservingProxy/direct-' | awk '{ print $1 / 1000 }' | medmin "%.0f")
+	ROWS+=("| \`cassette observe\`, HTTP fake through the observing proxy (load $oload) | $oplus µs a call, $oratio × a suite of GETs straight to the fake (${odirect% *} µs a call) | – | – | – | ≤ +100 µs a call |")
+	ROWS+=("ratio observe-http-vs-direct ${oratio% *} $(tr -d '()' <<<"${oratio#* }") lower ${oload%%–*}")
 fi
 
 if [ "${2:-}" != rows ]; then

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -93,17 +94,36 @@ func (o *Observer) Handler(next http.Handler) http.Handler {
 
 // Proxy is an observing reverse proxy in front of the fake at target (an
 // http:// base URL): each request is observed, then forwarded; streams
-// (SSE, NDJSON) are passed on as the fake writes them. `cassette observe`
-// and `cassette proxy --mode observe` serve it.
+// (SSE, and any body of unknown length: NDJSON, chunked) are passed on as
+// the fake writes them (httputil.ReverseProxy flushes those after each
+// write), a body of known length in one write with its headers (a flush
+// after every write armed a timer that sent the headers alone first: two
+// writes and a goroutine a call). `cassette observe` and `cassette proxy
+// --mode observe` serve it.
 func (o *Observer) Proxy(target *url.URL) http.Handler {
 	return o.Handler(&httputil.ReverseProxy{
-		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = r.In.Host },
-		FlushInterval: -1,
+		Rewrite:    func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = r.In.Host },
+		BufferPool: copyBuffers,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			http.Error(w, fmt.Sprintf("cassette observe: the fake of adapter %s did not answer: %v", o.Adapter, err), http.StatusBadGateway)
 		},
 	})
 }
+
+// copyBuffers are the proxies' copy buffers (ReverseProxy's own is 32 KiB
+// allocated per request).
+var copyBuffers = &bufferPool{}
+
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte {
+	if v, ok := b.p.Get().(*[]byte); ok {
+		return *v
+	}
+	return make([]byte, 32<<10)
+}
+
+func (b *bufferPool) Put(v []byte) { b.p.Put(&v) }
 
 type countingReader struct {
 	r io.Reader

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -104,10 +106,25 @@ func (o *Observer) Proxy(target *url.URL) http.Handler {
 	return o.Handler(&httputil.ReverseProxy{
 		Rewrite:    func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = r.In.Host },
 		BufferPool: copyBuffers,
+		Transport:  toFakes,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			http.Error(w, fmt.Sprintf("cassette observe: the fake of adapter %s did not answer: %v", o.Adapter, err), http.StatusBadGateway)
 		},
 	})
+}
+
+// toFakes is the observing proxies' client of the fakes: it sends a
+// request as the test sent it (http.DefaultTransport asks for gzip when
+// the test did not, and unzips the answer: the fake saw a header the test
+// never sent, and both sides paid for the compression), keeps a
+// connection for each of a parallel suite's callers (DefaultTransport
+// keeps 2 a host and dials again past them), and goes straight to the
+// fake whatever HTTP_PROXY says.
+var toFakes = &http.Transport{
+	DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+	DisableCompression:  true,
+	MaxIdleConnsPerHost: 64,
+	IdleConnTimeout:     90 * time.Second,
 }
 
 // copyBuffers are the proxies' copy buffers (ReverseProxy's own is 32 KiB

@@ -248,3 +248,42 @@ func TestShimServer(t *testing.T) {
 		t.Errorf("a credential reached the observation file:\n%s", file)
 	}
 }
+
+// TestObservingProxySendsTheRequestAsSent: a test that asks for no
+// compression gets none asked of the fake on its behalf (net/http's
+// default transport adds Accept-Encoding: gzip and unzips the answer),
+// and one that asks for gzip gets the fake's gzip bytes as they are.
+func TestObservingProxySendsTheRequestAsSent(t *testing.T) {
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept-Encoding") == "gzip" {
+			w.Header().Set("Content-Encoding", "gzip")
+		}
+		fmt.Fprintf(w, "accept-encoding=%q", r.Header.Get("Accept-Encoding"))
+	}))
+	defer fake.Close()
+	target, _ := url.Parse(fake.URL)
+	w, err := OpenWriter(t.TempDir(), "proxy-api", "proxy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	proxy := httptest.NewServer((&Observer{Adapter: "api", Kind: cassettes.KindHTTP, Writer: w}).Proxy(target))
+	defer proxy.Close()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	defer client.CloseIdleConnections()
+	for _, ae := range []string{"", "gzip"} {
+		req, _ := http.NewRequest("GET", proxy.URL+"/x", nil)
+		if ae != "" {
+			req.Header.Set("Accept-Encoding", ae)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := fmt.Sprintf("accept-encoding=%q", ae); string(body) != want || resp.Header.Get("Content-Encoding") != map[string]string{"gzip": "gzip"}[ae] {
+			t.Errorf("Accept-Encoding %q: the test got %q (Content-Encoding %q), want %q as the fake wrote it", ae, body, resp.Header.Get("Content-Encoding"), want)
+		}
+	}
+}

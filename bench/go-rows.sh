@@ -4,7 +4,7 @@
 #
 #   bench/go-rows.sh [ROUNDS] [rows]     (default 5; bench/compare.sh runs it
 #                                         last, with "rows": the rows alone)
-#   GO_ROWS="normalize verify observe" bench/go-rows.sh    (the default: all)
+#   GO_ROWS="normalize verify observe websocket" bench/go-rows.sh    (the default: all)
 #
 #   - normalizing a 1 MiB JSON body with every built-in
 #     (BenchmarkJSON1MiB/builtins), against encoding/json's Compact of the
@@ -19,7 +19,11 @@
 #   - observe over HTTP: a suite's GETs one after the other to a plain
 #     net/http fake, directly and through the observing proxy that writes
 #     each call (BenchmarkObservingProxy/direct and /observed, each a run
-#     of its own, A B then B A): µs a call added, and the ratio.
+#     of its own, A B then B A): µs a call added, and the ratio;
+#   - WebSocket replay: sessions of 100 messages, each answered before the
+#     next, against a direct echo server and the replay proxy playing the
+#     same session (BenchmarkWebSocketReplay/direct and /replay, as
+#     above): messages per second, and the ratio.
 #
 # Each row says the load average (1 min) at its start and end. With
 # "rows", each row is followed by a line "ratio KEY MEDIAN MIN
@@ -41,7 +45,7 @@ medmin() {
 }
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
-part() { [[ " ${GO_ROWS:-normalize verify observe} " == *" $1 "* ]]; }
+part() { [[ " ${GO_ROWS:-normalize verify observe websocket} " == *" $1 "* ]]; }
 ROWS=()
 
 if part normalize; then
@@ -84,27 +88,46 @@ if part verify; then
 	ROWS+=("ratio verify-fresh-vs-bare-start ${xmed% *} ${xmin% *} higher ${vload%%–*}")
 fi
 
-if part observe; then
-	echo "observe over HTTP, $ROUNDS rounds..." >&2
-	go test -c -o "$OUT.coverage.test" ./internal/coverage
-	oload=$(load1)
+# pairs PKG BENCH A B: ROUNDS rounds of BENCH's sub-benchmarks A and B in
+# PKG's test binary, each a run of its own (A B, then B A), into $OUT as
+# "round line".
+pairs() {
+	go test -c -o "$OUT.pair.test" "./$1"
 	: >"$OUT"
 	for r in $(seq "$ROUNDS"); do
-		order=(direct observed)
-		((r % 2)) || order=(observed direct)
+		order=("$3" "$4")
+		((r % 2)) || order=("$4" "$3")
 		for b in "${order[@]}"; do
-			(cd internal/coverage && "$OUT.coverage.test" -test.run '^$' -test.bench "^BenchmarkObservingProxy\$/^$b\$" -test.benchtime 2s) |
+			(cd "$1" && "$OUT.pair.test" -test.run '^$' -test.bench "^$2\$/^$b\$" -test.benchtime 2s) |
 				awk -v r="$r" '/^Benchmark/ { print r, $0 }' >>"$OUT"
 		done
 	done
-	rm -f "$OUT.coverage.test"
+	rm -f "$OUT.pair.test"
+}
+# per NAME UNIT: NAME's figure before UNIT, per round in round order.
+per() { awk -v b="$1" -v u="$2" '$2 ~ b { for (i = 3; i <= NF; i++) if ($i == u) print $1, $(i-1) }' "$OUT" | sort -n | cut -d' ' -f2; }
+
+if part observe; then
+	echo "observe over HTTP, $ROUNDS rounds..." >&2
+	oload=$(load1)
+	pairs internal/coverage BenchmarkObservingProxy direct observed
 	oload="$oload–$(load1)"
-	ons() { awk -v b="$1" '$2 ~ b { print $1, $4 }' "$OUT" | sort -n | cut -d' ' -f2; }
-	oratio=$(paste <(ons 'ObservingProxy/observed-') <(ons 'ObservingProxy/direct-') | awk '{ print $1 / $2 }' | medmin "%.2f")
-	oplus=$(paste <(ons 'ObservingProxy/observed-') <(ons 'ObservingProxy/direct-') | awk '{ print ($1 - $2) / 1000 }' | medmin "%+.0f")
-	odirect=$(ons 'ObservingProxy/direct-' | awk '{ print $1 / 1000 }' | medmin "%.0f")
+	oratio=$(paste <(per 'ObservingProxy/observed-' ns/op) <(per 'ObservingProxy/direct-' ns/op) | awk '{ print $1 / $2 }' | medmin "%.2f")
+	oplus=$(paste <(per 'ObservingProxy/observed-' ns/op) <(per 'ObservingProxy/direct-' ns/op) | awk '{ print ($1 - $2) / 1000 }' | medmin "%+.0f")
+	odirect=$(per 'ObservingProxy/direct-' ns/op | awk '{ print $1 / 1000 }' | medmin "%.0f")
 	ROWS+=("| \`cassette observe\`, HTTP fake through the observing proxy (load $oload) | $oplus µs a call, $oratio × a suite of GETs straight to the fake (${odirect% *} µs a call) | – | – | – | ≤ +100 µs a call |")
 	ROWS+=("ratio observe-http-vs-direct ${oratio% *} $(tr -d '()' <<<"${oratio#* }") lower ${oload%%–*}")
+fi
+
+if part websocket; then
+	echo "WebSocket replay, $ROUNDS rounds..." >&2
+	wload=$(load1)
+	pairs internal/proxy BenchmarkWebSocketReplay direct replay
+	wload="$wload–$(load1)"
+	wratio=$(paste <(per 'WebSocketReplay/replay-' msgs/s) <(per 'WebSocketReplay/direct-' msgs/s) | awk '{ print $1 / $2 }' | medmin "%.2f")
+	wdirect=$(per 'WebSocketReplay/direct-' msgs/s | medmin "%.0f")
+	ROWS+=("| WebSocket replay ÷ a direct echo server, 100 messages a session, each answered before the next (load $wload) | $wratio (direct: ${wdirect% *} messages/s) | – | – | – | ≥ 0.9 |")
+	ROWS+=("ratio websocket-replay-vs-direct ${wratio% *} $(tr -d '()' <<<"${wratio#* }") higher ${wload%%–*}")
 fi
 
 if [ "${2:-}" != rows ]; then

@@ -4,7 +4,7 @@
 #
 #   bench/compare.sh [SECONDS] [ROUNDS]        (default 4 5)
 #   HOVERFLY=/path/to/hoverfly bench/compare.sh
-#   PARTS="replay latency start pacing observe go" bench/compare.sh   (the default: all)
+#   PARTS="replay latency start pacing observe coverage go" bench/compare.sh   (the default: all)
 #
 # Every figure is a ratio or a difference against a baseline measured in
 # the same run, rounds interleaved (A B C, then C B A, …); a ratio is taken
@@ -47,9 +47,14 @@
 #            run's CPU a call (its own work on each call included); the same
 #            call through `cassette observe --shim` (what a shim runs
 #            without cassette-shim), and `cassette version`.
-#   go       bench/go-rows.sh: normalize 1 MiB JSON and verify with a fresh
-#            fake per case, Go benchmarks with their own baselines
-#            (GO_ROWS picks them).
+#   coverage `cassette coverage` of a project of 10,000 cassettes and
+#            100,000 observed calls, all covered (replaybench
+#            coverage-project; COV_CASSETTES and COV_CALLS change them),
+#            against `cassette validate` of the same project: CPU and wall
+#            seconds, and the ratios.
+#   go       bench/go-rows.sh: normalize 1 MiB JSON, verify with a fresh
+#            fake per case, observe over HTTP and WebSocket replay, Go
+#            benchmarks with their own baselines (GO_ROWS picks them).
 #
 # Each row of the table names the load average (1 min) at its start and
 # end. After the table come the lines "ratio KEY MEDIAN MIN higher|lower
@@ -65,7 +70,7 @@ set -euo pipefail
 
 SECS=${1:-4}
 ROUNDS=${2:-5}
-PARTS=" ${PARTS:-replay latency start pacing observe go} "
+PARTS=" ${PARTS:-replay latency start pacing observe coverage go} "
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 export GOFLAGS='' GOWORK=off NO_COLOR=1
 
@@ -432,6 +437,22 @@ if part observe; then
 	done
 	echo "observe: the fake alone $(ms fake 1) ms wall, $(ms fake 2) ms CPU a call (median (min))" >>"$WORK/notes"
 	echo "observe: load at the end $(load)" >>"$WORK/head"
+fi
+
+#### coverage: 100k observed calls against 10k cassettes, beside validate
+measure_cov() {
+	(cd "$WORK/cov" && "$RB" calls -n 1 -- "$WORK/cassette" "$1") >>"$WORK/$1.v"
+}
+if part coverage; then
+	say "coverage: writing a project of ${COV_CASSETTES:-10000} cassettes and ${COV_CALLS:-100000} observed calls..."
+	"$RB" coverage-project -dir "$WORK/cov" -n "${COV_CASSETTES:-10000}" -calls "${COV_CALLS:-100000}"
+	cload=$(load1)
+	interleave measure_cov coverage validate
+	cload="$cload–$(load1)"
+	secs() { col "$1" "$2" | awk '{ print $1 / 1000 }' | medmin "%.2f"; }
+	ROWS+=("| \`cassette coverage\`, ${COV_CALLS:-100000} observed calls against ${COV_CASSETTES:-10000} cassettes (load $cload) | $(secs coverage 2) s CPU, $(secs coverage 1) s wall: $(ratio coverage validate 2) × \`validate\`'s CPU ($(secs validate 2) s), $(ratio coverage validate 1) × its wall | – | – | – | ≤ 1.5× \`validate\` |")
+	RATIOS+=("ratio coverage-vs-validate-cpu $(ratio coverage validate 2 | tr -d '()') lower ${cload%%–*}")
+	echo "coverage: load at the end $(load)" >>"$WORK/head"
 fi
 
 if part go; then

@@ -106,17 +106,22 @@ pairs() {
 }
 # per NAME UNIT: NAME's figure before UNIT, per round in round order.
 per() { awk -v b="$1" -v u="$2" '$2 ~ b { for (i = 3; i <= NF; i++) if ($i == u) print $1, $(i-1) }' "$OUT" | sort -n | cut -d' ' -f2; }
+# within A B UNIT EXPR FMT: EXPR of A's and B's figures ($1, $2) within each
+# round, median (min).
+within() { paste <(per "$1" "$3") <(per "$2" "$3") | awk "{ print $4 }" | medmin "$5"; }
+# ratioline KEY RATIO WAY LOAD: the line bench/check.sh compares.
+ratioline() { echo "ratio $1 ${2% *} $(tr -d '()' <<<"${2#* }") $3 ${4%%–*}"; }
 
 if part observe; then
 	echo "observe over HTTP, $ROUNDS rounds..." >&2
 	oload=$(load1)
 	pairs internal/coverage BenchmarkObservingProxy direct observed
 	oload="$oload–$(load1)"
-	oratio=$(paste <(per 'ObservingProxy/observed-' ns/op) <(per 'ObservingProxy/direct-' ns/op) | awk '{ print $1 / $2 }' | medmin "%.2f")
-	oplus=$(paste <(per 'ObservingProxy/observed-' ns/op) <(per 'ObservingProxy/direct-' ns/op) | awk '{ print ($1 - $2) / 1000 }' | medmin "%+.0f")
+	oratio=$(within 'ObservingProxy/observed-' 'ObservingProxy/direct-' ns/op '$1 / $2' "%.2f")
+	oplus=$(within 'ObservingProxy/observed-' 'ObservingProxy/direct-' ns/op '($1 - $2) / 1000' "%+.0f")
 	odirect=$(per 'ObservingProxy/direct-' ns/op | awk '{ print $1 / 1000 }' | medmin "%.0f")
 	ROWS+=("| \`cassette observe\`, HTTP fake through the observing proxy (load $oload) | $oplus µs a call, $oratio × a suite of GETs straight to the fake (${odirect% *} µs a call) | – | – | – | ≤ +100 µs a call |")
-	ROWS+=("ratio observe-http-vs-direct ${oratio% *} $(tr -d '()' <<<"${oratio#* }") lower ${oload%%–*}")
+	ROWS+=("$(ratioline observe-http-vs-direct "$oratio" lower "$oload")")
 fi
 
 if part websocket; then
@@ -124,10 +129,10 @@ if part websocket; then
 	wload=$(load1)
 	pairs internal/proxy BenchmarkWebSocketReplay direct replay
 	wload="$wload–$(load1)"
-	wratio=$(paste <(per 'WebSocketReplay/replay-' msgs/s) <(per 'WebSocketReplay/direct-' msgs/s) | awk '{ print $1 / $2 }' | medmin "%.2f")
+	wratio=$(within 'WebSocketReplay/replay-' 'WebSocketReplay/direct-' msgs/s '$1 / $2' "%.2f")
 	wdirect=$(per 'WebSocketReplay/direct-' msgs/s | medmin "%.0f")
 	ROWS+=("| WebSocket replay ÷ a direct echo server, 100 messages a session, each answered before the next (load $wload) | $wratio (direct: ${wdirect% *} messages/s) | – | – | – | ≥ 0.9 |")
-	ROWS+=("ratio websocket-replay-vs-direct ${wratio% *} $(tr -d '()' <<<"${wratio#* }") higher ${wload%%–*}")
+	ROWS+=("$(ratioline websocket-replay-vs-direct "$wratio" higher "$wload")")
 fi
 
 if [ "${2:-}" != rows ]; then

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -285,5 +286,31 @@ func TestObservingProxySendsTheRequestAsSent(t *testing.T) {
 		if want := fmt.Sprintf("accept-encoding=%q", ae); string(body) != want || resp.Header.Get("Content-Encoding") != map[string]string{"gzip": "gzip"}[ae] {
 			t.Errorf("Accept-Encoding %q: the test got %q (Content-Encoding %q), want %q as the fake wrote it", ae, body, resp.Header.Get("Content-Encoding"), want)
 		}
+	}
+}
+
+// TestShimServerCloseCutsWaitingShims: a shim connected and still waiting
+// to send (its fake still reading standard input when the test command
+// ended) does not hold Close, and is told its call was not written.
+func TestShimServerCloseCutsWaitingShims(t *testing.T) {
+	srv, err := ListenShims()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("unix", srv.Socket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte(`{"adapter":`)); err != nil { // half a call: the server is reading it
+		t.Fatal(err)
+	}
+	srv.Close() // returns: the test would hang here otherwise
+	answer, _ := io.ReadAll(c)
+	if string(answer) == "ok\n" {
+		t.Errorf("a call cut off was answered %q", answer)
+	}
+	if _, err := os.Stat(srv.Socket()); !os.IsNotExist(err) {
+		t.Errorf("the socket is still there: %v", err)
 	}
 }

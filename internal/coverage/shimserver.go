@@ -25,6 +25,7 @@ type ShimServer struct {
 	dir   string
 	mu    sync.Mutex
 	shims map[string]shimEntry
+	conns map[net.Conn]bool // the connections being answered
 	wg    sync.WaitGroup
 }
 
@@ -51,7 +52,7 @@ func ListenShims() (*ShimServer, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &ShimServer{ln: ln, dir: dir, shims: map[string]shimEntry{}}
+	s := &ShimServer{ln: ln, dir: dir, shims: map[string]shimEntry{}, conns: map[net.Conn]bool{}}
 	s.wg.Add(1)
 	go s.serve()
 	return s, nil
@@ -68,10 +69,18 @@ func (s *ShimServer) Add(shim *Shim) {
 	s.mu.Unlock()
 }
 
-// Close stops answering, once the calls being written are written, and
-// removes the socket.
+// Close stops answering and removes the socket. A call being written is
+// written; a shim still waiting to send its call (its fake, which reads
+// standard input, still running after the test command ended) is cut
+// off, and says that its call was not observed, instead of holding
+// observe open.
 func (s *ShimServer) Close() {
 	s.ln.Close()
+	s.mu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
 	s.wg.Wait()
 	os.RemoveAll(s.dir)
 	for _, e := range s.shims {
@@ -88,15 +97,21 @@ func (s *ShimServer) serve() {
 		if err != nil {
 			return
 		}
+		s.mu.Lock()
+		s.conns[conn] = true
+		s.mu.Unlock()
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			defer conn.Close()
 			answer := "ok"
 			if err := s.handle(conn); err != nil {
 				answer = "error: " + err.Error()
 			}
 			_, _ = io.WriteString(conn, answer+"\n")
+			s.mu.Lock()
+			delete(s.conns, conn)
+			s.mu.Unlock()
+			conn.Close()
 		}()
 	}
 }

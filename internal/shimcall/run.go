@@ -126,10 +126,11 @@ func rawRead(fd int, p []byte) (int, error) {
 // dial connects to the Unix socket at path (close-on-exec: the fake never
 // holds it).
 func dial(path string) (int, error) {
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0) // SOCK_CLOEXEC is Linux's alone
 	if err != nil {
 		return -1, err
 	}
+	syscall.CloseOnExec(fd) // no other goroutine forks here
 	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
 		syscall.Close(fd)
 		return -1, err

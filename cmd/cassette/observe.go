@@ -110,7 +110,7 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 	}
 	work := filepath.Join(root, ".cassette", "observe")
 	logDir := filepath.Join(work, "fakes")
-	s := &coverage.Session{Config: p.cfg, Observed: observed, Work: work, Self: selfPath(), Adapters: o.adapters, Command: command,
+	s := &coverage.Session{Config: p.cfg, Observed: observed, Work: work, Self: selfPath(), ShimBin: shimBin(), Adapters: o.adapters, Command: command,
 		StartHTTP: func(ctx context.Context, name string, a *cassettes.Adapter) (string, func(), error) {
 			if _, err := verify.BuildFake(ctx, name, a, p.cfg, logDir); err != nil {
 				return "", nil, err
@@ -252,6 +252,16 @@ func selfPath() string {
 		return abs
 	}
 	return self
+}
+
+// shimBin is cmd/cassette-shim when it is installed next to this binary
+// ("": the shims run this binary).
+func shimBin() string {
+	p := filepath.Join(filepath.Dir(selfPath()), "cassette-shim")
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return p
+	}
+	return ""
 }
 
 func relOrSelf(dir, path string) string {

@@ -9,8 +9,9 @@ BINARY_TESTS := ^(TestScripts|TestCoverageScripts|TestImportGoVCRThenVerify|Test
 
 .PHONY: build test cross cross-quick demo docs release-check release-snapshot release-image python-wheel js-tarball bench bench-check lint fuzz clean report-screenshot
 
-build: ## build bin/cassette
+build: ## build bin/cassette and bin/cassette-shim (what observe's CLI shims run)
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/cassette
+	$(GO) build -o bin/cassette-shim ./cmd/cassette-shim
 
 test: ## vet, then every test with the race detector (the CLI scripts without it: see below), actionlint over the workflows, the docs site (mkdocs build --strict); ends with what was skipped and why
 	$(GO) vet ./...

@@ -26,6 +26,7 @@ const module = "github.com/cassette-dev/cassette/"
 var floors = map[string]int{
 	"internal/outcome":   1, // how a run ends: the error model, next steps, quoting, safe printing
 	"internal/redact":    1,
+	"internal/shimcall":  1, // what a CLI shim of observe does per call: imports no package of the project, nor net/http or os/exec (cmd/cassette-shim starts fast)
 	"internal/wsframe":   1, // WebSocket framing: imports no package of the project
 	"internal/procgroup": 1, // a child in a process group of its own, signalled as one, per platform
 	"internal/normalize": 2,
@@ -54,6 +55,7 @@ var floors = map[string]int{
 	"internal/refresh":   7,
 	"internal/gendocs":   7, // the docs site's generated pages: reads the registries, writes nothing itself
 	"cmd/cassette":       8,
+	"cmd/cassette-shim":  8, // what observe's CLI shims run: internal/shimcall and a main
 
 	// a toy adapter kind (a TCP line protocol): a kind is one package plus a registration
 	"internal/kind/linekind": 5,

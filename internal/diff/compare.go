@@ -278,6 +278,9 @@ func (c *comparer) headers(field string, w, g http.Header, only []string) {
 		wv, wok := wm[n]
 		gv, gok := gm[n]
 		f := field + "." + n
+		if wok && gok && wv == gv {
+			continue // equal: no line to find
+		}
 		d := Drift{Class: ClassHeaders, Field: f, Path: n, Want: wv, Got: gv, Line: c.headerLine(field, w, n)}
 		switch {
 		case wok && !gok && c.modelled() && !required[n]:

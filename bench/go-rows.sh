@@ -12,6 +12,11 @@
 #     is built once and each benchmark is a run of its own, A B in odd
 #     rounds and B A in even ones; MB/s (wall and per CPU-second) and the
 #     ratio within each round, median (min);
+#   - (GO_ROWS=inprocess, not a default) verify of 1,000 HTTP cases against
+#     the pet store fake served in process (BenchmarkVerify1000InProcess),
+#     against a plain net/http client sending the same requests to it in
+#     the same round (the benchmark interleaves them): cases/s and the
+#     ratios of wall and CPU time;
 #   - verify with a fresh fake process per case (BenchmarkVerifyFresh1000,
 #     the demo fake as it builds it), against the fake's bare start/stop
 #     rate in the same round (the benchmark interleaves them): cases/s,
@@ -78,6 +83,22 @@ if part verify; then
 	fcpu=$(metric VerifyFresh1000 fake-cpu-ms/case | medmin "%.2f")
 	ROWS+=("| verify, fresh fake process per case (load $vload) | ${cases% *} cases/s, ${xmed% *} (min ${xmin% *}) × the fake's bare start/stop (${floor% *}/s); CPU ms a case: verify ${vcpu% *}, fake ${fcpu% *} | – | – | – | verify's own share ≤ 0.5 ms: ≥ 0.9× the bare start/stop |")
 	ROWS+=("ratio verify-fresh-vs-bare-start ${xmed% *} ${xmin% *} higher ${vload%%–*}")
+fi
+
+if part inprocess; then
+	echo "verify in process against plain net/http, $ROUNDS rounds..." >&2
+	iload=$(load1)
+	go test ./internal/verify -run '^$' -bench 'Verify1000InProcess$' -benchtime "${ROUNDS}x" -timeout 30m >"$OUT"
+	iload="$iload–$(load1)"
+	icases=$(metric Verify1000InProcess cases/s | medmin "%.0f")
+	idirect=$(metric Verify1000InProcess direct-cases/s | medmin "%.0f")
+	ixmed=$(metric Verify1000InProcess x-direct-median | medmin "%.2f")
+	ixmin=$(metric Verify1000InProcess x-direct-min | medmin "%.2f")
+	icmed=$(metric Verify1000InProcess cpu-x-direct-median | medmin "%.2f")
+	icmin=$(metric Verify1000InProcess cpu-x-direct-min | medmin "%.2f")
+	icpu=$(metric Verify1000InProcess cpu-µs/case | medmin "%.0f")
+	ROWS+=("| verify in process (Go), 1,000 HTTP cases (load $iload) | ${icases% *} cases/s (plain net/http ${idirect% *}/s): ${ixmed% *} (min ${ixmin% *}) × its wall time, ${icmed% *} (min ${icmin% *}) × its CPU; ${icpu% *} µs CPU a case | – | – | – | ≥ 10,000 cases/s, ≤ 2× plain \`net/http\` |")
+	ROWS+=("ratio verify-inprocess-vs-direct-cpu ${icmed% *} ${icmin% *} lower ${iload%%–*}")
 fi
 
 if [ "${2:-}" != rows ]; then

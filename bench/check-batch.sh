@@ -6,6 +6,8 @@
 #
 #   bench/check-batch.sh [CASES] [SAMPLE] [ROUNDS]     (default 10000 100 5)
 #   PYTEST=1 bench/check-batch.sh ...                  (also the pytest plugin, end to end)
+#   DRIVERS=1 bench/check-batch.sh ...                 (also the Python and Node bindings, no test runner)
+#   VERIFY=0 bench/check-batch.sh ...                  (without the two verify columns)
 #
 # Makes a project of CASES CLI cassettes (`echo hello case-N`, recorded
 # output "hello case-N"), whose fake command is /bin/echo so that verify
@@ -20,11 +22,16 @@
 #   - verifyN: one `cassette verify` of all CASES (one process, a fake
 #              process per case), for context;
 #   - pytest:  (PYTEST=1) pytest with the cassette_pytest plugin on all CASES,
-#              an in-process echo as the fake, for context.
+#              an in-process echo as the fake, for context;
+#   - py, node: (DRIVERS=1) bench/harness/drive.py and drive.mjs: the
+#              bindings' clients list the cases and send each fake's output
+#              to one `cassette check`, one line and its answer at a time
+#              (what a test does, without the runner's own cost): the
+#              harness protocol from Python and from Node.
 # Prints each round, then the median and min over rounds of the wall time
 # and of the CPU time (user + system, all processes) per case, and
-# verify1 ÷ check per case. Needs: go (and /usr/bin/python3
-# with pytest for PYTEST=1). Runs offline.
+# verify1 ÷ check per case. Needs: go (/usr/bin/python3 with pytest for
+# PYTEST=1 and DRIVERS=1, node for DRIVERS=1). Runs offline.
 set -euo pipefail
 
 N=${1:-10000}
@@ -106,6 +113,30 @@ pytest() {
 	if [ -n "${PYTEST:-}" ]; then timed pytest "$1" "$N" runPytest; else echo 0 >"$WORK/r$1/pytest"; echo 0 >"$WORK/r$1/pytest.cpu"; fi
 }
 
+runPy() {
+	CASSETTE_BIN=$WORK/cassette PYTHONPATH=$REPO/python PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 "$REPO/bench/harness/drive.py" >"$WORK/py.log" 2>&1 || fail "drive.py" "$WORK/py.log"
+}
+runNode() {
+	CASSETTE_BIN=$WORK/cassette node "$REPO/bench/harness/drive.mjs" "$REPO" >"$WORK/node.log" 2>&1 || fail "drive.mjs" "$WORK/node.log"
+}
+# drivers ROUND: the bindings' clients, Python then Node (Node then Python
+# in even rounds).
+drivers() {
+	if [ -z "${DRIVERS:-}" ]; then
+		for x in py py.cpu node node.cpu; do echo 0 >"$WORK/r$1/$x"; done
+	elif (($1 % 2)); then
+		timed py "$1" "$N" runPy
+		timed node "$1" "$N" runNode
+	else
+		timed node "$1" "$N" runNode
+		timed py "$1" "$N" runPy
+	fi
+}
+if [ "${VERIFY:-1}" = 0 ]; then
+	verify1() { echo 0 >"$WORK/r$1/verify1"; echo 0 >"$WORK/r$1/verify1.cpu"; }
+	verifyN() { echo 0 >"$WORK/r$1/verifyN"; echo 0 >"$WORK/r$1/verifyN.cpu"; }
+fi
+
 # median and min of the numbers on stdin
 stats() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "median %.4f  min %.4f", m, v[1] }'; }
 col() { for ((r = 1; r <= ROUNDS; r++)); do cat "$WORK/r$r/$1"; done; }
@@ -123,22 +154,29 @@ echo "$(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/l
 for ((r = 1; r <= ROUNDS; r++)); do
 	mkdir -p "$WORK/r$r"
 	case $((r % 4)) in
-	1) check "$r"; verify1 "$r"; verifyN "$r"; pytest "$r" ;;
-	2) verify1 "$r"; verifyN "$r"; pytest "$r"; check "$r" ;;
-	3) verifyN "$r"; pytest "$r"; check "$r"; verify1 "$r" ;;
-	0) pytest "$r"; check "$r"; verify1 "$r"; verifyN "$r" ;;
+	1) check "$r"; verify1 "$r"; verifyN "$r"; pytest "$r"; drivers "$r" ;;
+	2) verify1 "$r"; verifyN "$r"; pytest "$r"; drivers "$r"; check "$r" ;;
+	3) verifyN "$r"; pytest "$r"; drivers "$r"; check "$r"; verify1 "$r" ;;
+	0) drivers "$r"; pytest "$r"; check "$r"; verify1 "$r"; verifyN "$r" ;;
 	esac
-	printf 'round %d, ms per case (wall/CPU): check %s/%s; verify1 %s/%s; verifyN %s/%s; pytest %s/%s\n' "$r" \
+	printf 'round %d, ms per case (wall/CPU): check %s/%s; verify1 %s/%s; verifyN %s/%s; pytest %s/%s; py %s/%s; node %s/%s\n' "$r" \
 		"$(cat "$WORK/r$r/check")" "$(cat "$WORK/r$r/check.cpu")" "$(cat "$WORK/r$r/verify1")" "$(cat "$WORK/r$r/verify1.cpu")" \
-		"$(cat "$WORK/r$r/verifyN")" "$(cat "$WORK/r$r/verifyN.cpu")" "$(cat "$WORK/r$r/pytest")" "$(cat "$WORK/r$r/pytest.cpu")"
+		"$(cat "$WORK/r$r/verifyN")" "$(cat "$WORK/r$r/verifyN.cpu")" "$(cat "$WORK/r$r/pytest")" "$(cat "$WORK/r$r/pytest.cpu")" \
+		"$(cat "$WORK/r$r/py")" "$(cat "$WORK/r$r/py.cpu")" "$(cat "$WORK/r$r/node")" "$(cat "$WORK/r$r/node.cpu")"
 done
 echo
 for unit in "" .cpu; do
 	what=wall
 	[ -z "$unit" ] || what=CPU
 	echo "ms of $what per case, cases + check, one batch:       $(col check$unit | stats)"
-	echo "ms of $what per case, verify, a process per case:     $(col verify1$unit | stats)"
-	echo "ms of $what per case, verify, one process:            $(col verifyN$unit | stats)"
+	if [ "${VERIFY:-1}" != 0 ]; then
+		echo "ms of $what per case, verify, a process per case:     $(col verify1$unit | stats)"
+		echo "ms of $what per case, verify, one process:            $(col verifyN$unit | stats)"
+	fi
 	[ -z "${PYTEST:-}" ] || echo "ms of $what per case, pytest + plugin, end to end:    $(col pytest$unit | stats)"
-	echo "verify per process ÷ check batch, $what per case:  $(ratio verify1$unit check$unit)"
+	if [ -n "${DRIVERS:-}" ]; then
+		echo "ms of $what per case, Python binding, line by line:   $(col py$unit | stats)"
+		echo "ms of $what per case, Node binding, line by line:     $(col node$unit | stats)"
+	fi
+	[ "${VERIFY:-1}" = 0 ] || echo "verify per process ÷ check batch, $what per case:  $(ratio verify1$unit check$unit)"
 done

@@ -12,6 +12,11 @@
 #     is built once and each benchmark is a run of its own, A B in odd
 #     rounds and B A in even ones; MB/s (wall and per CPU-second) and the
 #     ratio within each round, median (min);
+#   - (GO_ROWS=inprocess, not a default) verify of 1,000 HTTP cases against
+#     the pet store fake served in process (BenchmarkVerify1000InProcess),
+#     against a plain net/http client sending the same requests to it in
+#     the same round (the benchmark interleaves them): cases/s and the
+#     ratios of wall and CPU time;
 #   - verify with a fresh fake process per case (BenchmarkVerifyFresh1000,
 #     the demo fake as it builds it), against the fake's bare start/stop
 #     rate in the same round (the benchmark interleaves them): cases/s,
@@ -133,6 +138,22 @@ if part websocket; then
 	wdirect=$(per 'WebSocketReplay/direct-' msgs/s | medmin "%.0f")
 	ROWS+=("| WebSocket replay ÷ a direct echo server, 100 messages a session, each answered before the next (load $wload) | $wratio (direct: ${wdirect% *} messages/s) | – | – | – | ≥ 0.9 |")
 	ROWS+=("$(ratioline websocket-replay-vs-direct "$wratio" higher "$wload")")
+fi
+
+if part inprocess; then
+	echo "verify in process against plain net/http, $ROUNDS rounds..." >&2
+	iload=$(load1)
+	go test ./internal/verify -run '^$' -bench 'Verify1000InProcess$' -benchtime "${ROUNDS}x" -timeout 30m >"$OUT"
+	iload="$iload–$(load1)"
+	declare -A im # unit → the median over runs of the benchmark's figure
+	for u in cases/s direct-cases/s x-direct-median x-direct-min cpu-x-direct-median cpu-x-direct-min cpu-µs/case; do
+		f="%.2f"
+		[[ $u != *cases/s && $u != *µs* ]] || f="%.0f"
+		im[$u]=$(metric Verify1000InProcess "$u" | medmin "$f")
+		im[$u]=${im[$u]% *}
+	done
+	ROWS+=("| verify in process (Go), 1,000 HTTP cases (load $iload) | ${im[cases/s]} cases/s (plain net/http ${im[direct-cases/s]}/s): ${im[x-direct-median]} (min ${im[x-direct-min]}) × its wall time, ${im[cpu-x-direct-median]} (min ${im[cpu-x-direct-min]}) × its CPU; ${im[cpu-µs/case]} µs CPU a case | – | – | – | ≥ 10,000 cases/s, ≤ 2× plain \`net/http\` |")
+	ROWS+=("ratio verify-inprocess-vs-direct-cpu ${im[cpu-x-direct-median]} ${im[cpu-x-direct-min]} lower ${iload%%–*}")
 fi
 
 if [ "${2:-}" != rows ]; then

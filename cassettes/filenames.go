@@ -61,12 +61,17 @@ func below(root, p string) string {
 	if root == "" {
 		return ""
 	}
-	ar, err1 := filepath.Abs(root)
-	ap, err2 := filepath.Abs(p)
-	if err1 != nil || err2 != nil {
-		return ""
+	// Both absolute or both relative: to the same directory, as
+	// filepath.Abs would make them, without a Getwd for each file loaded.
+	rel, err := filepath.Rel(root, p)
+	if err != nil || filepath.IsAbs(root) != filepath.IsAbs(p) {
+		ar, err1 := filepath.Abs(root)
+		ap, err2 := filepath.Abs(p)
+		if err1 != nil || err2 != nil {
+			return ""
+		}
+		rel, err = filepath.Rel(ar, ap)
 	}
-	rel, err := filepath.Rel(ar, ap)
 	if err != nil || rel == "." || !filepath.IsLocal(rel) {
 		return ""
 	}

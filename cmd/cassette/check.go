@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -103,8 +104,7 @@ func checkAgain(g *globals, o *checkOptions, paths []string) string {
 	return commandWithConfig(g.config, append(args, paths...)...)
 }
 
-// interruptible reads r until ctx is done, then ends as at EOF (a read
-// that r still blocks in is left to the process's end).
+// interruptible reads r until ctx is done, then ends as at EOF (a read r still blocks in is left to the process's end).
 func interruptible(ctx context.Context, r io.Reader) io.Reader {
 	return &ctxReader{ctx: ctx, r: r}
 }
@@ -113,6 +113,7 @@ type ctxReader struct {
 	ctx     context.Context
 	r       io.Reader
 	pending chan readResult
+	buf     []byte // the reads' one buffer: a harness's every line is a read
 }
 
 type readResult struct {
@@ -126,10 +127,10 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	}
 	if c.pending == nil {
 		ch := make(chan readResult, 1)
-		buf := make([]byte, len(p))
+		c.buf = slices.Grow(c.buf[:0], len(p))[:len(p)]
 		go func() {
-			n, err := c.r.Read(buf)
-			ch <- readResult{buf[:n], err}
+			n, err := c.r.Read(c.buf)
+			ch <- readResult{c.buf[:n], err}
 		}()
 		c.pending = ch
 	}

@@ -29,6 +29,7 @@ type Checker struct {
 
 	byID   map[string][]int // case id → indexes into Cases
 	byFile map[string]int   // ShardKey → index
+	files  []string         // per case, its ShardKey
 	red    *redact.Redactor // what every answer goes through (Write)
 }
 
@@ -185,7 +186,7 @@ func (k *Checker) line(n int, data []byte, now func() time.Time) (answer any, i 
 		if err != nil {
 			return k.problem(n, l.ID, err.Error()), -1, res, l
 		}
-		return k.result(c, res), i, res, l
+		return k.result(i, res), i, res, l
 	case "next":
 		req, err := k.next(c, l)
 		if err != nil {
@@ -327,9 +328,10 @@ func (k *Checker) next(c verify.Case, l Line) (NextRequest, error) {
 	return NextRequest{Type: "request", ID: c.ID(), Index: len(earlier), Request: r}, nil
 }
 
-// result renders a case's verdict for the harness.
-func (k *Checker) result(c verify.Case, res verify.Result) Result {
-	r := Result{Type: "result", ID: c.ID(), File: verify.ShardKey(k.Options.Config.Dir, c.Cassette.Path),
+// result renders case i's verdict for the harness.
+func (k *Checker) result(i int, res verify.Result) Result {
+	c := k.Cases[i]
+	r := Result{Type: "result", ID: c.ID(), File: k.files[i],
 		Line: max(1, c.Cassette.Line("scenario")), Status: res.Status, Message: res.Message,
 		Quarantined: res.Quarantine != nil, Drifts: res.Drifts, Explain: res.Explain}
 	if r.Drifts == nil {
@@ -357,10 +359,11 @@ func (k *Checker) problem(n int, id, msg string) Problem {
 
 // index builds the lookups of the cases by id and by file.
 func (k *Checker) index() {
-	k.byID, k.byFile = map[string][]int{}, map[string]int{}
+	k.byID, k.byFile, k.files = map[string][]int{}, map[string]int{}, make([]string, len(k.Cases))
 	for i, c := range k.Cases {
 		k.byID[c.ID()] = append(k.byID[c.ID()], i)
-		k.byFile[verify.ShardKey(k.Options.Config.Dir, c.Cassette.Path)] = i
+		k.files[i] = verify.ShardKey(k.Options.Config.Dir, c.Cassette.Path)
+		k.byFile[k.files[i]] = i
 	}
 }
 

@@ -498,9 +498,20 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 				root.doc.credKnown = true
 			}
 		},
+		// A credential-named header's value is [REDACTED] (as
+		// redact.Rules.RedactHeaders has it); any other is scrubbed as text
+		// is, through the redactor's prefilter: a clean value costs a scan,
+		// not a pass of every token rule. h is the pipeline's own copy.
 		Headers: func(h http.Header, _ *State) {
-			for k, vs := range o.Rules.RedactHeaders(h, creds) {
-				h[k] = vs
+			for k, vs := range h {
+				cred := o.Rules.IsCredentialHeader(k)
+				for i, v := range vs {
+					if cred && v != "" { // an empty value hides nothing: kept
+						vs[i] = redact.Redacted
+					} else {
+						vs[i] = red.text(v)
+					}
+				}
 			}
 		},
 	}, nil

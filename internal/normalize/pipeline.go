@@ -322,11 +322,26 @@ func (p *Pipeline) Headers(st *State, h http.Header) http.Header {
 	if h == nil {
 		return nil
 	}
-	out := make(http.Header, len(h))
-	for k, vs := range h {
-		out[k] = append([]string(nil), vs...)
+	// The copy's values share one array, each slice capped at its own
+	// length (a normalizer that appends gets an array of its own).
+	out, all := make(http.Header, len(h)), 0
+	for _, vs := range h {
+		all += len(vs)
 	}
-	for _, n := range append([]Normalizer{p.redact}, p.steps...) {
+	vals := make([]string, all)
+	for k, vs := range h {
+		if len(vs) == 0 {
+			out[k] = nil
+			continue
+		}
+		out[k] = vals[:len(vs):len(vs)]
+		copy(out[k], vs)
+		vals = vals[len(vs):]
+	}
+	if p.redact.Headers != nil {
+		p.redact.Headers(out, st)
+	}
+	for _, n := range p.steps {
 		if n.Headers != nil {
 			n.Headers(out, st)
 		}

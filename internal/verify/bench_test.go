@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,46 +49,68 @@ func checkPassed(b *testing.B, o *verify.Outcome) {
 }
 
 // BenchmarkVerify1000InProcess verifies 1,000 HTTP cassettes against the
-// pet store fake served in process (one shared server), and, as the
-// baseline of the same run, sends the same 1,000 requests with a plain
-// net/http client (no normalization, no comparison).
+// pet store fake served in process (one shared server) and, as the baseline
+// of the same round, sends the same 1,000 requests with a plain net/http
+// client (no normalization, no comparison) to the same server. Each
+// iteration is one round of both, the order reversed every other round, so
+// that the machine's drift hits both alike; it reports the medians of
+// both rates and verify's time ÷ the baseline's within a round (median and
+// min over rounds), of wall time and of the process's CPU time (server and
+// client both in it), the steadier figure on a shared machine. Run with
+// -benchtime 5x or more.
 func BenchmarkVerify1000InProcess(b *testing.B) {
 	cfg, list, reg := demo(&testing.T{})
 	cases := thousand(b, cfg, list)
 	srv := httptest.NewServer(store.New())
 	defer srv.Close()
-	var direct, full float64
-	b.Run("baseline-direct-http", func(b *testing.B) {
-		runs, start := 0, time.Now()
-		for b.Loop() {
-			for _, c := range cases {
-				u, _ := url.Parse(c.Cassette.Interactions[0].Request.URL)
-				resp, err := srv.Client().Get(srv.URL + u.Path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
+	paths := make([]string, len(cases))
+	for i, c := range cases {
+		u, _ := url.Parse(c.Cassette.Interactions[0].Request.URL)
+		paths[i] = srv.URL + u.Path
+	}
+	type took struct{ wall, cpu time.Duration }
+	direct := func() took {
+		start, cpu := time.Now(), rusage(syscall.RUSAGE_SELF)
+		for _, p := range paths {
+			resp, err := srv.Client().Get(p)
+			if err != nil {
+				b.Fatal(err)
 			}
-			runs++
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
 		}
-		direct = float64(runs*len(cases)) / time.Since(start).Seconds()
-		b.ReportMetric(direct, "cases/s")
-	})
-	b.Run("verify", func(b *testing.B) {
-		runs, start := 0, time.Now()
-		for b.Loop() {
-			o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg,
-				HTTP: map[string]verify.HTTPTarget{"petstore": {BaseURL: srv.URL, Client: srv.Client()}}})
-			checkPassed(b, o)
-			runs++
+		return took{time.Since(start), rusage(syscall.RUSAGE_SELF) - cpu}
+	}
+	full := func() took {
+		start, cpu := time.Now(), rusage(syscall.RUSAGE_SELF)
+		o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg,
+			HTTP: map[string]verify.HTTPTarget{"petstore": {BaseURL: srv.URL, Client: srv.Client()}}})
+		t := took{time.Since(start), rusage(syscall.RUSAGE_SELF) - cpu}
+		checkPassed(b, o)
+		return t
+	}
+	var directs, fulls, ratios, cpuRatios, cpuPerCase []float64
+	round := 0
+	for b.Loop() {
+		var d, f took
+		if round%2 == 0 {
+			d, f = direct(), full()
+		} else {
+			f, d = full(), direct()
 		}
-		full = float64(runs*len(cases)) / time.Since(start).Seconds()
-		b.ReportMetric(full, "cases/s")
-		if direct > 0 {
-			b.ReportMetric(direct/full, "x-slower-than-direct")
-		}
-	})
+		round++
+		n := float64(len(cases))
+		directs, fulls = append(directs, n/d.wall.Seconds()), append(fulls, n/f.wall.Seconds())
+		ratios, cpuRatios = append(ratios, f.wall.Seconds()/d.wall.Seconds()), append(cpuRatios, f.cpu.Seconds()/d.cpu.Seconds())
+		cpuPerCase = append(cpuPerCase, f.cpu.Seconds()*1e6/n)
+	}
+	b.ReportMetric(median(fulls), "cases/s")
+	b.ReportMetric(median(directs), "direct-cases/s")
+	b.ReportMetric(median(ratios), "x-direct-median")
+	b.ReportMetric(slices.Min(ratios), "x-direct-min")
+	b.ReportMetric(median(cpuRatios), "cpu-x-direct-median")
+	b.ReportMetric(slices.Min(cpuRatios), "cpu-x-direct-min")
+	b.ReportMetric(median(cpuPerCase), "cpu-µs/case")
 }
 
 // BenchmarkVerify1000Process verifies the same 1,000 cassettes against the

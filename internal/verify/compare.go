@@ -2,8 +2,10 @@ package verify
 
 import (
 	"bytes"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/diff"
@@ -32,13 +34,58 @@ func NormalizerNames(c *cassettes.Cassette, a *cassettes.Adapter) []string {
 	return names
 }
 
-// pipeline builds the normalizer pipeline of a case.
+// pipeline is the normalizer pipeline of a case: built once per set of
+// names when opts carry a cache (ProjectOptions' and Run's do), as a case
+// needs it up to three times and most cases of a run share their names.
 func pipeline(c Case, opts Options) (*normalize.Pipeline, error) {
+	names := NormalizerNames(c.Cassette, c.Adapter)
+	if opts.pipes == nil {
+		return buildPipeline(names, opts)
+	}
+	return opts.pipes.get(names, opts)
+}
+
+func buildPipeline(names []string, opts Options) (*normalize.Pipeline, error) {
 	reg := opts.Normalizers
 	if reg == nil {
 		reg = normalize.Builtins()
 	}
-	return reg.Pipeline(NormalizerNames(c.Cassette, c.Adapter), normalize.Options{Credentials: opts.Credentials, Rules: opts.Config.Redaction(), WorkDir: opts.Config.Dir})
+	return reg.Pipeline(names, normalize.Options{Credentials: opts.Credentials, Rules: opts.Config.Redaction(), WorkDir: opts.Config.Dir})
+}
+
+// pipelines caches built pipelines. A Pipeline is safe for concurrent use
+// (each use has its own State). The key holds what a pipeline is built
+// from, so that options changed after they were copied build their own.
+type pipelines struct {
+	mu    sync.Mutex
+	built map[pipelineKey]*normalize.Pipeline
+}
+
+type pipelineKey struct {
+	reg   *normalize.Registry
+	cfg   *cassettes.Config
+	creds uintptr // the credentials map's identity
+	names string
+}
+
+func newPipelines() *pipelines { return &pipelines{built: map[pipelineKey]*normalize.Pipeline{}} }
+
+func (ps *pipelines) get(names []string, opts Options) (*normalize.Pipeline, error) {
+	k := pipelineKey{reg: opts.Normalizers, cfg: opts.Config, creds: reflect.ValueOf(opts.Credentials).Pointer(), names: strings.Join(names, "\x00")}
+	ps.mu.Lock()
+	p := ps.built[k]
+	ps.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	p, err := buildPipeline(names, opts)
+	if err != nil {
+		return nil, err // an unknown name: the case errors, nothing to keep
+	}
+	ps.mu.Lock()
+	ps.built[k] = p
+	ps.mu.Unlock()
+	return p, nil
 }
 
 // Comparison is one case compared: its drifts, their human explanation,

@@ -122,12 +122,21 @@ func ShardOf(key string, n int) int {
 // "cassettes/github/list-pulls.yaml"; the path as given when it is not under
 // dir. It is the same on every machine and operating system of a matrix.
 func ShardKey(dir, path string) string {
-	ad, err1 := filepath.Abs(dir)
-	ap, err2 := filepath.Abs(path)
-	if err1 == nil && err2 == nil {
-		if rel, err := filepath.Rel(ad, ap); err == nil && filepath.IsLocal(rel) {
-			path = rel
+	ad, ap := filepath.Clean(dir), filepath.Clean(path)
+	if filepath.IsAbs(ad) != filepath.IsAbs(ap) { // as filepath.Abs makes them, with one Getwd for both
+		wd, err := os.Getwd()
+		if err != nil {
+			return filepath.ToSlash(path)
 		}
+		if !filepath.IsAbs(ad) {
+			ad = filepath.Join(wd, ad)
+		}
+		if !filepath.IsAbs(ap) {
+			ap = filepath.Join(wd, ap)
+		}
+	}
+	if rel, err := filepath.Rel(ad, ap); err == nil && filepath.IsLocal(rel) {
+		path = rel
 	}
 	return filepath.ToSlash(path)
 }

@@ -53,6 +53,8 @@ type Options struct {
 	// Kinds are the adapter kinds the cases may be of (internal/kind);
 	// nil is http and cli.
 	Kinds *kind.Registry
+
+	pipes *pipelines // built normalizer pipelines (compare.go); nil builds each anew
 }
 
 // ProjectOptions are the options that verify the cases of project p: its
@@ -63,7 +65,7 @@ type Options struct {
 // starts from them, so that one fixture is judged one way; a door sets
 // only what is its own (Jobs, CaseTimeout, LogDir, targets).
 func ProjectOptions(p *workspace.Project, lookup func(string) (string, bool)) Options {
-	return Options{Config: p.Config, Normalizers: p.Normalizers, Credentials: p.Credentials(lookup), Kinds: kind.Of(p.Kinds())}
+	return Options{Config: p.Config, Normalizers: p.Normalizers, Credentials: p.Credentials(lookup), Kinds: kind.Of(p.Kinds()), pipes: newPipelines()}
 }
 
 // Result is the outcome of one case.
@@ -113,6 +115,9 @@ type Outcome struct {
 func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	if o, apart := runInProcessApart(ctx, cases, opts); apart {
 		return o
+	}
+	if opts.pipes == nil {
+		opts.pipes = newPipelines()
 	}
 	now := opts.Now
 	if now == nil {

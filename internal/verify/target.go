@@ -122,7 +122,9 @@ func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *nor
 		r.Code, r.Status, r.Headers, r.Body, r.BodyFile = resp.StatusCode, resp.Status, resp.Header, cassettes.Body(body), ""
 		r.ContentLength, r.Proto, r.ProtoMajor, r.ProtoMinor = resp.ContentLength, resp.Proto, resp.ProtoMajor, resp.ProtoMinor
 		r.TransferEncoding, r.Trailer, r.Uncompressed, r.Duration = resp.TransferEncoding, resp.Trailer, resp.Uncompressed, 0
-		ids.learn(recorded.Response, *r)
+		if i < len(c.Interactions)-1 { // the last response has no later request to carry its values to
+			ids.learn(recorded.Response, *r)
+		}
 	}
 	return &got, actions, nil
 }

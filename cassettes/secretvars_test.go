@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
+
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -41,12 +43,12 @@ refresh:
 			t.Errorf("problem %d = %s, want %s", i, got, want)
 		}
 	}
-	cfg := &Config{Order: []string{"gh", "api"}, Adapters: map[string]*Adapter{"gh": {Real: Real{Credentials: []string{"GH_TOKEN"}}}, "api": {Real: Real{Credentials: []string{"API_KEY", "GH_TOKEN"}}}}}
+	cfg := &cfgschema.Config{Order: []string{"gh", "api"}, Adapters: map[string]*cfgschema.Adapter{"gh": {Real: cfgschema.Real{Credentials: []string{"GH_TOKEN"}}}, "api": {Real: cfgschema.Real{Credentials: []string{"API_KEY", "GH_TOKEN"}}}}}
 	cfg.Refresh.Forge.Kind = "github"
 	if got := cfg.SecretVars(); !slices.Equal(got, []string{"GH_TOKEN", "API_KEY", "GITHUB_TOKEN"}) {
 		t.Errorf("SecretVars = %v", got)
 	}
-	if got := WithoutVars([]string{"A=1", "GH_TOKEN=x", "GITHUB_TOKEN=y", "B=GH_TOKEN"}, cfg.SecretVars()); !slices.Equal(got, []string{"A=1", "B=GH_TOKEN"}) {
+	if got := cfgschema.WithoutVars([]string{"A=1", "GH_TOKEN=x", "GITHUB_TOKEN=y", "B=GH_TOKEN"}, cfg.SecretVars()); !slices.Equal(got, []string{"A=1", "B=GH_TOKEN"}) {
 		t.Errorf("WithoutVars = %v", got)
 	}
 }

@@ -17,14 +17,14 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/redact"
 )
 
 // Observer writes the calls made to one adapter's fake.
 type Observer struct {
 	Adapter string
-	Kind    cassettes.Kind
+	Kind    cfgschema.Kind
 	// Rules give the informative shape written with each call (nil: none).
 	Rules *Rules
 	// Writer is where the calls go.
@@ -145,11 +145,11 @@ type Shim struct {
 	Credentials []string `json:"credentials,omitempty"`
 	Redact      []string `json:"redact,omitempty"`
 	// Withhold are the variables the fake never sees: every adapter's
-	// real.credentials and the forge's token (cassettes.Config.SecretVars),
+	// real.credentials and the forge's token (cfgschema.Config.SecretVars),
 	// as verify withholds them; the shim still reads them to redact.
 	Withhold []string `json:"withhold,omitempty"`
 	// Coverage are the adapter's coverage settings (for the shape).
-	Coverage cassettes.Coverage `json:"coverage"`
+	Coverage cfgschema.Coverage `json:"coverage"`
 }
 
 // ShimIO is the shim's process: its arguments after the command, its
@@ -176,7 +176,7 @@ func (s *Shim) Run(ctx context.Context, sio ShimIO) int {
 		fmt.Fprintf(sio.Stderr, "cassette observe: %s was run through the shims %d times in a row (the fake of adapter %s calls %s again?): stopped\n", s.Command, depth, s.Adapter, s.Command)
 		return 127
 	}
-	env := append(withoutPathDir(cassettes.WithoutVars(sio.Env, s.Withhold), s.Bin), s.Env...)
+	env := append(withoutPathDir(cfgschema.WithoutVars(sio.Env, s.Withhold), s.Bin), s.Env...)
 	env = append(env, fmt.Sprintf("%s=%d", shimDepthVar, shimDepth(sio.Env)+1))
 	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = env, s.Dir, sio.Stdout, sio.Stderr
 	in := &stdinTee{}
@@ -250,7 +250,7 @@ func withoutPathDir(env []string, dir string) []string {
 
 // observe writes the call the shim ran.
 func (s *Shim) observe(in *stdinTee, sio ShimIO) {
-	rules, _ := NewRules(&cassettes.Adapter{Kind: cassettes.KindCLI, Coverage: s.Coverage})
+	rules, _ := NewRules(&cfgschema.Adapter{Kind: cfgschema.KindCLI, Coverage: s.Coverage})
 	lookup := func(name string) (string, bool) {
 		for i := len(sio.Env) - 1; i >= 0; i-- {
 			if k, v, ok := cutEnv(sio.Env[i]); ok && k == name {
@@ -265,7 +265,7 @@ func (s *Shim) observe(in *stdinTee, sio ShimIO) {
 		return
 	}
 	defer w.Close()
-	o := &Observer{Adapter: s.Adapter, Kind: cassettes.KindCLI, Rules: rules, Writer: w,
+	o := &Observer{Adapter: s.Adapter, Kind: cfgschema.KindCLI, Rules: rules, Writer: w,
 		Redactor: redact.New(redact.NewRules(s.Redact), redact.FromEnv(s.Credentials, lookup))}
 	c := Call{Argv: append([]string{s.Command}, sio.Args...)}
 	c.Stdin, c.Input = in.given()

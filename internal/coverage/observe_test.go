@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
 )
@@ -47,8 +48,8 @@ func TestObservingProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, _ := NewRules(&cassettes.Adapter{Kind: cassettes.KindHTTP, Coverage: cassettes.Coverage{Paths: []string{"/repos/{owner}/{repo}"}}})
-	o := &Observer{Adapter: "api", Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(nil, map[string]string{"API_TOKEN": "tok-0123456789"})}
+	rules, _ := NewRules(&cfgschema.Adapter{Kind: cfgschema.KindHTTP, Coverage: cfgschema.Coverage{Paths: []string{"/repos/{owner}/{repo}"}}})
+	o := &Observer{Adapter: "api", Kind: cfgschema.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(nil, map[string]string{"API_TOKEN": "tok-0123456789"})}
 	proxy := httptest.NewServer(o.Proxy(target))
 	defer proxy.Close()
 
@@ -167,7 +168,7 @@ adapters:
 	}
 	stopped := 0
 	s := &Session{Config: cfg, Observed: t.TempDir(), Work: t.TempDir(),
-		StartHTTP: func(_ context.Context, name string, a *cassettes.Adapter) (string, func(), error) {
+		StartHTTP: func(_ context.Context, name string, a *cfgschema.Adapter) (string, func(), error) {
 			if name == "two" {
 				return "", nil, &outcome.Error{Reason: outcome.EFakeUnavailable, Message: "the fake of two did not start"}
 			}
@@ -177,7 +178,7 @@ adapters:
 	if st != nil || outcome.AsError(err).Reason != outcome.EFakeUnavailable || stopped != 1 {
 		t.Errorf("Start: %v, %v; the first fake stopped %d times, want once", st, err, stopped)
 	}
-	s.StartHTTP = func(context.Context, string, *cassettes.Adapter) (string, func(), error) {
+	s.StartHTTP = func(context.Context, string, *cfgschema.Adapter) (string, func(), error) {
 		return "not a url", func() {}, nil
 	}
 	if _, err := s.Start(context.Background()); err == nil || !strings.Contains(err.Error(), `fake base URL "not a url"`) || strings.Contains(err.Error(), "%!") {

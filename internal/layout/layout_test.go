@@ -29,6 +29,7 @@ var floors = map[string]int{
 	"internal/wsframe":   1, // WebSocket framing: imports no package of the project
 	"internal/normalize": 2,
 	"internal/verdict":   2, // what a run found, case by case: for the doors that judge and for report
+	"internal/cfgschema": 2, // cassette.yaml's schema: the adapters and their parts, the rules across fields
 	"cassettes":          3,
 	"internal/workspace": 4, // the loaded project (cassette.yaml, registry, redaction) and the locks on its files
 	"internal/diff":      4,

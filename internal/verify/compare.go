@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/diff"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
@@ -14,7 +15,7 @@ import (
 
 // NormalizerNames are the normalizers applied to a cassette: its adapter's,
 // then the cassette's own that the adapter does not list.
-func NormalizerNames(c *cassettes.Cassette, a *cassettes.Adapter) []string {
+func NormalizerNames(c *cassettes.Cassette, a *cfgschema.Adapter) []string {
 	var names []string
 	seen := map[string]bool{}
 	add := func(ns []string) {
@@ -84,7 +85,7 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 	want, got := kd.Compared(c.Cassette, got) // what of each the kind's contract holds
 	k := cassettes.ContractFor(c.Adapter, c.Cassette)
 	if opts.Exact {
-		k.Compare = cassettes.CompareExact
+		k.Compare = cfgschema.CompareExact
 	}
 	res, err := diff.CompareContract(want, got, p, contractOf(k, contract))
 	if err != nil {
@@ -108,7 +109,7 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 
 // contractOf is contract k as diff applies it, comparing the contract
 // headers headers.
-func contractOf(k cassettes.Contract, headers []string) diff.Contract {
+func contractOf(k cfgschema.Contract, headers []string) diff.Contract {
 	return diff.Contract{Mode: diff.Mode(k.Compare), Headers: headers, Required: k.Required, Stream: diff.StreamMode(k.Stream), StreamText: k.StreamText}
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
-
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
-
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
-
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 

@@ -18,7 +18,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
-
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"go.yaml.in/yaml/v3"
 )

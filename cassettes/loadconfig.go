@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
-
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 

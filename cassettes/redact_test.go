@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
-
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
 )

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
-
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 

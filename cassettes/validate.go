@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
-
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/go-playground/validator/v10"
 	"go.yaml.in/yaml/v3"

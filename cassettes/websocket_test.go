@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
-
 	"github.com/cassette-dev/cassette/internal/outcome"
 	vcrcassette "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )

@@ -7,14 +7,15 @@ BIN       := bin/cassette
 # cmd/cassette's tests that run the test binary as `cassette` (see test:)
 BINARY_TESTS := ^(TestScripts|TestCoverageScripts|TestImportGoVCRThenVerify|TestGoVCRCorpusReplays)$$
 
-.PHONY: build test demo docs release-check release-snapshot release-image python-wheel js-tarball bench bench-check lint fuzz clean report-screenshot
+.PHONY: build test cross cross-quick demo docs release-check release-snapshot release-image python-wheel js-tarball bench bench-check lint fuzz clean report-screenshot
 
-build: ## build bin/cassette
+build: ## build bin/cassette and bin/cassette-shim (what observe's CLI shims run)
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/cassette
+	$(GO) build -o bin/cassette-shim ./cmd/cassette-shim
 
 test: ## vet, then every test with the race detector (the CLI scripts without it: see below), actionlint over the workflows, the docs site (mkdocs build --strict); ends with what was skipped and why
 	$(GO) vet ./...
-	$(MAKE) --no-print-directory docs release-check
+	$(MAKE) --no-print-directory docs release-check cross-quick
 	GO=$(GO) examples/github-actions/actionlint.sh
 	@mkdir -p .cassette && $(GO) build -o .cassette/testsummary ./internal/testsummary
 	@# cmd/cassette's scripts (and the two tests that import and replay the
@@ -58,6 +59,16 @@ docs: ## build the docs site into site/ (git-ignored) with mkdocs build --strict
 # later runs take it from the Go build cache (about 2 s).
 GORELEASER = cd tools && $(GO) tool goreleaser
 PACKAGES  ?= .cassette/packages
+
+# the release's targets other than the machine's own (.goreleaser.yaml)
+CROSS       := windows/amd64 windows/arm64 darwin/amd64 darwin/arm64
+CROSS_QUICK := windows/amd64 darwin/arm64
+
+cross: ## go build ./... for every non-Linux target of the release (windows, darwin × amd64, arm64)
+	@for t in $(CROSS); do echo "go build ./... ($$t)"; GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build ./... || exit 1; done
+
+cross-quick: ## go build ./... for windows/amd64 and darwin/arm64 (in make test: each OS's own files compile)
+	@for t in $(CROSS_QUICK); do echo "go build ./... ($$t)"; GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build ./... || exit 1; done
 
 release-check: ## goreleaser check of .goreleaser.yaml (in make test)
 	$(GORELEASER) check --config ../.goreleaser.yaml

@@ -2,7 +2,7 @@
 # The regression check of the performance table (make bench-check; not
 # part of make test): runs the rows of bench/compare.sh that take a few
 # minutes and need nothing but Go (PARTS, default "observe go" with
-# GO_ROWS=normalize), and compares each ratio with the one in the last
+# GO_ROWS="normalize observe websocket"), and compares each ratio with the one in the last
 # committed figures (the newest bench/figures-*.md at HEAD):
 #
 #   bench/check.sh [TOLERANCE [ROUNDS]]     (default 0.2 5)
@@ -17,7 +17,7 @@ set -euo pipefail
 TOL=${1:-0.2}
 ROUNDS=${2:-5}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-export PARTS=${PARTS:-observe go} GO_ROWS=${GO_ROWS:-normalize}
+export PARTS=${PARTS:-observe go} GO_ROWS=${GO_ROWS:-normalize observe websocket}
 
 figures=$(git -C "$REPO" ls-tree --name-only HEAD bench/ | grep '^bench/figures-.*\.md$' | sort | tail -n1 || true)
 [ -n "$figures" ] || { echo "no committed bench/figures-*.md to compare with: run bench/compare.sh and commit its output" >&2; exit 3; }

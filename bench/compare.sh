@@ -4,7 +4,7 @@
 #
 #   bench/compare.sh [SECONDS] [ROUNDS]        (default 4 5)
 #   HOVERFLY=/path/to/hoverfly bench/compare.sh
-#   PARTS="replay latency start pacing observe go" bench/compare.sh   (the default: all)
+#   PARTS="replay latency start pacing observe coverage go" bench/compare.sh   (the default: all)
 #
 # Every figure is a ratio or a difference against a baseline measured in
 # the same run, rounds interleaved (A B C, then C B A, …); a ratio is taken
@@ -39,14 +39,22 @@
 #            linear scan takes seconds), each probe a new request.
 #   pacing   `cassette proxy --latency` replaying an SSE stream recorded as
 #            50 events over 998 ms: the time to the stream's end.
-#   observe  a CLI fake through `cassette observe`'s shim (the spec the
-#            shim reads, /bin/true as the fake) against running the fake
-#            directly, 100 calls a round: wall and CPU milliseconds a call
-#            added, and the ratio; and `cassette version` (the binary's own
-#            start, which every shim call pays).
-#   go       bench/go-rows.sh: normalize 1 MiB JSON and verify with a fresh
-#            fake per case, Go benchmarks with their own baselines
-#            (GO_ROWS picks them).
+#   observe  a CLI fake (/bin/true) through the shim on PATH that
+#            `cassette observe` writes (cmd/cassette-shim, which sends the
+#            call to observe and execs the fake), 100 calls a round inside
+#            an observe run, against running the fake directly: wall and
+#            CPU milliseconds a call added, and the ratio; the whole observe
+#            run's CPU a call (its own work on each call included); the same
+#            call through `cassette observe --shim` (what a shim runs
+#            without cassette-shim), and `cassette version`.
+#   coverage `cassette coverage` of a project of 10,000 cassettes and
+#            100,000 observed calls, all covered (replaybench
+#            coverage-project; COV_CASSETTES and COV_CALLS change them),
+#            against `cassette validate` of the same project: CPU and wall
+#            seconds, and the ratios.
+#   go       bench/go-rows.sh: normalize 1 MiB JSON, verify with a fresh
+#            fake per case, observe over HTTP and WebSocket replay, Go
+#            benchmarks with their own baselines (GO_ROWS picks them).
 #
 # Each row of the table names the load average (1 min) at its start and
 # end. After the table come the lines "ratio KEY MEDIAN MIN higher|lower
@@ -62,7 +70,7 @@ set -euo pipefail
 
 SECS=${1:-4}
 ROUNDS=${2:-5}
-PARTS=" ${PARTS:-replay latency start pacing observe go} "
+PARTS=" ${PARTS:-replay latency start pacing observe coverage go} "
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 export GOFLAGS='' GOWORK=off NO_COLOR=1
 
@@ -377,21 +385,42 @@ if part pacing; then
 fi
 
 #### observe: a CLI fake through the shim, and the binary's start
+# $WORK/proj is a project of one CLI adapter, git, whose fake is /bin/true.
+# observe_calls CASSETTE N: N calls of its git shim inside `CASSETTE
+# observe` ("wall cpu" a call of the shim's process, the fake included);
+# observe_total CASSETTE: the whole observe run's wall and CPU a call, the
+# observe process that writes the calls included (201 calls less 1, over
+# 200).
+observe_calls() {
+	(cd "$WORK/proj" && "$1" observe -- "$RB" calls -n "$2" -- git log --oneline -n 3 2>/dev/null)
+}
+observe_total() {
+	local a b
+	a=$(cd "$WORK/proj" && "$RB" calls -n 1 -- "$1" observe -- "$RB" calls -n 1 -- git log --oneline -n 3 2>/dev/null)
+	b=$(cd "$WORK/proj" && "$RB" calls -n 1 -- "$1" observe -- "$RB" calls -n 201 -- git log --oneline -n 3 2>/dev/null)
+	awk -v a="$a" -v b="$b" 'BEGIN { split(a, A, " "); split(b, B, " "); printf "%.3f %.3f\n", (B[1] - A[1]) / 200, (B[2] - A[2]) / 200 }'
+}
 measure_calls() {
 	local k=$1
 	case $k in
 	fake) "$RB" calls -n 100 -- /bin/true log --oneline -n 3 ;;
-	shim) "$RB" calls -n 100 -- "$WORK/cassette" observe --shim "$WORK/shim.json" -- log --oneline -n 3 ;;
+	goexec) "$RB" calls -n 100 -- "$WORK/goexec" /bin/true log --oneline -n 3 ;;
+	shim) observe_calls "$WORK/cassette" 100 ;;
+	session) observe_total "$WORK/cassette" ;;
+	self) "$RB" calls -n 100 -- "$WORK/cassette" observe --shim "$WORK/shim.json" -- log --oneline -n 3 ;;
 	version) "$RB" calls -n 100 -- "$WORK/cassette" version ;;
 	esac >>"$WORK/$k.v"
 }
 if part observe; then
 	oload=$(load1)
 	say "observe: load $(load)"
-	mkdir -p "$WORK/observed"
+	go build -C "$REPO" -o "$WORK/cassette-shim" ./cmd/cassette-shim
+	go build -C "$REPO" -o "$WORK/goexec" ./bench/goexec
+	mkdir -p "$WORK/observed" "$WORK/proj"
+	printf 'version: 1\nadapters:\n  git:\n    kind: cli\n    real: {command: [git], credentials: [GITHUB_TOKEN]}\n    fake: {command: [/bin/true]}\n' >"$WORK/proj/cassette.yaml"
 	printf '{"adapter": "git", "command": "git", "fake": ["/bin/true"], "observed": "%s", "project": "%s", "credentials": ["GITHUB_TOKEN"], "coverage": {}}\n' \
 		"$WORK/observed" "$WORK" >"$WORK/shim.json"
-	interleave measure_calls fake shim version
+	interleave measure_calls fake goexec shim session self version
 	oload="$oload–$(load1)"
 	ms() { # K N: the Nth figure of K, median (min), in ms
 		col "$1" "$2" | medmin "%.2f"
@@ -399,15 +428,31 @@ if part observe; then
 	plus() { # A B N: A − B within each round for the Nth figure, median (min)
 		paste <(col "$1" "$3") <(col "$2" "$3") | awk '{ print $1 - $2 }' | medmin "%+.2f"
 	}
-	ROWS+=("| \`cassette observe\`, CLI fake through the shim (load $oload) | $(plus shim fake 1) ms wall, $(plus shim fake 2) ms CPU a call: $(ratio shim fake) × the fake alone (CPU: $(ratio shim fake 2) ×) | – | – | – | ≤ +2 ms a call |")
-	ROWS+=("| \`cassette version\`: the binary's start (load $oload) | $(ms version 1) ms wall, $(ms version 2) ms CPU; a shim call is $(ratio shim version 2) × its CPU | – | – | – | – |")
+	ROWS+=("| \`cassette observe\`, CLI fake through the shim (cassette-shim; load $oload) | the shim's process: $(plus shim fake 1) ms wall, $(plus shim fake 2) ms CPU a call, $(ratio shim fake 2) × the fake alone's CPU; with the observe process that writes the call: $(plus session fake 1) ms wall, $(plus session fake 2) ms CPU. The floor, a Go program that only execs the fake (bench/goexec): $(plus goexec fake 2) ms CPU | – | – | – | ≤ +2 ms a call |")
+	ROWS+=("| the same call through \`cassette observe --shim\` (no cassette-shim, or its observe run gone; load $oload) | $(plus self fake 1) ms wall, $(plus self fake 2) ms CPU a call: $(ratio self fake 2) × the fake alone's CPU; \`cassette version\` $(ms version 2) ms CPU | – | – | – | – |")
 	# The check compares CPU ratios: wall time moves with the load.
-	for pair in "shim fake observe-shim-vs-fake-cpu" "version fake version-vs-fake-cpu" "shim version observe-shim-vs-version-cpu"; do
+	for pair in "shim fake observe-shim-vs-fake-cpu" "shim goexec observe-shim-vs-goexec-cpu" "session fake observe-session-vs-fake-cpu" "self fake observe-self-vs-fake-cpu" "version fake version-vs-fake-cpu"; do
 		read -r a b key <<<"$pair"
 		RATIOS+=("ratio $key $(ratio "$a" "$b" 2 | tr -d '()') lower ${oload%%–*}")
 	done
 	echo "observe: the fake alone $(ms fake 1) ms wall, $(ms fake 2) ms CPU a call (median (min))" >>"$WORK/notes"
 	echo "observe: load at the end $(load)" >>"$WORK/head"
+fi
+
+#### coverage: 100k observed calls against 10k cassettes, beside validate
+measure_cov() {
+	(cd "$WORK/cov" && "$RB" calls -n 1 -- "$WORK/cassette" "$1") >>"$WORK/$1.v"
+}
+if part coverage; then
+	say "coverage: writing a project of ${COV_CASSETTES:-10000} cassettes and ${COV_CALLS:-100000} observed calls..."
+	"$RB" coverage-project -dir "$WORK/cov" -n "${COV_CASSETTES:-10000}" -calls "${COV_CALLS:-100000}"
+	cload=$(load1)
+	interleave measure_cov coverage validate
+	cload="$cload–$(load1)"
+	secs() { col "$1" "$2" | awk '{ print $1 / 1000 }' | medmin "%.2f"; }
+	ROWS+=("| \`cassette coverage\`, ${COV_CALLS:-100000} observed calls against ${COV_CASSETTES:-10000} cassettes (load $cload) | $(secs coverage 2) s CPU, $(secs coverage 1) s wall: $(ratio coverage validate 2) × \`validate\`'s CPU ($(secs validate 2) s), $(ratio coverage validate 1) × its wall | – | – | – | ≤ 1.5× \`validate\` |")
+	RATIOS+=("ratio coverage-vs-validate-cpu $(ratio coverage validate 2 | tr -d '()') lower ${cload%%–*}")
+	echo "coverage: load at the end $(load)" >>"$WORK/head"
 fi
 
 if part go; then

@@ -4,7 +4,7 @@
 #
 #   bench/go-rows.sh [ROUNDS] [rows]     (default 5; bench/compare.sh runs it
 #                                         last, with "rows": the rows alone)
-#   GO_ROWS="normalize verify" bench/go-rows.sh    (the default: both)
+#   GO_ROWS="normalize verify observe websocket" bench/go-rows.sh    (the default: all)
 #
 #   - normalizing a 1 MiB JSON body with every built-in
 #     (BenchmarkJSON1MiB/builtins), against encoding/json's Compact of the
@@ -15,7 +15,15 @@
 #   - verify with a fresh fake process per case (BenchmarkVerifyFresh1000,
 #     the demo fake as it builds it), against the fake's bare start/stop
 #     rate in the same round (the benchmark interleaves them): cases/s,
-#     the ratio, and the CPU each case costs verify and the fake.
+#     the ratio, and the CPU each case costs verify and the fake;
+#   - observe over HTTP: a suite's GETs one after the other to a plain
+#     net/http fake, directly and through the observing proxy that writes
+#     each call (BenchmarkObservingProxy/direct and /observed, each a run
+#     of its own, A B then B A): µs a call added, and the ratio;
+#   - WebSocket replay: sessions of 100 messages, each answered before the
+#     next, against a direct echo server and the replay proxy playing the
+#     same session (BenchmarkWebSocketReplay/direct and /replay, as
+#     above): messages per second, and the ratio.
 #
 # Each row says the load average (1 min) at its start and end. With
 # "rows", each row is followed by a line "ratio KEY MEDIAN MIN
@@ -37,18 +45,18 @@ medmin() {
 }
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
-part() { [[ " ${GO_ROWS:-normalize verify} " == *" $1 "* ]]; }
+part() { [[ " ${GO_ROWS:-normalize verify observe websocket} " == *" $1 "* ]]; }
 ROWS=()
 
 if part normalize; then
 	echo "normalizing 1 MiB JSON, $ROUNDS rounds..." >&2
-	go test -c -o "$OUT.normalize.test" ./normalize
+	go test -c -o "$OUT.normalize.test" ./internal/normalize
 	nload=$(load1)
 	for r in $(seq "$ROUNDS"); do
 		order=(builtins baseline-json-compact)
 		((r % 2)) || order=(baseline-json-compact builtins)
 		for b in "${order[@]}"; do
-			(cd normalize && "$OUT.normalize.test" -test.run '^$' -test.bench "^BenchmarkJSON1MiB\$/^$b\$" -test.benchtime 2s) |
+			(cd internal/normalize && "$OUT.normalize.test" -test.run '^$' -test.bench "^BenchmarkJSON1MiB\$/^$b\$" -test.benchtime 2s) |
 				awk -v r="$r" '/^Benchmark/ { print r, $0 }' >>"$OUT"
 		done
 	done
@@ -78,6 +86,53 @@ if part verify; then
 	fcpu=$(metric VerifyFresh1000 fake-cpu-ms/case | medmin "%.2f")
 	ROWS+=("| verify, fresh fake process per case (load $vload) | ${cases% *} cases/s, ${xmed% *} (min ${xmin% *}) × the fake's bare start/stop (${floor% *}/s); CPU ms a case: verify ${vcpu% *}, fake ${fcpu% *} | – | – | – | verify's own share ≤ 0.5 ms: ≥ 0.9× the bare start/stop |")
 	ROWS+=("ratio verify-fresh-vs-bare-start ${xmed% *} ${xmin% *} higher ${vload%%–*}")
+fi
+
+# pairs PKG BENCH A B: ROUNDS rounds of BENCH's sub-benchmarks A and B in
+# PKG's test binary, each a run of its own (A B, then B A), into $OUT as
+# "round line".
+pairs() {
+	go test -c -o "$OUT.pair.test" "./$1"
+	: >"$OUT"
+	for r in $(seq "$ROUNDS"); do
+		order=("$3" "$4")
+		((r % 2)) || order=("$4" "$3")
+		for b in "${order[@]}"; do
+			(cd "$1" && "$OUT.pair.test" -test.run '^$' -test.bench "^$2\$/^$b\$" -test.benchtime 2s) |
+				awk -v r="$r" '/^Benchmark/ { print r, $0 }' >>"$OUT"
+		done
+	done
+	rm -f "$OUT.pair.test"
+}
+# per NAME UNIT: NAME's figure before UNIT, per round in round order.
+per() { awk -v b="$1" -v u="$2" '$2 ~ b { for (i = 3; i <= NF; i++) if ($i == u) print $1, $(i-1) }' "$OUT" | sort -n | cut -d' ' -f2; }
+# within A B UNIT EXPR FMT: EXPR of A's and B's figures ($1, $2) within each
+# round, median (min).
+within() { paste <(per "$1" "$3") <(per "$2" "$3") | awk "{ print $4 }" | medmin "$5"; }
+# ratioline KEY RATIO WAY LOAD: the line bench/check.sh compares.
+ratioline() { echo "ratio $1 ${2% *} $(tr -d '()' <<<"${2#* }") $3 ${4%%–*}"; }
+
+if part observe; then
+	echo "observe over HTTP, $ROUNDS rounds..." >&2
+	oload=$(load1)
+	pairs internal/coverage BenchmarkObservingProxy direct observed
+	oload="$oload–$(load1)"
+	oratio=$(within 'ObservingProxy/observed-' 'ObservingProxy/direct-' ns/op '$1 / $2' "%.2f")
+	oplus=$(within 'ObservingProxy/observed-' 'ObservingProxy/direct-' ns/op '($1 - $2) / 1000' "%+.0f")
+	odirect=$(per 'ObservingProxy/direct-' ns/op | awk '{ print $1 / 1000 }' | medmin "%.0f")
+	ROWS+=("| \`cassette observe\`, HTTP fake through the observing proxy (load $oload) | $oplus µs a call, $oratio × a suite of GETs straight to the fake (${odirect% *} µs a call) | – | – | – | ≤ +100 µs a call |")
+	ROWS+=("$(ratioline observe-http-vs-direct "$oratio" lower "$oload")")
+fi
+
+if part websocket; then
+	echo "WebSocket replay, $ROUNDS rounds..." >&2
+	wload=$(load1)
+	pairs internal/proxy BenchmarkWebSocketReplay direct replay
+	wload="$wload–$(load1)"
+	wratio=$(within 'WebSocketReplay/replay-' 'WebSocketReplay/direct-' msgs/s '$1 / $2' "%.2f")
+	wdirect=$(per 'WebSocketReplay/direct-' msgs/s | medmin "%.0f")
+	ROWS+=("| WebSocket replay ÷ a direct echo server, 100 messages a session, each answered before the next (load $wload) | $wratio (direct: ${wdirect% *} messages/s) | – | – | – | ≥ 0.9 |")
+	ROWS+=("$(ratioline websocket-replay-vs-direct "$wratio" higher "$wload")")
 fi
 
 if [ "${2:-}" != rows ]; then

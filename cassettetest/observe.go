@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/coverage"
@@ -22,8 +24,9 @@ import (
 //	srv := httptest.NewServer(cassettetest.Observe(t, "github", fakegithub.New()))
 //
 // Calls go to $CASSETTE_OBSERVE_DIR (set by `cassette observe`), else to
-// .cassette/observed of the project whose cassette.yaml is found in the
-// working directory or up to three above it; neither is a test failure.
+// a run of the test binary's own below .cassette/observed of the project
+// whose cassette.yaml is found in the working directory or up to three
+// above it; neither is a test failure.
 func Observe(t testing.TB, adapter string, h http.Handler) http.Handler {
 	t.Helper()
 	return observer(t, adapter, cfgschema.KindHTTP).Handler(h)
@@ -56,6 +59,10 @@ func ObserveCLI(t testing.TB, adapter string, fn CLIFunc) CLIFunc {
 	}
 }
 
+// processStart is when this test binary first observed a call: its run's
+// name, the same for every test of the process (set once, never changed).
+var processStart = sync.OnceValue(time.Now)
+
 // testObserver is an Observer with the adapter it found in cassette.yaml.
 type testObserver struct {
 	*coverage.Observer
@@ -71,8 +78,8 @@ func observer(t testing.TB, adapter string, kind cfgschema.Kind) testObserver {
 		t.Fatalf("cassettetest.Observe: %v", err)
 	}
 	cfg := proj.Config
-	if dir == "" {
-		dir = filepath.Join(cfg.Dir, filepath.FromSlash(coverage.ObservedDir))
+	if dir == "" { // the test binary's own run, one for all its tests
+		dir = coverage.OwnRun(filepath.Join(cfg.Dir, filepath.FromSlash(coverage.ObservedDir)), processStart(), os.Getpid())
 	}
 	w, err := coverage.OpenWriter(dir, fmt.Sprintf("go-%d", os.Getpid()), "go")
 	if err != nil {

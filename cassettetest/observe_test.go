@@ -7,9 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/cassettetest"
@@ -112,5 +114,48 @@ func TestObserveInProcessFakes(t *testing.T) {
 	}
 	if w := "petstore: DELETE /v1/pets/{}\ngreet: greet.sh --json <stdin>"; strings.Join(uncovered, "\n") != w {
 		t.Errorf("uncovered:\n%s\nwant:\n%s", strings.Join(uncovered, "\n"), w)
+	}
+}
+
+// TestObserveWritesARunOfItsOwn: without `cassette observe`, a test
+// binary's calls go to one run of its own below .cassette/observed (all
+// its tests' observers share it), never to loose files that an earlier
+// session's calls would be read with: coverage reads this run alone.
+func TestObserveWritesARunOfItsOwn(t *testing.T) {
+	t.Setenv(coverage.EnvDir, "")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cassette.yaml"), []byte("version: 1\nadapters:\n  svc:\n    kind: http\n    real: {base_url: \"http://svc.test\"}\n    fake: {base_url: \"http://127.0.0.1:1\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	observed := filepath.Join(dir, ".cassette", "observed")
+	// an earlier session's loose file, an hour old
+	stale := filepath.Join(observed, "go-1.jsonl")
+	if err := os.MkdirAll(observed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, []byte(`{"v":1,"adapter":"svc","kind":"http","call":{"method":"GET","url":"/old"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hourAgo := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(stale, hourAgo, hourAgo); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, path := range []string{"/a", "/b"} { // two observers of the process: one run
+		srv := httptest.NewServer(cassettetest.Observe(t, "svc", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})))
+		resp, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		srv.Close()
+	}
+	current, n, err := coverage.CurrentRuns(observed)
+	if err != nil || len(current) != 1 || n != 2 || current[0].Dir == observed {
+		t.Fatalf("runs %+v (%d in all, %v), want one run of the process's own beside the loose one", current, n, err)
+	}
+	obs, probs, err := coverage.ReadDir(current[0].Dir)
+	if err != nil || len(probs) > 0 || len(obs) != 2 || obs[0].Shape != "GET /a" || obs[1].Shape != "GET /b" {
+		t.Fatalf("the run holds %+v (%v %v), want the process's two calls", obs, probs, err)
 	}
 }

@@ -18,6 +18,8 @@
 //	replaybench sse-cassette -url U -out F        a stream of 50 events over 998 ms, with their times
 //	replaybench sse -url U                        milliseconds from the request to the stream's end
 //	replaybench calls -n N -- CMD                 CMD N times in a row: wall and CPU milliseconds a call
+//	replaybench coverage-project -dir D -n N -calls M
+//	                                              a project of N cassettes and M observed calls, all covered
 package main
 
 import (
@@ -48,14 +50,14 @@ type flags struct {
 	certOut, target, out, dir string
 	proxyURL, caFile, listen  string
 	miss                      string
-	conns, n, probes          int
+	conns, n, probes, calls   int
 	secs                      float64
 	wait                      bool
 }
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: replaybench body|serve|cassette|load|latency|start|govcr|hoverfly|sse-cassette|sse|calls [flags]")
+		fail("usage: replaybench body|serve|cassette|load|latency|start|govcr|hoverfly|sse-cassette|sse|calls|coverage-project [flags]")
 	}
 	var f flags
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
@@ -72,6 +74,7 @@ func main() {
 	fs.Float64Var(&f.secs, "secs", 5, "seconds (load)")
 	fs.IntVar(&f.n, "n", 2000, "requests (latency), calls (calls)")
 	fs.IntVar(&f.probes, "probes", 50, "misses timed (start)")
+	fs.IntVar(&f.calls, "calls", 100000, "observed calls (coverage-project)")
 	fs.BoolVar(&f.wait, "wait", false, "CMD runs to its end: time it whole (start)")
 	_ = fs.Parse(os.Args[2:])
 	run(os.Args[1], f, fs.Args())
@@ -101,6 +104,8 @@ func run(cmd string, f flags, args []string) {
 		timeStream(f.target)
 	case "calls":
 		calls(f.n, args)
+	case "coverage-project":
+		coverageProject(f.dir, f.n, f.calls)
 	default:
 		fail("unknown command " + cmd)
 	}

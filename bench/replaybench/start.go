@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -51,8 +50,7 @@ func start(f flags, argv []string) {
 		if err != nil {
 			fail(fmt.Sprintf("%s: %v\n%s", argv[0], err, tail(errOut.Bytes())))
 		}
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		fmt.Printf("%.3f %.0f -\n", secs, float64(ru.Maxrss)*1024/1e6)
+		fmt.Printf("%.3f %.0f -\n", secs, float64(maxRSS(cmd.ProcessState))/1e6)
 		return
 	}
 	defer func() {

@@ -4,14 +4,18 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cassette-dev/cassette/internal/interrupt"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/speccheck"
 )
@@ -70,6 +74,13 @@ const crashConfig = `  svc:
       base_url: http://127.0.0.1:${PORT}
       ready: /ready
 `
+
+// crashScript logs crashToken on stderr and exits 2, as a Go program that
+// panics (the token is put together when it runs: the project's files
+// hold none).
+const crashScript = "printf 'panic: token %s%s\\n' ghp_ " + crashRest + " >&2\nexit 2\n"
+
+const crashRest = "R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4c"
 
 const crashCassette = `cassette: 1
 version: 2
@@ -141,7 +152,9 @@ type contractCase struct {
 	exit    int                            // the exit code every file and the process must say
 	reports string                         // the report directory, relative to the project ("" for none)
 	bundle  string                         // the --bundle-dir given ("" for none)
-	sigint  bool                           // interrupt the run once it is ready (hang.fifo, or check's first answer)
+	sigint  bool                           // interrupt the run once it is ready (hang.fifo, feed, or check's first answer)
+	feed    string                         // a FIFO of the project the run reads: it is ready once it opened it
+	env     []string                       // more of the run's environment
 	check   func(t *testing.T, dir string) // more checks of this case
 	stdout  string                         // a line stdout must hold
 }
@@ -188,6 +201,19 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 		}
 	}
 	remoteUntouched := remoteHolds("refs/heads/main")
+	// no pushed commit and no file of the project (a fake's log, a PR text) holds the token
+	remoteClean := func(t *testing.T, dir string) {
+		out, err := exec.Command("git", "-C", filepath.Join(dir, "..", "remote.git"), "log", "--all", "-p").CombinedOutput()
+		if err != nil || strings.Contains(string(out), crashToken) {
+			t.Errorf("the remote's history holds the token (%v):\n%s", err, out)
+		}
+		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if data, _ := os.ReadFile(p); err == nil && d.Type().IsRegular() && bytes.Contains(data, []byte(crashToken)) {
+				t.Errorf("%s holds the token", p)
+			}
+			return nil
+		})
+	}
 	// a cycle without drift saves its state, and pushes no refresh branch
 	stateOnly := remoteHolds("refs/heads/cassette-refresh/state", "refs/heads/main")
 	verifyArgs := []string{"verify", "--report-dir", "r", "--bundle-dir", "b"}
@@ -228,6 +254,9 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 		{command: "coverage", name: "invalid observation", args: coverageArgs, exit: 2, reports: "r", setup: func(dir string) {
 			writeFile(t, filepath.Join(dir, ".cassette", "observed", "bad.jsonl"), "{not json\n")
 		}},
+		// coverage reads regular files only, and fast: the test's hold
+		// (EnvTestHold) keeps it reading until the signal
+		{command: "coverage", name: "SIGINT", args: coverageArgs, setup: fifo, env: []string{interrupt.EnvTestHold + "=hang.fifo"}, sigint: true, exit: 3, reports: "r"},
 		{command: "coverage", name: "nothing observed", args: coverageArgs, exit: 2, reports: "r", setup: func(dir string) {
 			os.RemoveAll(filepath.Join(dir, ".cassette", "observed"))
 		}},
@@ -247,6 +276,27 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 		{command: "refresh", name: "SIGINT", args: refreshArgs, setup: func(dir string) { touch("real-drift")(dir); fifo(dir) },
 			sigint: true, exit: 3, reports: "r", bundle: "b", check: remoteUntouched},
 
+		// the real side changed and the fake crashes logging a token: the
+		// replay gate of the new cassette fails
+		{command: "refresh", name: "crash in the gate", args: refreshArgs, exit: 1, reports: "r", bundle: "b", check: remoteClean, setup: func(dir string) {
+			touch("real-drift")(dir)
+			writeFile(t, filepath.Join(dir, "fake.sh"), crashScript)
+		}},
+		// an HTTP fake that logs a token and exits before it is ready: the
+		// gate cannot run (exit 3), the refresh branch is pushed all the same
+		{command: "refresh", name: "crash of a fake that never starts", args: with(refreshArgs, "--adapter", "svc"), exit: 3, reports: "r", bundle: "b", check: remoteClean,
+			setup: func(dir string) {
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello, changed\n") }))
+				t.Cleanup(srv.Close)
+				appendFile(t, filepath.Join(dir, "cassette.yaml"), "adapters:\n"+strings.Replace(crashConfig, "http://svc.test", srv.URL, 1), true)
+				writeFile(t, filepath.Join(dir, "cassettes", "svc", "hello.yaml"), crashCassette)
+				writeFile(t, filepath.Join(dir, "crash.sh"), "printf 'starting with token %s%s\\n' ghp_ "+crashRest+"\nexit 1\n")
+			}},
+		// the real side crashes logging a token while it is re-recorded
+		{command: "refresh", name: "crash in the re-record", args: refreshArgs, exit: 3, reports: "r", bundle: "b", check: remoteUntouched, setup: func(dir string) {
+			writeFile(t, filepath.Join(dir, "real", "tool"), "#!/bin/sh\n"+crashScript)
+		}},
+
 		// a dry run pushes nothing: its next step is the refresh that would,
 		// and an adapter it skipped whole is not "no drift"
 		{command: "refresh", name: "dry run drift", args: with(refreshArgs, "--dry-run", "--rerecord-unsafe"), setup: touch("real-drift"), exit: 1, reports: "r", bundle: "b",
@@ -261,6 +311,14 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 
 		{command: "merge", name: "success", args: mergeArgs, setup: shards(false), exit: 0, reports: "r"},
 		{command: "merge", name: "drift", args: mergeArgs, setup: shards(true), exit: 1, reports: "r"},
+		// merge blocks opening a shard's run.json that is a FIFO until the test writes it
+		{command: "merge", name: "SIGINT", args: mergeArgs, sigint: true, exit: 3, reports: "r", feed: "s1/run.json", setup: func(dir string) {
+			shards(false)(dir)
+			os.Remove(filepath.Join(dir, "s1", "run.json"))
+			if err := syscall.Mkfifo(filepath.Join(dir, "s1", "run.json"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{command: "merge", name: "refused", args: mergeArgs[:len(mergeArgs)-1], setup: shards(false), exit: 2, reports: "r"},
 		{command: "merge", name: "bad flag", args: with(mergeArgs, "--no-such-flag"), setup: shards(false), exit: 2, reports: "r"},
 
@@ -289,7 +347,7 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 				c.setup(dir)
 			}
 			stepSummary := filepath.Join(dir, "step-summary.md")
-			code, stdout, stderr := runContract(t, dir, c, "GITHUB_STEP_SUMMARY="+stepSummary)
+			code, stdout, stderr := runContract(t, dir, c, append(c.env, "GITHUB_STEP_SUMMARY="+stepSummary)...)
 			if code != c.exit {
 				t.Fatalf("cassette %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(c.args, " "), code, c.exit, stdout, stderr)
 			}
@@ -324,6 +382,9 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 				}
 				for _, f := range found {
 					probs = append(probs, speccheck.Bundle(filepath.Dir(f))...)
+					if c.reports != "" {
+						probs = append(probs, speccheck.SameSeed(filepath.Join(dir, c.reports), filepath.Dir(f))...)
+					}
 				}
 			}
 			summary, _ := os.ReadFile(stepSummary)
@@ -385,16 +446,21 @@ func runContract(t *testing.T, dir string, c contractCase, env ...string) (int, 
 	go func() { <-stdoutDone; done <- cmd.Wait() }()
 	if c.sigint {
 		ready := first // check: its answer to the first line (it reads on)
-		if c.command != "check" {
+		release := func() { unblockFIFO(filepath.Join(dir, "hang.fifo")) }
+		switch {
+		case c.feed != "":
+			ready, release = feedFIFO(filepath.Join(dir, c.feed))
+			defer release() // the reader sees its input end once the run did
+		case c.command != "check":
 			ready = readyFIFO(filepath.Join(dir, "hang.fifo"))
 		}
 		select {
 		case <-ready:
 		case <-time.After(3 * time.Minute):
-			unblockFIFO(filepath.Join(dir, "hang.fifo"))
+			release()
 			t.Fatalf("cassette %s never got ready to be interrupted:\n%s\n%s", strings.Join(c.args, " "), out.String(), errw.String())
 		case <-done:
-			unblockFIFO(filepath.Join(dir, "hang.fifo"))
+			release()
 			t.Fatalf("cassette %s ended before it was ready to be interrupted (exit %d):\n%s\n%s", strings.Join(c.args, " "), cmd.ProcessState.ExitCode(), out.String(), errw.String())
 		}
 		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
@@ -416,6 +482,31 @@ func readyFIFO(path string) chan struct{} {
 	ch := make(chan struct{})
 	go func() { _, _ = os.ReadFile(path); close(ch) }()
 	return ch
+}
+
+// feedFIFO opens the FIFO for writing: ready is closed once a process
+// opened it to read (the open blocks until then) and now waits for its
+// content. release closes it (the reader sees its end), or ends an open
+// that nobody will meet.
+func feedFIFO(path string) (ready chan struct{}, release func()) {
+	ready = make(chan struct{})
+	opened := make(chan *os.File, 1)
+	go func() {
+		f, _ := os.OpenFile(path, os.O_WRONLY, 0)
+		opened <- f
+		close(ready)
+	}()
+	var once sync.Once
+	return ready, func() {
+		once.Do(func() {
+			if r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+				defer r.Close() // meets an open still waiting
+			}
+			if f := <-opened; f != nil {
+				f.Close()
+			}
+		})
+	}
 }
 
 // unblockFIFO ends a readyFIFO that nobody will write to.

@@ -13,6 +13,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/coverage"
+	"github.com/cassette-dev/cassette/internal/interrupt"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verify"
@@ -104,10 +105,15 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 		dir = filepath.Join(p.cfg.Dir, filepath.FromSlash(coverage.ObservedDir))
 	}
 	config := g.config
-	rep, err := coverage.AnalyzeProject(p.Project, dir, coverage.Options{Min: min, ObserveStep: p.observeStep(), Log: stdio.Err, VerifyReports: o.verifyDir,
-		Record: func(name string, a *cfgschema.Adapter, c coverage.Call, scenario string) string {
-			return coverage.RecordCommand(name, a, c, scenario, config)
-		}})
+	var rep *coverage.Report
+	// Ctrl-C while it reads ends the run E_INTERRUPTED, its reports written
+	err = interrupt.Reading("reading the observations and cassettes", p.command("cassette", "coverage"), func() (err error) {
+		rep, err = coverage.AnalyzeProject(p.Project, dir, coverage.Options{Min: min, ObserveStep: p.observeStep(), Log: stdio.Err, VerifyReports: o.verifyDir,
+			Record: func(name string, a *cfgschema.Adapter, c coverage.Call, scenario string) string {
+				return coverage.RecordCommand(name, a, c, scenario, config)
+			}})
+		return err
+	})
 	if err != nil {
 		return err
 	}

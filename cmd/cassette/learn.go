@@ -29,6 +29,7 @@ type learnOptions struct {
 	apply               bool
 	timeout             time.Duration
 	baseURL, upstreamCA string
+	allowRepo           bool // --allow-project-repo, as record has it
 }
 
 func newLearnCmd(stdio *IO, g *globals) *cobra.Command {
@@ -77,6 +78,7 @@ expresses; 2: configuration error; 3: the real side failed.`,
 	f.BoolVar(&o.apply, "apply", false, "write cassette.yaml and record the scenarios once more with the learned normalizers")
 	f.DurationVar(&o.timeout, "timeout", 0, "bound on one live call (0: the recorder's default)")
 	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA the real side's certificate is checked against")
+	f.BoolVar(&o.allowRepo, "allow-project-repo", false, "re-record git or gh in a real.dir inside this project's own repository (refused by default: it would record the project's history)")
 	_ = cmd.MarkFlagRequired("adapter")
 	return cmd
 }
@@ -97,7 +99,7 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 	defer stop()
 	ver, sha := buildInfo()
 	live := recording.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: stdio.Err,
-		AttemptTimeout: o.timeout, CLITimeout: o.timeout}
+		AttemptTimeout: o.timeout, CLITimeout: o.timeout, AllowProjectRepo: o.allowRepo}
 	s := learn.Session{Project: p.Project, Adapter: o.adapter, Scenarios: o.scenarios, Repeat: o.repeat, Interval: o.interval, Unsafe: o.unsafe, WithoutCommitted: o.noOld,
 		Credentials: p.credentials(), Log: stdio.Err,
 		Record: func(ctx context.Context, old *cassettes.Cassette) (*cassettes.Cassette, error) {

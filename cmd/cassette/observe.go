@@ -104,13 +104,13 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 		return err
 	}
 	all := filepath.Join(root, filepath.FromSlash(coverage.ObservedDir))
-	observed, err := observeRunDir(all, o.append)
+	observed, err := coverage.StartRun(all, o.append, time.Now(), os.Getpid())
 	if err != nil {
 		return err
 	}
 	work := filepath.Join(root, ".cassette", "observe")
 	logDir := filepath.Join(work, "fakes")
-	s := &coverage.Session{Config: p.cfg, Observed: observed, Work: work, Self: selfPath(), Adapters: o.adapters, Command: command,
+	s := &coverage.Session{Config: p.cfg, Observed: observed, Work: work, Self: selfPath(), ShimBin: shimBin(), Adapters: o.adapters, Command: command,
 		StartHTTP: func(ctx context.Context, name string, a *cfgschema.Adapter) (string, func(), error) {
 			if _, err := verify.BuildFake(ctx, name, a, p.cfg, logDir); err != nil {
 				return "", nil, err
@@ -205,22 +205,6 @@ func callCounts(dir string, order []string) string {
 	return fmt.Sprintf("%d %s (%s)", len(obs), unit, strings.Join(parts, ", "))
 }
 
-// observeRunDir is the run this observe writes: a new one in dir, or with
-// --append the latest one (a new one when there is none). Nothing is
-// removed here: the earlier runs go once the test command has run.
-func observeRunDir(dir string, appendLatest bool) (string, error) {
-	if appendLatest {
-		if run, _, ok, err := coverage.LatestRun(dir); err == nil && ok && run.Dir != dir {
-			return run.Dir, nil
-		}
-	}
-	run := filepath.Join(dir, coverage.RunName(time.Now(), os.Getpid()))
-	if err := os.MkdirAll(run, 0o755); err != nil {
-		return "", &outcome.Error{Reason: outcome.EIO, Message: "cannot make the directory of this run's observations", Err: err, NextStep: outcome.Command("ls", "-ld", dir)}
-	}
-	return run, nil
-}
-
 // shimRun is a shim's process: the fake runs the call, which is observed.
 func shimRun(ctx context.Context, stdio *IO, spec string, args []string) error {
 	s, err := coverage.LoadShim(spec)
@@ -252,6 +236,16 @@ func selfPath() string {
 		return abs
 	}
 	return self
+}
+
+// shimBin is cmd/cassette-shim when it is installed next to this binary
+// ("": the shims run this binary).
+func shimBin() string {
+	p := filepath.Join(filepath.Dir(selfPath()), "cassette-shim")
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return p
+	}
+	return ""
 }
 
 func relOrSelf(dir, path string) string {
@@ -290,7 +284,7 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 		if err != nil {
 			return err
 		}
-		dir = filepath.Join(root, filepath.FromSlash(coverage.ObservedDir))
+		dir = coverage.OwnRun(filepath.Join(root, filepath.FromSlash(coverage.ObservedDir)), time.Now(), os.Getpid())
 	}
 	w, err := coverage.OpenWriter(dir, "proxy-"+adapter, "proxy")
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 
 type refreshOptions struct {
 	upstreamCA string
+	allowRepo  bool // --allow-project-repo, as record has it
 	timeout    time.Duration
 	warn       io.Writer // where the insecure_skip_verify warning goes
 	once       bool
@@ -92,6 +93,7 @@ remote or the forge failed.`,
 	f.StringVar(&o.remote, "remote", "", "git remote to push to (default: refresh.forge.remote, then origin)")
 	f.DurationVar(&o.timeout, "timeout", 0, "bound each live HTTP request and each CLI run (default 30s and 10m)")
 	f.StringVar(&o.upstreamCA, "upstream-ca", "", "PEM file of the CA that signed the real services' certificates (replaces real.ca_file)")
+	f.BoolVar(&o.allowRepo, "allow-project-repo", false, "re-record git or gh in a real.dir inside this project's own repository (refused by default: it would record the project's history)")
 	f.StringVar(&o.base, "base", "", "base branch of refresh PRs (default: refresh.base, then the current branch)")
 	return cmd
 }
@@ -197,7 +199,7 @@ func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
 	opts := refresh.ProjectOptions(p.Project)
 	opts.Adapters, opts.Git, opts.Remote, opts.Base, opts.DryRun, opts.DryRunUnsafe = o.adapters, g, remote, o.base, o.dryRun, o.unsafe
 	opts.Recorder = recording.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
-		AttemptTimeout: o.timeout, CLITimeout: o.timeout}
+		AttemptTimeout: o.timeout, CLITimeout: o.timeout, AllowProjectRepo: o.allowRepo}
 	switch f.Kind {
 	case "github":
 		env := p.cfg.ForgeTokenEnv()

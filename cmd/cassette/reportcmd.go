@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cassette-dev/cassette/internal/interrupt"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
 )
@@ -59,12 +60,11 @@ func reportMerge(stdio *IO, g *globals, out string, dirs []string, mo report.Mer
 	refuse := func(err error) error {
 		return errorReport(stdio, g, reportDest{command: "verify", reportDir: out}, outcome.AsError(err))
 	}
-	shards := make([]report.Shard, len(dirs))
-	for i, d := range dirs {
-		var err error
-		if shards[i], err = report.ReadShard(os.DirFS(d), d); err != nil {
-			return refuse(err)
-		}
+	var shards []report.Shard
+	// Ctrl-C while it reads (a slow disk, a FIFO) ends the run E_INTERRUPTED, its reports written
+	err := interrupt.Reading("reading the shards' reports", mo.Command(out, dirs), func() (err error) { shards, err = report.ReadShards(dirs); return err })
+	if err != nil {
+		return refuse(err)
 	}
 	m, opts, err := report.Merge(shards, mo)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
@@ -133,7 +133,7 @@ func errorJSON(e *outcome.Error) any {
 
 // colorWanted: colour only on a terminal, never with NO_COLOR or TERM=dumb.
 // A terminal is a device that answers the terminal ioctl (/dev/null, also a
-// character device, does not).
+// character device, does not), a console on Windows.
 func colorWanted(w io.Writer) bool {
 	if _, ok := os.LookupEnv("NO_COLOR"); ok || os.Getenv("TERM") == "dumb" {
 		return false
@@ -142,8 +142,7 @@ func colorWanted(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), getTermios)
-	return err == nil
+	return term.IsTerminal(int(f.Fd()))
 }
 
 func paint(stdio *IO, code, s string) string {

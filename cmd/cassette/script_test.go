@@ -13,6 +13,7 @@ import (
 
 	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
 	"github.com/cassette-dev/cassette/internal/recording"
+	"github.com/cassette-dev/cassette/internal/shimcall"
 )
 
 // TestMain lets the scripts run this test binary as the real `cassette`
@@ -28,6 +29,9 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"cassette":  func() { os.Exit(cassetteProgram()) },
 		"faultfake": faultfake,
+		// observe's shims run it when it is next to cassette, as make
+		// build installs it.
+		"cassette-shim": func() { os.Exit(shimcall.Main(os.Args[1:], os.Stdin, os.Stderr)) },
 	})
 }
 

@@ -97,7 +97,11 @@ func TestProxyObserveMode(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("go test through the observing proxy: exit %d\n%s\n%s", code, out, errOut)
 	}
-	obs := e2e.ReadFile(t, e.Path(".cassette/observed/proxy-github.jsonl"))
+	// a run of the proxy's own, as every observation writer's, not a loose file
+	if _, err := os.Stat(e.Path(".cassette/observed/proxy-github.jsonl")); err == nil {
+		t.Error("the proxy wrote a loose observation file, not a run of its own")
+	}
+	obs := e2e.ReadFile(t, e.Observed("proxy-github.jsonl"))
 	if !strings.Contains(obs, `"source":"proxy"`) || !strings.Contains(obs, `"test":"TestGetCreatedThenDeleted"`) {
 		t.Errorf("observations:\n%s", obs)
 	}

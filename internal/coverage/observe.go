@@ -6,19 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/shimcall"
 )
 
 // Observer writes the calls made to one adapter's fake.
@@ -96,17 +96,51 @@ func (o *Observer) Handler(next http.Handler) http.Handler {
 
 // Proxy is an observing reverse proxy in front of the fake at target (an
 // http:// base URL): each request is observed, then forwarded; streams
-// (SSE, NDJSON) are passed on as the fake writes them. `cassette observe`
-// and `cassette proxy --mode observe` serve it.
+// (SSE, and any body of unknown length: NDJSON, chunked) are passed on as
+// the fake writes them (httputil.ReverseProxy flushes those after each
+// write), a body of known length in one write with its headers (a flush
+// after every write armed a timer that sent the headers alone first: two
+// writes and a goroutine a call). `cassette observe` and `cassette proxy
+// --mode observe` serve it.
 func (o *Observer) Proxy(target *url.URL) http.Handler {
 	return o.Handler(&httputil.ReverseProxy{
-		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = r.In.Host },
-		FlushInterval: -1,
+		Rewrite:    func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = r.In.Host },
+		BufferPool: copyBuffers,
+		Transport:  toFakes,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			http.Error(w, fmt.Sprintf("cassette observe: the fake of adapter %s did not answer: %v", o.Adapter, err), http.StatusBadGateway)
 		},
 	})
 }
+
+// toFakes is the observing proxies' client of the fakes: it sends a
+// request as the test sent it (http.DefaultTransport asks for gzip when
+// the test did not, and unzips the answer: the fake saw a header the test
+// never sent, and both sides paid for the compression), keeps a
+// connection for each of a parallel suite's callers (DefaultTransport
+// keeps 2 a host and dials again past them), and goes straight to the
+// fake whatever HTTP_PROXY says.
+var toFakes = &http.Transport{
+	DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+	DisableCompression:  true,
+	MaxIdleConnsPerHost: 64,
+	IdleConnTimeout:     90 * time.Second,
+}
+
+// copyBuffers are the proxies' copy buffers (ReverseProxy's own is 32 KiB
+// allocated per request).
+var copyBuffers = &bufferPool{}
+
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte {
+	if v, ok := b.p.Get().(*[]byte); ok {
+		return *v
+	}
+	return make([]byte, 32<<10)
+}
+
+func (b *bufferPool) Put(v []byte) { b.p.Put(&v) }
 
 type countingReader struct {
 	r io.Reader
@@ -121,34 +155,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // Shim is what a CLI shim runs: the fake of an adapter, in place of the
 // real command, observing each call. `cassette observe` writes it as JSON
-// for the shims it puts on PATH.
+// for the shims it puts on PATH: the fields cmd/cassette-shim reads
+// (shimcall.Spec) and the adapter's coverage settings (for the shape).
 type Shim struct {
-	Adapter string `json:"adapter"`
-	// Command is the name the shim stands for on PATH (git).
-	Command string `json:"command"`
-	// Fake is the fake's command line (an absolute path first), Env the
-	// NAME=value pairs added to its environment, Dir where it runs (""
-	// for the caller's directory).
-	Fake []string `json:"fake"`
-	Env  []string `json:"env,omitempty"`
-	Dir  string   `json:"dir,omitempty"`
-	// Bin is the directory of the shims: the fake runs with it left out
-	// of PATH, so that a fake that calls the real command by its name
-	// (a wrapper around jq, git) reaches the real one, not its own shim
-	// again and again.
-	Bin string `json:"bin,omitempty"`
-	// Observed is the directory observations go to, Project the project's
-	// directory; Credentials the names of the adapter's credential
-	// variables, Redact the project's own credential names (redact.names).
-	Observed    string   `json:"observed"`
-	Project     string   `json:"project"`
-	Credentials []string `json:"credentials,omitempty"`
-	Redact      []string `json:"redact,omitempty"`
-	// Withhold are the variables the fake never sees: every adapter's
-	// real.credentials and the forge's token (cfgschema.Config.SecretVars),
-	// as verify withholds them; the shim still reads them to redact.
-	Withhold []string `json:"withhold,omitempty"`
-	// Coverage are the adapter's coverage settings (for the shape).
+	shimcall.Spec
 	Coverage cfgschema.Coverage `json:"coverage"`
 }
 
@@ -169,23 +179,22 @@ type ShimIO struct {
 // code (127 when it cannot be started). Standard input counts as given
 // when it is a pipe or a file whose first bytes reached the shim before
 // the fake exited; it is passed through as it comes (a fake may read it
-// line by line while it answers).
+// line by line while it answers). It is `cassette observe --shim`, what
+// cmd/cassette-shim runs when no observe run answers on its socket.
 func (s *Shim) Run(ctx context.Context, sio ShimIO) int {
-	cmd := exec.CommandContext(ctx, s.Fake[0], append(append([]string(nil), s.Fake[1:]...), sio.Args...)...)
-	if depth := shimDepth(sio.Env); depth >= maxShimDepth {
-		fmt.Fprintf(sio.Stderr, "cassette observe: %s was run through the shims %d times in a row (the fake of adapter %s calls %s again?): stopped\n", s.Command, depth, s.Adapter, s.Command)
+	if msg := s.Loop(sio.Env); msg != "" {
+		fmt.Fprint(sio.Stderr, msg)
 		return 127
 	}
-	env := append(withoutPathDir(cfgschema.WithoutVars(sio.Env, s.Withhold), s.Bin), s.Env...)
-	env = append(env, fmt.Sprintf("%s=%d", shimDepthVar, shimDepth(sio.Env)+1))
-	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = env, s.Dir, sio.Stdout, sio.Stderr
-	in := &stdinTee{}
-	if sio.Stdin != nil && isPipeOrFile(sio.Stdin) {
+	cmd := exec.CommandContext(ctx, s.Fake[0], append(append([]string(nil), s.Fake[1:]...), sio.Args...)...)
+	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = s.FakeEnv(sio.Env), s.Dir, sio.Stdout, sio.Stderr
+	in := &shimcall.Tee{}
+	if sio.Stdin != nil && shimcall.IsPipeOrFile(sio.Stdin) {
 		// The fake reads a pipe of its own, fed from ours: when it exits,
 		// nothing waits for the caller to close its end.
 		pr, pw, err := os.Pipe()
 		if err == nil {
-			in.src = sio.Stdin
+			in.Src = sio.Stdin
 			cmd.Stdin = pr
 			go func() {
 				_, _ = io.Copy(pw, in)
@@ -208,121 +217,40 @@ func (s *Shim) Run(ctx context.Context, sio ShimIO) int {
 		fmt.Fprintf(sio.Stderr, "cassette observe: the fake of adapter %s did not start: %v\n", s.Adapter, err)
 		code = 127
 	}
-	s.observe(in, sio)
+	req := s.Request(sio.Args, sio.Env, func() string { return sio.Caller })
+	req.Stdin, req.Input = in.Given()
+	rules, _ := NewRules(&cfgschema.Adapter{Kind: cfgschema.KindCLI, Coverage: s.Coverage})
+	if err := s.Record(req, rules, nil); err != nil {
+		fmt.Fprintf(sio.Stderr, "cassette observe: the call was not observed: %v\n", err)
+	}
 	return code
 }
 
-// shimDepthVar counts the shims a call went through, one inside another;
-// maxShimDepth stops a loop of them (a fork bomb otherwise) whatever made
-// it.
-const (
-	shimDepthVar = "CASSETTE_OBSERVE_SHIM_DEPTH"
-	maxShimDepth = 8
-)
-
-func shimDepth(env []string) int {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], shimDepthVar+"="); ok {
-			n, _ := strconv.Atoi(v)
-			return n
+// Record redacts and writes one call the shim ran, as it sent it (its
+// environment holds the adapter's credentials and CASSETTE_TEST, no
+// more): the values of the credential variables, the values under
+// credential names and the known key formats are redacted before the
+// line is written. rules give the call's shape (nil: none); w is the
+// shim's observation file (nil: opened here for this call).
+func (s *Shim) Record(req shimcall.Request, rules *Rules, w *Writer) error {
+	lookup := func(name string) (string, bool) { return shimcall.Lookup(req.Env, name) }
+	if w == nil {
+		var err error
+		if w, err = s.OpenWriter(); err != nil {
+			return err
 		}
+		defer w.Close()
 	}
-	return 0
-}
-
-// withoutPathDir is env with dir left out of its PATH.
-func withoutPathDir(env []string, dir string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok && dir != "" {
-			var keep []string
-			for _, d := range filepath.SplitList(v) {
-				if filepath.Clean(d) != filepath.Clean(dir) {
-					keep = append(keep, d)
-				}
-			}
-			kv = "PATH=" + strings.Join(keep, string(os.PathListSeparator))
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// observe writes the call the shim ran.
-func (s *Shim) observe(in *stdinTee, sio ShimIO) {
-	rules, _ := NewRules(&cfgschema.Adapter{Kind: cfgschema.KindCLI, Coverage: s.Coverage})
-	lookup := func(name string) (string, bool) {
-		for i := len(sio.Env) - 1; i >= 0; i-- {
-			if k, v, ok := cutEnv(sio.Env[i]); ok && k == name {
-				return v, true
-			}
-		}
-		return "", false
-	}
-	w, err := OpenWriter(s.Observed, "shim-"+s.Adapter, "shim")
-	if err != nil {
-		fmt.Fprintf(sio.Stderr, "cassette observe: the call was not observed: %v\n", err)
-		return
-	}
-	defer w.Close()
 	o := &Observer{Adapter: s.Adapter, Kind: cfgschema.KindCLI, Rules: rules, Writer: w,
 		Redactor: redact.New(redact.NewRules(s.Redact), redact.FromEnv(s.Credentials, lookup))}
-	c := Call{Argv: append([]string{s.Command}, sio.Args...)}
-	c.Stdin, c.Input = in.given()
 	test, _ := lookup(EnvTest)
 	if test == "" {
-		test = sio.Caller
+		test = req.Caller
 	}
-	if err := o.Observe(c, test); err != nil {
-		fmt.Fprintf(sio.Stderr, "cassette observe: the call was not observed: %v\n", err)
-	}
+	return o.Observe(Call{Argv: req.Argv, Stdin: req.Stdin, Input: req.Input}, test)
 }
 
-func cutEnv(kv string) (string, string, bool) {
-	for i := 0; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return "", "", false
-}
-
-// isPipeOrFile: standard input that can carry data (not a terminal, not
-// /dev/null).
-func isPipeOrFile(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice == 0
-}
-
-// stdinTee hands standard input to the fake and keeps its first MaxInput
-// bytes.
-type stdinTee struct {
-	src  io.Reader
-	mu   sync.Mutex
-	head []byte
-	n    int
-}
-
-func (t *stdinTee) Read(p []byte) (int, error) {
-	n, err := t.src.Read(p)
-	t.mu.Lock()
-	t.n += n
-	if room := MaxInput + 1 - len(t.head); room > 0 {
-		t.head = append(t.head, p[:min(n, room)]...)
-	}
-	t.mu.Unlock()
-	return n, err
-}
-
-// given says whether input was given and its text when it is kept.
-func (t *stdinTee) given() (bool, string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.n == 0 {
-		return false, ""
-	}
-	if t.n > MaxInput || !utf8.Valid(t.head) {
-		return true, ""
-	}
-	return true, string(t.head)
+// OpenWriter opens the shim's observation file, shim-ADAPTER.jsonl.
+func (s *Shim) OpenWriter() (*Writer, error) {
+	return OpenWriter(s.Observed, "shim-"+s.Adapter, "shim")
 }

@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +21,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/shimcall"
 )
 
 // TestObservingProxy puts the observing proxy between a client and a real
@@ -118,8 +122,8 @@ func mustDo(t *testing.T, req *http.Request) {
 // and the call is written once the fake has exited.
 func TestShimRun(t *testing.T) {
 	dir := t.TempDir()
-	shim := &Shim{Adapter: "git", Command: "git", Observed: dir, Credentials: []string{"GIT_TOKEN"}, Redact: []string{"membership_number"},
-		Fake: []string{"/bin/sh", "-c", `read line; echo "fake got $line and $*"; exit 3`, "fake"}}
+	shim := &Shim{Spec: shimcall.Spec{Adapter: "git", Command: "git", Observed: dir, Credentials: []string{"GIT_TOKEN"}, Redact: []string{"membership_number"},
+		Fake: []string{"/bin/sh", "-c", `read line; echo "fake got $line and $*"; exit 3`, "fake"}}}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +139,7 @@ func TestShimRun(t *testing.T) {
 
 	devnull, _ := os.Open(os.DevNull)
 	defer devnull.Close()
-	missing := &Shim{Adapter: "git", Command: "git", Observed: dir, Fake: []string{filepath.Join(dir, "no-such-fake")}}
+	missing := &Shim{Spec: shimcall.Spec{Adapter: "git", Command: "git", Observed: dir, Fake: []string{filepath.Join(dir, "no-such-fake")}}}
 	if code := missing.Run(context.Background(), ShimIO{Args: []string{"status"}, Stdin: devnull, Stdout: io.Discard, Stderr: &stderr, Caller: "sh tests.sh"}); code != 127 ||
 		!strings.Contains(stderr.String(), "the fake of adapter git did not start") {
 		t.Errorf("a fake that cannot start: exit %d, %q", code, stderr.String())
@@ -183,5 +187,131 @@ adapters:
 	}
 	if _, err := s.Start(context.Background()); err == nil || !strings.Contains(err.Error(), `fake base URL "not a url"`) || strings.Contains(err.Error(), "%!") {
 		t.Errorf("a base URL without a host: %v", err)
+	}
+}
+
+// TestShimServer runs cmd/cassette-shim, built here, against a real
+// ShimServer: the call is sent over the socket and written by the server,
+// redacted (the spec names no cassette binary, so nothing else could have
+// written it), then the fake runs in the shim's place (standard input
+// /dev/null) or as its child (standard input a pipe, kept); the fake never
+// sees the credential variable.
+func TestShimServer(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "cassette-shim")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/cassette-dev/cassette/cmd/cassette-shim").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	srv, err := ListenShims()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	observed := filepath.Join(dir, "observed")
+	shim := &Shim{Spec: shimcall.Spec{Adapter: "git", Command: "git", Observed: observed, Credentials: []string{"GIT_TOKEN"}, Withhold: []string{"GIT_TOKEN"},
+		Redact: []string{"membership_number"}, Socket: srv.Socket(),
+		Fake: []string{"/bin/sh", "-c", `[ -z "$GIT_TOKEN" ] || echo "fake saw the token"; [ "$1" = - ] && read line; echo "fake got $line and $*"; exit 3`, "fake"}}}
+	srv.Add(shim)
+	spec := filepath.Join(dir, "shim.json")
+	data, _ := json.Marshal(shim)
+	if err := os.WriteFile(spec, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(stdin string, args ...string) string {
+		cmd := exec.Command(bin, append([]string{spec, "--"}, args...)...)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", EnvTest + "=TestLog", "GIT_TOKEN=secret-value-42"}
+		if stdin != "" {
+			cmd.Stdin = strings.NewReader(stdin)
+		}
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if out := run("", "log", "--token=secret-value-42", "--membership-number=member-777777"); out != "fake got  and log --token=secret-value-42 --membership-number=member-777777\n" {
+		t.Errorf("exec'd fake: %q", out)
+	}
+	if out := run("hello secret-value-42\n", "-", "secret-value-42"); out != "fake got hello secret-value-42 and - secret-value-42\n" {
+		t.Errorf("child fake: %q", out)
+	}
+	obs, probs, err := ReadDir(observed)
+	if err != nil || len(probs) > 0 || len(obs) != 2 {
+		t.Fatalf("%d observations, %v, %v", len(obs), probs, err)
+	}
+	if o := obs[0]; o.Test != "TestLog" || o.Call.Stdin || strings.Join(o.Call.Argv, " ") != "git log --token=[REDACTED] --membership-number=[REDACTED]" {
+		t.Errorf("first call: %+v", o)
+	}
+	if o := obs[1]; !o.Call.Stdin || o.Call.Input != "hello [REDACTED]\n" || strings.Join(o.Call.Argv, " ") != "git - [REDACTED]" {
+		t.Errorf("second call: %+v", o)
+	}
+	file, _ := os.ReadFile(filepath.Join(observed, "shim-git.jsonl"))
+	if bytes.Contains(file, []byte("secret-value-42")) || bytes.Contains(file, []byte("member-777777")) {
+		t.Errorf("a credential reached the observation file:\n%s", file)
+	}
+}
+
+// TestObservingProxySendsTheRequestAsSent: a test that asks for no
+// compression gets none asked of the fake on its behalf (net/http's
+// default transport adds Accept-Encoding: gzip and unzips the answer),
+// and one that asks for gzip gets the fake's gzip bytes as they are.
+func TestObservingProxySendsTheRequestAsSent(t *testing.T) {
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept-Encoding") == "gzip" {
+			w.Header().Set("Content-Encoding", "gzip")
+		}
+		fmt.Fprintf(w, "accept-encoding=%q", r.Header.Get("Accept-Encoding"))
+	}))
+	defer fake.Close()
+	target, _ := url.Parse(fake.URL)
+	w, err := OpenWriter(t.TempDir(), "proxy-api", "proxy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	proxy := httptest.NewServer((&Observer{Adapter: "api", Kind: cfgschema.KindHTTP, Writer: w}).Proxy(target))
+	defer proxy.Close()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	defer client.CloseIdleConnections()
+	for _, ae := range []string{"", "gzip"} {
+		req, _ := http.NewRequest("GET", proxy.URL+"/x", nil)
+		if ae != "" {
+			req.Header.Set("Accept-Encoding", ae)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := fmt.Sprintf("accept-encoding=%q", ae); string(body) != want || resp.Header.Get("Content-Encoding") != map[string]string{"gzip": "gzip"}[ae] {
+			t.Errorf("Accept-Encoding %q: the test got %q (Content-Encoding %q), want %q as the fake wrote it", ae, body, resp.Header.Get("Content-Encoding"), want)
+		}
+	}
+}
+
+// TestShimServerCloseCutsWaitingShims: a shim connected and still waiting
+// to send (its fake still reading standard input when the test command
+// ended) does not hold Close, and is told its call was not written.
+func TestShimServerCloseCutsWaitingShims(t *testing.T) {
+	srv, err := ListenShims()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("unix", srv.Socket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte(`{"adapter":`)); err != nil { // half a call: the server is reading it
+		t.Fatal(err)
+	}
+	srv.Close() // returns: the test would hang here otherwise
+	answer, _ := io.ReadAll(c)
+	if string(answer) == "ok\n" {
+		t.Errorf("a call cut off was answered %q", answer)
+	}
+	if _, err := os.Stat(srv.Socket()); !os.IsNotExist(err) {
+		t.Errorf("the socket is still there: %v", err)
 	}
 }

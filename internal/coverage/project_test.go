@@ -3,9 +3,11 @@ package coverage
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
@@ -32,5 +34,19 @@ func TestAnalyzeProjectWithoutObservations(t *testing.T) {
 	}
 	if ce := outcome.AsError(err); ce.Reason != outcome.EUsage || ce.NextStep != "cassette observe -- go test ./..." {
 		t.Fatalf("AnalyzeProject with nothing observed: %v (next %q); want E_USAGE naming the observe step", err, ce.NextStep)
+	}
+}
+
+// TestRedactAllScrubsLaterLearnedValues: a value learned from a later call
+// (a credential-named flag) is scrubbed from the calls read before it,
+// and the calls after it keep it scrubbed.
+func TestRedactAllScrubsLaterLearnedValues(t *testing.T) {
+	call := func(argv ...string) Located { return Located{Observation: Observation{Call: Call{Argv: argv}}} }
+	obs := []Located{call("gh", "api", "user", "s3cr3t-value-99"), call("gh", "auth", "--token=s3cr3t-value-99"), call("gh", "api", "s3cr3t-value-99")}
+	redactAll(obs, redact.New(nil, nil))
+	for i, o := range obs {
+		if got := strings.Join(o.Call.Argv, " "); strings.Contains(got, "s3cr3t") {
+			t.Errorf("call %d: %q still holds the value learned from call 2", i, got)
+		}
 	}
 }

@@ -37,7 +37,7 @@ func (r *Report) Run(m RunMeta) *report.Run {
 		return path.Join(m.Prefix, p)
 	}
 	run := &report.Run{Tool: m.Tool, Command: "coverage", Suite: m.Suite, ConfigPath: m.ConfigPath, ConfigBytes: m.ConfigBytes,
-		Started: m.Started, Finished: m.Finished, ReplayCommand: "cassette coverage", Coverage: &report.Coverage{}}
+		Started: m.Started, Finished: m.Finished, ReplayCommand: "cassette coverage", Coverage: &report.Coverage{}, Seeds: report.FileOrder()}
 	for _, a := range r.Adapters {
 		ca := report.CoverageAdapter{Name: a.Name, Kind: string(a.Kind), Status: string(a.Status()), Percent: round1(a.Percent()), Min: a.Min,
 			Line: a.Line, Calls: a.Calls, Ignored: a.Ignored, Cassettes: len(a.Cassettes), Shapes: []report.CoverageShape{}, Stale: []report.CoverageStale{}}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // A run is the observations of one test session: a directory below the
@@ -24,6 +26,32 @@ import (
 // RunName is the name of a run that begins at t in process pid.
 func RunName(t time.Time, pid int) string {
 	return t.UTC().Format("20060102T150405.000000Z") + fmt.Sprintf("-%d", pid)
+}
+
+// OwnRun is the run directory, below the observation directory dir, of a
+// writer that no session gave one (no CASSETTE_OBSERVE_DIR): a run of its
+// own that begins at t in process pid, as a binding's session run has
+// (an observing proxy, a Go test binary). Files written directly in dir
+// would be one run with every earlier such writer's files.
+func OwnRun(dir string, t time.Time, pid int) string {
+	return filepath.Join(dir, RunName(t, pid))
+}
+
+// StartRun is the run an observe that begins at t in process pid writes: a
+// new one in dir (made), or with appendLatest the latest one (a new one
+// when there is none). Nothing is removed here: the earlier runs go once
+// the test command has run (PruneRuns).
+func StartRun(dir string, appendLatest bool, t time.Time, pid int) (string, error) {
+	if appendLatest {
+		if run, _, ok, err := LatestRun(dir); err == nil && ok && run.Dir != dir {
+			return run.Dir, nil
+		}
+	}
+	run := OwnRun(dir, t, pid)
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		return "", &outcome.Error{Reason: outcome.EIO, Message: "cannot make the directory of this run's observations", Err: err, NextStep: outcome.Command("ls", "-ld", dir)}
+	}
+	return run, nil
 }
 
 // Run is one run of observations found in an observation directory.

@@ -3,7 +3,6 @@ package coverage
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
+	"github.com/cassette-dev/cassette/internal/shimcall"
 )
 
 // Session sets up one `cassette observe` run: each HTTP adapter's fake
@@ -29,8 +29,11 @@ type Session struct {
 	Adapters []string
 	// Observed is the directory observations go to; Work holds the shims.
 	Observed, Work string
-	// Self is the cassette binary the shims run (an absolute path).
-	Self string
+	// Self is the cassette binary the shims run (an absolute path) when
+	// ShimBin is "" or no observe run answers them; ShimBin is
+	// cmd/cassette-shim, which sends each call to this run's ShimServer
+	// and runs the fake, at a fraction of Self's start-up.
+	Self, ShimBin string
 	// Command is the test command (for next steps).
 	Command []string
 	// StartHTTP starts (or finds) an HTTP adapter's fake and returns its
@@ -53,6 +56,7 @@ type Started struct {
 	// themselves into CASSETTE_OBSERVE_DIR, and no shim stands for them.
 	InProcess []string
 	closers   []func()
+	shims     *ShimServer // the CLI shims' socket, once one is written
 }
 
 // Close stops the proxies and the fakes.
@@ -188,14 +192,27 @@ func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, 
 	dir := cfgschema.ResolvePath(s.Config.Dir, a.Fake.Dir)
 	fake := fakeCommand(a.Fake.Command, dir)
 	project, _ := filepath.Abs(s.Config.Dir)
-	shim := Shim{Adapter: name, Command: command, Fake: fake, Bin: bin, Observed: s.Observed, Project: project, Credentials: a.Real.Credentials,
-		Withhold: s.Config.SecretVars(), Redact: s.Config.Redact.Names, Coverage: a.Coverage}
+	shim := &Shim{Spec: shimcall.Spec{Adapter: name, Command: command, Fake: fake, Bin: bin, Observed: s.Observed, Project: project, Credentials: a.Real.Credentials,
+		Withhold: s.Config.SecretVars(), Redact: s.Config.Redact.Names, Self: s.Self}, Coverage: a.Coverage}
 	if a.Fake.Dir != "" {
 		shim.Dir = dir
 	}
 	for _, k := range sortedKeys(a.Fake.Env) {
 		v, _ := cfgschema.Expand(a.Fake.Env[k], s.Config.FakeLookup(s.LookupEnv))
 		shim.Env = append(shim.Env, k+"="+v)
+	}
+	run := []string{s.Self, "observe", "--shim"}
+	if s.ShimBin != "" {
+		if st.shims == nil {
+			srv, err := ListenShims()
+			if err != nil {
+				return err
+			}
+			st.shims = srv
+			st.closers = append(st.closers, srv.Close)
+		}
+		st.shims.Add(shim)
+		shim.Socket, run = st.shims.Socket(), []string{s.ShimBin}
 	}
 	spec, err := json.MarshalIndent(shim, "", "  ")
 	if err != nil {
@@ -205,14 +222,27 @@ func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, 
 	if err := os.WriteFile(specPath, spec, 0o600); err != nil {
 		return err
 	}
-	script := "#!/bin/sh\n# cassette observe: " + command + " runs the fake of adapter " + name + ", and each call is observed.\n" +
-		"exec " + outcome.ShellJoin([]string{s.Self, "observe", "--shim", specPath, "--"}) + " \"$@\"\n"
+	script := shimScript(run, specPath, "# cassette observe: "+command+" runs the fake of adapter "+name+", and each call is observed.\n")
 	path := filepath.Join(bin, command)
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		return err
 	}
 	st.Shims[command] = name
 	return nil
+}
+
+// shimScript is the file a shim is on PATH: a script that runs run with
+// the spec and the call's arguments. With run one program (cassette-shim)
+// it is that program's script (#!cassette-shim SPEC: the kernel runs it,
+// with the spec, the script's path and the arguments) when the line is
+// short enough for every kernel (127 bytes) and the program's path has no
+// blank; otherwise a shell script that execs run (a shell's start is
+// about 0.8 ms of CPU a call).
+func shimScript(run []string, specPath, comment string) string {
+	if line := "#!" + run[0] + " " + specPath; len(run) == 1 && len(line) <= 127 && !strings.ContainsAny(run[0], " \t") && !strings.ContainsAny(specPath, "\n") {
+		return line + "\n" + comment
+	}
+	return "#!/bin/sh\n" + comment + "exec " + outcome.ShellJoin(append(run, specPath, "--")) + " \"$@\"\n"
 }
 
 // fakeCommand makes a fake's command line runnable from any directory:
@@ -243,40 +273,16 @@ func fakeCommand(command []string, dir string) []string {
 
 // LoadShim reads the spec a shim was written with.
 func LoadShim(path string) (*Shim, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	var s Shim
+	if err := shimcall.Read(path, &s); err != nil {
 		return nil, err
 	}
-	var s Shim
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(s.Fake) == 0 || s.Adapter == "" || s.Command == "" || s.Observed == "" {
-		return nil, errors.New(path + ": not a shim spec written by cassette observe")
+	if err := s.Check(path); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }
 
-// CallerName names the process that ran a shim, for a call no test named:
-// its program's base name (and its script's, for an interpreter: "sh
-// tests.sh") and its working directory relative to the project (a Go test
-// binary is named after its package: "gitsummary.test in gitsummary").
-func CallerName(ppid int, projectDir string) string {
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", ppid))
-	if err != nil || len(cmdline) == 0 {
-		return ""
-	}
-	argv := strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")
-	prog := filepath.Base(argv[0])
-	if len(argv) > 1 && argv[1] != "" && !strings.HasPrefix(argv[1], "-") { // an interpreter and its script
-		prog += " " + filepath.Base(argv[1])
-	}
-	cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", ppid))
-	if err != nil {
-		return prog
-	}
-	if rel := relTo(projectDir, cwd); rel != "." {
-		return prog + " in " + rel
-	}
-	return prog
-}
+// CallerName names the process that ran a shim, for a call no test named
+// (shimcall.CallerName).
+func CallerName(ppid int, projectDir string) string { return shimcall.CallerName(ppid, projectDir) }

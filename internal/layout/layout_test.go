@@ -26,10 +26,13 @@ const module = "github.com/cassette-dev/cassette/"
 var floors = map[string]int{
 	"internal/outcome":   1, // how a run ends: the error model, next steps, quoting, safe printing
 	"internal/redact":    1,
+	"internal/shimcall":  1, // what a CLI shim of observe does per call: imports no package of the project, nor net/http or os/exec (cmd/cassette-shim starts fast)
 	"internal/wsframe":   1, // WebSocket framing: imports no package of the project
+	"internal/procgroup": 1, // a child in a process group of its own, signalled as one, per platform
 	"internal/normalize": 2,
 	"internal/verdict":   2, // what a run found, case by case: for the doors that judge and for report
 	"internal/cfgschema": 2, // cassette.yaml's schema: the adapters and their parts, the rules across fields
+	"internal/interrupt": 2, // a command's reading phase ended at Ctrl-C (E_INTERRUPTED), for its reports to be written
 	"cassettes":          3,
 	"internal/workspace": 4, // the loaded project (cassette.yaml, registry, redaction) and the locks on its files
 	"internal/diff":      4,
@@ -53,6 +56,7 @@ var floors = map[string]int{
 	"internal/refresh":   7,
 	"internal/gendocs":   7, // the docs site's generated pages: reads the registries, writes nothing itself
 	"cmd/cassette":       8,
+	"cmd/cassette-shim":  8, // what observe's CLI shims run: internal/shimcall and a main
 
 	// a toy adapter kind (a TCP line protocol): a kind is one package plus a registration
 	"internal/kind/linekind": 5,

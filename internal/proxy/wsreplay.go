@@ -69,12 +69,72 @@ func (p *Proxy) replayWebSocket(req *http.Request, it *cassettes.Interaction) *h
 	h.Set("Sec-WebSocket-Accept", wsframe.AcceptKey(req.Header.Get("Sec-WebSocket-Key")))
 	h.Del("Sec-WebSocket-Extensions")
 	h.Del("Content-Length")
-	ours, theirs := net.Pipe()
-	pl := &player{p: p, conn: ours, it: it, owner: p.wsOwners[it], url: req.URL.String(), req: req}
-	go pl.play()
+	pl := &player{p: p, it: it, owner: p.wsOwners[it], url: req.URL.String(), req: req}
 	return &http.Response{StatusCode: http.StatusSwitchingProtocols, Status: "101 Switching Protocols",
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Request: req, Body: theirs}
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Request: req, Body: &replaySession{pl: pl}}
 }
+
+// replaySession is a replayed session, the body of its 101. A door that hands
+// its connection over (serveUpgrade) has the session played on it
+// (playOn); one that relays the body (goproxy's MITM) reads and writes an
+// in-memory pipe whose other end the session is played on, started when
+// the door first uses it. Playing on the connection spares a copy of
+// every frame through the pipe, and a goroutine handoff each way
+// (BenchmarkWebSocketReplay).
+type replaySession struct {
+	pl   *player
+	once sync.Once
+	pipe net.Conn // the door's end of the pipe; nil when played on the connection
+}
+
+func (s *replaySession) start() {
+	s.once.Do(func() {
+		ours, theirs := net.Pipe()
+		s.pl.conn, s.pipe = ours, theirs
+		go s.pl.play()
+	})
+}
+
+func (s *replaySession) Read(b []byte) (int, error) {
+	if s.start(); s.pipe == nil {
+		return 0, io.EOF
+	}
+	return s.pipe.Read(b)
+}
+
+func (s *replaySession) Write(b []byte) (int, error) {
+	if s.start(); s.pipe == nil {
+		return 0, net.ErrClosed
+	}
+	return s.pipe.Write(b)
+}
+
+func (s *replaySession) Close() error {
+	if s.start(); s.pipe == nil {
+		return nil
+	}
+	return s.pipe.Close()
+}
+
+// playOn plays the session on conn, the client's frames read through r
+// (which holds what the client sent after its upgrade request), until it
+// ends; false when the session was started on a pipe already.
+func (s *replaySession) playOn(conn net.Conn, r io.Reader) bool {
+	on := false
+	s.once.Do(func() { s.pl.conn, on = &readerConn{Conn: conn, r: r}, true })
+	if on {
+		s.pl.play()
+	}
+	return on
+}
+
+// readerConn is a connection whose reads come through r.
+type readerConn struct {
+	net.Conn
+	r io.Reader
+}
+
+func (c *readerConn) Read(b []byte) (int, error) { return c.r.Read(b) }
 
 // serveUpgrade writes a replayed 101 on a connection the server hands over
 // and relays it to the session (serveReplay's door, which writes
@@ -97,6 +157,9 @@ func serveUpgrade(w http.ResponseWriter, resp *http.Response) bool {
 	defer conn.Close()
 	resp.Body = nil
 	if err := resp.Write(rw); err != nil || rw.Flush() != nil {
+		return true
+	}
+	if s, ok := session.(*replaySession); ok && s.playOn(conn, rw.Reader) {
 		return true
 	}
 	done := make(chan struct{})

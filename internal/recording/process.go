@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/cassette-dev/cassette/internal/procgroup"
 )
 
 // How a recorded command runs, and how it stops:
@@ -82,7 +84,7 @@ func (opts CLIOptions) run(ctx context.Context, env []string) ran {
 	done()
 	copied(false)
 	if r.termed && groupAlive(cmd.Process.Pid) { // what the SIGTERM at its exit did not end
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = procgroup.Kill(cmd.Process.Pid)
 	}
 	r.stdout, r.stderr = stdout.Bytes(), stderr.Bytes()
 	r.timedOut = runCtx.Err() != nil && ctx.Err() == nil
@@ -145,7 +147,7 @@ func outputTo(cmd *exec.Cmd, stdout, stderr *bytes.Buffer) (copied func(now bool
 func (opts CLIOptions) wait(ctx context.Context, cmd *exec.Cmd) ran {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	group := -cmd.Process.Pid
+	group := cmd.Process.Pid
 	grace := opts.InterruptGrace
 	if grace <= 0 {
 		grace = DefaultInterruptGrace
@@ -160,37 +162,37 @@ func (opts CLIOptions) wait(ctx context.Context, cmd *exec.Cmd) ran {
 		case err := <-done:
 			r.err = err
 			if r.interrupted != nil {
-				_ = syscall.Kill(group, syscall.SIGKILL) // what it left behind
+				_ = procgroup.Kill(group) // what it left behind
 				return r
 			}
-			if syscall.Kill(group, 0) != nil {
+			if procgroup.Signal(group, 0) != nil {
 				return r // nothing left behind (the common case: /proc is not read)
 			}
 			r.left = groupMembers(cmd.Process.Pid)
-			if r.termed = syscall.Kill(group, syscall.SIGTERM) == nil; r.termed {
-				_ = syscall.Kill(group, syscall.SIGCONT)
+			if r.termed = procgroup.Signal(group, syscall.SIGTERM) == nil; r.termed {
+				_ = procgroup.Continue(group)
 			}
 			return r
 		case sig := <-opts.Signals:
 			if r.interrupted != nil { // a second one: no more waiting
-				_ = syscall.Kill(group, syscall.SIGKILL)
+				_ = procgroup.Kill(group)
 				continue
 			}
 			r.interrupted = sig
 			if s, ok := sig.(syscall.Signal); ok {
-				_ = syscall.Kill(group, s)
+				_ = procgroup.Signal(group, s)
 			} else {
-				_ = syscall.Kill(group, syscall.SIGTERM)
+				_ = procgroup.Signal(group, syscall.SIGTERM)
 			}
-			_ = syscall.Kill(group, syscall.SIGCONT)
+			_ = procgroup.Continue(group)
 			t := time.NewTimer(grace)
 			defer t.Stop()
 			deadline = t.C
 		case <-deadline:
-			_ = syscall.Kill(group, syscall.SIGKILL)
+			_ = procgroup.Kill(group)
 			deadline = nil
 		case <-ctxDone:
-			_ = syscall.Kill(group, syscall.SIGKILL)
+			_ = procgroup.Kill(group)
 			ctxDone = nil
 		}
 	}

@@ -2,13 +2,15 @@
 
 package recording
 
-import "syscall"
+import (
+	"syscall"
+
+	"github.com/cassette-dev/cassette/internal/procgroup"
+)
 
 // childAttr puts the recorded command in a process group of its own (no
 // parent-death signal outside Linux).
-func childAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
-}
+func childAttr() *syscall.SysProcAttr { return procgroup.Attr() }
 
 // groupMembers names the processes of a group that still run: only on
 // Linux (from /proc); elsewhere none are named, and they are stopped all

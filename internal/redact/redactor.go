@@ -356,6 +356,16 @@ func (r *Redactor) Body(contentType string, body []byte) []byte {
 	return r.Bytes(out)
 }
 
+// Known is how many forms of values, declared and learned, the Redactor
+// scrubs: it grows when Learn takes a new value, so that a caller that
+// redacts many texts can tell which were redacted before the last value
+// was learned.
+func (r *Redactor) Known() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.forms)
+}
+
 // Values returns every form of every value, declared and learned, under a
 // unique name for Scan (and cassettes.SaveOptions): a declared value under
 // its variable, its other forms as "VAR(encoded)", "VAR(encoded 2)", …,

@@ -30,7 +30,7 @@ func (r *Result) Report(cfg *cfgschema.Config, tool report.Tool, proposals strin
 	base := verify.RepoRoot(cfg.Dir)
 	relTo := func(_, p string) string { return verify.RelPath(base, p) }
 	run := &report.Run{Tool: tool, Command: "refresh", Mode: "live_record", Suite: suite(cfg), ConfigPath: relTo(cfg.Dir, cfg.Path),
-		Started: r.Started, Finished: r.Finished, Err: r.Err, ReplayCommand: r.ReplayCommand()}
+		Started: r.Started, Finished: r.Finished, Err: r.Err, ReplayCommand: r.ReplayCommand(), Seeds: report.FileOrder()}
 	if data, err := os.ReadFile(cfg.Path); err == nil {
 		run.ConfigBytes = data
 	}

@@ -101,6 +101,16 @@ type MergeOptions struct {
 	AllowIncomplete bool
 }
 
+// Command is the command line of the merge of dirs into out with these
+// options (an interrupted merge's next step).
+func (mo MergeOptions) Command(out string, dirs []string) string {
+	args := append([]string{"cassette", "report", "merge", "--out", out}, dirs...)
+	if mo.AllowIncomplete {
+		args = append(args, "--allow-incomplete")
+	}
+	return outcome.Command(args...)
+}
+
 // Merge combines the shards of one matrix into the run one unsharded run
 // would have been, and returns it with the options its reports are written
 // with (the shards': they must agree), so that [Write] then writes the set

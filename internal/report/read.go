@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/internal/outcome"
@@ -27,6 +28,19 @@ func ReadShard(fsys fs.FS, dir string) (Shard, error) {
 		return Shard{}, err
 	}
 	return Shard{Dir: dir, Run: run, Options: opts}, nil
+}
+
+// ReadShards reads the report directories of a matrix's shards (each one's
+// run.json), in order; the first that cannot be read is the error.
+func ReadShards(dirs []string) ([]Shard, error) {
+	shards := make([]Shard, len(dirs))
+	for i, d := range dirs {
+		var err error
+		if shards[i], err = ReadShard(os.DirFS(d), d); err != nil {
+			return nil, err
+		}
+	}
+	return shards, nil
 }
 
 // ReadRun reads the run.json an earlier [Write] put at the root of fsys, the

@@ -103,3 +103,13 @@ type Seeds struct {
 	Order *uint64 `json:"order,omitempty"`
 	Judge *uint64 `json:"judge,omitempty"`
 }
+
+// FileOrder is the order seed of every run cassette makes, early exits
+// included: cases run in file order (adapter, then scenario), no seed is
+// drawn, and 0 names that order. summary.json, run.json, the Seeds line and
+// the bundle's repro.json and repro.env say the same. No judge seed: none
+// is drawn (null, which specs/002 §3.3.1 allows until a judge exists).
+func FileOrder() Seeds {
+	order := uint64(0)
+	return Seeds{Order: &order}
+}

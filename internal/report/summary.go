@@ -149,7 +149,7 @@ func (r *Run) summary(opts Options, omitted int) Summary {
 // WriteSeeds prints the console line specs/002 §3.3.1 requires, so that CI
 // job summaries show the seeds a replay needs:
 //
-//	Seeds: seed_version=1 order_seed=null judge_seed=null
+//	Seeds: seed_version=1 order_seed=0 judge_seed=null
 //
 // An unknown seed is "null", as in summary.json.
 func WriteSeeds(w io.Writer, run *Run) error {

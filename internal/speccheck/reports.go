@@ -101,7 +101,7 @@ func Reports(dir string, opts Options) []string {
 	}
 	cases := c.report001()
 	sum := c.summary002()
-	c.run002()
+	c.run002(sum)
 	c.junit002(sum, cases)
 	c.sarif(sum)
 	c.log000(sum)
@@ -319,12 +319,53 @@ func (c *checker) seeds(spec, f string, seeds map[string]any) {
 	}
 }
 
-// run002 checks run.json's seeds (specs/002 §3.3.1).
-func (c *checker) run002() {
+// run002 checks run.json's seeds (specs/002 §3.3.1): present, and those
+// of summary.json (sum), the same run's.
+func (c *checker) run002(sum map[string]any) {
 	r := c.object("002 §3.3.1", "run.json")
-	if r != nil {
-		c.seeds("002 §3.3.1", "run.json", r)
+	if r == nil {
+		return
 	}
+	c.seeds("002 §3.3.1", "run.json", r)
+	if seeds := obj(sum["seeds"]); seeds != nil {
+		for _, k := range []string{"order_seed", "judge_seed"} {
+			if r[k] != seeds[k] {
+				c.bad("002 §3.3.1", "run.json", "%s %v, summary.json's %v: one run, one seed", k, show(r[k]), show(seeds[k]))
+			}
+		}
+	}
+}
+
+// show is a seed as JSON writes it.
+func show(v any) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%q", v)
+}
+
+// SameSeed checks that the bundle in bundleDir replays the run of the
+// reports in reportDir with the run's own order seed: repro.json's
+// seed_decimal and repro.env's CASSETTE_ORDER_SEED are summary.json's
+// order_seed (specs/002 §3.3.1, specs/004; a null order_seed, the seed
+// of an early exit that does not know it, matches none).
+func SameSeed(reportDir, bundleDir string) []string {
+	c := &checker{dir: reportDir}
+	sum := c.object("002 §3.3.1", "summary.json")
+	b := &checker{dir: bundleDir}
+	repro := b.object("004", "repro.json")
+	if sum == nil || repro == nil {
+		return append(c.probs, b.probs...)
+	}
+	order := show(obj(sum["seeds"])["order_seed"])
+	if got := show(repro["seed_decimal"]); got != order {
+		c.bad("002 §3.3.1", "summary.json", "order_seed %s, the bundle's repro.json seed_decimal %s: one run, one seed", order, got)
+	}
+	env := string(b.read("repro.env"))
+	if want := "CASSETTE_ORDER_SEED=" + strings.Trim(order, `"`) + "\n"; !strings.Contains(env, want) {
+		c.bad("002 §3.3.1", "summary.json", "order_seed %s, the bundle's repro.env holds no %q", order, strings.TrimSpace(want))
+	}
+	return c.probs
 }
 
 type junitCase struct {

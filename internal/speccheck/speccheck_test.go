@@ -21,7 +21,7 @@ func write(t *testing.T) (reports, bundle string) {
 	t.Helper()
 	t0 := time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC)
 	run := &report.Run{Tool: report.Tool{Name: "cassette", Version: "0.3.0", SHA: "1a2b3c4"}, Command: "verify", Suite: "s",
-		ConfigPath: "cassette.yaml", Started: t0, Finished: t0.Add(time.Second), Cases: []verdict.Case{
+		ConfigPath: "cassette.yaml", Started: t0, Finished: t0.Add(time.Second), Seeds: report.FileOrder(), Cases: []verdict.Case{
 			{Adapter: "a", Scenario: "ok", CassettePath: "cassettes/a/ok.yaml", Status: verdict.StatusPass},
 			{Adapter: "a", Scenario: "drift", CassettePath: "cassettes/a/drift.yaml", Status: verdict.StatusFail,
 				Drifts: []verdict.Drift{{Class: "body", Field: "output.stdout", Line: 9, Message: "differs"}}},
@@ -74,7 +74,8 @@ func TestCheckersReject(t *testing.T) {
 		{"sarif.json", `"automationDetails"`, `"automationDetailz"`, "automationDetails.id"},
 		{"log.jsonl", `"schema":"cassette.test.log.v2"`, `"schema":"cassette.test.log.v1"`, "not a v2 test log schema"},
 		{"log.jsonl", `"root_cause_class":"fake_unavailable"`, `"root_cause_class":"unknown"`, "root_cause_class unknown"},
-		{"run.json", `"order_seed": null,`, ``, "order_seed is missing"},
+		{"run.json", `"order_seed": "0",`, ``, "order_seed is missing"},
+		{"run.json", `"order_seed": "0",`, `"order_seed": "7",`, `summary.json's "0": one run, one seed`},
 		{"summary.json", `"reason_code": "E_FAKE_UNAVAILABLE"`, `"reason_code": "E_MADE_UP"`, "nor documented in docs/reference/exit-codes.md"},
 		{"junit.xml", `type="E_CONTRACT_DRIFT"`, `type="E_MADE_UP"`, "reason code E_MADE_UP is neither registered"},
 		{"log.jsonl", `"reason_code":"E_FAKE_UNAVAILABLE"`, `"reason_code":"E_MADE_UP"`, "reason code E_MADE_UP is neither registered"},
@@ -91,6 +92,22 @@ func TestCheckersReject(t *testing.T) {
 				t.Errorf("want a problem with %q, got %s", tc.want, speccheck.Describe(probs))
 			}
 		})
+	}
+}
+
+// TestSameSeed: the bundle replays the reports' order seed; a summary.json
+// that says another (or null) is refused.
+func TestSameSeed(t *testing.T) {
+	dir, b := write(t)
+	if probs := speccheck.SameSeed(dir, b); len(probs) > 0 {
+		t.Fatalf("the reports and bundle as written: %s", speccheck.Describe(probs))
+	}
+	edit(t, filepath.Join(dir, "summary.json"), `"order_seed": "0"`, `"order_seed": null`)
+	got := strings.Join(speccheck.SameSeed(dir, b), "\n")
+	for _, want := range []string{`order_seed null, the bundle's repro.json seed_decimal "0"`, `repro.env holds no "CASSETTE_ORDER_SEED=null"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want %q in:\n%s", want, got)
+		}
 	}
 }
 
@@ -190,7 +207,7 @@ func TestReadRegistry(t *testing.T) {
 func TestConsole(t *testing.T) {
 	dir, _ := write(t) // exit 3, E_FAKE_UNAVAILABLE
 	ns := readSummary(t, dir)["next_step"].(string)
-	seeds := "Seeds: seed_version=1 order_seed=null judge_seed=null\n"
+	seeds := "Seeds: seed_version=1 order_seed=0 judge_seed=null\n"
 	good := func() (string, string) {
 		return "FAIL a/drift\n" + seeds + "next: " + strings.TrimPrefix(ns, "Run: ") + "\n", "error[E_FAKE_UNAVAILABLE]: fake did not start\n"
 	}
@@ -206,7 +223,7 @@ func TestConsole(t *testing.T) {
 	}{
 		{"no Seeds line", 3, strings.Replace(out, seeds, "", 1), errOut, "0 Seeds: lines"},
 		{"two Seeds lines", 3, out + seeds, errOut, "2 Seeds: lines"},
-		{"other seeds", 3, strings.Replace(out, "order_seed=null", "order_seed=7", 1), errOut, "order_seed=7"},
+		{"other seeds", 3, strings.Replace(out, "order_seed=0", "order_seed=7", 1), errOut, "order_seed=7"},
 		{"another exit", 1, out, errOut, "exited 1, summary.json says 3"},
 		{"no next step", 3, strings.Replace(out, "next:", "then:", 1), errOut, "0 next step lines, expected exactly one"},
 		{"two next steps", 3, out, errOut + "next: " + strings.TrimPrefix(ns, "Run: ") + "\n", "2 next step lines, expected exactly one"},

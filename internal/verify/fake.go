@@ -18,6 +18,7 @@ import (
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/procgroup"
 )
 
 // DefaultFakeTimeout is how long a fake process may take to become ready
@@ -165,7 +166,7 @@ func (p *Process) start(a *cfgschema.Adapter, projectDir, logDir string, environ
 	cmd.Dir = cfgschema.ResolvePath(projectDir, a.Fake.Dir)
 	cmd.Env = append(environ, envList(a.Fake.Env, lookup)...)
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // `go run` has a child: stop the whole group
+	cmd.SysProcAttr = procgroup.Attr() // `go run` has a child: stop the whole group
 	err = cmd.Start()
 	w.Close() // the fake (and its children) hold the write end now
 	p.out = newFakeOutput(r, file)
@@ -326,14 +327,14 @@ func (p *Process) alive(d time.Duration) (bool, error) {
 func (p *Process) Stop() {
 	if p.cmd != nil && p.cmd.Process != nil {
 		pgid := p.cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		_ = procgroup.Signal(pgid, syscall.SIGTERM)
 		select {
 		case <-p.exited:
 		case <-time.After(5 * time.Second):
 		}
 		// Whatever of the group is left (a child that ignored SIGTERM, the
 		// leader itself after 5 s) is killed: nothing outlives verify.
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = procgroup.Kill(pgid)
 		<-p.exited
 		releasePort(p.port) // its group is gone: the port may go to the next fake
 	}

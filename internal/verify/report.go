@@ -28,7 +28,7 @@ func (o *Outcome) Report(cfg *cfgschema.Config, m Meta) *report.Run {
 	}
 	base := RepoRoot(cfg.Dir)
 	run := &report.Run{Tool: m.Tool, Command: cmd, Mode: "replay", Suite: suiteName(cfg), ConfigPath: rel(base, cfg.Path),
-		Started: o.Started, Finished: o.Finished, Shard: m.Shard, Err: repoRelative(base, atConfig(cfg, o, o.Err))}
+		Started: o.Started, Finished: o.Finished, Shard: m.Shard, Err: repoRelative(base, atConfig(cfg, o, o.Err)), Seeds: report.FileOrder()}
 	if data, err := os.ReadFile(cfg.Path); err == nil {
 		run.ConfigBytes = data
 	}
@@ -89,7 +89,7 @@ func ErrorReport(configPath string, tool report.Tool, e *outcome.Error, now time
 		suite = filepath.Base(abs)
 	}
 	run := &report.Run{Tool: tool, Command: "verify", Suite: suite, ConfigPath: rel(base, configPath),
-		Err: repoRelative(base, e), Started: now, Finished: now}
+		Err: repoRelative(base, e), Started: now, Finished: now, Seeds: report.FileOrder()}
 	// An invalid config has a digest too (policy_pack_digest); one that
 	// holds a credential is not carried into the reports.
 	if data, err := os.ReadFile(configPath); err == nil && (e == nil || e.Reason != outcome.ESecretLeak) {

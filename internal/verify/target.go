@@ -15,12 +15,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
+	"github.com/cassette-dev/cassette/internal/procgroup"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
@@ -320,12 +320,12 @@ func ProcessCLI(command []string, env map[string]string, cfg *cfgschema.Config) 
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		// The fake and whatever it starts form one process group, killed
 		// whole when the case times out: no orphan outlives verify.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.SysProcAttr = procgroup.Attr()
+		cmd.Cancel = procgroup.KillFunc(cmd)
 		cmd.WaitDelay = 2 * time.Second
 		err := cmd.Run()
 		if cmd.Process != nil {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the fake left running in the background
+			_ = procgroup.Kill(cmd.Process.Pid) // what the fake left running in the background
 		}
 		out := cassettes.Output{Stdout: cassettes.Body(stdout.Bytes()), Stderr: cassettes.Body(stderr.Bytes())}
 		var ee *exec.ExitError

@@ -9,11 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/procgroup"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
@@ -177,8 +177,8 @@ func runGateCommand(ctx context.Context, argv []string, dir string, env []string
 	cmd.Dir, cmd.Env = dir, env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.SysProcAttr = procgroup.Attr()
+	cmd.Cancel = procgroup.KillFunc(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()
 	tail := lastLines(out.String(), 20)

@@ -1,10 +1,8 @@
 package workspace
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"golang.org/x/sys/unix"
 )
 
 // Writers take a lock before they read what they will write, and hold it
@@ -29,7 +26,7 @@ import (
 //
 // A second writer does not wait: it fails at once with E_LOCKED (exit 2),
 // naming the process that holds the lock, and writes nothing. The locks
-// are flock(2) locks on files under the project's .cassette/locks (one per
+// are flock(2) locks (LockFileEx on Windows: lock_windows.go) on files under the project's .cassette/locks (one per
 // locked path, named by the hash of its resolved absolute path, never
 // removed): the kernel releases them when their holder exits, however it
 // exits, so a killed recorder leaves no stale lock behind.
@@ -48,7 +45,7 @@ func (l *Lock) Unlock() {
 		return
 	}
 	for _, f := range l.files {
-		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		unlockFile(f)
 		f.Close()
 	}
 	l.files = nil
@@ -60,12 +57,12 @@ func (l *Lock) Unlock() {
 // writes it). root is the project directory ("" is the current one).
 func LockCassette(root, dir, path string) (*Lock, error) {
 	l := &Lock{}
-	f, err := lockPath(root, dir, "adapter", unix.LOCK_SH)
+	f, err := lockPath(root, dir, "adapter", false)
 	if err != nil {
 		return nil, err
 	}
 	l.files = append(l.files, f)
-	if f, err = lockPath(root, path, "cassette", unix.LOCK_EX); err != nil {
+	if f, err = lockPath(root, path, "cassette", true); err != nil {
 		l.Unlock()
 		return nil, err
 	}
@@ -77,16 +74,16 @@ func LockCassette(root, dir, path string) (*Lock, error) {
 // that writes the whole of it: no recorder of one of its cassettes, and no
 // other importer or refresh of it, may run meanwhile.
 func LockAdapter(root, dir string) (*Lock, error) {
-	f, err := lockPath(root, dir, "adapter directory", unix.LOCK_EX)
+	f, err := lockPath(root, dir, "adapter directory", true)
 	if err != nil {
 		return nil, err
 	}
 	return &Lock{files: []*os.File{f}}, nil
 }
 
-// lockPath opens the lock file of target under root and locks it (how:
-// LOCK_SH or LOCK_EX), without waiting.
-func lockPath(root, target, what string, how int) (*os.File, error) {
+// lockPath opens the lock file of target under root and locks it
+// (exclusive, or shared), without waiting.
+func lockPath(root, target, what string, exclusive bool) (*os.File, error) {
 	if root == "" {
 		root = "."
 	}
@@ -105,17 +102,12 @@ func lockPath(root, target, what string, how int) (*os.File, error) {
 	if err != nil {
 		return nil, lockIOError(name, err)
 	}
-	for {
-		err = unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
+	held, err := lockFile(f, exclusive)
 	if err == nil {
 		return f, nil
 	}
 	defer f.Close()
-	if !errors.Is(err, unix.EWOULDBLOCK) {
+	if !held {
 		return nil, lockIOError(name, err)
 	}
 	return nil, lockedError(target, what, holders(f))
@@ -128,7 +120,7 @@ func lockIOError(path string, err error) error {
 
 // lockedError is the error of a writer that found the lock held.
 func lockedError(target, what string, pids []int) error {
-	e := &outcome.Error{Reason: outcome.ELocked, NextStep: outcome.Command("cat", "/proc/locks")}
+	e := &outcome.Error{Reason: outcome.ELocked, NextStep: whoLocks}
 	who := "another process"
 	if len(pids) > 0 {
 		who = describeProcess(pids[0])
@@ -149,32 +141,4 @@ func describeProcess(pid int) string {
 		argv = append(argv[:12], "…")
 	}
 	return fmt.Sprintf("process %d (%s)", pid, outcome.Command(argv...))
-}
-
-// holders returns the processes that hold a flock on f, from /proc/locks
-// (Linux); none when it cannot tell.
-func holders(f *os.File) []int {
-	var st unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &st) != nil {
-		return nil
-	}
-	locks, err := os.Open("/proc/locks")
-	if err != nil {
-		return nil
-	}
-	defer locks.Close()
-	// 1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF
-	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)), st.Ino)
-	var out []int
-	sc := bufio.NewScanner(locks)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 || fields[1] != "FLOCK" || fields[5] != want {
-			continue
-		}
-		if pid, err := strconv.Atoi(fields[4]); err == nil && pid > 0 {
-			out = append(out, pid)
-		}
-	}
-	return out
 }

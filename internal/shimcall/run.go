@@ -1,0 +1,108 @@
+package shimcall
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Main is cmd/cassette-shim: `cassette-shim SPEC -- ARGS...` (run by a
+// shell script) or `cassette-shim SPEC SCRIPT ARGS...` (the kernel running
+// a shim whose first line is `#!cassette-shim SPEC`), the call of the
+// shim's command with ARGS. It returns the fake's exit code (127 when the
+// fake cannot start or the call is refused) unless it becomes the fake or
+// the cassette binary (exec), which then exits for it.
+func Main(args []string, stdin *os.File, stderr io.Writer) int {
+	if len(args) < 2 {
+		fmt.Fprintln(stderr, "cassette-shim: usage: cassette-shim SPEC -- ARGS... (cassette observe writes the shims that run it)")
+		return 127
+	}
+	specPath, args := args[0], args[2:]
+	s, err := Load(specPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "cassette observe: %v\n", err)
+		return 127
+	}
+	env := os.Environ()
+	if msg := s.Loop(env); msg != "" {
+		fmt.Fprint(stderr, msg)
+		return 127
+	}
+	conn := -1
+	if s.Socket != "" && filepath.IsAbs(s.Fake[0]) {
+		conn, err = dial(s.Socket)
+	}
+	if conn < 0 { // no observe to answer: the cassette binary observes the call itself
+		if s.Self == "" {
+			fmt.Fprintf(stderr, "cassette observe: the call was not observed: %v (the shim names no cassette binary)\n", err)
+			return 127
+		}
+		err := syscall.Exec(s.Self, append([]string{s.Self, "observe", "--shim", specPath, "--"}, args...), env)
+		fmt.Fprintf(stderr, "cassette observe: cannot run %s: %v\n", s.Self, err)
+		return 127
+	}
+	req := s.Request(args, env, func() string { return CallerName(os.Getppid(), s.Project) })
+	if !IsPipeOrFile(stdin) {
+		// Nothing to keep of standard input: the call is written first,
+		// then the fake takes this process's place.
+		if err := send(conn, req); err != nil {
+			fmt.Fprintf(stderr, "cassette observe: the call was not observed: %v\n", err)
+		}
+		return s.exec(args, env, stderr)
+	}
+	code := s.child(args, env, stdin, &req, stderr)
+	if err := send(conn, req); err != nil {
+		fmt.Fprintf(stderr, "cassette observe: the call was not observed: %v\n", err)
+	}
+	return code
+}
+
+// exec runs the fake in this process's place; it returns only when the
+// fake cannot start.
+func (s *Spec) exec(args, env []string, stderr io.Writer) int {
+	err := error(nil)
+	if s.Dir != "" {
+		err = os.Chdir(s.Dir)
+	}
+	if err == nil {
+		err = syscall.Exec(s.Fake[0], append(append([]string(nil), s.Fake...), args...), s.FakeEnv(env))
+	}
+	fmt.Fprintf(stderr, "cassette observe: the fake of adapter %s did not start: %v\n", s.Adapter, err)
+	return 127
+}
+
+// child runs the fake as a child, fed standard input through a Tee whose
+// first bytes go into req, and returns its exit code.
+func (s *Spec) child(args, env []string, stdin *os.File, req *Request, stderr io.Writer) int {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintf(stderr, "cassette observe: the fake of adapter %s did not start: %v\n", s.Adapter, err)
+		return 127
+	}
+	tee := &Tee{Src: stdin}
+	p, err := os.StartProcess(s.Fake[0], append(append([]string(nil), s.Fake...), args...), &os.ProcAttr{
+		Dir: s.Dir, Env: s.FakeEnv(env), Files: []*os.File{pr, os.Stdout, os.Stderr}})
+	pr.Close()
+	if err != nil {
+		pw.Close()
+		fmt.Fprintf(stderr, "cassette observe: the fake of adapter %s did not start: %v\n", s.Adapter, err)
+		return 127
+	}
+	// The fake reads a pipe of its own, fed from ours: when it exits,
+	// nothing waits for the caller to close its end.
+	go func() {
+		_, _ = io.Copy(pw, tee)
+		pw.Close()
+	}()
+	st, err := p.Wait()
+	req.Stdin, req.Input = tee.Given()
+	if err != nil {
+		return 127
+	}
+	if code := st.ExitCode(); code >= 0 {
+		return code
+	}
+	return 128 + 9 // killed by a signal
+}

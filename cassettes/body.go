@@ -4,9 +4,10 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -48,7 +49,7 @@ func (b Body) MarshalYAML() (any, error) {
 // UnmarshalYAML accepts any scalar, including `!!binary`, and null as "".
 func (b *Body) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("line %d: expected a string body, got a %s", n.Line, kindName(n.Kind))
+		return fmt.Errorf("line %d: expected a string body, got a %s", n.Line, cfgschema.KindName(n.Kind))
 	}
 	if n.Tag == "!!null" {
 		*b = ""
@@ -95,59 +96,8 @@ func plainSafe(s string) bool {
 	return !strings.HasSuffix(s, " ") && !strings.HasPrefix(s, " ")
 }
 
-func kindName(k yaml.Kind) string {
-	switch k {
-	case yaml.MappingNode:
-		return "mapping"
-	case yaml.SequenceNode:
-		return "list"
-	case yaml.AliasNode:
-		return "alias"
-	case yaml.DocumentNode:
-		return "document"
-	}
-	return "scalar"
-}
-
-// Duration is a recorded latency. It reads every form real go-vcr cassettes
-// carry (`601.9ms`, `"0ms"`, `""`, `2s`, a bare number of nanoseconds, absent)
-// and writes Go's duration syntax.
-type Duration time.Duration
-
-// MarshalYAML writes the duration as Go duration syntax.
-func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
-
-// valueError is the error of a value a custom type cannot take, at its
-// line. It is a *yaml.TypeError, which the decoder collects and goes on
-// after (any other error stops it): the rest of the file is still decoded,
-// so that its other problems are reported in the same run and nothing left
-// undecoded is reported as missing.
-func valueError(n *yaml.Node, format string, args ...any) error {
-	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: ", n.Line) + fmt.Sprintf(format, args...)}}
-}
-
-// UnmarshalYAML reads a duration string, an integer of nanoseconds, or "".
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode {
-		return valueError(n, "expected a duration like 120ms, got a %s", kindName(n.Kind))
-	}
-	v := strings.TrimSpace(n.Value)
-	if v == "" || n.Tag == "!!null" {
-		*d = 0
-		return nil
-	}
-	if n.Tag == "!!int" {
-		var ns int64
-		if _, err := fmt.Sscan(v, &ns); err != nil {
-			return valueError(n, "expected a duration like 120ms, got %q", v)
-		}
-		*d = Duration(ns)
-		return nil
-	}
-	p, err := time.ParseDuration(v)
-	if err != nil {
-		return valueError(n, "expected a duration like 120ms, got %q", v)
-	}
-	*d = Duration(p)
-	return nil
-}
+// Duration is a recorded latency (cfgschema.Duration: cassette.yaml's
+// fake.timeout reads the same forms). It reads every form real go-vcr
+// cassettes carry (`601.9ms`, `"0ms"`, `""`, `2s`, a bare number of
+// nanoseconds, absent) and writes Go's duration syntax.
+type Duration = cfgschema.Duration

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -34,7 +35,7 @@ func TestBodyEncoding(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cs := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP,
+			cs := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: cfgschema.KindHTTP,
 				Interactions: []Interaction{{Request: Request{URL: "http://x/", Method: "GET"}, Response: Response{Code: 200, Body: Body(c.body)}}}}
 			data, err := Marshal(cs)
 			if err != nil {
@@ -59,7 +60,7 @@ func TestBodyEncoding(t *testing.T) {
 func TestSidecar(t *testing.T) {
 	dir := t.TempDir()
 	big := bytes.Repeat([]byte("0123456789abcdef"), 256) // 4 KiB
-	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP, Path: filepath.Join(dir, "s.yaml"),
+	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: cfgschema.KindHTTP, Path: filepath.Join(dir, "s.yaml"),
 		Interactions: []Interaction{{Request: Request{URL: "http://x/", Method: "GET"}, Response: Response{Code: 200, Body: Body(big)}}}}
 	if err := Save(c, SaveOptions{SidecarThreshold: 1024}); err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestSidecar(t *testing.T) {
 func TestSaveRefusesLeaks(t *testing.T) {
 	dir := t.TempDir()
 	tok := "xoxb-" + "918273645012-1029384756102-Pq7wLm2xZk4vRt8y"
-	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindCLI, Path: filepath.Join(dir, "s.yaml"),
+	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: cfgschema.KindCLI, Path: filepath.Join(dir, "s.yaml"),
 		Input: &Input{Command: "x"}, Output: &Output{Stdout: Body("token: " + tok + "\nmine: hunter2-long\n")}}
 	for _, declared := range []map[string]string{nil, {"MY_PASS": "hunter2-long"}} {
 		if declared != nil {
@@ -114,7 +115,7 @@ func TestSaveIsAtomic(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.yaml")
 	os.WriteFile(p, []byte("old"), 0o644)
-	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindCLI, Path: p, Input: &Input{Command: "x"}, Output: &Output{}}
+	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: cfgschema.KindCLI, Path: p, Input: &Input{Command: "x"}, Output: &Output{}}
 	if err := Save(c, SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestGzipBodyLeak(t *testing.T) {
 	zw.Write([]byte(`{"echo":"Bearer ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4f"}`))
 	zw.Close()
 	dir := t.TempDir()
-	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP, Path: filepath.Join(dir, "s.yaml"),
+	c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: cfgschema.KindHTTP, Path: filepath.Join(dir, "s.yaml"),
 		Interactions: []Interaction{{Request: Request{URL: "http://x/", Method: "GET"},
 			Response: Response{Code: 200, Body: Body(zb.Bytes()), Headers: http.Header{"Content-Encoding": {"gzip"}}}}}}
 	if err := Save(c, SaveOptions{}); err == nil || outcome.AsError(err).Reason != outcome.ESecretLeak {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -16,27 +17,18 @@ const SchemaVersion = 1
 // (the `version:` key), so that go-vcr v3/v4 load them as they are.
 const GoVCRVersion = 2
 
-// Kind is the kind of an adapter and of its cassettes.
-type Kind string
-
-// The adapter kinds.
-const (
-	KindHTTP Kind = "http"
-	KindCLI  Kind = "cli"
-)
-
 // Cassette is the recorded input and output of one scenario of one adapter.
 // HTTP interactions keep go-vcr's `version: 2` shape; the other top-level keys
 // are cassette's metadata, which go-vcr ignores.
 type Cassette struct {
-	Cassette    int        `yaml:"cassette,omitempty"`
-	Version     int        `yaml:"version"`
-	Adapter     string     `yaml:"adapter,omitempty"`
-	Scenario    string     `yaml:"scenario,omitempty"`
-	Kind        Kind       `yaml:"kind,omitempty"`
-	Normalizers []string   `yaml:"normalizers,omitempty"`
-	RecordedAt  *time.Time `yaml:"recorded_at,omitempty"`
-	Recorder    *Recorder  `yaml:"recorder,omitempty"`
+	Cassette    int            `yaml:"cassette,omitempty"`
+	Version     int            `yaml:"version"`
+	Adapter     string         `yaml:"adapter,omitempty"`
+	Scenario    string         `yaml:"scenario,omitempty"`
+	Kind        cfgschema.Kind `yaml:"kind,omitempty"`
+	Normalizers []string       `yaml:"normalizers,omitempty"`
+	RecordedAt  *time.Time     `yaml:"recorded_at,omitempty"`
+	Recorder    *Recorder      `yaml:"recorder,omitempty"`
 	// Replayable, when true, lets replay serve the last response again once
 	// the recorded sequence is used up (go-vcr's replayable interactions).
 	Replayable *bool `yaml:"replayable,omitempty"`

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -30,7 +31,7 @@ func (n names) Names() []string { return n }
 
 var builtins = names{"timestamps.ISO8601", "timestamps.RFC1123", "headers.volatile", "uuid", "sha:short", "sha:full"}
 
-func testConfig(t *testing.T) *Config {
+func testConfig(t *testing.T) *cfgschema.Config {
 	t.Helper()
 	cfg, err := LoadConfig(filepath.Join("testdata", "cassette.yaml"), ConfigOptions{Normalizers: builtins})
 	if err != nil {
@@ -44,7 +45,7 @@ func TestLoadConfig(t *testing.T) {
 	if got := strings.Join(cfg.Order, ","); got != "github,gh" {
 		t.Errorf("adapter order = %q, want github,gh (file order)", got)
 	}
-	if cfg.Adapters["gh"].Kind != KindCLI {
+	if cfg.Adapters["gh"].Kind != cfgschema.KindCLI {
 		t.Errorf("gh kind = %q", cfg.Adapters["gh"].Kind)
 	}
 	if got := cfg.Quarantine["gh/pr-list"].Expires.String(); got != "2026-11-30" {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -142,13 +143,13 @@ func fileKind(m fs.FileMode) string {
 
 // cassettesDirProblem checks `cassettes:` of cassette.yaml: a relative path
 // that stays inside the project, also once its symlinks are resolved.
-func cassettesDirProblem(cfg *Config) *outcome.Problem {
+func cassettesDirProblem(cfg *cfgschema.Config) *outcome.Problem {
 	d := cfg.Cassettes
 	if d == "" {
 		return nil
 	}
 	p := &outcome.Problem{File: cfg.Path, Line: cfg.Line("cassettes"), Field: "cassettes",
-		Expected: "a directory inside the project, relative to " + ConfigFile + " (like cassettes)"}
+		Expected: "a directory inside the project, relative to " + cfgschema.ConfigFile + " (like cassettes)"}
 	clean := filepath.Clean(filepath.FromSlash(d))
 	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		p.Message = fmt.Sprintf("`cassettes: %s` points outside the project", d)

@@ -5,51 +5,16 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 )
-
-// Contract is what verify holds a fake to (package diff compares by it):
-// compare exact (the default: the normalized forms byte for byte) or
-// modelled (what the fake leaves out is listed, not drift), the fields the
-// fake must model even so, and how streams are compared (record by
-// record, or by content: the text of consecutive records concatenated).
-type Contract struct {
-	// Compare is how verify compares the fake's answer with the cassette:
-	// exact (the default: the normalized forms byte for byte) or modelled
-	// (what the fake leaves out is listed, not a drift; what it gives must
-	// be what reality gave): docs/modelled.md.
-	Compare string `yaml:"compare,omitempty" validate:"omitempty,oneof=exact modelled"`
-	// Required are what the fake must model even in modelled mode:
-	// JSONPaths ($.id, $.items[*].name, $..sha), status, and header names.
-	Required []string `yaml:"required,omitempty" validate:"dive,requiredentry"`
-	// Stream is how a JSON-lines or SSE stream is compared: records (the
-	// default: record by record) or content (the text of consecutive
-	// records concatenated, so a fake may split it differently).
-	Stream string `yaml:"stream,omitempty" validate:"omitempty,oneof=records content"`
-	// StreamText names the text fields that stream: content concatenates:
-	// stream presets (anthropic.messages, openai.chat, openai.responses) or
-	// JSONPaths of string fields; none: every preset applies.
-	StreamText []string `yaml:"stream_text,omitempty" validate:"dive,streamtext"`
-}
-
-// The comparison modes and stream modes a contract names.
-const (
-	CompareExact    = "exact"
-	CompareModelled = "modelled"
-	streamRecords   = "records"
-	streamContent   = "content"
-)
-
-// StreamPresetNames are the stream presets stream_text may name (package
-// diff holds what each one takes).
-var StreamPresetNames = []string{"anthropic.messages", "openai.chat", "openai.responses"}
 
 // ContractFor is the contract of cassette c of adapter a: the adapter's,
 // then its contracts: entry for c's scenario, then c's own keys, each
 // setting what it names. A nil adapter gives c's own.
-func ContractFor(a *Adapter, c *Cassette) Contract {
-	var k Contract
-	over := func(o Contract) {
+func ContractFor(a *cfgschema.Adapter, c *Cassette) cfgschema.Contract {
+	var k cfgschema.Contract
+	over := func(o cfgschema.Contract) {
 		if o.Compare != "" {
 			k.Compare = o.Compare
 		}
@@ -64,19 +29,19 @@ func ContractFor(a *Adapter, c *Cassette) Contract {
 		}
 	}
 	if a != nil {
-		over(Contract{Compare: a.Compare, Required: a.Required, Stream: a.Stream, StreamText: a.StreamText})
+		over(cfgschema.Contract{Compare: a.Compare, Required: a.Required, Stream: a.Stream, StreamText: a.StreamText})
 		if c != nil {
 			over(a.Contracts[c.Scenario])
 		}
 	}
 	if c != nil {
-		over(Contract{Compare: c.Compare, Required: c.Required, Stream: c.Stream, StreamText: c.StreamText})
+		over(cfgschema.Contract{Compare: c.Compare, Required: c.Required, Stream: c.Stream, StreamText: c.StreamText})
 	}
 	if k.Compare == "" {
-		k.Compare = CompareExact
+		k.Compare = cfgschema.CompareExact
 	}
 	if k.Stream == "" {
-		k.Stream = streamRecords
+		k.Stream = cfgschema.StreamRecords
 	}
 	return k
 }
@@ -101,5 +66,5 @@ func validStreamText(s string) bool {
 		_, err := normalize.ParseJSONPath(s)
 		return err == nil
 	}
-	return slices.Contains(StreamPresetNames, s)
+	return slices.Contains(cfgschema.StreamPresetNames, s)
 }

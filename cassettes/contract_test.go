@@ -3,6 +3,8 @@ package cassettes
 import (
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // TestContractConfig: compare, required, stream and stream_text are read
@@ -36,19 +38,19 @@ adapters:
 		scenario, compare, stream string
 		required                  int
 	}{
-		{"inspect", CompareModelled, streamContent, 3},
-		{"ping", CompareExact, streamContent, 3},
-		{"events", CompareModelled, streamRecords, 0},
+		{"inspect", cfgschema.CompareModelled, cfgschema.StreamContent, 3},
+		{"ping", cfgschema.CompareExact, cfgschema.StreamContent, 3},
+		{"events", cfgschema.CompareModelled, cfgschema.StreamRecords, 0},
 	} {
 		k := ContractFor(a, &Cassette{Scenario: tc.scenario})
 		if k.Compare != tc.compare || k.Stream != tc.stream || len(k.Required) != tc.required || k.StreamText[0] != "openai.chat" {
 			t.Errorf("%s: contract %+v", tc.scenario, k)
 		}
 	}
-	if k := ContractFor(a, &Cassette{Scenario: "ping", Compare: CompareModelled}); k.Compare != CompareModelled {
+	if k := ContractFor(a, &Cassette{Scenario: "ping", Compare: cfgschema.CompareModelled}); k.Compare != cfgschema.CompareModelled {
 		t.Errorf("a cassette's own compare: does not win: %+v", k)
 	}
-	if k := ContractFor(nil, &Cassette{}); k.Compare != CompareExact || k.Stream != streamRecords {
+	if k := ContractFor(nil, &Cassette{}); k.Compare != cfgschema.CompareExact || k.Stream != cfgschema.StreamRecords {
 		t.Errorf("defaults = %+v", k)
 	}
 	for _, tc := range []struct{ name, from, to, want string }{
@@ -87,7 +89,7 @@ output: {stdout: "{}", stderr: "", exit_code: 0}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := ContractFor(nil, c); k.Compare != CompareModelled || k.Required[0] != "$.id" {
+	if k := ContractFor(nil, c); k.Compare != cfgschema.CompareModelled || k.Required[0] != "$.id" {
 		t.Fatalf("contract = %+v", k)
 	}
 	_, err = Parse("cassettes/gh/repo.yaml", []byte(strings.Replace(src, "compare: modelled", "compare: loose", 1)), LoadOptions{})

@@ -1,10 +1,12 @@
-// Package cassettes is what cassette keeps on disk: the cassette file (one
-// scenario's recorded input and output), cassette.yaml (the adapters,
-// normalizers, refresh and quarantine settings), their strict load and
-// atomic save, and the loaded project. It stands on the lowest floors only
+// Package cassettes is the cassette file format (one scenario's recorded
+// input and output), its strict load and its atomic save; and the strict
+// load of cassette.yaml, whose schema (the adapters, normalizers, refresh
+// and quarantine settings) is internal/cfgschema's, because the two loads
+// share one strict-YAML checker. It stands on the lowest floors only
 // (redact, whose scan refuses a leak before a save, normalize, whose
-// registry the loaded project holds, and outcome, whose errors it returns),
-// and knows nothing of how a cassette was captured, replayed or compared.
+// JSONPaths a contract names, cfgschema, whose Config a cassette is
+// checked against, and outcome, whose errors it returns), and knows
+// nothing of how a cassette was captured, replayed or compared.
 //
 // Decisions:
 //

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // A cassette is written atomically and read back strictly; an HTTP
@@ -15,7 +16,7 @@ func ExampleLoad() {
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "cassettes", "petstore", "list-pets.yaml")
 	c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion,
-		Adapter: "petstore", Scenario: "list-pets", Kind: cassettes.KindHTTP, Path: path,
+		Adapter: "petstore", Scenario: "list-pets", Kind: cfgschema.KindHTTP, Path: path,
 		Interactions: []cassettes.Interaction{{
 			Request:  cassettes.Request{Method: "GET", URL: "https://pets.example.com/v1/pets"},
 			Response: cassettes.Response{Code: 200, Status: "200 OK", Body: `[{"name":"rex"}]`},

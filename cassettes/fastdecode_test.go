@@ -12,6 +12,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -186,7 +188,7 @@ func oddCassettes() []*Cassette {
 	h := http.Header{"X-Long": {strings.Repeat("abc def ", 30)}, "Empty": {""}, "Null": {"null"}, "Num": {"123"},
 		"Colon": {"a: b"}, "Hash": {"a #b"}, "Quote": {`"q" 'q'`}, "Lead": {" x", "-", "- x", "?", ": x"}, "Tab": {"a\tb"},
 		"Uni": {"é \u2028 \u0085 \ufeff"}, "Ctl": {"\x00\x07\x1b"}, "True": {"true", "yes", "~", "1.5", "0x1F"}, "A": {}}
-	return []*Cassette{{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP, Interactions: []Interaction{
+	return []*Cassette{{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: cfgschema.KindHTTP, Interactions: []Interaction{
 		{ID: 7, Request: Request{Method: "GET", URL: "https://x/y?a=1#f", Headers: h, Body: "line1\r\nline2  \n",
 			Form: map[string][]string{"q": {"1"}, "e": {}}, TransferEncoding: []string{"chunked"}, Trailer: http.Header{"X-T": {"v"}},
 			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1, Host: "x:443", RemoteAddr: "1.2.3.4:5", RequestURI: "/y?a=1"},
@@ -274,7 +276,7 @@ func TestFastDecodeSharesHeaders(t *testing.T) {
 		}
 		its = append(its, it)
 	}
-	data, err := Marshal(&Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP, Interactions: its})
+	data, err := Marshal(&Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: cfgschema.KindHTTP, Interactions: its})
 	if err != nil {
 		t.Fatal(err)
 	}

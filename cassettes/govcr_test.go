@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
+
 	vcrcassette "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
@@ -22,7 +24,7 @@ func TestGoVCRReplaysOurCassette(t *testing.T) {
 		"/binary": "\x89PNG\r\n\x1a\n\x00\x00\xff",
 	}
 	now := time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC)
-	c := &Cassette{Cassette: SchemaVersion, Version: GoVCRVersion, Adapter: "github", Scenario: "mixed", Kind: KindHTTP,
+	c := &Cassette{Cassette: SchemaVersion, Version: GoVCRVersion, Adapter: "github", Scenario: "mixed", Kind: cfgschema.KindHTTP,
 		Normalizers: []string{"headers.volatile"}, RecordedAt: &now, Recorder: &Recorder{Version: "0.1.0", SHA: "abc1234"},
 		Path: filepath.Join(t.TempDir(), "github", "mixed.yaml")}
 	for i, p := range []string{"/text", "/crlf", "/binary"} {

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestSaveRemovesLeftovers(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(name string, bodies ...string) *Cassette {
-		c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: name, Kind: KindHTTP, Path: filepath.Join(dir, name+".yaml")}
+		c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: name, Kind: cfgschema.KindHTTP, Path: filepath.Join(dir, name+".yaml")}
 		for _, b := range bodies {
 			c.Interactions = append(c.Interactions, Interaction{Request: Request{URL: "http://x/", Method: "GET"},
 				Response: Response{Code: 200, Body: Body(bytes.Repeat([]byte(b), 300))}})

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"go.yaml.in/yaml/v3"
 )
@@ -31,7 +32,7 @@ type NameSet interface {
 // LoadOptions are the registries a load validates against. A nil field
 // skips that check.
 type LoadOptions struct {
-	Config      *Config           // declared adapters and project-defined normalizers
+	Config      *cfgschema.Config // declared adapters and project-defined normalizers
 	Normalizers NameSet           // built-in normalizer names
 	Credentials map[string]string // declared credential values (name → value) to scan for
 	// KeepBytes keeps each file's bytes in Cassette.Source (a forensic
@@ -53,7 +54,7 @@ type LoadOptions struct {
 	ShareHeaders bool
 	// Kinds are the kinds a cassette may be of; nil is http and cli
 	// (kinds.go).
-	Kinds Kinds
+	Kinds cfgschema.Kinds
 }
 
 func (o LoadOptions) root(path string) string {
@@ -503,7 +504,7 @@ func upgradePlain(c *Cassette, opts LoadOptions) {
 	}
 	c.Adapter, c.Scenario = namesFromPath(c.Path, root)
 	if c.Kind == "" {
-		c.Kind = KindHTTP
+		c.Kind = cfgschema.KindHTTP
 	}
 	if c.Version == 1 {
 		c.Warnings = append(c.Warnings, outcome.Problem{File: c.Path, Line: c.Line("version"), Field: "version",
@@ -572,14 +573,4 @@ func Discover(dir string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// ResolvePath resolves a path from cassette.yaml (real.dir, fake.dir, the
-// cassettes directory) against the project directory base: an absolute
-// path stays, a relative one joins base, and "" is base itself.
-func ResolvePath(base, p string) string {
-	if filepath.IsAbs(p) || base == "" {
-		return p
-	}
-	return filepath.Join(base, p)
 }

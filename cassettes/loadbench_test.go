@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // benchInteraction is interaction i of a generated cassette: a GET with
@@ -56,7 +58,7 @@ func writeBenchCassettes(tb testing.TB, dir string, n, files int) []string {
 	per := (n + files - 1) / files
 	for f := 0; f < files; f++ {
 		lo, hi := f*per, min((f+1)*per, n)
-		head := &Cassette{Cassette: SchemaVersion, Version: GoVCRVersion, Adapter: "bench", Scenario: fmt.Sprintf("load-%d", f), Kind: KindHTTP}
+		head := &Cassette{Cassette: SchemaVersion, Version: GoVCRVersion, Adapter: "bench", Scenario: fmt.Sprintf("load-%d", f), Kind: cfgschema.KindHTTP}
 		var buf bytes.Buffer
 		for i := lo; i < hi; i += 1000 {
 			part := *head

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // One rule for names (ValidName). An adapter's name becomes a git branch
@@ -169,8 +171,8 @@ func namesFromPath(path, root string) (adapter, scenario string) {
 	return dir, filepath.Base(stem)
 }
 
-// adapter returns the declared adapter name (nil-safe).
-func (c *Config) adapter(name string) (*Adapter, bool) {
+// adapterOf returns the adapter c declares by name (nil-safe).
+func adapterOf(c *cfgschema.Config, name string) (*cfgschema.Adapter, bool) {
 	if c == nil {
 		return nil, false
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // plainGoVCR is a go-vcr v4 cassette as such projects commit them.
@@ -30,7 +32,7 @@ interactions:
 // file (a proxy replaying a go-vcr directory) loads as go-vcr loads it.
 func TestNamesFromTheWild(t *testing.T) {
 	root := t.TempDir()
-	cfg := &Config{Dir: root, Adapters: map[string]*Adapter{"auth0": {Kind: KindHTTP}}}
+	cfg := &cfgschema.Config{Dir: root, Adapters: map[string]*cfgschema.Adapter{"auth0": {Kind: cfgschema.KindHTTP}}}
 	for _, tc := range []struct{ rel, adapter, scenario, refused string }{
 		{"auth0/TestFoo_Bar.yaml", "auth0", "TestFoo_Bar", ""},
 		{"auth0/Scenario_Get_X_returns_OK_response-e0bf.yaml", "auth0", "Scenario_Get_X_returns_OK_response-e0bf", ""},
@@ -84,7 +86,7 @@ func TestEmptyInteractions(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if len(c.Interactions) != 0 || c.Kind != KindHTTP {
+		if len(c.Interactions) != 0 || c.Kind != cfgschema.KindHTTP {
 			t.Errorf("%s: %d interactions, kind %q", name, len(c.Interactions), c.Kind)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
 )
@@ -330,7 +331,7 @@ func TestCheckLeaksRefusesUnreadableBodies(t *testing.T) {
 // names — flags of the command line, JSON keys of standard input and
 // output — are redacted, and scrubbed from the rest of the cassette.
 func TestCassetteRedactCLIByName(t *testing.T) {
-	c := &Cassette{Version: 2, Path: "cassettes/t/s.yaml", Kind: KindCLI,
+	c := &Cassette{Version: 2, Path: "cassettes/t/s.yaml", Kind: cfgschema.KindCLI,
 		Input: &Input{Command: "tool", Args: []string{"login", "--token=flag-tok-123", "--password", "flag-pw-456"},
 			Stdin: Body(`{"user":"bob","password":"stdin-pw-789"}`)},
 		Output: &Output{Stdout: Body("logged in\n{\"session_id\":\"sess-abc-000\",\"echo\":\"flag-tok-123\"}\nsecret stdin-pw-789\n"),
@@ -367,7 +368,7 @@ func TestSaveScansCompressedSidecars(t *testing.T) {
 				t.Fatal("the compressed body holds the token as it is: the raw scan would find it, this test would prove nothing")
 			}
 			h := http.Header{"Content-Encoding": {coding}}
-			c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: KindHTTP, Path: dir + "/s.yaml",
+			c := &Cassette{Cassette: 1, Version: 2, Adapter: "a", Scenario: "s", Kind: cfgschema.KindHTTP, Path: dir + "/s.yaml",
 				Interactions: []Interaction{{Request: Request{Method: "GET", URL: "https://e.com/"}, Response: Response{Code: 200, Headers: h, Body: Body(body)}}}}
 			err := Save(c, SaveOptions{SidecarThreshold: 16})
 			if err == nil || outcome.AsError(err).Reason != outcome.ESecretLeak {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -20,7 +21,7 @@ func TestSaveStaysInRoot(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(project, "cassettes", "evil")); err != nil {
 		t.Fatal(err)
 	}
-	c := &Cassette{Version: 2, Adapter: "evil", Scenario: "s", Kind: KindHTTP, Path: filepath.Join(project, "cassettes", "evil", "s.yaml")}
+	c := &Cassette{Version: 2, Adapter: "evil", Scenario: "s", Kind: cfgschema.KindHTTP, Path: filepath.Join(project, "cassettes", "evil", "s.yaml")}
 	err := Save(c, SaveOptions{Root: project})
 	if ce := outcome.AsError(err); err == nil || ce.Reason != outcome.EUsage || !strings.Contains(ce.Message, "outside the project") {
 		t.Fatalf("Save through a symlink out: %v", err)

@@ -1,11 +1,14 @@
 package cassettes
 
-import "github.com/cassette-dev/cassette/internal/outcome"
+import (
+	"github.com/cassette-dev/cassette/internal/cfgschema"
+	"github.com/cassette-dev/cassette/internal/outcome"
+)
 
 // withConfig is words, then `--config PATH` unless path is the default
 // config file: a printed command names the config the user named.
 func withConfig(path string, words ...string) string {
-	if path != "" && path != ConfigFile {
+	if path != "" && path != cfgschema.ConfigFile {
 		words = append(words, "--config", path)
 	}
 	return outcome.Command(words...)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/go-playground/validator/v10"
 	"go.yaml.in/yaml/v3"
@@ -21,9 +22,9 @@ type ctxKey struct{}
 // registries is what the registry-backed validations read, passed through
 // the validation context so one validator serves every load.
 type registries struct {
-	cfg         *Config
+	cfg         *cfgschema.Config
 	normalizers NameSet
-	kinds       Kinds // nil: http and cli (kinds.go)
+	kinds       cfgschema.Kinds // nil: http and cli (kinds.go)
 }
 
 var (
@@ -57,8 +58,12 @@ func validatorInstance() *validator.Validate {
 		must("scenarioname", func(_ context.Context, fl validator.FieldLevel) bool { return ValidNewName(fl.Field().String()) })
 		must("loadedscenario", func(_ context.Context, fl validator.FieldLevel) bool { return ValidName(fl.Field().String()) })
 		must("normalizername", func(_ context.Context, fl validator.FieldLevel) bool { return nameRe.MatchString(fl.Field().String()) })
-		must("requiredentry", func(_ context.Context, fl validator.FieldLevel) bool { return validRequired(fl.Field().String()) })
-		must("streamtext", func(_ context.Context, fl validator.FieldLevel) bool { return validStreamText(fl.Field().String()) })
+		must("requiredentry", func(_ context.Context, fl validator.FieldLevel) bool {
+			return validRequired(fl.Field().String())
+		})
+		must("streamtext", func(_ context.Context, fl validator.FieldLevel) bool {
+			return validStreamText(fl.Field().String())
+		})
 		must("envname", func(_ context.Context, fl validator.FieldLevel) bool {
 			return envNameRe.MatchString(fl.Field().String())
 		})
@@ -82,7 +87,7 @@ func validatorInstance() *validator.Validate {
 		})
 		must("kind", func(ctx context.Context, fl validator.FieldLevel) bool {
 			r, _ := ctx.Value(ctxKey{}).(registries)
-			return knownKind(r.kinds, Kind(fl.Field().String()))
+			return knownKind(r.kinds, cfgschema.Kind(fl.Field().String()))
 		})
 		validate = v
 	})
@@ -212,8 +217,8 @@ func ruleBroken(p *outcome.Problem, fe validator.FieldError, val string) {
 		p.Expected = "a JSONPath ($.id, $.items[*].name), status, or a header name"
 	case "streamtext":
 		p.Message = fmt.Sprintf("`%s` is not a stream text field", val)
-		p.Expected = "a preset (" + strings.Join(StreamPresetNames, ", ") + ") or a JSONPath of a string field"
-		if s := outcome.Closest(val, StreamPresetNames); s != "" {
+		p.Expected = "a preset (" + strings.Join(cfgschema.StreamPresetNames, ", ") + ") or a JSONPath of a string field"
+		if s := outcome.Closest(val, cfgschema.StreamPresetNames); s != "" {
 			p.Suggestion = fmt.Sprintf("did you mean `%s`?", s)
 		}
 	case "caseid":
@@ -266,7 +271,7 @@ type cassetteRules struct {
 	Version      int               `yaml:"version" validate:"required_if=Kind http,omitempty,eq=2"` // go-vcr's: HTTP cassettes only; absent is never "0"
 	Adapter      string            `yaml:"adapter" validate:"required,adaptername,adapter"`
 	Scenario     string            `yaml:"scenario" validate:"required,loadedscenario"`
-	Kind         Kind              `yaml:"kind" validate:"required,kind"`
+	Kind         cfgschema.Kind    `yaml:"kind" validate:"required,kind"`
 	Normalizers  []string          `yaml:"normalizers" validate:"dive,normalizer"`
 	Compare      string            `yaml:"compare" validate:"omitempty,oneof=exact modelled"`
 	Required     []string          `yaml:"required" validate:"dive,requiredentry"`
@@ -299,7 +304,7 @@ func validateCassette(c *Cassette, opts LoadOptions) []outcome.Problem {
 	if c.Plain {
 		// A plain cassette takes its adapter from its folder, whatever the
 		// folder is called; only a declared adapter is checked further.
-		if _, ok := opts.Config.adapter(c.Adapter); !ok {
+		if _, ok := adapterOf(opts.Config, c.Adapter); !ok {
 			r.Adapter = "plain"
 		}
 		// Its scenario is its file's name: outside a project (a proxy
@@ -344,7 +349,7 @@ func validateCassette(c *Cassette, opts LoadOptions) []outcome.Problem {
 				Expected: string(a.Kind)})
 		}
 	}
-	if c.Kind == KindCLI && c.Input == nil {
+	if c.Kind == cfgschema.KindCLI && c.Input == nil {
 		// required_if already reported it; nothing more to add
 	}
 	return out
@@ -402,7 +407,7 @@ func (c *Cassette) hasTopKey(key string) bool {
 // folderAdapter suggests, for an undeclared adapter, the declared adapter
 // the cassette's folder is named after (cassettes/echo/ holding
 // `adapter: ecko`), which edit distance alone may not find.
-func folderAdapter(c *Cassette, cfg *Config, probs []outcome.Problem) {
+func folderAdapter(c *Cassette, cfg *cfgschema.Config, probs []outcome.Problem) {
 	folder := filepath.Base(filepath.Dir(c.Path))
 	if cfg == nil || folder == c.Adapter {
 		return
@@ -415,4 +420,20 @@ func folderAdapter(c *Cassette, cfg *Config, probs []outcome.Problem) {
 			probs[i].Suggestion = fmt.Sprintf("did you mean `%s`, the adapter its folder is named after?", folder)
 		}
 	}
+}
+
+// knownKind reports whether kinds (nil: http and cli) knows k.
+func knownKind(kinds cfgschema.Kinds, k cfgschema.Kind) bool {
+	if kinds == nil {
+		return k == cfgschema.KindHTTP || k == cfgschema.KindCLI
+	}
+	return kinds.Known(k)
+}
+
+// kindNames are the names knownKind accepts.
+func kindNames(kinds cfgschema.Kinds) []string {
+	if kinds == nil {
+		return []string{string(cfgschema.KindHTTP), string(cfgschema.KindCLI)}
+	}
+	return kinds.Names()
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -17,7 +18,7 @@ import (
 // its folder names. A file with go-vcr's keys alone stays a plain go-vcr
 // cassette. Both parses (whole and split) say the same.
 func TestHandWrittenMetadataIsStrict(t *testing.T) {
-	cfg := &Config{Adapters: map[string]*Adapter{"echo": {Kind: KindCLI}}, Order: []string{"echo"}}
+	cfg := &cfgschema.Config{Adapters: map[string]*cfgschema.Adapter{"echo": {Kind: cfgschema.KindCLI}}, Order: []string{"echo"}}
 	const echo = "adapter: ecko\nscenario: hi\nkind: cli\ninput:\n  command: echo\n  args: [hi]\noutput:\n  stdout: |\n    hi\n  stderr: \"\"\n  exit_code: 0\n"
 	for _, c := range []struct {
 		name, data string
@@ -38,7 +39,7 @@ func TestHandWrittenMetadataIsStrict(t *testing.T) {
 		}{{"whole", func(f func() error) error { return wholeParse(t, f) }}, {"split", func(f func() error) error { return forceSplit(t, f) }}} {
 			t.Run(c.name+"/"+parse.name, func(t *testing.T) {
 				root := t.TempDir()
-				cfg.Dir, cfg.Path = root, filepath.Join(root, ConfigFile)
+				cfg.Dir, cfg.Path = root, filepath.Join(root, cfgschema.ConfigFile)
 				file := filepath.Join(root, "cassettes", "echo", "hi.yaml")
 				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 					t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // TestCLICassetteNeedsNoVersion: `version` is go-vcr's, for HTTP cassettes;
@@ -13,7 +15,7 @@ import (
 // the field is missing, never that `0` is not supported.
 func TestCLICassetteNeedsNoVersion(t *testing.T) {
 	dir := t.TempDir()
-	cfg := &Config{Adapters: map[string]*Adapter{"greet": {Kind: KindCLI}, "api": {Kind: KindHTTP}}, Dir: dir}
+	cfg := &cfgschema.Config{Adapters: map[string]*cfgschema.Adapter{"greet": {Kind: cfgschema.KindCLI}, "api": {Kind: cfgschema.KindHTTP}}, Dir: dir}
 	write := func(rel, data string) string {
 		p := filepath.Join(dir, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

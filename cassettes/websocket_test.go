@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	vcrcassette "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
@@ -17,7 +18,7 @@ import (
 // wsCassette is a recorded WebSocket session: text both ways, a binary
 // message from the server, and the client's close.
 func wsCassette(dir string) *Cassette {
-	return &Cassette{Cassette: SchemaVersion, Version: GoVCRVersion, Adapter: "realtime", Scenario: "hello", Kind: KindHTTP,
+	return &Cassette{Cassette: SchemaVersion, Version: GoVCRVersion, Adapter: "realtime", Scenario: "hello", Kind: cfgschema.KindHTTP,
 		Path: filepath.Join(dir, "realtime", "hello.yaml"),
 		Interactions: []Interaction{{
 			Request: Request{Method: "GET", URL: "wss://rt.example.com/v1/realtime?model=m",

@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
@@ -42,7 +43,7 @@ func VerifyHTTP(t *testing.T, h http.Handler, dir string) {
 // VerifyHTTPFresh is VerifyHTTP with a new handler for each cassette.
 func VerifyHTTPFresh(t *testing.T, newHandler func() http.Handler, dir string) {
 	t.Helper()
-	each(t, dir, cassettes.KindHTTP, func(t *testing.T, c verify.Case, opts verify.Options) {
+	each(t, dir, cfgschema.KindHTTP, func(t *testing.T, c verify.Case, opts verify.Options) {
 		srv := httptest.NewServer(newHandler())
 		defer srv.Close()
 		opts.HTTP = map[string]verify.HTTPTarget{c.Cassette.Adapter: {BaseURL: srv.URL, Client: srv.Client()}}
@@ -77,7 +78,7 @@ type Drift struct {
 func ResultsHTTPFresh(t *testing.T, newHandler func() http.Handler, dir string) map[string]Result {
 	t.Helper()
 	out := map[string]Result{}
-	each(t, dir, cassettes.KindHTTP, func(t *testing.T, c verify.Case, opts verify.Options) {
+	each(t, dir, cfgschema.KindHTTP, func(t *testing.T, c verify.Case, opts verify.Options) {
 		srv := httptest.NewServer(newHandler())
 		defer srv.Close()
 		opts.HTTP = map[string]verify.HTTPTarget{c.Cassette.Adapter: {BaseURL: srv.URL, Client: srv.Client()}}
@@ -102,7 +103,7 @@ func result(r verify.Result) Result {
 // cassette.
 func VerifyCLI(t *testing.T, fn CLIFunc, dir string) {
 	t.Helper()
-	each(t, dir, cassettes.KindCLI, func(t *testing.T, c verify.Case, opts verify.Options) {
+	each(t, dir, cfgschema.KindCLI, func(t *testing.T, c verify.Case, opts verify.Options) {
 		opts.CLI = map[string]verify.CLITarget{c.Cassette.Adapter: func(ctx context.Context, inv verify.Invocation) (cassettes.Output, error) {
 			var stdout, stderr bytes.Buffer
 			code := fn(ctx, inv.Args, bytes.NewReader(inv.Stdin), &stdout, &stderr, inv.Env)
@@ -117,7 +118,7 @@ func VerifyCLI(t *testing.T, fn CLIFunc, dir string) {
 // dir or up to three parents, so that the adapters' normalizers, contract
 // headers and redaction apply as they do for `cassette verify`; without
 // one, each cassette's own normalizers).
-func each(t *testing.T, dir string, kind cassettes.Kind, fn func(*testing.T, verify.Case, verify.Options)) {
+func each(t *testing.T, dir string, kind cfgschema.Kind, fn func(*testing.T, verify.Case, verify.Options)) {
 	t.Helper()
 	cases, opts, err := plan(dir, kind, os.LookupEnv)
 	if err != nil {
@@ -135,7 +136,7 @@ func each(t *testing.T, dir string, kind cassettes.Kind, fn func(*testing.T, ver
 // project's verify options. An adapter the project does not declare (or a
 // directory without cassette.yaml) is judged by its cassettes' own
 // normalizers.
-func plan(dir string, kind cassettes.Kind, lookup func(string) (string, bool)) ([]verify.Case, verify.Options, error) {
+func plan(dir string, kind cfgschema.Kind, lookup func(string) (string, bool)) ([]verify.Case, verify.Options, error) {
 	p, err := workspace.Find(dir)
 	if err != nil {
 		return nil, verify.Options{}, err
@@ -153,7 +154,7 @@ func plan(dir string, kind cassettes.Kind, lookup func(string) (string, bool)) (
 			continue
 		}
 		if _, ok := cfg.Adapters[c.Adapter]; !ok {
-			cfg.Adapters[c.Adapter] = &cassettes.Adapter{Kind: kind, Normalizers: c.Normalizers}
+			cfg.Adapters[c.Adapter] = &cfgschema.Adapter{Kind: kind, Normalizers: c.Normalizers}
 			cfg.Order = append(cfg.Order, c.Adapter)
 		}
 		cases = append(cases, verify.Case{Cassette: c, Adapter: cfg.Adapters[c.Adapter]})

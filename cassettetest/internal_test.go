@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verify"
 	"github.com/cassette-dev/cassette/internal/workspace"
@@ -78,7 +79,7 @@ func TestDeclaredCredentialRefusedAsVerifyRefusesIt(t *testing.T) {
 		}
 		return "", false
 	}
-	_, _, err := plan(filepath.Join(dir, "cassettes", "tool"), cassettes.KindCLI, lookup)
+	_, _, err := plan(filepath.Join(dir, "cassettes", "tool"), cfgschema.KindCLI, lookup)
 	ce := outcome.AsError(err)
 	if err == nil || ce.Reason != outcome.ESecretLeak || ce.Exit() != outcome.ExitUser {
 		t.Fatalf("a cassette holding the declared TOOL_TOKEN's value: err = %v; want E_SECRET_LEAK (exit 2), as cassette verify", err)
@@ -86,7 +87,7 @@ func TestDeclaredCredentialRefusedAsVerifyRefusesIt(t *testing.T) {
 	if strings.Contains(err.Error(), token) {
 		t.Errorf("the error shows the credential's value: %v", err)
 	}
-	if _, _, err := plan(filepath.Join(dir, "cassettes", "tool"), cassettes.KindCLI, func(string) (string, bool) { return "", false }); err != nil {
+	if _, _, err := plan(filepath.Join(dir, "cassettes", "tool"), cfgschema.KindCLI, func(string) (string, bool) { return "", false }); err != nil {
 		t.Errorf("with TOOL_TOKEN unset the cassette is not a leak: %v", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/coverage"
 	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/internal/workspace"
@@ -29,7 +29,7 @@ import (
 // above it; neither is a test failure.
 func Observe(t testing.TB, adapter string, h http.Handler) http.Handler {
 	t.Helper()
-	return observer(t, adapter, cassettes.KindHTTP).Handler(h)
+	return observer(t, adapter, cfgschema.KindHTTP).Handler(h)
 }
 
 // ObserveCLI returns fn wrapped so that every call is written as a call
@@ -37,7 +37,7 @@ func Observe(t testing.TB, adapter string, h http.Handler) http.Handler {
 // name): put it between the code under test and an in-process CLI fake.
 func ObserveCLI(t testing.TB, adapter string, fn CLIFunc) CLIFunc {
 	t.Helper()
-	o := observer(t, adapter, cassettes.KindCLI)
+	o := observer(t, adapter, cfgschema.KindCLI)
 	command := adapter
 	if a := o.adapter; a != nil && len(a.Real.Command) > 0 {
 		command = filepath.Base(a.Real.Command[0])
@@ -66,11 +66,11 @@ var processStart = sync.OnceValue(time.Now)
 // testObserver is an Observer with the adapter it found in cassette.yaml.
 type testObserver struct {
 	*coverage.Observer
-	adapter *cassettes.Adapter
+	adapter *cfgschema.Adapter
 }
 
 // observer opens the test's observation file for adapter.
-func observer(t testing.TB, adapter string, kind cassettes.Kind) testObserver {
+func observer(t testing.TB, adapter string, kind cfgschema.Kind) testObserver {
 	t.Helper()
 	dir := os.Getenv(coverage.EnvDir)
 	proj, err := workspace.Find(".")
@@ -88,7 +88,7 @@ func observer(t testing.TB, adapter string, kind cassettes.Kind) testObserver {
 	t.Cleanup(func() { w.Close() })
 	a := cfg.Adapters[adapter]
 	if a == nil {
-		a = &cassettes.Adapter{Kind: kind}
+		a = &cfgschema.Adapter{Kind: kind}
 	} else if a.Kind != kind {
 		t.Fatalf("cassettetest.Observe: adapter %s is a %s adapter in %s", adapter, a.Kind, cfg.Path)
 	}

@@ -17,6 +17,7 @@ import (
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/recording"
@@ -292,7 +293,7 @@ func (t *Recorder) marshal(v any) ([]byte, error) {
 	t.mu.Lock()
 	loaded := t.loaded
 	t.mu.Unlock()
-	c := t.meta.NewCassette(cassettes.KindHTTP, t.meta.Scenario)
+	c := t.meta.NewCassette(cfgschema.KindHTTP, t.meta.Scenario)
 	if loaded != nil && !loaded.Plain {
 		// keep the metadata of the file we extend, refresh the date
 		c.Adapter, c.Scenario, c.Normalizers, c.Replayable = loaded.Adapter, loaded.Scenario, loaded.Normalizers, loaded.Replayable

@@ -16,6 +16,7 @@ import (
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
@@ -245,7 +246,7 @@ func TestRecorderRecordReplayable(t *testing.T) {
 // hour-long recording is not waited for here: the context is cancelled).
 func TestRecorderSimulatedLatency(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cassettes", "api", "slow.yaml")
-	c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: 2, Adapter: "api", Scenario: "slow", Kind: cassettes.KindHTTP, Path: path,
+	c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: 2, Adapter: "api", Scenario: "slow", Kind: cfgschema.KindHTTP, Path: path,
 		Interactions: []cassettes.Interaction{{
 			Request:  cassettes.Request{Method: "GET", URL: "http://svc.test/slow"},
 			Response: cassettes.Response{Code: 200, Status: "200 OK", Body: "done", Duration: cassettes.Duration(time.Hour)},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/coverage"
 )
 
@@ -24,7 +25,7 @@ func coverageProject(dir string, n, calls int) {
 	b := body(604)
 	for i := range n {
 		target := fmt.Sprintf("https://api.test/v1/r%d/items?page=%d", i%shapes, i)
-		c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion, Kind: cassettes.KindHTTP,
+		c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion, Kind: cfgschema.KindHTTP,
 			Path: filepath.Join(dir, "cassettes", "api", fmt.Sprintf("c-%06d.yaml", i)), Adapter: "api", Scenario: fmt.Sprintf("c-%06d", i),
 			Interactions: []cassettes.Interaction{{
 				Request: cassettes.Request{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Method: "GET", URL: target, Host: "api.test"},
@@ -39,7 +40,7 @@ func coverageProject(dir string, n, calls int) {
 	check(err)
 	for i := range calls {
 		c := coverage.Call{Method: "GET", URL: fmt.Sprintf("/v1/r%d/items?page=%d", i%shapes, i)}
-		check(w.Write(coverage.Observation{Adapter: "api", Kind: cassettes.KindHTTP, Call: c, Test: fmt.Sprintf("TestItems%d", i%300)}))
+		check(w.Write(coverage.Observation{Adapter: "api", Kind: cfgschema.KindHTTP, Call: c, Test: fmt.Sprintf("TestItems%d", i%300)}))
 	}
 	check(w.Close())
 }

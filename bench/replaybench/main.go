@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // flags are every subcommand's flags (each reads the ones it needs).
@@ -144,7 +145,7 @@ func serve(size int, certOut string) {
 
 func writeCassette(size int, target, out string) {
 	b := body(size)
-	c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion, Kind: cassettes.KindHTTP, Path: out,
+	c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion, Kind: cfgschema.KindHTTP, Path: out,
 		Adapter: "bench", Scenario: fmt.Sprintf("replay-%d", size),
 		Interactions: []cassettes.Interaction{{
 			Request: cassettes.Request{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Method: "GET", URL: target,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // The pacing row: a recorded server-sent event stream of sseEvents events,
@@ -27,7 +28,7 @@ func writeSSECassette(target, out string) {
 		fmt.Fprintf(&b, "event: token\ndata: {\"i\":%d,\"text\":\"word %d\"}\n\n", i, i)
 		times[i] = cassettes.Duration(sseSpan * time.Duration(i+1) / sseEvents)
 	}
-	c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion, Kind: cassettes.KindHTTP, Path: out,
+	c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion, Kind: cfgschema.KindHTTP, Path: out,
 		Adapter: "bench", Scenario: "sse",
 		Interactions: []cassettes.Interaction{{
 			Request: cassettes.Request{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Method: "GET", URL: target, Host: hostOf(target)},

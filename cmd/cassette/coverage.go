@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/coverage"
 	"github.com/cassette-dev/cassette/internal/interrupt"
 	"github.com/cassette-dev/cassette/internal/outcome"
@@ -108,7 +109,7 @@ func coverageRun(stdio *IO, g *globals, o *coverageOptions, min *float64) error 
 	// Ctrl-C while it reads ends the run E_INTERRUPTED, its reports written
 	err = interrupt.Reading("reading the observations and cassettes", p.command("cassette", "coverage"), func() (err error) {
 		rep, err = coverage.AnalyzeProject(p.Project, dir, coverage.Options{Min: min, ObserveStep: p.observeStep(), Log: stdio.Err, VerifyReports: o.verifyDir,
-			Record: func(name string, a *cassettes.Adapter, c coverage.Call, scenario string) string {
+			Record: func(name string, a *cfgschema.Adapter, c coverage.Call, scenario string) string {
 				return coverage.RecordCommand(name, a, c, scenario, config)
 			}})
 		return err
@@ -169,10 +170,10 @@ func coverageFailure(rep *coverage.Report) (message, next string) {
 
 // warnUnrecorded tells verify's user about adapters (of those selected)
 // that have a fake and no cassette: nothing proves such a fake.
-func warnUnrecorded(w io.Writer, cfg *cassettes.Config, list []*cassettes.Cassette, selected []string) {
+func warnUnrecorded(w io.Writer, cfg *cfgschema.Config, list []*cassettes.Cassette, selected []string) {
 	for _, name := range coverage.Unrecorded(cfg, list, selected) {
 		how := "record one from the real side with " + commandWithConfig(cfg.Path, "cassette", "record", "--adapter", name)
-		if a := cfg.Adapters[name]; a != nil && a.Kind == cassettes.KindCLI {
+		if a := cfg.Adapters[name]; a != nil && a.Kind == cfgschema.KindCLI {
 			// A CLI cassette is one call: the user names it.
 			how = "record one from the real side with `cassette record --adapter " + name + " --scenario NAME -- COMMAND ARGS…` (a call your code makes)"
 		}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verify"
 	"github.com/cassette-dev/cassette/internal/workspace"
@@ -85,6 +85,6 @@ fields B models), not a drift; what B gives must be what A holds.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&compare, "compare", cassettes.CompareExact, "exact (byte for byte after normalization) or modelled (what B leaves out of A is listed, not a drift)")
+	cmd.Flags().StringVar(&compare, "compare", cfgschema.CompareExact, "exact (byte for byte after normalization) or modelled (what B leaves out of A is listed, not a drift)")
 	return cmd
 }

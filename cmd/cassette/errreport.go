@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/harness"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
@@ -77,7 +77,7 @@ func usageReport(stdio *IO, root *cobra.Command, args []string, e *outcome.Error
 	fs.SetOutput(io.Discard)
 	fs.ParseErrorsAllowlist.UnknownFlags = true
 	g := &globals{}
-	fs.StringVar(&g.config, "config", cassettes.ConfigFile, "")
+	fs.StringVar(&g.config, "config", cfgschema.ConfigFile, "")
 	fs.BoolVar(&g.json, "json", false, "")
 	switch c.CommandPath() {
 	case root.Name() + " verify", root.Name() + " refresh":

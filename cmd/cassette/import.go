@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/har"
 	"github.com/cassette-dev/cassette/internal/importer"
 	"github.com/cassette-dev/cassette/internal/outcome"
@@ -117,7 +117,7 @@ func importRun(ctx context.Context, stdio *IO, g *globals, o *importOptions, kin
 	if _, ok := p.adapter(res.Adapter); !ok {
 		// verify needs the adapter declared, with its fake; until then the
 		// cassettes can be replayed by a proxy.
-		fmt.Fprintf(stdio.Out, "declare adapter %s in %s (kind: http, and its fake), then verify it with %s\n", res.Adapter, cmp.Or(g.config, cassettes.ConfigFile),
+		fmt.Fprintf(stdio.Out, "declare adapter %s in %s (kind: http, and its fake), then verify it with %s\n", res.Adapter, cmp.Or(g.config, cfgschema.ConfigFile),
 			commandWithConfig(g.config, "cassette", "verify", "--adapter", res.Adapter))
 		fmt.Fprintf(stdio.Out, "next: %s\n", outcome.Command("cassette", "proxy", "--mode", "replay", "--cassette", res.Dir))
 	} else {

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/nextstep"
 )
 
@@ -29,7 +29,7 @@ func firstOr(xs []string, or string) string {
 // runPatternStep is the next step of a --run that does not compile, in the
 // project of --config when it loads.
 func runPatternStep(g *globals, name, run string) string {
-	var cfg *cassettes.Config
+	var cfg *cfgschema.Config
 	if p, err := loadProject(g); err == nil {
 		cfg = p.cfg
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/coverage"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
@@ -111,7 +111,7 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 	work := filepath.Join(root, ".cassette", "observe")
 	logDir := filepath.Join(work, "fakes")
 	s := &coverage.Session{Config: p.cfg, Observed: observed, Work: work, Self: selfPath(), ShimBin: shimBin(), Adapters: o.adapters, Command: command,
-		StartHTTP: func(ctx context.Context, name string, a *cassettes.Adapter) (string, func(), error) {
+		StartHTTP: func(ctx context.Context, name string, a *cfgschema.Adapter) (string, func(), error) {
 			if _, err := verify.BuildFake(ctx, name, a, p.cfg, logDir); err != nil {
 				return "", nil, err
 			}
@@ -121,7 +121,7 @@ func observeRun(ctx context.Context, stdio *IO, g *globals, o *observeOptions, c
 			}
 			return proc.BaseURL, proc.Stop, nil
 		},
-		Build: func(ctx context.Context, name string, a *cassettes.Adapter) error {
+		Build: func(ctx context.Context, name string, a *cfgschema.Adapter) error {
 			_, err := verify.BuildFake(ctx, name, a, p.cfg, logDir)
 			return err
 		},
@@ -272,11 +272,11 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 		return err
 	}
 	a, ok := p.cfg.Adapters[adapter]
-	if !ok || a.Kind != cassettes.KindHTTP {
+	if !ok || a.Kind != cfgschema.KindHTTP {
 		return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %q: --mode observe needs an http adapter declared in %s", adapter, p.cfg.Path),
 			Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(p.cfg.Order, ", "),
 				Suggestion: outcome.Suggest(adapter, p.cfg.Order)}},
-			NextStep: observeProxyStep(p, upstream, cmp.Or(outcome.Closest(adapter, httpAdapters(p.cfg)), firstOr(httpAdapters(p.cfg), "")))}
+			NextStep: observeProxyStep(p, upstream, cmp.Or(outcome.Closest(adapter, p.cfg.AdaptersOf(cfgschema.KindHTTP)), firstOr(p.cfg.AdaptersOf(cfgschema.KindHTTP), "")))}
 	}
 	dir := os.Getenv(coverage.EnvDir)
 	if dir == "" {
@@ -292,7 +292,7 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 	}
 	defer w.Close()
 	rules, _ := coverage.NewRules(a)
-	obs := &coverage.Observer{Adapter: adapter, Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(p.Redact, p.credentials())}
+	obs := &coverage.Observer{Adapter: adapter, Kind: cfgschema.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(p.Redact, p.credentials())}
 	px, err := proxy.New(proxy.Options{Mode: proxy.ModeObserve, Listen: listen, AllowNonLoopback: allowRemote, Upstream: upstream, Observe: obs.Proxy(target)})
 	if err != nil {
 		return err
@@ -316,17 +316,6 @@ func observeProxyRun(ctx context.Context, stdio *IO, g *globals, listen, upstrea
 	err = px.Shutdown(sctx)
 	fmt.Fprintf(stdio.Out, "cassette proxy: stopped\nnext: cassette coverage\n")
 	return err
-}
-
-// httpAdapters are the http adapters of cfg, in its order.
-func httpAdapters(cfg *cassettes.Config) []string {
-	var out []string
-	for _, n := range cfg.Order {
-		if cfg.Adapters[n].Kind == cassettes.KindHTTP {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // observeProxyStep is the command that starts the observing proxy for an

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/internal/workspace"
 )
@@ -14,7 +15,7 @@ import (
 // and passed down. cfg is its Config, under the name the commands use.
 type project struct {
 	*workspace.Project
-	cfg *cassettes.Config
+	cfg *cfgschema.Config
 }
 
 // loadProject loads and validates the config named by --config.
@@ -33,7 +34,7 @@ func loadProject(g *globals) (*project, error) {
 // that printed commands name it (--config ../cassette.yaml) and run from
 // here.
 func findConfig(given string) string {
-	if given != cassettes.ConfigFile {
+	if given != cfgschema.ConfigFile {
 		return given
 	}
 	if _, err := os.Stat(given); err == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
 	"github.com/cassette-dev/cassette/internal/recording"
@@ -106,7 +107,7 @@ func optionalProject(g *globals) (*project, error) {
 }
 
 // adapter is the declared adapter name; false without a project.
-func (p *project) adapter(name string) (*cassettes.Adapter, bool) {
+func (p *project) adapter(name string) (*cfgschema.Adapter, bool) {
 	if p == nil {
 		return nil, false
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/report"
 )
 
@@ -33,7 +34,7 @@ func driftingProject(t *testing.T) (cfg, cassette string) {
 	}
 	write(cfg, "version: 1\nadapters:\n  greet:\n    kind: cli\n    real: {command: [sh, greet.sh]}\n    fake: {command: [sh, greet.sh]}\n")
 	write(filepath.Join(dir, "greet.sh"), "echo \"Hallo, $1!\"\n")
-	data, err := cassettes.Marshal(&cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "greet", Scenario: "ada", Kind: cassettes.KindCLI,
+	data, err := cassettes.Marshal(&cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "greet", Scenario: "ada", Kind: cfgschema.KindCLI,
 		Input: &cassettes.Input{Command: "sh", Args: []string{"greet.sh", "Ada"}}, Output: &cassettes.Output{Stdout: "Hello, Ada!\n"}})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
 )
@@ -170,7 +170,7 @@ Exit codes: 0 pass, 1 drift or failure, 2 config or user error, 3 infrastructure
 		Version:       versionString(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.PersistentFlags().StringVar(&g.config, "config", cassettes.ConfigFile, "path of the config file")
+	root.PersistentFlags().StringVar(&g.config, "config", cfgschema.ConfigFile, "path of the config file")
 	root.AddCommand(
 		newInitCmd(stdio, g),
 		newValidateCmd(stdio, g),

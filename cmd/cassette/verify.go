@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/nextstep"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
@@ -97,7 +98,7 @@ func verifyRun(ctx context.Context, stdio *IO, g *globals, o *verifyOptions, pat
 	if o.inProcess {
 		gates = verify.InProcessGates(ctx, p.cfg, cases, run)
 	}
-	if run.ReplayCommand == "" && p.cfg.Path != cassettes.ConfigFile {
+	if run.ReplayCommand == "" && p.cfg.Path != cfgschema.ConfigFile {
 		run.ReplayCommand = p.command("cassette", "verify") // the replay commands name the config this run used
 	}
 	console := stdio.Out

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
@@ -36,7 +37,7 @@ type Report struct {
 // AdapterReport is the coverage of one adapter.
 type AdapterReport struct {
 	Name string
-	Kind cassettes.Kind
+	Kind cfgschema.Kind
 	// Min is the percentage the adapter must reach (coverage.min, or --min).
 	Min float64
 	// Config locates the adapter in cassette.yaml (for reports and SARIF).
@@ -85,7 +86,7 @@ type Options struct {
 	// Min, when not nil, replaces every adapter's coverage.min (--min).
 	Min *float64
 	// Record builds the record command of an uncovered shape (nil: none).
-	Record func(adapter string, a *cassettes.Adapter, call Call, scenario string) string
+	Record func(adapter string, a *cfgschema.Adapter, call Call, scenario string) string
 	// ObserveStep is the command that observes the tests again, the next
 	// step when no observation can be used (AnalyzeProject); "" is
 	// `cassette observe --help`.
@@ -168,7 +169,7 @@ func (r *Report) Totals() (covered, observed int) {
 // of cfg. Problems are configuration or observation errors (a bad
 // coverage setting, a call to an adapter cassette.yaml does not declare,
 // a call of the wrong kind), each naming file and line.
-func Analyze(cfg *cassettes.Config, list []*cassettes.Cassette, obs []Located, opts Options) (*Report, []outcome.Problem) {
+func Analyze(cfg *cfgschema.Config, list []*cassettes.Cassette, obs []Located, opts Options) (*Report, []outcome.Problem) {
 	var probs []outcome.Problem
 	byName := map[string]*AdapterReport{}
 	rep := &Report{}
@@ -262,7 +263,7 @@ func (ar *AdapterReport) finish() {
 
 // suggest names a new scenario for each uncovered shape and builds its
 // record command.
-func suggest(ar *AdapterReport, cfg *cassettes.Config, opts Options, list []*cassettes.Cassette) {
+func suggest(ar *AdapterReport, cfg *cfgschema.Config, opts Options, list []*cassettes.Cassette) {
 	taken := map[string]bool{}
 	for _, c := range list {
 		if c.Adapter == ar.Name {
@@ -346,7 +347,7 @@ func relTo(dir, path string) string {
 
 // Unrecorded lists, in cassette.yaml's order, the adapters (of selected;
 // nil for all) that have a fake and not one cassette in list.
-func Unrecorded(cfg *cassettes.Config, list []*cassettes.Cassette, selected []string) []string {
+func Unrecorded(cfg *cfgschema.Config, list []*cassettes.Cassette, selected []string) []string {
 	has := map[string]bool{}
 	for _, c := range list {
 		has[c.Adapter] = true

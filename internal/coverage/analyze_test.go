@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
 )
@@ -32,7 +33,7 @@ adapters:
     fake: {command: [./fake-gh]}
 `
 
-func testProject(t *testing.T) *cassettes.Config {
+func testProject(t *testing.T) *cfgschema.Config {
 	t.Helper()
 	dir := t.TempDir()
 	cfg, err := cassettes.ParseConfig(filepath.Join(dir, "cassette.yaml"), []byte(testConfig), cassettes.ConfigOptions{})
@@ -42,21 +43,21 @@ func testProject(t *testing.T) *cassettes.Config {
 	return cfg
 }
 
-func httpCassette(cfg *cassettes.Config, scenario string, reqs ...cassettes.Request) *cassettes.Cassette {
-	c := &cassettes.Cassette{Adapter: "github", Scenario: scenario, Kind: cassettes.KindHTTP, Path: filepath.Join(cfg.Dir, "cassettes", "github", scenario+".yaml")}
+func httpCassette(cfg *cfgschema.Config, scenario string, reqs ...cassettes.Request) *cassettes.Cassette {
+	c := &cassettes.Cassette{Adapter: "github", Scenario: scenario, Kind: cfgschema.KindHTTP, Path: filepath.Join(cfg.Dir, "cassettes", "github", scenario+".yaml")}
 	for _, r := range reqs {
 		c.Interactions = append(c.Interactions, cassettes.Interaction{Request: r})
 	}
 	return c
 }
 
-func cliCassette(cfg *cassettes.Config, adapter, scenario string, args ...string) *cassettes.Cassette {
-	return &cassettes.Cassette{Adapter: adapter, Scenario: scenario, Kind: cassettes.KindCLI, Path: filepath.Join(cfg.Dir, "cassettes", adapter, scenario+".yaml"),
+func cliCassette(cfg *cfgschema.Config, adapter, scenario string, args ...string) *cassettes.Cassette {
+	return &cassettes.Cassette{Adapter: adapter, Scenario: scenario, Kind: cfgschema.KindCLI, Path: filepath.Join(cfg.Dir, "cassettes", adapter, scenario+".yaml"),
 		Input: &cassettes.Input{Command: adapter, Args: args}}
 }
 
 func obsHTTP(test, method, url, body string) Located {
-	o := Observation{V: 1, Adapter: "github", Kind: cassettes.KindHTTP, Test: test, Call: Call{Method: method, URL: url, Body: body}}
+	o := Observation{V: 1, Adapter: "github", Kind: cfgschema.KindHTTP, Test: test, Call: Call{Method: method, URL: url, Body: body}}
 	if body != "" {
 		o.Call.ContentType = "application/json"
 	}
@@ -64,12 +65,12 @@ func obsHTTP(test, method, url, body string) Located {
 }
 
 func obsCLI(test string, argv ...string) Located {
-	return Located{Observation: Observation{V: 1, Adapter: argv[0], Kind: cassettes.KindCLI, Test: test, Call: Call{Argv: argv}}, File: "shim.jsonl", Line: 2}
+	return Located{Observation: Observation{V: 1, Adapter: argv[0], Kind: cfgschema.KindCLI, Test: test, Call: Call{Argv: argv}}, File: "shim.jsonl", Line: 2}
 }
 
-func analyze(t *testing.T, cfg *cassettes.Config, list []*cassettes.Cassette, obs []Located, min *float64) *Report {
+func analyze(t *testing.T, cfg *cfgschema.Config, list []*cassettes.Cassette, obs []Located, min *float64) *Report {
 	t.Helper()
-	rep, probs := Analyze(cfg, list, obs, Options{Min: min, Record: func(name string, a *cassettes.Adapter, c Call, scenario string) string {
+	rep, probs := Analyze(cfg, list, obs, Options{Min: min, Record: func(name string, a *cfgschema.Adapter, c Call, scenario string) string {
 		return RecordCommand(name, a, c, scenario, "")
 	}})
 	if len(probs) > 0 {
@@ -209,8 +210,8 @@ func TestAnalyzeProblems(t *testing.T) {
 	cfg := testProject(t)
 	cfg.Adapters["git"].Coverage.Paths = []string{"no-slash"}
 	obs := []Located{
-		{Observation: Observation{V: 1, Adapter: "gihtub", Kind: cassettes.KindHTTP, Call: Call{Method: "GET", URL: "/"}}, File: "a.jsonl", Line: 3},
-		{Observation: Observation{V: 1, Adapter: "git", Kind: cassettes.KindHTTP, Call: Call{Method: "GET", URL: "/"}}, File: "a.jsonl", Line: 4},
+		{Observation: Observation{V: 1, Adapter: "gihtub", Kind: cfgschema.KindHTTP, Call: Call{Method: "GET", URL: "/"}}, File: "a.jsonl", Line: 3},
+		{Observation: Observation{V: 1, Adapter: "git", Kind: cfgschema.KindHTTP, Call: Call{Method: "GET", URL: "/"}}, File: "a.jsonl", Line: 4},
 	}
 	_, probs := Analyze(cfg, nil, obs, Options{})
 	if len(probs) != 3 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
 )
@@ -57,7 +58,7 @@ type Modelled struct {
 // are in dir (summary.json), each adapter's Min from cfg, at time now. No
 // summary.json there is no error: Found is false. One that is not a
 // regular file, too large or not a summary is E_CFG_PARSE naming it.
-func ReadModelled(dir string, cfg *cassettes.Config, now time.Time) (*Modelled, error) {
+func ReadModelled(dir string, cfg *cfgschema.Config, now time.Time) (*Modelled, error) {
 	path := filepath.Join(dir, report.FileSummary)
 	m := &Modelled{Summary: filepath.ToSlash(path), Command: runCommand(dir)}
 	fi, err := os.Stat(path)
@@ -138,7 +139,7 @@ func runCommand(dir string) string {
 // opts.VerifyReports). A project that compares nothing in modelled mode
 // gets it only when that run measured something, and never an error
 // about it: nil, as before modelled mode existed.
-func readModelled(cfg *cassettes.Config, list []*cassettes.Cassette, opts Options) (*Modelled, error) {
+func readModelled(cfg *cfgschema.Config, list []*cassettes.Cassette, opts Options) (*Modelled, error) {
 	dir := cmp.Or(opts.VerifyReports, filepath.FromSlash(VerifyReports))
 	now := time.Now
 	if opts.Now != nil {
@@ -157,19 +158,19 @@ func readModelled(cfg *cassettes.Config, list []*cassettes.Cassette, opts Option
 // comparesModelled reports whether the project compares any cassette of
 // list in modelled mode, or sets a coverage.min_modelled: then coverage
 // shows the figure, or says that no verify run has measured it.
-func comparesModelled(cfg *cassettes.Config, list []*cassettes.Cassette) bool {
+func comparesModelled(cfg *cfgschema.Config, list []*cassettes.Cassette) bool {
 	for _, a := range cfg.Adapters {
-		if a.Compare == cassettes.CompareModelled || a.Coverage.MinModelled != nil {
+		if a.Compare == cfgschema.CompareModelled || a.Coverage.MinModelled != nil {
 			return true
 		}
 		for _, k := range a.Contracts {
-			if k.Compare == cassettes.CompareModelled {
+			if k.Compare == cfgschema.CompareModelled {
 				return true
 			}
 		}
 	}
 	for _, c := range list {
-		if cassettes.ContractFor(cfg.Adapters[c.Adapter], c).Compare == cassettes.CompareModelled {
+		if cassettes.ContractFor(cfg.Adapters[c.Adapter], c).Compare == cfgschema.CompareModelled {
 			return true
 		}
 	}

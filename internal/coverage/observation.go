@@ -15,7 +15,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -52,7 +52,7 @@ type Observation struct {
 	V int `json:"v"`
 	// Adapter is the adapter's name in cassette.yaml, Kind its kind.
 	Adapter string         `json:"adapter"`
-	Kind    cassettes.Kind `json:"kind"`
+	Kind    cfgschema.Kind `json:"kind"`
 	// Shape is the call's shape as the writer saw it. It is informative:
 	// coverage computes the shape again from Call with the adapter's
 	// current rules, so a writer may leave it out.
@@ -245,11 +245,11 @@ func parseLine(line []byte) (o Observation, field, msg string) {
 		return o, "v", fmt.Sprintf("format version %d is newer than this cassette reads (%d): upgrade cassette", o.V, FormatVersion)
 	case o.Adapter == "":
 		return o, "adapter", "missing the adapter's name"
-	case o.Kind == cassettes.KindCLI && len(o.Call.Argv) == 0:
+	case o.Kind == cfgschema.KindCLI && len(o.Call.Argv) == 0:
 		return o, "call.argv", "a cli call needs argv (the command first)"
-	case o.Kind == cassettes.KindHTTP && (o.Call.Method == "" || o.Call.URL == ""):
+	case o.Kind == cfgschema.KindHTTP && (o.Call.Method == "" || o.Call.URL == ""):
 		return o, "call", "an http call needs method and url"
-	case o.Kind != cassettes.KindCLI && o.Kind != cassettes.KindHTTP:
+	case o.Kind != cfgschema.KindCLI && o.Kind != cfgschema.KindHTTP:
 		return o, "kind", fmt.Sprintf("kind %q is neither http nor cli", o.Kind)
 	}
 	// A test's name is printed under its shape and in the reports: a line

@@ -12,7 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/redact"
 )
 
@@ -58,10 +58,10 @@ func TestWritersShareAFile(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			w := w1
-			o := Observation{Adapter: "git", Kind: cassettes.KindCLI, Call: Call{Argv: []string{"git", "log", fmt.Sprint(i)}}, Test: "TestA"}
+			o := Observation{Adapter: "git", Kind: cfgschema.KindCLI, Call: Call{Argv: []string{"git", "log", fmt.Sprint(i)}}, Test: "TestA"}
 			if i%2 == 1 {
 				w = w2
-				o = Observation{Adapter: "api", Kind: cassettes.KindHTTP, Call: Call{Method: "POST", URL: fmt.Sprintf("/x/%d", i), ContentType: "text/plain", Body: body}}
+				o = Observation{Adapter: "api", Kind: cfgschema.KindHTTP, Call: Call{Method: "POST", URL: fmt.Sprintf("/x/%d", i), ContentType: "text/plain", Body: body}}
 			}
 			if err := w.Write(o); err != nil {
 				t.Error(err)

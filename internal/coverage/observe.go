@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/internal/shimcall"
 )
@@ -24,7 +24,7 @@ import (
 // Observer writes the calls made to one adapter's fake.
 type Observer struct {
 	Adapter string
-	Kind    cassettes.Kind
+	Kind    cfgschema.Kind
 	// Rules give the informative shape written with each call (nil: none).
 	Rules *Rules
 	// Writer is where the calls go.
@@ -159,7 +159,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // (shimcall.Spec) and the adapter's coverage settings (for the shape).
 type Shim struct {
 	shimcall.Spec
-	Coverage cassettes.Coverage `json:"coverage"`
+	Coverage cfgschema.Coverage `json:"coverage"`
 }
 
 // ShimIO is the shim's process: its arguments after the command, its
@@ -219,7 +219,7 @@ func (s *Shim) Run(ctx context.Context, sio ShimIO) int {
 	}
 	req := s.Request(sio.Args, sio.Env, func() string { return sio.Caller })
 	req.Stdin, req.Input = in.Given()
-	rules, _ := NewRules(&cassettes.Adapter{Kind: cassettes.KindCLI, Coverage: s.Coverage})
+	rules, _ := NewRules(&cfgschema.Adapter{Kind: cfgschema.KindCLI, Coverage: s.Coverage})
 	if err := s.Record(req, rules, nil); err != nil {
 		fmt.Fprintf(sio.Stderr, "cassette observe: the call was not observed: %v\n", err)
 	}
@@ -241,7 +241,7 @@ func (s *Shim) Record(req shimcall.Request, rules *Rules, w *Writer) error {
 		}
 		defer w.Close()
 	}
-	o := &Observer{Adapter: s.Adapter, Kind: cassettes.KindCLI, Rules: rules, Writer: w,
+	o := &Observer{Adapter: s.Adapter, Kind: cfgschema.KindCLI, Rules: rules, Writer: w,
 		Redactor: redact.New(redact.NewRules(s.Redact), redact.FromEnv(s.Credentials, lookup))}
 	test, _ := lookup(EnvTest)
 	if test == "" {

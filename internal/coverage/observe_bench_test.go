@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/redact"
 )
 
@@ -29,8 +29,8 @@ func BenchmarkObservingProxy(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	rules, _ := NewRules(&cassettes.Adapter{Kind: cassettes.KindHTTP})
-	o := &Observer{Adapter: "api", Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(nil, map[string]string{"API_TOKEN": "tok-0123456789"})}
+	rules, _ := NewRules(&cfgschema.Adapter{Kind: cfgschema.KindHTTP})
+	o := &Observer{Adapter: "api", Kind: cfgschema.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(nil, map[string]string{"API_TOKEN": "tok-0123456789"})}
 	proxy := httptest.NewServer(o.Proxy(target))
 	defer proxy.Close()
 	for _, bc := range []struct{ name, url string }{{"direct", fake.URL}, {"observed", proxy.URL}} {

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/internal/shimcall"
@@ -51,8 +52,8 @@ func TestObservingProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, _ := NewRules(&cassettes.Adapter{Kind: cassettes.KindHTTP, Coverage: cassettes.Coverage{Paths: []string{"/repos/{owner}/{repo}"}}})
-	o := &Observer{Adapter: "api", Kind: cassettes.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(nil, map[string]string{"API_TOKEN": "tok-0123456789"})}
+	rules, _ := NewRules(&cfgschema.Adapter{Kind: cfgschema.KindHTTP, Coverage: cfgschema.Coverage{Paths: []string{"/repos/{owner}/{repo}"}}})
+	o := &Observer{Adapter: "api", Kind: cfgschema.KindHTTP, Rules: rules, Writer: w, Redactor: redact.New(nil, map[string]string{"API_TOKEN": "tok-0123456789"})}
 	proxy := httptest.NewServer(o.Proxy(target))
 	defer proxy.Close()
 
@@ -171,7 +172,7 @@ adapters:
 	}
 	stopped := 0
 	s := &Session{Config: cfg, Observed: t.TempDir(), Work: t.TempDir(),
-		StartHTTP: func(_ context.Context, name string, a *cassettes.Adapter) (string, func(), error) {
+		StartHTTP: func(_ context.Context, name string, a *cfgschema.Adapter) (string, func(), error) {
 			if name == "two" {
 				return "", nil, &outcome.Error{Reason: outcome.EFakeUnavailable, Message: "the fake of two did not start"}
 			}
@@ -181,7 +182,7 @@ adapters:
 	if st != nil || outcome.AsError(err).Reason != outcome.EFakeUnavailable || stopped != 1 {
 		t.Errorf("Start: %v, %v; the first fake stopped %d times, want once", st, err, stopped)
 	}
-	s.StartHTTP = func(context.Context, string, *cassettes.Adapter) (string, func(), error) {
+	s.StartHTTP = func(context.Context, string, *cfgschema.Adapter) (string, func(), error) {
 		return "not a url", func() {}, nil
 	}
 	if _, err := s.Start(context.Background()); err == nil || !strings.Contains(err.Error(), `fake base URL "not a url"`) || strings.Contains(err.Error(), "%!") {
@@ -268,7 +269,7 @@ func TestObservingProxySendsTheRequestAsSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	proxy := httptest.NewServer((&Observer{Adapter: "api", Kind: cassettes.KindHTTP, Writer: w}).Proxy(target))
+	proxy := httptest.NewServer((&Observer{Adapter: "api", Kind: cfgschema.KindHTTP, Writer: w}).Proxy(target))
 	defer proxy.Close()
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	defer client.CloseIdleConnections()

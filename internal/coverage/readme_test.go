@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // readmeBlock returns the first fenced block of lang after heading in the
@@ -61,8 +61,8 @@ func TestReadmePythonWriter(t *testing.T) {
 		t.Fatalf("read %d observations, problems %v, error %v", len(obs), probs, err)
 	}
 	o := obs[0]
-	r := rulesFor(t, cassettes.Coverage{})
-	if o.Adapter != "git" || o.Kind != cassettes.KindCLI || o.Test != "test_last_commits" || o.Source != "python" || r.Of(o.Observation) != "git log --oneline -n" {
+	r := rulesFor(t, cfgschema.Coverage{})
+	if o.Adapter != "git" || o.Kind != cfgschema.KindCLI || o.Test != "test_last_commits" || o.Source != "python" || r.Of(o.Observation) != "git log --oneline -n" {
 		t.Errorf("the docs' example wrote %+v (shape %q)", o, r.Of(o.Observation))
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
 )
@@ -20,13 +20,13 @@ import (
 // variable). The call is an observation's, already redacted; config is the
 // --config to repeat ("" for the default). RecordNote says what the
 // command cannot hold.
-func RecordCommand(adapter string, a *cassettes.Adapter, c Call, scenario, config string) string {
+func RecordCommand(adapter string, a *cfgschema.Adapter, c Call, scenario, config string) string {
 	head := []string{"cassette", "record"}
-	if config != "" && config != cassettes.ConfigFile {
+	if config != "" && config != cfgschema.ConfigFile {
 		head = append(head, "--config", config)
 	}
 	head = append(head, "--adapter", adapter, "--scenario", scenario, "--")
-	if a.Kind == cassettes.KindHTTP {
+	if a.Kind == cfgschema.KindHTTP {
 		cmd := curl(a, c)
 		if varRef.MatchString(cmd) {
 			// The variables expand in the recorded command's own shell:
@@ -65,7 +65,7 @@ func RecordNote(c Call) string {
 }
 
 // curl renders the HTTP call as a curl command line.
-func curl(a *cassettes.Adapter, c Call) string {
+func curl(a *cfgschema.Adapter, c Call) string {
 	origin, unix := "https://SERVICE", ""
 	if u, err := url.Parse(a.Real.BaseURL); err == nil && a.Real.BaseURL != "" {
 		switch {

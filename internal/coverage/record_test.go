@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // argvOf runs a printed command with sh, `cassette` replaced by a program
@@ -24,14 +24,14 @@ func argvOf(t *testing.T, cmd string, env ...string) []string {
 }
 
 func TestRecordCommand(t *testing.T) {
-	git := &cassettes.Adapter{Kind: cassettes.KindCLI, Real: cassettes.Real{Command: []string{"git"}}}
-	api := &cassettes.Adapter{Kind: cassettes.KindHTTP, Real: cassettes.Real{BaseURL: "https://api.example.com/v1"}}
-	secret := &cassettes.Adapter{Kind: cassettes.KindHTTP, Real: cassettes.Real{BaseURL: "https://api.github.com",
+	git := &cfgschema.Adapter{Kind: cfgschema.KindCLI, Real: cfgschema.Real{Command: []string{"git"}}}
+	api := &cfgschema.Adapter{Kind: cfgschema.KindHTTP, Real: cfgschema.Real{BaseURL: "https://api.example.com/v1"}}
+	secret := &cfgschema.Adapter{Kind: cfgschema.KindHTTP, Real: cfgschema.Real{BaseURL: "https://api.github.com",
 		Headers: map[string]string{"Authorization": "Bearer ${GITHUB_TOKEN}", "X-Note": `say "$HOME" and ${GITHUB_TOKEN}`}}}
-	docker := &cassettes.Adapter{Kind: cassettes.KindHTTP, Real: cassettes.Real{BaseURL: "unix:///run/podman/podman.sock"}}
+	docker := &cfgschema.Adapter{Kind: cfgschema.KindHTTP, Real: cfgschema.Real{BaseURL: "unix:///run/podman/podman.sock"}}
 	tests := []struct {
 		name     string
-		a        *cassettes.Adapter
+		a        *cfgschema.Adapter
 		call     Call
 		config   string
 		wantArgv []string
@@ -83,7 +83,7 @@ func TestRecordCommand(t *testing.T) {
 // expands the variable when the recorded command runs, never in the
 // printed line.
 func TestRecordCommandExpandsInTheChild(t *testing.T) {
-	a := &cassettes.Adapter{Kind: cassettes.KindHTTP, Real: cassettes.Real{BaseURL: "https://api.github.com", Headers: map[string]string{"Authorization": "Bearer ${GITHUB_TOKEN}"}}}
+	a := &cfgschema.Adapter{Kind: cfgschema.KindHTTP, Real: cfgschema.Real{BaseURL: "https://api.github.com", Headers: map[string]string{"Authorization": "Bearer ${GITHUB_TOKEN}"}}}
 	cmd := RecordCommand("github", a, Call{Method: "GET", URL: "/user"}, "user", "")
 	argv := argvOf(t, cmd, "GITHUB_TOKEN=tok-1234567890")
 	inner := argv[len(argv)-1]

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
@@ -23,7 +24,7 @@ const DefaultMin = 100.0
 // Rules turn one adapter's calls and cassettes into call shapes: the
 // built-in rules plus the adapter's `coverage:` settings.
 type Rules struct {
-	Kind cassettes.Kind
+	Kind cfgschema.Kind
 	// Kinds are the adapter kinds whose cassettes' calls OfCassette reads
 	// (internal/kind); nil is http and cli.
 	Kinds *kind.Registry
@@ -71,7 +72,7 @@ var paramRe = regexp.MustCompile(`^\{[A-Za-z_][A-Za-z0-9_]*\}$`)
 // NewRules compiles an adapter's coverage settings (nil: the built-in
 // rules only, for a kind). Each problem names its field below
 // `coverage.` (e.g. `paths[1]`); the caller places it in cassette.yaml.
-func NewRules(a *cassettes.Adapter) (*Rules, []outcome.Problem) {
+func NewRules(a *cfgschema.Adapter) (*Rules, []outcome.Problem) {
 	r := &Rules{Min: DefaultMin, depth: DefaultDepth, valueFlags: map[string]bool{}, ignoreQuery: map[string]bool{}, ignoreFlags: map[string]bool{},
 		args: maps.Clone(BuiltinArgs)}
 	if a == nil {
@@ -173,7 +174,7 @@ func (r *Rules) Ignored(s Shape) bool {
 
 // Of is the shape of an observed call, by the kind of the call.
 func (r *Rules) Of(o Observation) Shape {
-	if o.Kind == cassettes.KindCLI {
+	if o.Kind == cfgschema.KindCLI {
 		return r.CLIShape(o.Call.Argv, o.Call.Stdin)
 	}
 	body := []byte(o.Call.Body)

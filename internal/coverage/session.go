@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/internal/shimcall"
@@ -24,7 +24,7 @@ import (
 // behind an observing reverse proxy, each CLI adapter's fake behind a shim
 // on PATH, and the environment that points the test command at them.
 type Session struct {
-	Config *cassettes.Config
+	Config *cfgschema.Config
 	// Adapters are the adapters to observe (nil: all of them).
 	Adapters []string
 	// Observed is the directory observations go to; Work holds the shims.
@@ -38,8 +38,8 @@ type Session struct {
 	Command []string
 	// StartHTTP starts (or finds) an HTTP adapter's fake and returns its
 	// base URL and how to stop it; Build runs a CLI adapter's fake.build.
-	StartHTTP func(ctx context.Context, name string, a *cassettes.Adapter) (baseURL string, stop func(), err error)
-	Build     func(ctx context.Context, name string, a *cassettes.Adapter) error
+	StartHTTP func(ctx context.Context, name string, a *cfgschema.Adapter) (baseURL string, stop func(), err error)
+	Build     func(ctx context.Context, name string, a *cfgschema.Adapter) error
 	// LookupEnv reads the environment (os.LookupEnv when nil).
 	LookupEnv func(string) (string, bool)
 }
@@ -116,9 +116,9 @@ func (s *Session) start(ctx context.Context, st *Started) error {
 		}
 		var err error
 		switch a.Kind {
-		case cassettes.KindHTTP:
+		case cfgschema.KindHTTP:
 			err = s.startHTTP(ctx, st, name, a)
-		case cassettes.KindCLI:
+		case cfgschema.KindCLI:
 			err = s.writeShim(ctx, st, bin, name, a)
 		}
 		if err != nil {
@@ -141,7 +141,7 @@ func (s *Session) start(ctx context.Context, st *Started) error {
 }
 
 // startHTTP puts an observing reverse proxy in front of an HTTP fake.
-func (s *Session) startHTTP(ctx context.Context, st *Started, name string, a *cassettes.Adapter) error {
+func (s *Session) startHTTP(ctx context.Context, st *Started, name string, a *cfgschema.Adapter) error {
 	base, stop, err := s.StartHTTP(ctx, name, a)
 	if err != nil {
 		return err
@@ -159,7 +159,7 @@ func (s *Session) startHTTP(ctx context.Context, st *Started, name string, a *ca
 	}
 	st.closers = append(st.closers, func() { w.Close() })
 	rules, _ := NewRules(a)
-	obs := &Observer{Adapter: name, Kind: cassettes.KindHTTP, Rules: rules, Writer: w,
+	obs := &Observer{Adapter: name, Kind: cfgschema.KindHTTP, Rules: rules, Writer: w,
 		Redactor: redact.New(s.Config.Redaction(), redact.FromEnv(a.Real.Credentials, s.LookupEnv))}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -176,7 +176,7 @@ func (s *Session) startHTTP(ctx context.Context, st *Started, name string, a *ca
 
 // writeShim builds a CLI fake and writes the shim that runs it under the
 // real command's name.
-func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, a *cassettes.Adapter) error {
+func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, a *cfgschema.Adapter) error {
 	command := name
 	if len(a.Real.Command) > 0 {
 		command = filepath.Base(a.Real.Command[0])
@@ -189,7 +189,7 @@ func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, 
 	if err := s.Build(ctx, name, a); err != nil {
 		return err
 	}
-	dir := cassettes.ResolvePath(s.Config.Dir, a.Fake.Dir)
+	dir := cfgschema.ResolvePath(s.Config.Dir, a.Fake.Dir)
 	fake := fakeCommand(a.Fake.Command, dir)
 	project, _ := filepath.Abs(s.Config.Dir)
 	shim := &Shim{Spec: shimcall.Spec{Adapter: name, Command: command, Fake: fake, Bin: bin, Observed: s.Observed, Project: project, Credentials: a.Real.Credentials,
@@ -198,7 +198,7 @@ func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, 
 		shim.Dir = dir
 	}
 	for _, k := range sortedKeys(a.Fake.Env) {
-		v, _ := cassettes.Expand(a.Fake.Env[k], s.Config.FakeLookup(s.LookupEnv))
+		v, _ := cfgschema.Expand(a.Fake.Env[k], s.Config.FakeLookup(s.LookupEnv))
 		shim.Env = append(shim.Env, k+"="+v)
 	}
 	run := []string{s.Self, "observe", "--shim"}
@@ -263,7 +263,7 @@ func fakeCommand(command []string, dir string) []string {
 		if (i > 0 && strings.HasPrefix(arg, "-")) || (i == 0 && !strings.ContainsRune(arg, filepath.Separator)) {
 			continue
 		}
-		p := cassettes.ResolvePath(dir, arg)
+		p := cfgschema.ResolvePath(dir, arg)
 		if _, err := os.Stat(p); err == nil || i == 0 {
 			fake[i] = p
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/redact"
 )
 
@@ -18,7 +18,7 @@ import (
 // values: the shape is the same whatever the values (it depends on the
 // skeleton only), and no id, token or SHA of the call appears in it.
 
-var fuzzCoverage = cassettes.Coverage{
+var fuzzCoverage = cfgschema.Coverage{
 	Paths:      []string{"/repos/{owner}/{repo}"},
 	Depth:      intp(2),
 	ValueFlags: []string{"-C", "--repo", "-X", "-m"},
@@ -100,7 +100,7 @@ func FuzzShapeHoldsNoValue(f *testing.F) {
 	f.Add(uint64(0), []byte{}, "", "", "")
 	f.Add(uint64(12), []byte("ghp_"), "a/b", "%2F..", "-rf --x=y {} ? & =")
 	f.Add(uint64(1<<63), []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, "grace@example.com", "2026-11-22", "log")
-	r, probs := NewRules(&cassettes.Adapter{Coverage: fuzzCoverage})
+	r, probs := NewRules(&cfgschema.Adapter{Coverage: fuzzCoverage})
 	if len(probs) > 0 {
 		f.Fatal(probs)
 	}
@@ -158,7 +158,7 @@ func FuzzShapeAnyCall(f *testing.F) {
 	f.Add("GET", "/hooks/ghp_0123456789abcdefghijklmnopqrstuvwxyz?token=x", "application/json", `{"ghp_0123456789abcdefghijklmnopqrstuvwxyz":1}`, "--ghp_0123456789abcdefghijklmnopqrstuvwxyz")
 	f.Add("POST", "http://[::1]:80/%zz?%=&a[b][=1", "application/x-www-form-urlencoded", "a=%zz&b", "-")
 	f.Add("", "", "", "", "")
-	r, _ := NewRules(&cassettes.Adapter{Coverage: fuzzCoverage})
+	r, _ := NewRules(&cfgschema.Adapter{Coverage: fuzzCoverage})
 	f.Fuzz(func(t *testing.T, method, u, ct, body, arg string) {
 		shapes := []Shape{
 			r.HTTPShape(method, u, ct, []byte(body), 0),

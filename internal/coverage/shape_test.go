@@ -4,11 +4,12 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
-func rulesFor(t testing.TB, c cassettes.Coverage) *Rules {
+func rulesFor(t testing.TB, c cfgschema.Coverage) *Rules {
 	t.Helper()
-	r, probs := NewRules(&cassettes.Adapter{Coverage: c})
+	r, probs := NewRules(&cfgschema.Adapter{Coverage: c})
 	if len(probs) > 0 {
 		t.Fatalf("NewRules: %v", probs)
 	}
@@ -18,10 +19,10 @@ func rulesFor(t testing.TB, c cassettes.Coverage) *Rules {
 func intp(n int) *int { return &n }
 
 func TestHTTPShape(t *testing.T) {
-	gh := cassettes.Coverage{Paths: []string{"/repos/{owner}/{repo}", "/repos/{owner}/{repo}/labels/{name}", "/orgs/{org}"}, IgnoreQuery: []string{"_"}}
+	gh := cfgschema.Coverage{Paths: []string{"/repos/{owner}/{repo}", "/repos/{owner}/{repo}/labels/{name}", "/orgs/{org}"}, IgnoreQuery: []string{"_"}}
 	tests := []struct {
 		name        string
-		cov         cassettes.Coverage
+		cov         cfgschema.Coverage
 		method, url string
 		contentType string
 		body        string
@@ -77,10 +78,10 @@ func TestHTTPShape(t *testing.T) {
 }
 
 func TestCLIShape(t *testing.T) {
-	gitCov := cassettes.Coverage{ValueFlags: []string{"-C", "-c", "-n", "--git-dir"}}
+	gitCov := cfgschema.Coverage{ValueFlags: []string{"-C", "-c", "-n", "--git-dir"}}
 	tests := []struct {
 		name  string
-		cov   cassettes.Coverage
+		cov   cfgschema.Coverage
 		argv  []string
 		stdin bool
 		want  Shape
@@ -91,15 +92,15 @@ func TestCLIShape(t *testing.T) {
 		{name: "flags sorted, values dropped", argv: []string{"git", "log", "--format=%H", "--max-count=5", "-p"}, want: "git log --format --max-count -p"},
 		{name: "positional values dropped", argv: []string{"git", "show", "--stat", "HEAD"}, want: "git show --stat"},
 		{name: "depth 1 keeps one word", argv: []string{"gh", "pr", "merge", "12", "--squash"}, want: "gh pr --squash"},
-		{name: "depth 2", cov: cassettes.Coverage{Depth: intp(2)}, argv: []string{"gh", "pr", "merge", "12", "--squash"}, want: "gh pr merge --squash"},
-		{name: "a value ends the words", cov: cassettes.Coverage{Depth: intp(2)}, argv: []string{"gh", "pr", "12", "view"}, want: "gh pr"},
-		{name: "a number ends the words", cov: cassettes.Coverage{Depth: intp(3)}, argv: []string{"gh", "pr", "view", "12", "comments"}, want: "gh pr view"},
-		{name: "depth 0", cov: cassettes.Coverage{Depth: intp(0)}, argv: []string{"docker", "ps", "-a"}, want: "docker -a"},
+		{name: "depth 2", cov: cfgschema.Coverage{Depth: intp(2)}, argv: []string{"gh", "pr", "merge", "12", "--squash"}, want: "gh pr merge --squash"},
+		{name: "a value ends the words", cov: cfgschema.Coverage{Depth: intp(2)}, argv: []string{"gh", "pr", "12", "view"}, want: "gh pr"},
+		{name: "a number ends the words", cov: cfgschema.Coverage{Depth: intp(3)}, argv: []string{"gh", "pr", "view", "12", "comments"}, want: "gh pr view"},
+		{name: "depth 0", cov: cfgschema.Coverage{Depth: intp(0)}, argv: []string{"docker", "ps", "-a"}, want: "docker -a"},
 		{name: "declared value flag before the subcommand", cov: gitCov, argv: []string{"git", "-C", "repo", "log", "-n", "3"}, want: "git log -C -n"},
 		{name: "undeclared value flag: its value is a word", argv: []string{"git", "-C", "repo", "log"}, want: "git repo -C"},
 		{name: "attached short values", cov: gitCov, argv: []string{"git", "-Crepo", "log", "-n3"}, want: "git log -C -n"},
 		{name: "short clusters", argv: []string{"tar", "-xvzf", "a.tgz"}, want: "tar -xvzf"},
-		{name: "a long short flag keeps its first letter", cov: cassettes.Coverage{ValueFlags: []string{"-u"}}, argv: []string{"mysql", "-pSECRETVALUE", "-u", "root"}, want: "mysql -p -u"},
+		{name: "a long short flag keeps its first letter", cov: cfgschema.Coverage{ValueFlags: []string{"-u"}}, argv: []string{"mysql", "-pSECRETVALUE", "-u", "root"}, want: "mysql -p -u"},
 		{name: "numeric short flag", argv: []string{"git", "log", "-3"}, want: "git log -{}"},
 		{name: "a value as a long flag's name", argv: []string{"x", "--0123456789abcdef0123456789abcdef01234567"}, want: "x --{}"},
 		{name: "double dash ends flags", argv: []string{"git", "checkout", "--", "-weird-file"}, want: "git checkout"},
@@ -110,15 +111,15 @@ func TestCLIShape(t *testing.T) {
 		{name: "gh api another endpoint", argv: []string{"gh", "api", "repos/octo/hello", "--jq", ".name"}, want: "gh api repos/{}/{} --jq"},
 		{name: "gh api leading slash, ids, query", argv: []string{"gh", "api", "/repos/octo/hello/issues/42/comments?per_page=100&page=2"}, want: "gh api repos/{}/{}/issues/{}/comments?page&per_page"},
 		{name: "gh api gh's placeholders", argv: []string{"gh", "api", "repos/{owner}/{repo}/pulls", "-X", "POST", "-f", "title=x"}, want: "gh api repos/{}/{}/pulls -X -f"},
-		{name: "gh api full URL, depth 2", cov: cassettes.Coverage{Depth: intp(2)}, argv: []string{"gh", "api", "https://api.github.com/orgs/acme/teams"}, want: "gh api orgs/{}/teams"},
-		{name: "gh api declared path", cov: cassettes.Coverage{Paths: []string{"/gists/{id}"}}, argv: []string{"gh", "api", "gists/abc"}, want: "gh api gists/{}"},
+		{name: "gh api full URL, depth 2", cov: cfgschema.Coverage{Depth: intp(2)}, argv: []string{"gh", "api", "https://api.github.com/orgs/acme/teams"}, want: "gh api orgs/{}/teams"},
+		{name: "gh api declared path", cov: cfgschema.Coverage{Paths: []string{"/gists/{id}"}}, argv: []string{"gh", "api", "gists/abc"}, want: "gh api gists/{}"},
 		{name: "gh api graphql by operation", argv: []string{"gh", "api", "graphql", "-f", "query=query Repo($o: String!) { repository(owner: $o) { name } }", "-F", "o=octo"}, want: "gh api graphql query:Repo -F -f"},
 		{name: "gh api graphql mutation, attached, comments", argv: []string{"gh", "api", "graphql", "--raw-field=query=# add one\nmutation AddStar { x }"}, want: "gh api graphql mutation:AddStar --raw-field"},
 		{name: "gh api graphql anonymous", argv: []string{"gh", "api", "graphql", "-fquery={ viewer { login } }"}, want: "gh api graphql query:{} -f"},
-		{name: "args none", cov: cassettes.Coverage{Args: map[string]string{"gh api": "none"}}, argv: []string{"gh", "api", "repos/o/r/issues"}, want: "gh api"},
-		{name: "args path for another command", cov: cassettes.Coverage{Args: map[string]string{"curl": "path"}}, argv: []string{"curl", "-s", "https://x.test/v1/items/12"}, want: "curl v1/items/{} -s"},
+		{name: "args none", cov: cfgschema.Coverage{Args: map[string]string{"gh api": "none"}}, argv: []string{"gh", "api", "repos/o/r/issues"}, want: "gh api"},
+		{name: "args path for another command", cov: cfgschema.Coverage{Args: map[string]string{"curl": "path"}}, argv: []string{"curl", "-s", "https://x.test/v1/items/12"}, want: "curl v1/items/{} -s"},
 		{name: "lone dash is positional", argv: []string{"cat", "-"}, want: "cat"},
-		{name: "ignored flags", cov: cassettes.Coverage{IgnoreFlags: []string{"--no-pager"}}, argv: []string{"git", "--no-pager", "log"}, want: "git log"},
+		{name: "ignored flags", cov: cfgschema.Coverage{IgnoreFlags: []string{"--no-pager"}}, argv: []string{"git", "--no-pager", "log"}, want: "git log"},
 		{name: "upper-case word is a value", argv: []string{"git", "HEAD"}, want: "git"},
 		{name: "hex word is a value", argv: []string{"git", "abc1234"}, want: "git"},
 		{name: "no argv", argv: nil, want: ""},
@@ -134,7 +135,7 @@ func TestCLIShape(t *testing.T) {
 }
 
 func TestRulesProblems(t *testing.T) {
-	_, probs := NewRules(&cassettes.Adapter{Coverage: cassettes.Coverage{
+	_, probs := NewRules(&cfgschema.Adapter{Coverage: cfgschema.Coverage{
 		Paths:  []string{"/repos/{owner}/{repo}", "repos/{x}", "/a/{b", "/a/b", "/a//{b}"},
 		Ignore: []string{"GET /healthz", " "},
 	}})
@@ -150,7 +151,7 @@ func TestRulesProblems(t *testing.T) {
 }
 
 func TestIgnored(t *testing.T) {
-	r := rulesFor(t, cassettes.Coverage{Ignore: []string{"GET /healthz", "git --version", "GET /metrics*"}})
+	r := rulesFor(t, cfgschema.Coverage{Ignore: []string{"GET /healthz", "git --version", "GET /metrics*"}})
 	for s, want := range map[Shape]bool{"GET /healthz": true, "GET /healthz?x": false, "git --version": true,
 		"GET /metrics?name": true, "POST /metrics": false, "git log": false} {
 		if got := r.Ignored(s); got != want {
@@ -160,8 +161,8 @@ func TestIgnored(t *testing.T) {
 }
 
 func TestCassetteShapes(t *testing.T) {
-	r := rulesFor(t, cassettes.Coverage{Paths: []string{"/repos/{owner}/{repo}"}})
-	http := &cassettes.Cassette{Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{
+	r := rulesFor(t, cfgschema.Coverage{Paths: []string{"/repos/{owner}/{repo}"}})
+	http := &cassettes.Cassette{Kind: cfgschema.KindHTTP, Interactions: []cassettes.Interaction{
 		{Request: cassettes.Request{Method: "GET", URL: "http://127.0.0.1:3000/repos/o/r/issues?per_page=3"}},
 		{Request: cassettes.Request{Method: "GET", URL: "http://127.0.0.1:3000/repositories/1000/issues?per_page=3&page=2"}},
 		{Request: cassettes.Request{Method: "GET", URL: "http://127.0.0.1:3000/repositories/1000/issues?per_page=3&page=3"}},
@@ -172,12 +173,12 @@ func TestCassetteShapes(t *testing.T) {
 	if got := r.OfCassette(http); !equalShapes(got, want) {
 		t.Errorf("http cassette: %q, want %q", got, want)
 	}
-	cli := &cassettes.Cassette{Kind: cassettes.KindCLI, Input: &cassettes.Input{Command: "git", Args: []string{"log", "--oneline", "-n", "3"}},
+	cli := &cassettes.Cassette{Kind: cfgschema.KindCLI, Input: &cassettes.Input{Command: "git", Args: []string{"log", "--oneline", "-n", "3"}},
 		Interactions: []cassettes.Interaction{{Request: cassettes.Request{Method: "GET", URL: "http://x/y"}}}}
 	if got := r.OfCassette(cli); !equalShapes(got, []Shape{"git log --oneline -n"}) {
 		t.Errorf("cli cassette: %q (its own HTTP is not this adapter's)", got)
 	}
-	stdin := &cassettes.Cassette{Kind: cassettes.KindCLI, Input: &cassettes.Input{Command: "gh", Args: []string{"api", "graphql", "--input", "-"}, Stdin: "{}"}}
+	stdin := &cassettes.Cassette{Kind: cfgschema.KindCLI, Input: &cassettes.Input{Command: "gh", Args: []string{"api", "graphql", "--input", "-"}, Stdin: "{}"}}
 	if got := r.OfCassette(stdin); !equalShapes(got, []Shape{"gh api graphql query:{} --input <stdin>"}) {
 		t.Errorf("cli cassette with stdin: %q", got)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/shimcall"
 )
 
@@ -63,7 +63,7 @@ func (s *ShimServer) Socket() string { return s.ln.Addr().String() }
 
 // Add answers the calls of shim's adapter.
 func (s *ShimServer) Add(shim *Shim) {
-	rules, _ := NewRules(&cassettes.Adapter{Kind: cassettes.KindCLI, Coverage: shim.Coverage})
+	rules, _ := NewRules(&cfgschema.Adapter{Kind: cfgschema.KindCLI, Coverage: shim.Coverage})
 	s.mu.Lock()
 	s.shims[shim.Adapter] = shimEntry{shim: shim, rules: rules}
 	s.mu.Unlock()

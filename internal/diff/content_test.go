@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // The real LLM streams of charmbracelet/fantasy's provider tests (see
@@ -284,7 +285,7 @@ func TestStreamWithoutContentType(t *testing.T) {
 
 // TestPresetNamesAgree: the presets validate accepts are the ones diff has.
 func TestPresetNamesAgree(t *testing.T) {
-	if got, want := strings.Join(StreamPresetNames(), " "), strings.Join(cassettes.StreamPresetNames, " "); got != want {
+	if got, want := strings.Join(StreamPresetNames(), " "), strings.Join(cfgschema.StreamPresetNames, " "); got != want {
 		t.Fatalf("diff has presets %s, cassettes validates %s", got, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // TestReasonPhrase: real go-vcr cassettes hold `status: 200` (linodego) and
@@ -21,7 +22,7 @@ func TestReasonPhrase(t *testing.T) {
 		{"200 OK", "200 Fine", 200, true},
 	} {
 		mk := func(status string) *cassettes.Cassette {
-			return &cassettes.Cassette{Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{{
+			return &cassettes.Cassette{Kind: cfgschema.KindHTTP, Interactions: []cassettes.Interaction{{
 				Request: cassettes.Request{Method: "GET", URL: "https://x/"}, Response: cassettes.Response{Code: tc.code, Status: status}}}}
 		}
 		p, err := Pipeline(mk(tc.want), Options{})

@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // SchemaBase is where the schemas are published (their $id); the files
@@ -24,20 +26,26 @@ import (
 const SchemaBase = "https://raw.githubusercontent.com/cassette-dev/cassette/main/schema/"
 
 // Schemas are the JSON Schemas the repository ships, by file name below
-// schema/, generated from the Go types the loader decodes (cassettes.Config
+// schema/, generated from the Go types the loader decodes (cfgschema.Config
 // and cassettes.Cassette) and the doc comments of their fields, read from
-// the package's source in src (the cassettes directory).
+// the packages' source: src (the cassettes directory) and its sibling
+// internal/cfgschema (cassette.yaml's schema).
 func Schemas(src string) (map[string][]byte, error) {
 	docs, err := fieldDocs(src)
 	if err != nil {
 		return nil, err
 	}
+	schemaDocs, err := fieldDocs(filepath.Join(filepath.Dir(src), "internal", "cfgschema"))
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(docs, schemaDocs)
 	out := map[string][]byte{}
 	for name, s := range map[string]struct {
 		t           reflect.Type
 		title, desc string
 	}{
-		"cassette.yaml.schema.json": {reflect.TypeFor[cassettes.Config](), "cassette.yaml",
+		"cassette.yaml.schema.json": {reflect.TypeFor[cfgschema.Config](), "cassette.yaml",
 			"The project's configuration: its adapters (each a real service and its fake), normalizers, refresh, quarantine and redaction. Checked by `cassette validate`."},
 		"cassette.schema.json": {reflect.TypeFor[cassettes.Cassette](), "a cassette",
 			"One recorded scenario, cassettes/<adapter>/<scenario>.yaml: a superset of go-vcr's version 2 format. Checked by `cassette validate`."},
@@ -78,11 +86,11 @@ func (g *schemaGen) value(t reflect.Type) map[string]any {
 		return map[string]any{"type": []string{"string", "null"}, "description": "bytes: a string (a literal block for text) or `!!binary` base64"}
 	case reflect.TypeFor[cassettes.Duration]():
 		return map[string]any{"type": []string{"string", "integer"}, "description": "a duration like 90s or 120ms (or an integer of nanoseconds)"}
-	case reflect.TypeFor[cassettes.Date]():
+	case reflect.TypeFor[cfgschema.Date]():
 		return map[string]any{"type": "string", "pattern": `^[0-9]{4}-[0-9]{2}-[0-9]{2}`, "description": "a date, YYYY-MM-DD"}
 	case reflect.TypeFor[time.Time]():
 		return map[string]any{"type": "string", "description": "an RFC 3339 time"}
-	case reflect.TypeFor[cassettes.Kind]():
+	case reflect.TypeFor[cfgschema.Kind]():
 		return map[string]any{"enum": []string{"http", "cli"}}
 	case headerType, valuesType:
 		return map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}

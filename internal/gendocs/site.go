@@ -9,7 +9,7 @@ import (
 // Site renders every generated file, keyed by its path from the
 // repository's root: the pages below docs/ and the JSON Schemas below
 // schema/. src is the cassettes package's source directory (the schemas'
-// descriptions are its doc comments).
+// descriptions are its doc comments and those of internal/cfgschema).
 func Site(root *cobra.Command, src string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for name, p := range Commands(root) {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // Group says how import splits a HAR into cassettes.
@@ -117,7 +118,7 @@ func ToCassettes(a *Archive, opts ImportOptions) ([]Imported, int, error) {
 			}
 			used[name] = true
 			c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion,
-				Adapter: opts.Adapter, Scenario: name, Kind: cassettes.KindHTTP}
+				Adapter: opts.Adapter, Scenario: name, Kind: cfgschema.KindHTTP}
 			if t, err := time.Parse(time.RFC3339Nano, e.StartedDateTime); err == nil {
 				t = t.UTC().Truncate(time.Second)
 				c.RecordedAt = &t

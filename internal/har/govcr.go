@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -34,7 +35,7 @@ func FromGoVCR(src, adapter string) ([]*cassettes.Cassette, error) {
 			rel = filepath.Base(c.Path)
 		}
 		c.Scenario = filepath.ToSlash(strings.TrimSuffix(rel, filepath.Ext(rel)))
-		c.Adapter, c.Kind, c.Path = adapter, cassettes.KindHTTP, ""
+		c.Adapter, c.Kind, c.Path = adapter, cfgschema.KindHTTP, ""
 		c.Cassette, c.Version, c.Plain, c.Warnings = cassettes.SchemaVersion, cassettes.GoVCRVersion, false, nil
 		for i := range c.Interactions {
 			c.Interactions[i].ID = i

@@ -13,12 +13,13 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 func sample() []*cassettes.Cassette {
 	at := time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC)
 	return []*cassettes.Cassette{{
-		Cassette: 1, Version: 2, Adapter: "shop", Scenario: "checkout", Kind: cassettes.KindHTTP, RecordedAt: &at,
+		Cassette: 1, Version: 2, Adapter: "shop", Scenario: "checkout", Kind: cfgschema.KindHTTP, RecordedAt: &at,
 		Interactions: []cassettes.Interaction{
 			{Request: cassettes.Request{Method: "GET", URL: "https://shop.example/api/cart?id=7&x=a%20b", Proto: "HTTP/1.1",
 				Headers: http.Header{"Accept": {"application/json"}, "X-Multi": {"1", "2"}}},

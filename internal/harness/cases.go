@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/verify"
 	"github.com/cassette-dev/cassette/internal/workspace"
 )
@@ -58,7 +59,7 @@ func describe(c verify.Case, opts verify.Options, now time.Time) (Case, error) {
 		hc.Quarantine = &Quarantine{Category: q.Category, Owner: q.Owner, Reason: q.Reason,
 			Expires: q.Expires.String(), Expired: q.Expired(now), Issue: q.Bead}
 	}
-	if k.Kind == cassettes.KindCLI {
+	if k.Kind == cfgschema.KindCLI {
 		in := cassettes.Input{}
 		if k.Input != nil {
 			in = *k.Input
@@ -67,14 +68,14 @@ func describe(c verify.Case, opts verify.Options, now time.Time) (Case, error) {
 		if c.Adapter != nil {
 			fakeDir = c.Adapter.Fake.Dir
 		}
-		abs, err := filepath.Abs(cassettes.ResolvePath(opts.Config.Dir, fakeDir))
+		abs, err := filepath.Abs(cfgschema.ResolvePath(opts.Config.Dir, fakeDir))
 		if err != nil {
 			return hc, err
 		}
 		// The recorded environment names the harness hands the fake with
 		// their values: never a live credential (a fake's environment is
-		// cassettes.Config.FakeEnviron's, whatever door runs it).
-		env := cassettes.WithoutVars(in.Env, opts.Config.SecretVars())
+		// cfgschema.Config.FakeEnviron's, whatever door runs it).
+		env := cfgschema.WithoutVars(in.Env, opts.Config.SecretVars())
 		hc.CLI = &CLIInput{Command: in.Command, Args: nonNil(in.Args), Env: nonNil(env), Dir: abs}
 		hc.CLI.Stdin, hc.CLI.StdinBase64 = encode(in.Stdin.Bytes())
 		return hc, nil

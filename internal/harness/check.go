@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/internal/report"
@@ -234,7 +235,7 @@ func (k *Checker) judge(c verify.Case, l Line, now time.Time) (verify.Result, er
 		res := verify.Errored(c, l.Error, nil, opts)
 		res.Duration = d
 		return res, nil
-	case c.Cassette.Kind == cassettes.KindCLI:
+	case c.Cassette.Kind == cfgschema.KindCLI:
 		if l.CLI == nil || l.HTTP != nil {
 			return verify.Result{}, fmt.Errorf("case %s is a CLI case: send cli {stdout, stderr, exit_code} (or error)", c.ID())
 		}
@@ -314,7 +315,7 @@ func responsesOf(rs []Response) ([]cassettes.Response, error) {
 
 // next answers a "next" line: the request after the responses it carries.
 func (k *Checker) next(c verify.Case, l Line) (NextRequest, error) {
-	if c.Cassette.Kind == cassettes.KindCLI || l.HTTP == nil {
+	if c.Cassette.Kind == cfgschema.KindCLI || l.HTTP == nil {
 		return NextRequest{}, fmt.Errorf("next is for HTTP cases: send http {responses} with the responses so far")
 	}
 	earlier, err := responsesOf(l.HTTP.Responses)
@@ -370,7 +371,7 @@ func (k *Checker) index() {
 // Run is the run model of a check, for the report files and the summary:
 // the checked cases as verify reports them, each with the harness's replay
 // command when it gave one; a check with refused lines is a usage error.
-func (done *Checked) Run(cfg *cassettes.Config, tool report.Tool) *report.Run {
+func (done *Checked) Run(cfg *cfgschema.Config, tool report.Tool) *report.Run {
 	run := done.Outcome.Report(cfg, verify.Meta{Tool: tool, Command: "check"})
 	run.Inventory = slices.CompactFunc(run.Inventory, func(a, b report.InventoryItem) bool { return a.Path == b.Path }) // a cassette two tests drove
 	for i, again := range done.Replay {

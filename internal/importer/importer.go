@@ -40,7 +40,7 @@ type Options struct {
 	// Credentials are the declared credential values (name → value) of the
 	// adapter: scrubbed from a HAR, and refused in any cassette.
 	Credentials map[string]string
-	// Rules are the project's credential names (cassettes.Config.Redaction:
+	// Rules are the project's credential names (cfgschema.Config.Redaction:
 	// cassette.yaml's redact.names); nil is the built-in names.
 	Rules *redact.Rules
 	// Redact redacts the known key formats too, as recording does; without

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -171,7 +172,7 @@ func TestImportRenamesWildNames(t *testing.T) {
 			if !cassettes.ValidName(c.Scenario) || filepath.Base(c.Path) != filepath.Base(c.Scenario)+".yaml" {
 				t.Errorf("imported as %q at %s", c.Scenario, c.Path)
 			}
-			if _, err := cassettes.Load(c.Path, cassettes.LoadOptions{Config: &cassettes.Config{Dir: filepath.Dir(filepath.Dir(res.Dir)), Adapters: map[string]*cassettes.Adapter{"wild": {Kind: cassettes.KindHTTP}}}}); err != nil {
+			if _, err := cassettes.Load(c.Path, cassettes.LoadOptions{Config: &cfgschema.Config{Dir: filepath.Dir(filepath.Dir(res.Dir)), Adapters: map[string]*cfgschema.Adapter{"wild": {Kind: cfgschema.KindHTTP}}}}); err != nil {
 				t.Errorf("the imported cassette does not load in a project: %v", err)
 			}
 		}

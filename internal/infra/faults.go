@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -42,7 +42,7 @@ type CLIFaults struct {
 // base name picks the built-in set) with the adapter's declared ones
 // (nil for none) first. A declared pattern that does not compile is an
 // error (LoadConfig reports it at its line first).
-func FaultsFor(program string, declared *cassettes.Faults) (CLIFaults, error) {
+func FaultsFor(program string, declared *cfgschema.Faults) (CLIFaults, error) {
 	tool := filepath.Base(program)
 	f := CLIFaults{Tool: tool, Strict: true}
 	builtin := true

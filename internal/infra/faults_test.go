@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -121,7 +121,7 @@ func TestNotLoggedIn(t *testing.T) {
 		t.Errorf("logged out is not a network fault")
 	}
 	no := false
-	f, err := FaultsFor("mytool", &cassettes.Faults{NotLoggedIn: []string{`please sign in`}, ExitCodes: []int{69}, Stderr: []string{`backend (down|gone)`}, Builtin: &no, Strict: &no})
+	f, err := FaultsFor("mytool", &cfgschema.Faults{NotLoggedIn: []string{`please sign in`}, ExitCodes: []int{69}, Stderr: []string{`backend (down|gone)`}, Builtin: &no, Strict: &no})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,11 +137,11 @@ func TestNotLoggedIn(t *testing.T) {
 	if f.Strict {
 		t.Errorf("strict: false is not kept")
 	}
-	curl, _ := FaultsFor("curl", &cassettes.Faults{Builtin: &no})
+	curl, _ := FaultsFor("curl", &cfgschema.Faults{Builtin: &no})
 	if _, ok := curl.Match(60, nil); ok {
 		t.Errorf("builtin: false keeps the built-in signatures")
 	}
-	if _, err := FaultsFor("x", &cassettes.Faults{Stderr: []string{"("}}); err == nil {
+	if _, err := FaultsFor("x", &cfgschema.Faults{Stderr: []string{"("}}); err == nil {
 		t.Errorf("a pattern that does not compile is accepted")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
@@ -15,11 +16,11 @@ func CLI() Kind { return cliKind{} }
 
 type cliKind struct{}
 
-func (cliKind) Name() cassettes.Kind { return cassettes.KindCLI }
+func (cliKind) Name() cfgschema.Kind { return cfgschema.KindCLI }
 
 // CheckAdapter: see httpKind's (cassettes' loader checks that a cli fake
 // has a command).
-func (cliKind) CheckAdapter(string, *cassettes.Adapter) []outcome.Problem { return nil }
+func (cliKind) CheckAdapter(string, *cfgschema.Adapter) []outcome.Problem { return nil }
 
 // Compared leaves the HTTP out: a CLI adapter's contract is the command's
 // output. The HTTP the real command made underneath is the recording's

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
@@ -15,12 +16,12 @@ func HTTP() Kind { return httpKind{} }
 
 type httpKind struct{}
 
-func (httpKind) Name() cassettes.Kind { return cassettes.KindHTTP }
+func (httpKind) Name() cfgschema.Kind { return cfgschema.KindHTTP }
 
 // CheckAdapter: the file format's own kinds are checked by cassettes'
 // loader itself (a fake needs base_url or command), so that a load
 // without a registry judges them the same.
-func (httpKind) CheckAdapter(string, *cassettes.Adapter) []outcome.Problem { return nil }
+func (httpKind) CheckAdapter(string, *cfgschema.Adapter) []outcome.Problem { return nil }
 
 // Compared: every interaction is the contract.
 func (httpKind) Compared(want, got *cassettes.Cassette) (*cassettes.Cassette, *cassettes.Cassette) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
@@ -15,11 +16,11 @@ import (
 // coverage counts as their calls.
 type Kind interface {
 	// Name is the kind as cassette.yaml's `kind:` and a cassette's spell it.
-	Name() cassettes.Kind
+	Name() cfgschema.Kind
 	// CheckAdapter returns the problems of adapter a's declaration, at
 	// field f ("adapters.<name>"), that the schema cannot say; each has
 	// its Field, Message and Expected set (the loader adds file and line).
-	CheckAdapter(f string, a *cassettes.Adapter) []outcome.Problem
+	CheckAdapter(f string, a *cfgschema.Adapter) []outcome.Problem
 	// Compared returns what the comparison of a recording (want) and the
 	// side under test (got) holds of each: the cassettes themselves, or
 	// copies with what is not the kind's contract left out.
@@ -52,7 +53,7 @@ type Call struct {
 // fake is a command runs it from Decl.
 type Fake struct {
 	Adapter string
-	Decl    cassettes.Fake
+	Decl    cfgschema.Fake
 	BaseURL string
 	Dir     string
 }
@@ -69,14 +70,14 @@ type Replayer interface {
 // Registry is the kinds a run knows, by name, in the order they were
 // registered. A nil *Registry holds the built-ins (HTTP, CLI).
 type Registry struct {
-	kinds map[cassettes.Kind]Kind
-	order []cassettes.Kind
+	kinds map[cfgschema.Kind]Kind
+	order []cfgschema.Kind
 }
 
 // Builtins returns a new registry of the file format's own kinds, http and
 // cli, for a door to Register its own in.
 func Builtins() *Registry {
-	r := &Registry{kinds: map[cassettes.Kind]Kind{}}
+	r := &Registry{kinds: map[cfgschema.Kind]Kind{}}
 	for _, k := range []Kind{HTTP(), CLI()} {
 		_ = r.Register(k) // distinct names: cannot fail
 	}
@@ -86,7 +87,7 @@ func Builtins() *Registry {
 // Register adds k; a second kind of the same name is an error.
 func (r *Registry) Register(k Kind) error {
 	if r.kinds == nil {
-		r.kinds = map[cassettes.Kind]Kind{}
+		r.kinds = map[cfgschema.Kind]Kind{}
 	}
 	if _, dup := r.kinds[k.Name()]; dup {
 		return fmt.Errorf("kind %q is registered twice", k.Name())
@@ -98,15 +99,15 @@ func (r *Registry) Register(k Kind) error {
 
 // Lookup returns the kind of that name; no name is http, as the loader
 // reads a cassette without `kind:`.
-func (r *Registry) Lookup(name cassettes.Kind) (Kind, bool) {
+func (r *Registry) Lookup(name cfgschema.Kind) (Kind, bool) {
 	if name == "" {
-		name = cassettes.KindHTTP
+		name = cfgschema.KindHTTP
 	}
 	if r == nil {
 		switch name {
-		case cassettes.KindHTTP:
+		case cfgschema.KindHTTP:
 			return HTTP(), true
-		case cassettes.KindCLI:
+		case cfgschema.KindCLI:
 			return CLI(), true
 		}
 		return nil, false
@@ -119,7 +120,7 @@ func (r *Registry) Lookup(name cassettes.Kind) (Kind, bool) {
 // built-ins first).
 func (r *Registry) Names() []string {
 	if r == nil {
-		return []string{string(cassettes.KindHTTP), string(cassettes.KindCLI)}
+		return []string{string(cfgschema.KindHTTP), string(cfgschema.KindCLI)}
 	}
 	out := make([]string, len(r.order))
 	for i, n := range r.order {
@@ -128,10 +129,10 @@ func (r *Registry) Names() []string {
 	return out
 }
 
-// Loading is the registry as cassettes' loader asks it (cassettes.Kinds):
+// Loading is the registry as cassettes' loader asks it (cfgschema.Kinds):
 // which kinds a cassette.yaml or a cassette may name, and the rules of a
 // registered kind's adapter.
-func (r *Registry) Loading() cassettes.Kinds { return loading{r} }
+func (r *Registry) Loading() cfgschema.Kinds { return loading{r} }
 
 type loading struct{ r *Registry }
 
@@ -139,21 +140,21 @@ type loading struct{ r *Registry }
 // (workspace.Project.Kinds, a Loading), so that a door asks the project
 // for its kinds as for the rest of its options; nil (the built-ins) for a
 // project loaded without one.
-func Of(k cassettes.Kinds) *Registry {
+func Of(k cfgschema.Kinds) *Registry {
 	if l, ok := k.(loading); ok {
 		return l.r
 	}
 	return nil
 }
 
-func (l loading) Known(k cassettes.Kind) bool {
+func (l loading) Known(k cfgschema.Kind) bool {
 	_, ok := l.r.Lookup(k)
 	return ok
 }
 
 func (l loading) Names() []string { return slices.Clone(l.r.Names()) }
 
-func (l loading) AdapterProblems(f string, a *cassettes.Adapter) []outcome.Problem {
+func (l loading) AdapterProblems(f string, a *cfgschema.Adapter) []outcome.Problem {
 	k, ok := l.r.Lookup(a.Kind)
 	if !ok {
 		return nil // the schema check names it

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/kind"
 )
 
@@ -18,12 +19,12 @@ func TestRegistry(t *testing.T) {
 		if got := r.Names(); !slices.Equal(got, []string{"http", "cli"}) {
 			t.Errorf("Names() = %v, want [http cli]", got)
 		}
-		for _, n := range []cassettes.Kind{cassettes.KindHTTP, cassettes.KindCLI} {
+		for _, n := range []cfgschema.Kind{cfgschema.KindHTTP, cfgschema.KindCLI} {
 			if k, ok := r.Lookup(n); !ok || k.Name() != n {
 				t.Errorf("Lookup(%s) = %v, %v", n, k, ok)
 			}
 		}
-		if k, ok := r.Lookup(""); !ok || k.Name() != cassettes.KindHTTP {
+		if k, ok := r.Lookup(""); !ok || k.Name() != cfgschema.KindHTTP {
 			t.Errorf("Lookup(\"\") = %v, %v; want http, the loader's default", k, ok)
 		}
 		if _, ok := r.Lookup("line"); ok {
@@ -34,8 +35,8 @@ func TestRegistry(t *testing.T) {
 		t.Error("Register(cli) a second time: no error")
 	}
 	l := reg.Loading()
-	if !l.Known(cassettes.KindCLI) || l.Known("grpc") {
-		t.Errorf("Loading: Known(cli) = %v, Known(grpc) = %v", l.Known(cassettes.KindCLI), l.Known("grpc"))
+	if !l.Known(cfgschema.KindCLI) || l.Known("grpc") {
+		t.Errorf("Loading: Known(cli) = %v, Known(grpc) = %v", l.Known(cfgschema.KindCLI), l.Known("grpc"))
 	}
 }
 
@@ -43,8 +44,8 @@ func TestRegistry(t *testing.T) {
 // (either side's), and copies rather than edits; an http cassette's is
 // the cassette itself.
 func TestCompared(t *testing.T) {
-	want := &cassettes.Cassette{Kind: cassettes.KindCLI, Interactions: make([]cassettes.Interaction, 2), Output: &cassettes.Output{}}
-	got := &cassettes.Cassette{Kind: cassettes.KindCLI, Output: &cassettes.Output{}}
+	want := &cassettes.Cassette{Kind: cfgschema.KindCLI, Interactions: make([]cassettes.Interaction, 2), Output: &cassettes.Output{}}
+	got := &cassettes.Cassette{Kind: cfgschema.KindCLI, Output: &cassettes.Output{}}
 	w, g := kind.CLI().Compared(want, got)
 	if w.Interactions != nil || g.Interactions != nil || len(want.Interactions) != 2 {
 		t.Errorf("cli Compared kept HTTP (%d, %d) or edited the recording (%d)", len(w.Interactions), len(g.Interactions), len(want.Interactions))
@@ -60,17 +61,17 @@ func TestCompared(t *testing.T) {
 // Calls: one per request of an http cassette; the command's one of a cli
 // cassette, none of a cli cassette without input.
 func TestCalls(t *testing.T) {
-	h := &cassettes.Cassette{Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{
+	h := &cassettes.Cassette{Kind: cfgschema.KindHTTP, Interactions: []cassettes.Interaction{
 		{Request: cassettes.Request{Method: "GET", URL: "http://x/a"}}, {Request: cassettes.Request{Method: "POST", URL: "http://x/b", Body: "{}"}}}}
 	if got := kind.HTTP().Calls(h); len(got) != 2 || got[1].Method != "POST" || string(got[1].Body) != "{}" || got[0].Proc {
 		t.Errorf("http Calls = %+v", got)
 	}
-	c := &cassettes.Cassette{Kind: cassettes.KindCLI, Input: &cassettes.Input{Command: "gh", Args: []string{"pr", "list"}, Stdin: "x"}}
+	c := &cassettes.Cassette{Kind: cfgschema.KindCLI, Input: &cassettes.Input{Command: "gh", Args: []string{"pr", "list"}, Stdin: "x"}}
 	want := []kind.Call{{Proc: true, Argv: []string{"gh", "pr", "list"}, Stdin: true}}
 	if got := kind.CLI().Calls(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("cli Calls = %+v, want %+v", got, want)
 	}
-	if got := kind.CLI().Calls(&cassettes.Cassette{Kind: cassettes.KindCLI}); got != nil {
+	if got := kind.CLI().Calls(&cassettes.Cassette{Kind: cfgschema.KindCLI}); got != nil {
 		t.Errorf("cli Calls without input = %+v", got)
 	}
 }
@@ -78,8 +79,8 @@ func TestCalls(t *testing.T) {
 // Incomparable: an http re-recording with another number of interactions,
 // a cli one without output; nil when the sides can be compared.
 func TestIncomparable(t *testing.T) {
-	one := &cassettes.Cassette{Kind: cassettes.KindHTTP, Interactions: make([]cassettes.Interaction, 1)}
-	two := &cassettes.Cassette{Kind: cassettes.KindHTTP, Interactions: make([]cassettes.Interaction, 2)}
+	one := &cassettes.Cassette{Kind: cfgschema.KindHTTP, Interactions: make([]cassettes.Interaction, 1)}
+	two := &cassettes.Cassette{Kind: cfgschema.KindHTTP, Interactions: make([]cassettes.Interaction, 2)}
 	if d := kind.HTTP().Incomparable(one, two); d == nil || d.Class != "interactions" ||
 		d.Message != "the real service now makes 2 HTTP interactions for this scenario; the cassette has 1" {
 		t.Errorf("http, 1 then 2 interactions: %+v", d)
@@ -87,8 +88,8 @@ func TestIncomparable(t *testing.T) {
 	if d := kind.HTTP().Incomparable(two, two); d != nil {
 		t.Errorf("http, same number: %+v", d)
 	}
-	out := &cassettes.Cassette{Kind: cassettes.KindCLI, Output: &cassettes.Output{}}
-	none := &cassettes.Cassette{Kind: cassettes.KindCLI}
+	out := &cassettes.Cassette{Kind: cfgschema.KindCLI, Output: &cassettes.Output{}}
+	none := &cassettes.Cassette{Kind: cfgschema.KindCLI}
 	if d := kind.CLI().Incomparable(out, none); d == nil || d.Field != "output" || d.Message != "no output to compare" {
 		t.Errorf("cli without output: %+v", d)
 	}

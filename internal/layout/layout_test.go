@@ -30,8 +30,9 @@ var floors = map[string]int{
 	"internal/wsframe":   1, // WebSocket framing: imports no package of the project
 	"internal/procgroup": 1, // a child in a process group of its own, signalled as one, per platform
 	"internal/normalize": 2,
-	"internal/verdict":   2,
-	"internal/interrupt": 2, // a command's reading phase ended at Ctrl-C (E_INTERRUPTED), for its reports to be written // what a run found, case by case: for the doors that judge and for report
+	"internal/verdict":   2, // what a run found, case by case: for the doors that judge and for report
+	"internal/cfgschema": 2, // cassette.yaml's schema: the adapters and their parts, the rules across fields
+	"internal/interrupt": 2, // a command's reading phase ended at Ctrl-C (E_INTERRUPTED), for its reports to be written
 	"cassettes":          3,
 	"internal/workspace": 4, // the loaded project (cassette.yaml, registry, redaction) and the locks on its files
 	"internal/diff":      4,

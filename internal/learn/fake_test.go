@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 )
 
@@ -102,7 +103,7 @@ func TestLearnNeverLearnsAFakeDrift(t *testing.T) {
 // that verify still checks that the fake names the message it started.
 func TestLearnFromTheFakeKeepsIdentity(t *testing.T) {
 	out := func(id string, at string) *cassettes.Cassette {
-		c := &cassettes.Cassette{Kind: cassettes.KindCLI, Adapter: "chat", Scenario: "hi", Output: &cassettes.Output{}}
+		c := &cassettes.Cassette{Kind: cfgschema.KindCLI, Adapter: "chat", Scenario: "hi", Output: &cassettes.Output{}}
 		c.Output.Stdout = cassettes.Body(fmt.Sprintf("{\"type\":\"start\",\"id\":%q,\"ts\":%q}\n{\"type\":\"text\",\"text\":\"Olá!\"}\n{\"type\":\"result\",\"id\":%q,\"stop_reason\":\"end_turn\"}\n", id, at, id))
 		return c
 	}

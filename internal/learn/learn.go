@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/diff"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/redact"
@@ -195,7 +196,7 @@ func (s *scenarioSet) normalized(p *normalize.Pipeline, o Options) [][]leaf {
 func (s *scenarioSet) normalizedCassettes(p *normalize.Pipeline) []*cassettes.Cassette {
 	out := make([]*cassettes.Cassette, len(s.recs))
 	for i, c := range s.recs {
-		if c.Kind == cassettes.KindCLI {
+		if c.Kind == cfgschema.KindCLI {
 			cc := *c
 			cc.Interactions = nil // verify compares a command's output, not the HTTP underneath
 			c = &cc

@@ -12,12 +12,13 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 )
 
 // httpRec is a one-interaction recording answering body with headers.
 func httpRec(url, body string, hdr map[string]string) *cassettes.Cassette {
-	c := &cassettes.Cassette{Kind: cassettes.KindHTTP, Adapter: "svc", Scenario: "s"}
+	c := &cassettes.Cassette{Kind: cfgschema.KindHTTP, Adapter: "svc", Scenario: "s"}
 	it := cassettes.Interaction{}
 	it.Request.Method, it.Request.URL = "GET", url
 	it.Response.Code, it.Response.Body = 200, cassettes.Body(body)
@@ -184,7 +185,7 @@ func TestLearnOnRealGit(t *testing.T) {
 			git("commit", "-q", "-m", msg)
 		}
 		cli := func(out string) *cassettes.Cassette {
-			return &cassettes.Cassette{Kind: cassettes.KindCLI, Scenario: fmt.Sprint(i), Input: &cassettes.Input{Command: "git"},
+			return &cassettes.Cassette{Kind: cfgschema.KindCLI, Scenario: fmt.Sprint(i), Input: &cassettes.Input{Command: "git"},
 				Output: &cassettes.Output{Stdout: cassettes.Body(out)}}
 		}
 		logs = append(logs, cli(git("log", "-n", "1")))
@@ -216,7 +217,7 @@ func TestLearnOnRealGit(t *testing.T) {
 func TestWhatNoNormalizerExpressesIsReported(t *testing.T) {
 	recs := []*cassettes.Cassette{httpRec("http://h/", `{"a":1,"warning":"slow"}`, nil), httpRec("http://h/", `{"a":1}`, nil)}
 	cli := func(out string) *cassettes.Cassette {
-		return &cassettes.Cassette{Kind: cassettes.KindCLI, Input: &cassettes.Input{Command: "x"}, Output: &cassettes.Output{Stdout: cassettes.Body(out)}}
+		return &cassettes.Cassette{Kind: cfgschema.KindCLI, Input: &cassettes.Input{Command: "x"}, Output: &cassettes.Output{Stdout: cassettes.Body(out)}}
 	}
 	res, err := Learn([]Scenario{{Name: "s", Recordings: recs}, {Name: "c", Recordings: []*cassettes.Cassette{cli("a\nb\n"), cli("a\n")}}}, Options{Adapter: "svc"})
 	if err != nil {

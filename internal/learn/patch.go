@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 )
 
@@ -45,7 +46,7 @@ func Patch(path string, data []byte, adapter string, r *Result) ([]byte, error) 
 	}
 	out := []byte(ed.text())
 	reg := normalize.Builtins()
-	_, err := cassettes.ParseConfig(path, out, cassettes.ConfigOptions{Normalizers: reg, DefineNormalizer: func(name string, d cassettes.NormalizerDef) error {
+	_, err := cassettes.ParseConfig(path, out, cassettes.ConfigOptions{Normalizers: reg, DefineNormalizer: func(name string, d cfgschema.NormalizerDef) error {
 		return reg.Define(name, normalize.Definition{Regex: d.Regex, Replace: d.Replace, JSONPaths: d.JSONPaths, Headers: d.Headers})
 	}})
 	if err != nil {

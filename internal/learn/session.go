@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/nextstep"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
@@ -131,7 +132,7 @@ func (s Session) Learn(ctx context.Context) (*Outcome, error) {
 // it with the fake's answer to it, when the fake answered: a scenario not
 // recorded again is still learned from, on the committed cassette and the
 // fake's answer alone.
-func (s Session) scenarios(ctx context.Context, a *cassettes.Adapter, olds []*cassettes.Cassette, out *Outcome) ([]Scenario, error) {
+func (s Session) scenarios(ctx context.Context, a *cfgschema.Adapter, olds []*cassettes.Cassette, out *Outcome) ([]Scenario, error) {
 	fakes := make([]*cassettes.Cassette, len(olds))
 	if s.Fake != nil {
 		got, err := s.Fake(ctx, olds)
@@ -168,7 +169,7 @@ func (s Session) scenarios(ctx context.Context, a *cassettes.Adapter, olds []*ca
 }
 
 // projectDefs are the project's normalizer definitions.
-func projectDefs(cfg *cassettes.Config) map[string]normalize.Definition {
+func projectDefs(cfg *cfgschema.Config) map[string]normalize.Definition {
 	defs := map[string]normalize.Definition{}
 	for n, d := range cfg.Normalizers {
 		defs[n] = normalize.Definition{Regex: d.Regex, Replace: d.Replace, JSONPaths: d.JSONPaths, Headers: d.Headers}
@@ -215,7 +216,7 @@ func (s Session) recordStep(sc string) string {
 	if sc != "" {
 		args = append(args, "--scenario", sc)
 	}
-	if a := s.Project.Config.Adapters[s.Adapter]; a != nil && a.Kind == cassettes.KindCLI && len(a.Real.Command) > 0 {
+	if a := s.Project.Config.Adapters[s.Adapter]; a != nil && a.Kind == cfgschema.KindCLI && len(a.Real.Command) > 0 {
 		if sc == "" {
 			args = append(args, "--scenario", "first")
 		}
@@ -267,12 +268,12 @@ func (s Session) command(words ...string) string {
 
 // unsafe says why a cassette is not recorded again, and the command that
 // would: a mutating scenario, or a call that may change the real service.
-func (s Session) unsafe(a *cassettes.Adapter, c *cassettes.Cassette) (why, next string) {
+func (s Session) unsafe(a *cfgschema.Adapter, c *cassettes.Cassette) (why, next string) {
 	again := s.command("cassette", "learn", "--adapter", s.Adapter, "--scenario", c.Scenario, "--rerecord-unsafe")
 	if c.Mutating && !(a.AllowMutating && s.Unsafe) {
 		return fmt.Sprintf("scenario mutates the real service (mutating: true): not re-recorded (needs adapters.%s.allow_mutating: true and --rerecord-unsafe)", s.Adapter), again
 	}
-	if s.Unsafe || c.Kind == cassettes.KindCLI {
+	if s.Unsafe || c.Kind == cfgschema.KindCLI {
 		return "", "" // a command not marked mutating only reads
 	}
 	if method, _, ok := c.UnsafeRequest(); ok {

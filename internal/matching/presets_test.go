@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/match"
 )
 
@@ -49,7 +50,7 @@ func TestPresets(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `unknown match preset "antropic"`) || !strings.Contains(err.Error(), "anthropic, gemini, openai") {
 		t.Errorf("an unknown preset: %v", err)
 	}
-	if r := FromConfig(cassettes.Match{Preset: "anthropic"}); r.Preset != "anthropic" {
+	if r := FromConfig(cfgschema.Match{Preset: "anthropic"}); r.Preset != "anthropic" {
 		t.Errorf("FromConfig dropped the preset: %+v", r)
 	}
 }

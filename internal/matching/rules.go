@@ -12,15 +12,15 @@ import (
 
 	"github.com/gowebpki/jcs"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/match"
 )
 
 // FromConfig turns the `match:` settings of cassette.yaml (an adapter's, or
-// one scenario's: cassettes.Match.For) into Rules.
-func FromConfig(m cassettes.Match) match.Rules {
+// one scenario's: cfgschema.Match.For) into Rules.
+func FromConfig(m cfgschema.Match) match.Rules {
 	r := match.Rules{Headers: m.Headers, Body: match.BodyMode(m.Body), URLs: m.URLs, IgnoreParams: m.IgnoreQuery,
 		IgnoreJSON: m.IgnoreJSON, OnlyJSON: m.OnlyJSON, Replayable: m.Sequence == "replayable", Preset: m.Preset}
 	if m.Query != nil && !*m.Query {
@@ -189,7 +189,7 @@ func (f jsonFilter) apply(body []byte) ([]byte, bool) {
 // CheckConfig compiles every adapter's and scenario's `match:` in cfg (URL
 // patterns, JSONPaths); the first that does not compile is a config error
 // naming its line, whose next step is next.
-func CheckConfig(cfg *cassettes.Config, next string) error {
+func CheckConfig(cfg *cfgschema.Config, next string) error {
 	for _, name := range cfg.Order {
 		a := cfg.Adapters[name]
 		for _, sc := range append([]string{""}, slices.Sorted(maps.Keys(a.Match.Scenarios))...) {

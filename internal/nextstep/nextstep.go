@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -24,7 +25,7 @@ import (
 // not the default one (before a `--`, after which the words are a recorded
 // command's).
 func Command(config string, words ...string) string {
-	if config == "" || config == cassettes.ConfigFile {
+	if config == "" || config == cfgschema.ConfigFile {
 		return outcome.Command(words...)
 	}
 	at := slices.Index(words, "--")
@@ -41,7 +42,7 @@ func Command(config string, words ...string) string {
 // command's --version (harmless, read-only, and every CLI has one); for
 // an http adapter without scenarios, a GET of its base URL through the
 // recording proxy. Without any of these, record's help.
-func RecordFirst(cfg *cassettes.Config, name string) string {
+func RecordFirst(cfg *cfgschema.Config, name string) string {
 	name = firstToRecord(cfg, name)
 	a := cfg.Adapters[name]
 	switch {
@@ -49,9 +50,9 @@ func RecordFirst(cfg *cassettes.Config, name string) string {
 		return Command(cfg.Path, "cassette", "record", "--help")
 	case len(a.Scenarios) > 0:
 		return Command(cfg.Path, "cassette", "record", "--adapter", name)
-	case a.Kind == cassettes.KindCLI && len(a.Real.Command) > 0:
+	case a.Kind == cfgschema.KindCLI && len(a.Real.Command) > 0:
 		return Command(cfg.Path, append(append([]string{"cassette", "record", "--adapter", name, "--scenario", "version", "--"}, a.Real.Command...), "--version")...)
-	case a.Kind == cassettes.KindHTTP && isHTTPURL(a.Real.BaseURL):
+	case a.Kind == cfgschema.KindHTTP && isHTTPURL(a.Real.BaseURL):
 		return Command(cfg.Path, "cassette", "record", "--adapter", name, "--scenario", "root", "--", "curl", "-sS", strings.TrimSuffix(a.Real.BaseURL, "/")+"/")
 	}
 	return Command(cfg.Path, "cassette", "record", "--help")
@@ -59,7 +60,7 @@ func RecordFirst(cfg *cassettes.Config, name string) string {
 
 // firstToRecord is the adapter RecordFirst records: name, or with ""
 // the first adapter that declares scenarios, else the first adapter.
-func firstToRecord(cfg *cassettes.Config, name string) string {
+func firstToRecord(cfg *cfgschema.Config, name string) string {
 	if name == "" {
 		for _, n := range cfg.Order {
 			if a := cfg.Adapters[n]; a != nil && len(a.Scenarios) > 0 {
@@ -78,7 +79,7 @@ func firstToRecord(cfg *cassettes.Config, name string) string {
 // run, for the message it ends: the adapter's credential variables that
 // are not set ("" when none is missing). Recording reads them from the
 // environment, so the step is printed as it will run once they are set.
-func RecordFirstNeeds(cfg *cassettes.Config, name string) string {
+func RecordFirstNeeds(cfg *cfgschema.Config, name string) string {
 	a := cfg.Adapters[firstToRecord(cfg, name)]
 	if a == nil {
 		return ""
@@ -113,7 +114,7 @@ type Record struct {
 
 // RecordAgain is the record command of r: what to run again once the
 // cause is fixed.
-func RecordAgain(cfg *cassettes.Config, r Record) string {
+func RecordAgain(cfg *cfgschema.Config, r Record) string {
 	words := []string{"cassette", "record", "--adapter", r.Adapter}
 	if r.Scenario != "" {
 		words = append(words, "--scenario", r.Scenario)
@@ -136,7 +137,7 @@ func RecordAgain(cfg *cassettes.Config, r Record) string {
 // RecordDeclared records the declared scenario nearest to scenario (the
 // first declared one if none is near), or a first recording when the
 // adapter declares none.
-func RecordDeclared(cfg *cassettes.Config, adapter, scenario string, declared []string) string {
+func RecordDeclared(cfg *cfgschema.Config, adapter, scenario string, declared []string) string {
 	if len(declared) == 0 {
 		return RecordFirst(cfg, adapter)
 	}
@@ -150,7 +151,7 @@ func RecordDeclared(cfg *cassettes.Config, adapter, scenario string, declared []
 // selects a case; else its literal start (what comes before the first
 // special character), when a case begins with it; else the first
 // cassette's adapter; else the command's help.
-func RunPattern(cfg *cassettes.Config, config, name, run string) string {
+func RunPattern(cfg *cfgschema.Config, config, name, run string) string {
 	if cfg == nil {
 		return Command(config, "cassette", name, "--help")
 	}
@@ -187,7 +188,7 @@ func RunPattern(cfg *cassettes.Config, config, name, run string) string {
 // NoCassetteDir gives the error of loading the project's own cassette
 // directory when that directory is missing the step that makes it: record
 // a first cassette (it said `cassette validate`, which only repeated it).
-func NoCassetteDir(cfg *cassettes.Config, err error, paths []string) error {
+func NoCassetteDir(cfg *cfgschema.Config, err error, paths []string) error {
 	ce, ok := err.(*outcome.Error)
 	if !ok || ce.Reason != outcome.ECassetteNotFound || len(paths) != 1 || paths[0] != cfg.CassetteDir() {
 		return err
@@ -201,7 +202,7 @@ func NoCassetteDir(cfg *cassettes.Config, err error, paths []string) error {
 // runner its files name (go.mod, package.json, a pytest configuration, a
 // Makefile); with none of them, observe's help, which says what to give
 // it.
-func Observe(cfg *cassettes.Config) string {
+func Observe(cfg *cfgschema.Config) string {
 	run := TestCommand(cfg.Dir)
 	if run == nil {
 		return Command(cfg.Path, "cassette", "observe", "--help")
@@ -231,17 +232,17 @@ func TestCommand(dir string) []string {
 // NearestAdapter is the declared adapter meant by a misspelt --adapter:
 // the one whose real command the rest of the line runs (`--adapter gti --
 // git log` means git, not the nearer gh), else the nearest name.
-func NearestAdapter(cfg *cassettes.Config, given string, command []string) string {
+func NearestAdapter(cfg *cfgschema.Config, given string, command []string) string {
 	if len(command) > 0 {
 		base := filepath.Base(command[0])
 		for _, name := range cfg.Order {
 			a := cfg.Adapters[name]
-			if a.Kind == cassettes.KindCLI && len(a.Real.Command) > 0 && filepath.Base(a.Real.Command[0]) == base {
+			if a.Kind == cfgschema.KindCLI && len(a.Real.Command) > 0 && filepath.Base(a.Real.Command[0]) == base {
 				return name
 			}
 		}
 		for _, name := range cfg.Order {
-			if a := cfg.Adapters[name]; a.Kind == cassettes.KindCLI && len(a.Real.Command) == 0 && name == base {
+			if a := cfg.Adapters[name]; a.Kind == cfgschema.KindCLI && len(a.Real.Command) == 0 && name == base {
 				return name
 			}
 		}

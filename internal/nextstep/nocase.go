@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -16,7 +17,7 @@ type Selection struct {
 // NoCase is the error of a verify that selected no case of list: a --case
 // that names no cassette is said to be one (with the nearest that exists),
 // not that nothing matched.
-func NoCase(cfg *cassettes.Config, sel Selection, list []*cassettes.Cassette) *outcome.Error {
+func NoCase(cfg *cfgschema.Config, sel Selection, list []*cassettes.Cassette) *outcome.Error {
 	e := &outcome.Error{Reason: outcome.ECassetteNotFound, Message: "no cassette matches: nothing to verify", NextStep: noCaseStep(cfg, sel, list)}
 	if len(list) == 0 {
 		e.Message = "no cassette under " + cfg.CassetteDir() + ": nothing to verify; record a first one" + RecordFirstNeeds(cfg, "")
@@ -40,7 +41,7 @@ func NoCase(cfg *cassettes.Config, sel Selection, list []*cassettes.Cassette) *o
 // --case, the nearest existing case; with --adapter, a first recording of
 // that adapter; with --run, every case; with no cassette at all, a first
 // recording.
-func noCaseStep(cfg *cassettes.Config, sel Selection, list []*cassettes.Cassette) string {
+func noCaseStep(cfg *cfgschema.Config, sel Selection, list []*cassettes.Cassette) string {
 	ids := caseIDs(list)
 	switch {
 	case len(ids) == 0:

@@ -13,6 +13,7 @@ import (
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/redact"
 )
 
@@ -62,7 +63,7 @@ func TestGoVCRInteropBothWays(t *testing.T) {
 		}
 		path := filepath.Join(dir, "ours", "session.yaml")
 		c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion, Adapter: "ours", Scenario: "session",
-			Kind: cassettes.KindHTTP, Interactions: flushed(t, p), Path: path}
+			Kind: cfgschema.KindHTTP, Interactions: flushed(t, p), Path: path}
 		if err := cassettes.Save(c, cassettes.SaveOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 func sha(b []byte) string {
@@ -163,7 +164,7 @@ func TestPodmanPullReplaysTheLayer(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "registry", "pull.yaml")
 	c := &cassettes.Cassette{Cassette: cassettes.SchemaVersion, Version: cassettes.GoVCRVersion, Adapter: "registry", Scenario: "pull",
-		Kind: cassettes.KindHTTP, Interactions: flushed(t, rec), Path: path}
+		Kind: cfgschema.KindHTTP, Interactions: flushed(t, rec), Path: path}
 	if err := cassettes.Save(c, cassettes.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/match"
 	"go.yaml.in/yaml/v3"
@@ -162,7 +163,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 		t.Fatalf("the live call must still carry the real credentials: %d %q", code, body)
 	}
 	its := flushed(t, p)
-	doc, err := yaml.Marshal(&cassettes.Cassette{Cassette: 1, Version: 2, Kind: cassettes.KindHTTP, Interactions: its})
+	doc, err := yaml.Marshal(&cassettes.Cassette{Cassette: 1, Version: 2, Kind: cfgschema.KindHTTP, Interactions: its})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -179,7 +180,7 @@ func TestReplayFrontDoor(t *testing.T) {
 	if err := rec.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	c := &cassettes.Cassette{Kind: cassettes.KindHTTP, Interactions: rec.Interactions()}
+	c := &cassettes.Cassette{Kind: cfgschema.KindHTTP, Interactions: rec.Interactions()}
 	real.Close() // replay must not need it
 
 	p := startProxy(t, Options{Mode: ModeReplay, CA: testCA(t), Cassettes: []*cassettes.Cassette{c}})

@@ -18,6 +18,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/internal/wsframe"
@@ -188,7 +189,7 @@ func TestWebSocketForwardRecordReplay(t *testing.T) {
 	it := recordedSession(t, rec, cassettes.FromServer)
 	srv.Close() // replay must not need it
 
-	cas := &cassettes.Cassette{Adapter: "realtime", Scenario: "hello", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{it}}
+	cas := &cassettes.Cassette{Adapter: "realtime", Scenario: "hello", Kind: cfgschema.KindHTTP, Interactions: []cassettes.Interaction{it}}
 	rp := startProxy(t, Options{Mode: ModeReplay, CA: testCA(t), Cassettes: []*cassettes.Cassette{cas}})
 	c, _, err = dialForward(t, rp, wsURL)
 	if err != nil {
@@ -222,7 +223,7 @@ func TestWebSocketReverseRecordReplay(t *testing.T) {
 	srv.Close()
 
 	replayable := true
-	cas := &cassettes.Cassette{Adapter: "realtime", Scenario: "hello", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{it},
+	cas := &cassettes.Cassette{Adapter: "realtime", Scenario: "hello", Kind: cfgschema.KindHTTP, Interactions: []cassettes.Interaction{it},
 		Path: "cassettes/realtime/hello.yaml", Replayable: &replayable}
 	var log syncBuffer
 	rerecord := func(c *cassettes.Cassette) string {
@@ -263,7 +264,7 @@ func TestWebSocketReverseRecordReplay(t *testing.T) {
 // start), on the proxy's clock.
 func TestWebSocketReplayPaces(t *testing.T) {
 	ms := func(n int) cassettes.Duration { return cassettes.Duration(time.Duration(n) * time.Millisecond) }
-	cas := &cassettes.Cassette{Adapter: "realtime", Scenario: "paced", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{{
+	cas := &cassettes.Cassette{Adapter: "realtime", Scenario: "paced", Kind: cfgschema.KindHTTP, Interactions: []cassettes.Interaction{{
 		Request:  cassettes.Request{Method: "GET", URL: "http://rt.example/v1"},
 		Response: cassettes.Response{Code: 101, Status: "101 Switching Protocols", Headers: http.Header{"Upgrade": {"websocket"}, "Connection": {"Upgrade"}}},
 		WebSocket: &cassettes.WebSocket{Messages: []cassettes.WebSocketMessage{

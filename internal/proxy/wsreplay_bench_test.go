@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // BenchmarkWebSocketReplay is a session of 100 messages, each answered
@@ -50,7 +51,7 @@ func BenchmarkWebSocketReplay(b *testing.B) {
 			cassettes.WebSocketMessage{From: cassettes.FromClient, Data: msg}, cassettes.WebSocketMessage{From: cassettes.FromServer, Data: msg})
 	}
 	replayable := true
-	cas := &cassettes.Cassette{Adapter: "echo", Scenario: "echo", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{it},
+	cas := &cassettes.Cassette{Adapter: "echo", Scenario: "echo", Kind: cfgschema.KindHTTP, Interactions: []cassettes.Interaction{it},
 		Path: "cassettes/echo/echo.yaml", Replayable: &replayable}
 	rp := startProxy(b, Options{Mode: ModeReplay, Upstream: "http://echo.test", Cassettes: []*cassettes.Cassette{cas}})
 	for _, bc := range []struct{ name, url string }{{"direct", echo.URL}, {"replay", rp.URL()}} {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/redact"
 )
 
@@ -29,7 +30,7 @@ func (m Meta) now() time.Time {
 }
 
 // NewCassette starts a cassette of the given kind with the metadata filled in.
-func (m Meta) NewCassette(kind cassettes.Kind, scenario string) *cassettes.Cassette {
+func (m Meta) NewCassette(kind cfgschema.Kind, scenario string) *cassettes.Cassette {
 	at := m.now().UTC().Truncate(time.Second)
 	rec := m.Recorder
 	c := &cassettes.Cassette{

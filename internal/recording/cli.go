@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/infra"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
@@ -68,7 +69,7 @@ type CLIOptions struct {
 	// values are scrubbed from everything recorded as Credentials' are, and
 	// one written in the command line or stdin is refused.
 	Withheld []string
-	// Rules are the project's credential names (cassettes.Config.Redaction:
+	// Rules are the project's credential names (cfgschema.Config.Redaction:
 	// cassette.yaml's redact.names); nil is the built-in names.
 	Rules *redact.Rules
 	// LookupEnv reads the environment (credential values, the inherited
@@ -151,7 +152,7 @@ func RecordCLI(ctx context.Context, opts CLIOptions) (*cassettes.Cassette, error
 	if err := argsLeak(red, opts); err != nil {
 		return nil, err
 	}
-	c := opts.Meta.NewCassette(cassettes.KindCLI, opts.Scenario)
+	c := opts.Meta.NewCassette(cfgschema.KindCLI, opts.Scenario)
 	c.Input = opts.input()
 	icpt, err := opts.intercept(ctx, red)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -46,7 +47,7 @@ func TestRecordCLI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Kind != cassettes.KindCLI || c.Input.Command != "sh" || string(c.Input.Stdin) != tt.stdin {
+			if c.Kind != cfgschema.KindCLI || c.Input.Command != "sh" || string(c.Input.Stdin) != tt.stdin {
 				t.Errorf("input = %+v", c.Input)
 			}
 			if got := string(c.Output.Stdout); got != tt.wantStdout {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/infra"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
@@ -99,7 +99,7 @@ func excerpt(red *redact.Redactor, stderr []byte) string {
 
 // FaultsOf are the fault signatures of program run for adapter a: the
 // built-in ones of the tool it names, and a's real.faults.
-func FaultsOf(program string, a *cassettes.Adapter) (*infra.CLIFaults, error) {
+func FaultsOf(program string, a *cfgschema.Adapter) (*infra.CLIFaults, error) {
 	f, err := infra.FaultsFor(program, a.Real.Faults)
 	if err != nil {
 		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: err.Error(), NextStep: outcome.Command("cassette", "validate")}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/infra"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
@@ -17,13 +18,13 @@ import (
 // side, re-recording a cassette that recorded exit 0 with "ok" on stdout.
 func TestCLIFaults(t *testing.T) {
 	no := false
-	declared := &cassettes.Faults{ExitCodes: []int{69}, Stderr: []string{`backend (down|gone)`}, NotLoggedIn: []string{`please sign in`}}
-	lax := &cassettes.Faults{Strict: &no}
+	declared := &cfgschema.Faults{ExitCodes: []int{69}, Stderr: []string{`backend (down|gone)`}, NotLoggedIn: []string{`please sign in`}}
+	lax := &cfgschema.Faults{Strict: &no}
 	const secret = "s3cret-value-in-stderr"
 	for _, tc := range []struct {
 		name   string
 		script string // run by sh -c
-		faults *cassettes.Faults
+		faults *cfgschema.Faults
 		prev   cassettes.Output
 		want   outcome.Reason // "" for a recording
 		shown  string         // in the message

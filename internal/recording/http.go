@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/infra"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
@@ -46,7 +47,7 @@ type HTTPOptions struct {
 	// (`Authorization: Bearer ${GITHUB_TOKEN}`); `${VAR}` is expanded.
 	Headers     map[string]string
 	Credentials []string // names of the credential variables, scrubbed from everything recorded
-	// Rules are the project's credential names (cassettes.Config.Redaction:
+	// Rules are the project's credential names (cfgschema.Config.Redaction:
 	// cassette.yaml's redact.names); nil is the built-in names.
 	Rules *redact.Rules
 	// LookupEnv reads the environment; nil is os.LookupEnv.
@@ -329,7 +330,7 @@ func record(ctx context.Context, opts HTTPOptions, scenario string, reqs []reque
 	if s.attemptTimeout <= 0 {
 		s.attemptTimeout = 30 * time.Second
 	}
-	c := opts.Meta.NewCassette(cassettes.KindHTTP, scenario)
+	c := opts.Meta.NewCassette(cfgschema.KindHTTP, scenario)
 	for _, rq := range reqs {
 		in, err := s.send(ctx, rq)
 		if err != nil {

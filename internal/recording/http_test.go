@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
 )
@@ -71,7 +72,7 @@ func TestRecordHTTP(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
 			c := recs[tt.i].Cassette
-			if c.Scenario != tt.scenario || c.Adapter != "shop" || c.Kind != cassettes.KindHTTP || c.RecordedAt == nil || !c.RecordedAt.Equal(fixedNow()) {
+			if c.Scenario != tt.scenario || c.Adapter != "shop" || c.Kind != cfgschema.KindHTTP || c.RecordedAt == nil || !c.RecordedAt.Equal(fixedNow()) {
 				t.Errorf("metadata = %+v", c)
 			}
 			if len(c.Interactions) != 1 {
@@ -140,7 +141,7 @@ func TestRecordHTTPMissingVariable(t *testing.T) {
 
 func TestRerecordHTTP(t *testing.T) {
 	srv := echoServer(t)
-	old := &cassettes.Cassette{Adapter: "shop", Scenario: "create", Path: "cassettes/shop/create.yaml", Kind: cassettes.KindHTTP,
+	old := &cassettes.Cassette{Adapter: "shop", Scenario: "create", Path: "cassettes/shop/create.yaml", Kind: cfgschema.KindHTTP,
 		Interactions: []cassettes.Interaction{{Request: cassettes.Request{Method: "POST",
 			URL:     "https://api.shop.example/v1/items?x=1",
 			Headers: http.Header{"Authorization": {"[REDACTED]"}, "Content-Type": {"application/json"}},
@@ -286,7 +287,7 @@ func TestRerecordHTTPTelemetryPerCall(t *testing.T) {
 	}))
 	defer flaky.Close()
 	steady := echoServer(t)
-	old := &cassettes.Cassette{Adapter: "shop", Scenario: "two", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{
+	old := &cassettes.Cassette{Adapter: "shop", Scenario: "two", Kind: cfgschema.KindHTTP, Interactions: []cassettes.Interaction{
 		{Request: cassettes.Request{Method: "GET", URL: "https://api.shop.example/a"}},
 		{Request: cassettes.Request{Method: "GET", URL: "https://api.shop.example/b"}}}}
 	for _, tc := range []struct {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -25,7 +26,7 @@ import (
 // is what refresh re-records with, and what `cassette record` runs for a
 // cassette that only its file describes.
 type Live struct {
-	Config    *cassettes.Config
+	Config    *cfgschema.Config
 	LookupEnv func(string) (string, bool) // nil is os.LookupEnv
 	// Environ is the environment a CLI cassette's command inherits, less
 	// the credentials of other adapters and of the forge; nil is
@@ -68,7 +69,7 @@ type Live struct {
 // Rerecord records old again against the real side of adapter name,
 // declared as a, and returns the new recording (with the live-call
 // telemetry of an HTTP one).
-func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, old *cassettes.Cassette) (Recording, error) {
+func (l Live) Rerecord(ctx context.Context, name string, a *cfgschema.Adapter, old *cassettes.Cassette) (Recording, error) {
 	lookup := l.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -78,7 +79,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		fmt.Fprintln(l.Warn, w)
 	}
 	var tr *http.Transport
-	if l.Transport == nil || (old.Kind == cassettes.KindCLI && l.Intercept == nil) {
+	if l.Transport == nil || (old.Kind == cfgschema.KindCLI && l.Intercept == nil) {
 		var err error
 		if tr, err = up.Transport(); err != nil {
 			return Recording{}, err
@@ -86,7 +87,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 		defer tr.CloseIdleConnections()
 	}
 	meta := Meta{Adapter: name, Recorder: l.Recorder, Now: l.Now}
-	if old.Kind == cassettes.KindCLI {
+	if old.Kind == cfgschema.KindCLI {
 		return l.rerecordCLI(ctx, name, a, old, l.cliOptions(name, a, old, meta, lookup, tr))
 	}
 	if a.Real.BaseURL == "" && len(a.Real.Headers) > 0 {
@@ -102,7 +103,7 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cassettes.Adapter, o
 
 // rerecordCLI runs real.command again with old's arguments and stdin, as
 // opts says, reading its outcome with the command's fault signatures.
-func (l Live) rerecordCLI(ctx context.Context, name string, a *cassettes.Adapter, old *cassettes.Cassette, opts CLIOptions) (Recording, error) {
+func (l Live) rerecordCLI(ctx context.Context, name string, a *cfgschema.Adapter, old *cassettes.Cassette, opts CLIOptions) (Recording, error) {
 	if len(a.Real.Command) == 0 {
 		return Recording{}, l.noRealCommand(name, old)
 	}
@@ -147,10 +148,10 @@ func (l Live) againArgs() string {
 // whether or not the cassette holds HTTP interactions (reverse in front of
 // real.base_url when the adapter has one, for its real.env to point at;
 // forward otherwise).
-func (l Live) cliOptions(name string, a *cassettes.Adapter, old *cassettes.Cassette, meta Meta, lookup func(string) (string, bool), tr *http.Transport) CLIOptions {
+func (l Live) cliOptions(name string, a *cfgschema.Adapter, old *cassettes.Cassette, meta Meta, lookup func(string) (string, bool), tr *http.Transport) CLIOptions {
 	timeout := cmp.Or(l.CLITimeout, 10*time.Minute)
 	environ := l.Environ
-	opts := CLIOptions{Meta: meta, Dir: cassettes.ResolvePath(l.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, lookup), Credentials: a.Real.Credentials,
+	opts := CLIOptions{Meta: meta, Dir: cfgschema.ResolvePath(l.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, lookup), Credentials: a.Real.Credentials,
 		Rules: l.Config.Redaction(), LookupEnv: lookup, Environ: RecordingEnviron(l.Config, a, environ), Withheld: withheldVars(l.Config, a), Timeout: timeout, Log: l.Warn,
 		Again: cmp.Or(l.Again, outcome.Command("cassette", "refresh", "--once", "--adapter", name)+l.againArgs())}
 	// What runs is real.command, from cassette.yaml, never input.command:
@@ -169,7 +170,7 @@ func (l Live) cliOptions(name string, a *cassettes.Adapter, old *cassettes.Casse
 // recorded without them (imported, recorded before interception, a tool
 // that reached its service past the proxy) stays without them: the proxy
 // was there to see the real side fail, not to change what is compared.
-func keepsInteractions(a *cassettes.Adapter, old *cassettes.Cassette) bool {
+func keepsInteractions(a *cfgschema.Adapter, old *cassettes.Cassette) bool {
 	return a.Real.BaseURL != "" || len(old.Interactions) > 0
 }
 
@@ -178,18 +179,18 @@ func keepsInteractions(a *cassettes.Adapter, old *cassettes.Cassette) bool {
 // credential variables that other adapters declare and the forge's token,
 // unless a declares them too. Each real command gets its own credentials
 // only, whether `cassette record -- CMD` runs it or refresh runs it again.
-func RecordingEnviron(cfg *cassettes.Config, a *cassettes.Adapter, environ []string) []string {
+func RecordingEnviron(cfg *cfgschema.Config, a *cfgschema.Adapter, environ []string) []string {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	return cassettes.WithoutVars(environ, withheldVars(cfg, a))
+	return cfgschema.WithoutVars(environ, withheldVars(cfg, a))
 }
 
 // withheldVars are the credential variables a command recorded for
 // adapter a does not get: those other adapters declare and the forge's
 // token, unless a declares them too. Their values are still scrubbed from
 // what it records (CLIOptions.Withheld, Session's Redactor).
-func withheldVars(cfg *cassettes.Config, a *cassettes.Adapter) []string {
+func withheldVars(cfg *cfgschema.Config, a *cfgschema.Adapter) []string {
 	return slices.DeleteFunc(cfg.SecretVars(), func(n string) bool { return slices.Contains(a.Real.Credentials, n) })
 }
 
@@ -237,7 +238,7 @@ func recordedBase(c *cassettes.Cassette) string {
 // validateStep is `cassette validate` for this config: the check to run
 // once the config is fixed.
 func (l Live) validateStep() string {
-	if l.Config.Path == "" || l.Config.Path == cassettes.ConfigFile {
+	if l.Config.Path == "" || l.Config.Path == cfgschema.ConfigFile {
 		return outcome.Command("cassette", "validate")
 	}
 	return outcome.Command("cassette", "validate", "--config", l.Config.Path)

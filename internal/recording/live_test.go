@@ -15,13 +15,14 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // liveProject writes cassette.yaml and the given cassettes (name → YAML
 // body after the common header) under a temporary directory, and loads
 // them as refresh does.
-func liveProject(t *testing.T, config string, files map[string]string) (*cassettes.Config, map[string]*cassettes.Cassette) {
+func liveProject(t *testing.T, config string, files map[string]string) (*cfgschema.Config, map[string]*cassettes.Cassette) {
 	t.Helper()
 	dir := t.TempDir()
 	write := func(rel, body string) {
@@ -157,7 +158,7 @@ adapters:
     real: {}
     fake: {base_url: "http://127.0.0.1:1"}
 `, map[string]string{})
-	old := &cassettes.Cassette{Adapter: "api", Scenario: "pets", Kind: cassettes.KindHTTP, Path: "cassettes/api/pets.yaml",
+	old := &cassettes.Cassette{Adapter: "api", Scenario: "pets", Kind: cfgschema.KindHTTP, Path: "cassettes/api/pets.yaml",
 		Interactions: []cassettes.Interaction{{Request: cassettes.Request{Method: "GET", URL: srv.URL + "/pets"}, Response: cassettes.Response{Code: 200}}}}
 	live := Live{Config: cfg, LookupEnv: env(map[string]string{"API_TOKEN": "api-secret-9"}), Now: fixedNow}
 	_, err := live.Rerecord(context.Background(), "api", cfg.Adapters["api"], old)

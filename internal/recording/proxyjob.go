@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/matching"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
@@ -187,7 +188,7 @@ func (j *ProxyJob) target() (adapter, scenario string) {
 }
 
 // declared is adapter's declaration in the project; false without one.
-func (j *ProxyJob) declared(adapter string) (*cassettes.Adapter, bool) {
+func (j *ProxyJob) declared(adapter string) (*cfgschema.Adapter, bool) {
 	if j.Project == nil {
 		return nil, false
 	}

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
 	"github.com/cassette-dev/cassette/internal/workspace"
@@ -67,7 +67,7 @@ func TestProxyRecordFailedCallElsewhereIsANote(t *testing.T) {
 	}
 	record := func(base string) (string, error) {
 		project := t.TempDir()
-		config := filepath.Join(project, cassettes.ConfigFile)
+		config := filepath.Join(project, cfgschema.ConfigFile)
 		os.WriteFile(config, []byte("version: 1\nadapters:\n  api:\n    kind: http\n    real: {base_url: \""+base+"\"}\n    fake: {base_url: \"http://127.0.0.1:1\"}\n"), 0o600)
 		out, w := io.Pipe()
 		var log bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
 	"github.com/cassette-dev/cassette/internal/redact"
@@ -60,7 +61,7 @@ func SaveProxy(p Captured, o ProxySave) (*cassettes.Cassette, error) {
 	if len(its) == 0 {
 		return nil, nil
 	}
-	c := o.Meta.NewCassette(cassettes.KindHTTP, o.Scenario)
+	c := o.Meta.NewCassette(cfgschema.KindHTTP, o.Scenario)
 	c.Path = o.Path
 	c.Interactions = append(append(c.Interactions, o.Before...), its...)
 	for i := range c.Interactions {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -22,7 +22,7 @@ var repoTools = map[string]bool{"git": true, "gh": true}
 // history, commits and remotes instead of the fixture's (a real.dir that
 // was never created, or was created with mkdir instead of git init).
 // allow says the project means it.
-func CheckRealDir(ctx context.Context, cfg *cassettes.Config, adapter string, command []string, dir string, allow bool) error {
+func CheckRealDir(ctx context.Context, cfg *cfgschema.Config, adapter string, command []string, dir string, allow bool) error {
 	declared := ""
 	if a := cfg.Adapters[adapter]; a != nil {
 		declared = a.Real.Dir

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/nextstep"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/workspace"
@@ -81,7 +82,7 @@ func (j *RecordJob) Run(ctx context.Context, command []string) error {
 	defer cancel()
 	done, err := j.rerecordExisting(ctx, s)
 	if !done {
-		if a.Kind != cassettes.KindHTTP {
+		if a.Kind != cfgschema.KindHTTP {
 			return outcome.Errorf(outcome.EUsage, nextstep.RecordFirst(cfg, j.Adapter),
 				"adapter %s is a cli adapter: give the command to record after --", j.Adapter)
 		}
@@ -103,7 +104,7 @@ func (j *RecordJob) checkScenario(command []string) error {
 	if strict := cassettes.StrictName(j.Scenario); strict != "" {
 		named := *j
 		named.Scenario = strict
-		next = nextstep.RecordAgain(&cassettes.Config{Path: j.Config}, named.record(command))
+		next = nextstep.RecordAgain(&cfgschema.Config{Path: j.Config}, named.record(command))
 	}
 	return &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--scenario %q is not a valid scenario name", j.Scenario),
 		Problems: []outcome.Problem{{Field: "--scenario", Message: "not a valid name", Expected: cassettes.NameRule}},
@@ -118,7 +119,7 @@ func (j *RecordJob) command(words ...string) string {
 // record is the next step's view of this run, with the command after --
 // as it may be printed.
 func (j *RecordJob) record(command []string) nextstep.Record {
-	cfg := &cassettes.Config{Path: j.Config}
+	cfg := &cfgschema.Config{Path: j.Config}
 	if j.p != nil {
 		cfg = j.p.Config
 	}
@@ -166,7 +167,7 @@ func (j *RecordJob) recordCommand(ctx context.Context, s *Session, command []str
 		return &outcome.Error{Reason: outcome.EIO, Message: "cannot read standard input", Err: err, NextStep: j.again(command)}
 	}
 	cfg := j.p.Config
-	if err := CheckRealDir(ctx, cfg, j.Adapter, command, cassettes.ResolvePath(cfg.Dir, s.Adapter.Real.Dir), j.AllowProjectRepo); err != nil {
+	if err := CheckRealDir(ctx, cfg, j.Adapter, command, cfgschema.ResolvePath(cfg.Dir, s.Adapter.Real.Dir), j.AllowProjectRepo); err != nil {
 		return err
 	}
 	run := CommandRun{Command: command, Stdin: stdin, BaseURL: j.BaseURL, AllowStatus: j.AllowStatus, Timeout: j.Timeout, Mutating: j.Mutating,
@@ -195,7 +196,7 @@ func (j *RecordJob) save(s *Session, c *cassettes.Cassette, path string) error {
 	return nil
 }
 
-func unsetCredentials(a *cassettes.Adapter) []string {
+func unsetCredentials(a *cfgschema.Adapter) []string {
 	var out []string
 	for _, name := range a.Real.Credentials {
 		if v, ok := os.LookupEnv(name); !ok || v == "" {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/nextstep"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
@@ -76,7 +77,7 @@ func (j *RecordJob) noScenario(s *Session) error {
 // command, through the proxy, or with --base-url too.
 func (j *RecordJob) rerecordExisting(ctx context.Context, s *Session) (bool, error) {
 	a := s.Adapter
-	declared := a.Kind == cassettes.KindHTTP && slices.ContainsFunc(a.Scenarios, func(sc cassettes.Scenario) bool { return sc.Name == j.Scenario })
+	declared := a.Kind == cfgschema.KindHTTP && slices.ContainsFunc(a.Scenarios, func(sc cfgschema.Scenario) bool { return sc.Name == j.Scenario })
 	if j.Scenario == "" || (declared && cmp.Or(j.BaseURL, a.Real.BaseURL) != "") {
 		return false, nil // a declared scenario is recorded from cassette.yaml when it knows where
 	}
@@ -90,7 +91,7 @@ func (j *RecordJob) rerecordExisting(ctx context.Context, s *Session) (bool, err
 	}
 	defer unlock()
 	old, err := cassettes.Load(path, cassettes.LoadOptions{Config: j.p.Config})
-	if err != nil || (old.Kind == cassettes.KindCLI && old.Input == nil) || (old.Kind != cassettes.KindCLI && len(old.Interactions) == 0) {
+	if err != nil || (old.Kind == cfgschema.KindCLI && old.Input == nil) || (old.Kind != cfgschema.KindCLI && len(old.Interactions) == 0) {
 		return false, nil
 	}
 	rec, err := s.RecordAgain(ctx, old, AgainRun{BaseURL: j.BaseURL, Again: j.command("cassette", "record", "--adapter", j.Adapter, "--scenario", j.Scenario),

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/infra"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/proxy"
@@ -32,7 +32,7 @@ const (
 func ExpandEnv(env map[string]string, lookup func(string) (string, bool)) map[string]string {
 	out := make(map[string]string, len(env))
 	for k, v := range env {
-		out[k], _ = cassettes.Expand(v, func(name string) (string, bool) {
+		out[k], _ = cfgschema.Expand(v, func(name string) (string, bool) {
 			if name == ProxyAddrVar || name == ProxyURLVar {
 				return "${" + name + "}", true
 			}
@@ -51,7 +51,7 @@ func fillProxyVars(v string, vars []string) string {
 	if !strings.Contains(v, "${CASSETTE_PROXY_") {
 		return v
 	}
-	out, _ := cassettes.Expand(v, func(name string) (string, bool) {
+	out, _ := cfgschema.Expand(v, func(name string) (string, bool) {
 		for _, kv := range vars {
 			if k, val, _ := strings.Cut(kv, "="); k == name {
 				return val, true

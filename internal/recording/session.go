@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
 	"github.com/cassette-dev/cassette/internal/workspace"
@@ -32,7 +33,7 @@ import (
 type Session struct {
 	Project  *workspace.Project
 	Name     string // the adapter's name
-	Adapter  *cassettes.Adapter
+	Adapter  *cfgschema.Adapter
 	Meta     Meta
 	Redactor *redact.Redactor
 	// Dir is the adapter's cassette directory, cassettes/<adapter>.
@@ -69,7 +70,7 @@ type SessionOptions struct {
 // built-in credential names and key formats are redacted, no declared
 // value.
 func NewSession(p *workspace.Project, name string, o SessionOptions) *Session {
-	a := &cassettes.Adapter{}
+	a := &cfgschema.Adapter{}
 	var rules *redact.Rules
 	var others []string
 	dir := ""
@@ -218,7 +219,7 @@ type CommandRun struct {
 func (s *Session) RecordCommand(ctx context.Context, run CommandRun) (*cassettes.Cassette, error) {
 	a, command := s.Adapter, run.Command
 	meta := s.Meta
-	opts := CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cassettes.ResolvePath(s.Project.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, nil), Stdin: run.Stdin,
+	opts := CLIOptions{Meta: meta, Command: command[0], Args: command[1:], Dir: cfgschema.ResolvePath(s.Project.Config.Dir, a.Real.Dir), Env: ExpandEnv(a.Real.Env, nil), Stdin: run.Stdin,
 		Environ: s.Environ(), Credentials: a.Real.Credentials, Withheld: s.withheld(), Rules: s.Project.Config.Redaction(), Timeout: run.Timeout, Again: run.Again, Log: s.Log,
 		Intercept: ProxyInterceptor(ProxyConfig{Upstream: cliUpstream(a, run.BaseURL), Transport: s.Transport, AllowStatus: run.AllowStatus})}
 	if s.Interrupts != nil {
@@ -228,7 +229,7 @@ func (s *Session) RecordCommand(ctx context.Context, run CommandRun) (*cassettes
 	if opts.Faults, err = FaultsOf(command[0], a); err != nil {
 		return nil, err
 	}
-	if a.Kind == cassettes.KindHTTP { // its cassette holds the calls to its host only (SplitHosts)
+	if a.Kind == cfgschema.KindHTTP { // its cassette holds the calls to its host only (SplitHosts)
 		opts.BaseURL = cmp.Or(run.BaseURL, a.Real.BaseURL)
 	}
 	opts.Stdout, opts.Stderr = run.Stdout, run.Stderr
@@ -238,7 +239,7 @@ func (s *Session) RecordCommand(ctx context.Context, run CommandRun) (*cassettes
 	}
 	s.inputOf(c, command)
 	c.Mutating = run.Mutating
-	if a.Kind == cassettes.KindHTTP {
+	if a.Kind == cfgschema.KindHTTP {
 		return s.keepHTTP(c, run)
 	}
 	return c, nil
@@ -252,7 +253,7 @@ func (s *Session) inputOf(c *cassettes.Cassette, command []string) {
 	if n := len(a.Real.Command); n > 0 && len(command) >= n && c.Input != nil && slices.Equal(command[:n], a.Real.Command) {
 		c.Input.Command = strings.Join(a.Real.Command, " ")
 		c.Input.Args = append([]string(nil), command[n:]...)
-	} else if a.Kind == cassettes.KindCLI {
+	} else if a.Kind == cfgschema.KindCLI {
 		s.logf("note: this command does not start with real.command of adapter %s (%q): refresh and `cassette record` without a command will refuse to record the cassette again (they run only real.command), and `cassette validate` refuses it\n",
 			s.Name, strings.Join(a.Real.Command, " "))
 	}
@@ -262,7 +263,7 @@ func (s *Session) inputOf(c *cassettes.Cassette, command []string) {
 // the adapter's host.
 func (s *Session) keepHTTP(c *cassettes.Cassette, run CommandRun) (*cassettes.Cassette, error) {
 	a, cfg, command := s.Adapter, s.Project.Config, run.Command
-	c.Kind, c.Input, c.Output = cassettes.KindHTTP, nil, nil
+	c.Kind, c.Input, c.Output = cfgschema.KindHTTP, nil, nil
 	if len(c.Interactions) == 0 {
 		next := s.step("cassette", "proxy", "--help")
 		if up := cmp.Or(run.BaseURL, a.Real.BaseURL); up != "" {
@@ -290,8 +291,8 @@ func (s *Session) keepHTTP(c *cassettes.Cassette, run CommandRun) (*cassettes.Ca
 // at (override, else real.base_url): its HTTP is then recorded through a
 // reverse proxy in front of it. "" (any http adapter, or none declared)
 // records through the forward proxy.
-func cliUpstream(a *cassettes.Adapter, override string) string {
-	if a.Kind != cassettes.KindCLI {
+func cliUpstream(a *cfgschema.Adapter, override string) string {
+	if a.Kind != cfgschema.KindCLI {
 		return ""
 	}
 	return cmp.Or(override, a.Real.BaseURL)

@@ -1,7 +1,7 @@
 package recording
 
 import (
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/proxy"
 )
 
@@ -9,7 +9,7 @@ import (
 // settings of its real section (files relative to the project directory
 // dir) and the corporate proxy of this process's environment. caFile, when
 // set (the --upstream-ca flag), replaces real.ca_file.
-func UpstreamOf(dir, name string, a *cassettes.Adapter, caFile string, lookup func(string) (string, bool)) proxy.Upstream {
+func UpstreamOf(dir, name string, a *cfgschema.Adapter, caFile string, lookup func(string) (string, bool)) proxy.Upstream {
 	u := proxy.Upstream{ClientCert: resolve(dir, a.Real.ClientCert), ClientKey: resolve(dir, a.Real.ClientKey),
 		CAFile: resolve(dir, a.Real.CAFile), InsecureSkipVerify: a.Real.InsecureSkipVerify,
 		Field: "adapters." + name + ".real", LookupEnv: lookup}
@@ -23,5 +23,5 @@ func resolve(dir, p string) string {
 	if p == "" {
 		return ""
 	}
-	return cassettes.ResolvePath(dir, p)
+	return cfgschema.ResolvePath(dir, p)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -42,7 +43,7 @@ func greeter(greeting string) http.Handler {
 }
 
 func sessionCassette() *cassettes.Cassette {
-	return &cassettes.Cassette{Adapter: "chat", Scenario: "hello", Path: "cassettes/chat/hello.yaml", Kind: cassettes.KindHTTP,
+	return &cassettes.Cassette{Adapter: "chat", Scenario: "hello", Path: "cassettes/chat/hello.yaml", Kind: cfgschema.KindHTTP,
 		Interactions: []cassettes.Interaction{{
 			Request: cassettes.Request{Method: "GET", URL: "wss://chat.example/v1/ws",
 				Headers: http.Header{"Authorization": {"[REDACTED]"}, "Connection": {"Upgrade"}, "Upgrade": {"websocket"}, "Sec-Websocket-Version": {"13"}}},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/recording"
@@ -23,7 +24,7 @@ import (
 // adapterRun is one adapter's part of a cycle.
 type adapterRun struct {
 	*cycle
-	a     *cassettes.Adapter
+	a     *cfgschema.Adapter
 	res   *AdapterResult
 	rec   Recorder          // Options.Recorder, or the adapter's recording session
 	creds map[string]string // the adapter's live credential values
@@ -32,7 +33,7 @@ type adapterRun struct {
 
 // adapter refreshes one adapter. An adapter whose credentials are not set
 // is skipped and leaves its escalation state as it was.
-func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, olds []*cassettes.Cassette) *AdapterResult {
+func (c *cycle) adapter(ctx context.Context, name string, a *cfgschema.Adapter, olds []*cassettes.Cassette) *AdapterResult {
 	o := &c.opts
 	ar := &AdapterResult{Name: name, Owners: a.Owners}
 	if missing := c.missingCredentials(a); len(missing) > 0 {
@@ -90,7 +91,7 @@ func (c *cycle) adapter(ctx context.Context, name string, a *cassettes.Adapter, 
 
 // missingCredentials are the adapter's credential variables that are not
 // set (or empty).
-func (c *cycle) missingCredentials(a *cassettes.Adapter) []string {
+func (c *cycle) missingCredentials(a *cfgschema.Adapter) []string {
 	var missing []string
 	for _, v := range a.Real.Credentials {
 		if val, ok := c.opts.lookup()(v); !ok || val == "" {
@@ -187,7 +188,7 @@ func (r *adapterRun) rerecord(ctx context.Context, old *cassettes.Cassette) *Cas
 // the real service, in words ("send PUT /v1/pets/1", "run gh pr merge 7"),
 // or "" when every call only reads (GET, HEAD, OPTIONS).
 func unsafeCall(c *cassettes.Cassette) string {
-	if c.Kind == cassettes.KindCLI {
+	if c.Kind == cfgschema.KindCLI {
 		if c.Input == nil {
 			return "run its command"
 		}
@@ -290,7 +291,7 @@ func (r *adapterRun) outcome(cr *CaseResult) {
 // run only showed.
 func (r *adapterRun) realRun() string {
 	words := []string{"cassette", "refresh", "--once", "--adapter", r.res.Name}
-	if p := r.opts.Config.Path; p != "" && p != cassettes.ConfigFile {
+	if p := r.opts.Config.Path; p != "" && p != cfgschema.ConfigFile {
 		words = append(words, "--config", p)
 	}
 	return outcome.Command(words...)
@@ -299,7 +300,7 @@ func (r *adapterRun) realRun() string {
 // compare diffs the re-recorded cassette (got) against the committed one
 // (want), normalized, with verify's comparison; it also returns both sides
 // as compared (nil when they were not).
-func compare(want, got *cassettes.Cassette, a *cassettes.Adapter, opts verify.Options) ([]verdict.Drift, string, *verify.Comparison) {
+func compare(want, got *cassettes.Cassette, a *cfgschema.Adapter, opts verify.Options) ([]verdict.Drift, string, *verify.Comparison) {
 	kd, ok := opts.Kinds.Lookup(want.Kind)
 	if !ok {
 		kd = kind.HTTP() // a kind this cycle was not given: read as the format's default

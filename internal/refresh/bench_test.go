@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/verify"
 )
@@ -29,14 +30,14 @@ func BenchmarkCompare(b *testing.B) {
 	sb.WriteString(`]}`)
 	body := sb.String()
 	mk := func(body string) *cassettes.Cassette {
-		return &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "petstore", Scenario: "list", Kind: cassettes.KindHTTP,
+		return &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "petstore", Scenario: "list", Kind: cfgschema.KindHTTP,
 			Normalizers: []string{"uuid", "timestamps.ISO8601"},
 			Interactions: []cassettes.Interaction{{Request: cassettes.Request{Method: "GET", URL: "http://x/v1/pets"},
 				Response: cassettes.Response{Code: 200, Headers: http.Header{"Content-Type": {"application/json"}}, Body: cassettes.Body(body)}}}}
 	}
 	want, got := mk(body), mk(strings.Replace(body, `"pet 7"`, `"pet seven"`, 1))
-	a := &cassettes.Adapter{Kind: cassettes.KindHTTP, Normalizers: want.Normalizers}
-	opts := verify.Options{Config: &cassettes.Config{}, Normalizers: normalize.Builtins()}
+	a := &cfgschema.Adapter{Kind: cfgschema.KindHTTP, Normalizers: want.Normalizers}
+	opts := verify.Options{Config: &cfgschema.Config{}, Normalizers: normalize.Builtins()}
 	if d, _, _ := compare(want, got, a, opts); len(d) == 0 {
 		b.Fatal("no drift found")
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/recording"
@@ -28,7 +29,7 @@ type Gate func(ctx context.Context, cases []verify.Case) *verify.Outcome
 
 // Options are what one cycle works with. Config, Git and Forge are required.
 type Options struct {
-	Config      *cassettes.Config
+	Config      *cfgschema.Config
 	Normalizers *normalize.Registry // nil is the built-ins
 	// Cassettes is the committed corpus; nil loads Config.CassetteDir().
 	Cassettes []*cassettes.Cassette
@@ -190,7 +191,7 @@ func (c *cycle) again(more ...string) string {
 		words = append(words, "--adapter", a)
 	}
 	words = append(words, more...)
-	if p := c.opts.Config.Path; p != "" && p != cassettes.ConfigFile {
+	if p := c.opts.Config.Path; p != "" && p != cfgschema.ConfigFile {
 		words = append(words, "--config", p)
 	}
 	return outcome.Command(words...)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/recording"
@@ -62,7 +63,7 @@ type project struct {
 	dir        string // the clone
 	remote     string // the bare remote
 	env        []string
-	cfg        *cassettes.Config
+	cfg        *cfgschema.Config
 	real, fake *service
 	lookup     func(string) (string, bool)
 }
@@ -129,7 +130,7 @@ refresh:
 	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	for _, adapter := range []string{"petstore", "nocreds"} {
 		for _, sc := range scenarios {
-			c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: adapter, Scenario: sc, Kind: cassettes.KindHTTP, RecordedAt: &at,
+			c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: adapter, Scenario: sc, Kind: cfgschema.KindHTTP, RecordedAt: &at,
 				Path: filepath.Join(p.dir, "cassettes", adapter, sc+".yaml"),
 				Interactions: []cassettes.Interaction{{Request: cassettes.Request{Method: "GET", URL: p.real.URL + "/v1/pets?s=" + sc,
 					Headers: http.Header{"Authorization": {"[REDACTED]"}}},

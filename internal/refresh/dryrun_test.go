@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
@@ -44,7 +45,7 @@ func TestDryRunSendsOnlyReads(t *testing.T) {
 	p := newProject(t)
 	var log methodLog
 	p.real.Config.Handler = log.wrap(p.real.Config.Handler)
-	put := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "petstore", Scenario: "rename-pet", Kind: cassettes.KindHTTP,
+	put := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "petstore", Scenario: "rename-pet", Kind: cfgschema.KindHTTP,
 		Path: filepath.Join(p.dir, "cassettes", "petstore", "rename-pet.yaml"),
 		Interactions: []cassettes.Interaction{{Request: cassettes.Request{Method: "PUT", URL: p.real.URL + "/v1/pets/1", Body: `{"name":"Rex"}`},
 			Response: cassettes.Response{Code: 200, Status: "200 OK", Headers: http.Header{"Content-Type": {"application/json"}}, Body: `{"pets":[]}`}}}}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/recording"
 )
 
@@ -12,7 +13,7 @@ import (
 // nil) re-records through the adapter's recording.Session, as `cassette
 // record` does; tests give one that talks to no real service.
 type Recorder interface {
-	Rerecord(ctx context.Context, adapter string, a *cassettes.Adapter, old *cassettes.Cassette) (recording.Recording, error)
+	Rerecord(ctx context.Context, adapter string, a *cfgschema.Adapter, old *cassettes.Cassette) (recording.Recording, error)
 }
 
 // sessionRecorder re-records through one recording session of the
@@ -20,6 +21,6 @@ type Recorder interface {
 // session's, as for `cassette record` of a cassette.
 type sessionRecorder struct{ s *recording.Session }
 
-func (r sessionRecorder) Rerecord(ctx context.Context, adapter string, a *cassettes.Adapter, old *cassettes.Cassette) (recording.Recording, error) {
+func (r sessionRecorder) Rerecord(ctx context.Context, adapter string, a *cfgschema.Adapter, old *cassettes.Cassette) (recording.Recording, error) {
 	return r.s.RecordAgain(ctx, old, recording.AgainRun{})
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/report"
@@ -25,7 +26,7 @@ import (
 // Paths are relative to the repository root, as in verify's reports. A
 // case's replay command is the dry-run refresh of its adapter, which
 // re-records against the real service as this run did (ReplayCommand).
-func (r *Result) Report(cfg *cassettes.Config, tool report.Tool, proposals string) *report.Run {
+func (r *Result) Report(cfg *cfgschema.Config, tool report.Tool, proposals string) *report.Run {
 	base := verify.RepoRoot(cfg.Dir)
 	relTo := func(_, p string) string { return verify.RelPath(base, p) }
 	run := &report.Run{Tool: tool, Command: "refresh", Mode: "live_record", Suite: suite(cfg), ConfigPath: relTo(cfg.Dir, cfg.Path),
@@ -206,7 +207,7 @@ func (r *Result) Print(w io.Writer) {
 	// one error[…] line, on stderr, with its problems and the next step.
 }
 
-func suite(cfg *cassettes.Config) string {
+func suite(cfg *cfgschema.Config) string {
 	abs, err := filepath.Abs(cfg.Dir)
 	if err != nil {
 		return "cassette"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/recording"
 	"github.com/cassette-dev/cassette/internal/report"
@@ -58,7 +59,7 @@ func TestLiveActionsCarryEachCallsTelemetry(t *testing.T) {
 			{Request: cassettes.Request{Method: "GET", URL: "https://shop.example/b"}, Response: cassettes.Response{Code: 200}},
 			{Request: cassettes.Request{Method: "GET", URL: "https://shop.example/c"}, Response: cassettes.Response{Code: 200}}}
 	}
-	old := &cassettes.Cassette{Adapter: "shop", Scenario: "s", Kind: cassettes.KindHTTP, Interactions: two()}
+	old := &cassettes.Cassette{Adapter: "shop", Scenario: "s", Kind: cfgschema.KindHTTP, Interactions: two()}
 	retried := recording.NewLiveRecord(recording.Telemetry{Attempts: 2, RetryBackoffMS: []int64{500}},
 		recording.Telemetry{Attempts: 1}, recording.Telemetry{Attempts: 2, RetryBackoffMS: []int64{500}})
 	got := liveActions(&CaseResult{Old: old, New: &cassettes.Cassette{Interactions: two()}, Status: verdict.StatusPass}, &retried)

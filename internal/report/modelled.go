@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
@@ -54,7 +54,7 @@ func pct(f float64) string { return fmt.Sprint(math.Round(f*10) / 10) }
 // problem at that line, with next as the next step. nil when every
 // adapter reaches its floor (or sets none). Verify judges its own run's
 // figures by it, coverage the latest verify run's.
-func BelowMinModelled(figs []ModelledAdapter, cfg *cassettes.Config, next string) *outcome.Error {
+func BelowMinModelled(figs []ModelledAdapter, cfg *cfgschema.Config, next string) *outcome.Error {
 	var probs []outcome.Problem
 	for _, a := range figs {
 		if !a.Below() {

@@ -14,13 +14,14 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
 )
 
 // thousand returns 1,000 HTTP cases: copies of the demo's recorded
 // get-missing cassette under distinct scenario names.
-func thousand(b *testing.B, cfg *cassettes.Config, list []*cassettes.Cassette) []verify.Case {
+func thousand(b *testing.B, cfg *cfgschema.Config, list []*cassettes.Cassette) []verify.Case {
 	var src *cassettes.Cassette
 	for _, c := range list {
 		if c.ID() == "petstore/get-missing" {

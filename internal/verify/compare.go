@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/diff"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
@@ -16,7 +17,7 @@ import (
 
 // NormalizerNames are the normalizers applied to a cassette: its adapter's,
 // then the cassette's own that the adapter does not list.
-func NormalizerNames(c *cassettes.Cassette, a *cassettes.Adapter) []string {
+func NormalizerNames(c *cassettes.Cassette, a *cfgschema.Adapter) []string {
 	var names []string
 	seen := map[string]bool{}
 	add := func(ns []string) {
@@ -63,7 +64,7 @@ type pipelines struct {
 
 type pipelineKey struct {
 	reg   *normalize.Registry
-	cfg   *cassettes.Config
+	cfg   *cfgschema.Config
 	creds uintptr // the credentials map's identity
 	names string
 }
@@ -131,7 +132,7 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 	want, got := kd.Compared(c.Cassette, got) // what of each the kind's contract holds
 	k := cassettes.ContractFor(c.Adapter, c.Cassette)
 	if opts.Exact {
-		k.Compare = cassettes.CompareExact
+		k.Compare = cfgschema.CompareExact
 	}
 	res, err := diff.CompareContract(want, got, p, contractOf(k, contract))
 	if err != nil {
@@ -155,7 +156,7 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 
 // contractOf is contract k as diff applies it, comparing the contract
 // headers headers.
-func contractOf(k cassettes.Contract, headers []string) diff.Contract {
+func contractOf(k cfgschema.Contract, headers []string) diff.Contract {
 	return diff.Contract{Mode: diff.Mode(k.Compare), Headers: headers, Required: k.Required, Stream: diff.StreamMode(k.Stream), StreamText: k.StreamText}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/diff"
 	"github.com/cassette-dev/cassette/internal/nextstep"
 	"github.com/cassette-dev/cassette/internal/normalize"
@@ -118,15 +119,15 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 func DiffPaths(a, b string, p *workspace.Project, compare string) (*Diff, error) {
 	lo, o := diffOptions(p)
 	switch compare {
-	case "", cassettes.CompareExact:
-	case cassettes.CompareModelled:
+	case "", cfgschema.CompareExact:
+	case cfgschema.CompareModelled:
 		o.Contract = func(c *cassettes.Cassette) diff.Contract {
-			var ad *cassettes.Adapter
+			var ad *cfgschema.Adapter
 			if p != nil {
 				ad = p.Config.Adapters[c.Adapter]
 			}
 			k := cassettes.ContractFor(ad, c)
-			k.Compare = cassettes.CompareModelled
+			k.Compare = cfgschema.CompareModelled
 			headers := o.Headers
 			if ad != nil && ad.ContractHeaders != nil {
 				headers = ad.ContractHeaders
@@ -136,7 +137,7 @@ func DiffPaths(a, b string, p *workspace.Project, compare string) (*Diff, error)
 	default:
 		return nil, &outcome.Error{Reason: outcome.EUsage, Message: "--compare " + outcome.Quote(compare) + ": expected exact or modelled",
 			Problems: []outcome.Problem{{Field: "--compare", Message: "unknown comparison mode " + outcome.Quote(compare), Expected: "exact or modelled"}},
-			NextStep: outcome.Command("cassette", "diff", "--compare", cassettes.CompareModelled, a, b)}
+			NextStep: outcome.Command("cassette", "diff", "--compare", cfgschema.CompareModelled, a, b)}
 	}
 	as, err := cassettes.LoadTree([]string{a}, lo)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -18,7 +19,7 @@ func TestDiffPathsWithoutAProject(t *testing.T) {
 	dir := t.TempDir()
 	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	save := func(name, body string) string {
-		c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "shop", Scenario: "items", Kind: cassettes.KindHTTP, RecordedAt: &at, Path: filepath.Join(dir, name),
+		c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "shop", Scenario: "items", Kind: cfgschema.KindHTTP, RecordedAt: &at, Path: filepath.Join(dir, name),
 			Interactions: []cassettes.Interaction{{Request: cassettes.Request{Method: "GET", URL: "http://shop.test/items"},
 				Response: cassettes.Response{Code: 200, Status: "200 OK", Headers: http.Header{"Content-Type": {"application/json"}}, Body: cassettes.Body(body)}}}}
 		if err := cassettes.Save(c, cassettes.SaveOptions{}); err != nil {
@@ -51,7 +52,7 @@ func TestDiffPathsWithoutAProject(t *testing.T) {
 func TestDiffPathsModelled(t *testing.T) {
 	dir := t.TempDir()
 	save := func(name, body string) string {
-		c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "shop", Scenario: "item", Kind: cassettes.KindHTTP, Path: filepath.Join(dir, name),
+		c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "shop", Scenario: "item", Kind: cfgschema.KindHTTP, Path: filepath.Join(dir, name),
 			Interactions: []cassettes.Interaction{{Request: cassettes.Request{Method: "GET", URL: "http://shop.test/items/1"},
 				Response: cassettes.Response{Code: 200, Status: "200 OK", Headers: http.Header{"Content-Type": {"application/json"}}, Body: cassettes.Body(body)}}}}
 		if err := cassettes.Save(c, cassettes.SaveOptions{}); err != nil {
@@ -65,7 +66,7 @@ func TestDiffPathsModelled(t *testing.T) {
 	if d, err := DiffPaths(real, fake, nil, ""); err != nil || d.Exit() != outcome.ExitFail {
 		t.Fatalf("exact: %v, exit %v; want a drift", err, d)
 	}
-	d, err := DiffPaths(real, fake, nil, cassettes.CompareModelled)
+	d, err := DiffPaths(real, fake, nil, cfgschema.CompareModelled)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,12 +77,12 @@ func TestDiffPathsModelled(t *testing.T) {
 		t.Errorf("modelled: exit %d\n%s\nwant a pass listing $.vendor and the figure", d.Exit(), out.String())
 	}
 	// Two directories: each pair with its figure.
-	set, err := DiffPaths(dir, dir, nil, cassettes.CompareModelled)
+	set, err := DiffPaths(dir, dir, nil, cfgschema.CompareModelled)
 	out.Reset()
 	if err != nil || set.Render(&out, false) != nil || !strings.Contains(out.String(), "of response fields modelled") {
 		t.Errorf("modelled, two directories: %v\n%s", err, out.String())
 	}
-	if d, err := DiffPaths(real, invents, nil, cassettes.CompareModelled); err != nil || d.Exit() != outcome.ExitFail {
+	if d, err := DiffPaths(real, invents, nil, cfgschema.CompareModelled); err != nil || d.Exit() != outcome.ExitFail {
 		t.Errorf("modelled, an invented field: %v, exit %v; want a drift", err, d)
 	}
 	_, err = DiffPaths(real, fake, nil, "loose")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/procgroup"
 )
@@ -65,7 +66,7 @@ type Process struct {
 // passes first. An adapter with a base_url and no command is not started:
 // its URL is checked for readiness only. The fake runs in fake.dir below
 // cfg's directory, without the live credentials cfg declares (fakeEnv).
-func StartFake(ctx context.Context, name string, a *cassettes.Adapter, cfg *cassettes.Config, logDir string) (*Process, error) {
+func StartFake(ctx context.Context, name string, a *cfgschema.Adapter, cfg *cfgschema.Config, logDir string) (*Process, error) {
 	return startFake(ctx, name, name, a, cfg, logDir, true)
 }
 
@@ -74,7 +75,7 @@ func StartFake(ctx context.Context, name string, a *cassettes.Adapter, cfg *cass
 // port is free when it is picked, but another process may bind it before
 // the fake does: a fake that exits saying its address is in use is started
 // again on a new port (at most three times in all).
-func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, cfg *cassettes.Config, logDir string, toFile bool) (*Process, error) {
+func startFake(ctx context.Context, name, logName string, a *cfgschema.Adapter, cfg *cfgschema.Config, logDir string, toFile bool) (*Process, error) {
 	for attempt := 1; ; attempt++ {
 		p, tail, err := startFakeOnce(ctx, name, logName, a, cfg, logDir, toFile)
 		if err == nil || attempt == 3 || len(a.Fake.Command) == 0 || !strings.Contains(tail, "address already in use") {
@@ -85,7 +86,7 @@ func startFake(ctx context.Context, name, logName string, a *cassettes.Adapter, 
 
 // startFakeOnce starts the fake once; on failure it also returns the last
 // lines of its output.
-func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapter, cfg *cassettes.Config, logDir string, toFile bool) (*Process, string, error) {
+func startFakeOnce(ctx context.Context, name, logName string, a *cfgschema.Adapter, cfg *cfgschema.Config, logDir string, toFile bool) (*Process, string, error) {
 	p := &Process{Adapter: name, exited: make(chan struct{}),
 		tr: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: maxFakeConns}}
 	port := ""
@@ -107,7 +108,7 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cassettes.Adapt
 	if base == "" && port != "" {
 		base = DefaultFakeBaseURL // a fake verify starts listens on $PORT
 	}
-	p.BaseURL, _ = cassettes.Expand(base, lookup)
+	p.BaseURL, _ = cfgschema.Expand(base, lookup)
 	p.BaseURL = strings.TrimSuffix(p.BaseURL, "/")
 	timeout := time.Duration(a.Fake.Timeout)
 	if timeout <= 0 {
@@ -141,7 +142,7 @@ const maxFakeConns = 64
 
 // start runs the fake's command in its own process group, its output on a
 // pipe read by a fakeOutput (into the log file when toFile).
-func (p *Process) start(a *cassettes.Adapter, projectDir, logDir string, environ []string, lookup func(string) (string, bool), toFile bool) error {
+func (p *Process) start(a *cfgschema.Adapter, projectDir, logDir string, environ []string, lookup func(string) (string, bool), toFile bool) error {
 	name := p.Adapter
 	var file *os.File
 	if toFile {
@@ -162,7 +163,7 @@ func (p *Process) start(a *cassettes.Adapter, projectDir, logDir string, environ
 		return unavailable(name, "cannot create a pipe for the fake's output", err, "", a)
 	}
 	cmd := exec.Command(a.Fake.Command[0], a.Fake.Command[1:]...)
-	cmd.Dir = cassettes.ResolvePath(projectDir, a.Fake.Dir)
+	cmd.Dir = cfgschema.ResolvePath(projectDir, a.Fake.Dir)
 	cmd.Env = append(environ, envList(a.Fake.Env, lookup)...)
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = procgroup.Attr() // `go run` has a child: stop the whole group
@@ -293,7 +294,7 @@ func (p *Process) readyOnce(ctx context.Context, client *http.Client, ready stri
 
 // readyBound is a, its fake.timeout bounded by d (verify --timeout) when
 // d is set: a copy, a itself is not changed.
-func readyBound(a *cassettes.Adapter, d time.Duration) *cassettes.Adapter {
+func readyBound(a *cfgschema.Adapter, d time.Duration) *cfgschema.Adapter {
 	if a == nil || d <= 0 {
 		return a
 	}
@@ -390,7 +391,7 @@ func LogTail(path string, lines int) string {
 	return lastLines(string(data), lines)
 }
 
-func unavailable(name, msg string, err error, logPath string, a *cassettes.Adapter) *outcome.Error {
+func unavailable(name, msg string, err error, logPath string, a *cfgschema.Adapter) *outcome.Error {
 	e := &outcome.Error{Reason: outcome.EFakeUnavailable, Message: fmt.Sprintf("adapter %s: %s", name, msg), Err: err}
 	if logPath != "" {
 		e.Problems = append(e.Problems, outcome.Problem{File: logPath, Message: "the fake's log; its last lines:\n" + indent(LogTail(logPath, 15), "    ")})
@@ -416,7 +417,7 @@ func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys
 // cfg's directory and without the live credentials cfg declares (fakeEnv),
 // logging to logDir/<adapter>.build.log. A failed build is
 // E_FAKE_UNAVAILABLE.
-func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, cfg *cassettes.Config, logDir string) (logPath string, err error) {
+func BuildFake(ctx context.Context, name string, a *cfgschema.Adapter, cfg *cfgschema.Config, logDir string) (logPath string, err error) {
 	if len(a.Fake.Build) == 0 {
 		return "", nil
 	}
@@ -430,7 +431,7 @@ func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, cfg *cass
 	}
 	defer log.Close()
 	cmd := exec.CommandContext(ctx, a.Fake.Build[0], a.Fake.Build[1:]...)
-	cmd.Dir = cassettes.ResolvePath(cfg.Dir, a.Fake.Dir)
+	cmd.Dir = cfgschema.ResolvePath(cfg.Dir, a.Fake.Dir)
 	cmd.Env = newFakeEnv(cfg).environ()
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
@@ -442,11 +443,11 @@ func BuildFake(ctx context.Context, name string, a *cassettes.Adapter, cfg *cass
 }
 
 // fakeEnv is what a fake sees of verify's environment: all of it but the
-// variables that hold live credentials, as cassettes.Config.FakeEnviron
+// variables that hold live credentials, as cfgschema.Config.FakeEnviron
 // builds it for every door that runs a fake.
-type fakeEnv struct{ cfg *cassettes.Config }
+type fakeEnv struct{ cfg *cfgschema.Config }
 
-func newFakeEnv(cfg *cassettes.Config) fakeEnv { return fakeEnv{cfg: cfg} }
+func newFakeEnv(cfg *cfgschema.Config) fakeEnv { return fakeEnv{cfg: cfg} }
 
 // environ is os.Environ() and extra (NAME=value), less the secret ones.
 func (f fakeEnv) environ(extra ...string) []string { return f.cfg.FakeEnviron(os.Environ(), extra...) }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verify"
 )
@@ -34,9 +35,9 @@ func TestExternalFakeDownFailsFastWithoutSpinning(t *testing.T) {
 			c.Close() // up at the TCP level, never answers HTTP: as good as down
 		}
 	}()
-	a := &cassettes.Adapter{Kind: cassettes.KindHTTP, Fake: cassettes.Fake{BaseURL: "http://" + ln.Addr().String(), Ready: "/healthz", Timeout: cassettes.Duration(60 * time.Second)}}
+	a := &cfgschema.Adapter{Kind: cfgschema.KindHTTP, Fake: cfgschema.Fake{BaseURL: "http://" + ln.Addr().String(), Ready: "/healthz", Timeout: cassettes.Duration(60 * time.Second)}}
 	start := time.Now()
-	_, err = verify.StartFake(context.Background(), "ext", a, &cassettes.Config{Dir: t.TempDir()}, t.TempDir())
+	_, err = verify.StartFake(context.Background(), "ext", a, &cfgschema.Config{Dir: t.TempDir()}, t.TempDir())
 	took := time.Since(start)
 	ce := outcome.AsError(err)
 	if ce == nil || ce.Reason != outcome.EFakeUnavailable || ce.Exit() != outcome.ExitInfra {

@@ -5,7 +5,7 @@ import (
 	"io/fs"
 	"os/exec"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -38,7 +38,7 @@ func osReason(err error) string {
 
 // fakeCommandProblem is the problem that locates adapter name's
 // fake.command in the config.
-func fakeCommandProblem(cfg *cassettes.Config, name string, err error) outcome.Problem {
+func fakeCommandProblem(cfg *cfgschema.Config, name string, err error) outcome.Problem {
 	field := "adapters." + name + ".fake.command"
 	return outcome.Problem{File: cfg.Path, Line: cfg.Line(field), Field: field, Message: "cannot be started: " + osReason(err),
 		Expected: "an executable, by path relative to fake.dir (or the project) or by name in PATH", Suggestion: "build the fake first, or declare fake.build so that verify builds it"}
@@ -46,7 +46,7 @@ func fakeCommandProblem(cfg *cassettes.Config, name string, err error) outcome.P
 
 // withFakeLine adds to the error of a fake that could not be started the
 // location of its command in the config, and a next step that runs.
-func withFakeLine(err error, cfg *cassettes.Config, name string) error {
+func withFakeLine(err error, cfg *cfgschema.Config, name string) error {
 	var ce *outcome.Error
 	if cfg == nil || !errors.As(err, &ce) || ce.Reason != outcome.EFakeUnavailable || !notStartable(ce.Err) {
 		return err
@@ -58,12 +58,12 @@ func withFakeLine(err error, cfg *cassettes.Config, name string) error {
 
 // fakeStartStep is what to run once a fake that cannot be started is
 // there: its build, or verify of its adapter.
-func fakeStartStep(cfg *cassettes.Config, name string) string {
+func fakeStartStep(cfg *cfgschema.Config, name string) string {
 	if a := cfg.Adapters[name]; a != nil && len(a.Fake.Build) > 0 {
 		return outcome.Command(a.Fake.Build...)
 	}
 	words := []string{"cassette", "verify", "--adapter", name}
-	if cfg.Path != "" && cfg.Path != cassettes.ConfigFile {
+	if cfg.Path != "" && cfg.Path != cfgschema.ConfigFile {
 		words = append(words, "--config", cfg.Path)
 	}
 	return outcome.Command(words...)
@@ -71,7 +71,7 @@ func fakeStartStep(cfg *cassettes.Config, name string) string {
 
 // cliNotRunnable is the error of a CLI fake that could not be started for
 // case id of adapter name.
-func cliNotRunnable(cfg *cassettes.Config, name string, err error) *outcome.Error {
+func cliNotRunnable(cfg *cfgschema.Config, name string, err error) *outcome.Error {
 	e := &outcome.Error{Reason: outcome.EFakeUnavailable, Message: "adapter " + name + ": " + err.Error(), Err: err, NextStep: fakeStartStep(cfg, name)}
 	if notStartable(err) {
 		e.Problems = []outcome.Problem{fakeCommandProblem(cfg, name, err)}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/verify"
 )
 
@@ -27,16 +27,16 @@ func TestFakeSeesNoCredential(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	t.Setenv("NOT_A_SECRET", "visible-0c7e")
-	cfg.Refresh.Forge = cassettes.Forge{Kind: "github", TokenEnv: "FORGE_TOKEN"}
+	cfg.Refresh.Forge = cfgschema.Forge{Kind: "github", TokenEnv: "FORGE_TOKEN"}
 	dir := t.TempDir()
 	greet := *cfg.Adapters["greet"]
 	greet.Real.Credentials = []string{"GH_TOKEN"}
-	greet.Fake = cassettes.Fake{Dir: dir, Build: []string{"sh", "-c", "env > build.env"},
+	greet.Fake = cfgschema.Fake{Dir: dir, Build: []string{"sh", "-c", "env > build.env"},
 		Command: []string{"sh", "-c", `env > cli.env; echo "Hello, Ada!"`, "greet"},
 		Env:     map[string]string{"SEEN": "${GH_TOKEN}${PETSTORE_TOKEN}", "GH_TOKEN": "fake-token"}}
 	cfg.Adapters["greet"] = &greet
 	pets := *cfg.Adapters["petstore"]
-	pets.Fake = cassettes.Fake{Dir: dir, Command: []string{"sh", "-c", "env > http.env"}, BaseURL: "http://127.0.0.1:${PORT}",
+	pets.Fake = cfgschema.Fake{Dir: dir, Command: []string{"sh", "-c", "env > http.env"}, BaseURL: "http://127.0.0.1:${PORT}",
 		Env: map[string]string{"SEEN": "${FORGE_TOKEN}"}}
 	cfg.Adapters["petstore"] = &pets
 	cases, err := verify.Plan(cfg, list, verify.Selection{Run: regexp.MustCompile(`^(greet/hello|petstore/list-empty)$`)})
@@ -44,7 +44,7 @@ func TestFakeSeesNoCredential(t *testing.T) {
 		t.Fatalf("%d cases, %v", len(cases), err)
 	}
 	for i := range cases { // a cassette (data) names the credentials as its environment
-		if cases[i].Cassette.Kind == cassettes.KindCLI {
+		if cases[i].Cassette.Kind == cfgschema.KindCLI {
 			c := *cases[i].Cassette
 			in := *c.Input
 			in.Env = append(append([]string(nil), in.Env...), "GH_TOKEN", "PETSTORE_TOKEN", "FORGE_TOKEN", "NOT_A_SECRET")

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
 )
@@ -13,7 +13,7 @@ import (
 // InProcessGates is `verify --in-process`: it runs the fake.test of each
 // in-process adapter among cases (verify skipped them), folds what it
 // found into run and returns a line on each.
-func InProcessGates(ctx context.Context, cfg *cassettes.Config, cases []Case, run *report.Run) []string {
+func InProcessGates(ctx context.Context, cfg *cfgschema.Config, cases []Case, run *report.Run) []string {
 	var names []string
 	seen := map[string]bool{}
 	for _, c := range cases {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
@@ -54,7 +55,7 @@ func (o Options) now() time.Time {
 }
 
 // undeclared is the result of a case whose adapter is not in the config.
-func undeclared(res *Result, cfg *cassettes.Config) {
+func undeclared(res *Result, cfg *cfgschema.Config) {
 	res.Status, res.Reason = verdict.StatusError, outcome.ECassetteInvalid
 	res.Message = fmt.Sprintf("adapter %q is not declared in %s", res.Case.Cassette.Adapter, cfg.Path)
 }
@@ -64,7 +65,7 @@ func undeclared(res *Result, cfg *cassettes.Config) {
 // reports whether it decided.
 func emptyVerdict(res *Result) bool {
 	c := res.Case
-	if c.Cassette.Kind != cassettes.KindHTTP || len(c.Cassette.Interactions) > 0 {
+	if c.Cassette.Kind != cfgschema.KindHTTP || len(c.Cassette.Interactions) > 0 {
 		return false
 	}
 	if c.Adapter.Match.For(c.Cassette.Scenario).Empty == "fail" {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
@@ -20,9 +21,9 @@ import (
 // fake's environment, and its directory).
 func runKindCase(k *caseClock, c Case, opts Options, r kind.Replayer, res *Result) (*cassettes.Cassette, error) {
 	decl := c.Adapter.Fake
-	base, _ := cassettes.Expand(decl.BaseURL, newFakeEnv(opts.Config).lookup)
+	base, _ := cfgschema.Expand(decl.BaseURL, newFakeEnv(opts.Config).lookup)
 	fake := kind.Fake{Adapter: c.Cassette.Adapter, Decl: decl, BaseURL: strings.TrimSuffix(base, "/"),
-		Dir: cassettes.ResolvePath(opts.Config.Dir, decl.Dir)}
+		Dir: cfgschema.ResolvePath(opts.Config.Dir, decl.Dir)}
 	got, actions, err := r.Replay(k.start(), fake, c.Cassette)
 	res.Actions = actions
 	return got, err

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
 )
@@ -13,7 +13,7 @@ import (
 // compared in modelled mode, model less of what reality returned than
 // their coverage.min_modelled (report.BelowMinModelled). nil when every
 // adapter reaches its floor (or sets none).
-func belowMinModelled(results []Result, cfg *cassettes.Config) *outcome.Error {
+func belowMinModelled(results []Result, cfg *cfgschema.Config) *outcome.Error {
 	if cfg == nil {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
@@ -22,7 +23,7 @@ const ghRepo = `{"id": 1, "name": "r", "full_name": "o/r", "private": false, "ow
 
 // modelledProject writes a project whose gh fake is a real child process
 // (sh) that prints what is given, and whose adapter block is adapter.
-func modelledProject(t *testing.T, adapter, fakeOut string) (*cassettes.Config, []verify.Case) {
+func modelledProject(t *testing.T, adapter, fakeOut string) (*cfgschema.Config, []verify.Case) {
 	t.Helper()
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "fake-gh")

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 )
 
@@ -11,7 +12,7 @@ import (
 // one Options) get one pipeline for one set of names, and a copy whose
 // credentials changed gets its own, which redacts the new value.
 func TestPipelineCacheKeyedByOptions(t *testing.T) {
-	cfg := &cassettes.Config{Dir: t.TempDir()}
+	cfg := &cfgschema.Config{Dir: t.TempDir()}
 	c := Case{Cassette: &cassettes.Cassette{Adapter: "a", Scenario: "s", Normalizers: []string{"uuid"}}}
 	a := Options{Config: cfg, Normalizers: normalize.Builtins(), Credentials: map[string]string{"TOKEN": "first-secret-value"}, pipes: newPipelines()}
 	p1, err := pipeline(c, a)

@@ -14,13 +14,14 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
 // Case is one cassette to verify.
 type Case struct {
 	Cassette *cassettes.Cassette
-	Adapter  *cassettes.Adapter // nil for a cassette whose adapter is not declared
+	Adapter  *cfgschema.Adapter // nil for a cassette whose adapter is not declared
 }
 
 // ID is "adapter/scenario".
@@ -52,7 +53,7 @@ func ParseShard(s string) (i, n int, err error) {
 // The key is the cassette's path relative to the config's directory
 // (ShardKey), so that a shard can leave the other shards' files unread
 // (ShardPaths).
-func Plan(cfg *cassettes.Config, list []*cassettes.Cassette, sel Selection) ([]Case, error) {
+func Plan(cfg *cfgschema.Config, list []*cassettes.Cassette, sel Selection) ([]Case, error) {
 	rank := map[string]int{}
 	for i, name := range cfg.Order {
 		rank[name] = i

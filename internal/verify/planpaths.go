@@ -2,6 +2,7 @@ package verify
 
 import (
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/nextstep"
 )
 
@@ -21,7 +22,7 @@ type PlanRun struct {
 // PlanPaths loads the cassettes of r.Paths (a shard's own only) and plans
 // the selected cases. A missing cassette directory and a selection that
 // holds no case are errors whose next step records or names one.
-func PlanPaths(cfg *cassettes.Config, r PlanRun) ([]Case, error) {
+func PlanPaths(cfg *cfgschema.Config, r PlanRun) ([]Case, error) {
 	paths, sel := r.Paths, r.Sel
 	if len(paths) == 0 {
 		paths = []string{cfg.CassetteDir()}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
@@ -22,7 +23,7 @@ import (
 
 // perCase returns n cases, each a copy of the cassette id under its own
 // scenario name (and file, so each has its own log).
-func perCase(t *testing.T, cfg *cassettes.Config, list []*cassettes.Cassette, id string, n int) []verify.Case {
+func perCase(t *testing.T, cfg *cfgschema.Config, list []*cassettes.Cassette, id string, n int) []verify.Case {
 	t.Helper()
 	var many []*cassettes.Cassette
 	for _, c := range list {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
@@ -71,7 +71,7 @@ func retryQuarantined(ctx context.Context, q QuarantineRetry, res Result, again 
 
 // applyQuarantine attaches the case's quarantine entry: an expired entry
 // turns the case into a hard failure, whatever its outcome.
-func applyQuarantine(res *Result, cfg *cassettes.Config, now time.Time) {
+func applyQuarantine(res *Result, cfg *cfgschema.Config, now time.Time) {
 	q, ok := cfg.Quarantine[res.Case.ID()]
 	if !ok {
 		return

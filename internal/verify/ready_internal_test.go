@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // TestReadyWhenTheFakeSpeaks: a fake verify started is checked for
@@ -113,14 +114,14 @@ func TestReadyMeans2xxOr3xx(t *testing.T) {
 // TestReadyBound: verify --timeout bounds a fake's start below its
 // fake.timeout, never above it, and leaves the adapter as it was.
 func TestReadyBound(t *testing.T) {
-	a := &cassettes.Adapter{Fake: cassettes.Fake{Timeout: cassettes.Duration(90 * time.Second)}}
+	a := &cfgschema.Adapter{Fake: cfgschema.Fake{Timeout: cassettes.Duration(90 * time.Second)}}
 	if b := readyBound(a, 5*time.Second); time.Duration(b.Fake.Timeout) != 5*time.Second || time.Duration(a.Fake.Timeout) != 90*time.Second {
 		t.Errorf("bound to 5s: %v (adapter now %v)", b.Fake.Timeout, a.Fake.Timeout)
 	}
 	if b := readyBound(a, 5*time.Minute); time.Duration(b.Fake.Timeout) != 90*time.Second {
 		t.Errorf("bound above fake.timeout: %v", b.Fake.Timeout)
 	}
-	if b := readyBound(&cassettes.Adapter{}, 5*time.Second); time.Duration(b.Fake.Timeout) != 5*time.Second {
+	if b := readyBound(&cfgschema.Adapter{}, 5*time.Second); time.Duration(b.Fake.Timeout) != 5*time.Second {
 		t.Errorf("no fake.timeout: %v", b.Fake.Timeout)
 	}
 }

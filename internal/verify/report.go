@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
@@ -21,7 +21,7 @@ type Meta struct {
 }
 
 // Report turns an outcome into the report package's run model.
-func (o *Outcome) Report(cfg *cassettes.Config, m Meta) *report.Run {
+func (o *Outcome) Report(cfg *cfgschema.Config, m Meta) *report.Run {
 	cmd := m.Command
 	if cmd == "" {
 		cmd = "verify"
@@ -102,7 +102,7 @@ func ErrorReport(configPath string, tool report.Tool, e *outcome.Error, now time
 // file under the report directory, which the repository does not hold)
 // moved to the config line that declares that fake; the message keeps the
 // log's path. A copy; e itself is not changed.
-func atConfig(cfg *cassettes.Config, o *Outcome, e *outcome.Error) *outcome.Error {
+func atConfig(cfg *cfgschema.Config, o *Outcome, e *outcome.Error) *outcome.Error {
 	if e == nil || len(e.Problems) == 0 {
 		return e
 	}
@@ -152,7 +152,7 @@ func firstLine(s string) string {
 	return s
 }
 
-func suiteName(cfg *cassettes.Config) string {
+func suiteName(cfg *cfgschema.Config) string {
 	abs, err := filepath.Abs(cfg.Dir)
 	if err != nil {
 		return "cassette"

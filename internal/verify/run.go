@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
@@ -25,7 +26,7 @@ const DefaultCaseTimeout = 60 * time.Second
 
 // Options configure a verify run.
 type Options struct {
-	Config      *cassettes.Config
+	Config      *cfgschema.Config
 	Normalizers *normalize.Registry // built-ins plus the config's definitions
 	Jobs        int                 // cases in parallel; 0 means runtime.NumCPU()
 	CaseTimeout time.Duration       // per case; 0 means DefaultCaseTimeout
@@ -83,7 +84,7 @@ type Result struct {
 	// [Comparison]), kept for a case that failed.
 	Recorded   []verdict.Action
 	Duration   time.Duration
-	Quarantine *cassettes.Quarantine
+	Quarantine *cfgschema.Quarantine
 	FakeLog    string         // path of the fake's log, when verify started it
 	Err        *outcome.Error // the error behind an errored case, when there is one
 	// Retries are the failed attempts of a quarantined case before its last
@@ -249,7 +250,7 @@ func (f *fakes) startShared(ctx context.Context, cases []Case) {
 		f.targets[name] = t
 	}
 	var wg sync.WaitGroup
-	for _, name := range adaptersOf(cases, cassettes.KindHTTP) {
+	for _, name := range adaptersOf(cases, cfgschema.KindHTTP) {
 		if _, ok := f.opts.HTTP[name]; ok {
 			continue
 		}
@@ -295,7 +296,7 @@ func freshPlan(cases []Case, targets map[string]HTTPTarget, failed map[string]*o
 	var plan []int
 	for i, c := range cases {
 		name := c.Cassette.Adapter
-		if _, ok := targets[name]; ok || c.Adapter == nil || c.Cassette.Kind != cassettes.KindHTTP ||
+		if _, ok := targets[name]; ok || c.Adapter == nil || c.Cassette.Kind != cfgschema.KindHTTP ||
 			failed[name] != nil || len(c.Cassette.Interactions) == 0 {
 			continue
 		}
@@ -351,7 +352,7 @@ func runCase(ctx context.Context, c Case, opts Options, targets map[string]HTTPT
 		res.Err = unknownKind(c, opts)
 		res.Status, res.Reason, res.Message = verdict.StatusError, res.Err.Reason, res.Err.Message
 	default:
-		if c.Cassette.Kind == cassettes.KindCLI {
+		if c.Cassette.Kind == cfgschema.KindCLI {
 			got, err = runCLICase(k, c, opts, &res)
 		} else {
 			var stop func()
@@ -441,7 +442,7 @@ func runCLICase(k *caseClock, c Case, opts Options, res *Result) (*cassettes.Cas
 		}
 		run = ProcessCLI(c.Adapter.Fake.Command, c.Adapter.Fake.Env, opts.Config)
 	}
-	got, actions, err := runCLI(k.start(), run, c.Cassette, cassettes.ResolvePath(opts.Config.Dir, c.Adapter.Fake.Dir))
+	got, actions, err := runCLI(k.start(), run, c.Cassette, cfgschema.ResolvePath(opts.Config.Dir, c.Adapter.Fake.Dir))
 	res.Actions = actions
 	switch {
 	case errors.Is(err, errNotRunnable):
@@ -512,7 +513,7 @@ func compareCase(c Case, got *cassettes.Cassette, opts Options, res *Result) boo
 	return true
 }
 
-func adaptersOf(cases []Case, kind cassettes.Kind) []string {
+func adaptersOf(cases []Case, kind cfgschema.Kind) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, c := range cases {

@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/verify"
 )
 
 // shardsOf plans list as n shards and returns each case's shard.
-func shardsOf(t *testing.T, cfg *cassettes.Config, list []*cassettes.Cassette, n int) map[string]int {
+func shardsOf(t *testing.T, cfg *cfgschema.Config, list []*cassettes.Cassette, n int) map[string]int {
 	t.Helper()
 	got := map[string]int{}
 	for i := 1; i <= n; i++ {

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 func jsonCassette(body string) *cassettes.Cassette {
-	c := &cassettes.Cassette{Kind: cassettes.KindHTTP, Adapter: "svc", Scenario: "get-thing", Path: "cassettes/svc/get-thing.yaml"}
+	c := &cassettes.Cassette{Kind: cfgschema.KindHTTP, Adapter: "svc", Scenario: "get-thing", Path: "cassettes/svc/get-thing.yaml"}
 	it := cassettes.Interaction{}
 	it.Request.Method, it.Request.URL = "GET", "http://h/thing"
 	it.Response.Code, it.Response.Body = 200, cassettes.Body(body)
@@ -25,7 +26,7 @@ func TestVolatileDriftSuggestsANormalizer(t *testing.T) {
 	got := jsonCassette(`{"id":"0b9e51f2-1d3c-4e5f-8a9b-0c1d2e3f4a5b","name":"b","message":"msg_01Inrow6sX8z99MgMyctmaJY"}`)
 	want.Interactions[0].Response.Headers["Last-Modified"] = []string{"Mon, 23 Nov 2026 15:39:32 GMT"}
 	got.Interactions[0].Response.Headers["Last-Modified"] = []string{"Tue, 01 Dec 2026 20:30:00 GMT"}
-	cmp, err := CompareSides(Case{Cassette: want, Adapter: &cassettes.Adapter{ContractHeaders: []string{"Last-Modified"}}}, got, Options{Config: &cassettes.Config{}})
+	cmp, err := CompareSides(Case{Cassette: want, Adapter: &cfgschema.Adapter{ContractHeaders: []string{"Last-Modified"}}}, got, Options{Config: &cfgschema.Config{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/procgroup"
 	"github.com/cassette-dev/cassette/internal/verdict"
@@ -309,7 +310,7 @@ var errCrashed = errors.New("crashed")
 // their current values added to the environment, fake.env (env) on top.
 // The variables cfg declares as live credentials are not in its
 // environment (fakeEnv), whatever a cassette's input.env names.
-func ProcessCLI(command []string, env map[string]string, cfg *cassettes.Config) CLITarget {
+func ProcessCLI(command []string, env map[string]string, cfg *cfgschema.Config) CLITarget {
 	fe := newFakeEnv(cfg)
 	return func(ctx context.Context, inv Invocation) (cassettes.Output, error) {
 		args := append(append([]string(nil), command[1:]...), inv.Args...)
@@ -352,7 +353,7 @@ func ProcessCLI(command []string, env map[string]string, cfg *cassettes.Config) 
 func envList(m map[string]string, lookup func(string) (string, bool)) []string {
 	var out []string
 	for _, k := range sortedKeys(m) {
-		v, _ := cassettes.Expand(m[k], lookup)
+		v, _ := cfgschema.Expand(m[k], lookup)
 		out = append(out, k+"="+v)
 	}
 	return out

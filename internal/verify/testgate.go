@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/procgroup"
 	"github.com/cassette-dev/cassette/internal/report"
@@ -64,17 +64,17 @@ func (g *TestGate) CommandLine() string { return outcome.Command(g.Command...) }
 // RunTestGate runs adapter's fake.test in projectDir (the directory of
 // cassette.yaml: in refresh, the refresh work tree's) and reads back what
 // its bindings reported for the adapter. The command gets a fake's
-// environment (cassettes.Config.FakeEnviron: no adapter's credentials, no
+// environment (cfgschema.Config.FakeEnviron: no adapter's credentials, no
 // forge token) and CASSETTE_REPORT_DIR; it is killed, with what it
 // started, when ctx ends or after fake.timeout (DefaultGateTimeout).
-func RunTestGate(ctx context.Context, cfg *cassettes.Config, adapter string, projectDir string) *TestGate {
+func RunTestGate(ctx context.Context, cfg *cfgschema.Config, adapter string, projectDir string) *TestGate {
 	return RunTestGates(ctx, cfg, []string{adapter}, projectDir)[0]
 }
 
 // RunTestGates is RunTestGate for several adapters, running each distinct
 // command once (adapters that share one, as a project's contract tests
 // usually do, share its run and its reports).
-func RunTestGates(ctx context.Context, cfg *cassettes.Config, adapters []string, projectDir string) []*TestGate {
+func RunTestGates(ctx context.Context, cfg *cfgschema.Config, adapters []string, projectDir string) []*TestGate {
 	gates := make([]*TestGate, len(adapters))
 	byCommand := map[string][]int{}
 	var order []string
@@ -110,7 +110,7 @@ func RunTestGates(ctx context.Context, cfg *cassettes.Config, adapters []string,
 
 // runGate runs the command the gates share once and judges each from the
 // report set its bindings wrote.
-func runGate(ctx context.Context, cfg *cassettes.Config, gates []*TestGate, timeout time.Duration) {
+func runGate(ctx context.Context, cfg *cfgschema.Config, gates []*TestGate, timeout time.Duration) {
 	first := gates[0]
 	step := first.CommandLine()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -203,7 +203,7 @@ func tailNote(out string) string {
 
 // GateDir is where a project's test gate runs: the directory of its
 // cassette.yaml, as an absolute path.
-func GateDir(cfg *cassettes.Config) string {
+func GateDir(cfg *cfgschema.Config) string {
 	if d, err := filepath.Abs(cfg.Dir); err == nil {
 		return d
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -30,8 +31,8 @@ func TestTestGateCannotJudge(t *testing.T) {
 		{"outlives fake.timeout", []string{"sh", "-c", "exec sleep 30"}, 50 * time.Millisecond, "did not run: stopped"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := &cassettes.Config{Dir: t.TempDir(), Adapters: map[string]*cassettes.Adapter{
-				"gh": {Kind: cassettes.KindCLI, Fake: cassettes.Fake{InProcess: true, Test: tc.test, Timeout: cassettes.Duration(tc.timeout)}}}}
+			cfg := &cfgschema.Config{Dir: t.TempDir(), Adapters: map[string]*cfgschema.Adapter{
+				"gh": {Kind: cfgschema.KindCLI, Fake: cfgschema.Fake{InProcess: true, Test: tc.test, Timeout: cassettes.Duration(tc.timeout)}}}}
 			g := RunTestGate(context.Background(), cfg, "gh", cfg.Dir)
 			if g.Err == nil || g.Err.Reason != outcome.EFakeUnavailable || !strings.Contains(g.Err.Message, tc.want) || g.Passed() {
 				t.Fatalf("gate: %+v, want E_FAKE_UNAVAILABLE with %q", g.Err, tc.want)
@@ -48,10 +49,10 @@ func TestTestGateCannotJudge(t *testing.T) {
 func TestTestGatesShareACommand(t *testing.T) {
 	dir := t.TempDir()
 	cmd := []string{"sh", "-c", "echo ran >> runs.log"}
-	cfg := &cassettes.Config{Dir: dir, Adapters: map[string]*cassettes.Adapter{
-		"git": {Kind: cassettes.KindCLI, Fake: cassettes.Fake{InProcess: true, Test: cmd}},
-		"gh":  {Kind: cassettes.KindCLI, Fake: cassettes.Fake{InProcess: true, Test: cmd}},
-		"sql": {Kind: cassettes.KindCLI, Fake: cassettes.Fake{InProcess: true}}}}
+	cfg := &cfgschema.Config{Dir: dir, Adapters: map[string]*cfgschema.Adapter{
+		"git": {Kind: cfgschema.KindCLI, Fake: cfgschema.Fake{InProcess: true, Test: cmd}},
+		"gh":  {Kind: cfgschema.KindCLI, Fake: cfgschema.Fake{InProcess: true, Test: cmd}},
+		"sql": {Kind: cfgschema.KindCLI, Fake: cfgschema.Fake{InProcess: true}}}}
 	gates := RunTestGates(context.Background(), cfg, []string{"git", "gh", "sql"}, dir)
 	if data, _ := os.ReadFile(filepath.Join(dir, "runs.log")); string(data) != "ran\n" {
 		t.Errorf("the shared command ran %q, want once", data)

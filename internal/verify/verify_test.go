@@ -20,6 +20,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/examples/demo/fakes/petstore/store"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/diff"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
@@ -30,7 +31,7 @@ import (
 
 // demo loads the demo project: its config and the cassettes that were
 // recorded from its real pet store and greet tool.
-func demo(t *testing.T) (*cassettes.Config, []*cassettes.Cassette, *normalize.Registry) {
+func demo(t *testing.T) (*cfgschema.Config, []*cassettes.Cassette, *normalize.Registry) {
 	t.Helper()
 	reg := normalize.Builtins()
 	cfg, err := cassettes.LoadConfig(filepath.Join("..", "..", "examples", "demo", "cassette.yaml"), cassettes.ConfigOptions{Normalizers: reg})
@@ -359,10 +360,10 @@ func TestShards(t *testing.T) {
 // quarantine is a hard failure even for a passing case.
 func TestQuarantine(t *testing.T) {
 	cfg, list, reg := demo(t)
-	q := cassettes.Quarantine{Category: "FLAKE-EXT", Owner: "a", Bead: "b", Evidence: "e", Repro: "r", Reason: "x", RemoveWhen: "w"}
+	q := cfgschema.Quarantine{Category: "FLAKE-EXT", Owner: "a", Bead: "b", Evidence: "e", Repro: "r", Reason: "x", RemoveWhen: "w"}
 	q.Quarantined.Time = mustDate(t, "2026-11-20")
 	q.Expires.Time = mustDate(t, "2026-11-30")
-	cfg.Quarantine = map[string]cassettes.Quarantine{"greet/hello": q}
+	cfg.Quarantine = map[string]cfgschema.Quarantine{"greet/hello": q}
 	cases, _ := verify.Plan(cfg, list, verify.Selection{Adapters: []string{"greet"}})
 	broken := greetCLI(func(args []string, out *cassettes.Output) { out.Stdout += "extra\n" })
 	at := func(day string) *report.Run {
@@ -386,7 +387,7 @@ func TestQuarantine(t *testing.T) {
 // quarantined, or whose quarantine expired, is never retried.
 func TestQuarantineRetry(t *testing.T) {
 	cfg, list, reg := demo(t)
-	q := cassettes.Quarantine{Category: "FLAKE-TIMING", Owner: "a", Bead: "b", Evidence: "e", Repro: "r", Reason: "x", RemoveWhen: "w"}
+	q := cfgschema.Quarantine{Category: "FLAKE-TIMING", Owner: "a", Bead: "b", Evidence: "e", Repro: "r", Reason: "x", RemoveWhen: "w"}
 	q.Quarantined.Time = mustDate(t, "2026-11-20")
 	q.Expires.Time = mustDate(t, "2026-11-30")
 	cases, _ := verify.Plan(cfg, list, verify.Selection{Run: regexp.MustCompile(`^greet/hello$`)})
@@ -411,7 +412,7 @@ func TestQuarantineRetry(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg.Quarantine = nil
 			if tc.quarantined {
-				cfg.Quarantine = map[string]cassettes.Quarantine{"greet/hello": q}
+				cfg.Quarantine = map[string]cfgschema.Quarantine{"greet/hello": q}
 			}
 			calls := 0
 			good := greetCLI(nil)
@@ -545,9 +546,9 @@ func TestTimedOutFakeLeaksNothing(t *testing.T) {
 // id numbering of the output must not start after the recorded HTTP's.
 func TestCLIFakeIgnoresRecordedHTTP(t *testing.T) {
 	realID := strings.Repeat("d9ecda70", 8)
-	cfg := &cassettes.Config{Dir: t.TempDir(), Order: []string{"docker"}, Adapters: map[string]*cassettes.Adapter{
-		"docker": {Kind: cassettes.KindCLI, Normalizers: []string{"sha:full"}, Fake: cassettes.Fake{Command: []string{"fake-docker"}}}}}
-	c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "docker", Scenario: "import", Kind: cassettes.KindCLI,
+	cfg := &cfgschema.Config{Dir: t.TempDir(), Order: []string{"docker"}, Adapters: map[string]*cfgschema.Adapter{
+		"docker": {Kind: cfgschema.KindCLI, Normalizers: []string{"sha:full"}, Fake: cfgschema.Fake{Command: []string{"fake-docker"}}}}}
+	c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "docker", Scenario: "import", Kind: cfgschema.KindCLI,
 		Path:   "cassettes/docker/import.yaml",
 		Input:  &cassettes.Input{Command: "docker", Args: []string{"import", "rootfs.tar.gz"}},
 		Output: &cassettes.Output{Stdout: cassettes.Body("sha256:" + realID + "\n")},
@@ -587,9 +588,9 @@ func TestCLIFakeIgnoresRecordedHTTP(t *testing.T) {
 // side must be the cassette's, normalized the same way.
 func TestReportHoldsWhatWasCompared(t *testing.T) {
 	id := func(c string) string { return strings.Repeat(c, 64) }
-	cfg := &cassettes.Config{Dir: t.TempDir(), Order: []string{"git"}, Adapters: map[string]*cassettes.Adapter{
-		"git": {Kind: cassettes.KindCLI, Normalizers: []string{"sha:full"}, Fake: cassettes.Fake{Command: []string{"fake-git"}}}}}
-	c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "git", Scenario: "show", Kind: cassettes.KindCLI,
+	cfg := &cfgschema.Config{Dir: t.TempDir(), Order: []string{"git"}, Adapters: map[string]*cfgschema.Adapter{
+		"git": {Kind: cfgschema.KindCLI, Normalizers: []string{"sha:full"}, Fake: cfgschema.Fake{Command: []string{"fake-git"}}}}}
+	c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "git", Scenario: "show", Kind: cfgschema.KindCLI,
 		Path:   "cassettes/git/show.yaml",
 		Input:  &cassettes.Input{Command: "git", Args: []string{"show", id("a")}},
 		Output: &cassettes.Output{Stdout: cassettes.Body(id("b") + "\nAdd the greet program\n")}}
@@ -628,10 +629,10 @@ func TestReportHoldsWhatWasCompared(t *testing.T) {
 // language's test runner captured) decides its cases with Decide, and its
 // outcome is reported as Run's: report.html shows both sides of the drift.
 func TestDecideFillsTheRunModel(t *testing.T) {
-	cfg := &cassettes.Config{Dir: t.TempDir(), Order: []string{"greet"}, Adapters: map[string]*cassettes.Adapter{
-		"greet": {Kind: cassettes.KindCLI, Fake: cassettes.Fake{Command: []string{"greet"}}}}}
+	cfg := &cfgschema.Config{Dir: t.TempDir(), Order: []string{"greet"}, Adapters: map[string]*cfgschema.Adapter{
+		"greet": {Kind: cfgschema.KindCLI, Fake: cfgschema.Fake{Command: []string{"greet"}}}}}
 	cas := func(name, out string) *cassettes.Cassette {
-		return &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "greet", Scenario: name, Kind: cassettes.KindCLI,
+		return &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "greet", Scenario: name, Kind: cfgschema.KindCLI,
 			Path: filepath.Join(cfg.Dir, "cassettes", "greet", name+".yaml"), Input: &cassettes.Input{Command: "greet", Args: []string{name}},
 			Output: &cassettes.Output{Stdout: cassettes.Body(out)}}
 	}
@@ -696,7 +697,7 @@ func TestAnswersAreTheFakesOwn(t *testing.T) {
 			t.Errorf("%s: no answer", c.ID())
 		case a.Scenario != c.Scenario:
 			t.Errorf("answer %d is %s's, want %s's", i, a.ID(), c.ID())
-		case c.Kind == cassettes.KindHTTP:
+		case c.Kind == cfgschema.KindHTTP:
 			body := string(a.Interactions[0].Response.Body)
 			if !strings.Contains(body, `"at": "2026-12-01T22:07:12Z"`) || a.Interactions[0].Request.URL != c.Interactions[0].Request.URL {
 				t.Errorf("%s: the answer is not the fake's own: %s, request %s", c.ID(), body, a.Interactions[0].Request.URL)

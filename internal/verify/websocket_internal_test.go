@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // realtimeFake is a fake of a realtime API written with a real WebSocket
@@ -57,7 +58,7 @@ func realtimeFake(upper bool) http.Handler {
 // sessionCassette is a session as the proxy records one, saved and loaded
 // so that drifts have lines.
 func sessionCassette(t *testing.T) *cassettes.Cassette {
-	c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "realtime", Scenario: "hello", Kind: cassettes.KindHTTP,
+	c := &cassettes.Cassette{Cassette: 1, Version: 2, Adapter: "realtime", Scenario: "hello", Kind: cfgschema.KindHTTP,
 		Path: filepath.Join(t.TempDir(), "realtime", "hello.yaml"), Normalizers: []string{"uuid", "json.canonical"},
 		Interactions: []cassettes.Interaction{{
 			Request: cassettes.Request{Method: "GET", URL: "wss://rt.example.com/v1/realtime",
@@ -88,7 +89,7 @@ func sessionCassette(t *testing.T) *cassettes.Cassette {
 // path and cassette line.
 func TestVerifyWebSocketSession(t *testing.T) {
 	c := sessionCassette(t)
-	kase := Case{Cassette: c, Adapter: &cassettes.Adapter{Kind: cassettes.KindHTTP}}
+	kase := Case{Cassette: c, Adapter: &cfgschema.Adapter{Kind: cfgschema.KindHTTP}}
 	for _, tc := range []struct {
 		name  string
 		upper bool
@@ -97,7 +98,7 @@ func TestVerifyWebSocketSession(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(realtimeFake(tc.upper))
 			defer srv.Close()
-			p, err := pipeline(kase, Options{Config: &cassettes.Config{}})
+			p, err := pipeline(kase, Options{Config: &cfgschema.Config{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +109,7 @@ func TestVerifyWebSocketSession(t *testing.T) {
 			if len(acts) != 1 || acts[0].StatusCode != 101 || !strings.Contains(string(acts[0].Body), "→ {\"type\":\"input\"") {
 				t.Errorf("action: %+v", acts)
 			}
-			cmp, err := CompareSides(kase, got, Options{Config: &cassettes.Config{}})
+			cmp, err := CompareSides(kase, got, Options{Config: &cfgschema.Config{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +137,7 @@ func TestVerifyWebSocketFakeRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := CompareSides(Case{Cassette: c}, got, Options{Config: &cassettes.Config{}})
+	cmp, err := CompareSides(Case{Cassette: c}, got, Options{Config: &cfgschema.Config{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -23,7 +24,7 @@ func TestRecordedRedirectIsNotFollowed(t *testing.T) {
 		http.Redirect(w, r, "/new", http.StatusFound)
 	}))
 	defer srv.Close()
-	c := &cassettes.Cassette{Adapter: "a", Scenario: "s", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{{
+	c := &cassettes.Cassette{Adapter: "a", Scenario: "s", Kind: cfgschema.KindHTTP, Interactions: []cassettes.Interaction{{
 		Request:  cassettes.Request{Method: "GET", URL: "https://golang.org/old"},
 		Response: cassettes.Response{Code: 302, Status: "302 Found", Headers: http.Header{"Location": {"/new"}}},
 	}}}
@@ -39,15 +40,15 @@ func TestRecordedRedirectIsNotFollowed(t *testing.T) {
 // TestEmptyCassette: go-vcr's `interactions: []` passes with nothing to
 // compare, without a fake, unless the adapter (or scenario) says fail.
 func TestEmptyCassette(t *testing.T) {
-	c := &cassettes.Cassette{Adapter: "a", Scenario: "TestNothing", Kind: cassettes.KindHTTP, Interactions: []cassettes.Interaction{}}
-	opts := Options{Config: &cassettes.Config{Path: "cassette.yaml"}}
-	a := &cassettes.Adapter{Kind: cassettes.KindHTTP} // no fake at all: none is started
+	c := &cassettes.Cassette{Adapter: "a", Scenario: "TestNothing", Kind: cfgschema.KindHTTP, Interactions: []cassettes.Interaction{}}
+	opts := Options{Config: &cfgschema.Config{Path: "cassette.yaml"}}
+	a := &cfgschema.Adapter{Kind: cfgschema.KindHTTP} // no fake at all: none is started
 	noFake := func(context.Context) (*Process, error) { t.Fatal("a fake was started"); return nil, nil }
 	res := runCase(context.Background(), Case{Cassette: c, Adapter: a}, opts, nil, nil, time.Now, noFake)
 	if res.Status != "pass" || res.Message != "nothing to compare: the cassette records no request" {
 		t.Errorf("%s: %s", res.Status, res.Message)
 	}
-	a.Match.Scenarios = map[string]cassettes.Match{"TestNothing": {Empty: "fail"}}
+	a.Match.Scenarios = map[string]cfgschema.Match{"TestNothing": {Empty: "fail"}}
 	res = runCase(context.Background(), Case{Cassette: c, Adapter: a}, opts, nil, nil, time.Now, noFake)
 	if res.Status != "fail" || res.Reason != outcome.ETestFailed {
 		t.Errorf("with match.empty: fail: %s %s: %s", res.Status, res.Reason, res.Message)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
@@ -35,7 +36,7 @@ func UndeclaredCommand(c *cassettes.Cassette, adapter string, real []string) *ou
 // declares a real.command (UndeclaredCommand): nil when all name it, the
 // one error when one does not, else one error holding every problem, with
 // the first one's next step.
-func UndeclaredCommands(cfg *cassettes.Config, list []*cassettes.Cassette) *outcome.Error {
+func UndeclaredCommands(cfg *cfgschema.Config, list []*cassettes.Cassette) *outcome.Error {
 	if cfg == nil {
 		return nil
 	}
@@ -43,7 +44,7 @@ func UndeclaredCommands(cfg *cassettes.Config, list []*cassettes.Cassette) *outc
 	n := 0
 	for _, c := range list {
 		a, ok := cfg.Adapters[c.Adapter]
-		if !ok || c.Kind != cassettes.KindCLI || len(a.Real.Command) == 0 {
+		if !ok || c.Kind != cfgschema.KindCLI || len(a.Real.Command) == 0 {
 			continue
 		}
 		e := UndeclaredCommand(c, c.Adapter, a.Real.Command)

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 )
 
@@ -14,7 +14,7 @@ var builtins = normalize.Builtins()
 
 // testConfig is the fixture project's cassette.yaml (adapters github and
 // gh), loaded as every command loads it.
-func testConfig(t *testing.T) *cassettes.Config {
+func testConfig(t *testing.T) *cfgschema.Config {
 	t.Helper()
 	p, err := Load(filepath.Join("testdata", "cassette.yaml"))
 	if err != nil {

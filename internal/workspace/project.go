@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/normalize"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
@@ -19,7 +20,7 @@ import (
 // passed down as a value to every command, test helper and door: nothing
 // about a project is held by a package.
 type Project struct {
-	Config      *cassettes.Config
+	Config      *cfgschema.Config
 	Normalizers *normalize.Registry
 	// Redact are the project's credential names (Config.Redaction).
 	Redact *redact.Rules
@@ -29,7 +30,7 @@ type Project struct {
 	bare bool
 	// kinds are the adapter kinds it was loaded with (LoadKinds);
 	// nil is http and cli.
-	kinds cassettes.Kinds
+	kinds cfgschema.Kinds
 }
 
 // Load reads and strictly validates the cassette.yaml at path and
@@ -43,7 +44,7 @@ func Load(path string) (*Project, error) {
 // LoadKinds is Load for a door that knows more adapter kinds than http
 // and cli (internal/kind's registry, Loading): its cassette.yaml and,
 // through LoadOptions, its cassettes may name them.
-func LoadKinds(path string, kinds cassettes.Kinds) (*Project, error) {
+func LoadKinds(path string, kinds cfgschema.Kinds) (*Project, error) {
 	reg := normalize.Builtins()
 	opts := projectOptions(reg)
 	opts.Kinds = kinds
@@ -57,7 +58,7 @@ func LoadKinds(path string, kinds cassettes.Kinds) (*Project, error) {
 // projectOptions validates normalizer names against reg and defines the
 // project's normalizers in it.
 func projectOptions(reg *normalize.Registry) cassettes.ConfigOptions {
-	return cassettes.ConfigOptions{Normalizers: reg, DefineNormalizer: func(name string, d cassettes.NormalizerDef) error {
+	return cassettes.ConfigOptions{Normalizers: reg, DefineNormalizer: func(name string, d cfgschema.NormalizerDef) error {
 		return reg.Define(name, normalize.Definition{Regex: d.Regex, Replace: d.Replace, JSONPaths: d.JSONPaths, Headers: d.Headers})
 	}}
 }
@@ -67,7 +68,7 @@ func projectOptions(reg *normalize.Registry) cassettes.ConfigOptions {
 // negative levels: up to the root); "" when there is none.
 func FindConfig(dir string, levels int) string {
 	for d, i := dir, 0; levels < 0 || i <= levels; d, i = filepath.Dir(d), i+1 {
-		p := filepath.Join(d, cassettes.ConfigFile)
+		p := filepath.Join(d, cfgschema.ConfigFile)
 		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
 			return p
 		}
@@ -95,13 +96,13 @@ func Find(dir string) (*Project, error) {
 	if p := FindConfig(abs, findLevels); p != "" {
 		return Load(p)
 	}
-	cfg := &cassettes.Config{Adapters: map[string]*cassettes.Adapter{}, Dir: dir, Path: filepath.Join(dir, cassettes.ConfigFile)}
+	cfg := &cfgschema.Config{Adapters: map[string]*cfgschema.Adapter{}, Dir: dir, Path: filepath.Join(dir, cfgschema.ConfigFile)}
 	return &Project{Config: cfg, Normalizers: normalize.Builtins(), bare: true}, nil
 }
 
 // Kinds are the adapter kinds the project was loaded with
 // (LoadKinds); nil is http and cli.
-func (p *Project) Kinds() cassettes.Kinds { return p.kinds }
+func (p *Project) Kinds() cfgschema.Kinds { return p.kinds }
 
 // Credentials returns the live values of the credential variables the
 // project declares (every adapter's real.credentials) that are set, read

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 )
 
 // TestLoadProject: one load gives the validated config, a registry holding
@@ -15,10 +15,10 @@ func TestLoadProject(t *testing.T) {
 	yaml := "adapters:\n  tool: {kind: cli, real: {command: [tool], credentials: [TOOL_TOKEN]}, fake: {command: [fake]}, normalizers: [pin]}\n" +
 		"normalizers:\n  pin: {regex: 'pin-[0-9]+', replace: '<PIN>'}\n" +
 		"redact:\n  names: [X-Tenant-Pin]\n"
-	if err := os.WriteFile(filepath.Join(dir, cassettes.ConfigFile), []byte(yaml), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, cfgschema.ConfigFile), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Load(filepath.Join(dir, cassettes.ConfigFile))
+	p, err := Load(filepath.Join(dir, cfgschema.ConfigFile))
 	if err != nil {
 		t.Fatal(err)
 	}

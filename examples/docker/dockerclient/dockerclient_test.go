@@ -20,6 +20,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/cassettetest"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/workspace"
 )
@@ -72,7 +73,7 @@ func engineCassettes(t *testing.T) string {
 			continue
 		}
 		e := *c
-		e.Adapter, e.Kind, e.Version, e.Input, e.Output, e.Normalizers = "engine", cassettes.KindHTTP, cassettes.GoVCRVersion, nil, nil, nil
+		e.Adapter, e.Kind, e.Version, e.Input, e.Output, e.Normalizers = "engine", cfgschema.KindHTTP, cassettes.GoVCRVersion, nil, nil, nil
 		e.Path = filepath.Join(dir, "cassettes", "engine", c.Scenario+".yaml")
 		if err := os.MkdirAll(filepath.Dir(e.Path), 0o755); err != nil {
 			t.Fatal(err)

@@ -29,9 +29,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/cassettetest"
 	"github.com/cassette-dev/cassette/examples/internal/e2e"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/harness"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
@@ -285,7 +285,7 @@ func checkDoor(t *testing.T, e *e2e.Example, adapter string) doorVerdict {
 
 // runFake runs the fake's command with a listed CLI case's arguments,
 // stdin and environment, in its directory, as a binding would.
-func runFake(t *testing.T, e *e2e.Example, fake cassettes.Fake, in *harness.CLIInput) *harness.CLIOutput {
+func runFake(t *testing.T, e *e2e.Example, fake cfgschema.Fake, in *harness.CLIInput) *harness.CLIOutput {
 	t.Helper()
 	stdin := []byte{}
 	if in.Stdin != nil {
@@ -305,7 +305,7 @@ func runFake(t *testing.T, e *e2e.Example, fake cassettes.Fake, in *harness.CLII
 
 // execFake runs fake.command (relative to the project dir root) with args
 // in dir, and returns its exit code (-1 when it could not start).
-func execFake(root string, fake cassettes.Fake, dir string, args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
+func execFake(root string, fake cfgschema.Fake, dir string, args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
 	name := fake.Command[0]
 	if strings.Contains(name, "/") && !filepath.IsAbs(name) {
 		name = filepath.Join(root, name)
@@ -415,7 +415,7 @@ func TestCassettetestDoor(t *testing.T) {
 	root, _ := os.Getwd()
 	fake := p.Config.Adapters[filepath.Base(dir)].Fake
 	cassettetest.VerifyCLI(t, func(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
-		return execFake(root, fake, cassettes.ResolvePath(root, fake.Dir), args, stdin, stdout, stderr, env)
+		return execFake(root, fake, cfgschema.ResolvePath(root, fake.Dir), args, stdin, stdout, stderr, env)
 	}, dir)
 }
 

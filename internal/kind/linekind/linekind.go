@@ -18,23 +18,24 @@ import (
 	"strings"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
 // Name is the kind's name in cassette.yaml.
-const Name cassettes.Kind = "line"
+const Name cfgschema.Kind = "line"
 
 // New returns the line kind, to register.
 func New() kind.Kind { return lineKind{} }
 
 type lineKind struct{}
 
-func (lineKind) Name() cassettes.Kind { return Name }
+func (lineKind) Name() cfgschema.Kind { return Name }
 
 // CheckAdapter: the fake is a TCP server, named by a tcp:// base_url.
-func (lineKind) CheckAdapter(f string, a *cassettes.Adapter) []outcome.Problem {
+func (lineKind) CheckAdapter(f string, a *cfgschema.Adapter) []outcome.Problem {
 	if a.Fake.InProcess {
 		return nil
 	}

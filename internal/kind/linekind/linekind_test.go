@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
+	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/coverage"
 	"github.com/cassette-dev/cassette/internal/kind"
 	"github.com/cassette-dev/cassette/internal/kind/linekind"
@@ -80,7 +81,7 @@ func project(t *testing.T, baseURL string) string {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := "adapters:\n  echo:\n    kind: line\n    real: {command: [nc]}\n    fake: {base_url: " + baseURL + "}\n"
-	if err := os.WriteFile(filepath.Join(dir, cassettes.ConfigFile), []byte(cfg), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, cfgschema.ConfigFile), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "cassettes", "echo"), 0o755); err != nil {
@@ -89,7 +90,7 @@ func project(t *testing.T, baseURL string) string {
 	if err := os.WriteFile(filepath.Join(dir, "cassettes", "echo", "greet.yaml"), []byte(lineCassette), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(dir, cassettes.ConfigFile)
+	return filepath.Join(dir, cfgschema.ConfigFile)
 }
 
 // kinds is the one registration: the built-ins and the line kind.
@@ -196,7 +197,7 @@ func TestTheRegistrationAdmitsTheKind(t *testing.T) {
 // shapes per verb come from the kind.
 func TestCoverageShapesALineCassetteThroughItsKind(t *testing.T) {
 	c := &cassettes.Cassette{Kind: linekind.Name, Input: &cassettes.Input{Command: "nc", Stdin: "hello there\nPING\nhello again\n"}}
-	rules, probs := coverage.NewRules(&cassettes.Adapter{Kind: linekind.Name})
+	rules, probs := coverage.NewRules(&cfgschema.Adapter{Kind: linekind.Name})
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}

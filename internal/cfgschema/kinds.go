@@ -1,4 +1,4 @@
-package cassettes
+package cfgschema
 
 import "github.com/cassette-dev/cassette/internal/outcome"
 
@@ -15,20 +15,4 @@ type Kinds interface {
 	// AdapterProblems are the problems of adapter a's declaration at
 	// field f that its kind finds (Field, Message, Expected set).
 	AdapterProblems(f string, a *Adapter) []outcome.Problem
-}
-
-// knownKind reports whether kinds (nil: http and cli) knows k.
-func knownKind(kinds Kinds, k Kind) bool {
-	if kinds == nil {
-		return k == KindHTTP || k == KindCLI
-	}
-	return kinds.Known(k)
-}
-
-// kindNames are the names knownKind accepts.
-func kindNames(kinds Kinds) []string {
-	if kinds == nil {
-		return []string{string(KindHTTP), string(KindCLI)}
-	}
-	return kinds.Names()
 }

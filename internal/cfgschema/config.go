@@ -1,4 +1,4 @@
-package cassettes
+package cfgschema
 
 import (
 	"os"
@@ -16,6 +16,15 @@ const configVersion = 1
 
 // ConfigFile is the default config file name.
 const ConfigFile = "cassette.yaml"
+
+// Kind is the kind of an adapter and of its cassettes.
+type Kind string
+
+// The adapter kinds.
+const (
+	KindHTTP Kind = "http"
+	KindCLI  Kind = "cli"
+)
 
 // Config is cassette.yaml: the adapters, project-defined normalizers, the
 // refresh settings and quarantine entries.
@@ -36,9 +45,17 @@ type Config struct {
 	// order of reports).
 	Order []string `yaml:"-"`
 
-	node  *yaml.Node
-	rules *redact.Rules // Redact.Names as redaction rules, made once by ParseConfig
+	line  func(field string) int // where fields are in the file (Located)
+	rules *redact.Rules          // Redact.Names as redaction rules, made once by Validated
 }
+
+// Located sets where the config's fields are in the file it was read
+// from, for Line; the config loader calls it before it validates.
+func (c *Config) Located(line func(field string) int) { c.line = line }
+
+// Validated makes the project's redaction rules once, for Redaction; the
+// config loader calls it when the config has passed every check.
+func (c *Config) Validated() { c.rules = redact.NewRules(c.Redact.Names) }
 
 // Redaction returns the project's credential names: the built-in ones plus
 // redact.names, as every door that redacts for this project takes them
@@ -378,8 +395,24 @@ func (c *Config) CassetteDir() string {
 	return ResolvePath(c.Dir, d)
 }
 
+// AdaptersOf are the names of the adapters of kind k, in the file's order.
+func (c *Config) AdaptersOf(k Kind) []string {
+	var out []string
+	for _, n := range c.Order {
+		if c.Adapters[n].Kind == k {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Line returns the line of a field path in cassette.yaml (see Cassette.Line).
-func (c *Config) Line(field string) int { return lineOf(c.node, field) }
+func (c *Config) Line(field string) int {
+	if c.line == nil {
+		return 0
+	}
+	return c.line(field)
+}
 
 // Date is a calendar day (YYYY-MM-DD), as quarantine entries carry them.
 type Date struct{ time.Time }
@@ -399,7 +432,7 @@ func (d Date) MarshalYAML() (any, error) { return d.String(), nil }
 func (d *Date) UnmarshalYAML(n *yaml.Node) error {
 	t, err := time.Parse(time.DateOnly, strings.TrimSpace(n.Value))
 	if err != nil {
-		return valueError(n, "expected a date like 2026-11-30, got %q", n.Value)
+		return ValueError(n, "expected a date like 2026-11-30, got %q", n.Value)
 	}
 	d.Time = t
 	return nil

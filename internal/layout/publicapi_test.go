@@ -12,10 +12,19 @@ import (
 )
 
 // The public face (issue #36, move 4): what a Go user imports is these
-// packages, and everything else is under internal/. publicCeilings holds
-// each one's exported names (types, funcs, methods of exported types,
-// fields of exported structs, consts and vars, outside tests) to what it
-// has now, so the face only shrinks; publicTarget is where it is going.
+// packages, and everything else is under internal/. Two counts, outside
+// tests:
+//
+//   - exported declarations (types, funcs, methods of exported types,
+//     consts and vars): the review's measure, which gives go-vcr v4 its 64
+//     (pkg/cassette 27 + pkg/recorder 37, counted by exportedNames on
+//     go-vcr's tree at e0eabf6) and cassette 847 in 18 packages at
+//     0e0c3c2. The four public packages together are held to
+//     publicTarget;
+//   - the same plus the exported fields of exported structs, a stricter
+//     count: publicCeilings holds each package to what it has now, so the
+//     face only shrinks.
+//
 // cassette.yaml's schema is internal/cfgschema's; cassettes still holds
 // the config's strict load (it shares the strict-YAML checker with the
 // cassette loader) and the format's ~100 names (ARCHITECTURE.md says what
@@ -31,13 +40,15 @@ const publicTarget = 150
 
 func TestPublicFaceIsSmall(t *testing.T) {
 	base := root(t)
-	total := 0
+	total, decls := 0, 0
 	for dir, ceiling := range publicCeilings {
-		n, err := exportedNames(filepath.Join(base, dir))
+		d, fields, err := exportedNames(filepath.Join(base, dir))
 		if err != nil {
 			t.Fatal(err)
 		}
+		n := d + fields
 		total += n
+		decls += d
 		if n > ceiling {
 			t.Errorf("%s exports %d names, more than its ceiling of %d (publicapi_test.go): move what only the binary needs under internal/, or unexport what only %s uses", dir, n, ceiling, dir)
 		}
@@ -45,7 +56,10 @@ func TestPublicFaceIsSmall(t *testing.T) {
 			t.Logf("%s exports %d names, below its ceiling of %d: lower the ceiling in publicapi_test.go", dir, n, ceiling)
 		}
 	}
-	t.Logf("public packages export %d names together (target %d)", total, publicTarget)
+	if decls > publicTarget {
+		t.Errorf("the public packages export %d declarations together, more than %d: move what only the binary needs under internal/", decls, publicTarget)
+	}
+	t.Logf("public packages export %d declarations together (at most %d), %d names with their structs' fields", decls, publicTarget, total)
 }
 
 // TestPublicPackagesHaveExamples: each public package shows its use in an
@@ -72,46 +86,48 @@ func TestPublicPackagesHaveExamples(t *testing.T) {
 	}
 }
 
-// exportedNames counts what dir's package exports, outside its tests.
-func exportedNames(dir string) (int, error) {
+// exportedNames counts what dir's package exports, outside its tests:
+// its exported declarations, and the exported fields of its exported
+// structs.
+func exportedNames(dir string) (decls, fields int, err error) {
 	fset := token.NewFileSet()
 	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	n := 0
 	for _, p := range pkgs {
 		for _, f := range p.Files {
 			for _, d := range f.Decls {
-				n += exportedIn(d)
+				dn, fn := exportedIn(d)
+				decls, fields = decls+dn, fields+fn
 			}
 		}
 	}
-	return n, nil
+	return decls, fields, nil
 }
 
-// exportedIn counts the exported names one declaration adds.
-func exportedIn(d ast.Decl) int {
+// exportedIn counts the exported declarations one declaration adds, and
+// the exported fields of the structs it declares.
+func exportedIn(d ast.Decl) (decls, fields int) {
 	switch d := d.(type) {
 	case *ast.FuncDecl:
 		if !d.Name.IsExported() || (d.Recv != nil && !exportedRecv(d.Recv.List[0].Type)) {
-			return 0
+			return 0, 0
 		}
-		return 1
+		return 1, 0
 	case *ast.GenDecl:
-		n := 0
 		for _, s := range d.Specs {
 			switch s := s.(type) {
 			case *ast.TypeSpec:
 				if !s.Name.IsExported() {
 					continue
 				}
-				n++
+				decls++
 				if st, ok := s.Type.(*ast.StructType); ok {
 					for _, fl := range st.Fields.List {
 						for _, nm := range fl.Names {
 							if nm.IsExported() {
-								n++
+								fields++
 							}
 						}
 					}
@@ -119,14 +135,13 @@ func exportedIn(d ast.Decl) int {
 			case *ast.ValueSpec:
 				for _, nm := range s.Names {
 					if nm.IsExported() {
-						n++
+						decls++
 					}
 				}
 			}
 		}
-		return n
 	}
-	return 0
+	return decls, fields
 }
 
 // exportedRecv reports whether a method's receiver type is exported.

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,7 +65,7 @@ func checkRun(ctx context.Context, stdio *IO, g *globals, o *checkOptions, paths
 	ctx, ints, stop := recording.CatchContext(ctx)
 	defer stop()
 	k := &harness.Checker{Cases: cases, Options: opts, Now: time.Now}
-	done, err := k.Check(interruptible(ctx, stdio.In), stdio.Out)
+	done, err := k.Check(harness.Interruptible(ctx, stdio.In), stdio.Out)
 	if err != nil {
 		return errorReport(stdio, g, dest, &outcome.Error{Reason: outcome.EIO, Message: "cassette check: " + err.Error() + " (check the harness's pipes)", Err: err,
 			NextStep: outcome.Command("cassette", "check", "--help")})
@@ -102,44 +100,4 @@ func checkAgain(g *globals, o *checkOptions, paths []string) string {
 		args = append(args, "--report-dir", o.reportDir)
 	}
 	return commandWithConfig(g.config, append(args, paths...)...)
-}
-
-// interruptible reads r until ctx is done, then ends as at EOF (a read r still blocks in is left to the process's end).
-func interruptible(ctx context.Context, r io.Reader) io.Reader {
-	return &ctxReader{ctx: ctx, r: r}
-}
-
-type ctxReader struct {
-	ctx     context.Context
-	r       io.Reader
-	pending chan readResult
-	buf     []byte // the reads' one buffer: a harness's every line is a read
-}
-
-type readResult struct {
-	data []byte
-	err  error
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if c.ctx.Err() != nil {
-		return 0, io.EOF
-	}
-	if c.pending == nil {
-		ch := make(chan readResult, 1)
-		c.buf = slices.Grow(c.buf[:0], len(p))[:len(p)]
-		go func() {
-			n, err := c.r.Read(c.buf)
-			ch <- readResult{c.buf[:n], err}
-		}()
-		c.pending = ch
-	}
-	select {
-	case res := <-c.pending:
-		c.pending = nil
-		n := copy(p, res.data) // len(p) is the same on every call bufio makes
-		return n, res.err
-	case <-c.ctx.Done():
-		return 0, io.EOF
-	}
 }

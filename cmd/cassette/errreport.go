@@ -54,12 +54,6 @@ func errorReport(stdio *IO, g *globals, d reportDest, e *outcome.Error) error {
 	return err
 }
 
-// githubLinks are the forge links of the job summary, from the variables
-// GitHub Actions sets.
-func githubLinks() report.Links {
-	return report.Links{ServerURL: os.Getenv("GITHUB_SERVER_URL"), Repository: os.Getenv("GITHUB_REPOSITORY"), SHA: os.Getenv("GITHUB_SHA")}
-}
-
 // usageReport writes the error report of a command line cobra refused (an
 // unknown flag, a bad flag value, a wrong argument count) when the command
 // is one that writes reports: its report flags are read from args as far

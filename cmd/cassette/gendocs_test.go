@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cassette-dev/cassette/internal/gendocs"
+	"github.com/cassette-dev/cassette/internal/scaffold"
 )
 
 var updateDocs = flag.Bool("update", false, "rewrite the generated pages of docs/ (TestGeneratedDocsFresh)")
@@ -64,7 +65,7 @@ func TestGeneratedDocsFresh(t *testing.T) {
 // starts with the line editors read the schema's address from, and that
 // address names a schema the repository ships.
 func TestInitNamesTheSchema(t *testing.T) {
-	first, _, _ := strings.Cut(initTemplate, "\n")
+	first, _, _ := strings.Cut(scaffold.Template(configSchema, false), "\n")
 	name, ok := strings.CutPrefix(first, "# yaml-language-server: $schema="+gendocs.SchemaBase)
 	if !ok {
 		t.Fatalf("init's first line is %q", first)

@@ -94,21 +94,7 @@ func importRun(ctx context.Context, stdio *IO, g *globals, o *importOptions, kin
 	defer stop()
 	res, err := importer.ImportContext(ctx, opts)
 	if res != nil {
-		for _, r := range res.Renamed {
-			fmt.Fprintf(stdio.Err, "renamed %s to %s: git, file systems and shells cannot all carry the name\n", outcome.Quote(r.From), r.To)
-		}
-		if res.Skipped > 0 {
-			fmt.Fprintf(stdio.Err, "skipped %d entries without a response (blocked or aborted in the browser)\n", res.Skipped)
-		}
-		for _, w := range res.Warnings {
-			fmt.Fprintln(stdio.Err, "warning: "+w)
-		}
-		for _, c := range res.Saved {
-			fmt.Fprintf(stdio.Out, "%s  %d interaction(s)\n", outcome.Printable(c.Path), len(c.Interactions))
-		}
-		for _, r := range res.Refused {
-			fmt.Fprintf(stdio.Err, "not imported: %s (it holds a key of a known format; see below)\n", outcome.Quote(r.Source))
-		}
+		res.Print(stdio.Out, stdio.Err)
 	}
 	if err != nil {
 		return err

@@ -19,13 +19,6 @@ func commandWithConfig(config string, words ...string) string {
 // observeStep runs the project's test suite under cassette observe.
 func (p *project) observeStep() string { return nextstep.Observe(p.cfg) }
 
-func firstOr(xs []string, or string) string {
-	if len(xs) == 0 {
-		return or
-	}
-	return xs[0]
-}
-
 // runPatternStep is the next step of a --run that does not compile, in the
 // project of --config when it loads.
 func runPatternStep(g *globals, name, run string) string {

@@ -70,7 +70,7 @@ call to it is written for 'cassette coverage' as a call to --adapter).`,
 
 func proxyRun(ctx context.Context, stdio *IO, g *globals, o *recording.ProxyJob, caDir string) error {
 	if o.Mode == "observe" {
-		return observeProxyRun(ctx, stdio, g, o.Listen, o.Upstream, o.Adapter, o.AllowRemote)
+		return observeProxyRun(ctx, stdio, g, o)
 	}
 	ver, sha := buildInfo()
 	o.Recorder, o.Out, o.Log = cassettes.Recorder{Version: ver, SHA: sha}, stdio.Out, stdio.Err
@@ -91,9 +91,6 @@ func proxyRun(ctx context.Context, stdio *IO, g *globals, o *recording.ProxyJob,
 	}
 	return o.Run(ctx)
 }
-
-// serveProxy runs a proxy until ctx ends (recording.ServeProxy).
-var serveProxy = recording.ServeProxy
 
 // optionalProject is the project when there is a config, nil when there
 // is none; a config that does not load is an error.

@@ -68,7 +68,7 @@ func TestServeProxySavesOnStop(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- serveProxy(ctx, out, proxyOptionsFor(up.URL, red, out), &recording.ProxySave{Meta: recording.Meta{Adapter: "shop", Scenario: "items"}, Path: path, Redactor: red}, nil)
+		done <- recording.ServeProxy(ctx, out, proxyOptionsFor(up.URL, red, out), &recording.ProxySave{Meta: recording.Meta{Adapter: "shop", Scenario: "items"}, Path: path, Redactor: red}, nil)
 	}()
 	addr := out.addr(t)
 	for _, bearer := range []string{"", tok} {

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -25,7 +22,6 @@ type refreshOptions struct {
 	upstreamCA string
 	allowRepo  bool // --allow-project-repo, as record has it
 	timeout    time.Duration
-	warn       io.Writer // where the insecure_skip_verify warning goes
 	once       bool
 	schedule   string
 	dryRun     bool
@@ -120,24 +116,19 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 	if err != nil {
 		return fail(err)
 	}
-	o.warn = stdio.Err
-	loc, err := refreshLocation(p)
+	ver, sha := buildInfo()
+	job := &refresh.Job{Project: p.Project, Adapters: o.adapters, DryRun: o.dryRun, DryRunUnsafe: o.unsafe, Remote: o.remote, Base: o.base,
+		UpstreamCA: o.upstreamCA, Timeout: o.timeout, AllowProjectRepo: o.allowRepo, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, Log: stdio.Err, Warn: stdio.Err}
+	loc, err := job.Location()
 	if err != nil {
 		return fail(err)
 	}
 	cycle := func(ctx context.Context, now time.Time) error {
-		opts, err := refreshOptionsFor(p, o)
+		proposals := filepath.Join(o.reportDir, "refresh")
+		run, err := job.Run(ctx, now, dest.human(stdio, g.json), proposals, reportTool())
 		if err != nil {
 			return fail(err)
 		}
-		opts.Log = stdio.Err
-		res := refresh.Cycle(ctx, now, opts)
-		res.Print(dest.human(stdio, g.json))
-		proposals := filepath.Join(o.reportDir, "refresh")
-		if err := res.WriteProposals(proposals); err != nil {
-			return fail(err)
-		}
-		run := res.Report(p.cfg, reportTool(), proposals)
 		bundle := report.BundleFiles{Env: os.Environ(), Git: verify.GitInfo(p.cfg.Dir), Options: report.Options{Golden: o.golden, Declared: p.secretForms()}}
 		return finishRun(stdio, g.json, dest, run, bundle)
 	}
@@ -151,84 +142,17 @@ func refreshRun(ctx context.Context, stdio *IO, g *globals, o *refreshOptions) e
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts, err := refreshOptionsFor(p, o)
+	opts, err := job.Options()
 	if err != nil {
 		return fail(err)
 	}
-	d := &refresh.Daemon{Schedule: o.schedule, Location: loc, Log: stdio.Out,
+	d := &refresh.Daemon{Schedule: o.schedule, Location: loc, Log: stdio.Out, LastRun: opts.LastRun,
 		Job: func(ctx context.Context, now time.Time) {
 			if err := cycle(ctx, now); err != nil {
 				if _, ok := err.(exitError); !ok {
 					printError(stdio, g, outcome.AsError(err))
 				}
 			}
-		},
-		LastRun: func(ctx context.Context) (time.Time, error) {
-			st, err := (&refresh.StateStore{Git: opts.Git, Remote: opts.Remote}).Load(ctx)
-			if err != nil {
-				return time.Time{}, err
-			}
-			return st.LastRun, nil
 		}}
 	return d.Serve(ctx)
-}
-
-// refreshLocation is the zone refresh.timezone names, in which the
-// schedule is read and a cycle's date is written (UTC when unset).
-func refreshLocation(p *project) (*time.Location, error) {
-	tz := p.cfg.Refresh.TimeZone
-	if tz == "" {
-		return time.UTC, nil
-	}
-	loc, err := time.LoadLocation(tz)
-	if err != nil {
-		return nil, &outcome.Error{Reason: outcome.ECfgParse, Message: fmt.Sprintf("refresh.timezone %q: %v (set an IANA zone like UTC or Europe/Paris)", tz, err),
-			Problems: []outcome.Problem{{File: p.cfg.Path, Line: p.cfg.Line("refresh.timezone"), Field: "refresh.timezone", Message: "not a time zone", Expected: "an IANA zone like UTC"}},
-			NextStep: p.command("cassette", "validate")}
-	}
-	return loc, nil
-}
-
-// refreshOptionsFor builds the cycle's options: git on the project, and the
-// forge of refresh.forge (github needs its token; git needs nothing more).
-func refreshOptionsFor(p *project, o *refreshOptions) (refresh.Options, error) {
-	f := p.cfg.Refresh.Forge
-	remote := cmp.Or(o.remote, f.Remote, "origin")
-	g := &refresh.Git{Dir: p.cfg.Dir, Secrets: p.secretForms()}
-	ver, sha := buildInfo()
-	opts := refresh.ProjectOptions(p.Project)
-	opts.Adapters, opts.Git, opts.Remote, opts.Base, opts.DryRun, opts.DryRunUnsafe = o.adapters, g, remote, o.base, o.dryRun, o.unsafe
-	opts.Recorder = recording.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: o.warn,
-		AttemptTimeout: o.timeout, CLITimeout: o.timeout, AllowProjectRepo: o.allowRepo}
-	switch f.Kind {
-	case "github":
-		env := p.cfg.ForgeTokenEnv()
-		tok := os.Getenv(env)
-		if tok == "" && o.dryRun {
-			opts.Forge = nil // a dry run needs no API
-			return opts, nil
-		}
-		gh, err := refresh.NewGitHub(f.Repo, tok, f.APIURL, nil)
-		if err != nil {
-			if ce, ok := err.(*outcome.Error); ok && ce.Reason == outcome.EMissingConfig {
-				ce.Message = fmt.Sprintf("the github forge needs a token in $%s (refresh.forge.token_env) that may push branches and open PRs and issues; export it, then run refresh again", env)
-				ce.NextStep = p.command("cassette", "refresh", "--once")
-			}
-			return opts, err
-		}
-		g.Secrets = mergeSecrets(g.Secrets, env, tok)
-		g.Env = gh.PushEnv()
-		opts.Forge = gh
-	default:
-		opts.Forge = &refresh.GitForge{Git: g, Remote: remote, Base: cmp.Or(o.base, p.cfg.Refresh.Base)}
-	}
-	return opts, nil
-}
-
-func mergeSecrets(m map[string]string, k, v string) map[string]string {
-	out := map[string]string{k: v}
-	for a, b := range m {
-		out[a] = b
-	}
-	return out
 }

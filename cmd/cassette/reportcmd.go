@@ -3,14 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cassette-dev/cassette/internal/interrupt"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
+	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
 func newReportCmd(stdio *IO, g *globals) *cobra.Command {
@@ -74,7 +73,7 @@ func reportMerge(stdio *IO, g *globals, out string, dirs []string, mo report.Mer
 	if m.Shard != "" {
 		fmt.Fprintf(stdio.Out, "warning: shards %s: the merged reports cover only these shards\n", m.Shard)
 	}
-	return finishRun(stdio, false, reportDest{command: "verify", reportDir: out}, m, report.BundleFiles{Options: opts})
+	return finishRun(stdio, false, reportDest{command: "verify", reportDir: out}, (*verdict.Run)(m), report.BundleFiles{Options: opts})
 }
 
 func newBundleCmd(stdio *IO) *cobra.Command {
@@ -102,52 +101,19 @@ and names each one it checked.`,
 }
 
 // bundleValidate validates the bundle at dir, or every bundle below dir when
-// dir is a --bundle-dir root (bundles live at root/<suite>/<timestamp>/).
+// dir is a --bundle-dir root (report.ValidateBundles).
 func bundleValidate(stdio *IO, dir string) error {
-	bundles := []string{dir}
-	if _, err := os.Stat(filepath.Join(dir, "bundle.json")); err != nil {
-		found, _ := filepath.Glob(filepath.Join(dir, "*", "bundle.json"))
-		more, _ := filepath.Glob(filepath.Join(dir, "*", "*", "bundle.json"))
-		bundles = nil
-		for _, f := range append(found, more...) {
-			bundles = append(bundles, filepath.Dir(f))
-		}
-		sort.Strings(bundles)
-		if len(bundles) == 0 {
-			return &outcome.Error{Reason: outcome.EBundleInvalid,
-				Message:  fmt.Sprintf("%s holds no bundle: neither %s nor any DIR/<suite>/<timestamp>/bundle.json", dir, filepath.Join(dir, "bundle.json")),
-				NextStep: outcome.Command("cassette", "verify", "--bundle-dir", dir)}
-		}
-		fmt.Fprintf(stdio.Err, "%s is a bundle root: validating the %d bundle(s) below it\n", outcome.Printable(dir), len(bundles))
+	c, err := report.ValidateBundles(os.DirFS(dir), dir)
+	if err != nil {
+		return err
 	}
-	var probs []outcome.Problem
-	bad := 0
-	for _, b := range bundles {
-		p := report.ValidateBundle(os.DirFS(b), b)
-		if len(p) == 0 {
+	if c.Root {
+		fmt.Fprintf(stdio.Err, "%s is a bundle root: validating the %d bundle(s) below it\n", outcome.Printable(dir), len(c.Bundles))
+	}
+	for i, b := range c.Bundles {
+		if len(c.Problems[i]) == 0 {
 			fmt.Fprintf(stdio.Out, "ok: bundle %s is valid\n", outcome.Printable(b))
-			continue
-		}
-		bad++
-		probs = append(probs, p...)
-	}
-	if bad > 0 {
-		return &outcome.Error{Reason: outcome.EBundleInvalid, Message: fmt.Sprintf("%d of %d bundle(s) below %s have problems (%d in all)", bad, len(bundles), dir, len(probs)),
-			Problems: probs, NextStep: outcome.Command("cassette", "verify", "--bundle-dir", bundleRoot(dir, bundles))}
-	}
-	return nil
-}
-
-// bundleRoot is the --bundle-dir the next step writes a fresh bundle
-// under: dir itself when it is a root; for one bundle, the root it was
-// written under while it sits there (root/<suite>/<timestamp>), else the
-// bundle's own directory (one copied or downloaded elsewhere: the
-// directories above it have nothing to do with cassette).
-func bundleRoot(dir string, bundles []string) string {
-	if len(bundles) == 1 && bundles[0] == dir {
-		if root, ok := report.BundleRoot(dir); ok {
-			return root
 		}
 	}
-	return dir
+	return c.Err()
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -95,39 +94,16 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 // lines are indented (outcome.PrintableBlock).
 func printError(stdio *IO, g *globals, e *outcome.Error) {
 	if g.json {
-		_ = json.NewEncoder(stdio.Out).Encode(errorJSON(e))
+		_ = json.NewEncoder(stdio.Out).Encode(e.JSON())
 	}
 	w := stdio.Err
 	errIO := &IO{Color: stdio.ErrColor}
-	fmt.Fprintf(w, "%s %s\n", paint(errIO, "31;1", "error["+string(e.Reason)+"]:"), outcome.Printable(firstLine(e)))
+	fmt.Fprintf(w, "%s %s\n", paint(errIO, "31;1", "error["+string(e.Reason)+"]:"), outcome.Printable(e.Headline()))
 	for _, p := range e.Problems {
 		fmt.Fprintf(w, "  %s\n", outcome.PrintableBlock(p.String(), "    "))
 	}
 	if e.NextStep != "" {
 		fmt.Fprintf(w, "%s %s\n", paint(errIO, "1", "next:"), outcome.Printable(e.NextStep))
-	}
-}
-
-func firstLine(e *outcome.Error) string {
-	msg := e.Message
-	if e.Err != nil && !strings.Contains(msg, e.Err.Error()) {
-		msg += ": " + e.Err.Error()
-	}
-	return msg
-}
-
-// problemsJSON never returns nil, so that JSON shows [] for no problems.
-func problemsJSON(ps []outcome.Problem) []outcome.Problem {
-	if ps == nil {
-		return []outcome.Problem{}
-	}
-	return ps
-}
-
-func errorJSON(e *outcome.Error) any {
-	return map[string]any{
-		"exit_code": int(e.Exit()), "reason_code": e.Reason, "message": firstLine(e),
-		"problems": problemsJSON(e.Problems), "next_step": e.NextStep,
 	}
 }
 

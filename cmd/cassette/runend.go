@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
+	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
 // reportDest is where a command that writes reports (verify, refresh,
@@ -45,7 +44,7 @@ func (d reportDest) human(stdio *IO, asJSON bool) io.Writer {
 // written is a warning: the reports stand, and with them the exit code.
 // Only reports that could not be written at all end the run otherwise
 // (their error, exit 3 or 2).
-func finishRun(stdio *IO, asJSON bool, d reportDest, run *report.Run, bundle report.BundleFiles) error {
+func finishRun(stdio *IO, asJSON bool, d reportDest, run *verdict.Run, bundle report.BundleFiles) error {
 	if _, err := publishRun(stdio, asJSON, d, run, bundle); err != nil {
 		return err
 	}
@@ -56,24 +55,24 @@ func finishRun(stdio *IO, asJSON bool, d reportDest, run *report.Run, bundle rep
 // reports and where they went. The error is that of reports that could not
 // be written at all; nil Published with a nil error is a run without a
 // report directory.
-func publishRun(stdio *IO, asJSON bool, d reportDest, run *report.Run, bundle report.BundleFiles) (*report.Published, error) {
+func publishRun(stdio *IO, asJSON bool, d reportDest, run *verdict.Run, bundle report.BundleFiles) (*report.Published, error) {
 	human := d.human(stdio, asJSON)
-	_ = report.WriteSeeds(human, run)
+	_ = report.WriteSeeds(human, (*report.Run)(run))
 	if d.reportDir == "" {
 		return nil, nil
 	}
-	pub, err := report.Publish(run, bundle.Options, report.Destination{Dir: d.reportDir, BundleRoot: d.bundleDir, Bundle: bundle,
-		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), Links: githubLinks()})
+	pub, err := report.Publish((*report.Run)(run), bundle.Options, report.Destination{Dir: d.reportDir, BundleRoot: d.bundleDir, Bundle: bundle,
+		StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), Links: report.GitHubLinks(os.Getenv)})
 	if pub == nil {
 		return nil, err
 	}
 	if asJSON && d.jsonFile != "" {
 		_, _ = stdio.Out.Write(pub.Files[d.jsonFile])
 	}
-	printWritten(human, d.reportDir, pub)
+	pub.WriteWhere(human, d.reportDir)
 	if err != nil {
 		e := outcome.AsError(err)
-		fmt.Fprintf(stdio.Err, "warning: %s (%s); the reports were written\n", outcome.Printable(firstLine(e)), e.Reason)
+		fmt.Fprintf(stdio.Err, "warning: %s (%s); the reports were written\n", outcome.Printable(e.Headline()), e.Reason)
 		for _, p := range e.Problems {
 			fmt.Fprintf(stdio.Err, "  %s\n", outcome.PrintableBlock(p.String(), "    "))
 		}
@@ -84,7 +83,7 @@ func publishRun(stdio *IO, asJSON bool, d reportDest, run *report.Run, bundle re
 // runExit ends a run: a failing one prints `error[REASON]: outcome`, the
 // problems of a run-level error and its next step on stderr, like every
 // other failing command, and exits with the run's class.
-func runExit(stdio *IO, run *report.Run) error {
+func runExit(stdio *IO, run *verdict.Run) error {
 	code := run.Exit()
 	if code == outcome.ExitPass {
 		return nil
@@ -95,27 +94,4 @@ func runExit(stdio *IO, run *report.Run) error {
 	}
 	printError(stdio, &globals{}, e)
 	return exitError(code)
-}
-
-// printWritten says where a run's reports (and its bundle) were written.
-func printWritten(w io.Writer, reportDir string, pub *report.Published) {
-	names := make([]string, 0, len(pub.Files))
-	for n := range pub.Files {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool { return writtenOrder(names[i]) < writtenOrder(names[j]) })
-	fmt.Fprintf(w, "reports: %s\n", outcome.Printable(filepath.Join(reportDir, "{"+strings.Join(names, ",")+"}")))
-	if pub.Bundle != "" {
-		fmt.Fprintf(w, "bundle: %s\n", outcome.Printable(pub.Bundle))
-	}
-}
-
-// writtenOrder lists the files a reader opens first first.
-func writtenOrder(name string) string {
-	for i, n := range []string{report.FileCoverage, report.FileHTML, report.FileJUnit, report.FileSARIF, report.FileSummary, report.FileReport, report.FileLog, report.FileRun} {
-		if n == name {
-			return fmt.Sprintf("%02d", i)
-		}
-	}
-	return "99" + name
 }

@@ -36,7 +36,7 @@ refuse to run again, fails with E_CASSETTE_INVALID.`,
 			if g.json {
 				out := map[string]any{"cassettes": len(list), "problems": []outcome.Problem{}, "warnings": []outcome.Problem{}}
 				if ce != nil {
-					out["problems"] = problemsJSON(ce.Problems)
+					out["problems"] = outcome.ProblemList(ce.Problems)
 					out["reason_code"] = ce.Reason
 					out["next_step"] = ce.NextStep
 				}
@@ -44,7 +44,7 @@ refuse to run again, fails with E_CASSETTE_INVALID.`,
 				for _, c := range list {
 					warns = append(warns, c.Warnings...)
 				}
-				out["warnings"] = problemsJSON(warns)
+				out["warnings"] = outcome.ProblemList(warns)
 				if err := json.NewEncoder(stdio.Out).Encode(out); err != nil {
 					return err
 				}

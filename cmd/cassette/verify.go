@@ -14,6 +14,7 @@ import (
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/cfgschema"
+	"github.com/cassette-dev/cassette/internal/coverage"
 	"github.com/cassette-dev/cassette/internal/nextstep"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
@@ -143,7 +144,7 @@ func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*proje
 	lo.KeepBytes = o.bundleDir != "" // the bundle copies the cassettes as they were read
 	cases, err := verify.PlanPaths(p.cfg, verify.PlanRun{Paths: paths, Sel: sel, Load: lo,
 		Named:      nextstep.Selection{Cases: o.cases, Adapters: o.adapters},
-		Unrecorded: func(list []*cassettes.Cassette) { warnUnrecorded(warn, p.cfg, list, sel.Adapters) }})
+		Unrecorded: func(list []*cassettes.Cassette) { coverage.WarnUnrecorded(warn, p.cfg, list, sel.Adapters) }})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -156,7 +157,8 @@ func (o *verifyOptions) load(g *globals, paths []string, warn io.Writer) (*proje
 func verifyBundle(p *project, o *verifyOptions, cases []verify.Case, ran *verify.Outcome) report.BundleFiles {
 	bundle := report.BundleFiles{Options: report.Options{Golden: o.golden, Declared: p.secretForms()}}
 	if o.bundleDir != "" {
-		ran.Bundle(&bundle, p.cfg.Dir, p.cfg.Order, cases)
+		bundle.Env, bundle.Git = os.Environ(), verify.GitInfo(p.cfg.Dir)
+		bundle.Cassettes, bundle.Logs = ran.Bundle(p.cfg.Dir, p.cfg.Order, cases)
 	}
 	return bundle
 }

@@ -262,7 +262,7 @@ func TestRun(t *testing.T) {
 		len(gh.Stale) != 1 || gh.Stale[0].Cassette != "examples/x/cassettes/github/labels-list.yaml" || gh.Shapes[0].Observed != "/x/.cassette/observed/proxy.jsonl:1" || !strings.HasPrefix(gh.Shapes[0].Record, "cassette record --adapter github") {
 		t.Errorf("github: %+v", gh)
 	}
-	files, err := report.Render(run, report.Options{Golden: true})
+	files, err := report.Render((*report.Run)(run), report.Options{Golden: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/report"
+	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
 // What the fakes model is verify's figure: verify runs the fakes and
@@ -49,7 +50,7 @@ type Modelled struct {
 	Written time.Time
 	Age     time.Duration
 	// Adapters are its figures, each Min the adapter's coverage.min_modelled.
-	Adapters []report.ModelledAdapter
+	Adapters []verdict.ModelledAdapter
 	// Err fails the run: an adapter below its coverage.min_modelled.
 	Err *outcome.Error
 }
@@ -100,7 +101,7 @@ func ReadModelled(dir string, cfg *cfgschema.Config, now time.Time) (*Modelled, 
 		m.Adapters = append(m.Adapters, a)
 	}
 	// verify measures again, and its report.html lists what each fake leaves out
-	m.Err = report.BelowMinModelled(m.Adapters, cfg, next)
+	m.Err = verdict.BelowMinModelled(m.Adapters, cfg.Path, cfg.Line, next)
 	return m, nil
 }
 
@@ -192,10 +193,10 @@ func (m *Modelled) Note() string {
 }
 
 // report is the figure as coverage.json holds it.
-func (m *Modelled) report() *report.CoverageModelled {
-	out := &report.CoverageModelled{Summary: m.Summary, Found: m.Found, RunID: m.RunID, Note: m.Note(), Adapters: m.Adapters}
+func (m *Modelled) report() *verdict.CoverageModelled {
+	out := &verdict.CoverageModelled{Summary: m.Summary, Found: m.Found, RunID: m.RunID, Note: m.Note(), Adapters: m.Adapters}
 	if out.Adapters == nil {
-		out.Adapters = []report.ModelledAdapter{}
+		out.Adapters = []verdict.ModelledAdapter{}
 	}
 	if m.Found {
 		age := int64(m.Age / time.Second)

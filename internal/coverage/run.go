@@ -7,13 +7,12 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
 // RunMeta is what the report of a coverage run needs besides the analysis.
 type RunMeta struct {
-	Tool  report.Tool
+	Tool  verdict.Tool
 	Suite string
 	// ConfigPath is cassette.yaml relative to the repository root, and
 	// Prefix the project's directory relative to it ("" at the root): the
@@ -29,21 +28,21 @@ type RunMeta struct {
 // analysis as Run.Coverage, from which report renders coverage.json,
 // report.html's coverage section, the job summary's and the SARIF results
 // of rule cassette/uncovered-call-shape.
-func (r *Report) Run(m RunMeta) *report.Run {
+func (r *Report) Run(m RunMeta) *verdict.Run {
 	repo := func(p string) string {
 		if m.Prefix == "" || p == "" || path.IsAbs(p) {
 			return p
 		}
 		return path.Join(m.Prefix, p)
 	}
-	run := &report.Run{Tool: m.Tool, Command: "coverage", Suite: m.Suite, ConfigPath: m.ConfigPath, ConfigBytes: m.ConfigBytes,
-		Started: m.Started, Finished: m.Finished, ReplayCommand: "cassette coverage", Coverage: &report.Coverage{}, Seeds: report.FileOrder()}
+	run := &verdict.Run{Tool: m.Tool, Command: "coverage", Suite: m.Suite, ConfigPath: m.ConfigPath, ConfigBytes: m.ConfigBytes,
+		Started: m.Started, Finished: m.Finished, ReplayCommand: "cassette coverage", Coverage: &verdict.Coverage{}, Seeds: verdict.FileOrder()}
 	for _, a := range r.Adapters {
-		ca := report.CoverageAdapter{Name: a.Name, Kind: string(a.Kind), Status: string(a.Status()), Percent: round1(a.Percent()), Min: a.Min,
-			Line: a.Line, Calls: a.Calls, Ignored: a.Ignored, Cassettes: len(a.Cassettes), Shapes: []report.CoverageShape{}, Stale: []report.CoverageStale{}}
+		ca := verdict.CoverageAdapter{Name: a.Name, Kind: string(a.Kind), Status: string(a.Status()), Percent: round1(a.Percent()), Min: a.Min,
+			Line: a.Line, Calls: a.Calls, Ignored: a.Ignored, Cassettes: len(a.Cassettes), Shapes: []verdict.CoverageShape{}, Stale: []verdict.CoverageStale{}}
 		failing := a.Fails()
 		for _, s := range a.Shapes {
-			cs := report.CoverageShape{Shape: string(s.Shape), Covered: s.Covered, Calls: s.Calls, Tests: append([]string{}, s.Tests...),
+			cs := verdict.CoverageShape{Shape: string(s.Shape), Covered: s.Covered, Calls: s.Calls, Tests: append([]string{}, s.Tests...),
 				Observed: fmt.Sprintf("%s:%d", repo(s.First.File), s.First.Line), Scenario: s.Scenario, Record: s.Record, Note: s.Note}
 			for _, c := range s.Cassettes {
 				cs.Cassettes = append(cs.Cassettes, repo(c))
@@ -56,7 +55,7 @@ func (r *Report) Run(m RunMeta) *report.Run {
 			for i, sh := range st.Shapes {
 				shapes[i] = string(sh)
 			}
-			ca.Stale = append(ca.Stale, report.CoverageStale{Cassette: repo(st.Cassette), Shapes: shapes})
+			ca.Stale = append(ca.Stale, verdict.CoverageStale{Cassette: repo(st.Cassette), Shapes: shapes})
 		}
 		run.Coverage.Adapters = append(run.Coverage.Adapters, ca)
 	}
@@ -70,7 +69,7 @@ func (r *Report) Run(m RunMeta) *report.Run {
 }
 
 // shapeCase is one observed shape as a case of the run.
-func shapeCase(a *AdapterReport, s *ShapeReport, cs report.CoverageShape, failing bool, config string) verdict.Case {
+func shapeCase(a *AdapterReport, s *ShapeReport, cs verdict.CoverageShape, failing bool, config string) verdict.Case {
 	c := verdict.Case{Adapter: a.Name, Scenario: string(s.Shape), Status: verdict.StatusPass, ReplayCommand: "cassette coverage"}
 	by := plural(s.Calls, "call") + " by " + tests(s.Tests)
 	switch {

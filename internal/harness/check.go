@@ -17,7 +17,6 @@ import (
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/redact"
-	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
 )
@@ -371,9 +370,9 @@ func (k *Checker) index() {
 // Run is the run model of a check, for the report files and the summary:
 // the checked cases as verify reports them, each with the harness's replay
 // command when it gave one; a check with refused lines is a usage error.
-func (done *Checked) Run(cfg *cfgschema.Config, tool report.Tool) *report.Run {
+func (done *Checked) Run(cfg *cfgschema.Config, tool verdict.Tool) *verdict.Run {
 	run := done.Outcome.Report(cfg, verify.Meta{Tool: tool, Command: "check"})
-	run.Inventory = slices.CompactFunc(run.Inventory, func(a, b report.InventoryItem) bool { return a.Path == b.Path }) // a cassette two tests drove
+	run.Inventory = slices.CompactFunc(run.Inventory, func(a, b verdict.InventoryItem) bool { return a.Path == b.Path }) // a cassette two tests drove
 	for i, again := range done.Replay {
 		run.Cases[i].ReplayCommand = again
 		if t := done.Tests[i]; t != "" {
@@ -391,7 +390,7 @@ func (done *Checked) Run(cfg *cfgschema.Config, tool report.Tool) *report.Run {
 
 // Summarize is the summary line of a check: the counts of its results and
 // the run's exit code and reason.
-func Summarize(done *Checked, run *report.Run) Summary {
+func Summarize(done *Checked, run *verdict.Run) Summary {
 	s := Summary{Type: "summary", Protocol: Version, Checked: len(run.Cases), Problems: done.Problems,
 		ExitCode: int(run.Exit()), Reason: string(run.Reason())}
 	for i := range run.Cases {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,7 @@ var floors = map[string]int{
 	"internal/report":    5,
 	"internal/proxy":     5,
 	"internal/importer":  5,
+	"internal/scaffold":  5, // what cassette init writes: the starting cassette.yaml, cassettes/, the .gitignore line
 	"internal/learn":     5, // what varies between recordings of a scenario, and the normalizers that cover it
 	"internal/recording": 6, // the command line's recording pipeline: for record, proxy --mode record and refresh
 	"recorder":           7, // the go-vcr face for users' Go tests, over recording and match
@@ -54,6 +56,7 @@ var floors = map[string]int{
 	"internal/harness":   7,
 	"cassettetest":       7,
 	"internal/refresh":   7,
+	"internal/observe":   7, // the observing jobs: cassette observe and proxy --mode observe
 	"internal/gendocs":   7, // the docs site's generated pages: reads the registries, writes nothing itself
 	"cmd/cassette":       8,
 	"cmd/cassette-shim":  8, // what observe's CLI shims run: internal/shimcall and a main
@@ -348,4 +351,71 @@ func TestNoImportUnderAHigherFloor(t *testing.T) {
 			}
 		}
 	}
+}
+
+// judges are the doors that judge a fake; renderers the packages that
+// write what a run found. A judge says "pass" in package verdict's words
+// and hands its run to the run ending, which renders it (issue #36). It
+// may read another run's reports, through the names of rendererReaders
+// alone (coverage reads the latest verify run's summary.json for its
+// modelled figure).
+var (
+	judges          = []string{"internal/verify", "internal/refresh", "internal/coverage", "internal/harness"}
+	renderers       = []string{"internal/report"}
+	rendererReaders = []string{"ParseSummary", "FileSummary", "FileRun", "DefaultDir"}
+)
+
+// TestJudgesImportNoRenderer: a judge's non-test files use of a renderer
+// at most the names that read a run's reports (rendererReaders): no
+// writer, no renderer's type.
+func TestJudgesImportNoRenderer(t *testing.T) {
+	base := root(t)
+	for _, j := range judges {
+		files, err := filepath.Glob(filepath.Join(base, filepath.FromSlash(j), "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Errorf("judges names %s, which is no package of the module (%v)", j, err)
+			continue
+		}
+		fset := token.NewFileSet()
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			pf, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range rendererNames(pf) {
+				if !slices.Contains(rendererReaders, name) {
+					t.Errorf("%s/%s uses report.%s: a judge fills a verdict.Run and the run ending renders it (it may read reports: %s)", j, filepath.Base(f), name, strings.Join(rendererReaders, ", "))
+				}
+			}
+		}
+	}
+}
+
+// rendererNames are the names f uses of a renderer package it imports.
+func rendererNames(f *ast.File) []string {
+	local := map[string]bool{}
+	for _, im := range f.Imports {
+		path, _ := strconv.Unquote(im.Path.Value)
+		if !slices.Contains(renderers, strings.TrimPrefix(path, module)) {
+			continue
+		}
+		name := filepath.Base(path)
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		local[name] = true
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] {
+				out = append(out, sel.Sel.Name)
+			}
+		}
+		return true
+	})
+	return out
 }

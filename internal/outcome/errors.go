@@ -174,11 +174,7 @@ func Errorf(reason Reason, next string, format string, args ...any) *Error {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.Message)
-	if e.Err != nil && !strings.Contains(e.Message, e.Err.Error()) {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
-	}
+	b.WriteString(e.Headline())
 	for _, p := range e.Problems {
 		b.WriteString("\n  ")
 		b.WriteString(p.String())
@@ -187,6 +183,34 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Headline is the error's message and, when the message does not hold it
+// already, its cause: the line a command prints after error[REASON]:,
+// without the problems.
+func (e *Error) Headline() string {
+	if e.Err != nil && !strings.Contains(e.Message, e.Err.Error()) {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+// JSON is the error as a command's --json prints it: exit_code,
+// reason_code, message (the Headline), problems ([] for none) and
+// next_step.
+func (e *Error) JSON() map[string]any {
+	return map[string]any{
+		"exit_code": int(e.Exit()), "reason_code": e.Reason, "message": e.Headline(),
+		"problems": ProblemList(e.Problems), "next_step": e.NextStep,
+	}
+}
+
+// ProblemList is ps, or an empty list for none: JSON shows [], never null.
+func ProblemList(ps []Problem) []Problem {
+	if ps == nil {
+		return []Problem{}
+	}
+	return ps
+}
 
 // Exit is the exit class of the error's reason.
 func (e *Error) Exit() Exit { return e.Reason.Exit() }

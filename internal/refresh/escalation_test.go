@@ -110,7 +110,7 @@ func TestGateFailsFilesIssue(t *testing.T) {
 			t.Errorf("proposal %s not written: %v", f, err)
 		}
 	}
-	if err := report.Write(filepath.Join(dir, "reports"), run, report.Options{Declared: map[string]string{"PETSTORE_TOKEN": token}}); err != nil {
+	if err := report.Write(filepath.Join(dir, "reports"), (*report.Run)(run), report.Options{Declared: map[string]string{"PETSTORE_TOKEN": token}}); err != nil {
 		t.Fatalf("report.Write: %v", err)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"github.com/cassette-dev/cassette/internal/report"
+	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
 // HistoryCycles is how many cycles of drift history each adapter's state
@@ -63,19 +63,19 @@ func (c *cycle) recordHistory(ar *AdapterResult) {
 
 // history is what the report shows of the state: each refreshed adapter's
 // cycles, oldest first, and the threshold they escalate at.
-func (r *Result) history(threshold int) []report.AdapterHistory {
+func (r *Result) history(threshold int) []verdict.AdapterHistory {
 	if r.State == nil {
 		return nil
 	}
-	var out []report.AdapterHistory
+	var out []verdict.AdapterHistory
 	for _, ar := range r.Adapters {
 		st := r.State.Adapters[ar.Name]
 		if st == nil || len(st.History) == 0 {
 			continue
 		}
-		h := report.AdapterHistory{Adapter: ar.Name, Threshold: threshold, Consecutive: st.Consecutive, Escalated: st.Escalated}
+		h := verdict.AdapterHistory{Adapter: ar.Name, Threshold: threshold, Consecutive: st.Consecutive, Escalated: st.Escalated}
 		for _, c := range st.History {
-			h.Cycles = append(h.Cycles, report.HistoryCycle{At: c.At, Drifts: c.Drifts, Failed: c.Failed, Consecutive: c.Consecutive, Escalated: c.Escalated})
+			h.Cycles = append(h.Cycles, verdict.HistoryCycle{At: c.At, Drifts: c.Drifts, Failed: c.Failed, Consecutive: c.Consecutive, Escalated: c.Escalated})
 		}
 		out = append(out, h)
 	}

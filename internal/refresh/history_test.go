@@ -19,7 +19,7 @@ import (
 func TestHistoryCrossesCycles(t *testing.T) {
 	p := newProject(t)
 	bodies := []string{`{"pets":[],"n":1}`, `{"pets":[],"n":2}`, `{"pets":[]}`, `{"pets":[],"n":4}`}
-	var last *report.Run
+	var last *verdict.Run
 	for i, body := range bodies {
 		p.real.set(200, body)
 		p.dir = filepath.Join(t.TempDir(), "clone")
@@ -46,7 +46,7 @@ func TestHistoryCrossesCycles(t *testing.T) {
 		t.Errorf("threshold %d, count %d", h.Threshold, h.Consecutive)
 	}
 	dir := t.TempDir()
-	if err := report.Write(dir, last, report.Options{Golden: true}); err != nil {
+	if err := report.Write(dir, (*report.Run)(last), report.Options{Golden: true}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, report.FileHTML))
@@ -88,7 +88,7 @@ func TestHistoryIsBounded(t *testing.T) {
 // one second, so two equal golden runs wrote different histories.
 func TestHistoryCyclesInOneSecond(t *testing.T) {
 	p := newProject(t)
-	var last *report.Run
+	var last *verdict.Run
 	for i, body := range []string{`{"pets":[],"n":1}`, `{"pets":[],"n":2}`} {
 		p.real.set(200, body)
 		p.dir = filepath.Join(t.TempDir(), "clone")

@@ -10,7 +10,6 @@ import (
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/recording"
-	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
 	"github.com/cassette-dev/cassette/internal/verify"
 )
@@ -26,11 +25,11 @@ import (
 // Paths are relative to the repository root, as in verify's reports. A
 // case's replay command is the dry-run refresh of its adapter, which
 // re-records against the real service as this run did (ReplayCommand).
-func (r *Result) Report(cfg *cfgschema.Config, tool report.Tool, proposals string) *report.Run {
+func (r *Result) Report(cfg *cfgschema.Config, tool verdict.Tool, proposals string) *verdict.Run {
 	base := verify.RepoRoot(cfg.Dir)
 	relTo := func(_, p string) string { return verify.RelPath(base, p) }
-	run := &report.Run{Tool: tool, Command: "refresh", Mode: "live_record", Suite: suite(cfg), ConfigPath: relTo(cfg.Dir, cfg.Path),
-		Started: r.Started, Finished: r.Finished, Err: r.Err, ReplayCommand: r.ReplayCommand(), Seeds: report.FileOrder()}
+	run := &verdict.Run{Tool: tool, Command: "refresh", Mode: "live_record", Suite: suite(cfg), ConfigPath: relTo(cfg.Dir, cfg.Path),
+		Started: r.Started, Finished: r.Finished, Err: r.Err, ReplayCommand: r.ReplayCommand(), Seeds: verdict.FileOrder()}
 	if data, err := os.ReadFile(cfg.Path); err == nil {
 		run.ConfigBytes = data
 	}
@@ -39,7 +38,7 @@ func (r *Result) Report(cfg *cfgschema.Config, tool report.Tool, proposals strin
 		for _, cr := range ar.Cases {
 			path := relTo(cfg.Dir, cr.Old.Path)
 			if src := cr.Old.Source; src.SHA256 != "" { // the committed bytes the cycle compared with
-				run.Inventory = append(run.Inventory, report.InventoryItem{Path: path, SHA256: src.SHA256, Bytes: src.Size})
+				run.Inventory = append(run.Inventory, verdict.InventoryItem{Path: path, SHA256: src.SHA256, Bytes: src.Size})
 			}
 			c := verdict.Case{Adapter: cr.Old.Adapter, Scenario: cr.Old.Scenario, CassettePath: path, Status: cr.Status,
 				Reason: cr.Reason, Message: cr.Message, NextStep: cr.NextStep, Drifts: cr.Drifts, Duration: cr.Duration}

@@ -40,7 +40,7 @@ func TestReportHoldsBothSidesOfARealDrift(t *testing.T) {
 	if len(run.Inventory) != 4 {
 		t.Errorf("inventory of %d cassettes, want the 4 committed ones", len(run.Inventory))
 	}
-	files, err := report.Render(run, report.Options{Golden: true})
+	files, err := report.Render((*report.Run)(run), report.Options{Golden: true})
 	if err != nil {
 		t.Fatal(err)
 	}

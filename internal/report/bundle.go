@@ -48,20 +48,6 @@ type BundleFiles struct {
 	Reports Files
 }
 
-// File is one file given to a bundle: a slash-separated relative path (or a
-// base name) and its content.
-type File struct {
-	Path string
-	Data []byte
-}
-
-// GitInfo describes the working tree a run ran in.
-type GitInfo struct {
-	Commit string `json:"commit"`
-	Branch string `json:"branch"`
-	Dirty  bool   `json:"dirty"`
-}
-
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // localPath makes p a safe relative path: slash-separated, no "..", no

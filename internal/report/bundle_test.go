@@ -284,15 +284,7 @@ func TestWriteBundleLogNameCollisions(t *testing.T) {
 // bundle.json names another suite, names none.
 func TestBundleRoot(t *testing.T) {
 	root := t.TempDir()
-	run := &Run{Tool: Tool{Name: "cassette", Version: "1"}, Command: "verify", Suite: "s", Started: t0, Finished: t0}
-	first, err := WriteBundle(root, run, BundleFiles{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := WriteBundle(root, run, BundleFiles{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first, second := twoBundles(t, root)
 	copyDir := func(to string) string {
 		t.Helper()
 		to = filepath.Join(t.TempDir(), to)

@@ -49,13 +49,16 @@
 // # The run model
 //
 // A producer (verify.Run, refresh's cycle, or any other that compares a
-// cassette with what a side under test gave) fills a [Run]: one [Case] per
+// cassette with what a side under test gave) fills a verdict.Run, the
+// model, which package verdict holds so that a producer needs no renderer;
+// [Run] is that same value under the renderer's methods ((*Run)(run)
+// converts it, without a copy): one verdict.Case per
 // cassette with its outcome, its drifts and both sides as they were
 // compared, normalized: Case.Recorded (the cassette's) and Case.Actions (the
 // fake's, or the real service's), the shape verify.CompareSides returns.
 // Everything a report shows comes from the model; the verdicts (exit code,
-// reason, next step, counts) are derived from it by methods of Run, so every
-// file agrees. Something new to report goes into the model (so that
+// reason, next step, counts) are derived from it by methods of
+// verdict.Run, so every file agrees. Something new to report goes into the model (so that
 // run.json, [Merge] and `cassette report html` carry it) and each file that
 // shows it gets one call in its renderer: a file of its own one entry in
 // [Render], a report.html section one block of html.tmpl and the field of

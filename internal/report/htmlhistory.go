@@ -7,25 +7,6 @@ import (
 	"strings"
 )
 
-// AdapterHistory is refresh's drift history of one adapter: its last cycles
-// from the escalation state, oldest first.
-type AdapterHistory struct {
-	Adapter     string         `json:"adapter"`
-	Threshold   int            `json:"threshold"`   // the escalation threshold (escalate_after)
-	Consecutive int            `json:"consecutive"` // the escalation count now
-	Escalated   bool           `json:"escalated,omitempty"`
-	Cycles      []HistoryCycle `json:"cycles"`
-}
-
-// HistoryCycle is one refresh cycle of an adapter.
-type HistoryCycle struct {
-	At          string `json:"at"`               // the cycle's start, RFC 3339
-	Drifts      int    `json:"drifts"`           // cassettes that drifted
-	Failed      int    `json:"failed,omitempty"` // cassettes the real side failed for: not compared
-	Consecutive int    `json:"consecutive"`      // the escalation count after it
-	Escalated   bool   `json:"escalated,omitempty"`
-}
-
 // htmlHistory words each adapter's history and draws it: one bar per cycle,
 // as high as the escalation count (a clean cycle is a low green bar), with
 // the threshold as a dashed line. The same numbers are in a table beside

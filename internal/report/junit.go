@@ -149,17 +149,3 @@ func (r *Run) caseDetail(c *verdict.Case) string {
 	}
 	return b.String()
 }
-
-func (r *Run) toolName() string {
-	if r.Tool.Name == "" {
-		return "cassette"
-	}
-	return r.Tool.Name
-}
-
-func (r *Run) command() string {
-	if r.Command == "" {
-		return "verify"
-	}
-	return r.Command
-}

@@ -25,12 +25,12 @@ const undecodedNote = "[cassette: not shown: %v, so it could not be scanned for 
 // redactPayloads returns run with every action payload decoded and
 // redacted (see above); run itself is not changed.
 func redactPayloads(run *Run, declared map[string]string) *Run {
-	if run.payloadsRedacted {
+	if run.PayloadsRedacted {
 		return run // Publish redacted it once, for the reports and the bundle alike
 	}
 	red := redact.New(nil, declared)
 	out := *run
-	out.payloadsRedacted = true
+	out.PayloadsRedacted = true
 	out.Cases = make([]verdict.Case, len(run.Cases))
 	for i, c := range run.Cases {
 		c.Actions = redactActions(red, c.Actions)

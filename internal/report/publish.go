@@ -1,5 +1,15 @@
 package report
 
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cassette-dev/cassette/internal/outcome"
+)
+
 // Destination says where [Publish] puts the reports of a run.
 type Destination struct {
 	// Dir is the report directory (--report-dir).
@@ -46,4 +56,29 @@ func Publish(run *Run, opts Options, d Destination) (*Published, error) {
 		return out, err
 	}
 	return out, nil
+}
+
+// WriteWhere says where the reports (and the bundle) went, in two lines at
+// most: the files of dir in the order a reader opens them (coverage.json,
+// report.html, junit.xml, ...), then the bundle's directory.
+func (p *Published) WriteWhere(w io.Writer, dir string) {
+	names := make([]string, 0, len(p.Files))
+	for n := range p.Files {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return writtenOrder(names[i]) < writtenOrder(names[j]) })
+	fmt.Fprintf(w, "reports: %s\n", outcome.Printable(filepath.Join(dir, "{"+strings.Join(names, ",")+"}")))
+	if p.Bundle != "" {
+		fmt.Fprintf(w, "bundle: %s\n", outcome.Printable(p.Bundle))
+	}
+}
+
+// writtenOrder lists the files a reader opens first first.
+func writtenOrder(name string) string {
+	for i, n := range []string{FileCoverage, FileHTML, FileJUnit, FileSARIF, FileSummary, FileReport, FileLog, FileRun} {
+		if n == name {
+			return fmt.Sprintf("%02d", i)
+		}
+	}
+	return "99" + name
 }

@@ -1,115 +1,85 @@
 package report
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"time"
 
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
-// Run is everything the report contracts say about one run of one command.
-// The command that ran (verify, refresh, record) fills it; the report package
-// only reads it. The zero value of every optional field is a sensible default.
-type Run struct {
-	// Tool identifies the cassette build that ran.
-	Tool Tool `json:"tool"`
-	// Command is "verify", "refresh" or "record".
-	Command string `json:"command"`
-	// Mode is the command's mode as the user chose it (e.g. "replay",
-	// "record", "passthrough"); informational.
-	Mode string `json:"mode,omitempty"`
-	// VerifyMode is "enabled" unless the run was made with its checks turned
-	// off (e.g. --no-verify), then "disabled" (specs/002 §3.2). Empty means
-	// "enabled".
-	VerifyMode string `json:"verify_mode,omitempty"`
-	// Suite names the suite: the project directory's name, e.g. "shop".
-	Suite string `json:"suite"`
-	// ConfigPath is the path of cassette.yaml as the user gave it; it is the
-	// synthetic SARIF location of results that have no file of their own.
-	ConfigPath string `json:"config_path,omitempty"`
-	// ConfigBytes is the normalized configuration; suite_sha256 is its
-	// SHA-256 (nil hashes as the empty byte sequence).
-	ConfigBytes []byte `json:"config_bytes,omitempty"`
-	// Inventory is the cassette set the run used; inventory_sha256 and
-	// bundle_digest are computed from it (see [InventoryDigest]).
-	Inventory []InventoryItem `json:"inventory,omitempty"`
-	// Started and Finished bound the run (volatile: omitted in golden mode).
-	Started  time.Time `json:"started"`
-	Finished time.Time `json:"finished"`
-	// Seeds are the run's seeds; nil ones are written as null.
-	Seeds Seeds `json:"seeds"`
-	// Shard is "i/n" when the run was one shard of a matrix (informational).
-	Shard string `json:"shard,omitempty"`
-	// Cases are the cases run, in any order: reports sort them by adapter,
-	// then scenario.
-	Cases []verdict.Case `json:"cases,omitempty"`
-	// Err is a run-level error (missing config, fake unavailable, …). Its
-	// reason decides the run's exit code and its next step is the run's.
-	Err *outcome.Error `json:"-"`
-	// NextStep overrides the derived next step of a failing run.
-	NextStep string `json:"next_step,omitempty"`
-	// FailMessage overrides the derived one-line outcome of a failing run
-	// (coverage: which adapters fall short, and by how much).
-	FailMessage string `json:"fail_message,omitempty"`
-	// ReplayCommand is the command that replays the whole suite; empty means
-	// "cassette verify". A case's targeted replay appends
-	// " --case <adapter>/<scenario>".
-	ReplayCommand string `json:"replay_command,omitempty"`
-	// TraceID correlates every record of the structured log and is the
-	// run's correlation_id; empty means one derived from the inputs, the
-	// start time and the shard (in golden mode always from the inputs only,
-	// so that golden logs are stable).
-	TraceID string `json:"trace_id,omitempty"`
-	// CICorrelationID links the shards of one CI run (optional).
-	CICorrelationID string `json:"ci_correlation_id,omitempty"`
-	// History is refresh's drift history by adapter (report.html draws it).
-	History []AdapterHistory `json:"history,omitempty"`
-	// Coverage is what a run of `cassette coverage` found (coverage.go).
-	Coverage *Coverage `json:"coverage,omitempty"`
-	// MinModelled are the adapters' coverage.min_modelled, by adapter
-	// (modelled.go).
-	MinModelled map[string]*float64 `json:"min_modelled,omitempty"`
+// Run is a run as the renderer reads it: the run model of package verdict
+// (what the doors that judge fill), under the renderer's methods. A door's
+// *verdict.Run converts to a *Run and back ((*Run)(run)): the two are one
+// value, nothing is copied.
+type Run verdict.Run
 
-	// payloadsRedacted: redactPayloads made this run (its payloads are
-	// decoded and redacted already).
-	payloadsRedacted bool
-}
+// The parts of the run model, under the names the renderer has always
+// given them.
+type (
+	Tool             = verdict.Tool
+	InventoryItem    = verdict.InventoryItem
+	Seeds            = verdict.Seeds
+	Counts           = verdict.Counts
+	Coverage         = verdict.Coverage
+	CoverageAdapter  = verdict.CoverageAdapter
+	CoverageModelled = verdict.CoverageModelled
+	CoverageShape    = verdict.CoverageShape
+	CoverageStale    = verdict.CoverageStale
+	AdapterHistory   = verdict.AdapterHistory
+	HistoryCycle     = verdict.HistoryCycle
+	File             = verdict.File
+	GitInfo          = verdict.GitInfo
+)
 
-// Tool identifies the cassette build that produced a report.
-type Tool struct {
-	Name    string `json:"name"`          // "cassette"
-	Version string `json:"version"`       // e.g. "0.3.0"
-	SHA     string `json:"sha,omitempty"` // VCS revision of the build
-	URI     string `json:"uri,omitempty"` // information URI (SARIF)
-}
+// The verdicts of an adapter's coverage (verdict.CoveragePass, ...).
+const (
+	CoveragePass       = verdict.CoveragePass
+	CoverageFail       = verdict.CoverageFail
+	CoverageUnrecorded = verdict.CoverageUnrecorded
+	CoverageUnobserved = verdict.CoverageUnobserved
+)
 
-// InventoryItem is one cassette file of the set a run used.
-type InventoryItem struct {
-	Path   string `json:"path"`   // slash-separated, relative to the project
-	SHA256 string `json:"sha256"` // lowercase hex of the file's bytes
-	Bytes  int64  `json:"bytes"`
-}
-
-// NewInventoryItem describes the file at path with the given content.
+// NewInventoryItem describes the file at path with the given content
+// (verdict.NewInventoryItem).
 func NewInventoryItem(path string, data []byte) InventoryItem {
-	sum := sha256.Sum256(data)
-	return InventoryItem{Path: path, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(data))}
+	return verdict.NewInventoryItem(path, data)
 }
 
-// Seeds are the run's seeds (specs/002 §3.3.1); nil means unknown.
-type Seeds struct {
-	Order *uint64 `json:"order,omitempty"`
-	Judge *uint64 `json:"judge,omitempty"`
+// model is the run as the run model: the same value.
+func (r *Run) model() *verdict.Run { return (*verdict.Run)(r) }
+
+// Reason is verdict.Run.Reason.
+func (r *Run) Reason() outcome.Reason { return r.model().Reason() }
+
+// Exit is verdict.Run.Exit.
+func (r *Run) Exit() outcome.Exit { return r.model().Exit() }
+
+// Message is verdict.Run.Message.
+func (r *Run) Message() string { return r.model().Message() }
+
+// NextStepCommand is verdict.Run.NextStepCommand.
+func (r *Run) NextStepCommand() string { return r.model().NextStepCommand() }
+
+// Counts is verdict.Run.Counts.
+func (r *Run) Counts() Counts { return r.model().Counts() }
+
+// Duration is verdict.Run.Duration.
+func (r *Run) Duration() time.Duration { return r.model().Duration() }
+
+func (r *Run) now() time.Time                    { return r.model().Now() }
+func (r *Run) sortedCases() []*verdict.Case      { return r.model().SortedCases() }
+func (r *Run) reportCases() []*verdict.Case      { return r.model().ReportCases() }
+func (r *Run) suiteReplay() string               { return r.model().SuiteReplay() }
+func (r *Run) caseReplay(c *verdict.Case) string { return r.model().CaseReplay(c) }
+func (r *Run) toolName() string                  { return r.model().ToolName() }
+func (r *Run) command() string                   { return r.model().CommandName() }
+func (r *Run) unit() string {
+	if r.Coverage != nil {
+		return "call shapes"
+	}
+	return "cassettes"
 }
 
-// FileOrder is the order seed of every run cassette makes, early exits
-// included: cases run in file order (adapter, then scenario), no seed is
-// drawn, and 0 names that order. summary.json, run.json, the Seeds line and
-// the bundle's repro.json and repro.env say the same. No judge seed: none
-// is drawn (null, which specs/002 §3.3.1 allows until a judge exists).
-func FileOrder() Seeds {
-	order := uint64(0)
-	return Seeds{Order: &order}
-}
+// FileOrder is verdict.FileOrder: the order seed of every run cassette
+// makes.
+func FileOrder() Seeds { return verdict.FileOrder() }

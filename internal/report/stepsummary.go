@@ -29,6 +29,12 @@ type Links struct {
 	ServerURL, Repository, SHA string
 }
 
+// GitHubLinks are the links of the variables GitHub Actions sets, as
+// getenv (os.Getenv) reads them.
+func GitHubLinks(getenv func(string) string) Links {
+	return Links{ServerURL: getenv("GITHUB_SERVER_URL"), Repository: getenv("GITHUB_REPOSITORY"), SHA: getenv("GITHUB_SHA")}
+}
+
 // url is the forge address of a line of the file at path. Each segment
 // of the path is percent-encoded: a file name holding a space, a ')' or a
 // '#' cannot end the Markdown link or point it elsewhere.

@@ -1,9 +1,12 @@
 // Package verdict is what a run found, case by case: each cassette's
 // status (pass, fail, error, skipped), its drifts, the actions it made
-// against the side under test, its retries, quarantine and failure digest.
-// The doors that judge (verify, refresh, coverage, the harness) say their
-// findings in these words, and report renders them; so saying "pass" needs
-// no renderer, and a renderer judges nothing of its own.
+// against the side under test, its retries, quarantine and failure digest;
+// and the run as a whole (Run: its cases, its run-level error, what
+// coverage and refresh add, and the verdict they come to: Reason, Exit,
+// Message, NextStepCommand, Counts). The doors that judge (verify,
+// refresh, coverage, the harness) fill a Run in these words and hand it
+// to the run ending, which has package report render it; so saying "pass"
+// needs no renderer, and a renderer judges nothing of its own.
 //
 // Decisions:
 //
@@ -13,4 +16,7 @@
 //   - The types are plain data with JSON tags: a run's model is written as
 //     run.json and read back (report.Merge), so a field is added, never
 //     repurposed.
+//   - report.Run is this Run under the renderer's methods (a defined type
+//     of the same struct): a *Run converts to a *report.Run and back
+//     without a copy, so the run ending renders the value a door filled.
 package verdict

@@ -6,19 +6,17 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cassette-dev/cassette/internal/report"
+	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
-// Bundle fills what a forensic bundle holds of this run besides its
-// reports: the cassettes as they were loaded (paths relative to the
-// project directory dir) and the fakes' logs (shared fakes', one per
-// adapter in order, then per-case fakes'), the environment and the working
-// tree as git sees it.
-func (o *Outcome) Bundle(b *report.BundleFiles, dir string, order []string, cases []Case) {
-	b.Env, b.Git = os.Environ(), GitInfo(dir)
+// Bundle is what a forensic bundle holds of this run's files besides its
+// reports (and the environment and GitInfo): the cassettes as they were
+// loaded (paths relative to the project directory dir) and the fakes' logs
+// (shared fakes', one per adapter in order, then per-case fakes').
+func (o *Outcome) Bundle(dir string, order []string, cases []Case) (cassettes, logs []verdict.File) {
 	for _, c := range cases {
 		if data := c.Cassette.Source.Bytes; data != nil {
-			b.Cassettes = append(b.Cassettes, report.File{Path: relTo(dir, c.Cassette.Path), Data: data})
+			cassettes = append(cassettes, verdict.File{Path: relTo(dir, c.Cassette.Path), Data: data})
 		}
 	}
 	seen := map[string]bool{}
@@ -28,7 +26,7 @@ func (o *Outcome) Bundle(b *report.BundleFiles, dir string, order []string, case
 		}
 		seen[lp] = true
 		if data, err := os.ReadFile(lp); err == nil {
-			b.Logs = append(b.Logs, report.File{Path: filepath.Base(lp), Data: data})
+			logs = append(logs, verdict.File{Path: filepath.Base(lp), Data: data})
 		}
 	}
 	for _, name := range order {
@@ -37,11 +35,12 @@ func (o *Outcome) Bundle(b *report.BundleFiles, dir string, order []string, case
 	for _, r := range o.Results {
 		addLog(r.FakeLog)
 	}
+	return cassettes, logs
 }
 
 // GitInfo describes the working tree of dir, as far as git can tell (empty
 // fields where it cannot), for a bundle.
-func GitInfo(dir string) report.GitInfo {
+func GitInfo(dir string) verdict.GitInfo {
 	out := func(args ...string) string {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
@@ -51,7 +50,7 @@ func GitInfo(dir string) report.GitInfo {
 		}
 		return strings.TrimSpace(string(b))
 	}
-	return report.GitInfo{
+	return verdict.GitInfo{
 		Commit: out("rev-parse", "HEAD"),
 		Branch: out("rev-parse", "--abbrev-ref", "HEAD"),
 		Dirty:  out("status", "--porcelain") != "",

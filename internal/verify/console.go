@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
@@ -30,7 +29,7 @@ func (c Console) paint(code, s string) string {
 }
 
 // Write renders the outcome with the run model's verdict.
-func (c Console) Write(o *Outcome, run *report.Run) {
+func (c Console) Write(o *Outcome, run *verdict.Run) {
 	width := 0
 	for _, r := range o.Results {
 		width = max(width, len(outcome.Printable(r.Case.ID())))

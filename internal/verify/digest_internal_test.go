@@ -39,7 +39,7 @@ func TestErrorReportDigest(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			run := ErrorReport(c.config, report.Tool{Name: "cassette", Version: "test"}, &outcome.Error{Reason: c.reason, Message: "x", NextStep: "cassette validate"}, time.Unix(0, 0))
 			out := filepath.Join(t.TempDir(), "reports")
-			if err := report.Write(out, run, report.Options{Golden: true}); err != nil {
+			if err := report.Write(out, (*report.Run)(run), report.Options{Golden: true}); err != nil {
 				t.Fatal(err)
 			}
 			b, err := os.ReadFile(filepath.Join(out, report.FileSummary))

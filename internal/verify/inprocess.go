@@ -7,13 +7,13 @@ import (
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"github.com/cassette-dev/cassette/internal/report"
+	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
 // InProcessGates is `verify --in-process`: it runs the fake.test of each
 // in-process adapter among cases (verify skipped them), folds what it
 // found into run and returns a line on each.
-func InProcessGates(ctx context.Context, cfg *cfgschema.Config, cases []Case, run *report.Run) []string {
+func InProcessGates(ctx context.Context, cfg *cfgschema.Config, cases []Case, run *verdict.Run) []string {
 	var names []string
 	seen := map[string]bool{}
 	for _, c := range cases {

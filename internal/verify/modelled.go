@@ -6,19 +6,19 @@ import (
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"github.com/cassette-dev/cassette/internal/report"
+	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
 // belowMinModelled is the run-level failure of the adapters whose fakes,
 // compared in modelled mode, model less of what reality returned than
-// their coverage.min_modelled (report.BelowMinModelled). nil when every
+// their coverage.min_modelled (verdict.BelowMinModelled). nil when every
 // adapter reaches its floor (or sets none).
 func belowMinModelled(results []Result, cfg *cfgschema.Config) *outcome.Error {
 	if cfg == nil {
 		return nil
 	}
-	sums := map[string]*report.ModelledAdapter{}
-	var figs []*report.ModelledAdapter
+	sums := map[string]*verdict.ModelledAdapter{}
+	var figs []*verdict.ModelledAdapter
 	for _, r := range results {
 		if r.Modelled == nil {
 			continue
@@ -26,7 +26,7 @@ func belowMinModelled(results []Result, cfg *cfgschema.Config) *outcome.Error {
 		n := r.Case.Cassette.Adapter
 		s := sums[n]
 		if s == nil {
-			s = &report.ModelledAdapter{Adapter: n}
+			s = &verdict.ModelledAdapter{Adapter: n}
 			if a := cfg.Adapters[n]; a != nil {
 				s.Min = a.Coverage.MinModelled
 			}
@@ -37,18 +37,18 @@ func belowMinModelled(results []Result, cfg *cfgschema.Config) *outcome.Error {
 		s.Modelled.Modelled += r.Modelled.Modelled
 	}
 	sort.Slice(figs, func(i, j int) bool { return figs[i].Adapter < figs[j].Adapter })
-	out := make([]report.ModelledAdapter, len(figs))
+	out := make([]verdict.ModelledAdapter, len(figs))
 	for i, f := range figs {
 		f.Percent = f.Modelled.Percent()
 		out[i] = *f
 	}
-	return report.BelowMinModelled(out, cfg,
+	return verdict.BelowMinModelled(out, cfg.Path, cfg.Line,
 		"open report.html: each case lists the fields its fake leaves out; model them or lower coverage.min_modelled in "+cfg.Path)
 }
 
 // writeModelled prints the modelled figure of each adapter compared in
 // modelled mode, one line each.
-func (c Console) writeModelled(run *report.Run) {
+func (c Console) writeModelled(run *verdict.Run) {
 	figs := run.ModelledFigures()
 	if len(figs) == 0 {
 		return

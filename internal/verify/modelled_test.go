@@ -106,7 +106,7 @@ func TestVerifyModelledFake(t *testing.T) {
 			if tc.name != "modelled" {
 				return
 			}
-			files, err := report.Render(run, report.Options{Golden: true})
+			files, err := report.Render((*report.Run)(run), report.Options{Golden: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ func TestVerifyModelledFake(t *testing.T) {
 				}
 			}
 			md := filepath.Join(t.TempDir(), "summary.md")
-			if err := report.AppendStepSummary(md, run, report.Links{}, report.Options{}); err != nil {
+			if err := report.AppendStepSummary(md, (*report.Run)(run), report.Links{}, report.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			if b, _ := os.ReadFile(md); !strings.Contains(string(b), "| gh | all | 44.4% (4 of 9) | 0 |") {

@@ -9,26 +9,25 @@ import (
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
-	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
 // Meta is what a report needs besides the outcome.
 type Meta struct {
-	Tool    report.Tool
+	Tool    verdict.Tool
 	Command string // "verify" unless a caller (refresh) says otherwise
 	Shard   string
 }
 
 // Report turns an outcome into the report package's run model.
-func (o *Outcome) Report(cfg *cfgschema.Config, m Meta) *report.Run {
+func (o *Outcome) Report(cfg *cfgschema.Config, m Meta) *verdict.Run {
 	cmd := m.Command
 	if cmd == "" {
 		cmd = "verify"
 	}
 	base, rs := RepoRoot(cfg.Dir), newResolver()
-	run := &report.Run{Tool: m.Tool, Command: cmd, Mode: "replay", Suite: suiteName(cfg), ConfigPath: rs.rel(base, cfg.Path),
-		Started: o.Started, Finished: o.Finished, Shard: m.Shard, Err: repoRelative(base, atConfig(cfg, o, o.Err)), Seeds: report.FileOrder()}
+	run := &verdict.Run{Tool: m.Tool, Command: cmd, Mode: "replay", Suite: suiteName(cfg), ConfigPath: rs.rel(base, cfg.Path),
+		Started: o.Started, Finished: o.Finished, Shard: m.Shard, Err: repoRelative(base, atConfig(cfg, o, o.Err)), Seeds: verdict.FileOrder()}
 	if data, err := os.ReadFile(cfg.Path); err == nil {
 		run.ConfigBytes = data
 	}
@@ -43,7 +42,7 @@ func (o *Outcome) Report(cfg *cfgschema.Config, m Meta) *report.Run {
 	for _, r := range o.Results {
 		path := rs.rel(base, r.Case.Cassette.Path)
 		if src := r.Case.Cassette.Source; src.SHA256 != "" { // the bytes that were loaded and compared
-			run.Inventory = append(run.Inventory, report.InventoryItem{Path: path, SHA256: src.SHA256, Bytes: src.Size})
+			run.Inventory = append(run.Inventory, verdict.InventoryItem{Path: path, SHA256: src.SHA256, Bytes: src.Size})
 		}
 		c := verdict.Case{Adapter: r.Case.Cassette.Adapter, Scenario: r.Case.Cassette.Scenario, CassettePath: path,
 			Status: r.Status, Reason: r.Reason, Message: r.Message, Drifts: r.Drifts, Duration: r.Duration, Actions: r.Actions,
@@ -77,7 +76,7 @@ func (o *Outcome) Report(cfg *cfgschema.Config, m Meta) *report.Run {
 // ErrorReport is the run model of a verify that failed before any case
 // ran (no config, a bad flag): its config path and the files of its
 // problems are made relative to the repository root, as in every report.
-func ErrorReport(configPath string, tool report.Tool, e *outcome.Error, now time.Time) *report.Run {
+func ErrorReport(configPath string, tool verdict.Tool, e *outcome.Error, now time.Time) *verdict.Run {
 	dir := filepath.Dir(configPath)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		dir = "."
@@ -88,8 +87,8 @@ func ErrorReport(configPath string, tool report.Tool, e *outcome.Error, now time
 	if err == nil {
 		suite = filepath.Base(abs)
 	}
-	run := &report.Run{Tool: tool, Command: "verify", Suite: suite, ConfigPath: rel(base, configPath),
-		Err: repoRelative(base, e), Started: now, Finished: now, Seeds: report.FileOrder()}
+	run := &verdict.Run{Tool: tool, Command: "verify", Suite: suite, ConfigPath: rel(base, configPath),
+		Err: repoRelative(base, e), Started: now, Finished: now, Seeds: verdict.FileOrder()}
 	// An invalid config has a digest too (policy_pack_digest); one that
 	// holds a credential is not carried into the reports.
 	if data, err := os.ReadFile(configPath); err == nil && (e == nil || e.Reason != outcome.ESecretLeak) {

@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,7 +15,6 @@ import (
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
 	"github.com/cassette-dev/cassette/internal/procgroup"
-	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/verdict"
 )
 
@@ -124,10 +124,7 @@ func runGate(ctx context.Context, cfg *cfgschema.Config, gates []*TestGate, time
 	}
 	defer os.RemoveAll(reports)
 	code, out, err := runGateCommand(ctx, first.Command, first.Dir, cfg.FakeEnviron(os.Environ(), EnvReportDir+"="+reports))
-	var run *report.Run
-	if shard, rerr := report.ReadShard(os.DirFS(reports), reports); rerr == nil {
-		run = shard.Run
-	}
+	run := readGateRun(reports)
 	anyFailed := false
 	if run != nil {
 		for _, c := range run.Cases {
@@ -146,7 +143,7 @@ func runGate(ctx context.Context, cfg *cfgschema.Config, gates []*TestGate, time
 
 // judge reads the gate's adapter's cases from the run its command's
 // bindings reported (nil: none), and says when it could not judge.
-func (g *TestGate) judge(run *report.Run, anyFailed bool) {
+func (g *TestGate) judge(run *verdict.Run, anyFailed bool) {
 	step := g.CommandLine()
 	if run != nil {
 		for _, c := range run.Cases {
@@ -214,7 +211,7 @@ func GateDir(cfg *cfgschema.Config) string {
 // skipped (their fake is in process) give way to the cases the gate's
 // bindings reported, one per test item; a gate that could not judge the
 // fake is one errored case naming its command.
-func (g *TestGate) Fold(run *report.Run) {
+func (g *TestGate) Fold(run *verdict.Run) {
 	kept := run.Cases[:0]
 	for _, c := range run.Cases {
 		if c.Adapter != g.Adapter || c.Status != verdict.StatusSkipped {
@@ -234,4 +231,22 @@ func (g *TestGate) Summary() string {
 		return fmt.Sprintf("%s: %s could not judge the fake: %s", g.Adapter, g.CommandLine(), firstLine(g.Err.Message))
 	}
 	return fmt.Sprintf("%s: %s: %d contract tests, %d failed", g.Adapter, g.CommandLine(), len(g.Cases), len(g.Failed))
+}
+
+// readGateRun is the run a gate's binding wrote to reports/run.json (the
+// run model at the file's top level, schema_version 1), or nil when there
+// is none it can read: the gate is then judged by its exit code alone.
+func readGateRun(reports string) *verdict.Run {
+	data, err := os.ReadFile(filepath.Join(reports, "run.json"))
+	if err != nil {
+		return nil
+	}
+	rf := struct {
+		SchemaVersion int `json:"schema_version"`
+		*verdict.Run
+	}{Run: &verdict.Run{}}
+	if json.Unmarshal(data, &rf) != nil || rf.SchemaVersion != 1 {
+		return nil
+	}
+	return rf.Run
 }

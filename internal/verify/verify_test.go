@@ -288,7 +288,7 @@ func TestFakeProcess(t *testing.T) {
 				t.Errorf("%s: %s %s\n%s", r.Case.ID(), r.Status, r.Message, r.Explain)
 			}
 		}
-		if err := report.Write(dir, o.Report(cfg, verify.Meta{}), report.Options{Golden: true}); err != nil {
+		if err := report.Write(dir, (*report.Run)(o.Report(cfg, verify.Meta{})), report.Options{Golden: true}); err != nil {
 			t.Fatal(err)
 		}
 		reports[k] = map[string][]byte{}
@@ -371,7 +371,7 @@ func TestQuarantine(t *testing.T) {
 		o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, Now: func() time.Time { return now },
 			CLI:             map[string]verify.CLITarget{"greet": onlyBreak("Ada", broken)},
 			QuarantineRetry: verify.QuarantineRetry{Sleep: func(context.Context, time.Duration) error { return nil }}})
-		return o.Report(cfg, verify.Meta{})
+		return (*report.Run)(o.Report(cfg, verify.Meta{}))
 	}
 	if run := at("2026-11-25"); run.Exit() != outcome.ExitPass {
 		t.Errorf("quarantined failure failed the run: exit %d (%s)", run.Exit(), run.Message())
@@ -531,7 +531,7 @@ func TestTimedOutFakeLeaksNothing(t *testing.T) {
 		t.Fatalf("got %s %s, want E_TIMEOUT", r.Status, r.Reason)
 	}
 	dir := t.TempDir()
-	if err := report.Write(dir, o.Report(cfg, verify.Meta{}), report.Options{Declared: map[string]string{"GREET_TOKEN": secret}}); err != nil {
+	if err := report.Write(dir, (*report.Run)(o.Report(cfg, verify.Meta{})), report.Options{Declared: map[string]string{"GREET_TOKEN": secret}}); err != nil {
 		t.Fatalf("the reports were refused: %v", err)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, report.FileReport))
@@ -655,7 +655,7 @@ func TestDecideFillsTheRunModel(t *testing.T) {
 		t.Fatalf("statuses %v, want pass and fail", s)
 	}
 	run := o.Report(cfg, verify.Meta{Command: "check"})
-	files, err := report.Render(run, report.Options{Golden: true})
+	files, err := report.Render((*report.Run)(run), report.Options{Golden: true})
 	if err != nil {
 		t.Fatal(err)
 	}

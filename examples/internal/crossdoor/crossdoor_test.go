@@ -8,9 +8,12 @@
 // a real child process; what differs is only the door, so any difference
 // in status, reason code or drift text is a door that judges on its own.
 //
-// The pytest and node:test bindings speak the same protocol to `cassette
-// check`; their own fakes (Python, JavaScript) are held to verify's drift
-// texts by examples/git/bindings_test.go.
+// The pytest and node:test bindings are doors too (bindings_test.go): a
+// contract test written into the fixture drives the same built fake per
+// listed case through the binding, and the binding's verdicts, its
+// reports' run and what its runner shows are held to verify's and
+// check's. Their own in-process fakes (Python, JavaScript) are held to
+// verify's drift texts by examples/git/bindings_test.go.
 package crossdoor_test
 
 import (
@@ -58,13 +61,18 @@ type caseVerdict struct {
 	Reason  string          // the reason code of a case that did not pass
 	Drifts  []verdict.Drift // nil where the door does not show them (cassettetest)
 	Explain string          // the drift text; "" where the door does not show it (verify's run.json)
+	// Blocking: the case fails the run (check and the bindings say so).
+	Blocking bool
 }
 
 // doorVerdict is what a door says of a run.
 type doorVerdict struct {
 	Exit   int    // -1 for cassettetest, whose exit is go test's
 	Reason string // the run's reason code
-	Cases  map[string]caseVerdict
+	// Message is the error line's message of a project refused before
+	// any case ran (check's door: what `cassette cases` says).
+	Message string
+	Cases   map[string]caseVerdict
 }
 
 // fixture is one project copied into a temporary directory, with the
@@ -120,7 +128,9 @@ func fixtures() []fixture {
 // door judges it: the same exit and reason code of the run from verify and
 // check, the same status and reason code of each case from all three, the
 // same drifts from verify and check, and the same drift text from check
-// and cassettetest.
+// and cassettetest; and from the pytest and node:test bindings the run's
+// exit and reason code in their reports, each case's status, reason code,
+// drifts and check's drift text, shown by the runner (sameAsVerify).
 func TestSameVerdictThroughEveryDoor(t *testing.T) {
 	for _, f := range fixtures() {
 		t.Run(f.name, func(t *testing.T) {
@@ -143,6 +153,9 @@ func TestSameVerdictThroughEveryDoor(t *testing.T) {
 				t.Fatalf("verify ran no case of %s", f.adapter)
 			}
 			sameCases(t, v, c, g)
+			// A runner that is not installed skips its door alone.
+			t.Run("pytest", func(t *testing.T) { sameAsVerify(t, "pytest", v, c, pytestDoor(t, e, f.adapter)) })
+			t.Run("node", func(t *testing.T) { sameAsVerify(t, "node --test", v, c, nodeDoor(t, e, f.adapter)) })
 		})
 	}
 }
@@ -231,7 +244,7 @@ func checkDoor(t *testing.T, e *e2e.Example, adapter string) doorVerdict {
 		if ccode != code || errorReason(cerr) != errorReason(stderr) {
 			t.Errorf("cases exits %d (%s), check %d (%s)", code, errorReason(stderr), ccode, errorReason(cerr))
 		}
-		return doorVerdict{Exit: code, Reason: errorReason(stderr)}
+		return doorVerdict{Exit: code, Reason: errorReason(stderr), Message: errorMessage(stderr)}
 	}
 	var l harness.Listing
 	if err := json.Unmarshal([]byte(listing), &l); err != nil {
@@ -266,7 +279,7 @@ func checkDoor(t *testing.T, e *e2e.Example, adapter string) doorVerdict {
 			if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
 				t.Fatalf("check answered %q: %v", sc.Text(), err)
 			}
-			out.Cases[a.ID] = caseVerdict{Status: a.Status, Reason: a.Reason, Drifts: a.Drifts, Explain: a.Explain}
+			out.Cases[a.ID] = caseVerdict{Status: a.Status, Reason: a.Reason, Drifts: a.Drifts, Explain: a.Explain, Blocking: a.Blocking}
 		case "summary":
 			var a harness.Summary
 			if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
@@ -422,6 +435,14 @@ func TestCassettetestDoor(t *testing.T) {
 // errorReason is the reason code of a command's `error[REASON]:` line.
 func errorReason(stderr string) string {
 	if m := regexp.MustCompile(`(?m)^error\[(E_[A-Z0-9_]+)\]`).FindStringSubmatch(stderr); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// errorMessage is the message of a command's `error[REASON]:` line.
+func errorMessage(stderr string) string {
+	if m := regexp.MustCompile(`(?m)^error\[E_[A-Z0-9_]+\]: (.*)$`).FindStringSubmatch(stderr); m != nil {
 		return m[1]
 	}
 	return ""

@@ -159,7 +159,7 @@ func TestALineKindIsOnePackageAndARegistration(t *testing.T) {
 
 	// The reports show the case as the kind shapes it: a "proc" action
 	// whose argv is the lines sent, and the drift at output.stdout.
-	files, err := report.Render(o.Report(p.Config, verify.Meta{}), report.Options{Golden: true})
+	files, err := report.Render((*report.Run)(o.Report(p.Config, verify.Meta{})), report.Options{Golden: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,6 @@ import (
 	"github.com/cassette-dev/cassette/internal/redact"
 )
 
-// configVersion is the schema version of cassette.yaml.
-const configVersion = 1
-
 // ConfigFile is the default config file name.
 const ConfigFile = "cassette.yaml"
 

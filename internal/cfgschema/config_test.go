@@ -49,7 +49,7 @@ func TestLocatedAndValidated(t *testing.T) {
 	if got := cfg.Line("adapters"); got != 0 {
 		t.Errorf("Line before Located = %d, want 0", got)
 	}
-	if cfg.Redaction() == nil || cfg.Redaction() == cfg.Redaction() {
+	if first, second := cfg.Redaction(), cfg.Redaction(); first == nil || first == second {
 		t.Error("an unvalidated Config with redact.names should make fresh rules on each call")
 	}
 	cfg.Located(func(field string) int { return len(field) })

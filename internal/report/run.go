@@ -73,12 +73,6 @@ func (r *Run) suiteReplay() string               { return r.model().SuiteReplay(
 func (r *Run) caseReplay(c *verdict.Case) string { return r.model().CaseReplay(c) }
 func (r *Run) toolName() string                  { return r.model().ToolName() }
 func (r *Run) command() string                   { return r.model().CommandName() }
-func (r *Run) unit() string {
-	if r.Coverage != nil {
-		return "call shapes"
-	}
-	return "cassettes"
-}
 
 // FileOrder is verdict.FileOrder: the order seed of every run cassette
 // makes.

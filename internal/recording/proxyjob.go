@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -63,6 +64,9 @@ func (j *ProxyJob) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The proxy's goroutines (a tunnel's warnings among them) and the save's
+	// notes write to one log, each a whole line at a time.
+	j.Log = lockedWriter(j.Log)
 	adapter, scenario := j.target()
 	indexed := proxy.LowGC() // until the cassettes are loaded and indexed
 	defer indexed()
@@ -289,4 +293,25 @@ func ServeProxy(ctx context.Context, w io.Writer, opts proxy.Options, save *Prox
 	}
 	fmt.Fprintf(w, "cassette proxy: stopped; %d interaction(s) recorded, %d replayed, %d replay miss(es)\n", recorded, p.Replayed(), len(p.Misses()))
 	return shutErr
+}
+
+// syncWriter writes to w one call at a time.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}
+
+// lockedWriter is w, serialized; nil stays nil.
+func lockedWriter(w io.Writer) io.Writer {
+	switch w.(type) {
+	case nil, *syncWriter:
+		return w
+	}
+	return &syncWriter{w: w}
 }

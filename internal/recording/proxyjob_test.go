@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
@@ -70,7 +71,7 @@ func TestProxyRecordFailedCallElsewhereIsANote(t *testing.T) {
 		config := filepath.Join(project, cfgschema.ConfigFile)
 		os.WriteFile(config, []byte("version: 1\nadapters:\n  api:\n    kind: http\n    real: {base_url: \""+base+"\"}\n    fake: {base_url: \"http://127.0.0.1:1\"}\n"), 0o600)
 		out, w := io.Pipe()
-		var log bytes.Buffer
+		var log lockedBuffer // a tunnel's goroutine may still warn after Run returns
 		j := &ProxyJob{Mode: "record", Listen: "127.0.0.1:0", Cassette: filepath.Join(project, "cassettes", "api", "items.yaml"), MatchBody: "raw",
 			UpstreamCA: upstreamCA, CA: func() (*proxy.CA, error) { return ca, nil },
 			Load: func() (*workspace.Project, error) { return workspace.Load(config) }, Out: w, Log: &log}
@@ -105,4 +106,23 @@ func TestProxyRecordFailedCallElsewhereIsANote(t *testing.T) {
 	if _, err := record(elsewhere); outcome.AsError(err) == nil {
 		t.Errorf("a failed call to the adapter's own host was recorded")
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that goroutines may write while the test
+// reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cassette-dev/cassette/internal/coverage"
 	"github.com/cassette-dev/cassette/internal/observe"
 	"github.com/cassette-dev/cassette/internal/recording"
+	"github.com/cassette-dev/cassette/internal/shimcall"
 	"github.com/cassette-dev/cassette/internal/workspace"
 )
 
@@ -102,7 +103,7 @@ func shimRun(ctx context.Context, stdio *IO, spec string, args []string) error {
 	}
 	in, _ := stdio.In.(*os.File)
 	code := s.Run(ctx, coverage.ShimIO{Args: args, Stdin: in, Stdout: stdio.Out, Stderr: stdio.Err, Env: os.Environ(),
-		Caller: coverage.CallerName(os.Getppid(), s.Project)})
+		Caller: shimcall.CallerName(os.Getppid(), s.Project)})
 	if code != 0 {
 		return exitError(code)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/shimcall"
 )
 
 // FormatVersion is the version of the observation format (the "v" of
@@ -34,7 +35,7 @@ const EnvDir = "CASSETTE_OBSERVE_DIR"
 
 // EnvTest names the variable a test harness sets to the name of the
 // running test: a CLI shim records it as the test that made the call.
-const EnvTest = "CASSETTE_TEST"
+const EnvTest = shimcall.EnvTest
 
 // HeaderTest is the request header a test may send with the name of the
 // running test; the observing proxy records it and removes it before the
@@ -43,7 +44,7 @@ const HeaderTest = "Cassette-Test"
 
 // MaxInput is the largest standard input an observation keeps (to build
 // the record command); a larger one is recorded as given, without text.
-const MaxInput = 64 << 10
+const MaxInput = shimcall.MaxInput
 
 // Observation is one line of an observation file: one call a test made to
 // a fake.

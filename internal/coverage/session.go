@@ -282,7 +282,3 @@ func LoadShim(path string) (*Shim, error) {
 	}
 	return &s, nil
 }
-
-// CallerName names the process that ran a shim, for a call no test named
-// (shimcall.CallerName).
-func CallerName(ppid int, projectDir string) string { return shimcall.CallerName(ppid, projectDir) }

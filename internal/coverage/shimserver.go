@@ -21,12 +21,13 @@ import (
 // coverage rules are made once for the whole run, instead of in a
 // process started for each call (see shimcall).
 type ShimServer struct {
-	ln    net.Listener
-	dir   string
-	mu    sync.Mutex
-	shims map[string]shimEntry
-	conns map[net.Conn]bool // the connections being answered
-	wg    sync.WaitGroup
+	ln     net.Listener
+	dir    string
+	mu     sync.Mutex
+	shims  map[string]shimEntry
+	conns  map[net.Conn]bool // the connections being answered
+	closed bool              // Close has begun: no connection is answered any more
+	wg     sync.WaitGroup
 }
 
 type shimEntry struct {
@@ -77,6 +78,7 @@ func (s *ShimServer) Add(shim *Shim) {
 func (s *ShimServer) Close() {
 	s.ln.Close()
 	s.mu.Lock()
+	s.closed = true // a call accepted from now on is cut off at once (serve)
 	for c := range s.conns {
 		c.Close()
 	}
@@ -98,6 +100,11 @@ func (s *ShimServer) serve() {
 			return
 		}
 		s.mu.Lock()
+		if s.closed { // accepted while Close went through conns
+			s.mu.Unlock()
+			conn.Close()
+			continue
+		}
 		s.conns[conn] = true
 		s.mu.Unlock()
 		s.wg.Add(1)

@@ -3,7 +3,6 @@ package kind
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/cassette-dev/cassette/cassettes"
 	"github.com/cassette-dev/cassette/internal/cfgschema"
@@ -84,6 +83,10 @@ func Builtins() *Registry {
 	return r
 }
 
+// builtins is what a nil *Registry stands for: the kinds Builtins
+// registers, one source for Lookup and Names.
+var builtins = Builtins()
+
 // Register adds k; a second kind of the same name is an error.
 func (r *Registry) Register(k Kind) error {
 	if r.kinds == nil {
@@ -104,13 +107,7 @@ func (r *Registry) Lookup(name cfgschema.Kind) (Kind, bool) {
 		name = cfgschema.KindHTTP
 	}
 	if r == nil {
-		switch name {
-		case cfgschema.KindHTTP:
-			return HTTP(), true
-		case cfgschema.KindCLI:
-			return CLI(), true
-		}
-		return nil, false
+		r = builtins
 	}
 	k, ok := r.kinds[name]
 	return k, ok
@@ -120,7 +117,7 @@ func (r *Registry) Lookup(name cfgschema.Kind) (Kind, bool) {
 // built-ins first).
 func (r *Registry) Names() []string {
 	if r == nil {
-		return []string{string(cfgschema.KindHTTP), string(cfgschema.KindCLI)}
+		r = builtins
 	}
 	out := make([]string, len(r.order))
 	for i, n := range r.order {
@@ -152,7 +149,7 @@ func (l loading) Known(k cfgschema.Kind) bool {
 	return ok
 }
 
-func (l loading) Names() []string { return slices.Clone(l.r.Names()) }
+func (l loading) Names() []string { return l.r.Names() }
 
 func (l loading) AdapterProblems(f string, a *cfgschema.Adapter) []outcome.Problem {
 	k, ok := l.r.Lookup(a.Kind)

@@ -121,9 +121,11 @@ func fakeDrifts(res *Result, sets []*scenarioSet, o Options) error {
 		first, fake := idx[0], idx[s.nreal]
 		raw0, rawF := byKey(s.leaves[0]), byKey(s.leaves[s.nreal])
 		var order []string
+		seen := map[string]bool{}
 		for _, ls := range [][]leaf{all[0], all[s.nreal]} {
 			for _, l := range ls {
-				if !slices.Contains(order, l.key) {
+				if !seen[l.key] {
+					seen[l.key] = true
 					order = append(order, l.key)
 				}
 			}

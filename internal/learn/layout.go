@@ -35,7 +35,7 @@ func layout(res *Result, sets []*scenarioSet, o Options) error {
 	var places []*Place
 	for _, s := range sets {
 		cs, canon := s.normalizedCassettes(p), s.normalizedCassettes(pc)
-		ls := s.normalized(p, o)
+		ls := s.compared(cs, o)
 		first, firstC := units(cs[0]), units(canon[0])
 		where := map[string]bool{}
 		for r := 1; r < len(cs); r++ {

@@ -2,6 +2,7 @@ package learn
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -175,35 +176,52 @@ func (s *scenarioSet) hasFake() bool { return len(s.recs) > s.nreal }
 // normalized returns the leaves of every recording normalized by p, with
 // the headers that are not compared left out.
 func (s *scenarioSet) normalized(p *normalize.Pipeline, o Options) [][]leaf {
-	out := make([][]leaf, len(s.recs))
-	for i, c := range s.normalizedCassettes(p) {
-		ls := leaves(c)
-		out[i] = slices.DeleteFunc(ls, func(l leaf) bool {
-			if l.target != TargetHeader {
-				return false
-			}
-			if i == s.nreal { // the fake's, as verify compares them (fake.go)
-				return !comparedHeader(o, l.path)
-			}
-			return o.Headers != nil && !comparedHeader(o, l.path)
-		})
+	return s.compared(s.normalizedCassettes(p), o)
+}
+
+// compared returns the leaves of recordings already normalized (cs, in
+// s.recs' order), with the headers that are not compared left out.
+func (s *scenarioSet) compared(cs []*cassettes.Cassette, o Options) [][]leaf {
+	out := make([][]leaf, len(cs))
+	for i, c := range cs {
+		out[i] = s.comparedLeaves(i, c, o)
 	}
 	return out
+}
+
+// comparedLeaves are the leaves of recording i (c, normalized), with the
+// headers that are not compared left out.
+func (s *scenarioSet) comparedLeaves(i int, c *cassettes.Cassette, o Options) []leaf {
+	return slices.DeleteFunc(leaves(c), func(l leaf) bool {
+		if l.target != TargetHeader {
+			return false
+		}
+		if i == s.nreal { // the fake's, as verify compares them (fake.go)
+			return !comparedHeader(o, l.path)
+		}
+		return o.Headers != nil && !comparedHeader(o, l.path)
+	})
 }
 
 // normalizedCassettes are the recordings normalized by p, as verify
 // compares them: a command's output without the HTTP underneath.
 func (s *scenarioSet) normalizedCassettes(p *normalize.Pipeline) []*cassettes.Cassette {
 	out := make([]*cassettes.Cassette, len(s.recs))
-	for i, c := range s.recs {
-		if c.Kind == cfgschema.KindCLI {
-			cc := *c
-			cc.Interactions = nil // verify compares a command's output, not the HTTP underneath
-			c = &cc
-		}
-		out[i] = diff.Normalize(c, p)
+	for i := range s.recs {
+		out[i] = s.normalizedOne(i, p)
 	}
 	return out
+}
+
+// normalizedOne is recording i normalized by p, as verify compares it.
+func (s *scenarioSet) normalizedOne(i int, p *normalize.Pipeline) *cassettes.Cassette {
+	c := s.recs[i]
+	if c.Kind == cfgschema.KindCLI {
+		cc := *c
+		cc.Interactions = nil // verify compares a command's output, not the HTTP underneath
+		c = &cc
+	}
+	return diff.Normalize(c, p)
 }
 
 // byKey indexes leaves by key.
@@ -381,7 +399,7 @@ func (s *scenarioSet) placesOf(l leaf, vals []string, o Options) []*Place {
 		}
 		prefix := "^"
 		if j > 0 && allEqualAt(toks, j-1) {
-			prefix = regexpQuote(toks[0][j-1] + sep)
+			prefix = regexp.QuoteMeta(toks[0][j-1] + sep)
 			if j == 1 {
 				prefix = "^" + prefix
 			}
@@ -450,7 +468,7 @@ func newPlace(scenario string, l leaf, vals []string, cs []Class, regex string, 
 		}
 	}
 	if l.target == TargetQuery && regex == "" && p.builtin == nil {
-		p.regex = "([?&]" + regexpQuote(l.path) + "=)[^&#\\s]*"
+		p.regex = "([?&]" + regexp.QuoteMeta(l.path) + "=)[^&#\\s]*"
 	}
 	return p
 }
@@ -531,16 +549,4 @@ func dedupe(vs []string) []string {
 		}
 	}
 	return out
-}
-
-// regexpQuote quotes s for a regular expression.
-func regexpQuote(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`\.+*?()|[]{}^$`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

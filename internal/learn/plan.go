@@ -119,7 +119,7 @@ func defField(d normalize.Definition) string {
 // which rewrites every text alike).
 func changesConstants(sets []*scenarioSet, p *normalize.Pipeline, o Options, requests bool) bool {
 	for _, s := range sets {
-		got := byKey(s.normalized(p, o)[0])
+		got := byKey(s.comparedLeaves(0, s.normalizedOne(0, p), o)) // the first recording alone: consts are every recording's
 		for k, v := range s.consts {
 			if !requests && strings.Contains(k, ".request.") {
 				continue

@@ -323,8 +323,10 @@ func (s Session) logf(format string, args ...any) {
 }
 
 // Apply writes the learned cassette.yaml (atomically, holding the locks of
-// the file and of the adapter's cassettes), then records each learned
-// scenario once more and saves it with the adapter's new normalizers.
+// the file and of the adapter's cassettes), then records each of the
+// adapter's cassettes that is safe to repeat once more and saves it with
+// the adapter's new normalizers (they are the adapter's, so every
+// cassette of it carries them, not only those where a place varied).
 func (s Session) Apply(ctx context.Context, out *Outcome) error {
 	if !out.Changed() {
 		return nil
@@ -352,10 +354,6 @@ func (s Session) Apply(ctx context.Context, out *Outcome) error {
 	olds, err := s.cassettes()
 	if err != nil {
 		return err
-	}
-	learned := map[string]bool{}
-	for _, p := range out.Result.Places {
-		learned[p.Scenario] = true
 	}
 	for _, old := range olds {
 		if why, _ := s.unsafe(cfg.Adapters[s.Adapter], old); why != "" {

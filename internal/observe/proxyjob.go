@@ -100,7 +100,7 @@ func (j *ProxyJob) adapter(cfg *cfgschema.Config) (*cfgschema.Adapter, error) {
 	if ok && a.Kind == cfgschema.KindHTTP {
 		return a, nil
 	}
-	https := httpAdapters(cfg)
+	https := cfg.AdaptersOf(cfgschema.KindHTTP)
 	return nil, &outcome.Error{Reason: outcome.EUsage, Message: fmt.Sprintf("--adapter %q: --mode observe needs an http adapter declared in %s", j.Adapter, cfg.Path),
 		Problems: []outcome.Problem{{File: cfg.Path, Line: cfg.Line("adapters"), Field: "adapters", Message: "declared: " + strings.Join(cfg.Order, ", "),
 			Suggestion: outcome.Suggest(j.Adapter, cfg.Order)}},
@@ -126,15 +126,4 @@ func (j *ProxyJob) step(cfg *cfgschema.Config, adapter string) string {
 		return nextstep.Command(cfg.Path, "cassette", "validate")
 	}
 	return nextstep.Command(cfg.Path, "cassette", "proxy", "--mode", "observe", "--upstream", j.Upstream, "--adapter", adapter)
-}
-
-// httpAdapters are the http adapters of cfg, in its order.
-func httpAdapters(cfg *cfgschema.Config) []string {
-	var out []string
-	for _, n := range cfg.Order {
-		if cfg.Adapters[n].Kind == cfgschema.KindHTTP {
-			out = append(out, n)
-		}
-	}
-	return out
 }

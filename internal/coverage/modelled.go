@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"time"
@@ -62,7 +61,10 @@ type Modelled struct {
 func ReadModelled(dir string, cfg *cfgschema.Config, now time.Time) (*Modelled, error) {
 	path := filepath.Join(dir, report.FileSummary)
 	m := &Modelled{Summary: filepath.ToSlash(path), Command: runCommand(dir)}
-	fi, err := os.Stat(path)
+	f, fi, err := openNoBlock(path)
+	if err == nil {
+		defer f.Close()
+	}
 	if errors.Is(err, fs.ErrNotExist) || (m.Command != "" && m.Command != "verify" && m.Command != "check") {
 		return m, nil
 	}
@@ -79,11 +81,6 @@ func ReadModelled(dir string, cfg *cfgschema.Config, now time.Time) (*Modelled, 
 	case fi.Size() > maxSummary:
 		return nil, bad(fmt.Sprintf("%d bytes, over the %d MiB a summary may hold", fi.Size(), maxSummary>>20), nil)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, bad(err.Error(), err)
-	}
-	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxSummary+1))
 	if err != nil {
 		return nil, bad(err.Error(), err)
@@ -109,11 +106,14 @@ func ReadModelled(dir string, cfg *cfgschema.Config, now time.Time) (*Modelled, 
 // none, or it does not say): its top-level "command", read without
 // decoding the cases that follow it.
 func runCommand(dir string) string {
-	f, err := os.Open(filepath.Join(dir, report.FileRun))
+	f, st, err := openNoBlock(filepath.Join(dir, report.FileRun))
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
+	if !st.Mode().IsRegular() {
+		return "" // a FIFO or a device says nothing (and must not hang coverage)
+	}
 	dec := json.NewDecoder(io.LimitReader(f, maxSummary))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return ""

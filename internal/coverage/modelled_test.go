@@ -73,6 +73,20 @@ func TestReadModelled(t *testing.T) {
 			t.Errorf("%s summary.json: %v, want E_CFG_PARSE naming it", name, err)
 		}
 	}
+
+	// A FIFO named run.json beside a real summary.json: its command is
+	// unknown (the figure is read), and reading it never blocks.
+	fifoRun := filepath.Join(dir, "fifo-run")
+	if err := report.Write(fifoRun, &report.Run{Tool: report.Tool{Name: "cassette"}, Command: "verify", Suite: "s"}, report.Options{Golden: true}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(fifoRun, report.FileRun))
+	if err := syscall.Mkfifo(filepath.Join(fifoRun, report.FileRun), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := ReadModelled(fifoRun, p.Config, now); err != nil || !m.Found || m.Command != "" {
+		t.Errorf("a FIFO run.json: %+v %v, want the summary's figure and no command", m, err)
+	}
 }
 
 // TestReadModelledOnlyWhereModelled: a project that compares nothing in

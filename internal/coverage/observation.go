@@ -172,10 +172,24 @@ func ReadDir(dir string) ([]Located, []outcome.Problem, error) {
 	return out, probs, nil
 }
 
-func readFile(path string) ([]Located, []outcome.Problem, error) {
-	// O_NONBLOCK: a FIFO (or a device) named *.jsonl must not block the
-	// open; it is then refused as not a regular file.
+// openNoBlock opens path for reading without blocking and stats the open
+// file (never stat, then open): a FIFO or a device, or a file swapped for
+// one, cannot hang coverage; the caller refuses what is not regular.
+func openNoBlock(path string) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
+func readFile(path string) ([]Located, []outcome.Problem, error) {
+	f, st, err := openNoBlock(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, nil
@@ -183,7 +197,7 @@ func readFile(path string) ([]Located, []outcome.Problem, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+	if !st.Mode().IsRegular() {
 		return nil, []outcome.Problem{{File: path, Field: "file", Message: "not a regular file (a FIFO, a device or a directory): observations are files of JSON lines",
 			Expected: "a file written by cassette observe or a binding"}}, nil
 	}

@@ -99,12 +99,12 @@ func learnRun(ctx context.Context, stdio *IO, g *globals, o *learnOptions) error
 	defer stop()
 	ver, sha := buildInfo()
 	live := recording.Live{Config: p.cfg, Recorder: cassettes.Recorder{Version: ver, SHA: sha}, UpstreamCA: o.upstreamCA, Warn: stdio.Err,
-		AttemptTimeout: o.timeout, CLITimeout: o.timeout, AllowProjectRepo: o.allowRepo}
+		AttemptTimeout: o.timeout, CLITimeout: o.timeout, AllowProjectRepo: o.allowRepo, HoldClients: true}
 	s := learn.Session{Project: p.Project, Adapter: o.adapter, Scenarios: o.scenarios, Repeat: o.repeat, Interval: o.interval, Unsafe: o.unsafe, WithoutCommitted: o.noOld,
 		Credentials: p.credentials(), Log: stdio.Err,
-		Record: func(ctx context.Context, old *cassettes.Cassette) (*cassettes.Cassette, error) {
+		Record: func(ctx context.Context, old *cassettes.Cassette) (*cassettes.Cassette, func(), error) {
 			rec, err := live.Rerecord(ctx, o.adapter, p.cfg.Adapters[o.adapter], old)
-			return rec.Cassette, err
+			return rec.Cassette, rec.Release, err
 		}}
 	if a := p.cfg.Adapters[o.adapter]; a != nil && o.baseURL != "" {
 		a.Real.BaseURL = o.baseURL // what the re-recordings reach

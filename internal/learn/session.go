@@ -40,8 +40,14 @@ type Session struct {
 	// which repeating calls to one process never shows.
 	WithoutCommitted bool
 	// Record records a committed cassette again against the real side
-	// (recorder.Live, with the live retry policy).
-	Record func(ctx context.Context, old *cassettes.Cassette) (*cassettes.Cassette, error)
+	// (recording.Live, with the live retry policy), as a new client of
+	// it: release closes the connections the recording left open (nil
+	// when it left none). A scenario's recordings are released when its
+	// last one is made, so that each repeat comes from a new client while
+	// the earlier ones are still connected, and a value that depends on
+	// the clients a server holds (a count of goroutines or connections)
+	// varies as it does in production.
+	Record func(ctx context.Context, old *cassettes.Cassette) (c *cassettes.Cassette, release func(), err error)
 	// Fake runs the adapter's fake on the committed cassettes' inputs, as
 	// verify does, and returns its answers in their order (nil for one it
 	// gave none); nil learns from reality alone (--without-fake). A place
@@ -282,17 +288,27 @@ func (s Session) unsafe(a *cfgschema.Adapter, c *cassettes.Cassette) (why, next 
 	return "", ""
 }
 
-// repeat records old Repeat times, Interval apart.
+// repeat records old Repeat times, Interval apart, each from a new client
+// of the real side; the clients are released when the last one is made.
 func (s Session) repeat(ctx context.Context, old *cassettes.Cassette) ([]*cassettes.Cassette, error) {
 	n := cmp.Or(s.Repeat, 3)
 	var recs []*cassettes.Cassette
+	var held []func()
+	defer func() {
+		for _, release := range held {
+			release()
+		}
+	}()
 	for i := range n {
 		if i > 0 && s.Interval > 0 {
 			if err := s.sleep(ctx, s.Interval); err != nil {
 				return nil, err
 			}
 		}
-		c, err := s.Record(ctx, old)
+		c, release, err := s.Record(ctx, old)
+		if release != nil {
+			held = append(held, release)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -359,7 +375,10 @@ func (s Session) Apply(ctx context.Context, out *Outcome) error {
 		if why, _ := s.unsafe(cfg.Adapters[s.Adapter], old); why != "" {
 			continue
 		}
-		c, err := s.Record(ctx, old)
+		c, release, err := s.Record(ctx, old)
+		if release != nil {
+			release()
+		}
 		if err != nil {
 			return err
 		}

@@ -44,11 +44,13 @@ func project(t *testing.T) *workspace.Project {
 }
 
 // TestSessionRepeatsOnlySafeCalls: the GET is recorded --repeat times,
-// --interval apart (the waits are recorded, not slept); the POST and the
-// mutating scenario are listed with the command that would run them. The
-// recorder is a function here: what is tested is which calls are made;
-// recording itself is the recorder's (learn.txtar and the examples run
-// the real one).
+// --interval apart (the waits are recorded, not slept), each from a new
+// client whose connections are released only once the last repeat is
+// made; the POST and the mutating scenario are listed with the command
+// that would run them. The recorder is a function here: what is tested is
+// which calls are made; recording itself is the recorder's (learn.txtar
+// and the examples run the real one, and recording's
+// TestLiveHoldsClientsUntilReleased the held connections).
 func TestSessionRepeatsOnlySafeCalls(t *testing.T) {
 	p := project(t)
 	var calls []string
@@ -56,20 +58,21 @@ func TestSessionRepeatsOnlySafeCalls(t *testing.T) {
 	n := 0
 	s := Session{Project: p, Adapter: "svc", Repeat: 4, Interval: 2 * time.Second,
 		Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil },
-		Record: func(_ context.Context, old *cassettes.Cassette) (*cassettes.Cassette, error) {
-			calls = append(calls, old.Scenario)
+		Record: func(_ context.Context, old *cassettes.Cassette) (*cassettes.Cassette, func(), error) {
 			n++
+			calls = append(calls, old.Scenario)
 			c := *old
 			c.Interactions = slices.Clone(old.Interactions)
 			c.Interactions[0].Response.Body = cassettes.Body(fmt.Sprintf(`{"id":"6f1c%04d-aaaa-4bbb-8ccc-1234567890a0"}`, n))
-			return &c, nil
+			client := n
+			return &c, func() { calls = append(calls, fmt.Sprintf("release %d", client)) }, nil
 		}}
 	out, err := s.Learn(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(calls, []string{"get", "get", "get", "get"}) || len(waits) != 3 || waits[0] != 2*time.Second {
-		t.Errorf("calls %v, waits %v; want the GET 4 times, 3 waits of 2s", calls, waits)
+	if want := []string{"get", "get", "get", "get", "release 1", "release 2", "release 3", "release 4"}; !slices.Equal(calls, want) || len(waits) != 3 || waits[0] != 2*time.Second {
+		t.Errorf("calls %v, waits %v; want the GET 4 times, 3 waits of 2s, then its 4 clients released", calls, waits)
 	}
 	var skipped []string
 	for _, sk := range out.Skipped {
@@ -89,7 +92,7 @@ func TestSessionRepeatsOnlySafeCalls(t *testing.T) {
 	if err := s.Apply(context.Background(), out); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(p.Config.Path); string(got) != string(out.New) || !slices.Equal(calls, []string{"get"}) {
+	if got, _ := os.ReadFile(p.Config.Path); string(got) != string(out.New) || !slices.Equal(calls, []string{"get", "release 5"}) {
 		t.Errorf("apply wrote %q and recorded %v", got, calls)
 	}
 	c, err := cassettes.Load(filepath.Join(p.Config.Dir, "cassettes", "svc", "get.yaml"), cassettes.LoadOptions{})
@@ -99,6 +102,33 @@ func TestSessionRepeatsOnlySafeCalls(t *testing.T) {
 	// A cassette.yaml changed meanwhile is not overwritten.
 	if err := s.Apply(context.Background(), out); err == nil || !strings.Contains(err.Error(), "changed while cassette learn ran") {
 		t.Errorf("a second apply of the same outcome: %v", err)
+	}
+}
+
+// TestSessionReleasesClientsWhenARepeatFails: the real side failing on a
+// repeat ends learning with its error, and the clients of the repeats made
+// so far, the failed one's too, are released.
+func TestSessionReleasesClientsWhenARepeatFails(t *testing.T) {
+	p := project(t)
+	var calls []string
+	n := 0
+	s := Session{Project: p, Adapter: "svc", Repeat: 3,
+		Record: func(_ context.Context, old *cassettes.Cassette) (*cassettes.Cassette, func(), error) {
+			n++
+			client := n
+			release := func() { calls = append(calls, fmt.Sprintf("release %d", client)) }
+			if n == 2 {
+				return nil, release, &outcome.Error{Reason: outcome.ERealUnreachable, Message: "connection refused"}
+			}
+			c := *old
+			return &c, release, nil
+		}}
+	_, err := s.Learn(context.Background())
+	if ce := outcome.AsError(err); ce == nil || ce.Reason != outcome.ERealUnreachable {
+		t.Fatalf("err = %v, want the real side's failure", err)
+	}
+	if want := []string{"release 1", "release 2"}; !slices.Equal(calls, want) {
+		t.Errorf("released %v, want %v", calls, want)
 	}
 }
 
@@ -134,9 +164,9 @@ func TestSessionLearnsFromTheFake(t *testing.T) {
 	p := project(t)
 	var asked []string
 	s := Session{Project: p, Adapter: "svc", Repeat: 2,
-		Record: func(_ context.Context, old *cassettes.Cassette) (*cassettes.Cassette, error) {
+		Record: func(_ context.Context, old *cassettes.Cassette) (*cassettes.Cassette, func(), error) {
 			c := *old
-			return &c, nil
+			return &c, nil, nil
 		},
 		Fake: func(_ context.Context, olds []*cassettes.Cassette) ([]*cassettes.Cassette, error) {
 			var out []*cassettes.Cassette

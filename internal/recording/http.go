@@ -64,6 +64,9 @@ type HTTPOptions struct {
 	// AgainArgs are flags next steps repeat after `cassette record
 	// --adapter A --scenario S` (e.g. " --base-url URL").
 	AgainArgs string
+	// Hold leaves the connections of the transport RerecordHTTP makes (a
+	// unix socket's) open when it returns, for Recording.Release to close.
+	Hold bool
 }
 
 // Recording is one recorded cassette and the live_record result of the
@@ -71,6 +74,9 @@ type HTTPOptions struct {
 type Recording struct {
 	Cassette *cassettes.Cassette
 	Live     LiveRecord
+	// Release closes the connections to the real side that a re-recording
+	// left open (Live.HoldClients); nil when it left none.
+	Release func()
 }
 
 // RecordHTTP records every scenario against the adapter's real base URL, one
@@ -124,12 +130,16 @@ func RecordHTTP(ctx context.Context, opts HTTPOptions) ([]Recording, error) {
 // sent except the redacted ones and the hop-by-hop ones, and the adapter's
 // real headers (opts.Headers, `${VAR}` expanded) are set on top. The new
 // cassette keeps the old one's scenario, path and replayable flag.
-func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions) (Recording, error) {
+func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions) (rec Recording, err error) {
 	opts, done, err := viaUnixSocket(opts) // unix.go: real.base_url unix:///…
 	if err != nil {
 		return Recording{}, err
 	}
-	defer done()
+	if opts.Hold {
+		defer func() { rec.Release = done }()
+	} else {
+		defer done()
+	}
 	lookup := opts.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -173,7 +183,7 @@ func RerecordHTTP(ctx context.Context, old *cassettes.Cassette, opts HTTPOptions
 		reqs = append(reqs, request{method: in.Request.Method, url: joinURL(opts.BaseURL, u.RequestURI()), headers: h, body: in.Request.Body.Bytes(), expect: expect,
 			session: sessionOf(in)})
 	}
-	rec, err := record(ctx, opts, old.Scenario, reqs, red)
+	rec, err = record(ctx, opts, old.Scenario, reqs, red)
 	if err != nil {
 		return rec, withScenario(err, opts.Adapter, old.Scenario)
 	}

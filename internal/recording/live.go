@@ -64,6 +64,13 @@ type Live struct {
 	// Warn receives the warning of an adapter that turns certificate checks
 	// off (real.insecure_skip_verify), once per re-recording; nil discards.
 	Warn io.Writer
+	// HoldClients leaves an HTTP re-recording's connections to the real
+	// side open when Rerecord returns, for Recording.Release to close:
+	// learn makes each repeat of a scenario a new client of the real side
+	// while the earlier ones are still connected, as clients are in
+	// production (docs/learn.md). A CLI re-recording's command is a client
+	// of its own that exits; its connections are closed.
+	HoldClients bool
 }
 
 // Rerecord records old again against the real side of adapter name,
@@ -84,7 +91,9 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cfgschema.Adapter, o
 		if tr, err = up.Transport(); err != nil {
 			return Recording{}, err
 		}
-		defer tr.CloseIdleConnections()
+		if !l.HoldClients || old.Kind == cfgschema.KindCLI {
+			defer tr.CloseIdleConnections()
+		}
 	}
 	meta := Meta{Adapter: name, Recorder: l.Recorder, Now: l.Now}
 	if old.Kind == cfgschema.KindCLI {
@@ -97,8 +106,19 @@ func (l Live) Rerecord(ctx context.Context, name string, a *cfgschema.Adapter, o
 	if l.Transport != nil {
 		rt = l.Transport
 	}
-	return RerecordHTTP(ctx, old, HTTPOptions{Meta: meta, BaseURL: cmp.Or(a.Real.BaseURL, recordedBase(old)), Headers: a.Real.Headers,
-		Credentials: a.Real.Credentials, Rules: l.Config.Redaction(), LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout, AgainArgs: l.againArgs()})
+	rec, err := RerecordHTTP(ctx, old, HTTPOptions{Meta: meta, BaseURL: cmp.Or(a.Real.BaseURL, recordedBase(old)), Headers: a.Real.Headers,
+		Credentials: a.Real.Credentials, Rules: l.Config.Redaction(), LookupEnv: lookup, Transport: rt, Policy: l.Policy, AttemptTimeout: l.AttemptTimeout,
+		AgainArgs: l.againArgs(), Hold: l.HoldClients})
+	if l.HoldClients && tr != nil {
+		unix := rec.Release // a unix socket's own clone of tr
+		rec.Release = func() {
+			if unix != nil {
+				unix()
+			}
+			tr.CloseIdleConnections()
+		}
+	}
+	return rec, err
 }
 
 // rerecordCLI runs real.command again with old's arguments and stdin, as

@@ -110,13 +110,15 @@ func CompareContract(want, got *cassettes.Cassette, p *normalize.Pipeline, k Con
 	if err != nil {
 		return nil, err
 	}
+	var text, drop []*normalize.JSONPath
 	if k.Stream == Content {
-		if _, _, err := streamFields(k.StreamText); err != nil {
+		if text, drop, err = streamFields(k.StreamText); err != nil {
 			return nil, err
 		}
 	}
 	w, g := Normalize(want, p), normalizeLike(got, want, p)
 	c := &comparer{want: want, file: want.Path, contract: k, required: paths, reqHeaders: reqHeaders,
+		streamText: text, streamDrop: drop,
 		res: &Result{Cassette: want.ID(), File: want.Path, Drifts: []Drift{}, Want: w, Got: g}}
 	if k.Mode == Modelled {
 		c.res.Model = &Model{}
@@ -184,6 +186,9 @@ type comparer struct {
 	contract   Contract
 	required   []*normalize.JSONPath
 	reqHeaders []string
+	// streamText and streamDrop are the contract's stream_text, parsed
+	// once (content mode).
+	streamText, streamDrop []*normalize.JSONPath
 }
 
 func (c *comparer) modelled() bool { return c.contract.Mode == Modelled }

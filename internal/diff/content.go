@@ -212,13 +212,8 @@ func channelKey(at []step, root any) string {
 
 // content compares two streams by content (see the top of this file).
 func (c *comparer) content(field string, wr, gr []record, lineAt func(int) int) {
-	text, drop, err := streamFields(c.contract.StreamText)
-	if err != nil {
-		c.add(Drift{Class: ClassStream, Change: Changed, Field: field, Hint: err.Error()})
-		return
-	}
-	ws, wch := contentView(wr, text, drop)
-	gs, gch := contentView(gr, text, drop)
+	ws, wch := contentView(wr, c.streamText, c.streamDrop)
+	gs, gch := contentView(gr, c.streamText, c.streamDrop)
 	c.stream(field, joinRecords(ws), joinRecords(gs), ws, gs, lineAt)
 	gby := map[string]*channel{}
 	for _, ch := range gch {

@@ -152,6 +152,15 @@ func decodeCassette(path string, data []byte, shareHeaders bool) (*Cassette, []o
 			}
 		}
 	}
+	if c := fastCassette(path, data, shareHeaders); c != nil { // the writer's own layout (fasthead.go)
+		return c, nil
+	}
+	return decodeWhole(path, data)
+}
+
+// decodeWhole is decodeCassette's yaml.v3 parse of a whole file.
+func decodeWhole(path string, data []byte) (*Cassette, []outcome.Problem) {
+	const expected = "a cassette: `version: 2` and `interactions:` (see docs/concepts/cassettes.md)"
 	doc, probs := parseDocument(path, data, expected)
 	if len(probs) > 0 {
 		return nil, probs

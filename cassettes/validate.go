@@ -332,7 +332,10 @@ func validateCassette(c *Cassette, opts LoadOptions) []outcome.Problem {
 	if c.Plain {
 		regs.cfg = nil
 	}
-	out := structProblems(c.Path, r, regs, c.Line)
+	var out []outcome.Problem
+	if !r.plainlyValid(regs) {
+		out = structProblems(c.Path, r, regs, c.Line)
+	}
 	requiredByTypo(c, out)
 	folderAdapter(c, regs.cfg, out)
 	for i := range out {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/outcome"
@@ -42,6 +43,13 @@ var sidecarRe = regexp.MustCompile(`^` + sidecarDir + `/sha256-[0-9a-f]{64}\.bin
 // problem, when not nil, says what the path is instead; err is an I/O error
 // (fs.ErrNotExist included) for the caller's own message.
 func readRegular(path, root string, limit int64) ([]byte, *outcome.Problem, error) {
+	if noFollow != 0 { // not a symlink when this opens: no lstat first (a tenth of loading a small cassette)
+		if f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|noFollow, 0); err == nil {
+			data, st, err := readOpen(f, limit)
+			f.Close()
+			return regularProblem(path, data, st, limit, err)
+		}
+	}
 	st, err := os.Lstat(path)
 	if err != nil {
 		return nil, nil, err
@@ -58,6 +66,12 @@ func readRegular(path, root string, limit int64) ([]byte, *outcome.Problem, erro
 		}
 	}
 	data, st, err := readNoBlock(path, limit)
+	return regularProblem(path, data, st, limit, err)
+}
+
+// regularProblem is readRegular's verdict on what readNoBlock or readOpen
+// returned.
+func regularProblem(path string, data []byte, st fs.FileInfo, limit int64, err error) ([]byte, *outcome.Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}

@@ -73,6 +73,11 @@ func (o LoadOptions) root(path string) string {
 // its path (cassettes/<adapter>/<scenario>.yaml). Every problem found is
 // returned in one *Error (reason E_CASSETTE_INVALID or E_SECRET_LEAK).
 func Load(path string, opts LoadOptions) (*Cassette, error) {
+	return load(path, opts, nil)
+}
+
+// load is Load; a large file is parsed holding big, when given (loadAll).
+func load(path string, opts LoadOptions, big *sync.Mutex) (*Cassette, error) {
 	data, prob, err := readRegular(path, opts.root(path), MaxFileBytes)
 	if prob != nil {
 		return nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: "cassette " + path + " is not read: " + prob.Message,
@@ -84,6 +89,10 @@ func Load(path string, opts LoadOptions) (*Cassette, error) {
 				NextStep: outcome.Command("cassette", "validate"), Err: err}
 		}
 		return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot read cassette " + path, Err: err, NextStep: outcome.Command("ls", "-l", path)}
+	}
+	if big != nil && len(data) >= splitBytes {
+		big.Lock()
+		defer big.Unlock()
 	}
 	return Parse(path, data, opts)
 }
@@ -152,6 +161,15 @@ func decodeCassette(path string, data []byte, shareHeaders bool) (*Cassette, []o
 			}
 		}
 	}
+	if c := fastCassette(path, data, shareHeaders); c != nil { // the writer's own layout (fasthead.go)
+		return c, nil
+	}
+	return decodeWhole(path, data)
+}
+
+// decodeWhole is decodeCassette's yaml.v3 parse of a whole file.
+func decodeWhole(path string, data []byte) (*Cassette, []outcome.Problem) {
+	const expected = "a cassette: `version: 2` and `interactions:` (see docs/concepts/cassettes.md)"
 	doc, probs := parseDocument(path, data, expected)
 	if len(probs) > 0 {
 		return nil, probs

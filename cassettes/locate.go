@@ -23,7 +23,10 @@ func (c *Cassette) Line(field string) int {
 }
 
 // locator finds lines in a loaded cassette's file. A file parsed whole
-// keeps its node tree in head; a split file (split.go) keeps the tree of its
+// keeps its node tree in head; a file the fast reader decoded whole
+// (fasthead.go) keeps its bytes in src and the lines of its top-level keys
+// in top, and parses the tree from src the first time a line below the top
+// level is asked for; a split file (split.go) keeps the tree of its
 // head and where each interaction starts, and parses one interaction again
 // when a field inside it is asked for: from the bytes being loaded while
 // Parse runs, afterwards from the file, if it still holds those bytes.
@@ -34,19 +37,56 @@ type locator struct {
 	path  string // the file to re-read items from, once data is gone
 	data  []byte // the file's bytes, while they are at hand
 
+	src  []byte    // the file the fast reader decoded, while head is not parsed
+	top  []keyLine // its top-level keys, in file order
+	once sync.Once // parses head from src
+
 	mu     sync.Mutex
 	cached int // the item in node, +1 (0: none)
 	node   *yaml.Node
 }
 
+// tree is the file's node tree (its head, for a split file).
+func (l *locator) tree() *yaml.Node {
+	if l.src != nil {
+		l.once.Do(func() {
+			var doc yaml.Node
+			if yaml.Unmarshal(l.src, &doc) == nil && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
+				l.head = &doc
+			}
+		})
+	}
+	return l.head
+}
+
+// hasTop reports whether the file has top-level key key.
+func (l *locator) hasTop(key string) bool {
+	if l.src != nil {
+		for _, k := range l.top {
+			if k.key == key {
+				return true
+			}
+		}
+		return false
+	}
+	return l.head != nil && len(l.head.Content) > 0 && mappingKey(l.head.Content[0], key) != nil
+}
+
 func (l *locator) line(field string) int {
+	if l.src != nil {
+		for _, k := range l.top {
+			if k.key == field {
+				return k.line
+			}
+		}
+	}
 	steps := splitPath(field)
 	if l.items == nil || len(steps) < 2 || steps[0] != "interactions" {
-		return lineOf(l.head, field)
+		return lineOf(l.tree(), field)
 	}
 	i, err := strconv.Atoi(steps[1])
 	if err != nil || i < 0 || i >= len(l.items) {
-		return lineOf(l.head, "interactions")
+		return lineOf(l.tree(), "interactions")
 	}
 	it := l.items[i]
 	n := l.item(i)

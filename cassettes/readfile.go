@@ -48,6 +48,11 @@ func readNoBlock(path string, limit int64) ([]byte, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
+	return readOpen(f, limit)
+}
+
+// readOpen is readNoBlock on a file it opened.
+func readOpen(f *os.File, limit int64) ([]byte, fs.FileInfo, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, nil, err

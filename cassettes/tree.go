@@ -87,8 +87,10 @@ type loadResult struct {
 
 // loadAll loads files in parallel, as many at a time as there are CPUs,
 // and returns the results in order. A large file is parsed in parallel on
-// its own (split.go), so large files are loaded one at a time: their bytes
-// and parse garbage are not held twice at once.
+// its own (split.go), so large files are parsed one at a time: their parse
+// garbage is not held twice at once (whether a file is large is known once
+// it is read: a stat of every file first was a twentieth of loading small
+// ones).
 func loadAll(files []string, opts LoadOptions) []loadResult {
 	out := make([]loadResult, len(files))
 	var (
@@ -105,13 +107,7 @@ func loadAll(files []string, opts LoadOptions) []loadResult {
 				if i >= len(files) {
 					return
 				}
-				if st, err := os.Stat(files[i]); err == nil && st.Size() >= int64(splitBytes) {
-					big.Lock()
-					out[i].c, out[i].err = Load(files[i], opts)
-					big.Unlock()
-					continue
-				}
-				out[i].c, out[i].err = Load(files[i], opts)
+				out[i].c, out[i].err = load(files[i], opts, &big)
 			}
 		}()
 	}

@@ -318,7 +318,7 @@ func validateCassette(c *Cassette, opts LoadOptions) []outcome.Problem {
 	if c.Input != nil {
 		r.Input = &inputRules{Command: c.Input.Command, Env: c.Input.Env}
 	}
-	if c.loc != nil && mappingKey(c.loc.head.Content[0], "interactions") != nil {
+	if c.hasTopKey("interactions") {
 		// `interactions: []` (go-vcr writes it for a test that made no
 		// request) is a cassette with nothing to compare, not a missing key.
 		r.Interactions = []interactionRule{}
@@ -332,7 +332,10 @@ func validateCassette(c *Cassette, opts LoadOptions) []outcome.Problem {
 	if c.Plain {
 		regs.cfg = nil
 	}
-	out := structProblems(c.Path, r, regs, c.Line)
+	var out []outcome.Problem
+	if !r.plainlyValid(regs) {
+		out = structProblems(c.Path, r, regs, c.Line)
+	}
 	requiredByTypo(c, out)
 	folderAdapter(c, regs.cfg, out)
 	for i := range out {
@@ -401,7 +404,7 @@ func requiredByTypo(c *Cassette, probs []outcome.Problem) {
 
 // hasTopKey reports whether the file's top-level mapping holds key.
 func (c *Cassette) hasTopKey(key string) bool {
-	return c.loc != nil && c.loc.head != nil && len(c.loc.head.Content) > 0 && mappingKey(c.loc.head.Content[0], key) != nil
+	return c.loc != nil && c.loc.hasTop(key)
 }
 
 // folderAdapter suggests, for an undeclared adapter, the declared adapter

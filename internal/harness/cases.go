@@ -40,8 +40,9 @@ func List(cases []verify.Case, opts verify.Options, now time.Time) (*Listing, er
 		return nil, err
 	}
 	l := &Listing{Protocol: Version, Config: opts.Config.Path, Dir: dir, Cases: make([]Case, 0, len(cases))}
+	abs := absDirs{}
 	for _, c := range cases {
-		hc, err := describe(c, opts, now)
+		hc, err := describe(c, opts, now, abs)
 		if err != nil {
 			return nil, err
 		}
@@ -50,8 +51,24 @@ func List(cases []verify.Case, opts verify.Options, now time.Time) (*Listing, er
 	return l, nil
 }
 
+// absDirs are the directories List made absolute: filepath.Abs reads the
+// working directory (two stats) each time, and every case of an adapter
+// has the same fake directory (a twentieth of listing 10,000 cases).
+type absDirs map[string]string
+
+func (m absDirs) abs(p string) (string, error) {
+	if a, ok := m[p]; ok {
+		return a, nil
+	}
+	a, err := filepath.Abs(p)
+	if err == nil {
+		m[p] = a
+	}
+	return a, err
+}
+
 // describe is one case as a harness drives it.
-func describe(c verify.Case, opts verify.Options, now time.Time) (Case, error) {
+func describe(c verify.Case, opts verify.Options, now time.Time, dirs absDirs) (Case, error) {
 	k := c.Cassette
 	hc := Case{ID: k.ID(), Adapter: k.Adapter, Scenario: k.Scenario, Kind: string(k.Kind),
 		File: verify.ShardKey(opts.Config.Dir, k.Path), Line: max(1, k.Line("scenario"))}
@@ -68,7 +85,7 @@ func describe(c verify.Case, opts verify.Options, now time.Time) (Case, error) {
 		if c.Adapter != nil {
 			fakeDir = c.Adapter.Fake.Dir
 		}
-		abs, err := filepath.Abs(cfgschema.ResolvePath(opts.Config.Dir, fakeDir))
+		abs, err := dirs.abs(cfgschema.ResolvePath(opts.Config.Dir, fakeDir))
 		if err != nil {
 			return hc, err
 		}

@@ -170,14 +170,18 @@ func newCaptureBody(rc io.ReadCloser, length int64) *captureBody {
 func (c *captureBody) Read(b []byte) (int, error) {
 	n, err := c.rc.Read(b)
 	c.buf = append(c.buf, b[:n]...)
-	c.after(n, err)
+	c.observe(n)
+	c.end(err)
 	return n, err
 }
 
 // WriteTo is what io.Copy (goproxy's relay of the body) calls: each read
 // goes straight into the capture buffer and is written from there, so
 // that the body is copied once, and no 32 KiB copy buffer is allocated
-// for each response.
+// for each response. net/http hands the last bytes over with io.EOF: the
+// end (finish, which stores the interaction) is noted once they are
+// written, so that the client does not wait for it (through Read, which
+// io.Copy called before, it did).
 func (c *captureBody) WriteTo(w io.Writer) (int64, error) {
 	var total int64
 	for {
@@ -187,7 +191,7 @@ func (c *captureBody) WriteTo(w io.Writer) (int64, error) {
 		at := len(c.buf)
 		n, err := c.rc.Read(c.buf[at:cap(c.buf)])
 		c.buf = c.buf[:at+n]
-		c.after(n, err)
+		c.observe(n)
 		if n > 0 {
 			m, werr := w.Write(c.buf[at : at+n])
 			total += int64(m)
@@ -195,9 +199,11 @@ func (c *captureBody) WriteTo(w io.Writer) (int64, error) {
 				werr = io.ErrShortWrite
 			}
 			if werr != nil {
+				c.end(err) // what the upstream said is still noted
 				return total, werr
 			}
 		}
+		c.end(err)
 		if err == io.EOF {
 			return total, nil
 		}
@@ -207,12 +213,16 @@ func (c *captureBody) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
-// after notes what the last read of n bytes brought: the events it ended,
-// the end of the body, or the upstream failing.
-func (c *captureBody) after(n int, err error) {
+// observe notes the events the last n bytes read ended (a stream's clock).
+func (c *captureBody) observe(n int) {
 	if c.clock != nil {
 		c.clock.observe(c.buf[len(c.buf)-n:])
 	}
+}
+
+// end notes the end of the body, or the upstream failing, that a read
+// returned.
+func (c *captureBody) end(err error) {
 	if err == io.EOF {
 		c.finish(true)
 	} else if err != nil && c.fail != nil {

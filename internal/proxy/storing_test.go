@@ -164,6 +164,19 @@ func TestCaptureBodyWriteTo(t *testing.T) {
 			}
 		})
 	}
+	t.Run("end noted after the last write", func(t *testing.T) {
+		// net/http's body returns its last bytes with io.EOF.
+		c := newCaptureBody(io.NopCloser(iotest.DataErrReader(strings.NewReader("last bytes"))), 10)
+		ended := false
+		c.done = func([]byte, bool) { ended = true }
+		w := &watchingWriter{ended: &ended}
+		if _, err := io.Copy(w, c); err != nil || w.got.String() != "last bytes" {
+			t.Fatalf("io.Copy: %v, wrote %q", err, w.got.String())
+		}
+		if w.endedBefore || !ended {
+			t.Errorf("the end was noted before the bytes that came with it were written (%v), or never (%v)", w.endedBefore, !ended)
+		}
+	})
 	t.Run("client gone", func(t *testing.T) {
 		c := newCaptureBody(io.NopCloser(strings.NewReader(big)), -1)
 		complete := true
@@ -180,3 +193,16 @@ func TestCaptureBodyWriteTo(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// watchingWriter notes whether the body's end had been noted when it was
+// written to.
+type watchingWriter struct {
+	got         bytes.Buffer
+	ended       *bool
+	endedBefore bool
+}
+
+func (w *watchingWriter) Write(b []byte) (int, error) {
+	w.endedBefore = w.endedBefore || *w.ended
+	return w.got.Write(b)
+}

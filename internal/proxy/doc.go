@@ -20,7 +20,9 @@
 //     normalizers see inside it, and replay serves the plain body. Brotli
 //     and zstd have no decoder in the standard library and are recorded as
 //     they came.
-//   - Redaction happens before anything is stored, and is package redact's,
+//   - Redaction happens before anything is stored, after the response has
+//     reached the client (storing.go: one worker per proxy, which Flush,
+//     Shutdown and Interactions wait for), and is package redact's,
 //     through the session's redact.Redactor (Options.Redact): the proxy calls
 //     it and it calls nothing back. Credential headers, credential-named
 //     parameters and JSON keys, known key formats and declared values are

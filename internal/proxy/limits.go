@@ -76,6 +76,7 @@ func (p *Proxy) readBoundedBody(req *http.Request) ([]byte, error) {
 // bodyError answers a request whose body could not be read: 413 past the
 // bound, 400 otherwise. Nothing is forwarded or recorded.
 func (p *Proxy) bodyError(req *http.Request, err error) *http.Response {
+	p.settle() // what the interactions before taught is known (storing.go)
 	u := p.red.String(shownURL(req.URL.String()))
 	if errors.Is(err, errBodyTooLarge) {
 		limit := p.maxRequestBody()
@@ -142,6 +143,7 @@ func (i Incomplete) String() string {
 // dropIncomplete reports a response cut short and keeps it out of the
 // recording.
 func (p *Proxy) dropIncomplete(method, rawURL string, code, n int, length int64) {
+	p.settle() // what the interactions before taught is known (storing.go)
 	in := Incomplete{Method: method, URL: p.red.String(shownURL(rawURL)), Code: code, Bytes: n, Length: length}
 	p.mu.Lock()
 	p.incomplete = append(p.incomplete, in)

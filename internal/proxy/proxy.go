@@ -194,6 +194,9 @@ type Proxy struct {
 
 	logMu sync.Mutex
 
+	// stores are the captured interactions still to be kept (storing.go).
+	stores storeQueue
+
 	// red is Options.Redact, or the built-in redaction.
 	red *redact.Redactor
 
@@ -421,6 +424,7 @@ func (p *Proxy) Close() error {
 			p.ln.closeAll()
 		}
 		p.tunnels.close()
+		p.stopStores() // what is queued is still kept (storing.go)
 		p.tr.CloseIdleConnections()
 		p.tunnelTrs.closeIdle()
 	})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -34,6 +35,7 @@ func (p *Proxy) passTrip(req *http.Request, _ *goproxy.ProxyCtx) (*http.Response
 }
 
 func (p *Proxy) upstreamFailure(req *http.Request, err error) *http.Response {
+	p.settle() // what the interactions before taught is known (storing.go)
 	// A query may hold a credential known only by its parameter's name (the
 	// recorder learns it from stored interactions; this one is not stored):
 	// messages show the URL without its query.
@@ -114,7 +116,9 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 			Duration: cassettes.Duration(p.now().Sub(start)),
 		}}
 		clock := p.newEventClock(resp, start) // nil unless a stream (pace.go)
-		resp.Body = &captureBody{rc: resp.Body, clock: clock, fail: func(err error) { p.failed(req, err, 0, "") }, done: func(b []byte, complete bool) {
+		capture := newCaptureBody(resp.Body, resp.ContentLength)
+		capture.clock, capture.fail = clock, func(err error) { p.failed(req, err, 0, "") }
+		capture.done = func(b []byte, complete bool) {
 			// All the announced bytes, or none due (HEAD, 204, 304), is
 			// whole even when the end was not read.
 			complete = complete || headOrBodiless(req.Method, it.Response.Code) ||
@@ -129,9 +133,10 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 				it.Response.EventTimes = clock.times
 			}
 			it.Response.Trailer = resp.Trailer.Clone()
-			p.store(seq, it)
+			p.store(seq, it) // after the response: see storing.go
 			p.end()
-		}}
+		}
+		resp.Body = capture
 		return resp, nil
 	})
 }
@@ -141,24 +146,88 @@ func (p *Proxy) recordTrip(seq int64) goproxy.RoundTripper {
 type captureBody struct {
 	rc    io.ReadCloser
 	clock *eventClock // a stream's: when each event ended
-	buf   bytes.Buffer
+	buf   []byte      // what was read so far
 	once  sync.Once
 	done  func(b []byte, complete bool)
 	fail  func(err error) // the upstream failed mid-body
 }
 
+// captureChunk is the least room a read into the capture buffer gets.
+const captureChunk = 16 << 10
+
+// maxPresize bounds the capture buffer sized from a Content-Length before
+// anything is read: a bigger body grows it as it comes.
+const maxPresize = 1 << 20
+
+func newCaptureBody(rc io.ReadCloser, length int64) *captureBody {
+	c := &captureBody{rc: rc}
+	if length > 0 && length <= maxPresize {
+		c.buf = make([]byte, 0, int(length)+512) // room for the read that sees the end
+	}
+	return c
+}
+
 func (c *captureBody) Read(b []byte) (int, error) {
 	n, err := c.rc.Read(b)
-	c.buf.Write(b[:n])
-	if c.clock != nil {
-		c.clock.observe(b[:n])
+	c.buf = append(c.buf, b[:n]...)
+	c.observe(n)
+	c.end(err)
+	return n, err
+}
+
+// WriteTo is what io.Copy (goproxy's relay of the body) calls: each read
+// goes straight into the capture buffer and is written from there, so
+// that the body is copied once, and no 32 KiB copy buffer is allocated
+// for each response. net/http hands the last bytes over with io.EOF: the
+// end (finish, which stores the interaction) is noted once they are
+// written, so that the client does not wait for it (through Read, which
+// io.Copy called before, it did).
+func (c *captureBody) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if cap(c.buf)-len(c.buf) < 512 {
+			c.buf = slices.Grow(c.buf, max(captureChunk, len(c.buf)))
+		}
+		at := len(c.buf)
+		n, err := c.rc.Read(c.buf[at:cap(c.buf)])
+		c.buf = c.buf[:at+n]
+		c.observe(n)
+		if n > 0 {
+			m, werr := w.Write(c.buf[at : at+n])
+			total += int64(m)
+			if werr == nil && m < n {
+				werr = io.ErrShortWrite
+			}
+			if werr != nil {
+				c.end(err) // what the upstream said is still noted
+				return total, werr
+			}
+		}
+		c.end(err)
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
 	}
+}
+
+// observe notes the events the last n bytes read ended (a stream's clock).
+func (c *captureBody) observe(n int) {
+	if c.clock != nil {
+		c.clock.observe(c.buf[len(c.buf)-n:])
+	}
+}
+
+// end notes the end of the body, or the upstream failing, that a read
+// returned.
+func (c *captureBody) end(err error) {
 	if err == io.EOF {
 		c.finish(true)
 	} else if err != nil && c.fail != nil {
 		c.fail(err)
 	}
-	return n, err
 }
 
 func (c *captureBody) Close() error {
@@ -168,10 +237,12 @@ func (c *captureBody) Close() error {
 }
 
 func (c *captureBody) finish(complete bool) {
-	c.once.Do(func() { c.done(c.buf.Bytes(), complete) })
+	c.once.Do(func() { c.done(c.buf, complete) })
 }
 
-func (p *Proxy) store(seq int64, it cassettes.Interaction) {
+// keep redacts one captured interaction and adds it to the recorded ones
+// (the work of store, storing.go).
+func (p *Proxy) keep(seq int64, it cassettes.Interaction) {
 	it.Request.RemoteAddr, it.Request.RequestURI = "", ""
 	p.redact(&it)
 	it.Request.Form = formOf(&it.Request)
@@ -236,6 +307,7 @@ func (p *Proxy) Flush(ctx context.Context) error {
 // response returned, sent by the next request as a bearer) is scrubbed
 // from the earlier ones as well.
 func (p *Proxy) Interactions() []cassettes.Interaction {
+	p.settle()
 	p.mu.Lock()
 	rs := append([]recorded(nil), p.recorded...)
 	p.mu.Unlock()

@@ -168,6 +168,7 @@ func (p *Proxy) Failures() []UpstreamFailure {
 
 // failed records a failure of req: err, or else a failing status.
 func (p *Proxy) failed(req *http.Request, err error, status int, statusLine string) UpstreamFailure {
+	p.settle() // what the interactions before taught is known (storing.go)
 	f := UpstreamFailure{Method: req.Method, URL: p.red.String(shownURL(req.URL.String()))}
 	if err != nil {
 		f.Failure = infra.ClassifyTransport(err)

@@ -103,6 +103,7 @@ func (p *Proxy) recordWebSocket(seq int64, req *http.Request) *http.Response {
 
 // failedWith notes a classified failure of req (see Failures).
 func (p *Proxy) failedWith(req *http.Request, f infra.Failure, detail string) UpstreamFailure {
+	p.settle() // what the interactions before taught is known (storing.go)
 	u := UpstreamFailure{Method: req.Method, URL: p.red.String(shownURL(req.URL.String())), Failure: f, Detail: p.red.String(detail)}
 	p.fails.mu.Lock()
 	p.fails.list = append(p.fails.list, u)
@@ -179,6 +180,7 @@ func (s *wsSession) finish() {
 		s.p.sessions.remove(s)
 		for _, tap := range []*wsframe.Tap{s.client, s.server} {
 			if err := tap.Err(); err != nil {
+				s.p.settle()
 				in := Incomplete{Method: s.req.Method, URL: s.p.red.String(shownURL(s.it.Request.URL)), Code: s.it.Response.Code, Length: -1}
 				s.p.mu.Lock()
 				s.p.incomplete = append(s.p.incomplete, in)

@@ -154,12 +154,12 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // Shim is what a CLI shim runs: the fake of an adapter, in place of the
-// real command, observing each call. `cassette observe` writes it as JSON
+// real command, observing each call. `cassette observe` writes it (Encode)
 // for the shims it puts on PATH: the fields cmd/cassette-shim reads
 // (shimcall.Spec) and the adapter's coverage settings (for the shape).
 type Shim struct {
 	shimcall.Spec
-	Coverage cfgschema.Coverage `json:"coverage"`
+	Coverage cfgschema.Coverage
 }
 
 // ShimIO is the shim's process: its arguments after the command, its

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -212,8 +211,11 @@ func TestShimServer(t *testing.T) {
 		Redact: []string{"membership_number"}, Socket: srv.Socket(),
 		Fake: []string{"/bin/sh", "-c", `[ -z "$GIT_TOKEN" ] || echo "fake saw the token"; [ "$1" = - ] && read line; echo "fake got $line and $*"; exit 3`, "fake"}}}
 	srv.Add(shim)
-	spec := filepath.Join(dir, "shim.json")
-	data, _ := json.Marshal(shim)
+	spec := filepath.Join(dir, "shim.spec")
+	data, err := shim.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(spec, data, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package shimcall
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,18 +15,18 @@ import (
 // the cassette binary (exec), which then exits for it.
 func Main(args []string, stdin *os.File, stderr io.Writer) int {
 	if len(args) < 2 {
-		fmt.Fprintln(stderr, "cassette-shim: usage: cassette-shim SPEC -- ARGS... (cassette observe writes the shims that run it)")
+		say(stderr, "cassette-shim: usage: cassette-shim SPEC -- ARGS... (cassette observe writes the shims that run it)")
 		return 127
 	}
 	specPath, args := args[0], args[2:]
 	s, err := Load(specPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "cassette observe: %v\n", err)
+		say(stderr, "cassette observe: "+err.Error())
 		return 127
 	}
 	env := os.Environ()
 	if msg := s.Loop(env); msg != "" {
-		fmt.Fprint(stderr, msg)
+		_, _ = io.WriteString(stderr, msg)
 		return 127
 	}
 	conn := -1
@@ -36,11 +35,11 @@ func Main(args []string, stdin *os.File, stderr io.Writer) int {
 	}
 	if conn < 0 { // no observe to answer: the cassette binary observes the call itself
 		if s.Self == "" {
-			fmt.Fprintf(stderr, "cassette observe: the call was not observed: %v (the shim names no cassette binary)\n", err)
+			say(stderr, "cassette observe: the call was not observed: "+errText(err)+" (the shim names no cassette binary)")
 			return 127
 		}
 		err := syscall.Exec(s.Self, append([]string{s.Self, "observe", "--shim", specPath, "--"}, args...), env)
-		fmt.Fprintf(stderr, "cassette observe: cannot run %s: %v\n", s.Self, err)
+		say(stderr, "cassette observe: cannot run "+s.Self+": "+err.Error())
 		return 127
 	}
 	req := s.Request(args, env, func() string { return CallerName(os.Getppid(), s.Project) })
@@ -48,13 +47,13 @@ func Main(args []string, stdin *os.File, stderr io.Writer) int {
 		// Nothing to keep of standard input: the call is written first,
 		// then the fake takes this process's place.
 		if err := send(conn, req); err != nil {
-			fmt.Fprintf(stderr, "cassette observe: the call was not observed: %v\n", err)
+			say(stderr, "cassette observe: the call was not observed: "+err.Error())
 		}
 		return s.exec(args, env, stderr)
 	}
 	code := s.child(args, env, stdin, &req, stderr)
 	if err := send(conn, req); err != nil {
-		fmt.Fprintf(stderr, "cassette observe: the call was not observed: %v\n", err)
+		say(stderr, "cassette observe: the call was not observed: "+err.Error())
 	}
 	return code
 }
@@ -69,7 +68,7 @@ func (s *Spec) exec(args, env []string, stderr io.Writer) int {
 	if err == nil {
 		err = syscall.Exec(s.Fake[0], append(append([]string(nil), s.Fake...), args...), s.FakeEnv(env))
 	}
-	fmt.Fprintf(stderr, "cassette observe: the fake of adapter %s did not start: %v\n", s.Adapter, err)
+	say(stderr, "cassette observe: the fake of adapter "+s.Adapter+" did not start: "+err.Error())
 	return 127
 }
 
@@ -78,7 +77,7 @@ func (s *Spec) exec(args, env []string, stderr io.Writer) int {
 func (s *Spec) child(args, env []string, stdin *os.File, req *Request, stderr io.Writer) int {
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		fmt.Fprintf(stderr, "cassette observe: the fake of adapter %s did not start: %v\n", s.Adapter, err)
+		say(stderr, "cassette observe: the fake of adapter "+s.Adapter+" did not start: "+err.Error())
 		return 127
 	}
 	tee := &Tee{Src: stdin}
@@ -87,7 +86,7 @@ func (s *Spec) child(args, env []string, stdin *os.File, req *Request, stderr io
 	pr.Close()
 	if err != nil {
 		pw.Close()
-		fmt.Fprintf(stderr, "cassette observe: the fake of adapter %s did not start: %v\n", s.Adapter, err)
+		say(stderr, "cassette observe: the fake of adapter "+s.Adapter+" did not start: "+err.Error())
 		return 127
 	}
 	// The fake reads a pipe of its own, fed from ours: when it exits,
@@ -105,4 +104,17 @@ func (s *Spec) child(args, env []string, stdin *os.File, req *Request, stderr io
 		return code
 	}
 	return 128 + 9 // killed by a signal
+}
+
+// say writes one line of the shim's to stderr (no fmt: see the package
+// doc).
+func say(stderr io.Writer, line string) { _, _ = io.WriteString(stderr, line+"\n") }
+
+// errText is why the call could not be sent to observe (err nil: the spec
+// names no socket, or a fake that is not an absolute path).
+func errText(err error) string {
+	if err == nil {
+		return "the spec names no observe socket for it"
+	}
+	return err.Error()
 }

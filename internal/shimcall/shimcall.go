@@ -24,9 +24,7 @@
 package shimcall
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -44,40 +42,43 @@ const EnvTest = "CASSETTE_TEST"
 // (coverage.MaxInput).
 const MaxInput = 64 << 10
 
-// Spec is what a shim runs, as `cassette observe` writes it (JSON, one
-// file per CLI adapter; coverage.Shim adds the adapter's coverage
-// settings to it).
+// Spec is what a shim runs, as `cassette observe` writes it (Encode: one
+// file per CLI adapter, read by every call of its shim).
 type Spec struct {
-	Adapter string `json:"adapter"`
+	Adapter string
 	// Command is the name the shim stands for on PATH (git).
-	Command string `json:"command"`
+	Command string
 	// Fake is the fake's command line (an absolute path first), Env the
 	// NAME=value pairs added to its environment, Dir where it runs (""
 	// for the caller's directory).
-	Fake []string `json:"fake"`
-	Env  []string `json:"env,omitempty"`
-	Dir  string   `json:"dir,omitempty"`
+	Fake []string
+	Env  []string
+	Dir  string
 	// Bin is the directory of the shims: the fake runs with it left out
 	// of PATH, so that a fake that calls the real command by its name
 	// (a wrapper around jq, git) reaches the real one, not its own shim
 	// again and again.
-	Bin string `json:"bin,omitempty"`
+	Bin string
 	// Observed is the directory observations go to, Project the project's
 	// directory; Credentials the names of the adapter's credential
 	// variables, Redact the project's own credential names (redact.names).
-	Observed    string   `json:"observed"`
-	Project     string   `json:"project"`
-	Credentials []string `json:"credentials,omitempty"`
-	Redact      []string `json:"redact,omitempty"`
+	Observed    string
+	Project     string
+	Credentials []string
+	Redact      []string
 	// Withhold are the variables the fake never sees: every adapter's
 	// real.credentials and the forge's token (cassettes.Config.SecretVars),
 	// as verify withholds them; the shim still reads them to redact.
-	Withhold []string `json:"withhold,omitempty"`
+	Withhold []string
 	// Socket is the observe run's Unix socket, which redacts and writes
 	// the calls; Self the cassette binary, which does both itself when
 	// the socket does not answer (`cassette observe --shim SPEC`).
-	Socket string `json:"socket,omitempty"`
-	Self   string `json:"self,omitempty"`
+	Socket string
+	Self   string
+	// CoverageJSON is the adapter's coverage settings as JSON, which the
+	// shim passes on unread: coverage.LoadShim decodes them, for
+	// `cassette observe --shim`.
+	CoverageJSON string
 }
 
 // Request is one call, as a shim sends it to observe: one JSON line.
@@ -105,29 +106,13 @@ func Lookup(env []string, name string) (string, bool) {
 	return "", false
 }
 
-// Load reads the spec a shim was written with.
+// Load reads the spec a shim was written with (one read: readFile).
 func Load(path string) (*Spec, error) {
-	var s Spec
-	if err := Read(path, &s); err != nil {
-		return nil, err
-	}
-	if err := s.Check(path); err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
-
-// Read decodes the JSON file at path into v (a Spec, or a type that holds
-// one).
-func Read(path string, v any) error {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return Parse(path, data)
 }
 
 // Check refuses a spec that observe did not write (path names it).
@@ -170,7 +155,7 @@ func Depth(env []string) int {
 // Loop is the message of a call stopped by MaxDepth ("" when it may run).
 func (s *Spec) Loop(env []string) string {
 	if depth := Depth(env); depth >= MaxDepth {
-		return fmt.Sprintf("cassette observe: %s was run through the shims %d times in a row (the fake of adapter %s calls %s again?): stopped\n", s.Command, depth, s.Adapter, s.Command)
+		return "cassette observe: " + s.Command + " was run through the shims " + strconv.Itoa(depth) + " times in a row (the fake of adapter " + s.Adapter + " calls " + s.Command + " again?): stopped\n"
 	}
 	return ""
 }
@@ -259,7 +244,7 @@ func (t *Tee) Given() (bool, string) {
 // tests.sh") and its working directory relative to the project (a Go test
 // binary is named after its package: "gitsummary.test in gitsummary").
 func CallerName(ppid int, projectDir string) string {
-	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(ppid) + "/cmdline")
+	cmdline, err := readFile("/proc/" + strconv.Itoa(ppid) + "/cmdline")
 	if err != nil || len(cmdline) == 0 {
 		return ""
 	}

@@ -99,8 +99,8 @@ type Request struct {
 // Lookup reads a variable of env, the last one of that name.
 func Lookup(env []string, name string) (string, bool) {
 	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
-			return v, true
+		if kv := env[i]; len(kv) > len(name) && kv[len(name)] == '=' && kv[:len(name)] == name {
+			return kv[len(name)+1:], true
 		}
 	}
 	return "", false
@@ -171,7 +171,9 @@ func (s *Spec) FakeEnv(env []string) []string {
 		case contains(s.Withhold, k):
 			continue
 		case k == "PATH" && s.Bin != "":
-			kv = "PATH=" + withoutDir(v, s.Bin)
+			if p := withoutDir(v, s.Bin); len(p) != len(v) {
+				kv = "PATH=" + p
+			}
 		}
 		out = append(out, kv)
 	}
@@ -188,13 +190,20 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// withoutDir is the list path with dir left out.
+// withoutDir is the list path with dir left out (path itself when it does
+// not hold dir). An element shorter than dir is kept uncleaned: cleaning
+// never makes a path longer.
 func withoutDir(path, dir string) string {
-	var keep []string
-	for _, d := range filepath.SplitList(path) {
-		if filepath.Clean(d) != filepath.Clean(dir) {
+	dir = filepath.Clean(dir)
+	list := filepath.SplitList(path)
+	keep := list[:0]
+	for _, d := range list {
+		if len(d) < len(dir) || (d != dir && filepath.Clean(d) != dir) {
 			keep = append(keep, d)
 		}
+	}
+	if len(keep) == len(list) {
+		return path
 	}
 	return strings.Join(keep, string(os.PathListSeparator))
 }

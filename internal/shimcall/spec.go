@@ -13,7 +13,7 @@ const specHeader = "# cassette-shim spec 1: written by cassette observe, read by
 // Encode is the spec file: its header, then one field a line, `name
 // "value"` (the value quoted as Go quotes it, so that a value holding a
 // newline or a byte that is not UTF-8 stays one line), a list one line an
-// element. It is precomputed by observe so that the shim reads it with
+// element; the coverage settings last, as the JSON they are (one line). It is precomputed by observe so that the shim reads it with
 // one read and decodes it with no reflection: no encoding/json in the
 // shim (its type tables cost the shim half of its own instructions).
 func (s *Spec) Encode() []byte {
@@ -44,7 +44,9 @@ func (s *Spec) Encode() []byte {
 	each("withhold", s.Withhold...)
 	one("socket", s.Socket)
 	one("self", s.Self)
-	one("coverage", s.CoverageJSON)
+	if s.CoverageJSON != "" { // JSON is one line already, and the shim never decodes it
+		b = append(append(append(b, "coverage "...), strings.ReplaceAll(s.CoverageJSON, "\n", " ")...), '\n') // a newline of JSON's is blank space
+	}
 	return b
 }
 
@@ -64,6 +66,10 @@ func Parse(path string, data []byte) (*Spec, error) {
 			continue
 		}
 		name, quoted, _ := strings.Cut(line, " ")
+		if name == "coverage" {
+			s.CoverageJSON = quoted
+			continue
+		}
 		v, err := strconv.Unquote(quoted)
 		if err != nil {
 			return nil, errors.New(path + ":" + strconv.Itoa(n) + ": field " + name + ": the value is not a quoted string: run cassette observe again")
@@ -99,8 +105,6 @@ func (s *Spec) set(name, v string) bool {
 		s.Socket = v
 	case "self":
 		s.Self = v
-	case "coverage":
-		s.CoverageJSON = v
 	case "fake":
 		list = &s.Fake
 	case "env":

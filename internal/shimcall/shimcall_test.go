@@ -1,8 +1,12 @@
 package shimcall
 
 import (
+	"bufio"
 	"encoding/json"
+	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -105,5 +109,60 @@ func TestShimImportsOnlyWhatACallNeeds(t *testing.T) {
 		if strings.HasPrefix(p, "github.com/cassette-dev/cassette/") && p != "github.com/cassette-dev/cassette/internal/shimcall" && p != "github.com/cassette-dev/cassette/cmd/cassette-shim" {
 			t.Errorf("cmd/cassette-shim imports %s: shimcall imports nothing of the project", p)
 		}
+	}
+}
+
+// TestShimCallRunsNoGC: a call through the built shim (a real socket that
+// answers as observe does, a real fake) sends the call, runs the fake, and
+// never starts a garbage collection: what it allocates stays under the
+// runtime's first heap goal, so that turning the collector off
+// (debug.SetGCPercent, which would link runtime/debug) would change nothing.
+func TestShimCallRunsNoGC(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "cassette-shim")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/cassette-dev/cassette/cmd/cassette-shim").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	sockDir, err := os.MkdirTemp("", "shim") // a socket's path must be short
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(sockDir)
+	ln, err := net.Listen("unix", filepath.Join(sockDir, "s.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan string, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer c.Close()
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		got <- line
+		_, _ = c.Write([]byte("ok\n"))
+	}()
+	spec := &Spec{Adapter: "git", Command: "git", Fake: []string{"/bin/sh", "-c", `echo "fake ran $*"`, "fake"}, Observed: dir, Project: dir, Socket: ln.Addr().String()}
+	specPath := filepath.Join(dir, "shim.spec")
+	if err := os.WriteFile(specPath, spec.Encode(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, specPath, "--", "log", "-n", "3")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", EnvTest + "=TestLog", "GODEBUG=gctrace=1"}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || string(out) != "fake ran log -n 3\n" {
+		t.Fatalf("the shim: %v, stdout %q, stderr %q", err, out, stderr.String())
+	}
+	var req Request
+	if line := <-got; json.Unmarshal([]byte(line), &req) != nil || strings.Join(req.Argv, " ") != "git log -n 3" || !slices.Contains(req.Env, EnvTest+"=TestLog") {
+		t.Errorf("observe's socket got %q", line)
+	}
+	if strings.Contains(stderr.String(), "gc 1 @") {
+		t.Errorf("a shim call ran the garbage collector:\n%s", stderr.String())
 	}
 }

@@ -167,7 +167,12 @@ func ReadDir(dir string) ([]Located, []outcome.Problem, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		out, probs = append(out, obs...), append(probs, ps...)
+		if out == nil {
+			out = obs // most runs are one file: no copy of it
+		} else {
+			out = append(out, obs...)
+		}
+		probs = append(probs, ps...)
 	}
 	return out, probs, nil
 }
@@ -250,8 +255,11 @@ func readLine(in *bufio.Reader) (line []byte, long bool, err error) {
 // parseLine decodes and checks one line; msg says what is wrong, field
 // where.
 func parseLine(line []byte) (o Observation, field, msg string) {
-	if err := json.Unmarshal(line, &o); err != nil {
-		return o, "", "not a JSON object of the observation format: " + strings.TrimPrefix(err.Error(), "json: ")
+	if !decodeLine(line, &o) {
+		o = Observation{}
+		if err := json.Unmarshal(line, &o); err != nil {
+			return o, "", "not a JSON object of the observation format: " + strings.TrimPrefix(err.Error(), "json: ")
+		}
 	}
 	switch {
 	case o.V == 0:

@@ -121,6 +121,18 @@ func (r *Rules) HTTPShape(method, rawURL, contentType string, body []byte, bodyB
 
 // pathTemplate replaces the value segments of an escaped path by {}.
 func (r *Rules) pathTemplate(p string) string {
+	if r.memo == nil {
+		return r.pathTemplateOf(p)
+	}
+	t, ok := r.memo.paths[p]
+	if !ok {
+		t = r.pathTemplateOf(p)
+		r.memo.paths[p] = t
+	}
+	return t
+}
+
+func (r *Rules) pathTemplateOf(p string) string {
 	if p == "" {
 		return "/"
 	}
@@ -195,7 +207,16 @@ func (r *Rules) queryNames(raw string) []string {
 		if r.ignoreQuery[name] {
 			continue
 		}
-		seen[queryWord(name)] = true
+		if r.memo == nil {
+			seen[queryWord(name)] = true
+			continue
+		}
+		w, ok := r.memo.words[name]
+		if !ok {
+			w = queryWord(name)
+			r.memo.words[name] = w
+		}
+		seen[w] = true
 	}
 	return sortedSet(seen)
 }
@@ -435,12 +456,8 @@ func (c *cliReader) endpoint(ep string) string {
 	}
 	p, q, _ := strings.Cut(ep, "?")
 	rules := *c.r
-	rules.paths = slices.Clip(rules.paths)
-	for _, t := range c.rule.Paths {
-		if segs, err := template(t); err == nil {
-			rules.paths = append(rules.paths, segs)
-		}
-	}
+	rules.paths = append(slices.Clip(rules.paths), c.rule.templates...)
+	rules.memo = nil // its templates are not the adapter's
 	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	for i, s := range segs {
 		if paramRe.MatchString(s) { // gh's own {owner}, {repo}, {branch}

@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"encoding/json"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -56,6 +57,31 @@ func FuzzDecodeLine(f *testing.F) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q:\ndecodeLine %+v\nUnmarshal  %+v", line, got, want)
+		}
+	})
+}
+
+// FuzzPlainURL: where plainURL splits a URL itself, it gives the escaped
+// path and the query that url.Parse gives (or HTTPShape's fallback for a
+// URL that url.Parse refuses).
+func FuzzPlainURL(f *testing.F) {
+	for _, s := range []string{"/v1/r1/items?page=3", "/a//b/", "/x?", "/x?a=%zz&b", "/x?\x01", "//host/x", "/a#f", "/%41"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		path, query, ok := plainURL(raw)
+		if !ok {
+			return
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			u = &url.URL{Path: raw}
+			if p, q, ok := strings.Cut(raw, "?"); ok {
+				u.Path, u.RawQuery = p, q
+			}
+		}
+		if u.EscapedPath() != path || u.RawQuery != query {
+			t.Fatalf("%q: plainURL %q %q, url.Parse %q %q", raw, path, query, u.EscapedPath(), u.RawQuery)
 		}
 	})
 }

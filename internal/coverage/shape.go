@@ -99,15 +99,19 @@ func (r *Rules) HTTPShape(method, rawURL, contentType string, body []byte, bodyB
 		b.WriteString(Placeholder)
 	}
 	b.WriteByte(' ')
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		u = &url.URL{Path: rawURL}
-		if p, q, ok := strings.Cut(rawURL, "?"); ok {
-			u.Path, u.RawQuery = p, q
+	escaped, query, plain := plainURL(rawURL)
+	if !plain {
+		u, err := url.Parse(rawURL)
+		if err != nil {
+			u = &url.URL{Path: rawURL}
+			if p, q, ok := strings.Cut(rawURL, "?"); ok {
+				u.Path, u.RawQuery = p, q
+			}
 		}
+		escaped, query = u.EscapedPath(), u.RawQuery
 	}
-	b.WriteString(r.pathTemplate(u.EscapedPath()))
-	if names := r.queryNames(u.RawQuery); len(names) > 0 {
+	b.WriteString(r.pathTemplate(escaped))
+	if names := r.queryNames(query); len(names) > 0 {
 		b.WriteString("?" + strings.Join(names, "&"))
 	}
 	if bodyBytes == 0 {
@@ -117,6 +121,25 @@ func (r *Rules) HTTPShape(method, rawURL, contentType string, body []byte, bodyB
 		b.WriteString(" " + s)
 	}
 	return Shape(b.String())
+}
+
+// plainURL splits a URL that is a path of letters, digits, -._~ and /
+// (no escape, no host, no fragment) and its query, as url.Parse and
+// EscapedPath would give them, without parsing (plain is false for any
+// other URL).
+func plainURL(raw string) (path, query string, plain bool) {
+	if raw == "" || raw[0] != '/' || strings.HasPrefix(raw, "//") || strings.Contains(raw, "#") {
+		return "", "", false
+	}
+	path, query, _ = strings.Cut(raw, "?")
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '.', c == '_', c == '~', c == '/':
+		default:
+			return "", "", false
+		}
+	}
+	return path, query, true
 }
 
 // pathTemplate replaces the value segments of an escaped path by {}.

@@ -51,7 +51,11 @@ func Main(args []string, stdin *os.File, stderr io.Writer) int {
 		}
 		return s.exec(args, env, stderr)
 	}
-	code := s.child(args, env, stdin, &req, stderr)
+	code, tee, err := s.RunChild(args, env, Child{Stdin: stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+	if err != nil {
+		say(stderr, "cassette observe: the fake of adapter "+s.Adapter+" did not start: "+err.Error())
+	}
+	req.Stdin, req.Input = tee.Given()
 	if err := send(conn, req); err != nil {
 		say(stderr, "cassette observe: the call was not observed: "+err.Error())
 	}
@@ -70,40 +74,6 @@ func (s *Spec) exec(args, env []string, stderr io.Writer) int {
 	}
 	say(stderr, "cassette observe: the fake of adapter "+s.Adapter+" did not start: "+err.Error())
 	return 127
-}
-
-// child runs the fake as a child, fed standard input through a Tee whose
-// first bytes go into req, and returns its exit code.
-func (s *Spec) child(args, env []string, stdin *os.File, req *Request, stderr io.Writer) int {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		say(stderr, "cassette observe: the fake of adapter "+s.Adapter+" did not start: "+err.Error())
-		return 127
-	}
-	tee := &Tee{Src: stdin}
-	p, err := os.StartProcess(s.Fake[0], append(append([]string(nil), s.Fake...), args...), &os.ProcAttr{
-		Dir: s.Dir, Env: s.FakeEnv(env), Files: []*os.File{pr, os.Stdout, os.Stderr}})
-	pr.Close()
-	if err != nil {
-		pw.Close()
-		say(stderr, "cassette observe: the fake of adapter "+s.Adapter+" did not start: "+err.Error())
-		return 127
-	}
-	// The fake reads a pipe of its own, fed from ours: when it exits,
-	// nothing waits for the caller to close its end.
-	go func() {
-		_, _ = io.Copy(pw, tee)
-		pw.Close()
-	}()
-	st, err := p.Wait()
-	req.Stdin, req.Input = tee.Given()
-	if err != nil {
-		return 127
-	}
-	if code := st.ExitCode(); code >= 0 {
-		return code
-	}
-	return 128 + 9 // killed by a signal
 }
 
 // say writes one line of the shim's to stderr (no fmt: see the package

@@ -235,8 +235,12 @@ func (t *Tee) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Given says whether input was given and its text when it is kept.
+// Given says whether input was given and its text when it is kept (nil:
+// none was).
 func (t *Tee) Given() (bool, string) {
+	if t == nil {
+		return false, ""
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.n == 0 {

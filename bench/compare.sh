@@ -407,7 +407,7 @@ measure_calls() {
 	goexec) "$RB" calls -n 100 -- "$WORK/goexec" /bin/true log --oneline -n 3 ;;
 	shim) observe_calls "$WORK/cassette" 100 ;;
 	session) observe_total "$WORK/cassette" ;;
-	self) "$RB" calls -n 100 -- "$WORK/cassette" observe --shim "$WORK/shim.json" -- log --oneline -n 3 ;;
+	self) "$RB" calls -n 100 -- "$WORK/cassette" observe --shim "$WORK/shim.spec" -- log --oneline -n 3 ;;
 	version) "$RB" calls -n 100 -- "$WORK/cassette" version ;;
 	esac >>"$WORK/$k.v"
 }
@@ -418,8 +418,9 @@ if part observe; then
 	go build -C "$REPO" -o "$WORK/goexec" ./bench/goexec
 	mkdir -p "$WORK/observed" "$WORK/proj"
 	printf 'version: 1\nadapters:\n  git:\n    kind: cli\n    real: {command: [git], credentials: [GITHUB_TOKEN]}\n    fake: {command: [/bin/true]}\n' >"$WORK/proj/cassette.yaml"
-	printf '{"adapter": "git", "command": "git", "fake": ["/bin/true"], "observed": "%s", "project": "%s", "credentials": ["GITHUB_TOKEN"], "coverage": {}}\n' \
-		"$WORK/observed" "$WORK" >"$WORK/shim.json"
+	# the spec as observe writes it (shimcall.Spec.Encode), naming no socket
+	printf '# cassette-shim spec 1: written by cassette observe, read by each call of its shim\nadapter "git"\ncommand "git"\nfake "/bin/true"\nobserved "%s"\nproject "%s"\ncredential "GITHUB_TOKEN"\ncoverage {}\n' \
+		"$WORK/observed" "$WORK" >"$WORK/shim.spec"
 	interleave measure_calls fake goexec shim session self version
 	oload="$oload–$(load1)"
 	ms() { # K N: the Nth figure of K, median (min), in ms

@@ -177,6 +177,7 @@ func Analyze(cfg *cfgschema.Config, list []*cassettes.Cassette, obs []Located, o
 		a := cfg.Adapters[name]
 		r, ps := NewRules(a)
 		r.Kinds = opts.Kinds
+		r.Memoize()
 		for _, p := range ps {
 			field := "adapters." + name + ".coverage." + p.Field
 			p.File, p.Line, p.Field = cfg.Path, cfg.Line(field), field

@@ -3,7 +3,6 @@ package coverage
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,7 +10,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -154,12 +152,12 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // Shim is what a CLI shim runs: the fake of an adapter, in place of the
-// real command, observing each call. `cassette observe` writes it as JSON
+// real command, observing each call. `cassette observe` writes it (Encode)
 // for the shims it puts on PATH: the fields cmd/cassette-shim reads
 // (shimcall.Spec) and the adapter's coverage settings (for the shape).
 type Shim struct {
 	shimcall.Spec
-	Coverage cfgschema.Coverage `json:"coverage"`
+	Coverage cfgschema.Coverage
 }
 
 // ShimIO is the shim's process: its arguments after the command, its
@@ -186,36 +184,13 @@ func (s *Shim) Run(ctx context.Context, sio ShimIO) int {
 		fmt.Fprint(sio.Stderr, msg)
 		return 127
 	}
-	cmd := exec.CommandContext(ctx, s.Fake[0], append(append([]string(nil), s.Fake[1:]...), sio.Args...)...)
-	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = s.FakeEnv(sio.Env), s.Dir, sio.Stdout, sio.Stderr
-	in := &shimcall.Tee{}
+	child := shimcall.Child{Stdout: sio.Stdout, Stderr: sio.Stderr, Stop: ctx.Done()}
 	if sio.Stdin != nil && shimcall.IsPipeOrFile(sio.Stdin) {
-		// The fake reads a pipe of its own, fed from ours: when it exits,
-		// nothing waits for the caller to close its end.
-		pr, pw, err := os.Pipe()
-		if err == nil {
-			in.Src = sio.Stdin
-			cmd.Stdin = pr
-			go func() {
-				_, _ = io.Copy(pw, in)
-				pw.Close()
-			}()
-			defer pr.Close()
-		}
+		child.Stdin = sio.Stdin
 	}
-	code := 0
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-		if code < 0 {
-			code = 128 + 9 // killed by a signal
-		}
-	default:
+	code, in, err := s.RunChild(sio.Args, sio.Env, child)
+	if err != nil {
 		fmt.Fprintf(sio.Stderr, "cassette observe: the fake of adapter %s did not start: %v\n", s.Adapter, err)
-		code = 127
 	}
 	req := s.Request(sio.Args, sio.Env, func() string { return sio.Caller })
 	req.Stdin, req.Input = in.Given()

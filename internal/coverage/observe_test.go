@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -212,8 +212,11 @@ func TestShimServer(t *testing.T) {
 		Redact: []string{"membership_number"}, Socket: srv.Socket(),
 		Fake: []string{"/bin/sh", "-c", `[ -z "$GIT_TOKEN" ] || echo "fake saw the token"; [ "$1" = - ] && read line; echo "fake got $line and $*"; exit 3`, "fake"}}}
 	srv.Add(shim)
-	spec := filepath.Join(dir, "shim.json")
-	data, _ := json.Marshal(shim)
+	spec := filepath.Join(dir, "shim.spec")
+	data, err := shim.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(spec, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -314,4 +317,39 @@ func TestShimServerCloseCutsWaitingShims(t *testing.T) {
 	if _, err := os.Stat(srv.Socket()); !os.IsNotExist(err) {
 		t.Errorf("the socket is still there: %v", err)
 	}
+}
+
+// TestShimRunStopsWithItsContext: `cassette observe --shim` interrupted
+// (its context done) kills a fake that would run on, and returns as a
+// signal's end; the call is still written.
+func TestShimRunStopsWithItsContext(t *testing.T) {
+	dir := t.TempDir()
+	shim := &Shim{Spec: shimcall.Spec{Adapter: "git", Command: "git", Observed: dir, Fake: []string{"/bin/sh", "-c", `echo started; exec sleep 1000`}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &notifyingBuffer{seen: make(chan struct{}, 1)}
+	go func() { <-out.seen; cancel() }() // once the fake has started
+	var stderr bytes.Buffer
+	if code := shim.Run(ctx, ShimIO{Args: []string{"status"}, Stdout: out, Stderr: &stderr, Caller: "sh tests.sh"}); code != 128+9 {
+		t.Errorf("exit %d, want %d (killed); stderr %q", code, 128+9, stderr.String())
+	}
+	if obs, _, err := ReadDir(dir); err != nil || len(obs) != 1 {
+		t.Errorf("%d calls written, %v", len(obs), err)
+	}
+}
+
+// notifyingBuffer is a buffer that says when it was first written to.
+type notifyingBuffer struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	seen chan struct{}
+}
+
+func (n *notifyingBuffer) Write(p []byte) (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	select {
+	case n.seen <- struct{}{}:
+	default:
+	}
+	return n.b.Write(p)
 }

@@ -38,7 +38,12 @@ func AnalyzeProject(p *workspace.Project, dir string, opts Options) (*Report, er
 		if err != nil {
 			return nil, &outcome.Error{Reason: outcome.EIO, Message: "cannot read the observations", Err: err, NextStep: outcome.Command("ls", "-l", run.Dir)}
 		}
-		obs, probs = append(obs, o...), append(probs, ps...)
+		if obs == nil {
+			obs = o // one run, most often: no copy of its calls
+		} else {
+			obs = append(obs, o...)
+		}
+		probs = append(probs, ps...)
 	}
 	if len(current) > 0 && opts.Log != nil {
 		fmt.Fprintf(opts.Log, "observations: %s\n", RunNote(cfg.Dir, current, runs))

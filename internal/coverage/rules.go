@@ -38,6 +38,23 @@ type Rules struct {
 	ignoreQuery map[string]bool
 	ignoreFlags map[string]bool
 	args        map[string]ArgsRule // "gh api" → its rule
+
+	// memo, when set (Memoize), keeps the path templates and query words
+	// already worked out: the same paths and parameter names come back
+	// call after call, and each word is held against the value forms and
+	// the token formats. Not safe for concurrent use.
+	memo *shapeMemo
+}
+
+type shapeMemo struct {
+	paths map[string]string // escaped path → its template
+	words map[string]string // query parameter name → queryWord
+}
+
+// Memoize makes r keep the path templates and query words it works out,
+// for one goroutine reading many calls (Analyze).
+func (r *Rules) Memoize() {
+	r.memo = &shapeMemo{paths: map[string]string{}, words: map[string]string{}}
 }
 
 // ArgsRule says which positional arguments of a command (and its
@@ -53,6 +70,8 @@ type ArgsRule struct {
 	// QueryFields are the flags' NAME=value fields that hold a GraphQL
 	// query (query=…).
 	QueryFields []string
+
+	templates [][]string // Paths split once (NewRules), for every call
 }
 
 // BuiltinArgs are the args rules every adapter has unless its
@@ -76,6 +95,7 @@ func NewRules(a *cfgschema.Adapter) (*Rules, []outcome.Problem) {
 	r := &Rules{Min: DefaultMin, depth: DefaultDepth, valueFlags: map[string]bool{}, ignoreQuery: map[string]bool{}, ignoreFlags: map[string]bool{},
 		args: maps.Clone(BuiltinArgs)}
 	if a == nil {
+		r.splitArgsPaths()
 		return r, nil
 	}
 	r.Kind = a.Kind
@@ -124,7 +144,22 @@ func NewRules(a *cfgschema.Adapter) (*Rules, []outcome.Problem) {
 			probs = append(probs, outcome.Problem{Field: "args." + k, Message: fmt.Sprintf("%q is not a kind of arguments", kind), Expected: `path or none ("gh api": path)`})
 		}
 	}
+	r.splitArgsPaths()
 	return r, probs
+}
+
+// splitArgsPaths splits the args rules' path templates once, instead of
+// on each call of their command.
+func (r *Rules) splitArgsPaths() {
+	for k, rule := range r.args {
+		rule.templates = nil
+		for _, t := range rule.Paths {
+			if segs, err := template(t); err == nil {
+				rule.templates = append(rule.templates, segs)
+			}
+		}
+		r.args[k] = rule
+	}
 }
 
 // template splits a declared path template into its segments, "" for a

@@ -214,11 +214,11 @@ func (s *Session) writeShim(ctx context.Context, st *Started, bin, name string, 
 		st.shims.Add(shim)
 		shim.Socket, run = st.shims.Socket(), []string{s.ShimBin}
 	}
-	spec, err := json.MarshalIndent(shim, "", "  ")
+	spec, err := shim.Encode()
 	if err != nil {
 		return err
 	}
-	specPath := filepath.Join(s.Work, "shim-"+name+".json")
+	specPath := filepath.Join(s.Work, "shim-"+name+".spec")
 	if err := os.WriteFile(specPath, spec, 0o600); err != nil {
 		return err
 	}
@@ -271,14 +271,33 @@ func fakeCommand(command []string, dir string) []string {
 	return fake
 }
 
-// LoadShim reads the spec a shim was written with.
+// Encode is the shim's spec file (shimcall.Spec.Encode), the adapter's
+// coverage settings in it as JSON, which cassette-shim passes on unread.
+func (s *Shim) Encode() ([]byte, error) {
+	cov, err := json.Marshal(s.Coverage)
+	if err != nil {
+		return nil, err
+	}
+	spec := s.Spec
+	spec.CoverageJSON = string(cov)
+	return spec.Encode(), nil
+}
+
+// LoadShim reads the spec a shim was written with (Encode's).
 func LoadShim(path string) (*Shim, error) {
-	var s Shim
-	if err := shimcall.Read(path, &s); err != nil {
+	data, err := os.ReadFile(path)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.Check(path); err != nil {
+	spec, err := shimcall.Parse(path, data)
+	if err != nil {
 		return nil, err
 	}
-	return &s, nil
+	s := &Shim{Spec: *spec}
+	if spec.CoverageJSON != "" {
+		if err := json.Unmarshal([]byte(spec.CoverageJSON), &s.Coverage); err != nil {
+			return nil, fmt.Errorf("%s: field coverage: %w (run cassette observe again)", path, err)
+		}
+	}
+	return s, nil
 }

@@ -99,15 +99,19 @@ func (r *Rules) HTTPShape(method, rawURL, contentType string, body []byte, bodyB
 		b.WriteString(Placeholder)
 	}
 	b.WriteByte(' ')
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		u = &url.URL{Path: rawURL}
-		if p, q, ok := strings.Cut(rawURL, "?"); ok {
-			u.Path, u.RawQuery = p, q
+	escaped, query, plain := plainURL(rawURL)
+	if !plain {
+		u, err := url.Parse(rawURL)
+		if err != nil {
+			u = &url.URL{Path: rawURL}
+			if p, q, ok := strings.Cut(rawURL, "?"); ok {
+				u.Path, u.RawQuery = p, q
+			}
 		}
+		escaped, query = u.EscapedPath(), u.RawQuery
 	}
-	b.WriteString(r.pathTemplate(u.EscapedPath()))
-	if names := r.queryNames(u.RawQuery); len(names) > 0 {
+	b.WriteString(r.pathTemplate(escaped))
+	if names := r.queryNames(query); len(names) > 0 {
 		b.WriteString("?" + strings.Join(names, "&"))
 	}
 	if bodyBytes == 0 {
@@ -119,8 +123,39 @@ func (r *Rules) HTTPShape(method, rawURL, contentType string, body []byte, bodyB
 	return Shape(b.String())
 }
 
+// plainURL splits a URL that is a path of letters, digits, -._~ and /
+// (no escape, no host, no fragment) and its query, as url.Parse and
+// EscapedPath would give them, without parsing (plain is false for any
+// other URL).
+func plainURL(raw string) (path, query string, plain bool) {
+	if raw == "" || raw[0] != '/' || strings.HasPrefix(raw, "//") || strings.Contains(raw, "#") {
+		return "", "", false
+	}
+	path, query, _ = strings.Cut(raw, "?")
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '.', c == '_', c == '~', c == '/':
+		default:
+			return "", "", false
+		}
+	}
+	return path, query, true
+}
+
 // pathTemplate replaces the value segments of an escaped path by {}.
 func (r *Rules) pathTemplate(p string) string {
+	if r.memo == nil {
+		return r.pathTemplateOf(p)
+	}
+	t, ok := r.memo.paths[p]
+	if !ok {
+		t = r.pathTemplateOf(p)
+		r.memo.paths[p] = t
+	}
+	return t
+}
+
+func (r *Rules) pathTemplateOf(p string) string {
 	if p == "" {
 		return "/"
 	}
@@ -195,7 +230,16 @@ func (r *Rules) queryNames(raw string) []string {
 		if r.ignoreQuery[name] {
 			continue
 		}
-		seen[queryWord(name)] = true
+		if r.memo == nil {
+			seen[queryWord(name)] = true
+			continue
+		}
+		w, ok := r.memo.words[name]
+		if !ok {
+			w = queryWord(name)
+			r.memo.words[name] = w
+		}
+		seen[w] = true
 	}
 	return sortedSet(seen)
 }
@@ -435,12 +479,8 @@ func (c *cliReader) endpoint(ep string) string {
 	}
 	p, q, _ := strings.Cut(ep, "?")
 	rules := *c.r
-	rules.paths = slices.Clip(rules.paths)
-	for _, t := range c.rule.Paths {
-		if segs, err := template(t); err == nil {
-			rules.paths = append(rules.paths, segs)
-		}
-	}
+	rules.paths = append(slices.Clip(rules.paths), c.rule.templates...)
+	rules.memo = nil // its templates are not the adapter's
 	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	for i, s := range segs {
 		if paramRe.MatchString(s) { // gh's own {owner}, {repo}, {branch}

@@ -1,7 +1,6 @@
 package shimcall
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,18 +15,18 @@ import (
 // the cassette binary (exec), which then exits for it.
 func Main(args []string, stdin *os.File, stderr io.Writer) int {
 	if len(args) < 2 {
-		fmt.Fprintln(stderr, "cassette-shim: usage: cassette-shim SPEC -- ARGS... (cassette observe writes the shims that run it)")
+		say(stderr, "cassette-shim: usage: cassette-shim SPEC -- ARGS... (cassette observe writes the shims that run it)")
 		return 127
 	}
 	specPath, args := args[0], args[2:]
 	s, err := Load(specPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "cassette observe: %v\n", err)
+		say(stderr, "cassette observe: "+err.Error())
 		return 127
 	}
 	env := os.Environ()
 	if msg := s.Loop(env); msg != "" {
-		fmt.Fprint(stderr, msg)
+		_, _ = io.WriteString(stderr, msg)
 		return 127
 	}
 	conn := -1
@@ -36,11 +35,11 @@ func Main(args []string, stdin *os.File, stderr io.Writer) int {
 	}
 	if conn < 0 { // no observe to answer: the cassette binary observes the call itself
 		if s.Self == "" {
-			fmt.Fprintf(stderr, "cassette observe: the call was not observed: %v (the shim names no cassette binary)\n", err)
+			say(stderr, "cassette observe: the call was not observed: "+errText(err)+" (the shim names no cassette binary)")
 			return 127
 		}
 		err := syscall.Exec(s.Self, append([]string{s.Self, "observe", "--shim", specPath, "--"}, args...), env)
-		fmt.Fprintf(stderr, "cassette observe: cannot run %s: %v\n", s.Self, err)
+		say(stderr, "cassette observe: cannot run "+s.Self+": "+err.Error())
 		return 127
 	}
 	req := s.Request(args, env, func() string { return CallerName(os.Getppid(), s.Project) })
@@ -48,13 +47,17 @@ func Main(args []string, stdin *os.File, stderr io.Writer) int {
 		// Nothing to keep of standard input: the call is written first,
 		// then the fake takes this process's place.
 		if err := send(conn, req); err != nil {
-			fmt.Fprintf(stderr, "cassette observe: the call was not observed: %v\n", err)
+			say(stderr, "cassette observe: the call was not observed: "+err.Error())
 		}
 		return s.exec(args, env, stderr)
 	}
-	code := s.child(args, env, stdin, &req, stderr)
+	code, tee, err := s.RunChild(args, env, Child{Stdin: stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+	if err != nil {
+		say(stderr, "cassette observe: the fake of adapter "+s.Adapter+" did not start: "+err.Error())
+	}
+	req.Stdin, req.Input = tee.Given()
 	if err := send(conn, req); err != nil {
-		fmt.Fprintf(stderr, "cassette observe: the call was not observed: %v\n", err)
+		say(stderr, "cassette observe: the call was not observed: "+err.Error())
 	}
 	return code
 }
@@ -69,40 +72,19 @@ func (s *Spec) exec(args, env []string, stderr io.Writer) int {
 	if err == nil {
 		err = syscall.Exec(s.Fake[0], append(append([]string(nil), s.Fake...), args...), s.FakeEnv(env))
 	}
-	fmt.Fprintf(stderr, "cassette observe: the fake of adapter %s did not start: %v\n", s.Adapter, err)
+	say(stderr, "cassette observe: the fake of adapter "+s.Adapter+" did not start: "+err.Error())
 	return 127
 }
 
-// child runs the fake as a child, fed standard input through a Tee whose
-// first bytes go into req, and returns its exit code.
-func (s *Spec) child(args, env []string, stdin *os.File, req *Request, stderr io.Writer) int {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		fmt.Fprintf(stderr, "cassette observe: the fake of adapter %s did not start: %v\n", s.Adapter, err)
-		return 127
+// say writes one line of the shim's to stderr (no fmt: see the package
+// doc).
+func say(stderr io.Writer, line string) { _, _ = io.WriteString(stderr, line+"\n") }
+
+// errText is why the call could not be sent to observe (err nil: the spec
+// names no socket, or a fake that is not an absolute path).
+func errText(err error) string {
+	if err == nil {
+		return "the spec names no observe socket for it"
 	}
-	tee := &Tee{Src: stdin}
-	p, err := os.StartProcess(s.Fake[0], append(append([]string(nil), s.Fake...), args...), &os.ProcAttr{
-		Dir: s.Dir, Env: s.FakeEnv(env), Files: []*os.File{pr, os.Stdout, os.Stderr}})
-	pr.Close()
-	if err != nil {
-		pw.Close()
-		fmt.Fprintf(stderr, "cassette observe: the fake of adapter %s did not start: %v\n", s.Adapter, err)
-		return 127
-	}
-	// The fake reads a pipe of its own, fed from ours: when it exits,
-	// nothing waits for the caller to close its end.
-	go func() {
-		_, _ = io.Copy(pw, tee)
-		pw.Close()
-	}()
-	st, err := p.Wait()
-	req.Stdin, req.Input = tee.Given()
-	if err != nil {
-		return 127
-	}
-	if code := st.ExitCode(); code >= 0 {
-		return code
-	}
-	return 128 + 9 // killed by a signal
+	return err.Error()
 }

@@ -1,10 +1,17 @@
 // Package shimcall is what a CLI shim of `cassette observe` does on each
 // call, in a process that must start fast: it imports no package of the
 // project and nothing of the standard library it does not use (no
-// net/http, no os/exec, no regexp), so that cmd/cassette-shim, which is
-// this package and a main, starts like a small program and not like the
-// cassette binary (the runtime and 140 package initializations: about
-// 13 ms of CPU a call).
+// net/http, no os/exec, no regexp, and no encoding/json, fmt or reflect,
+// whose type tables were half of the shim's own instructions), so that
+// cmd/cassette-shim, which is this package and a main, starts like a
+// small program and not like the cassette binary (the runtime and 140
+// package initializations: about 13 ms of CPU a call). Observe writes
+// what a call needs into one small spec file (Spec.Encode: a quoted value
+// a line), which the shim reads with open and read and decodes without
+// reflection; the call goes to observe as one JSON line written by hand
+// (Request.AppendJSON). No garbage collection runs in a call
+// (TestShimCallRunsNoGC), and no goroutine but the one feeding a child's
+// standard input.
 //
 // A call is redacted and written by the `cassette observe` process that
 // put the shim on PATH, where redaction's rules are compiled once for the
@@ -24,9 +31,7 @@
 package shimcall
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -44,40 +49,43 @@ const EnvTest = "CASSETTE_TEST"
 // (coverage.MaxInput).
 const MaxInput = 64 << 10
 
-// Spec is what a shim runs, as `cassette observe` writes it (JSON, one
-// file per CLI adapter; coverage.Shim adds the adapter's coverage
-// settings to it).
+// Spec is what a shim runs, as `cassette observe` writes it (Encode: one
+// file per CLI adapter, read by every call of its shim).
 type Spec struct {
-	Adapter string `json:"adapter"`
+	Adapter string
 	// Command is the name the shim stands for on PATH (git).
-	Command string `json:"command"`
+	Command string
 	// Fake is the fake's command line (an absolute path first), Env the
 	// NAME=value pairs added to its environment, Dir where it runs (""
 	// for the caller's directory).
-	Fake []string `json:"fake"`
-	Env  []string `json:"env,omitempty"`
-	Dir  string   `json:"dir,omitempty"`
+	Fake []string
+	Env  []string
+	Dir  string
 	// Bin is the directory of the shims: the fake runs with it left out
 	// of PATH, so that a fake that calls the real command by its name
 	// (a wrapper around jq, git) reaches the real one, not its own shim
 	// again and again.
-	Bin string `json:"bin,omitempty"`
+	Bin string
 	// Observed is the directory observations go to, Project the project's
 	// directory; Credentials the names of the adapter's credential
 	// variables, Redact the project's own credential names (redact.names).
-	Observed    string   `json:"observed"`
-	Project     string   `json:"project"`
-	Credentials []string `json:"credentials,omitempty"`
-	Redact      []string `json:"redact,omitempty"`
+	Observed    string
+	Project     string
+	Credentials []string
+	Redact      []string
 	// Withhold are the variables the fake never sees: every adapter's
 	// real.credentials and the forge's token (cassettes.Config.SecretVars),
 	// as verify withholds them; the shim still reads them to redact.
-	Withhold []string `json:"withhold,omitempty"`
+	Withhold []string
 	// Socket is the observe run's Unix socket, which redacts and writes
 	// the calls; Self the cassette binary, which does both itself when
 	// the socket does not answer (`cassette observe --shim SPEC`).
-	Socket string `json:"socket,omitempty"`
-	Self   string `json:"self,omitempty"`
+	Socket string
+	Self   string
+	// CoverageJSON is the adapter's coverage settings as JSON, which the
+	// shim passes on unread: coverage.LoadShim decodes them, for
+	// `cassette observe --shim`.
+	CoverageJSON string
 }
 
 // Request is one call, as a shim sends it to observe: one JSON line.
@@ -98,36 +106,20 @@ type Request struct {
 // Lookup reads a variable of env, the last one of that name.
 func Lookup(env []string, name string) (string, bool) {
 	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
-			return v, true
+		if kv := env[i]; len(kv) > len(name) && kv[len(name)] == '=' && kv[:len(name)] == name {
+			return kv[len(name)+1:], true
 		}
 	}
 	return "", false
 }
 
-// Load reads the spec a shim was written with.
+// Load reads the spec a shim was written with (one read: readFile).
 func Load(path string) (*Spec, error) {
-	var s Spec
-	if err := Read(path, &s); err != nil {
-		return nil, err
-	}
-	if err := s.Check(path); err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
-
-// Read decodes the JSON file at path into v (a Spec, or a type that holds
-// one).
-func Read(path string, v any) error {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return Parse(path, data)
 }
 
 // Check refuses a spec that observe did not write (path names it).
@@ -170,7 +162,7 @@ func Depth(env []string) int {
 // Loop is the message of a call stopped by MaxDepth ("" when it may run).
 func (s *Spec) Loop(env []string) string {
 	if depth := Depth(env); depth >= MaxDepth {
-		return fmt.Sprintf("cassette observe: %s was run through the shims %d times in a row (the fake of adapter %s calls %s again?): stopped\n", s.Command, depth, s.Adapter, s.Command)
+		return "cassette observe: " + s.Command + " was run through the shims " + strconv.Itoa(depth) + " times in a row (the fake of adapter " + s.Adapter + " calls " + s.Command + " again?): stopped\n"
 	}
 	return ""
 }
@@ -186,7 +178,9 @@ func (s *Spec) FakeEnv(env []string) []string {
 		case contains(s.Withhold, k):
 			continue
 		case k == "PATH" && s.Bin != "":
-			kv = "PATH=" + withoutDir(v, s.Bin)
+			if p := withoutDir(v, s.Bin); len(p) != len(v) {
+				kv = "PATH=" + p
+			}
 		}
 		out = append(out, kv)
 	}
@@ -203,13 +197,20 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// withoutDir is the list path with dir left out.
+// withoutDir is the list path with dir left out (path itself when it does
+// not hold dir). An element shorter than dir is kept uncleaned: cleaning
+// never makes a path longer.
 func withoutDir(path, dir string) string {
-	var keep []string
-	for _, d := range filepath.SplitList(path) {
-		if filepath.Clean(d) != filepath.Clean(dir) {
+	dir = filepath.Clean(dir)
+	list := filepath.SplitList(path)
+	keep := list[:0]
+	for _, d := range list {
+		if len(d) < len(dir) || (d != dir && filepath.Clean(d) != dir) {
 			keep = append(keep, d)
 		}
+	}
+	if len(keep) == len(list) {
+		return path
 	}
 	return strings.Join(keep, string(os.PathListSeparator))
 }
@@ -241,8 +242,12 @@ func (t *Tee) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Given says whether input was given and its text when it is kept.
+// Given says whether input was given and its text when it is kept (nil:
+// none was).
 func (t *Tee) Given() (bool, string) {
+	if t == nil {
+		return false, ""
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.n == 0 {
@@ -259,7 +264,7 @@ func (t *Tee) Given() (bool, string) {
 // tests.sh") and its working directory relative to the project (a Go test
 // binary is named after its package: "gitsummary.test in gitsummary").
 func CallerName(ppid int, projectDir string) string {
-	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(ppid) + "/cmdline")
+	cmdline, err := readFile("/proc/" + strconv.Itoa(ppid) + "/cmdline")
 	if err != nil || len(cmdline) == 0 {
 		return ""
 	}

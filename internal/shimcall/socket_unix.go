@@ -3,7 +3,6 @@
 package shimcall
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"syscall"
@@ -41,11 +40,7 @@ func dial(path string) (int, error) {
 // or what stopped the call from being written; then closes fd.
 func send(fd int, req Request) error {
 	defer syscall.Close(fd)
-	line, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
-	for line = append(line, '\n'); len(line) > 0; {
+	for line := append(req.AppendJSON(make([]byte, 0, 512)), '\n'); len(line) > 0; {
 		n, err := syscall.Write(fd, line)
 		if err != nil && err != syscall.EINTR {
 			return err

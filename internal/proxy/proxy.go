@@ -181,6 +181,7 @@ type Proxy struct {
 
 	seq      atomic.Int64
 	replayed atomic.Int64 // requests served from the cassettes (see logReplay)
+	readies  readyResponses
 
 	mu       sync.Mutex
 	recorded []recorded

@@ -122,7 +122,7 @@ func (x *Index) lookup(r Request, u *url.URL) (*cassettes.Interaction, *Miss) {
 	if x.prepare == nil {
 		return x.find(r)
 	}
-	if !kept && r.Header.Get("Content-Encoding") == "" { // the recorded side holds decoded bodies
+	if !kept && !encoded(r.Header) { // the recorded side holds decoded bodies
 		if it := x.take(r); it != nil {
 			return it, nil
 		}

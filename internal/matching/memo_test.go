@@ -126,12 +126,12 @@ func TestMemoIsOffWhenHeadersMatch(t *testing.T) {
 // TestMemoIsBounded: past memoMax requests kept, a new one is looked up
 // by its key each time and still answered.
 func TestMemoIsBounded(t *testing.T) {
-	c := &cassettes.Cassette{Interactions: []cassettes.Interaction{it("GET", "https://api.test/v1/items?a=1&b=2", "", "items")}}
+	c := &cassettes.Cassette{Interactions: []cassettes.Interaction{it("GET", "https://api.test/v1/items?a=1", "", "items")}}
 	x := newIndex(t, []*cassettes.Cassette{c}, match.Rules{Replayable: true})
-	x.memo.n.Store(memoMax - 1)
-	for i := range 3 {
-		// One key, written three ways: each is a URL of its own to the memo.
-		u := parse(t, fmt.Sprintf("https://api.test/v1/items?%s", []string{"a=1&b=2", "b=2&a=1", "a=%31&b=2"}[i]))
+	for i := range memoMax + 10 {
+		// One key, written many ways (the fragment is not compared): each
+		// is a URL of its own to the memo.
+		u := parse(t, fmt.Sprintf("https://api.test/v1/items?a=1#%d", i))
 		if got := answer(x.LookupParsed(Request{Method: "GET"}, u)); got != "items" {
 			t.Fatalf("request %d: %s", i, got)
 		}

@@ -22,10 +22,13 @@ import (
 // explains it, and the reverse door's direct write of a replayed response.
 //
 // Which interaction answers is package match's: the hot path is
-// matching.Index.Lookup, which looks a request up as it came, and redacts
-// (the index was given p.redact as its Prepare) and looks up again only
-// one that matches nothing that way, so a miss is explained from the
-// redacted request and never shows a credential.
+// matching.Index.LookupParsed, which finds a bodiless request seen before
+// in a memo by its method and parsed URL, looks a request up as it came,
+// and redacts (the index was given p.redact as its Prepare) and looks up
+// again only one that matches nothing that way, so a miss is explained
+// from the redacted request and never shows a credential. A response that
+// depends on nothing of the request is written from its ready form
+// (ready.go).
 
 // replay answers a request from the cassettes: the recorded response
 // (after its recorded duration, and a stream at its pace, when

@@ -2,6 +2,7 @@ package matching
 
 import (
 	"fmt"
+	"net/url"
 	"sync"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -45,6 +46,7 @@ type Options struct {
 type Index struct {
 	groups  []*group
 	prepare func(*cassettes.Interaction)
+	memo    *memo // requests seen before, by method and parsed URL (memo.go)
 }
 
 // New indexes the recorded requests of cs; the error is the first rule
@@ -58,7 +60,9 @@ func New(cs []*cassettes.Cassette, o Options) (*Index, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Index{groups: []*group{g}, prepare: o.Prepare}, nil
+		x := &Index{groups: []*group{g}, prepare: o.Prepare}
+		x.memo = newMemo(x.groups)
+		return x, nil
 	}
 	var keys []string
 	byKey := map[string][]*cassettes.Cassette{}
@@ -83,6 +87,7 @@ func New(cs []*cassettes.Cassette, o Options) (*Index, error) {
 		}
 		x.groups = append(x.groups, g)
 	}
+	x.memo = newMemo(x.groups)
 	return x, nil
 }
 
@@ -96,11 +101,28 @@ func New(cs []*cassettes.Cassette, o Options) (*Index, error) {
 // real miss) is prepared the same way, on a copy, and looked up again; the
 // miss is explained from that prepared form, so it never shows what the
 // preparation hides.
-func (x *Index) Lookup(r Request) (*cassettes.Interaction, *Miss) {
+func (x *Index) Lookup(r Request) (*cassettes.Interaction, *Miss) { return x.lookup(r, nil) }
+
+// LookupParsed is Lookup of r whose URL is u, as parsed (absolute); r.URL
+// may be left empty. A request seen before is found in a memo kept by its
+// method and u (memo.go), without its URL written out and normalized
+// again; r.URL is written from u only for one the memo does not know.
+func (x *Index) LookupParsed(r Request, u *url.URL) (*cassettes.Interaction, *Miss) {
+	return x.lookup(r, u)
+}
+
+func (x *Index) lookup(r Request, u *url.URL) (*cassettes.Interaction, *Miss) {
+	it, kept := x.takeMemo(r, u)
+	if it != nil {
+		return it, nil
+	}
+	if r.URL == "" && u != nil {
+		r.URL = u.String()
+	}
 	if x.prepare == nil {
 		return x.find(r)
 	}
-	if r.Header.Get("Content-Encoding") == "" { // the recorded side holds decoded bodies
+	if !kept && !encoded(r.Header) { // the recorded side holds decoded bodies
 		if it := x.take(r); it != nil {
 			return it, nil
 		}
@@ -261,20 +283,32 @@ func (g *group) served(pos int32) bool {
 // take returns the interaction that answers v and consumes it; when none
 // does, the slot of v's key if it exists (its responses all served).
 func (g *group) take(v view) (*cassettes.Interaction, *slot) {
-	k := g.rules.key(v)
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s := g.slots[k]
+	s := g.slot(g.rules.key(v))
 	if s == nil {
 		return nil, nil
 	}
+	if it := g.takeSlot(s); it != nil {
+		return it, nil
+	}
+	return nil, s
+}
+
+// slot is the slot of key k, nil when no recorded request has it. The
+// slots map is not written after newGroup.
+func (g *group) slot(k string) *slot { return g.slots[k] }
+
+// takeSlot consumes the next response of s (or repeats its last one);
+// nil when they are all served.
+func (g *group) takeSlot(s *slot) *cassettes.Interaction {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if s.next < len(s.refs) {
 		r := s.refs[s.next]
 		s.next++
-		return g.interaction(r), nil
+		return g.interaction(r)
 	}
 	if last := s.refs[len(s.refs)-1]; g.repeats(last.c) {
-		return g.interaction(last), nil
+		return g.interaction(last)
 	}
-	return nil, s
+	return nil
 }

@@ -137,3 +137,24 @@ func TestSlowRequestBodyTimesOut(t *testing.T) {
 		t.Errorf("server timeouts: idle %v, header %v", p.srv.IdleTimeout, p.srv.ReadHeaderTimeout)
 	}
 }
+
+// TestServingGCPercent: a small live heap may grow by servingHeapGrowth
+// between collections; a large one keeps Go's target.
+func TestServingGCPercent(t *testing.T) {
+	for _, tc := range []struct {
+		prev int
+		live uint64
+		want int
+	}{
+		{100, 1 << 20, 1600},  // 1 MB live: a 17 MB target
+		{100, 4 << 20, 400},   // 4 MB: 20 MB
+		{100, 0, 1600},        // unknown, or under 1 MB: as 1 MB
+		{100, 16 << 20, 100},  // 16 MB and more: Go's default
+		{100, 195 << 20, 100}, // 100,000 interactions
+		{2000, 1 << 20, 2000}, // already higher
+	} {
+		if got := servingGCPercent(tc.prev, tc.live); got != tc.want {
+			t.Errorf("servingGCPercent(%d, %d MB) = %d, want %d", tc.prev, tc.live>>20, got, tc.want)
+		}
+	}
+}

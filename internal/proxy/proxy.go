@@ -181,6 +181,7 @@ type Proxy struct {
 
 	seq      atomic.Int64
 	replayed atomic.Int64 // requests served from the cassettes (see logReplay)
+	readies  readyResponses
 
 	mu       sync.Mutex
 	recorded []recorded
@@ -379,7 +380,8 @@ func (p *Proxy) Start() error {
 			Message:  "cannot listen on " + p.opts.Listen + " (--listen 127.0.0.1:0 takes any free port)",
 			NextStep: outcome.Command("cassette", "proxy", "--help")}
 	}
-	p.ln = &trackingListener{Listener: ln, conns: map[net.Conn]struct{}{}}
+	p.ln = &trackingListener{Listener: ln, conns: map[net.Conn]struct{}{}, now: time.Now}
+	p.ln.startWatch() // the connections' far read deadlines (deadline.go)
 	p.addr = ln.Addr().String()
 	p.srv = &http.Server{Handler: p.handler, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout,
 		ErrorLog: log.New(logWriter{p}, "http: ", 0)}
@@ -438,6 +440,7 @@ type trackingListener struct {
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
 	closed bool
+	now    func() time.Time // the clock of the read deadlines (deadline.go)
 }
 
 func (l *trackingListener) Accept() (net.Conn, error) {
@@ -471,6 +474,7 @@ type trackedConn struct {
 	net.Conn
 	l    *trackingListener
 	once sync.Once
+	rd   readDeadline // deadline.go
 }
 
 func (c *trackedConn) Close() error {

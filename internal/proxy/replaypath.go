@@ -22,10 +22,13 @@ import (
 // explains it, and the reverse door's direct write of a replayed response.
 //
 // Which interaction answers is package match's: the hot path is
-// matching.Index.Lookup, which looks a request up as it came, and redacts
-// (the index was given p.redact as its Prepare) and looks up again only
-// one that matches nothing that way, so a miss is explained from the
-// redacted request and never shows a credential.
+// matching.Index.LookupParsed, which finds a bodiless request seen before
+// in a memo by its method and parsed URL, looks a request up as it came,
+// and redacts (the index was given p.redact as its Prepare) and looks up
+// again only one that matches nothing that way, so a miss is explained
+// from the redacted request and never shows a credential. A response that
+// depends on nothing of the request is written from its ready form
+// (ready.go).
 
 // replay answers a request from the cassettes: the recorded response
 // (after its recorded duration, and a stream at its pace, when
@@ -38,18 +41,8 @@ func (p *Proxy) replay(req *http.Request, ctx *goproxy.ProxyCtx, seq int64) (*ht
 		return req, p.bodyError(req, err)
 	}
 	it, miss := p.replayLookup(req, body)
-	if it != nil && it.Response.Code == http.StatusSwitchingProtocols && isWebSocket(req) {
-		p.logReplay(it)
-		return req, p.replayWebSocket(req, it) // wsreplay.go
-	}
 	if it != nil {
-		p.logReplay(it)
-		if p.opts.SimulateLatency {
-			// A stream recorded without event times gets them (spread.go),
-			// then goes event by event (pace.go).
-			return req, p.pacedResponse(req, p.withEventTimes(it))
-		}
-		return req, cannedResponse(req, it)
+		return req, p.recordedResponse(req, it)
 	}
 	if p.mode == ModeReplayWithNewEpisodes {
 		req.Body = io.NopCloser(bytes.NewReader(body))
@@ -57,6 +50,22 @@ func (p *Proxy) replay(req *http.Request, ctx *goproxy.ProxyCtx, seq int64) (*ht
 		return req, nil
 	}
 	return req, p.missed(req, miss)
+}
+
+// recordedResponse is the response of it, the interaction that answers
+// req: a WebSocket session played, a response at its pace when
+// SimulateLatency is set, the recorded response otherwise.
+func (p *Proxy) recordedResponse(req *http.Request, it *cassettes.Interaction) *http.Response {
+	p.logReplay(it)
+	if it.Response.Code == http.StatusSwitchingProtocols && isWebSocket(req) {
+		return p.replayWebSocket(req, it) // wsreplay.go
+	}
+	if p.opts.SimulateLatency {
+		// A stream recorded without event times gets them (spread.go),
+		// then goes event by event (pace.go).
+		return p.pacedResponse(req, p.withEventTimes(it))
+	}
+	return cannedResponse(req, it)
 }
 
 // missed keeps a miss (Misses), logs its explanation and answers it: 599,
@@ -82,7 +91,7 @@ func (p *Proxy) replayLookup(req *http.Request, body []byte) (*cassettes.Interac
 	// The credential headers of every request are learned, hit or miss, so
 	// a later miss that quotes one of their values elsewhere is scrubbed.
 	p.red.LearnHeaders(req.Header)
-	return p.idx.Lookup(matching.Request{Method: req.Method, URL: req.URL.String(), Header: req.Header, Body: body})
+	return p.idx.LookupParsed(matching.Request{Method: req.Method, Header: req.Header, Body: body}, req.URL)
 }
 
 // savedRedacted reports whether a cassette's recorded requests are
@@ -120,19 +129,43 @@ func (p *Proxy) logReplay(it *cassettes.Interaction) {
 // Replayed is the number of requests served from the cassettes so far.
 func (p *Proxy) Replayed() int64 { return p.replayed.Load() }
 
-// serveReplay answers an origin-form request (the reverse proxy's, or the
-// forward proxy's front door) in replay mode directly, as goproxy would
-// after the same onRequest: the response's headers, its announced
+// serveReplay answers a request of a replaying proxy that goproxy does
+// not see (the reverse door, the forward proxy's front door and
+// absolute-URL requests, the proxy's own tunnels) directly, as goproxy
+// would after the same onRequest: the response's headers, its announced
 // trailers, its body written whole from the stored bytes, the trailers'
 // values. goproxy's own work per request (a context, its logging, the
 // checks of a response that is forwarded) was a third of the handler's
-// time at 600-byte bodies. A stream replayed at its pace (SimulateLatency)
-// is written event by event to a flushing writer (replayWriter).
+// time at 600-byte bodies. A response whose writing depends on nothing of
+// the request is written from its ready form (ready.go). A stream
+// replayed at its pace (SimulateLatency) is written event by event to a
+// flushing writer (replayWriter).
 func (p *Proxy) serveReplay(w http.ResponseWriter, r *http.Request) {
-	_, resp := p.onRequest(r, nil) // replay never reads the goproxy context
-	if serveUpgrade(w, resp) {     // a WebSocket session (wsreplay.go)
+	p.seq.Add(1) // arrival order, as onRequest counts it: nothing records here
+	r.RemoteAddr = ""
+	r = atTunnelTarget(r, nil) // the tunnels the proxy serves itself (tunnel.go)
+	var resp *http.Response
+	body, err := p.readBoundedBody(r)
+	if err != nil {
+		resp = p.bodyError(r, err)
+	} else if it, miss := p.replayLookup(r, body); it == nil {
+		resp = p.missed(r, miss)
+	} else if rr := p.readyFor(r, it); rr != nil {
+		p.logReplay(it)
+		rr.write(w)
+		return
+	} else {
+		resp = p.recordedResponse(r, it)
+	}
+	if serveUpgrade(w, resp) { // a WebSocket session (wsreplay.go)
 		return
 	}
+	writeResponse(w, resp)
+}
+
+// writeResponse writes resp as the answer of w: its headers, its
+// announced trailers, its body, the trailers' values.
+func writeResponse(w http.ResponseWriter, resp *http.Response) {
 	defer resp.Body.Close()
 	h := w.Header()
 	for k, vs := range resp.Header {

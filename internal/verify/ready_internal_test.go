@@ -2,10 +2,10 @@ package verify
 
 import (
 	"context"
+	"github.com/cassette-dev/cassette/internal/procgroup"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -28,7 +28,7 @@ func TestReadyWhenTheFakeSpeaks(t *testing.T) {
 		asked <- struct{}{}
 	}))
 	defer srv.Close()
-	p := &Process{BaseURL: srv.URL, cmd: &exec.Cmd{}, exited: make(chan struct{}),
+	p := &Process{BaseURL: srv.URL, child: &procgroup.Child{}, exited: make(chan struct{}),
 		out: &fakeOutput{lines: make(chan struct{}, 1)}, tr: &http.Transport{},
 		pace: readyPace{first: time.Hour, start: time.Hour, max: time.Hour}}
 	defer p.tr.CloseIdleConnections()

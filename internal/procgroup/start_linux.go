@@ -58,6 +58,9 @@ func start(c *Command, dir string, env []string, out *os.File) (*Child, error) {
 // wait.
 func (c *Child) reapPolled(f *os.File, rc syscall.RawConn) {
 	var reaped bool
+	// wait4 first, then the poller: Read forgets a readiness the poller
+	// saw before it began (a child that exited at once), so the first
+	// call must look for itself.
 	err := rc.Read(func(uintptr) bool {
 		reaped = c.wait(syscall.WNOHANG)
 		return reaped

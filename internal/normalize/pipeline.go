@@ -226,14 +226,23 @@ const maxPasses = 4
 // Text normalizes text with every text normalizer in order: credentials
 // are redacted, the normalizers run until a pass changes nothing, and
 // credentials are redacted again (a rewritten neighbour can expose a key).
+// The second redaction is skipped when it would read the very text the
+// first one read and left as it was (no normalizer changed it): redaction
+// gives the same answer for the same text. Most header values and short
+// texts are such, and each redaction is a scan for every key format.
 func (p *Pipeline) Text(st *State, s string) string {
-	s = p.redact.Text(s, st)
+	r := p.redact.Text(s, st)
+	same := r == s // the text the first redaction read, unchanged
+	s = r
 	for range maxPasses {
 		t := p.textPass(st, s)
 		if t == s {
 			break
 		}
-		s = t
+		s, same = t, false
+	}
+	if same {
+		return s
 	}
 	return p.redact.Text(s, st)
 }

@@ -6,6 +6,11 @@
 //
 // Decisions:
 //
+//   - Command starts one program again and again (verify's fresh fake of
+//     each case): on Linux with syscall.StartProcess, reaped through the
+//     child's pidfd on the runtime's poller (start_linux.go), elsewhere as
+//     an exec.Cmd; the recorder's commands, which need exec.Cmd's pipes
+//     and context, use Attr with exec.Cmd.
 //   - On Unix the group is the child's own (Setpgid); a signal goes to
 //     -pid, so that it reaches every process of the group.
 //   - Windows has neither process groups of that kind nor signals: the

@@ -22,8 +22,12 @@
 // (pool.go); its output goes to a pipe verify reads, kept in memory and
 // written to the case's log only when the case does not pass; it is asked
 // for readiness when it writes a line, on the connection the case then
-// uses (fake.go, fakelog.go). The limit of such a run is the fake's own
-// start/stop rate, which BenchmarkVerifyFresh1000 measures beside it.
+// uses (fake.go, fakelog.go). What every start of an adapter's fake shares
+// (its program looked up, its environment, what the run learned of when its
+// fakes are ready) is worked out once a run (launch.go); the process is
+// started and reaped by procgroup.Command, without a thread held per fake.
+// The limit of such a run is the fake's own start/stop rate, which
+// BenchmarkVerifyFresh1000 measures beside it.
 //
 // The comparison ([CompareSides]) returns, besides the drifts, both sides as
 // they were compared: the cassette's and the fake's outputs, normalized once

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -43,17 +44,25 @@ type Process struct {
 	// until StopKeepingLog writes it (logPath is where).
 	LogPath string
 
-	cmd     *exec.Cmd
-	port    string // leased until Stop (port.go)
+	child   *procgroup.Child // nil: a fake verify did not start
+	port    string           // leased until Stop (port.go)
 	out     *fakeOutput
 	logPath string
 	tr      *http.Transport // the readiness check's connection, kept for the case
 	pace    readyPace
+	hint    *readyHint // what the run learned of its adapter's fakes (launch.go)
 	// readyStatus are the statuses besides 2xx and 3xx that mean ready
 	// (fake.ready_status).
 	readyStatus []int
-	exited      chan struct{}
-	err         error // the process's exit error, once exited is closed
+	exited      <-chan struct{} // closed once the process exited and was reaped
+}
+
+// exitErr is the process's exit error, once exited is closed.
+func (p *Process) exitErr() error {
+	if p.child == nil {
+		return nil
+	}
+	return p.child.Err()
 }
 
 // StartFake starts the fake of an HTTP adapter: it runs fake.command with a
@@ -67,17 +76,18 @@ type Process struct {
 // its URL is checked for readiness only. The fake runs in fake.dir below
 // cfg's directory, without the live credentials cfg declares (fakeEnv).
 func StartFake(ctx context.Context, name string, a *cfgschema.Adapter, cfg *cfgschema.Config, logDir string) (*Process, error) {
-	return startFake(ctx, name, name, a, cfg, logDir, true)
+	return startFake(ctx, name, name, a, cfg, newLaunch(a, cfg), logDir, true)
 }
 
 // startFake is StartFake with the log named after logName, written as it
-// comes (toFile) or held in memory (a fresh fake's, see fakelog.go). The
+// comes (toFile) or held in memory (a fresh fake's, see fakelog.go), and
+// what every start of the adapter's fake shares in l (launch.go). The
 // port is free when it is picked, but another process may bind it before
 // the fake does: a fake that exits saying its address is in use is started
 // again on a new port (at most three times in all).
-func startFake(ctx context.Context, name, logName string, a *cfgschema.Adapter, cfg *cfgschema.Config, logDir string, toFile bool) (*Process, error) {
+func startFake(ctx context.Context, name, logName string, a *cfgschema.Adapter, cfg *cfgschema.Config, l *launch, logDir string, toFile bool) (*Process, error) {
 	for attempt := 1; ; attempt++ {
-		p, tail, err := startFakeOnce(ctx, name, logName, a, cfg, logDir, toFile)
+		p, tail, err := startFakeOnce(ctx, name, logName, a, cfg, l, logDir, toFile)
 		if err == nil || attempt == 3 || len(a.Fake.Command) == 0 || !strings.Contains(tail, "address already in use") {
 			return p, err
 		}
@@ -86,9 +96,9 @@ func startFake(ctx context.Context, name, logName string, a *cfgschema.Adapter, 
 
 // startFakeOnce starts the fake once; on failure it also returns the last
 // lines of its output.
-func startFakeOnce(ctx context.Context, name, logName string, a *cfgschema.Adapter, cfg *cfgschema.Config, logDir string, toFile bool) (*Process, string, error) {
-	p := &Process{Adapter: name, exited: make(chan struct{}),
-		tr: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: maxFakeConns}}
+func startFakeOnce(ctx context.Context, name, logName string, a *cfgschema.Adapter, cfg *cfgschema.Config, l *launch, logDir string, toFile bool) (*Process, string, error) {
+	p := &Process{Adapter: name, hint: &l.ready,
+		tr: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: maxFakeConns, DialContext: fakeDialer.DialContext}}
 	port := ""
 	if len(a.Fake.Command) > 0 {
 		var err error
@@ -97,13 +107,7 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cfgschema.Adapt
 		}
 		p.port = port
 	}
-	env := newFakeEnv(cfg)
-	lookup := func(k string) (string, bool) {
-		if k == "PORT" && port != "" {
-			return port, true
-		}
-		return env.lookup(k)
-	}
+	lookup := l.lookupPort(port)
 	base := a.Fake.BaseURL
 	if base == "" && port != "" {
 		base = DefaultFakeBaseURL // a fake verify starts listens on $PORT
@@ -115,7 +119,7 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cfgschema.Adapt
 		timeout = DefaultFakeTimeout
 	}
 	if len(a.Fake.Command) == 0 {
-		close(p.exited)
+		p.exited = closed
 		p.readyStatus = a.Fake.ReadyStatus
 		if err := p.waitReady(ctx, a.Fake.Ready, min(timeout, ExternalFakeTimeout)); err != nil {
 			return nil, "", unavailable(name, "fake at "+p.BaseURL+" is not answering", err, "", a)
@@ -123,7 +127,7 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cfgschema.Adapt
 		return p, "", nil
 	}
 	p.logPath = filepath.Join(logDir, logName+".log")
-	if err := p.start(a, cfg.Dir, logDir, env.environ("PORT="+port), lookup, toFile); err != nil {
+	if err := p.start(a, l, logDir, port, toFile); err != nil {
 		releasePort(port)
 		return nil, "", err
 	}
@@ -140,9 +144,17 @@ func startFakeOnce(ctx context.Context, name, logName string, a *cfgschema.Adapt
 // maxFakeConns bounds the idle connections kept to a fake.
 const maxFakeConns = 64
 
+// fakeDialer dials fakes without TCP keep-alive: a connection to a fake
+// on loopback lives as long as the fake, and the four setsockopt calls
+// of net's default keep-alive were paid on every fresh fake's dial.
+var fakeDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: -1}
+
+// closed is the exited channel of a fake verify did not start.
+var closed = func() <-chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 // start runs the fake's command in its own process group, its output on a
 // pipe read by a fakeOutput (into the log file when toFile).
-func (p *Process) start(a *cfgschema.Adapter, projectDir, logDir string, environ []string, lookup func(string) (string, bool), toFile bool) error {
+func (p *Process) start(a *cfgschema.Adapter, l *launch, logDir, port string, toFile bool) error {
 	name := p.Adapter
 	var file *os.File
 	if toFile {
@@ -162,12 +174,8 @@ func (p *Process) start(a *cfgschema.Adapter, projectDir, logDir string, environ
 		}
 		return unavailable(name, "cannot create a pipe for the fake's output", err, "", a)
 	}
-	cmd := exec.Command(a.Fake.Command[0], a.Fake.Command[1:]...)
-	cmd.Dir = cfgschema.ResolvePath(projectDir, a.Fake.Dir)
-	cmd.Env = append(environ, envList(a.Fake.Env, lookup)...)
-	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = procgroup.Attr() // `go run` has a child: stop the whole group
-	err = cmd.Start()
+	// `go run` has a child: the whole group is stopped (procgroup).
+	child, err := l.cmd.Start(l.dir, l.environ(port), w)
 	w.Close() // the fake (and its children) hold the write end now
 	p.out = newFakeOutput(r, file)
 	if err != nil {
@@ -175,11 +183,7 @@ func (p *Process) start(a *cfgschema.Adapter, projectDir, logDir string, environ
 		lp, _ := p.keepLog()
 		return unavailable(name, fmt.Sprintf("cannot start fake command %q: %v", strings.Join(a.Fake.Command, " "), err), err, lp, a)
 	}
-	p.cmd = cmd
-	go func() {
-		p.err = cmd.Wait()
-		close(p.exited)
-	}()
+	p.child, p.exited = child, child.Done()
 	return nil
 }
 
@@ -214,11 +218,12 @@ func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Dura
 	var exited <-chan struct{}
 	var spoke <-chan struct{}
 	wait := time.Duration(0)
-	if p.cmd != nil {
-		exited, spoke, wait = p.exited, p.out.lines, pace.first
+	if p.child != nil {
+		exited, spoke, wait = p.exited, p.out.lines, p.hint.firstWait(pace.first)
 	}
 	delay := pace.start
 	var last error
+	woke := false // the check is the one a line of the fake's woke
 	waited := func() string { return time.Since(start).Round(time.Millisecond).String() }
 	for {
 		t := time.NewTimer(wait)
@@ -231,13 +236,18 @@ func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Dura
 			return fmt.Errorf("not ready after waiting %s (at most %s): %v", waited(), timeout, p.listening(last))
 		case <-exited:
 			t.Stop()
-			return fmt.Errorf("the fake exited after %s, before it was ready (%v)", waited(), p.err)
+			return fmt.Errorf("the fake exited after %s, before it was ready (%v)", waited(), p.exitErr())
 		case <-spoke:
 			t.Stop()
+			woke = true
 		case <-t.C:
+			woke = false
 		}
 		ok, err := p.readyOnce(ctx, client, ready)
 		if ok {
+			if p.child != nil {
+				p.hint.learn(woke, time.Since(start))
+			}
 			return nil
 		}
 		if errors.Is(err, errNotAURL) {
@@ -309,14 +319,14 @@ func readyBound(a *cfgschema.Adapter, d time.Duration) *cfgschema.Adapter {
 // an exit in progress to be reaped (a fake that crashed while answering has
 // closed its connection a moment before its exit is seen).
 func (p *Process) alive(d time.Duration) (bool, error) {
-	if p.cmd == nil {
+	if p.child == nil {
 		return true, nil
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-p.exited:
-		return false, p.err
+		return false, p.exitErr()
 	case <-t.C:
 		return true, nil
 	}
@@ -325,8 +335,8 @@ func (p *Process) alive(d time.Duration) (bool, error) {
 // Stop terminates the fake's process group (SIGTERM, then SIGKILL after 5 s)
 // and closes its log.
 func (p *Process) Stop() {
-	if p.cmd != nil && p.cmd.Process != nil {
-		pgid := p.cmd.Process.Pid
+	if p.child != nil && p.child.Pid > 0 {
+		pgid := p.child.Pid
 		_ = procgroup.Signal(pgid, syscall.SIGTERM)
 		select {
 		case <-p.exited:
@@ -453,4 +463,7 @@ func newFakeEnv(cfg *cfgschema.Config) fakeEnv { return fakeEnv{cfg: cfg} }
 func (f fakeEnv) environ(extra ...string) []string { return f.cfg.FakeEnviron(os.Environ(), extra...) }
 
 // lookup is os.LookupEnv, to which the secret variables are unset.
-func (f fakeEnv) lookup(k string) (string, bool) { return f.cfg.FakeLookup(os.LookupEnv)(k) }
+func (f fakeEnv) lookup(k string) (string, bool) { return f.lookuper()(k) }
+
+// lookuper is os.LookupEnv, to which the secret variables are unset.
+func (f fakeEnv) lookuper() func(string) (string, bool) { return f.cfg.FakeLookup(os.LookupEnv) }

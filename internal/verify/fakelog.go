@@ -45,9 +45,15 @@ func newFakeOutput(r, file *os.File) *fakeOutput {
 	return o
 }
 
+// readBufs are fakeOutput's read buffers: one fresh fake after another
+// reuses them instead of allocating (and zeroing) 32 KiB each.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
 func (o *fakeOutput) read() {
 	defer close(o.done)
-	b := make([]byte, 32<<10)
+	pb := readBufs.Get().(*[]byte)
+	defer readBufs.Put(pb)
+	b := *pb
 	for {
 		n, err := o.r.Read(b)
 		if n > 0 {

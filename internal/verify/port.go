@@ -3,7 +3,6 @@ package verify
 import (
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -22,14 +21,14 @@ type portLease struct {
 	held map[int]bool
 }
 
-// take draws candidate ports from next until one is not leased and listen
-// can bind it, leases it and returns it. A leased port is never bound here:
+// take draws candidate ports from next until one is not leased and is
+// bindable, leases it and returns it. A leased port is never bound here:
 // a fake that is about to bind its port never finds it taken by the lease
 // of the next one (asking the kernel for port 0 did that: it hands the port
 // it just freed to the next caller, and holding that listener open while
 // asking again made the fake starting on it fail with "address already in
 // use", often when fakes start ahead in parallel).
-func (l *portLease) take(next func() int, listen func(port int) (net.Listener, error)) (int, error) {
+func (l *portLease) take(next func() int, bindable func(port int) error) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var last error
@@ -38,12 +37,10 @@ func (l *portLease) take(next func() int, listen func(port int) (net.Listener, e
 		if l.held[port] {
 			continue
 		}
-		ln, err := listen(port)
-		if err != nil {
+		if err := bindable(port); err != nil {
 			last = err // bound by another program
 			continue
 		}
-		ln.Close()
 		l.held[port] = true
 		return port, nil
 	}
@@ -63,15 +60,16 @@ func (l *portLease) release(port int) {
 // the port is free when this returns, and stays free for the fake unless a
 // program binds that very port (startFake then starts the fake again).
 func freePort() (string, error) {
-	lo, hi := fakePortRange()
-	port, err := ports.take(func() int { return lo + rand.IntN(hi-lo+1) }, func(port int) (net.Listener, error) {
-		return net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
-	})
+	lo, hi := fakePorts()
+	port, err := ports.take(func() int { return lo + rand.IntN(hi-lo+1) }, bindable)
 	if err != nil {
 		return "", err
 	}
 	return strconv.Itoa(port), nil
 }
+
+// fakePorts is fakePortRange, read once.
+var fakePorts = sync.OnceValues(fakePortRange)
 
 // fakePortRange is where fakes' ports are drawn from: from 16384 up to the
 // start of the ephemeral range, or the ephemeral range itself when that

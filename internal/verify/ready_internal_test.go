@@ -2,10 +2,10 @@ package verify
 
 import (
 	"context"
+	"github.com/cassette-dev/cassette/internal/procgroup"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -28,9 +28,9 @@ func TestReadyWhenTheFakeSpeaks(t *testing.T) {
 		asked <- struct{}{}
 	}))
 	defer srv.Close()
-	p := &Process{BaseURL: srv.URL, cmd: &exec.Cmd{}, exited: make(chan struct{}),
+	p := &Process{BaseURL: srv.URL, child: &procgroup.Child{}, exited: make(chan struct{}),
 		out: &fakeOutput{lines: make(chan struct{}, 1)}, tr: &http.Transport{},
-		pace: readyPace{first: time.Hour, start: time.Hour, max: time.Hour}}
+		pace: readyPace{first: time.Hour, start: time.Hour, max: time.Hour}, hint: &readyHint{}}
 	defer p.tr.CloseIdleConnections()
 	done := make(chan error, 1)
 	go func() { done <- p.waitReady(context.Background(), "/healthz", time.Minute) }()
@@ -42,6 +42,42 @@ func TestReadyWhenTheFakeSpeaks(t *testing.T) {
 	<-asked
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+	if !p.hint.spoke || p.hint.took <= 0 {
+		t.Errorf("the run did not learn that the fake was ready when it spoke: %+v", p.hint)
+	}
+}
+
+// TestReadyHintHoldsBackTheBlindCheck: once an adapter's fake was ready
+// when it first spoke, the next one's first blind check waits ten times
+// as long as that took (at least the pace's first, at most maxSpeakWait);
+// once one was not, the pace's first again. No hint: the pace's.
+func TestReadyHintHoldsBackTheBlindCheck(t *testing.T) {
+	first := 5 * time.Millisecond
+	var h readyHint
+	if got := h.firstWait(first); got != first {
+		t.Errorf("nothing learned: %s, want %s", got, first)
+	}
+	h.learn(true, 20*time.Millisecond)
+	if got := h.firstWait(first); got != 200*time.Millisecond {
+		t.Errorf("ready when it spoke after 20ms: %s, want 200ms", got)
+	}
+	h.learn(true, 100*time.Microsecond)
+	if got := h.firstWait(first); got != first {
+		t.Errorf("ready when it spoke after 100µs: %s, want the pace's %s", got, first)
+	}
+	h.learn(true, time.Minute)
+	if got := h.firstWait(first); got != maxSpeakWait {
+		t.Errorf("ready when it spoke after a minute: %s, want at most %s", got, maxSpeakWait)
+	}
+	h.learn(false, 20*time.Millisecond)
+	if got := h.firstWait(first); got != first {
+		t.Errorf("ready at a blind check: %s, want %s", got, first)
+	}
+	var none *readyHint
+	none.learn(true, time.Second)
+	if got := none.firstWait(first); got != first {
+		t.Errorf("no hint: %s, want %s", got, first)
 	}
 }
 

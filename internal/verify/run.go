@@ -143,9 +143,13 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	// order, each for its case (pool.go).
 	// caseFake starts case i's own fake; its log is named with suffix (a
 	// retry's beside the first attempt's), a failure located in the config.
+	// What every start of an adapter's fake shares is worked out once
+	// (launch.go).
+	ls := &launches{cfg: opts.Config}
 	caseFake := func(ctx context.Context, i int, suffix string) (*Process, error) {
 		c := cases[i]
-		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c)+suffix, readyBound(c.Adapter, opts.ReadyTimeout), opts.Config, f.logDir, false)
+		l := ls.get(c.Cassette.Adapter, c.Adapter)
+		p, err := startFake(ctx, c.Cassette.Adapter, caseLogName(c)+suffix, readyBound(c.Adapter, opts.ReadyTimeout), opts.Config, l, f.logDir, false)
 		return p, withFakeLine(err, opts.Config, c.Cassette.Adapter)
 	}
 	fresh := newFreshPool(ctx, freshPlan(cases, f.targets, f.failed), fakesAhead(), func(ctx context.Context, i int) (*Process, error) {

@@ -186,3 +186,63 @@ func TestRedactorMatchesRedactOnRealCassettes(t *testing.T) {
 		t.Fatalf("%d lines of real cassettes, %d with a declared value, %d redacted: want the ~6,000 of the 48 files, some of each", lines, declared, changed)
 	}
 }
+
+// scanTextRef is scanText as it was written first, a max kept per run: the
+// reference the packed run counters of scanText are checked against.
+func scanTextRef(s string, set *tripleSet) (features, bool) {
+	var f, before, h, hit uint64
+	dRun, dMax, hRun, hMax := uint64(0), uint64(0), uint64(0), uint64(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		e := byteBits[c]
+		f |= e | (before>>16)&(e>>32)
+		before = e
+		dRun = (dRun + 1) & -(e >> 48 & 1)
+		dMax = max(dMax, dRun)
+		hRun = (hRun + 1) & -(e >> 49 & 1)
+		hMax = max(hMax, hRun)
+		h = (h<<5 ^ uint64(c)) & (1<<15 - 1)
+		hit |= set[h>>6] >> (h & 63)
+	}
+	g := features(f & 0xffff)
+	if s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		g |= fTrailBlank
+	}
+	if dMax >= 10 {
+		g |= fDigits10
+	}
+	if hMax >= 7 {
+		g |= fHex7
+	}
+	if hMax >= 40 {
+		g |= fHex40
+	}
+	return g, hit&1 != 0
+}
+
+// FuzzScanTextMatchesReference: scanText gives what scanTextRef gives, at
+// each threshold of the runs and one byte short of it, and past the 32,768
+// bytes in a row where a run's field overflows into the next.
+func FuzzScanTextMatchesReference(f *testing.F) {
+	for _, s := range fastSeeds {
+		f.Add(s)
+	}
+	for _, n := range []int{6, 7, 9, 10, 39, 40, 41} {
+		f.Add(strings.Repeat("7", n))
+		f.Add(strings.Repeat("a", n))
+		f.Add("x" + strings.Repeat("0123456789abcdef", 3)[:n] + ":1 ")
+	}
+	f.Add(strings.Repeat("1", 1<<15+11) + "g" + strings.Repeat("a", 6))
+	f.Add(strings.Repeat("f", 1<<15+41) + "x123456789")
+	f.Add(strings.Repeat("9", 1<<16+50))
+	red := newRedactor(map[string]string{"TOKEN": "hunter2-secret", "SHORT": "abc"}, nil)
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, set := range []*tripleSet{&noTriples, red.keys} {
+			gf, gh := scanText(s, set)
+			wf, wh := scanTextRef(s, set)
+			if gf != wf || gh != wh {
+				t.Fatalf("scanText(%.80q) = %b, %v; the reference gives %b, %v", s, gf, gh, wf, wh)
+			}
+		}
+	})
+}

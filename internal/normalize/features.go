@@ -128,41 +128,73 @@ func (t *tripleSet) add(a, b, c byte) {
 	t[h>>6] |= 1 << (h & 63)
 }
 
+// The runs of digits and of hex digits are counted in the high 48 bits of
+// the word scanText ORs its features into: the digits' run in bits 16–31,
+// the hex digits' in 32–47 and again in 48–63, each field set back to a
+// bias where its run breaks, from which the run's threshold (10 digits, 7
+// and 40 hex digits) sets the field's top bit, so that OR-ing the word at
+// each byte keeps that bit (no max kept per run). A field that overflows
+// (past 32,768 bytes in a row) carries into the next, whose run (hex
+// digits are a superset of digits, and the last field is the same run as
+// the one below it) is then past its threshold too. The low 16 bits are
+// the features; what the pairs of byteBits leave in bits 16–17 reaches
+// none of the tops.
+const (
+	runInc  = 1<<16 | 1<<32 | 1<<48
+	runBias = (1<<15-10)<<16 | (1<<15-7)<<32 | (1<<15-40)<<48
+)
+
+// byteTab is, per byte, byteBits and the run fields it keeps (those of the
+// runs it continues), side by side: one table, one index.
+var byteTab = func() (t [256][2]uint64) {
+	for c := range 256 {
+		t[c][0] = byteBits[c]
+		if byteBits[c]>>48&1 != 0 {
+			t[c][1] |= 0xffff << 16
+		}
+		if byteBits[c]>>49&1 != 0 {
+			t[c][1] |= 0xffff<<32 | 0xffff<<48
+		}
+	}
+	return t
+}()
+
 // scanText returns the features of s and, in the same scan, whether three
 // bytes in a row of s are in set (the redaction's literals start with
 // them: where it finds none, it has nothing to do).
 func scanText(s string, set *tripleSet) (features, bool) {
-	var f, before, h, hit uint64
-	dRun, dMax, hRun, hMax := uint64(0), uint64(0), uint64(0), uint64(0)
+	var f, prev, h, hit uint64
+	runs := uint64(runBias)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		e := byteBits[c]
-		f |= e | (before>>16)&(e>>32)
-		before = e
-		dRun = (dRun + 1) & -(e >> 48 & 1)
-		dMax = max(dMax, dRun)
-		hRun = (hRun + 1) & -(e >> 49 & 1)
-		hMax = max(hMax, hRun)
-		h = (h<<5 ^ uint64(c)) & (1<<15 - 1) // tripleHash of s[i-2:i+1] (from i = 2)
-		hit |= set[h>>6] >> (h & 63)
+		c := uint64(s[i])
+		h = (h<<5 ^ c) & (1<<15 - 1) // tripleHash of s[i-2:i+1] (from i = 2)
+		w := set[h>>6]
+		t := &byteTab[c]
+		e := t[0]
+		runs = runBias ^ ((runs+runInc)^runBias)&t[1]
+		f |= e | prev&(e>>32) | runs
+		prev = e >> 16
+		hit |= w >> (h & 63)
 	}
 	// (Go keeps fewer values in registers through the loop when nothing
-	// but its results is used after it: twice as fast.)
-	return textEnd(s, features(f&0xffff), dMax, hMax), hit&1 != 0
+	// but its results is used after it; in this order, it spills the
+	// fewest: 16% fewer instructions than keeping the runs' maxima.)
+	return textEnd(s, f), hit&1 != 0
 }
 
 // textEnd adds to what scanText found the features it knows at the end.
-func textEnd(s string, f features, dMax, hMax uint64) features {
+func textEnd(s string, acc uint64) features {
+	f := features(acc & 0xffff)
 	if s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
 		f |= fTrailBlank
 	}
-	if dMax >= 10 {
+	if acc&(1<<31) != 0 {
 		f |= fDigits10
 	}
-	if hMax >= 7 {
+	if acc&(1<<47) != 0 {
 		f |= fHex7
 	}
-	if hMax >= 40 {
+	if acc&(1<<63) != 0 {
 		f |= fHex40
 	}
 	return f

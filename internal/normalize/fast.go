@@ -24,6 +24,13 @@ type redactor struct {
 	rules *redact.Rules        // the credential names
 	lits  map[uint64][]literal // declared values Redact scrubs, by the tripleHash of their key
 	keys  *tripleSet           // each literal's key: three bytes of it (4 KiB: stays in cache)
+	// pre is each literal's key and each format keyword's first three
+	// bytes, in lower case: a text in which scanText finds none of them
+	// nor a pair of pairEQ or pairS (the two-byte keywords) holds no
+	// literal and no keyword (redact.MayHoldFormat is false of it). Not
+	// set (nil) when that cannot be told: some format has no keyword, or
+	// a two-byte keyword is not one of those pairs.
+	pre *tripleSet
 
 	// names remembers Rules.IsCredentialField for the first maxNames
 	// keys seen: the records of a stream repeat theirs.
@@ -42,7 +49,51 @@ func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
 		r.lits[h] = append(r.lits[h], literal{l, at})
 		r.keys.add(l[at], l[at+1], l[at+2])
 	}
+	r.pre = formatPrefilter(creds)
 	return r
+}
+
+// formatPrefilter returns redactor.pre for the declared values creds, or
+// nil.
+func formatPrefilter(creds map[string]string) *tripleSet {
+	kws, ok := redact.FormatKeywords()
+	if !ok {
+		return nil
+	}
+	pre := new(tripleSet)
+	fold := foldASCII
+	for _, k := range kws {
+		if len(k) > 2 {
+			pre.add(fold(k[0]), fold(k[1]), fold(k[2]))
+			continue
+		}
+		if !pairCovered(k[0], k[1]) {
+			return nil
+		}
+	}
+	for _, l := range creds {
+		if len(l) >= redact.MinValueLen {
+			at := keyOf(l)
+			pre.add(fold(l[at]), fold(l[at+1]), fold(l[at+2]))
+		}
+	}
+	return pre
+}
+
+// pairCovered reports whether scanText sees the two bytes a, b in a row, in
+// every case, as one of the pairs pairEQ and pairS.
+func pairCovered(a, b byte) bool {
+	for _, x := range []byte{a, a &^ 0x20} {
+		for _, y := range []byte{b, b &^ 0x20} {
+			if (x != a && foldASCII(x) != a) || (y != b && foldASCII(y) != b) {
+				continue // not a case of a letter
+			}
+			if byteBits[x]>>16&(byteBits[y]>>32)&uint64(pairEQ|pairS) == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // mayChange reports whether a declared value or a format's keyword occurs in s.
@@ -93,11 +144,16 @@ func keyOf(l string) int {
 }
 
 // textFeatures returns featuresOf(s) and whether !r.mayChange(s), in one
-// scan of s (a second where a declared value's key may occur, and the
-// format keywords' own scan).
+// scan of s where none of its triples starts a declared value's key or a
+// format's keyword (r.pre: most strings), and where one may, the
+// prefilters' own scans after it.
 func (r *redactor) textFeatures(s string) (f features, clean bool) {
-	f, hit := scanText(s, r.keys)
-	return f, !redact.MayHoldFormat(s) && (!hit || !r.mayHoldDeclared(s))
+	if r.pre == nil {
+		f, hit := scanText(s, r.keys)
+		return f, !redact.MayHoldFormat(s) && (!hit || !r.mayHoldDeclared(s))
+	}
+	f, hit := scanText(s, r.pre)
+	return f, !hit || !redact.MayHoldFormat(s) && !r.mayHoldDeclared(s)
 }
 
 // strings redacts the string values of a document; a value found clean,

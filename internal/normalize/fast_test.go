@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/cassette-dev/cassette/internal/redact"
 )
@@ -187,9 +188,15 @@ func TestRedactorMatchesRedactOnRealCassettes(t *testing.T) {
 	}
 }
 
-// scanTextRef is scanText as it was written first, a max kept per run: the
-// reference the packed run counters of scanText are checked against.
+// scanTextRef is scanText as it was written first, a max kept per run, and
+// the pairs of two-byte keywords tested apart: the reference the packed run
+// counters of scanText are checked against.
 func scanTextRef(s string, set *tripleSet) (features, bool) {
+	pair := false
+	for i := 1; i < len(s); i++ {
+		a, b := foldASCII(s[i-1]), foldASCII(s[i])
+		pair = pair || (a == 'e' || a == 'q') && (b == 'y' || b == '~') || a == 's' && (b == '.' || b == 'k')
+	}
 	var f, before, h, hit uint64
 	dRun, dMax, hRun, hMax := uint64(0), uint64(0), uint64(0), uint64(0)
 	for i := 0; i < len(s); i++ {
@@ -201,10 +208,10 @@ func scanTextRef(s string, set *tripleSet) (features, bool) {
 		dMax = max(dMax, dRun)
 		hRun = (hRun + 1) & -(e >> 49 & 1)
 		hMax = max(hMax, hRun)
-		h = (h<<5 ^ uint64(c)) & (1<<15 - 1)
+		h = (h<<5 ^ uint64(foldASCII(c))) & (1<<15 - 1)
 		hit |= set[h>>6] >> (h & 63)
 	}
-	g := features(f & 0xffff)
+	g := features(f & (1<<featureBits - 1))
 	if s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
 		g |= fTrailBlank
 	}
@@ -217,12 +224,12 @@ func scanTextRef(s string, set *tripleSet) (features, bool) {
 	if hMax >= 40 {
 		g |= fHex40
 	}
-	return g, hit&1 != 0
+	return g, hit&1 != 0 || pair
 }
 
 // FuzzScanTextMatchesReference: scanText gives what scanTextRef gives, at
 // each threshold of the runs and one byte short of it, and past the 32,768
-// bytes in a row where a run's field overflows into the next.
+// and 522 bytes in a row where a run's field overflows into the next.
 func FuzzScanTextMatchesReference(f *testing.F) {
 	for _, s := range fastSeeds {
 		f.Add(s)
@@ -233,11 +240,13 @@ func FuzzScanTextMatchesReference(f *testing.F) {
 		f.Add("x" + strings.Repeat("0123456789abcdef", 3)[:n] + ":1 ")
 	}
 	f.Add(strings.Repeat("1", 1<<15+11) + "g" + strings.Repeat("a", 6))
+	f.Add(strings.Repeat("1", 530) + "g" + strings.Repeat("a", 6) + "-123456789")
+	f.Add(strings.Repeat("1", 1030) + ":" + strings.Repeat("b", 39))
 	f.Add(strings.Repeat("f", 1<<15+41) + "x123456789")
 	f.Add(strings.Repeat("9", 1<<16+50))
 	red := newRedactor(map[string]string{"TOKEN": "hunter2-secret", "SHORT": "abc"}, nil)
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, set := range []*tripleSet{&noTriples, red.keys} {
+		for _, set := range []*tripleSet{&noTriples, red.keys, red.pre} {
 			gf, gh := scanText(s, set)
 			wf, wh := scanTextRef(s, set)
 			if gf != wf || gh != wh {
@@ -245,4 +254,49 @@ func FuzzScanTextMatchesReference(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTextFeaturesSeeEveryKeyword: the one scan of a string's features
+// also stands for the format keywords' prefilter (redactor.pre), so every
+// keyword of every format, in lower, upper and mixed case, at the start,
+// inside and at the end of a text, must leave the text unclean wherever
+// redact.MayHoldFormat says it may hold a format, and redaction of it must
+// give what RedactString gives.
+func TestTextFeaturesSeeEveryKeyword(t *testing.T) {
+	red := newRedactor(map[string]string{"TOKEN": "hunter2-secret"}, nil)
+	if red.pre == nil {
+		t.Fatal("the formats' keywords cannot be told in the features' scan (a format without keywords, or a two-byte keyword that is not one of pairEQ, pairS): every string pays redact.MayHoldFormat's own scan")
+	}
+	seen, unclean := 0, 0
+	for _, p := range redact.Patterns() {
+		for _, k := range p.Keywords {
+			mixed := []byte(k)
+			for i := 0; i < len(mixed); i += 2 {
+				mixed[i] = byte(unicode.ToUpper(rune(mixed[i])))
+			}
+			for _, kw := range []string{k, strings.ToUpper(k), string(mixed)} {
+				for _, s := range []string{kw, "x " + kw, kw + " x", "zz" + kw + "0123456789abcdefABCDEF", "see " + kw, "hunter2-secret" + kw} {
+					seen++
+					_, clean := red.textFeatures(s)
+					if may := redact.MayHoldFormat(s) || red.mayHoldDeclared(s); clean == may {
+						t.Fatalf("textFeatures(%q) says clean %v; redact.MayHoldFormat or the declared value says %v (keyword %q of %s)", s, clean, may, k, p.Name)
+					} else if !clean {
+						unclean++
+					}
+					if got, want := red.text(s), redact.RedactString(s, red.creds); got != want {
+						t.Fatalf("redactor on %q: %q, redact.RedactString gives %q", s, got, want)
+					}
+				}
+			}
+		}
+	}
+	if unclean < seen/2 {
+		t.Fatalf("%d of %d texts holding a keyword were found to need redaction: the test checks little", unclean, seen)
+	}
+	// And the scan alone still tells ordinary texts clean.
+	for _, s := range []string{"open", "PR_kw00000012", "2026-11-22T14:00:01Z", "fix-12", "Change 12 of the frobnicator"} {
+		if _, hit := scanText(s, red.pre); hit {
+			t.Errorf("scanText(%q) finds a keyword's or a declared value's start in it: the prefilter sends it on to redaction", s)
+		}
+	}
 }

@@ -152,6 +152,20 @@ func MayHoldFormat(s string) bool {
 	return any
 }
 
+// FormatKeywords returns the keywords of the known formats (lower case, 2
+// bytes or more; MayHoldFormat finds them without ASCII case), and false
+// when some format has none (MayHoldFormat is then true of every text):
+// a caller scanning its texts for something else can tell in the same
+// scan, by their first bytes, that MayHoldFormat is false of most.
+func FormatKeywords() ([]string, bool) {
+	rs := rules()
+	out := make([]string, len(rs.index.kws))
+	for i, k := range rs.index.kws {
+		out[i] = k.text
+	}
+	return out, len(rs.always) == 0
+}
+
 // mayStart reports whether some pattern of a keyword found at o may match
 // there: one not anchored on its keywords may match anywhere around it;
 // an anchored one only where its \b and its near test hold (the

@@ -23,14 +23,20 @@ type redactor struct {
 	creds map[string]string
 	rules *redact.Rules        // the credential names
 	lits  map[uint64][]literal // declared values Redact scrubs, by the tripleHash of their key
+	// few are those values when there are at most maxFew: each is then
+	// looked for by strings.Contains (a vector search), not by the scan
+	// of every three bytes.
+	few []string
 	keys  *tripleSet           // each literal's key: three bytes of it (4 KiB: stays in cache)
 	// pre is each literal's key and each format keyword's first three
 	// bytes, in lower case: a text in which scanText finds none of them
 	// nor a pair of pairEQ or pairS (the two-byte keywords) holds no
-	// literal and no keyword (redact.MayHoldFormat is false of it). Not
-	// set (nil) when that cannot be told: some format has no keyword, or
-	// a two-byte keyword is not one of those pairs.
-	pre *tripleSet
+	// literal and no keyword (redact.MayHoldFormat is false of it).
+	// preFormats is false when that cannot be told of the formats (some
+	// format has no keyword, or a two-byte keyword is not one of those
+	// pairs): pre is then the literals' keys alone.
+	pre        *byteSet
+	preFormats bool
 
 	// names remembers Rules.IsCredentialField for the first maxNames
 	// keys seen: the records of a stream repeat theirs.
@@ -39,7 +45,7 @@ type redactor struct {
 }
 
 func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
-	r := &redactor{creds: creds, rules: rules, keys: new(tripleSet), lits: map[uint64][]literal{}}
+	r := &redactor{creds: creds, rules: rules, keys: new(tripleSet), lits: map[uint64][]literal{}, few: []string{}}
 	for _, l := range creds {
 		if len(l) < redact.MinValueLen { // Redact leaves a shorter value alone
 			continue
@@ -47,37 +53,45 @@ func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
 		at := keyOf(l)
 		h := tripleHash(l[at], l[at+1], l[at+2])
 		r.lits[h] = append(r.lits[h], literal{l, at})
+		r.few = append(r.few, l)
 		r.keys.add(l[at], l[at+1], l[at+2])
 	}
-	r.pre = formatPrefilter(creds)
+	if len(r.few) > maxFew {
+		r.few = nil
+	}
+	r.pre, r.preFormats = formatPrefilter(creds)
 	return r
 }
 
-// formatPrefilter returns redactor.pre for the declared values creds, or
-// nil.
-func formatPrefilter(creds map[string]string) *tripleSet {
-	kws, ok := redact.FormatKeywords()
-	if !ok {
-		return nil
-	}
-	pre := new(tripleSet)
-	fold := foldASCII
-	for _, k := range kws {
-		if len(k) > 2 {
-			pre.add(fold(k[0]), fold(k[1]), fold(k[2]))
-			continue
-		}
-		if !pairCovered(k[0], k[1]) {
-			return nil
-		}
-	}
+// maxFew is how many declared values redactor.mayHoldDeclared looks for
+// one by one.
+const maxFew = 4
+
+// formatPrefilter returns redactor.pre and preFormats for the declared
+// values creds.
+func formatPrefilter(creds map[string]string) (*byteSet, bool) {
+	pre, fold := new(byteSet), foldASCII
 	for _, l := range creds {
 		if len(l) >= redact.MinValueLen {
 			at := keyOf(l)
 			pre.add(fold(l[at]), fold(l[at+1]), fold(l[at+2]))
 		}
 	}
-	return pre
+	kws, ok := redact.FormatKeywords()
+	for _, k := range kws {
+		if len(k) == 2 && !pairCovered(k[0], k[1]) {
+			ok = false
+		}
+	}
+	if !ok {
+		return pre, false
+	}
+	for _, k := range kws {
+		if len(k) > 2 {
+			pre.add(fold(k[0]), fold(k[1]), fold(k[2]))
+		}
+	}
+	return pre, true
 }
 
 // pairCovered reports whether scanText sees the two bytes a, b in a row, in
@@ -103,6 +117,14 @@ func (r *redactor) mayChange(s string) bool {
 
 // mayHoldDeclared reports whether a declared value occurs in s.
 func (r *redactor) mayHoldDeclared(s string) bool {
+	if r.few != nil {
+		for _, l := range r.few {
+			if strings.Contains(s, l) {
+				return true
+			}
+		}
+		return false
+	}
 	var h uint64
 	for i := 0; i < len(s); i++ {
 		h = (h<<5 ^ uint64(s[i])) & (1<<15 - 1) // tripleHash of s[i-2:i+1]
@@ -148,8 +170,8 @@ func keyOf(l string) int {
 // format's keyword (r.pre: most strings), and where one may, the
 // prefilters' own scans after it.
 func (r *redactor) textFeatures(s string) (f features, clean bool) {
-	if r.pre == nil {
-		f, hit := scanText(s, r.keys)
+	if !r.preFormats {
+		f, hit := scanText(s, r.pre)
 		return f, !redact.MayHoldFormat(s) && (!hit || !r.mayHoldDeclared(s))
 	}
 	f, hit := scanText(s, r.pre)

@@ -38,6 +38,11 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 	tiny := map[string]string{"TINY": "zq"}
 	redTiny := newRedactor(tiny, nil)
 	red := newRedactor(creds, nil)
+	many := map[string]string{"A": "hunter2-secret", "B": "abc", "C": "2026-11", "D": "EXAMPLE", "E": "s3cr3t!", "F": "/tmp/a"}
+	redMany := newRedactor(many, nil)
+	if redMany.few != nil || red.few == nil {
+		f.Fatal("the redactors do not look for their declared values as the test means")
+	}
 	tmps := tmpMatcher([]string{"/tmp", "/var/tmp", "/private/tmp", "/tmp/a"})
 	winTmps := tmpMatcher([]string{"/tmp", "C:/Users/me/AppData/Local/Temp", "\xc3\xa9/t", "/odd\nroot"})
 	var one []Normalizer
@@ -81,6 +86,13 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 		}
 		if got, want := red.text(s), redact.RedactString(s, creds); got != want {
 			t.Fatalf("redactor on %q: %q, redact.RedactString gives %q", s, got, want)
+		}
+		// More declared values than maxFew: found by the scan of triples.
+		if got, want := redMany.text(s), redact.RedactString(s, many); got != want {
+			t.Fatalf("redactor of %d values on %q: %q, redact.RedactString gives %q", len(many), s, got, want)
+		}
+		if f, clean := redMany.textFeatures(s); f != featuresOf(s) || clean == redMany.mayChange(s) {
+			t.Fatalf("with %d values, textFeatures(%q) = %b, %v; mayChange %v", len(many), s, f, clean, redMany.mayChange(s))
 		}
 		// A normalizer skipped for lack of a feature would not have
 		// changed the text.
@@ -191,7 +203,7 @@ func TestRedactorMatchesRedactOnRealCassettes(t *testing.T) {
 // scanTextRef is scanText as it was written first, a max kept per run, and
 // the pairs of two-byte keywords tested apart: the reference the packed run
 // counters of scanText are checked against.
-func scanTextRef(s string, set *tripleSet) (features, bool) {
+func scanTextRef(s string, set *byteSet) (features, bool) {
 	pair := false
 	for i := 1; i < len(s); i++ {
 		a, b := foldASCII(s[i-1]), foldASCII(s[i])
@@ -209,7 +221,7 @@ func scanTextRef(s string, set *tripleSet) (features, bool) {
 		hRun = (hRun + 1) & -(e >> 49 & 1)
 		hMax = max(hMax, hRun)
 		h = (h<<5 ^ uint64(foldASCII(c))) & (1<<15 - 1)
-		hit |= set[h>>6] >> (h & 63)
+		hit |= uint64(set[h])
 	}
 	g := features(f & (1<<featureBits - 1))
 	if s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
@@ -245,8 +257,12 @@ func FuzzScanTextMatchesReference(f *testing.F) {
 	f.Add(strings.Repeat("f", 1<<15+41) + "x123456789")
 	f.Add(strings.Repeat("9", 1<<16+50))
 	red := newRedactor(map[string]string{"TOKEN": "hunter2-secret", "SHORT": "abc"}, nil)
+	redMany := new(byteSet)
+	for i := range redMany {
+		redMany[i] = uint8(i % 3 / 2)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, set := range []*tripleSet{&noTriples, red.keys, red.pre} {
+		for _, set := range []*byteSet{&noTriples, red.pre, redMany} {
 			gf, gh := scanText(s, set)
 			wf, wh := scanTextRef(s, set)
 			if gf != wf || gh != wh {
@@ -264,7 +280,7 @@ func FuzzScanTextMatchesReference(f *testing.F) {
 // give what RedactString gives.
 func TestTextFeaturesSeeEveryKeyword(t *testing.T) {
 	red := newRedactor(map[string]string{"TOKEN": "hunter2-secret"}, nil)
-	if red.pre == nil {
+	if !red.preFormats {
 		t.Fatal("the formats' keywords cannot be told in the features' scan (a format without keywords, or a two-byte keyword that is not one of pairEQ, pairS): every string pays redact.MayHoldFormat's own scan")
 	}
 	seen, unclean := 0, 0

@@ -26,8 +26,8 @@ type redactor struct {
 	// few are those values when there are at most maxFew: each is then
 	// looked for by strings.Contains (a vector search), not by the scan
 	// of every three bytes.
-	few []string
-	keys  *tripleSet           // each literal's key: three bytes of it (4 KiB: stays in cache)
+	few  []string
+	keys *tripleSet // each literal's key: three bytes of it (4 KiB: stays in cache)
 	// pre is each literal's key and each format keyword's first three
 	// bytes, in lower case: a text in which scanText finds none of them
 	// nor a pair of pairEQ or pairS (the two-byte keywords) holds no

@@ -170,12 +170,16 @@ func keyOf(l string) int {
 // format's keyword (r.pre: most strings), and where one may, the
 // prefilters' own scans after it.
 func (r *redactor) textFeatures(s string) (f features, clean bool) {
-	if !r.preFormats {
-		f, hit := scanText(s, r.pre)
-		return f, !redact.MayHoldFormat(s) && (!hit || !r.mayHoldDeclared(s))
-	}
 	f, hit := scanText(s, r.pre)
-	return f, !hit || !redact.MayHoldFormat(s) && !r.mayHoldDeclared(s)
+	return f, r.clean(s, hit)
+}
+
+// clean is !r.mayChange(s), given whether scanText of s against r.pre hit.
+func (r *redactor) clean(s string, hit bool) bool {
+	if !r.preFormats {
+		return !redact.MayHoldFormat(s) && (!hit || !r.mayHoldDeclared(s))
+	}
+	return !hit || !redact.MayHoldFormat(s) && !r.mayHoldDeclared(s)
 }
 
 // strings redacts the string values of a document; a value found clean,

@@ -182,6 +182,9 @@ var byteTab = func() (t [256][2]uint64) {
 	for c := range 256 {
 		t[c][0] = byteBits[c]
 		t[c][1] = uint64(foldASCII(byte(c)))
+		if !plainStringByte[c] {
+			t[c][0] |= stopBit
+		}
 		if byteBits[c]>>48&1 != 0 {
 			t[c][1] |= (1<<10 - 1) << 17
 		}
@@ -191,6 +194,37 @@ var byteTab = func() (t [256][2]uint64) {
 	}
 	return t
 }()
+
+// stopBit marks, in byteTab's first word, the bytes that end the plain
+// run of a JSON string (plainStringByte): the quote, the backslash,
+// control characters, bytes of 0x80 or more. Bit 50 is no feature, pair
+// or run's top: scanText, which ORs it in, reads nothing of it.
+const stopBit = 1 << 50
+
+// scanPlain is scanText of the JSON string of doc whose first byte (after
+// its opening quote) is at start, in the scan that finds its end: it
+// returns the offset of the first byte from start that is not plain (the
+// closing quote, if the string is plain: otherwise the caller parses it
+// again, escapes and all) and scanText's results for doc[start:end].
+func scanPlain(doc string, start int, set *byteSet) (end int, f features, hit bool) {
+	var acc, prev, h, hits uint64
+	runs := uint64(runBias)
+	rest, i := doc[start:], 0
+	for ; i < len(rest); i++ {
+		t := &byteTab[rest[i]]
+		e := t[0]
+		if e&stopBit != 0 {
+			break
+		}
+		k := t[1]
+		h = (h<<5 ^ k&0xff) & (1<<15 - 1)
+		hits |= uint64(set[h])
+		runs = runBias ^ ((runs+runInc)^runBias)&k
+		acc |= e | prev&(e>>32) | runs
+		prev = e >> 16
+	}
+	return start + i, textEnd(rest[:i], acc), hits&1 != 0 || acc&uint64(pairEQ|pairS) != 0
+}
 
 func foldASCII(c byte) byte {
 	if c >= 'A' && c <= 'Z' {

@@ -245,11 +245,22 @@ func (sc *scanner) value(depth int, c leafCtx) error {
 		}
 		return sc.container(depth, c)
 	case ch == '"':
-		s, err := sc.string()
-		if err != nil {
-			return err
+		// Most strings are plain: their features are found in the scan
+		// that finds their end; the others are parsed again.
+		var s string
+		var f features
+		var clean bool
+		red := sc.plan.red
+		if end, pf, hit := scanPlain(sc.s, sc.i+1, red.pre); end < len(sc.s) && sc.s[end] == '"' {
+			s, sc.i = sc.s[sc.i+1:end], end+1
+			f, clean = pf, red.clean(s, hit)
+		} else {
+			var err error
+			if s, err = sc.string(); err != nil {
+				return err
+			}
+			f, clean = red.textFeatures(s)
 		}
-		f, clean := sc.plan.red.textFeatures(s)
 		epoch := c.epoch && epochDigits(s) > 0
 		if c.sel == 0 && !c.cred && !epoch && clean && !sc.plan.cand[f&(1<<featureBits-1)] {
 			return nil // nothing will rewrite it

@@ -321,3 +321,30 @@ func FuzzSkipPlain(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScanPlain: the scan of a JSON string that finds its end gives what
+// scanText gives of the plain bytes before it, and stops at the first byte
+// that is not plain.
+func FuzzScanPlain(f *testing.F) {
+	for _, s := range fastSeeds {
+		f.Add(s)
+	}
+	f.Add(`a\"b`)
+	f.Add("héllo")
+	f.Add("sk-ant-api03 \x01")
+	red := newRedactor(map[string]string{"TOKEN": "hunter2-secret"}, nil)
+	f.Fuzz(func(t *testing.T, x string) {
+		doc := `"` + x + `"`
+		j := 0
+		for j < len(x) && plainStringByte[x[j]] {
+			j++
+		}
+		for _, set := range []*byteSet{&noTriples, red.pre} {
+			end, gf, gh := scanPlain(doc, 1, set)
+			wf, wh := scanText(x[:j], set)
+			if end != 1+j || gf != wf || gh != wh {
+				t.Fatalf("scanPlain(%q) = %d, %b, %v; the first byte not plain is at %d, scanText of what is before it %b, %v", doc, end, gf, gh, 1+j, wf, wh)
+			}
+		}
+	})
+}

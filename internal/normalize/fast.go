@@ -35,6 +35,9 @@ type redactor struct {
 	// preFormats is false when that cannot be told of the formats (some
 	// format has no keyword, or a two-byte keyword is not one of those
 	// pairs): pre is then the literals' keys alone.
+	// Set on first use (prefilter): building it builds redaction's rule
+	// set, which a pipeline that redacts nothing never needs.
+	preOnce    sync.Once
 	pre        *byteSet
 	preFormats bool
 
@@ -59,8 +62,13 @@ func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
 	if len(r.few) > maxFew {
 		r.few = nil
 	}
-	r.pre, r.preFormats = formatPrefilter(creds)
 	return r
+}
+
+// prefilter returns r.pre, set first if it is not.
+func (r *redactor) prefilter() *byteSet {
+	r.preOnce.Do(func() { r.pre, r.preFormats = formatPrefilter(r.creds) })
+	return r.pre
 }
 
 // maxFew is how many declared values redactor.mayHoldDeclared looks for
@@ -170,11 +178,12 @@ func keyOf(l string) int {
 // format's keyword (r.pre: most strings), and where one may, the
 // prefilters' own scans after it.
 func (r *redactor) textFeatures(s string) (f features, clean bool) {
-	f, hit := scanText(s, r.pre)
+	f, hit := scanText(s, r.prefilter())
 	return f, r.clean(s, hit)
 }
 
-// clean is !r.mayChange(s), given whether scanText of s against r.pre hit.
+// clean is !r.mayChange(s), given whether scanText of s against
+// r.prefilter() hit.
 func (r *redactor) clean(s string, hit bool) bool {
 	if !r.preFormats {
 		return !redact.MayHoldFormat(s) && (!hit || !r.mayHoldDeclared(s))

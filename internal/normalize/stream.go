@@ -173,7 +173,8 @@ type scanner struct {
 	jsonParser
 	plan  *streamPlan
 	names nameCache
-	doc   jsonDoc // the document's own, gathered as it is scanned
+	doc   jsonDoc  // the document's own, gathered as it is scanned
+	pre   *byteSet // plan.red.prefilter()
 	dead  [maxStreamPaths]int16
 }
 
@@ -196,7 +197,7 @@ func (sp *streamPlan) scan(src []byte) (*jsonNode, error) {
 	} else {
 		s = string(src)
 	}
-	sc := scanner{jsonParser: jsonParser{src: src, s: s, pool: &sp.chunks}, plan: sp}
+	sc := scanner{jsonParser: jsonParser{src: src, s: s, pool: &sp.chunks}, plan: sp, pre: sp.red.prefilter()}
 	for k := range sc.dead {
 		sc.dead[k] = -1
 	}
@@ -251,7 +252,7 @@ func (sc *scanner) value(depth int, c leafCtx) error {
 		var f features
 		var clean bool
 		red := sc.plan.red
-		if end, pf, hit := scanPlain(sc.s, sc.i+1, red.pre); end < len(sc.s) && sc.s[end] == '"' {
+		if end, pf, hit := scanPlain(sc.s, sc.i+1, sc.pre); end < len(sc.s) && sc.s[end] == '"' {
 			s, sc.i = sc.s[sc.i+1:end], end+1
 			f, clean = pf, red.clean(s, hit)
 		} else {

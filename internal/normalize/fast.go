@@ -23,7 +23,23 @@ type redactor struct {
 	creds map[string]string
 	rules *redact.Rules        // the credential names
 	lits  map[uint64][]literal // declared values Redact scrubs, by the tripleHash of their key
-	keys  *tripleSet           // each literal's key: three bytes of it (4 KiB: stays in cache)
+	// few are those values when there are at most maxFew: each is then
+	// looked for by strings.Contains (a vector search), not by the scan
+	// of every three bytes.
+	few  []string
+	keys *tripleSet // each literal's key: three bytes of it (4 KiB: stays in cache)
+	// pre is each literal's key and each format keyword's first three
+	// bytes, in lower case: a text in which scanText finds none of them
+	// nor a pair of pairEQ or pairS (the two-byte keywords) holds no
+	// literal and no keyword (redact.MayHoldFormat is false of it).
+	// preFormats is false when that cannot be told of the formats (some
+	// format has no keyword, or a two-byte keyword is not one of those
+	// pairs): pre is then the literals' keys alone.
+	// Set on first use (prefilter): building it builds redaction's rule
+	// set, which a pipeline that redacts nothing never needs.
+	preOnce    sync.Once
+	pre        *byteSet
+	preFormats bool
 
 	// names remembers Rules.IsCredentialField for the first maxNames
 	// keys seen: the records of a stream repeat theirs.
@@ -32,7 +48,7 @@ type redactor struct {
 }
 
 func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
-	r := &redactor{creds: creds, rules: rules, keys: new(tripleSet), lits: map[uint64][]literal{}}
+	r := &redactor{creds: creds, rules: rules, keys: new(tripleSet), lits: map[uint64][]literal{}, few: []string{}}
 	for _, l := range creds {
 		if len(l) < redact.MinValueLen { // Redact leaves a shorter value alone
 			continue
@@ -40,9 +56,66 @@ func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
 		at := keyOf(l)
 		h := tripleHash(l[at], l[at+1], l[at+2])
 		r.lits[h] = append(r.lits[h], literal{l, at})
+		r.few = append(r.few, l)
 		r.keys.add(l[at], l[at+1], l[at+2])
 	}
+	if len(r.few) > maxFew {
+		r.few = nil
+	}
 	return r
+}
+
+// prefilter returns r.pre, set first if it is not.
+func (r *redactor) prefilter() *byteSet {
+	r.preOnce.Do(func() { r.pre, r.preFormats = formatPrefilter(r.creds) })
+	return r.pre
+}
+
+// maxFew is how many declared values redactor.mayHoldDeclared looks for
+// one by one.
+const maxFew = 4
+
+// formatPrefilter returns redactor.pre and preFormats for the declared
+// values creds.
+func formatPrefilter(creds map[string]string) (*byteSet, bool) {
+	pre, fold := new(byteSet), foldASCII
+	for _, l := range creds {
+		if len(l) >= redact.MinValueLen {
+			at := keyOf(l)
+			pre.add(fold(l[at]), fold(l[at+1]), fold(l[at+2]))
+		}
+	}
+	kws, ok := redact.FormatKeywords()
+	for _, k := range kws {
+		if len(k) == 2 && !pairCovered(k[0], k[1]) {
+			ok = false
+		}
+	}
+	if !ok {
+		return pre, false
+	}
+	for _, k := range kws {
+		if len(k) > 2 {
+			pre.add(fold(k[0]), fold(k[1]), fold(k[2]))
+		}
+	}
+	return pre, true
+}
+
+// pairCovered reports whether scanText sees the two bytes a, b in a row, in
+// every case, as one of the pairs pairEQ and pairS.
+func pairCovered(a, b byte) bool {
+	for _, x := range []byte{a, a &^ 0x20} {
+		for _, y := range []byte{b, b &^ 0x20} {
+			if (x != a && foldASCII(x) != a) || (y != b && foldASCII(y) != b) {
+				continue // not a case of a letter
+			}
+			if byteBits[x]>>16&(byteBits[y]>>32)&uint64(pairEQ|pairS) == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // mayChange reports whether a declared value or a format's keyword occurs in s.
@@ -52,6 +125,14 @@ func (r *redactor) mayChange(s string) bool {
 
 // mayHoldDeclared reports whether a declared value occurs in s.
 func (r *redactor) mayHoldDeclared(s string) bool {
+	if r.few != nil {
+		for _, l := range r.few {
+			if strings.Contains(s, l) {
+				return true
+			}
+		}
+		return false
+	}
 	var h uint64
 	for i := 0; i < len(s); i++ {
 		h = (h<<5 ^ uint64(s[i])) & (1<<15 - 1) // tripleHash of s[i-2:i+1]
@@ -93,11 +174,21 @@ func keyOf(l string) int {
 }
 
 // textFeatures returns featuresOf(s) and whether !r.mayChange(s), in one
-// scan of s (a second where a declared value's key may occur, and the
-// format keywords' own scan).
+// scan of s where none of its triples starts a declared value's key or a
+// format's keyword (r.pre: most strings), and where one may, the
+// prefilters' own scans after it.
 func (r *redactor) textFeatures(s string) (f features, clean bool) {
-	f, hit := scanText(s, r.keys)
-	return f, !redact.MayHoldFormat(s) && (!hit || !r.mayHoldDeclared(s))
+	f, hit := scanText(s, r.prefilter())
+	return f, r.clean(s, hit)
+}
+
+// clean is !r.mayChange(s), given whether scanText of s against
+// r.prefilter() hit.
+func (r *redactor) clean(s string, hit bool) bool {
+	if !r.preFormats {
+		return !redact.MayHoldFormat(s) && (!hit || !r.mayHoldDeclared(s))
+	}
+	return !hit || !redact.MayHoldFormat(s) && !r.mayHoldDeclared(s)
 }
 
 // strings redacts the string values of a document; a value found clean,

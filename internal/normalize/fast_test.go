@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/cassette-dev/cassette/internal/redact"
 )
@@ -37,6 +38,11 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 	tiny := map[string]string{"TINY": "zq"}
 	redTiny := newRedactor(tiny, nil)
 	red := newRedactor(creds, nil)
+	many := map[string]string{"A": "hunter2-secret", "B": "abc", "C": "2026-11", "D": "EXAMPLE", "E": "s3cr3t!", "F": "/tmp/a"}
+	redMany := newRedactor(many, nil)
+	if redMany.few != nil || red.few == nil {
+		f.Fatal("the redactors do not look for their declared values as the test means")
+	}
 	tmps := tmpMatcher([]string{"/tmp", "/var/tmp", "/private/tmp", "/tmp/a"})
 	winTmps := tmpMatcher([]string{"/tmp", "C:/Users/me/AppData/Local/Temp", "\xc3\xa9/t", "/odd\nroot"})
 	var one []Normalizer
@@ -80,6 +86,13 @@ func FuzzMatchersAgreeWithRegexp(f *testing.F) {
 		}
 		if got, want := red.text(s), redact.RedactString(s, creds); got != want {
 			t.Fatalf("redactor on %q: %q, redact.RedactString gives %q", s, got, want)
+		}
+		// More declared values than maxFew: found by the scan of triples.
+		if got, want := redMany.text(s), redact.RedactString(s, many); got != want {
+			t.Fatalf("redactor of %d values on %q: %q, redact.RedactString gives %q", len(many), s, got, want)
+		}
+		if f, clean := redMany.textFeatures(s); f != featuresOf(s) || clean == redMany.mayChange(s) {
+			t.Fatalf("with %d values, textFeatures(%q) = %b, %v; mayChange %v", len(many), s, f, clean, redMany.mayChange(s))
 		}
 		// A normalizer skipped for lack of a feature would not have
 		// changed the text.
@@ -184,5 +197,122 @@ func TestRedactorMatchesRedactOnRealCassettes(t *testing.T) {
 	}
 	if lines < 5000 || declared == 0 || changed == 0 {
 		t.Fatalf("%d lines of real cassettes, %d with a declared value, %d redacted: want the ~6,000 of the 48 files, some of each", lines, declared, changed)
+	}
+}
+
+// scanTextRef is scanText as it was written first, a max kept per run, and
+// the pairs of two-byte keywords tested apart: the reference the packed run
+// counters of scanText are checked against.
+func scanTextRef(s string, set *byteSet) (features, bool) {
+	pair := false
+	for i := 1; i < len(s); i++ {
+		a, b := foldASCII(s[i-1]), foldASCII(s[i])
+		pair = pair || (a == 'e' || a == 'q') && (b == 'y' || b == '~') || a == 's' && (b == '.' || b == 'k')
+	}
+	var f, before, h, hit uint64
+	dRun, dMax, hRun, hMax := uint64(0), uint64(0), uint64(0), uint64(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		e := byteBits[c]
+		f |= e | (before>>16)&(e>>32)
+		before = e
+		dRun = (dRun + 1) & -(e >> 48 & 1)
+		dMax = max(dMax, dRun)
+		hRun = (hRun + 1) & -(e >> 49 & 1)
+		hMax = max(hMax, hRun)
+		h = (h<<5 ^ uint64(foldASCII(c))) & (1<<15 - 1)
+		hit |= uint64(set[h])
+	}
+	g := features(f & (1<<featureBits - 1))
+	if s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		g |= fTrailBlank
+	}
+	if dMax >= 10 {
+		g |= fDigits10
+	}
+	if hMax >= 7 {
+		g |= fHex7
+	}
+	if hMax >= 40 {
+		g |= fHex40
+	}
+	return g, hit&1 != 0 || pair
+}
+
+// FuzzScanTextMatchesReference: scanText gives what scanTextRef gives, at
+// each threshold of the runs and one byte short of it, and past the 32,768
+// and 522 bytes in a row where a run's field overflows into the next.
+func FuzzScanTextMatchesReference(f *testing.F) {
+	for _, s := range fastSeeds {
+		f.Add(s)
+	}
+	for _, n := range []int{6, 7, 9, 10, 39, 40, 41} {
+		f.Add(strings.Repeat("7", n))
+		f.Add(strings.Repeat("a", n))
+		f.Add("x" + strings.Repeat("0123456789abcdef", 3)[:n] + ":1 ")
+	}
+	f.Add(strings.Repeat("1", 1<<15+11) + "g" + strings.Repeat("a", 6))
+	f.Add(strings.Repeat("1", 530) + "g" + strings.Repeat("a", 6) + "-123456789")
+	f.Add(strings.Repeat("1", 1030) + ":" + strings.Repeat("b", 39))
+	f.Add(strings.Repeat("f", 1<<15+41) + "x123456789")
+	f.Add(strings.Repeat("9", 1<<16+50))
+	red := newRedactor(map[string]string{"TOKEN": "hunter2-secret", "SHORT": "abc"}, nil)
+	redMany := new(byteSet)
+	for i := range redMany {
+		redMany[i] = uint8(i % 3 / 2)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, set := range []*byteSet{&noTriples, red.prefilter(), redMany} {
+			gf, gh := scanText(s, set)
+			wf, wh := scanTextRef(s, set)
+			if gf != wf || gh != wh {
+				t.Fatalf("scanText(%.80q) = %b, %v; the reference gives %b, %v", s, gf, gh, wf, wh)
+			}
+		}
+	})
+}
+
+// TestTextFeaturesSeeEveryKeyword: the one scan of a string's features
+// also stands for the format keywords' prefilter (redactor.pre), so every
+// keyword of every format, in lower, upper and mixed case, at the start,
+// inside and at the end of a text, must leave the text unclean wherever
+// redact.MayHoldFormat says it may hold a format, and redaction of it must
+// give what RedactString gives.
+func TestTextFeaturesSeeEveryKeyword(t *testing.T) {
+	red := newRedactor(map[string]string{"TOKEN": "hunter2-secret"}, nil)
+	if red.prefilter(); !red.preFormats {
+		t.Fatal("the formats' keywords cannot be told in the features' scan (a format without keywords, or a two-byte keyword that is not one of pairEQ, pairS): every string pays redact.MayHoldFormat's own scan")
+	}
+	seen, unclean := 0, 0
+	for _, p := range redact.Patterns() {
+		for _, k := range p.Keywords {
+			mixed := []byte(k)
+			for i := 0; i < len(mixed); i += 2 {
+				mixed[i] = byte(unicode.ToUpper(rune(mixed[i])))
+			}
+			for _, kw := range []string{k, strings.ToUpper(k), string(mixed)} {
+				for _, s := range []string{kw, "x " + kw, kw + " x", "zz" + kw + "0123456789abcdefABCDEF", "see " + kw, "hunter2-secret" + kw} {
+					seen++
+					_, clean := red.textFeatures(s)
+					if may := redact.MayHoldFormat(s) || red.mayHoldDeclared(s); clean == may {
+						t.Fatalf("textFeatures(%q) says clean %v; redact.MayHoldFormat or the declared value says %v (keyword %q of %s)", s, clean, may, k, p.Name)
+					} else if !clean {
+						unclean++
+					}
+					if got, want := red.text(s), redact.RedactString(s, red.creds); got != want {
+						t.Fatalf("redactor on %q: %q, redact.RedactString gives %q", s, got, want)
+					}
+				}
+			}
+		}
+	}
+	if unclean < seen/2 {
+		t.Fatalf("%d of %d texts holding a keyword were found to need redaction: the test checks little", unclean, seen)
+	}
+	// And the scan alone still tells ordinary texts clean.
+	for _, s := range []string{"open", "PR_kw00000012", "2026-11-22T14:00:01Z", "fix-12", "Change 12 of the frobnicator"} {
+		if _, hit := scanText(s, red.prefilter()); hit {
+			t.Errorf("scanText(%q) finds a keyword's or a declared value's start in it: the prefilter sends it on to redaction", s)
+		}
 	}
 }

@@ -2,8 +2,10 @@ package normalize
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -263,6 +265,7 @@ func (p *jsonParser) string() (string, error) {
 	start := p.i
 	src := p.src
 	for p.i < len(src) {
+		p.i = skipPlain(src, p.i)
 		for p.i < len(src) && plainStringByte[src[p.i]] {
 			p.i++
 		}
@@ -289,6 +292,24 @@ func (p *jsonParser) string() (string, error) {
 		}
 	}
 	return "", p.fail("unterminated string")
+}
+
+// skipPlain returns the offset of the first byte of src from i that is
+// not plain (plainStringByte), or of the last 8 bytes or fewer: it tests
+// eight bytes at a time, as one word, for a quote, a backslash, a control
+// character or a byte of 0x80 or more. (x-0x01…)&^x&0x80… flags each byte
+// of x that is 0, and may flag a byte above a flagged one (the borrow), so
+// that its lowest flag is the first such byte; likewise below 0x20.
+func skipPlain(src []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(src); i += 8 {
+		w := binary.LittleEndian.Uint64(src[i:])
+		m := ((w-0x20*ones)|((w^'"'*ones)-ones)|((w^'\\'*ones)-ones))&^w | w
+		if m &= highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	return i
 }
 
 // plainStringByte tells the bytes a string holds as they are: ASCII but

@@ -173,7 +173,8 @@ type scanner struct {
 	jsonParser
 	plan  *streamPlan
 	names nameCache
-	doc   jsonDoc // the document's own, gathered as it is scanned
+	doc   jsonDoc  // the document's own, gathered as it is scanned
+	pre   *byteSet // plan.red.prefilter()
 	dead  [maxStreamPaths]int16
 }
 
@@ -196,7 +197,7 @@ func (sp *streamPlan) scan(src []byte) (*jsonNode, error) {
 	} else {
 		s = string(src)
 	}
-	sc := scanner{jsonParser: jsonParser{src: src, s: s, pool: &sp.chunks}, plan: sp}
+	sc := scanner{jsonParser: jsonParser{src: src, s: s, pool: &sp.chunks}, plan: sp, pre: sp.red.prefilter()}
 	for k := range sc.dead {
 		sc.dead[k] = -1
 	}
@@ -245,11 +246,22 @@ func (sc *scanner) value(depth int, c leafCtx) error {
 		}
 		return sc.container(depth, c)
 	case ch == '"':
-		s, err := sc.string()
-		if err != nil {
-			return err
+		// Most strings are plain: their features are found in the scan
+		// that finds their end; the others are parsed again.
+		var s string
+		var f features
+		var clean bool
+		red := sc.plan.red
+		if end, pf, hit := scanPlain(sc.s, sc.i+1, sc.pre); end < len(sc.s) && sc.s[end] == '"' {
+			s, sc.i = sc.s[sc.i+1:end], end+1
+			f, clean = pf, red.clean(s, hit)
+		} else {
+			var err error
+			if s, err = sc.string(); err != nil {
+				return err
+			}
+			f, clean = red.textFeatures(s)
 		}
-		f, clean := sc.plan.red.textFeatures(s)
 		epoch := c.epoch && epochDigits(s) > 0
 		if c.sel == 0 && !c.cred && !epoch && clean && !sc.plan.cand[f&(1<<featureBits-1)] {
 			return nil // nothing will rewrite it

@@ -298,3 +298,53 @@ func TestStreamReusesNodes(t *testing.T) {
 		t.Errorf("normalizing the first page allocated %d bytes, the second %d: its %d leaves take %d", a1, a2, leaves, nodes)
 	}
 }
+
+// FuzzSkipPlain: the word-at-a-time skip of a string's plain bytes stops at
+// the first byte that is not plain (plainStringByte), or short of it only
+// in the last 8 bytes, which the byte loop after it reads.
+func FuzzSkipPlain(f *testing.F) {
+	for _, s := range []string{"", "abcdefgh", "abcdefg\"", "abc\\defghijklmnop", "0123456789abcdef\x1f", "héllo wörld, and more",
+		"\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x80", "        !!!!!!!!\"\"", "\x00abcdefghijkl", "abcdefgh\x21\x23\x5b\x5d\x20\x1f"} {
+		f.Add([]byte(s), 0)
+		f.Add([]byte(s), 3)
+	}
+	f.Fuzz(func(t *testing.T, src []byte, i int) {
+		if i < 0 || i > len(src) {
+			return
+		}
+		j := i
+		for j < len(src) && plainStringByte[src[j]] {
+			j++
+		}
+		if r := skipPlain(src, i); r < i || r > j || r < j && r+8 <= len(src) {
+			t.Fatalf("skipPlain(%q, %d) = %d; the first byte that is not plain is at %d", src, i, r, j)
+		}
+	})
+}
+
+// FuzzScanPlain: the scan of a JSON string that finds its end gives what
+// scanText gives of the plain bytes before it, and stops at the first byte
+// that is not plain.
+func FuzzScanPlain(f *testing.F) {
+	for _, s := range fastSeeds {
+		f.Add(s)
+	}
+	f.Add(`a\"b`)
+	f.Add("héllo")
+	f.Add("sk-ant-api03 \x01")
+	red := newRedactor(map[string]string{"TOKEN": "hunter2-secret"}, nil)
+	f.Fuzz(func(t *testing.T, x string) {
+		doc := `"` + x + `"`
+		j := 0
+		for j < len(x) && plainStringByte[x[j]] {
+			j++
+		}
+		for _, set := range []*byteSet{&noTriples, red.prefilter()} {
+			end, gf, gh := scanPlain(doc, 1, set)
+			wf, wh := scanText(x[:j], set)
+			if end != 1+j || gf != wf || gh != wh {
+				t.Fatalf("scanPlain(%q) = %d, %b, %v; the first byte not plain is at %d, scanText of what is before it %b, %v", doc, end, gf, gh, 1+j, wf, wh)
+			}
+		}
+	})
+}

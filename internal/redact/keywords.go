@@ -108,26 +108,32 @@ func scanKeywords[T ~string | ~[]byte](ix *keywordIndex, data T, found func(occu
 		return
 	}
 	v := uint32(data[0])<<8 | uint32(data[1])
-	for i := 2; i <= len(data); i++ {
-		if i < len(data) {
-			v = (v<<8 | uint32(data[i])) & 0xffffff
-		} else {
-			v = (v << 8) & 0xffffff // a two-byte keyword at the very end
-		}
-		if h := triHash(v); ix.bits[h>>6]&(1<<(h&63)) == 0 {
-			continue
-		}
-		start := i - 2
-		head := ix.heads[uint16(v>>8)]
-		if head == 0 {
-			continue // a hash collision
-		}
-		for _, id := range ix.lists[head-1] {
-			if hasAt(ix, data, start, ix.kws[id].text) && !found(occurrence{start, id}) {
-				return
-			}
+	for i := 2; i < len(data); i++ {
+		v = (v<<8 | uint32(data[i])) & 0xffffff
+		if h := triHash(v); ix.bits[h>>6]&(1<<(h&63)) != 0 && !keywordsAt(ix, data, v, i-2, found) {
+			return
 		}
 	}
+	v = (v << 8) & 0xffffff // a two-byte keyword at the very end
+	if h := triHash(v); ix.bits[h>>6]&(1<<(h&63)) != 0 {
+		keywordsAt(ix, data, v, len(data)-2, found)
+	}
+}
+
+// keywordsAt calls found with each keyword at start, where the three bytes
+// v begin (a bit of their hash is set), until it returns false; it reports
+// whether found never did.
+func keywordsAt[T ~string | ~[]byte](ix *keywordIndex, data T, v uint32, start int, found func(occurrence) bool) bool {
+	head := ix.heads[uint16(v>>8)]
+	if head == 0 {
+		return true // a hash collision
+	}
+	for _, id := range ix.lists[head-1] {
+		if hasAt(ix, data, start, ix.kws[id].text) && !found(occurrence{start, id}) {
+			return false
+		}
+	}
+	return true
 }
 
 // MayHoldFormat reports whether s holds a keyword of a known format where
@@ -150,6 +156,20 @@ func MayHoldFormat(s string) bool {
 		return !any
 	})
 	return any
+}
+
+// FormatKeywords returns the keywords of the known formats (lower case, 2
+// bytes or more; MayHoldFormat finds them without ASCII case), and false
+// when some format has none (MayHoldFormat is then true of every text):
+// a caller scanning its texts for something else can tell in the same
+// scan, by their first bytes, that MayHoldFormat is false of most.
+func FormatKeywords() ([]string, bool) {
+	rs := rules()
+	out := make([]string, len(rs.index.kws))
+	for i, k := range rs.index.kws {
+		out[i] = k.text
+	}
+	return out, len(rs.always) == 0
 }
 
 // mayStart reports whether some pattern of a keyword found at o may match

@@ -8,6 +8,7 @@
 #   PYTEST=1 bench/check-batch.sh ...                  (also the pytest plugin, end to end)
 #   DRIVERS=1 bench/check-batch.sh ...                 (also the Python and Node bindings, no test runner)
 #   VERIFY=0 bench/check-batch.sh ...                  (without the two verify columns)
+#   INPROCESS=1 bench/check-batch.sh ...               (also verify in process, Go, in each round: the bindings' baseline)
 #
 # Makes a project of CASES CLI cassettes (`echo hello case-N`, recorded
 # output "hello case-N"), whose fake command is /bin/echo so that verify
@@ -27,7 +28,12 @@
 #              bindings' clients list the cases and send each fake's output
 #              to one `cassette check`, one line and its answer at a time
 #              (what a test does, without the runner's own cost): the
-#              harness protocol from Python and from Node.
+#              harness protocol from Python and from Node;
+#   - inproc:  (INPROCESS=1) one round of BenchmarkVerify1000InProcess
+#              (internal/verify: 1,000 HTTP cases against the pet store
+#              fake served in process, the Go door), its verify's wall and
+#              CPU per case; each binding's cases/s and CPU are then divided
+#              by it within the round (the issue #40 row: ≥ 0.8×).
 # Prints each round, then the median and min over rounds of the wall time
 # and of the CPU time (user + system, all processes) per case, and
 # verify1 ÷ check per case. Needs: go (/usr/bin/python3 with pytest for
@@ -45,6 +51,7 @@ export GOFLAGS='' GOWORK=off NO_COLOR=1
 
 echo "building cassette..." >&2
 go build -C "$REPO" -o "$WORK/cassette" ./cmd/cassette
+[ -z "${INPROCESS:-}" ] || go test -C "$REPO" -c -o "$WORK/verify.test" ./internal/verify
 P=$WORK/project
 mkdir -p "$P/cassettes/echo"
 cat >"$P/cassette.yaml" <<'EOF'
@@ -132,6 +139,22 @@ drivers() {
 		timed py "$1" "$N" runPy
 	fi
 }
+# inproc ROUND: verify in process (Go), ms of wall and of CPU per case, as
+# BenchmarkVerify1000InProcess reports them (its cases/s and cpu-µs/case).
+inproc() {
+	if [ -z "${INPROCESS:-}" ]; then
+		echo 0 >"$WORK/r$1/inproc"; echo 0 >"$WORK/r$1/inproc.cpu"
+		return
+	fi
+	(cd "$REPO/internal/verify" && "$WORK/verify.test" -test.run '^$' -test.bench 'Verify1000InProcess$' -test.benchtime 1x) >"$WORK/inproc.log" 2>&1 ||
+		fail "BenchmarkVerify1000InProcess" "$WORK/inproc.log"
+	awk -v w="$WORK/r$1/inproc" -v c="$WORK/r$1/inproc.cpu" '/^BenchmarkVerify1000InProcess/ {
+		for (i = 3; i <= NF; i++) { if ($i == "cases/s") cs = $(i-1); if ($i == "cpu-µs/case") us = $(i-1) }
+	} END {
+		if (!cs || !us) exit 1
+		printf "%.4f\n", 1000 / cs > w; printf "%.4f\n", us / 1000 > c
+	}' "$WORK/inproc.log" || fail "BenchmarkVerify1000InProcess (no cases/s, cpu-µs/case)" "$WORK/inproc.log"
+}
 if [ "${VERIFY:-1}" = 0 ]; then
 	verify1() { echo 0 >"$WORK/r$1/verify1"; echo 0 >"$WORK/r$1/verify1.cpu"; }
 	verifyN() { echo 0 >"$WORK/r$1/verifyN"; echo 0 >"$WORK/r$1/verifyN.cpu"; }
@@ -154,15 +177,16 @@ echo "$(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/l
 for ((r = 1; r <= ROUNDS; r++)); do
 	mkdir -p "$WORK/r$r"
 	case $((r % 4)) in
-	1) check "$r"; verify1 "$r"; verifyN "$r"; pytest "$r"; drivers "$r" ;;
-	2) verify1 "$r"; verifyN "$r"; pytest "$r"; drivers "$r"; check "$r" ;;
-	3) verifyN "$r"; pytest "$r"; drivers "$r"; check "$r"; verify1 "$r" ;;
-	0) drivers "$r"; pytest "$r"; check "$r"; verify1 "$r"; verifyN "$r" ;;
+	1) check "$r"; verify1 "$r"; verifyN "$r"; pytest "$r"; inproc "$r"; drivers "$r" ;;
+	2) verify1 "$r"; verifyN "$r"; pytest "$r"; drivers "$r"; inproc "$r"; check "$r" ;;
+	3) verifyN "$r"; pytest "$r"; inproc "$r"; drivers "$r"; check "$r"; verify1 "$r" ;;
+	0) drivers "$r"; inproc "$r"; pytest "$r"; check "$r"; verify1 "$r"; verifyN "$r" ;;
 	esac
-	printf 'round %d, ms per case (wall/CPU): check %s/%s; verify1 %s/%s; verifyN %s/%s; pytest %s/%s; py %s/%s; node %s/%s\n' "$r" \
+	printf 'round %d, ms per case (wall/CPU): check %s/%s; verify1 %s/%s; verifyN %s/%s; pytest %s/%s; py %s/%s; node %s/%s; inproc %s/%s\n' "$r" \
 		"$(cat "$WORK/r$r/check")" "$(cat "$WORK/r$r/check.cpu")" "$(cat "$WORK/r$r/verify1")" "$(cat "$WORK/r$r/verify1.cpu")" \
 		"$(cat "$WORK/r$r/verifyN")" "$(cat "$WORK/r$r/verifyN.cpu")" "$(cat "$WORK/r$r/pytest")" "$(cat "$WORK/r$r/pytest.cpu")" \
-		"$(cat "$WORK/r$r/py")" "$(cat "$WORK/r$r/py.cpu")" "$(cat "$WORK/r$r/node")" "$(cat "$WORK/r$r/node.cpu")"
+		"$(cat "$WORK/r$r/py")" "$(cat "$WORK/r$r/py.cpu")" "$(cat "$WORK/r$r/node")" "$(cat "$WORK/r$r/node.cpu")" \
+		"$(cat "$WORK/r$r/inproc")" "$(cat "$WORK/r$r/inproc.cpu")"
 done
 echo
 for unit in "" .cpu; do
@@ -178,5 +202,15 @@ for unit in "" .cpu; do
 		echo "ms of $what per case, Python binding, line by line:   $(col py$unit | stats)"
 		echo "ms of $what per case, Node binding, line by line:     $(col node$unit | stats)"
 	fi
+	[ -z "${INPROCESS:-}" ] || echo "ms of $what per case, verify in process (Go):          $(col inproc$unit | stats)"
 	[ "${VERIFY:-1}" = 0 ] || echo "verify per process ÷ check batch, $what per case:  $(ratio verify1$unit check$unit)"
 done
+# within A B: B's figure ÷ A's within each round (A's cases/s, or CPU a
+# case, ÷ B's: higher is better for A), median and min over rounds.
+within() { for ((r = 1; r <= ROUNDS; r++)); do paste "$WORK/r$r/$2" "$WORK/r$r/$1"; done | awk '{ print $1 / $2 }' | stats; }
+if [ -n "${INPROCESS:-}" ] && [ -n "${DRIVERS:-}" ]; then
+	echo "Python binding ÷ in process, cases/s (wall):          $(within py inproc)"
+	echo "Python binding ÷ in process, CPU a case (inverse):    $(within py.cpu inproc.cpu)"
+	echo "Node binding ÷ in process, cases/s (wall):            $(within node inproc)"
+	echo "Node binding ÷ in process, CPU a case (inverse):      $(within node.cpu inproc.cpu)"
+fi

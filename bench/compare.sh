@@ -4,7 +4,7 @@
 #
 #   bench/compare.sh [SECONDS] [ROUNDS]        (default 4 5)
 #   HOVERFLY=/path/to/hoverfly bench/compare.sh
-#   PARTS="replay latency start pacing observe coverage go" bench/compare.sh   (the default: all)
+#   PARTS="replay latency start pacing observe coverage harness go" bench/compare.sh   (the default: all)
 #
 # Every figure is a ratio or a difference against a baseline measured in
 # the same run, rounds interleaved (A B C, then C B A, …); a ratio is taken
@@ -52,6 +52,12 @@
 #            coverage-project; COV_CASSETTES and COV_CALLS change them),
 #            against `cassette validate` of the same project: CPU and wall
 #            seconds, and the ratios.
+#   harness  the harness protocol from Python and from Node (bench/harness's
+#            drivers: `cassette cases --json` + one `cassette check`, a line
+#            and its answer at a time, 10,000 CLI cases; HARNESS_CASES
+#            changes it) against verify in process (Go,
+#            BenchmarkVerify1000InProcess) in the same rounds:
+#            bench/check-batch.sh with DRIVERS=1 VERIFY=0 INPROCESS=1.
 #   go       bench/go-rows.sh: normalize 1 MiB JSON, verify with a fresh
 #            fake per case, observe over HTTP and WebSocket replay, Go
 #            benchmarks with their own baselines (GO_ROWS picks them).
@@ -70,7 +76,7 @@ set -euo pipefail
 
 SECS=${1:-4}
 ROUNDS=${2:-5}
-PARTS=" ${PARTS:-replay latency start pacing observe coverage go} "
+PARTS=" ${PARTS:-replay latency start pacing observe coverage harness go} "
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 export GOFLAGS='' GOWORK=off NO_COLOR=1
 
@@ -454,6 +460,21 @@ if part coverage; then
 	ROWS+=("| \`cassette coverage\`, ${COV_CALLS:-100000} observed calls against ${COV_CASSETTES:-10000} cassettes (load $cload) | $(secs coverage 2) s CPU, $(secs coverage 1) s wall: $(ratio coverage validate 2) × \`validate\`'s CPU ($(secs validate 2) s), $(ratio coverage validate 1) × its wall | – | – | – | ≤ 1.5× \`validate\` |")
 	RATIOS+=("ratio coverage-vs-validate-cpu $(ratio coverage validate 2 | tr -d '()') lower ${cload%%–*}")
 	echo "coverage: load at the end $(load)" >>"$WORK/head"
+fi
+
+if part harness; then
+	say "harness protocol: ${HARNESS_CASES:-10000} cases, $ROUNDS rounds..."
+	hload=$(load1)
+	DRIVERS=1 VERIFY=0 INPROCESS=1 "$REPO/bench/check-batch.sh" "${HARNESS_CASES:-10000}" 1 "$ROUNDS" >"$WORK/harness.out" 2>"$WORK/harness.err" ||
+		{ cat "$WORK/harness.err" >&2; exit 3; }
+	hload="$hload–$(load1)"
+	# hfig LABEL: "MEDIAN (MIN)" of check-batch.sh's line that starts with LABEL.
+	hfig() { awk -v l="$1" 'index($0, l) == 1 { for (i = 1; i <= NF; i++) { if ($i == "median") m = $(i+1); if ($i == "min") n = $(i+1) } } END { printf "%.2f (%.2f)", m, n }' "$WORK/harness.out"; }
+	hms() { awk -v l="$1" 'index($0, l) == 1 { for (i = 1; i <= NF; i++) { if ($i == "median") m = $(i+1); if ($i == "min") n = $(i+1) } } END { printf "%.3f (%.3f)", m, n }' "$WORK/harness.out"; }
+	ROWS+=("| harness protocol (\`cases\` + one \`check\` of ${HARNESS_CASES:-10000} CLI cases, a line at a time) ÷ verify in process, Go (load $hload) | Python: $(hfig "Python binding ÷ in process, cases/s") × its cases/s, $(hfig "Python binding ÷ in process, CPU") × by CPU; Node: $(hfig "Node binding ÷ in process, cases/s") and $(hfig "Node binding ÷ in process, CPU"). ms a case, wall / CPU: Python $(hms "ms of wall per case, Python") / $(hms "ms of CPU per case, Python"), Node $(hms "ms of wall per case, Node") / $(hms "ms of CPU per case, Node"), in process $(hms "ms of wall per case, verify in process") / $(hms "ms of CPU per case, verify in process") | – | – | – | ≥ 0.8× in-process Go |")
+	RATIOS+=("ratio harness-python-vs-inprocess $(hfig "Python binding ÷ in process, cases/s" | tr -d '()') higher ${hload%%–*}")
+	RATIOS+=("ratio harness-node-vs-inprocess $(hfig "Node binding ÷ in process, cases/s" | tr -d '()') higher ${hload%%–*}")
+	echo "harness: load at the end $(load)" >>"$WORK/head"
 fi
 
 if part go; then

@@ -4,7 +4,7 @@
 #
 #   bench/go-rows.sh [ROUNDS] [rows]     (default 5; bench/compare.sh runs it
 #                                         last, with "rows": the rows alone)
-#   GO_ROWS="normalize verify observe websocket" bench/go-rows.sh    (the default: all)
+#   GO_ROWS="normalize verify observe websocket inprocess" bench/go-rows.sh    (the default: all)
 #
 #   - normalizing a 1 MiB JSON body with every built-in
 #     (BenchmarkJSON1MiB/builtins), against encoding/json's Compact of the
@@ -12,7 +12,7 @@
 #     is built once and each benchmark is a run of its own, A B in odd
 #     rounds and B A in even ones; MB/s (wall and per CPU-second) and the
 #     ratio within each round, median (min);
-#   - (GO_ROWS=inprocess, not a default) verify of 1,000 HTTP cases against
+#   - verify of 1,000 HTTP cases against
 #     the pet store fake served in process (BenchmarkVerify1000InProcess),
 #     against a plain net/http client sending the same requests to it in
 #     the same round (the benchmark interleaves them): cases/s and the
@@ -50,7 +50,7 @@ medmin() {
 }
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
-part() { [[ " ${GO_ROWS:-normalize verify observe websocket} " == *" $1 "* ]]; }
+part() { [[ " ${GO_ROWS:-normalize verify observe websocket inprocess} " == *" $1 "* ]]; }
 ROWS=()
 
 if part normalize; then

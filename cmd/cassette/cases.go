@@ -41,7 +41,6 @@ func (s *selectFlags) selection(g *globals, name string) (verify.Selection, erro
 // the cases and the options verify would judge them with (harness.Plan).
 func plannedCases(g *globals, s *selectFlags, name string, paths []string) ([]verify.Case, verify.Options, error) {
 	debug.SetGCPercent(400) // cases, check: 4 MB live for 10,000 cassettes, 190 MB of garbage parsing them; GC was 20% of the CPU
-	debug.SetGCPercent(400) // cases, check: 4 MB live for 10,000 cassettes, 190 MB of garbage parsing them; GC was 20% of the CPU
 	sel, err := s.selection(g, name)
 	if err != nil {
 		return nil, verify.Options{}, err

@@ -41,7 +41,13 @@ func newWatched(t *testing.T) *watched {
 	t.Cleanup(func() {
 		w.peer.Close()
 		w.l.closeAll()
-		w.tick <- time.Time{}
+		// The watch may already have seen the listener closed while it
+		// ran the last tick of advance (which returns once that tick is
+		// taken, not once its round is done): it is gone then.
+		select {
+		case w.tick <- time.Time{}:
+		case <-stopped:
+		}
 		<-stopped
 		ln.Close()
 	})

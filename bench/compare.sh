@@ -25,7 +25,10 @@
 #   latency  a recording proxy's added latency: 2,000 GETs one after the
 #            other through it to the plain server, p50 and p99, minus the
 #            plain server's own in the same round (cassette, mitmproxy and
-#            Hoverfly as forward proxies, recording).
+#            Hoverfly as forward proxies, recording); with two floors in the
+#            same rounds (bench/hop): a forward proxy that records nothing,
+#            net/http's httputil.ReverseProxy (any net/http proxy hop), and a
+#            bare TCP relay, io.Copy both ways (one more loopback hop).
 #   start    100,000 interactions (~130 MB of YAML in 4 files, the layout
 #            cassette writes): from the start of the process until it
 #            answers HTTP, and its peak RSS, for `cassette proxy`, Hoverfly
@@ -128,6 +131,7 @@ fi
 say "building cassette and bench/replaybench..."
 go build -C "$REPO" -o "$WORK/cassette" ./cmd/cassette
 go build -C "$REPO" -o "$WORK/rb" ./bench/replaybench
+if part latency; then go build -C "$REPO" -o "$WORK/hop" ./bench/hop; fi
 RB=$WORK/rb
 
 # start NAME CMD...: runs CMD in the background, its output in $WORK/NAME.out and .err.
@@ -320,7 +324,12 @@ if part latency; then
 	say "latency: load $(load)"
 	[ -n "${URL[direct604]:-}" ] || { start direct "$RB" serve -size 604; URL[direct604]="http://$(wait_for "$WORK/direct.out" 'p')/data"; }
 	URL[lat-direct]=${URL[direct604]}
-	lkeys=(lat-direct lat-cassette)
+	lkeys=(lat-direct lat-tcp lat-hop lat-cassette)
+	hostport=${URL[lat-direct]#http://}
+	start lat-tcp "$WORK/hop" tcp "${hostport%%/*}"
+	start lat-hop "$WORK/hop" http
+	PROXY[lat-tcp]="http://$(wait_for "$WORK/lat-tcp.out" 'p')"
+	PROXY[lat-hop]="http://$(wait_for "$WORK/lat-hop.out" 'p')"
 	start lat-cassette "$WORK/cassette" proxy --mode record --ca-dir "$WORK/ca" --cassette "$WORK/recorded.yaml"
 	PROXY[lat-cassette]=$(cassette_url lat-cassette)
 	if [ "$MITM" = yes ]; then
@@ -336,6 +345,7 @@ if part latency; then
 	interleave measure_latency "${lkeys[@]}"
 	lat() { have "$1" && echo "$(added "$1" lat-direct 1) / $(added "$1" lat-direct 2) µs" || echo "–"; }
 	ROWS+=("| record proxy added latency, p50 / p99 | $(lat lat-cassette) | $(lat lat-hoverfly) | $(lat lat-mitm) | – | ≤ +150 / +500 µs |")
+	ROWS+=("| the floors of that row: a proxy hop that records nothing (httputil.ReverseProxy) / a bare TCP relay, added p50 / p99 | $(lat lat-hop) / $(lat lat-tcp) | – | – | – | – |")
 	echo "latency: the plain server's own p50 / p99: $(col lat-direct 1 | median "%.0f") / $(col lat-direct 2 | median "%.0f") µs (medians)" >>"$WORK/notes"
 	echo "latency: load at the end $(load)" >>"$WORK/head"
 fi

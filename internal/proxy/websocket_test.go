@@ -408,3 +408,52 @@ func TestWebSocketMessageOverTheLimitIsNoReset(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// TestWebSocketReplayAnswersPings: a client that pings while the replayed
+// session awaits its message gets its pong (read by the play loop itself
+// when unpaced, by a reader of its own when paced), and its message is
+// then answered as recorded.
+func TestWebSocketReplayAnswersPings(t *testing.T) {
+	for _, paced := range []bool{false, true} {
+		t.Run(fmt.Sprintf("paced=%v", paced), func(t *testing.T) {
+			cas := &cassettes.Cassette{Adapter: "realtime", Scenario: "ping", Kind: cfgschema.KindHTTP, Interactions: []cassettes.Interaction{{
+				Request:  cassettes.Request{Method: "GET", URL: "http://rt.example/v1"},
+				Response: cassettes.Response{Code: 101, Status: "101 Switching Protocols", Headers: http.Header{"Upgrade": {"websocket"}, "Connection": {"Upgrade"}}},
+				WebSocket: &cassettes.WebSocket{Messages: []cassettes.WebSocketMessage{
+					{From: cassettes.FromClient, Data: "q"},
+					{From: cassettes.FromServer, Data: "a"},
+				}, Close: &cassettes.WebSocketClose{From: cassettes.FromClient, Code: 1000}},
+			}}}
+			p := startProxy(t, Options{Mode: ModeReplay, Upstream: "http://rt.example", Cassettes: []*cassettes.Cassette{cas}, SimulateLatency: paced})
+			c, _, err := dial(t, "ws"+strings.TrimPrefix(p.URL(), "http")+"/v1", http.DefaultClient)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			read := make(chan string, 1)
+			go func() { // the pong is read by a Read in progress
+				_, data, err := c.Read(ctx)
+				if err != nil {
+					read <- err.Error()
+				}
+				read <- string(data)
+			}()
+			if err := c.Ping(ctx); err != nil {
+				t.Fatalf("no pong: %v", err)
+			}
+			if err := c.Write(ctx, websocket.MessageText, []byte("q")); err != nil {
+				t.Fatal(err)
+			}
+			if got := <-read; got != "a" {
+				t.Fatalf("the answer to q: %q, want a", got)
+			}
+			if err := c.Close(websocket.StatusNormalClosure, ""); err != nil {
+				t.Fatalf("the recorded close: %v", err)
+			}
+			if n := len(p.Misses()); n != 0 {
+				t.Errorf("%d misses: %v", n, p.Misses())
+			}
+		})
+	}
+}

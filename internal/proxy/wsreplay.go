@@ -183,21 +183,34 @@ type player struct {
 	url   string
 	req   *http.Request
 
-	wmu    sync.Mutex // frames are written by the play loop and the reader (pongs)
+	wmu    sync.Mutex // frames are written by the play loop and a paced session's reader (pongs)
 	closed bool       // a close frame was sent
+	wbuf   []byte     // the frame being written, kept for the next
 
 	matcher *matching.Matcher // the cassette's rules, compiled at the first client message
 }
 
-// play runs the session: the reader hands the client's messages over, the
-// loop plays the recording.
+// play runs the session. The client's messages are read by the play loop
+// itself when it awaits one (next answers pings on the way): no goroutine
+// hands each message over, so a message is answered on the goroutine
+// that read it, as an echo server answers. A paced session waits between
+// messages, while the client may ping: there a reader of its own hands
+// the client's messages over (read).
 func (pl *player) play() {
 	defer closeClient(pl.req)
 	defer pl.conn.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	in := make(chan wsframe.Message)
-	go pl.read(ctx, cancel, in)
+	r := wsframe.NewReader(pl.conn, MaxWebSocketMessage)
+	next := func() (wsframe.Message, bool) { return pl.next(r) }
+	if pl.p.opts.SimulateLatency {
+		in := make(chan wsframe.Message)
+		go pl.read(ctx, cancel, r, in)
+		next = func() (wsframe.Message, bool) {
+			m, ok := <-in
+			return m, ok
+		}
+	}
 	var msgs []cassettes.WebSocketMessage
 	var cl *cassettes.WebSocketClose
 	if ws := pl.it.WebSocket; ws != nil {
@@ -222,29 +235,31 @@ func (pl *player) play() {
 				return
 			}
 		} else {
-			got, ok := <-in
+			got, ok := next()
 			if !ok {
 				return // the client went away
 			}
 			if !pl.matches(got, m) {
 				pl.miss(k, &m, got)
-				pl.drain(in)
+				pl.drain(next)
 				return
 			}
-			base, baseAt = pl.p.now(), m.At
+			if pl.p.opts.SimulateLatency {
+				base, baseAt = pl.p.now(), m.At
+			}
 		}
 	}
-	pl.end(cl, in, len(msgs))
+	pl.end(cl, next, len(msgs))
 }
 
 // end plays the recorded close: a server's is sent, then the client's
 // answer awaited; otherwise the client's close is awaited and echoed. A
 // message the client sends meanwhile is one the recording does not hold.
-func (pl *player) end(cl *cassettes.WebSocketClose, in <-chan wsframe.Message, n int) {
+func (pl *player) end(cl *cassettes.WebSocketClose, next func() (wsframe.Message, bool), n int) {
 	if cl != nil && cl.From == cassettes.FromServer {
 		_ = pl.write(wsframe.Frame{Fin: true, Op: wsframe.Close, Payload: wsframe.CloseData(cl.Code, cl.Reason)})
 	}
-	for got := range in {
+	for got, ok := next(); ok; got, ok = next() {
 		if got.Op == wsframe.Close {
 			if !pl.closed {
 				code, _ := wsframe.ParseClose(got.Data)
@@ -254,7 +269,7 @@ func (pl *player) end(cl *cassettes.WebSocketClose, in <-chan wsframe.Message, n
 		}
 		if !pl.closed {
 			pl.miss(n, nil, got)
-			pl.drain(in)
+			pl.drain(next)
 			return
 		}
 	}
@@ -267,33 +282,44 @@ const closeWait = 5 * time.Second
 // drain waits, after the proxy sent a close frame, for the client's
 // answer (so that the client reads the frame before the connection
 // closes), at most closeWait.
-func (pl *player) drain(in <-chan wsframe.Message) {
+func (pl *player) drain(next func() (wsframe.Message, bool)) {
 	t := time.AfterFunc(closeWait, func() { pl.conn.Close() })
 	defer t.Stop()
-	for m := range in {
+	for m, ok := next(); ok; m, ok = next() {
 		if m.Op == wsframe.Close {
 			return
 		}
 	}
 }
 
-// read hands the client's data messages and its close to the play loop,
-// answers pings, and ends (closing in) when the client is gone.
-func (pl *player) read(ctx context.Context, cancel context.CancelFunc, in chan<- wsframe.Message) {
-	defer close(in)
-	defer cancel()
-	r := wsframe.NewReader(pl.conn, MaxWebSocketMessage)
+// next reads the client's next data message or its close, answering
+// pings on the way; false once the client is gone.
+func (pl *player) next(r *wsframe.Reader) (wsframe.Message, bool) {
 	for {
 		m, err := r.Next()
 		if err != nil {
-			return
+			return wsframe.Message{}, false
 		}
 		switch m.Op {
 		case wsframe.Ping:
 			_ = pl.write(wsframe.Frame{Fin: true, Op: wsframe.Pong, Payload: m.Data})
-			continue
 		case wsframe.Pong:
-			continue
+		default:
+			return m, true
+		}
+	}
+}
+
+// read hands the client's data messages and its close to a paced play
+// loop, so that pings are answered while it waits, and ends (closing in)
+// when the client is gone.
+func (pl *player) read(ctx context.Context, cancel context.CancelFunc, r *wsframe.Reader, in chan<- wsframe.Message) {
+	defer close(in)
+	defer cancel()
+	for {
+		m, ok := pl.next(r)
+		if !ok {
+			return
 		}
 		select {
 		case in <- m:
@@ -315,7 +341,12 @@ func (pl *player) write(f wsframe.Frame) error {
 	if f.Op == wsframe.Close {
 		pl.closed = true
 	}
-	return wsframe.WriteFrame(pl.conn, f, false)
+	b := wsframe.AppendFrame(pl.wbuf[:0], f, false)
+	_, err := pl.conn.Write(b)
+	if cap(b) <= 64<<10 { // a big message's buffer is not held for the session
+		pl.wbuf = b
+	}
+	return err
 }
 
 // matches compares a client's message with the recorded one under the

@@ -345,7 +345,7 @@ if part latency; then
 	interleave measure_latency "${lkeys[@]}"
 	lat() { have "$1" && echo "$(added "$1" lat-direct 1) / $(added "$1" lat-direct 2) µs" || echo "–"; }
 	ROWS+=("| record proxy added latency, p50 / p99 | $(lat lat-cassette) | $(lat lat-hoverfly) | $(lat lat-mitm) | – | ≤ +150 / +500 µs |")
-	ROWS+=("| the floors of that row: a proxy hop that records nothing (httputil.ReverseProxy) / a bare TCP relay, added p50 / p99 | $(lat lat-hop) / $(lat lat-tcp) | – | – | – | – |")
+	ROWS+=("| the floors of that row, added p50 / p99 (bench/hop) | a proxy that records nothing (httputil.ReverseProxy): $(lat lat-hop); a bare TCP relay: $(lat lat-tcp) | – | – | – | – |")
 	echo "latency: the plain server's own p50 / p99: $(col lat-direct 1 | median "%.0f") / $(col lat-direct 2 | median "%.0f") µs (medians)" >>"$WORK/notes"
 	echo "latency: load at the end $(load)" >>"$WORK/head"
 fi

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -251,6 +254,68 @@ func TestShimServer(t *testing.T) {
 	file, _ := os.ReadFile(filepath.Join(observed, "shim-git.jsonl"))
 	if bytes.Contains(file, []byte("secret-value-42")) || bytes.Contains(file, []byte("member-777777")) {
 		t.Errorf("a credential reached the observation file:\n%s", file)
+	}
+}
+
+// TestShimServerKeepsOrderAndDrains: shims that run their fake without
+// waiting for their line (cmd/cassette-shim, built here, standard input
+// /dev/null) one after the other, and calls sent on the socket by hand
+// and hung up at once, Close called right after the last: every call is
+// written, in the order it was made.
+func TestShimServerKeepsOrderAndDrains(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "cassette-shim")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/cassette-dev/cassette/cmd/cassette-shim").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	srv, err := ListenShims()
+	if err != nil {
+		t.Fatal(err)
+	}
+	observed := filepath.Join(dir, "observed")
+	shim := &Shim{Spec: shimcall.Spec{Adapter: "git", Command: "git", Observed: observed, Socket: srv.Socket(), Fake: []string{"/bin/true"}}}
+	srv.Add(shim)
+	spec := filepath.Join(dir, "shim.spec")
+	data, err := shim.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spec, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := range 20 {
+		arg := strconv.Itoa(i)
+		cmd := exec.Command(bin, spec, "--", "shim", arg)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", EnvTest + "=TestOrder"}
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("shim call %d: %v\n%s", i, err, out)
+		}
+		want = append(want, "git shim "+arg)
+	}
+	for i := range 200 { // faster than the server answers them
+		line, _ := json.Marshal(shimcall.Request{Adapter: "git", Argv: []string{"git", "sent", strconv.Itoa(i)}})
+		c, err := net.Dial("unix", srv.Socket())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Write(append(line, '\n')); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		want = append(want, "git sent "+strconv.Itoa(i))
+	}
+	srv.Close()
+	obs, probs, err := ReadDir(observed)
+	if err != nil || len(probs) > 0 {
+		t.Fatalf("%v, %v", probs, err)
+	}
+	var got []string
+	for _, o := range obs {
+		got = append(got, strings.Join(o.Call.Argv, " "))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the lines written (%d):\n%s\nwant (%d):\n%s", len(got), strings.Join(got, "\n"), len(want), strings.Join(want, "\n"))
 	}
 }
 

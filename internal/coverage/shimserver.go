@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
 	"github.com/cassette-dev/cassette/internal/shimcall"
@@ -20,14 +22,23 @@ import (
 // here, in the observe process, where the token rules and the adapters'
 // coverage rules are made once for the whole run, instead of in a
 // process started for each call (see shimcall).
+//
+// A shim that runs its fake in its place does not wait for its line to
+// be written, so the order of the lines is kept here: the calls are read
+// one after the other, in the order their shims connected, and each is
+// written before the next is read (a shim sends its call as soon as it
+// connects; one whose fake reads standard input connects again once the
+// fake has exited). A call that follows another (the same test, or a
+// fake's own call of a shimmed command) connects after it, and so is
+// written after it; and Close reads every call that connected before it.
 type ShimServer struct {
-	ln     net.Listener
-	dir    string
-	mu     sync.Mutex
-	shims  map[string]shimEntry
-	conns  map[net.Conn]bool // the connections being answered
-	closed bool              // Close has begun: no connection is answered any more
-	wg     sync.WaitGroup
+	ln      net.Listener
+	dir     string
+	mu      sync.Mutex
+	shims   map[string]shimEntry
+	cur     net.Conn // the connection being read
+	closing bool     // Close has begun: a call is read within closeGrace
+	done    chan struct{}
 }
 
 type shimEntry struct {
@@ -39,6 +50,15 @@ type shimEntry struct {
 // maxRequest bounds a shim's line: the argument list and MaxInput bytes of
 // standard input, JSON-escaped.
 const maxRequest = 8 << 20
+
+// closeGrace is how long Close waits for a call still being sent: a line
+// sent whole is read at once, a shim stalled halfway is cut off.
+const closeGrace = 250 * time.Millisecond
+
+// drainMark is the line Close sends behind the calls already connected:
+// when serve reads it, every one of them has been answered (a shim's line
+// is a JSON object, never empty).
+const drainMark = "\n"
 
 // ListenShims opens the socket, in a directory of its own that only this
 // user can enter (a socket's path must be short: the system's temporary
@@ -53,8 +73,7 @@ func ListenShims() (*ShimServer, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &ShimServer{ln: ln, dir: dir, shims: map[string]shimEntry{}, conns: map[net.Conn]bool{}}
-	s.wg.Add(1)
+	s := &ShimServer{ln: ln, dir: dir, shims: map[string]shimEntry{}, done: make(chan struct{})}
 	go s.serve()
 	return s, nil
 }
@@ -70,20 +89,30 @@ func (s *ShimServer) Add(shim *Shim) {
 	s.mu.Unlock()
 }
 
-// Close stops answering and removes the socket. A call being written is
-// written; a shim still waiting to send its call (its fake, which reads
-// standard input, still running after the test command ended) is cut
-// off, and says that its call was not observed, instead of holding
-// observe open.
+// Close writes every call sent before it (the shims that ran their fake
+// without waiting: none is lost when the observe run ends), then stops
+// answering and removes the socket. A shim stalled halfway through its
+// call is cut off after closeGrace, and told its call was not written,
+// instead of holding observe open.
 func (s *ShimServer) Close() {
-	s.ln.Close()
 	s.mu.Lock()
-	s.closed = true // a call accepted from now on is cut off at once (serve)
-	for c := range s.conns {
-		c.Close()
+	s.closing = true
+	if s.cur != nil {
+		_ = s.cur.SetReadDeadline(time.Now().Add(closeGrace))
 	}
 	s.mu.Unlock()
-	s.wg.Wait()
+	// The mark connects after every call already connected: serve stops
+	// once it has read them all.
+	if c, err := net.Dial("unix", s.Socket()); err == nil {
+		_, _ = io.WriteString(c, drainMark)
+		select {
+		case <-s.done:
+		case <-time.After(10 * closeGrace): // serve gone: nothing to wait for
+		}
+		c.Close()
+	}
+	s.ln.Close()
+	<-s.done
 	os.RemoveAll(s.dir)
 	for _, e := range s.shims {
 		if e.w != nil {
@@ -93,41 +122,55 @@ func (s *ShimServer) Close() {
 }
 
 func (s *ShimServer) serve() {
-	defer s.wg.Done()
+	defer close(s.done)
 	for {
 		conn, err := s.ln.Accept()
 		if err != nil {
 			return
 		}
-		s.mu.Lock()
-		if s.closed { // accepted while Close went through conns
-			s.mu.Unlock()
-			conn.Close()
-			continue
+		if s.answer(conn) {
+			return
 		}
-		s.conns[conn] = true
-		s.mu.Unlock()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			answer := "ok"
-			if err := s.handle(conn); err != nil {
-				answer = "error: " + err.Error()
-			}
-			_, _ = io.WriteString(conn, answer+"\n")
-			s.mu.Lock()
-			delete(s.conns, conn)
-			s.mu.Unlock()
-			conn.Close()
-		}()
 	}
 }
 
-// handle reads one call and writes it. A shim whose fake reads standard
-// input sends its call once the fake has exited: no deadline.
-func (s *ShimServer) handle(conn net.Conn) error {
+// answer reads one call from conn, writes it and answers (the shim that
+// waits reads it); it says whether conn was Close's mark.
+func (s *ShimServer) answer(conn net.Conn) (mark bool) {
+	defer conn.Close()
+	s.mu.Lock()
+	s.cur = conn
+	if s.closing {
+		_ = conn.SetReadDeadline(time.Now().Add(closeGrace))
+	}
+	s.mu.Unlock()
+	line, err := bufio.NewReader(io.LimitReader(conn, maxRequest)).ReadBytes('\n')
+	s.mu.Lock()
+	s.cur = nil
+	s.mu.Unlock()
+	switch {
+	case len(line) == 0: // a shim that found observe here and sent nothing on this connection
+		return false
+	case string(line) == drainMark:
+		return true
+	}
+	answer := "ok"
+	if err != nil {
+		answer = "error: reading the call: " + err.Error()
+	} else if err := s.handle(line); err != nil {
+		answer = "error: " + err.Error()
+	}
+	if _, werr := io.WriteString(conn, answer+"\n"); werr != nil && answer != "ok" {
+		// The shim ran its fake without waiting: observe says it.
+		fmt.Fprintln(os.Stderr, "cassette observe: a call was not observed: "+strings.TrimPrefix(answer, "error: "))
+	}
+	return false
+}
+
+// handle writes the call of one line.
+func (s *ShimServer) handle(line []byte) error {
 	var req shimcall.Request
-	if err := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&req); err != nil {
+	if err := json.Unmarshal(line, &req); err != nil {
 		return fmt.Errorf("reading the call: %w", err)
 	}
 	s.mu.Lock()

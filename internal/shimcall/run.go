@@ -44,19 +44,29 @@ func Main(args []string, stdin *os.File, stderr io.Writer) int {
 	}
 	req := s.Request(args, env, func() string { return CallerName(os.Getppid(), s.Project) })
 	if !IsPipeOrFile(stdin) {
-		// Nothing to keep of standard input: the call is written first,
-		// then the fake takes this process's place.
-		if err := send(conn, req); err != nil {
+		// Nothing to keep of standard input: the call is handed to
+		// observe, and the fake takes this process's place without
+		// waiting for the line to be written (observe writes the calls in
+		// the order they reach it, and every call sent before it ends:
+		// ShimServer).
+		if err := send(conn, req, false); err != nil {
 			say(stderr, "cassette observe: the call was not observed: "+err.Error())
 		}
 		return s.exec(args, env, stderr)
 	}
+	// The connection was observe's answer that it runs; the call goes on
+	// a connection of its own once the fake has exited, so that observe,
+	// which reads the calls one after the other, never waits for a fake.
+	hangUp(conn)
 	code, tee, err := s.RunChild(args, env, Child{Stdin: stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 	if err != nil {
 		say(stderr, "cassette observe: the fake of adapter "+s.Adapter+" did not start: "+err.Error())
 	}
 	req.Stdin, req.Input = tee.Given()
-	if err := send(conn, req); err != nil {
+	if conn, err = dial(s.Socket); err == nil {
+		err = send(conn, req, true)
+	}
+	if err != nil {
 		say(stderr, "cassette observe: the call was not observed: "+err.Error())
 	}
 	return code

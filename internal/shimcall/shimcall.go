@@ -16,10 +16,15 @@
 // A call is redacted and written by the `cassette observe` process that
 // put the shim on PATH, where redaction's rules are compiled once for the
 // whole run: the shim sends the call over the session's Unix socket
-// (Spec.Socket) and, once observe has written it, runs the fake in its
-// place (exec). With standard input given (a pipe or a file), the fake
-// runs as a child instead, so that the input's first bytes can be kept,
-// and the call is sent once the fake has exited. When the socket does not
+// (Spec.Socket) and runs the fake in its place (exec) without waiting for
+// the line to be written: observe reads the calls one after the other in
+// the order they connect and writes each before it reads the next, and
+// when it ends it still reads every call that has connected (ShimServer),
+// so a call made after another is written after it, and none sent is
+// lost. With standard input given (a pipe or a file), the fake runs as a
+// child instead, so that the input's first bytes can be kept, and the
+// call is sent on a connection of its own once the fake has exited, the
+// shim waiting for observe to say it was written. When the socket does not
 // answer (a shim run after its observe ended), the shim runs `cassette
 // observe --shim` (Spec.Self), which redacts and writes the call itself,
 // as every shim did before.

@@ -36,9 +36,14 @@ func dial(path string) (int, error) {
 	return fd, nil
 }
 
-// send writes req on fd, one line, and waits for observe's answer: "ok",
-// or what stopped the call from being written; then closes fd.
-func send(fd int, req Request) error {
+// hangUp closes a connection that sent nothing.
+func hangUp(fd int) { syscall.Close(fd) }
+
+// send writes req on fd, one line, then closes fd. With wait it first
+// waits for observe's answer: "ok", or what stopped the call from being
+// written; without, the call is observe's once the line is sent (the
+// kernel holds it until observe reads it).
+func send(fd int, req Request, wait bool) error {
 	defer syscall.Close(fd)
 	for line := append(req.AppendJSON(make([]byte, 0, 512)), '\n'); len(line) > 0; {
 		n, err := syscall.Write(fd, line)
@@ -46,6 +51,9 @@ func send(fd int, req Request) error {
 			return err
 		}
 		line = line[max(n, 0):]
+	}
+	if !wait {
+		return nil
 	}
 	var answer []byte
 	var buf [256]byte

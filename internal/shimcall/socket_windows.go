@@ -9,4 +9,6 @@ var errNoSocket = errors.New("observe's socket is not dialled on Windows")
 
 func dial(string) (int, error) { return -1, errNoSocket }
 
-func send(int, Request) error { return errNoSocket }
+func send(int, Request, bool) error { return errNoSocket }
+
+func hangUp(int) {}

@@ -48,7 +48,7 @@ type Process struct {
 	port    string           // leased until Stop (port.go)
 	out     *fakeOutput
 	logPath string
-	tr      *http.Transport // the readiness check's connection, kept for the case
+	tr      *fakeTransport // the readiness check's connection, kept for the case (fakeclient.go)
 	pace    readyPace
 	hint    *readyHint // what the run learned of its adapter's fakes (launch.go)
 	// readyStatus are the statuses besides 2xx and 3xx that mean ready
@@ -97,8 +97,7 @@ func startFake(ctx context.Context, name, logName string, a *cfgschema.Adapter, 
 // startFakeOnce starts the fake once; on failure it also returns the last
 // lines of its output.
 func startFakeOnce(ctx context.Context, name, logName string, a *cfgschema.Adapter, cfg *cfgschema.Config, l *launch, logDir string, toFile bool) (*Process, string, error) {
-	p := &Process{Adapter: name, hint: &l.ready,
-		tr: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: maxFakeConns, DialContext: fakeDialer.DialContext}}
+	p := &Process{Adapter: name, hint: &l.ready, tr: newFakeTransport()}
 	port := ""
 	if len(a.Fake.Command) > 0 {
 		var err error

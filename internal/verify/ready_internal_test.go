@@ -29,7 +29,7 @@ func TestReadyWhenTheFakeSpeaks(t *testing.T) {
 	}))
 	defer srv.Close()
 	p := &Process{BaseURL: srv.URL, child: &procgroup.Child{}, exited: make(chan struct{}),
-		out: &fakeOutput{lines: make(chan struct{}, 1)}, tr: &http.Transport{},
+		out: &fakeOutput{lines: make(chan struct{}, 1)}, tr: newFakeTransport(),
 		pace: readyPace{first: time.Hour, start: time.Hour, max: time.Hour}, hint: &readyHint{}}
 	defer p.tr.CloseIdleConnections()
 	done := make(chan error, 1)
@@ -118,7 +118,7 @@ func TestReadyMeans2xxOr3xx(t *testing.T) {
 	}
 	pace := readyPace{first: time.Millisecond, start: time.Millisecond, max: time.Millisecond}
 	wait := func(base string, declared []int) error {
-		p := &Process{BaseURL: base, tr: &http.Transport{}, pace: pace, readyStatus: declared, port: "4711"}
+		p := &Process{BaseURL: base, tr: newFakeTransport(), pace: pace, readyStatus: declared, port: "4711"}
 		defer p.tr.CloseIdleConnections()
 		return p.waitReady(context.Background(), "/healthz", 50*time.Millisecond)
 	}

@@ -144,6 +144,9 @@ func WriteNormalized(w io.Writer, c *cassettes.Cassette, p *normalize.Pipeline) 
 }
 
 func contentType(h http.Header) string {
+	if vs := h["Content-Type"]; len(vs) > 0 { // the spelling Go and cassette write
+		return vs[0]
+	}
 	for k, vs := range h {
 		if http.CanonicalHeaderKey(k) == "Content-Type" && len(vs) > 0 {
 			return vs[0]

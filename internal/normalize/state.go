@@ -65,7 +65,7 @@ func (s *State) keep(v string) string {
 		return strings.Clone(v)
 	}
 	if cap(s.kept)-len(s.kept) < len(v) {
-		s.kept = make([]byte, 0, min(most, max(1<<10, 2*cap(s.kept))))
+		s.kept = make([]byte, 0, min(most, max(256, 2*cap(s.kept), len(v))))
 	}
 	at := len(s.kept)
 	s.kept = append(s.kept, v...)

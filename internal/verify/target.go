@@ -138,8 +138,10 @@ type identities struct {
 	keys     []string // subst's keys, longest first
 }
 
+// newIdentities maps nothing yet; its states are made by the first learn
+// (a cassette of one request never learns).
 func newIdentities(p *normalize.Pipeline) *identities {
-	return &identities{p: p, rec: normalize.NewState(), got: normalize.NewState(), subst: map[string]string{}}
+	return &identities{p: p}
 }
 
 // learn numbers the values of the recorded response and of the fake's, in
@@ -148,6 +150,9 @@ func newIdentities(p *normalize.Pipeline) *identities {
 func (ids *identities) learn(rec, got cassettes.Response) {
 	if ids.p == nil {
 		return
+	}
+	if ids.rec == nil {
+		ids.rec, ids.got, ids.subst = normalize.NewState(), normalize.NewState(), map[string]string{}
 	}
 	ids.p.Headers(ids.rec, rec.Headers)
 	wn := ids.p.Body(ids.rec, rec.Headers.Get("Content-Type"), []byte(rec.Body))

@@ -116,7 +116,7 @@ func CompareContract(want, got *cassettes.Cassette, p *normalize.Pipeline, k Con
 			return nil, err
 		}
 	}
-	w, g := Normalize(want, p), normalizeLike(got, want, p)
+	w, g := normalizePair(want, got, p)
 	c := &comparer{want: want, file: want.Path, contract: k, required: paths, reqHeaders: reqHeaders,
 		streamText: text, streamDrop: drop,
 		res: &Result{Cassette: want.ID(), File: want.Path, Drifts: []Drift{}, Want: w, Got: g}}

@@ -318,7 +318,8 @@ func headerValue(h http.Header, canon string) (string, bool) {
 	vs, ok := h[canon]
 	if !ok {
 		for k, kvs := range h {
-			if http.CanonicalHeaderKey(k) == canon {
+			// Canonical forms differ in the case of ASCII letters alone.
+			if len(k) == len(canon) && strings.EqualFold(k, canon) && http.CanonicalHeaderKey(k) == canon {
 				vs, ok = kvs, true
 				break
 			}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -204,7 +205,7 @@ func contentType(h http.Header) string {
 		return vs[0]
 	}
 	for k, vs := range h {
-		if http.CanonicalHeaderKey(k) == "Content-Type" && len(vs) > 0 {
+		if len(k) == len("Content-Type") && strings.EqualFold(k, "Content-Type") && http.CanonicalHeaderKey(k) == "Content-Type" && len(vs) > 0 {
 			return vs[0]
 		}
 	}

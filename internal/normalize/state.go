@@ -33,7 +33,7 @@ type kindIDs struct {
 
 // NewState returns an empty identity state.
 func NewState() *State {
-	return &State{kinds: map[string]*kindIDs{}, shaPre: map[string]string{}}
+	return &State{kinds: map[string]*kindIDs{}} // shaPre is made by the first SHA
 }
 
 func (s *State) kind(kind string) *kindIDs {

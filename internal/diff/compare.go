@@ -116,7 +116,7 @@ func CompareContract(want, got *cassettes.Cassette, p *normalize.Pipeline, k Con
 			return nil, err
 		}
 	}
-	w, g := Normalize(want, p), normalizeLike(got, want, p)
+	w, g := normalizePair(want, got, p)
 	c := &comparer{want: want, file: want.Path, contract: k, required: paths, reqHeaders: reqHeaders,
 		streamText: text, streamDrop: drop,
 		res: &Result{Cassette: want.ID(), File: want.Path, Drifts: []Drift{}, Want: w, Got: g}}
@@ -236,14 +236,9 @@ func (c *comparer) add(d Drift) {
 }
 
 func (c *comparer) headers(field string, w, g http.Header, only []string) {
-	canon := func(h http.Header) map[string]string {
-		m := map[string]string{}
-		for k, vs := range h {
-			m[http.CanonicalHeaderKey(k)] = strings.Join(vs, ", ")
-		}
-		return m
-	}
-	wm, gm := canon(w), canon(g)
+	// With contract headers, only those are looked up; otherwise every
+	// header of both sides, by its canonical name.
+	wv1, gv1 := func(n string) (string, bool) { return headerValue(w, n) }, func(n string) (string, bool) { return headerValue(g, n) }
 	var names []string
 	required := map[string]bool{}
 	if only != nil {
@@ -254,16 +249,26 @@ func (c *comparer) headers(field string, w, g http.Header, only []string) {
 				names = append(names, n)
 			}
 		}
-		if _, ok := wm["Content-Type"]; ok && !required["Content-Type"] {
+		if _, ok := wv1("Content-Type"); ok && !required["Content-Type"] {
 			// A body read with the other side's framing (normalizeLike)
 			// is right only if the type itself is no secret: a missing
 			// Content-Type is a drift of its own.
-			if _, ok := gm["Content-Type"]; !ok {
+			if _, ok := gv1("Content-Type"); !ok {
 				names = append(names, "Content-Type")
 				required["Content-Type"] = true
 			}
 		}
 	} else {
+		canon := func(h http.Header) map[string]string {
+			m := map[string]string{}
+			for k, vs := range h {
+				m[http.CanonicalHeaderKey(k)] = strings.Join(vs, ", ")
+			}
+			return m
+		}
+		wm, gm := canon(w), canon(g)
+		wv1 = func(n string) (string, bool) { v, ok := wm[n]; return v, ok }
+		gv1 = func(n string) (string, bool) { v, ok := gm[n]; return v, ok }
 		for _, n := range c.reqHeaders {
 			required[n] = true
 		}
@@ -280,12 +285,12 @@ func (c *comparer) headers(field string, w, g http.Header, only []string) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		wv, wok := wm[n]
-		gv, gok := gm[n]
-		f := field + "." + n
-		if wok && gok && wv == gv {
-			continue // equal: no line to find
+		wv, wok := wv1(n)
+		gv, gok := gv1(n)
+		if wok && gok && wv == gv || !wok && !gok {
+			continue // equal, or on neither side: no line to find
 		}
+		f := field + "." + n
 		d := Drift{Class: ClassHeaders, Field: f, Path: n, Want: wv, Got: gv, Line: c.headerLine(field, w, n)}
 		switch {
 		case wok && !gok && c.modelled() && !required[n]:
@@ -305,6 +310,25 @@ func (c *comparer) headers(field string, w, g http.Header, only []string) {
 		}
 		c.add(d)
 	}
+}
+
+// headerValue is header canon of h (a canonical name), its values joined
+// with ", ", under whatever spelling h holds it.
+func headerValue(h http.Header, canon string) (string, bool) {
+	vs, ok := h[canon]
+	if !ok {
+		for k, kvs := range h {
+			// Canonical forms differ in the case of ASCII letters alone.
+			if len(k) == len(canon) && strings.EqualFold(k, canon) && http.CanonicalHeaderKey(k) == canon {
+				vs, ok = kvs, true
+				break
+			}
+		}
+	}
+	if !ok {
+		return "", false
+	}
+	return strings.Join(vs, ", "), true
 }
 
 // headerLine finds the line of a header under its recorded spelling.

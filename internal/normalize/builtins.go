@@ -68,7 +68,7 @@ func Builtins() *Registry {
 		want := http.CanonicalHeaderKey(arg)
 		return Normalizer{Headers: func(h http.Header, _ *State) {
 			for k, vs := range h {
-				if http.CanonicalHeaderKey(k) == want {
+				if canonicalHeaderKey(k) == want {
 					for i := range vs {
 						vs[i] = "<volatile>"
 					}
@@ -458,7 +458,7 @@ var volatilePrefixes = []string{"X-Ratelimit-", "Ratelimit-", "X-Rate-Limit-", "
 
 // IsVolatileHeader reports whether headers.volatile rewrites the header.
 func IsVolatileHeader(name string) bool {
-	c := http.CanonicalHeaderKey(name)
+	c := canonicalHeaderKey(name)
 	if volatileHeaders[c] || c == "Ratelimit" {
 		return true
 	}
@@ -468,6 +468,26 @@ func IsVolatileHeader(name string) bool {
 		}
 	}
 	return false
+}
+
+// canonicalHeaderKey is http.CanonicalHeaderKey(k), answered without it
+// for a name already in canonical form (letters, digits and '-', each
+// letter upper case at the start and after a '-', lower case elsewhere):
+// how recordings, fakes and net/http spell headers, and what it returns
+// unchanged.
+func canonicalHeaderKey(k string) string {
+	upper := true
+	for i := 0; i < len(k); i++ {
+		switch c := k[i]; {
+		case c >= 'A' && c <= 'Z' && upper, c >= 'a' && c <= 'z' && !upper, c >= '0' && c <= '9':
+			upper = false
+		case c == '-':
+			upper = true
+		default:
+			return http.CanonicalHeaderKey(k)
+		}
+	}
+	return k
 }
 
 func redactCredentials(_ string, o Options) (Normalizer, error) {

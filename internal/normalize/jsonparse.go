@@ -65,7 +65,11 @@ func (p *jsonParser) node(kind byte, start int) *jsonNode {
 		}
 		size := nodeChunk
 		if len(p.chunks) == 0 { // a small document, a small chunk
-			size = min(size, len(p.src)/16+16)
+			if size = min(size, len(p.src)/16+16); size < nodeChunk {
+				// A value is the root or follows a ':', a ',' or a '[':
+				// a document of a few values gets a chunk of a few nodes.
+				size = min(size, 1+bytes.Count(p.src, []byte{':'})+bytes.Count(p.src, []byte{','})+bytes.Count(p.src, []byte{'['}))
+			}
 		}
 		if size == nodeChunk && p.pool != nil {
 			p.chunk = p.pool.get()

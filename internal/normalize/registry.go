@@ -365,7 +365,7 @@ func compileDefinition(name string, d Definition) (Normalizer, error) {
 	if len(headers) > 0 {
 		n.Headers = func(h http.Header, st *State) {
 			for _, k := range sortedHeaderKeys(h) {
-				if headers[http.CanonicalHeaderKey(k)] {
+				if headers[canonicalHeaderKey(k)] {
 					for i, v := range h[k] {
 						h[k][i] = rewrite(v, st)
 					}

@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -31,7 +33,7 @@ type kindIDs struct {
 
 // NewState returns an empty identity state.
 func NewState() *State {
-	return &State{kinds: map[string]*kindIDs{}, shaPre: map[string]string{}}
+	return &State{kinds: map[string]*kindIDs{}} // shaPre is made by the first SHA
 }
 
 func (s *State) kind(kind string) *kindIDs {
@@ -65,11 +67,24 @@ func (s *State) keep(v string) string {
 		return strings.Clone(v)
 	}
 	if cap(s.kept)-len(s.kept) < len(v) {
-		s.kept = make([]byte, 0, min(most, max(1<<10, 2*cap(s.kept))))
+		s.kept = make([]byte, 0, min(most, max(256, 2*cap(s.kept), len(v))))
 	}
 	at := len(s.kept)
 	s.kept = append(s.kept, v...)
 	return unsafe.String(&s.kept[at], len(v))
+}
+
+// Clone returns a State that numbers what s numbered so far as s does, and
+// goes its own way from there: what one numbers next, the other never sees.
+func (s *State) Clone() *State {
+	c := &State{kinds: make(map[string]*kindIDs, len(s.kinds)), shaPre: maps.Clone(s.shaPre),
+		shaPending: slices.Clone(s.shaPending), shaShort: s.shaShort}
+	// The values kept so far are shared (never written over); c keeps new
+	// ones in blocks of its own.
+	for kind, k := range s.kinds {
+		c.kinds[kind] = &kindIDs{ids: maps.Clone(k.ids), count: k.count}
+	}
+	return c
 }
 
 // add numbers a value of kind not seen before; the State keeps value.

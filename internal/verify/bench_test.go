@@ -114,6 +114,43 @@ func BenchmarkVerify1000InProcess(b *testing.B) {
 	b.ReportMetric(median(cpuPerCase), "cpu-µs/case")
 }
 
+// BenchmarkVerify1000InProcessApart is BenchmarkVerify1000InProcess's two
+// sides each alone (one op: the 1,000 cases), for counting instructions
+// where wall time is noise: verify's own per case is (I(3x) − I(1x)) / 2000
+// of `GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind
+// ./verify.test -test.bench 'Verify1000InProcessApart/verify$' -test.benchtime Nx`,
+// and the same of /direct is plain net/http's.
+func BenchmarkVerify1000InProcessApart(b *testing.B) {
+	cfg, list, reg := demo(&testing.T{})
+	cases := thousand(b, cfg, list)
+	srv := httptest.NewServer(store.New())
+	defer srv.Close()
+	paths := make([]string, len(cases))
+	for i, c := range cases {
+		u, _ := url.Parse(c.Cassette.Interactions[0].Request.URL)
+		paths[i] = srv.URL + u.Path
+	}
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			for _, p := range paths {
+				resp, err := srv.Client().Get(p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}
+	})
+	b.Run("verify", func(b *testing.B) {
+		for b.Loop() {
+			o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg,
+				HTTP: map[string]verify.HTTPTarget{"petstore": {BaseURL: srv.URL, Client: srv.Client()}}})
+			checkPassed(b, o)
+		}
+	})
+}
+
 // BenchmarkVerify1000Process verifies the same 1,000 cassettes against the
 // fake as a process: shared (one process) and fresh (one process per case,
 // the default).

@@ -117,6 +117,12 @@ type Comparison struct {
 // check of outputs another test runner captured) compares through it, so
 // that every report shows what the comparison saw.
 func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, error) {
+	return compareSides(c, got, opts, true)
+}
+
+// compareSides is CompareSides; without recordedIfEqual, a comparison
+// without drifts holds no Recorded side (a case that passed keeps none).
+func compareSides(c Case, got *cassettes.Cassette, opts Options, recordedIfEqual bool) (*Comparison, error) {
 	p, err := pipeline(c, opts)
 	if err != nil {
 		return nil, &outcome.Error{Reason: outcome.ECassetteInvalid, Message: err.Error(), NextStep: outcome.Command("cassette", "validate", c.Cassette.Path)}
@@ -139,10 +145,14 @@ func CompareSides(c Case, got *cassettes.Cassette, opts Options) (*Comparison, e
 		return nil, contractError(c, err)
 	}
 	suggestNormalizers(res.Drifts, c.Cassette)
-	out := &Comparison{Recorded: kd.Actions(res.Want), Observed: kd.Actions(res.Got), Modelled: modelledOf(res.Model)}
+	out := &Comparison{Observed: kd.Actions(res.Got), Modelled: modelledOf(res.Model)}
 	if res.Equal {
+		if recordedIfEqual {
+			out.Recorded = kd.Actions(res.Want)
+		}
 		return out, nil
 	}
+	out.Recorded = kd.Actions(res.Want)
 	var explain bytes.Buffer
 	_ = diff.Render(&explain, res, false)
 	out.Explain = explain.String()

@@ -61,7 +61,7 @@ var hopHeaders = map[string]bool{"Host": true, "Content-Length": true, "Connecti
 func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *normalize.Pipeline) (*cassettes.Cassette, []verdict.Action, error) {
 	got := *c
 	got.Interactions = make([]cassettes.Interaction, len(c.Interactions))
-	var actions []verdict.Action
+	actions := make([]verdict.Action, 0, len(c.Interactions))
 	ids := newIdentities(p)
 	// Each recorded exchange is compared as it was: a recorded redirect is
 	// a 3xx to compare, never followed (it may point at the real service).
@@ -92,7 +92,7 @@ func replayHTTP(ctx context.Context, t HTTPTarget, c *cassettes.Cassette, p *nor
 		}
 		for k, vs := range in.Request.Headers {
 			if !hopHeaders[http.CanonicalHeaderKey(k)] {
-				req.Header[k] = append([]string(nil), vs...)
+				req.Header[k] = vs[:len(vs):len(vs)] // the cassette's values: a transport does not write them, and one that adds a value gets an array of its own
 			}
 		}
 		if req.Header.Get("User-Agent") == "" {
@@ -138,8 +138,10 @@ type identities struct {
 	keys     []string // subst's keys, longest first
 }
 
+// newIdentities maps nothing yet; its states are made by the first learn
+// (a cassette of one request never learns).
 func newIdentities(p *normalize.Pipeline) *identities {
-	return &identities{p: p, rec: normalize.NewState(), got: normalize.NewState(), subst: map[string]string{}}
+	return &identities{p: p}
 }
 
 // learn numbers the values of the recorded response and of the fake's, in
@@ -148,6 +150,9 @@ func newIdentities(p *normalize.Pipeline) *identities {
 func (ids *identities) learn(rec, got cassettes.Response) {
 	if ids.p == nil {
 		return
+	}
+	if ids.rec == nil {
+		ids.rec, ids.got, ids.subst = normalize.NewState(), normalize.NewState(), map[string]string{}
 	}
 	ids.p.Headers(ids.rec, rec.Headers)
 	wn := ids.p.Body(ids.rec, rec.Headers.Get("Content-Type"), []byte(rec.Body))

@@ -381,6 +381,29 @@ func TestQuarantine(t *testing.T) {
 	}
 }
 
+// TestExpiredQuarantineKeepsTheRecordedSide: a case that passed but whose
+// quarantine expired has failed, and a failed case shows the recorded
+// side it was compared with.
+func TestExpiredQuarantineKeepsTheRecordedSide(t *testing.T) {
+	cfg, list, reg := demo(t)
+	q := cfgschema.Quarantine{Category: "FLAKE-EXT", Owner: "a", Bead: "b", Evidence: "e", Repro: "r", Reason: "x", RemoveWhen: "w"}
+	q.Quarantined.Time = mustDate(t, "2026-11-20")
+	q.Expires.Time = mustDate(t, "2026-11-30")
+	cfg.Quarantine = map[string]cfgschema.Quarantine{"greet/hello": q}
+	cases, _ := verify.Plan(cfg, list, verify.Selection{Adapters: []string{"greet"}})
+	now := mustDate(t, "2026-12-01")
+	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, Now: func() time.Time { return now },
+		CLI: map[string]verify.CLITarget{"greet": greetCLI(func([]string, *cassettes.Output) {})}})
+	for _, r := range o.Results {
+		switch id := r.Case.ID(); {
+		case id == "greet/hello" && (r.Reason != outcome.EQuarantineExpired || len(r.Recorded) == 0):
+			t.Errorf("%s: %s %s, recorded side %+v: want E_QUARANTINE_EXPIRED with the recorded side", id, r.Status, r.Reason, r.Recorded)
+		case id != "greet/hello" && (r.Status != verdict.StatusPass || r.Recorded != nil):
+			t.Errorf("%s: %s, recorded side %+v: want a pass without one", id, r.Status, r.Recorded)
+		}
+	}
+}
+
 // TestQuarantineRetry: a quarantined case that fails is run again once,
 // 5 s later (specs/000's policy for quarantined tests); a pass on the retry
 // passes it, a second failure stands (not blocking). A case that is not

@@ -103,12 +103,7 @@ func placeholder(kind string, n int, suffix string) string {
 // is indexed by its 7–12-digit prefixes (once an abbreviation is looked
 // up: most cassettes have none), so both lookups are O(1).
 func (s *State) sha(v string) int {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
-			v = strings.ToLower(v)
-			break
-		}
-	}
+	v = toLower(v)
 	k := s.kind("sha")
 	m := k.ids
 	if n, ok := m[v]; ok {
@@ -150,6 +145,17 @@ func (s *State) indexSHA(v string) {
 			s.shaPre[v[:k]] = v
 		}
 	}
+}
+
+// toLower is strings.ToLower without its scan of each byte for a text
+// that is lower-case ASCII already (most ids and digests).
+func toLower(v string) string {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
+			return strings.ToLower(v)
+		}
+	}
+	return v
 }
 
 var placeholderRE = lazyRE(`^<[A-Za-z0-9_.:-]+>$`)

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -147,11 +148,23 @@ func (s *State) indexSHA(v string) {
 	}
 }
 
-// toLower is strings.ToLower without its scan of each byte for a text
-// that is lower-case ASCII already (most ids and digests).
+// toLower is strings.ToLower, without its scan of each byte for a text
+// that is lower-case ASCII already (most ids and digests): eight bytes at
+// a time, a word in which a byte is 0x80 or more or, below that, b+0x3f
+// has its high bit (b ≥ 'A') and b+0x25 has not (b ≤ 'Z') goes to
+// strings.ToLower.
 func toLower(v string) string {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	b := unsafe.Slice(unsafe.StringData(v), len(v))
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if (w|(w+0x3f*ones)&^(w+0x25*ones))&highs != 0 {
+			return strings.ToLower(v)
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
 			return strings.ToLower(v)
 		}
 	}

@@ -48,7 +48,7 @@ func Builtins() *Registry {
 	must(r.registerOwn("sha:full", func(string, Options) (Normalizer, error) { return fullSHA(), nil }))
 	must(r.registerOwn("sha:short", func(string, Options) (Normalizer, error) { return shortSHA(), nil }))
 	must(r.registerOwn("uuid", textRule(uuidMatcher, []string{"uuid"}, fDash, hasAll('-'), func(m string, st *State) string {
-		return st.Placeholder("uuid", strings.ToLower(m))
+		return st.Placeholder("uuid", toLower(m))
 	})))
 	must(r.registerOwn("headers.volatile", func(string, Options) (Normalizer, error) {
 		return Normalizer{Headers: func(h http.Header, _ *State) {

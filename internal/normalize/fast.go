@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"math/bits"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -244,6 +245,46 @@ type stage struct {
 	json    func(root *jsonNode, st *State)
 	texts   []textPart
 	settles bool // every text part settles (see Normalizer.settles)
+	// parts tells, per set of features (their low featureBits), which
+	// text parts may change a string that has them (bit i: texts[i]): a
+	// string meets only those, not a test of every part's needs. Set on
+	// the stage's first string; nil for a stage of more than 16 parts.
+	parts *partSet
+}
+
+// A partSet is stage.parts, made once.
+type partSet struct {
+	once sync.Once
+	t    *[1 << featureBits]uint16
+}
+
+// partTable returns s.parts' table, made first if it is not; nil when the
+// stage has more parts than its bits, or a part needs what no text's
+// features say.
+func (s stage) partTable() *[1 << featureBits]uint16 {
+	if s.parts == nil {
+		return nil
+	}
+	s.parts.once.Do(func() {
+		if len(s.texts) > 16 {
+			return
+		}
+		for _, t := range s.texts {
+			if t.needs>>featureBits != 0 {
+				return
+			}
+		}
+		tab := new([1 << featureBits]uint16)
+		for f := range tab {
+			for i, t := range s.texts {
+				if features(f)&t.needs == t.needs {
+					tab[f] |= 1 << i
+				}
+			}
+		}
+		s.parts.t = tab
+	})
+	return s.parts.t
 }
 
 type textPart struct {
@@ -273,7 +314,7 @@ func plan(steps []Normalizer) []stage {
 			fits = fits && !kinds[k]
 		}
 		if !fits {
-			out = append(out, stage{settles: true})
+			out = append(out, stage{settles: true, parts: new(partSet)})
 			kinds = map[string]bool{}
 		}
 		last := &out[len(out)-1]
@@ -297,21 +338,24 @@ func (s stage) run(root *jsonNode, st *State) {
 	if len(s.texts) == 0 {
 		return
 	}
+	tab := s.partTable()
 	if root.doc == nil {
-		root.eachString(func(v *jsonNode) { s.string(v, st) })
+		root.eachString(func(v *jsonNode) { s.string(v, st, tab) })
 		return
 	}
 	for _, chunk := range root.doc.nodes { // eachString, without a call a node
 		for i := range chunk {
 			if v := &chunk[i]; v.kind == '"' && !v.gone && !(s.settles && v.feat&fSettled != 0) {
-				s.string(v, st)
+				s.string(v, st, tab)
 			}
 		}
 	}
 }
 
-// string applies the stage's text parts to a string value.
-func (s stage) string(v *jsonNode, st *State) {
+// string applies the stage's text parts to a string value: those whose
+// needs its features meet (tab, s.partTable(), where it is not nil),
+// in order, the features found again after a part changes it.
+func (s stage) string(v *jsonNode, st *State, tab *[1 << featureBits]uint16) {
 	if s.settles && v.feat&fSettled != 0 {
 		return // unchanged by this stage last pass, and since
 	}
@@ -320,13 +364,25 @@ func (s stage) string(v *jsonNode, st *State) {
 		v.feat |= featuresOf(str) | fKnown
 	}
 	has := v.feat
-	for _, t := range s.texts {
-		if has&t.needs != t.needs {
-			continue // t.fn would return str as it is
+	if tab != nil {
+		for m := tab[has&(1<<featureBits-1)]; m != 0; {
+			i := bits.TrailingZeros16(m)
+			if out := s.texts[i].fn(str, st); out != str {
+				str, changed = out, true
+				has = featuresOf(str)
+				m = tab[has&(1<<featureBits-1)]
+			}
+			m &^= 1<<(i+1) - 1 // the parts after it
 		}
-		if out := t.fn(str, st); out != str {
-			str, changed = out, true
-			has = featuresOf(str)
+	} else {
+		for _, t := range s.texts {
+			if has&t.needs != t.needs {
+				continue // t.fn would return str as it is
+			}
+			if out := t.fn(str, st); out != str {
+				str, changed = out, true
+				has = featuresOf(str)
+			}
 		}
 	}
 	if changed {

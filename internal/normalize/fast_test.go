@@ -239,7 +239,13 @@ func scanTextRef(s string, set *byteSet) (features, bool) {
 	return g, hit&1 != 0 || pair
 }
 
-// FuzzScanTextMatchesReference: scanText gives what scanTextRef gives, at
+func scanTextRefFeatures(s string) features {
+	f, _ := scanTextRef(s, &noTriples)
+	return f
+}
+
+// FuzzScanTextMatchesReference: scanText (and featuresOf, its features
+// alone) gives what scanTextRef gives, at
 // each threshold of the runs and one byte short of it, and past the 32,768
 // and 522 bytes in a row where a run's field overflows into the next.
 func FuzzScanTextMatchesReference(f *testing.F) {
@@ -268,6 +274,9 @@ func FuzzScanTextMatchesReference(f *testing.F) {
 			if gf != wf || gh != wh {
 				t.Fatalf("scanText(%.80q) = %b, %v; the reference gives %b, %v", s, gf, gh, wf, wh)
 			}
+		}
+		if got, want := featuresOf(s), scanTextRefFeatures(s); got != want {
+			t.Fatalf("featuresOf(%.80q) = %b; the reference gives %b", s, got, want)
 		}
 	})
 }

@@ -132,8 +132,18 @@ var byteBits = func() (t [256]uint64) {
 // (a feature may hold where its built-in then finds nothing: never the
 // reverse).
 func featuresOf(s string) features {
-	f, _ := scanText(s, &noTriples)
-	return f
+	// scanText without the hash of each three bytes: this is what a
+	// string a normalizer rewrote is scanned with again.
+	var f, prev uint64
+	runs := uint64(runBias)
+	for i := 0; i < len(s); i++ {
+		t := &byteTab[s[i]]
+		e := t[0]
+		runs = runBias ^ ((runs+runInc)^runBias)&t[1]
+		f |= e | prev&(e>>32) | runs
+		prev = e >> 16
+	}
+	return textEnd(s, f)
 }
 
 var noTriples byteSet

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"encoding/binary"
 	"maps"
 	"slices"
 	"strconv"
@@ -118,12 +119,7 @@ func placeholder(kind string, n int, suffix string) string {
 // is indexed by its 7–12-digit prefixes (once an abbreviation is looked
 // up: most cassettes have none), so both lookups are O(1).
 func (s *State) sha(v string) int {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
-			v = strings.ToLower(v)
-			break
-		}
-	}
+	v = toLower(v)
 	k := s.kind("sha")
 	m := k.ids
 	if n, ok := m[v]; ok {
@@ -165,6 +161,29 @@ func (s *State) indexSHA(v string) {
 			s.shaPre[v[:k]] = v
 		}
 	}
+}
+
+// toLower is strings.ToLower, without its scan of each byte for a text
+// that is lower-case ASCII already (most ids and digests): eight bytes at
+// a time, a word in which a byte is 0x80 or more or, below that, b+0x3f
+// has its high bit (b ≥ 'A') and b+0x25 has not (b ≤ 'Z') goes to
+// strings.ToLower.
+func toLower(v string) string {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	b := unsafe.Slice(unsafe.StringData(v), len(v))
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if (w|(w+0x3f*ones)&^(w+0x25*ones))&highs != 0 {
+			return strings.ToLower(v)
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
+			return strings.ToLower(v)
+		}
+	}
+	return v
 }
 
 var placeholderRE = lazyRE(`^<[A-Za-z0-9_.:-]+>$`)

@@ -74,3 +74,16 @@ func TestStateKeepsCopies(t *testing.T) {
 		t.Fatalf("Values() = %v", got)
 	}
 }
+
+// FuzzToLower: toLower gives what strings.ToLower gives.
+func FuzzToLower(f *testing.F) {
+	for _, s := range []string{"", "9f1c3a2e-1b7d-4c8e-9a55-0d1e2f3a4b5c", "9F1C3A2E-1B7D-4C8E-9A55-0D1E2F3A4B5C", "6dcb09b5b57875f334f61aebed695e2e4193db5Z",
+		"@[`{", "abcdefgh@", "abcdefghZ", "ẞig", "\xff\x80abcdefgh", "AAAAAAAA", "zzzzzzzz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := toLower(s), strings.ToLower(s); got != want {
+			t.Fatalf("toLower(%q) = %q; strings.ToLower gives %q", s, got, want)
+		}
+	})
+}

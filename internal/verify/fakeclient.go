@@ -75,6 +75,11 @@ func (t *fakeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		c, reused, err := t.get(ctx, addr)
 		if err != nil {
 			closeBody(req)
+			d, _ := ctx.Deadline()
+			if cerr := ctxErr(ctx, d, err); cerr != err {
+				// as net/http's dial says a context's end
+				err = &net.OpError{Op: "dial", Net: "tcp", Err: cerr}
+			}
 			return nil, err
 		}
 		resp, err := c.exchange(ctx, t, req)
@@ -111,14 +116,17 @@ func (e beforeAnswer) Is(target error) bool { return target == errBeforeAnswer }
 func (e beforeAnswer) Unwrap() error        { return e.err }
 
 // ctxErr is err, or the context's error when it ended the exchange: a
-// deadline set on the connection from the context's passes before the
-// context itself says so.
+// deadline set on the connection (or the dial's) from the context's can
+// pass before the context itself says so, and a caller that asks
+// ctx.Err() next must see it ended, as it does after net/http's
+// transport: so this waits for the context, whose own timer is due.
 func ctxErr(ctx context.Context, deadline time.Time, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
 	}
-	if !deadline.IsZero() && errors.Is(err, os.ErrDeadlineExceeded) && !time.Now().Before(deadline) {
-		return context.DeadlineExceeded
+	if !deadline.IsZero() && (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded)) && !time.Now().Before(deadline) {
+		<-ctx.Done()
+		return ctx.Err()
 	}
 	return err
 }

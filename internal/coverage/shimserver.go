@@ -55,6 +55,10 @@ const maxRequest = 8 << 20
 // sent whole is read at once, a shim stalled halfway is cut off.
 const closeGrace = 250 * time.Millisecond
 
+// sendGrace is how long a shim has to send its call once connected,
+// before the calls behind it are read (it writes the call at once).
+const sendGrace = 10 * time.Second
+
 // drainMark is the line Close sends behind the calls already connected:
 // when serve reads it, every one of them has been answered (a shim's line
 // is a JSON object, never empty).
@@ -140,9 +144,14 @@ func (s *ShimServer) answer(conn net.Conn) (mark bool) {
 	defer conn.Close()
 	s.mu.Lock()
 	s.cur = conn
+	// A shim sends its call as soon as it connects: one stopped halfway
+	// (a suspended test process) would hold every later call, so it has
+	// sendGrace, and closeGrace once Close has begun.
+	grace := sendGrace
 	if s.closing {
-		_ = conn.SetReadDeadline(time.Now().Add(closeGrace))
+		grace = closeGrace
 	}
+	_ = conn.SetReadDeadline(time.Now().Add(grace))
 	s.mu.Unlock()
 	line, err := bufio.NewReader(io.LimitReader(conn, maxRequest)).ReadBytes('\n')
 	s.mu.Lock()

@@ -1,5 +1,6 @@
-"""The harness protocol, client side: ``cassette cases --json`` and one
-``cassette check`` co-process per project.
+"""The harness protocol, client side: one ``cassette check`` co-process
+per project, which lists the cases (a "cases" line; ``cassette cases
+--json`` when check cannot) and then judges them.
 
 This module knows nothing of pytest, so that any Python runner (unittest, a
 script, a benchmark) can use it. Every decision (normalizing, comparing,

@@ -2,10 +2,11 @@
 // the cassette binary that the bindings' drivers (bench/harness) run as
 // CASSETTE_BIN. `floor ... cases --json` prints the listing in the file
 // $FLOOR_LISTING (one `cassette cases --json` made beforehand);
-// `floor ... check` answers each line at once with a pass of the id and
-// file it names, found by a scan (no JSON decoded, nothing loaded or
-// judged), flushed when stdin has nothing more buffered as check does, and
-// ends with a summary. What the drivers take against it is the
+// `floor ... check` answers a cases line with that listing on one line,
+// and each other line at once with a pass of the id and file it names,
+// found by a scan (no JSON decoded, nothing loaded or judged), flushed
+// when stdin has nothing more buffered as check does, and ends with a
+// summary. What the drivers take against it is the
 // line-at-a-time round trip and the bindings' own work: bench/check-batch.sh
 // (DRIVERS=1) prints it beside the real thing.
 package main
@@ -13,6 +14,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"slices"
@@ -31,7 +33,7 @@ func main() {
 			os.Exit(3)
 		}
 	case slices.Contains(os.Args, "check"):
-		if err := check(os.Stdin, os.Stdout); err != nil {
+		if err := check(os.Stdin, os.Stdout, os.Getenv("FLOOR_LISTING")); err != nil {
 			os.Stderr.WriteString("floor: " + err.Error() + "\n")
 			os.Exit(3)
 		}
@@ -41,7 +43,7 @@ func main() {
 	}
 }
 
-func check(r io.Reader, w io.Writer) error {
+func check(r io.Reader, w io.Writer, listing string) error {
 	in := bufio.NewReaderSize(r, 1<<16)
 	out := bufio.NewWriterSize(w, 1<<16)
 	n := 0
@@ -52,7 +54,11 @@ func check(r io.Reader, w io.Writer) error {
 			}
 		}
 		line, err := in.ReadSlice('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
+		if bytes.Contains(line, []byte(`"type":"cases"`)) {
+			if err := cases(out, listing); err != nil {
+				return err
+			}
+		} else if len(bytes.TrimSpace(line)) > 0 {
 			n++
 			out.WriteString(`{"type":"result","id":"`)
 			out.Write(field(line, `"id":"`))
@@ -70,6 +76,22 @@ func check(r io.Reader, w io.Writer) error {
 	c := strconv.Itoa(n)
 	out.WriteString(`{"type":"summary","protocol":1,"checked":` + c + `,"passed":` + c + `,"failed":0,"quarantined":0,"problems":0,"exit_code":0,"reason":""}` + "\n")
 	return out.Flush()
+}
+
+// cases writes the listing as check answers a cases line: on one line,
+// with type "cases".
+func cases(out *bufio.Writer, listing string) error {
+	data, err := os.ReadFile(listing)
+	if err != nil {
+		return err
+	}
+	var one bytes.Buffer
+	if err := json.Compact(&one, data); err != nil {
+		return err
+	}
+	out.WriteString(`{"type":"cases",`)
+	out.Write(one.Bytes()[1:])
+	return out.WriteByte('\n')
 }
 
 // field is the string after key on the line, up to its closing quote (ids

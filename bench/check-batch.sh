@@ -29,6 +29,11 @@
 #              to one `cassette check`, one line and its answer at a time
 #              (what a test does, without the runner's own cost): the
 #              harness protocol from Python and from Node;
+#   pyfloor, nodefloor: (DRIVERS=1) the same drivers against
+#              bench/harness/floor in the cassette binary's place: it
+#              prints a listing made beforehand and answers each line at
+#              once with a pass, judging nothing: the line-at-a-time round
+#              trip and the bindings' own work, the floor of py and node;
 #   - inproc:  (INPROCESS=1) one round of BenchmarkVerify1000InProcess
 #              (internal/verify: 1,000 HTTP cases against the pet store
 #              fake served in process, the Go door), its verify's wall and
@@ -51,6 +56,7 @@ export GOFLAGS='' GOWORK=off NO_COLOR=1
 
 echo "building cassette..." >&2
 go build -C "$REPO" -o "$WORK/cassette" ./cmd/cassette
+[ -z "${DRIVERS:-}" ] || go build -C "$REPO" -o "$WORK/floor" ./bench/harness/floor
 [ -z "${INPROCESS:-}" ] || go test -C "$REPO" -c -o "$WORK/verify.test" ./internal/verify
 P=$WORK/project
 mkdir -p "$P/cassettes/echo"
@@ -126,16 +132,26 @@ runPy() {
 runNode() {
 	CASSETTE_BIN=$WORK/cassette node "$REPO/bench/harness/drive.mjs" "$REPO" >"$WORK/node.log" 2>&1 || fail "drive.mjs" "$WORK/node.log"
 }
-# drivers ROUND: the bindings' clients, Python then Node (Node then Python
-# in even rounds).
+runPyFloor() {
+	FLOOR_LISTING=$WORK/floor-cases.json CASSETTE_BIN=$WORK/floor PYTHONPATH=$REPO/python PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 "$REPO/bench/harness/drive.py" >"$WORK/pyfloor.log" 2>&1 || fail "drive.py (floor)" "$WORK/pyfloor.log"
+}
+runNodeFloor() {
+	FLOOR_LISTING=$WORK/floor-cases.json CASSETTE_BIN=$WORK/floor node "$REPO/bench/harness/drive.mjs" "$REPO" >"$WORK/nodefloor.log" 2>&1 || fail "drive.mjs (floor)" "$WORK/nodefloor.log"
+}
+# drivers ROUND: the bindings' clients, Python then Node, each then its
+# floor (Node then Python, each floor first, in even rounds).
 drivers() {
 	if [ -z "${DRIVERS:-}" ]; then
-		for x in py py.cpu node node.cpu; do echo 0 >"$WORK/r$1/$x"; done
+		for x in py py.cpu node node.cpu pyfloor pyfloor.cpu nodefloor nodefloor.cpu; do echo 0 >"$WORK/r$1/$x"; done
 	elif (($1 % 2)); then
 		timed py "$1" "$N" runPy
+		timed pyfloor "$1" "$N" runPyFloor
 		timed node "$1" "$N" runNode
+		timed nodefloor "$1" "$N" runNodeFloor
 	else
+		timed nodefloor "$1" "$N" runNodeFloor
 		timed node "$1" "$N" runNode
+		timed pyfloor "$1" "$N" runPyFloor
 		timed py "$1" "$N" runPy
 	fi
 }
@@ -172,6 +188,7 @@ ratio() {
 echo "warming up (page cache)..." >&2
 mkdir -p "$WORK/r0"
 check 0
+cp "$WORK/cases.json" "$WORK/floor-cases.json" # the floor's listing
 
 echo "$(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $N cases, verify1 on $SAMPLE of them, $ROUNDS rounds"
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -182,11 +199,12 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	3) verifyN "$r"; pytest "$r"; inproc "$r"; drivers "$r"; check "$r"; verify1 "$r" ;;
 	0) drivers "$r"; inproc "$r"; pytest "$r"; check "$r"; verify1 "$r"; verifyN "$r" ;;
 	esac
-	printf 'round %d, ms per case (wall/CPU): check %s/%s; verify1 %s/%s; verifyN %s/%s; pytest %s/%s; py %s/%s; node %s/%s; inproc %s/%s\n' "$r" \
+	printf 'round %d, ms per case (wall/CPU): check %s/%s; verify1 %s/%s; verifyN %s/%s; pytest %s/%s; py %s/%s; node %s/%s; inproc %s/%s; floor py %s/%s, node %s/%s\n' "$r" \
 		"$(cat "$WORK/r$r/check")" "$(cat "$WORK/r$r/check.cpu")" "$(cat "$WORK/r$r/verify1")" "$(cat "$WORK/r$r/verify1.cpu")" \
 		"$(cat "$WORK/r$r/verifyN")" "$(cat "$WORK/r$r/verifyN.cpu")" "$(cat "$WORK/r$r/pytest")" "$(cat "$WORK/r$r/pytest.cpu")" \
 		"$(cat "$WORK/r$r/py")" "$(cat "$WORK/r$r/py.cpu")" "$(cat "$WORK/r$r/node")" "$(cat "$WORK/r$r/node.cpu")" \
-		"$(cat "$WORK/r$r/inproc")" "$(cat "$WORK/r$r/inproc.cpu")"
+		"$(cat "$WORK/r$r/inproc")" "$(cat "$WORK/r$r/inproc.cpu")" \
+		"$(cat "$WORK/r$r/pyfloor")" "$(cat "$WORK/r$r/pyfloor.cpu")" "$(cat "$WORK/r$r/nodefloor")" "$(cat "$WORK/r$r/nodefloor.cpu")"
 done
 echo
 for unit in "" .cpu; do
@@ -201,6 +219,8 @@ for unit in "" .cpu; do
 	if [ -n "${DRIVERS:-}" ]; then
 		echo "ms of $what per case, Python binding, line by line:   $(col py$unit | stats)"
 		echo "ms of $what per case, Node binding, line by line:     $(col node$unit | stats)"
+		echo "ms of $what per case, floor (no judging), Python:     $(col pyfloor$unit | stats)"
+		echo "ms of $what per case, floor (no judging), Node:       $(col nodefloor$unit | stats)"
 	fi
 	[ -z "${INPROCESS:-}" ] || echo "ms of $what per case, verify in process (Go):          $(col inproc$unit | stats)"
 	[ "${VERIFY:-1}" = 0 ] || echo "verify per process ÷ check batch, $what per case:  $(ratio verify1$unit check$unit)"
@@ -213,4 +233,8 @@ if [ -n "${INPROCESS:-}" ] && [ -n "${DRIVERS:-}" ]; then
 	echo "Python binding ÷ in process, CPU a case (inverse):    $(within py.cpu inproc.cpu)"
 	echo "Node binding ÷ in process, cases/s (wall):            $(within node inproc)"
 	echo "Node binding ÷ in process, CPU a case (inverse):      $(within node.cpu inproc.cpu)"
+	echo "Python floor ÷ in process, cases/s (wall):            $(within pyfloor inproc)"
+	echo "Python floor ÷ in process, CPU a case (inverse):      $(within pyfloor.cpu inproc.cpu)"
+	echo "Node floor ÷ in process, cases/s (wall):              $(within nodefloor inproc)"
+	echo "Node floor ÷ in process, CPU a case (inverse):        $(within nodefloor.cpu inproc.cpu)"
 fi

@@ -86,7 +86,9 @@ func (k *Checker) Check(r io.Reader, w io.Writer) (*Checked, error) {
 				}
 				results[key] = checked{res, l.Replay} // the last answer of a test stands
 			}
-			if p, bad := answer.(Problem); bad {
+			// A listing that could not be made (an undeclared adapter)
+			// judged nothing: answered, not a refused line of the run.
+			if p, bad := answer.(Problem); bad && l.Type != "cases" {
 				if done.Problems++; done.First == nil {
 					done.First = &p
 				}
@@ -175,6 +177,13 @@ func (k *Checker) line(n int, data []byte, now func() time.Time) (answer any, i 
 	if l.Protocol > Version {
 		return k.problem(n, l.ID, fmt.Sprintf("the line speaks protocol %d; this cassette speaks protocol %d (upgrade cassette)", l.Protocol, Version)), -1, res, l
 	}
+	if l.Type == "cases" {
+		ls, err := k.listing(l.Adapter, now())
+		if err != nil {
+			return k.problem(n, "", err.Error()), -1, res, l
+		}
+		return ls, -1, res, l
+	}
 	i, msg := k.find(l.ID, l.File)
 	if i < 0 {
 		return k.problem(n, l.ID, msg), -1, res, l
@@ -194,7 +203,32 @@ func (k *Checker) line(n int, data []byte, now func() time.Time) (answer any, i 
 		}
 		return req, -1, res, l
 	}
-	return k.problem(n, l.ID, fmt.Sprintf("type %q: expected \"check\" or \"next\"", l.Type)), -1, res, l
+	return k.problem(n, l.ID, fmt.Sprintf("type %q: expected \"check\", \"next\" or \"cases\"", l.Type)), -1, res, l
+}
+
+// listing answers a "cases" line: the listing of `cassette cases --json`
+// (of one adapter when given) from the cases this check loaded, so that a
+// binding that lists and judges through one check loads the cassettes
+// once, and judges each case from what its listing was made of.
+func (k *Checker) listing(adapter string, now time.Time) (*Listing, error) {
+	cases := k.Cases
+	if adapter != "" {
+		cfg := k.Options.Config
+		if _, ok := cfg.Adapters[adapter]; !ok {
+			return nil, fmt.Errorf("adapter %q: no such adapter in %s (declared adapters: %s)", adapter, cfg.Path, strings.Join(cfg.Order, ", "))
+		}
+		cases = nil
+		for _, c := range k.Cases {
+			if c.Cassette.Adapter == adapter {
+				cases = append(cases, c)
+			}
+		}
+	}
+	l, err := List(cases, k.Options, now)
+	if l != nil {
+		l.Type = "cases"
+	}
+	return l, err
 }
 
 // find returns the index of the case a line names (by file when given,

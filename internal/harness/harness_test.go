@@ -541,3 +541,56 @@ func TestListingWithholdsCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestCasesLineIsTheListing: a "cases" line is answered with the listing
+// `cassette cases --json` prints (type "cases" added), of one adapter when
+// it names one, from the cases the check judges; an unknown adapter is
+// answered with an error line that does not count as a refused line of the
+// run (it judged nothing), and the cases are still judged after a listing.
+func TestCasesLineIsTheListing(t *testing.T) {
+	cases, opts := project(t)
+	want := func(adapter string) map[string]any {
+		var sel []verify.Case
+		for _, c := range cases {
+			if adapter == "" || c.Cassette.Adapter == adapter {
+				sel = append(sel, c)
+			}
+		}
+		l, err := harness.List(sel, opts, beforeExpiry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := json.Marshal(l)
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["type"] = "cases"
+		return m
+	}
+	answers, done := check(t, cases, opts, beforeExpiry,
+		map[string]any{"type": "cases"},
+		map[string]any{"type": "cases", "adapter": "greet"},
+		map[string]any{"type": "cases", "adapter": "nope"},
+		map[string]any{"id": "greet/flaky", "cli": map[string]any{"stdout": "ok\n", "stderr": "", "exit_code": 0}})
+	if len(answers) != 4 {
+		t.Fatalf("%d answers, want 4: %v", len(answers), answers)
+	}
+	for i, adapter := range []string{"", "greet"} {
+		if !reflect.DeepEqual(answers[i], want(adapter)) {
+			t.Errorf("the listing of %q:\n%v\nwant\n%v", adapter, answers[i], want(adapter))
+		}
+	}
+	if n := len(answers[1]["cases"].([]any)); n != 2 {
+		t.Errorf("greet's listing has %d cases, want 2", n)
+	}
+	if a := answers[2]; a["type"] != "error" || !strings.Contains(a["message"].(string), `adapter "nope": no such adapter`) || !strings.Contains(a["message"].(string), "declared adapters: greet, items") {
+		t.Errorf("an unknown adapter's listing: %v", a)
+	}
+	if a := answers[3]; a["type"] != "result" || a["status"] != "pass" {
+		t.Errorf("the case after the listings: %v", a)
+	}
+	if len(done.Outcome.Results) != 1 || done.Problems != 0 {
+		t.Errorf("%d results and %d problems, want 1 and 0", len(done.Outcome.Results), done.Problems)
+	}
+}

@@ -17,7 +17,10 @@ const Version = 1
 // Listing is what `cassette cases --json` prints: the cases a harness must
 // drive, in verify's order.
 type Listing struct {
-	Protocol int `json:"protocol"`
+	// Type is "cases" when check answers a cases line with the listing
+	// (empty, and left out, in what `cassette cases --json` prints).
+	Type     string `json:"type,omitempty"`
+	Protocol int    `json:"protocol"`
 	// Config is cassette.yaml as given; Dir the absolute directory holding
 	// it, which every file below is relative to (and where a binding runs
 	// `cassette check`, so that its paths read as verify's).
@@ -87,9 +90,10 @@ type Request struct {
 // Line is one line a harness sends to `cassette check`.
 type Line struct {
 	Protocol int    `json:"protocol,omitempty"` // the version the harness speaks; 0 means 1
-	Type     string `json:"type,omitempty"`     // "check" (the default) or "next"
+	Type     string `json:"type,omitempty"`     // "check" (the default), "next" or "cases"
 	ID       string `json:"id,omitempty"`       // the case, as listed
 	File     string `json:"file,omitempty"`     // the case's file, when its id is not unique
+	Adapter  string `json:"adapter,omitempty"`  // for "cases": list only this adapter's cases
 	// What the fake produced: CLI output, HTTP responses (for "next": the
 	// responses so far), or Error when it could not answer at all.
 	CLI        *CLIOutput  `json:"cli,omitempty"`

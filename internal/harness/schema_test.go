@@ -69,6 +69,7 @@ func TestSchema(t *testing.T) {
 		map[string]any{"type": "next", "id": "items/create-then-get", "http": map[string]any{"responses": []any{
 			map[string]any{"status": 201, "reason": "Created", "headers": map[string][]string{"Content-Type": {"application/json"}}, "body": `{"id":"0b6c6fd4-6d43-4e8b-9d6e-2f0f1c7f4a11"}`}}}},
 		map[string]any{"id": "nope/nope", "cli": map[string]any{"exit_code": 0}},
+		map[string]any{"type": "cases", "adapter": "greet"},
 	}
 	for _, l := range lines {
 		data, _ := json.Marshal(l)
@@ -81,8 +82,8 @@ func TestSchema(t *testing.T) {
 		valid(t, s, "the answer", data)
 		kinds[a["type"].(string)] = true
 	}
-	if len(kinds) != 3 {
-		t.Errorf("answers of kinds %v: want result, request and error", kinds)
+	if len(kinds) != 4 {
+		t.Errorf("answers of kinds %v: want result, request, error and cases", kinds)
 	}
 	sum := harness.Summarize(done, done.Run(opts.Config, reportTool()))
 	data, _ = json.Marshal(sum)

@@ -9,8 +9,8 @@ classes and file:line as ``cassette verify``)::
     def test_fake_git(cassette_case):
         cassette_case.verify_cli(lambda case: FakeGit().run(case.args, cwd=case.cwd))
 
-The cassette binary does all the judging (``cassette cases --json``, then
-one ``cassette check`` co-process for the session): see the README of the
+The cassette binary does all the judging (one ``cassette check``
+co-process for the session lists the cases, then judges them): see the README of the
 repository, "Verify from your test runner". ``observe_cli`` and
 ``observe_wsgi`` record the calls the project's own tests make to a fake,
 for ``cassette coverage``. Load the plugin with

@@ -1,5 +1,6 @@
-"""The harness protocol, client side: ``cassette cases --json`` and one
-``cassette check`` co-process per project.
+"""The harness protocol, client side: one ``cassette check`` co-process
+per project, which lists the cases (a "cases" line; ``cassette cases
+--json`` when check cannot) and then judges them.
 
 This module knows nothing of pytest, so that any Python runner (unittest, a
 script, a benchmark) can use it. Every decision (normalizing, comparing,
@@ -15,6 +16,10 @@ import subprocess
 import threading
 
 PROTOCOL = 1
+
+# One encoder for every line: json.dumps with separators builds a new one
+# per call.
+_encode = json.JSONEncoder(separators=(",", ":")).encode
 
 CONFIG_FILE = "cassette.yaml"
 
@@ -108,18 +113,37 @@ class Project:
         self.dir = os.path.dirname(self.config)
         self.report_dir = os.path.abspath(report_dir) if report_dir else None
         self._checker = None
+        self._judged = False  # a line other than a listing was sent
         self._lock = threading.Lock()
 
     def _argv(self, *args):
         return [self.binary, "--config", os.path.basename(self.config)] + list(args)
 
     def cases(self, adapter=None):
-        """The listing of ``cassette cases --json`` (for one adapter)."""
+        """The listing of ``cassette cases --json`` (for one adapter),
+        asked of the check co-process, which then judges the cases from
+        the cassettes it loaded for it: they are loaded once. When check
+        cannot answer it (the project is refused), ``cassette cases
+        --json`` says why."""
+        line = {"type": "cases", "adapter": adapter} if adapter else {"type": "cases"}
+        try:
+            listing = self._ask(line, judges=False)
+        except CassetteError:
+            listing = None
+        if listing is not None and listing.get("type") == "cases":
+            del listing["type"]
+            return self._speaks(listing)
+        return self._list(adapter)
+
+    def _list(self, adapter):
         args = ["cases", "--json"] + (["--adapter", adapter] if adapter else [])
         p = subprocess.run(self._argv(*args), cwd=self.dir, capture_output=True)
         if p.returncode != 0:
             raise _refusal(p, ["cassette"] + args)
-        listing = json.loads(p.stdout)
+        return self._speaks(json.loads(p.stdout))
+
+    @staticmethod
+    def _speaks(listing):
         if listing.get("protocol") != PROTOCOL:
             raise CassetteError("cassette speaks harness protocol %r; this binding speaks %d: "
                                 "use a cassette and a binding of one release" % (listing.get("protocol"), PROTOCOL))
@@ -127,13 +151,17 @@ class Project:
 
     def ask(self, line):
         """Send one line to the check co-process and return its answer."""
+        return self._ask(line, judges=True)
+
+    def _ask(self, line, judges):
         with self._lock:
             if self._checker is None:
                 args = ["check"] + (["--report-dir", self.report_dir] if self.report_dir else [])
                 self._checker = subprocess.Popen(self._argv(*args), cwd=self.dir, stdin=subprocess.PIPE,
                                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             p = self._checker
-            data = json.dumps(line, separators=(",", ":")).encode("utf-8") + b"\n"
+            self._judged = self._judged or judges
+            data = _encode(line).encode("utf-8") + b"\n"
             try:
                 p.stdin.write(data)
                 p.stdin.flush()
@@ -153,7 +181,12 @@ class Project:
         case was checked)."""
         with self._lock:
             p, self._checker = self._checker, None
+            judged, self._judged = self._judged, False
         if p is None:
+            return None
+        if not judged:  # it only listed: no reports of no case
+            p.kill()
+            p.communicate()
             return None
         out, err = p.communicate()
         lines = [json.loads(l) for l in out.splitlines() if l.strip()]

@@ -56,6 +56,8 @@ type AdapterReport struct {
 	backing        map[Shape][]string // shape → the cassettes that have it
 	cassetteShapes [][]Shape          // the shapes of each of Cassettes
 	seen           map[Shape]*ShapeReport
+	ignored        map[Shape]bool // the shapes coverage.ignore leaves out, once matched
+	shape          []byte         // a call's shape, being built
 }
 
 // ShapeReport is one observed call shape.
@@ -69,6 +71,8 @@ type ShapeReport struct {
 	Cassettes []string
 	// First is the first observed call of this shape.
 	First Located
+
+	tests map[string]bool // Tests, once they are many
 	// Scenario and Record are, for an uncovered shape, a scenario name not
 	// yet taken and the command that records the call from the real side;
 	// Note is what to add to it first (see RecordNote).
@@ -187,7 +191,7 @@ func Analyze(cfg *cfgschema.Config, list []*cassettes.Cassette, obs []Located, o
 			r.Min = *opts.Min
 		}
 		ar := &AdapterReport{Name: name, Kind: a.Kind, Min: r.Min, Config: cfg.Path, Line: cfg.Line("adapters." + name),
-			rules: r, backing: map[Shape][]string{}, seen: map[Shape]*ShapeReport{}}
+			rules: r, backing: map[Shape][]string{}, seen: map[Shape]*ShapeReport{}, ignored: map[Shape]bool{}}
 		byName[name] = ar
 		rep.Adapters = append(rep.Adapters, ar)
 	}
@@ -196,7 +200,9 @@ func Analyze(cfg *cfgschema.Config, list []*cassettes.Cassette, obs []Located, o
 			ar.addCassette(c, relTo(cfg.Dir, c.Path))
 		}
 	}
-	for _, o := range obs {
+	var file, rel string // the last call's file, and relative to the project
+	for i := range obs {
+		o := &obs[i]
 		ar, ok := byName[o.Adapter]
 		switch {
 		case !ok:
@@ -207,8 +213,10 @@ func Analyze(cfg *cfgschema.Config, list []*cassettes.Cassette, obs []Located, o
 			probs = append(probs, outcome.Problem{File: o.File, Line: o.Line, Field: "kind",
 				Message: fmt.Sprintf("a %s call to adapter %s, which is a %s adapter", o.Kind, o.Adapter, ar.Kind), Expected: string(ar.Kind)})
 		default:
-			o.File = relTo(cfg.Dir, o.File)
-			ar.addCall(o)
+			if o.File != file {
+				file, rel = o.File, relTo(cfg.Dir, o.File)
+			}
+			ar.addCall(o, rel)
 		}
 	}
 	for _, ar := range rep.Adapters {
@@ -228,24 +236,51 @@ func (ar *AdapterReport) addCassette(c *cassettes.Cassette, rel string) {
 	}
 }
 
-// addCall counts one observed call under its shape.
-func (ar *AdapterReport) addCall(o Located) {
-	s := ar.rules.Of(o.Observation)
-	if ar.rules.Ignored(s) {
-		ar.Ignored++
-		return
-	}
-	ar.Calls++
-	sr := ar.seen[s]
+// addCall counts one observed call, read in file (relative to the
+// project), under its shape.
+func (ar *AdapterReport) addCall(o *Located, file string) {
+	ar.shape = ar.rules.appendShape(ar.shape[:0], &o.Observation)
+	sr := ar.seen[Shape(ar.shape)]
 	if sr == nil {
-		sr = &ShapeReport{Shape: s, First: o, Cassettes: ar.backing[s]}
+		s := Shape(ar.shape)
+		ignored, ok := ar.ignored[s]
+		if !ok {
+			ignored = ar.rules.Ignored(s)
+			ar.ignored[s] = ignored
+		}
+		if ignored {
+			ar.Ignored++
+			return
+		}
+		first := *o
+		first.File = file
+		sr = &ShapeReport{Shape: s, First: first, Cassettes: ar.backing[s]}
 		sr.Covered = len(sr.Cassettes) > 0
 		ar.seen[s] = sr
 		ar.Shapes = append(ar.Shapes, sr)
 	}
+	ar.Calls++
 	sr.Calls++
-	if o.Test != "" && !slices.Contains(sr.Tests, o.Test) {
-		sr.Tests = append(sr.Tests, o.Test)
+	sr.addTest(o.Test)
+}
+
+// addTest lists a test of the shape's calls ("" is not listed): a set
+// holds them once they are many, so that a shape every test calls costs
+// no scan of them all on each call.
+func (sr *ShapeReport) addTest(test string) {
+	switch {
+	case test == "", sr.tests[test]:
+	case sr.tests != nil:
+		sr.tests[test] = true
+		sr.Tests = append(sr.Tests, test)
+	case !slices.Contains(sr.Tests, test):
+		sr.Tests = append(sr.Tests, test)
+		if len(sr.Tests) > 16 {
+			sr.tests = map[string]bool{}
+			for _, t := range sr.Tests {
+				sr.tests[t] = true
+			}
+		}
 	}
 }
 

@@ -151,6 +151,10 @@ func (w *Writer) Close() error { return w.f.Close() }
 // escaped).
 const maxLine = 16 << 20
 
+// minLine is shorter than any observation: {"v":1,"adapter":"a","kind":"cli","call":{"argv":["g"]}}
+// is 56 bytes.
+const minLine = 48
+
 // ReadDir reads every *.jsonl file of dir, in name order. A line that is
 // not an observation of this format is a problem naming file and line; a
 // missing directory holds nothing.
@@ -206,13 +210,20 @@ func readFile(path string) ([]Located, []outcome.Problem, error) {
 		return nil, []outcome.Problem{{File: path, Field: "file", Message: "not a regular file (a FIFO, a device or a directory): observations are files of JSON lines",
 			Expected: "a file written by cassette observe or a binding"}}, nil
 	}
+	// The calls' slice is taken at the file's count of lines (grown from a
+	// guess, 100,000 calls were copied four times: a fifth of reading
+	// them), and no larger than the calls its size can hold (no
+	// observation is shorter than minLine): a file of blank lines reserves
+	// nothing.
+	lines, err := countLines(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
 	in := bufio.NewReaderSize(f, 64<<10)
-	// Room for a line every 256 bytes of the file, at most 65,536 lines
-	// ahead (15 MB): 100,000 observations grow it once, not through every
-	// doubling, and a file of large bodies reserves no more than that.
-	out := make([]Located, 0, min(st.Size()/256, 1<<16)+1)
+	out := make([]Located, 0, min(lines, int(st.Size()/minLine)+1))
 	var probs []outcome.Problem
 	var buf []byte // one line at a time: parseLine keeps none of its bytes
+	d := lineDecoder{names: map[string]string{}, tests: map[string]string{}}
 	for n := 1; ; n++ {
 		line, long, err := readLine(in, buf[:0])
 		buf = line[:0]
@@ -224,7 +235,7 @@ func readFile(path string) ([]Located, []outcome.Problem, error) {
 			probs = append(probs, outcome.Problem{File: path, Line: n, Message: fmt.Sprintf("the line is longer than %d MiB: not an observation (a body over %d bytes is written as its size)", maxLine>>20, MaxBody),
 				Expected: "one JSON object a line"})
 		case len(line) > 0:
-			o, field, msg := parseLine(line)
+			o, field, msg := d.parseLine(line)
 			if msg != "" {
 				probs = append(probs, outcome.Problem{File: path, Line: n, Field: field, Message: msg,
 					Expected: `{"v":1,"adapter":"NAME","kind":"cli","call":{"argv":["git","status"]}} (docs/concepts/coverage.md, "The observation format")`})
@@ -257,14 +268,40 @@ func readLine(in *bufio.Reader, line []byte) (_ []byte, long bool, err error) {
 	}
 }
 
+// countLines counts the lines of f (its newlines, and one after the last)
+// and takes f back to its start.
+func countLines(f *os.File) (int, error) {
+	buf := make([]byte, 64<<10)
+	n := 1
+	for {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return n, err
+}
+
 // parseLine decodes and checks one line; msg says what is wrong, field
 // where.
 func parseLine(line []byte) (o Observation, field, msg string) {
-	if !decodeLine(line, &o) {
-		o = Observation{}
-		if err := json.Unmarshal(line, &o); err != nil {
-			return o, "", "not a JSON object of the observation format: " + strings.TrimPrefix(err.Error(), "json: ")
+	var d lineDecoder
+	return d.parseLine(line)
+}
+
+// parseLine is parseLine with d's names.
+func (d *lineDecoder) parseLine(line []byte) (o Observation, field, msg string) {
+	if !d.decode(line, &o) {
+		var u Observation // not o: only a line json.Unmarshal reads is on the heap
+		if err := json.Unmarshal(line, &u); err != nil {
+			return Observation{}, "", "not a JSON object of the observation format: " + strings.TrimPrefix(err.Error(), "json: ")
 		}
+		o = u
 	}
 	switch {
 	case o.V == 0:
@@ -283,6 +320,6 @@ func parseLine(line []byte) (o Observation, field, msg string) {
 	// A test's name is printed under its shape and in the reports: a line
 	// break in it would forge a line of the console (a `next:` step), an
 	// escape sequence would reach the terminal.
-	o.Test = outcome.Printable(o.Test)
+	o.Test = d.shown(o.Test)
 	return o, "", ""
 }

@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"regexp"
@@ -47,14 +48,20 @@ type Rules struct {
 }
 
 type shapeMemo struct {
-	paths map[string]string // escaped path → its template
-	words map[string]string // query parameter name → queryWord
+	paths   map[string]string // escaped path → its template
+	words   map[string]string // query parameter name → queryWord
+	cli     map[string]Shape  // a CLI call's key (appendShape) → its shape
+	scratch []string          // a call's query words, being sorted
+	key     []byte            // a CLI call's key, being built
 }
 
-// Memoize makes r keep the path templates and query words it works out,
+// maxMemo bounds the CLI calls a memo keeps.
+const maxMemo = 1 << 16
+
+// Memoize makes r keep the path templates, query words and CLI calls' shapes it works out,
 // for one goroutine reading many calls (Analyze).
 func (r *Rules) Memoize() {
-	r.memo = &shapeMemo{paths: map[string]string{}, words: map[string]string{}}
+	r.memo = &shapeMemo{paths: map[string]string{}, words: map[string]string{}, cli: map[string]Shape{}}
 }
 
 // ArgsRule says which positional arguments of a command (and its
@@ -212,8 +219,36 @@ func (r *Rules) Of(o Observation) Shape {
 	if o.Kind == cfgschema.KindCLI {
 		return r.CLIShape(o.Call.Argv, o.Call.Stdin)
 	}
-	body := []byte(o.Call.Body)
-	return r.HTTPShape(o.Call.Method, o.Call.URL, o.Call.ContentType, body, max(o.Call.BodyBytes, len(body)))
+	return Shape(r.appendShape(nil, &o))
+}
+
+// appendShape appends the text of Of(*o) to b. With a memo, a CLI call
+// seen before (its argv and standard input) is not read again.
+func (r *Rules) appendShape(b []byte, o *Observation) []byte {
+	if o.Kind != cfgschema.KindCLI {
+		body := []byte(o.Call.Body)
+		return r.appendHTTPShape(b, o.Call.Method, o.Call.URL, o.Call.ContentType, body, max(o.Call.BodyBytes, len(body)))
+	}
+	if r.memo == nil {
+		return append(b, r.CLIShape(o.Call.Argv, o.Call.Stdin)...)
+	}
+	key := r.memo.key[:0]
+	if o.Call.Stdin {
+		key = append(key, 1)
+	}
+	for _, a := range o.Call.Argv {
+		key = binary.AppendUvarint(key, uint64(len(a)))
+		key = append(key, a...)
+	}
+	r.memo.key = key
+	s, ok := r.memo.cli[string(key)]
+	if !ok {
+		s = r.CLIShape(o.Call.Argv, o.Call.Stdin)
+		if len(r.memo.cli) < maxMemo {
+			r.memo.cli[string(key)] = s
+		}
+	}
+	return append(b, s...)
 }
 
 // callShape is the shape of one call of a cassette.

@@ -178,7 +178,7 @@ func (t *fakeTransport) get(ctx context.Context, addr string) (*fakeConn, bool, 
 }
 
 // open reports whether the fake has not closed the idle connection (nor
-// written on it unasked): a peek that does not wait.
+// written on it unasked): a peek that does not wait (peekOpen, per OS).
 func (c *fakeConn) open() bool {
 	if c.br.Buffered() > 0 {
 		return false
@@ -191,16 +191,7 @@ func (c *fakeConn) open() bool {
 	if err != nil {
 		return false
 	}
-	open := false
-	var b [1]byte
-	if err := rc.Read(func(fd uintptr) bool {
-		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		open = n < 0 && (err == syscall.EAGAIN || err == syscall.EWOULDBLOCK)
-		return true // never wait for the poller
-	}); err != nil {
-		return false
-	}
-	return open
+	return peekOpen(rc)
 }
 
 func (t *fakeTransport) put(c *fakeConn) {

@@ -201,10 +201,7 @@ adapters:
 // sees the credential variable.
 func TestShimServer(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "cassette-shim")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/cassette-dev/cassette/cmd/cassette-shim").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildShim(t, dir)
 	srv, err := ListenShims()
 	if err != nil {
 		t.Fatal(err)
@@ -264,10 +261,7 @@ func TestShimServer(t *testing.T) {
 // written, in the order it was made.
 func TestShimServerKeepsOrderAndDrains(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "cassette-shim")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/cassette-dev/cassette/cmd/cassette-shim").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildShim(t, dir)
 	srv, err := ListenShims()
 	if err != nil {
 		t.Fatal(err)
@@ -417,4 +411,14 @@ func (n *notifyingBuffer) Write(p []byte) (int, error) {
 	default:
 	}
 	return n.b.Write(p)
+}
+
+// buildShim builds cmd/cassette-shim into dir and returns its path.
+func buildShim(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "cassette-shim")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/cassette-dev/cassette/cmd/cassette-shim").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }

@@ -62,13 +62,7 @@ func checkPassed(b *testing.B, o *verify.Outcome) {
 func BenchmarkVerify1000InProcess(b *testing.B) {
 	cfg, list, reg := demo(&testing.T{})
 	cases := thousand(b, cfg, list)
-	srv := httptest.NewServer(store.New())
-	defer srv.Close()
-	paths := make([]string, len(cases))
-	for i, c := range cases {
-		u, _ := url.Parse(c.Cassette.Interactions[0].Request.URL)
-		paths[i] = srv.URL + u.Path
-	}
+	srv, paths := petStore(b, cases)
 	type took struct{ wall, cpu time.Duration }
 	direct := func() took {
 		start, cpu := time.Now(), rusage(syscall.RUSAGE_SELF)
@@ -123,13 +117,7 @@ func BenchmarkVerify1000InProcess(b *testing.B) {
 func BenchmarkVerify1000InProcessApart(b *testing.B) {
 	cfg, list, reg := demo(&testing.T{})
 	cases := thousand(b, cfg, list)
-	srv := httptest.NewServer(store.New())
-	defer srv.Close()
-	paths := make([]string, len(cases))
-	for i, c := range cases {
-		u, _ := url.Parse(c.Cassette.Interactions[0].Request.URL)
-		paths[i] = srv.URL + u.Path
-	}
+	srv, paths := petStore(b, cases)
 	b.Run("direct", func(b *testing.B) {
 		for b.Loop() {
 			for _, p := range paths {
@@ -177,4 +165,17 @@ func BenchmarkVerify1000Process(b *testing.B) {
 			b.ReportMetric(float64(runs*len(cases))/time.Since(start).Seconds(), "cases/s")
 		})
 	}
+}
+
+// petStore serves the pet store fake in process, closed when b ends, and
+// the URL of each case's first request on it.
+func petStore(b *testing.B, cases []verify.Case) (*httptest.Server, []string) {
+	srv := httptest.NewServer(store.New())
+	b.Cleanup(srv.Close)
+	paths := make([]string, len(cases))
+	for i, c := range cases {
+		u, _ := url.Parse(c.Cassette.Interactions[0].Request.URL)
+		paths[i] = srv.URL + u.Path
+	}
+	return srv, paths
 }

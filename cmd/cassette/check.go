@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -66,13 +65,7 @@ func checkRun(ctx context.Context, stdio *IO, g *globals, o *checkOptions, paths
 	ctx, ints, stop := recording.CatchContext(ctx)
 	defer stop()
 	k := &harness.Checker{Cases: cases, Options: opts, Now: time.Now}
-	// The lines are judged one at a time, each as it comes: with a P per
-	// core, the idle ones spin looking for work between a harness's lines
-	// (a third of a co-process's CPU under drive.py); the load above used
-	// them all, the reports below may.
-	procs := runtime.GOMAXPROCS(1)
 	done, err := k.Check(harness.Interruptible(ctx, stdio.In), stdio.Out)
-	runtime.GOMAXPROCS(procs)
 	if err != nil {
 		return errorReport(stdio, g, dest, &outcome.Error{Reason: outcome.EIO, Message: "cassette check: " + err.Error() + " (check the harness's pipes)", Err: err,
 			NextStep: outcome.Command("cassette", "check", "--help")})

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -54,7 +55,13 @@ type Checked struct {
 // whenever r has nothing more buffered, so a harness may wait for each
 // answer or write a whole batch first. The error is for w or r failing,
 // never for a line (that is a Problem answer).
+//
+// The lines are judged with one P, each as it comes: with a P per core
+// the idle ones spin looking for work between a harness's lines (a third
+// of a co-process's CPU under drive.py); the load before Check and the
+// reports after it have them all again.
 func (k *Checker) Check(r io.Reader, w io.Writer) (*Checked, error) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	now := k.Now
 	if now == nil {
 		now = time.Now

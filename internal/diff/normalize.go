@@ -205,7 +205,7 @@ func contentType(h http.Header) string {
 		return vs[0]
 	}
 	for k, vs := range h {
-		if len(k) == len("Content-Type") && strings.EqualFold(k, "Content-Type") && http.CanonicalHeaderKey(k) == "Content-Type" && len(vs) > 0 {
+		if strings.EqualFold(k, "Content-Type") && len(vs) > 0 { // CanonicalHeaderKey's match: "content-type" folds only in ASCII
 			return vs[0]
 		}
 	}

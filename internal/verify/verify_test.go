@@ -359,12 +359,7 @@ func TestShards(t *testing.T) {
 // TestQuarantine: a quarantined failure does not fail the run; an expired
 // quarantine is a hard failure even for a passing case.
 func TestQuarantine(t *testing.T) {
-	cfg, list, reg := demo(t)
-	q := cfgschema.Quarantine{Category: "FLAKE-EXT", Owner: "a", Bead: "b", Evidence: "e", Repro: "r", Reason: "x", RemoveWhen: "w"}
-	q.Quarantined.Time = mustDate(t, "2026-11-20")
-	q.Expires.Time = mustDate(t, "2026-11-30")
-	cfg.Quarantine = map[string]cfgschema.Quarantine{"greet/hello": q}
-	cases, _ := verify.Plan(cfg, list, verify.Selection{Adapters: []string{"greet"}})
+	cfg, cases, reg := quarantinedGreet(t)
 	broken := greetCLI(func(args []string, out *cassettes.Output) { out.Stdout += "extra\n" })
 	at := func(day string) *report.Run {
 		now := mustDate(t, day)
@@ -381,16 +376,23 @@ func TestQuarantine(t *testing.T) {
 	}
 }
 
-// TestExpiredQuarantineKeepsTheRecordedSide: a case that passed but whose
-// quarantine expired has failed, and a failed case shows the recorded
-// side it was compared with.
-func TestExpiredQuarantineKeepsTheRecordedSide(t *testing.T) {
+// quarantinedGreet is the demo's greet cases, greet/hello quarantined
+// from 2026-11-20 until 2026-11-30.
+func quarantinedGreet(t *testing.T) (*cfgschema.Config, []verify.Case, *normalize.Registry) {
 	cfg, list, reg := demo(t)
 	q := cfgschema.Quarantine{Category: "FLAKE-EXT", Owner: "a", Bead: "b", Evidence: "e", Repro: "r", Reason: "x", RemoveWhen: "w"}
 	q.Quarantined.Time = mustDate(t, "2026-11-20")
 	q.Expires.Time = mustDate(t, "2026-11-30")
 	cfg.Quarantine = map[string]cfgschema.Quarantine{"greet/hello": q}
 	cases, _ := verify.Plan(cfg, list, verify.Selection{Adapters: []string{"greet"}})
+	return cfg, cases, reg
+}
+
+// TestExpiredQuarantineKeepsTheRecordedSide: a case that passed but whose
+// quarantine expired has failed, and a failed case shows the recorded
+// side it was compared with.
+func TestExpiredQuarantineKeepsTheRecordedSide(t *testing.T) {
+	cfg, cases, reg := quarantinedGreet(t)
 	now := mustDate(t, "2026-12-01")
 	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, Now: func() time.Time { return now },
 		CLI: map[string]verify.CLITarget{"greet": greetCLI(func([]string, *cassettes.Output) {})}})

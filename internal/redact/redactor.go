@@ -135,18 +135,24 @@ func (r *Redactor) LearnURL(raw string) {
 	if raw == "" {
 		return
 	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return
-	}
-	if u.User != nil {
-		if pw, ok := u.User.Password(); ok {
-			r.Learn(pw)
-		} else {
-			r.Learn(u.User.Username())
+	query, plain := plainURLQuery(raw)
+	if !plain {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return
 		}
+		if u.User != nil {
+			if pw, ok := u.User.Password(); ok {
+				r.Learn(pw)
+			} else {
+				r.Learn(u.User.Username())
+			}
+		}
+		query = u.RawQuery
 	}
-	for _, p := range strings.Split(u.RawQuery, "&") {
+	for rest := query; rest != ""; {
+		var p string
+		p, rest, _ = strings.Cut(rest, "&")
 		k, v, ok := strings.Cut(p, "=")
 		if !ok {
 			continue
@@ -309,6 +315,13 @@ func (r *Redactor) URL(raw string) string {
 	if raw == "" {
 		return raw
 	}
+	if query, plain := plainURLQuery(raw); plain {
+		if query != "" {
+			redacted, _ := r.rules.RedactQuery(query)
+			raw = raw[:len(raw)-len(query)] + redacted
+		}
+		return r.String(raw)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return r.String(raw)
@@ -431,4 +444,67 @@ func (r *Redactor) ReplaceValues(s string, repl func(name string) string) string
 		return s
 	}
 	return string(r.replaceForms([]byte(s), repl))
+}
+
+// plainURLQuery reports whether raw is a plain URL, one that url.Parse
+// reads without error and URL.String writes back byte for byte: a path
+// from the root ("/v1/items", not "//host"), or a lower-case scheme with a
+// host of letters, digits, dots and dashes and an optional numeric port
+// (no user, no IPv6 literal), then a path of unreserved characters and
+// "/$&+,:;=@" (no percent-escape), then an optional query of printable
+// ASCII without '#' (no fragment), which it returns (without the '?').
+// LearnURL and URL take such a URL without parsing it: most of the URLs a
+// session redacts are plain (FuzzPlainURL holds the two paths together).
+func plainURLQuery(raw string) (query string, plain bool) {
+	i := 0
+	switch {
+	case strings.HasPrefix(raw, "/"):
+		if strings.HasPrefix(raw, "//") {
+			return "", false
+		}
+	case raw != "" && 'a' <= raw[0] && raw[0] <= 'z':
+		for i < len(raw) && (('a' <= raw[i] && raw[i] <= 'z') || ('0' <= raw[i] && raw[i] <= '9') || raw[i] == '+' || raw[i] == '-' || raw[i] == '.') {
+			i++
+		}
+		if !strings.HasPrefix(raw[i:], "://") {
+			return "", false
+		}
+		i += len("://")
+		host := i
+		for i < len(raw) && (isAlnum(raw[i]) || raw[i] == '.' || raw[i] == '-') {
+			i++
+		}
+		if i == host {
+			return "", false
+		}
+		if i < len(raw) && raw[i] == ':' {
+			for i++; i < len(raw) && '0' <= raw[i] && raw[i] <= '9'; i++ {
+			}
+		}
+		if i < len(raw) && raw[i] != '/' && raw[i] != '?' {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	for ; i < len(raw) && raw[i] != '?'; i++ {
+		if c := raw[i]; !isAlnum(c) && !strings.ContainsRune("-._~/$&+,:;=@", rune(c)) {
+			return "", false
+		}
+	}
+	if i == len(raw) {
+		return "", true
+	}
+	query = raw[i+1:]
+	for j := 0; j < len(query); j++ {
+		if c := query[j]; c <= ' ' || c >= 0x7f || c == '#' {
+			return "", false
+		}
+	}
+	return query, true
+}
+
+// isAlnum reports whether c is an ASCII letter or digit.
+func isAlnum(c byte) bool {
+	return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
 }

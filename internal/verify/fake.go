@@ -166,7 +166,7 @@ func (p *Process) start(a *cfgschema.Adapter, l *launch, logDir, port string, to
 		}
 		file, p.LogPath = f, p.logPath
 	}
-	r, w, err := os.Pipe()
+	r, w, err := outputPipe()
 	if err != nil {
 		if file != nil {
 			file.Close()

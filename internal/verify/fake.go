@@ -166,7 +166,7 @@ func (p *Process) start(a *cfgschema.Adapter, l *launch, logDir, port string, to
 		}
 		file, p.LogPath = f, p.logPath
 	}
-	r, w, err := os.Pipe()
+	r, w, err := outputPipe()
 	if err != nil {
 		if file != nil {
 			file.Close()
@@ -205,7 +205,7 @@ func (p *Process) waitReady(ctx context.Context, ready string, timeout time.Dura
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := &http.Client{Timeout: 2 * time.Second, Transport: p.tr,
+	client := &http.Client{Transport: p.tr,
 		// a redirect is an answer: the fake is up, whatever the target is
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	// Only a process verify started can exit or speak; an external fake's
@@ -279,14 +279,25 @@ func (p *Process) listening(last error) string {
 	return fmt.Sprintf("no answer from %s: %v", where, last)
 }
 
-// readyOnce asks the ready path once.
+// readyCheckTimeout bounds one ready check.
+const readyCheckTimeout = 2 * time.Second
+
+// readyOnce asks the ready path once, for at most readyCheckTimeout: a
+// deadline of the check's context, not http.Client.Timeout, which started
+// a goroutine and a timer of its own for every check (a fresh fake's is
+// one a case).
 func (p *Process) readyOnce(ctx context.Context, client *http.Client, ready string) (bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.BaseURL+ready, nil)
+	check, cancel := context.WithTimeout(ctx, readyCheckTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(check, http.MethodGet, p.BaseURL+ready, nil)
 	if err != nil {
 		return false, fmt.Errorf("%w: %q: %v", errNotAURL, p.BaseURL, err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		if check.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("%w (no answer within %s)", err, readyCheckTimeout)
+		}
 		return false, err
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)

@@ -52,39 +52,45 @@ type startedFake struct {
 
 // newFreshPool starts, in the order of plan (case indexes), the fakes of
 // those cases with start, at most ahead of them at once, and returns at
-// once.
+// once. The starts run on ahead goroutines that each take the next case
+// in turn (a goroutine a fake was a new stack to grow for each case).
 func newFreshPool(ctx context.Context, plan []int, ahead int, start func(ctx context.Context, i int) (*Process, error)) *freshPool {
 	ctx, cancel := context.WithCancel(ctx)
-	f := &freshPool{ctx: ctx, cancel: cancel, start: start, slots: map[int]*slot{}, ahead: make(chan struct{}, max(ahead, 1))}
+	ahead = max(ahead, 1)
+	f := &freshPool{ctx: ctx, cancel: cancel, start: start, slots: map[int]*slot{}, ahead: make(chan struct{}, ahead)}
 	for _, i := range plan {
 		f.slots[i] = &slot{result: make(chan startedFake, 1)}
 	}
-	f.wg.Add(1)
-	go func() {
-		defer f.wg.Done()
-		for _, i := range plan {
-			select {
-			case f.ahead <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			f.mu.Lock()
-			s := f.slots[i]
-			if s.dropped { // its case ended before its turn: start nothing
+	next := 0 // the index in plan of the next case to start; guarded by f.mu
+	for range min(ahead, len(plan)) {
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			for {
+				select {
+				case f.ahead <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				f.mu.Lock()
+				for next < len(plan) && f.slots[plan[next]].dropped {
+					next++ // its case ended before its turn: start nothing
+				}
+				if next == len(plan) {
+					f.mu.Unlock()
+					<-f.ahead
+					return
+				}
+				i := plan[next]
+				next++
+				s := f.slots[i]
+				s.started = true
 				f.mu.Unlock()
-				<-f.ahead
-				continue
-			}
-			s.started = true
-			f.mu.Unlock()
-			f.wg.Add(1)
-			go func() {
-				defer f.wg.Done()
 				p, err := start(ctx, i)
 				s.result <- startedFake{p, err}
-			}()
-		}
-	}()
+			}
+		}()
+	}
 	return f
 }
 

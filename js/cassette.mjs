@@ -125,13 +125,18 @@ export class Project {
     this.dir = path.dirname(this.config);
     this.reportDir = reportDir ? path.resolve(reportDir) : undefined;
     this.checker = undefined;
+    this.judged = false; // a line other than a listing was sent
   }
 
   argv(...args) {
     return ['--config', path.basename(this.config), ...args];
   }
 
-  /** The listing of `cassette cases --json` (for one adapter). */
+  /**
+   * The listing of `cassette cases --json` (for one adapter), synchronously:
+   * a `cassette cases` process of its own, and the check co-process loads
+   * the cassettes again. listCases() is the faster way.
+   */
   cases(adapter) {
     const args = ['cases', '--json', ...(adapter ? ['--adapter', adapter] : [])];
     let out;
@@ -140,12 +145,27 @@ export class Project {
     } catch (e) {
       throw refusal(e, ['cassette', ...args]);
     }
-    const listing = JSON.parse(out);
-    if (listing.protocol !== PROTOCOL) {
-      throw new CassetteError(`cassette speaks harness protocol ${listing.protocol}; this binding speaks ${PROTOCOL}: ` +
-        'use a cassette and a binding of one release');
+    return speaks(JSON.parse(out));
+  }
+
+  /**
+   * The same listing, asked of the check co-process (a "cases" line), which
+   * then judges the cases from the cassettes it loaded for it: they are
+   * loaded once. When check cannot answer (the project is refused),
+   * `cassette cases --json` says why, as cases() does.
+   */
+  async listCases(adapter) {
+    let answer;
+    try {
+      answer = await this.send(adapter ? { type: 'cases', adapter } : { type: 'cases' });
+    } catch (e) {
+      if (!(e instanceof CassetteError)) throw e;
     }
-    return listing;
+    if (answer && answer.type === 'cases') {
+      delete answer.type;
+      return speaks(answer);
+    }
+    return this.cases(adapter);
   }
 
   startChecker() {
@@ -183,6 +203,11 @@ export class Project {
 
   /** Send one line to the check co-process; resolve to its answer. */
   ask(line) {
+    this.judged = true;
+    return this.send(line);
+  }
+
+  send(line) {
     if (!this.checker || this.checker.exited !== undefined) this.checker = this.startChecker();
     const ck = this.checker;
     return new Promise((resolve, reject) => {
@@ -194,14 +219,30 @@ export class Project {
   /** End the check co-process; resolve to its summary (undefined when no case was checked). */
   async close() {
     const ck = this.checker;
+    const { judged } = this;
     this.checker = undefined;
+    this.judged = false;
     if (!ck) return undefined;
+    if (!judged) { // it only listed: no reports of no case
+      ck.child.kill();
+      await ck.closed;
+      return undefined;
+    }
     const summary = new Promise((resolve, reject) => ck.waiting.push({ resolve, reject }));
     ck.child.stdin.end();
     const s = await summary;
     await ck.closed;
     return s;
   }
+}
+
+// A listing, when this binding speaks its protocol.
+function speaks(listing) {
+  if (listing.protocol !== PROTOCOL) {
+    throw new CassetteError(`cassette speaks harness protocol ${listing.protocol}; this binding speaks ${PROTOCOL}: ` +
+      'use a cassette and a binding of one release');
+  }
+  return listing;
 }
 
 /** One request for an HTTP fake. */

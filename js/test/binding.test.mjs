@@ -304,3 +304,42 @@ contract('greet', async (c) => {
   assert.equal(JSON.parse(readFileSync(path.join(dir, 'reports', 'summary.json'), 'utf8')).exit_code, 1);
   assert.deepEqual(junitCounts(path.join(dir, 'reports', 'junit.xml')), [1, 1]);
 });
+
+test('listCases lists through the check co-process, as cases() does; a refused project reads as before', () => {
+  const { out, code } = project('list', `
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Case, CassetteError, Project } from BINDING;
+import { greet } from './fakes.mjs';
+test('listing', async (t) => {
+  const p = new Project(process.env.CASSETTE_BIN, 'cassette.yaml');
+  t.after(() => p.close()); // when an assertion failed
+  assert.deepEqual(await p.listCases('greet'), p.cases('greet'));
+  assert.equal(await p.close(), undefined); // it only listed: no summary, no reports
+  const l = await p.listCases();
+  assert.deepEqual(l, p.cases());
+  // The case is judged from the load its listing came from: an edit after
+  // the listing is not seen (a listing of its own would not be).
+  writeFileSync('cassettes/greet/hello.yaml', readFileSync('cassettes/greet/hello.yaml', 'utf8').replace('Hello, Ada!', 'Howdy, Ada!'));
+  const r = await new Case(p, l.cases.find((c) => c.id === 'greet/hello')).verifyCLI((c) => greet(c.args, c.stdin, c.env));
+  assert.equal(r.file, 'cassettes/greet/hello.yaml');
+  assert.equal((await p.close()).checked, 1);
+  const unknown = (e) => e instanceof CassetteError && /gret/.test(e.message);
+  assert.throws(() => p.cases('gret'), unknown);
+  await assert.rejects(p.listCases('gret'), unknown);
+  await p.close();
+  mkdirSync('broken');
+  writeFileSync('broken/cassette.yaml', 'version: 1\\nadapters:\\n  x: {kind: nope}\\n');
+  const b = new Project(process.env.CASSETTE_BIN, 'broken/cassette.yaml');
+  t.after(() => b.close());
+  let sync;
+  try { b.cases(); } catch (e) { sync = e; }
+  assert.ok(sync instanceof CassetteError, String(sync));
+  await assert.rejects(b.listCases(), (e) => e instanceof CassetteError && e.message === sync.message && e.nextStep === sync.nextStep);
+  assert.equal(await b.close(), undefined);
+});
+`);
+  assert.equal(code, 0, out);
+  assert.match(out, /ℹ pass 1\n/);
+});

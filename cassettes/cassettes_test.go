@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
@@ -163,9 +162,7 @@ func TestMalformed(t *testing.T) {
 		{name: "fifo", data: goodHTTP, reason: outcome.ECassetteInvalid, want: "not a regular file (a named pipe)",
 			setup: func(t *testing.T, file string) string {
 				os.Remove(file)
-				if err := syscall.Mkfifo(file, 0o644); err != nil {
-					t.Skipf("cannot make a FIFO here: %v", err)
-				}
+				mkfifo(t, file)
 				return file
 			}},
 		{name: "symlink out of the project", data: goodHTTP, reason: outcome.ECassetteInvalid, want: "is a symlink to /etc/passwd, outside the project",
@@ -208,9 +205,7 @@ func TestMalformed(t *testing.T) {
 		{name: "config fifo", config: true, data: "adapters: {}\n", reason: outcome.ECfgParse, want: "not a regular file (a named pipe)",
 			setup: func(t *testing.T, file string) string {
 				os.Remove(file)
-				if err := syscall.Mkfifo(file, 0o644); err != nil {
-					t.Skipf("cannot make a FIFO here: %v", err)
-				}
+				mkfifo(t, file)
 				return file
 			}},
 		{name: "config symlink out", config: true, data: "adapters: {}\n", reason: outcome.ECfgParse, want: "outside the project",

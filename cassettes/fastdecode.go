@@ -426,19 +426,31 @@ func (d *fastDecoder) seq(ki int, rest []byte, fn func(s []byte) bool) bool {
 	})
 }
 
+// seqStart moves past blank lines to the first item of a block sequence
+// below a key at column ki and returns its column: ok is false when
+// something follows the key on its line (rest), the text ends, or the next
+// line is not a `- ` at the key's column or deeper.
+func (d *fastDecoder) seqStart(ki int, rest []byte) (ind int, ok bool) {
+	if rest != nil {
+		return 0, false
+	}
+	d.skipBlank()
+	if d.pos >= len(d.text) {
+		return 0, false
+	}
+	ind = d.indent()
+	if ind < ki || !d.at(ind, "- ") {
+		return 0, false
+	}
+	return ind, true
+}
+
 // items reads a block sequence below a key at column ki: item is called at
 // the start of each `- ` (its column ind) and reads it; items says whether
 // the sequence ended where the mapping goes on or the text ends.
 func (d *fastDecoder) items(ki int, rest []byte, item func(ind int) bool) bool {
-	if rest != nil {
-		return false
-	}
-	d.skipBlank()
-	if d.pos >= len(d.text) {
-		return false
-	}
-	ind := d.indent()
-	if ind < ki || !d.at(ind, "- ") {
+	ind, ok := d.seqStart(ki, rest)
+	if !ok {
 		return false
 	}
 	for {

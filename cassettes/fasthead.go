@@ -180,15 +180,8 @@ func (d *fastDecoder) interactions(ki int, rest []byte, out *[]Interaction, shar
 		*out = []Interaction{}
 		return true
 	}
-	if rest != nil {
-		return false
-	}
-	d.skipBlank()
-	if d.pos >= len(d.text) {
-		return false
-	}
-	ind := d.indent()
-	if ind < ki || !d.at(ind, "- ") {
+	ind, ok := d.seqStart(ki, rest)
+	if !ok {
 		return false
 	}
 	start, n := d.pos, 0

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/cassette-dev/cassette/internal/cfgschema"
@@ -93,9 +92,7 @@ func TestLoadTreeSpecialFiles(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "shared"), 0o755)
 	os.WriteFile(filepath.Join(root, "shared", "x.yaml"), []byte(strings.Replace(goodHTTP, "scenario: list-pulls", "scenario: linked", 1)), 0o644)
 	symlink(t, filepath.Join(root, "shared", "x.yaml"), filepath.Join(dir, "linked.yaml"))
-	if err := syscall.Mkfifo(filepath.Join(dir, "x.yaml"), 0o644); err != nil {
-		t.Skipf("cannot make a FIFO here: %v", err)
-	}
+	mkfifo(t, filepath.Join(dir, "x.yaml"))
 	list, err := LoadTree([]string{filepath.Join(root, "cassettes")}, LoadOptions{Config: cfg, Normalizers: builtins})
 	ce := outcome.AsError(err)
 	if ce == nil || ce.Exit() != outcome.ExitUser || len(ce.Problems) != 1 || ce.Problems[0].File != filepath.Join(dir, "x.yaml") || ce.Problems[0].Line != 1 {

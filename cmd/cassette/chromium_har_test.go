@@ -15,13 +15,13 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/net/websocket"
 
 	"github.com/cassette-dev/cassette/internal/har"
+	"github.com/cassette-dev/cassette/internal/procgroup"
 )
 
 // TestChromiumHARImportsAndReplays: real headless Chromium (Debian's
@@ -150,13 +150,13 @@ func startChromium(t *testing.T, chrome string, extra ...string) *browser {
 		"--user-data-dir=" + profile}, extra...)
 	cmd := exec.Command(chrome, append(args, "about:blank")...)
 	cmd.Env = append(os.Environ(), "HOME="+profile)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers go with it
+	cmd.SysProcAttr = procgroup.Attr() // its helpers go with it
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		procgroup.Kill(cmd.Process.Pid)
 		cmd.Wait()
 		os.RemoveAll(profile)
 	})

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cassette-dev/cassette/internal/interrupt"
+	"github.com/cassette-dev/cassette/internal/procgroup"
 	"github.com/cassette-dev/cassette/internal/report"
 	"github.com/cassette-dev/cassette/internal/speccheck"
 )
@@ -176,9 +177,7 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "cassette.yaml"), "version: 1\nbogus: true\nadapters: {}\n")
 	}
 	fifo := func(dir string) {
-		if err := syscall.Mkfifo(filepath.Join(dir, "hang.fifo"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		mkfifo(t, filepath.Join(dir, "hang.fifo"))
 	}
 	shards := func(driftToo bool) func(string) {
 		return func(dir string) {
@@ -315,9 +314,7 @@ func TestEveryRunEndsOneWay(t *testing.T) {
 		{command: "merge", name: "SIGINT", args: mergeArgs, sigint: true, exit: 3, reports: "r", feed: "s1/run.json", setup: func(dir string) {
 			shards(false)(dir)
 			os.Remove(filepath.Join(dir, "s1", "run.json"))
-			if err := syscall.Mkfifo(filepath.Join(dir, "s1", "run.json"), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			mkfifo(t, filepath.Join(dir, "s1", "run.json"))
 		}},
 		{command: "merge", name: "refused", args: mergeArgs[:len(mergeArgs)-1], setup: shards(false), exit: 2, reports: "r"},
 		{command: "merge", name: "bad flag", args: with(mergeArgs, "--no-such-flag"), setup: shards(false), exit: 2, reports: "r"},
@@ -411,7 +408,7 @@ func runContract(t *testing.T, dir string, c contractCase, env ...string) (int, 
 	t.Helper()
 	cmd := exec.Command("cassette", c.args...)
 	cmd.Dir, cmd.Env = dir, append(contractEnv(dir), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procgroup.Attr()
 	var out, errw bytes.Buffer
 	cmd.Stderr = &errw
 	stdin, err := cmd.StdinPipe()
@@ -425,7 +422,7 @@ func runContract(t *testing.T, dir string, c contractCase, env ...string) (int, 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	t.Cleanup(func() { _ = procgroup.Kill(cmd.Process.Pid) })
 	stdoutDone := make(chan struct{})
 	first := make(chan struct{})
 	go func() {
@@ -463,9 +460,7 @@ func runContract(t *testing.T, dir string, c contractCase, env ...string) (int, 
 			release()
 			t.Fatalf("cassette %s ended before it was ready to be interrupted (exit %d):\n%s\n%s", strings.Join(c.args, " "), cmd.ProcessState.ExitCode(), out.String(), errw.String())
 		}
-		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
-			t.Fatal(err)
-		}
+		interruptGroup(t, cmd.Process.Pid)
 	}
 	select {
 	case <-done:

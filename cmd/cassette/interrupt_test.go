@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cassette-dev/cassette/internal/procgroup"
 )
 
 // A project with one cli adapter whose real command is sh, for recording
@@ -33,9 +35,7 @@ func shProjectDir(t *testing.T) (dir, ready string) {
 		t.Fatal(err)
 	}
 	ready = filepath.Join(dir, "ready.fifo")
-	if err := syscall.Mkfifo(ready, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, ready)
 	return dir, ready
 }
 
@@ -53,13 +53,13 @@ func startRecord(t *testing.T, dir string, args ...string) *started {
 	s.cmd.Dir = dir
 	s.cmd.Env = append(os.Environ(), "NO_COLOR=1", "CASSETTE_CA_DIR="+filepath.Join(t.TempDir(), "ca"))
 	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.err
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s.cmd.SysProcAttr = procgroup.Attr()
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = s.cmd.Wait(); close(s.done) }()
 	t.Cleanup(func() {
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		_ = procgroup.Kill(s.cmd.Process.Pid)
 		<-s.done
 	})
 	return s
@@ -136,11 +136,13 @@ func TestRecordCtrlC(t *testing.T) {
 			script = strings.Replace(script, "$1", map[syscall.Signal]string{syscall.SIGINT: "INT", syscall.SIGTERM: "TERM"}[c.sig], 1)
 			s := startRecord(t, dir, "record", "--adapter", "sh", "--scenario", "ctrl-c", "--", "sh", "-c", script)
 			grandchild, _ := strconv.Atoi(readLine(t, ready))
-			target := s.cmd.Process.Pid
+			var err error
 			if c.group {
-				target = -target
+				err = procgroup.Signal(s.cmd.Process.Pid, c.sig)
+			} else {
+				err = s.cmd.Process.Signal(c.sig)
 			}
-			if err := syscall.Kill(target, c.sig); err != nil {
+			if err != nil {
 				t.Fatal(err)
 			}
 			code := s.wait(t)
@@ -196,11 +198,13 @@ func TestRecordSIGKILL(t *testing.T) {
 			t.Cleanup(func() { // what a failing run left behind
 				for _, pid := range pids {
 					if t.Failed() {
-						_ = syscall.Kill(pid, syscall.SIGKILL)
+						if p, err := os.FindProcess(pid); err == nil {
+							_ = p.Kill()
+						}
 					}
 				}
 			})
-			if err := syscall.Kill(s.cmd.Process.Pid, c.sig); err != nil {
+			if err := s.cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
 			}
 			s.wait(t)
@@ -219,9 +223,7 @@ func TestRecordSIGKILL(t *testing.T) {
 func TestRecordOneWriter(t *testing.T) {
 	dir, ready := shProjectDir(t)
 	release := filepath.Join(dir, "go.fifo")
-	if err := syscall.Mkfifo(release, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, release)
 	first := startRecord(t, dir, "record", "--adapter", "sh", "--scenario", "shared", "--", "sh", "-c", `echo ready > `+ready+`; read x < `+release+`; echo first`)
 	readLine(t, ready)
 	pid := strconv.Itoa(first.cmd.Process.Pid)

@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
-	"golang.org/x/sys/unix"
+
+	"github.com/cassette-dev/cassette/internal/procgroup"
 )
 
 // Every `next:` line the scripts make cassette print is run, as printed,
@@ -130,8 +131,8 @@ func runNextInCopy(dir string, v *nextVerdict) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", v.Next)
 	cmd.Dir = filepath.Join(copyRoot, rel)
 	cmd.Env = env
-	cmd.SysProcAttr = &unix.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return unix.Kill(-cmd.Process.Pid, unix.SIGKILL) }
+	cmd.SysProcAttr = procgroup.Attr()
+	cmd.Cancel = procgroup.KillFunc(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	out := &startedWriter{started: cancel}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -200,7 +201,7 @@ func copyTree(src, dst string) error {
 			}
 			return os.Symlink(strings.Replace(target, src, dst, 1), to)
 		case mode&fs.ModeNamedPipe != 0:
-			return unix.Mkfifo(to, uint32(mode.Perm()))
+			return copyFIFO(to, mode.Perm())
 		case mode.IsRegular():
 			data, err := os.ReadFile(p)
 			if err != nil {

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -109,31 +108,7 @@ func containerRunner(t *testing.T, podman, tag, demo string) func(args ...string
 		t.Fatalf("podman's OCI runtime refuses to start a container (CASSETTE_REQUIRE_PODMAN_RUN is set): %s", strings.Join(refusals, "; "))
 	}
 	t.Logf("podman's OCI runtime refuses to start a container here (%s): running the image's root file system under chroot", strings.Join(refusals, "; "))
-	rootfs := t.TempDir()
-	exportImage(t, podman, tag, rootfs)
-	if err := os.Rename(demo, filepath.Join(rootfs, "demo")); err != nil {
-		t.Fatal(err)
-	}
-	// What every OCI runtime gives a container, and an image does not hold.
-	if err := os.Mkdir(filepath.Join(rootfs, "dev"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mknod(filepath.Join(rootfs, "dev", "null"), syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
-		t.Fatalf("mknod /dev/null in the image's root file system: %v", err)
-	}
-	return func(args ...string) string {
-		cmd := exec.Command("/cassette", args...)
-		cmd.Dir = "/demo" // entered after the chroot
-		// The host's network namespace: a new one's loopback is down, and
-		// bringing it up needs a tool the image does not hold. The demo's
-		// verify reaches only its fakes, on loopback.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("/cassette %s in the image's root file system: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
+	return chrootRunner(t, podman, tag, demo)
 }
 
 // exportImage writes the image's file system into dir (podman save, then

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -50,9 +49,7 @@ func TestImportKilled(t *testing.T) {
 			}
 			before := listing(t, root)
 			ready := filepath.Join(t.TempDir(), "ready")
-			if err := syscall.Mkfifo(ready, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			mkfifo(t, ready)
 			cmd := exec.Command(os.Args[0], "-test.run=^TestImportHelperProcess$")
 			cmd.Env = append(os.Environ(), helperEnv+"="+dir, "IMPORT_READY="+ready)
 			if err := cmd.Start(); err != nil {
@@ -208,9 +205,7 @@ func TestImportRenamesWildNames(t *testing.T) {
 func TestImportHARIsBounded(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "session.har")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, fifo)
 	done := make(chan error, 1)
 	go func() {
 		_, err := Import(Options{From: HAR, Source: fifo, Dir: filepath.Join(dir, "cassettes")})

@@ -282,7 +282,7 @@ func New(opts Options) (*Proxy, error) {
 	p.origin, p.hosts = replayOrigin(p.mode, p.upstream, opts.Cassettes)
 	p.tr = upstreamTransport(opts.Transport)
 	if p.socket != "" {
-		dialUnix(p.tr, p.socket)
+		DialUnix(p.tr, p.socket)
 	}
 	p.gp = p.newGoproxy()
 	p.chainUpstream()

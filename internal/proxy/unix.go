@@ -10,11 +10,12 @@ import (
 	"github.com/cassette-dev/cassette/internal/outcome"
 )
 
-// unixHost is the host under which requests to a unix-socket upstream are
-// recorded: the socket's path belongs to one machine, so it is left out of
-// the cassette, and http://localhost/... is how Docker's documentation and
+// UnixHost is the host under which requests to a unix-socket upstream are
+// recorded, by the proxy and by internal/recording alike: the socket's path
+// belongs to one machine, so it is left out of the cassette, and
+// http://localhost/... is how Docker's documentation and
 // `curl --unix-socket` write such requests.
-const unixHost = "localhost"
+const UnixHost = "localhost"
 
 // parseUnixUpstream reads an upstream of the form unix:///path/to.sock.
 // It returns the socket's path and the base URL requests are rewritten onto
@@ -29,11 +30,12 @@ func parseUnixUpstream(u *url.URL) (socket string, base *url.URL, ok bool, err e
 			Problems: []outcome.Problem{{Field: "--upstream", Message: "a unix socket URL has an absolute path and no host", Expected: "like unix:///run/podman/podman.sock"}},
 			NextStep: outcome.Command("cassette", "proxy", "--help")}
 	}
-	return u.Path, &url.URL{Scheme: "http", Host: unixHost}, true, nil
+	return u.Path, &url.URL{Scheme: "http", Host: UnixHost}, true, nil
 }
 
-// dialUnix makes tr reach every request's host through the socket.
-func dialUnix(tr *http.Transport, socket string) {
+// DialUnix makes tr reach every request's host through the socket (the
+// proxy's unix upstream and internal/recording's unix real side).
+func DialUnix(tr *http.Transport, socket string) {
 	var d net.Dialer
 	tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return d.DialContext(ctx, "unix", socket)

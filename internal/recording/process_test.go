@@ -24,9 +24,7 @@ import (
 func interruptRun(t *testing.T, script string, grace time.Duration, sigs ...os.Signal) error {
 	t.Helper()
 	ready := filepath.Join(t.TempDir(), "ready")
-	if err := syscall.Mkfifo(ready, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, ready)
 	ch := make(chan os.Signal, len(sigs))
 	errc := make(chan error, 1)
 	go func() {
@@ -119,7 +117,9 @@ func TestRecordCLIStopsWhatItLeft(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			if p, err := os.FindProcess(pid); err == nil {
+				p.Kill()
+			}
 			t.Fatalf("sleep (pid %d), left by the recorded command, still runs after record returned", pid)
 		}
 		runtime.Gosched()

@@ -1,21 +1,14 @@
 package recording
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/cassette-dev/cassette/internal/outcome"
+	"github.com/cassette-dev/cassette/internal/proxy"
 )
-
-// unixHost is the host under which requests to a unix-socket real side are
-// recorded, as the proxy records them: the socket's path belongs to one
-// machine, and http://localhost/... is how Docker's documentation and
-// `curl --unix-socket` write such requests.
-const unixHost = "http://localhost"
 
 // viaUnixSocket returns opts reaching a real.base_url of unix:///path (the
 // Docker engine's socket) through that socket: requests go to
@@ -44,9 +37,7 @@ func viaUnixSocket(opts HTTPOptions) (out HTTPOptions, done func(), err error) {
 		return opts, done, fmt.Errorf("recording through the unix socket %s needs an *http.Transport, not %T", u.Path, opts.Transport)
 	}
 	tr.Proxy = nil
-	var d net.Dialer
-	tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) { return d.DialContext(ctx, "unix", u.Path) }
-	tr.DialTLSContext = nil
-	opts.Transport, opts.BaseURL = tr, unixHost
+	proxy.DialUnix(tr, u.Path)
+	opts.Transport, opts.BaseURL = tr, "http://"+proxy.UnixHost // recorded as the proxy records a unix upstream
 	return opts, tr.CloseIdleConnections, nil
 }

@@ -210,6 +210,7 @@ func TestCrashMidCycleIsResumed(t *testing.T) {
 		crashChild(t, dir)
 		return
 	}
+	needSIGKILL(t)
 	p := newProject(t)
 	p.real.set(200, `{"pets":[],"total":0}`)
 	p.fake.set(200, `{"pets":[],"total":0}`)
@@ -258,7 +259,7 @@ func crashChild(t *testing.T, dir string) {
 	o := p.options(new(bytes.Buffer))
 	o.Gate = nil
 	o.AfterWrite = func(string) error {
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		killSelf()
 		select {} // the signal is on its way
 	}
 	Cycle(context.Background(), week0, o)

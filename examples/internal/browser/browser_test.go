@@ -14,11 +14,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cassette-dev/cassette/examples/internal/e2e"
+	"github.com/cassette-dev/cassette/internal/procgroup"
 )
 
 var cassetteBin string
@@ -125,8 +125,8 @@ func run(t *testing.T, chromium string, args ...string) string {
 	cmd := exec.CommandContext(ctx, chromium, append(base, args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+profile)
 	// /usr/bin/chromium is a shell script: its helper processes go with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.SysProcAttr = procgroup.Attr()
+	cmd.Cancel = procgroup.KillFunc(cmd)
 	cmd.WaitDelay = 10 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

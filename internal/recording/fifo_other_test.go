@@ -1,0 +1,11 @@
+//go:build !unix
+
+package recording
+
+import "testing"
+
+// mkfifo skips the test: named pipes in the file system are unix only.
+func mkfifo(t *testing.T, _ string) {
+	t.Helper()
+	t.Skip("named pipes (mkfifo) are unix only")
+}

@@ -487,3 +487,14 @@ def test_greet(cassette_case):
     summary = json.loads((project.path / "reports" / "summary.json").read_text())
     assert summary["exit_code"] == 1, summary
     assert junit_counts(project.path / "reports" / "junit.xml") == (1, 1)
+
+
+def test_the_plain_client_imports_without_pytest():
+    # A script or another runner that uses the client pays for no pytest;
+    # the plugin's names are still there on first use (pytest loaded then).
+    code = ("import sys, cassette_pytest.client, cassette_pytest.case, cassette_pytest.observe, cassette_pytest as c\n"
+            "assert 'pytest' not in sys.modules, 'the client loaded pytest'\n"
+            "assert callable(c.cassette_case) and 'pytest' in sys.modules\n")
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -2,7 +2,6 @@ package verify_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -158,9 +156,9 @@ func TestInterruptStopsFakesStartedAhead(t *testing.T) {
 	}
 	for _, s := range started {
 		pid, _ := strconv.Atoi(s)
-		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		if gone, err := processGone(pid); !gone {
 			t.Errorf("fake pid %d is still running after Run returned (kill 0: %v)", pid, err)
-			syscall.Kill(pid, syscall.SIGKILL)
+			killProcess(pid)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -364,6 +365,35 @@ func (p *Process) Stop() {
 	if p.tr != nil {
 		p.tr.CloseIdleConnections()
 	}
+}
+
+// stopInBackground stops the fake as Stop does, without waiting for it:
+// the rest (the group killed once its leader exited or after 5 s, the
+// port released, the output and connections closed) is done by the
+// goroutine that reaps the fake (procgroup.Child.AfterExit), and stopping
+// is done once it is. The case's goroutine neither waits for the exit nor
+// is woken by it: a passing case's fake, whose log nothing reads, is
+// stopped so.
+func (p *Process) stopInBackground(stopping *sync.WaitGroup) {
+	if p.child == nil || p.child.Pid <= 0 {
+		p.Stop()
+		return
+	}
+	pgid := p.child.Pid
+	_ = procgroup.Signal(pgid, syscall.SIGTERM)
+	stopping.Add(1)
+	kill := time.AfterFunc(5*time.Second, func() { _ = procgroup.Kill(pgid) })
+	p.child.AfterExit(func() {
+		kill.Stop()
+		// Whatever of the group is left is killed, as Stop does.
+		_ = procgroup.Kill(pgid)
+		releasePort(p.port)
+		if p.out != nil {
+			p.out.close(time.Second)
+		}
+		p.tr.CloseIdleConnections()
+		stopping.Done()
+	})
 }
 
 // StopKeepingLog stops the fake and, when keep is true, writes a fresh

@@ -38,9 +38,9 @@ func (c *Child) Done() <-chan struct{} { return c.done }
 
 // AfterExit has f run once the child has exited and been reaped: on the
 // goroutine that reaped it (no goroutine is woken to run it), or on the
-// caller's at once when it already was. f must not block for long: it
-// holds up nothing but itself. One f a child: a second call replaces the
-// first if that has not run.
+// caller's at once when it already was. f may wait: nothing but that
+// goroutine, which has nothing left to do, waits with it. One f a child:
+// a second call replaces the first if that has not run.
 func (c *Child) AfterExit(f func()) {
 	c.mu.Lock()
 	if !c.reaped {

@@ -58,7 +58,7 @@ type Options struct {
 	pipes *pipelines // built normalizer pipelines (compare.go); nil builds each anew
 	// stopping is Run's fresh fakes being stopped in the background
 	// (Process.stopInBackground); nil stops each before its case returns.
-	stopping *sync.WaitGroup
+	stopping *backgroundStops
 }
 
 // ProjectOptions are the options that verify the cases of project p: its
@@ -137,9 +137,8 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	f.startShared(ctx, cases)
 	defer f.stop()
 	// Run returns once every fresh fake stopped in the background is gone.
-	var stopping sync.WaitGroup
-	defer stopping.Wait()
-	opts.stopping = &stopping
+	opts.stopping = newBackgroundStops(MaxFakesAhead)
+	defer opts.stopping.wait()
 	for _, name := range sortedKeys(f.failed) {
 		if o.Err == nil {
 			o.Err = f.failed[name]

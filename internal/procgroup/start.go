@@ -3,6 +3,7 @@ package procgroup
 import (
 	"os"
 	"os/exec"
+	"sync"
 )
 
 // Command is a program to start, again and again, each time a child in a
@@ -26,10 +27,43 @@ type Child struct {
 	Pid  int
 	done chan struct{}
 	err  error // set before done is closed
+
+	mu     sync.Mutex
+	reaped bool   // done is closed
+	after  func() // AfterExit's, run once reaped
 }
 
 // Done is closed once the child has exited and been reaped.
 func (c *Child) Done() <-chan struct{} { return c.done }
+
+// AfterExit has f run once the child has exited and been reaped: on the
+// goroutine that reaped it (no goroutine is woken to run it), or on the
+// caller's at once when it already was. f may wait: nothing but that
+// goroutine, which has nothing left to do, waits with it. One f a child:
+// a second call replaces the first if that has not run.
+func (c *Child) AfterExit(f func()) {
+	c.mu.Lock()
+	if !c.reaped {
+		c.after = f
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	f()
+}
+
+// exited closes done, err set, and runs AfterExit's f.
+func (c *Child) exited() {
+	c.mu.Lock()
+	close(c.done)
+	c.reaped = true
+	f := c.after
+	c.after = nil
+	c.mu.Unlock()
+	if f != nil {
+		f()
+	}
+}
 
 // Err is the child's exit, once Done is closed: nil for a zero exit
 // status, else worded as exec.ExitError is ("exit status 1", "signal:

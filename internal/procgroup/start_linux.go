@@ -70,13 +70,13 @@ func (c *Child) reapPolled(f *os.File, rc syscall.RawConn) {
 		c.reap()
 		return
 	}
-	close(c.done)
+	c.exited()
 }
 
 // reap waits for the child, blocking.
 func (c *Child) reap() {
 	c.wait(0)
-	close(c.done)
+	c.exited()
 }
 
 // wait calls wait4 once; it reports whether the child was reaped (or

@@ -18,7 +18,7 @@ func start(c *Command, dir string, env []string, out *os.File) (*Child, error) {
 	ch := &Child{Pid: cmd.Process.Pid, done: make(chan struct{})}
 	go func() {
 		ch.err = cmd.Wait()
-		close(ch.done)
+		ch.exited()
 	}()
 	return ch, nil
 }

@@ -4,6 +4,7 @@ package procgroup
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -90,5 +91,40 @@ func TestStartOfAMissingProgram(t *testing.T) {
 	_, err = NewCommand([]string{"./no/such/program"}).Start(t.TempDir(), nil, os.Stderr)
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Start of a missing path: %v, want not exist", err)
+	}
+}
+
+// TestAfterExitRunsOnceReaped: AfterExit's function runs once the child
+// was reaped (Done closed, Err set), not before, and runs at once, on the
+// caller's goroutine, for a child already reaped.
+func TestAfterExitRunsOnceReaped(t *testing.T) {
+	c, err := NewCommand([]string{"sleep", "1000"}).Start("", []string{"PATH=" + os.Getenv("PATH")}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan string, 1)
+	c.AfterExit(func() {
+		select {
+		case <-c.Done():
+			ran <- fmt.Sprint(c.Err())
+		default:
+			ran <- "ran before Done was closed"
+		}
+	})
+	select {
+	case got := <-ran:
+		t.Fatalf("AfterExit's function ran while the child runs: %s", got)
+	default:
+	}
+	if err := Kill(c.Pid); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-ran; got != "signal: killed" {
+		t.Errorf("AfterExit's function saw %q, want Done closed and Err signal: killed", got)
+	}
+	now := false
+	c.AfterExit(func() { now = true })
+	if !now {
+		t.Error("AfterExit of a reaped child did not run its function at once")
 	}
 }

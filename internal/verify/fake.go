@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -365,6 +366,56 @@ func (p *Process) Stop() {
 		p.tr.CloseIdleConnections()
 	}
 }
+
+// stopInBackground stops the fake as Stop does, without waiting for it:
+// the rest (the group killed once its leader exited or after 5 s, the
+// port released, the output and connections closed) is done by the
+// goroutine that reaps the fake (procgroup.Child.AfterExit). The case's
+// goroutine neither waits for the exit nor is woken by it: a passing
+// case's fake, whose log nothing reads, is stopped so. When stops already
+// hold every slot (fakes slow to exit), it waits as Stop does.
+func (p *Process) stopInBackground(stops *backgroundStops) {
+	if p.child == nil || p.child.Pid <= 0 {
+		p.Stop()
+		return
+	}
+	select {
+	case stops.slots <- struct{}{}:
+	default:
+		p.Stop()
+		return
+	}
+	stops.wg.Add(1)
+	pgid := p.child.Pid
+	_ = procgroup.Signal(pgid, syscall.SIGTERM)
+	kill := time.AfterFunc(5*time.Second, func() { _ = procgroup.Kill(pgid) })
+	p.child.AfterExit(func() {
+		kill.Stop()
+		// Whatever of the group is left is killed, as Stop does.
+		_ = procgroup.Kill(pgid)
+		releasePort(p.port)
+		if p.out != nil {
+			p.out.close(time.Second)
+		}
+		p.tr.CloseIdleConnections()
+		<-stops.slots
+		stops.wg.Done()
+	})
+}
+
+// backgroundStops are a run's fakes being stopped in the background: at
+// most cap(slots) at once (a fake that ignores SIGTERM lives 5 s more).
+type backgroundStops struct {
+	wg    sync.WaitGroup
+	slots chan struct{}
+}
+
+func newBackgroundStops(n int) *backgroundStops {
+	return &backgroundStops{slots: make(chan struct{}, n)}
+}
+
+// wait returns once every fake stopped in the background is gone.
+func (b *backgroundStops) wait() { b.wg.Wait() }
 
 // StopKeepingLog stops the fake and, when keep is true, writes a fresh
 // fake's output (held in memory) to its log file. It returns the log's

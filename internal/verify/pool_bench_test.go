@@ -26,7 +26,9 @@ import (
 // one round (floor, then verify); it reports the medians of both, the ratio
 // verify ÷ floor within a round (median and min over rounds), and the CPU
 // spent per case by verify and by the fakes (reaped children), which vary
-// less than wall time on a shared machine. Run with -benchtime 5x.
+// less than wall time on a shared machine, and verify's voluntary context
+// switches a case (its threads waiting: each a wake-up to pay for). Run
+// with -benchtime 5x.
 //
 // fake=dynamic is the fake as the demo builds it (net uses cgo: dynamically
 // linked); fake=static is CGO_ENABLED=0, cheaper to start.
@@ -56,12 +58,14 @@ func verifyFresh1000(b *testing.B, link string) {
 	cases := thousand(b, cfg, list)
 	logDir := b.TempDir()
 	ahead := min(max(2*runtime.GOMAXPROCS(0), 2), verify.MaxFakesAhead)
-	var rates, floors, ratios, verifyCPU, fakeCPU []float64
+	var rates, floors, ratios, verifyCPU, fakeCPU, switches []float64
 	for b.Loop() {
 		f := bareStarts(b, bin, len(cases), ahead)
-		t0, self0, kids0 := time.Now(), rusage(syscall.RUSAGE_SELF), rusage(syscall.RUSAGE_CHILDREN)
+		t0, self0, kids0 := time.Now(), cpuSelf(), cpuChildren()
+		vol0, _ := switchesSelf()
 		o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: logDir})
-		el, self1, kids1 := time.Since(t0), rusage(syscall.RUSAGE_SELF), rusage(syscall.RUSAGE_CHILDREN)
+		el, self1, kids1 := time.Since(t0), cpuSelf(), cpuChildren()
+		vol1, _ := switchesSelf()
 		if o.Err != nil {
 			b.Fatal(o.Err)
 		}
@@ -71,6 +75,7 @@ func verifyFresh1000(b *testing.B, link string) {
 		rates, floors, ratios = append(rates, r), append(floors, f), append(ratios, r/f)
 		verifyCPU = append(verifyCPU, (self1-self0).Seconds()*1e3/n)
 		fakeCPU = append(fakeCPU, (kids1-kids0).Seconds()*1e3/n)
+		switches = append(switches, float64(vol1-vol0)/n)
 	}
 	b.ReportMetric(median(rates), "cases/s")
 	b.ReportMetric(median(floors), "floor-starts/s")
@@ -78,6 +83,7 @@ func verifyFresh1000(b *testing.B, link string) {
 	b.ReportMetric(slices.Min(ratios), "x-floor-min")
 	b.ReportMetric(median(verifyCPU), "verify-cpu-ms/case")
 	b.ReportMetric(median(fakeCPU), "fake-cpu-ms/case")
+	b.ReportMetric(median(switches), "verify-vcsw/case")
 }
 
 // bareStarts starts bin n times, workers at a time, each until its first
@@ -114,12 +120,6 @@ func bareStarts(b *testing.B, bin string, n, workers int) float64 {
 	close(work)
 	wg.Wait()
 	return float64(n) / time.Since(t0).Seconds()
-}
-
-func rusage(who int) time.Duration {
-	var r syscall.Rusage
-	_ = syscall.Getrusage(who, &r)
-	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 }
 
 func median(v []float64) float64 {

@@ -2,7 +2,6 @@ package verify_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/cassette-dev/cassette/cassettes"
@@ -158,9 +156,57 @@ func TestInterruptStopsFakesStartedAhead(t *testing.T) {
 	}
 	for _, s := range started {
 		pid, _ := strconv.Atoi(s)
-		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		if gone, err := processGone(pid); !gone {
 			t.Errorf("fake pid %d is still running after Run returned (kill 0: %v)", pid, err)
-			syscall.Kill(pid, syscall.SIGKILL)
+			killProcess(pid)
 		}
+	}
+}
+
+// TestPassingCasesFakesAreGoneWhenRunReturns: a passing case's fake is
+// stopped in the background (its case does not wait for its exit), and Run
+// still returns only once every one of them has exited and been reaped.
+// Each fake is the demo's pet store, started by sh, which writes its pid
+// first and then becomes the fake (exec: same pid).
+func TestPassingCasesFakesAreGoneWhenRunReturns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the demo's pet store fake")
+	}
+	cfg, list, reg := demo(t)
+	bin := filepath.Join(t.TempDir(), "petstore")
+	build := exec.Command("go", "build", "-o", bin, "./fakes/petstore")
+	build.Dir = cfg.Dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	pids := filepath.Join(t.TempDir(), "pids")
+	a := *cfg.Adapters["petstore"]
+	a.Fake.Build, a.Fake.Shared = nil, false
+	a.Fake.Command = []string{"sh", "-c", `echo $$ >> "$1"; exec "$2"`, "fake", pids, bin}
+	cfg.Adapters["petstore"] = &a
+	cases := perCase(t, cfg, list, "petstore/get-missing", verify.MaxFakesAhead+4)
+	o := verify.Run(context.Background(), cases, verify.Options{Config: cfg, Normalizers: reg, LogDir: t.TempDir(), Jobs: 2})
+	// Read at once: Run has returned, and nothing may still be running.
+	data, err := os.ReadFile(pids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range strings.Fields(string(data)) {
+		pid, _ := strconv.Atoi(s)
+		if gone, err := processGone(pid); !gone {
+			t.Errorf("fake pid %d is still there after Run returned (kill 0: %v)", pid, err)
+			killProcess(pid)
+		}
+	}
+	if o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	for _, r := range o.Results {
+		if r.Status != verdict.StatusPass {
+			t.Errorf("%s: %s %s", r.Case.ID(), r.Status, r.Message)
+		}
+	}
+	if n := len(strings.Fields(string(data))); n != len(cases) {
+		t.Errorf("%d fakes started for %d cases", n, len(cases))
 	}
 }

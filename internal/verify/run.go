@@ -56,6 +56,9 @@ type Options struct {
 	Kinds *kind.Registry
 
 	pipes *pipelines // built normalizer pipelines (compare.go); nil builds each anew
+	// stopping is Run's fresh fakes being stopped in the background
+	// (Process.stopInBackground); nil stops each before its case returns.
+	stopping *backgroundStops
 }
 
 // ProjectOptions are the options that verify the cases of project p: its
@@ -133,6 +136,9 @@ func Run(ctx context.Context, cases []Case, opts Options) *Outcome {
 	f.build(ctx, cases)
 	f.startShared(ctx, cases)
 	defer f.stop()
+	// Run returns once every fresh fake stopped in the background is gone.
+	opts.stopping = newBackgroundStops(MaxFakesAhead)
+	defer opts.stopping.wait()
 	for _, name := range sortedKeys(f.failed) {
 		if o.Err == nil {
 			o.Err = f.failed[name]
@@ -478,7 +484,13 @@ func runHTTPCase(k *caseClock, c Case, opts Options, targets map[string]HTTPTarg
 			return nil, stop, nil
 		}
 		// Its log is kept when the case does not pass (fakelog.go).
-		stop = func() { res.FakeLog = p.StopKeepingLog(res.Status != verdict.StatusPass) }
+		stop = func() {
+			if res.Status == verdict.StatusPass && opts.stopping != nil {
+				p.stopInBackground(opts.stopping) // its log is not kept: nothing to wait for
+				return
+			}
+			res.FakeLog = p.StopKeepingLog(res.Status != verdict.StatusPass)
+		}
 		t = processTarget(p)
 	}
 	p, err := pipeline(c, opts)

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -532,7 +531,7 @@ func TestCLITimeoutKillsTheGroup(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for state := alive(); state != ""; state = alive() {
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			killProcess(pid)
 			t.Fatalf("the fake's child %d outlived the case (state %s)", pid, state)
 		}
 		runtime.Gosched()

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,18 +17,11 @@ import (
 // summary.json that the report package writes for a verify run, dated by
 // the file and held to the min_modelled of this run's cassette.yaml; a
 // directory with no summary.json is no verify run yet; one whose run.json
-// is another command's is not a verify run; a FIFO or a summary.json that
-// is not one is refused naming the file, and never blocks (#34).
+// is another command's is not a verify run; a summary.json that is not
+// one is refused naming the file (a FIFO: modelled_unix_test.go).
 func TestReadModelled(t *testing.T) {
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "cassette.yaml")
-	os.WriteFile(cfgPath, []byte("version: 1\nadapters:\n  gh:\n    kind: cli\n    compare: modelled\n    real: {command: [gh]}\n    fake: {command: [fake-gh]}\n    coverage: {min_modelled: 50}\n"), 0o644)
-	p, err := workspace.Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, p, now := modelledProject(t)
 	reports := filepath.Join(dir, "reports")
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	if m, err := ReadModelled(reports, p.Config, now); err != nil || m.Found || !strings.Contains(m.Note(), "no verify run yet") || !strings.Contains(m.Note(), "run `cassette verify`") {
 		t.Fatalf("no reports: %+v %v", m, err)
 	}
@@ -58,34 +50,35 @@ func TestReadModelled(t *testing.T) {
 		t.Errorf("refresh's reports: %+v %v", m, err)
 	}
 
-	for name, make := range map[string]func(string) error{
-		"fifo":    func(p string) error { return syscall.Mkfifo(p, 0o644) },
-		"garbage": func(p string) error { return os.WriteFile(p, []byte("{not json"), 0o644) },
-	} {
-		d := filepath.Join(dir, name)
-		os.MkdirAll(d, 0o755)
-		if err := make(filepath.Join(d, report.FileSummary)); err != nil {
-			t.Fatal(err)
-		}
-		_, err := ReadModelled(d, p.Config, now)
-		ce := outcome.AsError(err)
-		if ce == nil || ce.Reason != outcome.ECfgParse || len(ce.Problems) == 0 || ce.Problems[0].File != filepath.Join(d, report.FileSummary) {
-			t.Errorf("%s summary.json: %v, want E_CFG_PARSE naming it", name, err)
-		}
-	}
+	refusesSummary(t, filepath.Join(dir, "garbage"), p, now, func(p string) error { return os.WriteFile(p, []byte("{not json"), 0o644) })
+}
 
-	// A FIFO named run.json beside a real summary.json: its command is
-	// unknown (the figure is read), and reading it never blocks.
-	fifoRun := filepath.Join(dir, "fifo-run")
-	if err := report.Write(fifoRun, &report.Run{Tool: report.Tool{Name: "cassette"}, Command: "verify", Suite: "s"}, report.Options{Golden: true}); err != nil {
+// modelledProject writes a project of one adapter compared in modelled
+// mode with a min_modelled of 50, at line 8 of its cassette.yaml.
+func modelledProject(t *testing.T) (string, *workspace.Project, time.Time) {
+	t.Helper()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "cassette.yaml")
+	os.WriteFile(cfgPath, []byte("version: 1\nadapters:\n  gh:\n    kind: cli\n    compare: modelled\n    real: {command: [gh]}\n    fake: {command: [fake-gh]}\n    coverage: {min_modelled: 50}\n"), 0o644)
+	p, err := workspace.Load(cfgPath)
+	if err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(fifoRun, report.FileRun))
-	if err := syscall.Mkfifo(filepath.Join(fifoRun, report.FileRun), 0o644); err != nil {
+	return dir, p, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+}
+
+// refusesSummary: ReadModelled of the reports directory d, whose
+// summary.json make writes, is E_CFG_PARSE naming the file.
+func refusesSummary(t *testing.T, d string, p *workspace.Project, now time.Time, make func(string) error) {
+	t.Helper()
+	os.MkdirAll(d, 0o755)
+	if err := make(filepath.Join(d, report.FileSummary)); err != nil {
 		t.Fatal(err)
 	}
-	if m, err := ReadModelled(fifoRun, p.Config, now); err != nil || !m.Found || m.Command != "" {
-		t.Errorf("a FIFO run.json: %+v %v, want the summary's figure and no command", m, err)
+	_, err := ReadModelled(d, p.Config, now)
+	ce := outcome.AsError(err)
+	if ce == nil || ce.Reason != outcome.ECfgParse || len(ce.Problems) == 0 || ce.Problems[0].File != filepath.Join(d, report.FileSummary) {
+		t.Errorf("%s summary.json: %v, want E_CFG_PARSE naming it", filepath.Base(d), err)
 	}
 }
 

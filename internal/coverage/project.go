@@ -81,12 +81,11 @@ func AnalyzeProject(p *workspace.Project, dir string, opts Options) (*Report, er
 // nothing learned, one pass; two passes over 100k calls were 7% of
 // coverage's time).
 func redactAll(obs []Located, red *redact.Redactor) {
-	stale := 0
+	stale, known := 0, red.Known()
 	for i := range obs {
-		known := red.Known()
 		obs[i].Call = Redact(obs[i].Call, red)
-		if red.Known() != known {
-			stale = i + 1
+		if k := red.Known(); k != known {
+			stale, known = i+1, k
 		}
 	}
 	for i := range obs[:stale] {

@@ -26,15 +26,23 @@ func Redact(c Call, r *redact.Redactor) Call {
 		out.Argv = redactArgv(c.Argv, r)
 	}
 	r.LearnURL(c.URL)
-	r.LearnBody(c.ContentType, []byte(c.Body))
-	r.LearnBody("", []byte(c.Input))
+	if c.Body != "" { // most calls have none: no conversion
+		r.LearnBody(c.ContentType, []byte(c.Body))
+	}
+	if c.Input != "" {
+		r.LearnBody("", []byte(c.Input))
+	}
 	for i, a := range out.Argv {
 		out.Argv[i] = r.String(a)
 	}
 	out.URL = r.URL(c.URL)
-	out.Body = textOnly(string(r.Body(c.ContentType, []byte(c.Body))), &out.BodyBytes)
-	var dropped int
-	out.Input = textOnly(string(r.Body("", []byte(c.Input))), &dropped)
+	if c.Body != "" {
+		out.Body = textOnly(string(r.Body(c.ContentType, []byte(c.Body))), &out.BodyBytes)
+	}
+	if c.Input != "" {
+		var dropped int
+		out.Input = textOnly(string(r.Body("", []byte(c.Input))), &dropped)
+	}
 	return out
 }
 

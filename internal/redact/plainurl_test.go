@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -216,4 +217,34 @@ func FuzzPlainURL(f *testing.F) {
 		checkPlainURL(t, raw)
 		checkURLAgrees(t, raw)
 	})
+}
+
+// TestSessionURLsAgree: one Redactor over many URLs (its memo of query
+// names filled, then full) gives what the parse-based code gives with a
+// Redactor of its own that learned the same URLs.
+func TestSessionURLsAgree(t *testing.T) {
+	declared := map[string]string{"API_TOKEN": "s3cr3t-t0ken-value"}
+	fast, slow := New(nil, declared), New(nil, declared)
+	var urls []string
+	for range 2 { // the second time, every name is remembered
+		urls = append(urls, plainURLSeeds...)
+	}
+	for i := range maxQueryKeyMemo + 10 { // past the memo's bound
+		urls = append(urls, fmt.Sprintf("/v1/items?n%d=1&page=%d", i, i))
+	}
+	urls = append(urls, plainURLSeeds...)
+	urls = append(urls, "/v1/items?fresh_token=new-secret-value-1&n0=1", "/v1/items?n9999_token=new-secret-value-2")
+	for _, raw := range urls {
+		fast.LearnURL(raw)
+		parsedLearnURL(slow, raw)
+		if got, want := fast.URL(raw), parsedURL(slow, raw); got != want {
+			t.Fatalf("URL(%q) = %q, the parse-based one %q", raw, got, want)
+		}
+	}
+	if fast.Known() != slow.Known() {
+		t.Fatalf("learned %d forms, the parse-based one %d", fast.Known(), slow.Known())
+	}
+	if got := fast.URL("/x?n9999_token=abc&q=new-secret-value-1"); got != "/x?n9999_token=%5BREDACTED%5D&q=[REDACTED]" {
+		t.Fatalf("past the memo's bound: %q", got)
+	}
 }

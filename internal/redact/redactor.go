@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Learned names, in findings and in NamesIn, the values a Redactor learned
@@ -37,7 +38,17 @@ type Redactor struct {
 	forms map[string]string // every form of every value → the variable it comes from, or Learned
 	given map[string]string // variable → its value as declared
 	order [][]byte          // the forms, longest first (then by bytes); nil when stale
+
+	// queryKeys remembers, for the first query parameter names (as
+	// written) the session sees, whether they name a credential: every
+	// call asks it twice (LearnURL, URL), for names that repeat across
+	// calls. The names are the client's, so it is bounded.
+	keysMu    sync.RWMutex
+	queryKeys map[string]bool
 }
+
+// maxQueryKeyMemo bounds Redactor.queryKeys.
+const maxQueryKeyMemo = 1024
 
 // New returns the Redactor of one session: rules (nil: the built-in names)
 // and the declared credentials (variable name → live value, as FromEnv
@@ -157,11 +168,7 @@ func (r *Redactor) LearnURL(raw string) {
 		if !ok {
 			continue
 		}
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
-		}
-		if !r.rules.IsCredentialName(name) {
+		if !r.credentialQueryKey(k) {
 			continue
 		}
 		if dv, err := url.QueryUnescape(v); err == nil {
@@ -270,12 +277,26 @@ func (r *Redactor) replaceForms(data []byte, repl func(name string) string) []by
 	return data
 }
 
-// String is Bytes for a string.
+// String is Bytes for a string. A string that holds no form of a value
+// and no keyword a known format may start at (MayHoldFormat) is returned
+// as it is, without a copy.
 func (r *Redactor) String(s string) string {
-	if s == "" {
+	if s == "" || (!r.holdsForm(s) && (r.noFormats || !MayHoldFormat(s))) {
 		return s
 	}
 	return string(r.Bytes([]byte(s)))
+}
+
+// holdsForm reports whether s contains some form of a declared or learned
+// value (where replaceForms would look further).
+func (r *Redactor) holdsForm(s string) bool {
+	data := unsafe.Slice(unsafe.StringData(s), len(s)) // read in place, kept nowhere
+	for _, f := range r.ordered() {
+		if bytes.Contains(data, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // Headers returns a copy of h with credential headers forced to
@@ -316,7 +337,7 @@ func (r *Redactor) URL(raw string) string {
 		return raw
 	}
 	if query, plain := plainURLQuery(raw); plain {
-		if query != "" {
+		if r.queryHidesByName(query) {
 			redacted, _ := r.rules.RedactQuery(query)
 			raw = raw[:len(raw)-len(query)] + redacted
 		}
@@ -335,10 +356,50 @@ func (r *Redactor) URL(raw string) string {
 			u.User = url.User(Redacted)
 		}
 	}
-	if u.RawQuery != "" {
+	if r.queryHidesByName(u.RawQuery) {
 		u.RawQuery, _ = r.rules.RedactQuery(u.RawQuery)
 	}
 	return r.String(u.String())
+}
+
+// queryHidesByName reports whether RedactQuery may change query: some
+// parameter with a value is named like a credential.
+func (r *Redactor) queryHidesByName(query string) bool {
+	for rest := query; rest != ""; {
+		var p string
+		p, rest, _ = strings.Cut(rest, "&")
+		if k, v, _ := strings.Cut(p, "="); v != "" && r.credentialQueryKey(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialQueryKey reports whether a query parameter's name, as written,
+// names a credential (decoded first, as RedactQuery decodes it), and
+// remembers it for the first names the session sees: the answer is a pure
+// function of the name (the Rules do not change).
+func (r *Redactor) credentialQueryKey(k string) bool {
+	r.keysMu.RLock()
+	c, known := r.queryKeys[k]
+	r.keysMu.RUnlock()
+	if known {
+		return c
+	}
+	name, err := url.QueryUnescape(k)
+	if err != nil {
+		name = k
+	}
+	c = r.rules.IsCredentialName(name)
+	r.keysMu.Lock()
+	if r.queryKeys == nil {
+		r.queryKeys = map[string]bool{}
+	}
+	if len(r.queryKeys) < maxQueryKeyMemo {
+		r.queryKeys[strings.Clone(k)] = c
+	}
+	r.keysMu.Unlock()
+	return c
 }
 
 // Form returns a copy of a parsed form with the values of credential-named
@@ -487,22 +548,43 @@ func plainURLQuery(raw string) (query string, plain bool) {
 	default:
 		return "", false
 	}
-	for ; i < len(raw) && raw[i] != '?'; i++ {
-		if c := raw[i]; !isAlnum(c) && !strings.ContainsRune("-._~/$&+,:;=@", rune(c)) {
-			return "", false
-		}
+	for i < len(raw) && plainByte[raw[i]]&plainPath != 0 {
+		i++
 	}
 	if i == len(raw) {
 		return "", true
 	}
+	if raw[i] != '?' {
+		return "", false
+	}
 	query = raw[i+1:]
 	for j := 0; j < len(query); j++ {
-		if c := query[j]; c <= ' ' || c >= 0x7f || c == '#' {
+		if plainByte[query[j]]&plainQuery == 0 {
 			return "", false
 		}
 	}
 	return query, true
 }
+
+// plainByte says of each byte whether a plain URL's path may hold it
+// (plainPath: letters, digits and "-._~/$&+,:;=@") and whether its query
+// may (plainQuery: printable ASCII but '#').
+var plainByte = func() (t [256]uint8) {
+	for c := range 256 {
+		if isAlnum(byte(c)) || strings.IndexByte("-._~/$&+,:;=@", byte(c)) >= 0 {
+			t[c] |= plainPath
+		}
+		if c > ' ' && c < 0x7f && c != '#' {
+			t[c] |= plainQuery
+		}
+	}
+	return t
+}()
+
+const (
+	plainPath = 1 << iota
+	plainQuery
+)
 
 // isAlnum reports whether c is an ASCII letter or digit.
 func isAlnum(c byte) bool {

@@ -237,3 +237,27 @@ func FuzzRedactor(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStringAgreesWithBytes: String, which returns a text holding no value
+// and no format keyword as it is, gives what Bytes gives, with values
+// declared and learned, and with KeepFormats.
+func FuzzStringAgreesWithBytes(f *testing.F) {
+	for _, s := range plainURLSeeds {
+		f.Add(s)
+	}
+	for _, s := range []string{"token is " + plantedValue + ".", `{"t":"pl4nted-Value\/with+chars"}`, "Basic cGw0bnRlZC1WYWx1ZS93aXRoK2NoYXJz",
+		"use ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4u now", "learned-s3cret-v4lue", "xlearned-s3cret-v4lue", "hello", ""} {
+		f.Add(s)
+	}
+	rs := []*Redactor{New(nil, nil), New(nil, map[string]string{"API_TOKEN": plantedValue}), New(nil, map[string]string{"API_TOKEN": plantedValue}).KeepFormats()}
+	for _, r := range rs[1:] {
+		r.Learn("learned-s3cret-v4lue")
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for i, r := range rs {
+			if got, want := r.String(s), string(r.Bytes([]byte(s))); got != want {
+				t.Fatalf("redactor %d: String(%q) = %q, Bytes %q", i, s, got, want)
+			}
+		}
+	})
+}

@@ -156,7 +156,8 @@ func readLine(in *bufio.Reader, max int) (line []byte, long bool, err error) {
 // {"error": "…ghp_…"}) never reaches the harness, which prints it as the
 // test's failure, holding a credential. Every answer of Check goes
 // through it, and so should anything else said to the harness (the
-// summary).
+// summary). It encodes into a buffer of the Checker's: one Write at a
+// time, as Check and then the summary's.
 func (k *Checker) Write(w io.Writer, v any) error {
 	k.buf.Reset()
 	enc := json.NewEncoder(&k.buf)

@@ -251,14 +251,13 @@ export class Project {
 function writeLine(stdin, s) {
   const fd = stdin._handle && stdin._handle.fd;
   if (typeof fd === 'number' && fd >= 0 && stdin.writableLength === 0 && !stdin.writableEnded) {
-    const data = Buffer.from(s, 'utf8');
     let n = 0;
     try {
-      n = writeSync(fd, data);
+      n = writeSync(fd, s);
     } catch (e) {
       if (e.code !== 'EAGAIN') return; // a dead checker is reported by 'close'
     }
-    if (n < data.length) stdin.write(data.subarray(n));
+    if (n < Buffer.byteLength(s, 'utf8')) stdin.write(Buffer.from(s, 'utf8').subarray(n));
     return;
   }
   stdin.write(s);

@@ -32,6 +32,7 @@ type Checker struct {
 	byFile map[string]int   // ShardKey → index
 	files  []string         // per case, its ShardKey
 	red    *redact.Redactor // what every answer goes through (Write)
+	buf    bytes.Buffer     // Write's, for each answer in turn
 }
 
 // MaxLine is the longest input line Check reads: a line past it is
@@ -155,10 +156,11 @@ func readLine(in *bufio.Reader, max int) (line []byte, long bool, err error) {
 // {"error": "…ghp_…"}) never reaches the harness, which prints it as the
 // test's failure, holding a credential. Every answer of Check goes
 // through it, and so should anything else said to the harness (the
-// summary).
+// summary). It encodes into a buffer of the Checker's: one Write at a
+// time, as Check and then the summary's.
 func (k *Checker) Write(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	k.buf.Reset()
+	enc := json.NewEncoder(&k.buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return err
@@ -166,7 +168,10 @@ func (k *Checker) Write(w io.Writer, v any) error {
 	if k.red == nil {
 		k.red = redact.New(k.Options.Config.Redaction(), k.Options.Credentials)
 	}
-	_, err := w.Write(k.red.Bytes(buf.Bytes()))
+	_, err := w.Write(k.red.Bytes(k.buf.Bytes()))
+	if k.buf.Cap() > 1<<20 {
+		k.buf = bytes.Buffer{} // a listing's: not kept for the lines after it
+	}
 	return err
 }
 
@@ -178,7 +183,9 @@ func (k *Checker) line(n int, data []byte, now func() time.Time) (answer any, i 
 	if err := dec.Decode(&l); err != nil {
 		return k.problem(n, l.ID, "the line is not a check line: "+err.Error()), -1, res, l
 	}
-	if dec.More() {
+	// What follows the value, as dec.More would see it, without its
+	// second read (a new 1.5 KiB buffer for every line).
+	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 && rest[0] != ']' && rest[0] != '}' {
 		return k.problem(n, l.ID, "more than one JSON value on the line: write one line per case"), -1, res, l
 	}
 	if l.Protocol > Version {

@@ -162,6 +162,27 @@ contract('greet', (c) => c.verifyCLI(() => ({ exitCode: 0, stdout: Buffer.from([
   assert.match(out, /cassettes\/greet\/hello.yaml:\d+: body drift at output.stdout/);
 });
 
+test('a line longer than the pipe takes at once, then the next line, each answered in turn', () => {
+  // 3 MB of two-byte characters: written in parts (the pipe takes 64 KiB
+  // at a time), and its answer read in chunks that may split a character.
+  const { out, code } = project('long', `
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Case, project } from BINDING;
+test('long then short', async () => {
+  const p = project();
+  const [hello] = p.cases('greet').cases.filter((c) => c.id === 'greet/hello');
+  const long = await new Case(p, hello).checkCLI({ stdout: 'Hello, Ada!\\n' + 'é'.repeat(1500000) + '\\n' });
+  assert.equal(long.status, 'fail');
+  assert.match(long.text, /body drift at output.stdout/);
+  const short = await new Case(p, hello).checkCLI({ stdout: 'Hello, Ada!\\n' });
+  assert.equal(short.status, 'pass', short.text);
+});
+`);
+  assert.equal(code, 0, out);
+  assert.match(out, /ℹ pass 1\n/);
+});
+
 test('an HTTP fake with its own ids', () => {
   const { out, code } = project('items', `
 import { test } from 'node:test';
@@ -342,4 +363,15 @@ test('listing', async (t) => {
 `);
   assert.equal(code, 0, out);
   assert.match(out, /ℹ pass 1\n/);
+});
+
+test("a result's path is path.join of the project's directory and its file", async () => {
+  const { Result } = await import(new URL('../cassette.mjs', import.meta.url).href);
+  const files = ['cassettes/echo/case-1.yaml', 'a.yaml', 'a/.b', '.a/b', '..a/b', 'a/b..', 'a/...', './a', '../a', 'a/../b',
+    'a//b', 'a/./b', 'a/', 'a/.', 'a/..', '/abs/a', '', '.', '..', 'a\\b'];
+  for (const dir of ['/p/q', '/', '', 'rel/d']) {
+    for (const file of files) {
+      assert.equal(new Result({ status: 'pass', file }, dir).path, path.join(dir, file), JSON.stringify({ dir, file }));
+    }
+  }
 });

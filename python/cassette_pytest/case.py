@@ -18,18 +18,19 @@ class Result:
     run (a failure not covered by an unexpired quarantine entry)."""
 
     def __init__(self, answer):
+        get = answer.get
         self.answer = answer
         self.status = answer["status"]
         self.passed = self.status == "pass"
-        self.blocking = answer.get("blocking", False)
-        self.quarantined = answer.get("quarantined", False)
-        self.reason = answer.get("reason", "")
-        self.message = answer.get("message", "")
+        self.blocking = get("blocking", False)
+        self.quarantined = get("quarantined", False)
+        self.reason = get("reason", "")
+        self.message = get("message", "")
         self.file = answer["file"]
         self.line = answer["line"]
-        self.drifts = answer.get("drifts") or []
-        self.explain = answer.get("explain", "")
-        self.text = answer.get("text", "")
+        self.drifts = get("drifts") or []
+        self.explain = get("explain", "")
+        self.text = get("text", "")
 
     def __repr__(self):
         return "Result(%s %s %s:%d)" % (self.answer["id"], self.status, self.file, self.line)
@@ -141,7 +142,8 @@ class Case:
             self.command = cli["command"]
             self.args = list(cli["args"])
             self.stdin = text_value(cli, "stdin")
-            self.env = {n: os.environ[n] for n in cli["env"] if n in os.environ}
+            env = cli["env"]
+            self.env = {n: os.environ[n] for n in env if n in os.environ} if env else {}
             self.cwd = cli["dir"]
         http = c.get("http")
         self.requests = [Request(r) for r in http["requests"]] if http is not None else []
@@ -149,7 +151,7 @@ class Case:
     def __repr__(self):
         return "Case(%s)" % self.id
 
-    def _line(self, **fields):
+    def _line(self, fields):
         line = {"id": self.id, "file": self.file}
         if self.replay:
             line["replay"] = self.replay
@@ -163,23 +165,30 @@ class Case:
     def check_cli(self, stdout=b"", stderr=b"", exit_code=0, duration_ms=None):
         """Judge a CLI fake's output; return the Result."""
         out = {"exit_code": int(exit_code)}
-        out.update(text_field(stdout, "stdout"))
-        out.update(text_field(stderr, "stderr"))
-        return self._check(cli=out, duration_ms=duration_ms)
+        # the usual str output set at once; bytes or None as text_field says
+        if type(stdout) is str:
+            out["stdout"] = stdout
+        else:
+            out.update(text_field(stdout, "stdout"))
+        if type(stderr) is str:
+            out["stderr"] = stderr
+        else:
+            out.update(text_field(stderr, "stderr"))
+        return self._check({"cli": out}, duration_ms)
 
     def check_http(self, responses, duration_ms=None):
         """Judge an HTTP fake's responses, in request order; return the Result."""
-        return self._check(http={"responses": [_response(r) for r in responses]}, duration_ms=duration_ms)
+        return self._check({"http": {"responses": [_response(r) for r in responses]}}, duration_ms)
 
     def check_error(self, message, duration_ms=None):
         """Record that the fake could not answer at all (it raised)."""
-        return self._check(error=message, duration_ms=duration_ms)
+        return self._check({"error": message}, duration_ms)
 
-    def _check(self, duration_ms=None, **fields):
+    def _check(self, fields, duration_ms=None):
         if duration_ms is not None:
             fields["duration_ms"] = duration_ms
         self.checked = True
-        answer = self.project.ask(self._line(**fields))
+        answer = self.project.ask(self._line(fields))
         if answer.get("type") != "result":
             raise AssertionError(answer.get("message", answer))
         self.last = Result(answer)
@@ -190,7 +199,7 @@ class Case:
         ids where the recording had the real service's."""
         if not responses:
             return self.requests[0]
-        answer = self.project.ask(self._line(type="next", http={"responses": [_response(r) for r in responses]}))
+        answer = self.project.ask(self._line({"type": "next", "http": {"responses": [_response(r) for r in responses]}}))
         if answer.get("type") != "request":
             raise AssertionError(answer.get("message", answer))
         return Request(answer["request"])

@@ -17,9 +17,12 @@ import threading
 
 PROTOCOL = 1
 
-# One encoder for every line: json.dumps with separators builds a new one
-# per call.
+# One encoder for every line (json.dumps with separators builds a new one
+# per call), and one decoder for every answer: json.loads of bytes first
+# guesses their encoding and then matches the whitespace around the value,
+# where an answer is one UTF-8 JSON object on a line.
 _encode = json.JSONEncoder(separators=(",", ":")).encode
+_decode = json.JSONDecoder().raw_decode
 
 CONFIG_FILE = "cassette.yaml"
 
@@ -154,17 +157,20 @@ class Project:
         return self._ask(line, judges=True)
 
     def _ask(self, line, judges):
+        # A line is written with one write on the pipe's file descriptor
+        # (not through the BufferedWriter, whose write and flush are two
+        # calls), and its answer read from the BufferedReader.
+        data = (_encode(line) + "\n").encode("utf-8")
         with self._lock:
-            if self._checker is None:
-                args = ["check"] + (["--report-dir", self.report_dir] if self.report_dir else [])
-                self._checker = subprocess.Popen(self._argv(*args), cwd=self.dir, stdin=subprocess.PIPE,
-                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             p = self._checker
-            self._judged = self._judged or judges
-            data = _encode(line).encode("utf-8") + b"\n"
+            if p is None:
+                args = ["check"] + (["--report-dir", self.report_dir] if self.report_dir else [])
+                p = self._checker = subprocess.Popen(self._argv(*args), cwd=self.dir, stdin=subprocess.PIPE,
+                                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            if judges:
+                self._judged = True
             try:
-                p.stdin.write(data)
-                p.stdin.flush()
+                _write_all(p.stdin.fileno(), data)
                 answer = p.stdout.readline()
             except BrokenPipeError:
                 answer = b""
@@ -174,7 +180,7 @@ class Project:
                 _, err = p.communicate()
                 raise CassetteError("cassette check ended (exit %s): %s" % (
                     p.returncode, err.decode("utf-8", "replace").strip()))
-            return json.loads(answer)
+            return _decode(answer.decode("utf-8"))[0]
 
     def close(self):
         """End the check co-process; return its summary line (None when no
@@ -195,3 +201,12 @@ class Project:
             raise CassetteError("cassette check ended (exit %s) without a summary: %s" % (
                 p.returncode, err.decode("utf-8", "replace").strip()))
         return summary
+
+
+def _write_all(fd, data):
+    """Write all of data to fd (a pipe may take a long line in parts)."""
+    n = os.write(fd, data)
+    if n < len(data):
+        view = memoryview(data)
+        while n < len(view):
+            n += os.write(fd, view[n:])

@@ -250,6 +250,26 @@ type stage struct {
 	// string meets only those, not a test of every part's needs. Set on
 	// the stage's first string; nil for a stage of more than 16 parts.
 	parts *partSet
+	// red, when set, is the redactor of the pipeline's last redaction: a
+	// string a part rewrote is scanned against its prefilter (rescan).
+	red *redactor
+}
+
+// rescan returns the features of a string a text part rewrote, and
+// whether the pipeline's last redaction (s.red) has nothing to do in it:
+// the scan that finds its features then also hashes its triples against
+// the redactor's prefilter, and where it finds none of them, no declared
+// value and no format's keyword occurs in it (redactor.pre): the
+// placeholders the normalizers write are most of such strings, and were
+// each a search for every keyword and value in the last redaction.
+func (s stage) rescan(str string) (features, bool) {
+	if s.red != nil {
+		if pre := s.red.prefilter(); s.red.preFormats {
+			f, hit := scanText(str, pre)
+			return f, !hit
+		}
+	}
+	return featuresOf(str), false
 }
 
 // A partSet is stage.parts, made once.
@@ -359,7 +379,7 @@ func (s stage) string(v *jsonNode, st *State, tab *[1 << featureBits]uint16) {
 	if s.settles && v.feat&fSettled != 0 {
 		return // unchanged by this stage last pass, and since
 	}
-	str, changed := v.str, false
+	str, changed, clean := v.str, false, false
 	if v.feat&fKnown == 0 {
 		v.feat |= featuresOf(str) | fKnown
 	}
@@ -369,7 +389,7 @@ func (s stage) string(v *jsonNode, st *State, tab *[1 << featureBits]uint16) {
 			i := bits.TrailingZeros16(m)
 			if out := s.texts[i].fn(str, st); out != str {
 				str, changed = out, true
-				has = featuresOf(str)
+				has, clean = s.rescan(str)
 				m = tab[has&(1<<featureBits-1)]
 			}
 			m &^= 1<<(i+1) - 1 // the parts after it
@@ -381,14 +401,17 @@ func (s stage) string(v *jsonNode, st *State, tab *[1 << featureBits]uint16) {
 			}
 			if out := t.fn(str, st); out != str {
 				str, changed = out, true
-				has = featuresOf(str)
+				has, clean = s.rescan(str)
 			}
 		}
 	}
 	if changed {
 		// Marked rewritten even when the last part undid the first, as
 		// normalizer-by-normalizer application did.
-		v.str, v.dirty, v.feat = str, true, has|fKnown|fTouched // not fClean: not checked yet
+		v.str, v.dirty, v.feat = str, true, has|fKnown|fTouched // not fClean unless rescan found it clean
+		if clean {
+			v.feat |= fClean
+		}
 	}
 }
 

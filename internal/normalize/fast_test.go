@@ -325,3 +325,43 @@ func TestTextFeaturesSeeEveryKeyword(t *testing.T) {
 		}
 	}
 }
+
+// TestRewrittenStringsAreRedactedLast: a string a text part rewrote is
+// found clean for the last redaction only where the scan of its new text
+// finds no keyword or declared value (stage.rescan): a part that writes a
+// token or a declared value, or joins a token's halves, has it redacted,
+// in the streamed and the tree engine alike.
+func TestRewrittenStringsAreRedactedLast(t *testing.T) {
+	const token = "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4a"
+	r := Builtins()
+	for name, d := range map[string]Definition{
+		"leak":     {Regex: `LEAK`, Replace: token},
+		"declared": {Regex: `LEAK`, Replace: "hunter2-secret"},
+		"join":     {Regex: `-B`, Replace: "B"},
+	} {
+		if err := r.Define(name, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docs := map[string]string{
+		"leak":     `{"a": "see LEAK here", "b": "LEAK"}`,
+		"declared": `{"a": "see LEAK here", "b": "LEAK"}`,
+		"join":     `{"c": "key ` + token[:22] + "-" + token[22:] + `"}`,
+	}
+	for name, doc := range docs {
+		p, err := r.Pipeline([]string{"uuid", name}, Options{Credentials: map[string]string{"TOKEN": "hunter2-secret"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.stream == nil {
+			t.Fatalf("%s: not streamed", name)
+		}
+		streamed, _ := p.JSON(NewState(), []byte(doc))
+		tree, _ := treeJSON(p, NewState(), []byte(doc))
+		for engine, out := range map[string]string{"stream": string(streamed), "tree": string(tree)} {
+			if strings.Contains(out, "ghp_") || strings.Contains(out, "hunter2") || !strings.Contains(out, "[REDACTED]") {
+				t.Errorf("%s, %s engine: %s", name, engine, out)
+			}
+		}
+	}
+}

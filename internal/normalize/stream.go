@@ -393,9 +393,14 @@ func (sc *scanner) member(guess uint16) (uint8, error) {
 	if guess != 0 {
 		e := &sc.names[guess-1]
 		at, end := sc.i+1, sc.i+1+len(e.k)
-		if e.plain && end < len(sc.s) && sc.s[sc.i] == '"' && sc.s[end] == '"' && sc.s[at:end] == e.k {
-			sc.i = end + 1
-			return uint8(guess - 1), sc.colon()
+		if e.plain && end+1 < len(sc.s) && sc.s[sc.i] == '"' && sc.s[end] == '"' && sc.s[at:end] == e.k {
+			if sc.s[end+1] != ':' { // (white space before the ':': rare)
+				sc.i = end + 1
+				return uint8(guess - 1), sc.colon()
+			}
+			sc.i = end + 2
+			sc.space()
+			return uint8(guess - 1), nil
 		}
 	}
 	k, err := sc.key()

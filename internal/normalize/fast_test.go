@@ -365,3 +365,39 @@ func TestRewrittenStringsAreRedactedLast(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixCandidate: prefixCandidate finds the first position, from a
+// given one, where one of its prefixes starts, as a compare at every
+// position does (it passes over the first bytes that no prefix's second
+// byte follows): prefixes of one byte, of several first bytes, at the
+// text's end, overlapping.
+func TestPrefixCandidate(t *testing.T) {
+	sets := [][]string{
+		{"/tmp/", "/work/app", "/var/folders/"},
+		{"/tmp/", "C:\\Temp\\", "ab"},
+		{"/", "/tmp/"},
+		{"x", "yz"},
+	}
+	texts := []string{"", "/", "//", "https://a/b/tmp/x", "see /tmp/a and /work/app/b", "/tm", "/tmp", "C:\\Temp\\x ab",
+		"a/b/c", "yyz", "xy", "zz/var/folders/x", "/work/ap", "ab/tmp/", "a/"}
+	for _, ps := range sets {
+		at := prefixCandidate(ps)
+		for _, s := range texts {
+			for from := 0; from <= len(s); from++ {
+				want := -1
+			search:
+				for i := from; i < len(s); i++ {
+					for _, p := range ps {
+						if strings.HasPrefix(s[i:], p) {
+							want = i
+							break search
+						}
+					}
+				}
+				if got := at(s, from); got != want {
+					t.Errorf("prefixes %q in %q from %d: %d, want %d", ps, s, from, got, want)
+				}
+			}
+		}
+	}
+}

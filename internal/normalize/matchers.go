@@ -158,11 +158,18 @@ func dayCandidate(sep string) func(string, int) int {
 // prefixes.
 func prefixCandidate(prefixes []string) func(string, int) int {
 	var firsts []byte
-	var first [256]bool
+	var first, second [256]bool // second: the bytes after a first byte
 	for _, p := range prefixes {
 		if !first[p[0]] {
 			first[p[0]] = true
 			firsts = append(firsts, p[0])
+		}
+		if len(p) == 1 { // any byte may follow
+			for c := range second {
+				second[c] = true
+			}
+		} else {
+			second[p[1]] = true
 		}
 	}
 	index := func(s string) int {
@@ -183,6 +190,12 @@ func prefixCandidate(prefixes []string) func(string, int) int {
 				return -1
 			}
 			i += k
+			// Most first bytes ('/' of every URL) are followed by a byte
+			// no prefix has second: one test, not a compare of each.
+			if i+1 < len(s) && !second[s[i+1]] {
+				i++
+				continue
+			}
 			for _, p := range prefixes {
 				if strings.HasPrefix(s[i:], p) {
 					return i

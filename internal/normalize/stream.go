@@ -367,8 +367,17 @@ func (sc *scanner) container(depth int, c leafCtx) error {
 			e := &sc.names[at]
 			prev = &e.next
 			kc.cred, kc.epoch, kc.parent, key = e.f&nameCred != 0, e.f&nameEpoch != 0, start, e.k
-		}
-		if live {
+			if live {
+				// A member's progress is a function of its object's and
+				// its name (the index matters in arrays only): the last
+				// answer for this name is kept in its slot.
+				if !e.adv || e.advFrom != c.prog {
+					e.advSel = sc.plan.advance(&c.prog, &e.advTo, obj, key, index)
+					e.adv, e.advFrom = true, c.prog
+				}
+				kc.sel, kc.prog = e.advSel, e.advTo
+			}
+		} else if live {
 			kc.sel = sc.plan.advance(&c.prog, &kc.prog, obj, key, index)
 		}
 		if err := sc.value(depth+1, kc); err != nil {
@@ -445,6 +454,12 @@ type nameSlotEntry struct {
 	f     uint8
 	plain bool   // k holds no control character, quote or backslash
 	next  uint16 // 1 + the slot of the name that followed it last, or 0
+	// adv says advFrom, advTo and advSel are set: a member of this name
+	// in an object whose progress along the paths was advFrom has advTo,
+	// and is selected by advSel (streamPlan.advance).
+	adv            bool
+	advSel         uint8
+	advFrom, advTo [maxStreamPaths]int16
 }
 
 func nameSlot(k string) uint8 {

@@ -391,3 +391,31 @@ func TestStreamGuessedNames(t *testing.T) {
 }
 
 const redactedJSON = `"[REDACTED]"`
+
+// TestStreamNameProgressByObject: a member's progress along a path is kept
+// per name and per its object's progress, not per name alone: the same
+// name one level down a path is selected where the path says so only.
+func TestStreamNameProgressByObject(t *testing.T) {
+	p, err := Builtins().Pipeline([]string{"json.path:$.a.a", "json.path:$[*].b.b"}, Options{})
+	if err != nil || p.stream == nil {
+		t.Fatalf("not streamed: %v", err)
+	}
+	for doc, kept := range map[string][]string{
+		`{"a": {"a": "x", "b": {"a": "y"}}, "c": {"a": "z"}}`:                 {`"y"`, `"z"`},
+		`[{"b": {"b": "x", "c": {"b": "y"}}}, {"b": "z"}, {"c": {"b": "w"}}]`: {`"y"`, `"z"`, `"w"`},
+	} {
+		got, ok := p.JSON(NewState(), []byte(doc))
+		want, _ := treeJSON(p, NewState(), []byte(doc))
+		if !ok || !bytes.Equal(got, want) {
+			t.Errorf("on %s:\nstreamed %s\ntree     %s", doc, got, want)
+		}
+		for _, k := range kept {
+			if !bytes.Contains(got, []byte(k)) {
+				t.Errorf("on %s: %s lost %s", doc, got, k)
+			}
+		}
+		if bytes.Contains(got, []byte(`"x"`)) {
+			t.Errorf("on %s: %s kept the selected \"x\"", doc, got)
+		}
+	}
+}

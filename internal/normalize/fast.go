@@ -365,9 +365,14 @@ func (s stage) run(root *jsonNode, st *State) {
 	}
 	for _, chunk := range root.doc.nodes { // eachString, without a call a node
 		for i := range chunk {
-			if v := &chunk[i]; v.kind == '"' && !v.gone && !(s.settles && v.feat&fSettled != 0) {
-				s.string(v, st, tab)
+			v := &chunk[i]
+			if v.kind != '"' || v.gone || s.settles && v.feat&fSettled != 0 {
+				continue
 			}
+			if tab != nil && v.feat&fKnown != 0 && tab[v.feat&(1<<featureBits-1)] == 0 {
+				continue // no part of the stage may change it (as string finds)
+			}
+			s.string(v, st, tab)
 		}
 	}
 }

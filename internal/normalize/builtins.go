@@ -506,11 +506,13 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 		// compares equal to the recorded [REDACTED].
 		json: func(root *jsonNode, _ *State) {
 			if root.doc != nil && root.doc.credKnown { // where the credential names are is known: no key is judged again
-				root.eachString(func(v *jsonNode) {
-					if v.cred {
-						v.setString(redact.Redacted)
+				for _, chunk := range root.doc.nodes { // eachString, without a call a node
+					for i := range chunk {
+						if v := &chunk[i]; v.kind == '"' && !v.gone && v.cred {
+							v.setString(redact.Redacted)
+						}
 					}
-				})
+				}
 				return
 			}
 			redactByName(root, false, red, map[string]bool{})

@@ -198,16 +198,28 @@ func (r *redactor) clean(s string, hit bool) bool {
 // redaction of a pipeline then skips every value the first one read and
 // no normalizer rewrote).
 func (r *redactor) strings(root *jsonNode) {
-	root.eachString(func(v *jsonNode) {
-		if v.feat&fClean != 0 {
-			return
-		}
+	one := func(v *jsonNode) {
 		if s := r.text(v.str); s != v.str {
 			v.setString(s)
 		} else {
 			v.feat |= fClean
 		}
-	})
+	}
+	if root.doc == nil {
+		root.eachString(func(v *jsonNode) {
+			if v.feat&fClean == 0 {
+				one(v)
+			}
+		})
+		return
+	}
+	for _, chunk := range root.doc.nodes { // eachString, without a call a clean node
+		for i := range chunk {
+			if v := &chunk[i]; v.kind == '"' && !v.gone && v.feat&fClean == 0 {
+				one(v)
+			}
+		}
+	}
 }
 
 const maxNames = 4096

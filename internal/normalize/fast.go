@@ -66,6 +66,12 @@ func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
 	return r
 }
 
+// preFormatsSet sets r.pre if it is not, and returns r.preFormats.
+func (r *redactor) preFormatsSet() bool {
+	r.prefilter()
+	return r.preFormats
+}
+
 // prefilter returns r.pre, set first if it is not.
 func (r *redactor) prefilter() *byteSet {
 	r.preOnce.Do(func() { r.pre, r.preFormats = formatPrefilter(r.creds) })
@@ -273,15 +279,31 @@ type stage struct {
 // the redactor's prefilter, and where it finds none of them, no declared
 // value and no format's keyword occurs in it (redactor.pre): the
 // placeholders the normalizers write are most of such strings, and were
-// each a search for every keyword and value in the last redaction.
-func (s stage) rescan(str string) (features, bool) {
-	if s.red != nil {
-		if pre := s.red.prefilter(); s.red.preFormats {
-			f, hit := scanText(str, pre)
-			return f, !hit
-		}
+// each a search for every keyword and value in the last redaction. last is
+// the run's last answer: a string equal to it is not scanned again (the
+// answer is a function of the text alone).
+func (s stage) rescan(str string, last *rescanned) (features, bool) {
+	if str == last.s && last.ok {
+		return last.f, last.clean // a part writes the same placeholder again and again
 	}
-	return featuresOf(str), false
+	var f features
+	var hit bool
+	if s.red != nil && s.red.preFormatsSet() {
+		f, hit = scanText(str, s.red.pre)
+	} else {
+		f, hit = featuresOf(str), true
+	}
+	clean := !hit
+	*last = rescanned{str, f, clean, true}
+	return f, clean
+}
+
+// rescanned is the last string a stage's run rescanned, and what it found.
+type rescanned struct {
+	s     string
+	f     features
+	clean bool
+	ok    bool
 }
 
 // A partSet is stage.parts, made once.
@@ -372,9 +394,11 @@ func (s stage) run(root *jsonNode, st *State) {
 	}
 	tab := s.partTable()
 	if root.doc == nil {
-		root.eachString(func(v *jsonNode) { s.string(v, st, tab) })
+		var last rescanned
+		root.eachString(func(v *jsonNode) { s.string(v, st, tab, &last) })
 		return
 	}
+	var last rescanned
 	for _, chunk := range root.doc.nodes { // eachString, without a call a node
 		for i := range chunk {
 			v := &chunk[i]
@@ -384,7 +408,7 @@ func (s stage) run(root *jsonNode, st *State) {
 			if tab != nil && v.feat&fKnown != 0 && tab[v.feat&(1<<featureBits-1)] == 0 {
 				continue // no part of the stage may change it (as string finds)
 			}
-			s.string(v, st, tab)
+			s.string(v, st, tab, &last)
 		}
 	}
 }
@@ -392,7 +416,7 @@ func (s stage) run(root *jsonNode, st *State) {
 // string applies the stage's text parts to a string value: those whose
 // needs its features meet (tab, s.partTable(), where it is not nil),
 // in order, the features found again after a part changes it.
-func (s stage) string(v *jsonNode, st *State, tab *[1 << featureBits]uint16) {
+func (s stage) string(v *jsonNode, st *State, tab *[1 << featureBits]uint16, last *rescanned) {
 	if s.settles && v.feat&fSettled != 0 {
 		return // unchanged by this stage last pass, and since
 	}
@@ -406,7 +430,7 @@ func (s stage) string(v *jsonNode, st *State, tab *[1 << featureBits]uint16) {
 			i := bits.TrailingZeros16(m)
 			if out := s.texts[i].fn(str, st); out != str {
 				str, changed = out, true
-				has, clean = s.rescan(str)
+				has, clean = s.rescan(str, last)
 				m = tab[has&(1<<featureBits-1)]
 			}
 			m &^= 1<<(i+1) - 1 // the parts after it
@@ -418,7 +442,7 @@ func (s stage) string(v *jsonNode, st *State, tab *[1 << featureBits]uint16) {
 			}
 			if out := t.fn(str, st); out != str {
 				str, changed = out, true
-				has, clean = s.rescan(str)
+				has, clean = s.rescan(str, last)
 			}
 		}
 	}

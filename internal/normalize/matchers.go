@@ -393,15 +393,33 @@ func uuidAt(s string, i int) int {
 	if i+36 > len(s) {
 		return -1
 	}
-	for k := range 36 {
-		c := s[i+k]
-		if k == 8 || k == 13 || k == 18 || k == 23 {
-			if c != '-' {
-				return -1
-			}
-		} else if !isHex(c) {
-			return -1
-		}
+	u := s[i : i+36]
+	if u[8] != '-' || u[13] != '-' || u[18] != '-' || u[23] != '-' {
+		return -1
+	}
+	// With those four dashes, the classes of the 36 bytes add up to 4
+	// only where every other byte is a hex digit: no branch a byte.
+	sum := 0
+	for k := range len(u) {
+		sum += int(uuidClass[u[k]])
+	}
+	if sum != 4 {
+		return -1
 	}
 	return i + 36
 }
+
+// uuidClass is, per byte, 0 for a hex digit (isHex), 1 for '-', 37 (more
+// than the dashes of any 36 bytes) for any other.
+var uuidClass = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case isHex(byte(c)):
+		case c == '-':
+			t[c] = 1
+		default:
+			t[c] = 37
+		}
+	}
+	return t
+}()

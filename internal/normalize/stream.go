@@ -53,6 +53,7 @@ type streamPlan struct {
 	// and selected), emptied.
 	chunks nodePool
 	lists  sync.Pool // *leafLists
+	advs   sync.Pool // *advTable
 }
 
 // leafLists are a streamed document's lists of leaves, kept for the next
@@ -199,8 +200,9 @@ type scanner struct {
 	// first are, per depth (modulo), 1 + the slot of the name that came
 	// first in the last object there, or 0 (see member).
 	first [16]uint16
-	doc   jsonDoc  // the document's own, gathered as it is scanned
-	pre   *byteSet // plan.red.prefilter()
+	adv   *advTable // while paths are followed (see container)
+	doc   jsonDoc   // the document's own, gathered as it is scanned
+	pre   *byteSet  // plan.red.prefilter()
 	dead  [maxStreamPaths]int16
 }
 
@@ -229,6 +231,17 @@ func (sp *streamPlan) scan(src []byte) (*jsonNode, error) {
 	}
 	for k := range sc.dead {
 		sc.dead[k] = -1
+	}
+	if len(sp.paths) > 0 {
+		t, _ := sp.advs.Get().(*advTable)
+		if t == nil {
+			t = new(advTable)
+		}
+		if t.gen++; t.gen == 0 { // wrapped: no entry may hold
+			*t = advTable{gen: 1}
+		}
+		sc.adv = t
+		defer sp.advs.Put(t)
 	}
 	ctx := leafCtx{parent: -1} // every path at its start
 	for k, p := range sp.paths {
@@ -370,12 +383,13 @@ func (sc *scanner) container(depth int, c leafCtx) error {
 			if live {
 				// A member's progress is a function of its object's and
 				// its name (the index matters in arrays only): the last
-				// answer for this name is kept in its slot.
-				if !e.adv || e.advFrom != c.prog {
-					e.advSel = sc.plan.advance(&c.prog, &e.advTo, obj, key, index)
-					e.adv, e.advFrom = true, c.prog
+				// answer for this name's slot is kept (advCache).
+				a := &sc.adv.e[at]
+				if a.gen != sc.adv.gen || a.from != c.prog {
+					a.sel = sc.plan.advance(&c.prog, &a.to, obj, key, index)
+					a.gen, a.from = sc.adv.gen, c.prog
 				}
-				kc.sel, kc.prog = e.advSel, e.advTo
+				kc.sel, kc.prog = a.sel, a.to
 			}
 		} else if live {
 			kc.sel = sc.plan.advance(&c.prog, &kc.prog, obj, key, index)
@@ -441,6 +455,9 @@ func (sc *scanner) name(k string, at uint8) uint8 {
 		plain = plain && k[i] >= 0x20 && k[i] != '"' && k[i] != '\\'
 	}
 	*slot = nameSlotEntry{k: k, f: f, plain: plain}
+	if sc.adv != nil {
+		sc.adv.e[at].gen = 0 // a new name in the slot
+	}
 	return f
 }
 
@@ -454,12 +471,25 @@ type nameSlotEntry struct {
 	f     uint8
 	plain bool   // k holds no control character, quote or backslash
 	next  uint16 // 1 + the slot of the name that followed it last, or 0
-	// adv says advFrom, advTo and advSel are set: a member of this name
-	// in an object whose progress along the paths was advFrom has advTo,
-	// and is selected by advSel (streamPlan.advance).
-	adv            bool
-	advSel         uint8
-	advFrom, advTo [maxStreamPaths]int16
+}
+
+// An advTable keeps, per slot of a scanner's names, the last answer of
+// streamPlan.advance for a member of that name: an entry holds where its
+// gen is the table's (the document's, and the slot's name has not changed
+// since: name clears it). A plan keeps its tables for the next documents
+// (they hold no pointer, and need no clearing: a document of a few names
+// pays for none of it).
+type advTable struct {
+	gen uint32
+	e   [len(nameCache{})]advEntry
+}
+
+// An advEntry says that a member of the slot's name, in an object whose
+// progress along the paths is from, has progress to and is selected by sel.
+type advEntry struct {
+	gen      uint32
+	sel      uint8
+	from, to [maxStreamPaths]int16
 }
 
 func nameSlot(k string) uint8 {

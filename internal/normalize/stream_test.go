@@ -419,3 +419,30 @@ func TestStreamNameProgressByObject(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamNameSlotReused: where two names share a slot of the scanner's
+// names, the second's verdict and progress along the paths are its own,
+// not the answers kept for the first.
+func TestStreamNameSlotReused(t *testing.T) {
+	other := ""
+	for i := 0; other == ""; i++ {
+		if k := fmt.Sprintf("k%d", i); nameSlot(k) == nameSlot("id") {
+			other = k
+		}
+	}
+	p, err := Builtins().Pipeline([]string{"json.path:$[*].id"}, Options{})
+	if err != nil || p.stream == nil {
+		t.Fatalf("not streamed: %v", err)
+	}
+	doc := fmt.Sprintf(`[{"id": "a", %q: "b"}, {%q: "c", "id": "d"}, {"id": "e"}]`, other, other)
+	got, _ := p.JSON(NewState(), []byte(doc))
+	want, _ := treeJSON(p, NewState(), []byte(doc))
+	if !bytes.Equal(got, want) {
+		t.Errorf("on %s:\nstreamed %s\ntree     %s", doc, got, want)
+	}
+	for _, k := range []string{`"b"`, `"c"`} {
+		if !bytes.Contains(got, []byte(k)) {
+			t.Errorf("%s: the value under %s was taken for one under id", got, other)
+		}
+	}
+}

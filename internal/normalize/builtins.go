@@ -266,12 +266,16 @@ func hexWords(s string, glue byte, repl func(w string) string) string {
 			i++
 			continue
 		}
-		j, hex := i, true
-		for j < len(s) && wordClass[s[j]] != 0 {
-			hex = hex && wordClass[s[j]] == wordHex
+		j, all := i, byte(wordHex) // wordHex while every byte is one (wordOther&wordHex == 0)
+		for j < len(s) {
+			c := wordClass[s[j]]
+			if c == 0 {
+				break
+			}
+			all &= c
 			j++
 		}
-		if hex && j-i >= 7 &&
+		if all == wordHex && j-i >= 7 &&
 			!(i > 0 && (s[i-1] == glue || endsWithPlaceholder(s[:i]))) &&
 			!(j < len(s) && (s[j] == glue || startsWithPlaceholder(s[j:]))) {
 			if r := repl(s[i:j]); r != s[i:j] {
@@ -506,11 +510,13 @@ func redactCredentials(_ string, o Options) (Normalizer, error) {
 		// compares equal to the recorded [REDACTED].
 		json: func(root *jsonNode, _ *State) {
 			if root.doc != nil && root.doc.credKnown { // where the credential names are is known: no key is judged again
-				root.eachString(func(v *jsonNode) {
-					if v.cred {
-						v.setString(redact.Redacted)
+				for _, chunk := range root.doc.nodes { // eachString, without a call a node
+					for i := range chunk {
+						if v := &chunk[i]; v.kind == '"' && !v.gone && v.cred {
+							v.setString(redact.Redacted)
+						}
 					}
-				})
+				}
 				return
 			}
 			redactByName(root, false, red, map[string]bool{})

@@ -66,6 +66,12 @@ func newRedactor(creds map[string]string, rules *redact.Rules) *redactor {
 	return r
 }
 
+// preFormatsSet sets r.pre if it is not, and returns r.preFormats.
+func (r *redactor) preFormatsSet() bool {
+	r.prefilter()
+	return r.preFormats
+}
+
 // prefilter returns r.pre, set first if it is not.
 func (r *redactor) prefilter() *byteSet {
 	r.preOnce.Do(func() { r.pre, r.preFormats = formatPrefilter(r.creds) })
@@ -198,16 +204,28 @@ func (r *redactor) clean(s string, hit bool) bool {
 // redaction of a pipeline then skips every value the first one read and
 // no normalizer rewrote).
 func (r *redactor) strings(root *jsonNode) {
-	root.eachString(func(v *jsonNode) {
-		if v.feat&fClean != 0 {
-			return
-		}
+	one := func(v *jsonNode) {
 		if s := r.text(v.str); s != v.str {
 			v.setString(s)
 		} else {
 			v.feat |= fClean
 		}
-	})
+	}
+	if root.doc == nil {
+		root.eachString(func(v *jsonNode) {
+			if v.feat&fClean == 0 {
+				one(v)
+			}
+		})
+		return
+	}
+	for _, chunk := range root.doc.nodes { // eachString, without a call a clean node
+		for i := range chunk {
+			if v := &chunk[i]; v.kind == '"' && !v.gone && v.feat&fClean == 0 {
+				one(v)
+			}
+		}
+	}
 }
 
 const maxNames = 4096
@@ -250,6 +268,42 @@ type stage struct {
 	// string meets only those, not a test of every part's needs. Set on
 	// the stage's first string; nil for a stage of more than 16 parts.
 	parts *partSet
+	// red, when set, is the redactor of the pipeline's last redaction: a
+	// string a part rewrote is scanned against its prefilter (rescan).
+	red *redactor
+}
+
+// rescan returns the features of a string a text part rewrote, and
+// whether the pipeline's last redaction (s.red) has nothing to do in it:
+// the scan that finds its features then also hashes its triples against
+// the redactor's prefilter, and where it finds none of them, no declared
+// value and no format's keyword occurs in it (redactor.pre): the
+// placeholders the normalizers write are most of such strings, and were
+// each a search for every keyword and value in the last redaction. last is
+// the run's last answer: a string equal to it is not scanned again (the
+// answer is a function of the text alone).
+func (s stage) rescan(str string, last *rescanned) (features, bool) {
+	if str == last.s && last.ok {
+		return last.f, last.clean // a part writes the same placeholder again and again
+	}
+	var f features
+	var hit bool
+	if s.red != nil && s.red.preFormatsSet() {
+		f, hit = scanText(str, s.red.pre)
+	} else {
+		f, hit = featuresOf(str), true
+	}
+	clean := !hit
+	*last = rescanned{str, f, clean, true}
+	return f, clean
+}
+
+// rescanned is the last string a stage's run rescanned, and what it found.
+type rescanned struct {
+	s     string
+	f     features
+	clean bool
+	ok    bool
 }
 
 // A partSet is stage.parts, made once.
@@ -340,14 +394,21 @@ func (s stage) run(root *jsonNode, st *State) {
 	}
 	tab := s.partTable()
 	if root.doc == nil {
-		root.eachString(func(v *jsonNode) { s.string(v, st, tab) })
+		var last rescanned
+		root.eachString(func(v *jsonNode) { s.string(v, st, tab, &last) })
 		return
 	}
+	var last rescanned
 	for _, chunk := range root.doc.nodes { // eachString, without a call a node
 		for i := range chunk {
-			if v := &chunk[i]; v.kind == '"' && !v.gone && !(s.settles && v.feat&fSettled != 0) {
-				s.string(v, st, tab)
+			v := &chunk[i]
+			if v.kind != '"' || v.gone || s.settles && v.feat&fSettled != 0 {
+				continue
 			}
+			if tab != nil && v.feat&fKnown != 0 && tab[v.feat&(1<<featureBits-1)] == 0 {
+				continue // no part of the stage may change it (as string finds)
+			}
+			s.string(v, st, tab, &last)
 		}
 	}
 }
@@ -355,11 +416,11 @@ func (s stage) run(root *jsonNode, st *State) {
 // string applies the stage's text parts to a string value: those whose
 // needs its features meet (tab, s.partTable(), where it is not nil),
 // in order, the features found again after a part changes it.
-func (s stage) string(v *jsonNode, st *State, tab *[1 << featureBits]uint16) {
+func (s stage) string(v *jsonNode, st *State, tab *[1 << featureBits]uint16, last *rescanned) {
 	if s.settles && v.feat&fSettled != 0 {
 		return // unchanged by this stage last pass, and since
 	}
-	str, changed := v.str, false
+	str, changed, clean := v.str, false, false
 	if v.feat&fKnown == 0 {
 		v.feat |= featuresOf(str) | fKnown
 	}
@@ -369,7 +430,7 @@ func (s stage) string(v *jsonNode, st *State, tab *[1 << featureBits]uint16) {
 			i := bits.TrailingZeros16(m)
 			if out := s.texts[i].fn(str, st); out != str {
 				str, changed = out, true
-				has = featuresOf(str)
+				has, clean = s.rescan(str, last)
 				m = tab[has&(1<<featureBits-1)]
 			}
 			m &^= 1<<(i+1) - 1 // the parts after it
@@ -381,14 +442,17 @@ func (s stage) string(v *jsonNode, st *State, tab *[1 << featureBits]uint16) {
 			}
 			if out := t.fn(str, st); out != str {
 				str, changed = out, true
-				has = featuresOf(str)
+				has, clean = s.rescan(str, last)
 			}
 		}
 	}
 	if changed {
 		// Marked rewritten even when the last part undid the first, as
 		// normalizer-by-normalizer application did.
-		v.str, v.dirty, v.feat = str, true, has|fKnown|fTouched // not fClean: not checked yet
+		v.str, v.dirty, v.feat = str, true, has|fKnown|fTouched // not fClean unless rescan found it clean
+		if clean {
+			v.feat |= fClean
+		}
 	}
 }
 

@@ -325,3 +325,79 @@ func TestTextFeaturesSeeEveryKeyword(t *testing.T) {
 		}
 	}
 }
+
+// TestRewrittenStringsAreRedactedLast: a string a text part rewrote is
+// found clean for the last redaction only where the scan of its new text
+// finds no keyword or declared value (stage.rescan): a part that writes a
+// token or a declared value, or joins a token's halves, has it redacted,
+// in the streamed and the tree engine alike.
+func TestRewrittenStringsAreRedactedLast(t *testing.T) {
+	const token = "ghp_R7xK2mQ9vL4pT8wZ3nB6cF1hJ5sD0gY2aE4a"
+	r := Builtins()
+	for name, d := range map[string]Definition{
+		"leak":     {Regex: `LEAK`, Replace: token},
+		"declared": {Regex: `LEAK`, Replace: "hunter2-secret"},
+		"join":     {Regex: `-B`, Replace: "B"},
+	} {
+		if err := r.Define(name, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docs := map[string]string{
+		"leak":     `{"a": "see LEAK here", "b": "LEAK"}`,
+		"declared": `{"a": "see LEAK here", "b": "LEAK"}`,
+		"join":     `{"c": "key ` + token[:22] + "-" + token[22:] + `"}`,
+	}
+	for name, doc := range docs {
+		p, err := r.Pipeline([]string{"uuid", name}, Options{Credentials: map[string]string{"TOKEN": "hunter2-secret"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.stream == nil {
+			t.Fatalf("%s: not streamed", name)
+		}
+		streamed, _ := p.JSON(NewState(), []byte(doc))
+		tree, _ := treeJSON(p, NewState(), []byte(doc))
+		for engine, out := range map[string]string{"stream": string(streamed), "tree": string(tree)} {
+			if strings.Contains(out, "ghp_") || strings.Contains(out, "hunter2") || !strings.Contains(out, "[REDACTED]") {
+				t.Errorf("%s, %s engine: %s", name, engine, out)
+			}
+		}
+	}
+}
+
+// TestPrefixCandidate: prefixCandidate finds the first position, from a
+// given one, where one of its prefixes starts, as a compare at every
+// position does (it passes over the first bytes that no prefix's second
+// byte follows): prefixes of one byte, of several first bytes, at the
+// text's end, overlapping.
+func TestPrefixCandidate(t *testing.T) {
+	sets := [][]string{
+		{"/tmp/", "/work/app", "/var/folders/"},
+		{"/tmp/", "C:\\Temp\\", "ab"},
+		{"/", "/tmp/"},
+		{"x", "yz"},
+	}
+	texts := []string{"", "/", "//", "https://a/b/tmp/x", "see /tmp/a and /work/app/b", "/tm", "/tmp", "C:\\Temp\\x ab",
+		"a/b/c", "yyz", "xy", "zz/var/folders/x", "/work/ap", "ab/tmp/", "a/"}
+	for _, ps := range sets {
+		at := prefixCandidate(ps)
+		for _, s := range texts {
+			for from := 0; from <= len(s); from++ {
+				want := -1
+			search:
+				for i := from; i < len(s); i++ {
+					for _, p := range ps {
+						if strings.HasPrefix(s[i:], p) {
+							want = i
+							break search
+						}
+					}
+				}
+				if got := at(s, from); got != want {
+					t.Errorf("prefixes %q in %q from %d: %d, want %d", ps, s, from, got, want)
+				}
+			}
+		}
+	}
+}

@@ -220,6 +220,7 @@ func scanPlain(doc string, start int, set *byteSet) (end int, f features, hit bo
 	var acc, prev, h, hits uint64
 	runs := uint64(runBias)
 	rest, i := doc[start:], 0
+	tab := set[:] // (one nil check, not one a byte)
 	for ; i < len(rest); i++ {
 		t := &byteTab[rest[i]]
 		e := t[0]
@@ -228,7 +229,7 @@ func scanPlain(doc string, start int, set *byteSet) (end int, f features, hit bo
 		}
 		k := t[1]
 		h = (h<<5 ^ k&0xff) & (1<<15 - 1)
-		hits |= uint64(set[h])
+		hits |= uint64(tab[h])
 		runs = runBias ^ ((runs+runInc)^runBias)&k
 		acc |= e | prev&(e>>32) | runs
 		prev = e >> 16
@@ -251,11 +252,12 @@ func foldASCII(c byte) byte {
 func scanText(s string, set *byteSet) (features, bool) {
 	var f, prev, h, hit uint64
 	runs := uint64(runBias)
+	tab := set[:] // (one nil check, not one a byte)
 	for i := 0; i < len(s); i++ {
 		t := &byteTab[s[i]]
 		k := t[1]
 		h = (h<<5 ^ k&0xff) & (1<<15 - 1) // tripleHash of s[i-2:i+1], folded (from i = 2)
-		hit |= uint64(set[h])
+		hit |= uint64(tab[h])
 		e := t[0]
 		runs = runBias ^ ((runs+runInc)^runBias)&k
 		f |= e | prev&(e>>32) | runs

@@ -87,15 +87,13 @@ func (p *jsonParser) node(kind byte, start int) *jsonNode {
 const maxJSONDepth = 512
 
 func (p *jsonParser) space() {
-	for p.i < len(p.src) {
-		switch p.src[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+	for p.i < len(p.src) && spaceByte[p.src[p.i]] {
+		p.i++
 	}
 }
+
+// spaceByte tells JSON's white space: ' ', '\t', '\n' and '\r'.
+var spaceByte = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
 func (p *jsonParser) fail(what string) error {
 	return fmt.Errorf("%w: %s at byte %d", errJSON, what, p.i)
@@ -197,13 +195,18 @@ func (p *jsonParser) key() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return k, p.colon()
+}
+
+// colon reads the ':' after a member's name, and the white space around it.
+func (p *jsonParser) colon() error {
 	p.space()
 	if p.i >= len(p.src) || p.src[p.i] != ':' {
-		return "", p.fail("expected ':'")
+		return p.fail("expected ':'")
 	}
 	p.i++
 	p.space()
-	return k, nil
+	return nil
 }
 
 // sep reads what follows a member of a container: a ',' (more follow) or

@@ -158,11 +158,18 @@ func dayCandidate(sep string) func(string, int) int {
 // prefixes.
 func prefixCandidate(prefixes []string) func(string, int) int {
 	var firsts []byte
-	var first [256]bool
+	var first, second [256]bool // second: the bytes after a first byte
 	for _, p := range prefixes {
 		if !first[p[0]] {
 			first[p[0]] = true
 			firsts = append(firsts, p[0])
+		}
+		if len(p) == 1 { // any byte may follow
+			for c := range second {
+				second[c] = true
+			}
+		} else {
+			second[p[1]] = true
 		}
 	}
 	index := func(s string) int {
@@ -183,6 +190,12 @@ func prefixCandidate(prefixes []string) func(string, int) int {
 				return -1
 			}
 			i += k
+			// Most first bytes ('/' of every URL) are followed by a byte
+			// no prefix has second: one test, not a compare of each.
+			if i+1 < len(s) && !second[s[i+1]] {
+				i++
+				continue
+			}
 			for _, p := range prefixes {
 				if strings.HasPrefix(s[i:], p) {
 					return i
@@ -380,15 +393,33 @@ func uuidAt(s string, i int) int {
 	if i+36 > len(s) {
 		return -1
 	}
-	for k := range 36 {
-		c := s[i+k]
-		if k == 8 || k == 13 || k == 18 || k == 23 {
-			if c != '-' {
-				return -1
-			}
-		} else if !isHex(c) {
-			return -1
-		}
+	u := s[i : i+36]
+	if u[8] != '-' || u[13] != '-' || u[18] != '-' || u[23] != '-' {
+		return -1
+	}
+	// With those four dashes, the classes of the 36 bytes add up to 4
+	// only where every other byte is a hex digit: no branch a byte.
+	sum := 0
+	for k := range len(u) {
+		sum += int(uuidClass[u[k]])
+	}
+	if sum != 4 {
+		return -1
 	}
 	return i + 36
 }
+
+// uuidClass is, per byte, 0 for a hex digit (isHex), 1 for '-', 37 (more
+// than the dashes of any 36 bytes) for any other.
+var uuidClass = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case isHex(byte(c)):
+		case c == '-':
+			t[c] = 1
+		default:
+			t[c] = 37
+		}
+	}
+	return t
+}()

@@ -240,6 +240,9 @@ func (r *Registry) Pipeline(names []string, o Options) (*Pipeline, error) {
 		p.steps = append(p.steps, n)
 	}
 	p.stages = plan(p.steps)
+	for i := range p.stages {
+		p.stages[i].red = redact.redactor // the last redaction's (see stage.rescan)
+	}
 	p.stream = newStreamPlan(p.steps, redact.redactor, p.canonical)
 	return p, nil
 }

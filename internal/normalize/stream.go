@@ -53,6 +53,7 @@ type streamPlan struct {
 	// and selected), emptied.
 	chunks nodePool
 	lists  sync.Pool // *leafLists
+	advs   sync.Pool // *advTable
 }
 
 // leafLists are a streamed document's lists of leaves, kept for the next
@@ -196,8 +197,12 @@ type scanner struct {
 	jsonParser
 	plan  *streamPlan
 	names nameCache
-	doc   jsonDoc  // the document's own, gathered as it is scanned
-	pre   *byteSet // plan.red.prefilter()
+	// first are, per depth (modulo), 1 + the slot of the name that came
+	// first in the last object there, or 0 (see member).
+	first [16]uint16
+	adv   *advTable // while paths are followed (see container)
+	doc   jsonDoc   // the document's own, gathered as it is scanned
+	pre   *byteSet  // plan.red.prefilter()
 	dead  [maxStreamPaths]int16
 }
 
@@ -226,6 +231,17 @@ func (sp *streamPlan) scan(src []byte) (*jsonNode, error) {
 	}
 	for k := range sc.dead {
 		sc.dead[k] = -1
+	}
+	if len(sp.paths) > 0 {
+		t, _ := sp.advs.Get().(*advTable)
+		if t == nil {
+			t = new(advTable)
+		}
+		if t.gen++; t.gen == 0 { // wrapped: no entry may hold
+			*t = advTable{gen: 1}
+		}
+		sc.adv = t
+		defer sp.advs.Put(t)
 	}
 	ctx := leafCtx{parent: -1} // every path at its start
 	for k, p := range sp.paths {
@@ -350,19 +366,32 @@ func (sc *scanner) container(depth int, c leafCtx) error {
 		return nil
 	}
 	live := len(sc.plan.paths) > 0 && c.prog != sc.dead // a path may select below
+	prev := &sc.first[depth%len(sc.first)]              // where the next name's guess is
 	for index := 0; ; index++ {
 		sc.space()
 		kc := leafCtx{cred: c.cred, parent: -1, prog: sc.dead}
 		var key string
 		if obj {
-			k, err := sc.key()
+			at, err := sc.member(*prev)
 			if err != nil {
 				return err
 			}
-			nf := sc.name(k)
-			kc.cred, kc.epoch, kc.parent, key = nf&nameCred != 0, nf&nameEpoch != 0, start, k
-		}
-		if live {
+			*prev = uint16(at) + 1
+			e := &sc.names[at]
+			prev = &e.next
+			kc.cred, kc.epoch, kc.parent, key = e.f&nameCred != 0, e.f&nameEpoch != 0, start, e.k
+			if live {
+				// A member's progress is a function of its object's and
+				// its name (the index matters in arrays only): the last
+				// answer for this name's slot is kept (advCache).
+				a := &sc.adv.e[at]
+				if a.gen != sc.adv.gen || a.from != c.prog {
+					a.sel = sc.plan.advance(&c.prog, &a.to, obj, key, index)
+					a.gen, a.from = sc.adv.gen, c.prog
+				}
+				kc.sel, kc.prog = a.sel, a.to
+			}
+		} else if live {
 			kc.sel = sc.plan.advance(&c.prog, &kc.prog, obj, key, index)
 		}
 		if err := sc.value(depth+1, kc); err != nil {
@@ -374,11 +403,43 @@ func (sc *scanner) container(depth int, c leafCtx) error {
 	}
 }
 
+// member reads an object member's name and the ':' after it, and returns
+// the name's slot in sc.names, which holds it and its verdict (name). The
+// records of a document repeat their names in one order: guess, 1 + a slot
+// or 0 for none, is the slot of the name that followed the previous one
+// last time (or came first in an object at this depth). Where the source
+// holds that name, quoted, it is taken as it is, with its verdict: no scan
+// for its end, no hash and no compare of its slot. A name is guessed only
+// when it holds no byte a JSON string must escape (nameSlotEntry.plain),
+// so that the bytes between the quotes are the name itself.
+func (sc *scanner) member(guess uint16) (uint8, error) {
+	if guess != 0 {
+		e := &sc.names[guess-1]
+		at, end := sc.i+1, sc.i+1+len(e.k)
+		if e.plain && end+1 < len(sc.s) && sc.s[sc.i] == '"' && sc.s[end] == '"' && sc.s[at:end] == e.k {
+			if sc.s[end+1] != ':' { // (white space before the ':': rare)
+				sc.i = end + 1
+				return uint8(guess - 1), sc.colon()
+			}
+			sc.i = end + 2
+			sc.space()
+			return uint8(guess - 1), nil
+		}
+	}
+	k, err := sc.key()
+	if err != nil {
+		return 0, err
+	}
+	at := nameSlot(k)
+	sc.name(k, at)
+	return at, nil
+}
+
 // name judges a member name (as redactByName judges it: a credential
 // name; as timestamps.unix does: a time-like name), once per name and
 // document while the names of a document fit in its cache.
-func (sc *scanner) name(k string) uint8 {
-	slot := &sc.names[nameSlot(k)]
+func (sc *scanner) name(k string, at uint8) uint8 {
+	slot := &sc.names[at]
 	if slot.f != 0 && slot.k == k {
 		return slot.f
 	}
@@ -389,23 +450,54 @@ func (sc *scanner) name(k string) uint8 {
 	if sc.plan.epoch && isUnixKey(k) {
 		f |= nameEpoch
 	}
-	slot.k, slot.f = k, f
+	plain := true
+	for i := 0; i < len(k); i++ {
+		plain = plain && k[i] >= 0x20 && k[i] != '"' && k[i] != '\\'
+	}
+	*slot = nameSlotEntry{k: k, f: f, plain: plain}
+	if sc.adv != nil {
+		sc.adv.e[at].gen = 0 // a new name in the slot
+	}
 	return f
 }
 
 // A nameCache remembers the verdicts on member names, a slot a name (by
 // its length and its ends): a document repeats a few names many times, and
 // a slot is cheaper than a map.
-type nameCache [256]struct {
-	k string
-	f uint8
+type nameCache [256]nameSlotEntry
+
+type nameSlotEntry struct {
+	k     string
+	f     uint8
+	plain bool   // k holds no control character, quote or backslash
+	next  uint16 // 1 + the slot of the name that followed it last, or 0
+}
+
+// An advTable keeps, per slot of a scanner's names, the last answer of
+// streamPlan.advance for a member of that name: an entry holds where its
+// gen is the table's (the document's, and the slot's name has not changed
+// since: name clears it). A plan keeps its tables for the next documents
+// (they hold no pointer, and need no clearing: a document of a few names
+// pays for none of it).
+type advTable struct {
+	gen uint32
+	e   [len(nameCache{})]advEntry
+}
+
+// An advEntry says that a member of the slot's name, in an object whose
+// progress along the paths is from, has progress to and is selected by sel.
+type advEntry struct {
+	gen      uint32
+	sel      uint8
+	from, to [maxStreamPaths]int16
 }
 
 func nameSlot(k string) uint8 {
 	if k == "" {
 		return 0
 	}
-	return uint8(len(k)*7) ^ k[0]*13 ^ k[len(k)-1]*3 ^ k[len(k)/2]
+	h := uint32(len(k))<<24 | uint32(k[0])<<16 | uint32(k[len(k)-1])<<8 | uint32(k[len(k)/2])
+	return uint8(h * 2654435761 >> 24)
 }
 
 // advance sets a member's progress along each path from its container's,

@@ -348,3 +348,101 @@ func FuzzScanPlain(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamGuessedNames: the scan takes a member name it guessed (the
+// name that followed the previous one last time) only where the source
+// holds exactly that name between quotes, and gives it the verdict of that
+// name: a name read from escapes is not guessed where the same bytes
+// unescaped are not JSON, a longer or shorter name is read as itself, and
+// what follows the name is still checked.
+func TestStreamGuessedNames(t *testing.T) {
+	p := streamPipelines(t)["bench"]
+	for _, doc := range []string{
+		"[{\"a\\\"b\":1},{\"a\"b\":1}]",   // a quote, escaped then bare
+		"[{\"a\\nb\":1},{\"a\nb\":1}]",    // a newline, escaped then raw
+		"[{\"a\\\\q\":1},{\"a\\q\":1}]",   // a backslash, escaped then bare
+		`[{"id":1,"x":2},{"id" 1,"x":2}]`, // no ':' after a guessed name
+		`[{"id":1,"x":2},{"id":1,"x":}]`,  // no value after a guessed name
+	} {
+		if _, err := p.stream.scan([]byte(doc)); err == nil || err == errBail {
+			t.Errorf("scan of %q: %v, want an error", doc, err)
+		}
+	}
+	for _, doc := range []string{
+		`[{"to":"hunter2"},{"token":"hunter2"},{"to":"hunter2"}]`,
+		`[{"token":"hunter2"},{"to":"hunter2"},{"token":"hunter2"}]`,
+		`[{"token":"a","b":"c"},{"toke\u006e":"b","b":"c"},{"token":"a","b":"c"}]`,
+		`[{"a\"b":"x","token":"y"},{"a\"b":"x","token":"y"}]`,
+		`[{"created_at":"x","n":1763820000},{"created":"x","n":1763820000}]`,
+	} {
+		root, err := p.stream.scan([]byte(doc))
+		if err != nil {
+			t.Fatalf("scan of %q: %v", doc, err)
+		}
+		got := p.json(NewState(), root, []byte(doc))
+		want, _ := treeJSON(p, NewState(), []byte(doc))
+		if !bytes.Equal(got, want) {
+			t.Errorf("on %q:\nstreamed %q\ntree     %q", doc, got, want)
+		}
+		if strings.Count(doc, `"token"`)+strings.Count(doc, `"toke\u006e"`) != strings.Count(string(got), redactedJSON) {
+			t.Errorf("on %q: %q redacts another count of token values", doc, got)
+		}
+	}
+}
+
+const redactedJSON = `"[REDACTED]"`
+
+// TestStreamNameProgressByObject: a member's progress along a path is kept
+// per name and per its object's progress, not per name alone: the same
+// name one level down a path is selected where the path says so only.
+func TestStreamNameProgressByObject(t *testing.T) {
+	p, err := Builtins().Pipeline([]string{"json.path:$.a.a", "json.path:$[*].b.b"}, Options{})
+	if err != nil || p.stream == nil {
+		t.Fatalf("not streamed: %v", err)
+	}
+	for doc, kept := range map[string][]string{
+		`{"a": {"a": "x", "b": {"a": "y"}}, "c": {"a": "z"}}`:                 {`"y"`, `"z"`},
+		`[{"b": {"b": "x", "c": {"b": "y"}}}, {"b": "z"}, {"c": {"b": "w"}}]`: {`"y"`, `"z"`, `"w"`},
+	} {
+		got, ok := p.JSON(NewState(), []byte(doc))
+		want, _ := treeJSON(p, NewState(), []byte(doc))
+		if !ok || !bytes.Equal(got, want) {
+			t.Errorf("on %s:\nstreamed %s\ntree     %s", doc, got, want)
+		}
+		for _, k := range kept {
+			if !bytes.Contains(got, []byte(k)) {
+				t.Errorf("on %s: %s lost %s", doc, got, k)
+			}
+		}
+		if bytes.Contains(got, []byte(`"x"`)) {
+			t.Errorf("on %s: %s kept the selected \"x\"", doc, got)
+		}
+	}
+}
+
+// TestStreamNameSlotReused: where two names share a slot of the scanner's
+// names, the second's verdict and progress along the paths are its own,
+// not the answers kept for the first.
+func TestStreamNameSlotReused(t *testing.T) {
+	other := ""
+	for i := 0; other == ""; i++ {
+		if k := fmt.Sprintf("k%d", i); nameSlot(k) == nameSlot("id") {
+			other = k
+		}
+	}
+	p, err := Builtins().Pipeline([]string{"json.path:$[*].id"}, Options{})
+	if err != nil || p.stream == nil {
+		t.Fatalf("not streamed: %v", err)
+	}
+	doc := fmt.Sprintf(`[{"id": "a", %q: "b"}, {%q: "c", "id": "d"}, {"id": "e"}]`, other, other)
+	got, _ := p.JSON(NewState(), []byte(doc))
+	want, _ := treeJSON(p, NewState(), []byte(doc))
+	if !bytes.Equal(got, want) {
+		t.Errorf("on %s:\nstreamed %s\ntree     %s", doc, got, want)
+	}
+	for _, k := range []string{`"b"`, `"c"`} {
+		if !bytes.Contains(got, []byte(k)) {
+			t.Errorf("%s: the value under %s was taken for one under id", got, other)
+		}
+	}
+}

@@ -185,15 +185,16 @@ var placeholders = []allowlist{{lazy: compiled(`^(?i:passw(?:or)?d|pass|pwd|secr
 // an '@' before the host ends.
 func hasUserinfo(data []byte, q int) bool {
 	for _, c := range data[q+3:] {
-		switch c {
-		case '@':
-			return true
-		case '/', '?', '#', ' ', '\t', '\n', '\r', '"', '\'', '<', '>', '\\':
-			return false
+		if e := hostEnd[c]; e != 0 {
+			return e == '@'
 		}
 	}
 	return false
 }
+
+// hostEnd is, per byte, what hasUserinfo stops at: '@' (a userinfo), or a
+// byte that ends the host first (marked 1); 0 for the others.
+var hostEnd = [256]byte{'@': '@', '/': 1, '?': 1, '#': 1, ' ': 1, '\t': 1, '\n': 1, '\r': 1, '"': 1, '\'': 1, '<': 1, '>': 1, '\\': 1}
 
 // examples are credentials the vendors publish in their documentation as
 // placeholders: not secrets. A match that is one of them is neither

@@ -316,16 +316,12 @@ async function responseOf(r) {
   return { ...out, ...textField(body, 'body') };
 }
 
-// A relative slash path that path.join would not change: no empty, "." or
-// ".." segment.
-const plainRel = /^(?!\.\.?(\/|$))(?:[^/]+\/(?!\.\.?(\/|$)))*[^/]+$/;
-
 /** The verdict of `cassette check` on one case. */
 export class Result {
   constructor(answer, dir = '') {
     Object.assign(this, answer);
     this.passed = answer.status === 'pass';
-    this.path = dir.length > 1 && dir.startsWith('/') && plainRel.test(answer.file) ? `${dir}/${answer.file}` : path.join(dir, answer.file); // the cassette, absolute
+    this.path = path.join(dir, answer.file); // the cassette, absolute
   }
 }
 

@@ -57,12 +57,7 @@ func TestFreshFakesStartedAheadAreOnePerCase(t *testing.T) {
 		t.Skip("builds the demo's pet store fake")
 	}
 	cfg, list, reg := demo(t)
-	bin := filepath.Join(t.TempDir(), "petstore")
-	build := exec.Command("go", "build", "-o", bin, "./fakes/petstore")
-	build.Dir = cfg.Dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildPetstore(t, cfg.Dir)
 	a := *cfg.Adapters["petstore"]
 	a.Fake.Build, a.Fake.Command, a.Fake.Shared = nil, []string{bin}, false
 	cfg.Adapters["petstore"] = &a
@@ -173,12 +168,7 @@ func TestPassingCasesFakesAreGoneWhenRunReturns(t *testing.T) {
 		t.Skip("builds the demo's pet store fake")
 	}
 	cfg, list, reg := demo(t)
-	bin := filepath.Join(t.TempDir(), "petstore")
-	build := exec.Command("go", "build", "-o", bin, "./fakes/petstore")
-	build.Dir = cfg.Dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildPetstore(t, cfg.Dir)
 	pids := filepath.Join(t.TempDir(), "pids")
 	a := *cfg.Adapters["petstore"]
 	a.Fake.Build, a.Fake.Shared = nil, false
@@ -209,4 +199,17 @@ func TestPassingCasesFakesAreGoneWhenRunReturns(t *testing.T) {
 	if n := len(strings.Fields(string(data))); n != len(cases) {
 		t.Errorf("%d fakes started for %d cases", n, len(cases))
 	}
+}
+
+// buildPetstore builds the demo's pet store fake from the project in dir
+// and returns the binary's path.
+func buildPetstore(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "petstore")
+	build := exec.Command("go", "build", "-o", bin, "./fakes/petstore")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }

@@ -78,8 +78,9 @@ func (d *lineDecoder) decode(data []byte, l *Line) (end int, ok bool) {
 		case "test":
 			bit, ok = keyTest, d.str(&l.Test)
 		case "cli":
-			l.CLI = &CLIOutput{}
-			bit, ok = keyCLI, d.cli(l.CLI)
+			c := new(cliOutput)
+			l.CLI = &c.CLIOutput
+			bit, ok = keyCLI, d.cli(c)
 		}
 		if !ok || seen&bit != 0 {
 			return false
@@ -90,17 +91,24 @@ func (d *lineDecoder) decode(data []byte, l *Line) (end int, ok bool) {
 	return d.i, ok
 }
 
-func (d *lineDecoder) cli(o *CLIOutput) bool {
-	seen := 0
+// cliOutput is a CLIOutput with room for its two strings: one allocation
+// for the three.
+type cliOutput struct {
+	CLIOutput
+	stdout, stderr string
+}
+
+func (d *lineDecoder) cli(c *cliOutput) bool {
+	o, seen := &c.CLIOutput, 0
 	return d.object(func(key []byte) bool {
 		var bit int
 		var ok bool
 		switch string(key) {
 		case "stdout":
-			o.Stdout = new(string)
+			o.Stdout = &c.stdout
 			bit, ok = keyStdout, d.str(o.Stdout)
 		case "stderr":
-			o.Stderr = new(string)
+			o.Stderr = &c.stderr
 			bit, ok = keyStderr, d.str(o.Stderr)
 		case "exit_code":
 			bit, ok = keyExitCode, d.int(&o.ExitCode)
@@ -212,8 +220,12 @@ func (d *lineDecoder) unquote(start int) ([]byte, bool) {
 			d.i += n
 			continue
 		case c != '\\':
-			b = append(b, c)
-			d.i++
+			j := d.i + 1
+			for j < len(s) && plain[s[j]] {
+				j++
+			}
+			b = append(b, s[d.i:j]...)
+			d.i = j
 			continue
 		}
 		if d.i+1 >= len(s) {

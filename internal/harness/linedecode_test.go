@@ -156,3 +156,25 @@ func FuzzFastLineAgreesWithJSON(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkLineDecode: a line as the Python binding writes it, by
+// lineDecoder and by the Decoder check used before it.
+func BenchmarkLineDecode(b *testing.B) {
+	line := []byte(bindingLines[0])
+	b.Run("fast", func(b *testing.B) {
+		var d lineDecoder
+		for b.Loop() {
+			var l Line
+			if _, ok := d.decode(line, &l); !ok {
+				b.Fatal("declined")
+			}
+		}
+	})
+	b.Run("json", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := jsonLine(line); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -33,6 +33,7 @@ type Checker struct {
 	files  []string         // per case, its ShardKey
 	red    *redact.Redactor // what every answer goes through (Write)
 	buf    bytes.Buffer     // Write's, for each answer in turn
+	lines  lineDecoder      // line's, for each input line in turn
 }
 
 // MaxLine is the longest input line Check reads: a line past it is
@@ -178,14 +179,19 @@ func (k *Checker) Write(w io.Writer, v any) error {
 // line takes one input line. It returns the answer and, for a check, the
 // index of the case, its result and the line (i is -1 otherwise).
 func (k *Checker) line(n int, data []byte, now func() time.Time) (answer any, i int, res verify.Result, l Line) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&l); err != nil {
-		return k.problem(n, l.ID, "the line is not a check line: "+err.Error()), -1, res, l
+	end, ok := k.lines.decode(data, &l)
+	if !ok { // not the usual shape: encoding/json's to decode or refuse
+		l = Line{}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			return k.problem(n, l.ID, "the line is not a check line: "+err.Error()), -1, res, l
+		}
+		end = int(dec.InputOffset())
 	}
 	// What follows the value, as dec.More would see it, without its
 	// second read (a new 1.5 KiB buffer for every line).
-	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 && rest[0] != ']' && rest[0] != '}' {
+	if rest := bytes.TrimLeft(data[end:], " \t\r\n"); len(rest) > 0 && rest[0] != ']' && rest[0] != '}' {
 		return k.problem(n, l.ID, "more than one JSON value on the line: write one line per case"), -1, res, l
 	}
 	if l.Protocol > Version {

@@ -359,6 +359,12 @@ func (p *Process) Stop() {
 		<-p.exited
 		releasePort(p.port) // its group is gone: the port may go to the next fake
 	}
+	p.closeEnds()
+}
+
+// closeEnds closes verify's ends of a stopped fake: its output and its
+// connections.
+func (p *Process) closeEnds() {
 	if p.out != nil {
 		p.out.close(time.Second)
 	}
@@ -394,10 +400,7 @@ func (p *Process) stopInBackground(stops *backgroundStops) {
 		// Whatever of the group is left is killed, as Stop does.
 		_ = procgroup.Kill(pgid)
 		releasePort(p.port)
-		if p.out != nil {
-			p.out.close(time.Second)
-		}
-		p.tr.CloseIdleConnections()
+		p.closeEnds()
 		<-stops.slots
 		stops.wg.Done()
 	})

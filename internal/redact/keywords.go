@@ -148,41 +148,14 @@ func MayHoldFormat(s string) bool {
 	if len(rs.always) > 0 {
 		return true
 	}
-	if len(s) < 2 {
-		return false
-	}
-	// scanKeywords, with what it calls at a keyword in line: the
-	// callers (the normalizers) ask this of every string that may hold a
-	// keyword. The tests read s as bytes, in place: they keep nothing.
+	// The tests read s as bytes, in place: they keep nothing.
 	data := unsafe.Slice(unsafe.StringData(s), len(s))
-	bits := &rs.index.bits
-	v := uint32(s[0])<<8 | uint32(s[1])
-	for i := 2; i < len(s); i++ {
-		v = (v<<8 | uint32(s[i])) & 0xffffff
-		if h := triHash(v); bits[h>>6]&(1<<(h&63)) != 0 && rs.mayStartAt(data, v, i-2) {
-			return true
-		}
-	}
-	v = (v << 8) & 0xffffff // a two-byte keyword at the very end
-	h := triHash(v)
-	return bits[h>>6]&(1<<(h&63)) != 0 && rs.mayStartAt(data, v, len(s)-2)
-}
-
-// mayStartAt reports whether a keyword starts at pos, where the three
-// bytes v begin (a bit of their hash is set), at which some pattern of it
-// may match (mayStart): keywordsAt with MayHoldFormat's test.
-func (rs *ruleSet) mayStartAt(data []byte, v uint32, pos int) bool {
-	ix := rs.index
-	head := ix.heads[uint16(v>>8)]
-	if head == 0 {
-		return false // a hash collision
-	}
-	for _, id := range ix.lists[head-1] {
-		if hasAt(ix, data, pos, ix.kws[id].text) && rs.mayStart(data, occurrence{pos, id}) {
-			return true
-		}
-	}
-	return false
+	any := false
+	scanKeywords(rs.index, s, func(o occurrence) bool {
+		any = rs.mayStart(data, o)
+		return !any
+	})
+	return any
 }
 
 // FormatKeywords returns the keywords of the known formats (lower case, 2

@@ -130,15 +130,21 @@ func verifyFresh1000(b *testing.B, link string) {
 	b.ReportMetric(slices.Min(cpuRatios), "cpu-x-least-min")
 }
 
-// floorRequests are the floor's two requests as they go on the wire: the
-// ready check and c's first request (its method, URL path and headers).
-func floorRequests(b *testing.B, ready string, c verify.Case) [2][]byte {
+// floorExchanges are the floor's two requests as they go on the wire, the
+// ready check and c's first request (its method, URL path and headers),
+// and the status each must be answered with (200; the recorded one).
+type floorExchanges struct {
+	reqs [2][]byte
+	want [2]int
+}
+
+func floorRequests(b *testing.B, ready string, c verify.Case) floorExchanges {
 	in := c.Cassette.Interactions[0].Request
 	u, err := url.Parse(in.URL)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var out [2][]byte
+	out := floorExchanges{want: [2]int{http.StatusOK, c.Cassette.Interactions[0].Response.Code}}
 	for i, r := range []*http.Request{
 		{Method: http.MethodGet, URL: &url.URL{Path: ready}, Header: http.Header{}},
 		{Method: in.Method, URL: &url.URL{Path: u.Path, RawQuery: u.RawQuery}, Header: http.Header(in.Headers).Clone()},
@@ -148,7 +154,7 @@ func floorRequests(b *testing.B, ready string, c verify.Case) [2][]byte {
 		if err := r.Write(&buf); err != nil {
 			b.Fatal(err)
 		}
-		out[i] = buf.Bytes()
+		out.reqs[i] = buf.Bytes()
 	}
 	return out
 }
@@ -161,16 +167,16 @@ var floorPorts atomic.Int32
 // case's fresh fake, and nothing else: bin started with os/exec in a
 // process group of its own with $PORT set, its output on a pipe read until
 // its first line (the fake then listens: verify's readiness signal), the
-// ready check and the case's request (reqs) written and their answers read
+// ready check and the case's request (ex) written and their answers read
 // on one connection, then the group sent SIGTERM and the fake reaped.
-func freshFloor(b *testing.B, bin string, reqs [2][]byte, n, workers int) {
+func freshFloor(b *testing.B, bin string, ex floorExchanges, n, workers int) {
 	work := make(chan int)
 	var wg sync.WaitGroup
 	env := os.Environ()
 	for range workers {
 		wg.Go(func() {
 			for range work {
-				if err := floorCase(bin, env, reqs); err != nil {
+				if err := floorCase(bin, env, ex); err != nil {
 					b.Error(err)
 					return
 				}
@@ -184,7 +190,7 @@ func freshFloor(b *testing.B, bin string, reqs [2][]byte, n, workers int) {
 	wg.Wait()
 }
 
-func floorCase(bin string, env []string, reqs [2][]byte) error {
+func floorCase(bin string, env []string, ex floorExchanges) error {
 	port := strconv.Itoa(20000 + int(floorPorts.Add(1)%10000))
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -213,7 +219,7 @@ func floorCase(bin string, env []string, reqs [2][]byte) error {
 	}
 	defer conn.Close()
 	br := bufio.NewReader(conn)
-	for i, req := range reqs {
+	for i, req := range ex.reqs {
 		if _, err := conn.Write(req); err != nil {
 			return err
 		}
@@ -226,8 +232,8 @@ func floorCase(bin string, env []string, reqs [2][]byte) error {
 		if err != nil {
 			return err
 		}
-		if i == 0 && resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("ready check: %s", resp.Status)
+		if resp.StatusCode != ex.want[i] {
+			return fmt.Errorf("the floor's exchange %d: %s, want %d", i, resp.Status, ex.want[i])
 		}
 	}
 	return nil

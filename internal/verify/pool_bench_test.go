@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cassette-dev/cassette/internal/procgroup"
 	"github.com/cassette-dev/cassette/internal/verify"
 )
 
@@ -200,14 +201,14 @@ func floorCase(bin string, env []string, ex floorExchanges) error {
 	cmd := exec.Command(bin)
 	cmd.Env = append(env[:len(env):len(env)], "PORT="+port)
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procgroup.Attr() // a process group of its own, as verify starts a fake
 	err = cmd.Start()
 	w.Close()
 	if err != nil {
 		return err
 	}
 	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = procgroup.Signal(cmd.Process.Pid, syscall.SIGTERM) // the group
 		_ = cmd.Wait()
 	}()
 	if _, err := bufio.NewReader(r).ReadString('\n'); err != nil {

@@ -100,18 +100,20 @@ func (s *State) add(kind string, k *kindIDs, value string) int {
 
 // Placeholder returns "<kind:N>" for value.
 func (s *State) Placeholder(kind, value string) string {
-	return placeholder(kind, s.Number(kind, value), "")
+	return s.placeholder(kind, s.Number(kind, value), "")
 }
 
-// placeholder returns "<kind:n" + suffix + ">", in one allocation.
-func placeholder(kind string, n int, suffix string) string {
+// placeholder returns "<kind:n" + suffix + ">", kept with the values (see
+// keep): a page writes thousands, each an allocation of its own before.
+func (s *State) placeholder(kind string, n int, suffix string) string {
 	var buf [64]byte
 	b := append(buf[:0], '<')
 	b = append(b, kind...)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, suffix...)
-	return string(append(b, '>'))
+	b = append(b, '>')
+	return s.keep(unsafe.String(&b[0], len(b)))
 }
 
 // sha numbers a SHA so that an abbreviation (7–12 digits) and the full

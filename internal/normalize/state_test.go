@@ -75,6 +75,28 @@ func TestStateKeepsCopies(t *testing.T) {
 	}
 }
 
+// TestPlaceholdersStay: the placeholders a State writes into its blocks,
+// enough to fill several, stay as they were written while it numbers more
+// values and writes more placeholders, in a clone too.
+func TestPlaceholdersStay(t *testing.T) {
+	st := NewState()
+	var got []string
+	for i := range 20000 {
+		if i == 10000 {
+			st = st.Clone()
+		}
+		got = append(got, st.Placeholder("id", strconv.Itoa(i)), st.placeholder("sha", st.sha(fmt.Sprintf("%040x", i)), ":short"))
+	}
+	for i := range 20000 {
+		if want := "<id:" + strconv.Itoa(i+1) + ">"; got[2*i] != want {
+			t.Fatalf("placeholder %d is %q, want %q", i, got[2*i], want)
+		}
+		if want := "<sha:" + strconv.Itoa(i+1) + ":short>"; got[2*i+1] != want {
+			t.Fatalf("sha placeholder %d is %q, want %q", i, got[2*i+1], want)
+		}
+	}
+}
+
 // FuzzToLower: toLower gives what strings.ToLower gives.
 func FuzzToLower(f *testing.F) {
 	for _, s := range []string{"", "9f1c3a2e-1b7d-4c8e-9a55-0d1e2f3a4b5c", "9F1C3A2E-1B7D-4C8E-9A55-0D1E2F3A4B5C", "6dcb09b5b57875f334f61aebed695e2e4193db5Z",

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -72,6 +73,63 @@ func TestStateKeepsCopies(t *testing.T) {
 			}
 		}
 		t.Fatalf("Values() = %v", got)
+	}
+}
+
+// FuzzIDTableIsAMap: a kind's table numbers values as a map[string]int
+// would, through its growth, for values that share their hashes' low bits
+// or not (the input's bytes are the values, a byte's low bits their length).
+func FuzzIDTableIsAMap(f *testing.F) {
+	f.Add([]byte("abcabcdefgh\x00\x01\xff"), 3)
+	f.Add(bytes.Repeat([]byte{1, 2, 3, 4, 5, 6, 7}, 300), 1)
+	f.Fuzz(func(t *testing.T, in []byte, width int) {
+		width = 1 + width&7
+		var k kindIDs
+		want := map[string]int{}
+		for i := 0; i+width <= len(in) || i < len(in); i += width {
+			v := string(in[i:min(len(in), i+width)])
+			n, ok := k.get(v)
+			if w, wok := want[v]; ok != wok || n != w {
+				t.Fatalf("get(%q) = %d, %v; a map has %d, %v", v, n, ok, w, wok)
+			}
+			if !ok {
+				n, ok, h, slot := k.find(v)
+				if ok || n != 0 {
+					t.Fatalf("find(%q) after get missed: %d, %v", v, n, ok)
+				}
+				want[v] = len(want) + 1
+				k.put(v, h, slot, len(want))
+			}
+		}
+		for v, w := range want {
+			if n, ok := k.get(v); !ok || n != w {
+				t.Fatalf("get(%q) at the end = %d, %v, want %d", v, n, ok, w)
+			}
+		}
+		if len(k.entries) != len(want) {
+			t.Fatalf("%d entries for %d values", len(k.entries), len(want))
+		}
+	})
+}
+
+// TestIDTableIsAMap: many values, enough to grow the table many times.
+func TestIDTableIsAMap(t *testing.T) {
+	var k kindIDs
+	for i := range 100000 {
+		v := strconv.Itoa(i * 7919)
+		if _, ok := k.get(v); ok {
+			t.Fatalf("%s found before it was put", v)
+		}
+		_, _, h, slot := k.find(v)
+		k.put(v, h, slot, i+1)
+	}
+	for i := range 100000 {
+		if n, ok := k.get(strconv.Itoa(i * 7919)); !ok || n != i+1 {
+			t.Fatalf("value %d: %d, %v", i, n, ok)
+		}
+	}
+	if len(k.index) > 4*len(k.entries) || 2*len(k.entries) > len(k.index) {
+		t.Errorf("index of %d slots for %d entries", len(k.index), len(k.entries))
 	}
 }
 

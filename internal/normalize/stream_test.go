@@ -156,7 +156,11 @@ func TestStreamTakesCommonBodies(t *testing.T) {
 func stateView(st *State) map[string]any {
 	v := map[string]any{"shaPre": st.shaPre, "shaPending": st.shaPending, "shaShort": st.shaShort}
 	for kind, k := range st.kinds {
-		v[kind] = fmt.Sprint(k.count, k.ids)
+		ids := map[string]int{}
+		for _, e := range k.entries {
+			ids[e.v] = int(e.n)
+		}
+		v[kind] = fmt.Sprint(k.count, ids)
 	}
 	return v
 }

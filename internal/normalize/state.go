@@ -19,9 +19,10 @@ import (
 type State struct {
 	kinds  map[string]*kindIDs // kind → its values' numbers
 	shaPre map[string]string   // 7–12-digit prefix → the first full SHA with it
-	// Full SHAs not in shaPre yet, in order: they are indexed when an
-	// abbreviation is first looked up, not each as it comes.
-	shaPending []string
+	// shaIndexed: the "sha" entries (see kindIDs) before it are in shaPre
+	// (those of full SHAs); the ones after it are indexed when an
+	// abbreviation is next looked up, not each as it comes.
+	shaIndexed int
 	shaShort   int // "sha" values of 12 bytes or fewer numbered
 	// kept holds the bytes of the values numbered (see keep).
 	kept []byte
@@ -145,7 +146,7 @@ func (s *State) keep(v string) string {
 // goes its own way from there: what one numbers next, the other never sees.
 func (s *State) Clone() *State {
 	c := &State{kinds: make(map[string]*kindIDs, len(s.kinds)), shaPre: maps.Clone(s.shaPre),
-		shaPending: slices.Clone(s.shaPending), shaShort: s.shaShort}
+		shaIndexed: s.shaIndexed, shaShort: s.shaShort}
 	// The values kept so far are shared (never written over); c keeps new
 	// ones in blocks of its own.
 	for kind, k := range s.kinds {
@@ -199,10 +200,12 @@ func (s *State) sha(v string) int {
 		s.shaPre = map[string]string{}
 	}
 	if len(v) <= 12 { // an abbreviation: a full SHA seen before?
-		for _, full := range s.shaPending {
-			s.indexSHA(full)
+		for _, e := range k.entries[s.shaIndexed:] {
+			if len(e.v) > 12 {
+				s.indexSHA(e.v)
+			}
 		}
-		s.shaPending = s.shaPending[:0]
+		s.shaIndexed = len(k.entries)
 		if full, ok := s.shaPre[v]; ok {
 			n, _ := k.get(full)
 			k.put(v, h, slot, n)
@@ -213,16 +216,11 @@ func (s *State) sha(v string) int {
 		for l := 7; l <= 12 && l < len(v); l++ {
 			if n, ok := k.get(v[:l]); ok {
 				k.put(v, h, slot, n)
-				s.shaPending = append(s.shaPending, v)
 				return n
 			}
 		}
 	}
-	n = s.add("sha", k, v, h, slot)
-	if len(v) > 12 {
-		s.shaPending = append(s.shaPending, v)
-	}
-	return n
+	return s.add("sha", k, v, h, slot)
 }
 
 func (s *State) indexSHA(v string) {

@@ -167,3 +167,25 @@ func FuzzToLower(f *testing.F) {
 		}
 	})
 }
+
+// TestShortSHAFindsTheFirstFull: an abbreviation shares the number of the
+// first full SHA it abbreviates, whether the fulls came before its first
+// lookup or between two lookups, and a full SHA after its abbreviation
+// shares the abbreviation's.
+func TestShortSHAFindsTheFirstFull(t *testing.T) {
+	st := NewState()
+	a, b := "abcdef1"+strings.Repeat("0", 33), "abcdef1"+strings.Repeat("1", 33)
+	if st.sha(a) != 1 || st.sha(b) != 2 || st.sha("abcdef1") != 1 {
+		t.Fatalf("the first full: %v", stateView(st))
+	}
+	c, d := "1234567"+strings.Repeat("2", 33), "1234567"+strings.Repeat("3", 33)
+	if st.sha(c) != 3 || st.sha(d) != 4 || st.sha("1234567") != 3 || st.sha("12345672") != 3 {
+		t.Fatalf("fulls between two lookups: %v", stateView(st))
+	}
+	if st.sha("9876543") != 5 || st.sha("9876543"+strings.Repeat("4", 33)) != 5 {
+		t.Fatalf("a full after its abbreviation: %v", stateView(st))
+	}
+	if c := st.Clone(); c.sha("fedcba9"+strings.Repeat("5", 33)) != 6 || c.sha("fedcba95") != 6 || c.sha("abcdef10") != 1 {
+		t.Fatalf("in a clone: %v", stateView(c))
+	}
+}

@@ -154,7 +154,7 @@ func TestStreamTakesCommonBodies(t *testing.T) {
 
 // stateView is what a State holds.
 func stateView(st *State) map[string]any {
-	v := map[string]any{"shaPre": st.shaPre, "shaPending": st.shaPending, "shaShort": st.shaShort}
+	v := map[string]any{"shaPre": st.shaPre, "shaIndexed": st.shaIndexed, "shaShort": st.shaShort}
 	for kind, k := range st.kinds {
 		ids := map[string]int{}
 		for _, e := range k.entries {

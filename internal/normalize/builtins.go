@@ -304,7 +304,7 @@ func shortSHA() Normalizer {
 			if len(w) > 12 || !strings.ContainsAny(w, "0123456789") || !strings.ContainsAny(w, "abcdef") {
 				return w
 			}
-			return placeholder("sha", st.sha(w), ":short")
+			return st.placeholder("sha", st.sha(w), ":short")
 		})
 	}, kinds: []string{"sha"}, kindsKnown: true, settles: true, needs: fHex7}
 }
@@ -316,7 +316,7 @@ func fullSHA() Normalizer {
 			case 64:
 				return st.Placeholder("sha256", w)
 			case 40:
-				return placeholder("sha", st.sha(w), "")
+				return st.placeholder("sha", st.sha(w), "")
 			}
 			return w
 		})

@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"strconv"
@@ -18,18 +19,83 @@ import (
 type State struct {
 	kinds  map[string]*kindIDs // kind → its values' numbers
 	shaPre map[string]string   // 7–12-digit prefix → the first full SHA with it
-	// Full SHAs not in shaPre yet, in order: they are indexed when an
-	// abbreviation is first looked up, not each as it comes.
-	shaPending []string
+	// shaIndexed: the "sha" entries (see kindIDs) before it are in shaPre
+	// (those of full SHAs); the ones after it are indexed when an
+	// abbreviation is next looked up, not each as it comes.
+	shaIndexed int
 	shaShort   int // "sha" values of 12 bytes or fewer numbered
 	// kept holds the bytes of the values numbered (see keep).
 	kept []byte
 }
 
-// kindIDs are the numbers of one kind's values.
+// kindIDs are the numbers of one kind's values: a table of its own, not a
+// map[string]int, so that what a page numbers (thousands of values of a
+// kind) is one array of values and one pointer-free index, not map groups
+// that hold a pointer each and are scanned, copied and rehashed as they
+// grow (TestIDTableIsAMap holds it to a map).
 type kindIDs struct {
-	ids   map[string]int // value → number
-	count int            // numbers given
+	// index is open addressing with linear probing, its length a power of
+	// two at most half full: 0 is an empty slot, i+1 is entries[i].
+	index   []uint32
+	entries []idEntry // in the order numbered
+	count   int       // numbers given
+}
+
+// An idEntry is a value, the low bits of its hash, and its number.
+type idEntry struct {
+	v string
+	h uint32
+	n int32
+}
+
+var idSeed = maphash.MakeSeed()
+
+// find returns the number of v, or the hash of v and the slot to add it
+// in (see put) when it has none.
+func (k *kindIDs) find(v string) (n int, ok bool, h uint32, slot int) {
+	h = uint32(maphash.String(idSeed, v))
+	if len(k.index) == 0 {
+		return 0, false, h, -1
+	}
+	mask := len(k.index) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		e := k.index[i]
+		if e == 0 {
+			return 0, false, h, i
+		}
+		if en := &k.entries[e-1]; en.h == h && en.v == v {
+			return int(en.n), true, h, i
+		}
+	}
+}
+
+// get returns the number of v.
+func (k *kindIDs) get(v string) (int, bool) {
+	n, ok, _, _ := k.find(v)
+	return n, ok
+}
+
+// put gives v, which has no number, the number n, in the slot find
+// returned for it (nothing was put in between).
+func (k *kindIDs) put(v string, h uint32, slot, n int) {
+	if 2*len(k.entries)+2 > len(k.index) { // grow: index every entry again
+		k.index = make([]uint32, max(16, 2*len(k.index)))
+		// The entries the index will hold before it grows again: one copy
+		// of them a doubling, not append's many of a large slice.
+		k.entries = slices.Grow(k.entries, len(k.index)/2-len(k.entries))
+		k.entries = append(k.entries, idEntry{v: v, h: h, n: int32(n)})
+		mask := len(k.index) - 1
+		for j := range k.entries {
+			i := int(k.entries[j].h) & mask
+			for k.index[i] != 0 {
+				i = (i + 1) & mask
+			}
+			k.index[i] = uint32(j + 1)
+		}
+		return
+	}
+	k.entries = append(k.entries, idEntry{v: v, h: h, n: int32(n)})
+	k.index[slot] = uint32(len(k.entries))
 }
 
 // NewState returns an empty identity state.
@@ -40,7 +106,7 @@ func NewState() *State {
 func (s *State) kind(kind string) *kindIDs {
 	k := s.kinds[kind]
 	if k == nil {
-		k = &kindIDs{ids: map[string]int{}}
+		k = &kindIDs{}
 		s.kinds[kind] = k
 	}
 	return k
@@ -50,10 +116,11 @@ func (s *State) kind(kind string) *kindIDs {
 // the next one (from 1) to a value not seen before.
 func (s *State) Number(kind, value string) int {
 	k := s.kind(kind)
-	if n, ok := k.ids[value]; ok {
+	n, ok, h, slot := k.find(value)
+	if ok {
 		return n
 	}
-	return s.add(kind, k, s.keep(value))
+	return s.add(kind, k, s.keep(value), h, slot)
 }
 
 // keep returns a copy of a value the State keeps: value may be a slice of
@@ -79,19 +146,20 @@ func (s *State) keep(v string) string {
 // goes its own way from there: what one numbers next, the other never sees.
 func (s *State) Clone() *State {
 	c := &State{kinds: make(map[string]*kindIDs, len(s.kinds)), shaPre: maps.Clone(s.shaPre),
-		shaPending: slices.Clone(s.shaPending), shaShort: s.shaShort}
+		shaIndexed: s.shaIndexed, shaShort: s.shaShort}
 	// The values kept so far are shared (never written over); c keeps new
 	// ones in blocks of its own.
 	for kind, k := range s.kinds {
-		c.kinds[kind] = &kindIDs{ids: maps.Clone(k.ids), count: k.count}
+		c.kinds[kind] = &kindIDs{index: slices.Clone(k.index), entries: slices.Clone(k.entries), count: k.count}
 	}
 	return c
 }
 
-// add numbers a value of kind not seen before; the State keeps value.
-func (s *State) add(kind string, k *kindIDs, value string) int {
+// add numbers a value of kind not seen before, of hash h, in the slot
+// find returned for it; the State keeps value.
+func (s *State) add(kind string, k *kindIDs, value string, h uint32, slot int) int {
 	k.count++
-	k.ids[value] = k.count
+	k.put(value, h, slot, k.count)
 	if kind == "sha" && len(value) <= 12 {
 		s.shaShort++
 	}
@@ -100,18 +168,20 @@ func (s *State) add(kind string, k *kindIDs, value string) int {
 
 // Placeholder returns "<kind:N>" for value.
 func (s *State) Placeholder(kind, value string) string {
-	return placeholder(kind, s.Number(kind, value), "")
+	return s.placeholder(kind, s.Number(kind, value), "")
 }
 
-// placeholder returns "<kind:n" + suffix + ">", in one allocation.
-func placeholder(kind string, n int, suffix string) string {
+// placeholder returns "<kind:n" + suffix + ">", kept with the values (see
+// keep): a page writes thousands, each an allocation of its own before.
+func (s *State) placeholder(kind string, n int, suffix string) string {
 	var buf [64]byte
 	b := append(buf[:0], '<')
 	b = append(b, kind...)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, suffix...)
-	return string(append(b, '>'))
+	b = append(b, '>')
+	return s.keep(unsafe.String(&b[0], len(b)))
 }
 
 // sha numbers a SHA so that an abbreviation (7–12 digits) and the full
@@ -121,8 +191,8 @@ func placeholder(kind string, n int, suffix string) string {
 func (s *State) sha(v string) int {
 	v = toLower(v)
 	k := s.kind("sha")
-	m := k.ids
-	if n, ok := m[v]; ok {
+	n, ok, h, slot := k.find(v)
+	if ok {
 		return n
 	}
 	v = s.keep(v)
@@ -130,29 +200,27 @@ func (s *State) sha(v string) int {
 		s.shaPre = map[string]string{}
 	}
 	if len(v) <= 12 { // an abbreviation: a full SHA seen before?
-		for _, full := range s.shaPending {
-			s.indexSHA(full)
+		for _, e := range k.entries[s.shaIndexed:] {
+			if len(e.v) > 12 {
+				s.indexSHA(e.v)
+			}
 		}
-		s.shaPending = s.shaPending[:0]
+		s.shaIndexed = len(k.entries)
 		if full, ok := s.shaPre[v]; ok {
-			m[v] = m[full]
+			n, _ := k.get(full)
+			k.put(v, h, slot, n)
 			s.shaShort++
-			return m[v]
+			return n
 		}
 	} else if s.shaShort > 0 { // a full SHA: an abbreviation of it seen before?
 		for l := 7; l <= 12 && l < len(v); l++ {
-			if n, ok := m[v[:l]]; ok {
-				m[v] = n
-				s.shaPending = append(s.shaPending, v)
+			if n, ok := k.get(v[:l]); ok {
+				k.put(v, h, slot, n)
 				return n
 			}
 		}
 	}
-	n := s.add("sha", k, v)
-	if len(v) > 12 {
-		s.shaPending = append(s.shaPending, v)
-	}
-	return n
+	return s.add("sha", k, v, h, slot)
 }
 
 func (s *State) indexSHA(v string) {
@@ -259,7 +327,8 @@ func (s *State) Values() map[string]map[int]string {
 	out := map[string]map[int]string{}
 	for kind, k := range s.kinds {
 		byNum := map[int]string{}
-		for v, n := range k.ids {
+		for _, e := range k.entries {
+			v, n := e.v, int(e.n)
 			if cur, ok := byNum[n]; !ok || len(v) > len(cur) || len(v) == len(cur) && v < cur {
 				byNum[n] = v
 			}

@@ -154,9 +154,13 @@ func TestStreamTakesCommonBodies(t *testing.T) {
 
 // stateView is what a State holds.
 func stateView(st *State) map[string]any {
-	v := map[string]any{"shaPre": st.shaPre, "shaPending": st.shaPending, "shaShort": st.shaShort}
+	v := map[string]any{"shaPre": st.shaPre, "shaIndexed": st.shaIndexed, "shaShort": st.shaShort}
 	for kind, k := range st.kinds {
-		v[kind] = fmt.Sprint(k.count, k.ids)
+		ids := map[string]int{}
+		for _, e := range k.entries {
+			ids[e.v] = int(e.n)
+		}
+		v[kind] = fmt.Sprint(k.count, ids)
 	}
 	return v
 }

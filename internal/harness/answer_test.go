@@ -99,3 +99,57 @@ func TestPassTemplateHoldsNoKeyword(t *testing.T) {
 		t.Error("HoldsKeyword is false of a GitHub token")
 	}
 }
+
+// FuzzListingAgreesWithEncoding: appendListing writes the bytes
+// encoding/json writes, for CLI cases of any strings (and nil slices),
+// and for the cases it leaves to encoding/json (a quarantine entry, an
+// HTTP case).
+func FuzzListingAgreesWithEncoding(f *testing.F) {
+	f.Add("cases", "cassette.yaml", "/tmp/p", "echo/case-00001", "case-00001", "cassettes/echo/case-00001.yaml", 4, "echo", "hello\x00case-00001", "", "/tmp/p", uint8(0))
+	f.Add("", "cassette.yaml", "/tmp/p", "git/log", "log", "cassettes/git/log.yaml", 12, "git", "log\x00--oneline", "HOME\x00GIT_DIR", "/tmp/p/repo", uint8(1))
+	f.Add("cases", "c.yaml", "/tmp/é \"q\"", "a<b>&\u2028", "\x7f\xff", "\t\n", -1, "", "", "", "", uint8(2|4|8))
+	f.Add("cases", "c.yaml", "/tmp/p", "x", "y", "z", 0, "cmd", "", "", "", uint8(16|32|64|128))
+	f.Fuzz(func(t *testing.T, typ, config, dir, id, scenario, file string, line int, command, args, env, cliDir string, flags uint8) {
+		split := func(s string, isNil bool) []string {
+			if isNil {
+				return nil
+			}
+			if s == "" {
+				return []string{}
+			}
+			return strings.Split(s, "\x00")
+		}
+		in := &CLIInput{Command: command, Args: split(args, flags&2 != 0), Env: split(env, flags&4 != 0), Dir: cliDir}
+		if flags&1 != 0 {
+			stdin := scenario + "\n"
+			in.Stdin = &stdin
+		}
+		if flags&8 != 0 {
+			in.StdinBase64 = "/w=="
+		}
+		c := Case{ID: id, Adapter: "echo", Scenario: scenario, Kind: "cli", File: file, Line: line, CLI: in}
+		l := &Listing{Type: typ, Protocol: Version, Config: config, Dir: dir, Cases: []Case{c, c}}
+		switch {
+		case flags&16 != 0:
+			l.Cases[1].Quarantine = &Quarantine{Category: "flaky", Owner: "ada", Reason: scenario, Expires: "2027-01-01"}
+		case flags&32 != 0:
+			l.Cases[1].CLI, l.Cases[1].Kind = nil, "http"
+			l.Cases[1].HTTP = &HTTPInput{Requests: []Request{{Method: "GET", URL: "https://x/" + id, Target: "/" + id}}}
+		case flags&64 != 0:
+			l.Cases[1].CLI = nil
+		}
+		if flags&128 != 0 {
+			l.Cases = nil
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(l); err != nil {
+			t.Fatal(err)
+		}
+		var scratch bytes.Buffer
+		if got := appendListing(nil, l, &scratch); !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("appendListing:\n%s\nencoding/json:\n%s", got, want.Bytes())
+		}
+	})
+}

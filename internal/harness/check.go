@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -165,7 +164,8 @@ func readLine(in *bufio.Reader, max int) (line []byte, long bool, err error) {
 // A pass of the usual shape is written by hand (appendPass) and, when its
 // id and file hold no keyword of a known format, redacted of the values
 // only: its other bytes hold none (TestPassTemplateHoldsNoKeyword), so
-// the formats' scan would find nothing (FuzzWriteAgreesWithEncoding).
+// the formats' scan would find nothing (FuzzWriteAgreesWithEncoding). A
+// listing is written by hand too (appendListing), and redacted whole.
 func (k *Checker) Write(w io.Writer, v any) error {
 	if k.red == nil {
 		k.red = redact.New(k.Options.Config.Redaction(), k.Options.Credentials)
@@ -177,6 +177,11 @@ func (k *Checker) Write(w io.Writer, v any) error {
 			return err
 		}
 	}
+	if l, ok := v.(*Listing); ok {
+		var scratch bytes.Buffer
+		_, err := w.Write(k.red.Bytes(appendListing(nil, l, &scratch))) // not kept for the lines after it
+		return err
+	}
 	k.buf.Reset()
 	enc := json.NewEncoder(&k.buf)
 	enc.SetEscapeHTML(false)
@@ -185,41 +190,9 @@ func (k *Checker) Write(w io.Writer, v any) error {
 	}
 	_, err := w.Write(k.red.Bytes(k.buf.Bytes()))
 	if k.buf.Cap() > 1<<20 {
-		k.buf = bytes.Buffer{} // a listing's: not kept for the lines after it
+		k.buf = bytes.Buffer{} // a long answer's: not kept for the lines after it
 	}
 	return err
-}
-
-// appendPass appends r's line as encoding/json writes it (without HTML
-// escapes, with its newline) when r is a pass of the usual shape: no
-// reason, message, drift, explanation or text, an id and a file of
-// printable ASCII with no quote or backslash (written as they are). It
-// reports whether it did.
-func appendPass(b []byte, r *Result) ([]byte, bool) {
-	if r.Type != "result" || r.Status != verdict.StatusPass || r.Reason != "" || r.Message != "" || r.Blocking ||
-		r.Drifts == nil || len(r.Drifts) > 0 || r.Explain != "" || r.Text != "" || !plainText(r.ID) || !plainText(r.File) {
-		return b, false
-	}
-	b = append(b, `{"type":"result","id":"`...)
-	b = append(b, r.ID...)
-	b = append(b, `","file":"`...)
-	b = append(b, r.File...)
-	b = append(b, `","line":`...)
-	b = strconv.AppendInt(b, int64(r.Line), 10)
-	b = append(b, `,"status":"pass","blocking":false,"quarantined":`...)
-	b = strconv.AppendBool(b, r.Quarantined)
-	return append(b, ",\"drifts\":[]}\n"...), true
-}
-
-// plainText reports whether encoding/json writes s as it is between its
-// quotes: printable ASCII, no quote or backslash.
-func plainText(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
 }
 
 // line takes one input line. It returns the answer and, for a check, the

@@ -244,17 +244,6 @@ func (r *Redactor) Bytes(data []byte) []byte {
 	return redactFormats(data)
 }
 
-// ValueBytes is Bytes without the known key formats: every declared and
-// learned value, in each of its forms, replaced by [REDACTED]. It is Bytes
-// of a text that HoldsKeyword shows holds no format (check's answers of
-// the usual shape).
-func (r *Redactor) ValueBytes(data []byte) []byte {
-	if len(data) == 0 {
-		return data
-	}
-	return r.replaceForms(data, func(string) string { return Redacted })
-}
-
 // replaceForms replaces in data every form of every value, longest first:
 // a declared value wherever it appears, a learned one where it stands
 // whole (learned.go), with what repl returns for its name. A replacement

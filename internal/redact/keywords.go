@@ -158,6 +158,26 @@ func MayHoldFormat(s string) bool {
 	return any
 }
 
+// HoldsKeyword reports whether some keyword of a known format occurs in
+// s (compared without ASCII case), or some format has no keyword. When it
+// is false, Bytes and Scan find no format in s, nor in a text made of
+// such pieces and of bytes that no keyword holds (FormatKeywords): a
+// caller that writes many texts of one template (check's answers) tests
+// only the pieces it fills in. It is stricter than MayHoldFormat, whose
+// tests read the bytes around a keyword.
+func HoldsKeyword(s string) bool {
+	rs := rules()
+	if len(rs.always) > 0 {
+		return true
+	}
+	any := false
+	scanKeywords(rs.index, s, func(occurrence) bool {
+		any = true
+		return false
+	})
+	return any
+}
+
 // FormatKeywords returns the keywords of the known formats (lower case, 2
 // bytes or more; MayHoldFormat finds them without ASCII case), and false
 // when some format has none (MayHoldFormat is then true of every text):

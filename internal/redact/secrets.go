@@ -127,3 +127,14 @@ func FromEnv(names []string, lookup func(string) (string, bool)) map[string]stri
 	}
 	return out
 }
+
+// ValueBytes is Bytes without the known key formats: every declared and
+// learned value, in each of its forms, replaced by [REDACTED]. It is Bytes
+// of a text that HoldsKeyword shows holds no format (check's answers of
+// the usual shape).
+func (r *Redactor) ValueBytes(data []byte) []byte {
+	if len(data) == 0 {
+		return data
+	}
+	return r.replaceForms(data, func(string) string { return Redacted })
+}

@@ -170,10 +170,16 @@ func rel(base, path string) string { return newResolver().rel(base, path) }
 // each directory's symlinks once: a report of 10,000 cases resolved every
 // component of every cassette's path (a Getwd and an lstat each), 10% of a
 // `cassette check`.
+//
+// A file that is no symlink, in a directory at or below the base, is that
+// directory's relative path and its name: each directory's is worked out
+// once (filepath.Rel of every cassette's path was most of a report of
+// 10,000 cases).
 type resolver struct {
 	wd             string
 	dirs           map[string]string // directory → its real path ("" for none)
 	base, baseReal string            // the last base and its real path
+	under          map[string]string // real directory → relative to baseReal, slash-separated ("" when not at or below it)
 }
 
 func newResolver() *resolver {
@@ -186,6 +192,24 @@ func (rs *resolver) rel(base, path string) string {
 	// resolved, while the working directory may be reached through one.
 	if rs.baseReal == "" || rs.base != base {
 		rs.base, rs.baseReal = base, rs.real(base)
+		rs.under = map[string]string{}
+	}
+	p := rs.abs(path)
+	if d, name, ok := rs.file(p); ok {
+		r, seen := rs.under[d]
+		if !seen {
+			if x, err := filepath.Rel(rs.baseReal, d); err == nil && x != ".." && !strings.HasPrefix(x, ".."+string(filepath.Separator)) {
+				r = filepath.ToSlash(x)
+			}
+			rs.under[d] = r
+		}
+		switch r {
+		case "":
+		case ".":
+			return name
+		default:
+			return r + "/" + name
+		}
 	}
 	path = rs.real(path)
 	if r, err := filepath.Rel(rs.baseReal, path); err == nil {
@@ -194,16 +218,32 @@ func (rs *resolver) rel(base, path string) string {
 	return filepath.ToSlash(path)
 }
 
-func (rs *resolver) real(p string) string {
+// abs is p absolute (against the working directory read once) and clean.
+func (rs *resolver) abs(p string) string {
 	if !filepath.IsAbs(p) && rs.wd != "" {
 		p = filepath.Join(rs.wd, p)
 	}
-	p = filepath.Clean(p)
+	return filepath.Clean(p)
+}
+
+// file returns the real directory and the name of the clean path p when
+// it is a file that is no symlink (ok false otherwise, or for the root).
+func (rs *resolver) file(p string) (dir, name string, ok bool) {
+	if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+		return "", "", false
+	}
+	if name = filepath.Base(p); name == string(filepath.Separator) || name == "." || name == ".." {
+		return "", "", false
+	}
+	dir = rs.dir(filepath.Dir(p))
+	return dir, name, dir != ""
+}
+
+func (rs *resolver) real(p string) string {
+	p = rs.abs(p)
 	// A file that is no symlink is where its directory really is.
-	if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink == 0 {
-		if d := rs.dir(filepath.Dir(p)); d != "" {
-			return filepath.Join(d, filepath.Base(p))
-		}
+	if d, name, ok := rs.file(p); ok {
+		return filepath.Join(d, name)
 	}
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r

@@ -28,7 +28,9 @@ func TestRelThroughSymlink(t *testing.T) {
 // many cases uses it, each directory's symlinks resolved once) gives what
 // rel gives for each: a file through a symlinked directory, a file that is
 // itself a symlink (to its target, elsewhere in the project), a file that
-// does not exist, a relative path.
+// does not exist, a relative path, a file in the base and one outside it,
+// the base and directories (the wants are what rel gave before it kept
+// each directory's relative path).
 func TestResolverAsRel(t *testing.T) {
 	root := t.TempDir()
 	real := filepath.Join(root, "real")
@@ -37,7 +39,7 @@ func TestResolverAsRel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"proj/cassettes/a.yaml", "proj/shared/b.yaml"} {
+	for _, f := range []string{"proj/cassettes/a.yaml", "proj/cassettes/c.yaml", "proj/shared/b.yaml", "top.yaml", "../outside.yaml"} {
 		if err := os.WriteFile(filepath.Join(real, f), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -57,6 +59,12 @@ func TestResolverAsRel(t *testing.T) {
 		{filepath.Join(link, "proj/cassettes/gone.yaml"), "proj/cassettes/gone.yaml"},
 		{"cassettes/a.yaml", "proj/cassettes/a.yaml"},
 		{"cassettes/b.yaml", "proj/shared/b.yaml"},
+		{"cassettes/c.yaml", "proj/cassettes/c.yaml"}, // a directory seen before
+		{filepath.Join(link, "top.yaml"), "top.yaml"}, // in the base itself
+		{filepath.Join(root, "outside.yaml"), "../outside.yaml"},
+		{filepath.Join(link, "proj"), "proj"}, // a directory
+		{link, "."},
+		{root, ".."},
 	} {
 		if got := rs.rel(real, c.path); got != c.want {
 			t.Errorf("resolver: rel(%s) = %q, want %q", c.path, got, c.want)

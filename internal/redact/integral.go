@@ -61,13 +61,26 @@ func IntegralType(contentType string) bool {
 // media type is integral (IntegralType), a digest header says the client
 // checks it, or it is compressed without saying so (Sniff).
 func Integral(h http.Header, body []byte) bool {
-	if IntegralType(h.Get("Content-Type")) || Sniff(body) != "" {
+	if IntegralType(canonicalGet(h, "Content-Type")) || Sniff(body) != "" {
 		return true
 	}
 	for _, d := range digestHeaders {
-		if h.Get(d) != "" {
+		if canonicalGet(h, d) != "" {
 			return true
 		}
 	}
 	return false
+}
+
+// canonicalGet is h.Get(key) for a key already in canonical form (the
+// constants above; TestIntegralKeysCanonical): Get canonicalizes the key it
+// is given, not those of the map, so indexing the map with a canonical key
+// finds what Get finds. Integral runs four times an interaction (learning
+// and redacting each body): its Gets' canonicalizing was 8.8k of the 93k
+// instructions that redacting a 604 B GET takes in the recording proxy.
+func canonicalGet(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }

@@ -195,7 +195,8 @@ func (rs *resolver) rel(base, path string) string {
 		rs.under = map[string]string{}
 	}
 	p := rs.abs(path)
-	if d, name, ok := rs.file(p); ok {
+	d, name, ok := rs.file(p)
+	if ok {
 		r, seen := rs.under[d]
 		if !seen {
 			if x, err := filepath.Rel(rs.baseReal, d); err == nil && x != ".." && !strings.HasPrefix(x, ".."+string(filepath.Separator)) {
@@ -210,8 +211,10 @@ func (rs *resolver) rel(base, path string) string {
 		default:
 			return r + "/" + name
 		}
+		path = filepath.Join(d, name) // outside the base: its real path, as real gives it
+	} else {
+		path = rs.resolve(p)
 	}
-	path = rs.real(path)
 	if r, err := filepath.Rel(rs.baseReal, path); err == nil {
 		return filepath.ToSlash(r)
 	}
@@ -245,6 +248,12 @@ func (rs *resolver) real(p string) string {
 	if d, name, ok := rs.file(p); ok {
 		return filepath.Join(d, name)
 	}
+	return rs.resolve(p)
+}
+
+// resolve is the real path of the absolute, clean p when file refused it
+// (a symlink, a directory's root, or a path whose directory is gone).
+func (rs *resolver) resolve(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r
 	}

@@ -489,12 +489,17 @@ fi
 
 if part go; then
 	say "go rows: load $(load)"
+	# Its rows into a file first: a row that failed stops go-rows.sh, which
+	# says why on standard error, and this run ends with its status after
+	# printing the rest (not a table silently short of rows).
+	"$REPO/bench/go-rows.sh" "$ROUNDS" rows >"$WORK/go-rows" || GOFAIL=$?
 	while IFS= read -r row; do
 		case $row in
 		"ratio "*) RATIOS+=("$row") ;;
 		*) ROWS+=("$row") ;;
 		esac
-	done < <("$REPO/bench/go-rows.sh" "$ROUNDS" rows)
+	done <"$WORK/go-rows"
+	[ -z "${GOFAIL:-}" ] || echo "bench/go-rows.sh failed (exit $GOFAIL; its output is above, on standard error): the rows after the last one it printed are missing" >>"$WORK/notes"
 	echo "go rows: load at the end $(load)" >>"$WORK/head"
 fi
 
@@ -515,3 +520,4 @@ if [ ${#RATIOS[@]} -gt 0 ]; then
 	echo
 	printf '    %s\n' "${RATIOS[@]}"
 fi
+[ -z "${GOFAIL:-}" ] || exit "$GOFAIL"

@@ -40,6 +40,7 @@
 # Not part of `make test`.
 set -euo pipefail
 ROUNDS=${1:-5}
+MODE=${2:-}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 export GOFLAGS='' GOWORK=off
@@ -54,6 +55,35 @@ medmin() {
 }
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
+# emit: the rows measured so far.
+emit() {
+	[ ${#ROWS[@]} -gt 0 ] || return 0
+	if [ "$MODE" != rows ]; then
+		echo "$(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at the end; $ROUNDS rounds"
+		echo
+		echo "| row | cassette | Hoverfly | mitmproxy | go-vcr v4 | target |"
+		echo "|---|---|---|---|---|---|"
+		printf '%s\n' "${ROWS[@]}" | grep -v '^ratio '
+		echo
+		printf '%s\n' "${ROWS[@]}" | grep '^ratio ' || true
+	else
+		printf '%s\n' "${ROWS[@]}"
+	fi
+}
+# bench NAME CMD...: runs a benchmark command into $OUT; when it fails, its
+# output goes to standard error and the script stops with its status (a
+# row that failed says so, rather than leaving the table without it).
+bench() {
+	local name=$1 rc=0
+	shift
+	"$@" >"$OUT" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "bench/go-rows.sh: the $name row failed (exit $rc); its output:" >&2
+		cat "$OUT" >&2
+		emit
+		exit "$rc"
+	fi
+}
 part() { [[ " ${GO_ROWS:-normalize verify observe websocket inprocess} " == *" $1 "* ]]; }
 ROWS=()
 
@@ -85,7 +115,7 @@ fi
 if part verify; then
 	echo "verify, a fresh fake per case, $ROUNDS rounds..." >&2
 	vload=$(load1)
-	go test ./internal/verify -run '^$' -bench 'VerifyFresh1000/fake=dynamic' -benchtime "${ROUNDS}x" -timeout 30m >"$OUT"
+	bench "verify, a fresh fake" go test ./internal/verify -run '^$' -bench 'VerifyFresh1000/fake=dynamic' -benchtime "${ROUNDS}x" -timeout 30m
 	vload="$vload–$(load1)"
 	cases=$(metric VerifyFresh1000 cases/s | medmin "%.0f")
 	floor=$(metric VerifyFresh1000 floor-starts/s | medmin "%.0f")
@@ -151,7 +181,7 @@ fi
 if part inprocess; then
 	echo "verify in process against plain net/http, $ROUNDS rounds..." >&2
 	iload=$(load1)
-	go test ./internal/verify -run '^$' -bench 'Verify1000InProcess$' -benchtime "${ROUNDS}x" -timeout 30m >"$OUT"
+	bench "verify in process" go test ./internal/verify -run '^$' -bench 'Verify1000InProcess$' -benchtime "${ROUNDS}x" -timeout 30m
 	iload="$iload–$(load1)"
 	declare -A im # unit → the median over runs of the benchmark's figure
 	for u in cases/s direct-cases/s x-direct-median x-direct-min cpu-x-direct-median cpu-x-direct-min cpu-µs/case; do
@@ -164,14 +194,5 @@ if part inprocess; then
 	ROWS+=("ratio verify-inprocess-vs-direct-cpu ${im[cpu-x-direct-median]} ${im[cpu-x-direct-min]} lower ${iload%%–*}")
 fi
 
-if [ "${2:-}" != rows ]; then
-	echo "$(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at the end; $ROUNDS rounds"
-	echo
-	echo "| row | cassette | Hoverfly | mitmproxy | go-vcr v4 | target |"
-	echo "|---|---|---|---|---|---|"
-	printf '%s\n' "${ROWS[@]}" | grep -v '^ratio '
-	echo
-	printf '%s\n' "${ROWS[@]}" | grep '^ratio '
-else
-	printf '%s\n' "${ROWS[@]}"
-fi
+emit
+

@@ -49,16 +49,13 @@ func plainText(s string) bool {
 func appendListing(b []byte, l *Listing, scratch *bytes.Buffer) []byte {
 	b = append(b, '{')
 	if l.Type != "" {
-		b = append(b, `"type":`...)
-		b = appendString(b, l.Type, scratch)
+		b = appendField(b, `"type":`, l.Type, scratch)
 		b = append(b, ',')
 	}
 	b = append(b, `"protocol":`...)
 	b = strconv.AppendInt(b, int64(l.Protocol), 10)
-	b = append(b, `,"config":`...)
-	b = appendString(b, l.Config, scratch)
-	b = append(b, `,"dir":`...)
-	b = appendString(b, l.Dir, scratch)
+	b = appendField(b, `,"config":`, l.Config, scratch)
+	b = appendField(b, `,"dir":`, l.Dir, scratch)
 	b = append(b, `,"cases":`...)
 	if l.Cases == nil {
 		b = append(b, "null"...)
@@ -79,36 +76,33 @@ func appendCase(b []byte, c *Case, scratch *bytes.Buffer) []byte {
 	if c.Quarantine != nil || c.HTTP != nil || c.CLI == nil {
 		return appendJSON(b, c, scratch)
 	}
-	b = append(b, `{"id":`...)
-	b = appendString(b, c.ID, scratch)
-	b = append(b, `,"adapter":`...)
-	b = appendString(b, c.Adapter, scratch)
-	b = append(b, `,"scenario":`...)
-	b = appendString(b, c.Scenario, scratch)
-	b = append(b, `,"kind":`...)
-	b = appendString(b, c.Kind, scratch)
-	b = append(b, `,"file":`...)
-	b = appendString(b, c.File, scratch)
+	b = appendField(b, `{"id":`, c.ID, scratch)
+	b = appendField(b, `,"adapter":`, c.Adapter, scratch)
+	b = appendField(b, `,"scenario":`, c.Scenario, scratch)
+	b = appendField(b, `,"kind":`, c.Kind, scratch)
+	b = appendField(b, `,"file":`, c.File, scratch)
 	b = append(b, `,"line":`...)
 	b = strconv.AppendInt(b, int64(c.Line), 10)
 	in := c.CLI
-	b = append(b, `,"cli":{"command":`...)
-	b = appendString(b, in.Command, scratch)
+	b = appendField(b, `,"cli":{"command":`, in.Command, scratch)
 	b = append(b, `,"args":`...)
 	b = appendStrings(b, in.Args, scratch)
 	if in.Stdin != nil {
-		b = append(b, `,"stdin":`...)
-		b = appendString(b, *in.Stdin, scratch)
+		b = appendField(b, `,"stdin":`, *in.Stdin, scratch)
 	}
 	if in.StdinBase64 != "" {
-		b = append(b, `,"stdin_base64":`...)
-		b = appendString(b, in.StdinBase64, scratch)
+		b = appendField(b, `,"stdin_base64":`, in.StdinBase64, scratch)
 	}
 	b = append(b, `,"env":`...)
 	b = appendStrings(b, in.Env, scratch)
-	b = append(b, `,"dir":`...)
-	b = appendString(b, in.Dir, scratch)
+	b = appendField(b, `,"dir":`, in.Dir, scratch)
 	return append(b, "}}"...)
+}
+
+// appendField appends a member's key (written with its punctuation, as
+// `,"dir":`) and its string value.
+func appendField(b []byte, key, v string, scratch *bytes.Buffer) []byte {
+	return appendString(append(b, key...), v, scratch)
 }
 
 func appendStrings(b []byte, ss []string, scratch *bytes.Buffer) []byte {

@@ -171,15 +171,26 @@ var floorPorts atomic.Int32
 // ready check and the case's request (ex) written and their answers read
 // on one connection, then the group sent SIGTERM and the fake reaped.
 func freshFloor(b *testing.B, bin string, ex floorExchanges, n, workers int) {
+	env := os.Environ()
+	inPool(b, n, workers, func() error { return floorCase(bin, env, ex) })
+}
+
+// inPool runs job n times, workers at a time; a job's error fails the
+// benchmark, and its worker takes the rest of its share without running it
+// (nobody is left waiting on a send).
+func inPool(b *testing.B, n, workers int, job func() error) {
 	work := make(chan int)
 	var wg sync.WaitGroup
-	env := os.Environ()
 	for range workers {
 		wg.Go(func() {
+			failed := false
 			for range work {
-				if err := floorCase(bin, env, ex); err != nil {
+				if failed {
+					continue
+				}
+				if err := job(); err != nil {
 					b.Error(err)
-					return
+					failed = true
 				}
 			}
 		})
@@ -243,36 +254,26 @@ func floorCase(bin string, env []string, ex floorExchanges) error {
 // bareStarts starts bin n times, workers at a time, each until its first
 // line of output, then stops it; it returns starts per second.
 func bareStarts(b *testing.B, bin string, n, workers int) float64 {
-	work := make(chan int)
-	var wg sync.WaitGroup
 	t0 := time.Now()
-	for range workers {
-		wg.Go(func() {
-			for range work {
-				cmd := exec.Command(bin)
-				cmd.Env = append(os.Environ(), "PORT=0")
-				out, err := cmd.StderrPipe()
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				if err := cmd.Start(); err != nil {
-					b.Error(err)
-					return
-				}
-				if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-					b.Errorf("the fake said nothing: %v", err)
-				}
-				_ = cmd.Process.Signal(syscall.SIGTERM)
-				_ = cmd.Wait()
-			}
-		})
-	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	inPool(b, n, workers, func() error {
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), "PORT=0")
+		out, err := cmd.StderrPipe()
+		if err != nil {
+			return err
+		}
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		defer func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			_ = cmd.Wait()
+		}()
+		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+			return fmt.Errorf("the fake said nothing: %v", err)
+		}
+		return nil
+	})
 	return float64(n) / time.Since(t0).Seconds()
 }
 
